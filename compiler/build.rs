@@ -1,0 +1,5 @@
+fn main() {
+    lalrpop::Processor::new()
+        .process_current_dir()
+        .expect("lalrpop grammar failed to build");
+}

@@ -1,0 +1,155 @@
+//! The reflection document that accompanies every compiled kernel module (SPEC §7).
+//!
+//! The compiler writes it; the runtime reads it to build descriptor set layouts, the push
+//! constant range, specialization data and to check launch arguments. No layout is computed
+//! twice: the runtime never re-derives offsets from the kernel signature.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything the runtime needs to know about one kernel module.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reflection {
+    /// Entry point name; equals the kernel's method name.
+    pub entry_point: String,
+    /// SPIR-V version of the module, e.g. `"1.3"`.
+    pub spirv_version: String,
+    /// Target environment the module was validated for, e.g. `"vulkan1.1"`.
+    pub target_env: String,
+    /// SpecIds feeding the `WorkgroupSize` built-in (x, y, z); always `[0, 1, 2]`.
+    pub workgroup_size_spec_ids: [u32; 3],
+    /// Workgroup size used when a launch gives no `block:`.
+    pub default_workgroup_size: [u32; 3],
+    /// Descriptor bindings in set 0, in kernel-parameter order.
+    pub bindings: Vec<Binding>,
+    /// The push-constant block (scalars, vectors and PODs, std430 offsets).
+    pub push_constants: PushConstantBlock,
+    /// Every specialization constant the module declares (workgroup size included).
+    pub spec_constants: Vec<SpecConstant>,
+    /// SPIR-V capabilities the module declares, by SPIR-V name (`"Shader"`, `"Int64"`…).
+    pub capabilities: Vec<String>,
+    /// SPIR-V extensions the module declares (`"SPV_KHR_16bit_storage"`…).
+    pub extensions: Vec<String>,
+    /// Vulkan device features the module needs (`"shaderInt64"`…).
+    pub vulkan_features: Vec<String>,
+    /// Precision variant (SPEC §8); `"fp32"` unless precision options were given.
+    pub precision_variant: String,
+    /// All kernel parameters in declaration order, with where each one goes.
+    pub parameters: Vec<Parameter>,
+}
+
+/// A kernel parameter and the place the launch puts it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Parameter {
+    /// Source name of the parameter.
+    pub name: String,
+    /// Where the argument travels.
+    pub slot: ParameterSlot,
+}
+
+/// Where one kernel argument goes at launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParameterSlot {
+    /// Index into [`Reflection::bindings`].
+    Binding(usize),
+    /// Index into [`PushConstantBlock::members`].
+    PushConstant(usize),
+}
+
+/// One descriptor binding in set 0.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Binding {
+    /// Source name of the kernel parameter.
+    pub name: String,
+    /// Descriptor set; always 0.
+    pub set: u32,
+    /// Binding number; parameter order among resource parameters.
+    pub binding: u32,
+    /// Kind of descriptor.
+    pub descriptor_type: DescriptorType,
+    /// For buffers: the element type name (`"float32"`, `"Vector<float32,4>"`…).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element_type: Option<String>,
+    /// For buffers: byte stride of one element in the runtime array.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element_stride: Option<u32>,
+    /// For images and textures: the texel format (`"r32f"`, `"rgba8"`…).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_format: Option<String>,
+    /// How the kernel uses the resource; drives hazard tracking.
+    pub access: Access,
+}
+
+/// Descriptor kinds a kernel can bind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DescriptorType {
+    /// `KernelBuffer<T>`: `VK_DESCRIPTOR_TYPE_STORAGE_BUFFER`.
+    StorageBuffer,
+    /// `Image2D`: `VK_DESCRIPTOR_TYPE_STORAGE_IMAGE`.
+    StorageImage,
+    /// `Texture*`: `VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE`.
+    SampledImage,
+    /// `Sampler`: `VK_DESCRIPTOR_TYPE_SAMPLER`.
+    Sampler,
+}
+
+/// How a kernel touches a resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// Only reads.
+    Read,
+    /// Only writes.
+    Write,
+    /// Reads and writes.
+    ReadWrite,
+}
+
+impl Access {
+    /// Whether the kernel may read the resource.
+    pub fn reads(self) -> bool {
+        matches!(self, Access::Read | Access::ReadWrite)
+    }
+    /// Whether the kernel may write the resource.
+    pub fn writes(self) -> bool {
+        matches!(self, Access::Write | Access::ReadWrite)
+    }
+}
+
+/// The push-constant block of a kernel.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PushConstantBlock {
+    /// Total size in bytes (std430, rounded up to 4).
+    pub size: u32,
+    /// Members in parameter order.
+    pub members: Vec<PushConstantMember>,
+}
+
+/// One member of the push-constant block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PushConstantMember {
+    /// Source name of the kernel parameter.
+    pub name: String,
+    /// Byte offset (std430).
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+    /// Scalar type name: `"int32"`, `"uint32"`, `"float32"`, `"boolean"` (4 bytes, 0 or 1)…
+    #[serde(rename = "type")]
+    pub ty: String,
+}
+
+/// A specialization constant declared by the module.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpecConstant {
+    /// SpecId.
+    pub id: u32,
+    /// Descriptive name (`"workgroup_size_x"`, `"spec_slot_0"`…).
+    pub name: String,
+    /// Scalar type name (`"uint32"`, `"int32"`, `"float32"`).
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// Default value as raw 32-bit pattern.
+    pub default: u32,
+}
