@@ -1,5 +1,7 @@
+//! Generates the parser from `src/syntax/grammar.lalrpop`.
 fn main() {
-    lalrpop::Processor::new()
-        .process_current_dir()
-        .expect("lalrpop grammar failed to build");
+    if let Err(e) = lalrpop::process_src() {
+        eprintln!("lalrpop failed: {e}");
+        std::process::exit(1);
+    }
 }

@@ -1,1 +1,9 @@
-//! x
+//! cajetac: a compiler for a Cajeta-like GPU kernel language that emits SPIR-V for Vulkan.
+//!
+//! The pipeline, one stage per folder, each with one input and one output type:
+//! `syntax` (source → AST) → `sema` (AST → checked [`ir::Module`]) → `backend::spirv`
+//! (IR kernel → SPIR-V words + reflection) and `backend::host` (IR host code → execution on
+//! the runtime). `driver` wires the stages for the CLI; `diagnostics` renders errors.
+
+pub mod diagnostics;
+pub mod ir;

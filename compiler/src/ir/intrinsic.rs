@@ -1,0 +1,169 @@
+//! Intrinsic operations. Each is declared once in `stdlib/` as a Cajeta method carrying
+//! `@Intrinsic("name")`; the name maps to one variant here, and each backend has one
+//! lowering function per variant.
+
+/// A grid axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Axis {
+    /// x
+    X,
+    /// y
+    Y,
+    /// z
+    Z,
+}
+
+impl Axis {
+    /// 0, 1 or 2.
+    pub fn index(self) -> u32 {
+        match self {
+            Axis::X => 0,
+            Axis::Y => 1,
+            Axis::Z => 2,
+        }
+    }
+}
+
+/// `Math.*` functions. Operands and result share one numeric type unless noted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    /// Square root (floats).
+    Sqrt,
+    /// Round toward negative infinity (floats).
+    Floor,
+    /// Absolute value (signed integers wrap at min, floats clear the sign).
+    Abs,
+    /// Minimum of two values.
+    Min,
+    /// Maximum of two values.
+    Max,
+}
+
+/// Device-side intrinsics (usable in kernels and `@Device` helpers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Intrinsic {
+    /// `KernelThread.x()`..: `LocalInvocationId`.
+    LocalId(Axis),
+    /// `KernelThread.globalIdX()`..: `GlobalInvocationId`.
+    GlobalId(Axis),
+    /// `KernelThread.globalSizeX()`..: `NumWorkgroups * WorkgroupSize`.
+    GlobalSize(Axis),
+    /// `Workgroup.x()`..: `WorkgroupId`.
+    WorkgroupId(Axis),
+    /// `Workgroup.dimX()`..: the block size (`WorkgroupSize`).
+    WorkgroupSize(Axis),
+    /// `Workgroup.countX()`..: `NumWorkgroups`.
+    WorkgroupCount(Axis),
+    /// `img.store(x, y, v)`: one `OpImageWrite`.
+    ImageStore,
+    /// `img.load(x, y)`: one `OpImageRead`, lane 0.
+    ImageLoad,
+    /// `img.imageWidth()`.
+    ImageWidth,
+    /// `img.imageHeight()`.
+    ImageHeight,
+    /// `buf.length()`: the runtime array length.
+    BufferLength,
+    /// A `Math.*` function.
+    Math(MathFn),
+}
+
+impl Intrinsic {
+    /// Maps a stdlib `@Intrinsic("…")` name to the operation.
+    pub fn from_name(name: &str) -> Option<Intrinsic> {
+        use Axis::*;
+        let axis = |c: &str| match c {
+            "x" => Some(X),
+            "y" => Some(Y),
+            "z" => Some(Z),
+            _ => None,
+        };
+        if let Some((family, a)) = name.rsplit_once('.') {
+            if let Some(a) = axis(a) {
+                return match family {
+                    "thread.local_id" => Some(Intrinsic::LocalId(a)),
+                    "thread.global_id" => Some(Intrinsic::GlobalId(a)),
+                    "thread.global_size" => Some(Intrinsic::GlobalSize(a)),
+                    "workgroup.id" => Some(Intrinsic::WorkgroupId(a)),
+                    "workgroup.size" => Some(Intrinsic::WorkgroupSize(a)),
+                    "workgroup.count" => Some(Intrinsic::WorkgroupCount(a)),
+                    _ => None,
+                };
+            }
+        }
+        Some(match name {
+            "image2d.store" => Intrinsic::ImageStore,
+            "image2d.load" => Intrinsic::ImageLoad,
+            "image2d.width" => Intrinsic::ImageWidth,
+            "image2d.height" => Intrinsic::ImageHeight,
+            "buffer.length" => Intrinsic::BufferLength,
+            "math.sqrt" => Intrinsic::Math(MathFn::Sqrt),
+            "math.floor" => Intrinsic::Math(MathFn::Floor),
+            "math.abs" => Intrinsic::Math(MathFn::Abs),
+            "math.min" => Intrinsic::Math(MathFn::Min),
+            "math.max" => Intrinsic::Math(MathFn::Max),
+            _ => return None,
+        })
+    }
+}
+
+/// Host-only operations (SPEC §9), run by the host interpreter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HostOp {
+    /// `heap T[n]`: args `[n]`; result type `T[]`.
+    NewArray,
+    /// `[a, b, c]`: args are the elements; result type `T[]`.
+    ArrayLiteral,
+    /// `arr.length` / `args.length`.
+    ArrayLength,
+    /// `heap KernelBuffer<T>(n)`: args `[n]`.
+    NewBuffer,
+    /// `heap Image2D(w, h)`: args `[w, h]`.
+    NewImage2D,
+    /// `buf.upload(arr)`.
+    BufferUpload,
+    /// `buf.download(arr)`.
+    BufferDownload,
+    /// `buf.length()` on the host.
+    BufferLength,
+    /// `buf.free()`.
+    BufferFree,
+    /// `img.download(arr)`.
+    ImageDownload,
+    /// `img.imageWidth()` on the host.
+    ImageWidth,
+    /// `img.imageHeight()` on the host.
+    ImageHeight,
+    /// `KernelStream.current()`.
+    StreamCurrent,
+    /// `s.sync()`.
+    StreamSync,
+    /// `System.out.println(x)`; args `[]` or `[x]`.
+    Println,
+    /// `System.out.print(x)`.
+    Print,
+    /// `a + b` where either side is a `String`: args are the two sides, any type.
+    Concat,
+    /// `String.valueOf(x)` / implicit string conversion.
+    ToString,
+}
+
+impl HostOp {
+    /// Maps a stdlib `@Intrinsic("…")` name of a host method to the operation.
+    pub fn from_name(name: &str) -> Option<HostOp> {
+        Some(match name {
+            "host.buffer.upload" => HostOp::BufferUpload,
+            "host.buffer.download" => HostOp::BufferDownload,
+            "host.buffer.length" => HostOp::BufferLength,
+            "host.buffer.free" => HostOp::BufferFree,
+            "host.image2d.download" => HostOp::ImageDownload,
+            "host.image2d.width" => HostOp::ImageWidth,
+            "host.image2d.height" => HostOp::ImageHeight,
+            "host.stream.current" => HostOp::StreamCurrent,
+            "host.stream.sync" => HostOp::StreamSync,
+            "host.println" => HostOp::Println,
+            "host.print" => HostOp::Print,
+            _ => return None,
+        })
+    }
+}
