@@ -7,3 +7,4 @@
 
 pub mod diagnostics;
 pub mod ir;
+pub mod syntax;

@@ -1,0 +1,429 @@
+//! The abstract syntax tree produced by the parser. Spans are byte ranges in one file;
+//! names are not resolved and literals keep their source text (sema types them from
+//! context, SPEC §3).
+
+use crate::diagnostics::Span;
+
+/// An identifier with its span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ident {
+    /// The name.
+    pub name: String,
+    /// Where it is written.
+    pub span: Span,
+}
+
+/// A whole `.cajeta` file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceFile {
+    /// `package a.b;`
+    pub package: Option<Vec<Ident>>,
+    /// `import a.b.C;` lines.
+    pub imports: Vec<Vec<Ident>>,
+    /// Top-level classes.
+    pub classes: Vec<ClassDecl>,
+}
+
+/// A class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassDecl {
+    /// Annotations on the class.
+    pub annotations: Vec<Annotation>,
+    /// `public`, `final`, …
+    pub modifiers: Vec<String>,
+    /// Class name.
+    pub name: Ident,
+    /// Methods and fields.
+    pub members: Vec<Member>,
+}
+
+/// A class member.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Member {
+    /// A method.
+    Method(MethodDecl),
+    /// A field `T a;` (POD classes).
+    Field(FieldDecl),
+}
+
+/// A field declaration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldDecl {
+    /// Modifiers.
+    pub modifiers: Vec<String>,
+    /// Field type.
+    pub ty: TypeExpr,
+    /// Field name.
+    pub name: Ident,
+}
+
+/// `@Name` or `@Name(args)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Annotation {
+    /// Annotation name.
+    pub name: Ident,
+    /// `@Intrinsic("x")` has one unnamed argument; `@A(k = v)` named ones.
+    pub args: Vec<(Option<Ident>, Expr)>,
+    /// Whole annotation.
+    pub span: Span,
+}
+
+/// A method declaration (no body for stdlib intrinsics).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodDecl {
+    /// Annotations (`@Kernel`, `@Device`, `@Intrinsic(...)`, `@FastMath`).
+    pub annotations: Vec<Annotation>,
+    /// Modifiers.
+    pub modifiers: Vec<String>,
+    /// Generic parameters `<T>` (stdlib only).
+    pub type_params: Vec<Ident>,
+    /// Return type.
+    pub ret: TypeExpr,
+    /// Method name.
+    pub name: Ident,
+    /// Parameters.
+    pub params: Vec<Param>,
+    /// Body; `None` for `;`.
+    pub body: Option<Block>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+impl MethodDecl {
+    /// Whether a modifier such as `static` is present.
+    pub fn has_modifier(&self, m: &str) -> bool {
+        self.modifiers.iter().any(|x| x == m)
+    }
+
+    /// The annotation with this name.
+    pub fn annotation(&self, name: &str) -> Option<&Annotation> {
+        self.annotations.iter().find(|a| a.name.name == name)
+    }
+}
+
+/// A method parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    /// Type.
+    pub ty: TypeExpr,
+    /// Name.
+    pub name: Ident,
+}
+
+/// A type as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeExpr {
+    /// Its shape.
+    pub kind: TypeExprKind,
+    /// Where.
+    pub span: Span,
+}
+
+/// Shapes of written types.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypeExprKind {
+    /// `void`
+    Void,
+    /// A primitive keyword or a class name, possibly with generic arguments.
+    Named {
+        /// The name.
+        name: String,
+        /// `<T, 4>` arguments.
+        args: Vec<TypeArg>,
+    },
+    /// `T[]`
+    Array(Box<TypeExpr>),
+}
+
+/// A generic argument: a type or an integer constant (`Vector<float32, 4>`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypeArg {
+    /// A type.
+    Type(TypeExpr),
+    /// An integer literal.
+    Int(String, Span),
+}
+
+/// A block `{ … }`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// Statements.
+    pub stmts: Vec<Stmt>,
+    /// Braces included.
+    pub span: Span,
+}
+
+/// Statements.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stmt {
+    /// `T a = e, b;`
+    Local {
+        /// Declared type.
+        ty: TypeExpr,
+        /// Names with optional initializers.
+        decls: Vec<(Ident, Option<Expr>)>,
+        /// Whole statement.
+        span: Span,
+    },
+    /// `e;`
+    Expr(Expr),
+    /// `if (c) s else s`
+    If {
+        /// Condition.
+        cond: Expr,
+        /// Then branch.
+        then: Box<Stmt>,
+        /// Else branch.
+        otherwise: Option<Box<Stmt>>,
+        /// Whole statement.
+        span: Span,
+    },
+    /// `while (c) s`
+    While {
+        /// Condition.
+        cond: Expr,
+        /// Body.
+        body: Box<Stmt>,
+        /// Whole statement.
+        span: Span,
+    },
+    /// `do s while (c);`
+    DoWhile {
+        /// Body.
+        body: Box<Stmt>,
+        /// Condition.
+        cond: Expr,
+        /// Whole statement.
+        span: Span,
+    },
+    /// `for (init; cond; update) s`
+    For {
+        /// Initializer statements (a declaration or expressions).
+        init: Vec<Stmt>,
+        /// Condition; `None` loops forever.
+        cond: Option<Expr>,
+        /// Update expressions.
+        update: Vec<Expr>,
+        /// Body.
+        body: Box<Stmt>,
+        /// Whole statement.
+        span: Span,
+    },
+    /// `break label?;`
+    Break(Option<Ident>, Span),
+    /// `continue label?;`
+    Continue(Option<Ident>, Span),
+    /// `return e?;`
+    Return(Option<Expr>, Span),
+    /// `{ … }`
+    Block(Block),
+    /// `label: s`
+    Labeled(Ident, Box<Stmt>),
+    /// `;`
+    Empty(Span),
+}
+
+impl Stmt {
+    /// The statement's span.
+    pub fn span(&self) -> Span {
+        match self {
+            Stmt::Local { span, .. }
+            | Stmt::If { span, .. }
+            | Stmt::While { span, .. }
+            | Stmt::DoWhile { span, .. }
+            | Stmt::For { span, .. }
+            | Stmt::Break(_, span)
+            | Stmt::Continue(_, span)
+            | Stmt::Return(_, span)
+            | Stmt::Empty(span) => *span,
+            Stmt::Expr(e) => e.span,
+            Stmt::Block(b) => b.span,
+            Stmt::Labeled(l, s) => l.span.to(s.span()),
+        }
+    }
+}
+
+/// Unary operators as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    /// `+`
+    Plus,
+    /// `-`
+    Neg,
+    /// `!`
+    Not,
+    /// `~`
+    BitNot,
+    /// `++x`
+    PreInc,
+    /// `--x`
+    PreDec,
+    /// `x++`
+    PostInc,
+    /// `x--`
+    PostDec,
+}
+
+/// Binary operators as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// `>>>`
+    UShr,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `&`
+    BitAnd,
+    /// `^`
+    BitXor,
+    /// `|`
+    BitOr,
+    /// `&&`
+    And,
+    /// `||`
+    Or,
+}
+
+impl BinOp {
+    /// Parses the operator part of a compound assignment (`+` of `+=`).
+    pub fn from_compound(op: &str) -> Option<BinOp> {
+        Some(match op {
+            "+" => BinOp::Add,
+            "-" => BinOp::Sub,
+            "*" => BinOp::Mul,
+            "/" => BinOp::Div,
+            "%" => BinOp::Rem,
+            "&" => BinOp::BitAnd,
+            "|" => BinOp::BitOr,
+            "^" => BinOp::BitXor,
+            "<<" => BinOp::Shl,
+            ">>" => BinOp::Shr,
+            ">>>" => BinOp::UShr,
+            _ => return None,
+        })
+    }
+
+    /// The operator's spelling.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::UShr => ">>>",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::BitAnd => "&",
+            BinOp::BitXor => "^",
+            BinOp::BitOr => "|",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+}
+
+/// An expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr {
+    /// Its shape.
+    pub kind: ExprKind,
+    /// Where.
+    pub span: Span,
+}
+
+/// A named launch option `grid: [..]`, or a plain argument.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arg {
+    /// `grid` in `grid: [..]`.
+    pub name: Option<Ident>,
+    /// The value.
+    pub value: Expr,
+}
+
+/// Expression shapes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprKind {
+    /// Integer literal text.
+    Int(String),
+    /// Float literal text.
+    Float(String),
+    /// `true` / `false`.
+    Bool(bool),
+    /// String literal (escapes resolved).
+    Str(String),
+    /// A name.
+    Name(String),
+    /// `e.name`
+    Field(Box<Expr>, Ident),
+    /// `e[i]`
+    Index(Box<Expr>, Box<Expr>),
+    /// `name(args)`
+    Call(Ident, Vec<Arg>),
+    /// `e.name(args)`
+    MethodCall(Box<Expr>, Ident, Vec<Arg>),
+    /// `k.launch(opts)(args)`: a method call whose result is called again.
+    Launch {
+        /// The `k.launch(...)` part.
+        config: Box<Expr>,
+        /// The kernel arguments.
+        args: Vec<Arg>,
+    },
+    /// Unary operator.
+    Unary(UnOp, Box<Expr>),
+    /// Binary operator.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `a = b` or `a op= b`.
+    Assign(Option<BinOp>, Box<Expr>, Box<Expr>),
+    /// `c ? a : b`
+    Conditional(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `(T) e`
+    Cast(TypeExpr, Box<Expr>),
+    /// `heap T(args)` / `stack T(args)`.
+    New {
+        /// `heap` or `stack`.
+        heap: bool,
+        /// The type constructed.
+        ty: TypeExpr,
+        /// Constructor arguments.
+        args: Vec<Arg>,
+    },
+    /// `heap T[n]`.
+    NewArray {
+        /// Element type.
+        elem: TypeExpr,
+        /// Length.
+        len: Box<Expr>,
+    },
+    /// `[a, b, c]`.
+    ArrayLit(Vec<Expr>),
+}

@@ -1,0 +1,379 @@
+//! The lexer: logos tokens plus a small pass that makes the grammar LR(1).
+//!
+//! Java-like syntax has two classic ambiguities that need more than one token of lookahead:
+//! `Vector<float32, 4> v` versus `a < b`, and `Foo[] x` versus `a[i]`. Instead of a
+//! hand-written parser we resolve them here, where the lookahead is free:
+//! - a generic type name (`Vector`, `KernelBuffer`, …) directly followed by `<` turns that
+//!   `<` into [`Tok::GenOpen`], and the matching `>` into [`Tok::GenClose`] (splitting `>>`
+//!   and `>>>` when they close nested generics);
+//! - `[` directly followed by `]` becomes one [`Tok::EmptyBrackets`] token.
+
+use crate::diagnostics::{Code, Diagnostic, FileId, Span};
+use logos::Logos;
+
+/// Why a token could not be lexed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum LexError {
+    /// Bytes that start no token.
+    #[default]
+    Invalid,
+    /// `/*` with no `*/`.
+    UnterminatedComment,
+    /// `"` with no closing quote on the line.
+    UnterminatedString,
+}
+
+fn block_comment(lex: &mut logos::Lexer<Tok>) -> logos::FilterResult<(), LexError> {
+    let rest = lex.remainder();
+    match rest.find("*/") {
+        Some(end) => {
+            lex.bump(end + 2);
+            logos::FilterResult::Skip
+        }
+        None => {
+            lex.bump(rest.len());
+            logos::FilterResult::Error(LexError::UnterminatedComment)
+        }
+    }
+}
+
+fn unterminated_string(_: &mut logos::Lexer<Tok>) -> Result<(), LexError> {
+    Err(LexError::UnterminatedString)
+}
+
+/// Tokens of the language.
+#[derive(Logos, Debug, Clone, PartialEq)]
+#[logos(error = LexError)]
+#[logos(skip r"[ \t\r\n\f]+")]
+#[logos(skip(r"//[^\n]*", allow_greedy = true))]
+pub enum Tok {
+    /// Start of a block comment; never produced (the callback skips or fails).
+    #[token("/*", block_comment)]
+    BlockComment,
+
+    /// `package`
+    #[token("package")]
+    Package,
+    /// `import`
+    #[token("import")]
+    Import,
+    /// `class`
+    #[token("class")]
+    Class,
+    /// `public`, `private`, `protected`, `static`, `final`
+    #[regex("public|private|protected|static|final|abstract", |lex| lex.slice().to_string())]
+    Modifier(String),
+    /// `void`
+    #[token("void")]
+    Void,
+    /// `if`
+    #[token("if")]
+    If,
+    /// `else`
+    #[token("else")]
+    Else,
+    /// `while`
+    #[token("while")]
+    While,
+    /// `do`
+    #[token("do")]
+    Do,
+    /// `for`
+    #[token("for")]
+    For,
+    /// `break`
+    #[token("break")]
+    Break,
+    /// `continue`
+    #[token("continue")]
+    Continue,
+    /// `return`
+    #[token("return")]
+    Return,
+    /// `true`
+    #[token("true")]
+    True,
+    /// `false`
+    #[token("false")]
+    False,
+    /// `heap`
+    #[token("heap")]
+    Heap,
+    /// `stack`
+    #[token("stack")]
+    Stack,
+    /// A primitive type keyword (`boolean`, `int8` … `float64`).
+    #[regex("boolean|int8|int16|int32|int64|uint8|uint16|uint32|uint64|float16|float32|float64", |lex| lex.slice().to_string())]
+    PrimType(String),
+
+    /// An identifier.
+    #[regex(r"[A-Za-z_$][A-Za-z0-9_$]*", |lex| lex.slice().to_string())]
+    Ident(String),
+    /// A generic type name directly followed by `<` (set by [`lex`]).
+    GenericName(String),
+    /// An integer literal, as written.
+    #[regex(r"0[xX][0-9a-fA-F_]+[lL]?", |lex| lex.slice().to_string())]
+    #[regex(r"0[bB][01_]+[lL]?", |lex| lex.slice().to_string())]
+    #[regex(r"[0-9][0-9_]*[lL]?", |lex| lex.slice().to_string())]
+    IntLit(String),
+    /// A float literal, as written.
+    #[regex(r"[0-9][0-9_]*\.[0-9_]*([eE][+-]?[0-9_]+)?[fFdDhH]?", |lex| lex.slice().to_string())]
+    #[regex(r"\.[0-9][0-9_]*([eE][+-]?[0-9_]+)?[fFdDhH]?", |lex| lex.slice().to_string())]
+    #[regex(r"[0-9][0-9_]*[eE][+-]?[0-9_]+[fFdDhH]?", |lex| lex.slice().to_string())]
+    #[regex(r"[0-9][0-9_]*[fFdDhH]", |lex| lex.slice().to_string())]
+    #[regex(r"0[xX][0-9a-fA-F_]*(\.[0-9a-fA-F_]*)?[pP][+-]?[0-9_]+[fFdDhH]?", |lex| lex.slice().to_string())]
+    FloatLit(String),
+    /// A string literal, with escapes resolved.
+    #[regex(r#""([^"\\\n]|\\[^\n])*""#, |lex| unescape(lex.slice()))]
+    StrLit(String),
+    /// A string literal missing its closing quote.
+    #[regex(r#""([^"\\\n]|\\[^\n])*"#, unterminated_string)]
+    UnterminatedStr,
+
+    /// `@`
+    #[token("@")]
+    At,
+    /// `(`
+    #[token("(")]
+    LParen,
+    /// `)`
+    #[token(")")]
+    RParen,
+    /// `{`
+    #[token("{")]
+    LBrace,
+    /// `}`
+    #[token("}")]
+    RBrace,
+    /// `[`
+    #[token("[")]
+    LBracket,
+    /// `]`
+    #[token("]")]
+    RBracket,
+    /// `[]` (set by [`lex`])
+    EmptyBrackets,
+    /// `;`
+    #[token(";")]
+    Semi,
+    /// `,`
+    #[token(",")]
+    Comma,
+    /// `.`
+    #[token(".")]
+    Dot,
+    /// `:`
+    #[token(":")]
+    Colon,
+    /// `?`
+    #[token("?")]
+    Question,
+    /// `=`
+    #[token("=")]
+    Assign,
+    /// Compound assignment `+=` … `>>>=`, holding the operator.
+    #[regex(r"\+=|-=|\*=|/=|%=|&=|\|=|\^=|<<=|>>=|>>>=", |lex| { let s = lex.slice(); s[..s.len() - 1].to_string() })]
+    OpAssign(String),
+    /// `==`
+    #[token("==")]
+    EqEq,
+    /// `!=`
+    #[token("!=")]
+    NotEq,
+    /// `<`
+    #[token("<")]
+    Lt,
+    /// `<=`
+    #[token("<=")]
+    Le,
+    /// `>`
+    #[token(">")]
+    Gt,
+    /// `>=`
+    #[token(">=")]
+    Ge,
+    /// `<` opening generic arguments (set by [`lex`]).
+    GenOpen,
+    /// `>` closing generic arguments (set by [`lex`]).
+    GenClose,
+    /// `<<`
+    #[token("<<")]
+    Shl,
+    /// `>>`
+    #[token(">>")]
+    Shr,
+    /// `>>>`
+    #[token(">>>")]
+    UShr,
+    /// `+`
+    #[token("+")]
+    Plus,
+    /// `-`
+    #[token("-")]
+    Minus,
+    /// `*`
+    #[token("*")]
+    Star,
+    /// `/`
+    #[token("/")]
+    Slash,
+    /// `%`
+    #[token("%")]
+    Percent,
+    /// `++`
+    #[token("++")]
+    PlusPlus,
+    /// `--`
+    #[token("--")]
+    MinusMinus,
+    /// `&&`
+    #[token("&&")]
+    AndAnd,
+    /// `||`
+    #[token("||")]
+    OrOr,
+    /// `&`
+    #[token("&")]
+    Amp,
+    /// `|`
+    #[token("|")]
+    Pipe,
+    /// `^`
+    #[token("^")]
+    Caret,
+    /// `~`
+    #[token("~")]
+    Tilde,
+    /// `!`
+    #[token("!")]
+    Bang,
+}
+
+/// Type names that take generic arguments.
+pub const GENERIC_TYPES: &[&str] = &[
+    "KernelBuffer",
+    "Buffer",
+    "Vector",
+    "Matrix",
+    "Shared",
+    "Texture1D",
+    "Texture2D",
+    "Texture3D",
+    "Texture2DArray",
+    "TextureCube",
+];
+
+fn unescape(slice: &str) -> String {
+    let inner = &slice[1..slice.len() - 1];
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('0') => out.push('\0'),
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}
+
+/// A token with its byte range, as lalrpop's external-lexer interface wants it.
+pub type Spanned = (usize, Tok, usize);
+
+/// Lexes a whole file. Returns the tokens and a diagnostic for every bad token (lexing goes
+/// on after an error so that several are reported at once).
+pub fn lex(file: FileId, source: &str) -> (Vec<Spanned>, Vec<Diagnostic>) {
+    let mut raw = Vec::new();
+    let mut errors = Vec::new();
+    let mut lexer = Tok::lexer(source);
+    while let Some(result) = lexer.next() {
+        let range = lexer.span();
+        let span = Span::new(file, range.start, range.end);
+        match result {
+            Ok(tok) => raw.push((range.start, tok, range.end)),
+            Err(LexError::UnterminatedComment) => errors.push(
+                Diagnostic::error(Code::UnterminatedComment, Span::new(file, range.start, range.start + 2), "unterminated block comment")
+                    .with_label("this `/*` is never closed")
+                    .with_note("help: add `*/` where the comment should end"),
+            ),
+            Err(LexError::UnterminatedString) => errors.push(
+                Diagnostic::error(Code::UnterminatedString, span, "unterminated string literal")
+                    .with_label("missing closing `\"`"),
+            ),
+            Err(LexError::Invalid) => {
+                let text: String = source[range.clone()].chars().take(8).collect();
+                let shown = if text.chars().all(|c| c.is_ascii_graphic()) {
+                    format!("`{text}`")
+                } else {
+                    format!("{:?}", text)
+                };
+                errors.push(
+                    Diagnostic::error(Code::InvalidToken, span, format!("invalid token {shown}"))
+                        .with_label("not part of the language"),
+                );
+            }
+        }
+    }
+    (disambiguate(raw), errors)
+}
+
+/// Rewrites generic brackets and empty brackets (see the module doc).
+fn disambiguate(raw: Vec<Spanned>) -> Vec<Spanned> {
+    let mut out: Vec<Spanned> = Vec::with_capacity(raw.len());
+    // Depth of open generic argument lists; `>` closes one only while this is positive.
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < raw.len() {
+        let (start, tok, end) = raw[i].clone();
+        let next = raw.get(i + 1);
+        match tok {
+            Tok::Ident(name)
+                if GENERIC_TYPES.contains(&name.as_str())
+                    && matches!(next, Some((_, Tok::Lt, _))) =>
+            {
+                out.push((start, Tok::GenericName(name), end));
+                let (ls, _, le) = raw[i + 1].clone();
+                out.push((ls, Tok::GenOpen, le));
+                depth += 1;
+                i += 2;
+                continue;
+            }
+            Tok::LBracket if matches!(next, Some((_, Tok::RBracket, _))) => {
+                let (_, _, re) = raw[i + 1];
+                out.push((start, Tok::EmptyBrackets, re));
+                i += 2;
+                continue;
+            }
+            Tok::Gt if depth > 0 => {
+                depth -= 1;
+                out.push((start, Tok::GenClose, end));
+            }
+            Tok::Shr | Tok::UShr if depth > 0 => {
+                let n = if tok == Tok::Shr { 2 } else { 3 };
+                for k in 0..n {
+                    if depth > 0 {
+                        depth -= 1;
+                        out.push((start + k, Tok::GenClose, start + k + 1));
+                    } else {
+                        out.push((start + k, Tok::Gt, start + k + 1));
+                    }
+                }
+            }
+            Tok::Semi | Tok::LBrace | Tok::RBrace => {
+                // A statement boundary can never be inside generic arguments: recover.
+                depth = 0;
+                out.push((start, tok, end));
+            }
+            other => out.push((start, other, end)),
+        }
+        i += 1;
+    }
+    out
+}

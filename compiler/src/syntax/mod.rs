@@ -1,0 +1,12 @@
+//! Syntax: source text → [`ast::SourceFile`]. The lexer is logos, the grammar lalrpop.
+
+pub mod ast;
+pub mod lexer;
+mod parse;
+
+#[allow(clippy::all, missing_docs, unused_parens, unused_imports)]
+mod grammar {
+    include!(concat!(env!("OUT_DIR"), "/syntax/grammar.rs"));
+}
+
+pub use parse::parse_file;
