@@ -1,1 +1,177 @@
-//! x
+//! Vulkan runtime for kernels compiled by `cajetac` (SPEC §6, §7, §9).
+//!
+//! A [`Context`] owns one logical device with a compute queue. Buffers and 2-D storage images
+//! are made from it, kernels are loaded from SPIR-V plus the reflection document the compiler
+//! writes, and a [`Stream`] records launches, uploads and downloads, inserting the barriers the
+//! hazards between them need (see `sync.rs`) and submitting only on `sync()` or a download.
+//!
+//! ```no_run
+//! use cajeta_runtime::*;
+//! # fn demo(spirv: &[u32], reflection: &Reflection) -> Result<()> {
+//! let ctx = Context::new()?;
+//! let kernel = ctx.load_kernel(spirv, reflection)?;
+//! let buf = ctx.create_buffer(4 * 1000)?;
+//! let s = ctx.default_stream();
+//! s.launch(&kernel, &LaunchConfig::new([16, 1, 1], [64, 1, 1]), &[
+//!     KernelArg::Buffer(&buf),
+//!     KernelArg::Scalar(ScalarValue::U32(1000)),
+//! ])?;
+//! let mut out = vec![0u8; 4000];
+//! s.download_buffer(&buf, &mut out)?;
+//! # Ok(()) }
+//! ```
+
+mod device;
+mod error;
+mod features;
+mod launch;
+mod memory;
+mod pipeline;
+pub mod reflection;
+mod resources;
+mod stream;
+mod sync;
+
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+pub use device::{DeviceInfo, DeviceLimits, DeviceType, VALIDATION_LAYER};
+pub use error::{Result, RuntimeError};
+pub use launch::{KernelArg, LaunchConfig, ScalarValue};
+pub use pipeline::Kernel;
+pub use reflection::*;
+pub use resources::{Buffer, Image2D, ImageFormat, ResourceId, ResourceKind};
+pub use stream::{CommandId, Stream};
+pub use sync::{BarrierRecord, Hazard};
+
+use device::DeviceShared;
+
+/// Locks a mutex, ignoring poisoning: the runtime's critical sections leave consistent state
+/// even if a panic unwound through one elsewhere, and a poisoned lock must not become a panic.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// How to create a [`Context`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextOptions {
+    /// Device selector: an index into [`Context::list_devices`] or a case-insensitive name
+    /// substring. `None` picks the best device (discrete, integrated, virtual, then CPU).
+    pub device: Option<String>,
+    /// Enable `VK_LAYER_KHRONOS_validation` with synchronization validation and collect its
+    /// messages; `sync()` and downloads then fail when new messages appear.
+    pub validation: bool,
+}
+
+impl ContextOptions {
+    /// Options from the environment: `CAJETA_DEVICE=<index|name substring>` and
+    /// `CAJETA_VALIDATION=1` (also `true`, `yes`, `on`).
+    pub fn from_env() -> Self {
+        let device = std::env::var("CAJETA_DEVICE")
+            .ok()
+            .filter(|s| !s.trim().is_empty());
+        let validation = std::env::var("CAJETA_VALIDATION")
+            .map(|v| {
+                matches!(
+                    v.trim().to_ascii_lowercase().as_str(),
+                    "1" | "true" | "yes" | "on"
+                )
+            })
+            .unwrap_or(false);
+        ContextOptions { device, validation }
+    }
+}
+
+struct ContextInner {
+    shared: Arc<DeviceShared>,
+    stream: Stream,
+}
+
+impl Drop for ContextInner {
+    fn drop(&mut self) {
+        // Submitted work finishes before the context's handles go; streams, resources and
+        // kernels still held by the user keep the device alive on their own.
+        self.stream.wait_submitted();
+        // SAFETY: valid device; waiting has no other effect.
+        let _ = unsafe { self.shared.device().device_wait_idle() };
+    }
+}
+
+/// A Vulkan device ready for compute. Cheap to clone; all clones share the device.
+#[derive(Clone)]
+pub struct Context {
+    inner: Arc<ContextInner>,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("device", &self.inner.shared.info.name)
+            .field("validation", &self.inner.shared.validation)
+            .finish()
+    }
+}
+
+impl Context {
+    /// A context with [`ContextOptions::from_env`].
+    pub fn new() -> Result<Context> {
+        Context::with_options(ContextOptions::from_env())
+    }
+
+    /// A context with explicit options.
+    pub fn with_options(opts: ContextOptions) -> Result<Context> {
+        let shared = Arc::new(DeviceShared::new(&opts)?);
+        let stream = Stream::new(&shared)?;
+        Ok(Context {
+            inner: Arc::new(ContextInner { shared, stream }),
+        })
+    }
+
+    /// Every physical device with a compute queue (and Vulkan 1.1), in enumeration order; the
+    /// index of each is what `CAJETA_DEVICE=<index>` selects.
+    pub fn list_devices() -> Result<Vec<DeviceInfo>> {
+        device::list_devices()
+    }
+
+    /// The device this context runs on.
+    pub fn device_info(&self) -> &DeviceInfo {
+        &self.inner.shared.info
+    }
+
+    /// A device-local storage buffer of `size_bytes` bytes (contents undefined).
+    pub fn create_buffer(&self, size_bytes: u64) -> Result<Buffer> {
+        Buffer::new(&self.inner.shared, size_bytes)
+    }
+
+    /// A 2-D storage image (contents undefined, layout `UNDEFINED` until first use).
+    pub fn create_image2d(&self, width: u32, height: u32, format: ImageFormat) -> Result<Image2D> {
+        Image2D::new(&self.inner.shared, width, height, format)
+    }
+
+    /// Loads a kernel from SPIR-V words and its reflection document. Refuses kernels needing a
+    /// feature, capability, extension or SPIR-V version the device lacks, naming it.
+    pub fn load_kernel(&self, spirv: &[u32], reflection: &Reflection) -> Result<Kernel> {
+        Kernel::load(&self.inner.shared, spirv, reflection)
+    }
+
+    /// The context's stream; every call returns the same stream.
+    pub fn default_stream(&self) -> Stream {
+        self.inner.stream.clone()
+    }
+
+    /// Every resource barrier recorded so far, in recording order.
+    pub fn barrier_log(&self) -> Vec<BarrierRecord> {
+        lock(&self.inner.shared.tracker).log()
+    }
+
+    /// Empties the barrier log (hazard tracking itself is unaffected).
+    pub fn clear_barrier_log(&self) {
+        lock(&self.inner.shared.tracker).clear_log();
+    }
+
+    /// Validation messages (type VALIDATION, severity warning or error) collected so far;
+    /// always empty without validation.
+    pub fn validation_messages(&self) -> Vec<String> {
+        self.inner.shared.instance.sink.all()
+    }
+}

@@ -1,0 +1,358 @@
+//! Optional Vulkan device features: which ones the runtime knows, how to query and enable them,
+//! and which SPIR-V capabilities and extensions depend on them.
+//!
+//! The runtime enables every feature in [`FEATURES`] that the device supports, so a kernel that
+//! the compiler specialized for the device never needs a second device. `load_kernel` checks a
+//! kernel's needs against that enabled set before the driver sees the module: a module using a
+//! capability the device lacks must be refused with a message, not crash the driver or lose the
+//! device.
+
+use ash::vk;
+
+/// Which feature struct a feature lives in; decides whether the struct may be chained at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    /// `VkPhysicalDeviceFeatures` (Vulkan 1.0).
+    Core,
+    /// `VkPhysicalDeviceVulkan11Features`; only valid to chain on Vulkan 1.2+ devices.
+    V11,
+    /// `VkPhysicalDevice16BitStorageFeatures`; used instead of `V11` on Vulkan 1.1 devices.
+    Storage16,
+    /// `VkPhysicalDeviceVulkan12Features` (Vulkan 1.2+).
+    V12,
+    /// `VkPhysicalDeviceVulkan13Features` (Vulkan 1.3+).
+    V13,
+    /// `VkPhysicalDeviceShaderAtomicFloatFeaturesEXT` (`VK_EXT_shader_atomic_float`).
+    AtomicFloat,
+}
+
+/// The device extension behind [`Level::AtomicFloat`].
+pub(crate) const ATOMIC_FLOAT_EXT: &str = "VK_EXT_shader_atomic_float";
+
+/// The feature structs the runtime chains into `vkGetPhysicalDeviceFeatures2` and
+/// `vkCreateDevice`. Kept together so one accessor table can read and write any field.
+#[derive(Default)]
+pub(crate) struct FeatureStructs {
+    core: vk::PhysicalDeviceFeatures,
+    v11: vk::PhysicalDeviceVulkan11Features<'static>,
+    storage16: vk::PhysicalDevice16BitStorageFeatures<'static>,
+    v12: vk::PhysicalDeviceVulkan12Features<'static>,
+    v13: vk::PhysicalDeviceVulkan13Features<'static>,
+    atomic_float: vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT<'static>,
+}
+
+/// Accessor for one `VkBool32` feature field.
+type Field = fn(&mut FeatureStructs) -> &mut vk::Bool32;
+
+/// Every optional feature the runtime queries and enables, by its Vulkan name (the names the
+/// reflection's `vulkan_features` uses).
+const FEATURES: &[(&str, Level, Field)] = &[
+    ("shaderInt64", Level::Core, |f| &mut f.core.shader_int64),
+    ("shaderFloat64", Level::Core, |f| &mut f.core.shader_float64),
+    ("shaderInt16", Level::Core, |f| &mut f.core.shader_int16),
+    ("shaderStorageImageExtendedFormats", Level::Core, |f| {
+        &mut f.core.shader_storage_image_extended_formats
+    }),
+    ("shaderStorageImageReadWithoutFormat", Level::Core, |f| {
+        &mut f.core.shader_storage_image_read_without_format
+    }),
+    ("shaderStorageImageWriteWithoutFormat", Level::Core, |f| {
+        &mut f.core.shader_storage_image_write_without_format
+    }),
+    ("storageBuffer16BitAccess", Level::V11, |f| {
+        &mut f.v11.storage_buffer16_bit_access
+    }),
+    ("uniformAndStorageBuffer16BitAccess", Level::V11, |f| {
+        &mut f.v11.uniform_and_storage_buffer16_bit_access
+    }),
+    ("storagePushConstant16", Level::V11, |f| {
+        &mut f.v11.storage_push_constant16
+    }),
+    ("variablePointersStorageBuffer", Level::V11, |f| {
+        &mut f.v11.variable_pointers_storage_buffer
+    }),
+    ("variablePointers", Level::V11, |f| {
+        &mut f.v11.variable_pointers
+    }),
+    ("storageBuffer16BitAccess", Level::Storage16, |f| {
+        &mut f.storage16.storage_buffer16_bit_access
+    }),
+    (
+        "uniformAndStorageBuffer16BitAccess",
+        Level::Storage16,
+        |f| &mut f.storage16.uniform_and_storage_buffer16_bit_access,
+    ),
+    ("storagePushConstant16", Level::Storage16, |f| {
+        &mut f.storage16.storage_push_constant16
+    }),
+    ("storageBuffer8BitAccess", Level::V12, |f| {
+        &mut f.v12.storage_buffer8_bit_access
+    }),
+    ("uniformAndStorageBuffer8BitAccess", Level::V12, |f| {
+        &mut f.v12.uniform_and_storage_buffer8_bit_access
+    }),
+    ("storagePushConstant8", Level::V12, |f| {
+        &mut f.v12.storage_push_constant8
+    }),
+    ("shaderBufferInt64Atomics", Level::V12, |f| {
+        &mut f.v12.shader_buffer_int64_atomics
+    }),
+    ("shaderSharedInt64Atomics", Level::V12, |f| {
+        &mut f.v12.shader_shared_int64_atomics
+    }),
+    ("shaderFloat16", Level::V12, |f| &mut f.v12.shader_float16),
+    ("shaderInt8", Level::V12, |f| &mut f.v12.shader_int8),
+    ("scalarBlockLayout", Level::V12, |f| {
+        &mut f.v12.scalar_block_layout
+    }),
+    ("uniformBufferStandardLayout", Level::V12, |f| {
+        &mut f.v12.uniform_buffer_standard_layout
+    }),
+    ("shaderSubgroupExtendedTypes", Level::V12, |f| {
+        &mut f.v12.shader_subgroup_extended_types
+    }),
+    ("hostQueryReset", Level::V12, |f| {
+        &mut f.v12.host_query_reset
+    }),
+    ("vulkanMemoryModel", Level::V12, |f| {
+        &mut f.v12.vulkan_memory_model
+    }),
+    ("vulkanMemoryModelDeviceScope", Level::V12, |f| {
+        &mut f.v12.vulkan_memory_model_device_scope
+    }),
+    ("subgroupSizeControl", Level::V13, |f| {
+        &mut f.v13.subgroup_size_control
+    }),
+    ("computeFullSubgroups", Level::V13, |f| {
+        &mut f.v13.compute_full_subgroups
+    }),
+    ("shaderIntegerDotProduct", Level::V13, |f| {
+        &mut f.v13.shader_integer_dot_product
+    }),
+    ("shaderZeroInitializeWorkgroupMemory", Level::V13, |f| {
+        &mut f.v13.shader_zero_initialize_workgroup_memory
+    }),
+    ("synchronization2", Level::V13, |f| {
+        &mut f.v13.synchronization2
+    }),
+    ("maintenance4", Level::V13, |f| &mut f.v13.maintenance4),
+    ("shaderBufferFloat32Atomics", Level::AtomicFloat, |f| {
+        &mut f.atomic_float.shader_buffer_float32_atomics
+    }),
+    ("shaderBufferFloat32AtomicAdd", Level::AtomicFloat, |f| {
+        &mut f.atomic_float.shader_buffer_float32_atomic_add
+    }),
+    ("shaderSharedFloat32Atomics", Level::AtomicFloat, |f| {
+        &mut f.atomic_float.shader_shared_float32_atomics
+    }),
+    ("shaderSharedFloat32AtomicAdd", Level::AtomicFloat, |f| {
+        &mut f.atomic_float.shader_shared_float32_atomic_add
+    }),
+    ("shaderBufferFloat64Atomics", Level::AtomicFloat, |f| {
+        &mut f.atomic_float.shader_buffer_float64_atomics
+    }),
+    ("shaderBufferFloat64AtomicAdd", Level::AtomicFloat, |f| {
+        &mut f.atomic_float.shader_buffer_float64_atomic_add
+    }),
+];
+
+/// Which feature structs a device can take, from its API version and extensions.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Levels {
+    /// Device API minor version (1.x).
+    pub minor: u32,
+    /// Whether `VK_EXT_shader_atomic_float` is available.
+    pub atomic_float: bool,
+}
+
+impl Levels {
+    fn allows(self, level: Level) -> bool {
+        match level {
+            Level::Core => true,
+            Level::V11 => self.minor >= 2,
+            Level::Storage16 => self.minor < 2,
+            Level::V12 => self.minor >= 2,
+            Level::V13 => self.minor >= 3,
+            Level::AtomicFloat => self.atomic_float,
+        }
+    }
+}
+
+impl FeatureStructs {
+    /// Builds a `VkPhysicalDeviceFeatures2` chain over the structs `levels` allows and hands it
+    /// to `f` (query or device creation). The `p_next` fields are reset first: `push_next`
+    /// follows the pushed struct's own chain, and a stale pointer from an earlier chain would
+    /// be followed into freed memory.
+    pub(crate) fn with_chain<R>(
+        &mut self,
+        levels: Levels,
+        f: impl FnOnce(&mut vk::PhysicalDeviceFeatures2<'_>) -> R,
+    ) -> R {
+        self.v11.p_next = std::ptr::null_mut();
+        self.storage16.p_next = std::ptr::null_mut();
+        self.v12.p_next = std::ptr::null_mut();
+        self.v13.p_next = std::ptr::null_mut();
+        self.atomic_float.p_next = std::ptr::null_mut();
+        let mut features2 = vk::PhysicalDeviceFeatures2::default().features(self.core);
+        if levels.allows(Level::V11) {
+            features2 = features2.push_next(&mut self.v11);
+        }
+        if levels.allows(Level::Storage16) {
+            features2 = features2.push_next(&mut self.storage16);
+        }
+        if levels.allows(Level::V12) {
+            features2 = features2.push_next(&mut self.v12);
+        }
+        if levels.allows(Level::V13) {
+            features2 = features2.push_next(&mut self.v13);
+        }
+        if levels.allows(Level::AtomicFloat) {
+            features2 = features2.push_next(&mut self.atomic_float);
+        }
+        let result = f(&mut features2);
+        let core = features2.features;
+        self.core = core;
+        result
+    }
+
+    /// Reads the features a physical device supports.
+    pub(crate) fn query(
+        instance: &ash::Instance,
+        physical: vk::PhysicalDevice,
+        levels: Levels,
+    ) -> FeatureStructs {
+        let mut supported = FeatureStructs::default();
+        supported.with_chain(levels, |chain| {
+            // SAFETY: the chain only holds structs owned by `supported`, alive for this call.
+            unsafe { instance.get_physical_device_features2(physical, chain) }
+        });
+        supported
+    }
+
+    /// The names of the supported features and a struct set with exactly those enabled.
+    pub(crate) fn enable_supported(&mut self, levels: Levels) -> (FeatureStructs, Vec<String>) {
+        let mut enabled = FeatureStructs::default();
+        let mut names: Vec<String> = Vec::new();
+        for &(name, level, field) in FEATURES {
+            if levels.allows(level) && *field(self) == vk::TRUE {
+                *field(&mut enabled) = vk::TRUE;
+                if !names.iter().any(|n| n == name) {
+                    names.push(name.to_string());
+                }
+            }
+        }
+        (enabled, names)
+    }
+}
+
+/// Whether the runtime knows (and so would have enabled, if supported) a feature name.
+pub(crate) fn is_known_feature(name: &str) -> bool {
+    FEATURES.iter().any(|&(n, _, _)| n == name)
+}
+
+/// SPIR-V capabilities whose use needs a specific Vulkan feature. A backstop for reflection
+/// documents that forget to list the feature: the module would otherwise reach the driver.
+pub(crate) const CAPABILITY_FEATURES: &[(&str, &str)] = &[
+    ("Int64", "shaderInt64"),
+    ("Float64", "shaderFloat64"),
+    ("Int16", "shaderInt16"),
+    ("Float16", "shaderFloat16"),
+    ("Int8", "shaderInt8"),
+    ("StorageBuffer16BitAccess", "storageBuffer16BitAccess"),
+    (
+        "UniformAndStorageBuffer16BitAccess",
+        "uniformAndStorageBuffer16BitAccess",
+    ),
+    ("StoragePushConstant16", "storagePushConstant16"),
+    ("StorageBuffer8BitAccess", "storageBuffer8BitAccess"),
+    (
+        "UniformAndStorageBuffer8BitAccess",
+        "uniformAndStorageBuffer8BitAccess",
+    ),
+    ("StoragePushConstant8", "storagePushConstant8"),
+    (
+        "StorageImageExtendedFormats",
+        "shaderStorageImageExtendedFormats",
+    ),
+    (
+        "StorageImageReadWithoutFormat",
+        "shaderStorageImageReadWithoutFormat",
+    ),
+    (
+        "StorageImageWriteWithoutFormat",
+        "shaderStorageImageWriteWithoutFormat",
+    ),
+    (
+        "VariablePointersStorageBuffer",
+        "variablePointersStorageBuffer",
+    ),
+    ("VariablePointers", "variablePointers"),
+    ("VulkanMemoryModel", "vulkanMemoryModel"),
+    (
+        "VulkanMemoryModelDeviceScope",
+        "vulkanMemoryModelDeviceScope",
+    ),
+    ("DotProduct", "shaderIntegerDotProduct"),
+];
+
+/// Subgroup capabilities and the `VkSubgroupFeatureFlags` bit each one needs in compute.
+pub(crate) const SUBGROUP_CAPABILITIES: &[(&str, vk::SubgroupFeatureFlags)] = &[
+    ("GroupNonUniform", vk::SubgroupFeatureFlags::BASIC),
+    ("GroupNonUniformVote", vk::SubgroupFeatureFlags::VOTE),
+    (
+        "GroupNonUniformArithmetic",
+        vk::SubgroupFeatureFlags::ARITHMETIC,
+    ),
+    ("GroupNonUniformBallot", vk::SubgroupFeatureFlags::BALLOT),
+    ("GroupNonUniformShuffle", vk::SubgroupFeatureFlags::SHUFFLE),
+    (
+        "GroupNonUniformShuffleRelative",
+        vk::SubgroupFeatureFlags::SHUFFLE_RELATIVE,
+    ),
+    (
+        "GroupNonUniformClustered",
+        vk::SubgroupFeatureFlags::CLUSTERED,
+    ),
+    ("GroupNonUniformQuad", vk::SubgroupFeatureFlags::QUAD),
+];
+
+/// What a SPIR-V extension needs from the device.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ExtensionNeed {
+    /// Core from this Vulkan 1.x minor version on.
+    Core(u32),
+    /// Needs this device extension enabled.
+    Device(&'static str),
+}
+
+/// SPIR-V extensions the runtime can satisfy. Unknown ones are refused: a module using an
+/// extension whose Vulkan counterpart was never enabled is invalid on the device.
+pub(crate) const SPIRV_EXTENSIONS: &[(&str, ExtensionNeed)] = &[
+    (
+        "SPV_KHR_storage_buffer_storage_class",
+        ExtensionNeed::Core(1),
+    ),
+    ("SPV_KHR_16bit_storage", ExtensionNeed::Core(1)),
+    ("SPV_KHR_variable_pointers", ExtensionNeed::Core(1)),
+    ("SPV_KHR_device_group", ExtensionNeed::Core(1)),
+    ("SPV_KHR_multiview", ExtensionNeed::Core(1)),
+    ("SPV_KHR_shader_draw_parameters", ExtensionNeed::Core(1)),
+    ("SPV_KHR_8bit_storage", ExtensionNeed::Core(2)),
+    ("SPV_KHR_vulkan_memory_model", ExtensionNeed::Core(2)),
+    ("SPV_KHR_float_controls", ExtensionNeed::Core(2)),
+    (
+        "SPV_KHR_shader_ballot",
+        ExtensionNeed::Device("VK_EXT_shader_subgroup_ballot"),
+    ),
+    (
+        "SPV_KHR_subgroup_vote",
+        ExtensionNeed::Device("VK_EXT_shader_subgroup_vote"),
+    ),
+    ("SPV_KHR_integer_dot_product", ExtensionNeed::Core(3)),
+    ("SPV_KHR_non_semantic_info", ExtensionNeed::Core(3)),
+    ("SPV_KHR_terminate_invocation", ExtensionNeed::Core(3)),
+    (
+        "SPV_EXT_shader_atomic_float_add",
+        ExtensionNeed::Device(ATOMIC_FLOAT_EXT),
+    ),
+];

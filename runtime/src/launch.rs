@@ -1,0 +1,346 @@
+//! Launch descriptions and their checking: the launch shape against the device limits, and
+//! the arguments against the kernel's reflection (count, kinds, scalar types, image formats),
+//! packed into push-constant bytes and descriptor writes. Nothing here touches a command
+//! buffer, so a rejected launch leaves the stream exactly as it was.
+
+use ash::vk;
+
+use crate::device::DeviceShared;
+use crate::pipeline::{Kernel, PipelineKey};
+use crate::reflection::{DescriptorType, ParameterSlot};
+use crate::resources::{Buffer, Image2D, ImageFormat};
+use crate::sync::{Handle, Usage};
+
+/// The shape of one launch.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct LaunchConfig {
+    /// Number of workgroups in x, y, z.
+    pub grid: [u32; 3],
+    /// Workgroup size in x, y, z; sets SpecIds 0, 1, 2.
+    pub block: [u32; 3],
+    /// Raw 32-bit values for the user `Spec` slots: `spec[i]` sets SpecId `4 + i`.
+    pub spec: Vec<u32>,
+    /// Size of the dynamic shared array; sets SpecId 3 (only if the kernel declares it).
+    pub shared_bytes: Option<u32>,
+}
+
+impl LaunchConfig {
+    /// A launch of `grid` workgroups of `block` threads, without spec values or shared size.
+    pub fn new(grid: [u32; 3], block: [u32; 3]) -> LaunchConfig {
+        LaunchConfig {
+            grid,
+            block,
+            spec: Vec::new(),
+            shared_bytes: None,
+        }
+    }
+}
+
+/// A scalar kernel argument, travelling in the push-constant block.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ScalarValue {
+    /// `boolean`, pushed as a 4-byte 0 or 1.
+    Bool(bool),
+    /// `int8`.
+    I8(i8),
+    /// `int16`.
+    I16(i16),
+    /// `int32`.
+    I32(i32),
+    /// `int64`.
+    I64(i64),
+    /// `uint8`.
+    U8(u8),
+    /// `uint16`.
+    U16(u16),
+    /// `uint32`.
+    U32(u32),
+    /// `uint64`.
+    U64(u64),
+    /// `float32`.
+    F32(f32),
+    /// `float64`.
+    F64(f64),
+}
+
+impl ScalarValue {
+    /// The reflection type name: `"boolean"`, `"int8"` … `"uint64"`, `"float32"`, `"float64"`.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            ScalarValue::Bool(_) => "boolean",
+            ScalarValue::I8(_) => "int8",
+            ScalarValue::I16(_) => "int16",
+            ScalarValue::I32(_) => "int32",
+            ScalarValue::I64(_) => "int64",
+            ScalarValue::U8(_) => "uint8",
+            ScalarValue::U16(_) => "uint16",
+            ScalarValue::U32(_) => "uint32",
+            ScalarValue::U64(_) => "uint64",
+            ScalarValue::F32(_) => "float32",
+            ScalarValue::F64(_) => "float64",
+        }
+    }
+
+    /// Little-endian bytes as the push-constant block holds them (boolean as a 4-byte 0/1,
+    /// the SPIR-V representation of a boolean in a block).
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        match *self {
+            ScalarValue::Bool(b) => u32::from(b).to_le_bytes().to_vec(),
+            ScalarValue::I8(v) => v.to_le_bytes().to_vec(),
+            ScalarValue::I16(v) => v.to_le_bytes().to_vec(),
+            ScalarValue::I32(v) => v.to_le_bytes().to_vec(),
+            ScalarValue::I64(v) => v.to_le_bytes().to_vec(),
+            ScalarValue::U8(v) => v.to_le_bytes().to_vec(),
+            ScalarValue::U16(v) => v.to_le_bytes().to_vec(),
+            ScalarValue::U32(v) => v.to_le_bytes().to_vec(),
+            ScalarValue::U64(v) => v.to_le_bytes().to_vec(),
+            ScalarValue::F32(v) => v.to_le_bytes().to_vec(),
+            ScalarValue::F64(v) => v.to_le_bytes().to_vec(),
+        }
+    }
+}
+
+/// One kernel argument, in parameter order.
+#[derive(Debug, Clone, Copy)]
+pub enum KernelArg<'a> {
+    /// A `KernelBuffer<T>` parameter.
+    Buffer(&'a Buffer),
+    /// An `Image2D` parameter.
+    Image(&'a Image2D),
+    /// A scalar parameter.
+    Scalar(ScalarValue),
+    /// A vector or POD push-constant parameter as raw std430 bytes (length must equal the
+    /// member's size); the host interpreter packs these, the runtime only places them.
+    Bytes(&'a [u8]),
+}
+
+impl KernelArg<'_> {
+    fn describe(&self) -> String {
+        match self {
+            KernelArg::Buffer(_) => "a buffer".into(),
+            KernelArg::Image(i) => format!("an {} image", i.format()),
+            KernelArg::Scalar(v) => format!("a {} value", v.type_name()),
+            KernelArg::Bytes(b) => format!("{} raw bytes", b.len()),
+        }
+    }
+}
+
+/// A resource bound for one launch.
+pub(crate) enum Bound {
+    Buffer(Buffer),
+    Image(Image2D),
+}
+
+/// A checked launch: what to write into the descriptor set and push constants, and which
+/// resources it touches how.
+pub(crate) struct Prepared {
+    pub key: PipelineKey,
+    pub push: Vec<u8>,
+    /// (binding number, descriptor type, resource).
+    pub bindings: Vec<(u32, vk::DescriptorType, Bound)>,
+    pub usages: Vec<Usage>,
+}
+
+/// Checks the grid and block against the device limits.
+pub(crate) fn check_shape(shared: &DeviceShared, config: &LaunchConfig) -> Result<(), String> {
+    let fmt3 = |v: [u32; 3]| format!("[{},{},{}]", v[0], v[1], v[2]);
+    let limits = &shared.info.limits;
+    if config.grid.contains(&0) {
+        return Err(format!("grid {} has a zero dimension", fmt3(config.grid)));
+    }
+    if config.block.contains(&0) {
+        return Err(format!("block {} has a zero dimension", fmt3(config.block)));
+    }
+    for i in 0..3 {
+        let max = limits.max_compute_work_group_count[i];
+        if config.grid[i] > max {
+            return Err(format!(
+                "grid {} exceeds maxComputeWorkGroupCount[{i}] = {max}",
+                fmt3(config.grid)
+            ));
+        }
+    }
+    for i in 0..3 {
+        let max = limits.max_compute_work_group_size[i];
+        if config.block[i] > max {
+            return Err(format!(
+                "block {} exceeds maxComputeWorkGroupSize[{i}] = {max}",
+                fmt3(config.block)
+            ));
+        }
+    }
+    let invocations = config.block.iter().map(|&b| u64::from(b)).product::<u64>();
+    let max = limits.max_compute_work_group_invocations;
+    if invocations > u64::from(max) {
+        return Err(format!(
+            "block {} has {invocations} invocations, exceeding maxComputeWorkGroupInvocations = {max}",
+            fmt3(config.block)
+        ));
+    }
+    if let Some(bytes) = config.shared_bytes {
+        let max = limits.max_compute_shared_memory_size;
+        if bytes > max {
+            return Err(format!(
+                "shared_bytes {bytes} exceeds maxComputeSharedMemorySize = {max}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks `args` against the kernel's parameters and packs them.
+pub(crate) fn prepare(
+    shared: &DeviceShared,
+    kernel: &Kernel,
+    config: &LaunchConfig,
+    args: &[KernelArg<'_>],
+) -> Result<Prepared, String> {
+    let r = kernel.reflection();
+    if args.len() != r.parameters.len() {
+        let names: Vec<&str> = r.parameters.iter().map(|p| p.name.as_str()).collect();
+        return Err(format!(
+            "expected {} argument(s) ({}), got {}",
+            r.parameters.len(),
+            names.join(", "),
+            args.len()
+        ));
+    }
+    let key = PipelineKey {
+        block: config.block,
+        spec: config.spec.clone(),
+        shared_bytes: config.shared_bytes,
+    };
+    kernel.specialization(&key)?;
+    let mut push = vec![0u8; r.push_constants.size as usize];
+    let mut bindings = Vec::new();
+    let mut usages = Vec::new();
+    for (param, arg) in r.parameters.iter().zip(args) {
+        let name = &param.name;
+        match param.slot {
+            ParameterSlot::Binding(i) => {
+                let Some(b) = r.bindings.get(i) else {
+                    return Err(format!("parameter `{name}` points at missing binding {i}"));
+                };
+                let (reads, writes) = (b.access.reads(), b.access.writes());
+                match (b.descriptor_type, arg) {
+                    (DescriptorType::StorageBuffer, KernelArg::Buffer(buf)) => {
+                        if !std::sync::Arc::ptr_eq(&buf.inner.shared, &kernel.inner.shared) {
+                            return Err(format!(
+                                "parameter `{name}`: the buffer belongs to a different Context"
+                            ));
+                        }
+                        let max = u64::from(shared.raw_limits.max_storage_buffer_range);
+                        if buf.size() > max {
+                            return Err(format!(
+                                "parameter `{name}`: buffer of {} bytes exceeds maxStorageBufferRange = {max}",
+                                buf.size()
+                            ));
+                        }
+                        let handle = Handle::Buffer(buf.inner.raw.buffer);
+                        usages.push(Usage::shader(buf.id(), handle, reads, writes));
+                        bindings.push((
+                            b.binding,
+                            vk::DescriptorType::STORAGE_BUFFER,
+                            Bound::Buffer((*buf).clone()),
+                        ));
+                    }
+                    (DescriptorType::StorageImage, KernelArg::Image(img)) => {
+                        if !std::sync::Arc::ptr_eq(&img.inner.shared, &kernel.inner.shared) {
+                            return Err(format!(
+                                "parameter `{name}`: the image belongs to a different Context"
+                            ));
+                        }
+                        let want = b
+                            .image_format
+                            .as_deref()
+                            .and_then(ImageFormat::from_reflection_name)
+                            .unwrap_or_default();
+                        if img.format() != want {
+                            return Err(format!(
+                                "parameter `{name}` expects an {want} image, got an {} image",
+                                img.format()
+                            ));
+                        }
+                        let handle = Handle::Image(img.inner.raw.image);
+                        usages.push(Usage::shader(img.id(), handle, reads, writes));
+                        bindings.push((
+                            b.binding,
+                            vk::DescriptorType::STORAGE_IMAGE,
+                            Bound::Image((*img).clone()),
+                        ));
+                    }
+                    (DescriptorType::SampledImage | DescriptorType::Sampler, _) => {
+                        return Err(format!(
+                            "parameter `{name}` is a {}, which this runtime cannot bind yet",
+                            if b.descriptor_type == DescriptorType::Sampler {
+                                "sampler"
+                            } else {
+                                "sampled texture"
+                            }
+                        ));
+                    }
+                    (DescriptorType::StorageBuffer, other) => {
+                        return Err(format!(
+                            "parameter `{name}` expects a buffer, got {}",
+                            other.describe()
+                        ));
+                    }
+                    (DescriptorType::StorageImage, other) => {
+                        return Err(format!(
+                            "parameter `{name}` expects an image, got {}",
+                            other.describe()
+                        ));
+                    }
+                }
+            }
+            ParameterSlot::PushConstant(i) => {
+                let Some(m) = r.push_constants.members.get(i) else {
+                    return Err(format!(
+                        "parameter `{name}` points at missing push constant {i}"
+                    ));
+                };
+                let bytes = match arg {
+                    KernelArg::Scalar(v) if v.type_name() == m.ty => v.to_le_bytes(),
+                    KernelArg::Scalar(v) => {
+                        return Err(format!(
+                            "parameter `{name}` expects {}, got {}",
+                            m.ty,
+                            v.type_name()
+                        ));
+                    }
+                    KernelArg::Bytes(b) => b.to_vec(),
+                    other => {
+                        return Err(format!(
+                            "parameter `{name}` expects {}, got {}",
+                            m.ty,
+                            other.describe()
+                        ))
+                    }
+                };
+                if bytes.len() != m.size as usize {
+                    return Err(format!(
+                        "parameter `{name}` ({}) occupies {} bytes in the push-constant block, got {} bytes",
+                        m.ty,
+                        m.size,
+                        bytes.len()
+                    ));
+                }
+                let start = m.offset as usize;
+                match push.get_mut(start..start + bytes.len()) {
+                    Some(dst) => dst.copy_from_slice(&bytes),
+                    None => {
+                        return Err(format!(
+                            "parameter `{name}` overruns the push-constant block"
+                        ))
+                    }
+                }
+            }
+        }
+    }
+    Ok(Prepared {
+        key,
+        push,
+        bindings,
+        usages,
+    })
+}

@@ -1,0 +1,266 @@
+//! Device memory through gpu-allocator: device-local buffers and images, and host-visible
+//! staging buffers for uploads and downloads.
+//!
+//! Staging buffers are owned by the batch whose commands use them (see `stream.rs`), so their
+//! memory stays alive until that batch's fence signals.
+
+use std::sync::Arc;
+
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::MemoryLocation;
+
+use crate::device::DeviceShared;
+use crate::error::{vk_err, Result, RuntimeError};
+use crate::lock;
+
+/// Allocates memory for `requirements` and hands it back; errors name `what`.
+fn allocate(
+    shared: &DeviceShared,
+    what: &str,
+    requirements: vk::MemoryRequirements,
+    location: MemoryLocation,
+    linear: bool,
+) -> Result<Allocation> {
+    let mut guard = lock(&shared.allocator);
+    let Some(allocator) = guard.as_mut() else {
+        return Err(RuntimeError::Allocation {
+            what: what.into(),
+            message: "the context is shutting down".into(),
+        });
+    };
+    allocator
+        .allocate(&AllocationCreateDesc {
+            name: what,
+            requirements,
+            location,
+            linear,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        })
+        .map_err(|e| RuntimeError::Allocation {
+            what: what.into(),
+            message: e.to_string(),
+        })
+}
+
+/// Returns an allocation to the allocator. Failures are ignored: this runs from `Drop`, and the
+/// allocator only fails for allocations it does not know, which cannot happen here.
+fn free(shared: &DeviceShared, allocation: Allocation) {
+    if let Some(allocator) = lock(&shared.allocator).as_mut() {
+        let _ = allocator.free(allocation);
+    }
+}
+
+/// A `VkBuffer` with its memory. Not `Drop` itself: the owner calls [`RawBuffer::destroy`] with
+/// the device, so it can be embedded in structs that already hold the `Arc<DeviceShared>`.
+pub(crate) struct RawBuffer {
+    pub(crate) buffer: vk::Buffer,
+    allocation: Option<Allocation>,
+}
+
+impl RawBuffer {
+    /// Creates a buffer of `size` bytes with `usage`, in memory suited to `location`.
+    pub(crate) fn new(
+        shared: &DeviceShared,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        location: MemoryLocation,
+        what: &str,
+    ) -> Result<RawBuffer> {
+        let device = shared.device();
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: valid device and create info.
+        let buffer =
+            unsafe { device.create_buffer(&info, None) }.map_err(vk_err("vkCreateBuffer"))?;
+        let mut raw = RawBuffer {
+            buffer,
+            allocation: None,
+        };
+        // SAFETY: `buffer` was just created on this device.
+        let requirements = unsafe { device.get_buffer_memory_requirements(buffer) };
+        let result = allocate(shared, what, requirements, location, true).and_then(|allocation| {
+            // SAFETY: memory and offset come from an allocation that satisfies `requirements`.
+            let bound = unsafe {
+                device.bind_buffer_memory(buffer, allocation.memory(), allocation.offset())
+            };
+            raw.allocation = Some(allocation);
+            bound.map_err(vk_err("vkBindBufferMemory"))
+        });
+        match result {
+            Ok(()) => Ok(raw),
+            Err(e) => {
+                raw.destroy(shared);
+                Err(e)
+            }
+        }
+    }
+
+    /// The mapped bytes of a host-visible buffer.
+    fn mapped_mut(&mut self) -> Option<&mut [u8]> {
+        self.allocation.as_mut().and_then(|a| a.mapped_slice_mut())
+    }
+
+    fn mapped(&self) -> Option<&[u8]> {
+        self.allocation.as_ref().and_then(|a| a.mapped_slice())
+    }
+
+    /// Destroys the buffer and frees its memory; the caller guarantees the GPU is done with it.
+    pub(crate) fn destroy(&mut self, shared: &DeviceShared) {
+        // SAFETY: the owner only calls this once no command buffer uses the buffer any more.
+        unsafe { shared.device().destroy_buffer(self.buffer, None) };
+        self.buffer = vk::Buffer::null();
+        if let Some(allocation) = self.allocation.take() {
+            free(shared, allocation);
+        }
+    }
+}
+
+/// A `VkImage` with its memory; destroyed by its owner like [`RawBuffer`].
+pub(crate) struct RawImage {
+    pub(crate) image: vk::Image,
+    allocation: Option<Allocation>,
+}
+
+impl RawImage {
+    /// Creates an optimal-tiling image from `info` in device-local memory.
+    pub(crate) fn new(
+        shared: &DeviceShared,
+        info: &vk::ImageCreateInfo<'_>,
+        what: &str,
+    ) -> Result<RawImage> {
+        let device = shared.device();
+        // SAFETY: valid device and create info.
+        let image = unsafe { device.create_image(info, None) }.map_err(vk_err("vkCreateImage"))?;
+        let mut raw = RawImage {
+            image,
+            allocation: None,
+        };
+        // SAFETY: `image` was just created on this device.
+        let requirements = unsafe { device.get_image_memory_requirements(image) };
+        let result = allocate(shared, what, requirements, MemoryLocation::GpuOnly, false).and_then(
+            |allocation| {
+                // SAFETY: memory and offset come from an allocation that satisfies `requirements`.
+                let bound = unsafe {
+                    device.bind_image_memory(image, allocation.memory(), allocation.offset())
+                };
+                raw.allocation = Some(allocation);
+                bound.map_err(vk_err("vkBindImageMemory"))
+            },
+        );
+        match result {
+            Ok(()) => Ok(raw),
+            Err(e) => {
+                raw.destroy(shared);
+                Err(e)
+            }
+        }
+    }
+
+    /// Destroys the image and frees its memory; the caller guarantees the GPU is done with it.
+    pub(crate) fn destroy(&mut self, shared: &DeviceShared) {
+        // SAFETY: the owner only calls this once no command buffer uses the image any more.
+        unsafe { shared.device().destroy_image(self.image, None) };
+        self.image = vk::Image::null();
+        if let Some(allocation) = self.allocation.take() {
+            free(shared, allocation);
+        }
+    }
+}
+
+/// A host-visible buffer for one upload or download. Dropping it frees the memory, so the
+/// batch that records a copy from or to it keeps an `Arc` until its fence signals.
+pub(crate) struct Staging {
+    shared: Arc<DeviceShared>,
+    raw: RawBuffer,
+    size: u64,
+}
+
+impl Staging {
+    /// An upload staging buffer holding a copy of `data` (`CpuToGpu`, transfer source).
+    pub(crate) fn upload(shared: &Arc<DeviceShared>, data: &[u8]) -> Result<Staging> {
+        let size = data.len() as u64;
+        let mut staging = Staging::new(
+            shared,
+            size,
+            vk::BufferUsageFlags::TRANSFER_SRC,
+            MemoryLocation::CpuToGpu,
+        )?;
+        let Some(mapped) = staging.raw.mapped_mut() else {
+            return Err(RuntimeError::Allocation {
+                what: format!("upload staging buffer of {size} bytes"),
+                message: "memory is not host-mapped".into(),
+            });
+        };
+        // gpu-allocator only hands out HOST_COHERENT memory for CpuToGpu, so no flush is
+        // needed; vkQueueSubmit makes host writes visible to the device.
+        match mapped.get_mut(..data.len()) {
+            Some(dst) => dst.copy_from_slice(data),
+            None => {
+                return Err(RuntimeError::Allocation {
+                    what: format!("upload staging buffer of {size} bytes"),
+                    message: "mapped range is smaller than requested".into(),
+                })
+            }
+        }
+        Ok(staging)
+    }
+
+    /// A download staging buffer of `size` bytes (`GpuToCpu`, transfer destination).
+    pub(crate) fn download(shared: &Arc<DeviceShared>, size: u64) -> Result<Staging> {
+        Staging::new(
+            shared,
+            size,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+        )
+    }
+
+    fn new(
+        shared: &Arc<DeviceShared>,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        location: MemoryLocation,
+    ) -> Result<Staging> {
+        let what = format!("staging buffer of {size} bytes");
+        let raw = RawBuffer::new(shared, size, usage, location, &what)?;
+        Ok(Staging {
+            shared: shared.clone(),
+            raw,
+            size,
+        })
+    }
+
+    /// The Vulkan buffer.
+    pub(crate) fn buffer(&self) -> vk::Buffer {
+        self.raw.buffer
+    }
+
+    /// Copies the staging contents into `out` (after the download's fence signalled and its
+    /// TRANSFER→HOST barrier made the copy visible; the memory is HOST_COHERENT).
+    pub(crate) fn read_into(&self, out: &mut [u8]) -> Result<()> {
+        let src = self
+            .raw
+            .mapped()
+            .and_then(|m| m.get(..out.len()))
+            .filter(|_| out.len() as u64 == self.size);
+        match src {
+            Some(src) => {
+                out.copy_from_slice(src);
+                Ok(())
+            }
+            None => Err(RuntimeError::Allocation {
+                what: format!("download staging buffer of {} bytes", self.size),
+                message: "memory is not host-mapped or too small".into(),
+            }),
+        }
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        self.raw.destroy(&self.shared);
+    }
+}

@@ -1,0 +1,329 @@
+//! Device resources: storage buffers and 2-D storage images.
+//!
+//! Both are `Arc` handles. A batch that records a command using one keeps a clone until its
+//! fence signals, so dropping the user's handle while work is in flight only releases the
+//! user's reference; the Vulkan object is destroyed when the last reference goes.
+
+use std::fmt;
+use std::sync::Arc;
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use crate::device::DeviceShared;
+use crate::error::{vk_err, Result, RuntimeError};
+use crate::lock;
+use crate::memory::{RawBuffer, RawImage};
+
+/// Identifies a buffer or image within its context; never reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ResourceId(pub u64);
+
+impl fmt::Display for ResourceId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// Whether a resource is a buffer or an image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ResourceKind {
+    /// A storage buffer.
+    Buffer,
+    /// A storage image.
+    Image,
+}
+
+/// Texel formats of [`Image2D`] (SPEC §6: R32F by default, the others an extension).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ImageFormat {
+    /// One 32-bit float channel (`VK_FORMAT_R32_SFLOAT`, SPIR-V `R32f`).
+    #[default]
+    R32Float,
+    /// Four 32-bit float channels.
+    Rgba32Float,
+    /// Four 16-bit float channels.
+    Rgba16Float,
+    /// One 16-bit float channel.
+    R16Float,
+    /// Four 8-bit unsigned normalized channels.
+    Rgba8Unorm,
+    /// One 32-bit unsigned integer channel.
+    R32Uint,
+    /// One 32-bit signed integer channel.
+    R32Sint,
+}
+
+impl ImageFormat {
+    const ALL: [(ImageFormat, &'static str); 7] = [
+        (ImageFormat::R32Float, "r32f"),
+        (ImageFormat::Rgba32Float, "rgba32f"),
+        (ImageFormat::Rgba16Float, "rgba16f"),
+        (ImageFormat::R16Float, "r16f"),
+        (ImageFormat::Rgba8Unorm, "rgba8"),
+        (ImageFormat::R32Uint, "r32ui"),
+        (ImageFormat::R32Sint, "r32i"),
+    ];
+
+    /// Parses a reflection `image_format` name (`"r32f"`, `"rgba8"`…, the SPIR-V/GLSL spelling).
+    pub fn from_reflection_name(name: &str) -> Option<ImageFormat> {
+        Self::ALL.iter().find(|(_, n)| *n == name).map(|(f, _)| *f)
+    }
+
+    /// The reflection name of the format.
+    pub fn reflection_name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(f, _)| *f == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("r32f")
+    }
+
+    /// Bytes per texel, as downloads lay them out.
+    pub fn texel_size(self) -> u32 {
+        match self {
+            ImageFormat::R32Float | ImageFormat::R32Uint | ImageFormat::R32Sint => 4,
+            ImageFormat::Rgba32Float => 16,
+            ImageFormat::Rgba16Float => 8,
+            ImageFormat::R16Float => 2,
+            ImageFormat::Rgba8Unorm => 4,
+        }
+    }
+
+    /// The Vulkan format.
+    pub fn vk_format(self) -> vk::Format {
+        match self {
+            ImageFormat::R32Float => vk::Format::R32_SFLOAT,
+            ImageFormat::Rgba32Float => vk::Format::R32G32B32A32_SFLOAT,
+            ImageFormat::Rgba16Float => vk::Format::R16G16B16A16_SFLOAT,
+            ImageFormat::R16Float => vk::Format::R16_SFLOAT,
+            ImageFormat::Rgba8Unorm => vk::Format::R8G8B8A8_UNORM,
+            ImageFormat::R32Uint => vk::Format::R32_UINT,
+            ImageFormat::R32Sint => vk::Format::R32_SINT,
+        }
+    }
+}
+
+impl fmt::Display for ImageFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.reflection_name())
+    }
+}
+
+pub(crate) struct BufferInner {
+    pub(crate) shared: Arc<DeviceShared>,
+    pub(crate) id: ResourceId,
+    pub(crate) size: u64,
+    pub(crate) raw: RawBuffer,
+}
+
+impl Drop for BufferInner {
+    fn drop(&mut self) {
+        // Last reference: no batch holds a clone, so no pending command uses the buffer.
+        self.raw.destroy(&self.shared);
+        lock(&self.shared.tracker).forget(self.id);
+    }
+}
+
+/// A device-local storage buffer (`STORAGE_BUFFER | TRANSFER_SRC | TRANSFER_DST`). Contents
+/// start undefined. Cheap to clone; all clones are the same buffer.
+#[derive(Clone)]
+pub struct Buffer {
+    pub(crate) inner: Arc<BufferInner>,
+}
+
+impl Buffer {
+    pub(crate) fn new(shared: &Arc<DeviceShared>, size: u64) -> Result<Buffer> {
+        if size == 0 {
+            return Err(RuntimeError::InvalidResource(
+                "buffer size must be greater than zero".into(),
+            ));
+        }
+        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::TRANSFER_SRC
+            | vk::BufferUsageFlags::TRANSFER_DST;
+        let raw = RawBuffer::new(
+            shared,
+            size,
+            usage,
+            MemoryLocation::GpuOnly,
+            &format!("buffer of {size} bytes"),
+        )?;
+        let id = ResourceId(shared.next_resource_id());
+        Ok(Buffer {
+            inner: Arc::new(BufferInner {
+                shared: shared.clone(),
+                id,
+                size,
+                raw,
+            }),
+        })
+    }
+
+    /// The buffer's id, as the barrier log names it.
+    pub fn id(&self) -> ResourceId {
+        self.inner.id
+    }
+
+    /// Size in bytes.
+    pub fn size(&self) -> u64 {
+        self.inner.size
+    }
+}
+
+impl fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Buffer")
+            .field("id", &self.inner.id)
+            .field("size", &self.inner.size)
+            .finish()
+    }
+}
+
+pub(crate) struct ImageInner {
+    pub(crate) shared: Arc<DeviceShared>,
+    pub(crate) id: ResourceId,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) format: ImageFormat,
+    pub(crate) raw: RawImage,
+    pub(crate) view: vk::ImageView,
+}
+
+impl Drop for ImageInner {
+    fn drop(&mut self) {
+        // SAFETY: last reference, so no pending command uses the view or the image.
+        unsafe { self.shared.device().destroy_image_view(self.view, None) };
+        self.raw.destroy(&self.shared);
+        lock(&self.shared.tracker).forget(self.id);
+    }
+}
+
+/// A 2-D storage image (`STORAGE | TRANSFER_SRC | TRANSFER_DST`, optimal tiling, one mip level).
+/// Created in `UNDEFINED` layout; the first command using it moves it to `GENERAL`, where it
+/// stays. Texels start undefined.
+#[derive(Clone)]
+pub struct Image2D {
+    pub(crate) inner: Arc<ImageInner>,
+}
+
+impl Image2D {
+    pub(crate) fn new(
+        shared: &Arc<DeviceShared>,
+        width: u32,
+        height: u32,
+        format: ImageFormat,
+    ) -> Result<Image2D> {
+        let max = shared.raw_limits.max_image_dimension2_d;
+        if width == 0 || height == 0 {
+            return Err(RuntimeError::InvalidResource(format!(
+                "image size {width}x{height} has a zero dimension"
+            )));
+        }
+        if width > max || height > max {
+            return Err(RuntimeError::InvalidResource(format!(
+                "image size {width}x{height} exceeds maxImageDimension2D = {max}"
+            )));
+        }
+        let vk_format = format.vk_format();
+        // SAFETY: valid physical device.
+        let props = unsafe {
+            shared
+                .instance
+                .instance
+                .get_physical_device_format_properties(shared.physical, vk_format)
+        };
+        let needed = vk::FormatFeatureFlags::STORAGE_IMAGE
+            | vk::FormatFeatureFlags::TRANSFER_SRC
+            | vk::FormatFeatureFlags::TRANSFER_DST;
+        if !props.optimal_tiling_features.contains(needed) {
+            return Err(RuntimeError::InvalidResource(format!(
+                "image format {format} ({vk_format:?}) cannot be a storage image on device `{}`",
+                shared.info.name
+            )));
+        }
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(vk_format)
+            .extent(vk::Extent3D {
+                width,
+                height,
+                depth: 1,
+            })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(
+                vk::ImageUsageFlags::STORAGE
+                    | vk::ImageUsageFlags::TRANSFER_SRC
+                    | vk::ImageUsageFlags::TRANSFER_DST,
+            )
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        let mut raw = RawImage::new(shared, &info, &format!("image {width}x{height} {format}"))?;
+        let view_info = vk::ImageViewCreateInfo::default()
+            .image(raw.image)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(vk_format)
+            .subresource_range(crate::sync::color_range());
+        // SAFETY: the image is valid and the view matches its format.
+        let view = match unsafe { shared.device().create_image_view(&view_info, None) } {
+            Ok(v) => v,
+            Err(e) => {
+                raw.destroy(shared);
+                return Err(vk_err("vkCreateImageView")(e));
+            }
+        };
+        let id = ResourceId(shared.next_resource_id());
+        Ok(Image2D {
+            inner: Arc::new(ImageInner {
+                shared: shared.clone(),
+                id,
+                width,
+                height,
+                format,
+                raw,
+                view,
+            }),
+        })
+    }
+
+    /// The image's id, as the barrier log names it.
+    pub fn id(&self) -> ResourceId {
+        self.inner.id
+    }
+
+    /// Width in texels.
+    pub fn width(&self) -> u32 {
+        self.inner.width
+    }
+
+    /// Height in texels.
+    pub fn height(&self) -> u32 {
+        self.inner.height
+    }
+
+    /// Texel format.
+    pub fn format(&self) -> ImageFormat {
+        self.inner.format
+    }
+
+    /// Size of a tightly packed row-major download in bytes.
+    pub fn byte_size(&self) -> u64 {
+        u64::from(self.inner.width)
+            * u64::from(self.inner.height)
+            * u64::from(self.inner.format.texel_size())
+    }
+}
+
+impl fmt::Debug for Image2D {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Image2D")
+            .field("id", &self.inner.id)
+            .field("width", &self.inner.width)
+            .field("height", &self.inner.height)
+            .field("format", &self.inner.format)
+            .finish()
+    }
+}

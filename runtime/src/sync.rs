@@ -1,0 +1,524 @@
+//! Hazard tracking and the barrier log.
+//!
+//! The tracker remembers, per resource, the last write and the reads since it, across command
+//! buffers and submissions: a fence wait orders host and device but makes no device write
+//! visible to a later submission, so barriers are still needed there (and synchronization
+//! validation would flag their absence). Before each command the stream asks the tracker for
+//! the barriers that command needs; the tracker logs each one as a [`BarrierRecord`] and the
+//! stream records them all in one `vkCmdPipelineBarrier`.
+//!
+//! Rules, per resource a command touches (stage `S`, read access `R`, write access `W`):
+//! - image still `UNDEFINED`: one layout transition to `GENERAL` (`TOP_OF_PIPE` → `S`), which
+//!   also covers every other hazard (nothing touched the image before);
+//! - the command reads, and the last write is not yet visible to (`S`, `R`): read-after-write;
+//! - the command writes, and there were reads since the last write: write-after-read, an
+//!   execution dependency from the readers' stages (those reads already synchronized with the
+//!   write before them, so no memory dependency is needed); merged into the read-after-write
+//!   barrier when both apply;
+//! - the command writes, no reads since, and the last write is not yet visible to (`S`, `W`):
+//!   write-after-write;
+//! - read-after-read and commands on unrelated resources need nothing.
+
+use std::collections::HashMap;
+
+use ash::vk;
+
+use crate::resources::{ResourceId, ResourceKind};
+use crate::stream::CommandId;
+
+/// The kind of hazard a barrier resolves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Hazard {
+    /// A read of data an earlier command wrote.
+    ReadAfterWrite,
+    /// A write after an earlier write (ordering and availability).
+    WriteAfterWrite,
+    /// A write after earlier reads (execution dependency only).
+    WriteAfterRead,
+    /// An image's first use: `UNDEFINED` → `GENERAL`.
+    LayoutTransition,
+}
+
+/// One resource barrier the runtime recorded, for tests and diagnostics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarrierRecord {
+    /// The command the barrier precedes.
+    pub before: CommandId,
+    /// What that command is: `"launch fill"`, `"upload"`, `"download"`.
+    pub before_label: String,
+    /// The resource the barrier is for.
+    pub resource: ResourceId,
+    /// Buffer or image.
+    pub resource_kind: ResourceKind,
+    /// Which hazard it resolves.
+    pub hazard: Hazard,
+    /// Source stage mask, e.g. `"COMPUTE_SHADER"`.
+    pub src_stage: String,
+    /// Destination stage mask.
+    pub dst_stage: String,
+    /// Source access mask, e.g. `"SHADER_WRITE"`, or `"NONE"`.
+    pub src_access: String,
+    /// Destination access mask, e.g. `"SHADER_READ|SHADER_WRITE"`.
+    pub dst_access: String,
+    /// Old image layout for transitions (`"UNDEFINED"`), else `None`.
+    pub old_layout: Option<String>,
+    /// New image layout for transitions (`"GENERAL"`), else `None`.
+    pub new_layout: Option<String>,
+}
+
+/// The handle a barrier applies to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Handle {
+    Buffer(vk::Buffer),
+    Image(vk::Image),
+}
+
+/// How one command touches one resource.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Usage {
+    pub id: ResourceId,
+    pub handle: Handle,
+    pub stage: vk::PipelineStageFlags,
+    /// Read access, empty when the command does not read.
+    pub read: vk::AccessFlags,
+    /// Write access, empty when the command does not write.
+    pub write: vk::AccessFlags,
+}
+
+impl Usage {
+    /// A compute dispatch touching a resource with the binding's access.
+    pub(crate) fn shader(id: ResourceId, handle: Handle, reads: bool, writes: bool) -> Usage {
+        Usage {
+            id,
+            handle,
+            stage: vk::PipelineStageFlags::COMPUTE_SHADER,
+            read: if reads {
+                vk::AccessFlags::SHADER_READ
+            } else {
+                vk::AccessFlags::empty()
+            },
+            write: if writes {
+                vk::AccessFlags::SHADER_WRITE
+            } else {
+                vk::AccessFlags::empty()
+            },
+        }
+    }
+
+    /// The source of a copy.
+    pub(crate) fn transfer_read(id: ResourceId, handle: Handle) -> Usage {
+        Usage {
+            id,
+            handle,
+            stage: vk::PipelineStageFlags::TRANSFER,
+            read: vk::AccessFlags::TRANSFER_READ,
+            write: vk::AccessFlags::empty(),
+        }
+    }
+
+    /// The destination of a copy.
+    pub(crate) fn transfer_write(id: ResourceId, handle: Handle) -> Usage {
+        Usage {
+            id,
+            handle,
+            stage: vk::PipelineStageFlags::TRANSFER,
+            read: vk::AccessFlags::empty(),
+            write: vk::AccessFlags::TRANSFER_WRITE,
+        }
+    }
+
+    fn kind(&self) -> ResourceKind {
+        match self.handle {
+            Handle::Buffer(_) => ResourceKind::Buffer,
+            Handle::Image(_) => ResourceKind::Image,
+        }
+    }
+
+    /// Merges another use of the same resource by the same command (a buffer bound twice).
+    fn merge(&mut self, other: &Usage) {
+        self.stage |= other.stage;
+        self.read |= other.read;
+        self.write |= other.write;
+    }
+}
+
+/// The last write to a resource and where it has been made visible since.
+#[derive(Debug, Clone)]
+struct Write {
+    stage: vk::PipelineStageFlags,
+    access: vk::AccessFlags,
+    /// (stage, access) pairs a barrier has made this write visible to.
+    visible: Vec<(vk::PipelineStageFlags, vk::AccessFlags)>,
+}
+
+impl Write {
+    fn visible_to(&self, stage: vk::PipelineStageFlags, access: vk::AccessFlags) -> bool {
+        access.is_empty()
+            || self
+                .visible
+                .iter()
+                .any(|&(s, a)| s.contains(stage) && a.contains(access))
+    }
+}
+
+/// What the tracker knows about one resource.
+#[derive(Debug, Clone, Default)]
+struct State {
+    write: Option<Write>,
+    /// Stages that read since the last write.
+    read_stages: vk::PipelineStageFlags,
+    /// For images: whether the one-time move to `GENERAL` has been recorded.
+    in_general: bool,
+}
+
+/// The barriers one command needs, ready for a single `vkCmdPipelineBarrier`.
+#[derive(Debug, Default)]
+pub(crate) struct BarrierBatch {
+    pub src_stages: vk::PipelineStageFlags,
+    pub dst_stages: vk::PipelineStageFlags,
+    pub buffers: Vec<vk::BufferMemoryBarrier<'static>>,
+    pub images: Vec<vk::ImageMemoryBarrier<'static>>,
+}
+
+impl BarrierBatch {
+    /// Whether no barrier is needed.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.buffers.is_empty() && self.images.is_empty()
+    }
+}
+
+/// Per-resource hazard state for a whole context, plus the barrier log.
+#[derive(Debug, Default)]
+pub(crate) struct Tracker {
+    states: HashMap<ResourceId, State>,
+    log: Vec<BarrierRecord>,
+}
+
+/// Flag masks as `A|B`, or `NONE` when empty (ash's `Debug` prints names joined by ` | `).
+fn flags_name(debug: String) -> String {
+    if debug.is_empty() {
+        "NONE".to_string()
+    } else {
+        debug.replace(" | ", "|")
+    }
+}
+
+impl Tracker {
+    /// Plans (and logs) the barriers needed before command `before` touching `usages`, and
+    /// updates the state as if the command ran. Call only when the command will certainly be
+    /// recorded, since the state change cannot be undone.
+    pub(crate) fn plan(
+        &mut self,
+        before: CommandId,
+        label: &str,
+        usages: &[Usage],
+    ) -> BarrierBatch {
+        let mut merged: Vec<Usage> = Vec::new();
+        for u in usages {
+            match merged.iter_mut().find(|m| m.id == u.id) {
+                Some(m) => m.merge(u),
+                None => merged.push(*u),
+            }
+        }
+        let mut batch = BarrierBatch::default();
+        for u in &merged {
+            let state = self.states.entry(u.id).or_default();
+            let dst_access = u.read | u.write;
+            let mut barrier: Option<(Hazard, vk::PipelineStageFlags, vk::AccessFlags)> = None;
+            let mut layouts = None;
+            if matches!(u.handle, Handle::Image(_)) && !state.in_general {
+                barrier = Some((
+                    Hazard::LayoutTransition,
+                    vk::PipelineStageFlags::TOP_OF_PIPE,
+                    vk::AccessFlags::empty(),
+                ));
+                layouts = Some((vk::ImageLayout::UNDEFINED, vk::ImageLayout::GENERAL));
+                state.in_general = true;
+            } else {
+                let raw = match &state.write {
+                    Some(w) if !u.read.is_empty() && !w.visible_to(u.stage, u.read) => {
+                        Some(w.clone())
+                    }
+                    _ => None,
+                };
+                let war = !u.write.is_empty() && !state.read_stages.is_empty();
+                let waw = match &state.write {
+                    Some(w) if !u.write.is_empty() && !war && !w.visible_to(u.stage, u.write) => {
+                        Some(w.clone())
+                    }
+                    _ => None,
+                };
+                let war_stages = if war {
+                    state.read_stages
+                } else {
+                    vk::PipelineStageFlags::empty()
+                };
+                barrier = match (raw, waw) {
+                    (Some(w), _) => Some((Hazard::ReadAfterWrite, w.stage | war_stages, w.access)),
+                    (None, Some(w)) => Some((Hazard::WriteAfterWrite, w.stage, w.access)),
+                    (None, None) if war => {
+                        Some((Hazard::WriteAfterRead, war_stages, vk::AccessFlags::empty()))
+                    }
+                    (None, None) => barrier,
+                };
+            }
+            if let Some((hazard, src_stage, src_access)) = barrier {
+                // Execution-only (write-after-read) barriers carry no access masks; the rest make
+                // the earlier write (or the layout transition) visible to this command's accesses.
+                let dst = if hazard == Hazard::WriteAfterRead {
+                    vk::AccessFlags::empty()
+                } else {
+                    dst_access
+                };
+                batch.src_stages |= src_stage;
+                batch.dst_stages |= u.stage;
+                match u.handle {
+                    Handle::Buffer(buffer) => batch.buffers.push(
+                        vk::BufferMemoryBarrier::default()
+                            .src_access_mask(src_access)
+                            .dst_access_mask(dst)
+                            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                            .buffer(buffer)
+                            .offset(0)
+                            .size(vk::WHOLE_SIZE),
+                    ),
+                    Handle::Image(image) => {
+                        let (old, new) =
+                            layouts.unwrap_or((vk::ImageLayout::GENERAL, vk::ImageLayout::GENERAL));
+                        batch.images.push(
+                            vk::ImageMemoryBarrier::default()
+                                .src_access_mask(src_access)
+                                .dst_access_mask(dst)
+                                .old_layout(old)
+                                .new_layout(new)
+                                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                                .image(image)
+                                .subresource_range(color_range()),
+                        );
+                    }
+                }
+                self.log.push(BarrierRecord {
+                    before,
+                    before_label: label.to_string(),
+                    resource: u.id,
+                    resource_kind: u.kind(),
+                    hazard,
+                    src_stage: flags_name(format!("{src_stage:?}")),
+                    dst_stage: flags_name(format!("{:?}", u.stage)),
+                    src_access: flags_name(format!("{src_access:?}")),
+                    dst_access: flags_name(format!("{dst:?}")),
+                    old_layout: layouts.map(|(o, _)| format!("{o:?}")),
+                    new_layout: layouts.map(|(_, n)| format!("{n:?}")),
+                });
+                if hazard != Hazard::WriteAfterRead {
+                    if let Some(w) = state.write.as_mut() {
+                        w.visible.push((u.stage, dst_access));
+                    } else if hazard == Hazard::LayoutTransition {
+                        // The transition is itself a write, visible only where the barrier
+                        // said; a later access elsewhere needs a barrier after it.
+                        state.write = Some(Write {
+                            stage: u.stage,
+                            access: vk::AccessFlags::empty(),
+                            visible: vec![(u.stage, dst_access)],
+                        });
+                    }
+                }
+            }
+            if u.write.is_empty() {
+                state.read_stages |= u.stage;
+            } else {
+                state.write = Some(Write {
+                    stage: u.stage,
+                    access: u.write,
+                    visible: Vec::new(),
+                });
+                state.read_stages = vk::PipelineStageFlags::empty();
+            }
+        }
+        batch
+    }
+
+    /// Drops the state of a destroyed resource.
+    pub(crate) fn forget(&mut self, id: ResourceId) {
+        self.states.remove(&id);
+    }
+
+    /// A copy of the barrier log.
+    pub(crate) fn log(&self) -> Vec<BarrierRecord> {
+        self.log.clone()
+    }
+
+    /// Empties the barrier log (the hazard state is kept).
+    pub(crate) fn clear_log(&mut self) {
+        self.log.clear();
+    }
+}
+
+/// The single color mip level and layer of a 2-D image.
+pub(crate) fn color_range() -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash::vk::Handle as _;
+
+    fn buf(id: u64) -> (ResourceId, Handle) {
+        (ResourceId(id), Handle::Buffer(vk::Buffer::from_raw(id)))
+    }
+
+    fn img(id: u64) -> (ResourceId, Handle) {
+        (ResourceId(id), Handle::Image(vk::Image::from_raw(id)))
+    }
+
+    fn hazards(t: &Tracker, before: u64) -> Vec<Hazard> {
+        t.log
+            .iter()
+            .filter(|r| r.before == CommandId(before))
+            .map(|r| r.hazard)
+            .collect()
+    }
+
+    #[test]
+    fn upload_then_read_is_raw_then_read_after_read_is_free() {
+        let mut t = Tracker::default();
+        let (a, h) = buf(1);
+        assert!(t
+            .plan(CommandId(1), "upload", &[Usage::transfer_write(a, h)])
+            .is_empty());
+        let b = t.plan(
+            CommandId(2),
+            "launch k",
+            &[Usage::shader(a, h, true, false)],
+        );
+        assert_eq!(b.buffers.len(), 1);
+        assert_eq!(b.src_stages, vk::PipelineStageFlags::TRANSFER);
+        assert_eq!(b.dst_stages, vk::PipelineStageFlags::COMPUTE_SHADER);
+        assert_eq!(hazards(&t, 2), vec![Hazard::ReadAfterWrite]);
+        assert!(t
+            .plan(
+                CommandId(3),
+                "launch k",
+                &[Usage::shader(a, h, true, false)]
+            )
+            .is_empty());
+        let r = &t.log[0];
+        assert_eq!(
+            (r.src_access.as_str(), r.dst_access.as_str()),
+            ("TRANSFER_WRITE", "SHADER_READ")
+        );
+    }
+
+    #[test]
+    fn write_after_read_is_execution_only_and_write_after_write_is_logged() {
+        let mut t = Tracker::default();
+        let (a, h) = buf(1);
+        t.plan(
+            CommandId(1),
+            "launch w",
+            &[Usage::shader(a, h, false, true)],
+        );
+        t.plan(
+            CommandId(2),
+            "launch r",
+            &[Usage::shader(a, h, true, false)],
+        );
+        let b = t.plan(
+            CommandId(3),
+            "launch w",
+            &[Usage::shader(a, h, false, true)],
+        );
+        assert_eq!(hazards(&t, 3), vec![Hazard::WriteAfterRead]);
+        assert_eq!(b.buffers[0].src_access_mask, vk::AccessFlags::empty());
+        t.plan(
+            CommandId(4),
+            "launch w",
+            &[Usage::shader(a, h, false, true)],
+        );
+        assert_eq!(hazards(&t, 4), vec![Hazard::WriteAfterWrite]);
+    }
+
+    #[test]
+    fn raw_visibility_is_per_stage() {
+        // A compute write read by a copy is not thereby visible to a later shader read.
+        let mut t = Tracker::default();
+        let (a, h) = buf(1);
+        t.plan(
+            CommandId(1),
+            "launch w",
+            &[Usage::shader(a, h, false, true)],
+        );
+        t.plan(CommandId(2), "download", &[Usage::transfer_read(a, h)]);
+        t.plan(
+            CommandId(3),
+            "launch rw",
+            &[Usage::shader(a, h, true, true)],
+        );
+        assert_eq!(hazards(&t, 2), vec![Hazard::ReadAfterWrite]);
+        assert_eq!(hazards(&t, 3), vec![Hazard::ReadAfterWrite]);
+        assert_eq!(t.log[1].src_stage, "COMPUTE_SHADER|TRANSFER");
+    }
+
+    #[test]
+    fn image_first_use_is_one_transition_then_raw() {
+        let mut t = Tracker::default();
+        let (i, h) = img(7);
+        let b = t.plan(
+            CommandId(1),
+            "launch fill",
+            &[Usage::shader(i, h, false, true)],
+        );
+        assert_eq!(b.images.len(), 1);
+        assert_eq!(b.images[0].old_layout, vk::ImageLayout::UNDEFINED);
+        assert_eq!(hazards(&t, 1), vec![Hazard::LayoutTransition]);
+        let b = t.plan(
+            CommandId(2),
+            "launch rmw",
+            &[Usage::shader(i, h, true, true)],
+        );
+        assert_eq!(b.images[0].old_layout, vk::ImageLayout::GENERAL);
+        assert_eq!(hazards(&t, 2), vec![Hazard::ReadAfterWrite]);
+        assert_eq!(t.log[0].old_layout.as_deref(), Some("UNDEFINED"));
+        assert_eq!(t.log[0].new_layout.as_deref(), Some("GENERAL"));
+        assert_eq!(t.log[1].dst_access, "SHADER_READ|SHADER_WRITE");
+    }
+
+    #[test]
+    fn unrelated_resources_and_duplicate_bindings() {
+        let mut t = Tracker::default();
+        let (a, ha) = buf(1);
+        let (b, hb) = buf(2);
+        t.plan(
+            CommandId(1),
+            "launch f",
+            &[Usage::shader(a, ha, false, true)],
+        );
+        assert!(t
+            .plan(
+                CommandId(2),
+                "launch f",
+                &[Usage::shader(b, hb, false, true)]
+            )
+            .is_empty());
+        // The same buffer bound twice in one launch gives one barrier.
+        let batch = t.plan(
+            CommandId(3),
+            "launch c",
+            &[
+                Usage::shader(a, ha, true, false),
+                Usage::shader(a, ha, false, true),
+            ],
+        );
+        assert_eq!(batch.buffers.len(), 1);
+        assert_eq!(hazards(&t, 3), vec![Hazard::ReadAfterWrite]);
+    }
+}
