@@ -279,6 +279,8 @@ impl BinaryOp {
 pub enum ExprKind {
     /// A constant.
     Const(Constant),
+    /// A string literal (host only; type `String`).
+    Str(String),
     /// Read a place.
     Load(Place),
     /// Unary operation.
