@@ -1,0 +1,533 @@
+//! Host operations that touch the device through `cajeta-runtime`: buffers, images,
+//! streams, transfers and kernel launches.
+//!
+//! The context is created on first use (or injected by the caller), each kernel is loaded
+//! once per run, and every stream operation goes through one shared default stream, so that
+//! a `download` is ordered after the launches recorded before it. Every runtime error becomes
+//! a [`HostError`] at the span of the operation, carrying the runtime's message.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::rc::Rc;
+
+use cajeta_runtime::{
+    Buffer, Context, Image2D, ImageFormat as RtImageFormat, Kernel, KernelArg, LaunchConfig,
+    ScalarValue, Stream,
+};
+
+use super::eval::{err, internal, Frame, Interp};
+use super::hostops::int_value;
+use super::ops::{bf16_from_bits, bf16_to_bits, f16_from_bits, f16_to_bits};
+use super::value::{Array, Scalar, Value};
+use super::HostError;
+use crate::backend::spirv::CompiledKernel;
+use crate::diagnostics::Span;
+use crate::ir::{Expr, FunctionId, HostOp, ImageFormat, Launch, ScalarType, Type};
+
+/// A `KernelBuffer<T>` of the host program.
+pub struct BufferObj {
+    /// Element type.
+    pub elem: ScalarType,
+    /// Length in elements.
+    pub len: u64,
+    /// The device buffer; `None` after `free()`.
+    buffer: RefCell<Option<Buffer>>,
+}
+
+impl BufferObj {
+    /// The live device buffer (cheap clone of a shared handle), or an error after `free()`.
+    fn live(&self, span: Span) -> Result<Buffer, HostError> {
+        match &*self.buffer.borrow() {
+            Some(b) => Ok(b.clone()),
+            None => err(span, "use of a KernelBuffer after free()"),
+        }
+    }
+}
+
+/// An `Image2D` of the host program.
+pub struct ImageObj {
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    image: Image2D,
+}
+
+/// A `KernelStream` of the host program.
+pub struct StreamObj {
+    stream: Stream,
+}
+
+impl fmt::Debug for StreamObj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("KernelStream")
+    }
+}
+
+/// The runtime side of one run.
+pub struct Device<'a> {
+    kernels: &'a HashMap<FunctionId, CompiledKernel>,
+    context: Option<Context>,
+    loaded: HashMap<FunctionId, Kernel>,
+    stream: Option<Rc<StreamObj>>,
+}
+
+impl<'a> Device<'a> {
+    /// No device work done yet; `context` is used instead of a new one when given.
+    pub fn new(
+        kernels: &'a HashMap<FunctionId, CompiledKernel>,
+        context: Option<Context>,
+    ) -> Device<'a> {
+        Device {
+            kernels,
+            context,
+            loaded: HashMap::new(),
+            stream: None,
+        }
+    }
+
+    /// Ends the run, giving back the context (if one was made or injected).
+    pub fn into_context(self) -> Option<Context> {
+        let Device {
+            context,
+            loaded,
+            stream,
+            ..
+        } = self;
+        // Drop the objects made from the context before handing it back.
+        drop(stream);
+        drop(loaded);
+        context
+    }
+
+    fn context(&mut self, span: Span) -> Result<&Context, HostError> {
+        if self.context.is_none() {
+            match Context::new() {
+                Ok(c) => self.context = Some(c),
+                Err(e) => return err(span, format!("cannot use the GPU: {e}")),
+            }
+        }
+        match &self.context {
+            Some(c) => Ok(c),
+            None => internal(span, "context vanished"),
+        }
+    }
+
+    fn stream(&mut self, span: Span) -> Result<Rc<StreamObj>, HostError> {
+        if let Some(s) = &self.stream {
+            return Ok(s.clone());
+        }
+        let stream = self.context(span)?.default_stream();
+        let s = Rc::new(StreamObj { stream });
+        self.stream = Some(s.clone());
+        Ok(s)
+    }
+
+    fn kernel(&mut self, id: FunctionId, name: &str, span: Span) -> Result<&Kernel, HostError> {
+        if !self.loaded.contains_key(&id) {
+            let Some(compiled) = self.kernels.get(&id) else {
+                return err(
+                    span,
+                    format!("kernel `{name}` has no compiled SPIR-V module"),
+                );
+            };
+            let kernel = self
+                .context(span)?
+                .load_kernel(&compiled.words, &compiled.reflection)
+                .or_else(|e| err(span, e.to_string()))?;
+            self.loaded.insert(id, kernel);
+        }
+        match self.loaded.get(&id) {
+            Some(k) => Ok(k),
+            None => internal(span, "kernel vanished"),
+        }
+    }
+}
+
+/// Bytes per buffer element (`boolean` is stored as a 4-byte 0/1).
+fn elem_size(s: ScalarType) -> u64 {
+    s.size_bytes() as u64
+}
+
+/// The little-endian buffer image of a scalar array.
+fn array_to_bytes(a: &Array) -> Option<Vec<u8>> {
+    macro_rules! le {
+        ($v:expr, $f:expr) => {
+            $v.iter().flat_map(|x| $f(*x)).collect()
+        };
+    }
+    Some(match a {
+        Array::Bool(v) => le!(v, |b: bool| u32::from(b).to_le_bytes()),
+        Array::I8(v) => le!(v, i8::to_le_bytes),
+        Array::I16(v) => le!(v, i16::to_le_bytes),
+        Array::I32(v) => le!(v, i32::to_le_bytes),
+        Array::I64(v) => le!(v, i64::to_le_bytes),
+        Array::U8(v) => v.clone(),
+        Array::U16(v) => le!(v, u16::to_le_bytes),
+        Array::U32(v) => le!(v, u32::to_le_bytes),
+        Array::U64(v) => le!(v, u64::to_le_bytes),
+        Array::F16(v) => le!(v, |x: f32| f16_to_bits(x).to_le_bytes()),
+        Array::BF16(v) => le!(v, |x: f32| bf16_to_bits(x).to_le_bytes()),
+        Array::F32(v) => le!(v, f32::to_le_bytes),
+        Array::F64(v) => le!(v, f64::to_le_bytes),
+        Array::Values(_) => return None,
+    })
+}
+
+/// Overwrites a scalar array from its little-endian buffer image (same length).
+fn array_from_bytes(a: &mut Array, bytes: &[u8]) {
+    macro_rules! de {
+        ($v:expr, $n:literal, $f:expr) => {
+            for (x, c) in $v.iter_mut().zip(bytes.chunks_exact($n)) {
+                let mut raw = [0u8; $n];
+                raw.copy_from_slice(c);
+                *x = $f(raw);
+            }
+        };
+    }
+    match a {
+        Array::Bool(v) => de!(v, 4, |r| u32::from_le_bytes(r) != 0),
+        Array::I8(v) => de!(v, 1, i8::from_le_bytes),
+        Array::I16(v) => de!(v, 2, i16::from_le_bytes),
+        Array::I32(v) => de!(v, 4, i32::from_le_bytes),
+        Array::I64(v) => de!(v, 8, i64::from_le_bytes),
+        Array::U8(v) => de!(v, 1, u8::from_le_bytes),
+        Array::U16(v) => de!(v, 2, u16::from_le_bytes),
+        Array::U32(v) => de!(v, 4, u32::from_le_bytes),
+        Array::U64(v) => de!(v, 8, u64::from_le_bytes),
+        Array::F16(v) => de!(v, 2, |r| f16_from_bits(u16::from_le_bytes(r))),
+        Array::BF16(v) => de!(v, 2, |r| bf16_from_bits(u16::from_le_bytes(r))),
+        Array::F32(v) => de!(v, 4, f32::from_le_bytes),
+        Array::F64(v) => de!(v, 8, f64::from_le_bytes),
+        Array::Values(_) => {}
+    }
+}
+
+/// A kernel argument with the resources it names kept alive for the launch.
+enum OwnedArg {
+    Buffer(Buffer),
+    Image(Rc<ImageObj>),
+    Scalar(ScalarValue),
+    Bytes(Vec<u8>),
+}
+
+impl OwnedArg {
+    fn as_arg(&self) -> KernelArg<'_> {
+        match self {
+            OwnedArg::Buffer(b) => KernelArg::Buffer(b),
+            OwnedArg::Image(i) => KernelArg::Image(&i.image),
+            OwnedArg::Scalar(s) => KernelArg::Scalar(*s),
+            OwnedArg::Bytes(b) => KernelArg::Bytes(b),
+        }
+    }
+}
+
+/// The push-constant form of a scalar argument. The runtime has no 16-bit float scalar,
+/// so `float16`/`bfloat16` travel as their 2 raw bytes.
+fn scalar_arg(s: Scalar) -> OwnedArg {
+    OwnedArg::Scalar(match s {
+        Scalar::Bool(x) => ScalarValue::Bool(x),
+        Scalar::I8(x) => ScalarValue::I8(x),
+        Scalar::I16(x) => ScalarValue::I16(x),
+        Scalar::I32(x) => ScalarValue::I32(x),
+        Scalar::I64(x) => ScalarValue::I64(x),
+        Scalar::U8(x) => ScalarValue::U8(x),
+        Scalar::U16(x) => ScalarValue::U16(x),
+        Scalar::U32(x) => ScalarValue::U32(x),
+        Scalar::U64(x) => ScalarValue::U64(x),
+        Scalar::F32(x) => ScalarValue::F32(x),
+        Scalar::F64(x) => ScalarValue::F64(x),
+        Scalar::F16(x) => return OwnedArg::Bytes(f16_to_bits(x).to_le_bytes().to_vec()),
+        Scalar::BF16(x) => return OwnedArg::Bytes(bf16_to_bits(x).to_le_bytes().to_vec()),
+    })
+}
+
+impl Interp<'_> {
+    fn eval_count(&mut self, f: &mut Frame, e: &Expr, what: &str) -> Result<u64, HostError> {
+        let s = self.eval_scalar(f, e)?;
+        match s.as_int() {
+            Some(n) if n >= 0 => Ok(u64::try_from(n).unwrap_or(u64::MAX)),
+            Some(n) => err(e.span, format!("{what} must not be negative, got {n}")),
+            None => internal(e.span, format!("{what} of type {}", s.ty())),
+        }
+    }
+
+    fn eval_u32(&mut self, f: &mut Frame, e: &Expr, what: &str) -> Result<u32, HostError> {
+        let n = self.eval_count(f, e, what)?;
+        u32::try_from(n).or_else(|_| err(e.span, format!("{what} {n} does not fit in uint32")))
+    }
+
+    fn eval_buffer(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<BufferObj>, HostError> {
+        match self.eval(f, e)? {
+            Value::Buffer(b) => Ok(b),
+            Value::Void => err(e.span, "use of a null KernelBuffer"),
+            other => internal(e.span, format!("expected a KernelBuffer, found {other:?}")),
+        }
+    }
+
+    fn eval_image(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<ImageObj>, HostError> {
+        match self.eval(f, e)? {
+            Value::Image(i) => Ok(i),
+            Value::Void => err(e.span, "use of a null Image2D"),
+            other => internal(e.span, format!("expected an Image2D, found {other:?}")),
+        }
+    }
+
+    fn eval_array(&mut self, f: &mut Frame, e: &Expr) -> Result<super::value::ArrayRef, HostError> {
+        match self.eval(f, e)? {
+            Value::Array(a) => Ok(a),
+            Value::Void => err(e.span, "use of a null array"),
+            other => internal(e.span, format!("expected an array, found {other:?}")),
+        }
+    }
+
+    /// Buffer upload/download: evaluates `[buffer, array]` and checks that they match.
+    fn transfer(
+        &mut self,
+        f: &mut Frame,
+        args: &[Expr],
+        span: Span,
+        dir: &str,
+    ) -> Result<Transfer, HostError> {
+        let [b, a] = args else {
+            return internal(span, format!("{dir} needs a buffer and an array"));
+        };
+        let obj = self.eval_buffer(f, b)?;
+        let array = self.eval_array(f, a)?;
+        let buffer = obj.live(span)?;
+        let (len, elem) = {
+            let a = array.borrow();
+            (a.len() as u64, a.elem_scalar())
+        };
+        if elem != Some(obj.elem) {
+            let name = elem.map(|s| s.name()).unwrap_or("object");
+            return err(
+                span,
+                format!(
+                    "cannot {dir} a {name}[] array with a KernelBuffer<{}>",
+                    obj.elem
+                ),
+            );
+        }
+        if len != obj.len {
+            return err(
+                span,
+                format!(
+                    "{dir} length mismatch: the KernelBuffer<{}> has {} elements but the host array has {len}",
+                    obj.elem, obj.len
+                ),
+            );
+        }
+        Ok(Transfer { buffer, array })
+    }
+
+    /// The buffer, image and stream operations of [`HostOp`].
+    pub fn device_op(
+        &mut self,
+        f: &mut Frame,
+        op: HostOp,
+        args: &[Expr],
+        e: &Expr,
+    ) -> Result<Value, HostError> {
+        let span = e.span;
+        let rt =
+            |r: Result<(), cajeta_runtime::RuntimeError>| r.or_else(|x| err(span, x.to_string()));
+        match (op, args) {
+            (HostOp::NewBuffer, [n]) => {
+                let Type::Buffer(elem) = e.ty else {
+                    return internal(span, format!("buffer of type {}", e.ty));
+                };
+                let len = self.eval_count(f, n, "buffer length")?;
+                let Some(bytes) = len.checked_mul(elem_size(elem)) else {
+                    return err(span, format!("buffer of {len} elements is too large"));
+                };
+                let buffer = self
+                    .device
+                    .context(span)?
+                    .create_buffer(bytes)
+                    .or_else(|x| err(span, x.to_string()))?;
+                Ok(Value::Buffer(Rc::new(BufferObj {
+                    elem,
+                    len,
+                    buffer: RefCell::new(Some(buffer)),
+                })))
+            }
+            (HostOp::NewImage2D, [w, h]) => {
+                let format = match e.ty {
+                    Type::Image2D(ImageFormat::R32f) => RtImageFormat::R32Float,
+                    _ => return internal(span, format!("image of type {}", e.ty)),
+                };
+                let width = self.eval_u32(f, w, "image width")?;
+                let height = self.eval_u32(f, h, "image height")?;
+                let ctx = self.device.context(span)?;
+                let image = ctx
+                    .create_image2d(width, height, format)
+                    .or_else(|x| err(span, x.to_string()))?;
+                Ok(Value::Image(Rc::new(ImageObj {
+                    width,
+                    height,
+                    image,
+                })))
+            }
+            (HostOp::BufferUpload, _) => {
+                let t = self.transfer(f, args, span, "upload")?;
+                let bytes = array_to_bytes(&t.array.borrow()).unwrap_or_default();
+                if bytes.is_empty() {
+                    return Ok(Value::Void);
+                }
+                let stream = self.device.stream(span)?;
+                let r = stream.stream.upload_buffer(&t.buffer, &bytes).map(|_| ());
+                rt(r)?;
+                Ok(Value::Void)
+            }
+            (HostOp::BufferDownload, _) => {
+                let t = self.transfer(f, args, span, "download")?;
+                let mut bytes = array_to_bytes(&t.array.borrow()).unwrap_or_default();
+                if bytes.is_empty() {
+                    return Ok(Value::Void);
+                }
+                let stream = self.device.stream(span)?;
+                rt(stream.stream.download_buffer(&t.buffer, &mut bytes))?;
+                array_from_bytes(&mut t.array.borrow_mut(), &bytes);
+                Ok(Value::Void)
+            }
+            (HostOp::BufferLength, [b]) => {
+                let obj = self.eval_buffer(f, b)?;
+                int_value(obj.len, &e.ty, span)
+            }
+            (HostOp::BufferFree, [b]) => {
+                let obj = self.eval_buffer(f, b)?;
+                let taken = obj.buffer.borrow_mut().take();
+                match taken {
+                    Some(_) => Ok(Value::Void),
+                    None => err(span, "KernelBuffer freed twice"),
+                }
+            }
+            (HostOp::ImageDownload, [i, a]) => {
+                let img = self.eval_image(f, i)?;
+                let array = self.eval_array(f, a)?;
+                let texels = img.width as u64 * img.height as u64;
+                let mut bytes = {
+                    let a = array.borrow();
+                    if a.elem_scalar() != Some(ScalarType::F32) {
+                        return err(span, "Image2D.download needs a float32[] array");
+                    }
+                    if a.len() as u64 != texels {
+                        return err(
+                            span,
+                            format!(
+                                "download length mismatch: the {}x{} Image2D has {texels} texels but the host array has {}",
+                                img.width,
+                                img.height,
+                                a.len()
+                            ),
+                        );
+                    }
+                    array_to_bytes(&a).unwrap_or_default()
+                };
+                let stream = self.device.stream(span)?;
+                rt(stream.stream.download_image(&img.image, &mut bytes))?;
+                array_from_bytes(&mut array.borrow_mut(), &bytes);
+                Ok(Value::Void)
+            }
+            (HostOp::ImageWidth | HostOp::ImageHeight, [i]) => {
+                let img = self.eval_image(f, i)?;
+                let n = if op == HostOp::ImageWidth {
+                    img.width
+                } else {
+                    img.height
+                };
+                int_value(n as u64, &e.ty, span)
+            }
+            (HostOp::StreamCurrent, []) => Ok(Value::Stream(self.device.stream(span)?)),
+            (HostOp::StreamSync, [s]) => {
+                let stream = self.eval_stream(f, s)?;
+                rt(stream.stream.sync())?;
+                Ok(Value::Void)
+            }
+            (op, args) => internal(span, format!("{op:?} with {} arguments", args.len())),
+        }
+    }
+
+    fn eval_stream(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<StreamObj>, HostError> {
+        match self.eval(f, e)? {
+            Value::Stream(s) => Ok(s),
+            Value::Void => err(e.span, "use of a null KernelStream"),
+            other => internal(e.span, format!("expected a KernelStream, found {other:?}")),
+        }
+    }
+
+    fn eval_dims(
+        &mut self,
+        f: &mut Frame,
+        es: &[Expr],
+        what: &str,
+        span: Span,
+    ) -> Result<[u32; 3], HostError> {
+        if es.is_empty() || es.len() > 3 {
+            return internal(span, format!("{what} with {} dimensions", es.len()));
+        }
+        let mut dims = [1u32; 3];
+        for (d, e) in dims.iter_mut().zip(es) {
+            *d = self.eval_u32(f, e, what)?;
+        }
+        Ok(dims)
+    }
+
+    /// `kernel.launch(stream, grid: [...], block: [...])(args...)`.
+    pub fn launch(&mut self, f: &mut Frame, l: &Launch, span: Span) -> Result<Value, HostError> {
+        let module = self.module;
+        let Some(kernel_fn) = module.functions.get(l.kernel.0) else {
+            return internal(span, format!("launch of unknown function #{}", l.kernel.0));
+        };
+        let stream = self.eval_stream(f, &l.stream)?;
+        let grid = self.eval_dims(f, &l.grid, "grid", span)?;
+        let block = self.eval_dims(f, &l.block, "block", span)?;
+        let values = self.eval_all(f, &l.args)?;
+        let params = kernel_fn.params();
+        if values.len() != params.len() {
+            return internal(
+                span,
+                format!(
+                    "`{}` launched with {} arguments",
+                    kernel_fn.name,
+                    values.len()
+                ),
+            );
+        }
+        let mut owned = Vec::with_capacity(values.len());
+        for ((v, p), e) in values.into_iter().zip(params).zip(&l.args) {
+            owned.push(match (&p.ty, v) {
+                (Type::Buffer(_), Value::Buffer(b)) => OwnedArg::Buffer(b.live(e.span)?),
+                (Type::Image2D(_), Value::Image(i)) => OwnedArg::Image(i),
+                (Type::Scalar(_), Value::Scalar(s)) => scalar_arg(s),
+                (_, Value::Void) => {
+                    return err(e.span, format!("null argument for parameter `{}`", p.name))
+                }
+                (ty, v) => {
+                    return internal(
+                        e.span,
+                        format!("argument {v:?} for parameter `{}` of type {ty}", p.name),
+                    )
+                }
+            });
+        }
+        let args: Vec<KernelArg<'_>> = owned.iter().map(OwnedArg::as_arg).collect();
+        let config = LaunchConfig {
+            grid,
+            block,
+            spec: Vec::new(),
+            shared_bytes: None,
+        };
+        let kernel = self.device.kernel(l.kernel, &kernel_fn.name, span)?;
+        let r = stream.stream.launch(kernel, &config, &args);
+        r.map(|_| Value::Void).or_else(|x| err(span, x.to_string()))
+    }
+}
+
+/// A checked buffer transfer.
+struct Transfer {
+    buffer: Buffer,
+    array: super::value::ArrayRef,
+}

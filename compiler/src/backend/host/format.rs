@@ -1,0 +1,106 @@
+//! Java-like text form of floats for `println`, `print` and string concatenation.
+//!
+//! Follows `Float.toString` / `Double.toString` of Java 19 and later:
+//! - the digits are the shortest decimal that reads back as the same value (Rust's `{:e}`
+//!   produces exactly those);
+//! - magnitudes in `[1e-3, 1e7)` print as plain decimals with at least one fraction digit
+//!   (`1.0`, `0.5`, `123.25`, `0.001`);
+//! - others print as `d.dddE<exp>` with at least one fraction digit (`1.0E10`, `1.5E-5`);
+//! - `NaN`, `Infinity`, `-Infinity`, `0.0`, `-0.0`.
+//!
+//! `float16` and `bfloat16` values print as the `float32` they are stored in (Java has no such
+//! types), e.g. the float16 nearest 0.1 prints `0.099975586`.
+
+/// `Float.toString(x)`.
+pub fn java_f32(x: f32) -> String {
+    if x.is_nan() {
+        return "NaN".to_string();
+    }
+    if x.is_infinite() || x == 0.0 {
+        return java_f64(x as f64);
+    }
+    layout(
+        x < 0.0,
+        &format!("{:e}", x.abs()),
+        (x.abs() as f64) < 1e-3 || x.abs() >= 1e7,
+    )
+}
+
+/// `Double.toString(x)`.
+pub fn java_f64(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".to_string();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_string();
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
+    }
+    layout(
+        x < 0.0,
+        &format!("{:e}", x.abs()),
+        x.abs() < 1e-3 || x.abs() >= 1e7,
+    )
+}
+
+/// Lays out Rust's shortest scientific form `d[.ddd]e<n>` the way Java does.
+fn layout(negative: bool, sci: &str, scientific: bool) -> String {
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let mut out = String::new();
+    if negative {
+        out.push('-');
+    }
+    if scientific {
+        out.push_str(&digits[..1]);
+        out.push('.');
+        out.push_str(if digits.len() > 1 { &digits[1..] } else { "0" });
+        out.push('E');
+        out.push_str(&exp.to_string());
+    } else if exp >= 0 {
+        // The decimal point goes after digit `exp`.
+        let int_len = exp as usize + 1;
+        if digits.len() > int_len {
+            out.push_str(&digits[..int_len]);
+            out.push('.');
+            out.push_str(&digits[int_len..]);
+        } else {
+            out.push_str(&digits);
+            out.extend(std::iter::repeat_n('0', int_len - digits.len()));
+            out.push_str(".0");
+        }
+    } else {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
+        out.push_str(&digits);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_like_java() {
+        assert_eq!(java_f32(1.0), "1.0");
+        assert_eq!(java_f32(0.5), "0.5");
+        assert_eq!(java_f32(-2.25), "-2.25");
+        assert_eq!(java_f32(1.0e10), "1.0E10");
+        assert_eq!(java_f32(1.5e-5), "1.5E-5");
+        assert_eq!(java_f32(0.001), "0.001");
+        assert_eq!(java_f32(1234567.0), "1234567.0");
+        assert_eq!(java_f32(1.0e7), "1.0E7");
+        assert_eq!(java_f32(0.1), "0.1");
+        assert_eq!(java_f32(100.0), "100.0");
+        assert_eq!(java_f32(f32::NAN), "NaN");
+        assert_eq!(java_f32(f32::NEG_INFINITY), "-Infinity");
+        assert_eq!(java_f32(-0.0), "-0.0");
+        assert_eq!(java_f64(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(java_f64(1e100), "1.0E100");
+        assert_eq!(java_f64(123.0), "123.0");
+        assert_eq!(java_f64(0.0123), "0.0123");
+    }
+}

@@ -1,0 +1,106 @@
+//! Host operations that need no device: arrays, strings and printing. The device ones
+//! (buffers, images, streams) are dispatched to `device.rs`.
+
+use super::eval::{array_elem, err, internal, new_array, Frame, Interp};
+use super::value::{Array, Scalar, Value};
+use super::HostError;
+use crate::ir::{Expr, HostOp, Type};
+
+impl Interp<'_> {
+    /// Runs a host operation; `e` is the whole expression (for its type and span).
+    pub fn host_op(
+        &mut self,
+        f: &mut Frame,
+        op: HostOp,
+        args: &[Expr],
+        e: &Expr,
+    ) -> Result<Value, HostError> {
+        let span = e.span;
+        match op {
+            HostOp::NewArray => {
+                let [n] = args else {
+                    return internal(span, "`heap T[n]` needs one length");
+                };
+                let len = self.eval_scalar(f, n)?;
+                let Some(len) = len.as_int() else {
+                    return internal(span, format!("array length of type {}", len.ty()));
+                };
+                if len < 0 {
+                    return err(span, format!("negative array length {len}"));
+                }
+                let len = usize::try_from(len).unwrap_or(usize::MAX);
+                new_array(array_elem(&e.ty, span)?, len, span)
+            }
+            HostOp::ArrayLiteral => {
+                let values = self.eval_all(f, args)?;
+                let elem = array_elem(&e.ty, span)?;
+                Array::from_values(elem, values)
+                    .map(Value::array)
+                    .or_else(|m| err(span, m))
+            }
+            HostOp::ArrayLength => {
+                let [a] = args else {
+                    return internal(span, "`.length` needs a receiver");
+                };
+                let len = match self.eval(f, a)? {
+                    Value::Array(a) => a.try_borrow().map(|a| a.len()).unwrap_or(0),
+                    Value::Void => return err(span, "`.length` of a null array"),
+                    other => return internal(span, format!("`.length` of {other:?}")),
+                };
+                int_value(len as u64, &e.ty, span)
+            }
+            HostOp::Println | HostOp::Print => {
+                let text = match args {
+                    [] => String::new(),
+                    [x] => self.eval(f, x)?.to_string(),
+                    _ => return internal(span, "print takes at most one argument"),
+                };
+                let r = if op == HostOp::Println {
+                    writeln!(self.out, "{text}")
+                } else {
+                    write!(self.out, "{text}")
+                };
+                match r {
+                    Ok(()) => Ok(Value::Void),
+                    Err(io) => err(span, format!("cannot write to standard output: {io}")),
+                }
+            }
+            HostOp::Concat => {
+                let [a, b] = args else {
+                    return internal(span, "string concatenation needs two operands");
+                };
+                let a = self.eval(f, a)?;
+                let b = self.eval(f, b)?;
+                Ok(Value::str(format!("{a}{b}")))
+            }
+            HostOp::ToString => {
+                let [x] = args else {
+                    return internal(span, "String.valueOf needs one argument");
+                };
+                match self.eval(f, x)? {
+                    s @ Value::Str(_) => Ok(s),
+                    v => Ok(Value::str(v.to_string())),
+                }
+            }
+            HostOp::NewBuffer
+            | HostOp::NewImage2D
+            | HostOp::BufferUpload
+            | HostOp::BufferDownload
+            | HostOp::BufferLength
+            | HostOp::BufferFree
+            | HostOp::ImageDownload
+            | HostOp::ImageWidth
+            | HostOp::ImageHeight
+            | HostOp::StreamCurrent
+            | HostOp::StreamSync => self.device_op(f, op, args, e),
+        }
+    }
+}
+
+/// An integer result (a length or size) of the expression's integer type.
+pub fn int_value(n: u64, ty: &Type, span: crate::diagnostics::Span) -> Result<Value, HostError> {
+    match ty.as_scalar() {
+        Some(s) if s.is_integer() => Ok(Value::Scalar(Scalar::from_int_wrapping(n as i128, s))),
+        _ => internal(span, format!("integer result of type {ty}")),
+    }
+}

@@ -1,0 +1,407 @@
+//! Runtime values of the host interpreter.
+//!
+//! Scalars are a small `Copy` enum with one variant per [`ScalarType`]. Host arrays keep typed
+//! storage (`Vec<f32>`, `Vec<i32>`, …) so that long loops over them do not box every element,
+//! and they are shared by reference (`Rc<RefCell<…>>`) because Cajeta arrays, like Java's,
+//! are reference objects: `float32[] b = a;` aliases `a`.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+
+use super::device::{BufferObj, ImageObj, StreamObj};
+use super::format;
+use crate::ir::{Constant, ScalarType, Type};
+
+/// A scalar of one of the IR's scalar types. `F16` and `BF16` hold an `f32` that is always
+/// already rounded to the type's precision (every operation producing one rounds).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    /// `boolean`
+    Bool(bool),
+    /// `int8`
+    I8(i8),
+    /// `int16`
+    I16(i16),
+    /// `int32`
+    I32(i32),
+    /// `int64`
+    I64(i64),
+    /// `uint8`
+    U8(u8),
+    /// `uint16`
+    U16(u16),
+    /// `uint32`
+    U32(u32),
+    /// `uint64`
+    U64(u64),
+    /// `float16`, rounded to half precision
+    F16(f32),
+    /// `bfloat16`, rounded to bfloat16 precision
+    BF16(f32),
+    /// `float32`
+    F32(f32),
+    /// `float64`
+    F64(f64),
+}
+
+impl Scalar {
+    /// The scalar's type.
+    pub fn ty(self) -> ScalarType {
+        match self {
+            Scalar::Bool(_) => ScalarType::Bool,
+            Scalar::I8(_) => ScalarType::I8,
+            Scalar::I16(_) => ScalarType::I16,
+            Scalar::I32(_) => ScalarType::I32,
+            Scalar::I64(_) => ScalarType::I64,
+            Scalar::U8(_) => ScalarType::U8,
+            Scalar::U16(_) => ScalarType::U16,
+            Scalar::U32(_) => ScalarType::U32,
+            Scalar::U64(_) => ScalarType::U64,
+            Scalar::F16(_) => ScalarType::F16,
+            Scalar::BF16(_) => ScalarType::BF16,
+            Scalar::F32(_) => ScalarType::F32,
+            Scalar::F64(_) => ScalarType::F64,
+        }
+    }
+
+    /// Zero (or `false`) of the given type.
+    pub fn zero(ty: ScalarType) -> Scalar {
+        Scalar::from_int_wrapping(0, ty)
+    }
+
+    /// An integer value converted to `ty` as a cast would: integers keep the low bits,
+    /// floats round to nearest, booleans are `x != 0`.
+    pub fn from_int_wrapping(x: i128, ty: ScalarType) -> Scalar {
+        match ty {
+            ScalarType::Bool => Scalar::Bool(x != 0),
+            ScalarType::I8 => Scalar::I8(x as i8),
+            ScalarType::I16 => Scalar::I16(x as i16),
+            ScalarType::I32 => Scalar::I32(x as i32),
+            ScalarType::I64 => Scalar::I64(x as i64),
+            ScalarType::U8 => Scalar::U8(x as u8),
+            ScalarType::U16 => Scalar::U16(x as u16),
+            ScalarType::U32 => Scalar::U32(x as u32),
+            ScalarType::U64 => Scalar::U64(x as u64),
+            ScalarType::F16 => Scalar::F16(super::ops::round_f16(x as f64)),
+            ScalarType::BF16 => Scalar::BF16(super::ops::round_bf16(x as f64)),
+            ScalarType::F32 => Scalar::F32(x as f32),
+            ScalarType::F64 => Scalar::F64(x as f64),
+        }
+    }
+
+    /// A float value of the given float type (rounded to it); `None` for non-float types.
+    pub fn from_float(x: f64, ty: ScalarType) -> Option<Scalar> {
+        Some(match ty {
+            ScalarType::F16 => Scalar::F16(super::ops::round_f16(x)),
+            ScalarType::BF16 => Scalar::BF16(super::ops::round_bf16(x)),
+            ScalarType::F32 => Scalar::F32(x as f32),
+            ScalarType::F64 => Scalar::F64(x),
+            _ => return None,
+        })
+    }
+
+    /// The value of an IR constant of type `ty`; `None` when the constant does not fit the
+    /// type's kind (a float constant for an integer type, say).
+    pub fn from_constant(c: Constant, ty: ScalarType) -> Option<Scalar> {
+        match c {
+            Constant::Bool(b) if ty == ScalarType::Bool => Some(Scalar::Bool(b)),
+            // The bit pattern is zero-extended: `as i64` first so that an int64 pattern
+            // keeps its sign before the (truncating) conversion to the target width.
+            Constant::Int(bits) if ty.is_integer() => {
+                Some(Scalar::from_int_wrapping(bits as i64 as i128, ty))
+            }
+            Constant::Float(x) if ty.is_float() => Scalar::from_float(x, ty),
+            _ => None,
+        }
+    }
+
+    /// The boolean, if this is one.
+    pub fn as_bool(self) -> Option<bool> {
+        match self {
+            Scalar::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The integer value, sign- or zero-extended; `None` for floats and booleans.
+    pub fn as_int(self) -> Option<i128> {
+        Some(match self {
+            Scalar::I8(x) => x as i128,
+            Scalar::I16(x) => x as i128,
+            Scalar::I32(x) => x as i128,
+            Scalar::I64(x) => x as i128,
+            Scalar::U8(x) => x as i128,
+            Scalar::U16(x) => x as i128,
+            Scalar::U32(x) => x as i128,
+            Scalar::U64(x) => x as i128,
+            _ => return None,
+        })
+    }
+
+    /// The float value (exact, widened to f64); `None` for integers and booleans.
+    pub fn as_float(self) -> Option<f64> {
+        match self {
+            Scalar::F16(x) | Scalar::BF16(x) | Scalar::F32(x) => Some(x as f64),
+            Scalar::F64(x) => Some(x),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Scalar::Bool(b) => write!(f, "{b}"),
+            Scalar::F16(x) | Scalar::BF16(x) | Scalar::F32(x) => f.write_str(&format::java_f32(x)),
+            Scalar::F64(x) => f.write_str(&format::java_f64(x)),
+            other => match other.as_int() {
+                Some(i) => write!(f, "{i}"),
+                None => Ok(()),
+            },
+        }
+    }
+}
+
+/// A host array shared by reference.
+pub type ArrayRef = Rc<RefCell<Array>>;
+
+/// A runtime value.
+#[derive(Clone)]
+pub enum Value {
+    /// No value: the result of a `void` call, an unassigned local, and Java's `null` for
+    /// reference elements of a fresh `heap String[n]`.
+    Void,
+    /// A scalar.
+    Scalar(Scalar),
+    /// An immutable string.
+    Str(Rc<str>),
+    /// A host array `T[]`.
+    Array(ArrayRef),
+    /// A `KernelBuffer<T>`.
+    Buffer(Rc<BufferObj>),
+    /// An `Image2D`.
+    Image(Rc<ImageObj>),
+    /// A `KernelStream`.
+    Stream(Rc<StreamObj>),
+}
+
+impl Value {
+    /// A new string value.
+    pub fn str(s: impl AsRef<str>) -> Value {
+        Value::Str(Rc::from(s.as_ref()))
+    }
+
+    /// A new array value.
+    pub fn array(a: Array) -> Value {
+        Value::Array(Rc::new(RefCell::new(a)))
+    }
+
+    /// The scalar, if this is one.
+    pub fn as_scalar(&self) -> Option<Scalar> {
+        match self {
+            Value::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// Reference equality for objects, content equality for scalars and strings (so that
+    /// `==` on strings compares text, which is what a reader of host code expects).
+    pub fn same(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Void, Value::Void) => true,
+            (Value::Scalar(a), Value::Scalar(b)) => a == b,
+            (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::Array(a), Value::Array(b)) => Rc::ptr_eq(a, b),
+            (Value::Buffer(a), Value::Buffer(b)) => Rc::ptr_eq(a, b),
+            (Value::Image(a), Value::Image(b)) => Rc::ptr_eq(a, b),
+            (Value::Stream(a), Value::Stream(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Str(s) => write!(f, "{s:?}"),
+            other => write!(f, "{other}"),
+        }
+    }
+}
+
+/// Printing follows Java's `String.valueOf` (see [`format`]); arrays print their elements
+/// like `Arrays.toString` rather than Java's unhelpful `[F@1b6d3586`.
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Void => f.write_str("null"),
+            Value::Scalar(s) => write!(f, "{s}"),
+            Value::Str(s) => f.write_str(s),
+            Value::Array(a) => match a.try_borrow() {
+                Ok(a) => {
+                    f.write_str("[")?;
+                    for i in 0..a.len() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        if let Some(v) = a.get(i) {
+                            write!(f, "{v}")?;
+                        }
+                    }
+                    f.write_str("]")
+                }
+                Err(_) => f.write_str("[...]"),
+            },
+            Value::Buffer(b) => write!(f, "KernelBuffer<{}>[{}]", b.elem, b.len),
+            Value::Image(i) => write!(f, "Image2D[{}x{}]", i.width, i.height),
+            Value::Stream(_) => f.write_str("KernelStream"),
+        }
+    }
+}
+
+/// Typed storage of a host array. Scalar element types get a `Vec` of the Rust type (F16
+/// and BF16 as rounded `f32`); every other element type (strings, nested arrays, resources)
+/// is a `Vec<Value>`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Array {
+    /// `boolean[]`
+    Bool(Vec<bool>),
+    /// `int8[]`
+    I8(Vec<i8>),
+    /// `int16[]`
+    I16(Vec<i16>),
+    /// `int32[]`
+    I32(Vec<i32>),
+    /// `int64[]`
+    I64(Vec<i64>),
+    /// `uint8[]`
+    U8(Vec<u8>),
+    /// `uint16[]`
+    U16(Vec<u16>),
+    /// `uint32[]`
+    U32(Vec<u32>),
+    /// `uint64[]`
+    U64(Vec<u64>),
+    /// `float16[]`
+    F16(Vec<f32>),
+    /// `bfloat16[]`
+    BF16(Vec<f32>),
+    /// `float32[]`
+    F32(Vec<f32>),
+    /// `float64[]`
+    F64(Vec<f64>),
+    /// Any other element type.
+    Values(Vec<Value>),
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        self.same(other)
+    }
+}
+
+/// Largest array length: Java's limit, and what an `int32` index can reach.
+pub const MAX_ARRAY_LEN: usize = i32::MAX as usize;
+
+/// A zero-filled vector, or an error message when the memory cannot be had.
+fn zeroed<T: Clone + Default>(len: usize) -> Result<Vec<T>, String> {
+    // Reserve fallibly first so that a huge `heap float32[n]` is a runtime error rather
+    // than an allocation abort; `vec!` of zeros then uses a zeroed allocation.
+    let mut probe: Vec<T> = Vec::new();
+    probe
+        .try_reserve_exact(len)
+        .map_err(|_| format!("out of memory allocating an array of {len} elements"))?;
+    drop(probe);
+    Ok(vec![T::default(); len])
+}
+
+macro_rules! array_accessors {
+    ($($v:ident),*) => {
+        impl Array {
+            /// A zero-filled (`null`-filled for non-scalars) array of `len` elements.
+            pub fn new(elem: &Type, len: usize) -> Result<Array, String> {
+                if len > MAX_ARRAY_LEN {
+                    return Err(format!(
+                        "array length {len} exceeds the maximum of {MAX_ARRAY_LEN}"
+                    ));
+                }
+                Ok(match elem {
+                    $(Type::Scalar(ScalarType::$v) => Array::$v(zeroed(len)?),)*
+                    _ => {
+                        let mut v = Vec::new();
+                        v.try_reserve_exact(len).map_err(|_| {
+                            format!("out of memory allocating an array of {len} elements")
+                        })?;
+                        v.resize(len, Value::Void);
+                        Array::Values(v)
+                    }
+                })
+            }
+
+            /// Number of elements.
+            pub fn len(&self) -> usize {
+                match self {
+                    $(Array::$v(a) => a.len(),)*
+                    Array::Values(a) => a.len(),
+                }
+            }
+
+            /// The scalar element type, or `None` for arrays of non-scalars.
+            pub fn elem_scalar(&self) -> Option<ScalarType> {
+                match self {
+                    $(Array::$v(_) => Some(ScalarType::$v),)*
+                    Array::Values(_) => None,
+                }
+            }
+
+            /// Element `i`, or `None` when out of range.
+            pub fn get(&self, i: usize) -> Option<Value> {
+                match self {
+                    $(Array::$v(a) => a.get(i).map(|x| Value::Scalar(Scalar::$v(*x))),)*
+                    Array::Values(a) => a.get(i).cloned(),
+                }
+            }
+
+            /// Writes element `i`. The caller checked the range; the error is a type
+            /// mismatch (which sema should have made impossible) or a range error.
+            pub fn set(&mut self, i: usize, v: Value) -> Result<(), String> {
+                let len = self.len();
+                let slot_err = || format!("index {i} out of range for length {len}");
+                match (self, v) {
+                    $((Array::$v(a), Value::Scalar(Scalar::$v(x))) => {
+                        *a.get_mut(i).ok_or_else(slot_err)? = x;
+                    })*
+                    (Array::Values(a), v) => {
+                        *a.get_mut(i).ok_or_else(slot_err)? = v;
+                    }
+                    (a, v) => {
+                        return Err(format!(
+                            "internal error: cannot store {v:?} in an array of {}",
+                            a.elem_scalar().map(|s| s.name()).unwrap_or("objects")
+                        ))
+                    }
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+array_accessors!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64);
+
+impl Array {
+    /// True when the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// An array of element type `elem` holding `values` (already of that type).
+    pub fn from_values(elem: &Type, values: Vec<Value>) -> Result<Array, String> {
+        let mut a = Array::new(elem, values.len())?;
+        for (i, v) in values.into_iter().enumerate() {
+            a.set(i, v)?;
+        }
+        Ok(a)
+    }
+}
