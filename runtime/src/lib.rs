@@ -21,9 +21,11 @@
 //! # Ok(()) }
 //! ```
 
+mod batch;
 mod device;
 mod error;
 mod features;
+mod instance;
 mod launch;
 mod memory;
 mod pipeline;

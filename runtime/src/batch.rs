@@ -1,0 +1,350 @@
+//! Command batches: a stream's command buffers, fences and per-batch descriptor pools, and
+//! their submission, waiting and recycling.
+//!
+//! A batch owns what its commands need until its fence signals: clones of the buffers, images
+//! and kernels it uses, its staging buffers and its descriptor pools. After the fence, the
+//! batch is reset (descriptor pools included) and reused for later recording.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use crate::device::DeviceShared;
+use crate::error::{vk_err, Result, RuntimeError};
+use crate::memory::Staging;
+use crate::pipeline::{DescriptorCounts, Kernel};
+use crate::resources::{Buffer, Image2D};
+use crate::sync::BarrierBatch;
+
+/// Descriptor capacity of each new pool; a kernel needing more gets a pool its own size.
+const POOL_CAPACITY: DescriptorCounts = DescriptorCounts {
+    storage_buffers: 256,
+    storage_images: 64,
+    sampled_images: 32,
+    samplers: 32,
+};
+/// Descriptor sets per pool.
+const POOL_SETS: u32 = 64;
+
+/// Something a batch keeps alive until its fence signals. The fields are never read: holding
+/// them is the point, their `Drop` runs when the batch is recycled.
+#[allow(dead_code)]
+pub(crate) enum Keep {
+    Buffer(Buffer),
+    Image(Image2D),
+    Kernel(Kernel),
+    Staging(Arc<Staging>),
+}
+
+struct DescPool {
+    pool: vk::DescriptorPool,
+    capacity: DescriptorCounts,
+    left: DescriptorCounts,
+    sets_left: u32,
+}
+
+/// One command buffer with its fence, descriptor pools and kept-alive objects.
+pub(crate) struct Batch {
+    pub(crate) cmd: vk::CommandBuffer,
+    fence: vk::Fence,
+    pools: Vec<DescPool>,
+    pub(crate) keep: Vec<Keep>,
+    /// Commands recorded; a batch with none is not worth submitting.
+    pub(crate) commands: usize,
+}
+
+impl Batch {
+    /// Allocates the kernel's descriptor set from this batch's pools, adding a pool when full.
+    /// The runtime counts descriptors itself rather than relying on
+    /// `VK_ERROR_OUT_OF_POOL_MEMORY`, which implementations may not report reliably.
+    pub(crate) fn allocate_set(
+        &mut self,
+        shared: &DeviceShared,
+        kernel: &Kernel,
+    ) -> Result<vk::DescriptorSet> {
+        let device = shared.device();
+        let need = kernel.inner.counts;
+        let existing = self
+            .pools
+            .iter()
+            .position(|p| p.sets_left > 0 && p.left.covers(&need));
+        let index = match existing {
+            Some(i) => i,
+            None => {
+                let capacity = POOL_CAPACITY.max(&need);
+                let sizes = capacity.pool_sizes();
+                let info = vk::DescriptorPoolCreateInfo::default()
+                    .max_sets(POOL_SETS)
+                    .pool_sizes(&sizes);
+                // SAFETY: valid device and create info.
+                let pool = unsafe { device.create_descriptor_pool(&info, None) }
+                    .map_err(vk_err("vkCreateDescriptorPool"))?;
+                self.pools.push(DescPool {
+                    pool,
+                    capacity,
+                    left: capacity,
+                    sets_left: POOL_SETS,
+                });
+                self.pools.len() - 1
+            }
+        };
+        let p = &mut self.pools[index];
+        let layouts = [kernel.inner.set_layout];
+        let info = vk::DescriptorSetAllocateInfo::default()
+            .descriptor_pool(p.pool)
+            .set_layouts(&layouts);
+        // SAFETY: the pool has room for the set (counted above).
+        let sets = unsafe { device.allocate_descriptor_sets(&info) }
+            .map_err(vk_err("vkAllocateDescriptorSets"))?;
+        p.left.take(&need);
+        p.sets_left -= 1;
+        sets.first().copied().ok_or(RuntimeError::Vulkan {
+            call: "vkAllocateDescriptorSets",
+            result: vk::Result::ERROR_UNKNOWN,
+        })
+    }
+
+    /// Records one `vkCmdPipelineBarrier` for all of a command's resource barriers, if any.
+    pub(crate) fn record_barriers(&self, device: &ash::Device, b: &BarrierBatch) {
+        if !b.is_empty() {
+            // SAFETY: the batch is recording (only `Batches::ensure_recording` hands it out)
+            // and keeps the barriers' resources alive until its fence signals.
+            unsafe {
+                device.cmd_pipeline_barrier(
+                    self.cmd,
+                    b.src_stages,
+                    b.dst_stages,
+                    vk::DependencyFlags::empty(),
+                    &[],
+                    &b.buffers,
+                    &b.images,
+                );
+            }
+        }
+    }
+
+    /// Destroys the batch's Vulkan objects (not the command buffer, which its pool frees).
+    ///
+    /// # Safety
+    /// The batch must not be pending.
+    unsafe fn destroy(self, device: &ash::Device) {
+        // SAFETY: upheld by the caller.
+        unsafe {
+            for p in &self.pools {
+                device.destroy_descriptor_pool(p.pool, None);
+            }
+            device.destroy_fence(self.fence, None);
+        }
+    }
+}
+
+/// A stream's batches: the one being recorded, those submitted, and those ready for reuse.
+pub(crate) struct Batches {
+    shared: Arc<DeviceShared>,
+    command_pool: vk::CommandPool,
+    recording: Option<Batch>,
+    in_flight: Vec<Batch>,
+    free: Vec<Batch>,
+}
+
+impl Batches {
+    /// An empty set of batches with its own command pool.
+    pub(crate) fn new(shared: &Arc<DeviceShared>) -> Result<Batches> {
+        let info = vk::CommandPoolCreateInfo::default()
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
+            .queue_family_index(shared.queue_family);
+        // SAFETY: valid device and family.
+        let command_pool = unsafe { shared.device().create_command_pool(&info, None) }
+            .map_err(vk_err("vkCreateCommandPool"))?;
+        Ok(Batches {
+            shared: shared.clone(),
+            command_pool,
+            recording: None,
+            in_flight: Vec::new(),
+            free: Vec::new(),
+        })
+    }
+
+    /// Commands recorded but not yet submitted.
+    pub(crate) fn recorded(&self) -> usize {
+        self.recording.as_ref().map_or(0, |b| b.commands)
+    }
+
+    /// Batches submitted and not yet waited for.
+    pub(crate) fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// The batch being recorded, starting one (reused or new) if none is.
+    pub(crate) fn ensure_recording(&mut self) -> Result<&mut Batch> {
+        if self.recording.is_none() {
+            let batch = match self.free.pop() {
+                Some(b) => b,
+                None => self.new_batch()?,
+            };
+            let begin = vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            // SAFETY: the command buffer is in the initial state (new or reset).
+            let begun = unsafe { self.shared.device().begin_command_buffer(batch.cmd, &begin) };
+            if let Err(e) = begun {
+                self.free.push(batch);
+                return Err(vk_err("vkBeginCommandBuffer")(e));
+            }
+            self.recording = Some(batch);
+        }
+        self.recording.as_mut().ok_or(RuntimeError::Vulkan {
+            call: "vkBeginCommandBuffer",
+            result: vk::Result::ERROR_UNKNOWN,
+        })
+    }
+
+    fn new_batch(&self) -> Result<Batch> {
+        let device = self.shared.device();
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(self.command_pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: valid pool.
+        let cmds = unsafe { device.allocate_command_buffers(&info) }
+            .map_err(vk_err("vkAllocateCommandBuffers"))?;
+        let Some(&cmd) = cmds.first() else {
+            return Err(RuntimeError::Vulkan {
+                call: "vkAllocateCommandBuffers",
+                result: vk::Result::ERROR_UNKNOWN,
+            });
+        };
+        // SAFETY: valid device.
+        let fence = match unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) } {
+            Ok(f) => f,
+            Err(e) => {
+                // SAFETY: just allocated, never used.
+                unsafe { device.free_command_buffers(self.command_pool, &cmds) };
+                return Err(vk_err("vkCreateFence")(e));
+            }
+        };
+        Ok(Batch {
+            cmd,
+            fence,
+            pools: Vec::new(),
+            keep: Vec::new(),
+            commands: 0,
+        })
+    }
+
+    /// Submits the recording batch (if it holds commands), waits for everything in flight,
+    /// and reports new validation messages.
+    pub(crate) fn sync(&mut self) -> Result<()> {
+        if let Some(batch) = self.recording.take() {
+            if batch.commands == 0 {
+                self.recording = Some(batch);
+            } else {
+                let device = self.shared.device();
+                let cmds = [batch.cmd];
+                let submit = vk::SubmitInfo::default().command_buffers(&cmds);
+                // SAFETY: the batch was recording; the queue is only used under the stream
+                // lock, which the caller holds (`&mut self`).
+                let submitted = unsafe {
+                    device
+                        .end_command_buffer(batch.cmd)
+                        .map_err(vk_err("vkEndCommandBuffer"))
+                        .and_then(|()| {
+                            device
+                                .queue_submit(self.shared.queue, &[submit], batch.fence)
+                                .map_err(vk_err("vkQueueSubmit"))
+                        })
+                };
+                match submitted {
+                    Ok(()) => self.in_flight.push(batch),
+                    Err(e) => {
+                        // Never submitted: reset it for reuse; its recorded work is lost.
+                        self.recycle(batch);
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        self.wait_in_flight()?;
+        self.shared.check_validation()
+    }
+
+    /// Waits for every submitted batch and recycles them.
+    pub(crate) fn wait_in_flight(&mut self) -> Result<()> {
+        if self.in_flight.is_empty() {
+            return Ok(());
+        }
+        let fences: Vec<vk::Fence> = self.in_flight.iter().map(|b| b.fence).collect();
+        // SAFETY: fences of this device; an unbounded wait, like cudaStreamSynchronize.
+        unsafe {
+            self.shared
+                .device()
+                .wait_for_fences(&fences, true, u64::MAX)
+        }
+        .map_err(vk_err("vkWaitForFences"))?;
+        for batch in std::mem::take(&mut self.in_flight) {
+            self.recycle(batch);
+        }
+        Ok(())
+    }
+
+    /// Resets a finished (or never submitted) batch and puts it on the free list, releasing
+    /// what it kept alive. A batch that fails to reset is destroyed instead.
+    fn recycle(&mut self, mut batch: Batch) {
+        let device = self.shared.device();
+        batch.keep.clear();
+        batch.commands = 0;
+        // SAFETY: the batch is not pending (its fence signalled, or it was never submitted).
+        let reset = unsafe {
+            device.reset_fences(&[batch.fence]).is_ok()
+                && device
+                    .reset_command_buffer(batch.cmd, vk::CommandBufferResetFlags::empty())
+                    .is_ok()
+                && batch.pools.iter().all(|p| {
+                    device
+                        .reset_descriptor_pool(p.pool, vk::DescriptorPoolResetFlags::empty())
+                        .is_ok()
+                })
+        };
+        if reset {
+            for p in &mut batch.pools {
+                p.left = p.capacity;
+                p.sets_left = POOL_SETS;
+            }
+            self.free.push(batch);
+        } else {
+            let cmd = batch.cmd;
+            // SAFETY: as above; the objects are not in use.
+            unsafe {
+                batch.destroy(device);
+                device.free_command_buffers(self.command_pool, &[cmd]);
+            }
+        }
+    }
+}
+
+impl Drop for Batches {
+    fn drop(&mut self) {
+        let device = self.shared.device();
+        // Work recorded but never submitted is dropped; submitted work is waited for so the
+        // objects its batch keeps alive are released only after the GPU is done with them.
+        let fences: Vec<vk::Fence> = self.in_flight.iter().map(|b| b.fence).collect();
+        // SAFETY: fences belong to this device; the unbounded wait is what makes destroying
+        // the batch objects below safe.
+        unsafe {
+            if !fences.is_empty() {
+                let _ = device.wait_for_fences(&fences, true, u64::MAX);
+            }
+        }
+        let batches = self
+            .recording
+            .take()
+            .into_iter()
+            .chain(self.in_flight.drain(..))
+            .chain(self.free.drain(..));
+        for batch in batches {
+            // SAFETY: the batch is idle (waited above) or was never submitted.
+            unsafe { batch.destroy(device) };
+        }
+        // SAFETY: destroying the pool frees its command buffers, none of which is pending.
+        unsafe { device.destroy_command_pool(self.command_pool, None) };
+    }
+}

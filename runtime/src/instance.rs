@@ -1,0 +1,349 @@
+//! The Vulkan instance: loading the loader, creating the instance (with the validation layer,
+//! synchronization validation and a debug-utils messenger in validation mode), and describing
+//! the physical devices it exposes.
+
+use std::ffi::{c_void, CStr, CString};
+use std::sync::Mutex;
+
+use ash::vk;
+
+use crate::device::{DeviceInfo, DeviceLimits, DeviceType, VALIDATION_LAYER};
+use crate::error::{vk_err, Result, RuntimeError};
+use crate::features::{FeatureStructs, Levels, ATOMIC_FLOAT_EXT};
+use crate::lock;
+
+/// Collects validation-layer messages; the messenger callback's user data points here.
+#[derive(Debug, Default)]
+pub(crate) struct MessageSink {
+    messages: Mutex<Vec<String>>,
+    reported: Mutex<usize>,
+}
+
+impl MessageSink {
+    /// Every message collected so far.
+    pub(crate) fn all(&self) -> Vec<String> {
+        lock(&self.messages).clone()
+    }
+
+    /// Messages that arrived since the previous call; `sync` and downloads turn them into an
+    /// error so a test sees the problem at the point where the work completed.
+    pub(crate) fn take_new(&self) -> Vec<String> {
+        let messages = lock(&self.messages);
+        let mut reported = lock(&self.reported);
+        let new = messages.get(*reported..).unwrap_or_default().to_vec();
+        *reported = messages.len();
+        new
+    }
+}
+
+/// Messenger callback. Must not unwind into the driver, so it only formats and pushes.
+unsafe extern "system" fn debug_callback(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    let wanted = vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR;
+    if user.is_null()
+        || data.is_null()
+        || !types.contains(vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION)
+        || !severity.intersects(wanted)
+    {
+        return vk::FALSE;
+    }
+    // SAFETY: the layer passes a valid callback-data struct; `user` is the `MessageSink` boxed
+    // in `InstanceHandle`, which outlives the messenger.
+    let (data, sink) = unsafe { (&*data, &*(user as *const MessageSink)) };
+    let text = |c: Option<&CStr>| {
+        c.map(|c| c.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    // SAFETY: the strings are NUL-terminated or null, as the layer guarantees.
+    let (id, message) = unsafe {
+        (
+            text(data.message_id_name_as_c_str()),
+            text(data.message_as_c_str()),
+        )
+    };
+    let level = if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) {
+        "error"
+    } else {
+        "warning"
+    };
+    lock(&sink.messages).push(format!("[{level}] {id}: {message}"));
+    vk::FALSE
+}
+
+/// The instance and its messenger; destroys both on drop, after everything made from them.
+pub(crate) struct InstanceHandle {
+    /// Keeps the loader library loaded while the instance lives.
+    pub(crate) entry: ash::Entry,
+    pub(crate) instance: ash::Instance,
+    debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    /// Boxed so the pointer handed to the layer stays put when the handle moves.
+    pub(crate) sink: Box<MessageSink>,
+    /// API version the instance was created with.
+    api_version: u32,
+}
+
+impl Drop for InstanceHandle {
+    fn drop(&mut self) {
+        // SAFETY: the logical device is destroyed before (DeviceShared drops it first), and the
+        // messenger is destroyed before the instance it was made from.
+        unsafe {
+            if let Some((utils, messenger)) = self.debug.take() {
+                utils.destroy_debug_utils_messenger(messenger, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+fn version_string(v: u32) -> String {
+    format!(
+        "{}.{}.{}",
+        vk::api_version_major(v),
+        vk::api_version_minor(v),
+        vk::api_version_patch(v)
+    )
+}
+
+fn c_name(bytes: std::result::Result<&CStr, std::ffi::FromBytesUntilNulError>) -> String {
+    bytes
+        .map(|c| c.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+impl InstanceHandle {
+    /// Loads the Vulkan loader and creates an instance (Vulkan 1.1 to 1.3), with the validation
+    /// layer, synchronization validation and a messenger when `validation` is set.
+    pub(crate) fn new(validation: bool) -> Result<InstanceHandle> {
+        // SAFETY: loading the system loader library; failure is reported, not linked.
+        let entry =
+            unsafe { ash::Entry::load() }.map_err(|e| RuntimeError::Loader(e.to_string()))?;
+        // SAFETY: plain global query.
+        let loader_version = unsafe { entry.try_enumerate_instance_version() }
+            .map_err(vk_err("vkEnumerateInstanceVersion"))?
+            .unwrap_or(vk::API_VERSION_1_0);
+        if loader_version < vk::API_VERSION_1_1 {
+            return Err(RuntimeError::VersionTooOld {
+                what: "the Vulkan loader".into(),
+                found: version_string(loader_version),
+            });
+        }
+        let api_version = loader_version.min(vk::API_VERSION_1_3);
+        let sink = Box::<MessageSink>::default();
+        let app_name = c"cajeta-runtime";
+        let app = vk::ApplicationInfo::default()
+            .application_name(app_name)
+            .engine_name(app_name)
+            .api_version(api_version);
+
+        let mut layers: Vec<CString> = Vec::new();
+        let mut extensions: Vec<CString> = Vec::new();
+        if validation {
+            // SAFETY: plain global queries.
+            let available = unsafe { entry.enumerate_instance_layer_properties() }
+                .map_err(vk_err("vkEnumerateInstanceLayerProperties"))?;
+            if !available
+                .iter()
+                .any(|l| c_name(l.layer_name_as_c_str()) == VALIDATION_LAYER)
+            {
+                return Err(RuntimeError::LayerMissing {
+                    layer: VALIDATION_LAYER.into(),
+                });
+            }
+            let layer = CString::new(VALIDATION_LAYER).map_err(|_| RuntimeError::LayerMissing {
+                layer: VALIDATION_LAYER.into(),
+            })?;
+            // SAFETY: `layer` is a valid NUL-terminated name.
+            let mut ext_names: Vec<String> =
+                unsafe { entry.enumerate_instance_extension_properties(Some(&layer)) }
+                    .map_err(vk_err("vkEnumerateInstanceExtensionProperties"))?
+                    .iter()
+                    .map(|e| c_name(e.extension_name_as_c_str()))
+                    .collect();
+            // SAFETY: plain global query.
+            ext_names.extend(
+                unsafe { entry.enumerate_instance_extension_properties(None) }
+                    .map_err(vk_err("vkEnumerateInstanceExtensionProperties"))?
+                    .iter()
+                    .map(|e| c_name(e.extension_name_as_c_str())),
+            );
+            for needed in [
+                ash::ext::debug_utils::NAME,
+                ash::ext::validation_features::NAME,
+            ] {
+                let name = needed.to_string_lossy().into_owned();
+                if !ext_names.contains(&name) {
+                    return Err(RuntimeError::ExtensionMissing { extension: name });
+                }
+                extensions.push(needed.to_owned());
+            }
+            layers.push(layer);
+        }
+        let layer_ptrs: Vec<*const std::ffi::c_char> = layers.iter().map(|l| l.as_ptr()).collect();
+        let ext_ptrs: Vec<*const std::ffi::c_char> =
+            extensions.iter().map(|e| e.as_ptr()).collect();
+
+        let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut validation_features =
+            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
+        let sink_ptr = &*sink as *const MessageSink as *mut c_void;
+        let mut messenger_info = messenger_create_info(sink_ptr);
+        let mut info = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_layer_names(&layer_ptrs)
+            .enabled_extension_names(&ext_ptrs);
+        if validation {
+            // Chained into instance creation too, so messages from vkCreateInstance and
+            // vkDestroyInstance are collected as well.
+            info = info
+                .push_next(&mut validation_features)
+                .push_next(&mut messenger_info);
+        }
+        // SAFETY: every pointer in `info` refers to locals alive for this call.
+        let instance =
+            unsafe { entry.create_instance(&info, None) }.map_err(vk_err("vkCreateInstance"))?;
+        let mut handle = InstanceHandle {
+            entry,
+            instance,
+            debug: None,
+            sink,
+            api_version,
+        };
+        if validation {
+            let utils = ash::ext::debug_utils::Instance::new(&handle.entry, &handle.instance);
+            let info = messenger_create_info(&*handle.sink as *const MessageSink as *mut c_void);
+            // SAFETY: the sink outlives the messenger (both owned by `handle`, messenger
+            // destroyed first in Drop).
+            let messenger = unsafe { utils.create_debug_utils_messenger(&info, None) }
+                .map_err(vk_err("vkCreateDebugUtilsMessengerEXT"))?;
+            handle.debug = Some((utils, messenger));
+        }
+        Ok(handle)
+    }
+
+    /// Every physical device with Vulkan 1.1+ and a compute queue, in enumeration order.
+    pub(crate) fn candidates(&self) -> Result<Vec<Candidate>> {
+        // SAFETY: valid instance.
+        let physicals = unsafe { self.instance.enumerate_physical_devices() }
+            .map_err(vk_err("vkEnumeratePhysicalDevices"))?;
+        let mut out = Vec::new();
+        for physical in physicals {
+            if let Some(c) = self.describe(physical, out.len())? {
+                out.push(c);
+            }
+        }
+        Ok(out)
+    }
+
+    fn describe(&self, physical: vk::PhysicalDevice, index: usize) -> Result<Option<Candidate>> {
+        let instance = &self.instance;
+        // SAFETY: `physical` came from this instance.
+        let props = unsafe { instance.get_physical_device_properties(physical) };
+        if props.api_version < vk::API_VERSION_1_1 {
+            return Ok(None);
+        }
+        // SAFETY: as above.
+        let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+        let Some(queue_family) = families
+            .iter()
+            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE) && f.queue_count > 0)
+        else {
+            return Ok(None);
+        };
+        // SAFETY: as above.
+        let extensions: Vec<String> =
+            unsafe { instance.enumerate_device_extension_properties(physical) }
+                .map_err(vk_err("vkEnumerateDeviceExtensionProperties"))?
+                .iter()
+                .map(|e| c_name(e.extension_name_as_c_str()))
+                .collect();
+        let api_version = props.api_version.min(self.api_version);
+        let minor = vk::api_version_minor(api_version);
+        let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+        let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
+        if minor >= 2 {
+            props2 = props2.push_next(&mut driver);
+        }
+        // SAFETY: the chain holds locals alive for this call.
+        unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
+        let (driver_name, driver_info) = if minor >= 2 {
+            (
+                c_name(driver.driver_name_as_c_str()),
+                c_name(driver.driver_info_as_c_str()),
+            )
+        } else {
+            (String::new(), String::new())
+        };
+        let levels = Levels {
+            minor,
+            atomic_float: extensions.iter().any(|e| e == ATOMIC_FLOAT_EXT),
+        };
+        let mut supported = FeatureStructs::query(instance, physical, levels);
+        let (_, feature_names) = supported.enable_supported(levels);
+        let l = props.limits;
+        let info = DeviceInfo {
+            index,
+            name: c_name(props.device_name_as_c_str()),
+            device_type: DeviceType::from_vk(props.device_type),
+            vendor_id: props.vendor_id,
+            device_id: props.device_id,
+            driver_name,
+            driver_info,
+            api_version: version_string(props.api_version),
+            limits: DeviceLimits {
+                max_compute_work_group_count: l.max_compute_work_group_count,
+                max_compute_work_group_size: l.max_compute_work_group_size,
+                max_compute_work_group_invocations: l.max_compute_work_group_invocations,
+                max_compute_shared_memory_size: l.max_compute_shared_memory_size,
+                max_push_constants_size: l.max_push_constants_size,
+                timestamp_period_ns: l.timestamp_period,
+            },
+            features: feature_names,
+            extensions,
+        };
+        let subgroup_ops = if subgroup
+            .supported_stages
+            .contains(vk::ShaderStageFlags::COMPUTE)
+        {
+            subgroup.supported_operations
+        } else {
+            vk::SubgroupFeatureFlags::empty()
+        };
+        Ok(Some(Candidate {
+            physical,
+            info,
+            queue_family: queue_family as u32,
+            api_version,
+            levels,
+            raw_limits: l,
+            subgroup_ops,
+        }))
+    }
+}
+
+fn messenger_create_info(user: *mut c_void) -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
+    vk::DebugUtilsMessengerCreateInfoEXT::default()
+        .message_severity(
+            vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+        )
+        .message_type(vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION)
+        .pfn_user_callback(Some(debug_callback))
+        .user_data(user)
+}
+
+/// A physical device the runtime could use.
+pub(crate) struct Candidate {
+    pub(crate) physical: vk::PhysicalDevice,
+    pub(crate) info: DeviceInfo,
+    pub(crate) queue_family: u32,
+    pub(crate) api_version: u32,
+    pub(crate) levels: Levels,
+    pub(crate) raw_limits: vk::PhysicalDeviceLimits,
+    pub(crate) subgroup_ops: vk::SubgroupFeatureFlags,
+}
