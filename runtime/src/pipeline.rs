@@ -446,6 +446,13 @@ fn check_layout(
             pc.size
         ));
     }
+    if pc.size % 4 != 0 {
+        // vkCmdPushConstants and VkPushConstantRange take whole words only.
+        return Err(format!(
+            "push-constant block size {} is not a multiple of 4",
+            pc.size
+        ));
+    }
     for m in &pc.members {
         if m.offset.checked_add(m.size).is_none_or(|end| end > pc.size) {
             return Err(format!(

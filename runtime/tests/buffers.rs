@@ -274,3 +274,39 @@ fn many_launches_grow_descriptor_pools() {
     s.download_buffer(&b, &mut out).unwrap();
     assert_eq!(bytes_u32(&out), vec![151; 16]);
 }
+
+#[test]
+fn spec_values_and_shared_size_specialize_and_are_cached() {
+    let Some(ctx) = context() else { return };
+    let kernel = ctx
+        .load_kernel(&assemble(SPEC_FILL), &spec_fill_reflection())
+        .unwrap();
+    let n = 80u32;
+    let buf = ctx.create_buffer(4 * u64::from(n)).unwrap();
+    let s = ctx.default_stream();
+    let mut out = vec![0u8; 4 * n as usize];
+    let mut run = |spec: Vec<u32>, shared_bytes: Option<u32>| {
+        let cfg = LaunchConfig {
+            grid: [2, 1, 1],
+            block: [64, 1, 1],
+            spec,
+            shared_bytes,
+        };
+        s.launch(&kernel, &cfg, &[KernelArg::Buffer(&buf), u32arg(n)])?;
+        s.download_buffer(&buf, &mut out)?;
+        Ok::<Vec<u32>, RuntimeError>(bytes_u32(&out))
+    };
+    assert_eq!(run(vec![], None).unwrap(), (0..n).collect::<Vec<_>>());
+    assert_eq!(
+        run(vec![100], None).unwrap(),
+        (100..100 + n).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        run(vec![100], Some(16)).unwrap(),
+        (116..116 + n).collect::<Vec<_>>()
+    );
+    assert_eq!(run(vec![100], Some(16)).unwrap()[0], 116);
+    let err = run(vec![1, 2], None).unwrap_err();
+    assert!(err.to_string().contains("2 spec values given"), "{err}");
+    assert_eq!(kernel.pipelines_created(), 3);
+}

@@ -460,3 +460,86 @@ pub fn image_reflection(entry: &str, access: Access) -> Reflection {
 pub fn u32arg(v: u32) -> KernelArg<'static> {
     KernelArg::Scalar(ScalarValue::U32(v))
 }
+
+/// `spec_fill(KernelBuffer<uint32> out, uint32 n)`: `out[i] = i + Spec(0) + shared size`,
+/// reading SpecId 4 (user slot 0) and SpecId 3 (dynamic shared size).
+pub const SPEC_FILL: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "spec_fill" %gid
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %wgsize BuiltIn WorkgroupSize
+               OpDecorate %sx SpecId 0
+               OpDecorate %sy SpecId 1
+               OpDecorate %sz SpecId 2
+               OpDecorate %shared SpecId 3
+               OpDecorate %slot0 SpecId 4
+               OpDecorate %rta ArrayStride 4
+               OpMemberDecorate %Buf 0 Offset 0
+               OpDecorate %Buf Block
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 0
+               OpMemberDecorate %PC 0 Offset 0
+               OpDecorate %PC Block
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+     %v3uint = OpTypeVector %uint 3
+       %bool = OpTypeBool
+         %sx = OpSpecConstant %uint 64
+         %sy = OpSpecConstant %uint 1
+         %sz = OpSpecConstant %uint 1
+     %shared = OpSpecConstant %uint 0
+      %slot0 = OpSpecConstant %uint 0
+     %wgsize = OpSpecConstantComposite %v3uint %sx %sy %sz
+         %u0 = OpConstant %uint 0
+        %rta = OpTypeRuntimeArray %uint
+        %Buf = OpTypeStruct %rta
+       %pBuf = OpTypePointer StorageBuffer %Buf
+        %out = OpVariable %pBuf StorageBuffer
+         %PC = OpTypeStruct %uint
+        %pPC = OpTypePointer PushConstant %PC
+         %pc = OpVariable %pPC PushConstant
+       %pPCu = OpTypePointer PushConstant %uint
+       %pIn3 = OpTypePointer Input %v3uint
+        %gid = OpVariable %pIn3 Input
+       %pSBu = OpTypePointer StorageBuffer %uint
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %g = OpLoad %v3uint %gid
+          %x = OpCompositeExtract %uint %g 0
+         %pn = OpAccessChain %pPCu %pc %u0
+          %n = OpLoad %uint %pn
+         %ok = OpULessThan %bool %x %n
+               OpSelectionMerge %end None
+               OpBranchConditional %ok %body %end
+       %body = OpLabel
+         %v1 = OpIAdd %uint %x %slot0
+          %v = OpIAdd %uint %v1 %shared
+        %dst = OpAccessChain %pSBu %out %u0 %x
+               OpStore %dst %v
+               OpBranch %end
+        %end = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+
+pub fn spec_fill_reflection() -> Reflection {
+    let mut r = reflection(
+        "spec_fill",
+        vec![
+            Param::Res(storage_buffer("out", 0, Access::Write)),
+            Param::Push("n", "uint32"),
+        ],
+    );
+    for (id, name) in [(3, "shared_size"), (4, "spec_slot_0")] {
+        r.spec_constants.push(SpecConstant {
+            id,
+            name: name.into(),
+            ty: "uint32".into(),
+            default: 0,
+        });
+    }
+    r
+}
