@@ -446,7 +446,7 @@ fn check_layout(
             pc.size
         ));
     }
-    if pc.size % 4 != 0 {
+    if !pc.size.is_multiple_of(4) {
         // vkCmdPushConstants and VkPushConstantRange take whole words only.
         return Err(format!(
             "push-constant block size {} is not a multiple of 4",
