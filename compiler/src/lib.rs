@@ -5,6 +5,9 @@
 //! (IR kernel → SPIR-V words + reflection) and `backend::host` (IR host code → execution on
 //! the runtime). `driver` wires the stages for the CLI; `diagnostics` renders errors.
 
+pub mod backend;
 pub mod diagnostics;
+pub mod driver;
 pub mod ir;
+pub mod sema;
 pub mod syntax;

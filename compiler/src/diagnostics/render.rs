@@ -24,12 +24,18 @@ impl SourceMap {
 
     /// The source text of a file.
     pub fn source(&self, file: FileId) -> &str {
-        self.files.get(file).map(|f| f.source().as_str()).unwrap_or("")
+        self.files
+            .get(file)
+            .map(|f| f.source().as_str())
+            .unwrap_or("")
     }
 
     /// The name of a file.
     pub fn name(&self, file: FileId) -> &str {
-        self.files.get(file).map(|f| f.name().as_str()).unwrap_or("<unknown>")
+        self.files
+            .get(file)
+            .map(|f| f.name().as_str())
+            .unwrap_or("<unknown>")
     }
 
     /// 1-based line and column of the span's start.
@@ -80,7 +86,8 @@ pub fn render_human(map: &SourceMap, diagnostics: &[Diagnostic]) -> String {
         let mut buf = Vec::new();
         {
             let mut writer = term::termcolor::NoColor::new(&mut buf);
-            let _ = term::emit_to_write_style(&mut writer, &config, &map.files, &to_codespan(map, d));
+            let _ =
+                term::emit_to_write_style(&mut writer, &config, &map.files, &to_codespan(map, d));
         }
         out.push_str(&String::from_utf8_lossy(&buf));
     }

@@ -33,6 +33,8 @@ pub struct ClassDecl {
     pub modifiers: Vec<String>,
     /// Class name.
     pub name: Ident,
+    /// Generic parameters (`class KernelBuffer<T>`, stdlib only).
+    pub type_params: Vec<Ident>,
     /// Methods and fields.
     pub members: Vec<Member>,
 }

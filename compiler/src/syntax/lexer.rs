@@ -299,13 +299,21 @@ pub fn lex(file: FileId, source: &str) -> (Vec<Spanned>, Vec<Diagnostic>) {
         match result {
             Ok(tok) => raw.push((range.start, tok, range.end)),
             Err(LexError::UnterminatedComment) => errors.push(
-                Diagnostic::error(Code::UnterminatedComment, Span::new(file, range.start, range.start + 2), "unterminated block comment")
-                    .with_label("this `/*` is never closed")
-                    .with_note("help: add `*/` where the comment should end"),
+                Diagnostic::error(
+                    Code::UnterminatedComment,
+                    Span::new(file, range.start, range.start + 2),
+                    "unterminated block comment",
+                )
+                .with_label("this `/*` is never closed")
+                .with_note("help: add `*/` where the comment should end"),
             ),
             Err(LexError::UnterminatedString) => errors.push(
-                Diagnostic::error(Code::UnterminatedString, span, "unterminated string literal")
-                    .with_label("missing closing `\"`"),
+                Diagnostic::error(
+                    Code::UnterminatedString,
+                    span,
+                    "unterminated string literal",
+                )
+                .with_label("missing closing `\"`"),
             ),
             Err(LexError::Invalid) => {
                 let text: String = source[range.clone()].chars().take(8).collect();

@@ -121,17 +121,26 @@ fn expected_list(expected: &[String]) -> String {
 
 fn parse_error(file: FileId, source: &str, e: ParseError<usize, Tok, String>) -> Diagnostic {
     match e {
-        ParseError::InvalidToken { location } => {
-            Diagnostic::error(Code::SyntaxError, Span::new(file, location, location + 1), "invalid token")
-        }
+        ParseError::InvalidToken { location } => Diagnostic::error(
+            Code::SyntaxError,
+            Span::new(file, location, location + 1),
+            "invalid token",
+        ),
         ParseError::UnrecognizedEof { location, expected } => {
             let end = source.len();
             let at = location.min(end);
-            Diagnostic::error(Code::SyntaxError, Span::new(file, at, at), "unexpected end of file")
-                .with_label("the file ends here")
-                .with_note(format!("expected one of {}", expected_list(&expected)))
+            Diagnostic::error(
+                Code::SyntaxError,
+                Span::new(file, at, at),
+                "unexpected end of file",
+            )
+            .with_label("the file ends here")
+            .with_note(format!("expected one of {}", expected_list(&expected)))
         }
-        ParseError::UnrecognizedToken { token: (l, tok, r), expected } => {
+        ParseError::UnrecognizedToken {
+            token: (l, tok, r),
+            expected,
+        } => {
             let mut d = Diagnostic::error(
                 Code::SyntaxError,
                 Span::new(file, l, r),
@@ -149,7 +158,10 @@ fn parse_error(file: FileId, source: &str, e: ParseError<usize, Tok, String>) ->
         ParseError::ExtraToken { token: (l, tok, r) } => Diagnostic::error(
             Code::SyntaxError,
             Span::new(file, l, r),
-            format!("unexpected {} after the end of the file's classes", describe(&tok)),
+            format!(
+                "unexpected {} after the end of the file's classes",
+                describe(&tok)
+            ),
         ),
         ParseError::User { error } => {
             // Grammar actions encode "start:end:message".

@@ -1,0 +1,106 @@
+//! The driver: wires the stages together for the CLI and for embedders.
+//!
+//! `frontend` runs syntax and sema over the user's files plus the stdlib prelude;
+//! `compile_kernels` runs the SPIR-V backend over every kernel; `run_program` compiles the
+//! kernels and runs a host entry point.
+
+mod stdlib;
+
+use crate::backend::host::{self, HostIo, HostOutcome};
+use crate::backend::spirv::{self, CompiledKernel, SpirvOptions};
+use crate::diagnostics::{Diagnostic, SourceMap};
+use crate::ir::{self, FunctionId, FunctionKind};
+use std::collections::HashMap;
+
+pub use stdlib::STDLIB_FILES;
+
+/// Parses and checks `files` (name, source) together with the stdlib.
+pub fn frontend(
+    sources: &mut SourceMap,
+    files: &[(String, String)],
+) -> Result<ir::Module, Vec<Diagnostic>> {
+    let mut parsed = Vec::new();
+    let mut diags = Vec::new();
+    for (name, text) in STDLIB_FILES {
+        let id = sources.add(format!("<stdlib>/{name}"), *text);
+        match crate::syntax::parse_file(id, text) {
+            Ok(ast) => parsed.push((ast, true)),
+            Err(mut d) => diags.append(&mut d),
+        }
+    }
+    for (name, text) in files {
+        let id = sources.add(name.clone(), text.clone());
+        match crate::syntax::parse_file(id, text) {
+            Ok(ast) => parsed.push((ast, false)),
+            Err(mut d) => diags.append(&mut d),
+        }
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    crate::sema::check(&parsed)
+}
+
+/// Compiles every kernel (or only `only`, by name) to SPIR-V.
+pub fn compile_kernels(
+    module: &ir::Module,
+    options: &SpirvOptions,
+    only: Option<&str>,
+) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
+    let mut out = Vec::new();
+    let mut diags = Vec::new();
+    for id in module.kernels() {
+        let f = module.function(id);
+        if only.is_some_and(|n| n != f.name && n != f.qualified_name) {
+            continue;
+        }
+        match spirv::compile_kernel(module, id, options) {
+            Ok(k) => out.push((id, k)),
+            Err(mut d) => diags.append(&mut d),
+        }
+    }
+    if diags.is_empty() {
+        Ok(out)
+    } else {
+        Err(diags)
+    }
+}
+
+/// Finds the host entry point: `run()`, then `main()` / `main(String[] args)`.
+pub fn entry_point(module: &ir::Module) -> Option<FunctionId> {
+    ["run", "main"].iter().find_map(|name| {
+        module
+            .functions
+            .iter()
+            .position(|f| f.kind == FunctionKind::Host && f.name == *name)
+            .map(FunctionId)
+    })
+}
+
+/// Why `run_program` failed.
+pub enum RunError {
+    /// The program did not compile.
+    Compile(Vec<Diagnostic>),
+    /// There is no `run`/`main` method.
+    NoEntryPoint,
+    /// Host code failed at run time (already rendered with its position).
+    Runtime(String),
+}
+
+/// Compiles and runs a program's host entry point.
+pub fn run_program(
+    sources: &mut SourceMap,
+    files: &[(String, String)],
+    options: &SpirvOptions,
+    args: &[String],
+    io: &mut HostIo,
+) -> Result<HostOutcome, RunError> {
+    let module = frontend(sources, files).map_err(RunError::Compile)?;
+    let kernels: HashMap<FunctionId, CompiledKernel> = compile_kernels(&module, options, None)
+        .map_err(RunError::Compile)?
+        .into_iter()
+        .collect();
+    let entry = entry_point(&module).ok_or(RunError::NoEntryPoint)?;
+    host::run_host(&module, entry, args, &kernels, sources, io)
+        .map_err(|e| RunError::Runtime(e.render(sources)))
+}

@@ -1,0 +1,13 @@
+//! The stdlib prelude, compiled into the binary so `cajetac` needs no install tree.
+
+/// (file name, source) of every stdlib file.
+pub const STDLIB_FILES: &[(&str, &str)] = &[
+    (
+        "cajeta/xpu.cajeta",
+        include_str!("../../../stdlib/cajeta/xpu.cajeta"),
+    ),
+    (
+        "cajeta/lang.cajeta",
+        include_str!("../../../stdlib/cajeta/lang.cajeta"),
+    ),
+];

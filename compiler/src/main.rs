@@ -1,0 +1,333 @@
+//! The `cajetac` command: build, check, run, devices (SPEC §10).
+
+use cajetac::backend::host::{HostIo, HostOutcome};
+use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
+use cajetac::diagnostics::{render_human, render_json, Diagnostic, SourceMap};
+use cajetac::driver::{self, RunError};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Exit status for compile errors.
+const EXIT_COMPILE: u8 = 1;
+/// Exit status for usage errors (bad flags, unreadable files).
+const EXIT_USAGE: u8 = 2;
+/// Exit status for failures while running host code or talking to the device.
+const EXIT_RUNTIME: u8 = 3;
+
+#[derive(Parser)]
+#[command(
+    name = "cajetac",
+    version,
+    about = "Compiler and runner for Cajeta GPU kernels (SPIR-V for Vulkan compute)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum ErrorFormat {
+    Human,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compile kernels to SPIR-V, disassembly and reflection JSON.
+    Build {
+        /// Source files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output directory.
+        #[arg(short = 'o', long = "out-dir", default_value = ".")]
+        out: PathBuf,
+        /// What to write per kernel: spirv, spvasm, reflect (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "spirv,reflect")]
+        emit: Vec<String>,
+        /// vulkan1.1 (SPIR-V 1.3, default), vulkan1.2 (1.5) or vulkan1.3 (1.6).
+        #[arg(long = "target-env", default_value = "vulkan1.1")]
+        target_env: String,
+        /// Only this kernel.
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Diagnostics as text or JSON.
+        #[arg(long = "error-format", value_enum, default_value = "human")]
+        error_format: ErrorFormat,
+    },
+    /// Parse and type-check without writing anything.
+    Check {
+        /// Source files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Diagnostics as text or JSON.
+        #[arg(long = "error-format", value_enum, default_value = "human")]
+        error_format: ErrorFormat,
+    },
+    /// Compile and run the program's `run()` or `main()` on the default device.
+    Run {
+        /// The program.
+        file: PathBuf,
+        /// vulkan1.1 (default), vulkan1.2 or vulkan1.3.
+        #[arg(long = "target-env", default_value = "vulkan1.1")]
+        target_env: String,
+        /// Diagnostics as text or JSON.
+        #[arg(long = "error-format", value_enum, default_value = "human")]
+        error_format: ErrorFormat,
+        /// Arguments passed to `main(String[] args)`.
+        #[arg(last = true)]
+        args: Vec<String>,
+    },
+    /// List Vulkan devices.
+    Devices {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn usage_error(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+fn read_files(paths: &[PathBuf]) -> Result<Vec<(String, String)>, ExitCode> {
+    paths
+        .iter()
+        .map(|p| match std::fs::read(p) {
+            Ok(bytes) => Ok((
+                p.display().to_string(),
+                String::from_utf8_lossy(&bytes).into_owned(),
+            )),
+            Err(e) => Err(usage_error(format!("cannot read `{}`: {e}", p.display()))),
+        })
+        .collect()
+}
+
+fn target_env(name: &str) -> Result<TargetEnv, ExitCode> {
+    let full = if name.starts_with("vulkan") {
+        name.to_string()
+    } else {
+        format!("vulkan{name}")
+    };
+    TargetEnv::from_name(&full).ok_or_else(|| {
+        usage_error(format!(
+            "unknown target env `{name}` (expected vulkan1.1, vulkan1.2 or vulkan1.3)"
+        ))
+    })
+}
+
+fn report(sources: &SourceMap, diags: &[Diagnostic], format: ErrorFormat) -> ExitCode {
+    match format {
+        ErrorFormat::Human => {
+            eprint!("{}", render_human(sources, diags));
+            let n = diags.len();
+            eprintln!(
+                "error: could not compile: {n} error{}",
+                if n == 1 { "" } else { "s" }
+            );
+        }
+        ErrorFormat::Json => println!("{}", render_json(sources, diags)),
+    }
+    ExitCode::from(EXIT_COMPILE)
+}
+
+fn build(
+    files: &[PathBuf],
+    out: &Path,
+    emit: &[String],
+    env: &str,
+    kernel: Option<&str>,
+    format: ErrorFormat,
+) -> ExitCode {
+    for e in emit {
+        if !matches!(e.as_str(), "spirv" | "spvasm" | "reflect") {
+            return usage_error(format!(
+                "unknown --emit kind `{e}` (expected spirv, spvasm, reflect)"
+            ));
+        }
+    }
+    let env = match target_env(env) {
+        Ok(e) => e,
+        Err(c) => return c,
+    };
+    let inputs = match read_files(files) {
+        Ok(i) => i,
+        Err(c) => return c,
+    };
+    let mut sources = SourceMap::new();
+    let module = match driver::frontend(&mut sources, &inputs) {
+        Ok(m) => m,
+        Err(d) => return report(&sources, &d, format),
+    };
+    let kernels = match driver::compile_kernels(&module, &SpirvOptions { target_env: env }, kernel)
+    {
+        Ok(k) => k,
+        Err(d) => return report(&sources, &d, format),
+    };
+    if let Some(name) = kernel {
+        if kernels.is_empty() {
+            return usage_error(format!("no kernel named `{name}`"));
+        }
+    }
+    if let Err(e) = std::fs::create_dir_all(out) {
+        return usage_error(format!("cannot create `{}`: {e}", out.display()));
+    }
+    for (_, k) in &kernels {
+        let mut writes: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        if emit.iter().any(|e| e == "spirv") {
+            writes.push((
+                out.join(format!("{}.spv", k.name)),
+                k.words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            ));
+        }
+        if emit.iter().any(|e| e == "spvasm") {
+            writes.push((
+                out.join(format!("{}.spvasm", k.name)),
+                disassemble(&k.words).into_bytes(),
+            ));
+        }
+        if emit.iter().any(|e| e == "reflect") {
+            let json = serde_json::to_string_pretty(&k.reflection).unwrap_or_default();
+            writes.push((out.join(format!("{}.json", k.name)), json.into_bytes()));
+        }
+        for (path, bytes) in writes {
+            if let Err(e) = std::fs::write(&path, bytes) {
+                return usage_error(format!("cannot write `{}`: {e}", path.display()));
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn check(files: &[PathBuf], format: ErrorFormat) -> ExitCode {
+    let inputs = match read_files(files) {
+        Ok(i) => i,
+        Err(c) => return c,
+    };
+    let mut sources = SourceMap::new();
+    match driver::frontend(&mut sources, &inputs) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(d) => report(&sources, &d, format),
+    }
+}
+
+fn run(file: &Path, env: &str, args: &[String], format: ErrorFormat) -> ExitCode {
+    let env = match target_env(env) {
+        Ok(e) => e,
+        Err(c) => return c,
+    };
+    let inputs = match read_files(&[file.to_path_buf()]) {
+        Ok(i) => i,
+        Err(c) => return c,
+    };
+    let mut sources = SourceMap::new();
+    let mut stdout = std::io::stdout();
+    let mut io = HostIo {
+        stdout: &mut stdout,
+        context: None,
+    };
+    match driver::run_program(
+        &mut sources,
+        &inputs,
+        &SpirvOptions { target_env: env },
+        args,
+        &mut io,
+    ) {
+        Ok(HostOutcome::Returned(v)) => {
+            println!("{v}");
+            ExitCode::SUCCESS
+        }
+        Ok(HostOutcome::Void) => ExitCode::SUCCESS,
+        Err(RunError::Compile(d)) => report(&sources, &d, format),
+        Err(RunError::NoEntryPoint) => {
+            eprintln!("error: `{}` has no entry point: declare `public static int32 run()` or `public static void main()`", file.display());
+            ExitCode::from(EXIT_COMPILE)
+        }
+        Err(RunError::Runtime(msg)) => {
+            eprintln!("{msg}");
+            ExitCode::from(EXIT_RUNTIME)
+        }
+    }
+}
+
+fn devices(json: bool) -> ExitCode {
+    let list = match cajeta_runtime::Context::list_devices() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_RUNTIME);
+        }
+    };
+    if json {
+        let items: Vec<serde_json::Value> = list
+            .iter()
+            .map(|d| {
+                serde_json::json!({
+                    "index": d.index,
+                    "name": d.name,
+                    "device_type": format!("{:?}", d.device_type),
+                    "vendor_id": d.vendor_id,
+                    "device_id": d.device_id,
+                    "driver_name": d.driver_name,
+                    "driver_info": d.driver_info,
+                    "api_version": d.api_version,
+                    "limits": {
+                        "max_compute_work_group_count": d.limits.max_compute_work_group_count,
+                        "max_compute_work_group_size": d.limits.max_compute_work_group_size,
+                        "max_compute_work_group_invocations": d.limits.max_compute_work_group_invocations,
+                        "max_compute_shared_memory_size": d.limits.max_compute_shared_memory_size,
+                        "max_push_constants_size": d.limits.max_push_constants_size,
+                        "timestamp_period_ns": d.limits.timestamp_period_ns,
+                    },
+                    "features": d.features,
+                    "extensions": d.extensions,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&items).unwrap_or_default()
+        );
+    } else {
+        for d in &list {
+            println!(
+                "[{}] {} ({:?}, Vulkan {}, {} {})",
+                d.index, d.name, d.device_type, d.api_version, d.driver_name, d.driver_info
+            );
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Build {
+            files,
+            out,
+            emit,
+            target_env,
+            kernel,
+            error_format,
+        } => build(
+            &files,
+            &out,
+            &emit,
+            &target_env,
+            kernel.as_deref(),
+            error_format,
+        ),
+        Command::Check {
+            files,
+            error_format,
+        } => check(&files, error_format),
+        Command::Run {
+            file,
+            target_env,
+            error_format,
+            args,
+        } => run(&file, &target_env, &args, error_format),
+        Command::Devices { json } => devices(json),
+    }
+}

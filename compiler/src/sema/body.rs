@@ -1,0 +1,577 @@
+//! Checking one method body: scopes, statements, loops, definite assignment and
+//! reachability. Expressions are in `expr.rs`, calls and launches in `calls.rs`.
+
+use super::names::Symbols;
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{self, FunctionId, FunctionKind, LocalId, LoopId, Type};
+use crate::syntax::ast;
+
+/// Result of checking one construct; the error has already been reported.
+pub type R<T> = Result<T, ()>;
+
+struct LoopFrame {
+    id: LoopId,
+    label: Option<String>,
+    broken: bool,
+}
+
+/// Per-method checking state.
+pub struct FnCtx<'s, 'a> {
+    /// All declarations.
+    pub syms: &'s Symbols<'a>,
+    /// The method being checked.
+    pub fid: FunctionId,
+    /// Kernel, device helper or host.
+    pub kind: FunctionKind,
+    /// Declaring class.
+    pub class: String,
+    /// Declared return type.
+    pub ret: Type,
+    /// Parameters, then locals and temporaries.
+    pub locals: Vec<ir::Local>,
+    scopes: Vec<Vec<(String, LocalId)>>,
+    /// Definitely assigned, per local.
+    assigned: Vec<bool>,
+    /// The current point cannot be reached (after return/break/continue).
+    dead: bool,
+    loops: Vec<LoopFrame>,
+    next_loop: usize,
+    /// Diagnostics found in this method.
+    pub diags: Vec<Diagnostic>,
+    /// Calls made, for the call graph.
+    pub calls: Vec<(FunctionId, Span)>,
+}
+
+impl<'s, 'a> FnCtx<'s, 'a> {
+    /// A context with the parameters declared and assigned.
+    pub fn new(syms: &'s Symbols<'a>, fid: FunctionId) -> Self {
+        let f = &syms.functions[fid.0];
+        let mut ctx = FnCtx {
+            syms,
+            fid,
+            kind: f.kind,
+            class: f.class.clone(),
+            ret: f.ret.clone(),
+            locals: Vec::new(),
+            scopes: vec![Vec::new()],
+            assigned: Vec::new(),
+            dead: false,
+            loops: Vec::new(),
+            next_loop: 0,
+            diags: Vec::new(),
+            calls: Vec::new(),
+        };
+        for (p, ty) in f.decl.params.iter().zip(&f.params) {
+            if let Ok(id) = ctx.declare(&p.name, ty.clone()) {
+                ctx.assigned[id.0] = true;
+            }
+        }
+        ctx
+    }
+
+    /// True in kernels and device helpers.
+    pub fn is_device(&self) -> bool {
+        self.kind != FunctionKind::Host
+    }
+
+    /// Reports a diagnostic and yields the error marker.
+    pub fn error<T>(&mut self, d: Diagnostic) -> R<T> {
+        self.diags.push(d);
+        Err(())
+    }
+
+    /// Declares a local in the innermost scope (Java: no shadowing within a method).
+    pub fn declare(&mut self, name: &ast::Ident, ty: Type) -> R<LocalId> {
+        if let Some(prev) = self.lookup(&name.name) {
+            let prev_span = self.locals[prev.0].span;
+            return self.error(
+                Diagnostic::error(
+                    Code::Redeclaration,
+                    name.span,
+                    format!("`{}` is already declared in this method", name.name),
+                )
+                .with_label("declared again here")
+                .with_secondary(prev_span, "first declared here")
+                .with_note("help: choose another name"),
+            );
+        }
+        let id = LocalId(self.locals.len());
+        self.locals.push(ir::Local {
+            name: name.name.clone(),
+            ty,
+            span: name.span,
+        });
+        self.assigned.push(false);
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((name.name.clone(), id));
+        }
+        Ok(id)
+    }
+
+    /// A fresh temporary local (never visible to source names).
+    pub fn temp(&mut self, ty: Type, span: Span) -> LocalId {
+        let id = LocalId(self.locals.len());
+        self.locals.push(ir::Local {
+            name: format!("$t{}", id.0),
+            ty,
+            span,
+        });
+        self.assigned.push(true);
+        id
+    }
+
+    /// Finds a visible local.
+    pub fn lookup(&self, name: &str) -> Option<LocalId> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, id)| *id)
+    }
+
+    /// Checks that a local is definitely assigned before this read.
+    pub fn check_assigned(&mut self, id: LocalId, span: Span) -> R<()> {
+        if self.dead || self.assigned[id.0] {
+            return Ok(());
+        }
+        let name = self.locals[id.0].name.clone();
+        let decl = self.locals[id.0].span;
+        self.error(
+            Diagnostic::error(
+                Code::UnassignedLocal,
+                span,
+                format!("`{name}` is read before it is assigned"),
+            )
+            .with_secondary(decl, "declared here without a value")
+            .with_note(format!(
+                "help: give `{name}` an initial value where it is declared"
+            )),
+        )
+    }
+
+    /// Marks a local assigned.
+    pub fn mark_assigned(&mut self, id: LocalId) {
+        self.assigned[id.0] = true;
+    }
+
+    fn push_scope(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+
+    fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+
+    /// Checks the whole body; reports a missing return for non-void methods.
+    pub fn body(&mut self, block: &ast::Block) -> ir::Block {
+        let out = self.block(block);
+        if !self.dead && self.ret != Type::Void {
+            let name = self.syms.functions[self.fid.0].decl.name.clone();
+            self.diags.push(
+                Diagnostic::error(
+                    Code::MissingReturn,
+                    Span {
+                        start: block.span.end.saturating_sub(1),
+                        ..block.span
+                    },
+                    format!(
+                        "method `{}` can reach its end without returning a value",
+                        name.name
+                    ),
+                )
+                .with_secondary(name.span, format!("`{}` returns {}", name.name, self.ret))
+                .with_note("help: add a `return` at the end"),
+            );
+        }
+        out
+    }
+
+    fn block(&mut self, block: &ast::Block) -> ir::Block {
+        self.push_scope();
+        let out = self.stmts(&block.stmts);
+        self.pop_scope();
+        out
+    }
+
+    fn stmts(&mut self, stmts: &[ast::Stmt]) -> ir::Block {
+        let mut out = Vec::new();
+        let mut reported_dead = false;
+        for s in stmts {
+            if self.dead && !reported_dead && !matches!(s, ast::Stmt::Empty(_)) {
+                reported_dead = true;
+                self.diags.push(
+                    Diagnostic::error(Code::UnreachableCode, s.span(), "unreachable statement")
+                        .with_label("this can never run")
+                        .with_note("help: remove it, or the `return`/`break`/`continue` before it"),
+                );
+            }
+            self.stmt(s, &mut out);
+        }
+        out
+    }
+
+    /// A statement as its own scope (a `for` or `if` body that is not a block).
+    fn scoped(&mut self, s: &ast::Stmt) -> ir::Block {
+        self.push_scope();
+        let mut out = Vec::new();
+        self.stmt(s, &mut out);
+        self.pop_scope();
+        out
+    }
+
+    fn cond(&mut self, e: &ast::Expr) -> ir::Expr {
+        let span = e.span;
+        match self.expr(e, Some(&Type::Scalar(ir::ScalarType::Bool))) {
+            Ok(c) if c.ty == Type::Scalar(ir::ScalarType::Bool) => c,
+            Ok(c) => {
+                let ty = c.ty.clone();
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::TypeMismatch,
+                        span,
+                        format!("condition must be boolean, found {ty}"),
+                    )
+                    .with_note("help: compare explicitly, e.g. `x != 0`"),
+                );
+                bool_const(false, span)
+            }
+            Err(()) => bool_const(false, span),
+        }
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt, out: &mut ir::Block) {
+        match s {
+            ast::Stmt::Empty(_) => {}
+            ast::Stmt::Block(b) => out.extend(self.block(b)),
+            ast::Stmt::Expr(e) => {
+                if let Ok(stmts) = self.expr_stmt(e) {
+                    out.extend(stmts);
+                }
+            }
+            ast::Stmt::Local { ty, decls, .. } => self.local_decl(ty, decls, out),
+            ast::Stmt::If {
+                cond,
+                then,
+                otherwise,
+                ..
+            } => {
+                let c = self.cond(cond);
+                let before = (self.assigned.clone(), self.dead);
+                let then_block = self.scoped(then);
+                let after_then = (
+                    std::mem::replace(&mut self.assigned, before.0.clone()),
+                    self.dead,
+                );
+                self.dead = before.1;
+                let else_block = match otherwise {
+                    Some(o) => self.scoped(o),
+                    None => Vec::new(),
+                };
+                self.merge(after_then);
+                out.push(ir::Stmt::If {
+                    cond: c,
+                    then: then_block,
+                    otherwise: else_block,
+                });
+            }
+            ast::Stmt::While { cond, body, .. } => {
+                let c = self.cond(cond);
+                let infinite = is_const_true(&c);
+                let (id, body_block, broken) = self.loop_body(None, body, true);
+                out.push(ir::Stmt::Loop {
+                    id,
+                    pre_cond: Some(c),
+                    body: body_block,
+                    continuing: vec![],
+                    post_cond: None,
+                });
+                self.dead = infinite && !broken;
+            }
+            ast::Stmt::DoWhile { body, cond, .. } => {
+                let (id, body_block, broken) = self.loop_body(None, body, false);
+                let c = self.cond(cond);
+                let infinite = is_const_true(&c);
+                out.push(ir::Stmt::Loop {
+                    id,
+                    pre_cond: None,
+                    body: body_block,
+                    continuing: vec![],
+                    post_cond: Some(c),
+                });
+                self.dead = infinite && !broken;
+            }
+            ast::Stmt::For { .. } => self.for_loop(None, s, out),
+            ast::Stmt::Labeled(label, inner) => match inner.as_ref() {
+                ast::Stmt::For { .. } => self.for_loop(Some(label), inner, out),
+                ast::Stmt::While { cond, body, .. } => {
+                    let c = self.cond(cond);
+                    let infinite = is_const_true(&c);
+                    let (id, body_block, broken) = self.loop_body(Some(label), body, true);
+                    out.push(ir::Stmt::Loop {
+                        id,
+                        pre_cond: Some(c),
+                        body: body_block,
+                        continuing: vec![],
+                        post_cond: None,
+                    });
+                    self.dead = infinite && !broken;
+                }
+                ast::Stmt::DoWhile { body, cond, .. } => {
+                    let (id, body_block, broken) = self.loop_body(Some(label), body, false);
+                    let c = self.cond(cond);
+                    let infinite = is_const_true(&c);
+                    out.push(ir::Stmt::Loop {
+                        id,
+                        pre_cond: None,
+                        body: body_block,
+                        continuing: vec![],
+                        post_cond: Some(c),
+                    });
+                    self.dead = infinite && !broken;
+                }
+                _ => self.diags.push(
+                    Diagnostic::error(
+                        Code::UnsupportedFeature,
+                        label.span,
+                        "labels are supported on loops only",
+                    )
+                    .with_note("help: put the label on a `for`, `while` or `do` loop"),
+                ),
+            },
+            ast::Stmt::Break(label, span) | ast::Stmt::Continue(label, span) => {
+                let is_break = matches!(s, ast::Stmt::Break(..));
+                match self.find_loop(label.as_ref(), *span, is_break) {
+                    Ok(idx) => {
+                        let id = self.loops[idx].id;
+                        if is_break {
+                            self.loops[idx].broken = true;
+                            out.push(ir::Stmt::Break(id));
+                        } else {
+                            out.push(ir::Stmt::Continue(id));
+                        }
+                    }
+                    Err(()) => {}
+                }
+                self.dead = true;
+            }
+            ast::Stmt::Return(value, span) => {
+                self.return_stmt(value.as_ref(), *span, out);
+                self.dead = true;
+            }
+        }
+    }
+
+    fn merge(&mut self, other: (Vec<bool>, bool)) {
+        let (other_assigned, other_dead) = other;
+        match (self.dead, other_dead) {
+            (true, false) => {
+                self.assigned = other_assigned;
+                self.dead = false;
+            }
+            (false, true) | (true, true) => {}
+            (false, false) => {
+                for (a, b) in self.assigned.iter_mut().zip(other_assigned) {
+                    *a = *a && b;
+                }
+            }
+        }
+        if other_dead && self.dead {
+            self.dead = true;
+        }
+    }
+
+    fn find_loop(&mut self, label: Option<&ast::Ident>, span: Span, is_break: bool) -> R<usize> {
+        let word = if is_break { "break" } else { "continue" };
+        match label {
+            None => match self.loops.len() {
+                0 => self.error(Diagnostic::error(
+                    Code::BreakOutsideLoop,
+                    span,
+                    format!("`{word}` outside of a loop"),
+                )),
+                n => Ok(n - 1),
+            },
+            Some(l) => match self
+                .loops
+                .iter()
+                .rposition(|f| f.label.as_deref() == Some(l.name.as_str()))
+            {
+                Some(i) => Ok(i),
+                None => self.error(
+                    Diagnostic::error(
+                        Code::BreakOutsideLoop,
+                        l.span,
+                        format!("no enclosing loop is labeled `{}`", l.name),
+                    )
+                    .with_label("unknown label"),
+                ),
+            },
+        }
+    }
+
+    /// Checks a loop body. `body_may_skip`: the body might not run (while/for), so
+    /// assignments in it do not count afterwards.
+    fn loop_body(
+        &mut self,
+        label: Option<&ast::Ident>,
+        body: &ast::Stmt,
+        body_may_skip: bool,
+    ) -> (LoopId, ir::Block, bool) {
+        let id = LoopId(self.next_loop);
+        self.next_loop += 1;
+        self.loops.push(LoopFrame {
+            id,
+            label: label.map(|l| l.name.clone()),
+            broken: false,
+        });
+        let before = self.assigned.clone();
+        let was_dead = self.dead;
+        let block = self.scoped(body);
+        let frame = self.loops.pop();
+        let broken = frame.map(|f| f.broken).unwrap_or(false);
+        if body_may_skip || broken {
+            self.assigned = before;
+        }
+        self.dead = was_dead;
+        (id, block, broken)
+    }
+
+    fn for_loop(&mut self, label: Option<&ast::Ident>, s: &ast::Stmt, out: &mut ir::Block) {
+        let ast::Stmt::For {
+            init,
+            cond,
+            update,
+            body,
+            ..
+        } = s
+        else {
+            return;
+        };
+        self.push_scope();
+        for i in init {
+            self.stmt(i, out);
+        }
+        let c = cond.as_ref().map(|c| self.cond(c));
+        let infinite = c.as_ref().map(is_const_true).unwrap_or(true);
+        let (id, body_block, broken) = self.loop_body(label, body, true);
+        let mut continuing = Vec::new();
+        let saved_dead = self.dead;
+        self.dead = false;
+        for u in update {
+            if let Ok(stmts) = self.expr_stmt(u) {
+                continuing.extend(stmts);
+            }
+        }
+        self.dead = saved_dead;
+        self.pop_scope();
+        out.push(ir::Stmt::Loop {
+            id,
+            pre_cond: c,
+            body: body_block,
+            continuing,
+            post_cond: None,
+        });
+        self.dead = infinite && !broken;
+    }
+
+    fn local_decl(
+        &mut self,
+        ty: &ast::TypeExpr,
+        decls: &[(ast::Ident, Option<ast::Expr>)],
+        out: &mut ir::Block,
+    ) {
+        let t = match super::names::resolve_type(ty, &Default::default()) {
+            Ok(Type::Void) => {
+                self.diags.push(Diagnostic::error(
+                    Code::TypeMismatch,
+                    ty.span,
+                    "a local cannot have type void",
+                ));
+                return;
+            }
+            Ok(t) => t,
+            Err(d) => {
+                self.diags.push(d);
+                return;
+            }
+        };
+        if self.is_device() && (t.is_host_only() || t.is_resource()) {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::HostOnlyInDevice,
+                    ty.span,
+                    format!("locals of type `{t}` are not allowed in device code"),
+                )
+                .with_note("device code may use scalars; resources come in as kernel parameters"),
+            );
+            return;
+        }
+        for (name, init) in decls {
+            let value = init.as_ref().map(|e| {
+                self.expr(e, Some(&t))
+                    .and_then(|v| self.coerce(v, &t, e.span))
+            });
+            let Ok(id) = self.declare(name, t.clone()) else {
+                continue;
+            };
+            match value {
+                Some(Ok(v)) => {
+                    out.push(ir::Stmt::Store {
+                        place: ir::Place::Local(id),
+                        value: v,
+                        span: name.span,
+                    });
+                    self.mark_assigned(id);
+                }
+                // A failed initializer still counts as assigned, to avoid a second error.
+                Some(Err(())) => self.mark_assigned(id),
+                None => {}
+            }
+        }
+    }
+
+    fn return_stmt(&mut self, value: Option<&ast::Expr>, span: Span, out: &mut ir::Block) {
+        let ret = self.ret.clone();
+        match (value, &ret) {
+            (None, Type::Void) => out.push(ir::Stmt::Return(None, span)),
+            (Some(e), Type::Void) => self.diags.push(
+                Diagnostic::error(
+                    Code::TypeMismatch,
+                    e.span,
+                    "this method returns void; `return` takes no value",
+                )
+                .with_note("help: remove the value"),
+            ),
+            (None, t) => {
+                let t = t.clone();
+                self.diags.push(Diagnostic::error(
+                    Code::TypeMismatch,
+                    span,
+                    format!("missing return value of type {t}"),
+                ))
+            }
+            (Some(e), t) => {
+                if let Ok(v) = self
+                    .expr(e, Some(t))
+                    .and_then(|v| self.coerce(v, t, e.span))
+                {
+                    out.push(ir::Stmt::Return(Some(v), span));
+                }
+            }
+        }
+    }
+}
+
+/// A boolean constant.
+pub fn bool_const(b: bool, span: Span) -> ir::Expr {
+    ir::Expr::constant(
+        ir::Constant::Bool(b),
+        Type::Scalar(ir::ScalarType::Bool),
+        span,
+    )
+}
+
+fn is_const_true(e: &ir::Expr) -> bool {
+    matches!(e.kind, ir::ExprKind::Const(ir::Constant::Bool(true)))
+}

@@ -1,0 +1,703 @@
+//! Calls of user methods and stdlib intrinsics, kernel launches, and host allocations.
+
+use super::body::{FnCtx, R};
+use super::expr::{convert, is_context_literal};
+use super::names::{canonical_class, resolve_type, IntrinsicMethod};
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{
+    self, ExprKind, FunctionId, FunctionKind, HostOp, Intrinsic, MathFn, ScalarType, Type,
+};
+use crate::syntax::ast;
+use std::collections::HashMap;
+
+/// The checker's table of what a generic intrinsic's `T` may be.
+fn generic_allows(
+    op: Option<Intrinsic>,
+    host: Option<HostOp>,
+    t: &Type,
+) -> Result<(), &'static str> {
+    match (op, host) {
+        (Some(Intrinsic::Math(MathFn::Sqrt | MathFn::Floor)), _) => match t {
+            Type::Scalar(s) if s.is_float() => Ok(()),
+            _ => Err("a float type"),
+        },
+        (Some(Intrinsic::Math(_)), _) => match t {
+            Type::Scalar(s) if s.is_numeric() => Ok(()),
+            _ => Err("a numeric type"),
+        },
+        (_, Some(HostOp::Println | HostOp::Print)) => match t {
+            Type::Void => Err("a value"),
+            _ => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
+impl<'s, 'a> FnCtx<'s, 'a> {
+    /// `name(args)`: a method of the current class.
+    pub fn call(&mut self, name: &ast::Ident, args: &[ast::Arg], span: Span) -> R<ir::Expr> {
+        let class = self.class.clone();
+        match self
+            .syms
+            .user_methods
+            .get(&class)
+            .and_then(|m| m.get(&name.name))
+            .copied()
+        {
+            Some(fid) => self.user_call(fid, name, args, span),
+            None => self.error(
+                Diagnostic::error(
+                    Code::UnknownName,
+                    name.span,
+                    format!("cannot find method `{}` in class `{class}`", name.name),
+                )
+                .with_label("not declared"),
+            ),
+        }
+    }
+
+    fn positional<'e>(&mut self, args: &'e [ast::Arg]) -> R<Vec<&'e ast::Expr>> {
+        let mut out = Vec::new();
+        for a in args {
+            if let Some(n) = &a.name {
+                return self.error(Diagnostic::error(
+                    Code::SyntaxError,
+                    n.span,
+                    format!("unexpected named argument `{}:`", n.name),
+                ));
+            }
+            out.push(&a.value);
+        }
+        Ok(out)
+    }
+
+    fn user_call(
+        &mut self,
+        fid: FunctionId,
+        name: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> R<ir::Expr> {
+        let f = &self.syms.functions[fid.0];
+        let (kind, params, ret, decl_span) =
+            (f.kind, f.params.clone(), f.ret.clone(), f.decl.name.span);
+        match (self.kind, kind) {
+            (_, FunctionKind::Kernel) => {
+                return self.error(
+                    Diagnostic::error(
+                        Code::InvalidLaunch,
+                        span,
+                        format!("kernel `{}` cannot be called like a method", name.name),
+                    )
+                    .with_note(format!(
+                        "help: launch it: `{}.launch(stream, grid: [..], block: [..])(…)`",
+                        name.name
+                    )),
+                )
+            }
+            (FunctionKind::Host, FunctionKind::Device) => {
+                return self.error(
+                    Diagnostic::error(
+                        Code::DeviceOnlyInHost,
+                        span,
+                        format!(
+                            "@Device method `{}` cannot be called from host code",
+                            name.name
+                        ),
+                    )
+                    .with_secondary(decl_span, "declared @Device here"),
+                )
+            }
+            (FunctionKind::Kernel | FunctionKind::Device, FunctionKind::Host) => {
+                return self.error(
+                    Diagnostic::error(
+                        Code::HostOnlyInDevice,
+                        span,
+                        format!(
+                            "host method `{}` cannot be called from device code",
+                            name.name
+                        ),
+                    )
+                    .with_secondary(decl_span, "declared here without @Device")
+                    .with_note("help: mark it `@Device` if it only uses device features"),
+                )
+            }
+            _ => {}
+        }
+        let args = self.positional(args)?;
+        if args.len() != params.len() {
+            return self.error(
+                Diagnostic::error(
+                    Code::ArgumentCount,
+                    span,
+                    format!(
+                        "`{}` takes {} argument(s) but {} were supplied",
+                        name.name,
+                        params.len(),
+                        args.len()
+                    ),
+                )
+                .with_secondary(decl_span, "declared here"),
+            );
+        }
+        let mut out = Vec::new();
+        let mut failed = false;
+        for (a, p) in args.iter().zip(&params) {
+            match self
+                .expr(a, Some(p))
+                .and_then(|v| self.coerce(v, p, a.span))
+            {
+                Ok(v) => {
+                    if self.is_device()
+                        && v.ty.is_resource()
+                        && !matches!(v.kind, ExprKind::Load(ir::Place::Local(_)))
+                    {
+                        failed = true;
+                        self.diags.push(Diagnostic::error(
+                            Code::UnsupportedFeature,
+                            a.span,
+                            "resource arguments must be parameters of the caller",
+                        ));
+                    }
+                    out.push(v)
+                }
+                Err(()) => failed = true,
+            }
+        }
+        if failed {
+            return Err(());
+        }
+        self.calls.push((fid, span));
+        Ok(ir::Expr {
+            kind: ExprKind::Call {
+                func: fid,
+                args: out,
+            },
+            ty: ret,
+            span,
+        })
+    }
+
+    /// `recv.name(args)`: static methods of classes, and methods of values.
+    pub fn method_call(
+        &mut self,
+        recv: &ast::Expr,
+        name: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> R<ir::Expr> {
+        // `System.out.println(…)`
+        if let ast::ExprKind::Field(base, field) = &recv.kind {
+            if matches!(&base.kind, ast::ExprKind::Name(n) if n == "System" && self.lookup("System").is_none())
+                && field.name == "out"
+            {
+                return self.intrinsic_call("SystemOut", None, name, args, span);
+            }
+        }
+        if let ast::ExprKind::Name(class) = &recv.kind {
+            if self.lookup(class).is_none() && self.syms.is_class(class) {
+                let class = canonical_class(class).to_string();
+                if let Some(fid) = self
+                    .syms
+                    .user_methods
+                    .get(&class)
+                    .and_then(|m| m.get(&name.name))
+                    .copied()
+                {
+                    return self.user_call(fid, name, args, span);
+                }
+                return self.intrinsic_call(&class, None, name, args, span);
+            }
+        }
+        let r = self.expr(recv, None)?;
+        let class = match &r.ty {
+            Type::Image2D(_) => "Image2D",
+            Type::Buffer(_) => "KernelBuffer",
+            Type::Stream => "KernelStream",
+            other => {
+                let other = other.clone();
+                return self.error(Diagnostic::error(
+                    Code::UnknownMethod,
+                    name.span,
+                    format!("`{other}` has no method `{}`", name.name),
+                ));
+            }
+        };
+        self.intrinsic_call(class, Some(r), name, args, span)
+    }
+
+    fn intrinsic_call(
+        &mut self,
+        class: &str,
+        recv: Option<ir::Expr>,
+        name: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> R<ir::Expr> {
+        let Some(overloads) = self.syms.intrinsic(class, &name.name) else {
+            return self.error(
+                Diagnostic::error(
+                    Code::UnknownMethod,
+                    name.span,
+                    format!("`{class}` has no method `{}`", name.name),
+                )
+                .with_label("unknown method"),
+            );
+        };
+        let args = self.positional(args)?;
+        let Some(m) = overloads
+            .iter()
+            .find(|m| m.decl.params.len() == args.len())
+            .cloned()
+        else {
+            let counts: Vec<String> = overloads
+                .iter()
+                .map(|m| m.decl.params.len().to_string())
+                .collect();
+            return self.error(Diagnostic::error(
+                Code::ArgumentCount,
+                span,
+                format!(
+                    "`{class}.{}` takes {} argument(s) but {} were supplied",
+                    name.name,
+                    counts.join(" or "),
+                    args.len()
+                ),
+            ));
+        };
+        if m.is_static == recv.is_some() {
+            let how = if m.is_static {
+                "is static: call it on the class"
+            } else {
+                "needs a value to be called on"
+            };
+            return self.error(Diagnostic::error(
+                Code::UnknownMethod,
+                name.span,
+                format!("`{class}.{}` {how}", name.name),
+            ));
+        }
+        let device = self.is_device();
+        match (device, m.device, m.host) {
+            (true, None, _) => {
+                return self.error(Diagnostic::error(
+                    Code::HostOnlyInDevice,
+                    span,
+                    format!("`{class}.{}` is host-only", name.name),
+                ))
+            }
+            (false, _, None) => {
+                return self.error(Diagnostic::error(
+                    Code::DeviceOnlyInHost,
+                    span,
+                    format!(
+                        "`{class}.{}` is only available in kernels and @Device methods",
+                        name.name
+                    ),
+                ))
+            }
+            _ => {}
+        }
+        let mut generics: HashMap<String, Type> = HashMap::new();
+        if let (Some(r), Some(Type::Buffer(s))) = (&recv, recv.as_ref().map(|r| &r.ty)) {
+            let _ = r;
+            generics.insert("T".to_string(), Type::Scalar(*s));
+        }
+        let values = self.intrinsic_args(&m, &args, &mut generics)?;
+        let ret = match resolve_type(&m.decl.ret, &generics) {
+            Ok(t) => t,
+            Err(d) => return self.error(d),
+        };
+        let mut all = Vec::new();
+        all.extend(recv);
+        all.extend(values);
+        let kind = if device {
+            ExprKind::Intrinsic {
+                op: m.device.unwrap_or(Intrinsic::BufferLength),
+                args: all,
+            }
+        } else {
+            ExprKind::Host {
+                op: m.host.unwrap_or(HostOp::Println),
+                args: all,
+            }
+        };
+        Ok(ir::Expr {
+            kind,
+            ty: ret,
+            span,
+        })
+    }
+
+    /// Checks intrinsic arguments, binding the method's `T` from non-literal arguments first.
+    fn intrinsic_args(
+        &mut self,
+        m: &IntrinsicMethod<'a>,
+        args: &[&ast::Expr],
+        generics: &mut HashMap<String, Type>,
+    ) -> R<Vec<ir::Expr>> {
+        let tparams: Vec<String> = m.decl.type_params.iter().map(|t| t.name.clone()).collect();
+        let mut values: Vec<Option<ir::Expr>> = vec![None; args.len()];
+        let order: Vec<usize> = (0..args.len())
+            .filter(|i| !is_context_literal(args[*i]))
+            .chain((0..args.len()).filter(|i| is_context_literal(args[*i])))
+            .collect();
+        for i in order {
+            let pty = &m.decl.params[i].ty;
+            let generic_name = match &pty.kind {
+                ast::TypeExprKind::Named { name, args }
+                    if args.is_empty() && tparams.contains(name) =>
+                {
+                    Some(name.clone())
+                }
+                _ => None,
+            };
+            let bound = generic_name.as_ref().and_then(|g| generics.get(g).cloned());
+            let expected = match (&generic_name, bound) {
+                (Some(_), Some(t)) => Some(t),
+                (Some(_), None) => None,
+                (None, _) => match resolve_type(pty, generics) {
+                    Ok(t) => Some(t),
+                    Err(d) => return self.error(d),
+                },
+            };
+            let v = self.expr(args[i], expected.as_ref())?;
+            let v = match (&generic_name, expected) {
+                (_, Some(t)) => self.coerce(v, &t, args[i].span)?,
+                (Some(g), None) => {
+                    if let Err(what) = generic_allows(m.device, m.host, &v.ty) {
+                        let t = v.ty.clone();
+                        return self.error(
+                            Diagnostic::error(
+                                Code::TypeMismatch,
+                                args[i].span,
+                                format!("`{}` needs {what}, found {t}", m.decl.name.name),
+                            )
+                            .with_label(format!("this is {t}")),
+                        );
+                    }
+                    generics.insert(g.clone(), v.ty.clone());
+                    v
+                }
+                (None, None) => v,
+            };
+            values[i] = Some(v);
+        }
+        Ok(values.into_iter().flatten().collect())
+    }
+
+    /// `k.launch(stream, grid: [...], block: [...])(args)`.
+    pub fn launch(&mut self, config: &ast::Expr, args: &[ast::Arg], span: Span) -> R<ir::Expr> {
+        let ast::ExprKind::MethodCall(target, method, opts) = &config.kind else {
+            return self.error(Diagnostic::error(
+                Code::InvalidLaunch,
+                span,
+                "only `kernel.launch(…)(…)` can be called this way",
+            ));
+        };
+        if method.name != "launch" {
+            return self.error(Diagnostic::error(
+                Code::InvalidLaunch,
+                method.span,
+                format!(
+                    "`{}(…)(…)`: only `launch` returns something callable",
+                    method.name
+                ),
+            ));
+        }
+        if self.is_device() {
+            return self.error(Diagnostic::error(
+                Code::HostOnlyInDevice,
+                span,
+                "kernels can only be launched from host code",
+            ));
+        }
+        let kernel = match &target.kind {
+            ast::ExprKind::Name(n) => self
+                .syms
+                .user_methods
+                .get(&self.class)
+                .and_then(|m| m.get(n))
+                .copied(),
+            ast::ExprKind::Field(c, n) => match &c.kind {
+                ast::ExprKind::Name(cls) => self
+                    .syms
+                    .user_methods
+                    .get(cls)
+                    .and_then(|m| m.get(&n.name))
+                    .copied(),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(kid) = kernel.filter(|k| self.syms.functions[k.0].kind == FunctionKind::Kernel)
+        else {
+            return self.error(
+                Diagnostic::error(
+                    Code::InvalidLaunch,
+                    target.span,
+                    "only @Kernel methods can be launched",
+                )
+                .with_label("not a kernel"),
+            );
+        };
+        let mut stream = None;
+        let mut grid = None;
+        let mut block = None;
+        for a in opts {
+            match a.name.as_ref().map(|n| n.name.as_str()) {
+                None if stream.is_none() => {
+                    let v = self.expr(&a.value, None)?;
+                    stream = Some(self.coerce(v, &Type::Stream, a.value.span)?);
+                }
+                None => {
+                    return self.error(Diagnostic::error(
+                        Code::InvalidLaunch,
+                        a.value.span,
+                        "unexpected argument: launch takes a stream, then grid: and block:",
+                    ))
+                }
+                Some("grid") => grid = Some(self.dims(&a.value)?),
+                Some("block") => block = Some(self.dims(&a.value)?),
+                Some(other @ ("sharedBytes" | "spec")) => {
+                    let n = a.name.as_ref().map(|n| n.span).unwrap_or(span);
+                    return self.error(Diagnostic::error(
+                        Code::UnsupportedFeature,
+                        n,
+                        format!("`{other}:` is not supported yet by this version of cajetac"),
+                    ));
+                }
+                Some(other) => {
+                    let n = a.name.as_ref().map(|n| n.span).unwrap_or(span);
+                    return self.error(
+                        Diagnostic::error(
+                            Code::InvalidLaunch,
+                            n,
+                            format!("unknown launch option `{other}`"),
+                        )
+                        .with_note("launch options: grid, block, sharedBytes, spec"),
+                    );
+                }
+            }
+        }
+        let (Some(stream), Some(grid), Some(block)) = (stream, grid, block) else {
+            return self.error(
+                Diagnostic::error(
+                    Code::InvalidLaunch,
+                    config.span,
+                    "a launch needs a stream, `grid:` and `block:`",
+                )
+                .with_note("example: `k.launch(s, grid: [n / 64], block: [64])(…)`"),
+            );
+        };
+        let kf = &self.syms.functions[kid.0];
+        let (params, kname, kspan) = (
+            kf.params.clone(),
+            kf.decl.name.name.clone(),
+            kf.decl.name.span,
+        );
+        let args = self.positional(args)?;
+        if args.len() != params.len() {
+            return self.error(
+                Diagnostic::error(
+                    Code::ArgumentCount,
+                    span,
+                    format!(
+                        "kernel `{kname}` takes {} argument(s) but {} were supplied",
+                        params.len(),
+                        args.len()
+                    ),
+                )
+                .with_secondary(kspan, "kernel declared here"),
+            );
+        }
+        let mut values = Vec::new();
+        for (a, p) in args.iter().zip(&params) {
+            let v = self.expr(a, Some(p))?;
+            values.push(self.coerce(v, p, a.span)?);
+        }
+        Ok(ir::Expr {
+            kind: ExprKind::Launch(Box::new(ir::Launch {
+                kernel: kid,
+                stream,
+                grid,
+                block,
+                args: values,
+            })),
+            ty: Type::Void,
+            span,
+        })
+    }
+
+    fn dims(&mut self, e: &ast::Expr) -> R<Vec<ir::Expr>> {
+        let ast::ExprKind::ArrayLit(items) = &e.kind else {
+            return self.error(Diagnostic::error(
+                Code::InvalidLaunch,
+                e.span,
+                "grid and block are written as `[x]`, `[x, y]` or `[x, y, z]`",
+            ));
+        };
+        if items.is_empty() || items.len() > 3 {
+            return self.error(Diagnostic::error(
+                Code::InvalidLaunch,
+                e.span,
+                format!(
+                    "grid and block have 1 to 3 dimensions, found {}",
+                    items.len()
+                ),
+            ));
+        }
+        let u32t = Type::Scalar(ScalarType::U32);
+        let mut out = Vec::new();
+        for i in items {
+            let v = self.expr(i, Some(&u32t))?;
+            out.push(self.coerce(v, &u32t, i.span)?);
+        }
+        Ok(out)
+    }
+
+    fn host_only<T>(&mut self, span: Span, what: &str) -> R<T> {
+        self.error(
+            Diagnostic::error(
+                Code::HostOnlyInDevice,
+                span,
+                format!("{what} in device code"),
+            )
+            .with_note("kernels may not allocate (SPEC §5)"),
+        )
+    }
+
+    /// A size or count argument: any integer, widened to int64 for the host.
+    fn size_arg(&mut self, e: &ast::Expr) -> R<ir::Expr> {
+        let v = self.expr(e, Some(&Type::Scalar(ScalarType::I64)))?;
+        match v.ty {
+            Type::Scalar(s) if s.is_integer() => Ok(convert(v, ScalarType::I64)),
+            ref t => {
+                let t = t.clone();
+                self.error(Diagnostic::error(
+                    Code::TypeMismatch,
+                    e.span,
+                    format!("a size must be an integer, found {t}"),
+                ))
+            }
+        }
+    }
+
+    /// `heap KernelBuffer<T>(n)`, `heap Image2D(w, h)`.
+    pub fn new_object(&mut self, ty: &ast::TypeExpr, args: &[ast::Arg], span: Span) -> R<ir::Expr> {
+        if self.is_device() {
+            return self.host_only(span, "allocation");
+        }
+        let t = match resolve_type(ty, &HashMap::new()) {
+            Ok(t) => t,
+            Err(d) => return self.error(d),
+        };
+        let args = self.positional(args)?;
+        let (op, want) = match &t {
+            Type::Buffer(_) => (HostOp::NewBuffer, 1),
+            Type::Image2D(_) => (HostOp::NewImage2D, 2),
+            other => {
+                let other = other.clone();
+                return self.error(Diagnostic::error(
+                    Code::TypeMismatch,
+                    ty.span,
+                    format!("`{other}` cannot be allocated with `heap T(…)`"),
+                ));
+            }
+        };
+        if args.len() != want {
+            let t = t.clone();
+            return self.error(Diagnostic::error(
+                Code::ArgumentCount,
+                span,
+                format!(
+                    "`heap {t}(…)` takes {want} argument(s), found {}",
+                    args.len()
+                ),
+            ));
+        }
+        let mut values = Vec::new();
+        for a in args {
+            values.push(self.size_arg(a)?);
+        }
+        Ok(ir::Expr {
+            kind: ExprKind::Host { op, args: values },
+            ty: t,
+            span,
+        })
+    }
+
+    /// `heap T[n]`.
+    pub fn new_array(&mut self, elem: &ast::TypeExpr, len: &ast::Expr, span: Span) -> R<ir::Expr> {
+        if self.is_device() {
+            return self.host_only(span, "allocation");
+        }
+        let t = match resolve_type(elem, &HashMap::new()) {
+            Ok(t @ Type::Scalar(_)) => t,
+            Ok(other) => {
+                return self.error(Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    elem.span,
+                    format!("arrays of `{other}` are not supported"),
+                ))
+            }
+            Err(d) => return self.error(d),
+        };
+        let n = self.size_arg(len)?;
+        Ok(ir::Expr {
+            kind: ExprKind::Host {
+                op: HostOp::NewArray,
+                args: vec![n],
+            },
+            ty: Type::Array(Box::new(t)),
+            span,
+        })
+    }
+
+    /// `[a, b, c]` (host arrays).
+    pub fn array_literal(
+        &mut self,
+        items: &[ast::Expr],
+        hint: Option<&Type>,
+        span: Span,
+    ) -> R<ir::Expr> {
+        if self.is_device() {
+            return self.host_only(span, "an array literal");
+        }
+        let elem_hint = match hint {
+            Some(Type::Array(t)) => Some((**t).clone()),
+            _ => None,
+        };
+        let mut values = Vec::new();
+        let mut elem = elem_hint.clone();
+        for i in items {
+            let v = self.expr(i, elem.as_ref())?;
+            let v = match &elem {
+                Some(t) => self.coerce(v, t, i.span)?,
+                None => {
+                    elem = Some(v.ty.clone());
+                    v
+                }
+            };
+            values.push(v);
+        }
+        let Some(elem @ Type::Scalar(_)) = elem else {
+            return self.error(
+                Diagnostic::error(
+                    Code::TypeMismatch,
+                    span,
+                    "cannot tell the element type of this array literal",
+                )
+                .with_note("help: declare the variable's type, e.g. `float32[] a = [...]`"),
+            );
+        };
+        Ok(ir::Expr {
+            kind: ExprKind::Host {
+                op: HostOp::ArrayLiteral,
+                args: values,
+            },
+            ty: Type::Array(Box::new(elem)),
+            span,
+        })
+    }
+}

@@ -1,0 +1,216 @@
+//! Numeric literal parsing and the "does it fit" rules of SPEC §3.
+
+use crate::ir::ScalarType;
+
+/// A parsed integer literal.
+#[derive(Debug, Clone, Copy)]
+pub struct IntLiteral {
+    /// Magnitude as written.
+    pub value: u128,
+    /// Written in decimal (range-checked by value); hex/binary/octal literals may fill
+    /// the type's bits, as in Java (`int32 x = 0xFFFFFFFF` is -1).
+    pub decimal: bool,
+    /// `L` suffix: the literal is `int64`.
+    pub long: bool,
+}
+
+/// Parses an integer literal's text.
+pub fn parse_int(text: &str) -> Result<IntLiteral, String> {
+    let (body, long) = match text.strip_suffix(['l', 'L']) {
+        Some(b) => (b, true),
+        None => (text, false),
+    };
+    let clean: String = body.chars().filter(|c| *c != '_').collect();
+    let (digits, radix) = if let Some(h) = clean
+        .strip_prefix("0x")
+        .or_else(|| clean.strip_prefix("0X"))
+    {
+        (h.to_string(), 16)
+    } else if let Some(b) = clean
+        .strip_prefix("0b")
+        .or_else(|| clean.strip_prefix("0B"))
+    {
+        (b.to_string(), 2)
+    } else if clean.len() > 1 && clean.starts_with('0') {
+        (clean[1..].to_string(), 8)
+    } else {
+        (clean.clone(), 10)
+    };
+    if digits.is_empty() {
+        return Err(format!("`{text}` has no digits"));
+    }
+    let value = u128::from_str_radix(&digits, radix).map_err(|_| {
+        if radix == 8 {
+            format!("`{text}` is not a valid octal literal (a leading 0 means octal)")
+        } else {
+            format!("`{text}` is too large for any integer type")
+        }
+    })?;
+    Ok(IntLiteral {
+        value,
+        decimal: radix == 10,
+        long,
+    })
+}
+
+/// The bit pattern of `value` (negated when `negative`) if it fits `ty`, else `None`.
+pub fn fit_int(lit: &IntLiteral, negative: bool, ty: ScalarType) -> Option<u64> {
+    if !ty.is_integer() {
+        return None;
+    }
+    let bits = ty.bits();
+    let mask: u128 = if bits == 64 {
+        u64::MAX as u128
+    } else {
+        (1u128 << bits) - 1
+    };
+    let v = lit.value;
+    if negative {
+        if ty.is_unsigned_integer() {
+            return if v == 0 { Some(0) } else { None };
+        }
+        let min_mag = 1u128 << (bits - 1);
+        if v > min_mag {
+            return None;
+        }
+        return Some(((v as i128).wrapping_neg() as u128 & mask) as u64);
+    }
+    let fits = if lit.decimal {
+        let max = if ty.is_signed_integer() {
+            (1u128 << (bits - 1)) - 1
+        } else {
+            mask
+        };
+        v <= max
+    } else {
+        v <= mask
+    };
+    fits.then_some((v & mask) as u64)
+}
+
+/// A parsed float literal: its value and its suffix type, if any.
+pub fn parse_float(text: &str) -> Result<(f64, Option<ScalarType>), String> {
+    let clean: String = text.chars().filter(|c| *c != '_').collect();
+    let is_hex = clean.starts_with("0x") || clean.starts_with("0X");
+    let (body, suffix) = match clean.chars().last() {
+        Some('f' | 'F') if !is_hex || clean.contains(['p', 'P']) => {
+            (&clean[..clean.len() - 1], Some(ScalarType::F32))
+        }
+        Some('d' | 'D') if !is_hex || clean.contains(['p', 'P']) => {
+            (&clean[..clean.len() - 1], Some(ScalarType::F64))
+        }
+        Some('h' | 'H') => (&clean[..clean.len() - 1], Some(ScalarType::F16)),
+        _ => (clean.as_str(), None),
+    };
+    let value = if is_hex {
+        parse_hex_float(body).ok_or_else(|| format!("`{text}` is not a valid hex float"))?
+    } else if suffix == Some(ScalarType::F32) {
+        // Parse directly as f32 so the value is rounded once, not twice.
+        body.parse::<f32>()
+            .map(f64::from)
+            .map_err(|_| format!("`{text}` is not a valid float"))?
+    } else {
+        body.parse::<f64>()
+            .map_err(|_| format!("`{text}` is not a valid float"))?
+    };
+    Ok((value, suffix))
+}
+
+fn parse_hex_float(body: &str) -> Option<f64> {
+    let rest = &body[2..];
+    let (mantissa, exp) = rest.split_once(['p', 'P'])?;
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut value = 0f64;
+    for c in int_part.chars() {
+        value = value * 16.0 + c.to_digit(16)? as f64;
+    }
+    let mut scale = 1.0 / 16.0;
+    for c in frac_part.chars() {
+        value += c.to_digit(16)? as f64 * scale;
+        scale /= 16.0;
+    }
+    let e: i32 = exp.parse().ok()?;
+    Some(value * 2f64.powi(e))
+}
+
+/// Rounds a value to the precision of a float type (round to nearest even).
+pub fn round_to_float(ty: ScalarType, v: f64) -> f64 {
+    match ty {
+        ScalarType::F32 => v as f32 as f64,
+        ScalarType::F16 => round_to_bits(v, 11, -14, 15),
+        ScalarType::BF16 => round_to_bits(v as f32 as f64, 8, -126, 127),
+        _ => v,
+    }
+}
+
+/// Rounds to a binary format with `precision` significand bits and the given exponent range.
+fn round_to_bits(v: f64, precision: i32, min_exp: i32, max_exp: i32) -> f64 {
+    if !v.is_finite() || v == 0.0 {
+        return v;
+    }
+    let exp = v.abs().log2().floor() as i32;
+    // Subnormals keep the quantum of the smallest normal exponent.
+    let e = exp.max(min_exp);
+    let quantum = 2f64.powi(e - (precision - 1));
+    let q = v / quantum;
+    let r = q.round();
+    let rounded = if (q - q.trunc()).abs() == 0.5 {
+        // Ties to even.
+        (q / 2.0).round() * 2.0
+    } else {
+        r
+    } * quantum;
+    let max = (2.0 - 2f64.powi(1 - precision)) * 2f64.powi(max_exp);
+    if rounded.abs() > max {
+        v.signum() * f64::INFINITY
+    } else {
+        rounded
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_forms() {
+        assert_eq!(parse_int("0x1F").unwrap().value, 31);
+        assert_eq!(parse_int("0b101").unwrap().value, 5);
+        assert_eq!(parse_int("017").unwrap().value, 15);
+        assert_eq!(parse_int("1_000_000").unwrap().value, 1_000_000);
+        assert!(parse_int("5L").unwrap().long);
+        assert!(parse_int("09").is_err());
+    }
+
+    #[test]
+    fn fitting() {
+        let l = parse_int("2147483648").unwrap();
+        assert_eq!(fit_int(&l, false, ScalarType::I32), None);
+        assert_eq!(fit_int(&l, true, ScalarType::I32), Some(0x8000_0000));
+        assert_eq!(fit_int(&l, false, ScalarType::U32), Some(0x8000_0000));
+        let h = parse_int("0xFFFFFFFF").unwrap();
+        assert_eq!(fit_int(&h, false, ScalarType::I32), Some(0xFFFF_FFFF));
+        assert_eq!(
+            fit_int(&parse_int("1").unwrap(), true, ScalarType::U32),
+            None
+        );
+        assert_eq!(
+            fit_int(&parse_int("256").unwrap(), false, ScalarType::U8),
+            None
+        );
+    }
+
+    #[test]
+    fn floats() {
+        assert_eq!(parse_float("1.5f").unwrap(), (1.5, Some(ScalarType::F32)));
+        assert_eq!(parse_float(".5").unwrap(), (0.5, None));
+        assert_eq!(parse_float("1e3").unwrap(), (1000.0, None));
+        assert_eq!(parse_float("0x1.8p1").unwrap(), (3.0, None));
+        assert_eq!(round_to_float(ScalarType::F16, 65520.0), f64::INFINITY);
+        assert_eq!(round_to_float(ScalarType::F16, 1.0 + 1.0 / 4096.0), 1.0);
+        assert_eq!(
+            round_to_float(ScalarType::F16, 1.0 + 3.0 / 2048.0),
+            1.0 + 2.0 / 1024.0
+        );
+    }
+}

@@ -1,0 +1,168 @@
+//! Semantic analysis: AST → checked, typed [`ir::Module`].
+//!
+//! `names` collects declarations (user classes and the stdlib's `@Intrinsic` methods),
+//! `body` checks statements (scopes, loops, definite assignment, reachability), `expr`
+//! and `calls` check expressions, `conversions` and `literals` hold the pure typing rules
+//! of SPEC §3/§4, and `fold` folds constant conversions. The result carries every implicit
+//! conversion explicitly, so backends never re-run type rules.
+
+mod body;
+mod calls;
+mod conversions;
+mod expr;
+mod fold;
+mod literals;
+mod names;
+
+pub use fold::float_to_int;
+pub use literals::round_to_float;
+
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{self, FunctionId, FunctionKind, Type};
+use crate::syntax::ast;
+use body::FnCtx;
+
+/// Checks a program. `files` pairs each parsed file with whether it is part of the stdlib.
+pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let syms = names::collect(files, &mut diags);
+    for f in &syms.functions {
+        check_signature(f, &mut diags);
+    }
+    let mut module = ir::Module::default();
+    let mut calls: Vec<Vec<(FunctionId, Span)>> = Vec::new();
+    for (i, f) in syms.functions.iter().enumerate() {
+        let mut ctx = FnCtx::new(&syms, FunctionId(i));
+        let body = match &f.decl.body {
+            Some(b) => ctx.body(b),
+            None => Vec::new(),
+        };
+        diags.append(&mut ctx.diags);
+        calls.push(std::mem::take(&mut ctx.calls));
+        module.functions.push(ir::Function {
+            name: f.decl.name.name.clone(),
+            qualified_name: format!("{}.{}", f.class, f.decl.name.name),
+            kind: f.kind,
+            param_count: f.params.len(),
+            locals: ctx.locals,
+            return_type: f.ret.clone(),
+            body,
+            fast_math: f.decl.annotation("FastMath").is_some(),
+            span: f.decl.name.span,
+        });
+    }
+    check_recursion(&module, &calls, &mut diags);
+    if diags.is_empty() {
+        Ok(module)
+    } else {
+        Err(diags)
+    }
+}
+
+fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
+    let name = &f.decl.name;
+    match f.kind {
+        FunctionKind::Kernel => {
+            if f.ret != Type::Void {
+                diags.push(
+                    Diagnostic::error(
+                        Code::KernelSignature,
+                        f.decl.ret.span,
+                        format!("kernel `{}` must return void, not {}", name.name, f.ret),
+                    )
+                    .with_label("kernels return nothing")
+                    .with_note("help: write results to a KernelBuffer or Image2D parameter"),
+                );
+            }
+            if !f.decl.has_modifier("public") {
+                diags.push(Diagnostic::error(
+                    Code::KernelSignature,
+                    name.span,
+                    format!("kernel `{}` must be public", name.name),
+                ));
+            }
+        }
+        FunctionKind::Device => {
+            if f.ret.is_resource() || f.ret.is_host_only() {
+                diags.push(Diagnostic::error(
+                    Code::KernelSignature,
+                    f.decl.ret.span,
+                    format!("@Device method `{}` cannot return {}", name.name, f.ret),
+                ));
+            }
+        }
+        FunctionKind::Host => return,
+    }
+    for (p, t) in f.decl.params.iter().zip(&f.params) {
+        if t.is_host_only() || *t == Type::Void {
+            diags.push(
+                Diagnostic::error(
+                    Code::KernelSignature,
+                    p.ty.span,
+                    format!(
+                        "parameter `{}` of type {t} is not allowed in device code",
+                        p.name.name
+                    ),
+                )
+                .with_note("kernel parameters are scalars, KernelBuffer<T> and Image2D"),
+            );
+        }
+    }
+}
+
+/// Device code may not recurse (SPIR-V has no recursion): report every call that closes a
+/// cycle among kernels and @Device helpers.
+fn check_recursion(
+    module: &ir::Module,
+    calls: &[Vec<(FunctionId, Span)>],
+    diags: &mut Vec<Diagnostic>,
+) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Active,
+        Done,
+    }
+    fn visit(
+        f: usize,
+        module: &ir::Module,
+        calls: &[Vec<(FunctionId, Span)>],
+        marks: &mut [Mark],
+        stack: &mut Vec<usize>,
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        marks[f] = Mark::Active;
+        stack.push(f);
+        for (callee, span) in &calls[f] {
+            match marks[callee.0] {
+                Mark::Active => {
+                    let start = stack.iter().position(|x| *x == callee.0).unwrap_or(0);
+                    let cycle: Vec<&str> = stack[start..]
+                        .iter()
+                        .chain(std::iter::once(&callee.0))
+                        .map(|i| module.functions[*i].name.as_str())
+                        .collect();
+                    diags.push(
+                        Diagnostic::error(
+                            Code::Recursion,
+                            *span,
+                            format!("recursion in device code: {}", cycle.join(" → ")),
+                        )
+                        .with_label("this call closes the cycle")
+                        .with_note("GPU code cannot recurse; rewrite it as a loop"),
+                    );
+                }
+                Mark::New => visit(callee.0, module, calls, marks, stack, diags),
+                Mark::Done => {}
+            }
+        }
+        stack.pop();
+        marks[f] = Mark::Done;
+    }
+    let mut marks = vec![Mark::New; module.functions.len()];
+    for (i, f) in module.functions.iter().enumerate() {
+        if f.kind != FunctionKind::Host && marks[i] == Mark::New {
+            visit(i, module, calls, &mut marks, &mut Vec::new(), diags);
+        }
+    }
+}

@@ -1,0 +1,364 @@
+//! Declarations: classes, user methods and stdlib intrinsics, and type-name resolution.
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::{FunctionId, FunctionKind, HostOp, ImageFormat, Intrinsic, ScalarType, Type};
+use crate::syntax::ast;
+use std::collections::HashMap;
+
+/// Older Cajeta names accepted as aliases (SPEC §1).
+const ALIASES: &[(&str, &str)] = &[
+    ("Buffer", "KernelBuffer"),
+    ("Stream", "KernelStream"),
+    ("Thread", "KernelThread"),
+];
+
+/// Canonical class name for a possibly aliased one.
+pub fn canonical_class(name: &str) -> &str {
+    ALIASES
+        .iter()
+        .find(|(a, _)| *a == name)
+        .map(|(_, c)| *c)
+        .unwrap_or(name)
+}
+
+/// A user-written method, with its resolved signature.
+#[derive(Debug, Clone)]
+pub struct UserFunction<'a> {
+    /// The declaration.
+    pub decl: &'a ast::MethodDecl,
+    /// Declaring class.
+    pub class: String,
+    /// Kernel, device helper or host.
+    pub kind: FunctionKind,
+    /// Parameter types (resolution errors leave the function out of checking).
+    pub params: Vec<Type>,
+    /// Return type.
+    pub ret: Type,
+}
+
+/// A stdlib method carrying `@Intrinsic`.
+#[derive(Debug, Clone)]
+pub struct IntrinsicMethod<'a> {
+    /// The declaration (its types may mention the class's or method's `T`).
+    pub decl: &'a ast::MethodDecl,
+    /// Operation in device code.
+    pub device: Option<Intrinsic>,
+    /// Operation in host code.
+    pub host: Option<HostOp>,
+    /// `static` method.
+    pub is_static: bool,
+}
+
+/// All names visible to the checker.
+#[derive(Default)]
+pub struct Symbols<'a> {
+    /// User methods; the index is the [`FunctionId`].
+    pub functions: Vec<UserFunction<'a>>,
+    /// User methods by class, then name.
+    pub user_methods: HashMap<String, HashMap<String, FunctionId>>,
+    /// Stdlib intrinsic methods by class, then name (overloads by arity).
+    pub intrinsics: HashMap<String, HashMap<String, Vec<IntrinsicMethod<'a>>>>,
+}
+
+impl<'a> Symbols<'a> {
+    /// Whether `name` names a class (user or stdlib).
+    pub fn is_class(&self, name: &str) -> bool {
+        let name = canonical_class(name);
+        self.user_methods.contains_key(name)
+            || self.intrinsics.contains_key(name)
+            || name == "System"
+    }
+
+    /// Intrinsic overloads of `class.method`.
+    pub fn intrinsic(&self, class: &str, method: &str) -> Option<&Vec<IntrinsicMethod<'a>>> {
+        self.intrinsics.get(canonical_class(class))?.get(method)
+    }
+}
+
+fn string_arg(e: &ast::Expr) -> Option<&str> {
+    match &e.kind {
+        ast::ExprKind::Str(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// Reads `@Intrinsic("op")` / `@Intrinsic(device = "op", host = "host.op")`.
+fn intrinsic_ops(ann: &ast::Annotation) -> Result<(Option<Intrinsic>, Option<HostOp>), Diagnostic> {
+    let bad = |what: &str| {
+        Diagnostic::error(
+            Code::InvalidAnnotation,
+            ann.span,
+            format!("unknown intrinsic `{what}`"),
+        )
+    };
+    let mut device = None;
+    let mut host = None;
+    for (key, value) in &ann.args {
+        let name = string_arg(value).ok_or_else(|| {
+            Diagnostic::error(
+                Code::InvalidAnnotation,
+                value.span,
+                "@Intrinsic takes string arguments",
+            )
+        })?;
+        let side = key.as_ref().map(|k| k.name.as_str());
+        match side {
+            Some("device") => device = Some(Intrinsic::from_name(name).ok_or_else(|| bad(name))?),
+            Some("host") => host = Some(HostOp::from_name(name).ok_or_else(|| bad(name))?),
+            None if name.starts_with("host.") => {
+                host = Some(HostOp::from_name(name).ok_or_else(|| bad(name))?)
+            }
+            None => device = Some(Intrinsic::from_name(name).ok_or_else(|| bad(name))?),
+            Some(other) => {
+                return Err(Diagnostic::error(
+                    Code::InvalidAnnotation,
+                    ann.span,
+                    format!("@Intrinsic has no argument `{other}`"),
+                ))
+            }
+        }
+    }
+    Ok((device, host))
+}
+
+/// Collects every class and method. `files` pairs each AST with whether it is stdlib.
+pub fn collect<'a>(
+    files: &'a [(ast::SourceFile, bool)],
+    diags: &mut Vec<Diagnostic>,
+) -> Symbols<'a> {
+    let mut syms = Symbols::default();
+    for (file, is_stdlib) in files {
+        for class in &file.classes {
+            let cname = class.name.name.clone();
+            if *is_stdlib {
+                let table = syms.intrinsics.entry(cname.clone()).or_default();
+                for member in &class.members {
+                    let ast::Member::Method(m) = member else {
+                        continue;
+                    };
+                    let Some(ann) = m.annotation("Intrinsic") else {
+                        continue;
+                    };
+                    match intrinsic_ops(ann) {
+                        Ok((device, host)) => {
+                            table
+                                .entry(m.name.name.clone())
+                                .or_default()
+                                .push(IntrinsicMethod {
+                                    decl: m,
+                                    device,
+                                    host,
+                                    is_static: m.has_modifier("static"),
+                                })
+                        }
+                        Err(d) => diags.push(d),
+                    }
+                }
+                continue;
+            }
+            if syms.user_methods.contains_key(&cname) {
+                diags.push(Diagnostic::error(
+                    Code::Redeclaration,
+                    class.name.span,
+                    format!("class `{cname}` is declared twice"),
+                ));
+                continue;
+            }
+            let mut methods: HashMap<String, FunctionId> = HashMap::new();
+            for member in &class.members {
+                let m = match member {
+                    ast::Member::Method(m) => m,
+                    ast::Member::Field(f) => {
+                        diags.push(Diagnostic::error(
+                            Code::UnsupportedFeature,
+                            f.name.span,
+                            "fields (POD classes) are not supported yet",
+                        ));
+                        continue;
+                    }
+                };
+                if let Some(&prev) = methods.get(&m.name.name) {
+                    diags.push(
+                        Diagnostic::error(
+                            Code::DuplicateFunction,
+                            m.name.span,
+                            format!(
+                                "method `{}` is declared twice in class `{cname}`",
+                                m.name.name
+                            ),
+                        )
+                        .with_secondary(
+                            syms.functions[prev.0].decl.name.span,
+                            "first declared here",
+                        )
+                        .with_note("cajetac does not support overloading user methods"),
+                    );
+                    continue;
+                }
+                let id = FunctionId(syms.functions.len());
+                let kind = function_kind(m, diags);
+                syms.functions.push(UserFunction {
+                    decl: m,
+                    class: cname.clone(),
+                    kind,
+                    params: Vec::new(),
+                    ret: Type::Void,
+                });
+                methods.insert(m.name.name.clone(), id);
+            }
+            syms.user_methods.insert(cname, methods);
+        }
+    }
+    // Resolve signatures once all class names are known.
+    for i in 0..syms.functions.len() {
+        let decl = syms.functions[i].decl;
+        let mut params = Vec::new();
+        for p in &decl.params {
+            match resolve_type(&p.ty, &HashMap::new()) {
+                Ok(t) => params.push(t),
+                Err(d) => {
+                    diags.push(d);
+                    params.push(Type::Void);
+                }
+            }
+        }
+        let ret = resolve_type(&decl.ret, &HashMap::new()).unwrap_or_else(|d| {
+            diags.push(d);
+            Type::Void
+        });
+        syms.functions[i].params = params;
+        syms.functions[i].ret = ret;
+    }
+    syms
+}
+
+fn function_kind(m: &ast::MethodDecl, diags: &mut Vec<Diagnostic>) -> FunctionKind {
+    for a in &m.annotations {
+        if !matches!(
+            a.name.name.as_str(),
+            "Kernel" | "Device" | "FastMath" | "Override"
+        ) {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidAnnotation,
+                    a.span,
+                    format!("unknown annotation `@{}`", a.name.name),
+                )
+                .with_note("known annotations: @Kernel, @Device, @FastMath"),
+            );
+        }
+    }
+    let kernel = m.annotation("Kernel").is_some();
+    let device = m.annotation("Device").is_some();
+    if kernel && device {
+        diags.push(Diagnostic::error(
+            Code::InvalidAnnotation,
+            m.name.span,
+            "a method cannot be both @Kernel and @Device",
+        ));
+    }
+    if !m.has_modifier("static") {
+        diags.push(
+            Diagnostic::error(
+                Code::KernelSignature,
+                m.name.span,
+                format!("method `{}` must be static", m.name.name),
+            )
+            .with_note("cajetac programs have only static methods"),
+        );
+    }
+    if m.body.is_none() {
+        diags.push(Diagnostic::error(
+            Code::SyntaxError,
+            m.name.span,
+            format!("method `{}` has no body", m.name.name),
+        ));
+    }
+    if kernel {
+        FunctionKind::Kernel
+    } else if device {
+        FunctionKind::Device
+    } else {
+        FunctionKind::Host
+    }
+}
+
+/// Resolves a written type. `generics` maps type parameters (`T`) to their types.
+pub fn resolve_type(
+    t: &ast::TypeExpr,
+    generics: &HashMap<String, Type>,
+) -> Result<Type, Diagnostic> {
+    match &t.kind {
+        ast::TypeExprKind::Void => Ok(Type::Void),
+        ast::TypeExprKind::Array(inner) => {
+            let elem = resolve_type(inner, generics)?;
+            match elem {
+                Type::Scalar(_) => Ok(Type::Array(Box::new(elem))),
+                Type::String => Ok(Type::Array(Box::new(elem))),
+                other => Err(Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    t.span,
+                    format!("arrays of `{other}` are not supported"),
+                )),
+            }
+        }
+        ast::TypeExprKind::Named { name, args } => {
+            if let Some(g) = generics.get(name) {
+                return Ok(g.clone());
+            }
+            if let Some(s) = ScalarType::from_name(name) {
+                return Ok(Type::Scalar(s));
+            }
+            let arity = |n: usize| -> Result<(), Diagnostic> {
+                if args.len() == n {
+                    Ok(())
+                } else {
+                    Err(Diagnostic::error(
+                        Code::TypeMismatch,
+                        t.span,
+                        format!("`{name}` takes {n} type argument(s), found {}", args.len()),
+                    ))
+                }
+            };
+            match canonical_class(name) {
+                "KernelBuffer" => {
+                    arity(1)?;
+                    let ast::TypeArg::Type(inner) = &args[0] else {
+                        return Err(Diagnostic::error(
+                            Code::TypeMismatch,
+                            t.span,
+                            "KernelBuffer<T> needs a type argument",
+                        ));
+                    };
+                    match resolve_type(inner, generics)? {
+                        Type::Scalar(s) => Ok(Type::Buffer(s)),
+                        other => Err(Diagnostic::error(
+                            Code::UnsupportedFeature,
+                            inner.span,
+                            format!("KernelBuffer<{other}> is not supported yet: element types are scalars"),
+                        )),
+                    }
+                }
+                "Image2D" => {
+                    arity(0)?;
+                    Ok(Type::Image2D(ImageFormat::R32f))
+                }
+                "KernelStream" => Ok(Type::Stream),
+                "String" => Ok(Type::String),
+                "Vector" | "Matrix" | "Shared" | "Texture1D" | "Texture2D" | "Texture3D"
+                | "Texture2DArray" | "TextureCube" | "Sampler" | "Event" => Err(Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    t.span,
+                    format!("`{name}` is not supported yet by this version of cajetac"),
+                )),
+                _ => Err(Diagnostic::error(
+                    Code::UnknownType,
+                    t.span,
+                    format!("unknown type `{name}`"),
+                )
+                .with_label("not a type")
+                .with_note("scalar types spell their width: int32, uint32, float32, …")),
+            }
+        }
+    }
+}
