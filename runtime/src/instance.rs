@@ -204,8 +204,18 @@ impl InstanceHandle {
                 .push_next(&mut messenger_info);
         }
         // SAFETY: every pointer in `info` refers to locals alive for this call.
-        let instance =
-            unsafe { entry.create_instance(&info, None) }.map_err(vk_err("vkCreateInstance"))?;
+        let instance = unsafe { entry.create_instance(&info, None) }.map_err(|result| {
+            // The loader answers INCOMPATIBLE_DRIVER when it found no usable driver at all
+            // (no ICD, or one that failed to initialize): to the user that is "no device".
+            if result == vk::Result::ERROR_INCOMPATIBLE_DRIVER {
+                RuntimeError::NoDevice
+            } else {
+                RuntimeError::Vulkan {
+                    call: "vkCreateInstance",
+                    result,
+                }
+            }
+        })?;
         let mut handle = InstanceHandle {
             entry,
             instance,
