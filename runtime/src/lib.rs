@@ -21,6 +21,8 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 mod batch;
 mod device;
 mod error;
