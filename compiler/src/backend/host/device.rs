@@ -16,11 +16,11 @@ use cajeta_runtime::{
     ScalarValue, Stream,
 };
 
-use super::eval::{err, internal, Frame, Interp};
+use super::eval::{err, internal, Fail, Frame, Interp};
 use super::hostops::int_value;
 use super::ops::{bf16_from_bits, bf16_to_bits, f16_from_bits, f16_to_bits};
 use super::value::{Array, Scalar, Value};
-use super::HostError;
+
 use crate::backend::spirv::CompiledKernel;
 use crate::diagnostics::Span;
 use crate::ir::{Expr, FunctionId, HostOp, ImageFormat, Launch, ScalarType, Type};
@@ -37,7 +37,7 @@ pub struct BufferObj {
 
 impl BufferObj {
     /// The live device buffer (cheap clone of a shared handle), or an error after `free()`.
-    fn live(&self, span: Span) -> Result<Buffer, HostError> {
+    fn live(&self, span: Span) -> Result<Buffer, Fail> {
         match &*self.buffer.borrow() {
             Some(b) => Ok(b.clone()),
             None => err(span, "use of a KernelBuffer after free()"),
@@ -101,7 +101,7 @@ impl<'a> Device<'a> {
         context
     }
 
-    fn context(&mut self, span: Span) -> Result<&Context, HostError> {
+    fn context(&mut self, span: Span) -> Result<&Context, Fail> {
         if self.context.is_none() {
             match Context::new() {
                 Ok(c) => self.context = Some(c),
@@ -114,7 +114,7 @@ impl<'a> Device<'a> {
         }
     }
 
-    fn stream(&mut self, span: Span) -> Result<Rc<StreamObj>, HostError> {
+    fn stream(&mut self, span: Span) -> Result<Rc<StreamObj>, Fail> {
         if let Some(s) = &self.stream {
             return Ok(s.clone());
         }
@@ -124,7 +124,7 @@ impl<'a> Device<'a> {
         Ok(s)
     }
 
-    fn kernel(&mut self, id: FunctionId, name: &str, span: Span) -> Result<&Kernel, HostError> {
+    fn kernel(&mut self, id: FunctionId, name: &str, span: Span) -> Result<&Kernel, Fail> {
         if !self.loaded.contains_key(&id) {
             let Some(compiled) = self.kernels.get(&id) else {
                 return err(
@@ -244,7 +244,7 @@ fn scalar_arg(s: Scalar) -> OwnedArg {
 }
 
 impl Interp<'_> {
-    fn eval_count(&mut self, f: &mut Frame, e: &Expr, what: &str) -> Result<u64, HostError> {
+    fn eval_count(&mut self, f: &mut Frame, e: &Expr, what: &str) -> Result<u64, Fail> {
         let s = self.eval_scalar(f, e)?;
         match s.as_int() {
             Some(n) if n >= 0 => Ok(u64::try_from(n).unwrap_or(u64::MAX)),
@@ -253,12 +253,12 @@ impl Interp<'_> {
         }
     }
 
-    fn eval_u32(&mut self, f: &mut Frame, e: &Expr, what: &str) -> Result<u32, HostError> {
+    fn eval_u32(&mut self, f: &mut Frame, e: &Expr, what: &str) -> Result<u32, Fail> {
         let n = self.eval_count(f, e, what)?;
         u32::try_from(n).or_else(|_| err(e.span, format!("{what} {n} does not fit in uint32")))
     }
 
-    fn eval_buffer(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<BufferObj>, HostError> {
+    fn eval_buffer(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<BufferObj>, Fail> {
         match self.eval(f, e)? {
             Value::Buffer(b) => Ok(b),
             Value::Void => err(e.span, "use of a null KernelBuffer"),
@@ -266,7 +266,7 @@ impl Interp<'_> {
         }
     }
 
-    fn eval_image(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<ImageObj>, HostError> {
+    fn eval_image(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<ImageObj>, Fail> {
         match self.eval(f, e)? {
             Value::Image(i) => Ok(i),
             Value::Void => err(e.span, "use of a null Image2D"),
@@ -274,7 +274,7 @@ impl Interp<'_> {
         }
     }
 
-    fn eval_array(&mut self, f: &mut Frame, e: &Expr) -> Result<super::value::ArrayRef, HostError> {
+    fn eval_array(&mut self, f: &mut Frame, e: &Expr) -> Result<super::value::ArrayRef, Fail> {
         match self.eval(f, e)? {
             Value::Array(a) => Ok(a),
             Value::Void => err(e.span, "use of a null array"),
@@ -289,7 +289,7 @@ impl Interp<'_> {
         args: &[Expr],
         span: Span,
         dir: &str,
-    ) -> Result<Transfer, HostError> {
+    ) -> Result<Transfer, Fail> {
         let [b, a] = args else {
             return internal(span, format!("{dir} needs a buffer and an array"));
         };
@@ -329,7 +329,7 @@ impl Interp<'_> {
         op: HostOp,
         args: &[Expr],
         e: &Expr,
-    ) -> Result<Value, HostError> {
+    ) -> Result<Value, Fail> {
         let span = e.span;
         let rt =
             |r: Result<(), cajeta_runtime::RuntimeError>| r.or_else(|x| err(span, x.to_string()));
@@ -450,7 +450,7 @@ impl Interp<'_> {
         }
     }
 
-    fn eval_stream(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<StreamObj>, HostError> {
+    fn eval_stream(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<StreamObj>, Fail> {
         match self.eval(f, e)? {
             Value::Stream(s) => Ok(s),
             Value::Void => err(e.span, "use of a null KernelStream"),
@@ -464,7 +464,7 @@ impl Interp<'_> {
         es: &[Expr],
         what: &str,
         span: Span,
-    ) -> Result<[u32; 3], HostError> {
+    ) -> Result<[u32; 3], Fail> {
         if es.is_empty() || es.len() > 3 {
             return internal(span, format!("{what} with {} dimensions", es.len()));
         }
@@ -476,7 +476,7 @@ impl Interp<'_> {
     }
 
     /// `kernel.launch(stream, grid: [...], block: [...])(args...)`.
-    pub fn launch(&mut self, f: &mut Frame, l: &Launch, span: Span) -> Result<Value, HostError> {
+    pub fn launch(&mut self, f: &mut Frame, l: &Launch, span: Span) -> Result<Value, Fail> {
         let module = self.module;
         let Some(kernel_fn) = module.functions.get(l.kernel.0) else {
             return internal(span, format!("launch of unknown function #{}", l.kernel.0));

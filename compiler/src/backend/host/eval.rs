@@ -14,8 +14,8 @@ use super::value::{Array, Scalar, Value};
 use super::HostError;
 use crate::diagnostics::Span;
 use crate::ir::{
-    BinaryOp, Block, Expr, ExprKind, FunctionId, FunctionKind, Intrinsic, LocalId, LoopId, Module,
-    Place, Stmt, Type,
+    BinaryOp, Block, Constant, Expr, ExprKind, FunctionId, FunctionKind, Intrinsic, LocalId,
+    LoopId, Module, Place, Stmt, Type,
 };
 
 /// Deepest nesting of host calls before the run stops with an error. The interpreter
@@ -37,16 +37,20 @@ pub enum Flow {
     Return(Value),
 }
 
+/// The interpreter's error type: boxed, so that the `Result`s returned by every
+/// evaluation step stay small (this measurably speeds up hot loops).
+pub type Fail = Box<HostError>;
+
 /// Shorthand for a runtime error at a span.
-pub fn err<T>(span: Span, message: impl Into<String>) -> Result<T, HostError> {
-    Err(HostError {
+pub fn err<T>(span: Span, message: impl Into<String>) -> Result<T, Fail> {
+    Err(Box::new(HostError {
         message: message.into(),
         span: Some(span),
-    })
+    }))
 }
 
 /// Shorthand for an error that the IR's typing should have made impossible.
-pub fn internal<T>(span: Span, what: impl std::fmt::Display) -> Result<T, HostError> {
+pub fn internal<T>(span: Span, what: impl std::fmt::Display) -> Result<T, Fail> {
     err(span, format!("internal error: {what}"))
 }
 
@@ -73,12 +77,7 @@ impl<'a> Interp<'a> {
     }
 
     /// Calls host function `id` with already evaluated arguments; `span` is the call site.
-    pub fn call(
-        &mut self,
-        id: FunctionId,
-        args: Vec<Value>,
-        span: Span,
-    ) -> Result<Value, HostError> {
+    pub fn call(&mut self, id: FunctionId, args: Vec<Value>, span: Span) -> Result<Value, Fail> {
         let module = self.module;
         let Some(func) = module.functions.get(id.0) else {
             return internal(span, format!("call of unknown function #{}", id.0));
@@ -122,7 +121,7 @@ impl<'a> Interp<'a> {
     }
 
     /// Runs a block.
-    pub fn exec_block(&mut self, f: &mut Frame, block: &Block) -> Result<Flow, HostError> {
+    pub fn exec_block(&mut self, f: &mut Frame, block: &Block) -> Result<Flow, Fail> {
         for stmt in block {
             match self.exec_stmt(f, stmt)? {
                 Flow::Normal => {}
@@ -132,7 +131,7 @@ impl<'a> Interp<'a> {
         Ok(Flow::Normal)
     }
 
-    fn exec_stmt(&mut self, f: &mut Frame, stmt: &Stmt) -> Result<Flow, HostError> {
+    fn exec_stmt(&mut self, f: &mut Frame, stmt: &Stmt) -> Result<Flow, Fail> {
         match stmt {
             Stmt::Expr(e) => {
                 self.eval(f, e)?;
@@ -204,7 +203,56 @@ impl<'a> Interp<'a> {
     }
 
     /// Evaluates an expression that must yield a scalar.
-    pub fn eval_scalar(&mut self, f: &mut Frame, e: &Expr) -> Result<Scalar, HostError> {
+    ///
+    /// Scalar-typed trees (the bulk of loop conditions, indices and arithmetic) are
+    /// evaluated here directly, without wrapping each intermediate in a [`Value`].
+    pub fn eval_scalar(&mut self, f: &mut Frame, e: &Expr) -> Result<Scalar, Fail> {
+        match &e.kind {
+            ExprKind::Const(c) => match e.ty.as_scalar().and_then(|s| Scalar::from_constant(*c, s))
+            {
+                Some(s) => Ok(s),
+                None => internal(e.span, format!("constant {c:?} of type {}", e.ty)),
+            },
+            ExprKind::Load(Place::Local(id)) => match f.get(id.0) {
+                Some(Value::Scalar(s)) => Ok(*s),
+                _ => self.eval_scalar_slow(f, e),
+            },
+            ExprKind::Binary(op, a, b) if matches!(a.ty, Type::Scalar(_)) => {
+                let x = self.eval_scalar(f, a)?;
+                let y = self.eval_scalar(f, b)?;
+                ops::binary(*op, x, y).or_else(|o| {
+                    let what = if *op == BinaryOp::Rem {
+                        "remainder"
+                    } else {
+                        "division"
+                    };
+                    op_error(o, e.span, what, || {
+                        format!("operator {op:?} on {} and {}", x.ty(), y.ty())
+                    })
+                })
+            }
+            ExprKind::Unary(op, x) => {
+                let x = self.eval_scalar(f, x)?;
+                ops::unary(*op, x).or_else(|o| {
+                    op_error(o, e.span, "", || format!("operator {op:?} on {}", x.ty()))
+                })
+            }
+            ExprKind::Convert(x) => {
+                let v = self.eval_scalar(f, x)?;
+                match e.ty.as_scalar() {
+                    Some(to) => ops::convert(v, to).or_else(|o| {
+                        op_error(o, e.span, "", || {
+                            format!("conversion of {} to {to}", v.ty())
+                        })
+                    }),
+                    None => internal(e.span, format!("conversion to {}", e.ty)),
+                }
+            }
+            _ => self.eval_scalar_slow(f, e),
+        }
+    }
+
+    fn eval_scalar_slow(&mut self, f: &mut Frame, e: &Expr) -> Result<Scalar, Fail> {
         match self.eval(f, e)? {
             Value::Scalar(s) => Ok(s),
             Value::Void => err(e.span, "use of a null or void value"),
@@ -213,7 +261,7 @@ impl<'a> Interp<'a> {
     }
 
     /// Evaluates a boolean condition.
-    pub fn eval_bool(&mut self, f: &mut Frame, e: &Expr) -> Result<bool, HostError> {
+    pub fn eval_bool(&mut self, f: &mut Frame, e: &Expr) -> Result<bool, Fail> {
         match self.eval_scalar(f, e)? {
             Scalar::Bool(b) => Ok(b),
             other => internal(e.span, format!("condition of type {}", other.ty())),
@@ -221,91 +269,115 @@ impl<'a> Interp<'a> {
     }
 
     /// Evaluates a list of expressions in order.
-    pub fn eval_all(&mut self, f: &mut Frame, es: &[Expr]) -> Result<Vec<Value>, HostError> {
+    pub fn eval_all(&mut self, f: &mut Frame, es: &[Expr]) -> Result<Vec<Value>, Fail> {
         es.iter().map(|e| self.eval(f, e)).collect()
     }
 
     /// Evaluates an expression.
-    pub fn eval(&mut self, f: &mut Frame, e: &Expr) -> Result<Value, HostError> {
+    ///
+    /// Each arm delegates to a helper so that this function's own stack frame stays small:
+    /// it is on the native stack once per nested expression, and unoptimized builds give
+    /// every arm's temporaries their own slot.
+    pub fn eval(&mut self, f: &mut Frame, e: &Expr) -> Result<Value, Fail> {
         match &e.kind {
-            ExprKind::Const(c) => match e.ty.as_scalar().and_then(|s| Scalar::from_constant(*c, s))
-            {
-                Some(s) => Ok(Value::Scalar(s)),
-                None => internal(e.span, format!("constant {c:?} of type {}", e.ty)),
-            },
+            ExprKind::Const(c) => constant(c, e),
             ExprKind::Str(s) => Ok(Value::str(s)),
-            ExprKind::Load(Place::Local(id)) => match f.get(id.0) {
-                Some(v) => Ok(v.clone()),
-                None => internal(e.span, format!("unknown local #{}", id.0)),
+            ExprKind::Load(Place::Local(id)) => load_local(f, *id, e),
+            ExprKind::Load(Place::Index { base, index }) => self.eval_index(f, base, index, e),
+            ExprKind::Unary(..) | ExprKind::Convert(_) => self.eval_scalar(f, e).map(Value::Scalar),
+            ExprKind::Binary(op, a, b) => match a.ty {
+                Type::Scalar(_) => self.eval_scalar(f, e).map(Value::Scalar),
+                _ => self.eval_binary(f, *op, a, b, e),
             },
-            ExprKind::Load(Place::Index { base, index }) => {
-                let b = self.eval(f, base)?;
-                let i = self.eval_scalar(f, index)?;
-                load_element(&b, i, e.span)
-            }
-            ExprKind::Unary(op, x) => {
-                let x = self.eval_scalar(f, x)?;
-                ops::unary(*op, x)
-                    .map(Value::Scalar)
-                    .or_else(|o| op_error(o, e.span, ""))
-            }
-            ExprKind::Binary(op, a, b) => {
-                let a = self.eval(f, a)?;
-                let b = self.eval(f, b)?;
-                match (&a, &b) {
-                    (Value::Scalar(x), Value::Scalar(y)) => {
-                        let what = match op {
-                            BinaryOp::Rem => "remainder",
-                            _ => "division",
-                        };
-                        ops::binary(*op, *x, *y)
-                            .map(Value::Scalar)
-                            .or_else(|o| op_error(o, e.span, what))
-                    }
-                    _ if *op == BinaryOp::Eq => Ok(Value::Scalar(Scalar::Bool(a.same(&b)))),
-                    _ if *op == BinaryOp::Ne => Ok(Value::Scalar(Scalar::Bool(!a.same(&b)))),
-                    _ => internal(e.span, format!("operator {op:?} on {a:?} and {b:?}")),
-                }
-            }
-            ExprKind::LogicalAnd(a, b) => {
-                let r = self.eval_bool(f, a)? && self.eval_bool(f, b)?;
-                Ok(Value::Scalar(Scalar::Bool(r)))
-            }
-            ExprKind::LogicalOr(a, b) => {
-                let r = self.eval_bool(f, a)? || self.eval_bool(f, b)?;
-                Ok(Value::Scalar(Scalar::Bool(r)))
-            }
+            ExprKind::LogicalAnd(a, b) => self.eval_logical(f, true, a, b),
+            ExprKind::LogicalOr(a, b) => self.eval_logical(f, false, a, b),
             ExprKind::Select {
                 cond,
                 then,
                 otherwise,
             } => {
-                if self.eval_bool(f, cond)? {
-                    self.eval(f, then)
+                let arm = if self.eval_bool(f, cond)? {
+                    then
                 } else {
-                    self.eval(f, otherwise)
-                }
-            }
-            ExprKind::Convert(x) => {
-                let v = self.eval_scalar(f, x)?;
-                let Some(to) = e.ty.as_scalar() else {
-                    return internal(e.span, format!("conversion to {}", e.ty));
+                    otherwise
                 };
-                ops::convert(v, to)
-                    .map(Value::Scalar)
-                    .or_else(|o| op_error(o, e.span, ""))
+                self.eval(f, arm)
             }
-            ExprKind::Call { func, args } => {
-                let args = self.eval_all(f, args)?;
-                self.call(*func, args, e.span)
-            }
+            ExprKind::Call { func, args } => self.eval_call(f, *func, args, e),
             ExprKind::Intrinsic { op, args } => self.intrinsic(f, *op, args, e),
             ExprKind::Host { op, args } => self.host_op(f, *op, args, e),
             ExprKind::Launch(launch) => self.launch(f, launch, e.span),
-            ExprKind::Sequence(stmts, value) => match self.exec_block(f, stmts)? {
-                Flow::Normal => self.eval(f, value),
-                _ => internal(e.span, "control flow out of an expression"),
-            },
+            ExprKind::Sequence(stmts, value) => self.eval_sequence(f, stmts, value, e),
+        }
+    }
+
+    fn eval_index(
+        &mut self,
+        f: &mut Frame,
+        base: &Expr,
+        index: &Expr,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
+        let b = self.eval(f, base)?;
+        let i = self.eval_scalar(f, index)?;
+        load_element(&b, i, e.span)
+    }
+
+    /// `==` / `!=` on strings and objects (scalar operands take [`Self::eval_scalar`]).
+    fn eval_binary(
+        &mut self,
+        f: &mut Frame,
+        op: BinaryOp,
+        a: &Expr,
+        b: &Expr,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
+        let a = self.eval(f, a)?;
+        let b = self.eval(f, b)?;
+        match op {
+            BinaryOp::Eq => Ok(Value::Scalar(Scalar::Bool(a.same(&b)))),
+            BinaryOp::Ne => Ok(Value::Scalar(Scalar::Bool(!a.same(&b)))),
+            _ => internal(e.span, format!("operator {op:?} on {a:?} and {b:?}")),
+        }
+    }
+
+    /// `&&` (`is_and`) or `||`, evaluating `b` only when it decides the result.
+    fn eval_logical(
+        &mut self,
+        f: &mut Frame,
+        is_and: bool,
+        a: &Expr,
+        b: &Expr,
+    ) -> Result<Value, Fail> {
+        let r = if is_and {
+            self.eval_bool(f, a)? && self.eval_bool(f, b)?
+        } else {
+            self.eval_bool(f, a)? || self.eval_bool(f, b)?
+        };
+        Ok(Value::Scalar(Scalar::Bool(r)))
+    }
+
+    fn eval_call(
+        &mut self,
+        f: &mut Frame,
+        func: FunctionId,
+        args: &[Expr],
+        e: &Expr,
+    ) -> Result<Value, Fail> {
+        let args = self.eval_all(f, args)?;
+        self.call(func, args, e.span)
+    }
+
+    fn eval_sequence(
+        &mut self,
+        f: &mut Frame,
+        stmts: &Block,
+        value: &Expr,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
+        match self.exec_block(f, stmts)? {
+            Flow::Normal => self.eval(f, value),
+            _ => internal(e.span, "control flow out of an expression"),
         }
     }
 
@@ -317,7 +389,7 @@ impl<'a> Interp<'a> {
         op: Intrinsic,
         args: &[Expr],
         e: &Expr,
-    ) -> Result<Value, HostError> {
+    ) -> Result<Value, Fail> {
         match op {
             Intrinsic::Math(m) => {
                 let mut xs = Vec::with_capacity(args.len());
@@ -326,7 +398,7 @@ impl<'a> Interp<'a> {
                 }
                 ops::math(m, &xs)
                     .map(Value::Scalar)
-                    .or_else(|o| op_error(o, e.span, ""))
+                    .or_else(|o| op_error(o, e.span, "", || format!("Math.{m:?} on {xs:?}")))
             }
             Intrinsic::BufferLength => self.host_op(f, crate::ir::HostOp::BufferLength, args, e),
             Intrinsic::ImageWidth => self.host_op(f, crate::ir::HostOp::ImageWidth, args, e),
@@ -341,14 +413,33 @@ impl<'a> Interp<'a> {
 
 /// Maps an arithmetic failure to a runtime error at `span`; `what` names the operation
 /// for division by zero ("division" or "remainder").
-fn op_error<T>(e: OpError, span: Span, what: &str) -> Result<T, HostError> {
+fn op_error<T>(
+    e: OpError,
+    span: Span,
+    what: &str,
+    operands: impl FnOnce() -> String,
+) -> Result<T, Fail> {
     match e {
         OpError::DivisionByZero => err(span, format!("integer {what} by zero")),
-        OpError::Internal(m) => internal(span, m),
+        OpError::Unsupported => internal(span, operands()),
     }
 }
 
-fn local_mut(f: &mut Frame, id: LocalId, span: Span) -> Result<&mut Value, HostError> {
+fn constant(c: &Constant, e: &Expr) -> Result<Value, Fail> {
+    match e.ty.as_scalar().and_then(|s| Scalar::from_constant(*c, s)) {
+        Some(s) => Ok(Value::Scalar(s)),
+        None => internal(e.span, format!("constant {c:?} of type {}", e.ty)),
+    }
+}
+
+fn load_local(f: &Frame, id: LocalId, e: &Expr) -> Result<Value, Fail> {
+    match f.get(id.0) {
+        Some(v) => Ok(v.clone()),
+        None => internal(e.span, format!("unknown local #{}", id.0)),
+    }
+}
+
+fn local_mut(f: &mut Frame, id: LocalId, span: Span) -> Result<&mut Value, Fail> {
     match f.get_mut(id.0) {
         Some(v) => Ok(v),
         None => internal(span, format!("unknown local #{}", id.0)),
@@ -356,7 +447,7 @@ fn local_mut(f: &mut Frame, id: LocalId, span: Span) -> Result<&mut Value, HostE
 }
 
 /// Checks an array index (any integer type) against `len`.
-pub fn check_index(i: Scalar, len: usize, span: Span) -> Result<usize, HostError> {
+pub fn check_index(i: Scalar, len: usize, span: Span) -> Result<usize, Fail> {
     let Some(x) = i.as_int() else {
         return internal(span, format!("index of type {}", i.ty()));
     };
@@ -369,7 +460,7 @@ pub fn check_index(i: Scalar, len: usize, span: Span) -> Result<usize, HostError
     Ok(x as usize)
 }
 
-fn load_element(base: &Value, i: Scalar, span: Span) -> Result<Value, HostError> {
+fn load_element(base: &Value, i: Scalar, span: Span) -> Result<Value, Fail> {
     match base {
         Value::Array(a) => {
             let Ok(a) = a.try_borrow() else {
@@ -390,7 +481,7 @@ fn load_element(base: &Value, i: Scalar, span: Span) -> Result<Value, HostError>
     }
 }
 
-fn store_element(base: &Value, i: Scalar, v: Value, span: Span) -> Result<(), HostError> {
+fn store_element(base: &Value, i: Scalar, v: Value, span: Span) -> Result<(), Fail> {
     match base {
         Value::Array(a) => {
             let Ok(mut a) = a.try_borrow_mut() else {
@@ -409,7 +500,7 @@ fn store_element(base: &Value, i: Scalar, v: Value, span: Span) -> Result<(), Ho
 }
 
 /// The element type of an array type.
-pub fn array_elem(ty: &Type, span: Span) -> Result<&Type, HostError> {
+pub fn array_elem(ty: &Type, span: Span) -> Result<&Type, Fail> {
     match ty {
         Type::Array(t) => Ok(t),
         other => internal(span, format!("expected an array type, found {other}")),
@@ -417,7 +508,7 @@ pub fn array_elem(ty: &Type, span: Span) -> Result<&Type, HostError> {
 }
 
 /// A new array value of element type `elem`.
-pub fn new_array(elem: &Type, len: usize, span: Span) -> Result<Value, HostError> {
+pub fn new_array(elem: &Type, len: usize, span: Span) -> Result<Value, Fail> {
     Array::new(elem, len)
         .map(Value::array)
         .or_else(|m| err(span, m))

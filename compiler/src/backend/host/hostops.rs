@@ -1,9 +1,9 @@
 //! Host operations that need no device: arrays, strings and printing. The device ones
 //! (buffers, images, streams) are dispatched to `device.rs`.
 
-use super::eval::{array_elem, err, internal, new_array, Frame, Interp};
+use super::eval::{array_elem, err, internal, new_array, Fail, Frame, Interp};
 use super::value::{Array, Scalar, Value};
-use super::HostError;
+
 use crate::ir::{Expr, HostOp, Type};
 
 impl Interp<'_> {
@@ -14,7 +14,7 @@ impl Interp<'_> {
         op: HostOp,
         args: &[Expr],
         e: &Expr,
-    ) -> Result<Value, HostError> {
+    ) -> Result<Value, Fail> {
         let span = e.span;
         match op {
             HostOp::NewArray => {
@@ -98,7 +98,7 @@ impl Interp<'_> {
 }
 
 /// An integer result (a length or size) of the expression's integer type.
-pub fn int_value(n: u64, ty: &Type, span: crate::diagnostics::Span) -> Result<Value, HostError> {
+pub fn int_value(n: u64, ty: &Type, span: crate::diagnostics::Span) -> Result<Value, Fail> {
     match ty.as_scalar() {
         Some(s) if s.is_integer() => Ok(Value::Scalar(Scalar::from_int_wrapping(n as i128, s))),
         _ => internal(span, format!("integer result of type {ty}")),

@@ -21,7 +21,7 @@ mod tests;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, Write};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex, MutexGuard};
 
 use crate::backend::spirv::CompiledKernel;
 use crate::diagnostics::{SourceMap, Span};
@@ -29,9 +29,13 @@ use crate::ir::{self, FunctionId, Type};
 pub use eval::MAX_CALL_DEPTH;
 pub use value::{Array, Scalar, Value};
 
-/// Stack of the interpreter thread. Debug builds need several KiB per interpreted call
-/// level; the memory is only reserved, and pages are touched only as deep as a run goes.
-const INTERPRETER_STACK_BYTES: usize = 1 << 30;
+/// Stack of the interpreter thread: enough for [`MAX_CALL_DEPTH`] nested calls even in
+/// unoptimized builds (about 9 KiB per simple call level there, 1.4 KiB optimized). The
+/// memory is only reserved; pages are touched only as deep as a run goes.
+const INTERPRETER_STACK_BYTES: usize = 512 << 20;
+
+/// Tried when the system refuses the large stack; deep recursion may then overflow.
+const FALLBACK_STACK_BYTES: usize = 64 << 20;
 
 /// Where a run writes, and the device context it uses.
 pub struct HostIo<'a> {
@@ -122,44 +126,44 @@ pub fn run_host(
         }
     };
     let is_void = func.return_type == Type::Void;
-    let context = io.context.take();
+    let context = Mutex::new(io.context.take());
+    let job = Job {
+        module,
+        entry,
+        args,
+        takes_args,
+        kernels,
+        context: &context,
+    };
 
     // The interpreter's values are `Rc`-based and stay on its thread; what crosses back is
-    // the context and a plain (`Send`) form of the result.
+    // the context (through `context`) and a plain (`Send`) form of the result.
     let (tx, rx) = mpsc::channel::<Vec<u8>>();
-    let (result, context, write_error) = std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("cajeta-host".into())
-            .stack_size(INTERPRETER_STACK_BYTES)
-            .spawn_scoped(scope, move || {
-                let mut out = io::LineWriter::new(ChannelWriter(tx));
-                let entry_args = if takes_args {
-                    let strings = args.iter().map(Value::str).collect();
-                    match Array::from_values(&Type::String, strings) {
-                        Ok(a) => vec![Value::array(a)],
-                        Err(m) => return (Err(HostError::general(m)), context),
-                    }
-                } else {
-                    Vec::new()
-                };
-                let device = device::Device::new(kernels, context);
-                let mut interp = eval::Interp::new(module, &mut out, device);
-                let result = interp.call(entry, entry_args, func.span);
-                let result = result.map(SentValue::from_value);
-                let context = interp.device.into_context();
-                let result = match (result, out.flush()) {
-                    (Ok(_), Err(e)) => Err(HostError::general(format!(
-                        "cannot write to standard output: {e}"
-                    ))),
-                    (r, _) => r,
-                };
-                (result, context)
-            });
+    let (result, write_error) = std::thread::scope(|scope| {
+        let mut worker = Err(None);
+        for stack in [INTERPRETER_STACK_BYTES, FALLBACK_STACK_BYTES] {
+            let tx = tx.clone();
+            let spawned = std::thread::Builder::new()
+                .name("cajeta-host".into())
+                .stack_size(stack)
+                .spawn_scoped(scope, move || job.run(tx));
+            match spawned {
+                Ok(w) => {
+                    worker = Ok(w);
+                    break;
+                }
+                Err(e) => worker = Err(Some(e)),
+            }
+        }
+        // Only the worker's sender may keep the channel open, so the loop below ends when
+        // the worker does.
+        drop(tx);
         let worker = match worker {
             Ok(w) => w,
             Err(e) => {
+                let e = e.map(|e| e.to_string()).unwrap_or_default();
                 let msg = format!("cannot start the interpreter thread: {e}");
-                return (Err(HostError::general(msg)), None, None);
+                return (Err(HostError::general(msg)), None);
             }
         };
         // Forward output as it comes; on a write error stop receiving, so that the
@@ -171,18 +175,14 @@ pub fn run_host(
                 break;
             }
         }
-        match worker.join() {
-            Ok((r, ctx)) => (r, ctx, write_error),
-            Err(_) => (
-                Err(HostError::general(
-                    "internal error: the host interpreter panicked",
-                )),
-                None,
-                write_error,
-            ),
-        }
+        let result = worker.join().unwrap_or_else(|_| {
+            Err(HostError::general(
+                "internal error: the host interpreter panicked",
+            ))
+        });
+        (result, write_error)
     });
-    io.context = context;
+    io.context = context.into_inner().unwrap_or_else(|p| p.into_inner());
     if let Some(e) = write_error.or_else(|| io.stdout.flush().err()) {
         return Err(HostError::general(format!(
             "cannot write to standard output: {e}"
@@ -194,6 +194,52 @@ pub fn run_host(
     } else {
         HostOutcome::Returned(value.into_value())
     })
+}
+
+/// What the interpreter thread needs; all of it `Sync` or handed over through the mutex.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    module: &'a ir::Module,
+    entry: FunctionId,
+    args: &'a [String],
+    takes_args: bool,
+    kernels: &'a HashMap<FunctionId, CompiledKernel>,
+    /// The context goes in here before the run and comes back out after it.
+    context: &'a Mutex<Option<cajeta_runtime::Context>>,
+}
+
+impl Job<'_> {
+    /// Runs the entry method on the current thread, writing output to `tx`.
+    fn run(self, tx: mpsc::Sender<Vec<u8>>) -> Result<SentValue, HostError> {
+        let mut out = io::LineWriter::new(ChannelWriter(tx));
+        let entry_args = if self.takes_args {
+            let strings = self.args.iter().map(Value::str).collect();
+            let array = Array::from_values(&Type::String, strings).map_err(HostError::general)?;
+            vec![Value::array(array)]
+        } else {
+            Vec::new()
+        };
+        let context = self.lock_context().take();
+        let device = device::Device::new(self.kernels, context);
+        let mut interp = eval::Interp::new(self.module, &mut out, device);
+        let span = self.module.function(self.entry).span;
+        let result = interp
+            .call(self.entry, entry_args, span)
+            .map(SentValue::from_value)
+            .map_err(|e| *e);
+        *self.lock_context() = interp.device.into_context();
+        match (result, out.flush()) {
+            (Ok(_), Err(e)) => Err(HostError::general(format!(
+                "cannot write to standard output: {e}"
+            ))),
+            (r, _) => r,
+        }
+    }
+
+    fn lock_context(&self) -> MutexGuard<'_, Option<cajeta_runtime::Context>> {
+        // A poisoned lock still holds a usable context; never turn it into a panic.
+        self.context.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 /// Sends everything written to the calling thread.

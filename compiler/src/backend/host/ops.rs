@@ -12,17 +12,18 @@
 use super::value::Scalar;
 use crate::ir::{BinaryOp, MathFn, ScalarType, UnaryOp};
 
-/// Why an operation failed.
-#[derive(Debug, Clone, PartialEq)]
+/// Why an operation failed. Fieldless, so that `Result<Scalar, OpError>` is returned in
+/// registers: these functions sit on the interpreter's hottest path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpError {
     /// Integer `/` or `%` by zero.
     DivisionByZero,
-    /// Operand types the IR should never produce (a sema bug): the message says which.
-    Internal(String),
+    /// Operand types the IR should never produce (a sema bug); the caller names them.
+    Unsupported,
 }
 
-fn internal<T>(msg: String) -> Result<T, OpError> {
-    Err(OpError::Internal(msg))
+fn unsupported<T>() -> Result<T, OpError> {
+    Err(OpError::Unsupported)
 }
 
 /// `2^k` as an `f64`, for `k` in the normal exponent range.
@@ -119,7 +120,7 @@ pub fn unary(op: UnaryOp, v: Scalar) -> Result<Scalar, OpError> {
             // Computing in i128 and truncating gives the wrapped result at any width.
             Scalar::from_int_wrapping(r, v.ty())
         }
-        (op, v) => return internal(format!("operator {op:?} on {}", v.ty())),
+        _ => return unsupported(),
     })
 }
 
@@ -145,9 +146,7 @@ macro_rules! int_binary {
             BinaryOp::Le => Scalar::Bool(a <= b),
             BinaryOp::Gt => Scalar::Bool(a > b),
             BinaryOp::Ge => Scalar::Bool(a >= b),
-            BinaryOp::Shl | BinaryOp::Shr | BinaryOp::UShr => {
-                return internal("shift reached the integer table".to_string())
-            }
+            BinaryOp::Shl | BinaryOp::Shr | BinaryOp::UShr => return unsupported(),
         }
     }};
 }
@@ -171,7 +170,7 @@ macro_rules! float_binary {
             BinaryOp::Le => Scalar::Bool(a <= b),
             BinaryOp::Gt => Scalar::Bool(a > b),
             BinaryOp::Ge => Scalar::Bool(a >= b),
-            op => return internal(format!("operator {op:?} on floats")),
+            _ => return unsupported(),
         }
     }};
 }
@@ -179,7 +178,7 @@ macro_rules! float_binary {
 /// Shifts `v` by `count` (any integer), the count taken modulo `v`'s width.
 fn shift(op: BinaryOp, v: Scalar, count: Scalar) -> Result<Scalar, OpError> {
     let Some(c) = count.as_int() else {
-        return internal(format!("shift count of type {}", count.ty()));
+        return unsupported();
     };
     let n = (c as u32) & (v.ty().bits() - 1);
     macro_rules! sh {
@@ -201,7 +200,7 @@ fn shift(op: BinaryOp, v: Scalar, count: Scalar) -> Result<Scalar, OpError> {
         Scalar::U16(x) => sh!(U16, x, u16, u16),
         Scalar::U32(x) => sh!(U32, x, u32, u32),
         Scalar::U64(x) => sh!(U64, x, u64, u64),
-        other => return internal(format!("shift of {}", other.ty())),
+        _ => return unsupported(),
     })
 }
 
@@ -237,15 +236,9 @@ pub fn binary(op: BinaryOp, a: Scalar, b: Scalar) -> Result<Scalar, OpError> {
             BinaryOp::BitOr => Bool(a | b),
             BinaryOp::BitXor | BinaryOp::Ne => Bool(a ^ b),
             BinaryOp::Eq => Bool(a == b),
-            op => return internal(format!("operator {op:?} on booleans")),
+            _ => return unsupported(),
         },
-        (a, b) => {
-            return internal(format!(
-                "operator {op:?} on mismatched types {} and {}",
-                a.ty(),
-                b.ty()
-            ))
-        }
+        _ => return unsupported(),
     })
 }
 
@@ -257,9 +250,13 @@ pub fn convert(v: Scalar, to: ScalarType) -> Result<Scalar, OpError> {
         return Ok(v);
     }
     if let Some(x) = v.as_int() {
-        return Ok(match to {
-            // `i128 as f32` rounds once; going through f64 would round twice for 64-bit ints.
-            ScalarType::F32 => Scalar::F32(x as f32),
+        return Ok(match (v, to) {
+            // One rounding, straight from the integer (through f64 would round twice for
+            // 64-bit values); via i64/u64, which the hardware converts, not i128.
+            (Scalar::U64(u), ScalarType::F32) => Scalar::F32(u as f32),
+            (_, ScalarType::F32) => Scalar::F32(x as i64 as f32),
+            (Scalar::U64(u), ScalarType::F64) => Scalar::F64(u as f64),
+            (_, ScalarType::F64) => Scalar::F64(x as i64 as f64),
             _ => Scalar::from_int_wrapping(x, to),
         });
     }
@@ -273,14 +270,14 @@ pub fn convert(v: Scalar, to: ScalarType) -> Result<Scalar, OpError> {
             ScalarType::U16 => Scalar::U16(x as u16),
             ScalarType::U32 => Scalar::U32(x as u32),
             ScalarType::U64 => Scalar::U64(x as u64),
-            ScalarType::Bool => return internal(format!("conversion of {} to boolean", v.ty())),
+            ScalarType::Bool => return unsupported(),
             float => match Scalar::from_float(x, float) {
                 Some(s) => s,
-                None => return internal(format!("conversion to {float}")),
+                None => return unsupported(),
             },
         });
     }
-    internal(format!("conversion of {} to {to}", v.ty()))
+    unsupported()
 }
 
 fn float_math(f: MathFn, x: f64, y: f64) -> f64 {
@@ -317,12 +314,12 @@ pub fn math(f: MathFn, args: &[Scalar]) -> Result<Scalar, OpError> {
         _ => 1,
     };
     if args.len() != arity {
-        return internal(format!("Math.{f:?} with {} arguments", args.len()));
+        return unsupported();
     }
     let a = args[0];
     let b = if arity == 2 { args[1] } else { a };
     if a.ty() != b.ty() {
-        return internal(format!("Math.{f:?} on {} and {}", a.ty(), b.ty()));
+        return unsupported();
     }
     match (a, b) {
         (Scalar::F32(x), Scalar::F32(y)) => {
@@ -338,7 +335,7 @@ pub fn math(f: MathFn, args: &[Scalar]) -> Result<Scalar, OpError> {
         _ if a.ty().is_float() => {
             let (x, y) = (a.as_float().unwrap_or(0.0), b.as_float().unwrap_or(0.0));
             let r = float_math(f, x, y);
-            Scalar::from_float(r, a.ty()).ok_or_else(|| OpError::Internal("math".into()))
+            Scalar::from_float(r, a.ty()).ok_or(OpError::Unsupported)
         }
         _ if a.ty().is_integer() => {
             let (x, y) = (a.as_int().unwrap_or(0), b.as_int().unwrap_or(0));
@@ -347,10 +344,10 @@ pub fn math(f: MathFn, args: &[Scalar]) -> Result<Scalar, OpError> {
                 MathFn::Abs => x.abs(),
                 MathFn::Min => x.min(y),
                 MathFn::Max => x.max(y),
-                _ => return internal(format!("Math.{f:?} on {}", a.ty())),
+                _ => return unsupported(),
             };
             Ok(Scalar::from_int_wrapping(r, a.ty()))
         }
-        _ => internal(format!("Math.{f:?} on {}", a.ty())),
+        _ => unsupported(),
     }
 }
