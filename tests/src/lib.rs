@@ -1,1 +1,107 @@
-//! Shared helpers for the test suites.
+//! Shared helpers for the golden, diagnostics, fuzz and device suites.
+
+use cajeta_runtime::{Context, ContextOptions};
+use cajetac::backend::spirv::TargetEnv;
+use cajetac::diagnostics::{Diagnostic, SourceMap};
+use cajetac::ir;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The `tests/` folder.
+pub fn tests_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Files with extension `ext` in `tests/<dir>`, sorted.
+pub fn files(dir: &str, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(tests_dir().join(dir))
+        .unwrap_or_else(|e| panic!("cannot read tests/{dir}: {e}"))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Whether goldens should be rewritten instead of compared (`CAJETA_BLESS=1`).
+pub fn bless() -> bool {
+    std::env::var("CAJETA_BLESS").is_ok_and(|v| v == "1")
+}
+
+/// Compares `actual` with the golden file, or writes it when blessing. Returns a
+/// description of the mismatch.
+pub fn check_golden(path: &Path, actual: &str) -> Result<(), String> {
+    if bless() {
+        std::fs::write(path, actual).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        return Ok(());
+    }
+    let expected = std::fs::read_to_string(path)
+        .map_err(|e| format!("missing golden {} ({e}); run with CAJETA_BLESS=1 and review the diff", path.display()))?;
+    if expected == actual {
+        return Ok(());
+    }
+    let first = expected
+        .lines()
+        .zip(actual.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or(expected.lines().count().min(actual.lines().count()));
+    Err(format!(
+        "{} differs from the golden at line {}:\n  expected: {:?}\n  actual:   {:?}\n(CAJETA_BLESS=1 rewrites goldens; review the diff)",
+        path.display(),
+        first + 1,
+        expected.lines().nth(first).unwrap_or("<end>"),
+        actual.lines().nth(first).unwrap_or("<end>"),
+    ))
+}
+
+/// Parses and checks one file with the stdlib.
+pub fn frontend(path: &Path) -> (SourceMap, Result<ir::Module, Vec<Diagnostic>>) {
+    let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
+    let name = path.strip_prefix(tests_dir()).unwrap_or(path).display().to_string();
+    let mut sources = SourceMap::new();
+    let result = cajetac::driver::frontend(&mut sources, &[(name, text)]);
+    (sources, result)
+}
+
+/// Runs `spirv-val` on a module. `spirv-val` must be installed (the README's commands
+/// install spirv-tools); a missing validator fails the test rather than skipping it.
+pub fn spirv_val(words: &[u32], env: TargetEnv, tag: &str) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("cajeta-val-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let file = dir.join(format!("{tag}.spv"));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&file, bytes).map_err(|e| e.to_string())?;
+    let out = Command::new("spirv-val")
+        .arg("--target-env")
+        .arg(env.name())
+        .arg(&file)
+        .output()
+        .map_err(|e| format!("cannot run spirv-val (install spirv-tools): {e}"))?;
+    let _ = std::fs::remove_file(&file);
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "spirv-val --target-env {} failed for {tag}:\n{}{}",
+            env.name(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// Creates a context on the default device. With no device: `None`, unless `CI=true`, in
+/// which case the test fails (a device suite that silently skips proves nothing).
+pub fn device_context(validation: bool) -> Option<Context> {
+    let options = ContextOptions { validation, ..ContextOptions::from_env() };
+    match Context::with_options(options) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("CI=true but no usable Vulkan device: {e}");
+            }
+            eprintln!("skipping device test: no Vulkan device ({e})");
+            None
+        }
+    }
+}

@@ -366,7 +366,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let (other_assigned, other_dead) = other;
         match (self.dead, other_dead) {
             (true, false) => {
-                self.assigned = other_assigned;
+                self.restore(&other_assigned);
                 self.dead = false;
             }
             (false, true) | (true, true) => {}
@@ -376,9 +376,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 }
             }
         }
-        if other_dead && self.dead {
-            self.dead = true;
-        }
+    }
+
+    /// Resets the assignment state of the locals that existed when `saved` was taken;
+    /// locals declared since are out of scope and keep their entries.
+    fn restore(&mut self, saved: &[bool]) {
+        self.assigned[..saved.len()].copy_from_slice(saved);
     }
 
     fn find_loop(&mut self, label: Option<&ast::Ident>, span: Span, is_break: bool) -> R<usize> {
@@ -431,7 +434,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let frame = self.loops.pop();
         let broken = frame.map(|f| f.broken).unwrap_or(false);
         if body_may_skip || broken {
-            self.assigned = before;
+            self.restore(&before);
         }
         self.dead = was_dead;
         (id, block, broken)

@@ -1,0 +1,69 @@
+//! Diagnostics goldens: each file under `tests/diagnostics/` names the code it must produce
+//! (`// expect: E0004`); the rendered output matches `NAME.stderr`, carries that code and a
+//! `file:line:col` position, and nothing panics.
+
+use cajeta_tests::{check_golden, files, frontend};
+use cajetac::diagnostics::{render_human, render_json};
+
+#[test]
+fn every_error_class_has_a_code_span_and_golden() {
+    let cases = files("diagnostics", "cajeta");
+    assert!(cases.len() >= 12, "need at least 12 error classes, found {}", cases.len());
+    let mut failures = Vec::new();
+    let mut codes = std::collections::BTreeSet::new();
+    for path in &cases {
+        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+        let expect = text
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("// expect: "))
+            .unwrap_or_else(|| panic!("{} lacks `// expect: E….`", path.display()))
+            .trim()
+            .to_string();
+        let (map, result) = frontend(path);
+        let diags = match result {
+            Ok(_) => {
+                failures.push(format!("{}: compiled without errors, expected {expect}", path.display()));
+                continue;
+            }
+            Err(d) => d,
+        };
+        if diags[0].code.as_str() != expect {
+            failures.push(format!("{}: first error is {}, expected {expect}", path.display(), diags[0].code));
+        }
+        codes.insert(expect.clone());
+        let rendered = render_human(&map, &diags);
+        let name = path.strip_prefix(cajeta_tests::tests_dir()).unwrap().display().to_string();
+        if !rendered.contains(&format!("error[{expect}]")) {
+            failures.push(format!("{}: rendering lacks error[{expect}]:\n{rendered}", path.display()));
+        }
+        let (line, col) = map.line_col(diags[0].primary);
+        if line == 0 || !rendered.contains(&format!("{name}:{line}:{col}")) {
+            failures.push(format!("{}: rendering lacks the position {name}:{line}:{col}:\n{rendered}", path.display()));
+        }
+        let json: serde_json::Value = serde_json::from_str(&render_json(&map, &diags)).expect("valid JSON");
+        assert_eq!(json[0]["code"], expect.as_str());
+        assert!(json[0]["line"].as_u64().unwrap_or(0) > 0);
+        if let Err(e) = check_golden(&path.with_extension("stderr"), &rendered) {
+            failures.push(e);
+        }
+    }
+    assert!(codes.len() >= 12, "only {} distinct codes covered", codes.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn several_errors_are_reported_in_one_run() {
+    let dir = std::env::temp_dir().join(format!("cajeta-multi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("multi.cajeta");
+    std::fs::write(
+        &path,
+        "public final class M {\n    public static int32 run() {\n        int32 a = nope;\n        uint32 b = a;\n        boolean c = 1;\n        return 0;\n    }\n}\n",
+    )
+    .unwrap();
+    let (_, result) = frontend(&path);
+    let diags = result.expect_err("three errors");
+    let codes: Vec<&str> = diags.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, vec!["E0006", "E0009", "E0008"], "{diags:#?}");
+}
