@@ -67,3 +67,11 @@ fn several_errors_are_reported_in_one_run() {
     let codes: Vec<&str> = diags.iter().map(|d| d.code.as_str()).collect();
     assert_eq!(codes, vec!["E0006", "E0009", "E0008"], "{diags:#?}");
 }
+
+#[test]
+fn docs_list_every_code() {
+    let doc = std::fs::read_to_string(cajeta_tests::tests_dir().join("../docs/diagnostics.md")).expect("docs/diagnostics.md");
+    for code in cajetac::diagnostics::Code::ALL {
+        assert!(doc.contains(&format!("| {} |", code.as_str())), "docs/diagnostics.md lacks {code}");
+    }
+}

@@ -7,9 +7,13 @@ use cajetac::ir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The `tests/` folder.
+/// The `tests/` folder: `CAJETA_TESTS_DIR` when set (test binaries carried to another
+/// machine), else where this crate was built.
 pub fn tests_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    match std::env::var_os("CAJETA_TESTS_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+    }
 }
 
 /// Files with extension `ext` in `tests/<dir>`, sorted.
