@@ -1,0 +1,219 @@
+//! Resource access analysis: which resource parameters of a kernel are read and which are
+//! written, across the kernel body and every `@Device` helper it calls (transitively).
+//!
+//! A helper's resource parameters are substituted by the kernel parameters its caller
+//! passed, exactly as the lowering specializes helpers, so a helper that writes its
+//! parameter marks only the buffers actually passed to it. The result drives the
+//! `NonWritable`/`NonReadable` decorations and the reflection's `access` field, which the
+//! runtime uses for hazard tracking. Recursion (which sema rejects) is reported here rather
+//! than looping forever.
+
+use std::collections::HashSet;
+
+use super::{HelperKey, Res};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::{self, Expr, ExprKind, FunctionId, Intrinsic, Place, Stmt};
+
+/// How a kernel parameter is used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Usage {
+    /// Some path reads the resource's contents.
+    pub(crate) reads: bool,
+    /// Some path writes the resource's contents.
+    pub(crate) writes: bool,
+}
+
+/// Per kernel parameter (in order), how the kernel uses it. Scalars are never marked.
+pub(crate) fn analyze(module: &ir::Module, kernel: FunctionId) -> Res<Vec<Usage>> {
+    let f = module.function(kernel);
+    let mut walker = Walker {
+        module,
+        usage: vec![Usage::default(); f.param_count],
+        done: HashSet::new(),
+        stack: Vec::new(),
+    };
+    // In the kernel, a resource parameter denotes itself.
+    let env = (0..f.locals.len())
+        .map(|i| (i < f.param_count && f.locals[i].ty.is_resource()).then_some(i))
+        .collect();
+    walker.function(kernel, env)?;
+    Ok(walker.usage)
+}
+
+struct Walker<'m> {
+    module: &'m ir::Module,
+    usage: Vec<Usage>,
+    /// Specializations already walked (walking again would add nothing).
+    done: HashSet<HelperKey>,
+    /// The call chain, to detect recursion.
+    stack: Vec<FunctionId>,
+}
+
+/// Per local of the function being walked, the kernel parameter a resource local denotes.
+type Env = Vec<Option<usize>>;
+
+impl Walker<'_> {
+    fn function(&mut self, id: FunctionId, mut env: Env) -> Res<()> {
+        let f = self.module.function(id);
+        if self.stack.contains(&id) {
+            return Err(Diagnostic::error(
+                Code::Recursion,
+                f.span,
+                format!("`{}` calls itself; device code may not recurse", f.name),
+            ));
+        }
+        self.stack.push(id);
+        let result = self.block(&f.body, &mut env);
+        self.stack.pop();
+        result
+    }
+
+    fn block(&mut self, stmts: &[Stmt], env: &mut Env) -> Res<()> {
+        stmts.iter().try_for_each(|s| self.stmt(s, env))
+    }
+
+    fn stmt(&mut self, stmt: &Stmt, env: &mut Env) -> Res<()> {
+        match stmt {
+            Stmt::Expr(e) => self.expr(e, env),
+            Stmt::Store { place, value, .. } => {
+                self.expr(value, env)?;
+                match place {
+                    Place::Local(l) => {
+                        // Assigning a resource local makes it an alias of the resource.
+                        if value.ty.is_resource() {
+                            let handle = resource_of(value, env);
+                            if let Some(slot) = env.get_mut(l.0) {
+                                *slot = handle;
+                            }
+                        }
+                        Ok(())
+                    }
+                    Place::Index { base, index } => {
+                        self.expr(index, env)?;
+                        self.mark(base, env, false, true);
+                        Ok(())
+                    }
+                }
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                self.expr(cond, env)?;
+                self.block(then, env)?;
+                self.block(otherwise, env)
+            }
+            Stmt::Loop {
+                pre_cond,
+                body,
+                continuing,
+                post_cond,
+                ..
+            } => {
+                if let Some(c) = pre_cond {
+                    self.expr(c, env)?;
+                }
+                self.block(body, env)?;
+                self.block(continuing, env)?;
+                if let Some(c) = post_cond {
+                    self.expr(c, env)?;
+                }
+                Ok(())
+            }
+            Stmt::Break(_) | Stmt::Continue(_) => Ok(()),
+            Stmt::Return(e, _) => e.iter().try_for_each(|e| self.expr(e, env)),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, env: &mut Env) -> Res<()> {
+        match &e.kind {
+            ExprKind::Const(_) | ExprKind::Str(_) => Ok(()),
+            ExprKind::Load(Place::Local(_)) => Ok(()),
+            ExprKind::Load(Place::Index { base, index }) => {
+                self.expr(index, env)?;
+                self.mark(base, env, true, false);
+                Ok(())
+            }
+            ExprKind::Unary(_, a) | ExprKind::Convert(a) => self.expr(a, env),
+            ExprKind::Binary(_, a, b) | ExprKind::LogicalAnd(a, b) | ExprKind::LogicalOr(a, b) => {
+                self.expr(a, env)?;
+                self.expr(b, env)
+            }
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => {
+                self.expr(cond, env)?;
+                self.expr(then, env)?;
+                self.expr(otherwise, env)
+            }
+            ExprKind::Call { func, args } => {
+                for a in args {
+                    self.expr(a, env)?;
+                }
+                self.call(*func, args, env)
+            }
+            ExprKind::Intrinsic { op, args } => {
+                for a in args {
+                    self.expr(a, env)?;
+                }
+                match (op, args.first()) {
+                    (Intrinsic::ImageStore, Some(img)) => self.mark(img, env, false, true),
+                    (Intrinsic::ImageLoad, Some(img)) => self.mark(img, env, true, false),
+                    // Size queries do not touch the contents.
+                    _ => {}
+                }
+                Ok(())
+            }
+            // Host-only forms are reported by the lowering; nothing to record here.
+            ExprKind::Host { .. } | ExprKind::Launch(_) => Ok(()),
+            ExprKind::Sequence(stmts, value) => {
+                self.block(stmts, env)?;
+                self.expr(value, env)
+            }
+        }
+    }
+
+    fn call(&mut self, func: FunctionId, args: &[Expr], env: &Env) -> Res<()> {
+        let Some(callee) = self.module.functions.get(func.0) else {
+            return Ok(());
+        };
+        let handles: Vec<Option<usize>> = args
+            .iter()
+            .map(|a| {
+                if a.ty.is_resource() {
+                    resource_of(a, env)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let key = (func, handles.clone());
+        if self.done.contains(&key) && !self.stack.contains(&func) {
+            return Ok(());
+        }
+        self.done.insert(key);
+        let mut callee_env: Env = vec![None; callee.locals.len()];
+        for (slot, h) in callee_env.iter_mut().zip(handles) {
+            *slot = h;
+        }
+        self.function(func, callee_env)
+    }
+
+    fn mark(&mut self, resource: &Expr, env: &Env, read: bool, write: bool) {
+        if let Some(u) = resource_of(resource, env).and_then(|p| self.usage.get_mut(p)) {
+            u.reads |= read;
+            u.writes |= write;
+        }
+    }
+}
+
+/// The kernel parameter a resource expression denotes, if it is a (resolved) resource local.
+fn resource_of(e: &Expr, env: &Env) -> Option<usize> {
+    match &e.kind {
+        ExprKind::Load(Place::Local(l)) => env.get(l.0).copied().flatten(),
+        _ => None,
+    }
+}

@@ -1,0 +1,631 @@
+//! Functions, locals, statements and structured control flow.
+//!
+//! Every SPIR-V function is built by one [`FnCx`]: scalar locals become `Function`
+//! variables (collected and placed at the start of the first block, as SPIR-V requires),
+//! parameters that are never assigned are read directly (push constant or
+//! `OpFunctionParameter`), and resource locals are resolved statically to the kernel
+//! parameter they denote.
+//!
+//! Control flow is structured: `if` gets an `OpSelectionMerge`, a loop gets a header with
+//! `OpLoopMerge`, a continue target that runs `continuing` and the post-condition, and a
+//! back edge. Structured SPIR-V cannot branch from an inner loop straight to an outer
+//! loop's merge or continue target, so a labeled `break`/`continue` of an outer loop stores
+//! a code in a function-scope flag variable, breaks the inner loop, and after each loop it
+//! crosses a dispatch tests the flag and breaks/continues further out.
+
+use rspirv::dr::{InsertPoint, Instruction, Operand};
+use rspirv::spirv::{FunctionControl, LoopControl, Op, SelectionControl, StorageClass, Word};
+
+use super::types::host_only;
+use super::{unsupported, BuildExt, Ctx, HelperKey, Res};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::{self, Block, Expr, ExprKind, LoopId, Place, ScalarType, Stmt, Type};
+
+/// How a local is represented.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Slot {
+    /// A `Function` variable holding the value.
+    Var(Word),
+    /// A helper's scalar parameter that is never assigned: the `OpFunctionParameter`.
+    Value(Word),
+    /// A kernel's scalar parameter that is never assigned: a push-constant member index.
+    Push(usize),
+    /// A resource: the kernel parameter it denotes, once known.
+    Resource(Option<usize>),
+    /// A `void` local (never read).
+    Unit,
+}
+
+/// A jump out of the current position to an enclosing loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Jump {
+    /// To the loop's merge block.
+    Break,
+    /// To the loop's continue target.
+    Continue,
+}
+
+/// A loop being lowered.
+struct LoopCx {
+    id: LoopId,
+    merge: Word,
+    cont: Word,
+    merge_used: bool,
+    cont_used: bool,
+    /// Jumps to outer loops (stack index, kind) that leave through this loop's merge.
+    escapes: Vec<(usize, Jump)>,
+}
+
+/// Lowering state of one SPIR-V function.
+pub(crate) struct FnCx<'a, 'm> {
+    /// The module.
+    pub(crate) cx: &'a mut Ctx<'m>,
+    /// The IR function.
+    pub(crate) func: &'m ir::Function,
+    fn_index: usize,
+    /// Per IR local, its representation.
+    pub(crate) slots: Vec<Slot>,
+    /// `OpVariable`s for the first block.
+    vars: Vec<Instruction>,
+    loops: Vec<LoopCx>,
+    /// The labeled-jump flag variable, once needed.
+    exit_flag: Option<Word>,
+}
+
+/// Lowers the kernel body to the entry-point function and returns its id.
+pub(crate) fn compile_kernel_body(cx: &mut Ctx) -> Res<Word> {
+    let func = cx.kernel;
+    let void = cx.void_type();
+    let fn_ty = cx.function_type(void, &[]);
+    let id =
+        cx.b.begin_function(void, None, FunctionControl::NONE, fn_ty)
+            .ice(func.span)?;
+    cx.b.name(id, func.name.as_str());
+    let assigned = assigned_locals(func);
+    let mut f = FnCx::new(cx, func)?;
+    for (i, p) in func.params().iter().enumerate() {
+        let slot = match &p.ty {
+            Type::Scalar(s) => {
+                let member = f.cx.push_member(i)?;
+                if assigned[i] {
+                    let var = f.new_var(*s, &p.name, None)?;
+                    let v = f.load_push(member)?;
+                    f.cx.b.store(var, v, None, []).ice(func.span)?;
+                    Slot::Var(var)
+                } else {
+                    Slot::Push(member)
+                }
+            }
+            Type::Buffer(_) | Type::Image2D(_) => Slot::Resource(Some(i)),
+            _ => Slot::Unit,
+        };
+        f.slots.push(slot);
+    }
+    f.lower_body()?;
+    Ok(id)
+}
+
+/// Lowers one helper specialization as the function `id`.
+pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()> {
+    let ir = cx.ir;
+    let func = ir
+        .functions
+        .get(key.0 .0)
+        .ok_or_else(|| unsupported(cx.kernel.span, "internal error: unknown helper"))?;
+    let ret = cx.ir_value_type(&func.return_type, func.span)?;
+    let mut param_types = Vec::new();
+    for p in func.params() {
+        match &p.ty {
+            Type::Scalar(s) => param_types.push(cx.value_type(*s, p.span)?),
+            Type::Buffer(_) | Type::Image2D(_) => {}
+            ty @ (Type::Array(_) | Type::String | Type::Stream) => {
+                return Err(host_only(p.span, ty))
+            }
+            Type::Void => return Err(unsupported(p.span, "a void parameter")),
+        }
+    }
+    let fn_ty = cx.function_type(ret, &param_types);
+    cx.b.begin_function(ret, Some(id), FunctionControl::NONE, fn_ty)
+        .ice(func.span)?;
+    cx.b.name(id, func.name.as_str());
+    let mut values = Vec::new();
+    for ty in param_types {
+        values.push(cx.b.function_parameter(ty).ice(func.span)?);
+    }
+    let assigned = assigned_locals(func);
+    let mut f = FnCx::new(cx, func)?;
+    let mut values = values.into_iter();
+    for (i, p) in func.params().iter().enumerate() {
+        let slot = match &p.ty {
+            Type::Scalar(s) => {
+                let value = values
+                    .next()
+                    .ok_or_else(|| unsupported(p.span, "internal error"))?;
+                f.cx.b.name(value, p.name.as_str());
+                if assigned[i] {
+                    let var = f.new_var(*s, &p.name, None)?;
+                    f.cx.b.store(var, value, None, []).ice(func.span)?;
+                    Slot::Var(var)
+                } else {
+                    Slot::Value(value)
+                }
+            }
+            _ => Slot::Resource(key.1.get(i).copied().flatten()),
+        };
+        f.slots.push(slot);
+    }
+    f.lower_body()
+}
+
+/// Which locals are ever the target of a store (parameters that are not are read in place).
+fn assigned_locals(func: &ir::Function) -> Vec<bool> {
+    fn block(stmts: &[Stmt], out: &mut Vec<bool>) {
+        stmts.iter().for_each(|s| stmt(s, out));
+    }
+    fn stmt(s: &Stmt, out: &mut Vec<bool>) {
+        match s {
+            Stmt::Expr(e) => expr(e, out),
+            Stmt::Store { place, value, .. } => {
+                match place {
+                    Place::Local(l) => {
+                        if let Some(slot) = out.get_mut(l.0) {
+                            *slot = true;
+                        }
+                    }
+                    Place::Index { base, index } => {
+                        expr(base, out);
+                        expr(index, out);
+                    }
+                }
+                expr(value, out);
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                expr(cond, out);
+                block(then, out);
+                block(otherwise, out);
+            }
+            Stmt::Loop {
+                pre_cond,
+                body,
+                continuing,
+                post_cond,
+                ..
+            } => {
+                pre_cond.iter().chain(post_cond).for_each(|e| expr(e, out));
+                block(body, out);
+                block(continuing, out);
+            }
+            Stmt::Break(_) | Stmt::Continue(_) => {}
+            Stmt::Return(e, _) => e.iter().for_each(|e| expr(e, out)),
+        }
+    }
+    fn expr(e: &Expr, out: &mut Vec<bool>) {
+        match &e.kind {
+            ExprKind::Sequence(stmts, value) => {
+                block(stmts, out);
+                expr(value, out);
+            }
+            ExprKind::Unary(_, a) | ExprKind::Convert(a) => expr(a, out),
+            ExprKind::Binary(_, a, b) | ExprKind::LogicalAnd(a, b) | ExprKind::LogicalOr(a, b) => {
+                expr(a, out);
+                expr(b, out);
+            }
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => {
+                expr(cond, out);
+                expr(then, out);
+                expr(otherwise, out);
+            }
+            ExprKind::Call { args, .. }
+            | ExprKind::Intrinsic { args, .. }
+            | ExprKind::Host { args, .. } => args.iter().for_each(|a| expr(a, out)),
+            ExprKind::Load(Place::Index { base, index }) => {
+                expr(base, out);
+                expr(index, out);
+            }
+            ExprKind::Const(_)
+            | ExprKind::Str(_)
+            | ExprKind::Load(Place::Local(_))
+            | ExprKind::Launch(_) => {}
+        }
+    }
+    let mut out = vec![false; func.locals.len()];
+    block(&func.body, &mut out);
+    out
+}
+
+impl<'a, 'm> FnCx<'a, 'm> {
+    /// Starts the first block of the function just begun with `begin_function`.
+    fn new(cx: &'a mut Ctx<'m>, func: &'m ir::Function) -> Res<FnCx<'a, 'm>> {
+        let fn_index =
+            cx.b.selected_function()
+                .ok_or_else(|| unsupported(func.span, "internal error: no function"))?;
+        cx.b.begin_block(None).ice(func.span)?;
+        Ok(FnCx {
+            cx,
+            func,
+            fn_index,
+            slots: Vec::new(),
+            vars: Vec::new(),
+            loops: Vec::new(),
+            exit_flag: None,
+        })
+    }
+
+    /// Declares the non-parameter locals, lowers the body and closes the function.
+    fn lower_body(mut self) -> Res<()> {
+        let func = self.func;
+        for local in &func.locals[func.param_count..] {
+            let slot = match &local.ty {
+                Type::Scalar(s) => Slot::Var(self.new_var(*s, &local.name, None)?),
+                Type::Buffer(_) | Type::Image2D(_) => Slot::Resource(None),
+                Type::Void => Slot::Unit,
+                ty @ (Type::Array(_) | Type::String | Type::Stream) => {
+                    return Err(host_only(local.span, ty))
+                }
+            };
+            self.slots.push(slot);
+        }
+        self.block(&func.body)?;
+        if !self.terminated() {
+            // Falling off the end: fine for void; sema rejects it otherwise.
+            if func.return_type == Type::Void {
+                self.cx.b.ret().ice(func.span)?;
+            } else {
+                self.cx.b.unreachable().ice(func.span)?;
+            }
+        }
+        let vars = std::mem::take(&mut self.vars);
+        let function = &mut self.cx.b.module_mut().functions[self.fn_index];
+        if let Some(first) = function.blocks.first_mut() {
+            first.instructions.splice(0..0, vars);
+        }
+        self.cx.b.end_function().ice(func.span)
+    }
+
+    /// A `Function` variable of scalar type `s`, placed in the first block.
+    pub(crate) fn new_var(&mut self, s: ScalarType, name: &str, init: Option<Word>) -> Res<Word> {
+        let ty = self.cx.value_type(s, self.func.span)?;
+        let ptr = self.cx.pointer_type(StorageClass::Function, ty);
+        let id = self.cx.b.id();
+        let mut operands = vec![Operand::StorageClass(StorageClass::Function)];
+        operands.extend(init.map(Operand::IdRef));
+        self.vars.push(Instruction::new(
+            Op::Variable,
+            Some(ptr),
+            Some(id),
+            operands,
+        ));
+        self.cx.b.name(id, name);
+        Ok(id)
+    }
+
+    /// Emits `opcode` with id operands and returns its result.
+    pub(crate) fn op(&mut self, opcode: Op, ty: Word, args: &[Word]) -> Res<Word> {
+        let id = self.cx.b.id();
+        let operands = args.iter().map(|&a| Operand::IdRef(a)).collect();
+        let inst = Instruction::new(opcode, Some(ty), Some(id), operands);
+        self.cx
+            .b
+            .insert_into_block(InsertPoint::End, inst)
+            .ice(self.func.span)?;
+        Ok(id)
+    }
+
+    /// Whether the current block has been terminated (what follows is unreachable).
+    pub(crate) fn terminated(&self) -> bool {
+        self.cx.b.selected_block().is_none()
+    }
+
+    /// The label of the current block (an `OpPhi` parent).
+    pub(crate) fn current_label(&self) -> Res<Word> {
+        let b = &self.cx.b;
+        b.selected_block()
+            .and_then(|i| {
+                b.module_ref().functions[self.fn_index].blocks[i]
+                    .label
+                    .as_ref()
+            })
+            .and_then(|l| l.result_id)
+            .ok_or_else(|| unsupported(self.func.span, "internal error: no current block"))
+    }
+
+    /// Starts a block with the given label.
+    pub(crate) fn begin(&mut self, label: Word) -> Res<()> {
+        self.cx
+            .b
+            .begin_block(Some(label))
+            .map(drop)
+            .ice(self.func.span)
+    }
+
+    /// Ends the current block with `OpBranch`.
+    pub(crate) fn branch(&mut self, target: Word) -> Res<()> {
+        self.cx.b.branch(target).ice(self.func.span)
+    }
+
+    /// `OpSelectionMerge merge` + `OpBranchConditional cond t f`.
+    pub(crate) fn selection(&mut self, cond: Word, t: Word, f: Word, merge: Word) -> Res<()> {
+        let span = self.func.span;
+        self.cx
+            .b
+            .selection_merge(merge, SelectionControl::NONE)
+            .ice(span)?;
+        self.cx.b.branch_conditional(cond, t, f, []).ice(span)
+    }
+
+    /// Lowers statements; those after a terminator (dead code) are skipped.
+    pub(crate) fn block(&mut self, stmts: &Block) -> Res<()> {
+        for s in stmts {
+            if self.terminated() {
+                break;
+            }
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) -> Res<()> {
+        let span = self.func.span;
+        match stmt {
+            Stmt::Expr(e) => self.expr(e).map(drop),
+            Stmt::Store { place, value, span } => self.store(place, value, *span),
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => self.lower_if(cond, then, otherwise),
+            Stmt::Loop {
+                id,
+                pre_cond,
+                body,
+                continuing,
+                post_cond,
+            } => self.lower_loop(*id, pre_cond.as_ref(), body, continuing, post_cond.as_ref()),
+            Stmt::Break(id) => self.jump(*id, Jump::Break),
+            Stmt::Continue(id) => self.jump(*id, Jump::Continue),
+            Stmt::Return(None, _) => self.cx.b.ret().ice(span),
+            Stmt::Return(Some(e), rspan) => {
+                if self.func.return_type == Type::Void {
+                    return Err(unsupported(*rspan, "a value returned from a void function"));
+                }
+                let v = self.expr(e)?;
+                self.cx.b.ret_value(v).ice(span)
+            }
+        }
+    }
+
+    fn lower_if(&mut self, cond: &Expr, then: &Block, otherwise: &Block) -> Res<()> {
+        let c = self.expr(cond)?;
+        let then_label = self.cx.b.id();
+        let merge = self.cx.b.id();
+        let else_label = if otherwise.is_empty() {
+            merge
+        } else {
+            self.cx.b.id()
+        };
+        self.selection(c, then_label, else_label, merge)?;
+        let mut merge_reached = otherwise.is_empty();
+        self.begin(then_label)?;
+        self.block(then)?;
+        if !self.terminated() {
+            self.branch(merge)?;
+            merge_reached = true;
+        }
+        if !otherwise.is_empty() {
+            self.begin(else_label)?;
+            self.block(otherwise)?;
+            if !self.terminated() {
+                self.branch(merge)?;
+                merge_reached = true;
+            }
+        }
+        self.begin(merge)?;
+        if !merge_reached {
+            // Both arms left (return/break/continue): the merge block is unreachable but
+            // still needs a terminator, and what follows is dead.
+            self.cx.b.unreachable().ice(self.func.span)?;
+        }
+        Ok(())
+    }
+
+    fn lower_loop(
+        &mut self,
+        id: LoopId,
+        pre_cond: Option<&Expr>,
+        body: &Block,
+        continuing: &Block,
+        post_cond: Option<&Expr>,
+    ) -> Res<()> {
+        let span = self.func.span;
+        let [header, top, cont, merge] = [(); 4].map(|_| self.cx.b.id());
+        self.branch(header)?;
+        self.begin(header)?;
+        self.cx
+            .b
+            .loop_merge(merge, cont, LoopControl::NONE, [])
+            .ice(span)?;
+        self.branch(top)?;
+        // The condition may itself contain control flow (`&&`), so it cannot live in the
+        // header block, which must end right after OpLoopMerge.
+        self.begin(top)?;
+        self.loops.push(LoopCx {
+            id,
+            merge,
+            cont,
+            merge_used: false,
+            cont_used: false,
+            escapes: Vec::new(),
+        });
+        let this = self.loops.len() - 1;
+        if let Some(c) = pre_cond {
+            let cv = self.expr(c)?;
+            let body_label = self.cx.b.id();
+            // A conditional break needs no selection merge.
+            self.cx
+                .b
+                .branch_conditional(cv, body_label, merge, [])
+                .ice(span)?;
+            self.loops[this].merge_used = true;
+            self.begin(body_label)?;
+        }
+        self.block(body)?;
+        if !self.terminated() {
+            self.branch_to(this, Jump::Continue)?;
+        }
+        self.begin(cont)?;
+        if self.loops[this].cont_used {
+            self.block(continuing)?;
+            if self.terminated() {
+                return Err(unsupported(span, "a loop's update cannot leave the loop"));
+            }
+            match post_cond {
+                Some(c) => {
+                    let cv = self.expr(c)?;
+                    self.cx
+                        .b
+                        .branch_conditional(cv, header, merge, [])
+                        .ice(span)?;
+                    self.loops[this].merge_used = true;
+                }
+                None => self.branch(header)?,
+            }
+        } else {
+            // Nothing continues: the continue target is unreachable; keep it minimal.
+            self.branch(header)?;
+        }
+        let lp = self
+            .loops
+            .pop()
+            .ok_or_else(|| unsupported(span, "internal error: loop stack"))?;
+        self.begin(merge)?;
+        if !lp.merge_used {
+            return self.cx.b.unreachable().ice(span);
+        }
+        self.dispatch_escapes(&lp.escapes)
+    }
+
+    /// `break`/`continue` of loop `target`.
+    fn jump(&mut self, target: LoopId, kind: Jump) -> Res<()> {
+        let span = self.func.span;
+        let pos = self
+            .loops
+            .iter()
+            .rposition(|l| l.id == target)
+            .ok_or_else(|| {
+                Diagnostic::error(
+                    Code::BreakOutsideLoop,
+                    span,
+                    "`break`/`continue` outside its loop",
+                )
+            })?;
+        let inner = self.loops.len() - 1;
+        if pos == inner {
+            return self.branch_to(inner, kind);
+        }
+        // Labeled jump to an outer loop: record it in the flag and leave the inner loop.
+        let flag = self.exit_flag()?;
+        let code = self.cx.const_u32(exit_code(pos, kind));
+        self.cx.b.store(flag, code, None, []).ice(span)?;
+        if !self.loops[inner].escapes.contains(&(pos, kind)) {
+            self.loops[inner].escapes.push((pos, kind));
+        }
+        self.branch_to(inner, Jump::Break)
+    }
+
+    fn branch_to(&mut self, index: usize, kind: Jump) -> Res<()> {
+        let l = &mut self.loops[index];
+        let target = match kind {
+            Jump::Break => {
+                l.merge_used = true;
+                l.merge
+            }
+            Jump::Continue => {
+                l.cont_used = true;
+                l.cont
+            }
+        };
+        self.branch(target)
+    }
+
+    /// After a loop that labeled jumps left: finish the jumps aimed at the now innermost
+    /// loop and pass the others on by breaking it too.
+    fn dispatch_escapes(&mut self, escapes: &[(usize, Jump)]) -> Res<()> {
+        if escapes.is_empty() {
+            return Ok(());
+        }
+        let span = self.func.span;
+        let outer = self
+            .loops
+            .len()
+            .checked_sub(1)
+            .ok_or_else(|| unsupported(span, "internal error: jump to no loop"))?;
+        let flag = self.exit_flag()?;
+        let uint = self.cx.u32_type();
+        let bool_ty = self.cx.bool_type();
+        let zero = self.cx.const_u32(0);
+        for kind in [Jump::Break, Jump::Continue] {
+            if escapes.contains(&(outer, kind)) {
+                let v = self.cx.b.load(uint, None, flag, None, []).ice(span)?;
+                let code = self.cx.const_u32(exit_code(outer, kind));
+                let hit = self.op(Op::IEqual, bool_ty, &[v, code])?;
+                self.if_then(hit, |f| {
+                    f.cx.b.store(flag, zero, None, []).ice(span)?;
+                    f.branch_to(outer, kind)
+                })?;
+            }
+        }
+        let further: Vec<(usize, Jump)> = escapes
+            .iter()
+            .copied()
+            .filter(|(p, _)| *p < outer)
+            .collect();
+        if !further.is_empty() {
+            for e in further {
+                if !self.loops[outer].escapes.contains(&e) {
+                    self.loops[outer].escapes.push(e);
+                }
+            }
+            let v = self.cx.b.load(uint, None, flag, None, []).ice(span)?;
+            let pending = self.op(Op::INotEqual, bool_ty, &[v, zero])?;
+            self.if_then(pending, |f| f.branch_to(outer, Jump::Break))?;
+        }
+        Ok(())
+    }
+
+    /// `if (cond) { then }` with no else, where `then` may end in a jump.
+    fn if_then(&mut self, cond: Word, then: impl FnOnce(&mut Self) -> Res<()>) -> Res<()> {
+        let then_label = self.cx.b.id();
+        let merge = self.cx.b.id();
+        self.selection(cond, then_label, merge, merge)?;
+        self.begin(then_label)?;
+        then(self)?;
+        if !self.terminated() {
+            self.branch(merge)?;
+        }
+        self.begin(merge)
+    }
+
+    /// The function's labeled-jump flag (`uint`, 0 = no jump pending).
+    fn exit_flag(&mut self) -> Res<Word> {
+        if let Some(v) = self.exit_flag {
+            return Ok(v);
+        }
+        let zero = self.cx.const_u32(0);
+        let v = self.new_var(ScalarType::U32, "$exit", Some(zero))?;
+        self.exit_flag = Some(v);
+        Ok(v)
+    }
+}
+
+/// The flag value of a jump to the loop at stack index `pos` (never 0).
+fn exit_code(pos: usize, kind: Jump) -> u32 {
+    (pos as u32) * 2 + if kind == Jump::Break { 1 } else { 2 }
+}

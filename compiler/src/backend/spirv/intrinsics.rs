@@ -1,0 +1,249 @@
+//! Device intrinsics: exactly one lowering function per [`Intrinsic`] variant, dispatched by
+//! the one `match` in [`FnCx::intrinsic`].
+
+use rspirv::dr::Operand;
+use rspirv::spirv::{BuiltIn, Capability, GlslStd450Op, Op, Word};
+
+use super::expr::scalar_of;
+use super::function::FnCx;
+use super::module::ResourceKind;
+use super::{unsupported, BuildExt, Res};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::{Axis, Expr, Intrinsic, MathFn, ScalarType};
+
+impl FnCx<'_, '_> {
+    /// Lowers an intrinsic call `e` with arguments `args` (receiver first).
+    pub(crate) fn intrinsic(&mut self, op: Intrinsic, args: &[Expr], e: &Expr) -> Res<Word> {
+        match op {
+            Intrinsic::LocalId(axis) => self.local_id(axis),
+            Intrinsic::GlobalId(axis) => self.global_id(axis),
+            Intrinsic::GlobalSize(axis) => self.global_size(axis),
+            Intrinsic::WorkgroupId(axis) => self.workgroup_id(axis),
+            Intrinsic::WorkgroupSize(axis) => self.workgroup_size(axis),
+            Intrinsic::WorkgroupCount(axis) => self.workgroup_count(axis),
+            Intrinsic::ImageStore => self.image_store(args, e),
+            Intrinsic::ImageLoad => self.image_load(args, e),
+            Intrinsic::ImageWidth => self.image_width(args, e),
+            Intrinsic::ImageHeight => self.image_height(args, e),
+            Intrinsic::BufferLength => self.buffer_length(args, e),
+            Intrinsic::Math(f) => self.math(f, args, e),
+        }
+    }
+
+    /// `KernelThread.x()`..: `LocalInvocationId`.
+    fn local_id(&mut self, axis: Axis) -> Res<Word> {
+        self.builtin_component(BuiltIn::LocalInvocationId, axis)
+    }
+
+    /// `KernelThread.globalIdX()`..: `GlobalInvocationId`.
+    fn global_id(&mut self, axis: Axis) -> Res<Word> {
+        self.builtin_component(BuiltIn::GlobalInvocationId, axis)
+    }
+
+    /// `KernelThread.globalSizeX()`..: `NumWorkgroups * WorkgroupSize` (wrapping, like the
+    /// grid × block product on the host).
+    fn global_size(&mut self, axis: Axis) -> Res<Word> {
+        let count = self.builtin_component(BuiltIn::NumWorkgroups, axis)?;
+        let size = self.cx.globals.workgroup_size[axis.index() as usize];
+        let uint = self.cx.u32_type();
+        self.op(Op::IMul, uint, &[count, size])
+    }
+
+    /// `Workgroup.x()`..: `WorkgroupId`.
+    fn workgroup_id(&mut self, axis: Axis) -> Res<Word> {
+        self.builtin_component(BuiltIn::WorkgroupId, axis)
+    }
+
+    /// `Workgroup.dimX()`..: the workgroup-size spec constant of that axis.
+    fn workgroup_size(&mut self, axis: Axis) -> Res<Word> {
+        Ok(self.cx.globals.workgroup_size[axis.index() as usize])
+    }
+
+    /// `Workgroup.countX()`..: `NumWorkgroups`.
+    fn workgroup_count(&mut self, axis: Axis) -> Res<Word> {
+        self.builtin_component(BuiltIn::NumWorkgroups, axis)
+    }
+
+    /// `img.store(x, y, v)`: one `OpImageWrite` of `<v, 0, 0, 0>` at `(x, y)`.
+    fn image_store(&mut self, args: &[Expr], e: &Expr) -> Res<Word> {
+        let [img, x, y, v] = args else {
+            return Err(arity(e, 4));
+        };
+        let image = self.image_value(img)?;
+        let coord = self.coordinate(x, y)?;
+        let value = self.expr(v)?;
+        let float = self.cx.float_type(32);
+        if scalar_of(v)? != ScalarType::F32 {
+            return Err(unsupported(v.span, "an R32f texel must be a float32"));
+        }
+        let zero = self.cx.const_float(ScalarType::F32, 0.0, e.span)?;
+        let v4 = self.cx.vector_type(float, 4);
+        let texel = self.op(Op::CompositeConstruct, v4, &[value, zero, zero, zero])?;
+        self.cx
+            .b
+            .image_write(image, coord, texel, None, [])
+            .ice(e.span)?;
+        Ok(0)
+    }
+
+    /// `img.load(x, y)`: one `OpImageRead` of a `v4float`, then lane 0 (the R32f channel).
+    fn image_load(&mut self, args: &[Expr], e: &Expr) -> Res<Word> {
+        let [img, x, y] = args else {
+            return Err(arity(e, 3));
+        };
+        let image = self.image_value(img)?;
+        let coord = self.coordinate(x, y)?;
+        let float = self.cx.float_type(32);
+        let v4 = self.cx.vector_type(float, 4);
+        let texel = self.op(Op::ImageRead, v4, &[image, coord])?;
+        self.cx
+            .b
+            .composite_extract(float, None, texel, [0])
+            .ice(e.span)
+    }
+
+    /// `img.imageWidth()`: `OpImageQuerySize`, lane 0.
+    fn image_width(&mut self, args: &[Expr], e: &Expr) -> Res<Word> {
+        self.image_size(args, e, 0)
+    }
+
+    /// `img.imageHeight()`: `OpImageQuerySize`, lane 1.
+    fn image_height(&mut self, args: &[Expr], e: &Expr) -> Res<Word> {
+        self.image_size(args, e, 1)
+    }
+
+    /// `buf.length()`: `OpArrayLength` of the buffer's runtime array.
+    fn buffer_length(&mut self, args: &[Expr], e: &Expr) -> Res<Word> {
+        let [buf] = args else {
+            return Err(arity(e, 1));
+        };
+        let (var, kind) = self.resource_of(buf)?;
+        if !matches!(kind, ResourceKind::Buffer { .. }) {
+            return Err(unsupported(buf.span, "`length()` of a non-buffer"));
+        }
+        let uint = self.cx.u32_type();
+        self.cx.b.array_length(uint, None, var, 0).ice(e.span)
+    }
+
+    /// `Math.*` through `GLSL.std.450` (imported only when used).
+    fn math(&mut self, f: MathFn, args: &[Expr], e: &Expr) -> Res<Word> {
+        let s = scalar_of(e)?;
+        let want = match f {
+            MathFn::Sqrt | MathFn::Floor | MathFn::Abs => 1,
+            MathFn::Min | MathFn::Max => 2,
+        };
+        if args.len() != want {
+            return Err(arity(e, want));
+        }
+        for a in args {
+            if scalar_of(a)? != s {
+                return Err(unsupported(
+                    a.span,
+                    "Math operands must have the result's type",
+                ));
+            }
+        }
+        let float = s.is_float();
+        let signed = s.is_signed_integer();
+        let inst = match f {
+            MathFn::Sqrt if float => GlslStd450Op::Sqrt,
+            MathFn::Floor if float => GlslStd450Op::Floor,
+            MathFn::Abs if float => GlslStd450Op::FAbs,
+            MathFn::Abs if signed => GlslStd450Op::SAbs,
+            // |x| of an unsigned value is x.
+            MathFn::Abs if s.is_unsigned_integer() => return self.expr(&args[0]),
+            MathFn::Min if float => GlslStd450Op::FMin,
+            MathFn::Min if signed => GlslStd450Op::SMin,
+            MathFn::Min if s.is_unsigned_integer() => GlslStd450Op::UMin,
+            MathFn::Max if float => GlslStd450Op::FMax,
+            MathFn::Max if signed => GlslStd450Op::SMax,
+            MathFn::Max if s.is_unsigned_integer() => GlslStd450Op::UMax,
+            _ => {
+                return Err(Diagnostic::error(
+                    Code::InvalidOperator,
+                    e.span,
+                    format!("Math.{f:?} is not defined for `{s}`"),
+                ))
+            }
+        };
+        let mut operands = Vec::new();
+        for a in args {
+            operands.push(Operand::IdRef(self.expr(a)?));
+        }
+        let ty = self.cx.value_type(s, e.span)?;
+        let set = self.cx.glsl();
+        self.cx
+            .b
+            .ext_inst(ty, None, set, inst as u32, operands)
+            .ice(e.span)
+    }
+
+    /// Component `axis` of a `v3uint` built-in input.
+    fn builtin_component(&mut self, builtin: BuiltIn, axis: Axis) -> Res<Word> {
+        let var = self.cx.builtin(builtin);
+        let uint = self.cx.u32_type();
+        let v3 = self.cx.vector_type(uint, 3);
+        let v = self.op(Op::Load, v3, &[var])?;
+        self.cx
+            .b
+            .composite_extract(uint, None, v, [axis.index()])
+            .ice(self.func.span)
+    }
+
+    /// Loads the image object of an `Image2D` expression.
+    fn image_value(&mut self, img: &Expr) -> Res<Word> {
+        let (var, kind) = self.resource_of(img)?;
+        let ResourceKind::Image { image, .. } = kind else {
+            return Err(unsupported(img.span, "expected an Image2D"));
+        };
+        self.op(Op::Load, image, &[var])
+    }
+
+    /// The integer texel coordinate `(x, y)`: a `v2uint` (or `v2int` for int32 operands).
+    fn coordinate(&mut self, x: &Expr, y: &Expr) -> Res<Word> {
+        let (sx, sy) = (scalar_of(x)?, scalar_of(y)?);
+        let mut xv = self.expr(x)?;
+        let mut yv = self.expr(y)?;
+        if !sx.is_integer() || !sy.is_integer() {
+            return Err(unsupported(
+                x.span.to(y.span),
+                "texel coordinates must be integers",
+            ));
+        }
+        let s = if sx == sy && sx.bits() == 32 {
+            sx
+        } else {
+            ScalarType::U32
+        };
+        xv = self.convert_int(xv, sx, s, x.span)?;
+        yv = self.convert_int(yv, sy, s, y.span)?;
+        let elem = self.cx.value_type(s, x.span)?;
+        let v2 = self.cx.vector_type(elem, 2);
+        self.op(Op::CompositeConstruct, v2, &[xv, yv])
+    }
+
+    /// Lane `lane` of `OpImageQuerySize` (needs the `ImageQuery` capability).
+    fn image_size(&mut self, args: &[Expr], e: &Expr, lane: u32) -> Res<Word> {
+        let [img] = args else {
+            return Err(arity(e, 1));
+        };
+        let image = self.image_value(img)?;
+        self.cx.features.require(Capability::ImageQuery);
+        let uint = self.cx.u32_type();
+        let v2 = self.cx.vector_type(uint, 2);
+        let size = self.op(Op::ImageQuerySize, v2, &[image])?;
+        self.cx
+            .b
+            .composite_extract(uint, None, size, [lane])
+            .ice(e.span)
+    }
+}
+
+/// A wrong argument count (sema normally prevents it).
+fn arity(e: &Expr, want: usize) -> Diagnostic {
+    Diagnostic::error(
+        Code::ArgumentCount,
+        e.span,
+        format!("intrinsic expects {want} argument(s)"),
+    )
+}

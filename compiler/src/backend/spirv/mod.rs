@@ -1,0 +1,234 @@
+//! The SPIR-V backend: one Vulkan compute module plus its reflection document per kernel
+//! (SPEC §7).
+//!
+//! [`compile_kernel`] runs in four steps:
+//! 1. `access` walks the kernel and every `@Device` helper it calls to find which resource
+//!    parameters are read and written (for `NonWritable`/`NonReadable` and the reflection);
+//! 2. `module` declares the globals: workgroup-size spec constants, the push-constant block,
+//!    one descriptor variable per resource parameter (bindings in parameter order);
+//! 3. `function` (with `expr` and `intrinsics`) lowers the kernel body, then every helper
+//!    specialization it requested: a helper that takes resources is compiled once per distinct
+//!    tuple of resource arguments, because logical addressing cannot pass resource pointers;
+//! 4. `module` emits the capabilities, extensions, entry point and execution mode that were
+//!    actually needed, and `reflect` builds the [`cajeta_runtime::Reflection`].
+//!
+//! Everything is emitted in a fixed order with sequentially allocated ids and no iteration
+//! over hash maps, so the same IR always produces the same words (disassembly goldens rely
+//! on it). Unsupported input yields a diagnostic, never a panic.
+
+mod access;
+mod expr;
+mod function;
+mod intrinsics;
+mod module;
+mod reflect;
+#[cfg(test)]
+mod tests;
+mod types;
+
+use std::collections::{HashMap, VecDeque};
+
+use rspirv::binary::{Assemble, Disassemble};
+use rspirv::dr::Builder;
+use rspirv::spirv::Word;
+
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{self, FunctionId, FunctionKind, Type};
+
+/// The Vulkan environment a module is generated and validated for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TargetEnv {
+    /// Vulkan 1.1, SPIR-V 1.3 (the default, SPEC §7).
+    #[default]
+    Vulkan1_1,
+    /// Vulkan 1.2, SPIR-V 1.5.
+    Vulkan1_2,
+    /// Vulkan 1.3, SPIR-V 1.6.
+    Vulkan1_3,
+}
+
+impl TargetEnv {
+    /// The `--target-env` spelling, also spirv-val's: `vulkan1.1`, `vulkan1.2`, `vulkan1.3`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TargetEnv::Vulkan1_1 => "vulkan1.1",
+            TargetEnv::Vulkan1_2 => "vulkan1.2",
+            TargetEnv::Vulkan1_3 => "vulkan1.3",
+        }
+    }
+
+    /// Parses a `--target-env` value.
+    pub fn from_name(name: &str) -> Option<TargetEnv> {
+        [
+            TargetEnv::Vulkan1_1,
+            TargetEnv::Vulkan1_2,
+            TargetEnv::Vulkan1_3,
+        ]
+        .into_iter()
+        .find(|t| t.name() == name)
+    }
+
+    /// The SPIR-V version (major, minor) of modules for this environment.
+    pub fn spirv_version(self) -> (u8, u8) {
+        match self {
+            TargetEnv::Vulkan1_1 => (1, 3),
+            TargetEnv::Vulkan1_2 => (1, 5),
+            TargetEnv::Vulkan1_3 => (1, 6),
+        }
+    }
+}
+
+/// Options of the SPIR-V backend.
+#[derive(Debug, Clone, Default)]
+pub struct SpirvOptions {
+    /// Target environment; decides the SPIR-V version and which extensions are core.
+    pub target_env: TargetEnv,
+}
+
+/// A compiled kernel: the SPIR-V words and the reflection document the runtime consumes.
+#[derive(Debug, Clone)]
+pub struct CompiledKernel {
+    /// Kernel (and entry point) name.
+    pub name: String,
+    /// The SPIR-V module.
+    pub words: Vec<u32>,
+    /// Bindings, push constants, spec constants, capabilities and features of the module.
+    pub reflection: cajeta_runtime::Reflection,
+}
+
+/// Compiles one kernel of `module`, with the device helpers it calls, to a SPIR-V module.
+pub fn compile_kernel(
+    module: &ir::Module,
+    kernel: FunctionId,
+    options: &SpirvOptions,
+) -> Result<CompiledKernel, Vec<Diagnostic>> {
+    compile(module, kernel, options).map_err(|d| vec![d])
+}
+
+/// Disassembles SPIR-V words to rspirv's text form (deterministic; used for goldens and
+/// `--emit spvasm`). Words that do not parse give a one-line comment saying why.
+pub fn disassemble(words: &[u32]) -> String {
+    match rspirv::dr::load_words(words) {
+        Ok(module) => module.disassemble(),
+        Err(e) => format!("; cannot disassemble: {e}\n"),
+    }
+}
+
+fn compile(
+    module: &ir::Module,
+    kernel_id: FunctionId,
+    options: &SpirvOptions,
+) -> Res<CompiledKernel> {
+    let Some(kernel) = module.functions.get(kernel_id.0) else {
+        return Err(unsupported(
+            Span::default(),
+            format!("no function with id {}", kernel_id.0),
+        ));
+    };
+    if kernel.kind != FunctionKind::Kernel {
+        return Err(Diagnostic::error(
+            Code::KernelSignature,
+            kernel.span,
+            format!("`{}` is not a `@Kernel` method", kernel.name),
+        ));
+    }
+    if kernel.return_type != Type::Void {
+        return Err(Diagnostic::error(
+            Code::KernelSignature,
+            kernel.span,
+            format!("kernel `{}` must return void", kernel.name),
+        ));
+    }
+    let usage = access::analyze(module, kernel_id)?;
+    let mut cx = Ctx::new(module, kernel, options.target_env);
+    cx.declare_globals(&usage)?;
+    let entry = function::compile_kernel_body(&mut cx)?;
+    while let Some((key, id)) = cx.pending.pop_front() {
+        function::compile_helper(&mut cx, &key, id)?;
+    }
+    cx.finish_module(entry);
+    let reflection = reflect::build(&cx);
+    let words = cx.b.module().assemble();
+    Ok(CompiledKernel {
+        name: kernel.name.clone(),
+        words,
+        reflection,
+    })
+}
+
+/// Result type of the backend's internals: one diagnostic ends the compilation.
+pub(crate) type Res<T> = Result<T, Diagnostic>;
+
+/// An `UnsupportedFeature` error.
+pub(crate) fn unsupported(span: Span, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(Code::UnsupportedFeature, span, message)
+}
+
+/// Turns an rspirv builder error (which only happens if the backend emits into no block, a
+/// backend bug) into a diagnostic instead of a panic.
+pub(crate) trait BuildExt<T> {
+    /// Maps the error to an internal-error diagnostic at `span`.
+    fn ice(self, span: Span) -> Res<T>;
+}
+
+impl<T> BuildExt<T> for Result<T, rspirv::dr::Error> {
+    fn ice(self, span: Span) -> Res<T> {
+        self.map_err(|e| unsupported(span, format!("internal error in the SPIR-V backend: {e}")))
+    }
+}
+
+/// One specialization of a device helper: the function and, per parameter, the kernel
+/// parameter a resource argument denotes (`None` for scalar parameters).
+pub(crate) type HelperKey = (FunctionId, Vec<Option<usize>>);
+
+/// State of one module under construction, shared by the lowering steps.
+pub(crate) struct Ctx<'m> {
+    /// The module being built.
+    pub(crate) b: Builder,
+    /// The whole program (for helper lookups).
+    pub(crate) ir: &'m ir::Module,
+    /// The kernel this module is for.
+    pub(crate) kernel: &'m ir::Function,
+    /// Target environment.
+    pub(crate) env: TargetEnv,
+    /// Interned types and constants.
+    pub(crate) types: types::TypeCache,
+    /// Global variables and their layout.
+    pub(crate) globals: module::Globals,
+    /// Capabilities and extensions used so far.
+    pub(crate) features: module::FeatureSet,
+    /// Helper specializations already requested, with their function ids.
+    pub(crate) helpers: HashMap<HelperKey, Word>,
+    /// Requested specializations not compiled yet, in request order.
+    pub(crate) pending: VecDeque<(HelperKey, Word)>,
+}
+
+impl<'m> Ctx<'m> {
+    fn new(ir: &'m ir::Module, kernel: &'m ir::Function, env: TargetEnv) -> Ctx<'m> {
+        let mut b = Builder::new();
+        let (major, minor) = env.spirv_version();
+        b.set_version(major, minor);
+        Ctx {
+            b,
+            ir,
+            kernel,
+            env,
+            types: types::TypeCache::default(),
+            globals: module::Globals::default(),
+            features: module::FeatureSet::default(),
+            helpers: HashMap::new(),
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// The SPIR-V function id of a helper specialization, queueing it on first request.
+    pub(crate) fn helper_id(&mut self, key: HelperKey) -> Word {
+        if let Some(&id) = self.helpers.get(&key) {
+            return id;
+        }
+        let id = self.b.id();
+        self.helpers.insert(key.clone(), id);
+        self.pending.push_back((key, id));
+        id
+    }
+}

@@ -1,0 +1,434 @@
+//! Module-level declarations: capabilities and extensions, the entry point, built-in
+//! inputs, the workgroup-size spec constants and the kernel's global variables (the
+//! push-constant block, storage buffers and storage images) with their layout.
+
+use std::collections::BTreeSet;
+
+use cajeta_runtime::reflection::Access;
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{
+    AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, MemoryModel,
+    Op, StorageClass, Word,
+};
+
+use super::access::Usage;
+use super::types::host_only;
+use super::{unsupported, Ctx, Res};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::{ImageFormat, ScalarType, Type};
+
+/// Workgroup size used when a launch gives no `block:` (SPEC §7).
+pub(crate) const DEFAULT_WORKGROUP_SIZE: [u32; 3] = [64, 1, 1];
+
+/// Capabilities and extensions the module uses, collected while lowering.
+#[derive(Debug, Default)]
+pub(crate) struct FeatureSet {
+    caps: BTreeSet<Capability>,
+    exts: BTreeSet<&'static str>,
+}
+
+impl FeatureSet {
+    /// Records a capability (`Shader` is always present and need not be recorded).
+    pub(crate) fn require(&mut self, cap: Capability) {
+        self.caps.insert(cap);
+    }
+
+    /// Records an extension.
+    pub(crate) fn extension(&mut self, ext: &'static str) {
+        self.exts.insert(ext);
+    }
+
+    /// All capabilities, `Shader` first, then in SPIR-V enumerant order.
+    pub(crate) fn capabilities(&self) -> Vec<Capability> {
+        let mut caps = vec![Capability::Shader];
+        caps.extend(
+            self.caps
+                .iter()
+                .copied()
+                .filter(|&c| c != Capability::Shader),
+        );
+        caps
+    }
+
+    /// All extensions, sorted.
+    pub(crate) fn extensions(&self) -> Vec<&'static str> {
+        self.exts.iter().copied().collect()
+    }
+
+    /// The Vulkan device features the capabilities need, in capability order.
+    pub(crate) fn vulkan_features(&self) -> Vec<&'static str> {
+        self.caps
+            .iter()
+            .filter_map(|cap| match cap {
+                Capability::Int64 => Some("shaderInt64"),
+                Capability::Float64 => Some("shaderFloat64"),
+                Capability::Int16 => Some("shaderInt16"),
+                Capability::Float16 => Some("shaderFloat16"),
+                Capability::Int8 => Some("shaderInt8"),
+                Capability::StorageBuffer16BitAccess => Some("storageBuffer16BitAccess"),
+                Capability::StorageBuffer8BitAccess => Some("storageBuffer8BitAccess"),
+                Capability::StoragePushConstant16 => Some("storagePushConstant16"),
+                Capability::StoragePushConstant8 => Some("storagePushConstant8"),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// What a resource parameter is bound as.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ResourceKind {
+    /// A storage buffer of `elem`, stored as the SPIR-V type `storage` with `stride` bytes.
+    Buffer {
+        /// Element type in the IR.
+        elem: ScalarType,
+        /// SPIR-V type of a stored element (`uint32` for booleans).
+        storage: Word,
+        /// `ArrayStride`.
+        stride: u32,
+    },
+    /// A storage image.
+    Image {
+        /// Texel format.
+        format: ImageFormat,
+        /// The `OpTypeImage`.
+        image: Word,
+    },
+}
+
+/// A descriptor-bound kernel parameter; its binding is its index in [`Globals::resources`].
+#[derive(Debug, Clone)]
+pub(crate) struct Resource {
+    /// Parameter name.
+    pub(crate) name: String,
+    /// The global variable.
+    pub(crate) var: Word,
+    /// Buffer or image.
+    pub(crate) kind: ResourceKind,
+    /// How the kernel uses it.
+    pub(crate) access: Access,
+}
+
+/// One member of the push-constant block.
+#[derive(Debug, Clone)]
+pub(crate) struct PushMember {
+    /// Parameter name.
+    pub(crate) name: String,
+    /// IR type.
+    pub(crate) ty: ScalarType,
+    /// SPIR-V type of the member (`uint32` for booleans).
+    pub(crate) storage: Word,
+    /// std430 byte offset.
+    pub(crate) offset: u32,
+    /// Size in bytes.
+    pub(crate) size: u32,
+}
+
+/// Where a kernel parameter lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ParamPlace {
+    /// Index into [`Globals::resources`] (= binding number).
+    Binding(usize),
+    /// Index into [`Globals::push_members`].
+    Push(usize),
+}
+
+/// The module's global declarations.
+#[derive(Debug, Default)]
+pub(crate) struct Globals {
+    /// The three `OpSpecConstant`s (SpecId 0, 1, 2) of the workgroup size.
+    pub(crate) workgroup_size: [Word; 3],
+    /// The push-constant variable, if the kernel has scalar parameters.
+    pub(crate) push_block: Option<Word>,
+    /// Push-constant members in parameter order.
+    pub(crate) push_members: Vec<PushMember>,
+    /// Size of the push-constant block (end of the last member rounded up to 4).
+    pub(crate) push_size: u32,
+    /// Resource parameters in parameter (= binding) order.
+    pub(crate) resources: Vec<Resource>,
+    /// Per kernel parameter, where it lives.
+    pub(crate) params: Vec<ParamPlace>,
+    /// Built-in inputs declared so far.
+    builtins: Vec<(BuiltIn, Word)>,
+    /// Every global variable with its storage class, in declaration order.
+    interface: Vec<(Word, StorageClass)>,
+    /// The `GLSL.std.450` import, once used.
+    glsl: Option<Word>,
+}
+
+impl Ctx<'_> {
+    /// Declares the workgroup-size spec constants and one global per kernel parameter.
+    pub(crate) fn declare_globals(&mut self, usage: &[Usage]) -> Res<()> {
+        self.declare_workgroup_size();
+        let kernel = self.kernel;
+        let mut offset = 0u32;
+        for (i, param) in kernel.params().iter().enumerate() {
+            let place = match &param.ty {
+                Type::Scalar(s) => {
+                    let storage = self.storage_type(*s, param.span)?;
+                    let size = s.size_bytes();
+                    // std430: a scalar is aligned to its size.
+                    offset = offset.div_ceil(size) * size;
+                    match s.bits() {
+                        8 => self.storage_capability(Capability::StoragePushConstant8),
+                        16 => self.storage_capability(Capability::StoragePushConstant16),
+                        _ => {}
+                    }
+                    self.globals.push_members.push(PushMember {
+                        name: param.name.clone(),
+                        ty: *s,
+                        storage,
+                        offset,
+                        size,
+                    });
+                    offset += size;
+                    ParamPlace::Push(self.globals.push_members.len() - 1)
+                }
+                Type::Buffer(elem) => {
+                    let storage = self.storage_type(*elem, param.span)?;
+                    let stride = elem.size_bytes();
+                    match elem.bits() {
+                        8 => self.storage_capability(Capability::StorageBuffer8BitAccess),
+                        16 => self.storage_capability(Capability::StorageBuffer16BitAccess),
+                        _ => {}
+                    }
+                    let block = self.buffer_block_type(storage, stride);
+                    let kind = ResourceKind::Buffer {
+                        elem: *elem,
+                        storage,
+                        stride,
+                    };
+                    self.declare_resource(
+                        &param.name,
+                        block,
+                        StorageClass::StorageBuffer,
+                        kind,
+                        usage[i],
+                    )
+                }
+                Type::Image2D(format) => {
+                    let image = self.image_type(*format);
+                    let kind = ResourceKind::Image {
+                        format: *format,
+                        image,
+                    };
+                    self.declare_resource(
+                        &param.name,
+                        image,
+                        StorageClass::UniformConstant,
+                        kind,
+                        usage[i],
+                    )
+                }
+                Type::Void => {
+                    return Err(Diagnostic::error(
+                        Code::KernelSignature,
+                        param.span,
+                        "a kernel parameter cannot be void",
+                    ))
+                }
+                ty @ (Type::Array(_) | Type::String | Type::Stream) => {
+                    return Err(host_only(param.span, ty))
+                }
+            };
+            self.globals.params.push(place);
+        }
+        self.globals.push_size = offset.div_ceil(4) * 4;
+        if !self.globals.push_members.is_empty() {
+            self.declare_push_block()?;
+        }
+        Ok(())
+    }
+
+    /// `OpSpecConstant %uint` × 3 (SpecId 0, 1, 2) composed into the `WorkgroupSize`
+    /// built-in, so that a launch's `block:` specializes the size without recompiling.
+    fn declare_workgroup_size(&mut self) {
+        let uint = self.u32_type();
+        for (axis, default) in DEFAULT_WORKGROUP_SIZE.into_iter().enumerate() {
+            let id = self.b.spec_constant_bit32(uint, default);
+            self.b
+                .decorate(id, Decoration::SpecId, [Operand::LiteralBit32(axis as u32)]);
+            self.b.name(
+                id,
+                ["workgroup_size_x", "workgroup_size_y", "workgroup_size_z"][axis],
+            );
+            self.globals.workgroup_size[axis] = id;
+        }
+        let v3 = self.vector_type(uint, 3);
+        let composite = self
+            .b
+            .spec_constant_composite(v3, self.globals.workgroup_size);
+        self.b.decorate(
+            composite,
+            Decoration::BuiltIn,
+            [Operand::BuiltIn(BuiltIn::WorkgroupSize)],
+        );
+    }
+
+    fn declare_resource(
+        &mut self,
+        name: &str,
+        ty: Word,
+        class: StorageClass,
+        kind: ResourceKind,
+        usage: Usage,
+    ) -> ParamPlace {
+        let var = self.global_variable(ty, class, name);
+        let binding = self.globals.resources.len() as u32;
+        self.b
+            .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+        self.b
+            .decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
+        // An unused resource is reported (and decorated) as read-only: harmless for the
+        // runtime's hazard tracking and lets drivers skip write tracking.
+        let access = match (usage.reads, usage.writes) {
+            (true, true) => Access::ReadWrite,
+            (false, true) => Access::Write,
+            _ => Access::Read,
+        };
+        if !access.writes() {
+            self.b.decorate(var, Decoration::NonWritable, []);
+        }
+        if !access.reads() {
+            self.b.decorate(var, Decoration::NonReadable, []);
+        }
+        self.globals.resources.push(Resource {
+            name: name.to_string(),
+            var,
+            kind,
+            access,
+        });
+        ParamPlace::Binding(self.globals.resources.len() - 1)
+    }
+
+    fn declare_push_block(&mut self) -> Res<()> {
+        let members: Vec<Word> = self
+            .globals
+            .push_members
+            .iter()
+            .map(|m| m.storage)
+            .collect();
+        let block = self.b.type_struct(members);
+        self.b.decorate(block, Decoration::Block, []);
+        self.b.name(block, "PushConstants");
+        for (i, m) in self.globals.push_members.clone().iter().enumerate() {
+            self.b.member_decorate(
+                block,
+                i as u32,
+                Decoration::Offset,
+                [Operand::LiteralBit32(m.offset)],
+            );
+            self.b.member_name(block, i as u32, m.name.as_str());
+        }
+        let var = self.global_variable(block, StorageClass::PushConstant, "push_constants");
+        self.globals.push_block = Some(var);
+        Ok(())
+    }
+
+    /// Records an 8/16-bit storage capability and, before SPIR-V 1.5 (where both storage
+    /// extensions are core), its extension.
+    fn storage_capability(&mut self, cap: Capability) {
+        self.features.require(cap);
+        if self.env.spirv_version() < (1, 5) {
+            let ext = match cap {
+                Capability::StorageBuffer8BitAccess | Capability::StoragePushConstant8 => {
+                    "SPV_KHR_8bit_storage"
+                }
+                _ => "SPV_KHR_16bit_storage",
+            };
+            self.features.extension(ext);
+        }
+    }
+
+    /// An `OpVariable` in the global section (even while a function is being built, when
+    /// rspirv's `variable` would put it in the current block).
+    fn global_variable(&mut self, ty: Word, class: StorageClass, name: &str) -> Word {
+        let ptr = self.pointer_type(class, ty);
+        let id = self.b.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(Instruction::new(
+                Op::Variable,
+                Some(ptr),
+                Some(id),
+                vec![Operand::StorageClass(class)],
+            ));
+        self.b.name(id, name);
+        self.globals.interface.push((id, class));
+        id
+    }
+
+    /// The `Input` variable of a `v3uint` built-in, declared on first use.
+    pub(crate) fn builtin(&mut self, builtin: BuiltIn) -> Word {
+        if let Some(&(_, var)) = self.globals.builtins.iter().find(|(b, _)| *b == builtin) {
+            return var;
+        }
+        let uint = self.u32_type();
+        let v3 = self.vector_type(uint, 3);
+        let var = self.global_variable(v3, StorageClass::Input, &format!("{builtin:?}"));
+        self.b
+            .decorate(var, Decoration::BuiltIn, [Operand::BuiltIn(builtin)]);
+        self.globals.builtins.push((builtin, var));
+        var
+    }
+
+    /// The `GLSL.std.450` extended instruction set, imported on first use.
+    pub(crate) fn glsl(&mut self) -> Word {
+        if let Some(id) = self.globals.glsl {
+            return id;
+        }
+        let id = self.b.ext_inst_import("GLSL.std.450");
+        self.globals.glsl = Some(id);
+        id
+    }
+
+    /// The resource a kernel parameter denotes.
+    pub(crate) fn resource(&self, param: usize) -> Option<&Resource> {
+        match self.globals.params.get(param)? {
+            ParamPlace::Binding(i) => self.globals.resources.get(*i),
+            ParamPlace::Push(_) => None,
+        }
+    }
+
+    /// The push-constant member index of a scalar kernel parameter.
+    pub(crate) fn push_member(&self, param: usize) -> Res<usize> {
+        match self.globals.params.get(param) {
+            Some(ParamPlace::Push(i)) => Ok(*i),
+            _ => Err(unsupported(
+                self.kernel.span,
+                "internal error: parameter is not a push constant",
+            )),
+        }
+    }
+
+    /// Emits the capabilities, extensions, memory model, entry point and execution mode,
+    /// once the functions are lowered and everything they need is known.
+    pub(crate) fn finish_module(&mut self, entry: Word) {
+        for cap in self.features.capabilities() {
+            self.b.capability(cap);
+        }
+        for ext in self.features.extensions() {
+            self.b.extension(ext);
+        }
+        self.b
+            .memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+        // SPIR-V 1.4 made the interface list every global the entry point references;
+        // before that it lists only Input/Output variables.
+        let all = self.env.spirv_version() >= (1, 4);
+        let interface: Vec<Word> = self
+            .globals
+            .interface
+            .iter()
+            .filter(|(_, class)| all || matches!(class, StorageClass::Input | StorageClass::Output))
+            .map(|(id, _)| *id)
+            .collect();
+        let name = self.kernel.name.clone();
+        self.b
+            .entry_point(ExecutionModel::GLCompute, entry, name, interface);
+        // Like glslang: the literal size documents the default; the WorkgroupSize built-in
+        // (spec constants) overrides it.
+        self.b
+            .execution_mode(entry, ExecutionMode::LocalSize, DEFAULT_WORKGROUP_SIZE);
+    }
+}

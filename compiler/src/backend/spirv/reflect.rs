@@ -1,0 +1,115 @@
+//! Builds the reflection document (SPEC §7) from the layout decided while declaring the
+//! globals, so the runtime never recomputes a layout.
+
+use cajeta_runtime::reflection::{
+    Binding, DescriptorType, Parameter, ParameterSlot, PushConstantBlock, PushConstantMember,
+    Reflection, SpecConstant,
+};
+
+use super::module::{ParamPlace, ResourceKind, DEFAULT_WORKGROUP_SIZE};
+use super::Ctx;
+
+/// The reflection of the finished module in `cx`.
+pub(crate) fn build(cx: &Ctx) -> Reflection {
+    let (major, minor) = cx.env.spirv_version();
+    let bindings = cx
+        .globals
+        .resources
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let (descriptor_type, element_type, element_stride, image_format) = match r.kind {
+                ResourceKind::Buffer { elem, stride, .. } => (
+                    DescriptorType::StorageBuffer,
+                    Some(elem.name().to_string()),
+                    Some(stride),
+                    None,
+                ),
+                ResourceKind::Image { format, .. } => (
+                    DescriptorType::StorageImage,
+                    None,
+                    None,
+                    Some(format.reflection_name().to_string()),
+                ),
+            };
+            Binding {
+                name: r.name.clone(),
+                set: 0,
+                binding: i as u32,
+                descriptor_type,
+                element_type,
+                element_stride,
+                image_format,
+                access: r.access,
+            }
+        })
+        .collect();
+    let members = cx
+        .globals
+        .push_members
+        .iter()
+        .map(|m| PushConstantMember {
+            name: m.name.clone(),
+            offset: m.offset,
+            size: m.size,
+            ty: m.ty.name().to_string(),
+        })
+        .collect();
+    let spec_constants = ["workgroup_size_x", "workgroup_size_y", "workgroup_size_z"]
+        .iter()
+        .zip(DEFAULT_WORKGROUP_SIZE)
+        .enumerate()
+        .map(|(id, (name, default))| SpecConstant {
+            id: id as u32,
+            name: name.to_string(),
+            ty: "uint32".to_string(),
+            default,
+        })
+        .collect();
+    let parameters = cx
+        .kernel
+        .params()
+        .iter()
+        .zip(&cx.globals.params)
+        .map(|(p, place)| Parameter {
+            name: p.name.clone(),
+            slot: match *place {
+                ParamPlace::Binding(i) => ParameterSlot::Binding(i),
+                ParamPlace::Push(i) => ParameterSlot::PushConstant(i),
+            },
+        })
+        .collect();
+    Reflection {
+        entry_point: cx.kernel.name.clone(),
+        spirv_version: format!("{major}.{minor}"),
+        target_env: cx.env.name().to_string(),
+        workgroup_size_spec_ids: [0, 1, 2],
+        default_workgroup_size: DEFAULT_WORKGROUP_SIZE,
+        bindings,
+        push_constants: PushConstantBlock {
+            size: cx.globals.push_size,
+            members,
+        },
+        spec_constants,
+        capabilities: cx
+            .features
+            .capabilities()
+            .iter()
+            .map(|c| format!("{c:?}"))
+            .collect(),
+        extensions: cx
+            .features
+            .extensions()
+            .iter()
+            .map(|e| e.to_string())
+            .collect(),
+        vulkan_features: cx
+            .features
+            .vulkan_features()
+            .iter()
+            .map(|f| f.to_string())
+            .collect(),
+        precision_variant: "fp32".to_string(),
+        parameters,
+    }
+}

@@ -1,0 +1,321 @@
+//! Interning of SPIR-V types, pointer types and constants.
+//!
+//! SPIR-V forbids two declarations of the same non-aggregate type, and decorated types
+//! (`ArrayStride`, `Block`) must be decorated exactly once, so every type goes through
+//! [`TypeCache`]. Constants are interned too, to keep modules small and deterministic.
+//! Declaring a type of an optional width records the capability it needs (`Int64`, …).
+
+use std::collections::HashMap;
+
+use rspirv::dr::Operand;
+use rspirv::spirv::{Capability, Decoration, StorageClass, Word};
+
+use super::{unsupported, Ctx, Res};
+use crate::diagnostics::Span;
+use crate::ir::{Constant, ImageFormat, ScalarType, Type};
+
+/// What identifies a type in the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum TyKey {
+    Void,
+    Bool,
+    Int(u32, bool),
+    Float(u32),
+    Vector(Word, u32),
+    Pointer(StorageClass, Word),
+    RuntimeArray(Word),
+    BufferBlock(Word),
+    Image(ImageFormat),
+}
+
+/// Interned type and constant ids of one module.
+#[derive(Debug, Default)]
+pub(crate) struct TypeCache {
+    types: HashMap<TyKey, Word>,
+    /// (type id, bit pattern) → constant id; booleans use patterns 0 and 1.
+    constants: HashMap<(Word, u64), Word>,
+}
+
+impl Ctx<'_> {
+    fn cached(&mut self, key: TyKey, make: impl FnOnce(&mut Self) -> Word) -> Word {
+        if let Some(&id) = self.types.types.get(&key) {
+            return id;
+        }
+        let id = make(self);
+        self.types.types.insert(key, id);
+        id
+    }
+
+    /// `OpTypeVoid`.
+    pub(crate) fn void_type(&mut self) -> Word {
+        self.cached(TyKey::Void, |cx| cx.b.type_void())
+    }
+
+    /// `OpTypeBool`.
+    pub(crate) fn bool_type(&mut self) -> Word {
+        self.cached(TyKey::Bool, |cx| cx.b.type_bool())
+    }
+
+    /// `OpTypeInt`; widths other than 32 record their capability.
+    pub(crate) fn int_type(&mut self, bits: u32, signed: bool) -> Word {
+        match bits {
+            8 => self.features.require(Capability::Int8),
+            16 => self.features.require(Capability::Int16),
+            64 => self.features.require(Capability::Int64),
+            _ => {}
+        }
+        self.cached(TyKey::Int(bits, signed), |cx| {
+            cx.b.type_int(bits, u32::from(signed))
+        })
+    }
+
+    /// `OpTypeFloat`; widths other than 32 record their capability.
+    pub(crate) fn float_type(&mut self, bits: u32) -> Word {
+        match bits {
+            16 => self.features.require(Capability::Float16),
+            64 => self.features.require(Capability::Float64),
+            _ => {}
+        }
+        self.cached(TyKey::Float(bits), |cx| cx.b.type_float(bits, None))
+    }
+
+    /// `uint32`, the type of ids, lengths and indices.
+    pub(crate) fn u32_type(&mut self) -> Word {
+        self.int_type(32, false)
+    }
+
+    /// `OpTypeVector`.
+    pub(crate) fn vector_type(&mut self, elem: Word, n: u32) -> Word {
+        self.cached(TyKey::Vector(elem, n), |cx| cx.b.type_vector(elem, n))
+    }
+
+    /// `OpTypePointer`.
+    pub(crate) fn pointer_type(&mut self, class: StorageClass, pointee: Word) -> Word {
+        self.cached(TyKey::Pointer(class, pointee), |cx| {
+            cx.b.type_pointer(None, class, pointee)
+        })
+    }
+
+    /// `OpTypeFunction` (rspirv deduplicates identical function types).
+    pub(crate) fn function_type(&mut self, ret: Word, params: &[Word]) -> Word {
+        self.b.type_function(ret, params.iter().copied())
+    }
+
+    /// The `Block` struct `{ T[] }` of a storage buffer whose elements are stored as `elem`
+    /// with the given byte stride. Keyed by the stored type so that, e.g., `boolean` and
+    /// `uint32` buffers share one decorated declaration.
+    pub(crate) fn buffer_block_type(&mut self, elem: Word, stride: u32) -> Word {
+        let array = self.cached(TyKey::RuntimeArray(elem), |cx| {
+            let id = cx.b.type_runtime_array(elem);
+            cx.b.decorate(id, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
+            id
+        });
+        self.cached(TyKey::BufferBlock(array), |cx| {
+            let id = cx.b.type_struct([array]);
+            cx.b.decorate(id, Decoration::Block, []);
+            cx.b.member_decorate(id, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+            id
+        })
+    }
+
+    /// The storage-image type of a format: 2D, not depth, not arrayed, single-sampled,
+    /// sampled = 2 (storage), with the real texel format (never `Unknown`, which would need
+    /// `StorageImageWriteWithoutFormat`).
+    pub(crate) fn image_type(&mut self, format: ImageFormat) -> Word {
+        self.cached(TyKey::Image(format), |cx| {
+            let (sampled, spirv_format) = match format {
+                ImageFormat::R32f => (cx.float_type(32), rspirv::spirv::ImageFormat::R32f),
+            };
+            cx.b.type_image(
+                sampled,
+                rspirv::spirv::Dim::Dim2D,
+                0,
+                0,
+                0,
+                2,
+                spirv_format,
+                None,
+            )
+        })
+    }
+
+    /// The SPIR-V type of a scalar value in registers and Function variables.
+    pub(crate) fn value_type(&mut self, s: ScalarType, span: Span) -> Res<Word> {
+        Ok(match s {
+            ScalarType::Bool => self.bool_type(),
+            ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64 => {
+                self.int_type(s.bits(), true)
+            }
+            ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::U64 => {
+                self.int_type(s.bits(), false)
+            }
+            ScalarType::F16 | ScalarType::F32 | ScalarType::F64 => self.float_type(s.bits()),
+            ScalarType::BF16 => {
+                return Err(unsupported(
+                    span,
+                    "`bfloat16` is not supported by the SPIR-V backend yet",
+                ))
+            }
+        })
+    }
+
+    /// The SPIR-V type of a scalar stored in a buffer or the push-constant block: booleans
+    /// have no defined memory layout in SPIR-V, so they are stored as `uint32` (0 or 1).
+    pub(crate) fn storage_type(&mut self, s: ScalarType, span: Span) -> Res<Word> {
+        if s == ScalarType::Bool {
+            Ok(self.u32_type())
+        } else {
+            self.value_type(s, span)
+        }
+    }
+
+    /// The SPIR-V type of an IR value type (`void` or a scalar).
+    pub(crate) fn ir_value_type(&mut self, ty: &Type, span: Span) -> Res<Word> {
+        match ty {
+            Type::Void => Ok(self.void_type()),
+            Type::Scalar(s) => self.value_type(*s, span),
+            Type::Buffer(_) | Type::Image2D(_) => Err(unsupported(
+                span,
+                format!("a `{ty}` cannot be used as a value in device code"),
+            )),
+            Type::Array(_) | Type::String | Type::Stream => Err(host_only(span, ty)),
+        }
+    }
+
+    /// `true` / `false`.
+    pub(crate) fn const_bool(&mut self, v: bool) -> Word {
+        let ty = self.bool_type();
+        let key = (ty, u64::from(v));
+        if let Some(&id) = self.types.constants.get(&key) {
+            return id;
+        }
+        let id = if v {
+            self.b.constant_true(ty)
+        } else {
+            self.b.constant_false(ty)
+        };
+        self.types.constants.insert(key, id);
+        id
+    }
+
+    /// A constant of scalar type `s` from its bit pattern (integers: two's complement
+    /// truncated to the width; floats: the IEEE encoding of that width).
+    fn const_bits(&mut self, s: ScalarType, bits: u64, span: Span) -> Res<Word> {
+        let ty = self.value_type(s, span)?;
+        let width = s.bits();
+        let pattern = if width == 64 {
+            bits
+        } else {
+            bits & ((1u64 << width) - 1)
+        };
+        if let Some(&id) = self.types.constants.get(&(ty, pattern)) {
+            return Ok(id);
+        }
+        let id = if width == 64 {
+            self.b.constant_bit64(ty, pattern)
+        } else {
+            // SPIR-V: narrower signed integers are sign-extended to the literal word,
+            // everything else zero-extended.
+            let mut word = pattern as u32;
+            if s.is_signed_integer() && width < 32 && pattern & (1 << (width - 1)) != 0 {
+                word |= !0u32 << width;
+            }
+            self.b.constant_bit32(ty, word)
+        };
+        self.types.constants.insert((ty, pattern), id);
+        Ok(id)
+    }
+
+    /// An integer constant of type `s` with the given value (truncated to the width).
+    pub(crate) fn const_int(&mut self, s: ScalarType, value: i128, span: Span) -> Res<Word> {
+        self.const_bits(s, value as u64, span)
+    }
+
+    /// A `uint32` constant.
+    pub(crate) fn const_u32(&mut self, value: u32) -> Word {
+        // uint32 always has a value type, so this cannot fail.
+        self.const_bits(ScalarType::U32, u64::from(value), Span::default())
+            .unwrap_or_default()
+    }
+
+    /// A float constant of type `s` (the value is rounded to the type's precision).
+    pub(crate) fn const_float(&mut self, s: ScalarType, value: f64, span: Span) -> Res<Word> {
+        let bits = match s {
+            ScalarType::F16 => u64::from(f64_to_f16_bits(value)),
+            ScalarType::F32 => u64::from((value as f32).to_bits()),
+            ScalarType::F64 => value.to_bits(),
+            _ => return Err(unsupported(span, format!("`{s}` is not a float type"))),
+        };
+        self.const_bits(s, bits, span)
+    }
+
+    /// The constant of an IR [`Constant`] of type `ty`.
+    pub(crate) fn ir_constant(&mut self, c: &Constant, ty: &Type, span: Span) -> Res<Word> {
+        let s = ty
+            .as_scalar()
+            .ok_or_else(|| unsupported(span, format!("a constant of type `{ty}`")))?;
+        match (c, s) {
+            (Constant::Bool(v), ScalarType::Bool) => Ok(self.const_bool(*v)),
+            (Constant::Int(v), s) if s.is_integer() => self.const_bits(s, *v, span),
+            (Constant::Float(v), s) if s.is_float() => self.const_float(s, *v, span),
+            // Sema types literals; tolerate an integer literal typed as a float.
+            (Constant::Int(v), s) if s.is_float() => self.const_float(s, *v as i64 as f64, span),
+            _ => Err(unsupported(
+                span,
+                format!("constant {c:?} does not match its type `{s}`"),
+            )),
+        }
+    }
+}
+
+/// A `HostOnlyInDevice` error for a host type met in device code.
+pub(crate) fn host_only(span: Span, ty: &Type) -> crate::diagnostics::Diagnostic {
+    crate::diagnostics::Diagnostic::error(
+        crate::diagnostics::Code::HostOnlyInDevice,
+        span,
+        format!("`{ty}` exists only in host code and cannot be used in a kernel"),
+    )
+}
+
+/// Encodes a float as IEEE binary16, rounding to nearest even (values are normally already
+/// representable: the IR rounds constants to their type).
+pub(crate) fn f64_to_f16_bits(v: f64) -> u16 {
+    let sign: u16 = if v.is_sign_negative() { 0x8000 } else { 0 };
+    if v.is_nan() {
+        return sign | 0x7e00;
+    }
+    let a = v.abs();
+    if a.is_infinite() || a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    if a == 0.0 {
+        return sign;
+    }
+    let mut exp = a.log2().floor() as i32;
+    // log2 may be off by one next to a power of two.
+    while 2f64.powi(exp) > a {
+        exp -= 1;
+    }
+    while 2f64.powi(exp + 1) <= a {
+        exp += 1;
+    }
+    // Round `a / 2^shift` to an integer, ties to even.
+    let round = |x: f64| -> u32 {
+        let f = x.floor();
+        let frac = x - f;
+        let f = f as u32;
+        if frac > 0.5 || (frac == 0.5 && f % 2 == 1) {
+            f + 1
+        } else {
+            f
+        }
+    };
+    if exp < -14 {
+        // Subnormal: units of 2^-24.
+        return sign | round(a * 2f64.powi(24)) as u16;
+    }
+    // Normal: 11-bit significand; a carry into the exponent is handled by the addition.
+    let sig = round(a / 2f64.powi(exp - 10));
+    let bits = (((exp + 15) as u32) << 10) + (sig - 1024);
+    sign | bits as u16
+}
