@@ -6,7 +6,7 @@
 //! parameter marks only the buffers actually passed to it. The result drives the
 //! `NonWritable`/`NonReadable` decorations and the reflection's `access` field, which the
 //! runtime uses for hazard tracking. Recursion (which sema rejects) is reported here rather
-//! than looping forever.
+//! than looping forever. [`assigned_locals`] finds the locals a function ever stores to.
 
 use std::collections::HashSet;
 
@@ -216,4 +216,88 @@ fn resource_of(e: &Expr, env: &Env) -> Option<usize> {
         ExprKind::Load(Place::Local(l)) => env.get(l.0).copied().flatten(),
         _ => None,
     }
+}
+
+/// Which locals are ever the target of a store (parameters that are not are read in place).
+pub(crate) fn assigned_locals(func: &ir::Function) -> Vec<bool> {
+    fn block(stmts: &[Stmt], out: &mut Vec<bool>) {
+        stmts.iter().for_each(|s| stmt(s, out));
+    }
+    fn stmt(s: &Stmt, out: &mut Vec<bool>) {
+        match s {
+            Stmt::Expr(e) => expr(e, out),
+            Stmt::Store { place, value, .. } => {
+                match place {
+                    Place::Local(l) => {
+                        if let Some(slot) = out.get_mut(l.0) {
+                            *slot = true;
+                        }
+                    }
+                    Place::Index { base, index } => {
+                        expr(base, out);
+                        expr(index, out);
+                    }
+                }
+                expr(value, out);
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                expr(cond, out);
+                block(then, out);
+                block(otherwise, out);
+            }
+            Stmt::Loop {
+                pre_cond,
+                body,
+                continuing,
+                post_cond,
+                ..
+            } => {
+                pre_cond.iter().chain(post_cond).for_each(|e| expr(e, out));
+                block(body, out);
+                block(continuing, out);
+            }
+            Stmt::Break(_) | Stmt::Continue(_) => {}
+            Stmt::Return(e, _) => e.iter().for_each(|e| expr(e, out)),
+        }
+    }
+    fn expr(e: &Expr, out: &mut Vec<bool>) {
+        match &e.kind {
+            ExprKind::Sequence(stmts, value) => {
+                block(stmts, out);
+                expr(value, out);
+            }
+            ExprKind::Unary(_, a) | ExprKind::Convert(a) => expr(a, out),
+            ExprKind::Binary(_, a, b) | ExprKind::LogicalAnd(a, b) | ExprKind::LogicalOr(a, b) => {
+                expr(a, out);
+                expr(b, out);
+            }
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => {
+                expr(cond, out);
+                expr(then, out);
+                expr(otherwise, out);
+            }
+            ExprKind::Call { args, .. }
+            | ExprKind::Intrinsic { args, .. }
+            | ExprKind::Host { args, .. } => args.iter().for_each(|a| expr(a, out)),
+            ExprKind::Load(Place::Index { base, index }) => {
+                expr(base, out);
+                expr(index, out);
+            }
+            ExprKind::Const(_)
+            | ExprKind::Str(_)
+            | ExprKind::Load(Place::Local(_))
+            | ExprKind::Launch(_) => {}
+        }
+    }
+    let mut out = vec![false; func.locals.len()];
+    block(&func.body, &mut out);
+    out
 }

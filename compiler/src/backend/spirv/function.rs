@@ -19,7 +19,7 @@ use rspirv::spirv::{FunctionControl, LoopControl, Op, SelectionControl, StorageC
 use super::types::host_only;
 use super::{unsupported, BuildExt, Ctx, HelperKey, Res};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{self, Block, Expr, ExprKind, LoopId, Place, ScalarType, Stmt, Type};
+use crate::ir::{self, Block, Expr, LoopId, ScalarType, Stmt, Type};
 
 /// How a local is represented.
 #[derive(Debug, Clone, Copy)]
@@ -81,7 +81,7 @@ pub(crate) fn compile_kernel_body(cx: &mut Ctx) -> Res<Word> {
         cx.b.begin_function(void, None, FunctionControl::NONE, fn_ty)
             .ice(func.span)?;
     cx.b.name(id, func.name.as_str());
-    let assigned = assigned_locals(func);
+    let assigned = super::access::assigned_locals(func);
     let mut f = FnCx::new(cx, func)?;
     for (i, p) in func.params().iter().enumerate() {
         let slot = match &p.ty {
@@ -132,7 +132,7 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
     for ty in param_types {
         values.push(cx.b.function_parameter(ty).ice(func.span)?);
     }
-    let assigned = assigned_locals(func);
+    let assigned = super::access::assigned_locals(func);
     let mut f = FnCx::new(cx, func)?;
     let mut values = values.into_iter();
     for (i, p) in func.params().iter().enumerate() {
@@ -155,90 +155,6 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
         f.slots.push(slot);
     }
     f.lower_body()
-}
-
-/// Which locals are ever the target of a store (parameters that are not are read in place).
-fn assigned_locals(func: &ir::Function) -> Vec<bool> {
-    fn block(stmts: &[Stmt], out: &mut Vec<bool>) {
-        stmts.iter().for_each(|s| stmt(s, out));
-    }
-    fn stmt(s: &Stmt, out: &mut Vec<bool>) {
-        match s {
-            Stmt::Expr(e) => expr(e, out),
-            Stmt::Store { place, value, .. } => {
-                match place {
-                    Place::Local(l) => {
-                        if let Some(slot) = out.get_mut(l.0) {
-                            *slot = true;
-                        }
-                    }
-                    Place::Index { base, index } => {
-                        expr(base, out);
-                        expr(index, out);
-                    }
-                }
-                expr(value, out);
-            }
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                expr(cond, out);
-                block(then, out);
-                block(otherwise, out);
-            }
-            Stmt::Loop {
-                pre_cond,
-                body,
-                continuing,
-                post_cond,
-                ..
-            } => {
-                pre_cond.iter().chain(post_cond).for_each(|e| expr(e, out));
-                block(body, out);
-                block(continuing, out);
-            }
-            Stmt::Break(_) | Stmt::Continue(_) => {}
-            Stmt::Return(e, _) => e.iter().for_each(|e| expr(e, out)),
-        }
-    }
-    fn expr(e: &Expr, out: &mut Vec<bool>) {
-        match &e.kind {
-            ExprKind::Sequence(stmts, value) => {
-                block(stmts, out);
-                expr(value, out);
-            }
-            ExprKind::Unary(_, a) | ExprKind::Convert(a) => expr(a, out),
-            ExprKind::Binary(_, a, b) | ExprKind::LogicalAnd(a, b) | ExprKind::LogicalOr(a, b) => {
-                expr(a, out);
-                expr(b, out);
-            }
-            ExprKind::Select {
-                cond,
-                then,
-                otherwise,
-            } => {
-                expr(cond, out);
-                expr(then, out);
-                expr(otherwise, out);
-            }
-            ExprKind::Call { args, .. }
-            | ExprKind::Intrinsic { args, .. }
-            | ExprKind::Host { args, .. } => args.iter().for_each(|a| expr(a, out)),
-            ExprKind::Load(Place::Index { base, index }) => {
-                expr(base, out);
-                expr(index, out);
-            }
-            ExprKind::Const(_)
-            | ExprKind::Str(_)
-            | ExprKind::Load(Place::Local(_))
-            | ExprKind::Launch(_) => {}
-        }
-    }
-    let mut out = vec![false; func.locals.len()];
-    block(&func.body, &mut out);
-    out
 }
 
 impl<'a, 'm> FnCx<'a, 'm> {
