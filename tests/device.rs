@@ -14,14 +14,26 @@ fn run_file(ctx: &Context, path: &std::path::Path) -> Result<String, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let mut sources = SourceMap::new();
     let mut out = Vec::new();
-    let mut io = HostIo { stdout: &mut out, context: Some(ctx.clone()) };
+    let mut io = HostIo {
+        stdout: &mut out,
+        context: Some(ctx.clone()),
+    };
     let name = path.display().to_string();
-    let result = driver::run_program(&mut sources, &[(name, text)], &SpirvOptions::default(), &[], &mut io);
+    let result = driver::run_program(
+        &mut sources,
+        &[(name, text)],
+        &SpirvOptions::default(),
+        &[],
+        &mut io,
+    );
     let printed = String::from_utf8_lossy(&out).into_owned();
     match result {
         Ok(HostOutcome::Returned(v)) => Ok(format!("{v}")),
         Ok(HostOutcome::Void) => Err(format!("returned nothing; printed:\n{printed}")),
-        Err(RunError::Compile(d)) => Err(format!("compile error:\n{}", cajetac::diagnostics::render_human(&sources, &d))),
+        Err(RunError::Compile(d)) => Err(format!(
+            "compile error:\n{}",
+            cajetac::diagnostics::render_human(&sources, &d)
+        )),
         Err(RunError::NoEntryPoint) => Err("no entry point".into()),
         Err(RunError::Runtime(m)) => Err(format!("{m}\nprinted:\n{printed}")),
     }
@@ -43,44 +55,74 @@ fn run_suite(ctx: &Context) {
 
 #[test]
 fn device_programs_return_777() {
-    let Some(ctx) = device_context(false) else { return };
-    eprintln!("device: {} ({})", ctx.device_info().name, ctx.device_info().driver_info);
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    eprintln!(
+        "device: {} ({})",
+        ctx.device_info().name,
+        ctx.device_info().driver_info
+    );
     run_suite(&ctx);
 }
 
 #[test]
 fn device_suite_is_clean_under_synchronization_validation() {
-    let Some(ctx) = device_context(true) else { return };
+    let Some(ctx) = device_context(true) else {
+        return;
+    };
     run_suite(&ctx);
     let messages = ctx.validation_messages();
-    assert!(messages.is_empty(), "validation messages:\n{}", messages.join("\n"));
+    assert!(
+        messages.is_empty(),
+        "validation messages:\n{}",
+        messages.join("\n")
+    );
 }
 
 fn kernels_of(file: &str) -> Vec<CompiledKernel> {
     let (_, result) = cajeta_tests::frontend(&tests_dir().join("device").join(file));
     let module = result.expect("compiles");
-    driver::compile_kernels(&module, &SpirvOptions::default(), None).expect("backend").into_iter().map(|(_, k)| k).collect()
+    driver::compile_kernels(&module, &SpirvOptions::default(), None)
+        .expect("backend")
+        .into_iter()
+        .map(|(_, k)| k)
+        .collect()
 }
 
 #[test]
 fn barrier_log_has_exactly_the_needed_barriers() {
-    let Some(ctx) = device_context(false) else { return };
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
     let kernels = kernels_of("image_chain.cajeta");
     let load = |name: &str| {
         let k = kernels.iter().find(|k| k.name == name).expect("kernel");
         ctx.load_kernel(&k.words, &k.reflection).expect("load")
     };
     let (fill, rmw) = (load("fill"), load("rmw"));
-    let img = ctx.create_image2d(16, 16, ImageFormat::R32Float).expect("image");
+    let img = ctx
+        .create_image2d(16, 16, ImageFormat::R32Float)
+        .expect("image");
     let s = ctx.default_stream();
     ctx.clear_barrier_log();
-    let cfg = LaunchConfig { grid: [2, 2, 1], block: [8, 8, 1], spec: vec![], shared_bytes: None };
-    let dims = [KernelArg::Scalar(ScalarValue::U32(16)), KernelArg::Scalar(ScalarValue::U32(16))];
-    let first = s.launch(&fill, &cfg, &[KernelArg::Image(&img), dims[0].clone(), dims[1].clone()]).expect("fill");
+    let cfg = LaunchConfig {
+        grid: [2, 2, 1],
+        block: [8, 8, 1],
+        spec: vec![],
+        shared_bytes: None,
+    };
+    let dims = [
+        KernelArg::Scalar(ScalarValue::U32(16)),
+        KernelArg::Scalar(ScalarValue::U32(16)),
+    ];
+    let first = s
+        .launch(&fill, &cfg, &[KernelArg::Image(&img), dims[0], dims[1]])
+        .expect("fill");
     let rmw_args = [
         KernelArg::Image(&img),
-        dims[0].clone(),
-        dims[1].clone(),
+        dims[0],
+        dims[1],
         KernelArg::Scalar(ScalarValue::F32(2.0)),
         KernelArg::Scalar(ScalarValue::F32(1.0)),
     ];
@@ -89,28 +131,85 @@ fn barrier_log_has_exactly_the_needed_barriers() {
     let log = ctx.barrier_log();
     let before = |id| log.iter().filter(|b| b.before == id).collect::<Vec<_>>();
     let b1 = before(first);
-    assert_eq!(b1.len(), 1, "one layout transition before the first use: {b1:#?}");
+    assert_eq!(
+        b1.len(),
+        1,
+        "one layout transition before the first use: {b1:#?}"
+    );
     assert_eq!(b1[0].hazard, Hazard::LayoutTransition);
     assert_eq!(b1[0].new_layout.as_deref(), Some("GENERAL"));
     let b2 = before(second);
-    assert_eq!(b2.len(), 1, "exactly one barrier between the write and the read-modify-write: {b2:#?}");
+    assert_eq!(
+        b2.len(),
+        1,
+        "exactly one barrier between the write and the read-modify-write: {b2:#?}"
+    );
     assert_eq!(b2[0].hazard, Hazard::ReadAfterWrite);
     assert_eq!(b2[0].resource, img.id());
 
     // Two launches on unrelated buffers: no barrier between them.
     let saxpy = kernels_of("saxpy.cajeta");
-    let k = ctx.load_kernel(&saxpy[0].words, &saxpy[0].reflection).expect("load saxpy");
-    let bufs: Vec<_> = (0..4).map(|_| ctx.create_buffer(1024 * 4).expect("buffer")).collect();
+    let k = ctx
+        .load_kernel(&saxpy[0].words, &saxpy[0].reflection)
+        .expect("load saxpy");
+    let bufs: Vec<_> = (0..4)
+        .map(|_| ctx.create_buffer(1024 * 4).expect("buffer"))
+        .collect();
     ctx.clear_barrier_log();
-    let cfg = LaunchConfig { grid: [4, 1, 1], block: [256, 1, 1], spec: vec![], shared_bytes: None };
+    let cfg = LaunchConfig {
+        grid: [4, 1, 1],
+        block: [256, 1, 1],
+        spec: vec![],
+        shared_bytes: None,
+    };
     let n = KernelArg::Scalar(ScalarValue::U32(1024));
     let a = KernelArg::Scalar(ScalarValue::F32(2.0));
-    let l1 = s.launch(&k, &cfg, &[KernelArg::Buffer(&bufs[0]), KernelArg::Buffer(&bufs[1]), a.clone(), n.clone()]).expect("l1");
-    let l2 = s.launch(&k, &cfg, &[KernelArg::Buffer(&bufs[2]), KernelArg::Buffer(&bufs[3]), a.clone(), n.clone()]).expect("l2");
+    let l1 = s
+        .launch(
+            &k,
+            &cfg,
+            &[
+                KernelArg::Buffer(&bufs[0]),
+                KernelArg::Buffer(&bufs[1]),
+                a,
+                n,
+            ],
+        )
+        .expect("l1");
+    let l2 = s
+        .launch(
+            &k,
+            &cfg,
+            &[
+                KernelArg::Buffer(&bufs[2]),
+                KernelArg::Buffer(&bufs[3]),
+                a,
+                n,
+            ],
+        )
+        .expect("l2");
     // A third launch that reads what the first wrote needs a barrier: the log is not just empty.
-    let l3 = s.launch(&k, &cfg, &[KernelArg::Buffer(&bufs[1]), KernelArg::Buffer(&bufs[3]), a, n]).expect("l3");
+    let l3 = s
+        .launch(
+            &k,
+            &cfg,
+            &[
+                KernelArg::Buffer(&bufs[1]),
+                KernelArg::Buffer(&bufs[3]),
+                a,
+                n,
+            ],
+        )
+        .expect("l3");
     s.sync().expect("sync");
     let log = ctx.barrier_log();
-    assert!(log.iter().all(|b| b.before != l1 && b.before != l2), "no barriers between independent launches: {log:#?}");
-    assert!(log.iter().any(|b| b.before == l3 && b.resource == bufs[1].id()), "dependent launch got its barrier: {log:#?}");
+    assert!(
+        log.iter().all(|b| b.before != l1 && b.before != l2),
+        "no barriers between independent launches: {log:#?}"
+    );
+    assert!(
+        log.iter()
+            .any(|b| b.before == l3 && b.resource == bufs[1].id()),
+        "dependent launch got its barrier: {log:#?}"
+    );
 }

@@ -8,7 +8,11 @@ use cajetac::diagnostics::{render_human, render_json};
 #[test]
 fn every_error_class_has_a_code_span_and_golden() {
     let cases = files("diagnostics", "cajeta");
-    assert!(cases.len() >= 12, "need at least 12 error classes, found {}", cases.len());
+    assert!(
+        cases.len() >= 12,
+        "need at least 12 error classes, found {}",
+        cases.len()
+    );
     let mut failures = Vec::new();
     let mut codes = std::collections::BTreeSet::new();
     for path in &cases {
@@ -23,32 +27,54 @@ fn every_error_class_has_a_code_span_and_golden() {
         let (map, result) = frontend(path);
         let diags = match result {
             Ok(_) => {
-                failures.push(format!("{}: compiled without errors, expected {expect}", path.display()));
+                failures.push(format!(
+                    "{}: compiled without errors, expected {expect}",
+                    path.display()
+                ));
                 continue;
             }
             Err(d) => d,
         };
         if diags[0].code.as_str() != expect {
-            failures.push(format!("{}: first error is {}, expected {expect}", path.display(), diags[0].code));
+            failures.push(format!(
+                "{}: first error is {}, expected {expect}",
+                path.display(),
+                diags[0].code
+            ));
         }
         codes.insert(expect.clone());
         let rendered = render_human(&map, &diags);
-        let name = path.strip_prefix(cajeta_tests::tests_dir()).unwrap().display().to_string();
+        let name = path
+            .strip_prefix(cajeta_tests::tests_dir())
+            .unwrap()
+            .display()
+            .to_string();
         if !rendered.contains(&format!("error[{expect}]")) {
-            failures.push(format!("{}: rendering lacks error[{expect}]:\n{rendered}", path.display()));
+            failures.push(format!(
+                "{}: rendering lacks error[{expect}]:\n{rendered}",
+                path.display()
+            ));
         }
         let (line, col) = map.line_col(diags[0].primary);
         if line == 0 || !rendered.contains(&format!("{name}:{line}:{col}")) {
-            failures.push(format!("{}: rendering lacks the position {name}:{line}:{col}:\n{rendered}", path.display()));
+            failures.push(format!(
+                "{}: rendering lacks the position {name}:{line}:{col}:\n{rendered}",
+                path.display()
+            ));
         }
-        let json: serde_json::Value = serde_json::from_str(&render_json(&map, &diags)).expect("valid JSON");
+        let json: serde_json::Value =
+            serde_json::from_str(&render_json(&map, &diags)).expect("valid JSON");
         assert_eq!(json[0]["code"], expect.as_str());
         assert!(json[0]["line"].as_u64().unwrap_or(0) > 0);
         if let Err(e) = check_golden(&path.with_extension("stderr"), &rendered) {
             failures.push(e);
         }
     }
-    assert!(codes.len() >= 12, "only {} distinct codes covered", codes.len());
+    assert!(
+        codes.len() >= 12,
+        "only {} distinct codes covered",
+        codes.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
@@ -70,8 +96,12 @@ fn several_errors_are_reported_in_one_run() {
 
 #[test]
 fn docs_list_every_code() {
-    let doc = std::fs::read_to_string(cajeta_tests::tests_dir().join("../docs/diagnostics.md")).expect("docs/diagnostics.md");
+    let doc = std::fs::read_to_string(cajeta_tests::tests_dir().join("../docs/diagnostics.md"))
+        .expect("docs/diagnostics.md");
     for code in cajetac::diagnostics::Code::ALL {
-        assert!(doc.contains(&format!("| {} |", code.as_str())), "docs/diagnostics.md lacks {code}");
+        assert!(
+            doc.contains(&format!("| {} |", code.as_str())),
+            "docs/diagnostics.md lacks {code}"
+        );
     }
 }

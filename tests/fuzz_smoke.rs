@@ -37,14 +37,59 @@ fn random_bytes_never_panic() {
     for case in 0..3000 {
         let len = rng.below(200);
         let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-        compile_never_panics(String::from_utf8_lossy(&bytes).into_owned(), &format!("random case {case}"));
+        compile_never_panics(
+            String::from_utf8_lossy(&bytes).into_owned(),
+            &format!("random case {case}"),
+        );
     }
 }
 
 const FRAGMENTS: &[&str] = &[
-    "{", "}", "(", ")", "[", "]", ";", ",", ".", "<", ">", ">>", ">>>", "=", "+=", "?", ":", "@Kernel", "return", "break",
-    "continue", "for", "while", "if", "else", "uint32", "float32", "int64", "bfloat16", "KernelBuffer<float32>", "Image2D",
-    "0", "-1", "2147483648", "0xFFFFFFFF", "1.5f", "1e999", "\"s\"", "x", "img", "heap", "/*", "*/", "launch", "x++",
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    ";",
+    ",",
+    ".",
+    "<",
+    ">",
+    ">>",
+    ">>>",
+    "=",
+    "+=",
+    "?",
+    ":",
+    "@Kernel",
+    "return",
+    "break",
+    "continue",
+    "for",
+    "while",
+    "if",
+    "else",
+    "uint32",
+    "float32",
+    "int64",
+    "bfloat16",
+    "KernelBuffer<float32>",
+    "Image2D",
+    "0",
+    "-1",
+    "2147483648",
+    "0xFFFFFFFF",
+    "1.5f",
+    "1e999",
+    "\"s\"",
+    "x",
+    "img",
+    "heap",
+    "/*",
+    "*/",
+    "launch",
+    "x++",
 ];
 
 #[test]
@@ -55,11 +100,18 @@ fn mutated_programs_never_panic() {
             corpus.push(String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned());
         }
     }
-    assert!(!corpus.is_empty(), "no corpus under {}", tests_dir().display());
+    assert!(
+        !corpus.is_empty(),
+        "no corpus under {}",
+        tests_dir().display()
+    );
     let mut rng = Rng(0xD1B5_4A32_D192_ED03);
     for case in 0..2000 {
         let base = &corpus[rng.below(corpus.len())];
-        let mut tokens: Vec<String> = base.split_inclusive(|c: char| !c.is_alphanumeric()).map(str::to_string).collect();
+        let mut tokens: Vec<String> = base
+            .split_inclusive(|c: char| !c.is_alphanumeric())
+            .map(str::to_string)
+            .collect();
         for _ in 0..1 + rng.below(4) {
             let i = rng.below(tokens.len());
             match rng.below(4) {

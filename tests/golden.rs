@@ -10,7 +10,11 @@ use cajetac::driver::compile_kernels;
 #[test]
 fn kernels_match_goldens_and_validate() {
     let sources = files("kernels", "cajeta");
-    assert!(sources.len() >= 8, "expected the kernel corpus, found {}", sources.len());
+    assert!(
+        sources.len() >= 8,
+        "expected the kernel corpus, found {}",
+        sources.len()
+    );
     let golden_dir = tests_dir().join("kernels").join("golden");
     std::fs::create_dir_all(&golden_dir).unwrap();
     let mut failures = Vec::new();
@@ -21,7 +25,10 @@ fn kernels_match_goldens_and_validate() {
         let module = match result {
             Ok(m) => m,
             Err(d) => {
-                failures.push(format!("{stem}: does not compile:\n{}", render_human(&map, &d)));
+                failures.push(format!(
+                    "{stem}: does not compile:\n{}",
+                    render_human(&map, &d)
+                ));
                 continue;
             }
         };
@@ -29,7 +36,10 @@ fn kernels_match_goldens_and_validate() {
             let kernels = match compile_kernels(&module, &SpirvOptions { target_env: env }, None) {
                 Ok(k) => k,
                 Err(d) => {
-                    failures.push(format!("{stem}: backend failed:\n{}", render_human(&map, &d)));
+                    failures.push(format!(
+                        "{stem}: backend failed:\n{}",
+                        render_human(&map, &d)
+                    ));
                     continue;
                 }
             };
@@ -37,27 +47,42 @@ fn kernels_match_goldens_and_validate() {
             for (_, k) in &kernels {
                 modules += 1;
                 let tag = format!("{stem}.{}.{}", k.name, env.name());
-                let vals: &[TargetEnv] = if env == TargetEnv::Vulkan1_1 { &[TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] } else { &[TargetEnv::Vulkan1_3] };
+                let vals: &[TargetEnv] = if env == TargetEnv::Vulkan1_1 {
+                    &[TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3]
+                } else {
+                    &[TargetEnv::Vulkan1_3]
+                };
                 for v in vals {
                     if let Err(e) = spirv_val(&k.words, *v, &tag) {
                         failures.push(e);
                     }
                 }
-                let suffix = if env == TargetEnv::Vulkan1_1 { String::new() } else { ".vk13".to_string() };
+                let suffix = if env == TargetEnv::Vulkan1_1 {
+                    String::new()
+                } else {
+                    ".vk13".to_string()
+                };
                 let asm = golden_dir.join(format!("{stem}.{}{suffix}.spvasm", k.name));
                 if let Err(e) = check_golden(&asm, &disassemble(&k.words)) {
                     failures.push(e);
                 }
                 if env == TargetEnv::Vulkan1_1 {
                     let json = serde_json::to_string_pretty(&k.reflection).unwrap() + "\n";
-                    if let Err(e) = check_golden(&golden_dir.join(format!("{stem}.{}.json", k.name)), &json) {
+                    if let Err(e) =
+                        check_golden(&golden_dir.join(format!("{stem}.{}.json", k.name)), &json)
+                    {
                         failures.push(e);
                     }
                 }
             }
         }
     }
-    assert!(failures.is_empty(), "{} problem(s):\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} problem(s):\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
     assert!(modules >= 20, "only {modules} modules were checked");
 }
 
@@ -66,7 +91,16 @@ fn image_store_and_load_lower_to_one_instruction_each() {
     let (_, result) = frontend(&tests_dir().join("kernels").join("img_rmw.cajeta"));
     let module = result.expect("img_rmw compiles");
     let kernels = compile_kernels(&module, &SpirvOptions::default(), None).expect("backend");
-    let asm = |name: &str| disassemble(&kernels.iter().find(|(_, k)| k.name == name).expect("kernel").1.words);
+    let asm = |name: &str| {
+        disassemble(
+            &kernels
+                .iter()
+                .find(|(_, k)| k.name == name)
+                .expect("kernel")
+                .1
+                .words,
+        )
+    };
     let fill = asm("fill");
     let rmw = asm("rmw");
     assert_eq!(fill.matches("OpImageWrite").count(), 1, "{fill}");
@@ -75,8 +109,18 @@ fn image_store_and_load_lower_to_one_instruction_each() {
     assert_eq!(rmw.matches("OpImageRead").count(), 1);
     for text in [&fill, &rmw] {
         assert!(text.contains("R32f"), "image type must carry R32f:\n{text}");
-        assert!(!text.contains("Unknown"), "no Unknown image format:\n{text}");
-        let caps: Vec<&str> = text.lines().filter(|l| l.contains("OpCapability")).collect();
-        assert_eq!(caps, vec!["OpCapability Shader"], "exactly the Shader capability");
+        assert!(
+            !text.contains("Unknown"),
+            "no Unknown image format:\n{text}"
+        );
+        let caps: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("OpCapability"))
+            .collect();
+        assert_eq!(
+            caps,
+            vec!["OpCapability Shader"],
+            "exactly the Shader capability"
+        );
     }
 }

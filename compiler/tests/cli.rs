@@ -21,7 +21,13 @@ fn temp_dir(tag: &str) -> PathBuf {
 fn build_writes_spirv_asm_and_reflection_per_kernel() {
     let out = temp_dir("build");
     let status = cajetac()
-        .args(["build", "examples/img_rmw.cajeta", "--emit", "spirv,spvasm,reflect", "-o"])
+        .args([
+            "build",
+            "examples/img_rmw.cajeta",
+            "--emit",
+            "spirv,spvasm,reflect",
+            "-o",
+        ])
         .arg(&out)
         .current_dir(repo())
         .status()
@@ -32,7 +38,10 @@ fn build_writes_spirv_asm_and_reflection_per_kernel() {
         assert_eq!(&spv[..4], &0x0723_0203u32.to_le_bytes(), "SPIR-V magic");
         let asm = std::fs::read_to_string(out.join(format!("{kernel}.spvasm"))).unwrap();
         assert!(asm.contains("OpEntryPoint GLCompute %") && asm.contains(&format!("\"{kernel}\"")));
-        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join(format!("{kernel}.json"))).unwrap()).unwrap();
+        let json: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join(format!("{kernel}.json"))).unwrap(),
+        )
+        .unwrap();
         assert_eq!(json["entry_point"], kernel);
         assert_eq!(json["spirv_version"], "1.3");
     }
@@ -42,30 +51,54 @@ fn build_writes_spirv_asm_and_reflection_per_kernel() {
 fn target_env_vulkan13_emits_spirv_16() {
     let out = temp_dir("env13");
     let status = cajetac()
-        .args(["build", "examples/img_rmw.cajeta", "--target-env", "vulkan1.3", "--kernel", "fill", "-o"])
+        .args([
+            "build",
+            "examples/img_rmw.cajeta",
+            "--target-env",
+            "vulkan1.3",
+            "--kernel",
+            "fill",
+            "-o",
+        ])
         .arg(&out)
         .current_dir(repo())
         .status()
         .unwrap();
     assert!(status.success());
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("fill.json")).unwrap()).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("fill.json")).unwrap()).unwrap();
     assert_eq!(json["spirv_version"], "1.6");
-    assert!(!out.join("rmw.json").exists(), "--kernel selects one kernel");
+    assert!(
+        !out.join("rmw.json").exists(),
+        "--kernel selects one kernel"
+    );
 }
 
 #[test]
 fn compile_errors_exit_1_with_code_and_position() {
-    let out = cajetac().args(["check", "tests/diagnostics/missing_cast.cajeta"]).current_dir(repo()).output().unwrap();
+    let out = cajetac()
+        .args(["check", "tests/diagnostics/missing_cast.cajeta"])
+        .current_dir(repo())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("error[E0009]"), "{err}");
-    assert!(err.contains("tests/diagnostics/missing_cast.cajeta:6:20"), "{err}");
+    assert!(
+        err.contains("tests/diagnostics/missing_cast.cajeta:6:20"),
+        "{err}"
+    );
 }
 
 #[test]
 fn json_error_format_is_machine_readable() {
     let out = cajetac()
-        .args(["check", "--error-format", "json", "tests/diagnostics/unknown_name.cajeta"])
+        .args([
+            "check",
+            "--error-format",
+            "json",
+            "tests/diagnostics/unknown_name.cajeta",
+        ])
         .current_dir(repo())
         .output()
         .unwrap();
@@ -77,14 +110,33 @@ fn json_error_format_is_machine_readable() {
 
 #[test]
 fn usage_errors_exit_2() {
-    let missing = cajetac().args(["check", "no/such/file.cajeta"]).output().unwrap();
+    let missing = cajetac()
+        .args(["check", "no/such/file.cajeta"])
+        .output()
+        .unwrap();
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read"));
-    let flag = cajetac().args(["build", "--bogus", "x.cajeta"]).output().unwrap();
+    let flag = cajetac()
+        .args(["build", "--bogus", "x.cajeta"])
+        .output()
+        .unwrap();
     assert_eq!(flag.status.code(), Some(2));
-    let env = cajetac().args(["build", "examples/img_rmw.cajeta", "--target-env", "vulkan9"]).current_dir(repo()).output().unwrap();
+    let env = cajetac()
+        .args([
+            "build",
+            "examples/img_rmw.cajeta",
+            "--target-env",
+            "vulkan9",
+        ])
+        .current_dir(repo())
+        .output()
+        .unwrap();
     assert_eq!(env.status.code(), Some(2));
-    let emit = cajetac().args(["build", "examples/img_rmw.cajeta", "--emit", "exe"]).current_dir(repo()).output().unwrap();
+    let emit = cajetac()
+        .args(["build", "examples/img_rmw.cajeta", "--emit", "exe"])
+        .current_dir(repo())
+        .output()
+        .unwrap();
     assert_eq!(emit.status.code(), Some(2));
 }
 
@@ -113,7 +165,16 @@ fn run_prints_the_returned_value_and_main_args() {
         "public final class A {\n    public static void main(String[] args) {\n        System.out.println(\"n=\" + args.length + \" first=\" + args[0]);\n    }\n}\n",
     )
     .unwrap();
-    let out = cajetac().arg("run").arg(&file).args(["--", "hello", "x"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = cajetac()
+        .arg("run")
+        .arg(&file)
+        .args(["--", "hello", "x"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "n=2 first=hello\n");
 }

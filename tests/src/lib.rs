@@ -36,11 +36,16 @@ pub fn bless() -> bool {
 /// description of the mismatch.
 pub fn check_golden(path: &Path, actual: &str) -> Result<(), String> {
     if bless() {
-        std::fs::write(path, actual).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(path, actual)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         return Ok(());
     }
-    let expected = std::fs::read_to_string(path)
-        .map_err(|e| format!("missing golden {} ({e}); run with CAJETA_BLESS=1 and review the diff", path.display()))?;
+    let expected = std::fs::read_to_string(path).map_err(|e| {
+        format!(
+            "missing golden {} ({e}); run with CAJETA_BLESS=1 and review the diff",
+            path.display()
+        )
+    })?;
     if expected == actual {
         return Ok(());
     }
@@ -61,7 +66,11 @@ pub fn check_golden(path: &Path, actual: &str) -> Result<(), String> {
 /// Parses and checks one file with the stdlib.
 pub fn frontend(path: &Path) -> (SourceMap, Result<ir::Module, Vec<Diagnostic>>) {
     let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
-    let name = path.strip_prefix(tests_dir()).unwrap_or(path).display().to_string();
+    let name = path
+        .strip_prefix(tests_dir())
+        .unwrap_or(path)
+        .display()
+        .to_string();
     let mut sources = SourceMap::new();
     let result = cajetac::driver::frontend(&mut sources, &[(name, text)]);
     (sources, result)
@@ -97,7 +106,10 @@ pub fn spirv_val(words: &[u32], env: TargetEnv, tag: &str) -> Result<(), String>
 /// Creates a context on the default device. With no device: `None`, unless `CI=true`, in
 /// which case the test fails (a device suite that silently skips proves nothing).
 pub fn device_context(validation: bool) -> Option<Context> {
-    let options = ContextOptions { validation, ..ContextOptions::from_env() };
+    let options = ContextOptions {
+        validation,
+        ..ContextOptions::from_env()
+    };
     match Context::with_options(options) {
         Ok(c) => Some(c),
         Err(e) => {

@@ -341,17 +341,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             },
             ast::Stmt::Break(label, span) | ast::Stmt::Continue(label, span) => {
                 let is_break = matches!(s, ast::Stmt::Break(..));
-                match self.find_loop(label.as_ref(), *span, is_break) {
-                    Ok(idx) => {
-                        let id = self.loops[idx].id;
-                        if is_break {
-                            self.loops[idx].broken = true;
-                            out.push(ir::Stmt::Break(id));
-                        } else {
-                            out.push(ir::Stmt::Continue(id));
-                        }
+                if let Ok(idx) = self.find_loop(label.as_ref(), *span, is_break) {
+                    let id = self.loops[idx].id;
+                    if is_break {
+                        self.loops[idx].broken = true;
+                        out.push(ir::Stmt::Break(id));
+                    } else {
+                        out.push(ir::Stmt::Continue(id));
                     }
-                    Err(()) => {}
                 }
                 self.dead = true;
             }
