@@ -556,6 +556,7 @@ impl FnCx<'_, '_> {
                 ))
             }
         }
+        super::check_shape(callee)?;
         if args.len() != callee.param_count {
             return Err(Diagnostic::error(
                 Code::ArgumentCount,

@@ -139,6 +139,7 @@ fn compile(
             format!("kernel `{}` must return void", kernel.name),
         ));
     }
+    check_shape(kernel)?;
     let usage = access::analyze(module, kernel_id)?;
     let mut cx = Ctx::new(module, kernel, options.target_env);
     cx.declare_globals(&usage)?;
@@ -154,6 +155,21 @@ fn compile(
         words,
         reflection,
     })
+}
+
+/// Rejects a function whose parameter count exceeds its locals (malformed IR), so that
+/// slicing the parameters can never panic.
+pub(crate) fn check_shape(f: &ir::Function) -> Res<()> {
+    if f.param_count > f.locals.len() {
+        return Err(unsupported(
+            f.span,
+            format!(
+                "internal error: `{}` has more parameters than locals",
+                f.name
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Result type of the backend's internals: one diagnostic ends the compilation.
