@@ -20,6 +20,7 @@ use super::eval::{err, internal, Fail, Frame, Interp};
 use super::hostops::int_value;
 use super::ops::{bf16_from_bits, bf16_to_bits, f16_from_bits, f16_to_bits};
 use super::value::{Array, Scalar, Value};
+use super::HostError;
 
 use crate::backend::spirv::CompiledKernel;
 use crate::diagnostics::Span;
@@ -84,6 +85,20 @@ impl<'a> Device<'a> {
             context,
             loaded: HashMap::new(),
             stream: None,
+        }
+    }
+
+    /// Waits for the work still pending on the stream, so that launches a program never
+    /// synchronized still run, and their failures are reported rather than lost.
+    pub fn finish(&self) -> Result<(), Fail> {
+        match &self.stream {
+            Some(s) => s.stream.sync().map_err(|e| {
+                Box::new(HostError {
+                    message: format!("GPU work pending at the end of the run failed: {e}"),
+                    span: None,
+                })
+            }),
+            None => Ok(()),
         }
     }
 

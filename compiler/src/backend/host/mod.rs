@@ -225,6 +225,7 @@ impl Job<'_> {
         let span = self.module.function(self.entry).span;
         let result = interp
             .call(self.entry, entry_args, span)
+            .and_then(|v| interp.device.finish().map(|()| v))
             .map(SentValue::from_value)
             .map_err(|e| *e);
         *self.lock_context() = interp.device.into_context();

@@ -324,3 +324,96 @@ fn return_from_inside_nested_loops() {
         HostOutcome::Returned(Value::Scalar(Scalar::I32(42)))
     );
 }
+
+#[test]
+fn half_precision_encodings_round_trip() {
+    use crate::backend::host::ops::{bf16_from_bits, bf16_to_bits, f16_from_bits, f16_to_bits};
+    let cases: &[(f32, u16)] = &[
+        (0.0, 0x0000),
+        (-0.0, 0x8000),
+        (1.0, 0x3c00),
+        (-2.0, 0xc000),
+        (65504.0, 0x7bff),
+        (6.1035156e-5, 0x0400),
+        (5.9604645e-8, 0x0001),
+        (f32::INFINITY, 0x7c00),
+        (0.099975586, 0x2e66),
+    ];
+    for &(x, bits) in cases {
+        assert_eq!(f16_to_bits(x), bits, "{x}");
+        assert_eq!(f16_from_bits(bits).to_bits(), x.to_bits(), "{bits:#x}");
+    }
+    assert!(f16_from_bits(f16_to_bits(f32::NAN)).is_nan());
+    assert_eq!(bf16_to_bits(1.0), 0x3f80);
+    assert_eq!(bf16_from_bits(0xc040), -3.0);
+}
+
+#[test]
+fn math_intrinsics_work_in_host_code() {
+    use crate::ir::{Intrinsic, MathFn};
+    let math = |m: MathFn, args: Vec<Expr>| {
+        let t = args[0].ty.clone();
+        Expr {
+            kind: ExprKind::Intrinsic {
+                op: Intrinsic::Math(m),
+                args,
+            },
+            ty: t,
+            span: at(0),
+        }
+    };
+    assert_eq!(
+        scalar(math(MathFn::Sqrt, vec![f32c(2.0)])),
+        Scalar::F32(2f32.sqrt())
+    );
+    assert_eq!(
+        scalar(math(MathFn::Floor, vec![f32c(-1.5)])),
+        Scalar::F32(-2.0)
+    );
+    assert_eq!(
+        scalar(math(MathFn::Abs, vec![i32c(i32::MIN)])),
+        Scalar::I32(i32::MIN)
+    );
+    assert_eq!(
+        scalar(math(MathFn::Min, vec![u32c(3), u32c(9)])),
+        Scalar::U32(3)
+    );
+    assert_eq!(
+        scalar(math(MathFn::Max, vec![f64c(-0.0), f64c(0.0)])),
+        Scalar::F64(0.0)
+    );
+    let nan = scalar(math(MathFn::Max, vec![f32c(f32::NAN), f32c(1.0)]));
+    assert!(matches!(nan, Scalar::F32(x) if x.is_nan()));
+}
+
+#[test]
+fn output_errors_become_runtime_errors() {
+    struct Broken;
+    impl std::io::Write for Broken {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let main = func("main", &[], &[], Type::Void, vec![println(i32c(1))]);
+    let module = Module {
+        functions: vec![main],
+    };
+    let mut out = Broken;
+    let mut io = HostIo {
+        stdout: &mut out,
+        context: None,
+    };
+    let error = run_host(
+        &module,
+        FunctionId(0),
+        &[],
+        &HashMap::new(),
+        &SourceMap::new(),
+        &mut io,
+    )
+    .unwrap_err();
+    assert_eq!(error.message, "cannot write to standard output: disk full");
+}
