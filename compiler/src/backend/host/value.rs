@@ -231,27 +231,36 @@ impl fmt::Debug for Value {
 }
 
 /// Printing follows Java's `String.valueOf` (see [`format`]); arrays print their elements
-/// like `Arrays.toString` rather than Java's unhelpful `[F@1b6d3586`.
+/// like `Arrays.deepToString` rather than Java's unhelpful `[F@1b6d3586`.
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, 0)
+    }
+}
+
+/// Nesting depth beyond which arrays print as `[...]`: an array may contain itself.
+const MAX_PRINT_DEPTH: usize = 16;
+
+impl Value {
+    fn write(&self, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
         match self {
             Value::Void => f.write_str("null"),
             Value::Scalar(s) => write!(f, "{s}"),
             Value::Str(s) => f.write_str(s),
             Value::Array(a) => match a.try_borrow() {
-                Ok(a) => {
+                Ok(a) if depth < MAX_PRINT_DEPTH => {
                     f.write_str("[")?;
                     for i in 0..a.len() {
                         if i > 0 {
                             f.write_str(", ")?;
                         }
                         if let Some(v) = a.get(i) {
-                            write!(f, "{v}")?;
+                            v.write(f, depth + 1)?;
                         }
                     }
                     f.write_str("]")
                 }
-                Err(_) => f.write_str("[...]"),
+                _ => f.write_str("[...]"),
             },
             Value::Buffer(b) => write!(f, "KernelBuffer<{}>[{}]", b.elem, b.len),
             Value::Image(i) => write!(f, "Image2D[{}x{}]", i.width, i.height),
