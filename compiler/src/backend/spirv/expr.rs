@@ -283,13 +283,19 @@ impl FnCx<'_, '_> {
             guard = self.op(Op::LogicalOr, bool_ty, &[by_zero, overflow])?;
         }
         let divisor = self.op(Op::Select, ty, &[guard, one, y])?;
-        let opcode = match (op, signed) {
-            (BinaryOp::Div, true) => Op::SDiv,
-            (BinaryOp::Div, false) => Op::UDiv,
-            (_, true) => Op::SRem,
-            (_, false) => Op::UMod,
+        let q = match (op, signed) {
+            (BinaryOp::Div, true) => self.op(Op::SDiv, ty, &[x, divisor])?,
+            (BinaryOp::Div, false) => self.op(Op::UDiv, ty, &[x, divisor])?,
+            // Signed `%` is `x - (x / y) * y` rather than OpSRem: NVIDIA's 580 driver returned
+            // -100 for -100 srem -31 and 63 for -129 srem 64 (measured on the H200), while
+            // OpSDiv matched Java on every case. The identity is exact with wrapping ops.
+            (_, true) => {
+                let quot = self.op(Op::SDiv, ty, &[x, divisor])?;
+                let back = self.op(Op::IMul, ty, &[quot, divisor])?;
+                self.op(Op::ISub, ty, &[x, back])?
+            }
+            (_, false) => self.op(Op::UMod, ty, &[x, divisor])?,
         };
-        let q = self.op(opcode, ty, &[x, divisor])?;
         self.op(Op::Select, ty, &[by_zero, zero, q])
     }
 
