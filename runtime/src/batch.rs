@@ -15,6 +15,7 @@ use crate::memory::Staging;
 use crate::pipeline::{DescriptorCounts, Kernel};
 use crate::resources::{Buffer, Image2D};
 use crate::sync::BarrierBatch;
+use crate::texture::{Sampler, Texture};
 
 /// Descriptor capacity of each new pool; a kernel needing more gets a pool its own size.
 const POOL_CAPACITY: DescriptorCounts = DescriptorCounts {
@@ -34,6 +35,8 @@ pub(crate) enum Keep {
     Image(Image2D),
     Kernel(Kernel),
     Staging(Arc<Staging>),
+    Texture(Texture),
+    Sampler(Sampler),
 }
 
 struct DescPool {

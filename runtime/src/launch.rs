@@ -8,8 +8,9 @@ use ash::vk;
 use crate::device::DeviceShared;
 use crate::pipeline::{Kernel, PipelineKey};
 use crate::reflection::{DescriptorType, ParameterSlot};
-use crate::resources::{Buffer, Image2D, ImageFormat};
-use crate::sync::{Handle, Usage};
+use crate::resources::{Buffer, FormatClass, Image2D, ImageFormat};
+use crate::sync::{merged_layouts, Handle, Usage};
+use crate::texture::{Sampler, Texture};
 
 /// The shape of one launch.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -105,8 +106,13 @@ impl ScalarValue {
 pub enum KernelArg<'a> {
     /// A `KernelBuffer<T>` parameter.
     Buffer(&'a Buffer),
-    /// An `Image2D` parameter.
+    /// An `Image2D` parameter, or a `Texture2D` parameter fed by a storage image created with
+    /// `SAMPLED` usage ([`Image2D::is_sampled`]).
     Image(&'a Image2D),
+    /// A `Texture1D/2D/3D/2DArray/Cube` parameter.
+    Texture(&'a Texture),
+    /// A `Sampler` parameter.
+    Sampler(&'a Sampler),
     /// A scalar parameter.
     Scalar(ScalarValue),
     /// A vector or POD push-constant parameter as raw std430 bytes (length must equal the
@@ -119,6 +125,8 @@ impl KernelArg<'_> {
         match self {
             KernelArg::Buffer(_) => "a buffer".into(),
             KernelArg::Image(i) => format!("an {} image", i.format()),
+            KernelArg::Texture(t) => format!("a {} {} texture", t.desc().dim, t.format()),
+            KernelArg::Sampler(_) => "a sampler".into(),
             KernelArg::Scalar(v) => format!("a {} value", v.type_name()),
             KernelArg::Bytes(b) => format!("{} raw bytes", b.len()),
         }
@@ -128,7 +136,35 @@ impl KernelArg<'_> {
 /// A resource bound for one launch.
 pub(crate) enum Bound {
     Buffer(Buffer),
-    Image(Image2D),
+    /// A storage image, or a storage image bound as a sampled texture.
+    Image(Image2D, vk::ImageLayout),
+    Texture(Texture, vk::ImageLayout),
+    Sampler(Sampler),
+}
+
+/// Checks that a sampled binding's reflected format (if any) reads the same class of values
+/// (float, signed, unsigned) as the resource's format.
+fn check_sampled_format(
+    name: &str,
+    reflected: Option<&str>,
+    got: ImageFormat,
+) -> Result<(), String> {
+    let Some(want) = reflected.and_then(ImageFormat::from_reflection_name) else {
+        return Ok(());
+    };
+    if want.class() != got.class() {
+        let class = |c: FormatClass| match c {
+            FormatClass::Float => "float",
+            FormatClass::Sint => "signed integer",
+            FormatClass::Uint => "unsigned integer",
+        };
+        return Err(format!(
+            "parameter `{name}` samples {} texels ({want}), got an {got} resource holding {} texels",
+            class(want.class()),
+            class(got.class())
+        ));
+    }
+    Ok(())
 }
 
 /// A checked launch: what to write into the descriptor set and push constants, and which
@@ -266,17 +302,74 @@ pub(crate) fn prepare(
                         bindings.push((
                             b.binding,
                             vk::DescriptorType::STORAGE_IMAGE,
-                            Bound::Image((*img).clone()),
+                            Bound::Image((*img).clone(), vk::ImageLayout::GENERAL),
                         ));
                     }
-                    (DescriptorType::SampledImage | DescriptorType::Sampler, _) => {
+                    (DescriptorType::SampledImage, KernelArg::Texture(tex)) => {
+                        if !std::sync::Arc::ptr_eq(&tex.inner.shared, &kernel.inner.shared) {
+                            return Err(format!(
+                                "parameter `{name}`: the texture belongs to a different Context"
+                            ));
+                        }
+                        check_sampled_format(name, b.image_format.as_deref(), tex.format())?;
+                        if writes {
+                            return Err(format!(
+                                "parameter `{name}` is a sampled texture but the reflection says the kernel writes it"
+                            ));
+                        }
+                        let layout = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
+                        let handle = Handle::Image(tex.inner.raw.image);
+                        usages.push(Usage::shader(tex.id(), handle, true, false).in_layout(layout));
+                        bindings.push((
+                            b.binding,
+                            vk::DescriptorType::SAMPLED_IMAGE,
+                            Bound::Texture((*tex).clone(), layout),
+                        ));
+                    }
+                    (DescriptorType::SampledImage, KernelArg::Image(img)) => {
+                        if !std::sync::Arc::ptr_eq(&img.inner.shared, &kernel.inner.shared) {
+                            return Err(format!(
+                                "parameter `{name}`: the image belongs to a different Context"
+                            ));
+                        }
+                        if !img.is_sampled() {
+                            return Err(format!(
+                                "parameter `{name}` is a sampled texture, but the {} image cannot be sampled on this device",
+                                img.format()
+                            ));
+                        }
+                        check_sampled_format(name, b.image_format.as_deref(), img.format())?;
+                        let layout = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
+                        let handle = Handle::Image(img.inner.raw.image);
+                        usages.push(Usage::shader(img.id(), handle, true, false).in_layout(layout));
+                        bindings.push((
+                            b.binding,
+                            vk::DescriptorType::SAMPLED_IMAGE,
+                            Bound::Image((*img).clone(), layout),
+                        ));
+                    }
+                    (DescriptorType::Sampler, KernelArg::Sampler(smp)) => {
+                        if !std::sync::Arc::ptr_eq(&smp.inner.shared, &kernel.inner.shared) {
+                            return Err(format!(
+                                "parameter `{name}`: the sampler belongs to a different Context"
+                            ));
+                        }
+                        bindings.push((
+                            b.binding,
+                            vk::DescriptorType::SAMPLER,
+                            Bound::Sampler((*smp).clone()),
+                        ));
+                    }
+                    (DescriptorType::SampledImage, other) => {
                         return Err(format!(
-                            "parameter `{name}` is a {}, which this runtime cannot bind yet",
-                            if b.descriptor_type == DescriptorType::Sampler {
-                                "sampler"
-                            } else {
-                                "sampled texture"
-                            }
+                            "parameter `{name}` expects a texture, got {}",
+                            other.describe()
+                        ));
+                    }
+                    (DescriptorType::Sampler, other) => {
+                        return Err(format!(
+                            "parameter `{name}` expects a sampler, got {}",
+                            other.describe()
                         ));
                     }
                     (DescriptorType::StorageBuffer, other) => {
@@ -335,6 +428,19 @@ pub(crate) fn prepare(
                     }
                 }
             }
+        }
+    }
+    // An image bound both as storage and as a texture in one launch stays in GENERAL; the
+    // descriptors must name the layout the tracker will put it in.
+    let layouts = merged_layouts(&usages);
+    for (_, _, bound) in &mut bindings {
+        let (id, layout) = match bound {
+            Bound::Image(img, l) => (img.id(), l),
+            Bound::Texture(tex, l) => (tex.id(), l),
+            _ => continue,
+        };
+        if let Some(&merged) = layouts.get(&id) {
+            *layout = merged;
         }
     }
     Ok(Prepared {

@@ -35,6 +35,7 @@ pub mod reflection;
 mod resources;
 mod stream;
 mod sync;
+mod texture;
 
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -44,9 +45,12 @@ pub use error::{Result, RuntimeError};
 pub use launch::{KernelArg, LaunchConfig, ScalarValue};
 pub use pipeline::Kernel;
 pub use reflection::*;
-pub use resources::{Buffer, Image2D, ImageFormat, ResourceId, ResourceKind};
+pub use resources::{
+    Buffer, FormatClass, Image2D, ImageFormat, ResourceId, ResourceKind, TextureFormat,
+};
 pub use stream::{CommandId, Stream};
 pub use sync::{BarrierRecord, Hazard};
+pub use texture::{AddressMode, Filter, Sampler, Texture, TextureDesc, TextureDim};
 
 use device::DeviceShared;
 
@@ -150,6 +154,18 @@ impl Context {
     /// A 2-D storage image (contents undefined, layout `UNDEFINED` until first use).
     pub fn create_image2d(&self, width: u32, height: u32, format: ImageFormat) -> Result<Image2D> {
         Image2D::new(&self.inner.shared, width, height, format)
+    }
+
+    /// A sampled texture (`SAMPLED | TRANSFER_DST`; contents undefined until uploaded with
+    /// [`Stream::upload_texture`]). Refuses shapes beyond the device limits and formats the
+    /// device cannot sample.
+    pub fn create_texture(&self, desc: TextureDesc) -> Result<Texture> {
+        Texture::new(&self.inner.shared, desc)
+    }
+
+    /// A separate sampler with `filter` and `address` on every axis.
+    pub fn create_sampler(&self, filter: Filter, address: AddressMode) -> Result<Sampler> {
+        Sampler::new(&self.inner.shared, filter, address)
     }
 
     /// Loads a kernel from SPIR-V words and its reflection document. Refuses kernels needing a

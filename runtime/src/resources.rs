@@ -52,10 +52,32 @@ pub enum ImageFormat {
     R32Uint,
     /// One 32-bit signed integer channel.
     R32Sint,
+    /// One 8-bit unsigned normalized channel (textures; storage needs
+    /// `shaderStorageImageExtendedFormats`).
+    R8Unorm,
+    /// Four 32-bit signed integer channels.
+    Rgba32Sint,
+    /// Four 32-bit unsigned integer channels.
+    Rgba32Uint,
 }
 
+/// What a shader reads from a format: floats (float and normalized formats), signed or
+/// unsigned integers. A sampled image's SPIR-V sampled type must match the class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FormatClass {
+    /// Float and UNORM formats.
+    Float,
+    /// Signed integer formats.
+    Sint,
+    /// Unsigned integer formats.
+    Uint,
+}
+
+/// The formats of textures are the formats of images (SPEC §6 `TextureFormat`).
+pub type TextureFormat = ImageFormat;
+
 impl ImageFormat {
-    const ALL: [(ImageFormat, &'static str); 7] = [
+    const ALL: [(ImageFormat, &'static str); 10] = [
         (ImageFormat::R32Float, "r32f"),
         (ImageFormat::Rgba32Float, "rgba32f"),
         (ImageFormat::Rgba16Float, "rgba16f"),
@@ -63,7 +85,24 @@ impl ImageFormat {
         (ImageFormat::Rgba8Unorm, "rgba8"),
         (ImageFormat::R32Uint, "r32ui"),
         (ImageFormat::R32Sint, "r32i"),
+        (ImageFormat::R8Unorm, "r8"),
+        (ImageFormat::Rgba32Sint, "rgba32i"),
+        (ImageFormat::Rgba32Uint, "rgba32ui"),
     ];
+
+    /// Every format, in declaration order.
+    pub fn all() -> impl Iterator<Item = ImageFormat> {
+        Self::ALL.iter().map(|(f, _)| *f)
+    }
+
+    /// Whether shaders read floats, signed or unsigned integers from this format.
+    pub fn class(self) -> FormatClass {
+        match self {
+            ImageFormat::R32Uint | ImageFormat::Rgba32Uint => FormatClass::Uint,
+            ImageFormat::R32Sint | ImageFormat::Rgba32Sint => FormatClass::Sint,
+            _ => FormatClass::Float,
+        }
+    }
 
     /// Parses a reflection `image_format` name (`"r32f"`, `"rgba8"`…, the SPIR-V/GLSL spelling).
     pub fn from_reflection_name(name: &str) -> Option<ImageFormat> {
@@ -83,7 +122,8 @@ impl ImageFormat {
     pub fn texel_size(self) -> u32 {
         match self {
             ImageFormat::R32Float | ImageFormat::R32Uint | ImageFormat::R32Sint => 4,
-            ImageFormat::Rgba32Float => 16,
+            ImageFormat::Rgba32Float | ImageFormat::Rgba32Sint | ImageFormat::Rgba32Uint => 16,
+            ImageFormat::R8Unorm => 1,
             ImageFormat::Rgba16Float => 8,
             ImageFormat::R16Float => 2,
             ImageFormat::Rgba8Unorm => 4,
@@ -100,6 +140,9 @@ impl ImageFormat {
             ImageFormat::Rgba8Unorm => vk::Format::R8G8B8A8_UNORM,
             ImageFormat::R32Uint => vk::Format::R32_UINT,
             ImageFormat::R32Sint => vk::Format::R32_SINT,
+            ImageFormat::R8Unorm => vk::Format::R8_UNORM,
+            ImageFormat::Rgba32Sint => vk::Format::R32G32B32A32_SINT,
+            ImageFormat::Rgba32Uint => vk::Format::R32G32B32A32_UINT,
         }
     }
 }
@@ -188,6 +231,8 @@ pub(crate) struct ImageInner {
     pub(crate) format: ImageFormat,
     pub(crate) raw: RawImage,
     pub(crate) view: vk::ImageView,
+    /// Whether the image was created with `SAMPLED` usage (the format allows sampling).
+    pub(crate) sampled: bool,
 }
 
 impl Drop for ImageInner {
@@ -199,9 +244,12 @@ impl Drop for ImageInner {
     }
 }
 
-/// A 2-D storage image (`STORAGE | TRANSFER_SRC | TRANSFER_DST`, optimal tiling, one mip level).
-/// Created in `UNDEFINED` layout; the first command using it moves it to `GENERAL`, where it
-/// stays. Texels start undefined.
+/// A 2-D storage image (`STORAGE | TRANSFER_SRC | TRANSFER_DST`, plus `SAMPLED` when the format
+/// can be sampled; optimal tiling, one mip level). Created in `UNDEFINED` layout; the first
+/// command using it moves it to `GENERAL`, where it stays for dispatches and copies. Bound to a
+/// sampled-texture parameter (`KernelArg::Image` for a `Texture2D`), it moves to
+/// `SHADER_READ_ONLY_OPTIMAL` for that launch and back to `GENERAL` at its next other use.
+/// Texels start undefined.
 #[derive(Clone)]
 pub struct Image2D {
     pub(crate) inner: Arc<ImageInner>,
@@ -242,6 +290,15 @@ impl Image2D {
                 shared.info.name
             )));
         }
+        let sampled = props
+            .optimal_tiling_features
+            .contains(vk::FormatFeatureFlags::SAMPLED_IMAGE);
+        let mut usage = vk::ImageUsageFlags::STORAGE
+            | vk::ImageUsageFlags::TRANSFER_SRC
+            | vk::ImageUsageFlags::TRANSFER_DST;
+        if sampled {
+            usage |= vk::ImageUsageFlags::SAMPLED;
+        }
         let info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
             .format(vk_format)
@@ -254,11 +311,7 @@ impl Image2D {
             .array_layers(1)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(
-                vk::ImageUsageFlags::STORAGE
-                    | vk::ImageUsageFlags::TRANSFER_SRC
-                    | vk::ImageUsageFlags::TRANSFER_DST,
-            )
+            .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
         let mut raw = RawImage::new(shared, &info, &format!("image {width}x{height} {format}"))?;
@@ -285,8 +338,14 @@ impl Image2D {
                 format,
                 raw,
                 view,
+                sampled,
             }),
         })
+    }
+
+    /// Whether the image can also be bound to a sampled-texture parameter.
+    pub fn is_sampled(&self) -> bool {
+        self.inner.sampled
     }
 
     /// The image's id, as the barrier log names it.

@@ -18,6 +18,7 @@ use crate::memory::Staging;
 use crate::pipeline::Kernel;
 use crate::resources::{Buffer, Image2D};
 use crate::sync::{Handle, Usage};
+use crate::texture::Texture;
 
 /// Sequence number of a recorded command (launch, upload, download), unique and increasing
 /// across the whole context.
@@ -114,17 +115,27 @@ impl Stream {
                     offset: 0,
                     range: vk::WHOLE_SIZE,
                 }],
-                Bound::Image(_) => [vk::DescriptorBufferInfo::default()],
+                _ => [vk::DescriptorBufferInfo::default()],
             })
             .collect();
         let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = prepared
             .bindings
             .iter()
             .map(|(_, _, b)| match b {
-                Bound::Image(img) => [vk::DescriptorImageInfo {
+                Bound::Image(img, layout) => [vk::DescriptorImageInfo {
                     sampler: vk::Sampler::null(),
                     image_view: img.inner.view,
-                    image_layout: vk::ImageLayout::GENERAL,
+                    image_layout: *layout,
+                }],
+                Bound::Texture(tex, layout) => [vk::DescriptorImageInfo {
+                    sampler: vk::Sampler::null(),
+                    image_view: tex.inner.view,
+                    image_layout: *layout,
+                }],
+                Bound::Sampler(smp) => [vk::DescriptorImageInfo {
+                    sampler: smp.inner.sampler,
+                    image_view: vk::ImageView::null(),
+                    image_layout: vk::ImageLayout::UNDEFINED,
                 }],
                 Bound::Buffer(_) => [vk::DescriptorImageInfo::default()],
             })
@@ -140,7 +151,7 @@ impl Stream {
                     .descriptor_type(*ty);
                 match b {
                     Bound::Buffer(_) => w.buffer_info(&buffer_infos[i]),
-                    Bound::Image(_) => w.image_info(&image_infos[i]),
+                    _ => w.image_info(&image_infos[i]),
                 }
             })
             .collect();
@@ -178,7 +189,9 @@ impl Stream {
         for (_, _, b) in prepared.bindings {
             batch.keep.push(match b {
                 Bound::Buffer(buf) => Keep::Buffer(buf),
-                Bound::Image(img) => Keep::Image(img),
+                Bound::Image(img, _) => Keep::Image(img),
+                Bound::Texture(tex, _) => Keep::Texture(tex),
+                Bound::Sampler(smp) => Keep::Sampler(smp),
             });
         }
         batch.commands += 1;
@@ -220,6 +233,89 @@ impl Stream {
             );
         }
         batch.keep.push(Keep::Buffer(buffer.clone()));
+        batch.keep.push(Keep::Staging(staging));
+        batch.commands += 1;
+        Ok(id)
+    }
+
+    /// Records a copy of `data` into mip `level` of `texture`: into array layer `layer` when
+    /// given (a 2-D array layer or a cube face), else into every layer, layers one after another.
+    /// `data` holds tightly packed row-major texels (for 3-D, slice after slice) and its length
+    /// must equal the region's size. The texture moves to `TRANSFER_DST_OPTIMAL` for the copy
+    /// and to `SHADER_READ_ONLY_OPTIMAL` when a launch samples it.
+    pub fn upload_texture(
+        &self,
+        texture: &Texture,
+        level: u32,
+        layer: Option<u32>,
+        data: &[u8],
+    ) -> Result<CommandId> {
+        self.check_owner(&texture.inner.shared, "texture")?;
+        let desc = *texture.desc();
+        if level >= desc.mip_levels {
+            return Err(RuntimeError::InvalidResource(format!(
+                "mip level {level} does not exist: the texture has {} level(s)",
+                desc.mip_levels
+            )));
+        }
+        let (base_layer, layer_count) = match layer {
+            Some(l) if l >= desc.layers => {
+                return Err(RuntimeError::InvalidResource(format!(
+                    "layer {l} does not exist: the texture has {} layer(s)",
+                    desc.layers
+                )))
+            }
+            Some(l) => (l, 1),
+            None => (0, desc.layers),
+        };
+        let expected = desc.level_layer_bytes(level) * u64::from(layer_count);
+        if data.len() as u64 != expected {
+            return Err(RuntimeError::LengthMismatch {
+                resource: "texture region",
+                resource_bytes: expected,
+                host_bytes: data.len() as u64,
+            });
+        }
+        let shared = self.shared();
+        let staging = Arc::new(Staging::upload(shared, data)?);
+        let mut state = lock(&self.inner.state);
+        let batch = state.ensure_recording()?;
+        let id = CommandId(shared.next_command_id());
+        let usage = Usage::transfer_write(texture.id(), Handle::Image(texture.inner.raw.image))
+            .in_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL);
+        let barriers = lock(&shared.tracker).plan(id, "upload texture", &[usage]);
+        let [width, height, depth] = desc.level_extent(level);
+        let region = vk::BufferImageCopy {
+            buffer_offset: 0,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: level,
+                base_array_layer: base_layer,
+                layer_count,
+            },
+            image_offset: vk::Offset3D::default(),
+            image_extent: vk::Extent3D {
+                width,
+                height,
+                depth,
+            },
+        };
+        let device = shared.device();
+        // SAFETY: texture and staging buffer are alive until the batch's fence signals; the
+        // tracker's barrier put the texture in TRANSFER_DST_OPTIMAL; recording state.
+        unsafe {
+            batch.record_barriers(device, &barriers);
+            device.cmd_copy_buffer_to_image(
+                batch.cmd,
+                staging.buffer(),
+                texture.inner.raw.image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &[region],
+            );
+        }
+        batch.keep.push(Keep::Texture(texture.clone()));
         batch.keep.push(Keep::Staging(staging));
         batch.commands += 1;
         Ok(id)

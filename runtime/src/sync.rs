@@ -8,8 +8,12 @@
 //! stream records them all in one `vkCmdPipelineBarrier`.
 //!
 //! Rules, per resource a command touches (stage `S`, read access `R`, write access `W`):
-//! - image still `UNDEFINED`: one layout transition to `GENERAL` (`TOP_OF_PIPE` → `S`), which
-//!   also covers every other hazard (nothing touched the image before);
+//! - image in another layout than the command needs (storage images and their copies use
+//!   `GENERAL`; textures `TRANSFER_DST_OPTIMAL` for uploads and `SHADER_READ_ONLY_OPTIMAL` when
+//!   sampled; an `Image2D` bound as a texture `SHADER_READ_ONLY_OPTIMAL`): one layout transition,
+//!   which also covers every other hazard. From `UNDEFINED` (first use) it waits for nothing
+//!   (`TOP_OF_PIPE`, no access); otherwise it waits for the last write (stage and access) and the
+//!   reads since (stages). The transition is itself a write, visible only to `S`;
 //! - the command reads, and the last write is not yet visible to (`S`, `R`): read-after-write;
 //! - the command writes, and there were reads since the last write: write-after-read, an
 //!   execution dependency from the readers' stages (those reads already synchronized with the
@@ -35,7 +39,8 @@ pub enum Hazard {
     WriteAfterWrite,
     /// A write after earlier reads (execution dependency only).
     WriteAfterRead,
-    /// An image's first use: `UNDEFINED` → `GENERAL`.
+    /// An image layout change: first use (`UNDEFINED` → `GENERAL`…), or a move between the
+    /// layouts of storage, sampling and copies.
     LayoutTransition,
 }
 
@@ -83,6 +88,8 @@ pub(crate) struct Usage {
     pub read: vk::AccessFlags,
     /// Write access, empty when the command does not write.
     pub write: vk::AccessFlags,
+    /// For images: the layout the command needs (ignored for buffers).
+    pub layout: vk::ImageLayout,
 }
 
 impl Usage {
@@ -102,7 +109,14 @@ impl Usage {
             } else {
                 vk::AccessFlags::empty()
             },
+            layout: vk::ImageLayout::GENERAL,
         }
+    }
+
+    /// The same use, needing image layout `layout`.
+    pub(crate) fn in_layout(mut self, layout: vk::ImageLayout) -> Usage {
+        self.layout = layout;
+        self
     }
 
     /// The source of a copy.
@@ -113,6 +127,7 @@ impl Usage {
             stage: vk::PipelineStageFlags::TRANSFER,
             read: vk::AccessFlags::TRANSFER_READ,
             write: vk::AccessFlags::empty(),
+            layout: vk::ImageLayout::GENERAL,
         }
     }
 
@@ -124,6 +139,7 @@ impl Usage {
             stage: vk::PipelineStageFlags::TRANSFER,
             read: vk::AccessFlags::empty(),
             write: vk::AccessFlags::TRANSFER_WRITE,
+            layout: vk::ImageLayout::GENERAL,
         }
     }
 
@@ -135,10 +151,15 @@ impl Usage {
     }
 
     /// Merges another use of the same resource by the same command (a buffer bound twice).
+    /// Two different layouts merge to `GENERAL`, which serves every access (the launch binds
+    /// its descriptors with [`merged_layouts`] so they agree).
     fn merge(&mut self, other: &Usage) {
         self.stage |= other.stage;
         self.read |= other.read;
         self.write |= other.write;
+        if self.layout != other.layout {
+            self.layout = vk::ImageLayout::GENERAL;
+        }
     }
 }
 
@@ -167,8 +188,23 @@ struct State {
     write: Option<Write>,
     /// Stages that read since the last write.
     read_stages: vk::PipelineStageFlags,
-    /// For images: whether the one-time move to `GENERAL` has been recorded.
-    in_general: bool,
+    /// For images: the current layout (`UNDEFINED` until first use).
+    layout: vk::ImageLayout,
+}
+
+/// The layout each resource of `usages` ends up in once same-resource uses are merged.
+pub(crate) fn merged_layouts(usages: &[Usage]) -> HashMap<ResourceId, vk::ImageLayout> {
+    let mut out: HashMap<ResourceId, vk::ImageLayout> = HashMap::new();
+    for u in usages {
+        out.entry(u.id)
+            .and_modify(|l| {
+                if *l != u.layout {
+                    *l = vk::ImageLayout::GENERAL;
+                }
+            })
+            .or_insert(u.layout);
+    }
+    out
 }
 
 /// The barriers one command needs, ready for a single `vkCmdPipelineBarrier`.
@@ -226,14 +262,28 @@ impl Tracker {
             let dst_access = u.read | u.write;
             let mut barrier: Option<(Hazard, vk::PipelineStageFlags, vk::AccessFlags)> = None;
             let mut layouts = None;
-            if matches!(u.handle, Handle::Image(_)) && !state.in_general {
-                barrier = Some((
-                    Hazard::LayoutTransition,
-                    vk::PipelineStageFlags::TOP_OF_PIPE,
-                    vk::AccessFlags::empty(),
-                ));
-                layouts = Some((vk::ImageLayout::UNDEFINED, vk::ImageLayout::GENERAL));
-                state.in_general = true;
+            if matches!(u.handle, Handle::Image(_)) && state.layout != u.layout {
+                let (src_stage, src_access) = if state.layout == vk::ImageLayout::UNDEFINED {
+                    (
+                        vk::PipelineStageFlags::TOP_OF_PIPE,
+                        vk::AccessFlags::empty(),
+                    )
+                } else {
+                    let (ws, wa) = state.write.as_ref().map_or(
+                        (vk::PipelineStageFlags::empty(), vk::AccessFlags::empty()),
+                        |w| (w.stage, w.access),
+                    );
+                    let stages = ws | state.read_stages;
+                    let stages = if stages.is_empty() {
+                        vk::PipelineStageFlags::TOP_OF_PIPE
+                    } else {
+                        stages
+                    };
+                    (stages, wa)
+                };
+                barrier = Some((Hazard::LayoutTransition, src_stage, src_access));
+                layouts = Some((state.layout, u.layout));
+                state.layout = u.layout;
             } else {
                 let raw = match &state.write {
                     Some(w) if !u.read.is_empty() && !w.visible_to(u.stage, u.read) => {
@@ -284,8 +334,7 @@ impl Tracker {
                             .size(vk::WHOLE_SIZE),
                     ),
                     Handle::Image(image) => {
-                        let (old, new) =
-                            layouts.unwrap_or((vk::ImageLayout::GENERAL, vk::ImageLayout::GENERAL));
+                        let (old, new) = layouts.unwrap_or((u.layout, u.layout));
                         batch.images.push(
                             vk::ImageMemoryBarrier::default()
                                 .src_access_mask(src_access)
@@ -312,17 +361,19 @@ impl Tracker {
                     old_layout: layouts.map(|(o, _)| format!("{o:?}")),
                     new_layout: layouts.map(|(_, n)| format!("{n:?}")),
                 });
-                if hazard != Hazard::WriteAfterRead {
+                if hazard == Hazard::LayoutTransition {
+                    // The transition is itself a write (it may rewrite the memory), visible only
+                    // where the barrier said and ordered after every earlier access; a later
+                    // access elsewhere needs a barrier after it.
+                    state.write = Some(Write {
+                        stage: u.stage,
+                        access: vk::AccessFlags::empty(),
+                        visible: vec![(u.stage, dst_access)],
+                    });
+                    state.read_stages = vk::PipelineStageFlags::empty();
+                } else if hazard != Hazard::WriteAfterRead {
                     if let Some(w) = state.write.as_mut() {
                         w.visible.push((u.stage, dst_access));
-                    } else if hazard == Hazard::LayoutTransition {
-                        // The transition is itself a write, visible only where the barrier
-                        // said; a later access elsewhere needs a barrier after it.
-                        state.write = Some(Write {
-                            stage: u.stage,
-                            access: vk::AccessFlags::empty(),
-                            visible: vec![(u.stage, dst_access)],
-                        });
                     }
                 }
             }
@@ -356,14 +407,14 @@ impl Tracker {
     }
 }
 
-/// The single color mip level and layer of a 2-D image.
+/// Every mip level and layer of a color image (layouts are tracked per image).
 pub(crate) fn color_range() -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange {
         aspect_mask: vk::ImageAspectFlags::COLOR,
         base_mip_level: 0,
-        level_count: 1,
+        level_count: vk::REMAINING_MIP_LEVELS,
         base_array_layer: 0,
-        layer_count: 1,
+        layer_count: vk::REMAINING_ARRAY_LAYERS,
     }
 }
 
