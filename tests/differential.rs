@@ -10,7 +10,7 @@
 
 use cajeta_tests::device_context;
 use cajetac::backend::host::{HostIo, HostOutcome};
-use cajetac::backend::spirv::SpirvOptions;
+use cajetac::backend::spirv::{SpirvOptions, TargetEnv};
 use cajetac::diagnostics::{render_human, SourceMap};
 use cajetac::driver::{self, RunError};
 
@@ -33,46 +33,78 @@ const TYPES: &[(&str, Kind)] = &[
     ("float16", Kind::Float(16)),
     ("float32", Kind::Float(32)),
     ("float64", Kind::Float(64)),
+    ("bfloat16", Kind::Float(8)),
 ];
 
-const INT_OPS: &[&str] = &["x + y", "x - y", "x * y", "x / y", "x % y", "x << y", "x >> y", "x >>> y", "x & y", "x | y", "x ^ y", "-x", "~x"];
+const INT_OPS: &[&str] = &[
+    "x + y", "x - y", "x * y", "x / y", "x % y", "x << y", "x >> y", "x >>> y", "x & y", "x | y",
+    "x ^ y", "-x", "~x",
+];
 const FLOAT_OPS: &[&str] = &["x + y", "x - y", "x * y", "x / y", "x % y", "-x"];
 const COMPARISONS: &[&str] = &["x < y", "x <= y", "x == y", "x != y", "x > y", "x >= y"];
 
 /// Boundary values as Cajeta expressions of type `ty` (`zero` is a local of that type).
 fn values(ty: &str, kind: Kind) -> Vec<String> {
-    let c = |s: &str| format!("({ty}) {s}");
+    let c = |s: &str| format!("({ty}) ({s})");
     match kind {
         Kind::Signed(bits) => {
             let max = (1i128 << (bits - 1)) - 1;
             let min = -(1i128 << (bits - 1));
-            let mut v: Vec<String> = ["0", "1", "-1", "2", "7", "-7", "31", "33"].iter().map(|s| c(s)).collect();
+            let mut v: Vec<String> = ["0", "1", "-1", "2", "7", "-7", "31", "33"]
+                .iter()
+                .map(|s| c(s))
+                .collect();
             for x in [max, min, max - 1, min + 1] {
-                v.push(if bits == 64 && x == min { format!("(int64) (-9223372036854775807L - 1L)") } else { c(&format!("{x}L")) });
+                v.push(if bits == 64 && x == min {
+                    format!("(int64) (-9223372036854775807L - 1L)")
+                } else {
+                    c(&format!("{x}L"))
+                });
             }
             v
         }
         Kind::Unsigned(bits) => {
-            let max = if bits == 64 { u64::MAX as u128 } else { (1u128 << bits) - 1 };
-            let mut v: Vec<String> = ["0", "1", "2", "7", "31", "33", "64"].iter().map(|s| c(s)).collect();
+            let max = if bits == 64 {
+                u64::MAX as u128
+            } else {
+                (1u128 << bits) - 1
+            };
+            let mut v: Vec<String> = ["0", "1", "2", "7", "31", "33", "64"]
+                .iter()
+                .map(|s| c(s))
+                .collect();
             for x in [max, max - 1, max / 2, max / 2 + 1] {
-                v.push(if bits == 64 { format!("(uint64) 0x{x:X}L") } else { c(&format!("{x}L")) });
+                v.push(if bits == 64 {
+                    format!("(uint64) 0x{x:X}L")
+                } else {
+                    c(&format!("{x}L"))
+                });
             }
             v
         }
         Kind::Float(bits) => {
             let (max, min_normal, denorm) = match bits {
+                8 => ("3.3895314e38", "1.17549435e-38", "9.18355e-41"),
                 16 => ("65504.0", "6.1035156e-5", "5.9604645e-8"),
                 32 => ("3.4028235e38", "1.17549435e-38", "1.4e-45"),
-                _ => ("1.7976931348623157e308", "2.2250738585072014e-308", "4.9e-324"),
+                _ => (
+                    "1.7976931348623157e308",
+                    "2.2250738585072014e-308",
+                    "4.9e-324",
+                ),
             };
-            let mut v: Vec<String> = ["0.0", "-0.0", "1.0", "-1.0", "0.5", "3.0", "-2.75", "0.1", "1.0e4"].iter().map(|s| c(s)).collect();
+            let mut v: Vec<String> = [
+                "0.0", "-0.0", "1.0", "-1.0", "0.5", "3.0", "-2.75", "0.1", "1.0e4",
+            ]
+            .iter()
+            .map(|s| c(s))
+            .collect();
             for s in [max, min_normal, denorm] {
                 v.push(c(s));
                 v.push(c(&format!("-{s}")));
             }
             v.push(format!("(({ty}) 1.0) / zero"));
-            v.push(format!("(({ty}) -1.0) / zero"));
+            v.push(format!("(({ty}) (-1.0)) / zero"));
             v.push("zero / zero".to_string());
             v
         }
@@ -89,14 +121,27 @@ fn is_float(kind: Kind) -> bool {
 fn program(ty: &str, kind: Kind) -> (String, Vec<String>, usize) {
     let vals = values(ty, kind);
     let n = vals.len();
-    let mut ops: Vec<String> = if is_float(kind) { FLOAT_OPS } else { INT_OPS }.iter().map(|s| s.to_string()).collect();
+    let mut ops: Vec<String> = if is_float(kind) { FLOAT_OPS } else { INT_OPS }
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     for c in COMPARISONS {
         ops.push(format!("{c} ? ({ty}) 1 : ({ty}) 0"));
     }
     let k = ops.len();
-    let body: String = ops.iter().enumerate().map(|(i, op)| format!("        out[o + {i}] = {op};\n")).collect();
-    let conv_params: String = TYPES.iter().map(|(u, _)| format!(", KernelBuffer<{u}> to_{u}")).collect();
-    let conv_body: String = TYPES.iter().map(|(u, _)| format!("        to_{u}[i] = ({u}) x;\n")).collect();
+    let body: String = ops
+        .iter()
+        .enumerate()
+        .map(|(i, op)| format!("        out[o + {i}] = {op};\n"))
+        .collect();
+    let conv_params: String = TYPES
+        .iter()
+        .map(|(u, _)| format!(", KernelBuffer<{u}> to_{u}"))
+        .collect();
+    let conv_body: String = TYPES
+        .iter()
+        .map(|(u, _)| format!("        to_{u}[i] = ({u}) x;\n"))
+        .collect();
     let host_ops: String = ops
         .iter()
         .enumerate()
@@ -194,12 +239,16 @@ fn parse_f(s: &str) -> f64 {
         "NaN" => f64::NAN,
         "Infinity" => f64::INFINITY,
         "-Infinity" => f64::NEG_INFINITY,
-        _ => s.parse::<f64>().unwrap_or_else(|_| panic!("unparsable float {s:?}")),
+        _ => s
+            .parse::<f64>()
+            .unwrap_or_else(|_| panic!("unparsable float {s:?}")),
     }
 }
 
+/// Float kinds are keyed by significand-relevant width: 8 stands for bfloat16.
 fn min_normal(bits: u32) -> f64 {
     match bits {
+        8 => f32::MIN_POSITIVE as f64,
         16 => 6.103515625e-5,
         32 => f32::MIN_POSITIVE as f64,
         _ => f64::MIN_POSITIVE,
@@ -208,6 +257,7 @@ fn min_normal(bits: u32) -> f64 {
 
 fn ulp(bits: u32, v: f64) -> f64 {
     let p = match bits {
+        8 => 8,
         16 => 11,
         32 => 24,
         _ => 53,
@@ -253,6 +303,7 @@ fn eval_float(bits: u32, op: &str, x: f64, y: f64) -> Option<f64> {
         _ => return None,
     };
     Some(match bits {
+        8 => cajetac::sema::round_to_float(cajetac::ir::ScalarType::BF16, r),
         16 => cajetac::sema::round_to_float(cajetac::ir::ScalarType::F16, r),
         32 => r as f32 as f64,
         _ => r,
@@ -264,12 +315,17 @@ fn float_ok(bits: u32, op: &str, x: f64, y: f64, host: f64, dev: f64) -> bool {
     if same_float(host, dev) {
         return true;
     }
-    let denormal_involved = [x, y, host].iter().any(|v| *v != 0.0 && v.abs() < min_normal(bits));
+    let denormal_involved = [x, y, host]
+        .iter()
+        .any(|v| *v != 0.0 && v.abs() < min_normal(bits));
     if denormal_involved {
         // Flush-to-zero: the device may flush denormal inputs and results (sign of a flushed
         // zero unspecified). Accept the result of the same op on flushed inputs, flushed.
         let flushed = |v: f64| ftz(bits, v);
-        for r in [Some(host), eval_float(bits, op, flushed(x), flushed(y))].into_iter().flatten() {
+        for r in [Some(host), eval_float(bits, op, flushed(x), flushed(y))]
+            .into_iter()
+            .flatten()
+        {
             let (r, d) = (flushed(r), flushed(dev));
             if same_float(r, d) || (r == 0.0 && d == 0.0) {
                 return true;
@@ -279,7 +335,9 @@ fn float_ok(bits: u32, op: &str, x: f64, y: f64, host: f64, dev: f64) -> bool {
             }
         }
     }
-    if op == "x % y" && (!x.is_finite() || !y.is_finite() || y == 0.0 || (x / y).abs() >= quotient_limit(bits)) {
+    if op == "x % y"
+        && (!x.is_finite() || !y.is_finite() || y == 0.0 || (x / y).abs() >= quotient_limit(bits))
+    {
         return true;
     }
     if host.is_nan() || dev.is_nan() || host.is_infinite() || dev.is_infinite() {
@@ -289,7 +347,11 @@ fn float_ok(bits: u32, op: &str, x: f64, y: f64, host: f64, dev: f64) -> bool {
     match op {
         "x / y" => {
             // Vulkan: 2.5 ulp for |y| in [2^-126, 2^126] (scaled to the type); else undefined.
-            let limit = 2f64.powi(match bits { 16 => 14, 32 => 126, _ => 1022 });
+            let limit = 2f64.powi(match bits {
+                16 => 14,
+                8 | 32 => 126,
+                _ => 1022,
+            });
             y.abs() > limit || y.abs() < 1.0 / limit || err <= 2.5
         }
         "Math.sqrt(x)" => err <= 3.0,
@@ -297,7 +359,11 @@ fn float_ok(bits: u32, op: &str, x: f64, y: f64, host: f64, dev: f64) -> bool {
             // OpFRem is "inherited from x - y * trunc(x / y)" in Vulkan: a quotient one ulp off
             // an integer moves the result by |y|, and infinite or huge quotients are undefined.
             let q = x / y;
-            !x.is_finite() || !y.is_finite() || y == 0.0 || q.abs() >= quotient_limit(bits) || (host - dev).abs() <= y.abs() + 2.0 * ulp(bits, x)
+            !x.is_finite()
+                || !y.is_finite()
+                || y == 0.0
+                || q.abs() >= quotient_limit(bits)
+                || (host - dev).abs() <= y.abs() + 2.0 * ulp(bits, x)
         }
         _ => false,
     }
@@ -305,14 +371,54 @@ fn float_ok(bits: u32, op: &str, x: f64, y: f64, host: f64, dev: f64) -> bool {
 
 fn check_type(ctx: &cajeta_runtime::Context, ty: &str, kind: Kind) -> Vec<String> {
     let (src, ops, _) = program(ty, kind);
+    // Every module the test runs also passes spirv-val.
+    let mut val_sources = SourceMap::new();
+    if let Ok(module) = driver::frontend(
+        &mut val_sources,
+        &[(format!("diff_{ty}.cajeta"), src.clone())],
+    ) {
+        match driver::compile_kernels(&module, &SpirvOptions::default(), None) {
+            Ok(kernels) => {
+                for (_, k) in kernels {
+                    if let Err(e) = cajeta_tests::spirv_val(
+                        &k.words,
+                        TargetEnv::Vulkan1_1,
+                        &format!("diff_{ty}_{}", k.name),
+                    ) {
+                        return vec![e];
+                    }
+                }
+            }
+            Err(d) => {
+                return vec![format!(
+                    "{ty}: backend failed:\n{}",
+                    render_human(&val_sources, &d)
+                )]
+            }
+        }
+    }
     let mut sources = SourceMap::new();
     let mut out = Vec::new();
-    let mut io = HostIo { stdout: &mut out, context: Some(ctx.clone()) };
-    let result = driver::run_program(&mut sources, &[(format!("diff_{ty}.cajeta"), src.clone())], &SpirvOptions::default(), &[], &mut io);
+    let mut io = HostIo {
+        stdout: &mut out,
+        context: Some(ctx.clone()),
+    };
+    let result = driver::run_program(
+        &mut sources,
+        &[(format!("diff_{ty}.cajeta"), src.clone())],
+        &SpirvOptions::default(),
+        &[],
+        &mut io,
+    );
     match result {
         Ok(HostOutcome::Void) => {}
         Ok(other) => return vec![format!("{ty}: unexpected outcome {other:?}")],
-        Err(RunError::Compile(d)) => return vec![format!("{ty}: does not compile:\n{}\n{src}", render_human(&sources, &d))],
+        Err(RunError::Compile(d)) => {
+            return vec![format!(
+                "{ty}: does not compile:\n{}\n{src}",
+                render_human(&sources, &d)
+            )]
+        }
         Err(RunError::Runtime(m)) => return vec![format!("{ty}: runtime error {m}")],
         Err(RunError::NoEntryPoint) => return vec![format!("{ty}: no entry point")],
     }
@@ -329,11 +435,20 @@ fn check_type(ctx: &cajeta_runtime::Context, ty: &str, kind: Kind) -> Vec<String
                 let op = &ops[i.parse::<usize>().unwrap()];
                 let (x, y) = &inputs[p.parse::<usize>().unwrap()];
                 let ok = match kind {
-                    Kind::Float(bits) => float_ok(bits, op, parse_f(x), parse_f(y), parse_f(host), parse_f(dev)),
+                    Kind::Float(bits) => float_ok(
+                        bits,
+                        op,
+                        parse_f(x),
+                        parse_f(y),
+                        parse_f(host),
+                        parse_f(dev),
+                    ),
                     _ => host == dev,
                 };
                 if !ok {
-                    failures.push(format!("{ty}: {op} with x={x} y={y}: host {host}, device {dev}"));
+                    failures.push(format!(
+                        "{ty}: {op} with x={x} y={y}: host {host}, device {dev}"
+                    ));
                 }
             }
             [conv, i, host, dev] if conv.starts_with("conv_") => {
@@ -341,14 +456,22 @@ fn check_type(ctx: &cajeta_runtime::Context, ty: &str, kind: Kind) -> Vec<String
                 let target = &conv[5..];
                 let target_float = target.starts_with("float");
                 let ok = if target_float {
-                    let bits: u32 = target[5..].parse().unwrap();
+                    let bits: u32 = if target == "bfloat16" {
+                        8
+                    } else {
+                        target[5..].parse().unwrap()
+                    };
                     let (h, d) = (parse_f(host), parse_f(dev));
-                    same_float(h, d) || (h != 0.0 && h.abs() < min_normal(bits) && d == 0.0) || (is_float(kind) && ftz(64, h) == d)
+                    same_float(h, d)
+                        || (h != 0.0 && h.abs() < min_normal(bits) && d == 0.0)
+                        || (is_float(kind) && ftz(64, h) == d)
                 } else {
                     host == dev
                 };
                 if !ok {
-                    failures.push(format!("{ty} → {target} of input {i}: host {host}, device {dev}"));
+                    failures.push(format!(
+                        "{ty} → {target} of input {i}: host {host}, device {dev}"
+                    ));
                 }
             }
             _ => failures.push(format!("{ty}: unexpected output line {line:?}")),
@@ -357,17 +480,27 @@ fn check_type(ctx: &cajeta_runtime::Context, ty: &str, kind: Kind) -> Vec<String
     let n = values(ty, kind).len();
     let expected = n * n * ops.len() + n * TYPES.len();
     if checked != expected {
-        failures.push(format!("{ty}: compared {checked} results, expected {expected}"));
+        failures.push(format!(
+            "{ty}: compared {checked} results, expected {expected}"
+        ));
     }
     failures
 }
 
 #[test]
 fn device_and_host_agree_on_every_operator_and_conversion() {
-    let Some(ctx) = device_context(false) else { return };
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
     let mut failures = Vec::new();
     for (ty, kind) in TYPES {
         failures.extend(check_type(&ctx, ty, *kind));
     }
-    assert!(failures.is_empty(), "{} disagreement(s) on {}:\n{}", failures.len(), ctx.device_info().name, failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} disagreement(s) on {}:\n{}",
+        failures.len(),
+        ctx.device_info().name,
+        failures.join("\n")
+    );
 }

@@ -26,6 +26,23 @@ pub(crate) fn scalar_of(e: &Expr) -> Res<ScalarType> {
 impl FnCx<'_, '_> {
     /// Lowers an expression and returns its value id (an unused id for `void` calls).
     pub(crate) fn expr(&mut self, e: &Expr) -> Res<Word> {
+        let v = self.expr_unrounded(e)?;
+        let rounds = matches!(
+            e.kind,
+            ExprKind::Unary(..)
+                | ExprKind::Binary(..)
+                | ExprKind::Convert(_)
+                | ExprKind::Intrinsic { .. }
+        );
+        if rounds && e.ty == Type::Scalar(ScalarType::BF16) {
+            // bfloat16 arithmetic is float32 arithmetic rounded after each operation, as
+            // the host interpreter does it.
+            return self.round_bf16(v);
+        }
+        Ok(v)
+    }
+
+    fn expr_unrounded(&mut self, e: &Expr) -> Res<Word> {
         match &e.kind {
             ExprKind::Const(c) => self.cx.ir_constant(c, &e.ty, e.span),
             ExprKind::Load(place) => self.load(place, e),
@@ -118,14 +135,67 @@ impl FnCx<'_, '_> {
         self.read_stored(v, m.ty)
     }
 
-    /// A stored `uint32` read back as a boolean (`!= 0`); other types unchanged.
-    fn read_stored(&mut self, v: Word, ty: ScalarType) -> Res<Word> {
-        if ty != ScalarType::Bool {
-            return Ok(v);
+    /// A stored value in its register form: a `uint32` read back as a boolean (`!= 0`), the
+    /// 16 bits of a `bfloat16` widened to the float32 they are the top half of.
+    pub(crate) fn read_stored(&mut self, v: Word, ty: ScalarType) -> Res<Word> {
+        match ty {
+            ScalarType::Bool => {
+                let bool_ty = self.cx.bool_type();
+                let zero = self.cx.const_u32(0);
+                self.op(Op::INotEqual, bool_ty, &[v, zero])
+            }
+            ScalarType::BF16 => {
+                let u32_ty = self.cx.u32_type();
+                let f32_ty = self.cx.float_type(32);
+                let wide = self.op(Op::UConvert, u32_ty, &[v])?;
+                let sixteen = self.cx.const_u32(16);
+                let bits = self.op(Op::ShiftLeftLogical, u32_ty, &[wide, sixteen])?;
+                self.op(Op::Bitcast, f32_ty, &[bits])
+            }
+            _ => Ok(v),
         }
+    }
+
+    /// A register value in its stored form (inverse of [`Self::read_stored`]).
+    pub(crate) fn write_stored(&mut self, v: Word, ty: ScalarType, storage: Word) -> Res<Word> {
+        match ty {
+            ScalarType::Bool => {
+                let one = self.cx.const_u32(1);
+                let zero = self.cx.const_u32(0);
+                self.op(Op::Select, storage, &[v, one, zero])
+            }
+            ScalarType::BF16 => {
+                // The register already holds a bfloat16-exact float32: keep the top 16 bits.
+                let u32_ty = self.cx.u32_type();
+                let bits = self.op(Op::Bitcast, u32_ty, &[v])?;
+                let sixteen = self.cx.const_u32(16);
+                let high = self.op(Op::ShiftRightLogical, u32_ty, &[bits, sixteen])?;
+                self.op(Op::UConvert, storage, &[high])
+            }
+            _ => Ok(v),
+        }
+    }
+
+    /// Rounds a float32 register to bfloat16 precision, to nearest even (NaN stays NaN).
+    pub(crate) fn round_bf16(&mut self, v: Word) -> Res<Word> {
+        let u32_ty = self.cx.u32_type();
+        let f32_ty = self.cx.float_type(32);
         let bool_ty = self.cx.bool_type();
-        let zero = self.cx.const_u32(0);
-        self.op(Op::INotEqual, bool_ty, &[v, zero])
+        let bits = self.op(Op::Bitcast, u32_ty, &[v])?;
+        let sixteen = self.cx.const_u32(16);
+        let one = self.cx.const_u32(1);
+        let shifted = self.op(Op::ShiftRightLogical, u32_ty, &[bits, sixteen])?;
+        let lsb = self.op(Op::BitwiseAnd, u32_ty, &[shifted, one])?;
+        let half = self.cx.const_u32(0x7FFF);
+        let bias = self.op(Op::IAdd, u32_ty, &[half, lsb])?;
+        let rounded = self.op(Op::IAdd, u32_ty, &[bits, bias])?;
+        let quiet = self.cx.const_u32(0x0040_0000);
+        let nan_bits = self.op(Op::BitwiseOr, u32_ty, &[bits, quiet])?;
+        let is_nan = self.op(Op::IsNan, bool_ty, &[v])?;
+        let chosen = self.op(Op::Select, u32_ty, &[is_nan, nan_bits, rounded])?;
+        let mask = self.cx.const_u32(0xFFFF_0000);
+        let out = self.op(Op::BitwiseAnd, u32_ty, &[chosen, mask])?;
+        self.op(Op::Bitcast, f32_ty, &[out])
     }
 
     fn load(&mut self, place: &Place, e: &Expr) -> Res<Word> {
@@ -189,12 +259,8 @@ impl FnCx<'_, '_> {
                     return Err(host_only(base.span, &base.ty));
                 }
                 let (ptr, elem, storage) = self.buffer_element(base, index)?;
-                let mut v = self.expr(value)?;
-                if elem == ScalarType::Bool {
-                    let one = self.cx.const_u32(1);
-                    let zero = self.cx.const_u32(0);
-                    v = self.op(Op::Select, storage, &[v, one, zero])?;
-                }
+                let v = self.expr(value)?;
+                let v = self.write_stored(v, elem, storage)?;
                 self.cx.b.store(ptr, v, None, []).ice(span)
             }
         }
@@ -418,6 +484,15 @@ impl FnCx<'_, '_> {
         to: ScalarType,
         span: Span,
     ) -> Res<Word> {
+        // bfloat16 lives in float32 registers; `expr` rounds results to bfloat16.
+        let bf = |s: ScalarType| {
+            if s == ScalarType::BF16 {
+                ScalarType::F32
+            } else {
+                s
+            }
+        };
+        let (from, to) = (bf(from), bf(to));
         if from == to {
             return Ok(v);
         }

@@ -140,7 +140,7 @@ impl Ctx<'_> {
     }
 
     /// The SPIR-V type of a scalar value in registers and Function variables.
-    pub(crate) fn value_type(&mut self, s: ScalarType, span: Span) -> Res<Word> {
+    pub(crate) fn value_type(&mut self, s: ScalarType, _span: Span) -> Res<Word> {
         Ok(match s {
             ScalarType::Bool => self.bool_type(),
             ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64 => {
@@ -150,22 +150,20 @@ impl Ctx<'_> {
                 self.int_type(s.bits(), false)
             }
             ScalarType::F16 | ScalarType::F32 | ScalarType::F64 => self.float_type(s.bits()),
-            ScalarType::BF16 => {
-                return Err(unsupported(
-                    span,
-                    "`bfloat16` is not supported by the SPIR-V backend yet",
-                ))
-            }
+            // SPIR-V has no bfloat16 arithmetic: values live in float32 registers, rounded to
+            // bfloat16 after every operation (see `round_bf16`), and are stored as 16 bits.
+            ScalarType::BF16 => self.float_type(32),
         })
     }
 
     /// The SPIR-V type of a scalar stored in a buffer or the push-constant block: booleans
     /// have no defined memory layout in SPIR-V, so they are stored as `uint32` (0 or 1).
+    /// `bfloat16` is stored as its 16 high float32 bits in a `uint16`.
     pub(crate) fn storage_type(&mut self, s: ScalarType, span: Span) -> Res<Word> {
-        if s == ScalarType::Bool {
-            Ok(self.u32_type())
-        } else {
-            self.value_type(s, span)
+        match s {
+            ScalarType::Bool => Ok(self.u32_type()),
+            ScalarType::BF16 => Ok(self.int_type(16, false)),
+            _ => self.value_type(s, span),
         }
     }
 
@@ -243,6 +241,10 @@ impl Ctx<'_> {
         let bits = match s {
             ScalarType::F16 => u64::from(f64_to_f16_bits(value)),
             ScalarType::F32 => u64::from((value as f32).to_bits()),
+            // The value is already bfloat16-exact; it lives in a float32 register.
+            ScalarType::BF16 => {
+                return self.const_bits(ScalarType::F32, u64::from((value as f32).to_bits()), span)
+            }
             ScalarType::F64 => value.to_bits(),
             _ => return Err(unsupported(span, format!("`{s}` is not a float type"))),
         };
