@@ -56,7 +56,7 @@ fn values(ty: &str, kind: Kind) -> Vec<String> {
                 .collect();
             for x in [max, min, max - 1, min + 1] {
                 v.push(if bits == 64 && x == min {
-                    format!("(int64) (-9223372036854775807L - 1L)")
+                    "(int64) (-9223372036854775807L - 1L)".to_string()
                 } else {
                     c(&format!("{x}L"))
                 });

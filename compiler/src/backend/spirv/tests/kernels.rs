@@ -478,12 +478,12 @@ fn errors_instead_of_panics() {
     k.param("s", Type::String);
     let m = module(vec![k.body(vec![])]);
     assert!(compile_kernel(&m, FunctionId(0), &SpirvOptions::default()).is_err());
-    // bfloat16 is not supported yet.
-    let mut k = Fb::kernel("bad3");
+    // A bfloat16 buffer is stored as 16-bit words.
+    let mut k = Fb::kernel("bf");
     k.param("b", Type::Buffer(ScalarType::BF16));
     let m = module(vec![k.body(vec![])]);
-    let err = compile_kernel(&m, FunctionId(0), &SpirvOptions::default()).unwrap_err();
-    assert_eq!(err[0].code, Code::UnsupportedFeature);
+    let ok = compile_kernel(&m, FunctionId(0), &SpirvOptions::default()).expect("bfloat16 buffer");
+    assert_eq!(ok.reflection.bindings[0].element_stride, Some(2));
     // Not a kernel, and an id out of range.
     let m = module(vec![Fb::device("d", Type::Void).body(vec![])]);
     assert!(compile_kernel(&m, FunctionId(0), &SpirvOptions::default()).is_err());
