@@ -10,4 +10,8 @@ pub const STDLIB_FILES: &[(&str, &str)] = &[
         "cajeta/lang.cajeta",
         include_str!("../../../stdlib/cajeta/lang.cajeta"),
     ),
+    (
+        "cajeta/io.cajeta",
+        include_str!("../../../stdlib/cajeta/io.cajeta"),
+    ),
 ];

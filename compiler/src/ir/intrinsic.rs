@@ -2,6 +2,8 @@
 //! `@Intrinsic("name")`; the name maps to one variant here, and each backend has one
 //! lowering function per variant.
 
+use super::types::ScalarType;
+
 /// A grid axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Axis {
@@ -146,6 +148,24 @@ pub enum HostOp {
     Concat,
     /// `String.valueOf(x)` / implicit string conversion.
     ToString,
+    /// `System.out.printf(fmt, args…)`: args `[fmt, args…]` (any number, any types).
+    Printf,
+    /// `Integer.parseInt(s)` → int32.
+    ParseInt,
+    /// `Float.parseFloat(s)` → float32.
+    ParseFloat,
+    /// `Files.readFloat32(path)` and friends: the whole file as raw little-endian elements.
+    FileRead(ScalarType),
+    /// `Files.writeFloat32(path, arr)` and friends: raw little-endian elements.
+    FileWrite(ScalarType),
+    /// `Files.readImage(path)`: PNG/JPEG decoded to float32 luminance in [0, 1], row-major.
+    ReadImage,
+    /// `Files.imageWidth(path)`.
+    ImageFileWidth,
+    /// `Files.imageHeight(path)`.
+    ImageFileHeight,
+    /// `img.save(path)`: PNG (8-bit, clamped to [0, 1]) or PFM (exact floats).
+    ImageSave,
 }
 
 impl HostOp {
@@ -163,6 +183,19 @@ impl HostOp {
             "host.stream.sync" => HostOp::StreamSync,
             "host.println" => HostOp::Println,
             "host.print" => HostOp::Print,
+            "host.printf" => HostOp::Printf,
+            "host.integer.parse" => HostOp::ParseInt,
+            "host.float.parse" => HostOp::ParseFloat,
+            "host.files.read_float32" => HostOp::FileRead(ScalarType::F32),
+            "host.files.read_int32" => HostOp::FileRead(ScalarType::I32),
+            "host.files.read_uint32" => HostOp::FileRead(ScalarType::U32),
+            "host.files.write_float32" => HostOp::FileWrite(ScalarType::F32),
+            "host.files.write_int32" => HostOp::FileWrite(ScalarType::I32),
+            "host.files.write_uint32" => HostOp::FileWrite(ScalarType::U32),
+            "host.files.read_image" => HostOp::ReadImage,
+            "host.files.image_width" => HostOp::ImageFileWidth,
+            "host.files.image_height" => HostOp::ImageFileHeight,
+            "host.image2d.save" => HostOp::ImageSave,
             _ => return None,
         })
     }

@@ -12,6 +12,7 @@
 //! methods.
 
 mod intrinsic;
+pub mod printf;
 mod types;
 
 pub use intrinsic::{Axis, HostOp, Intrinsic, MathFn};

@@ -191,6 +191,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             if matches!(&base.kind, ast::ExprKind::Name(n) if n == "System" && self.lookup("System").is_none())
                 && field.name == "out"
             {
+                if name.name == "printf" {
+                    return self.printf_call(args, span);
+                }
                 return self.intrinsic_call("SystemOut", None, name, args, span);
             }
         }

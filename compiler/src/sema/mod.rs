@@ -11,6 +11,7 @@ mod calls;
 mod conversions;
 mod expr;
 mod fold;
+mod hostio;
 mod literals;
 mod names;
 

@@ -55,6 +55,13 @@ pub struct ImageObj {
     image: Image2D,
 }
 
+impl ImageObj {
+    /// The texel format the image was created with.
+    pub fn format(&self) -> RtImageFormat {
+        self.image.format()
+    }
+}
+
 /// A `KernelStream` of the host program.
 pub struct StreamObj {
     stream: Stream,
@@ -281,7 +288,7 @@ impl Interp<'_> {
         }
     }
 
-    fn eval_image(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<ImageObj>, Fail> {
+    pub(super) fn eval_image(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<ImageObj>, Fail> {
         match self.eval(f, e)? {
             Value::Image(i) => Ok(i),
             Value::Void => err(e.span, "use of a null Image2D"),
@@ -295,6 +302,19 @@ impl Interp<'_> {
             Value::Void => err(e.span, "use of a null array"),
             other => internal(e.span, format!("expected an array, found {other:?}")),
         }
+    }
+
+    /// Every texel of `img` as the runtime lays it out (row-major, tightly packed), after the
+    /// work recorded before it.
+    pub(super) fn image_bytes(&mut self, img: &ImageObj, span: Span) -> Result<Vec<u8>, Fail> {
+        let texels = img.width as usize * img.height as usize;
+        let mut bytes = vec![0u8; texels * img.format().texel_size() as usize];
+        let stream = self.device.stream(span)?;
+        stream
+            .stream
+            .download_image(&img.image, &mut bytes)
+            .or_else(|x| err(span, x.to_string()))?;
+        Ok(bytes)
     }
 
     /// Buffer upload/download: evaluates `[buffer, array]` and checks that they match.

@@ -82,6 +82,41 @@ impl Interp<'_> {
                     v => Ok(Value::str(v.to_string())),
                 }
             }
+            HostOp::Printf => {
+                let values = self.eval_all(f, args)?;
+                let Some((Value::Str(fmt), rest)) = values.split_first() else {
+                    return err(span, "printf needs a format string");
+                };
+                let text = crate::ir::printf::parse(fmt)
+                    .and_then(|p| super::printf::format(&p, rest))
+                    .or_else(|m| err(span, format!("printf: {m}")))?;
+                match write!(self.out, "{text}") {
+                    Ok(()) => Ok(Value::Void),
+                    Err(io) => err(span, format!("cannot write to standard output: {io}")),
+                }
+            }
+            HostOp::ParseInt | HostOp::ParseFloat => {
+                let [x] = args else {
+                    return internal(span, "parse needs one argument");
+                };
+                let text = match self.eval(f, x)? {
+                    Value::Str(s) => s,
+                    Value::Void => return err(span, "cannot parse a null String"),
+                    other => return internal(span, format!("parsing {other:?}")),
+                };
+                let r = if op == HostOp::ParseInt {
+                    super::printf::parse_int(&text).map(Scalar::I32)
+                } else {
+                    super::printf::parse_float(&text).map(Scalar::F32)
+                };
+                r.map(Value::Scalar).or_else(|m| err(span, m))
+            }
+            HostOp::FileRead(_)
+            | HostOp::FileWrite(_)
+            | HostOp::ReadImage
+            | HostOp::ImageFileWidth
+            | HostOp::ImageFileHeight
+            | HostOp::ImageSave => self.file_op(f, op, args, e),
             HostOp::NewBuffer
             | HostOp::NewImage2D
             | HostOp::BufferUpload

@@ -10,9 +10,11 @@
 
 mod device;
 mod eval;
+mod files;
 pub mod format;
 mod hostops;
 pub mod ops;
+mod printf;
 pub mod value;
 
 #[cfg(test)]
