@@ -266,6 +266,15 @@ fn ulp(bits: u32, v: f64) -> f64 {
     2f64.powi(e - (p - 1))
 }
 
+/// Division is bounded by Vulkan for |y| in [1 / limit, limit].
+fn div_limit(bits: u32) -> f64 {
+    2f64.powi(match bits {
+        16 => 14,
+        8 | 32 => 126,
+        _ => 1022,
+    })
+}
+
 /// Beyond this quotient magnitude `trunc(x / y)` has no fractional information left in the
 /// type (or overflows it), so OpFRem's inherited definition says nothing useful.
 fn quotient_limit(bits: u32) -> f64 {
