@@ -183,6 +183,13 @@ pub enum Place {
         /// Element index; `uint32` for buffers, `int32`/`uint32` for host arrays.
         index: Box<Expr>,
     },
+    /// One lane of a vector held in `base` (`v.x = …`, `v[1] = …`, `buf[i].y = …`).
+    Lane {
+        /// The vector-typed place.
+        base: Box<Place>,
+        /// Lane index, below the vector's size.
+        lane: u8,
+    },
 }
 
 /// A typed expression.
@@ -329,6 +336,13 @@ pub enum ExprKind {
     },
     /// `kernel.launch(stream, grid: [...], block: [...])(args...)` (host only).
     Launch(Box<Launch>),
+    /// Builds a `Vector`/`Matrix` of [`Expr::ty`] from scalars and vectors of its lane type
+    /// whose lanes, in order, fill it exactly (a matrix column-major).
+    Construct(Vec<Expr>),
+    /// The scalar operand repeated in every lane of the vector type [`Expr::ty`].
+    Splat(Box<Expr>),
+    /// Lanes of a vector, by index: one lane gives a scalar, several a vector (a swizzle).
+    Swizzle(Box<Expr>, Vec<u8>),
     /// Runs `stmts` then yields `value`: used for assignments and `++`/`--` inside
     /// expressions, so backends only need statement-level stores.
     Sequence(Block, Box<Expr>),

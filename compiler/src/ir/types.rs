@@ -172,8 +172,13 @@ pub enum Type {
     Void,
     /// A scalar.
     Scalar(ScalarType),
-    /// `KernelBuffer<T>`: a storage buffer of scalar elements.
-    Buffer(ScalarType),
+    /// `Vector<T, N>`: N (2..=4) lanes of a scalar type.
+    Vector(ScalarType, u8),
+    /// `Matrix<T, R, C>`: R rows by C columns (2..=4 each) of a float type, stored
+    /// column-major (SPIR-V `OpTypeMatrix` of C column vectors of R lanes).
+    Matrix(ScalarType, u8, u8),
+    /// `KernelBuffer<T>`: a storage buffer of scalar or vector elements.
+    Buffer(Box<Type>),
     /// `Image2D`: a storage image.
     Image2D(ImageFormat),
     /// Host array `T[]`.
@@ -198,6 +203,65 @@ impl Type {
         }
     }
 
+    /// A vector type.
+    pub const fn vector(s: ScalarType, n: u8) -> Type {
+        Type::Vector(s, n)
+    }
+
+    /// `KernelBuffer<elem>`.
+    pub fn buffer(elem: Type) -> Type {
+        Type::Buffer(Box::new(elem))
+    }
+
+    /// The lane type of a scalar, vector or matrix.
+    pub fn elem_scalar(&self) -> Option<ScalarType> {
+        match self {
+            Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// Number of lanes: 1 for scalars, N for vectors, R*C for matrices, 0 otherwise.
+    pub fn lanes(&self) -> usize {
+        match self {
+            Type::Scalar(_) => 1,
+            Type::Vector(_, n) => *n as usize,
+            Type::Matrix(_, r, c) => (*r as usize) * (*c as usize),
+            _ => 0,
+        }
+    }
+
+    /// True for plain data passed by value: scalars, vectors and matrices.
+    pub fn is_value_data(&self) -> bool {
+        matches!(self, Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..))
+    }
+
+    /// std430 `(size, alignment)` in bytes of a scalar or vector (booleans are 4 bytes):
+    /// a 2-lane vector aligns to twice its lane size, 3 and 4 lanes to four times it; a
+    /// matrix is an array of column vectors.
+    pub fn std430_layout(&self) -> Option<(u32, u32)> {
+        match self {
+            Type::Scalar(s) => Some((s.size_bytes(), s.size_bytes())),
+            Type::Vector(s, n) => {
+                let lane = s.size_bytes();
+                let align = if *n == 2 { 2 * lane } else { 4 * lane };
+                Some((lane * u32::from(*n), align))
+            }
+            Type::Matrix(s, r, c) => {
+                let (_, col_align) = Type::Vector(*s, *r).std430_layout()?;
+                Some((col_align * u32::from(*c), col_align))
+            }
+            _ => None,
+        }
+    }
+
+    /// The std430 array stride of this element type (size rounded up to the alignment:
+    /// `Vector<float32,3>` → 16).
+    pub fn std430_stride(&self) -> Option<u32> {
+        let (size, align) = self.std430_layout()?;
+        Some(size.div_ceil(align) * align)
+    }
+
     /// True for descriptor-bound kernel resources (buffers and images).
     pub fn is_resource(&self) -> bool {
         matches!(self, Type::Buffer(_) | Type::Image2D(_))
@@ -207,7 +271,12 @@ impl Type {
     pub fn is_host_only(&self) -> bool {
         match self {
             Type::Array(_) | Type::String | Type::Stream => true,
-            Type::Void | Type::Scalar(_) | Type::Buffer(_) | Type::Image2D(_) => false,
+            Type::Void
+            | Type::Scalar(_)
+            | Type::Vector(..)
+            | Type::Matrix(..)
+            | Type::Buffer(_)
+            | Type::Image2D(_) => false,
         }
     }
 }
@@ -217,6 +286,8 @@ impl fmt::Display for Type {
         match self {
             Type::Void => f.write_str("void"),
             Type::Scalar(s) => write!(f, "{s}"),
+            Type::Vector(s, n) => write!(f, "Vector<{s},{n}>"),
+            Type::Matrix(s, r, c) => write!(f, "Matrix<{s},{r},{c}>"),
             Type::Buffer(s) => write!(f, "KernelBuffer<{s}>"),
             Type::Image2D(_) => f.write_str("Image2D"),
             Type::Array(t) => write!(f, "{t}[]"),

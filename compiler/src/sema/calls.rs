@@ -302,9 +302,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             _ => {}
         }
         let mut generics: HashMap<String, Type> = HashMap::new();
-        if let (Some(r), Some(Type::Buffer(s))) = (&recv, recv.as_ref().map(|r| &r.ty)) {
-            let _ = r;
-            generics.insert("T".to_string(), Type::Scalar(*s));
+        if let Some(Type::Buffer(elem)) = recv.as_ref().map(|r| &r.ty) {
+            // Host transfers of a buffer of Vector<T,N> take flat T[] arrays (SPEC §9).
+            let bound = match (&**elem, device) {
+                (Type::Vector(s, _), false) => Type::Scalar(*s),
+                (other, _) => other.clone(),
+            };
+            generics.insert("T".to_string(), bound);
         }
         let values = self.intrinsic_args(&m, &args, &mut generics)?;
         let ret = match resolve_type(&m.decl.ret, &generics) {
@@ -588,13 +592,17 @@ impl<'s, 'a> FnCtx<'s, 'a> {
 
     /// `heap KernelBuffer<T>(n)`, `heap Image2D(w, h)`.
     pub fn new_object(&mut self, ty: &ast::TypeExpr, args: &[ast::Arg], span: Span) -> R<ir::Expr> {
-        if self.is_device() {
-            return self.host_only(span, "allocation");
-        }
         let t = match resolve_type(ty, &HashMap::new()) {
             Ok(t) => t,
             Err(d) => return self.error(d),
         };
+        // Vectors and matrices are values: `stack`/`heap` only construct them, in kernels too.
+        if let Type::Vector(..) | Type::Matrix(..) = t {
+            return self.construct(t, args, span);
+        }
+        if self.is_device() {
+            return self.host_only(span, "allocation");
+        }
         let args = self.positional(args)?;
         let (op, want) = match &t {
             Type::Buffer(_) => (HostOp::NewBuffer, 1),

@@ -53,7 +53,11 @@ pub fn is_pure(e: &ir::Expr) -> bool {
     match &e.kind {
         ExprKind::Const(_) | ExprKind::Str(_) => true,
         ExprKind::Load(p) => place_is_pure(p),
-        ExprKind::Unary(_, a) | ExprKind::Convert(a) => is_pure(a),
+        ExprKind::Unary(_, a)
+        | ExprKind::Convert(a)
+        | ExprKind::Splat(a)
+        | ExprKind::Swizzle(a, _) => is_pure(a),
+        ExprKind::Construct(parts) => parts.iter().all(is_pure),
         ExprKind::Binary(op, a, b) => {
             !matches!(op, BinaryOp::Div | BinaryOp::Rem) && is_pure(a) && is_pure(b)
         }
@@ -65,6 +69,7 @@ fn place_is_pure(p: &Place) -> bool {
     match p {
         Place::Local(_) => true,
         Place::Index { base, index } => is_pure(base) && is_pure(index),
+        Place::Lane { base, .. } => place_is_pure(base),
     }
 }
 
@@ -162,7 +167,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ast::ExprKind::Name(name) => self.name_expr(name, span),
             ast::ExprKind::Field(base, field) => self.field_expr(base, field, span),
             ast::ExprKind::Index(..) => {
-                let (place, ty) = self.place(e)?;
+                let ast::ExprKind::Index(base, index) = &e.kind else {
+                    unreachable!()
+                };
+                let b = self.expr(base, None)?;
+                if let Type::Vector(..) = b.ty {
+                    return self.vector_index(b, index, span);
+                }
+                let (place, ty) = self.index_place(b, base, index, e.span)?;
                 Ok(ir::Expr {
                     kind: ExprKind::Load(place),
                     ty,
@@ -320,6 +332,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
 
     fn field_expr(&mut self, base: &ast::Expr, field: &ast::Ident, span: Span) -> R<ir::Expr> {
         let b = self.expr(base, None)?;
+        if let Type::Vector(..) = b.ty {
+            return self.swizzle(b, field, span);
+        }
         match (&b.ty, field.name.as_str()) {
             (Type::Array(_), "length") => Ok(ir::Expr {
                 kind: ExprKind::Host {
@@ -350,41 +365,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     Err(())
                 }
             },
+            ast::ExprKind::Field(base, field) => {
+                let b = self.expr(base, None)?;
+                self.lane_place(b, super::vector::LaneSel::Name(field), e.span)
+            }
             ast::ExprKind::Index(base, index) => {
                 let b = self.expr(base, None)?;
-                let elem = match &b.ty {
-                    Type::Buffer(s) => {
-                        if !self.is_device() {
-                            return self.error(
-                                Diagnostic::error(
-                                    Code::DeviceOnlyInHost,
-                                    e.span,
-                                    "KernelBuffer elements are not indexable in host code",
-                                )
-                                .with_note("help: download into a host array, then index that"),
-                            );
-                        }
-                        scalar(*s)
-                    }
-                    Type::Array(t) => (**t).clone(),
-                    other => {
-                        let other = other.clone();
-                        return self.error(Diagnostic::error(
-                            Code::InvalidOperator,
-                            base.span,
-                            format!("`{other}` cannot be indexed"),
-                        ));
-                    }
-                };
-                let i = self.expr(index, Some(&scalar(ScalarType::U32)))?;
-                let i = self.index_value(i, index.span, matches!(b.ty, Type::Buffer(_)))?;
-                Ok((
-                    Place::Index {
-                        base: Box::new(b),
-                        index: Box::new(i),
-                    },
-                    elem,
-                ))
+                if let Type::Vector(..) = b.ty {
+                    return self.lane_place(b, super::vector::LaneSel::Index(index), e.span);
+                }
+                self.index_place(b, base, index, e.span)
             }
             _ => self.error(
                 Diagnostic::error(
@@ -395,6 +385,50 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 .with_label("not a variable or element"),
             ),
         }
+    }
+
+    /// `b[index]` of a buffer or host array `b` (already checked from `base`).
+    fn index_place(
+        &mut self,
+        b: ir::Expr,
+        base: &ast::Expr,
+        index: &ast::Expr,
+        span: Span,
+    ) -> R<(Place, Type)> {
+        let elem = match &b.ty {
+            Type::Buffer(elem) => {
+                let elem = (**elem).clone();
+                if !self.is_device() {
+                    return self.error(
+                        Diagnostic::error(
+                            Code::DeviceOnlyInHost,
+                            span,
+                            "KernelBuffer elements are not indexable in host code",
+                        )
+                        .with_note("help: download into a host array, then index that"),
+                    );
+                }
+                elem
+            }
+            Type::Array(t) => (**t).clone(),
+            other => {
+                let other = other.clone();
+                return self.error(Diagnostic::error(
+                    Code::InvalidOperator,
+                    base.span,
+                    format!("`{other}` cannot be indexed"),
+                ));
+            }
+        };
+        let i = self.expr(index, Some(&scalar(ScalarType::U32)))?;
+        let i = self.index_value(i, index.span, matches!(b.ty, Type::Buffer(_)))?;
+        Ok((
+            Place::Index {
+                base: Box::new(b),
+                index: Box::new(i),
+            },
+            elem,
+        ))
     }
 
     fn index_value(&mut self, i: ir::Expr, span: Span, buffer: bool) -> R<ir::Expr> {
@@ -816,6 +850,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     index: Box::new(index),
                 }
             }
+            Place::Lane { base, lane } => Place::Lane {
+                base: Box::new(self.stabilize(*base, stmts)),
+                lane,
+            },
         }
     }
 

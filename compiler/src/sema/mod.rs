@@ -14,6 +14,7 @@ mod fold;
 mod hostio;
 mod literals;
 mod names;
+mod vector;
 
 pub use fold::float_to_int;
 pub use literals::round_to_float;

@@ -331,13 +331,33 @@ pub fn resolve_type(
                         ));
                     };
                     match resolve_type(inner, generics)? {
-                        Type::Scalar(s) => Ok(Type::Buffer(s)),
+                        elem @ (Type::Scalar(_) | Type::Vector(..)) => Ok(Type::buffer(elem)),
                         other => Err(Diagnostic::error(
                             Code::UnsupportedFeature,
                             inner.span,
-                            format!("KernelBuffer<{other}> is not supported yet: element types are scalars"),
+                            format!("KernelBuffer<{other}> is not supported: element types are scalars and vectors"),
                         )),
                     }
+                }
+                "Vector" => {
+                    arity(2)?;
+                    let s = lane_type(&args[0], t.span, generics)?;
+                    let n = type_int(&args[1], "the lane count N of Vector<T, N>")?;
+                    Ok(Type::Vector(s, n))
+                }
+                "Matrix" => {
+                    arity(3)?;
+                    let s = lane_type(&args[0], t.span, generics)?;
+                    if !s.is_float() {
+                        return Err(Diagnostic::error(
+                            Code::TypeMismatch,
+                            t.span,
+                            format!("Matrix<{s}, R, C> needs a float element type"),
+                        ));
+                    }
+                    let r = type_int(&args[1], "the row count R of Matrix<T, R, C>")?;
+                    let c = type_int(&args[2], "the column count C of Matrix<T, R, C>")?;
+                    Ok(Type::Matrix(s, r, c))
                 }
                 "Image2D" => {
                     arity(0)?;
@@ -345,8 +365,8 @@ pub fn resolve_type(
                 }
                 "KernelStream" => Ok(Type::Stream),
                 "String" => Ok(Type::String),
-                "Vector" | "Matrix" | "Shared" | "Texture1D" | "Texture2D" | "Texture3D"
-                | "Texture2DArray" | "TextureCube" | "Sampler" | "Event" => Err(Diagnostic::error(
+                "Shared" | "Texture1D" | "Texture2D" | "Texture3D" | "Texture2DArray"
+                | "TextureCube" | "Sampler" | "Event" => Err(Diagnostic::error(
                     Code::UnsupportedFeature,
                     t.span,
                     format!("`{name}` is not supported yet by this version of cajetac"),
@@ -360,5 +380,46 @@ pub fn resolve_type(
                 .with_note("scalar types spell their width: int32, uint32, float32, …")),
             }
         }
+    }
+}
+
+/// The lane type `T` of `Vector<T, N>` / `Matrix<T, R, C>`: a scalar (boolean allowed, for
+/// comparison masks).
+fn lane_type(
+    arg: &ast::TypeArg,
+    span: crate::diagnostics::Span,
+    generics: &HashMap<String, Type>,
+) -> Result<ScalarType, Diagnostic> {
+    let ast::TypeArg::Type(inner) = arg else {
+        return Err(Diagnostic::error(
+            Code::TypeMismatch,
+            span,
+            "the first type argument must be a scalar type",
+        ));
+    };
+    match resolve_type(inner, generics)? {
+        Type::Scalar(s) => Ok(s),
+        other => Err(Diagnostic::error(
+            Code::TypeMismatch,
+            inner.span,
+            format!("vector and matrix lanes must be scalars, found {other}"),
+        )),
+    }
+}
+
+/// A size argument (`N`, `R`, `C`) of a vector or matrix type: an integer 2, 3 or 4.
+fn type_int(arg: &ast::TypeArg, what: &str) -> Result<u8, Diagnostic> {
+    let (value, span) = match arg {
+        ast::TypeArg::Int(text, span) => (text.parse::<u32>().ok(), *span),
+        ast::TypeArg::Type(t) => (None, t.span),
+    };
+    match value {
+        Some(n @ 2..=4) => Ok(n as u8),
+        _ => Err(Diagnostic::error(
+            Code::TypeMismatch,
+            span,
+            format!("{what} must be 2, 3 or 4"),
+        )
+        .with_label("not 2, 3 or 4")),
     }
 }

@@ -28,8 +28,10 @@ use crate::ir::{Expr, FunctionId, HostOp, ImageFormat, Launch, ScalarType, Type}
 
 /// A `KernelBuffer<T>` of the host program.
 pub struct BufferObj {
-    /// Element type.
+    /// Element (lane) type.
     pub elem: ScalarType,
+    /// 1 for scalar elements, N for `Vector<elem, N>` elements.
+    pub lanes: u8,
     /// Length in elements.
     pub len: u64,
     /// The device buffer; `None` after `free()`.
@@ -167,13 +169,19 @@ impl<'a> Device<'a> {
     }
 }
 
-/// Bytes per buffer element (`boolean` is stored as a 4-byte 0/1).
-fn elem_size(s: ScalarType) -> u64 {
-    s.size_bytes() as u64
+impl BufferObj {
+    /// The element type as written (`float32`, `Vector<float32,4>`).
+    pub fn elem_type(&self) -> Type {
+        if self.lanes > 1 {
+            Type::Vector(self.elem, self.lanes)
+        } else {
+            Type::Scalar(self.elem)
+        }
+    }
 }
 
 /// The little-endian buffer image of a scalar array.
-fn array_to_bytes(a: &Array) -> Option<Vec<u8>> {
+pub(super) fn array_to_bytes(a: &Array) -> Option<Vec<u8>> {
     macro_rules! le {
         ($v:expr, $f:expr) => {
             $v.iter().flat_map(|x| $f(*x)).collect()
@@ -341,20 +349,31 @@ impl Interp<'_> {
                 span,
                 format!(
                     "cannot {dir} a {name}[] array with a KernelBuffer<{}>",
-                    obj.elem
+                    obj.elem_type()
                 ),
             );
         }
-        if len != obj.len {
+        // A buffer of Vector<T,N> travels as a flat T[] of N times its length.
+        let want = obj.len.saturating_mul(u64::from(obj.lanes));
+        if len != want {
+            let flat = if obj.lanes > 1 {
+                format!(" ({want} {} values)", obj.elem)
+            } else {
+                String::new()
+            };
             return err(
                 span,
                 format!(
-                    "{dir} length mismatch: the KernelBuffer<{}> has {} elements but the host array has {len}",
-                    obj.elem, obj.len
+                    "{dir} length mismatch: the KernelBuffer<{}> has {} elements{flat} but the host array has {len}",
+                    obj.elem_type(), obj.len
                 ),
             );
         }
-        Ok(Transfer { buffer, array })
+        Ok(Transfer {
+            buffer,
+            array,
+            layout: super::lanes::Layout::of(obj.elem, obj.lanes),
+        })
     }
 
     /// The buffer, image and stream operations of [`HostOp`].
@@ -370,11 +389,16 @@ impl Interp<'_> {
             |r: Result<(), cajeta_runtime::RuntimeError>| r.or_else(|x| err(span, x.to_string()));
         match (op, args) {
             (HostOp::NewBuffer, [n]) => {
-                let Type::Buffer(elem) = e.ty else {
+                let Type::Buffer(elem_ty) = &e.ty else {
                     return internal(span, format!("buffer of type {}", e.ty));
                 };
+                let (Some(elem), Some(stride)) = (elem_ty.elem_scalar(), elem_ty.std430_stride())
+                else {
+                    return internal(span, format!("buffer of type {}", e.ty));
+                };
+                let lanes = elem_ty.lanes() as u8;
                 let len = self.eval_count(f, n, "buffer length")?;
-                let Some(bytes) = len.checked_mul(elem_size(elem)) else {
+                let Some(bytes) = len.checked_mul(u64::from(stride)) else {
                     return err(span, format!("buffer of {len} elements is too large"));
                 };
                 let buffer = self
@@ -384,6 +408,7 @@ impl Interp<'_> {
                     .or_else(|x| err(span, x.to_string()))?;
                 Ok(Value::Buffer(Rc::new(BufferObj {
                     elem,
+                    lanes,
                     len,
                     buffer: RefCell::new(Some(buffer)),
                 })))
@@ -408,6 +433,7 @@ impl Interp<'_> {
             (HostOp::BufferUpload, _) => {
                 let t = self.transfer(f, args, span, "upload")?;
                 let bytes = array_to_bytes(&t.array.borrow()).unwrap_or_default();
+                let bytes = t.layout.pad(bytes);
                 if bytes.is_empty() {
                     return Ok(Value::Void);
                 }
@@ -418,12 +444,14 @@ impl Interp<'_> {
             }
             (HostOp::BufferDownload, _) => {
                 let t = self.transfer(f, args, span, "download")?;
-                let mut bytes = array_to_bytes(&t.array.borrow()).unwrap_or_default();
+                let bytes = array_to_bytes(&t.array.borrow()).unwrap_or_default();
+                let mut bytes = t.layout.pad(bytes);
                 if bytes.is_empty() {
                     return Ok(Value::Void);
                 }
                 let stream = self.device.stream(span)?;
                 rt(stream.stream.download_buffer(&t.buffer, &mut bytes))?;
+                let bytes = t.layout.unpad(bytes);
                 array_from_bytes(&mut t.array.borrow_mut(), &bytes);
                 Ok(Value::Void)
             }
@@ -537,6 +565,9 @@ impl Interp<'_> {
                 (Type::Buffer(_), Value::Buffer(b)) => OwnedArg::Buffer(b.live(e.span)?),
                 (Type::Image2D(_), Value::Image(i)) => OwnedArg::Image(i),
                 (Type::Scalar(_), Value::Scalar(s)) => scalar_arg(s),
+                (ty @ (Type::Vector(..) | Type::Matrix(..)), Value::Vector(lanes)) => {
+                    OwnedArg::Bytes(super::lanes::push_bytes(ty, &lanes))
+                }
                 (_, Value::Void) => {
                     return err(e.span, format!("null argument for parameter `{}`", p.name))
                 }
@@ -565,4 +596,6 @@ impl Interp<'_> {
 struct Transfer {
     buffer: Buffer,
     array: super::value::ArrayRef,
+    /// How the flat array's elements sit in the buffer (vec3 padding).
+    layout: super::lanes::Layout,
 }

@@ -148,6 +148,7 @@ impl<'a> Interp<'a> {
                     let v = self.eval(f, value)?;
                     store_element(&b, i, v, *span)?;
                 }
+                Place::Lane { base, lane } => self.store_lane(f, base, *lane, value, *span)?,
             },
             Stmt::If {
                 cond,
@@ -284,6 +285,10 @@ impl<'a> Interp<'a> {
             ExprKind::Str(s) => Ok(Value::str(s)),
             ExprKind::Load(Place::Local(id)) => load_local(f, *id, e),
             ExprKind::Load(Place::Index { base, index }) => self.eval_index(f, base, index, e),
+            ExprKind::Load(Place::Lane { base, lane }) => self.load_lane(f, base, *lane, e),
+            ExprKind::Construct(parts) => self.eval_construct(f, parts, e),
+            ExprKind::Splat(a) => self.eval_splat(f, a, e),
+            ExprKind::Swizzle(a, lanes) => self.eval_swizzle(f, a, lanes, e),
             ExprKind::Unary(..) | ExprKind::Convert(_) => self.eval_scalar(f, e).map(Value::Scalar),
             ExprKind::Binary(op, a, b) => match a.ty {
                 Type::Scalar(_) => self.eval_scalar(f, e).map(Value::Scalar),
@@ -432,14 +437,14 @@ fn constant(c: &Constant, e: &Expr) -> Result<Value, Fail> {
     }
 }
 
-fn load_local(f: &Frame, id: LocalId, e: &Expr) -> Result<Value, Fail> {
+pub(super) fn load_local(f: &Frame, id: LocalId, e: &Expr) -> Result<Value, Fail> {
     match f.get(id.0) {
         Some(v) => Ok(v.clone()),
         None => internal(e.span, format!("unknown local #{}", id.0)),
     }
 }
 
-fn local_mut(f: &mut Frame, id: LocalId, span: Span) -> Result<&mut Value, Fail> {
+pub(super) fn local_mut(f: &mut Frame, id: LocalId, span: Span) -> Result<&mut Value, Fail> {
     match f.get_mut(id.0) {
         Some(v) => Ok(v),
         None => internal(span, format!("unknown local #{}", id.0)),

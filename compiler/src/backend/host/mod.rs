@@ -13,9 +13,11 @@ mod eval;
 mod files;
 pub mod format;
 mod hostops;
+mod lanes;
 pub mod ops;
 mod printf;
 pub mod value;
+mod vector;
 
 #[cfg(test)]
 mod tests;

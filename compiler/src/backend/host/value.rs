@@ -178,6 +178,9 @@ pub enum Value {
     Str(Rc<str>),
     /// A host array `T[]`.
     Array(ArrayRef),
+    /// A `Vector<T, N>` (its lanes), or a `Matrix<T, R, C>` (its lanes column-major):
+    /// immutable, a lane write builds a new one.
+    Vector(Rc<[Scalar]>),
     /// A `KernelBuffer<T>`.
     Buffer(Rc<BufferObj>),
     /// An `Image2D`.
@@ -211,6 +214,7 @@ impl Value {
         match (self, other) {
             (Value::Void, Value::Void) => true,
             (Value::Scalar(a), Value::Scalar(b)) => a == b,
+            (Value::Vector(a), Value::Vector(b)) => a == b,
             (Value::Str(a), Value::Str(b)) => a == b,
             (Value::Array(a), Value::Array(b)) => Rc::ptr_eq(a, b),
             (Value::Buffer(a), Value::Buffer(b)) => Rc::ptr_eq(a, b),
@@ -262,7 +266,17 @@ impl Value {
                 }
                 _ => f.write_str("[...]"),
             },
-            Value::Buffer(b) => write!(f, "KernelBuffer<{}>[{}]", b.elem, b.len),
+            Value::Vector(lanes) => {
+                f.write_str("(")?;
+                for (i, l) in lanes.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{l}")?;
+                }
+                f.write_str(")")
+            }
+            Value::Buffer(b) => write!(f, "KernelBuffer<{}>[{}]", b.elem_type(), b.len),
             Value::Image(i) => write!(f, "Image2D[{}x{}]", i.width, i.height),
             Value::Stream(_) => f.write_str("KernelStream"),
         }

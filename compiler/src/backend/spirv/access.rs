@@ -77,23 +77,7 @@ impl Walker<'_> {
             Stmt::Expr(e) => self.expr(e, env),
             Stmt::Store { place, value, .. } => {
                 self.expr(value, env)?;
-                match place {
-                    Place::Local(l) => {
-                        // Assigning a resource local makes it an alias of the resource.
-                        if value.ty.is_resource() {
-                            let handle = resource_of(value, env);
-                            if let Some(slot) = env.get_mut(l.0) {
-                                *slot = handle;
-                            }
-                        }
-                        Ok(())
-                    }
-                    Place::Index { base, index } => {
-                        self.expr(index, env)?;
-                        self.mark(base, env, false, true);
-                        Ok(())
-                    }
-                }
+                self.store_place(place, value, env)
             }
             Stmt::If {
                 cond,
@@ -129,13 +113,12 @@ impl Walker<'_> {
     fn expr(&mut self, e: &Expr, env: &mut Env) -> Res<()> {
         match &e.kind {
             ExprKind::Const(_) | ExprKind::Str(_) => Ok(()),
-            ExprKind::Load(Place::Local(_)) => Ok(()),
-            ExprKind::Load(Place::Index { base, index }) => {
-                self.expr(index, env)?;
-                self.mark(base, env, true, false);
-                Ok(())
-            }
-            ExprKind::Unary(_, a) | ExprKind::Convert(a) => self.expr(a, env),
+            ExprKind::Load(place) => self.load_place(place, env),
+            ExprKind::Unary(_, a)
+            | ExprKind::Convert(a)
+            | ExprKind::Splat(a)
+            | ExprKind::Swizzle(a, _) => self.expr(a, env),
+            ExprKind::Construct(parts) => parts.iter().try_for_each(|p| self.expr(p, env)),
             ExprKind::Binary(_, a, b) | ExprKind::LogicalAnd(a, b) | ExprKind::LogicalOr(a, b) => {
                 self.expr(a, env)?;
                 self.expr(b, env)
@@ -173,6 +156,40 @@ impl Walker<'_> {
                 self.block(stmts, env)?;
                 self.expr(value, env)
             }
+        }
+    }
+
+    fn store_place(&mut self, place: &Place, value: &Expr, env: &mut Env) -> Res<()> {
+        match place {
+            Place::Local(l) => {
+                // Assigning a resource local makes it an alias of the resource.
+                if value.ty.is_resource() {
+                    let handle = resource_of(value, env);
+                    if let Some(slot) = env.get_mut(l.0) {
+                        *slot = handle;
+                    }
+                }
+                Ok(())
+            }
+            Place::Index { base, index } => {
+                self.expr(index, env)?;
+                self.mark(base, env, false, true);
+                Ok(())
+            }
+            // A lane store writes through an access chain into the element.
+            Place::Lane { base, .. } => self.store_place(base, value, env),
+        }
+    }
+
+    fn load_place(&mut self, place: &Place, env: &mut Env) -> Res<()> {
+        match place {
+            Place::Local(_) => Ok(()),
+            Place::Index { base, index } => {
+                self.expr(index, env)?;
+                self.mark(base, env, true, false);
+                Ok(())
+            }
+            Place::Lane { base, .. } => self.load_place(base, env),
         }
     }
 
@@ -227,17 +244,7 @@ pub(crate) fn assigned_locals(func: &ir::Function) -> Vec<bool> {
         match s {
             Stmt::Expr(e) => expr(e, out),
             Stmt::Store { place, value, .. } => {
-                match place {
-                    Place::Local(l) => {
-                        if let Some(slot) = out.get_mut(l.0) {
-                            *slot = true;
-                        }
-                    }
-                    Place::Index { base, index } => {
-                        expr(base, out);
-                        expr(index, out);
-                    }
-                }
+                stored(place, out);
                 expr(value, out);
             }
             Stmt::If {
@@ -264,13 +271,41 @@ pub(crate) fn assigned_locals(func: &ir::Function) -> Vec<bool> {
             Stmt::Return(e, _) => e.iter().for_each(|e| expr(e, out)),
         }
     }
+    fn stored(place: &Place, out: &mut Vec<bool>) {
+        match place {
+            Place::Local(l) => {
+                if let Some(slot) = out.get_mut(l.0) {
+                    *slot = true;
+                }
+            }
+            Place::Index { base, index } => {
+                expr(base, out);
+                expr(index, out);
+            }
+            Place::Lane { base, .. } => stored(base, out),
+        }
+    }
+    fn loaded(place: &Place, out: &mut Vec<bool>) {
+        match place {
+            Place::Local(_) => {}
+            Place::Index { base, index } => {
+                expr(base, out);
+                expr(index, out);
+            }
+            Place::Lane { base, .. } => loaded(base, out),
+        }
+    }
     fn expr(e: &Expr, out: &mut Vec<bool>) {
         match &e.kind {
             ExprKind::Sequence(stmts, value) => {
                 block(stmts, out);
                 expr(value, out);
             }
-            ExprKind::Unary(_, a) | ExprKind::Convert(a) => expr(a, out),
+            ExprKind::Unary(_, a)
+            | ExprKind::Convert(a)
+            | ExprKind::Splat(a)
+            | ExprKind::Swizzle(a, _) => expr(a, out),
+            ExprKind::Construct(parts) => parts.iter().for_each(|p| expr(p, out)),
             ExprKind::Binary(_, a, b) | ExprKind::LogicalAnd(a, b) | ExprKind::LogicalOr(a, b) => {
                 expr(a, out);
                 expr(b, out);
@@ -287,14 +322,8 @@ pub(crate) fn assigned_locals(func: &ir::Function) -> Vec<bool> {
             ExprKind::Call { args, .. }
             | ExprKind::Intrinsic { args, .. }
             | ExprKind::Host { args, .. } => args.iter().for_each(|a| expr(a, out)),
-            ExprKind::Load(Place::Index { base, index }) => {
-                expr(base, out);
-                expr(index, out);
-            }
-            ExprKind::Const(_)
-            | ExprKind::Str(_)
-            | ExprKind::Load(Place::Local(_))
-            | ExprKind::Launch(_) => {}
+            ExprKind::Load(place) => loaded(place, out),
+            ExprKind::Const(_) | ExprKind::Str(_) | ExprKind::Launch(_) => {}
         }
     }
     let mut out = vec![false; func.locals.len()];

@@ -68,6 +68,9 @@ impl FnCx<'_, '_> {
                     "host-only operation in device code",
                 ))
             }
+            ExprKind::Construct(parts) => self.construct(parts, e),
+            ExprKind::Splat(a) => self.splat(a, e),
+            ExprKind::Swizzle(a, lanes) => self.swizzle(a, lanes, e),
             ExprKind::Sequence(stmts, value) => {
                 self.block(stmts)?;
                 if self.terminated() {
@@ -103,8 +106,12 @@ impl FnCx<'_, '_> {
         }
     }
 
-    /// Pointer to `buffer[index]`, with the element type and its stored SPIR-V type.
-    fn buffer_element(&mut self, base: &Expr, index: &Expr) -> Res<(Word, ScalarType, Word)> {
+    /// Pointer to `buffer[index]`, with the element's lane type and its stored SPIR-V type.
+    pub(crate) fn buffer_element(
+        &mut self,
+        base: &Expr,
+        index: &Expr,
+    ) -> Res<(Word, ScalarType, Word)> {
         let (var, kind) = self.resource_of(base)?;
         let ResourceKind::Buffer { elem, storage, .. } = kind else {
             return Err(unsupported(
@@ -132,18 +139,33 @@ impl FnCx<'_, '_> {
         let index = self.cx.const_u32(member as u32);
         let ptr = self.op(Op::AccessChain, ptr_ty, &[block, index])?;
         let v = self.op(Op::Load, m.storage, &[ptr])?;
-        self.read_stored(v, m.ty)
+        let lanes = m.ty.lanes() as u8;
+        self.read_stored(v, m.ty.elem_scalar().unwrap_or(ScalarType::U32), lanes)
     }
 
-    /// A stored value in its register form: a `uint32` read back as a boolean (`!= 0`), the
-    /// 16 bits of a `bfloat16` widened to the float32 they are the top half of.
-    pub(crate) fn read_stored(&mut self, v: Word, ty: ScalarType) -> Res<Word> {
+    /// A stored value in its register form: a `uint32` (or vector of them) read back as a
+    /// boolean (`!= 0`), the 16 bits of a `bfloat16` widened to the float32 they are the top
+    /// half of.
+    pub(crate) fn read_stored(&mut self, v: Word, ty: ScalarType, lanes: u8) -> Res<Word> {
         match ty {
+            ScalarType::Bool if lanes > 1 => {
+                let bool_ty = self.cx.bool_type();
+                let zero = self.cx.const_u32(0);
+                let bvec = self.cx.vector_type(bool_ty, u32::from(lanes));
+                let uint = self.cx.u32_type();
+                let uvec = self.cx.vector_type(uint, u32::from(lanes));
+                let zeros = self.cx.const_composite(uvec, vec![zero; lanes as usize]);
+                self.op(Op::INotEqual, bvec, &[v, zeros])
+            }
             ScalarType::Bool => {
                 let bool_ty = self.cx.bool_type();
                 let zero = self.cx.const_u32(0);
                 self.op(Op::INotEqual, bool_ty, &[v, zero])
             }
+            ScalarType::BF16 if lanes > 1 => Err(unsupported(
+                self.func.span,
+                "vectors of bfloat16 are not supported yet",
+            )),
             ScalarType::BF16 => {
                 let u32_ty = self.cx.u32_type();
                 let f32_ty = self.cx.float_type(32);
@@ -156,14 +178,29 @@ impl FnCx<'_, '_> {
         }
     }
 
-    /// A register value in its stored form (inverse of [`Self::read_stored`]).
-    pub(crate) fn write_stored(&mut self, v: Word, ty: ScalarType, storage: Word) -> Res<Word> {
+    /// A register value in its stored form (inverse of [`Self::read_stored`]); `storage` is
+    /// the stored type (a `uint32` vector for a boolean vector).
+    pub(crate) fn write_stored(
+        &mut self,
+        v: Word,
+        ty: ScalarType,
+        storage: Word,
+        lanes: u8,
+    ) -> Res<Word> {
         match ty {
             ScalarType::Bool => {
-                let one = self.cx.const_u32(1);
-                let zero = self.cx.const_u32(0);
+                let mut one = self.cx.const_u32(1);
+                let mut zero = self.cx.const_u32(0);
+                if lanes > 1 {
+                    one = self.cx.const_composite(storage, vec![one; lanes as usize]);
+                    zero = self.cx.const_composite(storage, vec![zero; lanes as usize]);
+                }
                 self.op(Op::Select, storage, &[v, one, zero])
             }
+            ScalarType::BF16 if lanes > 1 => Err(unsupported(
+                self.func.span,
+                "vectors of bfloat16 are not supported yet",
+            )),
             ScalarType::BF16 => {
                 // The register already holds a bfloat16-exact float32: keep the top 16 bits.
                 let u32_ty = self.cx.u32_type();
@@ -219,8 +256,9 @@ impl FnCx<'_, '_> {
                 }
                 let (ptr, elem, storage) = self.buffer_element(base, index)?;
                 let v = self.op(Op::Load, storage, &[ptr])?;
-                self.read_stored(v, elem)
+                self.read_stored(v, elem, e.ty.lanes() as u8)
             }
+            Place::Lane { base, lane } => self.load_lane(base, *lane, e),
         }
     }
 
@@ -260,9 +298,10 @@ impl FnCx<'_, '_> {
                 }
                 let (ptr, elem, storage) = self.buffer_element(base, index)?;
                 let v = self.expr(value)?;
-                let v = self.write_stored(v, elem, storage)?;
+                let v = self.write_stored(v, elem, storage, value.ty.lanes() as u8)?;
                 self.cx.b.store(ptr, v, None, []).ice(span)
             }
+            Place::Lane { base, lane } => self.store_lane(base, *lane, value, span),
         }
     }
 

@@ -85,10 +85,10 @@ pub(crate) fn compile_kernel_body(cx: &mut Ctx) -> Res<Word> {
     let mut f = FnCx::new(cx, func)?;
     for (i, p) in func.params().iter().enumerate() {
         let slot = match &p.ty {
-            Type::Scalar(s) => {
+            ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => {
                 let member = f.cx.push_member(i)?;
                 if assigned[i] {
-                    let var = f.new_var(*s, &p.name, None)?;
+                    let var = f.new_var(ty, &p.name, None)?;
                     let v = f.load_push(member)?;
                     f.cx.b.store(var, v, None, []).ice(func.span)?;
                     Slot::Var(var)
@@ -116,7 +116,9 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
     let mut param_types = Vec::new();
     for p in func.params() {
         match &p.ty {
-            Type::Scalar(s) => param_types.push(cx.value_type(*s, p.span)?),
+            ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => {
+                param_types.push(cx.ir_value_type(ty, p.span)?)
+            }
             Type::Buffer(_) | Type::Image2D(_) => {}
             ty @ (Type::Array(_) | Type::String | Type::Stream) => {
                 return Err(host_only(p.span, ty))
@@ -137,13 +139,13 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
     let mut values = values.into_iter();
     for (i, p) in func.params().iter().enumerate() {
         let slot = match &p.ty {
-            Type::Scalar(s) => {
+            ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => {
                 let value = values
                     .next()
                     .ok_or_else(|| unsupported(p.span, "internal error"))?;
                 f.cx.b.name(value, p.name.as_str());
                 if assigned[i] {
-                    let var = f.new_var(*s, &p.name, None)?;
+                    let var = f.new_var(ty, &p.name, None)?;
                     f.cx.b.store(var, value, None, []).ice(func.span)?;
                     Slot::Var(var)
                 } else {
@@ -180,7 +182,9 @@ impl<'a, 'm> FnCx<'a, 'm> {
         let func = self.func;
         for local in &func.locals[func.param_count..] {
             let slot = match &local.ty {
-                Type::Scalar(s) => Slot::Var(self.new_var(*s, &local.name, None)?),
+                ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => {
+                    Slot::Var(self.new_var(ty, &local.name, None)?)
+                }
                 Type::Buffer(_) | Type::Image2D(_) => Slot::Resource(None),
                 Type::Void => Slot::Unit,
                 ty @ (Type::Array(_) | Type::String | Type::Stream) => {
@@ -207,8 +211,8 @@ impl<'a, 'm> FnCx<'a, 'm> {
     }
 
     /// A `Function` variable of scalar type `s`, placed in the first block.
-    pub(crate) fn new_var(&mut self, s: ScalarType, name: &str, init: Option<Word>) -> Res<Word> {
-        let ty = self.cx.value_type(s, self.func.span)?;
+    pub(crate) fn new_var(&mut self, ty: &Type, name: &str, init: Option<Word>) -> Res<Word> {
+        let ty = self.cx.ir_value_type(ty, self.func.span)?;
         let ptr = self.cx.pointer_type(StorageClass::Function, ty);
         let id = self.cx.b.id();
         let mut operands = vec![Operand::StorageClass(StorageClass::Function)];
@@ -535,7 +539,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
             return Ok(v);
         }
         let zero = self.cx.const_u32(0);
-        let v = self.new_var(ScalarType::U32, "$exit", Some(zero))?;
+        let v = self.new_var(&Type::Scalar(ScalarType::U32), "$exit", Some(zero))?;
         self.exit_flag = Some(v);
         Ok(v)
     }

@@ -25,6 +25,7 @@ mod reflect;
 #[cfg(test)]
 mod tests;
 mod types;
+mod vector;
 
 use std::collections::{HashMap, VecDeque};
 

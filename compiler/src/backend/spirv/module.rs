@@ -75,13 +75,26 @@ impl FeatureSet {
     }
 }
 
+/// Where a value is stored, for the small-width storage capabilities.
+#[derive(Debug, Clone, Copy)]
+enum StoragePlace {
+    /// The push-constant block.
+    StoragePush,
+    /// A storage buffer.
+    StorageBuf,
+}
+use StoragePlace::{StorageBuf, StoragePush};
+
 /// What a resource parameter is bound as.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum ResourceKind {
-    /// A storage buffer of `elem`, stored as the SPIR-V type `storage` with `stride` bytes.
+    /// A storage buffer of `elem` (`lanes` > 1: vectors of it), stored as the SPIR-V type
+    /// `storage` with `stride` bytes.
     Buffer {
-        /// Element type in the IR.
+        /// Element (lane) type in the IR.
         elem: ScalarType,
+        /// 1 for scalar elements, N for `Vector<elem, N>` elements.
+        lanes: u8,
         /// SPIR-V type of a stored element (`uint32` for booleans).
         storage: Word,
         /// `ArrayStride`.
@@ -114,8 +127,8 @@ pub(crate) struct Resource {
 pub(crate) struct PushMember {
     /// Parameter name.
     pub(crate) name: String,
-    /// IR type.
-    pub(crate) ty: ScalarType,
+    /// IR type (a scalar, vector or matrix).
+    pub(crate) ty: Type,
     /// SPIR-V type of the member (`uint32` for booleans).
     pub(crate) storage: Word,
     /// std430 byte offset.
@@ -164,19 +177,16 @@ impl Ctx<'_> {
         let mut offset = 0u32;
         for (i, param) in kernel.params().iter().enumerate() {
             let place = match &param.ty {
-                Type::Scalar(s) => {
-                    let storage = self.storage_type(*s, param.span)?;
-                    let size = s.size_bytes();
-                    // std430: a scalar is aligned to its size.
-                    offset = offset.div_ceil(size) * size;
-                    match s.bits() {
-                        8 => self.storage_capability(Capability::StoragePushConstant8),
-                        16 => self.storage_capability(Capability::StoragePushConstant16),
-                        _ => {}
-                    }
+                ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => {
+                    let storage = self.storage_ir_type(ty, param.span)?;
+                    let (size, align) = ty
+                        .std430_layout()
+                        .ok_or_else(|| unsupported(param.span, "internal error: no layout"))?;
+                    offset = offset.div_ceil(align) * align;
+                    self.small_storage(ty, StoragePush)?;
                     self.globals.push_members.push(PushMember {
                         name: param.name.clone(),
-                        ty: *s,
+                        ty: ty.clone(),
                         storage,
                         offset,
                         size,
@@ -185,16 +195,18 @@ impl Ctx<'_> {
                     ParamPlace::Push(self.globals.push_members.len() - 1)
                 }
                 Type::Buffer(elem) => {
-                    let storage = self.storage_type(*elem, param.span)?;
-                    let stride = elem.size_bytes();
-                    match elem.bits() {
-                        8 => self.storage_capability(Capability::StorageBuffer8BitAccess),
-                        16 => self.storage_capability(Capability::StorageBuffer16BitAccess),
-                        _ => {}
-                    }
+                    let storage = self.storage_ir_type(elem, param.span)?;
+                    let stride = elem.std430_stride().ok_or_else(|| {
+                        unsupported(param.span, format!("KernelBuffer<{elem}> has no layout"))
+                    })?;
+                    self.small_storage(elem, StorageBuf)?;
                     let block = self.buffer_block_type(storage, stride);
+                    let (Some(lane), lanes) = (elem.elem_scalar(), elem.lanes() as u8) else {
+                        return Err(unsupported(param.span, format!("KernelBuffer<{elem}>")));
+                    };
                     let kind = ResourceKind::Buffer {
-                        elem: *elem,
+                        elem: lane,
+                        lanes,
                         storage,
                         stride,
                     };
@@ -319,9 +331,35 @@ impl Ctx<'_> {
                 [Operand::LiteralBit32(m.offset)],
             );
             self.b.member_name(block, i as u32, m.name.as_str());
+            if let Type::Matrix(..) = m.ty {
+                // A matrix member needs its layout spelled out: columns at the std430 stride.
+                let column_stride = m.ty.std430_layout().map(|(_, a)| a).unwrap_or(16);
+                self.b
+                    .member_decorate(block, i as u32, Decoration::ColMajor, []);
+                self.b.member_decorate(
+                    block,
+                    i as u32,
+                    Decoration::MatrixStride,
+                    [Operand::LiteralBit32(column_stride)],
+                );
+            }
         }
         let var = self.global_variable(block, StorageClass::PushConstant, "push_constants");
         self.globals.push_block = Some(var);
+        Ok(())
+    }
+
+    /// Records the 8/16-bit storage capability a stored scalar or vector of `ty` needs.
+    fn small_storage(&mut self, ty: &Type, place: StoragePlace) -> Res<()> {
+        let bits = ty.elem_scalar().map(|s| s.bits()).unwrap_or(32);
+        let cap = match (bits, place) {
+            (8, StoragePush) => Capability::StoragePushConstant8,
+            (16, StoragePush) => Capability::StoragePushConstant16,
+            (8, StorageBuf) => Capability::StorageBuffer8BitAccess,
+            (16, StorageBuf) => Capability::StorageBuffer16BitAccess,
+            _ => return Ok(()),
+        };
+        self.storage_capability(cap);
         Ok(())
     }
 

@@ -19,9 +19,18 @@ pub(crate) fn build(cx: &Ctx) -> Reflection {
         .enumerate()
         .map(|(i, r)| {
             let (descriptor_type, element_type, element_stride, image_format) = match r.kind {
-                ResourceKind::Buffer { elem, stride, .. } => (
+                ResourceKind::Buffer {
+                    elem,
+                    lanes,
+                    stride,
+                    ..
+                } => (
                     DescriptorType::StorageBuffer,
-                    Some(elem.name().to_string()),
+                    Some(if lanes > 1 {
+                        crate::ir::Type::Vector(elem, lanes).to_string()
+                    } else {
+                        elem.name().to_string()
+                    }),
                     Some(stride),
                     None,
                 ),
@@ -52,7 +61,7 @@ pub(crate) fn build(cx: &Ctx) -> Reflection {
             name: m.name.clone(),
             offset: m.offset,
             size: m.size,
-            ty: m.ty.name().to_string(),
+            ty: m.ty.to_string(),
         })
         .collect();
     let spec_constants = ["workgroup_size_x", "workgroup_size_y", "workgroup_size_z"]

@@ -163,15 +163,16 @@ pub(super) fn call(f: usize, args: Vec<Expr>, ty: Type) -> Expr {
 
 /// `buf[i]` read; the element type comes from the buffer type.
 pub(super) fn at(buf: &Expr, i: Expr) -> Expr {
-    let Type::Buffer(s) = buf.ty else {
+    let Type::Buffer(elem) = &buf.ty else {
         panic!("not a buffer")
     };
+    let elem = (**elem).clone();
     expr(
         ExprKind::Load(Place::Index {
             base: Box::new(buf.clone()),
             index: Box::new(i),
         }),
-        Type::Scalar(s),
+        elem,
     )
 }
 

@@ -22,6 +22,7 @@ enum TyKey {
     Int(u32, bool),
     Float(u32),
     Vector(Word, u32),
+    Matrix(Word, u32),
     Pointer(StorageClass, Word),
     RuntimeArray(Word),
     BufferBlock(Word),
@@ -34,6 +35,8 @@ pub(crate) struct TypeCache {
     types: HashMap<TyKey, Word>,
     /// (type id, bit pattern) → constant id; booleans use patterns 0 and 1.
     constants: HashMap<(Word, u64), Word>,
+    /// (vector type id, lane constant ids) → `OpConstantComposite` id.
+    composites: HashMap<(Word, Vec<Word>), Word>,
 }
 
 impl Ctx<'_> {
@@ -87,6 +90,13 @@ impl Ctx<'_> {
     /// `OpTypeVector`.
     pub(crate) fn vector_type(&mut self, elem: Word, n: u32) -> Word {
         self.cached(TyKey::Vector(elem, n), |cx| cx.b.type_vector(elem, n))
+    }
+
+    /// `OpTypeMatrix` of `cols` columns of type `column` (a float vector).
+    pub(crate) fn matrix_type(&mut self, column: Word, cols: u32) -> Word {
+        self.cached(TyKey::Matrix(column, cols), |cx| {
+            cx.b.type_matrix(column, cols)
+        })
     }
 
     /// `OpTypePointer`.
@@ -167,11 +177,36 @@ impl Ctx<'_> {
         }
     }
 
-    /// The SPIR-V type of an IR value type (`void` or a scalar).
+    /// The SPIR-V type of a scalar or vector stored in a buffer or the push-constant block
+    /// (vectors of booleans as vectors of `uint32`).
+    pub(crate) fn storage_ir_type(&mut self, ty: &Type, span: Span) -> Res<Word> {
+        match ty {
+            Type::Scalar(s) => self.storage_type(*s, span),
+            Type::Vector(s, n) => {
+                let lane = self.storage_type(*s, span)?;
+                Ok(self.vector_type(lane, u32::from(*n)))
+            }
+            // Matrices are stored as they are held (float only); the block member carrying
+            // one gets `ColMajor` and `MatrixStride` where it is declared.
+            Type::Matrix(..) => self.ir_value_type(ty, span),
+            _ => Err(unsupported(span, format!("`{ty}` cannot be stored"))),
+        }
+    }
+
+    /// The SPIR-V type of an IR value type (`void`, a scalar, a vector or a matrix).
     pub(crate) fn ir_value_type(&mut self, ty: &Type, span: Span) -> Res<Word> {
         match ty {
             Type::Void => Ok(self.void_type()),
             Type::Scalar(s) => self.value_type(*s, span),
+            Type::Vector(s, n) => {
+                let lane = self.value_type(*s, span)?;
+                Ok(self.vector_type(lane, u32::from(*n)))
+            }
+            Type::Matrix(s, r, c) => {
+                let lane = self.value_type(*s, span)?;
+                let column = self.vector_type(lane, u32::from(*r));
+                Ok(self.matrix_type(column, u32::from(*c)))
+            }
             Type::Buffer(_) | Type::Image2D(_) => Err(unsupported(
                 span,
                 format!("a `{ty}` cannot be used as a value in device code"),
@@ -249,6 +284,17 @@ impl Ctx<'_> {
             _ => return Err(unsupported(span, format!("`{s}` is not a float type"))),
         };
         self.const_bits(s, bits, span)
+    }
+
+    /// An `OpConstantComposite` of type `ty` from lane constants.
+    pub(crate) fn const_composite(&mut self, ty: Word, lanes: Vec<Word>) -> Word {
+        let key = (ty, lanes);
+        if let Some(&id) = self.types.composites.get(&key) {
+            return id;
+        }
+        let id = self.b.constant_composite(ty, key.1.iter().copied());
+        self.types.composites.insert(key, id);
+        id
     }
 
     /// The constant of an IR [`Constant`] of type `ty`.

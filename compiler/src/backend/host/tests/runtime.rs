@@ -242,7 +242,7 @@ fn buffer_round_trip_through_the_runtime() {
     }
     // KernelBuffer<int32> b = heap KernelBuffer<int32>(4); b.upload([1, -2, 3, 2^31-1]);
     // int32[] out = heap int32[4]; b.download(out); return out[1] * 10 + out[3] - b.length();
-    let buf_ty = Type::Buffer(I32);
+    let buf_ty = Type::buffer(Type::Scalar(I32));
     let b = || load(0, buf_ty.clone());
     let out = || load(1, arr(I32));
     let lit = host(

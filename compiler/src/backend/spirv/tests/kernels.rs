@@ -5,8 +5,12 @@ use crate::diagnostics::Code;
 use cajeta_runtime::{Access, DescriptorType, ParameterSlot};
 
 const IMG: Type = Type::Image2D(ImageFormat::R32f);
-const FBUF: Type = Type::Buffer(ScalarType::F32);
-const UBUF: Type = Type::Buffer(ScalarType::U32);
+fn fbuf() -> Type {
+    Type::buffer(Type::Scalar(ScalarType::F32))
+}
+fn ubuf() -> Type {
+    Type::buffer(Type::Scalar(ScalarType::U32))
+}
 
 /// SPEC §1: `fill` (rmw = false) or `rmw`.
 fn image_kernel(rmw: bool) -> Module {
@@ -156,8 +160,8 @@ fn interface_lists_all_globals_from_spirv_1_4() {
 
 fn saxpy() -> Module {
     let mut k = Fb::kernel("saxpy");
-    let x = k.param("x", FBUF);
-    let y = k.param("y", FBUF);
+    let x = k.param("x", fbuf());
+    let y = k.param("y", fbuf());
     let a = k.param("a", F32);
     let n = k.param("n", U32);
     let i = k.local("i", U32);
@@ -224,7 +228,7 @@ fn fast_math_drops_no_contraction() {
 #[test]
 fn device_helpers_are_specialized_per_buffer() {
     let mut h = Fb::device("addOne", Type::Void);
-    let hb = h.param("b", FBUF);
+    let hb = h.param("b", fbuf());
     let hi = h.param("i", U32);
     let add_one = h.body(vec![set_at(
         &hb,
@@ -239,15 +243,15 @@ fn device_helpers_are_specialized_per_buffer() {
         Stmt::Return(Some(v), sp()),
     ]);
     let mut r = Fb::device("first", F32);
-    let rb = r.param("src", FBUF);
+    let rb = r.param("src", fbuf());
     let first = r.body(vec![Stmt::Return(Some(at(&rb, u32c(0))), sp())]);
     let mut k = Fb::kernel("helpers");
-    let a = k.param("a", FBUF);
-    let b = k.param("b", FBUF);
-    let c = k.param("c", FBUF);
-    let d = k.param("d", FBUF);
+    let a = k.param("a", fbuf());
+    let b = k.param("b", fbuf());
+    let c = k.param("c", fbuf());
+    let d = k.param("d", fbuf());
     let i = k.local("i", U32);
-    let alias = k.local("alias", FBUF);
+    let alias = k.local("alias", fbuf());
     let kernel = k.body(vec![
         set(&i, gid(Axis::X)),
         set(&alias, b.clone()),
@@ -289,7 +293,7 @@ fn device_helpers_are_specialized_per_buffer() {
 #[test]
 fn labeled_break_and_continue_out_of_nested_loop() {
     let mut k = Fb::kernel("loops");
-    let out = k.param("out", UBUF);
+    let out = k.param("out", ubuf());
     let n = k.param("n", U32);
     let i = k.local("i", U32);
     let j = k.local("j", U32);
@@ -354,7 +358,7 @@ fn labeled_break_and_continue_out_of_nested_loop() {
 #[test]
 fn labeled_jump_across_two_loops_and_return_in_loop() {
     let mut k = Fb::kernel("deep");
-    let out = k.param("out", UBUF);
+    let out = k.param("out", ubuf());
     let i = k.local("i", U32);
     let forever = |id: usize, body: Vec<Stmt>| Stmt::Loop {
         id: LoopId(id),
@@ -396,7 +400,7 @@ fn labeled_jump_across_two_loops_and_return_in_loop() {
 
     // An infinite loop with no way out: the merge is unreachable and nothing follows.
     let mut k = Fb::kernel("spin");
-    let out = k.param("out", UBUF);
+    let out = k.param("out", ubuf());
     let f = k.body(vec![
         forever(0, vec![set_at(&out, u32c(0), u32c(1))]),
         set_at(&out, u32c(1), u32c(2)),
@@ -409,7 +413,7 @@ fn labeled_jump_across_two_loops_and_return_in_loop() {
 fn queries_need_image_query_and_array_length() {
     let mut k = Fb::kernel("sizes");
     let img = k.param("img", IMG);
-    let out = k.param("out", UBUF);
+    let out = k.param("out", ubuf());
     let width = intr(Intrinsic::ImageWidth, vec![img.clone()], U32);
     let height = intr(Intrinsic::ImageHeight, vec![img], U32);
     let len = intr(Intrinsic::BufferLength, vec![out.clone()], U32);
@@ -433,7 +437,7 @@ fn queries_need_image_query_and_array_length() {
 #[test]
 fn thread_and_workgroup_builtins() {
     let mut k = Fb::kernel("ids");
-    let out = k.param("out", UBUF);
+    let out = k.param("out", ubuf());
     let ops = [
         Intrinsic::LocalId(Axis::X),
         Intrinsic::GlobalId(Axis::Y),
@@ -480,7 +484,7 @@ fn errors_instead_of_panics() {
     assert!(compile_kernel(&m, FunctionId(0), &SpirvOptions::default()).is_err());
     // A bfloat16 buffer is stored as 16-bit words.
     let mut k = Fb::kernel("bf");
-    k.param("b", Type::Buffer(ScalarType::BF16));
+    k.param("b", Type::buffer(Type::Scalar(ScalarType::BF16)));
     let m = module(vec![k.body(vec![])]);
     let ok = compile_kernel(&m, FunctionId(0), &SpirvOptions::default()).expect("bfloat16 buffer");
     assert_eq!(ok.reflection.bindings[0].element_stride, Some(2));

@@ -27,8 +27,8 @@ const ALL_BINARY: [BinaryOp; 17] = [
 fn binary_kernel(s: ScalarType) -> Module {
     let ty = Type::Scalar(s);
     let mut k = Fb::kernel("binops");
-    let out = k.param("out", Type::Buffer(s));
-    let flags = k.param("flags", Type::Buffer(ScalarType::Bool));
+    let out = k.param("out", Type::buffer(Type::Scalar(s)));
+    let flags = k.param("flags", Type::buffer(Type::Scalar(ScalarType::Bool)));
     let a = k.param("a", ty.clone());
     let b = k.param("b", ty);
     let count = k.param("count", Type::Scalar(ScalarType::I32));
@@ -164,7 +164,7 @@ fn conversions_between_int32_uint32_float32() {
         .collect();
     let outs: Vec<Expr> = scalars
         .iter()
-        .map(|s| k.param(&format!("out_{s}"), Type::Buffer(*s)))
+        .map(|s| k.param(&format!("out_{s}"), Type::buffer(Type::Scalar(*s))))
         .collect();
     let mut body = Vec::new();
     for (i, from) in scalars.iter().enumerate() {
@@ -207,7 +207,7 @@ fn conversions_among_other_widths_record_capabilities() {
         .collect();
     let outs: Vec<Expr> = scalars
         .iter()
-        .map(|s| k.param(&format!("out_{s}"), Type::Buffer(*s)))
+        .map(|s| k.param(&format!("out_{s}"), Type::buffer(Type::Scalar(*s))))
         .collect();
     let mut body = Vec::new();
     for (i, param) in params.iter().enumerate() {
@@ -267,7 +267,7 @@ fn conversions_among_other_widths_record_capabilities() {
 #[test]
 fn select_and_logical_operators_short_circuit() {
     let mut k = Fb::kernel("logic");
-    let out = k.param("out", Type::Buffer(ScalarType::I32));
+    let out = k.param("out", Type::buffer(Type::Scalar(ScalarType::I32)));
     let a = k.param("a", I32);
     let p = k.param("p", BOOL);
     let q = k.local("q", BOOL);
@@ -298,9 +298,9 @@ fn select_and_logical_operators_short_circuit() {
 #[test]
 fn math_functions_import_glsl_only_when_used() {
     let mut k = Fb::kernel("math");
-    let out = k.param("out", Type::Buffer(ScalarType::F32));
-    let iout = k.param("iout", Type::Buffer(ScalarType::I32));
-    let uout = k.param("uout", Type::Buffer(ScalarType::U32));
+    let out = k.param("out", Type::buffer(Type::Scalar(ScalarType::F32)));
+    let iout = k.param("iout", Type::buffer(Type::Scalar(ScalarType::I32)));
+    let uout = k.param("uout", Type::buffer(Type::Scalar(ScalarType::U32)));
     let x = at(&out, u32c(0));
     let m = |f: MathFn, args: Vec<Expr>, ty: Type| intr(Intrinsic::Math(f), args, ty);
     let i = at(&iout, u32c(0));
@@ -334,7 +334,7 @@ fn math_functions_import_glsl_only_when_used() {
     assert!(dis.contains("GLSL.std.450"), "{dis}");
     assert_eq!(count_op(&dis, "OpExtInst"), 10, "{dis}");
     let mut k = Fb::kernel("plain");
-    let out = k.param("out", Type::Buffer(ScalarType::F32));
+    let out = k.param("out", Type::buffer(Type::Scalar(ScalarType::F32)));
     let body = vec![set_at(&out, u32c(0), f32c(1.0))];
     let (_, plain) = build(&module(vec![k.body(body)]), 0);
     assert!(!plain.contains("GLSL.std.450"), "{plain}");
@@ -343,7 +343,7 @@ fn math_functions_import_glsl_only_when_used() {
 #[test]
 fn int64_push_constant_and_division() {
     let mut k = Fb::kernel("wide");
-    let out = k.param("out", Type::Buffer(ScalarType::I64));
+    let out = k.param("out", Type::buffer(Type::Scalar(ScalarType::I64)));
     let a = k.param("a", Type::Scalar(ScalarType::I64));
     let s = k.param("s", Type::Scalar(ScalarType::U8));
     let body = vec![

@@ -1,0 +1,178 @@
+//! Vectors and matrices: construction, splats, swizzles and lane places.
+//!
+//! Vectors are SPIR-V `OpTypeVector`s in registers and Function variables; in buffers and the
+//! push-constant block a boolean vector is stored as a `uint32` vector (0/1), as booleans
+//! are. Matrices are `OpTypeMatrix` of column vectors (column-major, like the IR).
+
+use rspirv::dr::{InsertPoint, Instruction, Operand};
+use rspirv::spirv::{Op, StorageClass, Word};
+
+use super::function::{FnCx, Slot};
+use super::{unsupported, BuildExt, Res};
+use crate::ir::{Expr, Place, ScalarType, Type};
+
+impl FnCx<'_, '_> {
+    /// Emits `opcode` with arbitrary operands (ids and literals) and returns its result.
+    pub(crate) fn op_with(&mut self, opcode: Op, ty: Word, operands: Vec<Operand>) -> Res<Word> {
+        let id = self.cx.b.id();
+        let inst = Instruction::new(opcode, Some(ty), Some(id), operands);
+        self.cx
+            .b
+            .insert_into_block(InsertPoint::End, inst)
+            .ice(self.func.span)?;
+        Ok(id)
+    }
+
+    /// `OpCompositeExtract` of lane (or matrix column) `index`.
+    pub(crate) fn extract(&mut self, ty: Word, composite: Word, index: u32) -> Res<Word> {
+        self.op_with(
+            Op::CompositeExtract,
+            ty,
+            vec![Operand::IdRef(composite), Operand::LiteralBit32(index)],
+        )
+    }
+
+    /// A vector or matrix built from scalar and vector parts (a matrix column-major).
+    pub(crate) fn construct(&mut self, parts: &[Expr], e: &Expr) -> Res<Word> {
+        let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+        let mut values = Vec::new();
+        for p in parts {
+            values.push(self.expr(p)?);
+        }
+        let Type::Matrix(s, rows, cols) = e.ty else {
+            let ids = values.into_iter().map(Operand::IdRef).collect();
+            return self.op_with(Op::CompositeConstruct, ty, ids);
+        };
+        // OpCompositeConstruct of a matrix takes whole columns: split the parts into lanes,
+        // then regroup them by column.
+        let lane_ty = self.cx.value_type(s, e.span)?;
+        let mut lanes = Vec::new();
+        for (p, v) in parts.iter().zip(values) {
+            match p.ty {
+                Type::Vector(_, n) => {
+                    for i in 0..u32::from(n) {
+                        lanes.push(self.extract(lane_ty, v, i)?);
+                    }
+                }
+                _ => lanes.push(v),
+            }
+        }
+        let column_ty = self.cx.vector_type(lane_ty, u32::from(rows));
+        let mut columns = Vec::new();
+        for column in lanes.chunks(usize::from(rows)).take(usize::from(cols)) {
+            let ids = column.iter().copied().map(Operand::IdRef).collect();
+            columns.push(Operand::IdRef(self.op_with(
+                Op::CompositeConstruct,
+                column_ty,
+                ids,
+            )?));
+        }
+        self.op_with(Op::CompositeConstruct, ty, columns)
+    }
+
+    /// A scalar repeated in every lane of `e`'s vector type.
+    pub(crate) fn splat(&mut self, a: &Expr, e: &Expr) -> Res<Word> {
+        let v = self.expr(a)?;
+        self.splat_value(v, &e.ty, e.span)
+    }
+
+    /// The vector of type `ty` with `v` in every lane.
+    pub(crate) fn splat_value(
+        &mut self,
+        v: Word,
+        ty: &Type,
+        span: crate::diagnostics::Span,
+    ) -> Res<Word> {
+        let vec_ty = self.cx.ir_value_type(ty, span)?;
+        let ids = vec![Operand::IdRef(v); ty.lanes()];
+        self.op_with(Op::CompositeConstruct, vec_ty, ids)
+    }
+
+    /// Lanes of a vector: `OpCompositeExtract` for one, `OpVectorShuffle` for several.
+    pub(crate) fn swizzle(&mut self, a: &Expr, lanes: &[u8], e: &Expr) -> Res<Word> {
+        let v = self.expr(a)?;
+        let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+        if let [lane] = lanes {
+            return self.extract(ty, v, u32::from(*lane));
+        }
+        let mut operands = vec![Operand::IdRef(v), Operand::IdRef(v)];
+        operands.extend(lanes.iter().map(|&l| Operand::LiteralBit32(u32::from(l))));
+        self.op_with(Op::VectorShuffle, ty, operands)
+    }
+
+    /// Reads lane `lane` of the vector in `base`.
+    pub(crate) fn load_lane(&mut self, base: &Place, lane: u8, e: &Expr) -> Res<Word> {
+        let whole = Expr {
+            kind: crate::ir::ExprKind::Load(base.clone()),
+            ty: vector_of(&e.ty, base_lanes(self, base)),
+            span: e.span,
+        };
+        let v = self.expr(&whole)?;
+        let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+        self.extract(ty, v, u32::from(lane))
+    }
+
+    /// `base.lane = value`, through an access chain to the lane (never a read-modify-write
+    /// of the whole vector, so threads writing different lanes of one buffer element do not
+    /// overwrite each other).
+    pub(crate) fn store_lane(
+        &mut self,
+        base: &Place,
+        lane: u8,
+        value: &Expr,
+        span: crate::diagnostics::Span,
+    ) -> Res<()> {
+        let s = value
+            .ty
+            .as_scalar()
+            .ok_or_else(|| unsupported(span, format!("a lane store of `{}`", value.ty)))?;
+        let index = self.cx.const_u32(u32::from(lane));
+        match base {
+            Place::Local(l) => {
+                let Some(Slot::Var(var)) = self.slots.get(l.0).copied() else {
+                    return Err(unsupported(
+                        span,
+                        "internal error: lane store to a read-only local",
+                    ));
+                };
+                let lane_ty = self.cx.value_type(s, span)?;
+                let ptr_ty = self.cx.pointer_type(StorageClass::Function, lane_ty);
+                let ptr = self.op(Op::AccessChain, ptr_ty, &[var, index])?;
+                let v = self.expr(value)?;
+                self.cx.b.store(ptr, v, None, []).ice(span)
+            }
+            Place::Index { base, index: i } => {
+                let (elem_ptr, elem, _) = self.buffer_element(base, i)?;
+                let stored = self.cx.storage_type(elem, span)?;
+                let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, stored);
+                let ptr = self.op(Op::AccessChain, ptr_ty, &[elem_ptr, index])?;
+                let mut v = self.expr(value)?;
+                if elem == ScalarType::Bool {
+                    v = self.write_stored(v, elem, stored, 1)?;
+                }
+                self.cx.b.store(ptr, v, None, []).ice(span)
+            }
+            Place::Lane { .. } => Err(unsupported(span, "a lane of a lane")),
+        }
+    }
+}
+
+/// The number of lanes of the vector a place holds.
+fn base_lanes(f: &FnCx, place: &Place) -> u8 {
+    match place {
+        Place::Local(l) => f.func.local(*l).ty.lanes() as u8,
+        Place::Index { base, .. } => match &base.ty {
+            Type::Buffer(elem) => elem.lanes() as u8,
+            _ => 0,
+        },
+        Place::Lane { .. } => 1,
+    }
+}
+
+/// The vector type with `lanes` lanes of the scalar type `lane`.
+fn vector_of(lane: &Type, lanes: u8) -> Type {
+    match lane {
+        Type::Scalar(s) => Type::Vector(*s, lanes),
+        other => other.clone(),
+    }
+}
