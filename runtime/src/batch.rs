@@ -11,8 +11,9 @@ use ash::vk;
 
 use crate::device::DeviceShared;
 use crate::error::{vk_err, Result, RuntimeError};
-use crate::memory::Staging;
+use crate::memory::{Staging, StagingKind, StagingPool};
 use crate::pipeline::{DescriptorCounts, Kernel};
+use crate::profile::{create_query_pool, elapsed_ns, ProfileKind, Timed, QUERIES_PER_POOL};
 use crate::resources::{Buffer, Image2D};
 use crate::sync::BarrierBatch;
 use crate::texture::{Sampler, Texture};
@@ -54,9 +55,111 @@ pub(crate) struct Batch {
     pub(crate) keep: Vec<Keep>,
     /// Commands recorded; a batch with none is not worth submitting.
     pub(crate) commands: usize,
+    /// Submission sequence number (set when submitted).
+    seq: u64,
+    /// Timestamp query pools (profiling only); reused across recordings.
+    queries: Vec<vk::QueryPool>,
+    /// Pools reset in the current recording (a pool must be reset before its first write).
+    queries_reset: usize,
+    /// Next free query: (pool index, query index).
+    next_query: (usize, u32),
+    /// Commands to read times for once the fence signals.
+    timed: Vec<Timed>,
 }
 
 impl Batch {
+    /// Profiling: writes the start timestamp of a command and returns where it went. `None`
+    /// when profiling is off.
+    pub(crate) fn timestamp_begin(
+        &mut self,
+        shared: &DeviceShared,
+    ) -> Result<Option<(usize, u32)>> {
+        if !shared.profiling {
+            return Ok(None);
+        }
+        let device = shared.device();
+        let (mut pool, mut query) = self.next_query;
+        if query + 2 > QUERIES_PER_POOL {
+            pool += 1;
+            query = 0;
+        }
+        if pool >= self.queries.len() {
+            self.queries.push(create_query_pool(device)?);
+        }
+        // SAFETY: recording state; the pool is this batch's and not in use by pending work.
+        unsafe {
+            if pool >= self.queries_reset {
+                device.cmd_reset_query_pool(self.cmd, self.queries[pool], 0, QUERIES_PER_POOL);
+                self.queries_reset = pool + 1;
+            }
+            device.cmd_write_timestamp(
+                self.cmd,
+                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                self.queries[pool],
+                query,
+            );
+        }
+        self.next_query = (pool, query + 2);
+        Ok(Some((pool, query)))
+    }
+
+    /// Profiling: writes the end timestamp of a command begun with [`Batch::timestamp_begin`].
+    pub(crate) fn timestamp_end(
+        &mut self,
+        device: &ash::Device,
+        at: Option<(usize, u32)>,
+        kind: ProfileKind,
+        name: &str,
+        bytes: u64,
+    ) {
+        let Some((pool, first_query)) = at else {
+            return;
+        };
+        // SAFETY: recording state; query `first_query + 1` was reset with its pool.
+        unsafe {
+            device.cmd_write_timestamp(
+                self.cmd,
+                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                self.queries[pool],
+                first_query + 1,
+            );
+        }
+        self.timed.push(Timed {
+            pool,
+            first_query,
+            kind,
+            name: name.to_string(),
+            bytes,
+        });
+    }
+
+    /// Reads the times of a finished batch into the context's profile.
+    fn collect_times(&mut self, shared: &DeviceShared) {
+        let device = shared.device();
+        let mut stats = crate::lock(&shared.profile);
+        for t in self.timed.drain(..) {
+            let mut data = [0u64; 2];
+            // SAFETY: the fence signalled, so both queries were written.
+            let ok = unsafe {
+                device.get_query_pool_results(
+                    self.queries[t.pool],
+                    t.first_query,
+                    &mut data,
+                    vk::QueryResultFlags::TYPE_64,
+                )
+            };
+            if ok.is_ok() {
+                let ns = elapsed_ns(
+                    data[0],
+                    data[1],
+                    shared.timestamp_valid_bits,
+                    shared.info.limits.timestamp_period_ns,
+                );
+                stats.add(t.kind, &t.name, ns, t.bytes);
+            }
+        }
+    }
+
     /// Allocates the kernel's descriptor set from this batch's pools, adding a pool when full.
     /// The runtime counts descriptors itself rather than relying on
     /// `VK_ERROR_OUT_OF_POOL_MEMORY`, which implementations may not report reliably.
@@ -136,6 +239,9 @@ impl Batch {
             for p in &self.pools {
                 device.destroy_descriptor_pool(p.pool, None);
             }
+            for &q in &self.queries {
+                device.destroy_query_pool(q, None);
+            }
             device.destroy_fence(self.fence, None);
         }
     }
@@ -148,6 +254,10 @@ pub(crate) struct Batches {
     recording: Option<Batch>,
     in_flight: Vec<Batch>,
     free: Vec<Batch>,
+    /// Sequence number of the last submitted batch (0: none yet).
+    submitted: u64,
+    /// Idle staging buffers for later transfers.
+    staging: StagingPool,
 }
 
 impl Batches {
@@ -165,7 +275,21 @@ impl Batches {
             recording: None,
             in_flight: Vec::new(),
             free: Vec::new(),
+            submitted: 0,
+            staging: StagingPool::default(),
         })
+    }
+
+    /// A staging buffer of `kind` with room for `size` bytes, reused when one is idle.
+    pub(crate) fn take_staging(&mut self, kind: StagingKind, size: u64) -> Result<Staging> {
+        self.staging.take(&self.shared, kind, size)
+    }
+
+    /// Takes back a staging buffer the caller held past its batch (downloads).
+    pub(crate) fn give_staging(&mut self, staging: Arc<Staging>) {
+        if let Ok(staging) = Arc::try_unwrap(staging) {
+            self.staging.give(staging);
+        }
     }
 
     /// Commands recorded but not yet submitted.
@@ -231,43 +355,102 @@ impl Batches {
             pools: Vec::new(),
             keep: Vec::new(),
             commands: 0,
+            seq: 0,
+            queries: Vec::new(),
+            queries_reset: 0,
+            next_query: (0, 0),
+            timed: Vec::new(),
         })
     }
 
-    /// Submits the recording batch (if it holds commands), waits for everything in flight,
-    /// and reports new validation messages.
-    pub(crate) fn sync(&mut self) -> Result<()> {
-        if let Some(batch) = self.recording.take() {
+    /// Submits the recording batch (if it holds commands) without waiting; returns the
+    /// sequence number that covers everything submitted so far.
+    pub(crate) fn flush(&mut self) -> Result<u64> {
+        if let Some(mut batch) = self.recording.take() {
             if batch.commands == 0 {
                 self.recording = Some(batch);
             } else {
                 let device = self.shared.device();
                 let cmds = [batch.cmd];
                 let submit = vk::SubmitInfo::default().command_buffers(&cmds);
-                // SAFETY: the batch was recording; the queue is only used under the stream
-                // lock, which the caller holds (`&mut self`).
+                // SAFETY: the batch was recording; the queue is externally synchronized by
+                // `queue_lock`, shared by every stream of the device.
                 let submitted = unsafe {
                     device
                         .end_command_buffer(batch.cmd)
                         .map_err(vk_err("vkEndCommandBuffer"))
                         .and_then(|()| {
+                            let _queue = crate::lock(&self.shared.queue_lock);
                             device
                                 .queue_submit(self.shared.queue, &[submit], batch.fence)
                                 .map_err(vk_err("vkQueueSubmit"))
                         })
                 };
                 match submitted {
-                    Ok(()) => self.in_flight.push(batch),
+                    Ok(()) => {
+                        self.submitted += 1;
+                        batch.seq = self.submitted;
+                        self.in_flight.push(batch);
+                    }
                     Err(e) => {
                         // Never submitted: reset it for reuse; its recorded work is lost.
                         self.recycle(batch);
-                        return Err(e);
+                        return Err(self.shared.note_device_lost(e));
                     }
                 }
             }
         }
+        Ok(self.submitted)
+    }
+
+    /// Submits the recording batch (if it holds commands), waits for everything in flight,
+    /// and reports new validation messages.
+    pub(crate) fn sync(&mut self) -> Result<()> {
+        self.flush()?;
         self.wait_in_flight()?;
         self.shared.check_validation()
+    }
+
+    /// Waits for the batches submitted up to sequence number `seq` and recycles them.
+    pub(crate) fn wait_seq(&mut self, seq: u64) -> Result<()> {
+        let fences: Vec<vk::Fence> = self
+            .in_flight
+            .iter()
+            .filter(|b| b.seq <= seq)
+            .map(|b| b.fence)
+            .collect();
+        if fences.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: fences of this device.
+        unsafe {
+            self.shared
+                .device()
+                .wait_for_fences(&fences, true, u64::MAX)
+        }
+        .map_err(|e| self.shared.note_device_lost(vk_err("vkWaitForFences")(e)))?;
+        let (done, pending): (Vec<Batch>, Vec<Batch>) = std::mem::take(&mut self.in_flight)
+            .into_iter()
+            .partition(|b| b.seq <= seq);
+        self.in_flight = pending;
+        for batch in done {
+            self.recycle(batch);
+        }
+        Ok(())
+    }
+
+    /// Whether every batch up to sequence number `seq` has finished (non-blocking).
+    pub(crate) fn is_done(&self, seq: u64) -> Result<bool> {
+        let device = self.shared.device();
+        for b in self.in_flight.iter().filter(|b| b.seq <= seq) {
+            // SAFETY: a fence of this device.
+            let signalled = unsafe { device.get_fence_status(b.fence) }
+                .map_err(|e| self.shared.note_device_lost(vk_err("vkGetFenceStatus")(e)))?;
+            if !signalled {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Waits for every submitted batch and recycles them.
@@ -282,7 +465,7 @@ impl Batches {
                 .device()
                 .wait_for_fences(&fences, true, u64::MAX)
         }
-        .map_err(vk_err("vkWaitForFences"))?;
+        .map_err(|e| self.shared.note_device_lost(vk_err("vkWaitForFences")(e)))?;
         for batch in std::mem::take(&mut self.in_flight) {
             self.recycle(batch);
         }
@@ -292,8 +475,22 @@ impl Batches {
     /// Resets a finished (or never submitted) batch and puts it on the free list, releasing
     /// what it kept alive. A batch that fails to reset is destroyed instead.
     fn recycle(&mut self, mut batch: Batch) {
+        if batch.seq != 0 {
+            // Submitted and finished (never-submitted batches have no results).
+            batch.collect_times(&self.shared);
+        }
+        batch.timed.clear();
+        batch.queries_reset = 0;
+        batch.next_query = (0, 0);
+        batch.seq = 0;
         let device = self.shared.device();
-        batch.keep.clear();
+        for kept in batch.keep.drain(..) {
+            if let Keep::Staging(staging) = kept {
+                if let Ok(staging) = Arc::try_unwrap(staging) {
+                    self.staging.give(staging);
+                }
+            }
+        }
         batch.commands = 0;
         // SAFETY: the batch is not pending (its fence signalled, or it was never submitted).
         let reset = unsafe {

@@ -7,7 +7,8 @@
 
 use std::collections::HashSet;
 use std::ffi::CStr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use ash::vk;
@@ -16,6 +17,7 @@ use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use crate::error::{vk_err, Result, RuntimeError};
 use crate::features::{self, FeatureStructs};
 use crate::instance::{Candidate, InstanceHandle};
+use crate::profile::ProfileStats;
 use crate::sync::Tracker;
 use crate::{lock, ContextOptions};
 
@@ -170,6 +172,24 @@ pub(crate) struct DeviceShared {
     /// `None` only during drop, so that memory goes back before the device does.
     pub(crate) allocator: Mutex<Option<Allocator>>,
     pub(crate) pipeline_cache: vk::PipelineCache,
+    /// Where the pipeline cache is saved on drop, if anywhere.
+    pipeline_cache_path: Option<PathBuf>,
+    /// Serializes `vkQueueSubmit` across the device's streams (the queue is externally
+    /// synchronized in Vulkan).
+    pub(crate) queue_lock: Mutex<()>,
+    /// Whether launches and transfers are timed.
+    pub(crate) profiling: bool,
+    /// `timestampValidBits` of the compute queue family.
+    pub(crate) timestamp_valid_bits: u32,
+    /// Accumulated GPU times.
+    pub(crate) profile: Mutex<ProfileStats>,
+    /// Set once a call reported `VK_ERROR_DEVICE_LOST`.
+    lost: AtomicBool,
+    /// Whether device-local memory is also host-visible (unified memory, ReBAR, lavapipe):
+    /// uploads then write buffers directly instead of going through a staging copy.
+    pub(crate) host_visible_device_local: bool,
+    /// Size of the largest device-local heap.
+    pub(crate) device_local_heap: u64,
     next_resource: AtomicU64,
     next_command: AtomicU64,
     pub(crate) tracker: Mutex<Tracker>,
@@ -190,7 +210,20 @@ impl DeviceShared {
             return Err(RuntimeError::NoDevice);
         };
         let mut supported = FeatureStructs::query(&instance.instance, c.physical, c.levels);
-        let (mut enabled, _) = supported.enable_supported(c.levels);
+        let (mut enabled, mut enabled_names) = supported.enable_supported(c.levels);
+        if let Some(only) = &opts.features {
+            // Enable exactly what the caller's kernels need, refusing what the device lacks.
+            for feature in only {
+                if !c.info.features.contains(feature) {
+                    return Err(RuntimeError::FeatureMissing {
+                        feature: feature.clone(),
+                        device: c.info.name.clone(),
+                    });
+                }
+            }
+            enabled = supported.enable_only(c.levels, only);
+            enabled_names = only.clone();
+        }
         let mut ext_names: Vec<&CStr> = Vec::new();
         if c.levels.atomic_float {
             ext_names.push(ash::ext::shader_atomic_float::NAME);
@@ -225,7 +258,39 @@ impl DeviceShared {
             what: "the allocator".into(),
             message: e.to_string(),
         })?;
-        let pipeline_cache = crate::pipeline::create_pipeline_cache(&logical.0)?;
+        let pipeline_cache_path = opts
+            .cache_dir
+            .as_deref()
+            .map(|d| crate::cache::pipeline_cache_path(d, &c.info));
+        let pipeline_cache =
+            crate::cache::create_pipeline_cache(&logical.0, pipeline_cache_path.as_deref())?;
+        // SAFETY: valid physical device.
+        let families = unsafe {
+            instance
+                .instance
+                .get_physical_device_queue_family_properties(c.physical)
+        };
+        let timestamp_valid_bits = families
+            .get(c.queue_family as usize)
+            .map_or(0, |f| f.timestamp_valid_bits);
+        // SAFETY: valid physical device.
+        let memory = unsafe {
+            instance
+                .instance
+                .get_physical_device_memory_properties(c.physical)
+        };
+        let unified = vk::MemoryPropertyFlags::DEVICE_LOCAL
+            | vk::MemoryPropertyFlags::HOST_VISIBLE
+            | vk::MemoryPropertyFlags::HOST_COHERENT;
+        // Only when such memory covers a whole device-local heap: small ReBAR-less windows
+        // (256 MiB BAR) must stay free for what really needs them.
+        let host_visible_device_local = memory.memory_types_as_slice().iter().any(|t| {
+            t.property_flags.contains(unified)
+                && memory
+                    .memory_heaps_as_slice()
+                    .get(t.heap_index as usize)
+                    .is_some_and(|h| h.size > 1 << 30)
+        }) && !opts.no_host_visible;
         let enabled_extensions = ext_names
             .iter()
             .map(|e| e.to_string_lossy().into_owned())
@@ -234,7 +299,7 @@ impl DeviceShared {
             physical: c.physical,
             queue,
             queue_family: c.queue_family,
-            enabled_features: c.info.features.iter().cloned().collect(),
+            enabled_features: enabled_names.into_iter().collect(),
             info: c.info,
             raw_limits: c.raw_limits,
             api_version: c.api_version,
@@ -242,6 +307,20 @@ impl DeviceShared {
             subgroup_ops: c.subgroup_ops,
             allocator: Mutex::new(Some(allocator)),
             pipeline_cache,
+            pipeline_cache_path,
+            queue_lock: Mutex::new(()),
+            profiling: opts.profile && timestamp_valid_bits > 0,
+            timestamp_valid_bits,
+            profile: Mutex::new(ProfileStats::default()),
+            lost: AtomicBool::new(false),
+            host_visible_device_local,
+            device_local_heap: memory
+                .memory_heaps_as_slice()
+                .iter()
+                .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+                .map(|h| h.size)
+                .max()
+                .unwrap_or(0),
             next_resource: AtomicU64::new(1),
             next_command: AtomicU64::new(1),
             tracker: Mutex::new(Tracker::default()),
@@ -271,6 +350,26 @@ impl DeviceShared {
         vk::api_version_minor(self.api_version)
     }
 
+    /// Maps a failed call's error to [`RuntimeError::DeviceLost`] when the device is gone (and
+    /// remembers that), leaving other errors as they are.
+    pub(crate) fn note_device_lost(&self, e: RuntimeError) -> RuntimeError {
+        match e {
+            RuntimeError::Vulkan {
+                call,
+                result: vk::Result::ERROR_DEVICE_LOST,
+            } => {
+                self.lost.store(true, Ordering::Relaxed);
+                RuntimeError::DeviceLost { call }
+            }
+            other => other,
+        }
+    }
+
+    /// Whether the device was reported lost.
+    pub(crate) fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Relaxed)
+    }
+
     /// Returns `Err` with the validation messages that arrived since the last check.
     pub(crate) fn check_validation(&self) -> Result<()> {
         if !self.validation {
@@ -291,6 +390,14 @@ impl Drop for DeviceShared {
         // makes sure no queued work still references memory freed below.
         unsafe {
             let _ = self.logical.0.device_wait_idle();
+        }
+        if let Some(path) = &self.pipeline_cache_path {
+            if !self.is_lost() {
+                crate::cache::save_pipeline_cache(&self.logical.0, self.pipeline_cache, path);
+            }
+        }
+        // SAFETY: no pipeline creation can be running: this is the last owner.
+        unsafe {
             self.logical
                 .0
                 .destroy_pipeline_cache(self.pipeline_cache, None);

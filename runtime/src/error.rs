@@ -103,6 +103,21 @@ pub enum RuntimeError {
     /// A resource belongs to another [`crate::Context`] than the stream or kernel using it.
     #[error("{0} belongs to a different Context")]
     ForeignResource(String),
+    /// The context was asked to enable a Vulkan feature the device lacks.
+    #[error("Vulkan feature `{feature}` is required but device `{device}` does not support it")]
+    FeatureMissing {
+        /// The feature's Vulkan name, e.g. `shaderFloat64`.
+        feature: String,
+        /// Name of the device.
+        device: String,
+    },
+    /// The device was lost (driver reset, hang, or removal). The context cannot be used any
+    /// more; create a new one.
+    #[error("the Vulkan device was lost during {call}; create a new Context")]
+    DeviceLost {
+        /// The call that reported it.
+        call: &'static str,
+    },
     /// The validation layer reported problems (validation mode only).
     #[error("Vulkan validation reported {} message(s):\n{}", messages.len(), messages.join("\n"))]
     Validation {

@@ -243,6 +243,18 @@ impl FeatureStructs {
         }
         (enabled, names)
     }
+
+    /// A struct set enabling only the supported features named in `only`; unknown or
+    /// unsupported names are left out (the caller checks them first).
+    pub(crate) fn enable_only(&mut self, levels: Levels, only: &[String]) -> FeatureStructs {
+        let mut enabled = FeatureStructs::default();
+        for &(name, level, field) in FEATURES {
+            if levels.allows(level) && *field(self) == vk::TRUE && only.iter().any(|n| n == name) {
+                *field(&mut enabled) = vk::TRUE;
+            }
+        }
+        enabled
+    }
 }
 
 /// Whether the runtime knows (and so would have enabled, if supported) a feature name.
@@ -356,3 +368,21 @@ pub(crate) const SPIRV_EXTENSIONS: &[(&str, ExtensionNeed)] = &[
         ExtensionNeed::Device(ATOMIC_FLOAT_EXT),
     ),
 ];
+
+/// The Vulkan features a set of kernels needs: their `vulkan_features` plus the features their
+/// SPIR-V capabilities imply, sorted and without repeats. Pass it to
+/// [`crate::ContextOptions::with_features`] to enable exactly these.
+pub fn required_features(reflections: &[&crate::Reflection]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in reflections {
+        out.extend(r.vulkan_features.iter().cloned());
+        for (cap, feature) in CAPABILITY_FEATURES {
+            if r.capabilities.iter().any(|c| c == cap) {
+                out.push(feature.to_string());
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}

@@ -24,26 +24,35 @@
 #![warn(missing_docs)]
 
 mod batch;
+mod cache;
 mod device;
 mod error;
+mod event;
 mod features;
 mod instance;
 mod launch;
 mod memory;
 mod pipeline;
+mod profile;
 pub mod reflection;
 mod resources;
 mod stream;
 mod sync;
 mod texture;
+mod transfer;
 
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+pub use cache::cache_dir_from_env;
 pub use device::{DeviceInfo, DeviceLimits, DeviceType, VALIDATION_LAYER};
 pub use error::{Result, RuntimeError};
+pub use event::Event;
+pub use features::required_features;
 pub use launch::{KernelArg, LaunchConfig, ScalarValue};
 pub use pipeline::Kernel;
+pub use profile::{ProfileEntry, ProfileKind, ProfileReport};
 pub use reflection::*;
 pub use resources::{
     Buffer, FormatClass, Image2D, ImageFormat, ResourceId, ResourceKind, TextureFormat,
@@ -69,24 +78,75 @@ pub struct ContextOptions {
     /// Enable `VK_LAYER_KHRONOS_validation` with synchronization validation and collect its
     /// messages; `sync()` and downloads then fail when new messages appear.
     pub validation: bool,
+    /// Time every launch and transfer with timestamp queries (see [`Context::profile_report`]).
+    /// Ignored on queues without timestamp support.
+    pub profile: bool,
+    /// `Some(list)`: enable exactly these Vulkan features (by name), failing with
+    /// [`RuntimeError::FeatureMissing`] if the device lacks one; kernels needing others are
+    /// then refused at load. `None`: every supported feature the runtime knows.
+    pub features: Option<Vec<String>>,
+    /// Where the pipeline cache is persisted; `None` keeps it in memory only.
+    pub cache_dir: Option<PathBuf>,
+    /// Never place buffers in host-visible device-local memory (always stage uploads).
+    pub no_host_visible: bool,
 }
 
 impl ContextOptions {
-    /// Options from the environment: `CAJETA_DEVICE=<index|name substring>` and
-    /// `CAJETA_VALIDATION=1` (also `true`, `yes`, `on`).
+    /// Options from the environment: `CAJETA_DEVICE=<index|name substring>`,
+    /// `CAJETA_VALIDATION=1` and `CAJETA_PROFILE=1` (also `true`, `yes`, `on`), and the cache
+    /// directory of [`cache_dir_from_env`] (`CAJETA_CACHE_DIR`).
     pub fn from_env() -> Self {
         let device = std::env::var("CAJETA_DEVICE")
             .ok()
             .filter(|s| !s.trim().is_empty());
-        let validation = std::env::var("CAJETA_VALIDATION")
-            .map(|v| {
-                matches!(
-                    v.trim().to_ascii_lowercase().as_str(),
-                    "1" | "true" | "yes" | "on"
-                )
-            })
-            .unwrap_or(false);
-        ContextOptions { device, validation }
+        let flag = |name: &str| {
+            std::env::var(name)
+                .map(|v| {
+                    matches!(
+                        v.trim().to_ascii_lowercase().as_str(),
+                        "1" | "true" | "yes" | "on"
+                    )
+                })
+                .unwrap_or(false)
+        };
+        ContextOptions {
+            device,
+            validation: flag("CAJETA_VALIDATION"),
+            profile: flag("CAJETA_PROFILE"),
+            features: None,
+            cache_dir: cache_dir_from_env(),
+            no_host_visible: false,
+        }
+    }
+
+    /// These options with validation on or off.
+    pub fn with_validation(mut self, on: bool) -> Self {
+        self.validation = on;
+        self
+    }
+
+    /// These options with profiling on or off.
+    pub fn with_profile(mut self, on: bool) -> Self {
+        self.profile = on;
+        self
+    }
+
+    /// These options enabling exactly `features`.
+    pub fn with_features(mut self, features: Vec<String>) -> Self {
+        self.features = Some(features);
+        self
+    }
+
+    /// These options with the pipeline cache in `dir` (`None`: in memory only).
+    pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.cache_dir = dir;
+        self
+    }
+
+    /// These options selecting `device` (index or name substring).
+    pub fn with_device(mut self, device: Option<String>) -> Self {
+        self.device = device;
+        self
     }
 }
 
@@ -187,6 +247,35 @@ impl Context {
     /// Empties the barrier log (hazard tracking itself is unaffected).
     pub fn clear_barrier_log(&self) {
         lock(&self.inner.shared.tracker).clear_log();
+    }
+
+    /// Size in bytes of the largest device-local memory heap.
+    pub fn device_local_heap_bytes(&self) -> u64 {
+        self.inner.shared.device_local_heap
+    }
+
+    /// Per-kernel and per-transfer GPU times recorded so far (profiling mode; empty otherwise).
+    /// Commands count once their batch has finished (after `sync()` or a download).
+    pub fn profile_report(&self) -> ProfileReport {
+        lock(&self.inner.shared.profile).report()
+    }
+
+    /// Forgets the recorded GPU times.
+    pub fn clear_profile(&self) {
+        lock(&self.inner.shared.profile).clear();
+    }
+
+    /// Whether launches and transfers are being timed.
+    pub fn is_profiling(&self) -> bool {
+        self.inner.shared.profiling
+    }
+
+    /// A new in-order stream on the context's queue, with its own command buffers. Streams run
+    /// concurrently only in the sense that their submissions interleave; hazards are tracked in
+    /// recording order across all streams, so order work on a shared resource with an
+    /// [`Event`] (whose `record_on` submits) or a `sync()`.
+    pub fn create_stream(&self) -> Result<Stream> {
+        Stream::new(&self.inner.shared)
     }
 
     /// Validation messages (type VALIDATION, severity warning or error) collected so far;

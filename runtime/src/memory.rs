@@ -103,6 +103,14 @@ impl RawBuffer {
         self.allocation.as_mut().and_then(|a| a.mapped_slice_mut())
     }
 
+    /// The start of the mapping of a host-visible buffer.
+    pub(crate) fn mapped_ptr(&self) -> Option<*mut u8> {
+        self.allocation
+            .as_ref()
+            .and_then(|a| a.mapped_ptr())
+            .map(|p| p.as_ptr().cast::<u8>())
+    }
+
     fn mapped(&self) -> Option<&[u8]> {
         self.allocation.as_ref().and_then(|a| a.mapped_slice())
     }
@@ -170,67 +178,64 @@ impl RawImage {
     }
 }
 
-/// A host-visible buffer for one upload or download. Dropping it frees the memory, so the
-/// batch that records a copy from or to it keeps an `Arc` until its fence signals.
+/// Whether a staging buffer feeds uploads (host writes, `CpuToGpu`) or receives downloads
+/// (host reads, `GpuToCpu`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StagingKind {
+    Upload,
+    Download,
+}
+
+/// Staging buffers are sized up to a multiple of this, so that similar sizes share buffers.
+const STAGING_GRANULE: u64 = 64 * 1024;
+/// Most staging buffers a stream keeps for reuse.
+const POOL_MAX_BUFFERS: usize = 8;
+/// Most bytes of staging buffers a stream keeps for reuse.
+const POOL_MAX_BYTES: u64 = 1 << 30;
+
+/// A host-visible buffer for uploads or downloads. A batch that records a copy from or to it
+/// keeps an `Arc` until its fence signals; the stream's [`StagingPool`] then takes it back.
 pub(crate) struct Staging {
     shared: Arc<DeviceShared>,
     raw: RawBuffer,
+    kind: StagingKind,
+    /// Capacity in bytes.
     size: u64,
 }
 
 impl Staging {
-    /// An upload staging buffer holding a copy of `data` (`CpuToGpu`, transfer source).
-    pub(crate) fn upload(shared: &Arc<DeviceShared>, data: &[u8]) -> Result<Staging> {
-        let size = data.len() as u64;
-        let mut staging = Staging::new(
-            shared,
-            size,
-            vk::BufferUsageFlags::TRANSFER_SRC,
-            MemoryLocation::CpuToGpu,
-        )?;
-        let Some(mapped) = staging.raw.mapped_mut() else {
-            return Err(RuntimeError::Allocation {
-                what: format!("upload staging buffer of {size} bytes"),
-                message: "memory is not host-mapped".into(),
-            });
+    /// A new staging buffer of at least `size` bytes.
+    pub(crate) fn new(shared: &Arc<DeviceShared>, kind: StagingKind, size: u64) -> Result<Staging> {
+        let size = size.max(1).div_ceil(STAGING_GRANULE) * STAGING_GRANULE;
+        let (usage, location) = match kind {
+            StagingKind::Upload => (vk::BufferUsageFlags::TRANSFER_SRC, MemoryLocation::CpuToGpu),
+            StagingKind::Download => (vk::BufferUsageFlags::TRANSFER_DST, MemoryLocation::GpuToCpu),
         };
-        // gpu-allocator only hands out HOST_COHERENT memory for CpuToGpu, so no flush is
-        // needed; vkQueueSubmit makes host writes visible to the device.
-        match mapped.get_mut(..data.len()) {
-            Some(dst) => dst.copy_from_slice(data),
-            None => {
-                return Err(RuntimeError::Allocation {
-                    what: format!("upload staging buffer of {size} bytes"),
-                    message: "mapped range is smaller than requested".into(),
-                })
-            }
-        }
-        Ok(staging)
-    }
-
-    /// A download staging buffer of `size` bytes (`GpuToCpu`, transfer destination).
-    pub(crate) fn download(shared: &Arc<DeviceShared>, size: u64) -> Result<Staging> {
-        Staging::new(
-            shared,
-            size,
-            vk::BufferUsageFlags::TRANSFER_DST,
-            MemoryLocation::GpuToCpu,
-        )
-    }
-
-    fn new(
-        shared: &Arc<DeviceShared>,
-        size: u64,
-        usage: vk::BufferUsageFlags,
-        location: MemoryLocation,
-    ) -> Result<Staging> {
         let what = format!("staging buffer of {size} bytes");
         let raw = RawBuffer::new(shared, size, usage, location, &what)?;
         Ok(Staging {
             shared: shared.clone(),
             raw,
+            kind,
             size,
         })
+    }
+
+    /// Copies `data` to the start of the buffer. gpu-allocator only hands out HOST_COHERENT
+    /// memory for `CpuToGpu`, so no flush is needed; `vkQueueSubmit` makes host writes visible
+    /// to the device.
+    pub(crate) fn write(&mut self, data: &[u8]) -> Result<()> {
+        let size = self.size;
+        match self.raw.mapped_mut().and_then(|m| m.get_mut(..data.len())) {
+            Some(dst) => {
+                dst.copy_from_slice(data);
+                Ok(())
+            }
+            None => Err(RuntimeError::Allocation {
+                what: format!("upload staging buffer of {size} bytes"),
+                message: "memory is not host-mapped or too small".into(),
+            }),
+        }
     }
 
     /// The Vulkan buffer.
@@ -238,15 +243,10 @@ impl Staging {
         self.raw.buffer
     }
 
-    /// Copies the staging contents into `out` (after the download's fence signalled and its
-    /// TRANSFER→HOST barrier made the copy visible; the memory is HOST_COHERENT).
+    /// Copies the first `out.len()` bytes into `out` (after the download's fence signalled and
+    /// its TRANSFER→HOST barrier made the copy visible; the memory is HOST_COHERENT).
     pub(crate) fn read_into(&self, out: &mut [u8]) -> Result<()> {
-        let src = self
-            .raw
-            .mapped()
-            .and_then(|m| m.get(..out.len()))
-            .filter(|_| out.len() as u64 == self.size);
-        match src {
+        match self.raw.mapped().and_then(|m| m.get(..out.len())) {
             Some(src) => {
                 out.copy_from_slice(src);
                 Ok(())
@@ -262,5 +262,48 @@ impl Staging {
 impl Drop for Staging {
     fn drop(&mut self) {
         self.raw.destroy(&self.shared);
+    }
+}
+
+/// A stream's idle staging buffers, reused by later transfers (best fit by size).
+#[derive(Default)]
+pub(crate) struct StagingPool {
+    free: Vec<Staging>,
+}
+
+impl StagingPool {
+    /// A staging buffer of `kind` holding at least `size` bytes: the smallest idle one that
+    /// fits, or a new one.
+    pub(crate) fn take(
+        &mut self,
+        shared: &Arc<DeviceShared>,
+        kind: StagingKind,
+        size: u64,
+    ) -> Result<Staging> {
+        let best = self
+            .free
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.kind == kind && s.size >= size)
+            .min_by_key(|(_, s)| s.size)
+            .map(|(i, _)| i);
+        match best {
+            Some(i) => Ok(self.free.swap_remove(i)),
+            None => Staging::new(shared, kind, size),
+        }
+    }
+
+    /// Takes back an idle staging buffer, evicting the smallest ones beyond the pool limits.
+    pub(crate) fn give(&mut self, staging: Staging) {
+        if staging.size > POOL_MAX_BYTES {
+            return;
+        }
+        self.free.push(staging);
+        self.free.sort_by_key(|s| std::cmp::Reverse(s.size));
+        while self.free.len() > POOL_MAX_BUFFERS
+            || self.free.iter().map(|s| s.size).sum::<u64>() > POOL_MAX_BYTES
+        {
+            self.free.pop();
+        }
     }
 }

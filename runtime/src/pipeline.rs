@@ -31,13 +31,6 @@ pub(crate) const USER_SPEC_BASE: u32 = 4;
 /// SpecId of the dynamic shared-memory size.
 pub(crate) const SHARED_SPEC_ID: u32 = 3;
 
-/// Creates the device-wide pipeline cache.
-pub(crate) fn create_pipeline_cache(device: &ash::Device) -> Result<vk::PipelineCache> {
-    // SAFETY: valid device, empty initial data.
-    unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
-        .map_err(vk_err("vkCreatePipelineCache"))
-}
-
 /// How many descriptors of each type one set of a kernel needs; sizes descriptor pools.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct DescriptorCounts {

@@ -5,7 +5,7 @@
 //! user's reference; the Vulkan object is destroyed when the last reference goes.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
@@ -158,6 +158,8 @@ pub(crate) struct BufferInner {
     pub(crate) id: ResourceId,
     pub(crate) size: u64,
     pub(crate) raw: RawBuffer,
+    /// Serializes direct host writes into a host-visible buffer.
+    host_lock: Mutex<()>,
 }
 
 impl Drop for BufferInner {
@@ -185,11 +187,18 @@ impl Buffer {
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST;
+        // Where device-local memory is host-visible too, buffers live there so uploads can
+        // write them directly (see `upload_buffer`); shaders see device-local memory either way.
+        let location = if shared.host_visible_device_local {
+            MemoryLocation::CpuToGpu
+        } else {
+            MemoryLocation::GpuOnly
+        };
         let raw = RawBuffer::new(
             shared,
             size,
             usage,
-            MemoryLocation::GpuOnly,
+            location,
             &format!("buffer of {size} bytes"),
         )?;
         let id = ResourceId(shared.next_resource_id());
@@ -199,8 +208,34 @@ impl Buffer {
                 id,
                 size,
                 raw,
+                host_lock: Mutex::new(()),
             }),
         })
+    }
+
+    /// Writes `data` straight into a host-visible buffer; `false` (nothing written) when the
+    /// buffer is not host-mapped. The caller guarantees no device work uses the buffer.
+    pub(crate) fn write_mapped(&self, data: &[u8]) -> bool {
+        if !self.inner.shared.host_visible_device_local {
+            return false;
+        }
+        let Some(ptr) = self.inner.raw.mapped_ptr() else {
+            return false;
+        };
+        if data.len() as u64 > self.inner.size {
+            return false;
+        }
+        let _guard = lock(&self.inner.host_lock);
+        // SAFETY: the mapping covers the buffer's `size` bytes (checked above); the device
+        // does not access it (caller's guarantee) and other host writers are excluded by the
+        // lock. The memory is HOST_COHERENT, and the next vkQueueSubmit makes it visible.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
+        true
+    }
+
+    /// Whether the buffer lives in host-visible device-local memory.
+    pub fn is_host_visible(&self) -> bool {
+        self.inner.shared.host_visible_device_local && self.inner.raw.mapped_ptr().is_some()
     }
 
     /// The buffer's id, as the barrier log names it.

@@ -251,6 +251,7 @@ fn devices_are_listed_and_selected() {
     let by_index = Context::with_options(ContextOptions {
         device: Some("0".into()),
         validation: false,
+        ..ContextOptions::default()
     })
     .unwrap();
     assert_eq!(by_index.device_info().name, first.name);
@@ -263,6 +264,7 @@ fn devices_are_listed_and_selected() {
     let by_name = Context::with_options(ContextOptions {
         device: Some(needle),
         validation: false,
+        ..ContextOptions::default()
     })
     .unwrap();
     assert_eq!(by_name.device_info().name, first.name);
@@ -270,6 +272,7 @@ fn devices_are_listed_and_selected() {
     let err = Context::with_options(ContextOptions {
         device: Some("99".into()),
         validation: false,
+        ..ContextOptions::default()
     })
     .unwrap_err();
     assert!(
@@ -280,6 +283,7 @@ fn devices_are_listed_and_selected() {
     let err = Context::with_options(ContextOptions {
         device: Some("no such gpu".into()),
         validation: false,
+        ..ContextOptions::default()
     })
     .unwrap_err();
     assert!(err.to_string().contains("`no such gpu`"), "{err}");

@@ -79,15 +79,21 @@ pub fn context_with(opts: ContextOptions) -> Option<Context> {
     }
 }
 
-/// A context from the environment's options (`CAJETA_DEVICE`, `CAJETA_VALIDATION`).
+/// A context from the environment's options (`CAJETA_DEVICE`, `CAJETA_VALIDATION`), with
+/// uploads always staged so barrier logs are the same on every device (a direct write into
+/// host-visible memory records nothing; `transfers.rs` tests that path).
 pub fn context() -> Option<Context> {
-    context_with(ContextOptions::from_env())
+    context_with(ContextOptions {
+        no_host_visible: true,
+        ..ContextOptions::from_env()
+    })
 }
 
 /// A context with validation and synchronization validation on.
 pub fn validated_context() -> Option<Context> {
     context_with(ContextOptions {
         validation: true,
+        no_host_visible: true,
         ..ContextOptions::from_env()
     })
 }

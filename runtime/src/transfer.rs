@@ -1,0 +1,309 @@
+//! Transfers on a stream: buffer and texture uploads, buffer and image downloads.
+//!
+//! Uploads copy the host data into a staging buffer (taken from the stream's pool, see
+//! `memory.rs`) and record a copy; when the device has host-visible device-local memory and no
+//! recorded or running command uses the buffer, the data is written straight into the buffer
+//! instead. Downloads record a copy into a staging buffer, submit everything and wait.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use crate::batch::Keep;
+use crate::error::{Result, RuntimeError};
+use crate::lock;
+use crate::memory::StagingKind;
+use crate::profile::ProfileKind;
+use crate::resources::{Buffer, Image2D};
+use crate::stream::{CommandId, Stream};
+use crate::sync::{Handle, Usage};
+use crate::texture::Texture;
+
+impl Stream {
+    /// Records a copy of `data` into `buffer` through a staging buffer. `data.len()` must equal
+    /// the buffer size. When the buffer lives in host-visible memory and no recorded or running
+    /// command uses it, the data is written into it directly (nothing is recorded; the returned
+    /// id is still fresh and ordered).
+    pub fn upload_buffer(&self, buffer: &Buffer, data: &[u8]) -> Result<CommandId> {
+        self.check_owner(&buffer.inner.shared, "buffer")?;
+        if data.len() as u64 != buffer.size() {
+            return Err(RuntimeError::LengthMismatch {
+                resource: "buffer",
+                resource_bytes: buffer.size(),
+                host_bytes: data.len() as u64,
+            });
+        }
+        let shared = self.shared();
+        let mut state = lock(&self.inner.state);
+        // The stream lock is held: no other thread can record a use of the buffer meanwhile,
+        // and a strong count of one means no batch (recording or in flight) holds it.
+        if Arc::strong_count(&buffer.inner) == 1 && buffer.write_mapped(data) {
+            return Ok(CommandId(shared.next_command_id()));
+        }
+        let mut staging = state.take_staging(StagingKind::Upload, data.len() as u64)?;
+        staging.write(data)?;
+        let staging = Arc::new(staging);
+        let batch = state.ensure_recording()?;
+        let timed = batch.timestamp_begin(shared)?;
+        let id = CommandId(shared.next_command_id());
+        let usage = Usage::transfer_write(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
+        let barriers = lock(&shared.tracker).plan(id, "upload", &[usage]);
+        let region = vk::BufferCopy {
+            src_offset: 0,
+            dst_offset: 0,
+            size: buffer.size(),
+        };
+        let device = shared.device();
+        // SAFETY: both buffers are alive until the batch's fence signals; recording state.
+        unsafe {
+            batch.record_barriers(device, &barriers);
+            device.cmd_copy_buffer(
+                batch.cmd,
+                staging.buffer(),
+                buffer.inner.raw.buffer,
+                &[region],
+            );
+        }
+        batch.timestamp_end(device, timed, ProfileKind::Upload, "upload", buffer.size());
+        batch.keep.push(Keep::Buffer(buffer.clone()));
+        batch.keep.push(Keep::Staging(staging));
+        batch.commands += 1;
+        Ok(id)
+    }
+
+    /// Records a copy of `data` into mip `level` of `texture`: into array layer `layer` when
+    /// given (a 2-D array layer or a cube face), else into every layer, layers one after another.
+    /// `data` holds tightly packed row-major texels (for 3-D, slice after slice) and its length
+    /// must equal the region's size. The texture moves to `TRANSFER_DST_OPTIMAL` for the copy
+    /// and to `SHADER_READ_ONLY_OPTIMAL` when a launch samples it.
+    pub fn upload_texture(
+        &self,
+        texture: &Texture,
+        level: u32,
+        layer: Option<u32>,
+        data: &[u8],
+    ) -> Result<CommandId> {
+        self.check_owner(&texture.inner.shared, "texture")?;
+        let desc = *texture.desc();
+        if level >= desc.mip_levels {
+            return Err(RuntimeError::InvalidResource(format!(
+                "mip level {level} does not exist: the texture has {} level(s)",
+                desc.mip_levels
+            )));
+        }
+        let (base_layer, layer_count) = match layer {
+            Some(l) if l >= desc.layers => {
+                return Err(RuntimeError::InvalidResource(format!(
+                    "layer {l} does not exist: the texture has {} layer(s)",
+                    desc.layers
+                )))
+            }
+            Some(l) => (l, 1),
+            None => (0, desc.layers),
+        };
+        let expected = desc.level_layer_bytes(level) * u64::from(layer_count);
+        if data.len() as u64 != expected {
+            return Err(RuntimeError::LengthMismatch {
+                resource: "texture region",
+                resource_bytes: expected,
+                host_bytes: data.len() as u64,
+            });
+        }
+        let shared = self.shared();
+        let mut state = lock(&self.inner.state);
+        let mut staging = state.take_staging(StagingKind::Upload, data.len() as u64)?;
+        staging.write(data)?;
+        let staging = Arc::new(staging);
+        let batch = state.ensure_recording()?;
+        let timed = batch.timestamp_begin(shared)?;
+        let id = CommandId(shared.next_command_id());
+        let usage = Usage::transfer_write(texture.id(), Handle::Image(texture.inner.raw.image))
+            .in_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL);
+        let barriers = lock(&shared.tracker).plan(id, "upload texture", &[usage]);
+        let [width, height, depth] = desc.level_extent(level);
+        let region = vk::BufferImageCopy {
+            buffer_offset: 0,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: level,
+                base_array_layer: base_layer,
+                layer_count,
+            },
+            image_offset: vk::Offset3D::default(),
+            image_extent: vk::Extent3D {
+                width,
+                height,
+                depth,
+            },
+        };
+        let device = shared.device();
+        // SAFETY: texture and staging buffer are alive until the batch's fence signals; the
+        // tracker's barrier put the texture in TRANSFER_DST_OPTIMAL; recording state.
+        unsafe {
+            batch.record_barriers(device, &barriers);
+            device.cmd_copy_buffer_to_image(
+                batch.cmd,
+                staging.buffer(),
+                texture.inner.raw.image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &[region],
+            );
+        }
+        batch.timestamp_end(
+            device,
+            timed,
+            ProfileKind::Upload,
+            "upload",
+            data.len() as u64,
+        );
+        batch.keep.push(Keep::Texture(texture.clone()));
+        batch.keep.push(Keep::Staging(staging));
+        batch.commands += 1;
+        Ok(id)
+    }
+
+    /// Copies `buffer` into `out` (whose length must equal the buffer size). Submits all
+    /// recorded work and waits for it.
+    pub fn download_buffer(&self, buffer: &Buffer, out: &mut [u8]) -> Result<()> {
+        self.check_owner(&buffer.inner.shared, "buffer")?;
+        if out.len() as u64 != buffer.size() {
+            return Err(RuntimeError::LengthMismatch {
+                resource: "buffer",
+                resource_bytes: buffer.size(),
+                host_bytes: out.len() as u64,
+            });
+        }
+        let usage = Usage::transfer_read(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
+        let region = vk::BufferCopy {
+            src_offset: 0,
+            dst_offset: 0,
+            size: buffer.size(),
+        };
+        let src = buffer.inner.raw.buffer;
+        self.download(
+            usage,
+            Keep::Buffer(buffer.clone()),
+            out,
+            |device, cmd, dst| {
+                // SAFETY: both buffers are alive until the batch's fence signals; recording state.
+                unsafe { device.cmd_copy_buffer(cmd, src, dst, &[region]) }
+            },
+        )
+    }
+
+    /// Copies `image` into `out` as tightly packed row-major texels (`width * height *
+    /// texel_size` bytes). Submits all recorded work and waits for it.
+    pub fn download_image(&self, image: &Image2D, out: &mut [u8]) -> Result<()> {
+        self.check_owner(&image.inner.shared, "image")?;
+        if out.len() as u64 != image.byte_size() {
+            return Err(RuntimeError::LengthMismatch {
+                resource: "image",
+                resource_bytes: image.byte_size(),
+                host_bytes: out.len() as u64,
+            });
+        }
+        let usage = Usage::transfer_read(image.id(), Handle::Image(image.inner.raw.image));
+        let region = vk::BufferImageCopy {
+            buffer_offset: 0,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: 1,
+            },
+            image_offset: vk::Offset3D::default(),
+            image_extent: vk::Extent3D {
+                width: image.width(),
+                height: image.height(),
+                depth: 1,
+            },
+        };
+        let src = image.inner.raw.image;
+        self.download(
+            usage,
+            Keep::Image(image.clone()),
+            out,
+            |device, cmd, dst| {
+                // SAFETY: image (in GENERAL after the tracker's barriers) and staging buffer are
+                // alive until the batch's fence signals; recording state.
+                unsafe {
+                    device.cmd_copy_image_to_buffer(
+                        cmd,
+                        src,
+                        vk::ImageLayout::GENERAL,
+                        dst,
+                        &[region],
+                    )
+                }
+            },
+        )
+    }
+
+    /// Shared tail of the downloads: barriers, the copy into a staging buffer, the
+    /// TRANSFER→HOST barrier, submit and wait, then the host copy.
+    fn download(
+        &self,
+        usage: Usage,
+        keep: Keep,
+        out: &mut [u8],
+        copy: impl FnOnce(&ash::Device, vk::CommandBuffer, vk::Buffer),
+    ) -> Result<()> {
+        let shared = self.shared();
+        let mut state = lock(&self.inner.state);
+        let staging = Arc::new(state.take_staging(StagingKind::Download, out.len() as u64)?);
+        let batch = state.ensure_recording()?;
+        let timed = batch.timestamp_begin(shared)?;
+        let id = CommandId(shared.next_command_id());
+        let barriers = lock(&shared.tracker).plan(id, "download", &[usage]);
+        let device = shared.device();
+        // The host reads the staging buffer after the fence; the copy's writes must still be
+        // made visible to the host. Not logged: the staging buffer is not a user resource.
+        let to_host = vk::BufferMemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .buffer(staging.buffer())
+            .offset(0)
+            .size(vk::WHOLE_SIZE);
+        // SAFETY: recording state; everything referenced is kept alive by the batch.
+        unsafe {
+            batch.record_barriers(device, &barriers);
+            copy(device, batch.cmd, staging.buffer());
+            device.cmd_pipeline_barrier(
+                batch.cmd,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[to_host],
+                &[],
+            );
+        }
+        batch.timestamp_end(
+            device,
+            timed,
+            ProfileKind::Download,
+            "download",
+            out.len() as u64,
+        );
+        batch.keep.push(keep);
+        batch.keep.push(Keep::Staging(staging.clone()));
+        batch.commands += 1;
+        let synced = state.sync();
+        drop(state);
+        match synced {
+            // Validation messages still leave correct data behind; hand both to the caller.
+            Ok(()) | Err(RuntimeError::Validation { .. }) => {
+                staging.read_into(out)?;
+                lock(&self.inner.state).give_staging(staging);
+                synced
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
