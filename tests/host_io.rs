@@ -149,6 +149,38 @@ fn image_save_writes_png_and_pfm_that_read_back() {
             assert_eq!(png.get_pixel(x, y).0[0], want, "png texel ({x}, {y})");
         }
     }
+    // RGBA8 image: the PNG holds the stored UNORM codes; Vulkan picks one of the two codes
+    // nearest to each value, so each byte is within one step of value * 255.
+    let rgba = image::open(dir.join("rgba.png")).unwrap();
+    let rgba = rgba.as_rgba8().expect("an 8-bit RGBA PNG");
+    for y in 0..h {
+        for x in 0..w {
+            let want = [
+                x as f32 / (w - 1) as f32,
+                y as f32 / (h - 1) as f32,
+                0.5,
+                1.0,
+            ];
+            let got = rgba.get_pixel(x, y).0;
+            for c in 0..4 {
+                let d = (got[c] as f32 - want[c] * 255.0).abs();
+                assert!(
+                    d < 1.0,
+                    "rgba texel ({x}, {y}) channel {c}: {} vs {}",
+                    got[c],
+                    want[c] * 255.0
+                );
+            }
+        }
+    }
+    let pfm = std::fs::read(dir.join("rgba.pfm")).unwrap();
+    let header = format!("PF\n{w} {h}\n-1.0\n");
+    assert!(pfm.starts_with(header.as_bytes()));
+    assert_eq!(
+        pfm.len(),
+        header.len() + (w * h * 3 * 4) as usize,
+        "RGB floats, alpha dropped"
+    );
     // PFM: the exact floats, bottom row first.
     let pfm = std::fs::read(dir.join("save.pfm")).unwrap();
     let header = format!("Pf\n{w} {h}\n-1.0\n");

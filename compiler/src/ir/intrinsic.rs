@@ -2,7 +2,7 @@
 //! `@Intrinsic("name")`; the name maps to one variant here, and each backend has one
 //! lowering function per variant.
 
-use super::types::ScalarType;
+use super::types::{ImageFormat, ScalarType, TextureDim};
 
 /// A grid axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,6 +66,20 @@ pub enum Intrinsic {
     ImageHeight,
     /// `buf.length()`: the runtime array length.
     BufferLength,
+    /// `tex.sample(s, coords…)`: filtered, normalized coordinates, explicit LOD 0.
+    TextureSample,
+    /// `tex.sampleLod(s, coords…, lod)`.
+    TextureSampleLod,
+    /// `tex.fetch(coords…)`: one texel of level 0 (`OpImageFetch`).
+    TextureFetch,
+    /// `tex.fetchLod(coords…, lod)`.
+    TextureFetchLod,
+    /// `tex.textureWidth()` (`OpImageQuerySizeLod` at level 0, lane 0).
+    TextureWidth,
+    /// `tex.textureHeight()` (lane 1).
+    TextureHeight,
+    /// `tex.textureDepth()` / `textureLayers()` (lane 2).
+    TextureDepth,
     /// A `Math.*` function.
     Math(MathFn),
 }
@@ -99,6 +113,13 @@ impl Intrinsic {
             "image2d.width" => Intrinsic::ImageWidth,
             "image2d.height" => Intrinsic::ImageHeight,
             "buffer.length" => Intrinsic::BufferLength,
+            "texture.sample" => Intrinsic::TextureSample,
+            "texture.sample_lod" => Intrinsic::TextureSampleLod,
+            "texture.fetch" => Intrinsic::TextureFetch,
+            "texture.fetch_lod" => Intrinsic::TextureFetchLod,
+            "texture.width" => Intrinsic::TextureWidth,
+            "texture.height" => Intrinsic::TextureHeight,
+            "texture.depth" => Intrinsic::TextureDepth,
             "math.sqrt" => Intrinsic::Math(MathFn::Sqrt),
             "math.floor" => Intrinsic::Math(MathFn::Floor),
             "math.abs" => Intrinsic::Math(MathFn::Abs),
@@ -166,6 +187,21 @@ pub enum HostOp {
     ImageFileHeight,
     /// `img.save(path)`: PNG (8-bit, clamped to [0, 1]) or PFM (exact floats).
     ImageSave,
+    /// `heap Texture2D(w, h [, TextureFormat.F [, levels]])` and the other shapes: args are
+    /// the sizes of the shape, then the mip level count.
+    NewTexture(TextureDim, ImageFormat),
+    /// `heap Sampler(filter, address)`.
+    NewSampler,
+    /// `tex.upload(arr)`: every layer of level 0.
+    TextureUpload,
+    /// `tex.uploadLevel(level, arr)`.
+    TextureUploadLevel,
+    /// `tex.textureWidth()` on the host.
+    TextureWidth,
+    /// `tex.textureHeight()` on the host.
+    TextureHeight,
+    /// `tex.textureDepth()` / `textureLayers()` on the host.
+    TextureDepth,
 }
 
 impl HostOp {
@@ -196,6 +232,11 @@ impl HostOp {
             "host.files.image_width" => HostOp::ImageFileWidth,
             "host.files.image_height" => HostOp::ImageFileHeight,
             "host.image2d.save" => HostOp::ImageSave,
+            "host.texture.upload" => HostOp::TextureUpload,
+            "host.texture.upload_level" => HostOp::TextureUploadLevel,
+            "host.texture.width" => HostOp::TextureWidth,
+            "host.texture.height" => HostOp::TextureHeight,
+            "host.texture.depth" => HostOp::TextureDepth,
             _ => return None,
         })
     }

@@ -16,7 +16,7 @@ pub mod printf;
 mod types;
 
 pub use intrinsic::{Axis, HostOp, Intrinsic, MathFn};
-pub use types::{ImageFormat, ScalarType, Type};
+pub use types::{ImageFormat, ScalarType, TextureDim, Type};
 
 use crate::diagnostics::Span;
 

@@ -215,6 +215,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let r = self.expr(recv, None)?;
         let class = match &r.ty {
             Type::Image2D(_) => "Image2D",
+            Type::Texture(dim, _) => dim.class_name(),
+            Type::Sampler => "Sampler",
             Type::Buffer(_) => "KernelBuffer",
             Type::Stream => "KernelStream",
             other => {
@@ -309,6 +311,17 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 (other, _) => other.clone(),
             };
             generics.insert("T".to_string(), bound);
+        }
+        if let Some(Type::Image2D(format)) = recv.as_ref().map(|r| &r.ty) {
+            // `store(x, y, T)` / `T load(x, y)`: T is the format's texel type.
+            generics.insert("T".to_string(), super::textures::texel_type(*format));
+            generics.insert("E".to_string(), Type::Scalar(format.channel_type()));
+        }
+        if let Some(r) = &recv {
+            if let Type::Texture(_, texel) = r.ty {
+                super::textures::texture_generics(texel, &mut generics);
+            }
+            self.check_texture_op(if device { m.device } else { None }, r, span)?;
         }
         let values = self.intrinsic_args(&m, &args, &mut generics)?;
         let ret = match resolve_type(&m.decl.ret, &generics) {
@@ -604,9 +617,11 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             return self.host_only(span, "allocation");
         }
         let args = self.positional(args)?;
+        if let Type::Image2D(_) | Type::Texture(..) | Type::Sampler = t {
+            return self.new_resource(t, ty.span, &args, span, |c, a| c.size_arg(a));
+        }
         let (op, want) = match &t {
             Type::Buffer(_) => (HostOp::NewBuffer, 1),
-            Type::Image2D(_) => (HostOp::NewImage2D, 2),
             other => {
                 let other = other.clone();
                 return self.error(Diagnostic::error(

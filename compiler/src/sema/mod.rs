@@ -14,6 +14,7 @@ mod fold;
 mod hostio;
 mod literals;
 mod names;
+mod textures;
 mod vector;
 
 pub use fold::float_to_int;

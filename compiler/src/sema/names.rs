@@ -1,7 +1,9 @@
 //! Declarations: classes, user methods and stdlib intrinsics, and type-name resolution.
 
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{FunctionId, FunctionKind, HostOp, ImageFormat, Intrinsic, ScalarType, Type};
+use crate::ir::{
+    FunctionId, FunctionKind, HostOp, ImageFormat, Intrinsic, ScalarType, TextureDim, Type,
+};
 use crate::syntax::ast;
 use std::collections::HashMap;
 
@@ -359,14 +361,50 @@ pub fn resolve_type(
                     let c = type_int(&args[2], "the column count C of Matrix<T, R, C>")?;
                     Ok(Type::Matrix(s, r, c))
                 }
-                "Image2D" => {
+                "Image2D" => match args.as_slice() {
+                    [] => Ok(Type::Image2D(ImageFormat::R32f)),
+                    [arg] => Ok(Type::Image2D(format_arg(arg)?)),
+                    _ => Err(Diagnostic::error(
+                        Code::TypeMismatch,
+                        t.span,
+                        "`Image2D` takes one format argument, as in `Image2D<RGBA8_UNORM>`",
+                    )),
+                },
+                "Sampler" => {
                     arity(0)?;
-                    Ok(Type::Image2D(ImageFormat::R32f))
+                    Ok(Type::Sampler)
+                }
+                n if TextureDim::from_class_name(n).is_some() => {
+                    let dim = TextureDim::from_class_name(n).unwrap_or(TextureDim::D2);
+                    let texel = match args.as_slice() {
+                        [] => ScalarType::F32,
+                        [ast::TypeArg::Type(inner)] => match resolve_type(inner, generics)? {
+                            Type::Scalar(
+                                s @ (ScalarType::F32 | ScalarType::I32 | ScalarType::U32),
+                            ) => s,
+                            other => return Err(Diagnostic::error(
+                                Code::TypeMismatch,
+                                inner.span,
+                                format!(
+                                    "`{name}<{other}>`: texels read as float32, int32 or uint32"
+                                ),
+                            )),
+                        },
+                        _ => {
+                            return Err(Diagnostic::error(
+                                Code::TypeMismatch,
+                                t.span,
+                                format!(
+                                    "`{name}` takes one type argument (float32, int32 or uint32)"
+                                ),
+                            ))
+                        }
+                    };
+                    Ok(Type::Texture(dim, texel))
                 }
                 "KernelStream" => Ok(Type::Stream),
                 "String" => Ok(Type::String),
-                "Shared" | "Texture1D" | "Texture2D" | "Texture3D" | "Texture2DArray"
-                | "TextureCube" | "Sampler" | "Event" => Err(Diagnostic::error(
+                "Shared" | "Event" => Err(Diagnostic::error(
                     Code::UnsupportedFeature,
                     t.span,
                     format!("`{name}` is not supported yet by this version of cajetac"),
@@ -422,4 +460,32 @@ fn type_int(arg: &ast::TypeArg, what: &str) -> Result<u8, Diagnostic> {
         )
         .with_label("not 2, 3 or 4")),
     }
+}
+
+/// The format argument of `Image2D<F>`: a `TextureFormat` constant name.
+fn format_arg(arg: &ast::TypeArg) -> Result<ImageFormat, Diagnostic> {
+    let name = match arg {
+        ast::TypeArg::Type(ast::TypeExpr {
+            kind: ast::TypeExprKind::Named { name, args },
+            ..
+        }) if args.is_empty() => name.as_str(),
+        _ => "",
+    };
+    let span = match arg {
+        ast::TypeArg::Type(t) => t.span,
+        ast::TypeArg::Int(_, s) => *s,
+    };
+    ImageFormat::from_source_name(name).ok_or_else(|| unknown_format(name, span))
+}
+
+/// E0006 for a name that is not a `TextureFormat` constant.
+pub fn unknown_format(name: &str, span: crate::diagnostics::Span) -> Diagnostic {
+    let known: Vec<&str> = ImageFormat::ALL.iter().map(|(_, n)| *n).collect();
+    Diagnostic::error(
+        Code::UnknownName,
+        span,
+        format!("unknown TextureFormat `{name}`"),
+    )
+    .with_label("not a texture format")
+    .with_note(format!("TextureFormat constants: {}", known.join(", ")))
 }

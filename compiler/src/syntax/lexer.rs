@@ -256,6 +256,7 @@ pub const GENERIC_TYPES: &[&str] = &[
     "Vector",
     "Matrix",
     "Shared",
+    "Image2D",
     "Texture1D",
     "Texture2D",
     "Texture3D",

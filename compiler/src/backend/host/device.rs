@@ -19,12 +19,16 @@ use cajeta_runtime::{
 use super::eval::{err, internal, Fail, Frame, Interp};
 use super::hostops::int_value;
 use super::ops::{bf16_from_bits, bf16_to_bits, f16_from_bits, f16_to_bits};
+use super::textures::{
+    channels, rt_format, texel_array_name, texels_from_bytes, texels_to_bytes, SamplerObj,
+    TextureObj,
+};
 use super::value::{Array, Scalar, Value};
 use super::HostError;
 
 use crate::backend::spirv::CompiledKernel;
 use crate::diagnostics::Span;
-use crate::ir::{Expr, FunctionId, HostOp, ImageFormat, Launch, ScalarType, Type};
+use crate::ir::{Expr, FunctionId, HostOp, Launch, ScalarType, Type};
 
 /// A `KernelBuffer<T>` of the host program.
 pub struct BufferObj {
@@ -66,7 +70,7 @@ impl ImageObj {
 
 /// A `KernelStream` of the host program.
 pub struct StreamObj {
-    stream: Stream,
+    pub(super) stream: Stream,
 }
 
 impl fmt::Debug for StreamObj {
@@ -125,7 +129,7 @@ impl<'a> Device<'a> {
         context
     }
 
-    fn context(&mut self, span: Span) -> Result<&Context, Fail> {
+    pub(super) fn context(&mut self, span: Span) -> Result<&Context, Fail> {
         if self.context.is_none() {
             match Context::new() {
                 Ok(c) => self.context = Some(c),
@@ -138,7 +142,7 @@ impl<'a> Device<'a> {
         }
     }
 
-    fn stream(&mut self, span: Span) -> Result<Rc<StreamObj>, Fail> {
+    pub(super) fn stream(&mut self, span: Span) -> Result<Rc<StreamObj>, Fail> {
         if let Some(s) = &self.stream {
             return Ok(s.clone());
         }
@@ -238,6 +242,8 @@ fn array_from_bytes(a: &mut Array, bytes: &[u8]) {
 enum OwnedArg {
     Buffer(Buffer),
     Image(Rc<ImageObj>),
+    Texture(Rc<TextureObj>),
+    Sampler(Rc<SamplerObj>),
     Scalar(ScalarValue),
     Bytes(Vec<u8>),
 }
@@ -247,6 +253,8 @@ impl OwnedArg {
         match self {
             OwnedArg::Buffer(b) => KernelArg::Buffer(b),
             OwnedArg::Image(i) => KernelArg::Image(&i.image),
+            OwnedArg::Texture(t) => KernelArg::Texture(&t.texture),
+            OwnedArg::Sampler(s) => KernelArg::Sampler(&s.sampler),
             OwnedArg::Scalar(s) => KernelArg::Scalar(*s),
             OwnedArg::Bytes(b) => KernelArg::Bytes(b),
         }
@@ -283,7 +291,7 @@ impl Interp<'_> {
         }
     }
 
-    fn eval_u32(&mut self, f: &mut Frame, e: &Expr, what: &str) -> Result<u32, Fail> {
+    pub(super) fn eval_u32(&mut self, f: &mut Frame, e: &Expr, what: &str) -> Result<u32, Fail> {
         let n = self.eval_count(f, e, what)?;
         u32::try_from(n).or_else(|_| err(e.span, format!("{what} {n} does not fit in uint32")))
     }
@@ -415,7 +423,7 @@ impl Interp<'_> {
             }
             (HostOp::NewImage2D, [w, h]) => {
                 let format = match e.ty {
-                    Type::Image2D(ImageFormat::R32f) => RtImageFormat::R32Float,
+                    Type::Image2D(format) => rt_format(format),
                     _ => return internal(span, format!("image of type {}", e.ty)),
                 };
                 let width = self.eval_u32(f, w, "image width")?;
@@ -470,28 +478,34 @@ impl Interp<'_> {
             (HostOp::ImageDownload, [i, a]) => {
                 let img = self.eval_image(f, i)?;
                 let array = self.eval_array(f, a)?;
-                let texels = img.width as u64 * img.height as u64;
-                let mut bytes = {
+                let format = img.format();
+                let values = img.width as u64 * img.height as u64 * channels(format) as u64;
+                {
                     let a = array.borrow();
-                    if a.elem_scalar() != Some(ScalarType::F32) {
-                        return err(span, "Image2D.download needs a float32[] array");
-                    }
-                    if a.len() as u64 != texels {
+                    if texels_to_bytes(format, &a).is_none() {
                         return err(
                             span,
                             format!(
-                                "download length mismatch: the {}x{} Image2D has {texels} texels but the host array has {}",
+                                "a {format} Image2D downloads into a {}",
+                                texel_array_name(format)
+                            ),
+                        );
+                    }
+                    if a.len() as u64 != values {
+                        return err(
+                            span,
+                            format!(
+                                "download length mismatch: the {}x{} {format} Image2D holds {values} values ({} per texel) but the host array has {}",
                                 img.width,
                                 img.height,
+                                channels(format),
                                 a.len()
                             ),
                         );
                     }
-                    array_to_bytes(&a).unwrap_or_default()
-                };
-                let stream = self.device.stream(span)?;
-                rt(stream.stream.download_image(&img.image, &mut bytes))?;
-                array_from_bytes(&mut array.borrow_mut(), &bytes);
+                }
+                let bytes = self.image_bytes(&img, span)?;
+                texels_from_bytes(format, &bytes, &mut array.borrow_mut());
                 Ok(Value::Void)
             }
             (HostOp::ImageWidth | HostOp::ImageHeight, [i]) => {
@@ -564,6 +578,8 @@ impl Interp<'_> {
             owned.push(match (&p.ty, v) {
                 (Type::Buffer(_), Value::Buffer(b)) => OwnedArg::Buffer(b.live(e.span)?),
                 (Type::Image2D(_), Value::Image(i)) => OwnedArg::Image(i),
+                (Type::Texture(..), Value::Texture(t)) => OwnedArg::Texture(t),
+                (Type::Sampler, Value::Sampler(s)) => OwnedArg::Sampler(s),
                 (Type::Scalar(_), Value::Scalar(s)) => scalar_arg(s),
                 (ty @ (Type::Vector(..) | Type::Matrix(..)), Value::Vector(lanes)) => {
                     OwnedArg::Bytes(super::lanes::push_bytes(ty, &lanes))

@@ -117,6 +117,13 @@ impl Interp<'_> {
             | HostOp::ImageFileWidth
             | HostOp::ImageFileHeight
             | HostOp::ImageSave => self.file_op(f, op, args, e),
+            HostOp::NewTexture(..)
+            | HostOp::NewSampler
+            | HostOp::TextureUpload
+            | HostOp::TextureUploadLevel
+            | HostOp::TextureWidth
+            | HostOp::TextureHeight
+            | HostOp::TextureDepth => self.texture_op(f, op, args, e),
             HostOp::NewBuffer
             | HostOp::NewImage2D
             | HostOp::BufferUpload

@@ -16,6 +16,7 @@ mod hostops;
 mod lanes;
 pub mod ops;
 mod printf;
+mod textures;
 pub mod value;
 mod vector;
 

@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use super::device::{BufferObj, ImageObj, StreamObj};
 use super::format;
+use super::textures::{SamplerObj, TextureObj};
 use crate::ir::{Constant, ScalarType, Type};
 
 /// A scalar of one of the IR's scalar types. `F16` and `BF16` hold an `f32` that is always
@@ -185,6 +186,10 @@ pub enum Value {
     Buffer(Rc<BufferObj>),
     /// An `Image2D`.
     Image(Rc<ImageObj>),
+    /// A `Texture1D/2D/3D/2DArray/Cube`.
+    Texture(Rc<TextureObj>),
+    /// A `Sampler`.
+    Sampler(Rc<SamplerObj>),
     /// A `KernelStream`.
     Stream(Rc<StreamObj>),
 }
@@ -219,6 +224,8 @@ impl Value {
             (Value::Array(a), Value::Array(b)) => Rc::ptr_eq(a, b),
             (Value::Buffer(a), Value::Buffer(b)) => Rc::ptr_eq(a, b),
             (Value::Image(a), Value::Image(b)) => Rc::ptr_eq(a, b),
+            (Value::Texture(a), Value::Texture(b)) => Rc::ptr_eq(a, b),
+            (Value::Sampler(a), Value::Sampler(b)) => Rc::ptr_eq(a, b),
             (Value::Stream(a), Value::Stream(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
@@ -278,6 +285,11 @@ impl Value {
             }
             Value::Buffer(b) => write!(f, "KernelBuffer<{}>[{}]", b.elem_type(), b.len),
             Value::Image(i) => write!(f, "Image2D[{}x{}]", i.width, i.height),
+            Value::Texture(t) => {
+                let d = t.texture.desc();
+                write!(f, "Texture[{} {}x{}x{}]", d.dim, d.width, d.height, d.depth)
+            }
+            Value::Sampler(_) => f.write_str("Sampler"),
             Value::Stream(_) => f.write_str("KernelStream"),
         }
     }

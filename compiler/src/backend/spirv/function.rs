@@ -96,7 +96,9 @@ pub(crate) fn compile_kernel_body(cx: &mut Ctx) -> Res<Word> {
                     Slot::Push(member)
                 }
             }
-            Type::Buffer(_) | Type::Image2D(_) => Slot::Resource(Some(i)),
+            Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {
+                Slot::Resource(Some(i))
+            }
             _ => Slot::Unit,
         };
         f.slots.push(slot);
@@ -119,7 +121,7 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
             ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => {
                 param_types.push(cx.ir_value_type(ty, p.span)?)
             }
-            Type::Buffer(_) | Type::Image2D(_) => {}
+            Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {}
             ty @ (Type::Array(_) | Type::String | Type::Stream) => {
                 return Err(host_only(p.span, ty))
             }
@@ -185,7 +187,9 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => {
                     Slot::Var(self.new_var(ty, &local.name, None)?)
                 }
-                Type::Buffer(_) | Type::Image2D(_) => Slot::Resource(None),
+                Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {
+                    Slot::Resource(None)
+                }
                 Type::Void => Slot::Unit,
                 ty @ (Type::Array(_) | Type::String | Type::Stream) => {
                     return Err(host_only(local.span, ty))

@@ -26,6 +26,13 @@ impl FnCx<'_, '_> {
             Intrinsic::ImageWidth => self.image_width(args, e),
             Intrinsic::ImageHeight => self.image_height(args, e),
             Intrinsic::BufferLength => self.buffer_length(args, e),
+            Intrinsic::TextureSample => self.texture_sample(args, e, false),
+            Intrinsic::TextureSampleLod => self.texture_sample(args, e, true),
+            Intrinsic::TextureFetch => self.texture_fetch(args, e, false),
+            Intrinsic::TextureFetchLod => self.texture_fetch(args, e, true),
+            Intrinsic::TextureWidth => self.texture_size(args, e, 0),
+            Intrinsic::TextureHeight => self.texture_size(args, e, 1),
+            Intrinsic::TextureDepth => self.texture_size(args, e, 2),
             Intrinsic::Math(f) => self.math(f, args, e),
         }
     }
@@ -62,44 +69,6 @@ impl FnCx<'_, '_> {
     /// `Workgroup.countX()`..: `NumWorkgroups`.
     fn workgroup_count(&mut self, axis: Axis) -> Res<Word> {
         self.builtin_component(BuiltIn::NumWorkgroups, axis)
-    }
-
-    /// `img.store(x, y, v)`: one `OpImageWrite` of `<v, 0, 0, 0>` at `(x, y)`.
-    fn image_store(&mut self, args: &[Expr], e: &Expr) -> Res<Word> {
-        let [img, x, y, v] = args else {
-            return Err(arity(e, 4));
-        };
-        let image = self.image_value(img)?;
-        let coord = self.coordinate(x, y)?;
-        let value = self.expr(v)?;
-        let float = self.cx.float_type(32);
-        if scalar_of(v)? != ScalarType::F32 {
-            return Err(unsupported(v.span, "an R32f texel must be a float32"));
-        }
-        let zero = self.cx.const_float(ScalarType::F32, 0.0, e.span)?;
-        let v4 = self.cx.vector_type(float, 4);
-        let texel = self.op(Op::CompositeConstruct, v4, &[value, zero, zero, zero])?;
-        self.cx
-            .b
-            .image_write(image, coord, texel, None, [])
-            .ice(e.span)?;
-        Ok(0)
-    }
-
-    /// `img.load(x, y)`: one `OpImageRead` of a `v4float`, then lane 0 (the R32f channel).
-    fn image_load(&mut self, args: &[Expr], e: &Expr) -> Res<Word> {
-        let [img, x, y] = args else {
-            return Err(arity(e, 3));
-        };
-        let image = self.image_value(img)?;
-        let coord = self.coordinate(x, y)?;
-        let float = self.cx.float_type(32);
-        let v4 = self.cx.vector_type(float, 4);
-        let texel = self.op(Op::ImageRead, v4, &[image, coord])?;
-        self.cx
-            .b
-            .composite_extract(float, None, texel, [0])
-            .ice(e.span)
     }
 
     /// `img.imageWidth()`: `OpImageQuerySize`, lane 0.
@@ -200,7 +169,7 @@ impl FnCx<'_, '_> {
     }
 
     /// The integer texel coordinate `(x, y)`: a `v2uint` (or `v2int` for int32 operands).
-    fn coordinate(&mut self, x: &Expr, y: &Expr) -> Res<Word> {
+    pub(crate) fn coordinate(&mut self, x: &Expr, y: &Expr) -> Res<Word> {
         let (sx, sy) = (scalar_of(x)?, scalar_of(y)?);
         let mut xv = self.expr(x)?;
         let mut yv = self.expr(y)?;

@@ -24,6 +24,7 @@ mod module;
 mod reflect;
 #[cfg(test)]
 mod tests;
+mod textures;
 mod types;
 mod vector;
 

@@ -15,7 +15,7 @@ use super::access::Usage;
 use super::types::host_only;
 use super::{unsupported, Ctx, Res};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{ImageFormat, ScalarType, Type};
+use crate::ir::{ImageFormat, ScalarType, TextureDim, Type};
 
 /// Workgroup size used when a launch gives no `block:` (SPEC §7).
 pub(crate) const DEFAULT_WORKGROUP_SIZE: [u32; 3] = [64, 1, 1];
@@ -69,6 +69,9 @@ impl FeatureSet {
                 Capability::StorageBuffer8BitAccess => Some("storageBuffer8BitAccess"),
                 Capability::StoragePushConstant16 => Some("storagePushConstant16"),
                 Capability::StoragePushConstant8 => Some("storagePushConstant8"),
+                Capability::StorageImageExtendedFormats => {
+                    Some("shaderStorageImageExtendedFormats")
+                }
                 _ => None,
             })
             .collect()
@@ -106,6 +109,20 @@ pub(crate) enum ResourceKind {
         format: ImageFormat,
         /// The `OpTypeImage`.
         image: Word,
+    },
+    /// A sampled texture.
+    Texture {
+        /// Shape.
+        dim: TextureDim,
+        /// What texels read as (float32, int32, uint32).
+        texel: ScalarType,
+        /// The `OpTypeImage` (sampled = 1).
+        image: Word,
+    },
+    /// A separate sampler.
+    Sampler {
+        /// The `OpTypeSampler`.
+        sampler: Word,
     },
 }
 
@@ -232,6 +249,32 @@ impl Ctx<'_> {
                         usage[i],
                     )
                 }
+                Type::Texture(dim, texel) => {
+                    let image = self.texture_type(*dim, *texel);
+                    let kind = ResourceKind::Texture {
+                        dim: *dim,
+                        texel: *texel,
+                        image,
+                    };
+                    self.declare_resource(
+                        &param.name,
+                        image,
+                        StorageClass::UniformConstant,
+                        kind,
+                        usage[i],
+                    )
+                }
+                Type::Sampler => {
+                    let sampler = self.sampler_type();
+                    let kind = ResourceKind::Sampler { sampler };
+                    self.declare_resource(
+                        &param.name,
+                        sampler,
+                        StorageClass::UniformConstant,
+                        kind,
+                        usage[i],
+                    )
+                }
                 Type::Void => {
                     return Err(Diagnostic::error(
                         Code::KernelSignature,
@@ -298,10 +341,15 @@ impl Ctx<'_> {
             (false, true) => Access::Write,
             _ => Access::Read,
         };
-        if !access.writes() {
+        // Sampled images and samplers are read-only by type and take no such decoration.
+        let storage = matches!(
+            kind,
+            ResourceKind::Buffer { .. } | ResourceKind::Image { .. }
+        );
+        if storage && !access.writes() {
             self.b.decorate(var, Decoration::NonWritable, []);
         }
-        if !access.reads() {
+        if storage && !access.reads() {
             self.b.decorate(var, Decoration::NonReadable, []);
         }
         self.globals.resources.push(Resource {

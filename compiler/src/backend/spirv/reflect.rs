@@ -8,6 +8,7 @@ use cajeta_runtime::reflection::{
 
 use super::module::{ParamPlace, ResourceKind, DEFAULT_WORKGROUP_SIZE};
 use super::Ctx;
+use crate::ir::{ImageFormat, ScalarType};
 
 /// The reflection of the finished module in `cx`.
 pub(crate) fn build(cx: &Ctx) -> Reflection {
@@ -40,6 +41,23 @@ pub(crate) fn build(cx: &Ctx) -> Reflection {
                     None,
                     Some(format.reflection_name().to_string()),
                 ),
+                // A texture reads any format of its class; the reflection names the widest
+                // format of that class so that the runtime checks the class at bind time.
+                ResourceKind::Texture { texel, .. } => (
+                    DescriptorType::SampledImage,
+                    None,
+                    None,
+                    Some(
+                        match texel {
+                            ScalarType::I32 => ImageFormat::Rgba32i,
+                            ScalarType::U32 => ImageFormat::Rgba32ui,
+                            _ => ImageFormat::Rgba32f,
+                        }
+                        .reflection_name()
+                        .to_string(),
+                    ),
+                ),
+                ResourceKind::Sampler { .. } => (DescriptorType::Sampler, None, None, None),
             };
             Binding {
                 name: r.name.clone(),

@@ -12,7 +12,7 @@ use rspirv::spirv::{Capability, Decoration, StorageClass, Word};
 
 use super::{unsupported, Ctx, Res};
 use crate::diagnostics::Span;
-use crate::ir::{Constant, ImageFormat, ScalarType, Type};
+use crate::ir::{Constant, ImageFormat, ScalarType, TextureDim, Type};
 
 /// What identifies a type in the cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -27,6 +27,9 @@ enum TyKey {
     RuntimeArray(Word),
     BufferBlock(Word),
     Image(ImageFormat),
+    Texture(TextureDim, ScalarType),
+    Sampler,
+    SampledImage(Word),
 }
 
 /// Interned type and constant ids of one module.
@@ -130,12 +133,26 @@ impl Ctx<'_> {
 
     /// The storage-image type of a format: 2D, not depth, not arrayed, single-sampled,
     /// sampled = 2 (storage), with the real texel format (never `Unknown`, which would need
-    /// `StorageImageWriteWithoutFormat`).
+    /// `StorageImageWriteWithoutFormat`). The sampled type is the format's channel type.
     pub(crate) fn image_type(&mut self, format: ImageFormat) -> Word {
+        use rspirv::spirv::ImageFormat as F;
         self.cached(TyKey::Image(format), |cx| {
-            let (sampled, spirv_format) = match format {
-                ImageFormat::R32f => (cx.float_type(32), rspirv::spirv::ImageFormat::R32f),
+            let spirv_format = match format {
+                ImageFormat::R32f => F::R32f,
+                ImageFormat::Rgba32f => F::Rgba32f,
+                ImageFormat::Rgba16f => F::Rgba16f,
+                ImageFormat::R16f => F::R16f,
+                ImageFormat::Rgba8 => F::Rgba8,
+                ImageFormat::R8 => F::R8,
+                ImageFormat::R32ui => F::R32ui,
+                ImageFormat::R32i => F::R32i,
+                ImageFormat::Rgba32ui => F::Rgba32ui,
+                ImageFormat::Rgba32i => F::Rgba32i,
             };
+            if format.needs_extended_formats() {
+                cx.features.require(Capability::StorageImageExtendedFormats);
+            }
+            let sampled = cx.channel_type(format.channel_type());
             cx.b.type_image(
                 sampled,
                 rspirv::spirv::Dim::Dim2D,
@@ -146,6 +163,57 @@ impl Ctx<'_> {
                 spirv_format,
                 None,
             )
+        })
+    }
+
+    /// The 32-bit SPIR-V scalar of an image channel (float32, int32 or uint32).
+    pub(crate) fn channel_type(&mut self, s: ScalarType) -> Word {
+        match s {
+            ScalarType::I32 => self.int_type(32, true),
+            ScalarType::U32 => self.u32_type(),
+            _ => self.float_type(32),
+        }
+    }
+
+    /// The sampled-image type of a texture: sampled = 1, format `Unknown` (a sampled image
+    /// reads any format of its class through the sampler; only storage images need the real
+    /// format). `Texture1D` needs the `Sampled1D` capability.
+    pub(crate) fn texture_type(&mut self, dim: TextureDim, texel: ScalarType) -> Word {
+        use rspirv::spirv::Dim;
+        self.cached(TyKey::Texture(dim, texel), |cx| {
+            let (d, arrayed) = match dim {
+                TextureDim::D1 => (Dim::Dim1D, 0),
+                TextureDim::D2 => (Dim::Dim2D, 0),
+                TextureDim::D3 => (Dim::Dim3D, 0),
+                TextureDim::D2Array => (Dim::Dim2D, 1),
+                TextureDim::Cube => (Dim::DimCube, 0),
+            };
+            if dim == TextureDim::D1 {
+                cx.features.require(Capability::Sampled1D);
+            }
+            let sampled = cx.channel_type(texel);
+            cx.b.type_image(
+                sampled,
+                d,
+                0,
+                arrayed,
+                0,
+                1,
+                rspirv::spirv::ImageFormat::Unknown,
+                None,
+            )
+        })
+    }
+
+    /// `OpTypeSampler`.
+    pub(crate) fn sampler_type(&mut self) -> Word {
+        self.cached(TyKey::Sampler, |cx| cx.b.type_sampler())
+    }
+
+    /// `OpTypeSampledImage` of an image type.
+    pub(crate) fn sampled_image_type(&mut self, image: Word) -> Word {
+        self.cached(TyKey::SampledImage(image), |cx| {
+            cx.b.type_sampled_image(image)
         })
     }
 
@@ -207,10 +275,12 @@ impl Ctx<'_> {
                 let column = self.vector_type(lane, u32::from(*r));
                 Ok(self.matrix_type(column, u32::from(*c)))
             }
-            Type::Buffer(_) | Type::Image2D(_) => Err(unsupported(
-                span,
-                format!("a `{ty}` cannot be used as a value in device code"),
-            )),
+            Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {
+                Err(unsupported(
+                    span,
+                    format!("a `{ty}` cannot be used as a value in device code"),
+                ))
+            }
             Type::Array(_) | Type::String | Type::Stream => Err(host_only(span, ty)),
         }
     }
