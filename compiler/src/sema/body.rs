@@ -259,10 +259,11 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 let c = self.cond(cond);
                 let before = (self.assigned.clone(), self.dead);
                 let then_block = self.scoped(then);
-                let after_then = (
-                    std::mem::replace(&mut self.assigned, before.0.clone()),
-                    self.dead,
-                );
+                // Locals declared inside `then` keep their (out-of-scope) entries so that
+                // `assigned` stays as long as `locals`.
+                let mut restored = before.0.clone();
+                restored.extend_from_slice(&self.assigned[before.0.len()..]);
+                let after_then = (std::mem::replace(&mut self.assigned, restored), self.dead);
                 self.dead = before.1;
                 let else_block = match otherwise {
                     Some(o) => self.scoped(o),
