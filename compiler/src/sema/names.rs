@@ -382,13 +382,15 @@ pub fn resolve_type(
                             Type::Scalar(
                                 s @ (ScalarType::F32 | ScalarType::I32 | ScalarType::U32),
                             ) => s,
-                            other => return Err(Diagnostic::error(
-                                Code::TypeMismatch,
-                                inner.span,
-                                format!(
+                            other => {
+                                return Err(Diagnostic::error(
+                                    Code::TypeMismatch,
+                                    inner.span,
+                                    format!(
                                     "`{name}<{other}>`: texels read as float32, int32 or uint32"
                                 ),
-                            )),
+                                ))
+                            }
                         },
                         _ => {
                             return Err(Diagnostic::error(
