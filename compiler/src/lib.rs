@@ -8,6 +8,7 @@
 pub mod backend;
 pub mod diagnostics;
 pub mod driver;
+pub mod embed;
 pub mod ir;
 pub mod sema;
 pub mod syntax;
