@@ -11,6 +11,10 @@ pub const STDLIB_FILES: &[(&str, &str)] = &[
         include_str!("../../../stdlib/cajeta/lang.cajeta"),
     ),
     (
+        "cajeta/vector.cajeta",
+        include_str!("../../../stdlib/cajeta/vector.cajeta"),
+    ),
+    (
         "cajeta/io.cajeta",
         include_str!("../../../stdlib/cajeta/io.cajeta"),
     ),

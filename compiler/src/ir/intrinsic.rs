@@ -41,6 +41,37 @@ pub enum MathFn {
     Max,
 }
 
+/// Methods of `Vector<T, N>` (declared in `stdlib/cajeta/vector.cajeta`). The receiver is
+/// `args[0]`. They work in host code too, with the same results (the float ones that take a
+/// square root within the bound stated in docs/language.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VecFn {
+    /// `mask.all()`: every lane of a boolean vector is true.
+    All,
+    /// `mask.any()`: some lane of a boolean vector is true.
+    Any,
+    /// `mask.select(a, b)`: lane i is `a[i]` where `mask[i]`, else `b[i]`.
+    Select,
+    /// `a.dot(b)`: `((a0*b0 + a1*b1) + a2*b2) + a3*b3`, rounded at each step (floats).
+    Dot,
+    /// `v.length()`: `sqrt(v.dot(v))`.
+    Length,
+    /// `v.normalize()`: `v / v.length()`, lane by lane.
+    Normalize,
+    /// `a.cross(b)` of 3-lane float vectors.
+    Cross,
+    /// `a.distance(b)`: `(a - b).length()`.
+    Distance,
+    /// `a.min(b)`: lane-wise `Math.min` (b may be a scalar, broadcast).
+    Min,
+    /// `a.max(b)`: lane-wise `Math.max`.
+    Max,
+    /// `v.clamp(lo, hi)`: lane-wise `min(max(v, lo), hi)`.
+    Clamp,
+    /// `a.lerp(b, t)`: `a + (b - a) * t`, rounded at each step (floats; t may be a scalar).
+    Lerp,
+}
+
 /// Device-side intrinsics (usable in kernels and `@Device` helpers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Intrinsic {
@@ -82,6 +113,8 @@ pub enum Intrinsic {
     TextureDepth,
     /// A `Math.*` function.
     Math(MathFn),
+    /// A `Vector<T, N>` method.
+    Vector(VecFn),
 }
 
 impl Intrinsic {
@@ -125,6 +158,18 @@ impl Intrinsic {
             "math.abs" => Intrinsic::Math(MathFn::Abs),
             "math.min" => Intrinsic::Math(MathFn::Min),
             "math.max" => Intrinsic::Math(MathFn::Max),
+            "vec.all" => Intrinsic::Vector(VecFn::All),
+            "vec.any" => Intrinsic::Vector(VecFn::Any),
+            "vec.select" => Intrinsic::Vector(VecFn::Select),
+            "vec.dot" => Intrinsic::Vector(VecFn::Dot),
+            "vec.length" => Intrinsic::Vector(VecFn::Length),
+            "vec.normalize" => Intrinsic::Vector(VecFn::Normalize),
+            "vec.cross" => Intrinsic::Vector(VecFn::Cross),
+            "vec.distance" => Intrinsic::Vector(VecFn::Distance),
+            "vec.min" => Intrinsic::Vector(VecFn::Min),
+            "vec.max" => Intrinsic::Vector(VecFn::Max),
+            "vec.clamp" => Intrinsic::Vector(VecFn::Clamp),
+            "vec.lerp" => Intrinsic::Vector(VecFn::Lerp),
             _ => return None,
         })
     }

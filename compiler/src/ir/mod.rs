@@ -15,7 +15,7 @@ mod intrinsic;
 pub mod printf;
 mod types;
 
-pub use intrinsic::{Axis, HostOp, Intrinsic, MathFn};
+pub use intrinsic::{Axis, HostOp, Intrinsic, MathFn, VecFn};
 pub use types::{ImageFormat, ScalarType, TextureDim, Type};
 
 use crate::diagnostics::Span;
@@ -226,8 +226,11 @@ pub enum UnaryOp {
     BitNot,
 }
 
-/// Binary operators. Both operands have the same type (sema inserted the conversions),
-/// except shifts, whose count may be any integer type. Comparison results are `boolean`.
+/// Binary operators. Both operands have the same type (sema inserted the conversions and
+/// broadcasts), except shifts, whose count may be any integer type. Comparison results are
+/// `boolean`. On two vectors of one type the arithmetic operators and comparisons apply lane
+/// by lane (a comparison then gives a `Vector<boolean,N>` mask); `Mul` also takes a matrix
+/// and a vector or two matrices (linear algebra, typed by [`Expr::ty`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
     /// `+` (integers wrap)

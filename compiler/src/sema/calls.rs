@@ -219,6 +219,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Type::Sampler => "Sampler",
             Type::Buffer(_) => "KernelBuffer",
             Type::Stream => "KernelStream",
+            Type::Vector(..) => return self.vector_method(r, name, args, span),
             other => {
                 let other = other.clone();
                 return self.error(Diagnostic::error(

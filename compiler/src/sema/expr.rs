@@ -22,6 +22,14 @@ pub fn is_context_literal(e: &ast::Expr) -> bool {
     }
 }
 
+/// The lane type of a vector or matrix hint (literals next to a vector take it).
+fn lane_of(t: &Type) -> Option<ScalarType> {
+    match t {
+        Type::Vector(s, _) | Type::Matrix(s, _, _) => Some(*s),
+        _ => None,
+    }
+}
+
 fn scalar(s: ScalarType) -> Type {
     Type::Scalar(s)
 }
@@ -216,6 +224,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         hint: Option<&Type>,
         span: Span,
     ) -> R<ir::Expr> {
+        let lane_hint = hint.and_then(lane_of).map(Type::Scalar);
+        let hint = lane_hint.as_ref().or(hint);
         let lit = match parse_int(text) {
             Ok(l) => l,
             Err(msg) => {
@@ -269,6 +279,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         hint: Option<&Type>,
         span: Span,
     ) -> R<ir::Expr> {
+        let lane_hint = hint.and_then(lane_of).map(Type::Scalar);
+        let hint = lane_hint.as_ref().or(hint);
         let (v, suffix) = match parse_float(text) {
             Ok(x) => x,
             Err(msg) => return self.error(Diagnostic::error(Code::InvalidLiteral, span, msg)),
@@ -487,7 +499,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             UnOp::Neg => {
                 let v = self.expr(inner, hint)?;
                 match v.ty {
-                    Type::Scalar(s) if s.is_numeric() => {
+                    Type::Scalar(s) | Type::Vector(s, _) if s.is_numeric() => {
                         let ty = v.ty.clone();
                         Ok(ir::Expr {
                             kind: ExprKind::Unary(UnaryOp::Neg, Box::new(v)),
@@ -501,11 +513,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             UnOp::Not => {
                 let v = self.expr(inner, Some(&scalar(ScalarType::Bool)))?;
                 match v.ty {
-                    Type::Scalar(ScalarType::Bool) => Ok(ir::Expr {
-                        kind: ExprKind::Unary(UnaryOp::Not, Box::new(v)),
-                        ty: scalar(ScalarType::Bool),
-                        span,
-                    }),
+                    Type::Scalar(ScalarType::Bool) | Type::Vector(ScalarType::Bool, _) => {
+                        let ty = v.ty.clone();
+                        Ok(ir::Expr {
+                            kind: ExprKind::Unary(UnaryOp::Not, Box::new(v)),
+                            ty,
+                            span,
+                        })
+                    }
                     _ => self.bad_unary("!", &v, span),
                 }
             }
@@ -536,7 +551,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 
     /// Checks both operands, typing a context literal from the other side.
-    fn operands(
+    pub fn operands(
         &mut self,
         l: &ast::Expr,
         r: &ast::Expr,
@@ -611,6 +626,11 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 ty: Type::String,
                 span,
             });
+        }
+        if matches!(lv.ty, Type::Vector(..) | Type::Matrix(..))
+            || matches!(rv.ty, Type::Vector(..) | Type::Matrix(..))
+        {
+            return self.vector_binary(op, lv, rv, span);
         }
         let (Type::Scalar(a), Type::Scalar(b)) = (&lv.ty, &rv.ty) else {
             return self.bad_binary(op, &lv, &rv, span);
@@ -793,6 +813,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 ty: Type::String,
                 span,
             });
+        }
+        if let Type::Vector(..) | Type::Matrix(..) = ty {
+            let result = self.vector_binary(op, current, rhs, span)?;
+            if &result.ty != ty {
+                return self.bad_binary(op, &result, &result, span);
+            }
+            return Ok(result);
         }
         let (Type::Scalar(a), Type::Scalar(b)) = (&current.ty, &rhs.ty) else {
             return self.bad_binary(op, &current, &rhs, span);

@@ -16,6 +16,7 @@ mod literals;
 mod names;
 mod textures;
 mod vector;
+mod vector_ops;
 
 pub use fold::float_to_int;
 pub use literals::round_to_float;

@@ -289,9 +289,13 @@ impl<'a> Interp<'a> {
             ExprKind::Construct(parts) => self.eval_construct(f, parts, e),
             ExprKind::Splat(a) => self.eval_splat(f, a, e),
             ExprKind::Swizzle(a, lanes) => self.eval_swizzle(f, a, lanes, e),
+            ExprKind::Unary(op, a) if !matches!(a.ty, Type::Scalar(_)) => {
+                self.eval_vector_unary(f, *op, a, e)
+            }
             ExprKind::Unary(..) | ExprKind::Convert(_) => self.eval_scalar(f, e).map(Value::Scalar),
             ExprKind::Binary(op, a, b) => match a.ty {
                 Type::Scalar(_) => self.eval_scalar(f, e).map(Value::Scalar),
+                Type::Vector(..) | Type::Matrix(..) => self.eval_vector_binary(f, *op, a, b, e),
                 _ => self.eval_binary(f, *op, a, b, e),
             },
             ExprKind::LogicalAnd(a, b) => self.eval_logical(f, true, a, b),
@@ -405,6 +409,7 @@ impl<'a> Interp<'a> {
                     .map(Value::Scalar)
                     .or_else(|o| op_error(o, e.span, "", || format!("Math.{m:?} on {xs:?}")))
             }
+            Intrinsic::Vector(v) => self.eval_vector_fn(f, v, args, e),
             Intrinsic::BufferLength => self.host_op(f, crate::ir::HostOp::BufferLength, args, e),
             Intrinsic::ImageWidth => self.host_op(f, crate::ir::HostOp::ImageWidth, args, e),
             Intrinsic::ImageHeight => self.host_op(f, crate::ir::HostOp::ImageHeight, args, e),
@@ -418,7 +423,7 @@ impl<'a> Interp<'a> {
 
 /// Maps an arithmetic failure to a runtime error at `span`; `what` names the operation
 /// for division by zero ("division" or "remainder").
-fn op_error<T>(
+pub(super) fn op_error<T>(
     e: OpError,
     span: Span,
     what: &str,

@@ -19,6 +19,7 @@ mod printf;
 mod textures;
 pub mod value;
 mod vector;
+mod vector_ops;
 
 #[cfg(test)]
 mod tests;

@@ -306,6 +306,9 @@ impl FnCx<'_, '_> {
     }
 
     fn unary(&mut self, op: UnaryOp, a: &Expr, e: &Expr) -> Res<Word> {
+        if let Type::Vector(..) = a.ty {
+            return self.vector_unary(op, a, e);
+        }
         let s = scalar_of(a)?;
         let ty = self.cx.value_type(s, e.span)?;
         let v = self.expr(a)?;
@@ -322,6 +325,12 @@ impl FnCx<'_, '_> {
     }
 
     fn binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr, e: &Expr) -> Res<Word> {
+        if let Type::Vector(..) | Type::Matrix(..) = a.ty {
+            return self.vector_binary(op, a, b, e);
+        }
+        if let Type::Matrix(..) = b.ty {
+            return self.vector_binary(op, a, b, e);
+        }
         let s = scalar_of(a)?;
         let ty = self.cx.value_type(s, e.span)?;
         let x = self.expr(a)?;
@@ -364,7 +373,7 @@ impl FnCx<'_, '_> {
     /// Integer `/` and `%` without undefined behavior: the divisor is replaced by 1 when it
     /// is 0 (result then forced to 0) or when a signed `MIN / -1` would overflow (`MIN / 1`
     /// = `MIN` and `MIN % 1` = 0 are exactly the wrapped results).
-    fn int_divrem(
+    pub(crate) fn int_divrem(
         &mut self,
         op: BinaryOp,
         s: ScalarType,
@@ -429,7 +438,14 @@ impl FnCx<'_, '_> {
         self.op(opcode, ty, &[x, count])
     }
 
-    fn compare(&mut self, op: BinaryOp, s: ScalarType, x: Word, y: Word, span: Span) -> Res<Word> {
+    pub(crate) fn compare(
+        &mut self,
+        op: BinaryOp,
+        s: ScalarType,
+        x: Word,
+        y: Word,
+        span: Span,
+    ) -> Res<Word> {
         use BinaryOp::*;
         let signed = s.is_signed_integer();
         let opcode = if s == ScalarType::Bool {

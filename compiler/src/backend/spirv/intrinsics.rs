@@ -34,6 +34,7 @@ impl FnCx<'_, '_> {
             Intrinsic::TextureHeight => self.texture_size(args, e, 1),
             Intrinsic::TextureDepth => self.texture_size(args, e, 2),
             Intrinsic::Math(f) => self.math(f, args, e),
+            Intrinsic::Vector(f) => self.vector_fn(f, args, e),
         }
     }
 

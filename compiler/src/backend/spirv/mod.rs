@@ -27,6 +27,7 @@ mod tests;
 mod textures;
 mod types;
 mod vector;
+mod vector_ops;
 
 use std::collections::{HashMap, VecDeque};
 

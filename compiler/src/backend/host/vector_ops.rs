@@ -1,0 +1,156 @@
+//! Vector operators and `Vector<T, N>` methods in host code, lane by lane through the scalar
+//! operations of [`ops`], so each lane rounds exactly as on the device (see
+//! `backend/spirv/vector_ops.rs` for the matching order of operations).
+
+use std::rc::Rc;
+
+use super::eval::{internal, op_error, Fail, Frame, Interp};
+use super::ops::{self, OpError};
+use super::value::{Scalar, Value};
+use crate::ir::{BinaryOp, Expr, MathFn, UnaryOp, VecFn};
+
+/// Lane-wise `op` on two lane slices of one length.
+fn zip(op: BinaryOp, x: &[Scalar], y: &[Scalar]) -> Result<Vec<Scalar>, OpError> {
+    x.iter()
+        .zip(y)
+        .map(|(a, b)| ops::binary(op, *a, *b))
+        .collect()
+}
+
+/// `((x0*y0 + x1*y1) + x2*y2) + x3*y3`.
+fn dot(x: &[Scalar], y: &[Scalar]) -> Result<Scalar, OpError> {
+    let products = zip(BinaryOp::Mul, x, y)?;
+    let mut sum = *products.first().ok_or(OpError::Unsupported)?;
+    for p in &products[1..] {
+        sum = ops::binary(BinaryOp::Add, sum, *p)?;
+    }
+    Ok(sum)
+}
+
+fn length(x: &[Scalar]) -> Result<Scalar, OpError> {
+    ops::math(MathFn::Sqrt, &[dot(x, x)?])
+}
+
+fn lanes_value(l: Vec<Scalar>) -> Value {
+    Value::Vector(Rc::from(l))
+}
+
+/// Applies a method to evaluated lane slices (receiver first).
+fn vector_fn(f: VecFn, a: &[Rc<[Scalar]>]) -> Result<Value, OpError> {
+    let bools = |x: &[Scalar]| {
+        x.iter()
+            .map(|s| s.as_bool().unwrap_or(false))
+            .collect::<Vec<_>>()
+    };
+    Ok(match (f, a) {
+        (VecFn::All, [m]) => Value::Scalar(Scalar::Bool(bools(m).iter().all(|b| *b))),
+        (VecFn::Any, [m]) => Value::Scalar(Scalar::Bool(bools(m).iter().any(|b| *b))),
+        (VecFn::Select, [m, x, y]) => lanes_value(
+            bools(m)
+                .iter()
+                .zip(x.iter().zip(y.iter()))
+                .map(|(c, (a, b))| if *c { *a } else { *b })
+                .collect(),
+        ),
+        (VecFn::Dot, [x, y]) => Value::Scalar(dot(x, y)?),
+        (VecFn::Length, [x]) => Value::Scalar(length(x)?),
+        (VecFn::Distance, [x, y]) => Value::Scalar(length(&zip(BinaryOp::Sub, x, y)?)?),
+        (VecFn::Normalize, [x]) => {
+            let len = length(x)?;
+            lanes_value(zip(BinaryOp::Div, x, &vec![len; x.len()])?)
+        }
+        (VecFn::Cross, [x, y]) if x.len() == 3 && y.len() == 3 => {
+            let pick = |v: &[Scalar], l: [usize; 3]| l.map(|i| v[i]).to_vec();
+            let p1 = zip(BinaryOp::Mul, &pick(x, [1, 2, 0]), &pick(y, [2, 0, 1]))?;
+            let p2 = zip(BinaryOp::Mul, &pick(x, [2, 0, 1]), &pick(y, [1, 2, 0]))?;
+            lanes_value(zip(BinaryOp::Sub, &p1, &p2)?)
+        }
+        (VecFn::Lerp, [x, y, t]) => {
+            let scaled = zip(BinaryOp::Mul, &zip(BinaryOp::Sub, y, x)?, t)?;
+            lanes_value(zip(BinaryOp::Add, x, &scaled)?)
+        }
+        (VecFn::Min | VecFn::Max, [x, y]) => {
+            let m = if f == VecFn::Min {
+                MathFn::Min
+            } else {
+                MathFn::Max
+            };
+            let l: Result<Vec<_>, _> = x
+                .iter()
+                .zip(y.iter())
+                .map(|(a, b)| ops::math(m, &[*a, *b]))
+                .collect();
+            lanes_value(l?)
+        }
+        (VecFn::Clamp, [x, lo, hi]) => {
+            let l: Result<Vec<_>, _> = x
+                .iter()
+                .zip(lo.iter().zip(hi.iter()))
+                .map(|(v, (l, h))| {
+                    ops::math(MathFn::Min, &[ops::math(MathFn::Max, &[*v, *l])?, *h])
+                })
+                .collect();
+            lanes_value(l?)
+        }
+        _ => return Err(OpError::Unsupported),
+    })
+}
+
+impl Interp<'_> {
+    /// `-v`, `!mask`.
+    pub(super) fn eval_vector_unary(
+        &mut self,
+        f: &mut Frame,
+        op: UnaryOp,
+        a: &Expr,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
+        let x = self.eval_lanes(f, a)?;
+        let r: Result<Vec<_>, _> = x.iter().map(|s| ops::unary(op, *s)).collect();
+        r.map(lanes_value)
+            .or_else(|o| op_error(o, e.span, "", || format!("{op:?} on {}", a.ty)))
+    }
+
+    /// Elementwise binary operators on two vectors of one type; integer division by zero in
+    /// any lane is a runtime error, as for scalars in host code.
+    pub(super) fn eval_vector_binary(
+        &mut self,
+        f: &mut Frame,
+        op: BinaryOp,
+        a: &Expr,
+        b: &Expr,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
+        let x = self.eval_lanes(f, a)?;
+        let y = self.eval_lanes(f, b)?;
+        if x.len() != y.len() {
+            return internal(e.span, format!("{op:?} on {} and {}", a.ty, b.ty));
+        }
+        let what = if op == BinaryOp::Rem {
+            "remainder"
+        } else {
+            "division"
+        };
+        zip(op, &x, &y).map(lanes_value).or_else(|o| {
+            op_error(o, e.span, what, || {
+                format!("{op:?} on {} and {}", a.ty, b.ty)
+            })
+        })
+    }
+
+    /// A `Vector<T, N>` method (receiver first).
+    pub(super) fn eval_vector_fn(
+        &mut self,
+        f: &mut Frame,
+        op: VecFn,
+        args: &[Expr],
+        e: &Expr,
+    ) -> Result<Value, Fail> {
+        let mut lanes = Vec::with_capacity(args.len());
+        for a in args {
+            lanes.push(self.eval_lanes(f, a)?);
+        }
+        vector_fn(op, &lanes)
+            .or_else(|o| op_error(o, e.span, "", || format!("{op:?} on {}", args[0].ty)))
+    }
+}
