@@ -203,3 +203,51 @@ fn image_save_writes_png_and_pfm_that_read_back() {
         }
     }
 }
+
+#[test]
+fn read_image_decodes_png_and_jpeg_to_luminance() {
+    let dir = temp_dir("read");
+    // An RGB PNG: luminance uses Rec. 709 weights on the stored values.
+    let rgb = image::RgbImage::from_raw(3, 1, vec![255, 0, 0, 0, 255, 0, 51, 102, 204]).unwrap();
+    let png = dir.join("rgb.png");
+    rgb.save(&png).unwrap();
+    let lum = |r: f32, g: f32, b: f32| (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255.0;
+    let mut args = vec![png.display().to_string(), "3".into(), "1".into()];
+    for (r, g, b) in [(255.0, 0.0, 0.0), (0.0, 255.0, 0.0), (51.0, 102.0, 204.0)] {
+        args.push(lum(r, g, b).to_string());
+    }
+    // The crate rounds the weighted sum to 8 bits before widening: half a step.
+    args.push((0.5f32 / 255.0 + 1e-6).to_string());
+    let (r, printed) = run(None, "readimage.cajeta", &args);
+    assert_eq!(r, Ok("777".to_string()), "printed:\n{printed}");
+
+    // A flat gray JPEG decodes to the same gray within a JPEG step or two.
+    let gray = image::GrayImage::from_pixel(16, 8, image::Luma([128u8]));
+    let jpg = dir.join("gray.jpg");
+    gray.save(&jpg).unwrap();
+    let mut args = vec![jpg.display().to_string(), "16".into(), "8".into()];
+    args.extend(std::iter::repeat_n((128.0f32 / 255.0).to_string(), 16 * 8));
+    args.push((2.0f32 / 255.0).to_string());
+    let (r, printed) = run(None, "readimage.cajeta", &args);
+    assert_eq!(r, Ok("777".to_string()), "printed:\n{printed}");
+
+    // A file that is not an image is a runtime error naming it.
+    let bad = dir.join("bad.png");
+    std::fs::write(&bad, b"not an image").unwrap();
+    let (r, _) = run(
+        None,
+        "readimage.cajeta",
+        &[
+            bad.display().to_string(),
+            "1".into(),
+            "1".into(),
+            "0".into(),
+            "0".into(),
+        ],
+    );
+    let e = r.unwrap_err();
+    assert!(
+        e.contains("bad.png") && e.contains("readimage.cajeta:"),
+        "{e}"
+    );
+}

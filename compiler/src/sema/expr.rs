@@ -123,10 +123,15 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ),
             (f, t) => {
                 let (f, t) = (f.clone(), t.clone());
-                self.error(
+                let mut d =
                     Diagnostic::error(Code::TypeMismatch, span, format!("expected {t}, found {f}"))
-                        .with_label(format!("this is {f}")),
-                )
+                        .with_label(format!("this is {f}"));
+                if let (Type::Image2D(_), Type::Image2D(_)) = (&f, &t) {
+                    d = d.with_note(format!(
+                        "help: an image's format is part of its type: declare it `{f}`"
+                    ));
+                }
+                self.error(d)
             }
         }
     }
