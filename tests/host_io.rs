@@ -251,3 +251,42 @@ fn read_image_decodes_png_and_jpeg_to_luminance() {
         "{e}"
     );
 }
+
+#[test]
+fn texture_misuse_is_a_runtime_error_with_its_position() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let cases = [
+        (
+            "1",
+            10,
+            "address mode must be 0 (clamp to edge), 1 (repeat) or 2 (mirrored repeat), got 7",
+        ),
+        ("2", 14, "takes 32 values, the array has 8"),
+        (
+            "3",
+            18,
+            "mip level 2 does not exist: the texture has 2 level(s)",
+        ),
+        (
+            "4",
+            23,
+            "holds 4 values (1 per texel) but the host array has 3",
+        ),
+    ];
+    for (what, line, message) in cases {
+        let (r, _) = run(
+            Some(ctx.clone()),
+            "texture_errors.cajeta",
+            &[what.to_string()],
+        );
+        let e = r.unwrap_err();
+        assert!(
+            e.contains(&format!("texture_errors.cajeta:{line}:")) && e.contains(message),
+            "{what}: {e}"
+        );
+    }
+    let (r, _) = run(Some(ctx), "texture_errors.cajeta", &["0".to_string()]);
+    assert_eq!(r, Ok("777".to_string()));
+}
