@@ -33,7 +33,11 @@ fn kernels_match_goldens_and_validate() {
             }
         };
         for env in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] {
-            let kernels = match compile_kernels(&module, &SpirvOptions { target_env: env }, None) {
+            let options = SpirvOptions {
+                target_env: env,
+                ..SpirvOptions::default()
+            };
+            let kernels = match compile_kernels(&module, &options, None) {
                 Ok(k) => k,
                 Err(d) => {
                     failures.push(format!(

@@ -160,8 +160,11 @@ fn build(
         Ok(m) => m,
         Err(d) => return report(&sources, &d, format),
     };
-    let kernels = match driver::compile_kernels(&module, &SpirvOptions { target_env: env }, kernel)
-    {
+    let options = SpirvOptions {
+        target_env: env,
+        ..SpirvOptions::default()
+    };
+    let kernels = match driver::compile_kernels(&module, &options, kernel) {
         Ok(k) => k,
         Err(d) => return report(&sources, &d, format),
     };
@@ -223,17 +226,23 @@ fn run(file: &Path, env: &str, args: &[String], format: ErrorFormat) -> ExitCode
     };
     let mut sources = SourceMap::new();
     let mut stdout = std::io::stdout();
+    // Kernels are compiled for the device they will run on, so that optional features it
+    // has (native float atomic add, …) are used. Without a device the host code still
+    // runs; a launch then reports why there is no GPU.
+    let context = cajeta_runtime::Context::new().ok();
+    let device_features = context
+        .as_ref()
+        .map(|c| c.device_info().features.clone())
+        .unwrap_or_default();
     let mut io = HostIo {
         stdout: &mut stdout,
-        context: None,
+        context,
     };
-    match driver::run_program(
-        &mut sources,
-        &inputs,
-        &SpirvOptions { target_env: env },
-        args,
-        &mut io,
-    ) {
+    let options = SpirvOptions {
+        target_env: env,
+        device_features,
+    };
+    match driver::run_program(&mut sources, &inputs, &options, args, &mut io) {
         Ok(HostOutcome::Returned(v)) => {
             println!("{v}");
             ExitCode::SUCCESS

@@ -59,6 +59,8 @@ codes! {
     InvalidAnnotation = 0025, "an unknown or misplaced annotation";
     DuplicateFunction = 0026, "two methods with the same name";
     UnreachableCode = 0027, "a statement that can never run";
+    NotConstant = 0028, "a value that must be a compile-time constant is not";
+    InvalidShared = 0029, "a misplaced or malformed shared-memory array";
 }
 
 impl fmt::Display for Code {

@@ -7,6 +7,10 @@ pub const STDLIB_FILES: &[(&str, &str)] = &[
         include_str!("../../../stdlib/cajeta/xpu.cajeta"),
     ),
     (
+        "cajeta/memory.cajeta",
+        include_str!("../../../stdlib/cajeta/memory.cajeta"),
+    ),
+    (
         "cajeta/lang.cajeta",
         include_str!("../../../stdlib/cajeta/lang.cajeta"),
     ),

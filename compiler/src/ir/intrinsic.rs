@@ -26,19 +26,260 @@ impl Axis {
     }
 }
 
-/// `Math.*` functions. Operands and result share one numeric type unless noted.
+/// `Math.*` functions. Operands and result share one numeric type unless noted; on a vector
+/// type they apply per lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MathFn {
     /// Square root (floats).
     Sqrt,
+    /// `1 / sqrt(x)` (floats).
+    Rsqrt,
     /// Round toward negative infinity (floats).
     Floor,
+    /// Round toward positive infinity (floats).
+    Ceil,
+    /// Round toward zero (floats).
+    Trunc,
+    /// Round to nearest, ties to even (floats).
+    Round,
+    /// `x - floor(x)` (floats).
+    Fract,
     /// Absolute value (signed integers wrap at min, floats clear the sign).
     Abs,
+    /// -1, 0 or 1 (signed integers and floats; floats keep the sign of zero).
+    Sign,
     /// Minimum of two values.
     Min,
     /// Maximum of two values.
     Max,
+    /// `min(max(x, lo), hi)`.
+    Clamp,
+    /// `a * (1 - t) + b * t` (floats).
+    Mix,
+    /// `x < edge ? 0 : 1`, arguments `(edge, x)` (floats).
+    Step,
+    /// Hermite interpolation, arguments `(e0, e1, x)` (floats).
+    Smoothstep,
+    /// `a * b + c` (floats; the device may or may not fuse).
+    Fma,
+    /// Sine (floats, radians).
+    Sin,
+    /// Cosine.
+    Cos,
+    /// Tangent.
+    Tan,
+    /// Arc sine.
+    Asin,
+    /// Arc cosine.
+    Acos,
+    /// Arc tangent.
+    Atan,
+    /// Arc tangent of `y / x`, arguments `(y, x)`.
+    Atan2,
+    /// Hyperbolic sine.
+    Sinh,
+    /// Hyperbolic cosine.
+    Cosh,
+    /// Hyperbolic tangent.
+    Tanh,
+    /// `e^x`.
+    Exp,
+    /// `2^x`.
+    Exp2,
+    /// Natural logarithm.
+    Log,
+    /// Base-2 logarithm.
+    Log2,
+    /// `x^y`.
+    Pow,
+    /// Whether a float is NaN; result `boolean`.
+    IsNan,
+    /// Whether a float is infinite; result `boolean`.
+    IsInf,
+}
+
+impl MathFn {
+    /// Every function with its `@Intrinsic` name suffix (`math.<name>`).
+    pub const ALL: [(MathFn, &'static str); 33] = [
+        (MathFn::Sqrt, "sqrt"),
+        (MathFn::Rsqrt, "rsqrt"),
+        (MathFn::Floor, "floor"),
+        (MathFn::Ceil, "ceil"),
+        (MathFn::Trunc, "trunc"),
+        (MathFn::Round, "round"),
+        (MathFn::Fract, "fract"),
+        (MathFn::Abs, "abs"),
+        (MathFn::Sign, "sign"),
+        (MathFn::Min, "min"),
+        (MathFn::Max, "max"),
+        (MathFn::Clamp, "clamp"),
+        (MathFn::Mix, "mix"),
+        (MathFn::Step, "step"),
+        (MathFn::Smoothstep, "smoothstep"),
+        (MathFn::Fma, "fma"),
+        (MathFn::Sin, "sin"),
+        (MathFn::Cos, "cos"),
+        (MathFn::Tan, "tan"),
+        (MathFn::Asin, "asin"),
+        (MathFn::Acos, "acos"),
+        (MathFn::Atan, "atan"),
+        (MathFn::Atan2, "atan2"),
+        (MathFn::Sinh, "sinh"),
+        (MathFn::Cosh, "cosh"),
+        (MathFn::Tanh, "tanh"),
+        (MathFn::Exp, "exp"),
+        (MathFn::Exp2, "exp2"),
+        (MathFn::Log, "log"),
+        (MathFn::Log2, "log2"),
+        (MathFn::Pow, "pow"),
+        (MathFn::IsNan, "isnan"),
+        (MathFn::IsInf, "isinf"),
+    ];
+
+    /// The source name (`sqrt`, `atan2`…).
+    pub fn name(self) -> &'static str {
+        MathFn::ALL
+            .iter()
+            .find(|(f, _)| *f == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("?")
+    }
+
+    /// Number of operands.
+    pub fn arity(self) -> usize {
+        match self {
+            MathFn::Min | MathFn::Max | MathFn::Step | MathFn::Atan2 | MathFn::Pow => 2,
+            MathFn::Clamp | MathFn::Mix | MathFn::Smoothstep | MathFn::Fma => 3,
+            _ => 1,
+        }
+    }
+
+    /// Whether only float operands are allowed (`abs min max clamp sign` also take integers).
+    pub fn float_only(self) -> bool {
+        !matches!(
+            self,
+            MathFn::Abs | MathFn::Min | MathFn::Max | MathFn::Clamp | MathFn::Sign
+        )
+    }
+}
+
+/// `Bits.*` functions on 32-bit integers (per lane on vectors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BitsFn {
+    /// Number of set bits; result `int32`.
+    Count,
+    /// Bit order reversed.
+    Reverse,
+    /// Index of the lowest set bit, -1 for 0; result `int32`.
+    FindLsb,
+    /// Index of the highest set bit (for negative signed values: the highest clear bit), -1
+    /// for 0 and -1; result `int32`.
+    FindMsb,
+    /// Rotation left by `n` modulo the width.
+    RotateLeft,
+    /// Rotation right by `n` modulo the width.
+    RotateRight,
+    /// `extract(x, offset, count)`: the field, sign-extended for signed types.
+    Extract,
+    /// `insert(base, bits, offset, count)`: `base` with the field replaced.
+    Insert,
+}
+
+impl BitsFn {
+    /// Every function with its `@Intrinsic` name suffix (`bits.<name>`).
+    pub const ALL: [(BitsFn, &'static str); 8] = [
+        (BitsFn::Count, "count"),
+        (BitsFn::Reverse, "reverse"),
+        (BitsFn::FindLsb, "findLsb"),
+        (BitsFn::FindMsb, "findMsb"),
+        (BitsFn::RotateLeft, "rotateLeft"),
+        (BitsFn::RotateRight, "rotateRight"),
+        (BitsFn::Extract, "extract"),
+        (BitsFn::Insert, "insert"),
+    ];
+
+    /// The source name.
+    pub fn name(self) -> &'static str {
+        BitsFn::ALL
+            .iter()
+            .find(|(f, _)| *f == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("?")
+    }
+}
+
+/// `Barrier.*`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BarrierKind {
+    /// `Barrier.workgroup()`: control barrier plus workgroup-memory acquire-release.
+    Workgroup,
+    /// `Barrier.workgroupMemory()`: memory-only fence on workgroup memory.
+    WorkgroupMemory,
+    /// `Barrier.deviceMemory()`: memory-only fence on buffer and image memory.
+    DeviceMemory,
+}
+
+/// Atomic read-modify-write operations on `KernelBuffer<T>` / `Shared<T>` elements; each
+/// returns the element's old value. Arguments: receiver, index, value(s), optional order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    /// `atomicAdd`
+    Add,
+    /// `atomicSub`
+    Sub,
+    /// `atomicMin`
+    Min,
+    /// `atomicMax`
+    Max,
+    /// `atomicAnd`
+    And,
+    /// `atomicOr`
+    Or,
+    /// `atomicXor`
+    Xor,
+    /// `atomicExchange`
+    Exchange,
+    /// `atomicCompareExchange(index, expected, desired)`
+    CompareExchange,
+}
+
+/// `Wave.*` (subgroup) and `Quad.*` operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WaveOp {
+    /// `Wave.width()`: `SubgroupSize`.
+    Width,
+    /// `Wave.laneId()`: `SubgroupLocalInvocationId`.
+    LaneId,
+    /// `Wave.isFirstLane()`: `OpGroupNonUniformElect`.
+    IsFirstLane,
+    /// `Wave.shuffle(v, lane)`.
+    Shuffle,
+    /// `Wave.ballot(p)`: bit i set when lane i's `p` is true (lanes 0..31).
+    Ballot,
+    /// `Wave.reduceSum(v)`.
+    ReduceSum,
+    /// `Wave.reduceMin(v)`.
+    ReduceMin,
+    /// `Wave.reduceMax(v)`.
+    ReduceMax,
+    /// `Wave.reduceAnd(v)` (integers).
+    ReduceAnd,
+    /// `Wave.reduceOr(v)` (integers).
+    ReduceOr,
+    /// `Wave.reduceXor(v)` (integers).
+    ReduceXor,
+    /// `Wave.prefixSum(v)`: exclusive scan.
+    PrefixSum,
+    /// `Wave.broadcastFirst(v)`.
+    BroadcastFirst,
+    /// `Quad.broadcast(v, lane)` (lane a constant 0..3).
+    QuadBroadcast,
+    /// `Quad.swapHorizontal(v)`.
+    QuadSwapHorizontal,
+    /// `Quad.swapVertical(v)`.
+    QuadSwapVertical,
+    /// `Quad.swapDiagonal(v)`.
+    QuadSwapDiagonal,
 }
 
 /// Methods of `Vector<T, N>` (declared in `stdlib/cajeta/vector.cajeta`). The receiver is
@@ -115,6 +356,23 @@ pub enum Intrinsic {
     Math(MathFn),
     /// A `Vector<T, N>` method.
     Vector(VecFn),
+    /// A `Bits.*` function.
+    Bits(BitsFn),
+    /// A `Barrier.*` call; args `[]` or `[order]` (a `MemoryOrder` constant).
+    Barrier(BarrierKind),
+    /// An atomic on a buffer or shared element.
+    Atomic(AtomicOp),
+    /// A subgroup or quad operation.
+    Wave(WaveOp),
+    /// `Spec.geti(slot, default)`: args are two constants; an `int32` spec constant.
+    SpecInt,
+    /// `Spec.getf(slot, default)`: a `float32` spec constant.
+    SpecFloat,
+    /// `shared T[n]`: args `[n]`, a constant or a kernel parameter (dynamic size); result
+    /// type `Shared<T>`.
+    SharedNew,
+    /// `t.length()` of a `Shared<T>`.
+    SharedLength,
 }
 
 impl Intrinsic {
@@ -153,11 +411,6 @@ impl Intrinsic {
             "texture.width" => Intrinsic::TextureWidth,
             "texture.height" => Intrinsic::TextureHeight,
             "texture.depth" => Intrinsic::TextureDepth,
-            "math.sqrt" => Intrinsic::Math(MathFn::Sqrt),
-            "math.floor" => Intrinsic::Math(MathFn::Floor),
-            "math.abs" => Intrinsic::Math(MathFn::Abs),
-            "math.min" => Intrinsic::Math(MathFn::Min),
-            "math.max" => Intrinsic::Math(MathFn::Max),
             "vec.all" => Intrinsic::Vector(VecFn::All),
             "vec.any" => Intrinsic::Vector(VecFn::Any),
             "vec.select" => Intrinsic::Vector(VecFn::Select),
@@ -170,7 +423,54 @@ impl Intrinsic {
             "vec.max" => Intrinsic::Vector(VecFn::Max),
             "vec.clamp" => Intrinsic::Vector(VecFn::Clamp),
             "vec.lerp" => Intrinsic::Vector(VecFn::Lerp),
-            _ => return None,
+            "barrier.workgroup" => Intrinsic::Barrier(BarrierKind::Workgroup),
+            "barrier.workgroup_memory" => Intrinsic::Barrier(BarrierKind::WorkgroupMemory),
+            "barrier.device_memory" => Intrinsic::Barrier(BarrierKind::DeviceMemory),
+            "atomic.add" => Intrinsic::Atomic(AtomicOp::Add),
+            "atomic.sub" => Intrinsic::Atomic(AtomicOp::Sub),
+            "atomic.min" => Intrinsic::Atomic(AtomicOp::Min),
+            "atomic.max" => Intrinsic::Atomic(AtomicOp::Max),
+            "atomic.and" => Intrinsic::Atomic(AtomicOp::And),
+            "atomic.or" => Intrinsic::Atomic(AtomicOp::Or),
+            "atomic.xor" => Intrinsic::Atomic(AtomicOp::Xor),
+            "atomic.exchange" => Intrinsic::Atomic(AtomicOp::Exchange),
+            "atomic.compare_exchange" => Intrinsic::Atomic(AtomicOp::CompareExchange),
+            "wave.width" => Intrinsic::Wave(WaveOp::Width),
+            "wave.lane_id" => Intrinsic::Wave(WaveOp::LaneId),
+            "wave.is_first_lane" => Intrinsic::Wave(WaveOp::IsFirstLane),
+            "wave.shuffle" => Intrinsic::Wave(WaveOp::Shuffle),
+            "wave.ballot" => Intrinsic::Wave(WaveOp::Ballot),
+            "wave.reduce_sum" => Intrinsic::Wave(WaveOp::ReduceSum),
+            "wave.reduce_min" => Intrinsic::Wave(WaveOp::ReduceMin),
+            "wave.reduce_max" => Intrinsic::Wave(WaveOp::ReduceMax),
+            "wave.reduce_and" => Intrinsic::Wave(WaveOp::ReduceAnd),
+            "wave.reduce_or" => Intrinsic::Wave(WaveOp::ReduceOr),
+            "wave.reduce_xor" => Intrinsic::Wave(WaveOp::ReduceXor),
+            "wave.prefix_sum" => Intrinsic::Wave(WaveOp::PrefixSum),
+            "wave.broadcast_first" => Intrinsic::Wave(WaveOp::BroadcastFirst),
+            "quad.broadcast" => Intrinsic::Wave(WaveOp::QuadBroadcast),
+            "quad.swap_horizontal" => Intrinsic::Wave(WaveOp::QuadSwapHorizontal),
+            "quad.swap_vertical" => Intrinsic::Wave(WaveOp::QuadSwapVertical),
+            "quad.swap_diagonal" => Intrinsic::Wave(WaveOp::QuadSwapDiagonal),
+            "spec.geti" => Intrinsic::SpecInt,
+            "spec.getf" => Intrinsic::SpecFloat,
+            "shared.new" => Intrinsic::SharedNew,
+            "shared.length" => Intrinsic::SharedLength,
+            _ => {
+                if let Some(m) = name.strip_prefix("math.") {
+                    return MathFn::ALL
+                        .iter()
+                        .find(|(_, n)| *n == m)
+                        .map(|(f, _)| Intrinsic::Math(*f));
+                }
+                if let Some(b) = name.strip_prefix("bits.") {
+                    return BitsFn::ALL
+                        .iter()
+                        .find(|(_, n)| *n == b)
+                        .map(|(f, _)| Intrinsic::Bits(*f));
+                }
+                return None;
+            }
         })
     }
 }

@@ -14,8 +14,11 @@
 mod intrinsic;
 pub mod printf;
 mod types;
+pub mod visit;
 
-pub use intrinsic::{Axis, HostOp, Intrinsic, MathFn, VecFn};
+pub use intrinsic::{
+    AtomicOp, Axis, BarrierKind, BitsFn, HostOp, Intrinsic, MathFn, VecFn, WaveOp,
+};
 pub use types::{ImageFormat, ScalarType, TextureDim, Type};
 
 use crate::diagnostics::Span;
@@ -364,6 +367,11 @@ pub struct Launch {
     pub block: Vec<Expr>,
     /// Kernel arguments, converted to the parameter types.
     pub args: Vec<Expr>,
+    /// `sharedBytes: n`: the byte size of the kernel's dynamic shared array (`uint32`).
+    pub shared_bytes: Option<Expr>,
+    /// `spec: [v0, v1, …]`: values of the kernel's `Spec` slots 0, 1, … (integer or float
+    /// scalars; the host converts each to its slot's type).
+    pub spec: Vec<Expr>,
 }
 
 impl Expr {

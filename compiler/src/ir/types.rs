@@ -329,6 +329,11 @@ pub enum Type {
     String,
     /// Host `KernelStream`.
     Stream,
+    /// `Shared<T>`: a workgroup-memory array of scalars (kernels only).
+    Shared(ScalarType),
+    /// A value of a stdlib enum-like class (`MemoryOrder`): only its constants exist, each
+    /// an [`crate::ir::Constant::Int`] of this type.
+    Enum(String),
 }
 
 impl Type {
@@ -423,7 +428,9 @@ impl Type {
             | Type::Buffer(_)
             | Type::Image2D(_)
             | Type::Texture(..)
-            | Type::Sampler => false,
+            | Type::Sampler
+            | Type::Shared(_)
+            | Type::Enum(_) => false,
         }
     }
 }
@@ -443,6 +450,8 @@ impl fmt::Display for Type {
             Type::Array(t) => write!(f, "{t}[]"),
             Type::String => f.write_str("String"),
             Type::Stream => f.write_str("KernelStream"),
+            Type::Shared(s) => write!(f, "Shared<{s}>"),
+            Type::Enum(name) => f.write_str(name),
         }
     }
 }

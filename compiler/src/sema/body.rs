@@ -40,6 +40,8 @@ pub struct FnCtx<'s, 'a> {
     pub diags: Vec<Diagnostic>,
     /// Calls made, for the call graph.
     pub calls: Vec<(FunctionId, Span)>,
+    /// The kernel's dynamic shared array, once declared (at most one, SPEC §6).
+    pub dynamic_shared: Option<Span>,
 }
 
 impl<'s, 'a> FnCtx<'s, 'a> {
@@ -60,6 +62,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             next_loop: 0,
             diags: Vec::new(),
             calls: Vec::new(),
+            dynamic_shared: None,
         };
         for (p, ty) in f.decl.params.iter().zip(&f.params) {
             if let Ok(id) = ctx.declare(&p.name, ty.clone()) {
@@ -507,6 +510,17 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 .with_note("device code may use scalars; resources come in as kernel parameters"),
             );
             return;
+        }
+        if let Type::Shared(_) = t {
+            if !self.shared_decl_ok(ty.span, decls) {
+                // Declared anyway, so that uses report nothing more.
+                for (name, _) in decls {
+                    if let Ok(id) = self.declare(name, t.clone()) {
+                        self.mark_assigned(id);
+                    }
+                }
+                return;
+            }
         }
         for (name, init) in decls {
             let value = init.as_ref().map(|e| {

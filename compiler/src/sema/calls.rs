@@ -4,9 +4,7 @@ use super::body::{FnCtx, R};
 use super::expr::{convert, is_context_literal};
 use super::names::{canonical_class, resolve_type, IntrinsicMethod};
 use crate::diagnostics::{Code, Diagnostic, Span};
-use crate::ir::{
-    self, ExprKind, FunctionId, FunctionKind, HostOp, Intrinsic, MathFn, ScalarType, Type,
-};
+use crate::ir::{self, ExprKind, FunctionId, FunctionKind, HostOp, Intrinsic, ScalarType, Type};
 use crate::syntax::ast;
 use std::collections::HashMap;
 
@@ -16,15 +14,10 @@ fn generic_allows(
     host: Option<HostOp>,
     t: &Type,
 ) -> Result<(), &'static str> {
+    if let Some(r) = op.and_then(|op| super::memory::generic_allows(op, t)) {
+        return r;
+    }
     match (op, host) {
-        (Some(Intrinsic::Math(MathFn::Sqrt | MathFn::Floor)), _) => match t {
-            Type::Scalar(s) if s.is_float() => Ok(()),
-            _ => Err("a float type"),
-        },
-        (Some(Intrinsic::Math(_)), _) => match t {
-            Type::Scalar(s) if s.is_numeric() => Ok(()),
-            _ => Err("a numeric type"),
-        },
         (_, Some(HostOp::Println | HostOp::Print)) => match t {
             Type::Void => Err("a value"),
             _ => Ok(()),
@@ -218,6 +211,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Type::Texture(dim, _) => dim.class_name(),
             Type::Sampler => "Sampler",
             Type::Buffer(_) => "KernelBuffer",
+            Type::Shared(_) => "Shared",
             Type::Stream => "KernelStream",
             Type::Vector(..) => return self.vector_method(r, name, args, span),
             other => {
@@ -284,7 +278,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ));
         }
         let device = self.is_device();
-        match (device, m.device, m.host) {
+        // Math and Bits also run in host code, through the interpreter.
+        let host_intrinsic =
+            !device && m.host.is_none() && m.device.is_some_and(super::memory::host_evaluable);
+        match (device || host_intrinsic, m.device, m.host) {
             (true, None, _) => {
                 return self.error(Diagnostic::error(
                     Code::HostOnlyInDevice,
@@ -313,6 +310,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             };
             generics.insert("T".to_string(), bound);
         }
+        if let Some(Type::Shared(s)) = recv.as_ref().map(|r| &r.ty) {
+            generics.insert("T".to_string(), Type::Scalar(*s));
+        }
         if let Some(Type::Image2D(format)) = recv.as_ref().map(|r| &r.ty) {
             // `store(x, y, T)` / `T load(x, y)`: T is the format's texel type.
             generics.insert("T".to_string(), super::textures::texel_type(*format));
@@ -332,7 +332,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let mut all = Vec::new();
         all.extend(recv);
         all.extend(values);
-        let kind = if device {
+        if let (true, Some(op)) = (device, m.device) {
+            self.check_memory_intrinsic(op, &mut all, span)?;
+        }
+        let kind = if device || host_intrinsic {
             ExprKind::Intrinsic {
                 op: m.device.unwrap_or(Intrinsic::BufferLength),
                 args: all,
@@ -465,6 +468,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let mut stream = None;
         let mut grid = None;
         let mut block = None;
+        let mut shared_bytes = None;
+        let mut spec = Vec::new();
         for a in opts {
             match a.name.as_ref().map(|n| n.name.as_str()) {
                 None if stream.is_none() => {
@@ -480,14 +485,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 }
                 Some("grid") => grid = Some(self.dims(&a.value)?),
                 Some("block") => block = Some(self.dims(&a.value)?),
-                Some(other @ ("sharedBytes" | "spec")) => {
-                    let n = a.name.as_ref().map(|n| n.span).unwrap_or(span);
-                    return self.error(Diagnostic::error(
-                        Code::UnsupportedFeature,
-                        n,
-                        format!("`{other}:` is not supported yet by this version of cajetac"),
-                    ));
+                Some("sharedBytes") => {
+                    let u32t = Type::Scalar(ScalarType::U32);
+                    let v = self.expr(&a.value, Some(&u32t))?;
+                    shared_bytes = Some(self.coerce(v, &u32t, a.value.span)?);
                 }
+                Some("spec") => spec = self.spec_values(&a.value)?,
                 Some(other) => {
                     let n = a.name.as_ref().map(|n| n.span).unwrap_or(span);
                     return self.error(
@@ -544,10 +547,39 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 grid,
                 block,
                 args: values,
+                shared_bytes,
+                spec,
             })),
             ty: Type::Void,
             span,
         })
+    }
+
+    /// `spec: [v0, v1, …]`: numeric scalars; the host converts each to its slot's type.
+    fn spec_values(&mut self, e: &ast::Expr) -> R<Vec<ir::Expr>> {
+        let ast::ExprKind::ArrayLit(items) = &e.kind else {
+            return self.error(Diagnostic::error(
+                Code::InvalidLaunch,
+                e.span,
+                "spec values are written as `[v0, v1, …]`",
+            ));
+        };
+        let mut out = Vec::new();
+        for i in items {
+            let v = self.expr(i, None)?;
+            match v.ty {
+                Type::Scalar(s) if s.is_numeric() => out.push(v),
+                ref t => {
+                    let t = t.clone();
+                    return self.error(Diagnostic::error(
+                        Code::TypeMismatch,
+                        i.span,
+                        format!("a spec value must be an integer or float, found {t}"),
+                    ));
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn dims(&mut self, e: &ast::Expr) -> R<Vec<ir::Expr>> {

@@ -178,7 +178,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 })
             }
             ast::ExprKind::Name(name) => self.name_expr(name, span),
-            ast::ExprKind::Field(base, field) => self.field_expr(base, field, span),
+            ast::ExprKind::Field(base, field) => match self.class_constant(base, field, span) {
+                Some(c) => c,
+                None => self.field_expr(base, field, span),
+            },
             ast::ExprKind::Index(..) => {
                 let ast::ExprKind::Index(base, index) = &e.kind else {
                     unreachable!()
@@ -219,6 +222,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ast::ExprKind::New { ty, args, .. } => self.new_object(ty, args, span),
             ast::ExprKind::NewArray { elem, len } => self.new_array(elem, len, span),
             ast::ExprKind::ArrayLit(items) => self.array_literal(items, hint, span),
+            ast::ExprKind::SharedArray { elem, len } => self.shared_array(elem, len, span),
         }
     }
 
@@ -427,6 +431,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 }
                 elem
             }
+            Type::Shared(s) => scalar(*s),
             Type::Array(t) => (**t).clone(),
             other => {
                 let other = other.clone();
@@ -438,7 +443,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             }
         };
         let i = self.expr(index, Some(&scalar(ScalarType::U32)))?;
-        let i = self.index_value(i, index.span, matches!(b.ty, Type::Buffer(_)))?;
+        let device_index = matches!(b.ty, Type::Buffer(_) | Type::Shared(_));
+        let i = self.index_value(i, index.span, device_index)?;
         Ok((
             Place::Index {
                 base: Box::new(b),

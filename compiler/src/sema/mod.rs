@@ -13,6 +13,7 @@ mod expr;
 mod fold;
 mod hostio;
 mod literals;
+mod memory;
 mod names;
 mod textures;
 mod vector;
@@ -98,6 +99,17 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
         FunctionKind::Host => return,
     }
     for (p, t) in f.decl.params.iter().zip(&f.params) {
+        if matches!(t, Type::Shared(_) | Type::Enum(_)) {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidShared,
+                    p.ty.span,
+                    format!("parameter `{}` of type {t} is not supported", p.name.name),
+                )
+                .with_note("declare shared arrays in the kernel with `shared T[n]` and index them there; pass MemoryOrder constants directly"),
+            );
+            continue;
+        }
         if t.is_host_only() || *t == Type::Void {
             diags.push(
                 Diagnostic::error(

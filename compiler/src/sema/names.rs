@@ -60,7 +60,14 @@ pub struct Symbols<'a> {
     pub user_methods: HashMap<String, HashMap<String, FunctionId>>,
     /// Stdlib intrinsic methods by class, then name (overloads by arity).
     pub intrinsics: HashMap<String, HashMap<String, Vec<IntrinsicMethod<'a>>>>,
+    /// Stdlib class constants (`@Constant(n) static final MemoryOrder Relaxed;`) by class,
+    /// then name: the type and the value.
+    pub constants: HashMap<String, HashMap<String, (Type, u64)>>,
 }
+
+/// Stdlib classes whose values are only their `@Constant` fields (enum-like): the type of
+/// such a field is [`Type::Enum`].
+pub const ENUM_CLASSES: &[&str] = &["MemoryOrder"];
 
 impl<'a> Symbols<'a> {
     /// Whether `name` names a class (user or stdlib).
@@ -68,6 +75,7 @@ impl<'a> Symbols<'a> {
         let name = canonical_class(name);
         self.user_methods.contains_key(name)
             || self.intrinsics.contains_key(name)
+            || self.constants.contains_key(name)
             || name == "System"
     }
 
@@ -123,6 +131,37 @@ fn intrinsic_ops(ann: &ast::Annotation) -> Result<(Option<Intrinsic>, Option<Hos
     Ok((device, host))
 }
 
+/// A stdlib `@Constant(n)` field: its type and value.
+fn stdlib_constant(f: &ast::FieldDecl, diags: &mut Vec<Diagnostic>) -> Option<(Type, u64)> {
+    let ann = f.annotations.iter().find(|a| a.name.name == "Constant")?;
+    let value = match ann.args.as_slice() {
+        [(
+            None,
+            ast::Expr {
+                kind: ast::ExprKind::Int(text),
+                ..
+            },
+        )] => text.parse::<u64>().ok(),
+        _ => None,
+    };
+    let ty = resolve_type(&f.ty, &HashMap::new());
+    match (value, ty) {
+        (Some(v), Ok(t)) => Some((t, v)),
+        (_, Err(d)) => {
+            diags.push(d);
+            None
+        }
+        (None, _) => {
+            diags.push(Diagnostic::error(
+                Code::InvalidAnnotation,
+                ann.span,
+                "@Constant takes one decimal integer",
+            ));
+            None
+        }
+    }
+}
+
 /// Collects every class and method. `files` pairs each AST with whether it is stdlib.
 pub fn collect<'a>(
     files: &'a [(ast::SourceFile, bool)],
@@ -135,8 +174,17 @@ pub fn collect<'a>(
             if *is_stdlib {
                 let table = syms.intrinsics.entry(cname.clone()).or_default();
                 for member in &class.members {
-                    let ast::Member::Method(m) = member else {
-                        continue;
+                    let m = match member {
+                        ast::Member::Method(m) => m,
+                        ast::Member::Field(f) => {
+                            if let Some(c) = stdlib_constant(f, diags) {
+                                syms.constants
+                                    .entry(cname.clone())
+                                    .or_default()
+                                    .insert(f.name.name.clone(), c);
+                            }
+                            continue;
+                        }
                     };
                     let Some(ann) = m.annotation("Intrinsic") else {
                         continue;
@@ -405,8 +453,27 @@ pub fn resolve_type(
                     Ok(Type::Texture(dim, texel))
                 }
                 "KernelStream" => Ok(Type::Stream),
+                "Shared" => {
+                    arity(1)?;
+                    match &args[0] {
+                        ast::TypeArg::Type(inner) => match resolve_type(inner, generics)? {
+                            Type::Scalar(s) if s != ScalarType::Bool => Ok(Type::Shared(s)),
+                            other => Err(Diagnostic::error(
+                                Code::UnsupportedFeature,
+                                inner.span,
+                                format!("Shared<{other}> is not supported: elements are numeric scalars"),
+                            )),
+                        },
+                        _ => Err(Diagnostic::error(
+                            Code::TypeMismatch,
+                            t.span,
+                            "Shared<T> needs a type argument",
+                        )),
+                    }
+                }
+                n if ENUM_CLASSES.contains(&n) => Ok(Type::Enum(n.to_string())),
                 "String" => Ok(Type::String),
-                "Shared" | "Event" => Err(Diagnostic::error(
+                "Event" => Err(Diagnostic::error(
                     Code::UnsupportedFeature,
                     t.span,
                     format!("`{name}` is not supported yet by this version of cajetac"),

@@ -51,6 +51,8 @@ pub enum Member {
 /// A field declaration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FieldDecl {
+    /// Annotations (`@Constant(n)` on stdlib enum constants).
+    pub annotations: Vec<Annotation>,
     /// Modifiers.
     pub modifiers: Vec<String>,
     /// Field type.
@@ -428,4 +430,11 @@ pub enum ExprKind {
     },
     /// `[a, b, c]`.
     ArrayLit(Vec<Expr>),
+    /// `shared T[n]`: a workgroup-memory array (kernels only).
+    SharedArray {
+        /// Element type.
+        elem: TypeExpr,
+        /// Length: a constant expression or a kernel parameter.
+        len: Box<Expr>,
+    },
 }

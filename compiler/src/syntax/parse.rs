@@ -50,6 +50,7 @@ fn token_text(tok: &Tok) -> &'static str {
         Tok::False => "false",
         Tok::Heap => "heap",
         Tok::Stack => "stack",
+        Tok::Shared => "shared",
         Tok::At => "@",
         Tok::LParen => "(",
         Tok::RParen => ")",

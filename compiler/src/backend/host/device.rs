@@ -573,6 +573,7 @@ impl Interp<'_> {
                 ),
             );
         }
+        let arg_scalars: Vec<Option<Scalar>> = values.iter().map(Value::as_scalar).collect();
         let mut owned = Vec::with_capacity(values.len());
         for ((v, p), e) in values.into_iter().zip(params).zip(&l.args) {
             owned.push(match (&p.ty, v) {
@@ -596,13 +597,24 @@ impl Interp<'_> {
             });
         }
         let args: Vec<KernelArg<'_>> = owned.iter().map(OwnedArg::as_arg).collect();
+        let shared_bytes = match &l.shared_bytes {
+            Some(e) => Some(self.eval_u32(f, e, "sharedBytes")?),
+            None => None,
+        };
+        let mut spec_values = Vec::with_capacity(l.spec.len());
+        for e in &l.spec {
+            spec_values.push((self.eval_scalar(f, e)?, e.span));
+        }
+        let kernel = self.device.kernel(l.kernel, &kernel_fn.name, span)?;
+        let spec = super::launch_opts::spec_bits(kernel.reflection(), &spec_values)?;
+        let shared_bytes =
+            super::launch_opts::shared_size(kernel_fn, &arg_scalars, shared_bytes, span)?;
         let config = LaunchConfig {
             grid,
             block,
-            spec: Vec::new(),
-            shared_bytes: None,
+            spec,
+            shared_bytes,
         };
-        let kernel = self.device.kernel(l.kernel, &kernel_fn.name, span)?;
         let r = stream.stream.launch(kernel, &config, &args);
         r.map(|_| Value::Void).or_else(|x| err(span, x.to_string()))
     }

@@ -14,6 +14,8 @@ mod files;
 pub mod format;
 mod hostops;
 mod lanes;
+mod launch_opts;
+pub mod math;
 pub mod ops;
 mod printf;
 mod textures;

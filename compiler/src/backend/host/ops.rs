@@ -280,74 +280,7 @@ pub fn convert(v: Scalar, to: ScalarType) -> Result<Scalar, OpError> {
     unsupported()
 }
 
-fn float_math(f: MathFn, x: f64, y: f64) -> f64 {
-    match f {
-        MathFn::Sqrt => x.sqrt(),
-        MathFn::Floor => x.floor(),
-        MathFn::Abs => x.abs(),
-        // Java's Math.min/max: NaN if either is NaN, and -0.0 < +0.0.
-        MathFn::Min | MathFn::Max if x.is_nan() || y.is_nan() => f64::NAN,
-        MathFn::Min if x == y => {
-            if x.is_sign_negative() {
-                x
-            } else {
-                y
-            }
-        }
-        MathFn::Max if x == y => {
-            if x.is_sign_negative() {
-                y
-            } else {
-                x
-            }
-        }
-        MathFn::Min => x.min(y),
-        MathFn::Max => x.max(y),
-    }
-}
-
-/// A `Math.*` function in host code. Float functions compute in the operand's precision
-/// (`float32` in `f32`, so `sqrt` is correctly rounded there too).
+/// A `Math.*` function in host code (see [`super::math`]).
 pub fn math(f: MathFn, args: &[Scalar]) -> Result<Scalar, OpError> {
-    let arity = match f {
-        MathFn::Min | MathFn::Max => 2,
-        _ => 1,
-    };
-    if args.len() != arity {
-        return unsupported();
-    }
-    let a = args[0];
-    let b = if arity == 2 { args[1] } else { a };
-    if a.ty() != b.ty() {
-        return unsupported();
-    }
-    match (a, b) {
-        (Scalar::F32(x), Scalar::F32(y)) => {
-            // f32 sqrt is correctly rounded in f32; the others are exact in f64 and so
-            // round-trip exactly through it.
-            let r = if f == MathFn::Sqrt {
-                x.sqrt()
-            } else {
-                float_math(f, x as f64, y as f64) as f32
-            };
-            Ok(Scalar::F32(r))
-        }
-        _ if a.ty().is_float() => {
-            let (x, y) = (a.as_float().unwrap_or(0.0), b.as_float().unwrap_or(0.0));
-            let r = float_math(f, x, y);
-            Scalar::from_float(r, a.ty()).ok_or(OpError::Unsupported)
-        }
-        _ if a.ty().is_integer() => {
-            let (x, y) = (a.as_int().unwrap_or(0), b.as_int().unwrap_or(0));
-            let r = match f {
-                // abs(MIN) wraps to MIN, as the IR documents.
-                MathFn::Abs => x.abs(),
-                MathFn::Min => x.min(y),
-                MathFn::Max => x.max(y),
-                _ => return unsupported(),
-            };
-            Ok(Scalar::from_int_wrapping(r, a.ty()))
-        }
-        _ => unsupported(),
-    }
+    super::math::math(f, args)
 }

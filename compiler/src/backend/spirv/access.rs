@@ -21,13 +21,21 @@ pub(crate) struct Usage {
     pub(crate) reads: bool,
     /// Some path writes the resource's contents.
     pub(crate) writes: bool,
+    /// A float atomic on it runs as a compare-exchange loop on the element's bits, so the
+    /// buffer is declared with integer elements.
+    pub(crate) bits_view: bool,
 }
 
 /// Per kernel parameter (in order), how the kernel uses it. Scalars are never marked.
-pub(crate) fn analyze(module: &ir::Module, kernel: FunctionId) -> Res<Vec<Usage>> {
+pub(crate) fn analyze(
+    module: &ir::Module,
+    kernel: FunctionId,
+    native_float_add: bool,
+) -> Res<Vec<Usage>> {
     let f = module.function(kernel);
     let mut walker = Walker {
         module,
+        native_float_add,
         usage: vec![Usage::default(); f.param_count],
         done: HashSet::new(),
         stack: Vec::new(),
@@ -42,6 +50,8 @@ pub(crate) fn analyze(module: &ir::Module, kernel: FunctionId) -> Res<Vec<Usage>
 
 struct Walker<'m> {
     module: &'m ir::Module,
+    /// The device has native float32 atomic add on buffers.
+    native_float_add: bool,
     usage: Vec<Usage>,
     /// Specializations already walked (walking again would add nothing).
     done: HashSet<HelperKey>,
@@ -145,6 +155,16 @@ impl Walker<'_> {
                 match (op, args.first()) {
                     (Intrinsic::ImageStore, Some(img)) => self.mark(img, env, false, true),
                     (Intrinsic::ImageLoad, Some(img)) => self.mark(img, env, true, false),
+                    (Intrinsic::Atomic(a), Some(buf)) => {
+                        self.mark(buf, env, true, true);
+                        if super::atomics::atomic_needs_bits(*a, &buf.ty, self.native_float_add) {
+                            if let Some(u) =
+                                resource_of(buf, env).and_then(|p| self.usage.get_mut(p))
+                            {
+                                u.bits_view = true;
+                            }
+                        }
+                    }
                     // Size queries do not touch the contents.
                     _ => {}
                 }

@@ -178,6 +178,36 @@ impl FnCx<'_, '_> {
         }
     }
 
+    /// A value loaded from memory of SPIR-V type `storage` in its register form; float32
+    /// elements kept as bits (a bit view, for compare-exchange atomics) are bitcast back.
+    pub(crate) fn stored_value(
+        &mut self,
+        v: Word,
+        elem: ScalarType,
+        storage: Word,
+        lanes: u8,
+    ) -> Res<Word> {
+        if elem == ScalarType::F32 && lanes == 1 && storage == self.cx.u32_type() {
+            let f = self.cx.float_type(32);
+            return self.op(Op::Bitcast, f, &[v]);
+        }
+        self.read_stored(v, elem, lanes)
+    }
+
+    /// A register value in its stored form, bit views included (see [`Self::stored_value`]).
+    pub(crate) fn value_to_store(
+        &mut self,
+        v: Word,
+        elem: ScalarType,
+        storage: Word,
+        lanes: u8,
+    ) -> Res<Word> {
+        if elem == ScalarType::F32 && lanes == 1 && storage == self.cx.u32_type() {
+            return self.op(Op::Bitcast, storage, &[v]);
+        }
+        self.write_stored(v, elem, storage, lanes)
+    }
+
     /// A register value in its stored form (inverse of [`Self::read_stored`]); `storage` is
     /// the stored type (a `uint32` vector for a boolean vector).
     pub(crate) fn write_stored(
@@ -244,19 +274,22 @@ impl FnCx<'_, '_> {
                 }
                 Some(Slot::Value(v)) => Ok(v),
                 Some(Slot::Push(member)) => self.load_push(member),
-                Some(Slot::Resource(_)) => Err(unsupported(
+                Some(Slot::Resource(_) | Slot::Shared(_)) => Err(unsupported(
                     e.span,
                     "a resource can only be indexed, passed to a helper or used as a receiver",
                 )),
                 Some(Slot::Unit) | None => Err(unsupported(e.span, "read of a void local")),
             },
             Place::Index { base, index } => {
-                if !base.ty.is_resource() {
+                let (ptr, elem, storage) = if let Type::Shared(_) = base.ty {
+                    self.shared_element(base, index)?
+                } else if base.ty.is_resource() {
+                    self.buffer_element(base, index)?
+                } else {
                     return Err(host_only(base.span, &base.ty));
-                }
-                let (ptr, elem, storage) = self.buffer_element(base, index)?;
+                };
                 let v = self.op(Op::Load, storage, &[ptr])?;
-                self.read_stored(v, elem, e.ty.lanes() as u8)
+                self.stored_value(v, elem, storage, e.ty.lanes() as u8)
             }
             Place::Lane { base, lane } => self.load_lane(base, *lane, e),
         }
@@ -270,6 +303,7 @@ impl FnCx<'_, '_> {
                     let v = self.expr(value)?;
                     self.cx.b.store(var, v, None, []).ice(span)
                 }
+                Some(Slot::Shared(current)) => self.bind_shared(l.0, current, value, span),
                 Some(Slot::Resource(current)) => {
                     // Resource locals are aliases, resolved at compile time.
                     match (current, self.resource_param(value)) {
@@ -293,12 +327,15 @@ impl FnCx<'_, '_> {
                 )),
             },
             Place::Index { base, index } => {
-                if !base.ty.is_resource() {
+                let (ptr, elem, storage) = if let Type::Shared(_) = base.ty {
+                    self.shared_element(base, index)?
+                } else if base.ty.is_resource() {
+                    self.buffer_element(base, index)?
+                } else {
                     return Err(host_only(base.span, &base.ty));
-                }
-                let (ptr, elem, storage) = self.buffer_element(base, index)?;
+                };
                 let v = self.expr(value)?;
-                let v = self.write_stored(v, elem, storage, value.ty.lanes() as u8)?;
+                let v = self.value_to_store(v, elem, storage, value.ty.lanes() as u8)?;
                 self.cx.b.store(ptr, v, None, []).ice(span)
             }
             Place::Lane { base, lane } => self.store_lane(base, *lane, value, span),

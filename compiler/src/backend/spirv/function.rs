@@ -32,6 +32,8 @@ pub(crate) enum Slot {
     Push(usize),
     /// A resource: the kernel parameter it denotes, once known.
     Resource(Option<usize>),
+    /// A `Shared<T>` local: its workgroup array, once its `shared T[n]` ran.
+    Shared(Option<super::memory::SharedArray>),
     /// A `void` local (never read).
     Unit,
 }
@@ -125,6 +127,12 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
             ty @ (Type::Array(_) | Type::String | Type::Stream) => {
                 return Err(host_only(p.span, ty))
             }
+            ty @ (Type::Shared(_) | Type::Enum(_)) => {
+                return Err(unsupported(
+                    p.span,
+                    format!("a helper parameter of type `{ty}`"),
+                ))
+            }
             Type::Void => return Err(unsupported(p.span, "a void parameter")),
         }
     }
@@ -190,7 +198,11 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {
                     Slot::Resource(None)
                 }
+                Type::Shared(_) => Slot::Shared(None),
                 Type::Void => Slot::Unit,
+                ty @ Type::Enum(_) => {
+                    return Err(unsupported(local.span, format!("a local of type `{ty}`")))
+                }
                 ty @ (Type::Array(_) | Type::String | Type::Stream) => {
                     return Err(host_only(local.span, ty))
                 }

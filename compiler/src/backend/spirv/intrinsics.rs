@@ -1,15 +1,14 @@
 //! Device intrinsics: exactly one lowering function per [`Intrinsic`] variant, dispatched by
 //! the one `match` in [`FnCx::intrinsic`].
 
-use rspirv::dr::Operand;
-use rspirv::spirv::{BuiltIn, Capability, GlslStd450Op, Op, Word};
+use rspirv::spirv::{BuiltIn, Capability, Op, Word};
 
 use super::expr::scalar_of;
 use super::function::FnCx;
 use super::module::ResourceKind;
 use super::{unsupported, BuildExt, Res};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{Axis, Expr, Intrinsic, MathFn, ScalarType};
+use crate::ir::{Axis, Expr, Intrinsic, ScalarType};
 
 impl FnCx<'_, '_> {
     /// Lowers an intrinsic call `e` with arguments `args` (receiver first).
@@ -35,6 +34,11 @@ impl FnCx<'_, '_> {
             Intrinsic::TextureDepth => self.texture_size(args, e, 2),
             Intrinsic::Math(f) => self.math(f, args, e),
             Intrinsic::Vector(f) => self.vector_fn(f, args, e),
+            Intrinsic::Bits(f) => self.bits(f, args, e),
+            Intrinsic::Wave(w) => self.wave(w, args, e),
+            other => self
+                .memory_intrinsic(other, args, e)
+                .unwrap_or_else(|| Err(unsupported(e.span, format!("intrinsic {other:?}")))),
         }
     }
 
@@ -93,59 +97,6 @@ impl FnCx<'_, '_> {
         }
         let uint = self.cx.u32_type();
         self.cx.b.array_length(uint, None, var, 0).ice(e.span)
-    }
-
-    /// `Math.*` through `GLSL.std.450` (imported only when used).
-    fn math(&mut self, f: MathFn, args: &[Expr], e: &Expr) -> Res<Word> {
-        let s = scalar_of(e)?;
-        let want = match f {
-            MathFn::Sqrt | MathFn::Floor | MathFn::Abs => 1,
-            MathFn::Min | MathFn::Max => 2,
-        };
-        if args.len() != want {
-            return Err(arity(e, want));
-        }
-        for a in args {
-            if scalar_of(a)? != s {
-                return Err(unsupported(
-                    a.span,
-                    "Math operands must have the result's type",
-                ));
-            }
-        }
-        let float = s.is_float();
-        let signed = s.is_signed_integer();
-        let inst = match f {
-            MathFn::Sqrt if float => GlslStd450Op::Sqrt,
-            MathFn::Floor if float => GlslStd450Op::Floor,
-            MathFn::Abs if float => GlslStd450Op::FAbs,
-            MathFn::Abs if signed => GlslStd450Op::SAbs,
-            // |x| of an unsigned value is x.
-            MathFn::Abs if s.is_unsigned_integer() => return self.expr(&args[0]),
-            MathFn::Min if float => GlslStd450Op::FMin,
-            MathFn::Min if signed => GlslStd450Op::SMin,
-            MathFn::Min if s.is_unsigned_integer() => GlslStd450Op::UMin,
-            MathFn::Max if float => GlslStd450Op::FMax,
-            MathFn::Max if signed => GlslStd450Op::SMax,
-            MathFn::Max if s.is_unsigned_integer() => GlslStd450Op::UMax,
-            _ => {
-                return Err(Diagnostic::error(
-                    Code::InvalidOperator,
-                    e.span,
-                    format!("Math.{f:?} is not defined for `{s}`"),
-                ))
-            }
-        };
-        let mut operands = Vec::new();
-        for a in args {
-            operands.push(Operand::IdRef(self.expr(a)?));
-        }
-        let ty = self.cx.value_type(s, e.span)?;
-        let set = self.cx.glsl();
-        self.cx
-            .b
-            .ext_inst(ty, None, set, inst as u32, operands)
-            .ice(e.span)
     }
 
     /// Component `axis` of a `v3uint` built-in input.

@@ -17,9 +17,12 @@
 //! on it). Unsupported input yields a diagnostic, never a panic.
 
 mod access;
+mod atomics;
 mod expr;
 mod function;
 mod intrinsics;
+mod math;
+mod memory;
 mod module;
 mod reflect;
 #[cfg(test)]
@@ -28,6 +31,7 @@ mod textures;
 mod types;
 mod vector;
 mod vector_ops;
+mod wave;
 
 use std::collections::{HashMap, VecDeque};
 
@@ -86,6 +90,18 @@ impl TargetEnv {
 pub struct SpirvOptions {
     /// Target environment; decides the SPIR-V version and which extensions are core.
     pub target_env: TargetEnv,
+    /// Optional Vulkan features the target device has, by Vulkan name (the runtime's
+    /// `DeviceInfo::features`). Empty means plain Vulkan 1.1: code that could use a feature
+    /// falls back to what works everywhere (float atomic add becomes a compare-exchange loop
+    /// without `shaderBufferFloat32AtomicAdd`).
+    pub device_features: Vec<String>,
+}
+
+impl SpirvOptions {
+    /// Whether the device is known to have a Vulkan feature.
+    pub fn has_feature(&self, name: &str) -> bool {
+        self.device_features.iter().any(|f| f == name)
+    }
 }
 
 /// A compiled kernel: the SPIR-V words and the reflection document the runtime consumes.
@@ -143,8 +159,13 @@ fn compile(
         ));
     }
     check_shape(kernel)?;
-    let usage = access::analyze(module, kernel_id)?;
+    let usage = access::analyze(
+        module,
+        kernel_id,
+        options.has_feature(memory::BUFFER_FLOAT_ADD),
+    )?;
     let mut cx = Ctx::new(module, kernel, options.target_env);
+    cx.mem.device_features = options.device_features.clone();
     cx.declare_globals(&usage)?;
     let entry = function::compile_kernel_body(&mut cx)?;
     while let Some((key, id)) = cx.pending.pop_front() {
@@ -220,6 +241,8 @@ pub(crate) struct Ctx<'m> {
     pub(crate) helpers: HashMap<HelperKey, Word>,
     /// Requested specializations not compiled yet, in request order.
     pub(crate) pending: VecDeque<(HelperKey, Word)>,
+    /// Shared arrays, spec constants and subgroup built-ins.
+    pub(crate) mem: memory::MemState,
 }
 
 impl<'m> Ctx<'m> {
@@ -237,6 +260,7 @@ impl<'m> Ctx<'m> {
             features: module::FeatureSet::default(),
             helpers: HashMap::new(),
             pending: VecDeque::new(),
+            mem: memory::MemState::default(),
         }
     }
 

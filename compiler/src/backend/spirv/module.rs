@@ -25,6 +25,9 @@ pub(crate) const DEFAULT_WORKGROUP_SIZE: [u32; 3] = [64, 1, 1];
 pub(crate) struct FeatureSet {
     caps: BTreeSet<Capability>,
     exts: BTreeSet<&'static str>,
+    /// Vulkan features needed beyond what the capabilities imply (atomics on 64-bit or
+    /// float elements need per-storage-class features).
+    feats: BTreeSet<&'static str>,
 }
 
 impl FeatureSet {
@@ -36,6 +39,11 @@ impl FeatureSet {
     /// Records an extension.
     pub(crate) fn extension(&mut self, ext: &'static str) {
         self.exts.insert(ext);
+    }
+
+    /// Records a Vulkan device feature the module needs (by its Vulkan name).
+    pub(crate) fn vulkan_feature(&mut self, feature: &'static str) {
+        self.feats.insert(feature);
     }
 
     /// All capabilities, `Shader` first, then in SPIR-V enumerant order.
@@ -74,6 +82,7 @@ impl FeatureSet {
                 }
                 _ => None,
             })
+            .chain(self.feats.iter().copied())
             .collect()
     }
 }
@@ -212,7 +221,13 @@ impl Ctx<'_> {
                     ParamPlace::Push(self.globals.push_members.len() - 1)
                 }
                 Type::Buffer(elem) => {
-                    let storage = self.storage_ir_type(elem, param.span)?;
+                    // float32 elements updated by compare-exchange loops are stored as their
+                    // bits, since integer atomics cannot take a float pointer.
+                    let storage = if usage[i].bits_view {
+                        self.u32_type()
+                    } else {
+                        self.storage_ir_type(elem, param.span)?
+                    };
                     let stride = elem.std430_stride().ok_or_else(|| {
                         unsupported(param.span, format!("KernelBuffer<{elem}> has no layout"))
                     })?;
@@ -284,6 +299,12 @@ impl Ctx<'_> {
                 }
                 ty @ (Type::Array(_) | Type::String | Type::Stream) => {
                     return Err(host_only(param.span, ty))
+                }
+                ty @ (Type::Shared(_) | Type::Enum(_)) => {
+                    return Err(unsupported(
+                        param.span,
+                        format!("a kernel parameter of type `{ty}`"),
+                    ))
                 }
             };
             self.globals.params.push(place);
@@ -428,7 +449,7 @@ impl Ctx<'_> {
 
     /// An `OpVariable` in the global section (even while a function is being built, when
     /// rspirv's `variable` would put it in the current block).
-    fn global_variable(&mut self, ty: Word, class: StorageClass, name: &str) -> Word {
+    pub(crate) fn global_variable(&mut self, ty: Word, class: StorageClass, name: &str) -> Word {
         let ptr = self.pointer_type(class, ty);
         let id = self.b.id();
         self.b

@@ -82,17 +82,19 @@ pub(crate) fn build(cx: &Ctx) -> Reflection {
             ty: m.ty.to_string(),
         })
         .collect();
-    let spec_constants = ["workgroup_size_x", "workgroup_size_y", "workgroup_size_z"]
-        .iter()
-        .zip(DEFAULT_WORKGROUP_SIZE)
-        .enumerate()
-        .map(|(id, (name, default))| SpecConstant {
-            id: id as u32,
-            name: name.to_string(),
-            ty: "uint32".to_string(),
-            default,
-        })
-        .collect();
+    let mut spec_constants: Vec<SpecConstant> =
+        ["workgroup_size_x", "workgroup_size_y", "workgroup_size_z"]
+            .iter()
+            .zip(DEFAULT_WORKGROUP_SIZE)
+            .enumerate()
+            .map(|(id, (name, default))| SpecConstant {
+                id: id as u32,
+                name: name.to_string(),
+                ty: "uint32".to_string(),
+                default,
+            })
+            .collect();
+    spec_constants.extend(cx.mem.spec_constants());
     let parameters = cx
         .kernel
         .params()

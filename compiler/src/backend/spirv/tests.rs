@@ -260,7 +260,10 @@ pub(super) fn build(m: &Module, k: usize) -> (CompiledKernel, String) {
         TargetEnv::Vulkan1_2,
         TargetEnv::Vulkan1_3,
     ] {
-        let opts = SpirvOptions { target_env: env };
+        let opts = SpirvOptions {
+            target_env: env,
+            ..SpirvOptions::default()
+        };
         let out = compile_kernel(m, FunctionId(k), &opts)
             .unwrap_or_else(|d| panic!("compile failed for {}: {d:?}", env.name()));
         let again = compile_kernel(m, FunctionId(k), &opts).expect("second compile");
@@ -279,6 +282,7 @@ pub(super) fn build(m: &Module, k: usize) -> (CompiledKernel, String) {
 pub(super) fn dis_vk13(m: &Module, k: usize) -> String {
     let opts = SpirvOptions {
         target_env: TargetEnv::Vulkan1_3,
+        ..SpirvOptions::default()
     };
     disassemble(
         &compile_kernel(m, FunctionId(k), &opts)

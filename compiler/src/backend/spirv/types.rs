@@ -275,12 +275,15 @@ impl Ctx<'_> {
                 let column = self.vector_type(lane, u32::from(*r));
                 Ok(self.matrix_type(column, u32::from(*c)))
             }
-            Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {
-                Err(unsupported(
-                    span,
-                    format!("a `{ty}` cannot be used as a value in device code"),
-                ))
-            }
+            Type::Buffer(_)
+            | Type::Image2D(_)
+            | Type::Texture(..)
+            | Type::Sampler
+            | Type::Shared(_)
+            | Type::Enum(_) => Err(unsupported(
+                span,
+                format!("a `{ty}` cannot be used as a value in device code"),
+            )),
             Type::Array(_) | Type::String | Type::Stream => Err(host_only(span, ty)),
         }
     }

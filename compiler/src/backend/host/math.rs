@@ -1,0 +1,359 @@
+//! `Math.*` and `Bits.*` in host code.
+//!
+//! Exact functions (`floor`, `abs`, `min`, …) are exact here as on the device. Composite
+//! ones (`mix`, `smoothstep`, `step`, `clamp`, `fract`) are evaluated operation by operation
+//! in the operand's precision, following the GLSL.std.450 formula the device inherits its
+//! precision from. Transcendentals of `float32` are computed in `f64` and rounded once to
+//! `f32`; `float16`/`bfloat16` likewise through `f64`. `fma` is fused (one rounding).
+
+use super::ops::OpError;
+use super::value::Scalar;
+use crate::ir::{BitsFn, MathFn, ScalarType};
+
+fn unsupported<T>() -> Result<T, OpError> {
+    Err(OpError::Unsupported)
+}
+
+/// Java's `Math.min`: NaN if either operand is NaN, and -0.0 < +0.0.
+fn java_min(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        f64::NAN
+    } else if x == y {
+        if x.is_sign_negative() {
+            x
+        } else {
+            y
+        }
+    } else {
+        x.min(y)
+    }
+}
+
+/// Java's `Math.max`.
+fn java_max(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        f64::NAN
+    } else if x == y {
+        if x.is_sign_negative() {
+            y
+        } else {
+            x
+        }
+    } else {
+        x.max(y)
+    }
+}
+
+/// A float function evaluated with `round` applied after every elementary operation, so
+/// that formulas match a device evaluating them in the operand's precision.
+fn float_fn(f: MathFn, a: &[f64], round: &dyn Fn(f64) -> f64) -> f64 {
+    let x = a[0];
+    let y = a.get(1).copied().unwrap_or(0.0);
+    let z = a.get(2).copied().unwrap_or(0.0);
+    let r = round;
+    match f {
+        MathFn::Sqrt => x.sqrt(),
+        MathFn::Rsqrt => 1.0 / x.sqrt(),
+        MathFn::Floor => x.floor(),
+        MathFn::Ceil => x.ceil(),
+        MathFn::Trunc => x.trunc(),
+        MathFn::Round => x.round_ties_even(),
+        MathFn::Fract => r(x - x.floor()),
+        MathFn::Abs => x.abs(),
+        MathFn::Sign => {
+            if x > 0.0 {
+                1.0
+            } else if x < 0.0 {
+                -1.0
+            } else {
+                x
+            }
+        }
+        MathFn::Min => java_min(x, y),
+        MathFn::Max => java_max(x, y),
+        MathFn::Clamp => java_min(java_max(x, y), z),
+        // x * (1 - a) + y * a, each step rounded.
+        MathFn::Mix => r(r(x * r(1.0 - z)) + r(y * z)),
+        MathFn::Step => {
+            if y < x {
+                0.0
+            } else {
+                1.0
+            }
+        }
+        MathFn::Smoothstep => {
+            let t = r(r(z - x) / r(y - x));
+            let t = t.clamp(0.0, 1.0);
+            r(r(t * t) * r(3.0 - r(2.0 * t)))
+        }
+        MathFn::Fma => x.mul_add(y, z),
+        MathFn::Sin => x.sin(),
+        MathFn::Cos => x.cos(),
+        MathFn::Tan => x.tan(),
+        MathFn::Asin => x.asin(),
+        MathFn::Acos => x.acos(),
+        MathFn::Atan => x.atan(),
+        MathFn::Atan2 => x.atan2(y),
+        MathFn::Sinh => x.sinh(),
+        MathFn::Cosh => x.cosh(),
+        MathFn::Tanh => x.tanh(),
+        MathFn::Exp => x.exp(),
+        MathFn::Exp2 => x.exp2(),
+        MathFn::Log => x.ln(),
+        MathFn::Log2 => x.log2(),
+        MathFn::Pow => x.powf(y),
+        // Boolean results are handled by the caller.
+        MathFn::IsNan | MathFn::IsInf => f64::NAN,
+    }
+}
+
+/// A `Math.*` function in host code; all operands have one type (sema's rule).
+pub fn math(f: MathFn, args: &[Scalar]) -> Result<Scalar, OpError> {
+    if args.len() != f.arity() || args.iter().any(|a| a.ty() != args[0].ty()) {
+        return unsupported();
+    }
+    let ty = args[0].ty();
+    if ty.is_float() {
+        let xs: Vec<f64> = args.iter().filter_map(|a| a.as_float()).collect();
+        match f {
+            MathFn::IsNan => return Ok(Scalar::Bool(xs[0].is_nan())),
+            MathFn::IsInf => return Ok(Scalar::Bool(xs[0].is_infinite())),
+            _ => {}
+        }
+        if let Scalar::F32(x) = args[0] {
+            // Correctly rounded in f32 directly (f64 then f32 could round twice).
+            let ys: Vec<f32> = args
+                .iter()
+                .map(|a| match a {
+                    Scalar::F32(v) => *v,
+                    _ => 0.0,
+                })
+                .collect();
+            match f {
+                MathFn::Sqrt => return Ok(Scalar::F32(x.sqrt())),
+                MathFn::Fma => return Ok(Scalar::F32(x.mul_add(ys[1], ys[2]))),
+                _ => {}
+            }
+        }
+        let round = |v: f64| -> f64 {
+            Scalar::from_float(v, ty)
+                .and_then(Scalar::as_float)
+                .unwrap_or(v)
+        };
+        let r = float_fn(f, &xs, &round);
+        return Scalar::from_float(r, ty).ok_or(OpError::Unsupported);
+    }
+    if ty.is_integer() {
+        let xs: Vec<i128> = args.iter().filter_map(|a| a.as_int()).collect();
+        let r = match f {
+            // abs(MIN) wraps to MIN, as the IR documents.
+            MathFn::Abs => xs[0].abs(),
+            MathFn::Sign => xs[0].signum(),
+            MathFn::Min => xs[0].min(xs[1]),
+            MathFn::Max => xs[0].max(xs[1]),
+            MathFn::Clamp => xs[0].max(xs[1]).min(xs[2]),
+            _ => return unsupported(),
+        };
+        return Ok(Scalar::from_int_wrapping(r, ty));
+    }
+    unsupported()
+}
+
+/// The bits of an integer scalar, zero-extended, with its width.
+fn raw(s: Scalar) -> Option<(u64, u32)> {
+    let ty = s.ty();
+    if !ty.is_integer() {
+        return None;
+    }
+    let w = ty.bits();
+    let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    Some(((s.as_int()? as u64) & mask, w))
+}
+
+fn int_arg(s: Scalar) -> Result<i128, OpError> {
+    s.as_int().ok_or(OpError::Unsupported)
+}
+
+/// A `Bits.*` function in host code. `extract`/`insert` with a field outside the value
+/// (undefined on the device) are an error.
+pub fn bits(f: BitsFn, args: &[Scalar]) -> Result<Scalar, OpError> {
+    let Some(&first) = args.first() else {
+        return unsupported();
+    };
+    let ty = first.ty();
+    let (x, w) = raw(first).ok_or(OpError::Unsupported)?;
+    let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let same = |v: u64| Scalar::from_int_wrapping(v as i128, ty);
+    let i32s = |v: i64| Scalar::I32(v as i32);
+    let want = match f {
+        BitsFn::Count | BitsFn::Reverse | BitsFn::FindLsb | BitsFn::FindMsb => 1,
+        BitsFn::RotateLeft | BitsFn::RotateRight => 2,
+        BitsFn::Extract => 3,
+        BitsFn::Insert => 4,
+    };
+    if args.len() != want {
+        return unsupported();
+    }
+    let field = |off: i128, count: i128| -> Result<(u32, u32), OpError> {
+        if off < 0 || count < 0 || off + count > w as i128 {
+            return unsupported();
+        }
+        Ok((off as u32, count as u32))
+    };
+    let field_mask = |count: u32| {
+        if count >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << count) - 1
+        }
+    };
+    Ok(match f {
+        BitsFn::Count => i32s(x.count_ones() as i64),
+        BitsFn::Reverse => same(x.reverse_bits() >> (64 - w)),
+        BitsFn::FindLsb => i32s(if x == 0 {
+            -1
+        } else {
+            x.trailing_zeros() as i64
+        }),
+        BitsFn::FindMsb => {
+            let v = if ty.is_signed_integer() && (x >> (w - 1)) & 1 == 1 {
+                !x & mask
+            } else {
+                x
+            };
+            i32s(if v == 0 {
+                -1
+            } else {
+                63 - v.leading_zeros() as i64
+            })
+        }
+        BitsFn::RotateLeft | BitsFn::RotateRight => {
+            let n = int_arg(args[1])?.rem_euclid(w as i128) as u32;
+            let n = if f == BitsFn::RotateRight {
+                (w - n) % w
+            } else {
+                n
+            };
+            if n == 0 {
+                same(x)
+            } else {
+                same(((x << n) | (x >> (w - n))) & mask)
+            }
+        }
+        BitsFn::Extract => {
+            let (off, count) = field(int_arg(args[1])?, int_arg(args[2])?)?;
+            if count == 0 {
+                return Ok(same(0));
+            }
+            let v = (x >> off) & field_mask(count);
+            if ty.is_signed_integer() && (v >> (count - 1)) & 1 == 1 {
+                same((v | !field_mask(count)) & mask)
+            } else {
+                same(v)
+            }
+        }
+        BitsFn::Insert => {
+            let (ins, _) = raw(args[1]).ok_or(OpError::Unsupported)?;
+            let (off, count) = field(int_arg(args[2])?, int_arg(args[3])?)?;
+            if count == 0 {
+                return Ok(same(x));
+            }
+            let m = field_mask(count) << off;
+            same((x & !m) | ((ins << off) & m))
+        }
+    })
+}
+
+/// Whether a scalar type is one `Bits.*` accepts on the device (32-bit integers).
+pub fn bits_type(s: ScalarType) -> bool {
+    matches!(s, ScalarType::I32 | ScalarType::U32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_match_their_definitions() {
+        let b = |f, a: &[Scalar]| bits(f, a).unwrap();
+        assert_eq!(b(BitsFn::Count, &[Scalar::I32(-1)]), Scalar::I32(32));
+        assert_eq!(
+            b(BitsFn::Reverse, &[Scalar::U32(1)]),
+            Scalar::U32(0x8000_0000)
+        );
+        assert_eq!(b(BitsFn::FindLsb, &[Scalar::U32(0)]), Scalar::I32(-1));
+        assert_eq!(b(BitsFn::FindLsb, &[Scalar::U32(8)]), Scalar::I32(3));
+        assert_eq!(b(BitsFn::FindMsb, &[Scalar::I32(-1)]), Scalar::I32(-1));
+        assert_eq!(b(BitsFn::FindMsb, &[Scalar::I32(-2)]), Scalar::I32(0));
+        assert_eq!(
+            b(BitsFn::FindMsb, &[Scalar::U32(0x8000_0001)]),
+            Scalar::I32(31)
+        );
+        assert_eq!(
+            b(
+                BitsFn::RotateLeft,
+                &[Scalar::U32(0x8000_0001), Scalar::I32(1)]
+            ),
+            Scalar::U32(3)
+        );
+        assert_eq!(
+            b(BitsFn::RotateRight, &[Scalar::U32(3), Scalar::I32(33)]),
+            Scalar::U32(0x8000_0001)
+        );
+        assert_eq!(
+            b(
+                BitsFn::Extract,
+                &[Scalar::I32(0xF0), Scalar::I32(4), Scalar::I32(4)]
+            ),
+            Scalar::I32(-1)
+        );
+        assert_eq!(
+            b(
+                BitsFn::Extract,
+                &[Scalar::U32(0xF0), Scalar::I32(4), Scalar::I32(4)]
+            ),
+            Scalar::U32(15)
+        );
+        assert_eq!(
+            b(
+                BitsFn::Insert,
+                &[
+                    Scalar::U32(0),
+                    Scalar::U32(0xFF),
+                    Scalar::I32(8),
+                    Scalar::I32(4)
+                ]
+            ),
+            Scalar::U32(0xF00)
+        );
+        assert!(bits(
+            BitsFn::Extract,
+            &[Scalar::U32(1), Scalar::I32(30), Scalar::I32(4)]
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn math_formulas() {
+        let m = |f, a: &[Scalar]| math(f, a).unwrap();
+        let f = Scalar::F32;
+        assert_eq!(m(MathFn::Round, &[f(2.5)]), f(2.0));
+        assert_eq!(m(MathFn::Round, &[f(-3.5)]), f(-4.0));
+        assert_eq!(m(MathFn::Fract, &[f(-1.25)]), f(0.75));
+        assert_eq!(m(MathFn::Sign, &[Scalar::I32(-7)]), Scalar::I32(-1));
+        assert_eq!(m(MathFn::Step, &[f(1.0), f(0.5)]), f(0.0));
+        assert_eq!(m(MathFn::Mix, &[f(2.0), f(4.0), f(0.25)]), f(2.5));
+        assert_eq!(m(MathFn::Smoothstep, &[f(0.0), f(1.0), f(0.5)]), f(0.5));
+        assert_eq!(
+            m(
+                MathFn::Clamp,
+                &[Scalar::U32(9), Scalar::U32(1), Scalar::U32(5)]
+            ),
+            Scalar::U32(5)
+        );
+        assert_eq!(m(MathFn::IsNan, &[f(f32::NAN)]), Scalar::Bool(true));
+        assert_eq!(m(MathFn::IsInf, &[f(1.0)]), Scalar::Bool(false));
+        assert_eq!(m(MathFn::Exp2, &[f(10.0)]), f(1024.0));
+        assert!(math(MathFn::Sin, &[Scalar::I32(1)]).is_err());
+    }
+}

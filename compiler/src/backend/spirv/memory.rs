@@ -1,0 +1,396 @@
+//! Workgroup memory, barriers, atomics and specialization constants (SPEC §6, §7).
+//!
+//! A `Shared<T>` local becomes a module-level `Workgroup` array when its `shared T[n]`
+//! declaration is lowered; a dynamic array's length is `SpecId 3` (the launch's byte size)
+//! divided by the element size, an `OpSpecConstantOp`, so the runtime passes bytes and
+//! checks them against `maxComputeSharedMemorySize`. Atomics are in `atomics`.
+
+use std::collections::BTreeMap;
+
+use cajeta_runtime::reflection::SpecConstant;
+use rspirv::dr::{InsertPoint, Instruction, Operand};
+use rspirv::spirv::{Decoration, Op, StorageClass, Word};
+
+use super::function::{FnCx, Slot};
+use super::{unsupported, BuildExt, Res};
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{BarrierKind, Constant, Expr, ExprKind, Intrinsic, Place, ScalarType, Type};
+
+/// The Vulkan feature that allows a native float32 atomic add on buffers.
+pub(crate) const BUFFER_FLOAT_ADD: &str = "shaderBufferFloat32AtomicAdd";
+/// The same for workgroup memory.
+pub(crate) const SHARED_FLOAT_ADD: &str = "shaderSharedFloat32AtomicAdd";
+/// SpecId of the dynamic shared array's byte size (SPEC §7).
+pub(crate) const SHARED_SPEC_ID: u32 = 3;
+/// SpecId of `Spec` slot 0.
+pub(crate) const USER_SPEC_BASE: u32 = 4;
+
+/// SPIR-V scope values.
+pub(crate) const SCOPE_DEVICE: u32 = 1;
+pub(crate) const SCOPE_WORKGROUP: u32 = 2;
+/// Memory-semantics bits.
+pub(crate) const SEM_ACQUIRE: u32 = 0x2;
+pub(crate) const SEM_RELEASE: u32 = 0x4;
+pub(crate) const SEM_ACQ_REL: u32 = 0x8;
+pub(crate) const SEM_UNIFORM_MEMORY: u32 = 0x40;
+pub(crate) const SEM_WORKGROUP_MEMORY: u32 = 0x100;
+pub(crate) const SEM_IMAGE_MEMORY: u32 = 0x800;
+
+/// A lowered `Shared<T>` array.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SharedArray {
+    /// The `Workgroup` variable.
+    pub(crate) var: Word,
+    /// Element type.
+    pub(crate) elem: ScalarType,
+    /// SPIR-V type of a stored element (an unsigned integer for bit views).
+    pub(crate) storage: Word,
+    /// The length (a constant or spec-constant operation), `uint32`.
+    pub(crate) len: Word,
+}
+
+/// Module-wide state of this area.
+#[derive(Debug, Default)]
+pub(crate) struct MemState {
+    /// Features of the target device (from [`super::SpirvOptions`]).
+    pub(crate) device_features: Vec<String>,
+    /// The dynamic shared array's byte-size spec constant and its default.
+    dynamic_bytes: Option<(Word, u32)>,
+    /// `Spec` slots: constant id, type, default bits.
+    slots: BTreeMap<u32, (Word, ScalarType, u32)>,
+    /// Scalar built-in inputs (`SubgroupSize`…).
+    pub(crate) scalar_builtins: Vec<(rspirv::spirv::BuiltIn, Word)>,
+}
+
+impl MemState {
+    /// The reflection entries of the spec constants beyond the workgroup size.
+    pub(crate) fn spec_constants(&self) -> Vec<SpecConstant> {
+        let mut out = Vec::new();
+        if let Some((_, default)) = self.dynamic_bytes {
+            out.push(SpecConstant {
+                id: SHARED_SPEC_ID,
+                name: "shared_bytes".to_string(),
+                ty: "uint32".to_string(),
+                default,
+            });
+        }
+        for (slot, (_, ty, default)) in &self.slots {
+            out.push(SpecConstant {
+                id: USER_SPEC_BASE + slot,
+                name: format!("spec_slot_{slot}"),
+                ty: ty.name().to_string(),
+                default: *default,
+            });
+        }
+        out
+    }
+
+    fn has(&self, feature: &str) -> bool {
+        self.device_features.iter().any(|f| f == feature)
+    }
+}
+
+/// The memory-semantics order bits of a `MemoryOrder` argument (SeqCst is AcqRel: Vulkan
+/// has no sequentially consistent ordering).
+pub(crate) fn order_bits(order: Option<&Expr>) -> Res<u32> {
+    let Some(e) = order else {
+        return Ok(0);
+    };
+    match &e.kind {
+        ExprKind::Const(Constant::Int(v)) => Ok(match v {
+            0 => 0,
+            1 => SEM_ACQUIRE,
+            2 => SEM_RELEASE,
+            _ => SEM_ACQ_REL,
+        }),
+        _ => Err(Diagnostic::error(
+            Code::NotConstant,
+            e.span,
+            "a MemoryOrder argument must be a constant",
+        )),
+    }
+}
+
+impl FnCx<'_, '_> {
+    /// Emits an instruction with arbitrary operands into the current block.
+    pub(crate) fn emit(&mut self, op: Op, ty: Option<Word>, operands: Vec<Operand>) -> Res<Word> {
+        let id = self.cx.b.id();
+        self.emit_as(id, op, ty, operands)?;
+        Ok(id)
+    }
+
+    /// Emits an instruction with a pre-allocated result id (a value used before its
+    /// definition, by an `OpPhi`).
+    pub(crate) fn emit_as(
+        &mut self,
+        id: Word,
+        op: Op,
+        ty: Option<Word>,
+        operands: Vec<Operand>,
+    ) -> Res<Word> {
+        let inst = Instruction::new(op, ty, ty.map(|_| id), operands);
+        self.cx
+            .b
+            .insert_into_block(InsertPoint::End, inst)
+            .ice(self.func.span)?;
+        Ok(id)
+    }
+
+    /// Lowers `t = shared T[n]` for the `Shared<T>` local `local`: declares the array.
+    pub(crate) fn bind_shared(
+        &mut self,
+        local: usize,
+        current: Option<SharedArray>,
+        value: &Expr,
+        span: Span,
+    ) -> Res<()> {
+        let (
+            ExprKind::Intrinsic {
+                op: Intrinsic::SharedNew,
+                args,
+            },
+            Type::Shared(elem),
+        ) = (&value.kind, &value.ty)
+        else {
+            return Err(unsupported(
+                span,
+                "a Shared<T> local must be initialized with `shared T[n]`",
+            ));
+        };
+        if current.is_some() {
+            return Err(Diagnostic::error(
+                Code::InvalidShared,
+                span,
+                "a Shared<T> local cannot be assigned twice",
+            ));
+        }
+        let elem = *elem;
+        let bits = self.shared_needs_bits(local, elem);
+        let storage = if bits {
+            self.cx.int_type(elem.bits(), false)
+        } else {
+            self.cx.value_type(elem, span)?
+        };
+        let size = elem.size_bytes();
+        let len = match args.first().map(|a| &a.kind) {
+            Some(ExprKind::Const(Constant::Int(n))) => self.cx.const_u32(*n as u32),
+            Some(_) => self.dynamic_length(size, span)?,
+            None => {
+                return Err(unsupported(
+                    span,
+                    "internal error: shared array without a length",
+                ))
+            }
+        };
+        let array = self.cx.b.type_array(storage, len);
+        let name = self
+            .func
+            .locals
+            .get(local)
+            .map(|l| l.name.clone())
+            .unwrap_or_default();
+        let var = self
+            .cx
+            .global_variable(array, StorageClass::Workgroup, &name);
+        self.slots[local] = Slot::Shared(Some(SharedArray {
+            var,
+            elem,
+            storage,
+            len,
+        }));
+        Ok(())
+    }
+
+    /// Whether a float shared array is the receiver of an atomic that needs a bit view.
+    fn shared_needs_bits(&self, local: usize, elem: ScalarType) -> bool {
+        if !elem.is_float() {
+            return false;
+        }
+        let native = self.cx.mem.has(SHARED_FLOAT_ADD);
+        crate::ir::visit::find_expr(&self.func.body, &|e| match &e.kind {
+            ExprKind::Intrinsic {
+                op: Intrinsic::Atomic(a),
+                args,
+            } => {
+                matches!(args.first().map(|r| &r.kind), Some(ExprKind::Load(Place::Local(l))) if l.0 == local)
+                    && super::atomics::atomic_needs_bits(*a, &args[0].ty, native)
+            }
+            _ => false,
+        })
+        .is_some()
+    }
+
+    /// `SpecId 3` (bytes, default one element) divided by the element size.
+    fn dynamic_length(&mut self, size: u32, span: Span) -> Res<Word> {
+        if self.cx.mem.dynamic_bytes.is_some() {
+            return Err(Diagnostic::error(
+                Code::InvalidShared,
+                span,
+                "a kernel can have only one dynamic shared array",
+            ));
+        }
+        let uint = self.cx.u32_type();
+        let bytes = self.cx.b.spec_constant_bit32(uint, size);
+        self.cx.b.decorate(
+            bytes,
+            Decoration::SpecId,
+            [Operand::LiteralBit32(SHARED_SPEC_ID)],
+        );
+        self.cx.b.name(bytes, "shared_bytes");
+        self.cx.mem.dynamic_bytes = Some((bytes, size));
+        let size_c = self.cx.const_u32(size);
+        let id = self.cx.b.id();
+        self.cx
+            .b
+            .module_mut()
+            .types_global_values
+            .push(Instruction::new(
+                Op::SpecConstantOp,
+                Some(uint),
+                Some(id),
+                vec![
+                    Operand::LiteralSpecConstantOpInteger(Op::UDiv),
+                    Operand::IdRef(bytes),
+                    Operand::IdRef(size_c),
+                ],
+            ));
+        Ok(id)
+    }
+
+    /// The array a `Shared<T>` expression denotes.
+    fn shared_of(&self, e: &Expr) -> Res<SharedArray> {
+        match &e.kind {
+            ExprKind::Load(Place::Local(l)) => match self.slots.get(l.0) {
+                Some(Slot::Shared(Some(a))) => Ok(*a),
+                _ => Err(unsupported(
+                    e.span,
+                    "a shared array used before its declaration",
+                )),
+            },
+            _ => Err(unsupported(e.span, "a Shared<T> here must be a local")),
+        }
+    }
+
+    /// Pointer to `t[index]`, with the element type and its stored SPIR-V type.
+    pub(crate) fn shared_element(
+        &mut self,
+        base: &Expr,
+        index: &Expr,
+    ) -> Res<(Word, ScalarType, Word)> {
+        let a = self.shared_of(base)?;
+        let i = self.expr(index)?;
+        let ptr_ty = self.cx.pointer_type(StorageClass::Workgroup, a.storage);
+        let ptr = self.op(Op::AccessChain, ptr_ty, &[a.var, i])?;
+        Ok((ptr, a.elem, a.storage))
+    }
+
+    /// `t.length()`.
+    pub(crate) fn shared_length(&mut self, args: &[Expr]) -> Res<Word> {
+        let recv = args
+            .first()
+            .ok_or_else(|| unsupported(self.func.span, "internal error"))?;
+        Ok(self.shared_of(recv)?.len)
+    }
+
+    /// `Barrier.*`: `OpControlBarrier` / `OpMemoryBarrier`.
+    pub(crate) fn barrier(&mut self, kind: BarrierKind, args: &[Expr], e: &Expr) -> Res<Word> {
+        let order = match args.first() {
+            Some(_) => Some(order_bits(args.first())?),
+            None => None,
+        };
+        let span = e.span;
+        match kind {
+            BarrierKind::Workgroup => {
+                let sem = match order {
+                    Some(0) => 0,
+                    Some(o) => o | SEM_WORKGROUP_MEMORY,
+                    None => SEM_ACQ_REL | SEM_WORKGROUP_MEMORY,
+                };
+                let (scope, sem) = (self.cx.const_u32(SCOPE_WORKGROUP), self.cx.const_u32(sem));
+                self.cx.b.control_barrier(scope, scope, sem).ice(span)?;
+            }
+            BarrierKind::WorkgroupMemory | BarrierKind::DeviceMemory => {
+                let o = order.unwrap_or(SEM_ACQ_REL);
+                if o == 0 {
+                    return Err(Diagnostic::error(
+                        Code::InvalidOperator,
+                        span,
+                        "a memory fence with MemoryOrder.Relaxed orders nothing",
+                    )
+                    .with_note("use Acquire, Release or AcqRel"));
+                }
+                let (scope, storage) = if kind == BarrierKind::WorkgroupMemory {
+                    (SCOPE_WORKGROUP, SEM_WORKGROUP_MEMORY)
+                } else {
+                    (SCOPE_DEVICE, SEM_UNIFORM_MEMORY | SEM_IMAGE_MEMORY)
+                };
+                let (scope, sem) = (self.cx.const_u32(scope), self.cx.const_u32(o | storage));
+                self.cx.b.memory_barrier(scope, sem).ice(span)?;
+            }
+        }
+        Ok(0)
+    }
+
+    /// `Spec.geti` / `Spec.getf`: the slot's `OpSpecConstant` (SpecId 4 + slot).
+    pub(crate) fn spec_value(&mut self, float: bool, args: &[Expr], e: &Expr) -> Res<Word> {
+        let (Some(ExprKind::Const(Constant::Int(slot))), Some(ExprKind::Const(default))) =
+            (args.first().map(|a| &a.kind), args.get(1).map(|a| &a.kind))
+        else {
+            return Err(Diagnostic::error(
+                Code::NotConstant,
+                e.span,
+                "Spec slots and defaults must be constants",
+            ));
+        };
+        let slot = *slot as u32;
+        let (ty, bits) = match (float, default) {
+            (false, Constant::Int(v)) => (ScalarType::I32, *v as u32),
+            (true, Constant::Float(f)) => (ScalarType::F32, (*f as f32).to_bits()),
+            _ => return Err(unsupported(e.span, "internal error: Spec default type")),
+        };
+        if let Some(&(id, t, d)) = self.cx.mem.slots.get(&slot) {
+            if t != ty || d != bits {
+                return Err(Diagnostic::error(
+                    Code::TypeMismatch,
+                    e.span,
+                    format!("Spec slot {slot} is used twice with a different type or default"),
+                ));
+            }
+            return Ok(id);
+        }
+        let vt = self.cx.value_type(ty, e.span)?;
+        let id = self.cx.b.spec_constant_bit32(vt, bits);
+        self.cx.b.decorate(
+            id,
+            Decoration::SpecId,
+            [Operand::LiteralBit32(USER_SPEC_BASE + slot)],
+        );
+        self.cx.b.name(id, format!("spec_slot_{slot}"));
+        self.cx.mem.slots.insert(slot, (id, ty, bits));
+        Ok(id)
+    }
+}
+
+/// Lowering dispatch for this area's intrinsics.
+impl FnCx<'_, '_> {
+    /// Lowers barrier, atomic, shared and spec intrinsics; `None` for other operations.
+    pub(crate) fn memory_intrinsic(
+        &mut self,
+        op: Intrinsic,
+        args: &[Expr],
+        e: &Expr,
+    ) -> Option<Res<Word>> {
+        Some(match op {
+            Intrinsic::Barrier(k) => self.barrier(k, args, e),
+            Intrinsic::Atomic(a) => self.atomic(a, args, e),
+            Intrinsic::SpecInt => self.spec_value(false, args, e),
+            Intrinsic::SpecFloat => self.spec_value(true, args, e),
+            Intrinsic::SharedLength => self.shared_length(args),
+            Intrinsic::SharedNew => Err(unsupported(
+                e.span,
+                "`shared T[n]` can only initialize a Shared<T> local",
+            )),
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,87 @@
+//! Generic searches over the IR tree.
+
+use super::{Block, Expr, ExprKind, LocalId, Place, ScalarType, Stmt};
+use crate::ir::{Function, Intrinsic, Type};
+
+/// The first expression of `block` (in source order, outer before inner) satisfying `pred`.
+pub fn find_expr<'a>(block: &'a Block, pred: &dyn Fn(&Expr) -> bool) -> Option<&'a Expr> {
+    fn expr<'a>(e: &'a Expr, pred: &dyn Fn(&Expr) -> bool) -> Option<&'a Expr> {
+        if pred(e) {
+            return Some(e);
+        }
+        match &e.kind {
+            ExprKind::Unary(_, a)
+            | ExprKind::Convert(a)
+            | ExprKind::Splat(a)
+            | ExprKind::Swizzle(a, _) => expr(a, pred),
+            ExprKind::Construct(items) => items.iter().find_map(|a| expr(a, pred)),
+            ExprKind::Binary(_, a, b) | ExprKind::LogicalAnd(a, b) | ExprKind::LogicalOr(a, b) => {
+                expr(a, pred).or_else(|| expr(b, pred))
+            }
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => expr(cond, pred)
+                .or_else(|| expr(then, pred))
+                .or_else(|| expr(otherwise, pred)),
+            ExprKind::Call { args, .. }
+            | ExprKind::Intrinsic { args, .. }
+            | ExprKind::Host { args, .. } => args.iter().find_map(|a| expr(a, pred)),
+            ExprKind::Load(p) => place(p, pred),
+            ExprKind::Sequence(stmts, v) => find_expr(stmts, pred).or_else(|| expr(v, pred)),
+            ExprKind::Const(_) | ExprKind::Str(_) | ExprKind::Launch(_) => None,
+        }
+    }
+    fn place<'a>(p: &'a Place, pred: &dyn Fn(&Expr) -> bool) -> Option<&'a Expr> {
+        match p {
+            Place::Local(_) => None,
+            Place::Index { base, index } => expr(base, pred).or_else(|| expr(index, pred)),
+            Place::Lane { base, .. } => place(base, pred),
+        }
+    }
+    block.iter().find_map(|s| match s {
+        Stmt::Expr(e) => expr(e, pred),
+        Stmt::Store {
+            place: p, value, ..
+        } => expr(value, pred).or_else(|| place(p, pred)),
+        Stmt::If {
+            cond,
+            then,
+            otherwise,
+        } => expr(cond, pred)
+            .or_else(|| find_expr(then, pred))
+            .or_else(|| find_expr(otherwise, pred)),
+        Stmt::Loop {
+            pre_cond,
+            body,
+            continuing,
+            post_cond,
+            ..
+        } => pre_cond
+            .iter()
+            .chain(post_cond)
+            .find_map(|c| expr(c, pred))
+            .or_else(|| find_expr(body, pred))
+            .or_else(|| find_expr(continuing, pred)),
+        Stmt::Return(Some(e), _) => expr(e, pred),
+        Stmt::Return(None, _) | Stmt::Break(_) | Stmt::Continue(_) => None,
+    })
+}
+
+/// A kernel's dynamic shared array: the parameter giving its length and its element type.
+pub fn dynamic_shared(f: &Function) -> Option<(LocalId, ScalarType)> {
+    let e = find_expr(&f.body, &|e| {
+        matches!(&e.kind, ExprKind::Intrinsic { op: Intrinsic::SharedNew, args }
+            if matches!(args.first().map(|a| &a.kind), Some(ExprKind::Load(Place::Local(_)))))
+    })?;
+    match (&e.kind, &e.ty) {
+        (ExprKind::Intrinsic { args, .. }, Type::Shared(s)) => {
+            match args.first().map(|a| &a.kind) {
+                Some(ExprKind::Load(Place::Local(l))) => Some((*l, *s)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}

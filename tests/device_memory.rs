@@ -1,0 +1,230 @@
+//! Shared memory, atomics, waves and specialization on the device, beyond the 777 programs:
+//! float atomics compiled both with the device's native float add and with the
+//! compare-exchange loop give the same exact counts; the memory programs also run compiled
+//! for the device's features; spec values create one pipeline per distinct combination.
+
+use cajeta_runtime::{Context, KernelArg, LaunchConfig, ScalarValue};
+use cajeta_tests::{device_context, frontend, spirv_val, tests_dir};
+use cajetac::backend::host::{HostIo, HostOutcome};
+use cajetac::backend::spirv::{disassemble, CompiledKernel, SpirvOptions, TargetEnv};
+use cajetac::diagnostics::SourceMap;
+use cajetac::driver;
+
+const NATIVE_ADD: &str = "shaderBufferFloat32AtomicAdd";
+
+fn kernel(file: &str, name: &str, features: &[&str]) -> CompiledKernel {
+    let (_, result) = frontend(&tests_dir().join("device").join(file));
+    let module = result.expect("compiles");
+    let options = SpirvOptions {
+        device_features: features.iter().map(|f| f.to_string()).collect(),
+        ..SpirvOptions::default()
+    };
+    driver::compile_kernels(&module, &options, Some(name))
+        .expect("backend")
+        .into_iter()
+        .map(|(_, k)| k)
+        .next()
+        .expect("kernel")
+}
+
+#[test]
+fn float_atomic_add_lowers_natively_only_with_the_feature() {
+    let native = kernel("atomics.cajeta", "count", &[NATIVE_ADD]);
+    let looped = kernel("atomics.cajeta", "count", &[]);
+    let (n, l) = (disassemble(&native.words), disassemble(&looped.words));
+    assert!(n.contains("OpAtomicFAddEXT") && !n.contains("OpAtomicCompareExchange"));
+    assert!(!l.contains("OpAtomicFAddEXT") && l.contains("OpAtomicCompareExchange"));
+    assert!(native
+        .reflection
+        .vulkan_features
+        .iter()
+        .any(|f| f == NATIVE_ADD));
+    assert!(native
+        .reflection
+        .extensions
+        .iter()
+        .any(|e| e == "SPV_EXT_shader_atomic_float_add"));
+    assert!(looped.reflection.vulkan_features.is_empty());
+    for (k, tag) in [(&native, "native"), (&looped, "loop")] {
+        for env in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] {
+            spirv_val(&k.words, env, &format!("count_{tag}")).expect("valid");
+        }
+    }
+}
+
+/// Runs `count` (1,000,000 increments of one int32, float32 and uint32 counter) and returns
+/// the three counters.
+fn run_count(ctx: &Context, k: &CompiledKernel) -> (i32, f32, u32) {
+    let kernel = ctx.load_kernel(&k.words, &k.reflection).expect("load");
+    let n = 1_000_000u32;
+    let bufs: Vec<_> = (0..3)
+        .map(|_| ctx.create_buffer(4).expect("buffer"))
+        .collect();
+    let s = ctx.default_stream();
+    s.upload_buffer(&bufs[0], &0i32.to_le_bytes())
+        .expect("upload");
+    s.upload_buffer(&bufs[1], &0f32.to_le_bytes())
+        .expect("upload");
+    s.upload_buffer(&bufs[2], &n.to_le_bytes()).expect("upload");
+    let cfg = LaunchConfig::new([n.div_ceil(256), 1, 1], [256, 1, 1]);
+    let args = [
+        KernelArg::Buffer(&bufs[0]),
+        KernelArg::Buffer(&bufs[1]),
+        KernelArg::Buffer(&bufs[2]),
+        KernelArg::Scalar(ScalarValue::U32(n)),
+    ];
+    s.launch(&kernel, &cfg, &args).expect("launch");
+    let mut out = [[0u8; 4]; 3];
+    for (b, o) in bufs.iter().zip(out.iter_mut()) {
+        s.download_buffer(b, o).expect("download");
+    }
+    (
+        i32::from_le_bytes(out[0]),
+        f32::from_le_bytes(out[1]),
+        u32::from_le_bytes(out[2]),
+    )
+}
+
+#[test]
+fn a_million_contended_increments_are_exact_on_both_paths() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let has_native = ctx.device_info().features.iter().any(|f| f == NATIVE_ADD);
+    let mut variants = vec![kernel("atomics.cajeta", "count", &[])];
+    if has_native {
+        variants.push(kernel("atomics.cajeta", "count", &[NATIVE_ADD]));
+    } else {
+        eprintln!("device lacks {NATIVE_ADD}: only the compare-exchange loop runs");
+    }
+    for k in &variants {
+        assert_eq!(run_count(&ctx, k), (1_000_000, 1_000_000.0, 0));
+    }
+}
+
+fn run_with(ctx: &Context, file: &str, options: &SpirvOptions) -> Result<String, String> {
+    let path = tests_dir().join("device").join(file);
+    let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+    let mut sources = SourceMap::new();
+    let mut out = Vec::new();
+    let mut io = HostIo {
+        stdout: &mut out,
+        context: Some(ctx.clone()),
+    };
+    let r = driver::run_program(&mut sources, &[(file.into(), text)], options, &[], &mut io);
+    let printed = String::from_utf8_lossy(&out).into_owned();
+    match r {
+        Ok(HostOutcome::Returned(v)) => Ok(format!("{v}")),
+        Ok(HostOutcome::Void) => Err(format!("no value; printed {printed}")),
+        Err(driver::RunError::Compile(d)) => Err(cajetac::diagnostics::render_human(&sources, &d)),
+        Err(driver::RunError::NoEntryPoint) => Err("no entry point".into()),
+        Err(driver::RunError::Runtime(m)) => Err(format!("{m}\n{printed}")),
+    }
+}
+
+#[test]
+fn memory_programs_also_pass_compiled_for_the_device_features() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let options = SpirvOptions {
+        device_features: ctx.device_info().features.clone(),
+        ..SpirvOptions::default()
+    };
+    for file in ["atomics.cajeta", "shared_reduce.cajeta", "waves.cajeta"] {
+        assert_eq!(run_with(&ctx, file, &options), Ok("777".into()), "{file}");
+    }
+}
+
+#[test]
+fn spec_values_and_shared_sizes_select_cached_pipelines() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let spec = kernel("spec_constants.cajeta", "fill", &[]);
+    let k = ctx
+        .load_kernel(&spec.words, &spec.reflection)
+        .expect("load");
+    let out = ctx.create_buffer(64 * 4).expect("buffer");
+    let s = ctx.default_stream();
+    let launch = |values: Vec<u32>, block: u32| {
+        let cfg = LaunchConfig {
+            spec: values,
+            ..LaunchConfig::new([64 / block, 1, 1], [block, 1, 1])
+        };
+        s.launch(&k, &cfg, &[KernelArg::Buffer(&out)])
+            .expect("launch");
+        let mut bytes = vec![0u8; 64 * 4];
+        s.download_buffer(&out, &mut bytes).expect("download");
+        bytes
+            .chunks(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect::<Vec<f32>>()
+    };
+    let expect = |scale: i32, offset: f32| -> Vec<f32> {
+        (0..64).map(|i| (i * scale) as f32 + offset).collect()
+    };
+    assert_eq!(launch(vec![], 64), expect(7, 1.5));
+    assert_eq!(k.pipelines_created(), 1);
+    let custom = vec![3u32, 0.25f32.to_bits()];
+    assert_eq!(launch(custom.clone(), 64), expect(3, 0.25));
+    assert_eq!(k.pipelines_created(), 2);
+    assert_eq!(launch(custom.clone(), 64), expect(3, 0.25));
+    assert_eq!(
+        k.pipelines_created(),
+        2,
+        "same spec values reuse the pipeline"
+    );
+    assert_eq!(launch(custom, 32), expect(3, 0.25));
+    assert_eq!(k.pipelines_created(), 3);
+
+    // Two dynamic shared sizes: two pipelines; a size the device cannot hold is refused.
+    let dynamic = kernel("shared_reduce.cajeta", "dynSum", &[]);
+    let ids: Vec<u32> = dynamic
+        .reflection
+        .spec_constants
+        .iter()
+        .map(|c| c.id)
+        .collect();
+    assert!(ids.contains(&3), "{ids:?}");
+    let dk = ctx
+        .load_kernel(&dynamic.words, &dynamic.reflection)
+        .expect("load");
+    let input = ctx.create_buffer(256 * 4).expect("buffer");
+    let partial = ctx.create_buffer(8 * 4).expect("buffer");
+    let ones: Vec<u8> = (0..256).flat_map(|_| 1f32.to_le_bytes()).collect();
+    s.upload_buffer(&input, &ones).expect("upload");
+    for block in [64u32, 128] {
+        let cfg = LaunchConfig {
+            shared_bytes: Some(block * 4),
+            ..LaunchConfig::new([256 / block, 1, 1], [block, 1, 1])
+        };
+        let args = [
+            KernelArg::Buffer(&input),
+            KernelArg::Buffer(&partial),
+            KernelArg::Scalar(ScalarValue::U32(256)),
+            KernelArg::Scalar(ScalarValue::U32(block)),
+        ];
+        s.launch(&dk, &cfg, &args).expect("launch");
+        let mut bytes = vec![0u8; 8 * 4];
+        s.download_buffer(&partial, &mut bytes).expect("download");
+        let first = f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        assert_eq!(first, block as f32);
+    }
+    assert_eq!(dk.pipelines_created(), 2);
+    let too_big = LaunchConfig {
+        shared_bytes: Some(ctx.device_info().limits.max_compute_shared_memory_size + 4),
+        ..LaunchConfig::new([1, 1, 1], [64, 1, 1])
+    };
+    let args = [
+        KernelArg::Buffer(&input),
+        KernelArg::Buffer(&partial),
+        KernelArg::Scalar(ScalarValue::U32(256)),
+        KernelArg::Scalar(ScalarValue::U32(64)),
+    ];
+    let err = s.launch(&dk, &too_big, &args).expect_err("refused");
+    assert!(
+        err.to_string().contains("maxComputeSharedMemorySize"),
+        "{err}"
+    );
+}
