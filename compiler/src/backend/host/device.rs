@@ -19,10 +19,7 @@ use cajeta_runtime::{
 use super::eval::{err, internal, Fail, Frame, Interp};
 use super::hostops::int_value;
 use super::ops::{bf16_from_bits, bf16_to_bits, f16_from_bits, f16_to_bits};
-use super::textures::{
-    channels, rt_format, texel_array_name, texels_from_bytes, texels_to_bytes, SamplerObj,
-    TextureObj,
-};
+use super::textures::{rt_format, SamplerObj, TextureObj};
 use super::value::{Array, Scalar, Value};
 use super::HostError;
 
@@ -62,6 +59,11 @@ pub struct ImageObj {
 }
 
 impl ImageObj {
+    /// The runtime image.
+    pub(super) fn raw(&self) -> &Image2D {
+        &self.image
+    }
+
     /// The texel format the image was created with.
     pub fn format(&self) -> RtImageFormat {
         self.image.format()
@@ -312,25 +314,16 @@ impl Interp<'_> {
         }
     }
 
-    fn eval_array(&mut self, f: &mut Frame, e: &Expr) -> Result<super::value::ArrayRef, Fail> {
+    pub(super) fn eval_array(
+        &mut self,
+        f: &mut Frame,
+        e: &Expr,
+    ) -> Result<super::value::ArrayRef, Fail> {
         match self.eval(f, e)? {
             Value::Array(a) => Ok(a),
             Value::Void => err(e.span, "use of a null array"),
             other => internal(e.span, format!("expected an array, found {other:?}")),
         }
-    }
-
-    /// Every texel of `img` as the runtime lays it out (row-major, tightly packed), after the
-    /// work recorded before it.
-    pub(super) fn image_bytes(&mut self, img: &ImageObj, span: Span) -> Result<Vec<u8>, Fail> {
-        let texels = img.width as usize * img.height as usize;
-        let mut bytes = vec![0u8; texels * img.format().texel_size() as usize];
-        let stream = self.device.stream(span)?;
-        stream
-            .stream
-            .download_image(&img.image, &mut bytes)
-            .or_else(|x| err(span, x.to_string()))?;
-        Ok(bytes)
     }
 
     /// Buffer upload/download: evaluates `[buffer, array]` and checks that they match.
@@ -475,39 +468,7 @@ impl Interp<'_> {
                     None => err(span, "KernelBuffer freed twice"),
                 }
             }
-            (HostOp::ImageDownload, [i, a]) => {
-                let img = self.eval_image(f, i)?;
-                let array = self.eval_array(f, a)?;
-                let format = img.format();
-                let values = img.width as u64 * img.height as u64 * channels(format) as u64;
-                {
-                    let a = array.borrow();
-                    if texels_to_bytes(format, &a).is_none() {
-                        return err(
-                            span,
-                            format!(
-                                "a {format} Image2D downloads into a {}",
-                                texel_array_name(format)
-                            ),
-                        );
-                    }
-                    if a.len() as u64 != values {
-                        return err(
-                            span,
-                            format!(
-                                "download length mismatch: the {}x{} {format} Image2D holds {values} values ({} per texel) but the host array has {}",
-                                img.width,
-                                img.height,
-                                channels(format),
-                                a.len()
-                            ),
-                        );
-                    }
-                }
-                let bytes = self.image_bytes(&img, span)?;
-                texels_from_bytes(format, &bytes, &mut array.borrow_mut());
-                Ok(Value::Void)
-            }
+            (HostOp::ImageDownload, [i, a]) => self.image_download(f, i, a, span),
             (HostOp::ImageWidth | HostOp::ImageHeight, [i]) => {
                 let img = self.eval_image(f, i)?;
                 let n = if op == HostOp::ImageWidth {

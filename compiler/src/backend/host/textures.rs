@@ -13,6 +13,7 @@ use cajeta_runtime::{
     TextureDim as RtDim,
 };
 
+use super::device::ImageObj;
 use super::eval::{err, internal, Fail, Frame, Interp};
 use super::hostops::int_value;
 use super::ops::{f16_from_bits, f16_to_bits};
@@ -213,6 +214,60 @@ impl Interp<'_> {
             }
             (op, args) => internal(span, format!("{op:?} with {} arguments", args.len())),
         }
+    }
+
+    /// Every texel of `img` as the runtime lays it out (row-major, tightly packed), after the
+    /// work recorded before it.
+    pub(super) fn image_bytes(&mut self, img: &ImageObj, span: Span) -> Result<Vec<u8>, Fail> {
+        let texels = img.width as usize * img.height as usize;
+        let mut bytes = vec![0u8; texels * img.format().texel_size() as usize];
+        let stream = self.device.stream(span)?;
+        stream
+            .stream
+            .download_image(img.raw(), &mut bytes)
+            .or_else(|x| err(span, x.to_string()))?;
+        Ok(bytes)
+    }
+
+    /// `img.download(arr)`: channels x texels values of the format's channel type.
+    pub(super) fn image_download(
+        &mut self,
+        f: &mut Frame,
+        i: &Expr,
+        a: &Expr,
+        span: Span,
+    ) -> Result<Value, Fail> {
+        let img = self.eval_image(f, i)?;
+        let array = self.eval_array(f, a)?;
+        let format = img.format();
+        let values = img.width as u64 * img.height as u64 * channels(format) as u64;
+        {
+            let a = array.borrow();
+            if texels_to_bytes(format, &a).is_none() {
+                return err(
+                    span,
+                    format!(
+                        "a {format} Image2D downloads into a {}",
+                        texel_array_name(format)
+                    ),
+                );
+            }
+            if a.len() as u64 != values {
+                return err(
+                    span,
+                    format!(
+                        "download length mismatch: the {}x{} {format} Image2D holds {values} values ({} per texel) but the host array has {}",
+                        img.width,
+                        img.height,
+                        channels(format),
+                        a.len()
+                    ),
+                );
+            }
+        }
+        let bytes = self.image_bytes(&img, span)?;
+        texels_from_bytes(format, &bytes, &mut array.borrow_mut());
+        Ok(Value::Void)
     }
 
     /// `tex.upload(arr)` / `tex.uploadLevel(level, arr)`: every layer of the level, layers
