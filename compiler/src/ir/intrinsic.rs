@@ -373,6 +373,12 @@ pub enum Intrinsic {
     SharedNew,
     /// `t.length()` of a `Shared<T>`.
     SharedLength,
+    /// `buf.vload<N>(i)` on a scalar buffer: elements `N*i .. N*i+N-1` as a `Vector<T,N>`
+    /// (N is the result type's lane count). Args `[buf, i]`.
+    BufferVload,
+    /// `buf.vstore(i, v)` on a scalar buffer: the lanes of `v` (a `Vector<T,N>`) to elements
+    /// `N*i .. N*i+N-1`. Args `[buf, i, v]`.
+    BufferVstore,
 }
 
 impl Intrinsic {
@@ -411,6 +417,8 @@ impl Intrinsic {
             "texture.width" => Intrinsic::TextureWidth,
             "texture.height" => Intrinsic::TextureHeight,
             "texture.depth" => Intrinsic::TextureDepth,
+            "buffer.vload" => Intrinsic::BufferVload,
+            "buffer.vstore" => Intrinsic::BufferVstore,
             "vec.all" => Intrinsic::Vector(VecFn::All),
             "vec.any" => Intrinsic::Vector(VecFn::Any),
             "vec.select" => Intrinsic::Vector(VecFn::Select),

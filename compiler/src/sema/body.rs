@@ -158,11 +158,11 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         self.assigned[id.0] = true;
     }
 
-    fn push_scope(&mut self) {
+    pub(super) fn push_scope(&mut self) {
         self.scopes.push(Vec::new());
     }
 
-    fn pop_scope(&mut self) {
+    pub(super) fn pop_scope(&mut self) {
         self.scopes.pop();
     }
 
@@ -243,7 +243,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
     }
 
-    fn stmt(&mut self, s: &ast::Stmt, out: &mut ir::Block) {
+    pub(super) fn stmt(&mut self, s: &ast::Stmt, out: &mut ir::Block) {
         match s {
             ast::Stmt::Empty(_) => {}
             ast::Stmt::Block(b) => out.extend(self.block(b)),
@@ -306,8 +306,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 self.dead = infinite && !broken;
             }
             ast::Stmt::For { .. } => self.for_loop(None, s, out),
+            ast::Stmt::RangeFor { .. } => self.range_for(None, s, out),
             ast::Stmt::Labeled(label, inner) => match inner.as_ref() {
                 ast::Stmt::For { .. } => self.for_loop(Some(label), inner, out),
+                ast::Stmt::RangeFor { .. } => self.range_for(Some(label), inner, out),
                 ast::Stmt::While { cond, body, .. } => {
                     let c = self.cond(cond);
                     let infinite = is_const_true(&c);
@@ -441,7 +443,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         (id, block, broken)
     }
 
-    fn for_loop(&mut self, label: Option<&ast::Ident>, s: &ast::Stmt, out: &mut ir::Block) {
+    pub(super) fn for_loop(
+        &mut self,
+        label: Option<&ast::Ident>,
+        s: &ast::Stmt,
+        out: &mut ir::Block,
+    ) {
         let ast::Stmt::For {
             init,
             cond,

@@ -210,6 +210,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Type::Image2D(_) => "Image2D",
             Type::Texture(dim, _) => dim.class_name(),
             Type::Sampler => "Sampler",
+            Type::Buffer(_) if matches!(name.name.as_str(), "vload" | "vstore") => {
+                return self.buffer_vector_call(r, name, None, args, span)
+            }
             Type::Buffer(_) => "KernelBuffer",
             Type::Shared(_) => "Shared",
             Type::Stream => "KernelStream",

@@ -199,6 +199,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             }
             ast::ExprKind::Call(name, args) => self.call(name, args, span),
             ast::ExprKind::MethodCall(recv, name, args) => self.method_call(recv, name, args, span),
+            ast::ExprKind::GenericMethodCall(recv, name, targs, args) => {
+                self.generic_method_call(recv, name, targs, args, span)
+            }
             ast::ExprKind::Launch { config, args } => self.launch(config, args, span),
             ast::ExprKind::Unary(op, inner) => self.unary(*op, inner, hint, span),
             ast::ExprKind::Binary(op, l, r) => self.binary(*op, l, r, hint, span),
@@ -995,6 +998,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ) => Ok(self.increment(*op, t, e.span, false)?.0),
             ast::ExprKind::Call(..)
             | ast::ExprKind::MethodCall(..)
+            | ast::ExprKind::GenericMethodCall(..)
             | ast::ExprKind::Launch { .. } => Ok(vec![ir::Stmt::Expr(self.expr(e, None)?)]),
             _ => self.error(
                 Diagnostic::error(

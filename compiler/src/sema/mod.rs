@@ -15,8 +15,10 @@ mod hostio;
 mod literals;
 mod memory;
 mod names;
+mod range_loop;
 mod textures;
 mod vector;
+mod vector_buffer;
 mod vector_ops;
 
 pub use fold::float_to_int;

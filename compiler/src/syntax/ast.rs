@@ -214,6 +214,20 @@ pub enum Stmt {
         span: Span,
     },
     /// `break label?;`
+    /// `for (uint32 i, T v : buf.range(n)) body`: the grid-stride loop (SPEC §5).
+    RangeFor {
+        /// The index variable's type and its declarators (sema wants exactly one, without
+        /// initializer).
+        index: (TypeExpr, Vec<(Ident, Option<Expr>)>),
+        /// The element variable: type and name.
+        value: (TypeExpr, Ident),
+        /// The `buf.range(n)` expression.
+        range: Expr,
+        /// Loop body.
+        body: Box<Stmt>,
+        /// The whole statement.
+        span: Span,
+    },
     Break(Option<Ident>, Span),
     /// `continue label?;`
     Continue(Option<Ident>, Span),
@@ -236,6 +250,7 @@ impl Stmt {
             | Stmt::While { span, .. }
             | Stmt::DoWhile { span, .. }
             | Stmt::For { span, .. }
+            | Stmt::RangeFor { span, .. }
             | Stmt::Break(_, span)
             | Stmt::Continue(_, span)
             | Stmt::Return(_, span)
@@ -395,6 +410,8 @@ pub enum ExprKind {
     Call(Ident, Vec<Arg>),
     /// `e.name(args)`
     MethodCall(Box<Expr>, Ident, Vec<Arg>),
+    /// `recv.name<args>(…)`: a method call with explicit generic arguments (`buf.vload<4>(i)`).
+    GenericMethodCall(Box<Expr>, Ident, Vec<TypeArg>, Vec<Arg>),
     /// `k.launch(opts)(args)`: a method call whose result is called again.
     Launch {
         /// The `k.launch(...)` part.

@@ -357,6 +357,23 @@ fn disambiguate(raw: Vec<Spanned>) -> Vec<Spanned> {
                 i += 2;
                 continue;
             }
+            // `recv.name<4>(…)`: an explicit generic argument on a method call (`vload<N>`).
+            Tok::Ident(name)
+                if matches!(out.last(), Some((_, Tok::Dot, _)))
+                    && matches!(next, Some((_, Tok::Lt, _)))
+                    && matches!(raw.get(i + 2), Some((_, Tok::IntLit(_), _)))
+                    && matches!(raw.get(i + 3), Some((_, Tok::Gt, _)))
+                    && matches!(raw.get(i + 4), Some((_, Tok::LParen, _))) =>
+            {
+                out.push((start, Tok::GenericName(name), end));
+                let (ls, _, le) = raw[i + 1].clone();
+                out.push((ls, Tok::GenOpen, le));
+                out.push(raw[i + 2].clone());
+                let (gs, _, ge) = raw[i + 3].clone();
+                out.push((gs, Tok::GenClose, ge));
+                i += 4;
+                continue;
+            }
             Tok::LBracket if matches!(next, Some((_, Tok::RBracket, _))) => {
                 let (_, _, re) = raw[i + 1];
                 out.push((start, Tok::EmptyBrackets, re));

@@ -165,6 +165,8 @@ impl Walker<'_> {
                             }
                         }
                     }
+                    (Intrinsic::BufferVload, Some(buf)) => self.mark(buf, env, true, false),
+                    (Intrinsic::BufferVstore, Some(buf)) => self.mark(buf, env, false, true),
                     // Size queries do not touch the contents.
                     _ => {}
                 }

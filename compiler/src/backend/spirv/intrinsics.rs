@@ -36,6 +36,8 @@ impl FnCx<'_, '_> {
             Intrinsic::Vector(f) => self.vector_fn(f, args, e),
             Intrinsic::Bits(f) => self.bits(f, args, e),
             Intrinsic::Wave(w) => self.wave(w, args, e),
+            Intrinsic::BufferVload => self.buffer_vload(args, e),
+            Intrinsic::BufferVstore => self.buffer_vstore(args, e),
             other => self
                 .memory_intrinsic(other, args, e)
                 .unwrap_or_else(|| Err(unsupported(e.span, format!("intrinsic {other:?}")))),

@@ -157,6 +157,75 @@ impl FnCx<'_, '_> {
     }
 }
 
+impl FnCx<'_, '_> {
+    /// Pointers to elements `n*i .. n*i+n-1` of a scalar buffer, with the lane type and its
+    /// stored SPIR-V type.
+    fn vector_pointers(
+        &mut self,
+        buf: &Expr,
+        index: &Expr,
+        n: u8,
+    ) -> Res<(Vec<Word>, ScalarType, Word)> {
+        let (var, kind) = self.resource_of(buf)?;
+        let super::module::ResourceKind::Buffer { elem, storage, .. } = kind else {
+            return Err(unsupported(buf.span, "vload/vstore need a buffer"));
+        };
+        let i = self.expr(index)?;
+        let uint = self.cx.u32_type();
+        let lanes = self.cx.const_u32(u32::from(n));
+        // Wrapping uint32 arithmetic, like any buffer index computed in the kernel.
+        let base = self.op(Op::IMul, uint, &[i, lanes])?;
+        let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, storage);
+        let zero = self.cx.const_u32(0);
+        let mut ptrs = Vec::new();
+        for k in 0..u32::from(n) {
+            let offset = self.cx.const_u32(k);
+            let at = if k == 0 {
+                base
+            } else {
+                self.op(Op::IAdd, uint, &[base, offset])?
+            };
+            ptrs.push(self.op(Op::AccessChain, ptr_ty, &[var, zero, at])?);
+        }
+        Ok((ptrs, elem, storage))
+    }
+
+    /// `buf.vload<N>(i)`: N scalar loads composed into a vector.
+    pub(crate) fn buffer_vload(&mut self, args: &[Expr], e: &Expr) -> Res<Word> {
+        let ([buf, index], Type::Vector(_, n)) = (args, &e.ty) else {
+            return Err(unsupported(e.span, "malformed vload"));
+        };
+        let (ptrs, elem, storage) = self.vector_pointers(buf, index, *n)?;
+        let mut lanes = Vec::new();
+        for p in ptrs {
+            let v = self.op(Op::Load, storage, &[p])?;
+            lanes.push(Operand::IdRef(self.read_stored(v, elem, 1)?));
+        }
+        let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+        self.op_with(Op::CompositeConstruct, ty, lanes)
+    }
+
+    /// `buf.vstore(i, v)`: the lanes of `v` stored one by one.
+    pub(crate) fn buffer_vstore(&mut self, args: &[Expr], e: &Expr) -> Res<Word> {
+        let [buf, index, value] = args else {
+            return Err(unsupported(e.span, "malformed vstore"));
+        };
+        let Type::Vector(s, n) = value.ty else {
+            return Err(unsupported(e.span, "vstore of a non-vector"));
+        };
+        let (ptrs, elem, storage) = self.vector_pointers(buf, index, n)?;
+        let v = self.expr(value)?;
+        let lane_ty = self.cx.value_type(s, e.span)?;
+        for (k, p) in ptrs.into_iter().enumerate() {
+            let lane = self.extract(lane_ty, v, k as u32)?;
+            let stored = self.write_stored(lane, elem, storage, 1)?;
+            self.cx.b.store(p, stored, None, []).ice(e.span)?;
+        }
+        // A void intrinsic has no result id.
+        Ok(0)
+    }
+}
+
 /// The number of lanes of the vector a place holds.
 fn base_lanes(f: &FnCx, place: &Place) -> u8 {
     match place {

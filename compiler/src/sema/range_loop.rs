@@ -1,0 +1,170 @@
+//! The grid-stride loop `for (uint32 i, T v : buf.range(n)) body` (SPEC §5), lowered to the
+//! ordinary loop it stands for:
+//!
+//! ```text
+//! { uint32 $n = n;
+//!   for (uint32 i = KernelThread.globalIdX(); i < $n; i += KernelThread.globalSizeX()) {
+//!       T v = buf[i];
+//!       body
+//!   } }
+//! ```
+//!
+//! `n` is evaluated once, before the loop; `buf` must be a name (a buffer parameter or local).
+//! The rewrite happens on the syntax tree, so scoping, labels, `break`/`continue` and definite
+//! assignment are exactly those of a `for` loop.
+
+use super::body::FnCtx;
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{self, FunctionKind};
+use crate::syntax::ast::{self, BinOp, Expr, ExprKind, Ident, Stmt, TypeExpr, TypeExprKind};
+
+fn ident(name: &str, span: Span) -> Ident {
+    Ident {
+        name: name.to_string(),
+        span,
+    }
+}
+
+fn expr(kind: ExprKind, span: Span) -> Expr {
+    Expr { kind, span }
+}
+
+/// `KernelThread.<method>()`.
+fn thread_call(method: &str, span: Span) -> Expr {
+    expr(
+        ExprKind::MethodCall(
+            Box::new(expr(ExprKind::Name("KernelThread".to_string()), span)),
+            ident(method, span),
+            Vec::new(),
+        ),
+        span,
+    )
+}
+
+impl<'s, 'a> FnCtx<'s, 'a> {
+    fn range_error(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    /// Checks a grid-stride loop and lowers it as the `for` loop it stands for.
+    pub(super) fn range_for(
+        &mut self,
+        label: Option<&ast::Ident>,
+        s: &ast::Stmt,
+        out: &mut ir::Block,
+    ) {
+        let Stmt::RangeFor {
+            index: (index_ty, declarators),
+            value: (value_ty, value),
+            range,
+            body,
+            span,
+        } = s
+        else {
+            return;
+        };
+        if self.kind != FunctionKind::Kernel {
+            return self.range_error(
+                Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    *span,
+                    "the grid-stride loop `for (… : buf.range(n))` is only available in kernels",
+                )
+                .with_note("help: write the loop with KernelThread.globalIdX() and globalSizeX()"),
+            );
+        }
+        let [(index, None)] = declarators.as_slice() else {
+            return self.range_error(
+                Diagnostic::error(
+                    Code::SyntaxError,
+                    index_ty.span,
+                    "a grid-stride loop declares one index variable, without initializer: `for (uint32 i, T v : buf.range(n))`",
+                ),
+            );
+        };
+        let is_u32 = matches!(&index_ty.kind, TypeExprKind::Named { name, args } if name == "uint32" && args.is_empty());
+        if !is_u32 {
+            return self.range_error(
+                Diagnostic::error(
+                    Code::TypeMismatch,
+                    index_ty.span,
+                    "the index of a grid-stride loop is a uint32",
+                )
+                .with_label("not uint32"),
+            );
+        }
+        let ExprKind::MethodCall(buf, method, args) = &range.kind else {
+            return self.range_error(self.not_a_range(range.span));
+        };
+        let ([count], "range", ExprKind::Name(_)) =
+            (args.as_slice(), method.name.as_str(), &buf.kind)
+        else {
+            return self.range_error(self.not_a_range(range.span));
+        };
+        let sp = range.span;
+        let n_name = format!("$range_n{}", sp.start);
+        let u32_ty = TypeExpr {
+            kind: TypeExprKind::Named {
+                name: "uint32".to_string(),
+                args: Vec::new(),
+            },
+            span: index_ty.span,
+        };
+        let count_decl = Stmt::Local {
+            ty: u32_ty.clone(),
+            decls: vec![(ident(&n_name, count.value.span), Some(count.value.clone()))],
+            span: count.value.span,
+        };
+        let i_name = || expr(ExprKind::Name(index.name.clone()), index.span);
+        let element = Stmt::Local {
+            ty: value_ty.clone(),
+            decls: vec![(
+                value.clone(),
+                Some(expr(ExprKind::Index(buf.clone(), Box::new(i_name())), sp)),
+            )],
+            span: value.span,
+        };
+        let body_block = Stmt::Block(ast::Block {
+            stmts: vec![element, (**body).clone()],
+            span: body.span(),
+        });
+        let lowered = Stmt::For {
+            init: vec![Stmt::Local {
+                ty: u32_ty,
+                decls: vec![(index.clone(), Some(thread_call("globalIdX", sp)))],
+                span: index.span,
+            }],
+            cond: Some(expr(
+                ExprKind::Binary(
+                    BinOp::Lt,
+                    Box::new(i_name()),
+                    Box::new(expr(ExprKind::Name(n_name.clone()), sp)),
+                ),
+                sp,
+            )),
+            update: vec![expr(
+                ExprKind::Assign(
+                    Some(BinOp::Add),
+                    Box::new(i_name()),
+                    Box::new(thread_call("globalSizeX", sp)),
+                ),
+                sp,
+            )],
+            body: Box::new(body_block),
+            span: *span,
+        };
+        self.push_scope();
+        self.stmt(&count_decl, out);
+        self.for_loop(label, &lowered, out);
+        self.pop_scope();
+    }
+
+    fn not_a_range(&self, span: Span) -> Diagnostic {
+        Diagnostic::error(
+            Code::TypeMismatch,
+            span,
+            "a grid-stride loop iterates over `buf.range(n)`, with `buf` a KernelBuffer name",
+        )
+        .with_label("expected `buf.range(n)`")
+    }
+}
