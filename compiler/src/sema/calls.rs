@@ -338,6 +338,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let (true, Some(op)) = (device, m.device) {
             self.check_memory_intrinsic(op, &mut all, span)?;
         }
+        let ret = super::memory::lane_result(m.device, &all, ret);
         let kind = if device || host_intrinsic {
             ExprKind::Intrinsic {
                 op: m.device.unwrap_or(Intrinsic::BufferLength),

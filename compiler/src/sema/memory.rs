@@ -66,7 +66,11 @@ fn const_float(e: &ir::Expr) -> Option<f64> {
 /// What the checker allows for a generic intrinsic's `T` in this area; `None` when the
 /// operation is not one of this file's.
 pub fn generic_allows(op: Intrinsic, t: &Type) -> Option<Result<(), &'static str>> {
-    let s = t.as_scalar();
+    // Math and Bits apply lane by lane to vectors.
+    let s = match (op, t) {
+        (Intrinsic::Math(_) | Intrinsic::Bits(_), Type::Vector(s, _)) => Some(*s),
+        _ => t.as_scalar(),
+    };
     Some(match op {
         Intrinsic::Math(MathFn::Sign) => match s {
             Some(s) if s.is_float() || s.is_signed_integer() => Ok(()),
@@ -94,6 +98,18 @@ pub fn generic_allows(op: Intrinsic, t: &Type) -> Option<Result<(), &'static str
         },
         _ => return None,
     })
+}
+
+/// The result type of a Math/Bits call whose declared result is a scalar (`int32` of
+/// `Bits.count`, `boolean` of `Math.isnan`) on a vector argument: a vector of that scalar.
+pub fn lane_result(op: Option<Intrinsic>, args: &[ir::Expr], ret: Type) -> Type {
+    let Some(Intrinsic::Math(_) | Intrinsic::Bits(_)) = op else {
+        return ret;
+    };
+    match (args.first().map(|a| &a.ty), &ret) {
+        (Some(Type::Vector(_, n)), Type::Scalar(s)) => Type::Vector(*s, *n),
+        _ => ret,
+    }
 }
 
 /// Whether a device intrinsic may also run in host code (the interpreter evaluates it).

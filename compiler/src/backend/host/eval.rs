@@ -400,31 +400,19 @@ impl<'a> Interp<'a> {
         e: &Expr,
     ) -> Result<Value, Fail> {
         match op {
-            Intrinsic::Math(m) => {
+            Intrinsic::Math(_) | Intrinsic::Bits(_) => {
                 let mut xs = Vec::with_capacity(args.len());
                 for a in args {
-                    xs.push(self.eval_scalar(f, a)?);
+                    xs.push(self.eval(f, a)?);
                 }
-                ops::math(m, &xs)
-                    .map(Value::Scalar)
-                    .or_else(|o| op_error(o, e.span, "", || format!("Math.{m:?} on {xs:?}")))
-            }
-            Intrinsic::Vector(v) => self.eval_vector_fn(f, v, args, e),
-            Intrinsic::Bits(b) => {
-                let mut xs = Vec::with_capacity(args.len());
-                for a in args {
-                    xs.push(self.eval_scalar(f, a)?);
-                }
-                super::math::bits(b, &xs).map(Value::Scalar).or_else(|_| {
-                    err(
-                        e.span,
-                        format!(
-                            "Bits.{} on {xs:?}: the bit field lies outside the value",
-                            b.name()
-                        ),
-                    )
+                super::math::lanewise(op, &xs).map_err(|message| {
+                    Box::new(super::HostError {
+                        message,
+                        span: Some(e.span),
+                    })
                 })
             }
+            Intrinsic::Vector(v) => self.eval_vector_fn(f, v, args, e),
             Intrinsic::BufferLength => self.host_op(f, crate::ir::HostOp::BufferLength, args, e),
             Intrinsic::ImageWidth => self.host_op(f, crate::ir::HostOp::ImageWidth, args, e),
             Intrinsic::ImageHeight => self.host_op(f, crate::ir::HostOp::ImageHeight, args, e),

@@ -6,9 +6,11 @@
 //! precision from. Transcendentals of `float32` are computed in `f64` and rounded once to
 //! `f32`; `float16`/`bfloat16` likewise through `f64`. `fma` is fused (one rounding).
 
+use std::rc::Rc;
+
 use super::ops::OpError;
-use super::value::Scalar;
-use crate::ir::{BitsFn, MathFn, ScalarType};
+use super::value::{Scalar, Value};
+use crate::ir::{BitsFn, Intrinsic, MathFn, ScalarType};
 
 fn unsupported<T>() -> Result<T, OpError> {
     Err(OpError::Unsupported)
@@ -262,6 +264,57 @@ pub fn bits(f: BitsFn, args: &[Scalar]) -> Result<Scalar, OpError> {
             same((x & !m) | ((ins << off) & m))
         }
     })
+}
+
+/// A `Math.*` or `Bits.*` call on evaluated arguments: scalars, or vectors lane by lane
+/// (scalar arguments, such as a rotation count, apply to every lane). The error names the
+/// problem.
+pub fn lanewise(op: Intrinsic, args: &[Value]) -> Result<Value, String> {
+    let one = |xs: &[Scalar]| -> Result<Scalar, String> {
+        match op {
+            Intrinsic::Math(f) => math(f, xs).map_err(|_| format!("Math.{} on {xs:?}", f.name())),
+            Intrinsic::Bits(b) => bits(b, xs).map_err(|_| {
+                format!(
+                    "Bits.{} on {xs:?}: the bit field lies outside the value",
+                    b.name()
+                )
+            }),
+            _ => Err(format!("{op:?} is not a Math or Bits function")),
+        }
+    };
+    let lanes = args.iter().find_map(|a| match a {
+        Value::Vector(l) => Some(l.len()),
+        _ => None,
+    });
+    let lane = |a: &Value, i: usize| -> Result<Scalar, String> {
+        match a {
+            Value::Scalar(s) => Ok(*s),
+            Value::Vector(l) => l
+                .get(i)
+                .copied()
+                .ok_or_else(|| "vector lengths differ".into()),
+            other => Err(format!("{other:?} is not a number")),
+        }
+    };
+    match lanes {
+        None => {
+            let xs = (0..args.len())
+                .map(|k| lane(&args[k], 0))
+                .collect::<Result<Vec<_>, _>>()?;
+            one(&xs).map(Value::Scalar)
+        }
+        Some(n) => {
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                let xs = args
+                    .iter()
+                    .map(|a| lane(a, i))
+                    .collect::<Result<Vec<_>, _>>()?;
+                out.push(one(&xs)?);
+            }
+            Ok(Value::Vector(Rc::from(out)))
+        }
+    }
 }
 
 /// Whether a scalar type is one `Bits.*` accepts on the device (32-bit integers).

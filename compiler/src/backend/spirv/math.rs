@@ -5,11 +5,22 @@
 use rspirv::dr::Operand;
 use rspirv::spirv::{GlslStd450Op as G, Op, Word};
 
-use super::expr::scalar_of;
 use super::function::FnCx;
-use super::{BuildExt, Res};
+use super::{unsupported, BuildExt, Res};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{BitsFn, Expr, MathFn, ScalarType};
+use crate::ir::{BitsFn, Expr, MathFn, ScalarType, Type};
+
+/// The lane type and lane count of a scalar or vector operand.
+fn lanes_of(e: &Expr) -> Res<(ScalarType, u32)> {
+    match &e.ty {
+        Type::Scalar(s) => Ok((*s, 1)),
+        Type::Vector(s, n) => Ok((*s, u32::from(*n))),
+        other => Err(unsupported(
+            e.span,
+            format!("expected a scalar or vector, found `{other}`"),
+        )),
+    }
+}
 
 impl FnCx<'_, '_> {
     /// `Math.*`.
@@ -17,9 +28,9 @@ impl FnCx<'_, '_> {
         if args.len() != f.arity() {
             return Err(arity(e, f.arity()));
         }
-        let s = scalar_of(&args[0])?;
+        let (s, n) = lanes_of(&args[0])?;
         for a in args {
-            if scalar_of(a)? != s {
+            if lanes_of(a)? != (s, n) {
                 return Err(Diagnostic::error(
                     Code::TypeMismatch,
                     a.span,
@@ -44,7 +55,8 @@ impl FnCx<'_, '_> {
             vals.push(self.expr(a)?);
         }
         if let MathFn::IsNan | MathFn::IsInf = f {
-            let b = self.cx.bool_type();
+            let lane = self.cx.bool_type();
+            let b = self.lanes_type(lane, n);
             let op = if f == MathFn::IsNan {
                 Op::IsNan
             } else {
@@ -96,8 +108,28 @@ impl FnCx<'_, '_> {
             MathFn::Pow => G::Pow,
             _ => return Err(bad()),
         };
-        let ty = self.cx.value_type(s, e.span)?;
+        let ty = self.cx.ir_value_type(&args[0].ty, e.span)?;
         self.glsl_inst(ty, inst, &vals, e)
+    }
+
+    /// `lane` itself, or a vector of `n` of them.
+    fn lanes_type(&mut self, lane: Word, n: u32) -> Word {
+        if n == 1 {
+            lane
+        } else {
+            self.cx.vector_type(lane, n)
+        }
+    }
+
+    /// A 32-bit integer constant, splat to `n` lanes.
+    fn int_lanes(&mut self, v: i128, n: u32, e: &Expr) -> Res<Word> {
+        let c = self.cx.const_int(ScalarType::I32, v, e.span)?;
+        if n == 1 {
+            return Ok(c);
+        }
+        let int = self.cx.int_type(32, true);
+        let ty = self.cx.vector_type(int, n);
+        Ok(self.cx.const_composite(ty, vec![c; n as usize]))
     }
 
     fn glsl_inst(&mut self, ty: Word, inst: G, vals: &[Word], e: &Expr) -> Res<Word> {
@@ -114,7 +146,7 @@ impl FnCx<'_, '_> {
         let Some(first) = args.first() else {
             return Err(arity(e, 1));
         };
-        let s = scalar_of(first)?;
+        let (s, n) = lanes_of(first)?;
         if !matches!(s, ScalarType::I32 | ScalarType::U32) {
             return Err(Diagnostic::error(
                 Code::InvalidOperator,
@@ -135,8 +167,9 @@ impl FnCx<'_, '_> {
         for a in args {
             vals.push(self.expr(a)?);
         }
-        let ty = self.cx.value_type(s, e.span)?;
-        let int = self.cx.int_type(32, true);
+        let ty = self.cx.ir_value_type(&first.ty, e.span)?;
+        let int_lane = self.cx.int_type(32, true);
+        let int = self.lanes_type(int_lane, n);
         let x = vals[0];
         match f {
             BitsFn::Count => self.op(Op::BitCount, int, &[x]),
@@ -146,15 +179,22 @@ impl FnCx<'_, '_> {
             BitsFn::FindMsb => self.glsl_inst(int, G::FindUMsb, &[x], e),
             BitsFn::RotateLeft | BitsFn::RotateRight => {
                 // Both shift counts are masked to 0..31, so a count of 0 or 32 is defined.
-                let c31 = self.cx.const_int(ScalarType::I32, 31, e.span)?;
-                let c32 = self.cx.const_int(ScalarType::I32, 32, e.span)?;
-                let n = self.op(Op::BitwiseAnd, int, &[vals[1], c31])?;
-                let rest = self.op(Op::ISub, int, &[c32, n])?;
+                // A scalar count applies to every lane: SPIR-V shifts need as many lanes.
+                let c31 = self.int_lanes(31, n, e)?;
+                let c32 = self.int_lanes(32, n, e)?;
+                let count = if n == 1 {
+                    vals[1]
+                } else {
+                    let parts = vec![vals[1]; n as usize];
+                    self.op(Op::CompositeConstruct, int, &parts)?
+                };
+                let k = self.op(Op::BitwiseAnd, int, &[count, c31])?;
+                let rest = self.op(Op::ISub, int, &[c32, k])?;
                 let rest = self.op(Op::BitwiseAnd, int, &[rest, c31])?;
                 let (l, r) = if f == BitsFn::RotateLeft {
-                    (n, rest)
+                    (k, rest)
                 } else {
-                    (rest, n)
+                    (rest, k)
                 };
                 let hi = self.op(Op::ShiftLeftLogical, ty, &[x, l])?;
                 let lo = self.op(Op::ShiftRightLogical, ty, &[x, r])?;
