@@ -137,6 +137,8 @@ impl Batch {
     fn collect_times(&mut self, shared: &DeviceShared) {
         let device = shared.device();
         let mut stats = crate::lock(&shared.profile);
+        let mut first: Option<u64> = None;
+        let mut last: Option<u64> = None;
         for t in self.timed.drain(..) {
             let mut data = [0u64; 2];
             // SAFETY: the fence signalled, so both queries were written.
@@ -149,6 +151,8 @@ impl Batch {
                 )
             };
             if ok.is_ok() {
+                first.get_or_insert(data[0]);
+                last = Some(data[1]);
                 let ns = elapsed_ns(
                     data[0],
                     data[1],
@@ -157,6 +161,14 @@ impl Batch {
                 );
                 stats.add(t.kind, &t.name, ns, t.bytes);
             }
+        }
+        if let (Some(a), Some(b)) = (first, last) {
+            stats.add_span(elapsed_ns(
+                a,
+                b,
+                shared.timestamp_valid_bits,
+                shared.info.limits.timestamp_period_ns,
+            ));
         }
     }
 

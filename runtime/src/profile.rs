@@ -58,6 +58,9 @@ impl ProfileEntry {
 pub struct ProfileReport {
     /// Kernels first (by name), then uploads and downloads.
     pub entries: Vec<ProfileEntry>,
+    /// Sum over submitted batches of the time from the first command's start timestamp to the
+    /// last command's end timestamp: GPU busy time including the barriers between commands.
+    pub span_ns: f64,
 }
 
 impl ProfileReport {
@@ -103,6 +106,7 @@ pub(crate) struct Timed {
 #[derive(Debug, Default)]
 pub(crate) struct ProfileStats {
     totals: BTreeMap<(ProfileKind, String), (u64, f64, u64)>,
+    span_ns: f64,
 }
 
 impl ProfileStats {
@@ -116,8 +120,14 @@ impl ProfileStats {
         e.2 += bytes;
     }
 
+    /// Adds the span of one finished batch.
+    pub(crate) fn add_span(&mut self, ns: f64) {
+        self.span_ns += ns;
+    }
+
     pub(crate) fn report(&self) -> ProfileReport {
         ProfileReport {
+            span_ns: self.span_ns,
             entries: self
                 .totals
                 .iter()
@@ -134,6 +144,7 @@ impl ProfileStats {
 
     pub(crate) fn clear(&mut self) {
         self.totals.clear();
+        self.span_ns = 0.0;
     }
 }
 

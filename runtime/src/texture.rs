@@ -248,6 +248,46 @@ impl Texture {
                 vk::ImageCreateFlags::CUBE_COMPATIBLE,
             ),
         };
+        let usage = vk::ImageUsageFlags::SAMPLED
+            | vk::ImageUsageFlags::TRANSFER_SRC
+            | vk::ImageUsageFlags::TRANSFER_DST;
+        // SAFETY: valid physical device; the query has no side effects.
+        let limits = unsafe {
+            shared
+                .instance
+                .instance
+                .get_physical_device_image_format_properties(
+                    shared.physical,
+                    vk_format,
+                    image_type,
+                    vk::ImageTiling::OPTIMAL,
+                    usage,
+                    flags,
+                )
+        }
+        .map_err(|_| {
+            RuntimeError::InvalidResource(format!(
+                "a {} texture of format {format} is not supported on device `{}`",
+                desc.dim, shared.info.name
+            ))
+        })?;
+        // Checked here, not left to vkCreateImage: creating an image beyond these limits is
+        // invalid usage, not an error the driver must report.
+        let bytes: u64 = (0..desc.mip_levels)
+            .map(|l| desc.level_layer_bytes(l) * u64::from(desc.layers))
+            .sum();
+        if bytes > limits.max_resource_size {
+            return Err(RuntimeError::InvalidResource(format!(
+                "texture of {bytes} bytes exceeds maxResourceSize = {} for format {format}",
+                limits.max_resource_size
+            )));
+        }
+        if desc.layers > limits.max_array_layers || desc.mip_levels > limits.max_mip_levels {
+            return Err(RuntimeError::InvalidResource(format!(
+                "{} layer(s) and {} mip level(s) exceed the format's limits ({} layers, {} levels)",
+                desc.layers, desc.mip_levels, limits.max_array_layers, limits.max_mip_levels
+            )));
+        }
         let info = vk::ImageCreateInfo::default()
             .flags(flags)
             .image_type(image_type)
@@ -261,11 +301,7 @@ impl Texture {
             .array_layers(desc.layers)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(
-                vk::ImageUsageFlags::SAMPLED
-                    | vk::ImageUsageFlags::TRANSFER_SRC
-                    | vk::ImageUsageFlags::TRANSFER_DST,
-            )
+            .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
         let what = format!(
