@@ -88,6 +88,12 @@ pub fn generic_allows(op: Intrinsic, t: &Type) -> Option<Result<(), &'static str
             Some(ScalarType::I32 | ScalarType::U32) => Ok(()),
             _ => Err("int32 or uint32"),
         },
+        // The index `I` of an atomic (its `T` comes from the receiver): any integer of at
+        // most 32 bits, like `buf[i]`.
+        Intrinsic::Atomic(_) => match s {
+            Some(s) if s.is_integer() && s.bits() <= 32 => Ok(()),
+            _ => Err("a 32-bit-or-narrower integer index"),
+        },
         Intrinsic::Wave(WaveOp::ReduceAnd | WaveOp::ReduceOr | WaveOp::ReduceXor) => match s {
             Some(ScalarType::I32 | ScalarType::U32) => Ok(()),
             _ => Err("int32 or uint32"),
@@ -357,6 +363,11 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 }
             },
             Intrinsic::Atomic(a) => {
+                // Indices are uint32 in the IR, as for `buf[i]`.
+                if args[1].ty != Type::Scalar(ScalarType::U32) {
+                    let i = args[1].clone();
+                    args[1] = super::expr::convert(i, ScalarType::U32);
+                }
                 let elem = match &args[0].ty {
                     Type::Buffer(e) => match e.as_scalar() {
                         Some(s) => s,
