@@ -311,6 +311,8 @@ pub enum VecFn {
     Clamp,
     /// `a.lerp(b, t)`: `a + (b - a) * t`, rounded at each step (floats; t may be a scalar).
     Lerp,
+    /// `m.transpose()` of a `Matrix<T, R, C>`: a `Matrix<T, C, R>`.
+    Transpose,
 }
 
 /// Device-side intrinsics (usable in kernels and `@Device` helpers).
@@ -431,6 +433,7 @@ impl Intrinsic {
             "vec.max" => Intrinsic::Vector(VecFn::Max),
             "vec.clamp" => Intrinsic::Vector(VecFn::Clamp),
             "vec.lerp" => Intrinsic::Vector(VecFn::Lerp),
+            "mat.transpose" => Intrinsic::Vector(VecFn::Transpose),
             "barrier.workgroup" => Intrinsic::Barrier(BarrierKind::Workgroup),
             "barrier.workgroup_memory" => Intrinsic::Barrier(BarrierKind::WorkgroupMemory),
             "barrier.device_memory" => Intrinsic::Barrier(BarrierKind::DeviceMemory),

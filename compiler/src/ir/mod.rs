@@ -232,8 +232,10 @@ pub enum UnaryOp {
 /// Binary operators. Both operands have the same type (sema inserted the conversions and
 /// broadcasts), except shifts, whose count may be any integer type. Comparison results are
 /// `boolean`. On two vectors of one type the arithmetic operators and comparisons apply lane
-/// by lane (a comparison then gives a `Vector<boolean,N>` mask); `Mul` also takes a matrix
-/// and a vector or two matrices (linear algebra, typed by [`Expr::ty`]).
+/// by lane (a comparison then gives a `Vector<boolean,N>` mask). `Mul` also takes
+/// `Matrix * Matrix`, `Matrix * Vector`, `Vector * Matrix` (the vector as a row) and
+/// `Matrix * scalar` (scalar on the right), with linear-algebra typing in [`Expr::ty`]; each
+/// output lane is `((a0*b0 + a1*b1) + a2*b2) + a3*b3`, rounded at every step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
     /// `+` (integers wrap)

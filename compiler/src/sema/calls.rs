@@ -217,6 +217,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Type::Shared(_) => "Shared",
             Type::Stream => "KernelStream",
             Type::Vector(..) => return self.vector_method(r, name, args, span),
+            Type::Matrix(..) => return self.matrix_method(r, name, args, span),
             other => {
                 let other = other.clone();
                 return self.error(Diagnostic::error(

@@ -190,6 +190,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 if let Type::Vector(..) = b.ty {
                     return self.vector_index(b, index, span);
                 }
+                if let Type::Matrix(..) = b.ty {
+                    return self.matrix_row(b, index, span);
+                }
                 let (place, ty) = self.index_place(b, base, index, e.span)?;
                 Ok(ir::Expr {
                     kind: ExprKind::Load(place),

@@ -187,6 +187,21 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
     }
 
+    /// `m[r]` read with a constant `r`: row r of a matrix, a `Vector<T, C>` (so `m[r][c]` is
+    /// the element in row r, column c). A swizzle of the matrix's column-major lanes.
+    pub fn matrix_row(&mut self, b: ir::Expr, index: &ast::Expr, span: Span) -> R<ir::Expr> {
+        let Type::Matrix(s, rows, cols) = b.ty else {
+            return self.error(Diagnostic::error(
+                Code::InvalidOperator,
+                span,
+                format!("`{}` cannot be indexed", b.ty),
+            ));
+        };
+        let r = self.constant_lane(index, rows)?;
+        let lanes = (0..cols).map(|c| c * rows + r).collect();
+        Ok(swizzled(b, lanes, s, span))
+    }
+
     /// `v[i]` read with a constant `i`.
     pub fn vector_index(&mut self, b: ir::Expr, index: &ast::Expr, span: Span) -> R<ir::Expr> {
         let Type::Vector(s, n) = b.ty else {
@@ -254,13 +269,21 @@ pub enum LaneSel<'e> {
 }
 
 /// A swizzle expression (one lane: a scalar).
+/// A swizzle of a swizzle picks from the inner value directly (`m[r][c]` is one element).
 fn swizzled(b: ir::Expr, lanes: Vec<u8>, s: ScalarType, span: Span) -> ir::Expr {
     let ty = match lanes.len() {
         1 => Type::Scalar(s),
         n => Type::Vector(s, n as u8),
     };
+    let (base, lanes) = match b.kind {
+        ExprKind::Swizzle(inner, picked) => {
+            let lanes = lanes.iter().map(|&l| picked[usize::from(l)]).collect();
+            (*inner, lanes)
+        }
+        kind => (ir::Expr { kind, ..b }, lanes),
+    };
     ir::Expr {
-        kind: ExprKind::Swizzle(Box::new(b), lanes),
+        kind: ExprKind::Swizzle(Box::new(base), lanes),
         ty,
         span,
     }

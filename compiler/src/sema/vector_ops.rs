@@ -204,6 +204,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             VecFn::Min | VecFn::Max | VecFn::Clamp => {
                 need(s.is_numeric(), "a numeric vector", self)?
             }
+            VecFn::Transpose => need(false, "a matrix", self)?,
         }
         let mut values = vec![recv];
         let ty = if f == VecFn::Select {
@@ -282,16 +283,120 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         self.operands(a, b, None)
     }
 
-    /// Matrix operators (`m * v`, `m * m`): not yet.
+    /// Matrix products: `Matrix<T,R,K> * Matrix<T,K,C>`, `Matrix<T,R,C> * Vector<T,C>`,
+    /// `Vector<T,R> * Matrix<T,R,C>` (the vector as a row) and a matrix times a scalar.
     fn matrix_binary(&mut self, op: BinOp, lv: ir::Expr, rv: ir::Expr, span: Span) -> R<ir::Expr> {
-        let (a, b) = (lv.ty.clone(), rv.ty.clone());
-        self.error(Diagnostic::error(
-            Code::InvalidOperator,
+        let bad = |this: &mut Self, lv: &ir::Expr, rv: &ir::Expr, why: &str| -> R<ir::Expr> {
+            let (a, b) = (lv.ty.clone(), rv.ty.clone());
+            this.error(
+                Diagnostic::error(
+                    Code::InvalidOperator,
+                    span,
+                    format!(
+                        "operator `{}` cannot be applied to {a} and {b}",
+                        op.symbol()
+                    ),
+                )
+                .with_note(why.to_string()),
+            )
+        };
+        if op != BinOp::Mul {
+            return bad(
+                self,
+                &lv,
+                &rv,
+                "matrices take `*` only (with a matrix, a vector or a scalar)",
+            );
+        }
+        let lane = lv
+            .ty
+            .elem_scalar()
+            .filter(|_| matches!(lv.ty, Type::Matrix(..)));
+        let lane = lane
+            .or_else(|| rv.ty.elem_scalar())
+            .unwrap_or(ScalarType::F32);
+        let ty = match (&lv.ty, &rv.ty) {
+            (Type::Matrix(s, r, k), Type::Matrix(t, k2, c)) if s == t && k == k2 => {
+                Type::Matrix(*s, *r, *c)
+            }
+            (Type::Matrix(s, r, c), Type::Vector(t, n)) if s == t && c == n => Type::Vector(*s, *r),
+            (Type::Vector(t, n), Type::Matrix(s, r, c)) if s == t && r == n => Type::Vector(*s, *c),
+            (Type::Matrix(..), Type::Scalar(_)) => {
+                let sp = rv.span;
+                let k = self.coerce(rv, &Type::Scalar(lane), sp)?;
+                return Ok(ir::Expr {
+                    ty: lv.ty.clone(),
+                    kind: ExprKind::Binary(BinaryOp::Mul, Box::new(lv), Box::new(k)),
+                    span,
+                });
+            }
+            (Type::Scalar(_), Type::Matrix(..)) => {
+                let sp = lv.span;
+                let k = self.coerce(lv, &Type::Scalar(lane), sp)?;
+                return Ok(ir::Expr {
+                    ty: rv.ty.clone(),
+                    kind: ExprKind::Binary(BinaryOp::Mul, Box::new(rv), Box::new(k)),
+                    span,
+                });
+            }
+            _ => {
+                return bad(
+                    self,
+                    &lv,
+                    &rv,
+                    "Matrix<T,R,K> * Matrix<T,K,C>, Matrix<T,R,C> * Vector<T,C>, Vector<T,R> * Matrix<T,R,C>: the inner sizes and T must agree",
+                )
+            }
+        };
+        Ok(ir::Expr {
+            kind: ExprKind::Binary(BinaryOp::Mul, Box::new(lv), Box::new(rv)),
+            ty,
             span,
-            format!(
-                "operator `{}` cannot be applied to {a} and {b}",
-                op.symbol()
-            ),
-        ))
+        })
+    }
+
+    /// `m.transpose()` on a matrix receiver.
+    pub fn matrix_method(
+        &mut self,
+        recv: ir::Expr,
+        name: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> R<ir::Expr> {
+        let Type::Matrix(s, r, c) = recv.ty else {
+            return self.error(Diagnostic::error(
+                Code::UnknownMethod,
+                name.span,
+                "not a matrix",
+            ));
+        };
+        let found = self
+            .syms
+            .intrinsic("Matrix", &name.name)
+            .and_then(|o| o.first())
+            .and_then(|m| m.device);
+        let (Some(Intrinsic::Vector(VecFn::Transpose)), true) = (found, args.is_empty()) else {
+            let t = recv.ty.clone();
+            return self.error(
+                Diagnostic::error(
+                    Code::UnknownMethod,
+                    name.span,
+                    format!(
+                        "`{t}` has no method `{}` taking {} argument(s)",
+                        name.name,
+                        args.len()
+                    ),
+                )
+                .with_note("matrix methods: transpose()"),
+            );
+        };
+        Ok(ir::Expr {
+            kind: ExprKind::Intrinsic {
+                op: Intrinsic::Vector(VecFn::Transpose),
+                args: vec![recv],
+            },
+            ty: Type::Matrix(s, c, r),
+            span,
+        })
     }
 }

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use super::eval::{internal, op_error, Fail, Frame, Interp};
 use super::ops::{self, OpError};
 use super::value::{Scalar, Value};
-use crate::ir::{BinaryOp, Expr, MathFn, UnaryOp, VecFn};
+use crate::ir::{BinaryOp, Expr, MathFn, Type, UnaryOp, VecFn};
 
 /// Lane-wise `op` on two lane slices of one length.
 fn zip(op: BinaryOp, x: &[Scalar], y: &[Scalar]) -> Result<Vec<Scalar>, OpError> {
@@ -96,6 +96,56 @@ fn vector_fn(f: VecFn, a: &[Rc<[Scalar]>]) -> Result<Value, OpError> {
     })
 }
 
+/// `m * v`: columns scaled by the vector's lanes, summed in order (as the device does).
+fn matrix_times_vector(m: &[Scalar], rows: usize, v: &[Scalar]) -> Result<Vec<Scalar>, OpError> {
+    let mut acc: Option<Vec<Scalar>> = None;
+    for (c, k) in v.iter().enumerate() {
+        let column = m
+            .get(c * rows..(c + 1) * rows)
+            .ok_or(OpError::Unsupported)?;
+        let term = zip(BinaryOp::Mul, column, &vec![*k; rows])?;
+        acc = Some(match acc {
+            None => term,
+            Some(a) => zip(BinaryOp::Add, &a, &term)?,
+        });
+    }
+    acc.ok_or(OpError::Unsupported)
+}
+
+/// Matrix products on column-major lanes (see [`crate::ir::BinaryOp`]).
+fn matrix_mul(a: &Type, b: &Type, x: &[Scalar], y: &[Scalar]) -> Result<Vec<Scalar>, OpError> {
+    match (a, b) {
+        (Type::Matrix(_, r, _), Type::Vector(..)) => matrix_times_vector(x, usize::from(*r), y),
+        (Type::Matrix(_, r, _), Type::Matrix(_, k, _)) => {
+            let mut out = Vec::new();
+            for column in y.chunks(usize::from(*k)) {
+                out.extend(matrix_times_vector(x, usize::from(*r), column)?);
+            }
+            Ok(out)
+        }
+        (Type::Vector(_, n), Type::Matrix(..)) => y
+            .chunks(usize::from(*n))
+            .map(|column| dot(x, column))
+            .collect(),
+        (Type::Matrix(..), Type::Scalar(_)) => {
+            let k = *y.first().ok_or(OpError::Unsupported)?;
+            zip(BinaryOp::Mul, x, &vec![k; x.len()])
+        }
+        _ => Err(OpError::Unsupported),
+    }
+}
+
+/// The lanes of the transpose of an R×C column-major matrix.
+fn transpose(m: &[Scalar], rows: usize, cols: usize) -> Vec<Scalar> {
+    let mut out = Vec::with_capacity(m.len());
+    for r in 0..rows {
+        for c in 0..cols {
+            out.push(m[c * rows + r]);
+        }
+    }
+    out
+}
+
 impl Interp<'_> {
     /// `-v`, `!mask`.
     pub(super) fn eval_vector_unary(
@@ -121,6 +171,18 @@ impl Interp<'_> {
         b: &Expr,
         e: &Expr,
     ) -> Result<Value, Fail> {
+        if matches!(a.ty, Type::Matrix(..)) || matches!(b.ty, Type::Matrix(..)) {
+            let x = self.eval_lanes(f, a)?;
+            let y = match self.eval(f, b)? {
+                Value::Scalar(k) => Rc::from(vec![k]),
+                other => super::vector::lanes_of(&other, b.span)?,
+            };
+            return matrix_mul(&a.ty, &b.ty, &x, &y)
+                .map(lanes_value)
+                .or_else(|o| {
+                    op_error(o, e.span, "", || format!("{op:?} on {} and {}", a.ty, b.ty))
+                });
+        }
         let x = self.eval_lanes(f, a)?;
         let y = self.eval_lanes(f, b)?;
         if x.len() != y.len() {
@@ -146,6 +208,17 @@ impl Interp<'_> {
         args: &[Expr],
         e: &Expr,
     ) -> Result<Value, Fail> {
+        if let (VecFn::Transpose, [m]) = (op, args) {
+            let Type::Matrix(_, r, c) = m.ty else {
+                return internal(e.span, format!("transpose of {}", m.ty));
+            };
+            let lanes = self.eval_lanes(f, m)?;
+            return Ok(lanes_value(transpose(
+                &lanes,
+                usize::from(r),
+                usize::from(c),
+            )));
+        }
         let mut lanes = Vec::with_capacity(args.len());
         for a in args {
             lanes.push(self.eval_lanes(f, a)?);

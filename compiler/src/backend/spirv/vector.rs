@@ -92,6 +92,28 @@ impl FnCx<'_, '_> {
     pub(crate) fn swizzle(&mut self, a: &Expr, lanes: &[u8], e: &Expr) -> Res<Word> {
         let v = self.expr(a)?;
         let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+        if let Type::Matrix(s, rows, _) = a.ty {
+            // Lanes of a matrix count column-major: lane l is column l / R, row l % R.
+            let lane_ty = self.cx.value_type(s, e.span)?;
+            let mut picked = Vec::new();
+            for &l in lanes {
+                let (c, r) = (u32::from(l / rows), u32::from(l % rows));
+                picked.push(self.op_with(
+                    Op::CompositeExtract,
+                    lane_ty,
+                    vec![
+                        Operand::IdRef(v),
+                        Operand::LiteralBit32(c),
+                        Operand::LiteralBit32(r),
+                    ],
+                )?);
+            }
+            if let [one] = picked.as_slice() {
+                return Ok(*one);
+            }
+            let ids = picked.into_iter().map(Operand::IdRef).collect();
+            return self.op_with(Op::CompositeConstruct, ty, ids);
+        }
         if let [lane] = lanes {
             return self.extract(ty, v, u32::from(*lane));
         }

@@ -112,12 +112,81 @@ impl FnCx<'_, '_> {
         self.op(opcode, ty, &[x, y])
     }
 
-    /// Matrix products: not lowered yet.
+    /// `m * v` as columns scaled by the vector's lanes and summed in order:
+    /// `((c0*v0 + c1*v1) + c2*v2) + c3*v3`, each step rounded (no `OpMatrixTimesVector`,
+    /// whose internal rounding Vulkan leaves open).
+    fn matrix_times_vector(&mut self, m: Word, mt: &Type, v: Word, span: Span) -> Res<Word> {
+        let Type::Matrix(s, rows, cols) = *mt else {
+            return Err(unsupported(span, "internal error: not a matrix"));
+        };
+        let col_t = Type::Vector(s, rows);
+        let col_ty = self.cx.ir_value_type(&col_t, span)?;
+        let lane_ty = self.cx.value_type(s, span)?;
+        let mut acc = None;
+        for c in 0..u32::from(cols) {
+            let column = self.extract(col_ty, m, c)?;
+            let k = self.extract(lane_ty, v, c)?;
+            let ks = self.splat_value(k, &col_t, span)?;
+            let term = self.fop(Op::FMul, col_ty, column, ks)?;
+            acc = Some(match acc {
+                None => term,
+                Some(a) => self.fop(Op::FAdd, col_ty, a, term)?,
+            });
+        }
+        acc.ok_or_else(|| unsupported(span, "an empty matrix"))
+    }
+
+    /// Matrix products (see [`crate::ir::BinaryOp`]).
     fn matrix_binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr, e: &Expr) -> Res<Word> {
-        Err(unsupported(
-            e.span,
-            format!("{op:?} on `{}` and `{}`", a.ty, b.ty),
-        ))
+        if op != BinaryOp::Mul {
+            return Err(unsupported(
+                e.span,
+                format!("{op:?} on `{}` and `{}`", a.ty, b.ty),
+            ));
+        }
+        let span = e.span;
+        let ty = self.cx.ir_value_type(&e.ty, span)?;
+        let x = self.expr(a)?;
+        let y = self.expr(b)?;
+        match (&a.ty, &b.ty) {
+            (Type::Matrix(..), Type::Vector(..)) => self.matrix_times_vector(x, &a.ty, y, span),
+            (Type::Matrix(s, _, _), Type::Matrix(_, k, cols)) => {
+                let col_ty = self.cx.ir_value_type(&Type::Vector(*s, *k), span)?;
+                let mut columns = Vec::new();
+                for c in 0..u32::from(*cols) {
+                    let column = self.extract(col_ty, y, c)?;
+                    columns.push(Operand::IdRef(
+                        self.matrix_times_vector(x, &a.ty, column, span)?,
+                    ));
+                }
+                self.op_with(Op::CompositeConstruct, ty, columns)
+            }
+            (Type::Vector(s, n), Type::Matrix(_, _, cols)) => {
+                // The row vector times column c is the dot product with that column.
+                let col_ty = self.cx.ir_value_type(&Type::Vector(*s, *n), span)?;
+                let mut lanes = Vec::new();
+                for c in 0..u32::from(*cols) {
+                    let column = self.extract(col_ty, y, c)?;
+                    lanes.push(Operand::IdRef(self.dot_value(*s, *n, x, column, span)?));
+                }
+                self.op_with(Op::CompositeConstruct, ty, lanes)
+            }
+            (Type::Matrix(s, rows, cols), Type::Scalar(_)) => {
+                let col_t = Type::Vector(*s, *rows);
+                let col_ty = self.cx.ir_value_type(&col_t, span)?;
+                let ks = self.splat_value(y, &col_t, span)?;
+                let mut columns = Vec::new();
+                for c in 0..u32::from(*cols) {
+                    let column = self.extract(col_ty, x, c)?;
+                    columns.push(Operand::IdRef(self.fop(Op::FMul, col_ty, column, ks)?));
+                }
+                self.op_with(Op::CompositeConstruct, ty, columns)
+            }
+            _ => Err(unsupported(
+                span,
+                format!("{op:?} on `{}` and `{}`", a.ty, b.ty),
+            )),
+        }
     }
 
     /// A `GLSL.std.450` instruction.
@@ -148,6 +217,11 @@ impl FnCx<'_, '_> {
         let recv = args
             .first()
             .ok_or_else(|| unsupported(e.span, "a vector method without a receiver"))?;
+        if let (VecFn::Transpose, Type::Matrix(..)) = (f, &recv.ty) {
+            let m = self.expr(recv)?;
+            let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+            return self.op(Op::Transpose, ty, &[m]);
+        }
         let Type::Vector(s, n) = recv.ty else {
             return Err(unsupported(
                 e.span,
