@@ -43,7 +43,7 @@ pub struct ClassDecl {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Member {
     /// A method.
-    Method(MethodDecl),
+    Method(Box<MethodDecl>),
     /// A field `T a;` (POD classes).
     Field(FieldDecl),
 }
@@ -428,13 +428,13 @@ pub enum ExprKind {
     /// `c ? a : b`
     Conditional(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `(T) e`
-    Cast(TypeExpr, Box<Expr>),
+    Cast(Box<TypeExpr>, Box<Expr>),
     /// `heap T(args)` / `stack T(args)`.
     New {
         /// `heap` or `stack`.
         heap: bool,
         /// The type constructed.
-        ty: TypeExpr,
+        ty: Box<TypeExpr>,
         /// Constructor arguments.
         args: Vec<Arg>,
     },
