@@ -40,7 +40,15 @@ const INT_OPS: &[&str] = &[
     "x + y", "x - y", "x * y", "x / y", "x % y", "x << y", "x >> y", "x >>> y", "x & y", "x | y",
     "x ^ y", "-x", "~x",
 ];
-const FLOAT_OPS: &[&str] = &["x + y", "x - y", "x * y", "x / y", "x % y", "-x"];
+const FLOAT_OPS: &[&str] = &[
+    "x + y",
+    "x - y",
+    "x * y",
+    "x / y",
+    "x % y",
+    "-x",
+    "Math.sqrt(x)",
+];
 const COMPARISONS: &[&str] = &["x < y", "x <= y", "x == y", "x != y", "x > y", "x >= y"];
 
 /// Boundary values as Cajeta expressions of type `ty` (`zero` is a local of that type).
