@@ -329,8 +329,8 @@ pub enum Type {
     String,
     /// Host `KernelStream`.
     Stream,
-    /// `Shared<T>`: a workgroup-memory array of scalars (kernels only).
-    Shared(ScalarType),
+    /// `Shared<T>`: a workgroup-memory array of numeric scalars or vectors (kernels only).
+    Shared(Box<Type>),
     /// A value of a stdlib enum-like class (`MemoryOrder`): only its constants exist, each
     /// an [`crate::ir::Constant::Int`] of this type.
     Enum(String),

@@ -1,6 +1,6 @@
 //! Generic searches over the IR tree.
 
-use super::{Block, Expr, ExprKind, LocalId, Place, ScalarType, Stmt};
+use super::{Block, Expr, ExprKind, LocalId, Place, Stmt};
 use crate::ir::{Function, Intrinsic, Type};
 
 /// The first expression of `block` (in source order, outer before inner) satisfying `pred`.
@@ -70,15 +70,15 @@ pub fn find_expr<'a>(block: &'a Block, pred: &dyn Fn(&Expr) -> bool) -> Option<&
 }
 
 /// A kernel's dynamic shared array: the parameter giving its length and its element type.
-pub fn dynamic_shared(f: &Function) -> Option<(LocalId, ScalarType)> {
+pub fn dynamic_shared(f: &Function) -> Option<(LocalId, Type)> {
     let e = find_expr(&f.body, &|e| {
         matches!(&e.kind, ExprKind::Intrinsic { op: Intrinsic::SharedNew, args }
             if matches!(args.first().map(|a| &a.kind), Some(ExprKind::Load(Place::Local(_)))))
     })?;
     match (&e.kind, &e.ty) {
-        (ExprKind::Intrinsic { args, .. }, Type::Shared(s)) => {
+        (ExprKind::Intrinsic { args, .. }, Type::Shared(elem)) => {
             match args.first().map(|a| &a.kind) {
-                Some(ExprKind::Load(Place::Local(l))) => Some((*l, *s)),
+                Some(ExprKind::Load(Place::Local(l))) => Some((*l, (**elem).clone())),
                 _ => None,
             }
         }

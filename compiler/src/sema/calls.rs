@@ -314,8 +314,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             };
             generics.insert("T".to_string(), bound);
         }
-        if let Some(Type::Shared(s)) = recv.as_ref().map(|r| &r.ty) {
-            generics.insert("T".to_string(), Type::Scalar(*s));
+        if let Some(Type::Shared(elem)) = recv.as_ref().map(|r| &r.ty) {
+            generics.insert("T".to_string(), (**elem).clone());
         }
         if let Some(Type::Image2D(format)) = recv.as_ref().map(|r| &r.ty) {
             // `store(x, y, T)` / `T load(x, y)`: T is the format's texel type.

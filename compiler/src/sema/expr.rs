@@ -437,7 +437,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 }
                 elem
             }
-            Type::Shared(s) => scalar(*s),
+            Type::Shared(elem) => (**elem).clone(),
             Type::Array(t) => (**t).clone(),
             other => {
                 let other = other.clone();

@@ -221,8 +221,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 ),
             );
         }
-        let s = match resolve_type(elem, &HashMap::new()) {
-            Ok(Type::Scalar(s)) if s != ScalarType::Bool => s,
+        let elem_ty = match resolve_type(elem, &HashMap::new()) {
+            Ok(t @ (Type::Scalar(_) | Type::Vector(..)))
+                if t.elem_scalar().is_some_and(|s| s != ScalarType::Bool) =>
+            {
+                t
+            }
             Ok(other) => {
                 return self.error(Diagnostic::error(
                     Code::InvalidShared,
@@ -283,7 +287,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 op: Intrinsic::SharedNew,
                 args: vec![arg],
             },
-            ty: Type::Shared(s),
+            ty: Type::Shared(Box::new(elem_ty)),
             span,
         })
     }
@@ -380,7 +384,17 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                             ));
                         }
                     },
-                    Type::Shared(s) => *s,
+                    Type::Shared(e) => match e.as_scalar() {
+                        Some(s) => s,
+                        None => {
+                            let t = args[0].ty.clone();
+                            return self.error(Diagnostic::error(
+                                Code::TypeMismatch,
+                                span,
+                                format!("atomics need scalar elements, found {t}"),
+                            ));
+                        }
+                    },
                     _ => return Ok(()),
                 };
                 let ok = match elem {

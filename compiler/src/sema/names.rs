@@ -457,7 +457,11 @@ pub fn resolve_type(
                     arity(1)?;
                     match &args[0] {
                         ast::TypeArg::Type(inner) => match resolve_type(inner, generics)? {
-                            Type::Scalar(s) if s != ScalarType::Bool => Ok(Type::Shared(s)),
+                            t @ (Type::Scalar(_) | Type::Vector(..))
+                                if t.elem_scalar().is_some_and(|s| s != ScalarType::Bool) =>
+                            {
+                                Ok(Type::Shared(Box::new(t)))
+                            }
                             other => Err(Diagnostic::error(
                                 Code::UnsupportedFeature,
                                 inner.span,

@@ -61,7 +61,10 @@ pub fn shared_size(
     let Some((param, elem)) = visit::dynamic_shared(kernel) else {
         return Ok(given);
     };
-    let size = elem.size_bytes() as u64;
+    // The element size the kernel divides the byte size by (SPIR-V backend, `memory.rs`).
+    let Some(size) = elem.std430_stride().map(u64::from) else {
+        return err(span, format!("a shared array of `{elem}` has no size"));
+    };
     let n = args
         .get(param.0)
         .copied()

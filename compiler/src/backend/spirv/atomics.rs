@@ -20,7 +20,7 @@ use crate::ir::{AtomicOp, Expr, ScalarType, Type};
 pub(crate) fn atomic_needs_bits(op: AtomicOp, ty: &Type, native_add: bool) -> bool {
     let elem = match ty {
         Type::Buffer(e) => e.as_scalar(),
-        Type::Shared(s) => Some(*s),
+        Type::Shared(e) => e.as_scalar(),
         _ => None,
     };
     elem.is_some_and(|s| s.is_float())

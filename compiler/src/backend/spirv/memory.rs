@@ -164,14 +164,20 @@ impl FnCx<'_, '_> {
                 "a Shared<T> local cannot be assigned twice",
             ));
         }
-        let elem = *elem;
-        let bits = self.shared_needs_bits(local, elem);
+        let elem_ty = (**elem).clone();
+        let Some(elem) = elem_ty.elem_scalar() else {
+            return Err(unsupported(span, format!("a shared array of `{elem_ty}`")));
+        };
+        let bits = elem_ty.as_scalar().is_some() && self.shared_needs_bits(local, elem);
         let storage = if bits {
             self.cx.int_type(elem.bits(), false)
         } else {
-            self.cx.value_type(elem, span)?
+            self.cx.ir_value_type(&elem_ty, span)?
         };
-        let size = elem.size_bytes();
+        // Bytes per element for the dynamic length: the std430 stride (a vec3 counts 16).
+        let size = elem_ty
+            .std430_stride()
+            .ok_or_else(|| unsupported(span, format!("a shared array of `{elem_ty}`")))?;
         let len = match args.first().map(|a| &a.kind) {
             Some(ExprKind::Const(Constant::Int(n))) => self.cx.const_u32(*n as u32),
             Some(_) => self.dynamic_length(size, span)?,
