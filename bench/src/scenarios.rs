@@ -66,29 +66,25 @@ pub fn run_all(quick: bool) -> Result<(String, String, Vec<Row>), String> {
         let buf = ctx.create_buffer(256).map_err(e)?;
         let s = ctx.default_stream();
         let cfg = LaunchConfig::new([1, 1, 1], [64, 1, 1]);
-        let mut ours = Vec::new();
-        for i in 0..reps + 5 {
-            let t = Instant::now();
-            s.launch(&k, &cfg, &[KernelArg::Buffer(&buf), u32arg(0)])
-                .map_err(e)?;
-            s.sync().map_err(e)?;
-            if i >= 5 {
-                ours.push(us_since(t));
-            }
-        }
         let b = base.buffer(
             256,
             vk::BufferUsageFlags::STORAGE_BUFFER,
             vk::MemoryPropertyFlags::DEVICE_LOCAL,
         )?;
         let p = base.pipeline(&empty.words, &empty.reflection, [64, 1, 1], &[&b])?;
-        let mut theirs = Vec::new();
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for i in 0..reps + 5 {
+            let t = Instant::now();
+            s.launch(&k, &cfg, &[KernelArg::Buffer(&buf), u32arg(0)])
+                .map_err(e)?;
+            s.sync().map_err(e)?;
+            let o = us_since(t);
             let t = Instant::now();
             base.begin()?;
             base.dispatch(&p, &0u32.to_le_bytes(), [1, 1, 1]);
             base.submit_wait()?;
             if i >= 5 {
+                ours.push(o);
                 theirs.push(us_since(t));
             }
         }
@@ -107,31 +103,11 @@ pub fn run_all(quick: bool) -> Result<(String, String, Vec<Row>), String> {
         let grid = [INC_N / 256, 1, 1];
         let cfg = LaunchConfig::new(grid, [256, 1, 1]);
         let (mut host, mut total, mut gpu) = (Vec::new(), Vec::new(), Vec::new());
+        let mut ours = Vec::new();
         for c in [&ctx, &prof] {
             let k = c.load_kernel(&inc.words, &inc.reflection).map_err(e)?;
             let buf = c.create_buffer(4 * u64::from(INC_N)).map_err(e)?;
-            let s = c.default_stream();
-            for rep in 0..chain_reps + 1 {
-                c.clear_profile();
-                let t = Instant::now();
-                for _ in 0..CHAIN {
-                    s.launch(&k, &cfg, &[KernelArg::Buffer(&buf), u32arg(INC_N)])
-                        .map_err(e)?;
-                }
-                let recorded = us_since(t);
-                s.sync().map_err(e)?;
-                let all = us_since(t);
-                if rep == 0 {
-                    continue; // warm-up: pipeline creation, pools
-                }
-                if c.is_profiling() {
-                    // First timestamp to last of the submission, like the baseline's span.
-                    gpu.push(c.profile_report().span_ns / 1e3 / CHAIN as f64);
-                } else {
-                    host.push(recorded / CHAIN as f64);
-                    total.push(all / CHAIN as f64);
-                }
-            }
+            ours.push((c, k, buf, c.default_stream()));
         }
         let b = base.buffer(
             4 * u64::from(INC_N),
@@ -148,7 +124,29 @@ pub fn run_all(quick: bool) -> Result<(String, String, Vec<Row>), String> {
             vk::PipelineStageFlags::COMPUTE_SHADER,
             vk::AccessFlags::SHADER_WRITE,
         );
+        // Runtime and baseline take turns, so load from elsewhere on the machine hits both.
         for rep in 0..chain_reps + 1 {
+            for (c, k, buf, s) in &ours {
+                c.clear_profile();
+                let t = Instant::now();
+                for _ in 0..CHAIN {
+                    s.launch(k, &cfg, &[KernelArg::Buffer(buf), u32arg(INC_N)])
+                        .map_err(e)?;
+                }
+                let recorded = us_since(t);
+                s.sync().map_err(e)?;
+                let all = us_since(t);
+                if rep == 0 {
+                    continue; // warm-up: pipeline creation, pools
+                }
+                if c.is_profiling() {
+                    // First timestamp to last of the submission, like the baseline's span.
+                    gpu.push(c.profile_report().span_ns / 1e3 / CHAIN as f64);
+                } else {
+                    host.push(recorded / CHAIN as f64);
+                    total.push(all / CHAIN as f64);
+                }
+            }
             let t = Instant::now();
             base.begin()?;
             base.timestamp(0);
@@ -199,24 +197,6 @@ pub fn run_all(quick: bool) -> Result<(String, String, Vec<Row>), String> {
         let mut back = vec![0u8; bytes as usize];
         let buf = ctx.create_buffer(bytes).map_err(e)?;
         let s = ctx.default_stream();
-        let (mut up, mut down) = (Vec::new(), Vec::new());
-        for rep in 0..transfer_reps + 1 {
-            let t = Instant::now();
-            s.upload_buffer(&buf, &data).map_err(e)?;
-            s.sync().map_err(e)?;
-            let u = t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            s.download_buffer(&buf, &mut back).map_err(e)?;
-            let d = t.elapsed().as_secs_f64();
-            if rep > 0 {
-                up.push(bytes as f64 / u / 1e9);
-                down.push(bytes as f64 / d / 1e9);
-            }
-        }
-        if back != data {
-            return Err("runtime round trip corrupted the data".into());
-        }
-        drop(buf);
         let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
         let dev = base.buffer(
             bytes,
@@ -232,8 +212,24 @@ pub fn run_all(quick: bool) -> Result<(String, String, Vec<Row>), String> {
             dst_offset: 0,
             size: bytes,
         }];
+        let (mut up, mut down) = (Vec::new(), Vec::new());
         let (mut bup, mut bdown) = (Vec::new(), Vec::new());
         for rep in 0..transfer_reps + 1 {
+            let t = Instant::now();
+            s.upload_buffer(&buf, &data).map_err(e)?;
+            s.sync().map_err(e)?;
+            let u = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            s.download_buffer(&buf, &mut back).map_err(e)?;
+            let d = t.elapsed().as_secs_f64();
+            if rep > 0 {
+                up.push(bytes as f64 / u / 1e9);
+                down.push(bytes as f64 / d / 1e9);
+            }
+            if back != data {
+                return Err("runtime round trip corrupted the data".into());
+            }
+            back.fill(0);
             let t = Instant::now();
             // SAFETY: the mapping covers `bytes` bytes and the GPU is idle.
             unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), stage_up.mapped, data.len()) };
@@ -270,10 +266,12 @@ pub fn run_all(quick: bool) -> Result<(String, String, Vec<Row>), String> {
                 bup.push(bytes as f64 / u / 1e9);
                 bdown.push(bytes as f64 / d / 1e9);
             }
+            if back != data || stage_up.size != bytes {
+                return Err("baseline round trip corrupted the data".into());
+            }
+            back.fill(0);
         }
-        if back != data || stage_up.size != bytes {
-            return Err("baseline round trip corrupted the data".into());
-        }
+        drop(buf);
         base.free(dev);
         base.free(stage_up);
         base.free(stage_down);

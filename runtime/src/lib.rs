@@ -239,7 +239,8 @@ impl Context {
         self.inner.stream.clone()
     }
 
-    /// Every resource barrier recorded so far, in recording order.
+    /// The resource barriers recorded so far, in recording order (at most the newest 65,536;
+    /// older ones are dropped so long runs do not grow without bound).
     pub fn barrier_log(&self) -> Vec<BarrierRecord> {
         lock(&self.inner.shared.tracker).log()
     }

@@ -223,7 +223,11 @@ impl BarrierBatch {
     }
 }
 
-/// Per-resource hazard state for a whole context, plus the barrier log.
+/// Most barrier records kept; beyond it the older half is dropped.
+const LOG_CAP: usize = 1 << 16;
+
+/// Per-resource hazard state for a whole context, plus the barrier log (the newest
+/// [`LOG_CAP`] records at most).
 #[derive(Debug, Default)]
 pub(crate) struct Tracker {
     states: HashMap<ResourceId, State>,
@@ -347,6 +351,10 @@ impl Tracker {
                                 .subresource_range(color_range()),
                         );
                     }
+                }
+                if self.log.len() >= LOG_CAP {
+                    // A long-running program must not grow without bound: keep the newer half.
+                    self.log.drain(..LOG_CAP / 2);
                 }
                 self.log.push(BarrierRecord {
                     before,
