@@ -98,9 +98,10 @@ pub fn generic_allows(op: Intrinsic, t: &Type) -> Option<Result<(), &'static str
             Some(ScalarType::I32 | ScalarType::U32) => Ok(()),
             _ => Err("int32 or uint32"),
         },
+        // float16 needs the device's shaderSubgroupExtendedTypes (recorded by the backend).
         Intrinsic::Wave(_) => match s {
-            Some(ScalarType::I32 | ScalarType::U32 | ScalarType::F32) => Ok(()),
-            _ => Err("int32, uint32 or float32"),
+            Some(ScalarType::I32 | ScalarType::U32 | ScalarType::F32 | ScalarType::F16) => Ok(()),
+            _ => Err("int32, uint32, float32 or float16"),
         },
         _ => return None,
     })

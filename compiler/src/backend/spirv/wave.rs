@@ -69,6 +69,13 @@ impl FnCx<'_, '_> {
         }
         let s = scalar_of(e)?;
         let ty = self.cx.value_type(s, e.span)?;
+        if s.bits() != 32 {
+            // Subgroup operations on 8/16/64-bit types (SPIR-V 1.3 allows them; Vulkan needs
+            // the feature).
+            self.cx
+                .features
+                .vulkan_feature("shaderSubgroupExtendedTypes");
+        }
         let v = self.arg(args, 0)?;
         let (float, signed) = (s.is_float(), s.is_signed_integer());
         let group = |f: &mut Self, opcode: Op, operation: GroupOperation| {
