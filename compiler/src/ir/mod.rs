@@ -12,6 +12,7 @@
 //! methods.
 
 mod intrinsic;
+mod pod;
 pub mod printf;
 mod types;
 pub mod visit;
@@ -19,6 +20,7 @@ pub mod visit;
 pub use intrinsic::{
     AtomicOp, Axis, BarrierKind, BitsFn, HostOp, Intrinsic, MathFn, VecFn, WaveOp,
 };
+pub use pod::StructDef;
 pub use types::{ImageFormat, ScalarType, TextureDim, Type};
 
 use crate::diagnostics::Span;
@@ -185,6 +187,13 @@ pub enum Place {
         base: Box<Expr>,
         /// Element index; `uint32` for buffers, `int32`/`uint32` for host arrays.
         index: Box<Expr>,
+    },
+    /// Field `field` of the POD value held in `base` (`p.scale`).
+    Field {
+        /// The POD-typed place.
+        base: Box<Place>,
+        /// Field index in declaration order.
+        field: usize,
     },
     /// One lane of a vector held in `base` (`v.x = …`, `v[1] = …`, `buf[i].y = …`).
     Lane {

@@ -334,6 +334,8 @@ pub enum Type {
     /// A value of a stdlib enum-like class (`MemoryOrder`): only its constants exist, each
     /// an [`crate::ir::Constant::Int`] of this type.
     Enum(String),
+    /// A POD class: scalar and vector fields, std430 layout (kernel parameters, host values).
+    Struct(std::sync::Arc<super::pod::StructDef>),
 }
 
 impl Type {
@@ -398,6 +400,7 @@ impl Type {
                 let (_, col_align) = Type::Vector(*s, *r).std430_layout()?;
                 Some((col_align * u32::from(*c), col_align))
             }
+            Type::Struct(d) => Some(d.layout()),
             _ => None,
         }
     }
@@ -430,7 +433,8 @@ impl Type {
             | Type::Texture(..)
             | Type::Sampler
             | Type::Shared(_)
-            | Type::Enum(_) => false,
+            | Type::Enum(_)
+            | Type::Struct(_) => false,
         }
     }
 }
@@ -451,6 +455,7 @@ impl fmt::Display for Type {
             Type::String => f.write_str("String"),
             Type::Stream => f.write_str("KernelStream"),
             Type::Shared(s) => write!(f, "Shared<{s}>"),
+            Type::Struct(d) => f.write_str(&d.name),
             Type::Enum(name) => f.write_str(name),
         }
     }

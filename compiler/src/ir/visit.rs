@@ -37,7 +37,7 @@ pub fn find_expr<'a>(block: &'a Block, pred: &dyn Fn(&Expr) -> bool) -> Option<&
         match p {
             Place::Local(_) => None,
             Place::Index { base, index } => expr(base, pred).or_else(|| expr(index, pred)),
-            Place::Lane { base, .. } => place(base, pred),
+            Place::Lane { base, .. } | Place::Field { base, .. } => place(base, pred),
         }
     }
     block.iter().find_map(|s| match s {

@@ -492,7 +492,18 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         decls: &[(ast::Ident, Option<ast::Expr>)],
         out: &mut ir::Block,
     ) {
-        let t = match super::names::resolve_type(ty, &Default::default()) {
+        let t = match super::names::resolve_type(ty, &self.syms.pods) {
+            Ok(Type::Struct(_)) if self.is_device() => {
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::UnsupportedFeature,
+                        ty.span,
+                        "POD values exist in device code only as kernel parameters",
+                    )
+                    .with_note("help: read the fields you need into locals"),
+                );
+                return;
+            }
             Ok(Type::Void) => {
                 self.diags.push(Diagnostic::error(
                     Code::TypeMismatch,

@@ -643,10 +643,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
 
     /// `heap KernelBuffer<T>(n)`, `heap Image2D(w, h)`.
     pub fn new_object(&mut self, ty: &ast::TypeExpr, args: &[ast::Arg], span: Span) -> R<ir::Expr> {
-        let t = match resolve_type(ty, &HashMap::new()) {
+        let t = match resolve_type(ty, &self.syms.pods) {
             Ok(t) => t,
             Err(d) => return self.error(d),
         };
+        if let Type::Struct(_) = t {
+            return self.construct_pod(t, args, span);
+        }
         // Vectors and matrices are values: `stack`/`heap` only construct them, in kernels too.
         if let Type::Vector(..) | Type::Matrix(..) = t {
             return self.construct(t, args, span);

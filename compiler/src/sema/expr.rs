@@ -77,7 +77,7 @@ fn place_is_pure(p: &Place) -> bool {
     match p {
         Place::Local(_) => true,
         Place::Index { base, index } => is_pure(base) && is_pure(index),
-        Place::Lane { base, .. } => place_is_pure(base),
+        Place::Lane { base, .. } | Place::Field { base, .. } => place_is_pure(base),
     }
 }
 
@@ -362,6 +362,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Type::Vector(..) = b.ty {
             return self.swizzle(b, field, span);
         }
+        if let Type::Struct(_) = b.ty {
+            let (place, ty) = self.pod_field(b, field)?;
+            return Ok(ir::Expr {
+                kind: ExprKind::Load(place),
+                ty,
+                span,
+            });
+        }
         match (&b.ty, field.name.as_str()) {
             (Type::Array(_), "length") => Ok(ir::Expr {
                 kind: ExprKind::Host {
@@ -394,6 +402,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             },
             ast::ExprKind::Field(base, field) => {
                 let b = self.expr(base, None)?;
+                if let Type::Struct(_) = b.ty {
+                    if self.is_device() {
+                        return self.error(Diagnostic::error(
+                            Code::NotAssignable,
+                            e.span,
+                            "POD parameters are read-only in device code",
+                        ));
+                    }
+                    return self.pod_field(b, field);
+                }
                 self.lane_place(b, super::vector::LaneSel::Name(field), e.span)
             }
             ast::ExprKind::Index(base, index) => {
@@ -741,7 +759,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 
     fn cast(&mut self, t: &ast::TypeExpr, inner: &ast::Expr, span: Span) -> R<ir::Expr> {
-        let target = match super::names::resolve_type(t, &Default::default()) {
+        let target = match super::names::resolve_type(t, &self.syms.pods) {
             Ok(t) => t,
             Err(d) => return self.error(d),
         };
@@ -897,6 +915,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Place::Lane { base, lane } => Place::Lane {
                 base: Box::new(self.stabilize(*base, stmts)),
                 lane,
+            },
+            Place::Field { base, field } => Place::Field {
+                base: Box::new(self.stabilize(*base, stmts)),
+                field,
             },
         }
     }

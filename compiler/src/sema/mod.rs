@@ -15,6 +15,7 @@ mod hostio;
 mod literals;
 mod memory;
 mod names;
+mod pod;
 mod range_loop;
 mod textures;
 mod vector;
@@ -112,7 +113,8 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
             );
             continue;
         }
-        if t.is_host_only() || *t == Type::Void {
+        let pod_in_helper = f.kind == FunctionKind::Device && matches!(t, Type::Struct(_));
+        if t.is_host_only() || *t == Type::Void || pod_in_helper {
             diags.push(
                 Diagnostic::error(
                     Code::KernelSignature,
@@ -122,7 +124,7 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
                         p.name.name
                     ),
                 )
-                .with_note("kernel parameters are scalars, KernelBuffer<T> and Image2D"),
+                .with_note("kernel parameters are scalars, vectors, POD classes (kernels only), KernelBuffer<T> and images"),
             );
         }
     }

@@ -63,6 +63,8 @@ pub struct Symbols<'a> {
     /// Stdlib class constants (`@Constant(n) static final MemoryOrder Relaxed;`) by class,
     /// then name: the type and the value.
     pub constants: HashMap<String, HashMap<String, (Type, u64)>>,
+    /// POD classes (user classes with fields) by name: the type names resolve to.
+    pub pods: HashMap<String, Type>,
 }
 
 /// Stdlib classes whose values are only their `@Constant` fields (enum-like): the type of
@@ -167,7 +169,10 @@ pub fn collect<'a>(
     files: &'a [(ast::SourceFile, bool)],
     diags: &mut Vec<Diagnostic>,
 ) -> Symbols<'a> {
-    let mut syms = Symbols::default();
+    let mut syms = Symbols {
+        pods: super::pod::collect_pods(files, diags),
+        ..Symbols::default()
+    };
     for (file, is_stdlib) in files {
         for class in &file.classes {
             let cname = class.name.name.clone();
@@ -218,14 +223,8 @@ pub fn collect<'a>(
             for member in &class.members {
                 let m = match member {
                     ast::Member::Method(m) => m,
-                    ast::Member::Field(f) => {
-                        diags.push(Diagnostic::error(
-                            Code::UnsupportedFeature,
-                            f.name.span,
-                            "fields (POD classes) are not supported yet",
-                        ));
-                        continue;
-                    }
+                    // Fields make the class a POD type (collected by `pod::collect_pods`).
+                    ast::Member::Field(_) => continue,
                 };
                 if let Some(&prev) = methods.get(&m.name.name) {
                     diags.push(
@@ -264,7 +263,7 @@ pub fn collect<'a>(
         let decl = syms.functions[i].decl;
         let mut params = Vec::new();
         for p in &decl.params {
-            match resolve_type(&p.ty, &HashMap::new()) {
+            match resolve_type(&p.ty, &syms.pods) {
                 Ok(t) => params.push(t),
                 Err(d) => {
                     diags.push(d);
@@ -272,7 +271,7 @@ pub fn collect<'a>(
                 }
             }
         }
-        let ret = resolve_type(&decl.ret, &HashMap::new()).unwrap_or_else(|d| {
+        let ret = resolve_type(&decl.ret, &syms.pods).unwrap_or_else(|d| {
             diags.push(d);
             Type::Void
         });

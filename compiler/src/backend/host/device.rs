@@ -546,6 +546,9 @@ impl Interp<'_> {
                 (ty @ (Type::Vector(..) | Type::Matrix(..)), Value::Vector(lanes)) => {
                     OwnedArg::Bytes(super::lanes::push_bytes(ty, &lanes))
                 }
+                (Type::Struct(d), Value::Struct(fields)) => {
+                    OwnedArg::Bytes(super::lanes::pod_bytes(d, &fields))
+                }
                 (_, Value::Void) => {
                     return err(e.span, format!("null argument for parameter `{}`", p.name))
                 }

@@ -149,6 +149,7 @@ impl<'a> Interp<'a> {
                     store_element(&b, i, v, *span)?;
                 }
                 Place::Lane { base, lane } => self.store_lane(f, base, *lane, value, *span)?,
+                Place::Field { base, field } => self.store_field(f, base, *field, value, *span)?,
             },
             Stmt::If {
                 cond,
@@ -286,6 +287,7 @@ impl<'a> Interp<'a> {
             ExprKind::Load(Place::Local(id)) => load_local(f, *id, e),
             ExprKind::Load(Place::Index { base, index }) => self.eval_index(f, base, index, e),
             ExprKind::Load(Place::Lane { base, lane }) => self.load_lane(f, base, *lane, e),
+            ExprKind::Load(Place::Field { base, field }) => self.load_field(f, base, *field, e),
             ExprKind::Construct(parts) => self.eval_construct(f, parts, e),
             ExprKind::Splat(a) => self.eval_splat(f, a, e),
             ExprKind::Swizzle(a, lanes) => self.eval_swizzle(f, a, lanes, e),

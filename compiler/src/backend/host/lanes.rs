@@ -4,8 +4,8 @@
 //! push-constant block.
 
 use super::device::array_to_bytes;
-use super::value::{Array, Scalar};
-use crate::ir::{ScalarType, Type};
+use super::value::{Array, Scalar, Value};
+use crate::ir::{ScalarType, StructDef, Type};
 
 /// How the elements of a flat host array sit in a buffer: groups of `lanes` lanes of
 /// `lane_bytes` each, one group every `stride` bytes.
@@ -106,6 +106,24 @@ pub fn push_bytes(ty: &Type, lanes: &[Scalar]) -> Vec<u8> {
         }
         if column_bytes > 0 {
             out.resize(start + column_bytes, 0);
+        }
+    }
+    out
+}
+
+/// The std430 bytes of a POD kernel argument: each field at its offset, padding zeroed.
+pub fn pod_bytes(d: &StructDef, fields: &[Value]) -> Vec<u8> {
+    let (size, _) = d.layout();
+    let mut out = vec![0u8; size as usize];
+    for (((_, ty), offset), v) in d.fields.iter().zip(d.offsets()).zip(fields) {
+        let bytes = match v {
+            Value::Scalar(s) => lane_bytes(*s),
+            Value::Vector(lanes) => push_bytes(ty, lanes),
+            _ => Vec::new(),
+        };
+        let at = offset as usize;
+        if let Some(dst) = out.get_mut(at..at + bytes.len()) {
+            dst.copy_from_slice(&bytes);
         }
     }
     out

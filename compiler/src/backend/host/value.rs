@@ -182,6 +182,9 @@ pub enum Value {
     /// A `Vector<T, N>` (its lanes), or a `Matrix<T, R, C>` (its lanes column-major):
     /// immutable, a lane write builds a new one.
     Vector(Rc<[Scalar]>),
+    /// A POD class value: its fields in declaration order (immutable; a field write builds
+    /// a new one).
+    Struct(Rc<[Value]>),
     /// A `KernelBuffer<T>`.
     Buffer(Rc<BufferObj>),
     /// An `Image2D`.
@@ -282,6 +285,16 @@ impl Value {
                     write!(f, "{l}")?;
                 }
                 f.write_str(")")
+            }
+            Value::Struct(fields) => {
+                f.write_str("{")?;
+                for (i, v) in fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    v.write(f, depth + 1)?;
+                }
+                f.write_str("}")
             }
             Value::Buffer(b) => write!(f, "KernelBuffer<{}>[{}]", b.elem_type(), b.len),
             Value::Image(i) => write!(f, "Image2D[{}x{}]", i.width, i.height),

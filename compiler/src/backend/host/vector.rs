@@ -24,13 +24,67 @@ impl Interp<'_> {
         lanes_of(&v, e.span)
     }
 
-    /// A vector or matrix from scalar and vector parts, in order.
+    /// The POD value held in a local (host code keeps PODs in locals only).
+    fn pod_local(f: &Frame, base: &Place, e: &Expr) -> Result<Rc<[Value]>, Fail> {
+        let Place::Local(id) = base else {
+            return internal(e.span, "a field of a non-local in host code");
+        };
+        match load_local(f, *id, e)? {
+            Value::Struct(fields) => Ok(fields),
+            Value::Void => err(e.span, "use of an unassigned POD value"),
+            other => internal(e.span, format!("expected a POD value, found {other:?}")),
+        }
+    }
+
+    /// `p.field`.
+    pub(super) fn load_field(
+        &mut self,
+        f: &mut Frame,
+        base: &Place,
+        field: usize,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
+        let fields = Self::pod_local(f, base, e)?;
+        match fields.get(field) {
+            Some(v) => Ok(v.clone()),
+            None => internal(e.span, format!("field #{field}")),
+        }
+    }
+
+    /// `p.field = value`: replaces one field of the POD value held in a local.
+    pub(super) fn store_field(
+        &mut self,
+        f: &mut Frame,
+        base: &Place,
+        field: usize,
+        value: &Expr,
+        span: Span,
+    ) -> Result<(), Fail> {
+        let v = self.eval(f, value)?;
+        let mut fields = Self::pod_local(f, base, value)?.to_vec();
+        match fields.get_mut(field) {
+            Some(slot) => *slot = v,
+            None => return internal(span, format!("field #{field}")),
+        }
+        let Place::Local(id) = base else {
+            return internal(span, "a field of a non-local in host code");
+        };
+        *local_mut(f, *id, span)? = Value::Struct(fields.into());
+        Ok(())
+    }
+
+    /// A vector or matrix from scalar and vector parts, in order; a POD value from its
+    /// fields.
     pub(super) fn eval_construct(
         &mut self,
         f: &mut Frame,
         parts: &[Expr],
         e: &Expr,
     ) -> Result<Value, Fail> {
+        if let crate::ir::Type::Struct(_) = e.ty {
+            let fields = self.eval_all(f, parts)?;
+            return Ok(Value::Struct(fields.into()));
+        }
         let mut lanes = Vec::with_capacity(e.ty.lanes());
         for p in parts {
             match self.eval(f, p)? {

@@ -199,7 +199,9 @@ impl Walker<'_> {
                 Ok(())
             }
             // A lane store writes through an access chain into the element.
-            Place::Lane { base, .. } => self.store_place(base, value, env),
+            Place::Lane { base, .. } | Place::Field { base, .. } => {
+                self.store_place(base, value, env)
+            }
         }
     }
 
@@ -211,7 +213,7 @@ impl Walker<'_> {
                 self.mark(base, env, true, false);
                 Ok(())
             }
-            Place::Lane { base, .. } => self.load_place(base, env),
+            Place::Lane { base, .. } | Place::Field { base, .. } => self.load_place(base, env),
         }
     }
 
@@ -304,7 +306,7 @@ pub(crate) fn assigned_locals(func: &ir::Function) -> Vec<bool> {
                 expr(base, out);
                 expr(index, out);
             }
-            Place::Lane { base, .. } => stored(base, out),
+            Place::Lane { base, .. } | Place::Field { base, .. } => stored(base, out),
         }
     }
     fn loaded(place: &Place, out: &mut Vec<bool>) {
@@ -314,7 +316,7 @@ pub(crate) fn assigned_locals(func: &ir::Function) -> Vec<bool> {
                 expr(base, out);
                 expr(index, out);
             }
-            Place::Lane { base, .. } => loaded(base, out),
+            Place::Lane { base, .. } | Place::Field { base, .. } => loaded(base, out),
         }
     }
     fn expr(e: &Expr, out: &mut Vec<bool>) {

@@ -292,6 +292,7 @@ impl FnCx<'_, '_> {
                 self.stored_value(v, elem, storage, e.ty.lanes() as u8)
             }
             Place::Lane { base, lane } => self.load_lane(base, *lane, e),
+            Place::Field { base, field } => self.load_field(base, *field, e),
         }
     }
 
@@ -339,6 +340,10 @@ impl FnCx<'_, '_> {
                 self.cx.b.store(ptr, v, None, []).ice(span)
             }
             Place::Lane { base, lane } => self.store_lane(base, *lane, value, span),
+            Place::Field { .. } => Err(unsupported(
+                span,
+                "POD parameters are read-only in device code",
+            )),
         }
     }
 

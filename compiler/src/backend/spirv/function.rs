@@ -101,6 +101,8 @@ pub(crate) fn compile_kernel_body(cx: &mut Ctx) -> Res<Word> {
             Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {
                 Slot::Resource(Some(i))
             }
+            // Read field by field from the push-constant block (never assigned: sema).
+            Type::Struct(_) => Slot::Push(f.cx.push_member(i)?),
             _ => Slot::Unit,
         };
         f.slots.push(slot);
@@ -127,7 +129,7 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
             ty @ (Type::Array(_) | Type::String | Type::Stream) => {
                 return Err(host_only(p.span, ty))
             }
-            ty @ (Type::Shared(_) | Type::Enum(_)) => {
+            ty @ (Type::Shared(_) | Type::Enum(_) | Type::Struct(_)) => {
                 return Err(unsupported(
                     p.span,
                     format!("a helper parameter of type `{ty}`"),
@@ -200,7 +202,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 }
                 Type::Shared(_) => Slot::Shared(None),
                 Type::Void => Slot::Unit,
-                ty @ Type::Enum(_) => {
+                ty @ (Type::Enum(_) | Type::Struct(_)) => {
                     return Err(unsupported(local.span, format!("a local of type `{ty}`")))
                 }
                 ty @ (Type::Array(_) | Type::String | Type::Stream) => {

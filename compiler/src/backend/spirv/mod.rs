@@ -24,6 +24,7 @@ mod intrinsics;
 mod math;
 mod memory;
 mod module;
+mod pod;
 mod reflect;
 #[cfg(test)]
 mod tests;

@@ -203,7 +203,7 @@ impl Ctx<'_> {
         let mut offset = 0u32;
         for (i, param) in kernel.params().iter().enumerate() {
             let place = match &param.ty {
-                ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => {
+                ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..) | Type::Struct(_)) => {
                     let storage = self.storage_ir_type(ty, param.span)?;
                     let (size, align) = ty
                         .std430_layout()
@@ -420,6 +420,12 @@ impl Ctx<'_> {
 
     /// Records the 8/16-bit storage capability a stored scalar or vector of `ty` needs.
     fn small_storage(&mut self, ty: &Type, place: StoragePlace) -> Res<()> {
+        if let Type::Struct(d) = ty {
+            for (_, f) in &d.fields {
+                self.small_storage(f, place)?;
+            }
+            return Ok(());
+        }
         let bits = ty.elem_scalar().map(|s| s.bits()).unwrap_or(32);
         let cap = match (bits, place) {
             (8, StoragePush) => Capability::StoragePushConstant8,

@@ -40,6 +40,8 @@ pub(crate) struct TypeCache {
     constants: HashMap<(Word, u64), Word>,
     /// (vector type id, lane constant ids) → `OpConstantComposite` id.
     composites: HashMap<(Word, Vec<Word>), Word>,
+    /// POD class name → its explicitly laid out push-constant struct type.
+    pub(crate) pods: HashMap<String, Word>,
 }
 
 impl Ctx<'_> {
@@ -257,6 +259,7 @@ impl Ctx<'_> {
             // Matrices are stored as they are held (float only); the block member carrying
             // one gets `ColMajor` and `MatrixStride` where it is declared.
             Type::Matrix(..) => self.ir_value_type(ty, span),
+            Type::Struct(d) => self.pod_block_type(d, span),
             _ => Err(unsupported(span, format!("`{ty}` cannot be stored"))),
         }
     }
@@ -280,7 +283,8 @@ impl Ctx<'_> {
             | Type::Texture(..)
             | Type::Sampler
             | Type::Shared(_)
-            | Type::Enum(_) => Err(unsupported(
+            | Type::Enum(_)
+            | Type::Struct(_) => Err(unsupported(
                 span,
                 format!("a `{ty}` cannot be used as a value in device code"),
             )),

@@ -175,6 +175,10 @@ impl FnCx<'_, '_> {
                 self.cx.b.store(ptr, v, None, []).ice(span)
             }
             Place::Lane { .. } => Err(unsupported(span, "a lane of a lane")),
+            Place::Field { .. } => Err(unsupported(
+                span,
+                "POD parameters are read-only in device code",
+            )),
         }
     }
 }
@@ -257,6 +261,13 @@ fn base_lanes(f: &FnCx, place: &Place) -> u8 {
             _ => 0,
         },
         Place::Lane { .. } => 1,
+        Place::Field { base, field } => match base.as_ref() {
+            Place::Local(l) => match &f.func.local(*l).ty {
+                Type::Struct(d) => d.fields.get(*field).map_or(0, |(_, t)| t.lanes() as u8),
+                _ => 0,
+            },
+            _ => 0,
+        },
     }
 }
 
