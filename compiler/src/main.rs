@@ -54,6 +54,10 @@ enum Command {
         /// Diagnostics as text or JSON.
         #[arg(long = "error-format", value_enum, default_value = "human")]
         error_format: ErrorFormat,
+        /// Check every kernel against a device profile (`cajetac devices --json` output, or
+        /// `auto` for the device a run would pick).
+        #[arg(long = "device-profile")]
+        device_profile: Option<String>,
     },
     /// Parse and type-check without writing anything.
     Check {
@@ -74,6 +78,9 @@ enum Command {
         /// Diagnostics as text or JSON.
         #[arg(long = "error-format", value_enum, default_value = "human")]
         error_format: ErrorFormat,
+        /// Time every launch and transfer on the GPU and print a table to stderr at the end.
+        #[arg(long)]
+        profile: bool,
         /// Arguments passed to `main(String[] args)`.
         #[arg(last = true)]
         args: Vec<String>,
@@ -139,7 +146,12 @@ fn build(
     env: &str,
     kernel: Option<&str>,
     format: ErrorFormat,
+    device_profile: Option<&str>,
 ) -> ExitCode {
+    let profile = match device_profile.map(load_profile).transpose() {
+        Ok(p) => p,
+        Err(e) => return usage_error(e),
+    };
     for e in emit {
         if !matches!(e.as_str(), "spirv" | "spvasm" | "reflect") {
             return usage_error(format!(
@@ -171,6 +183,21 @@ fn build(
     if let Some(name) = kernel {
         if kernels.is_empty() {
             return usage_error(format!("no kernel named `{name}`"));
+        }
+    }
+    if let Some(p) = &profile {
+        let mut failed = false;
+        for (_, k) in &kernels {
+            if let Err(need) = p.check(&k.reflection) {
+                eprintln!(
+                    "error: kernel `{}` needs {need}, which device profile `{}` lacks",
+                    k.name, p.name
+                );
+                failed = true;
+            }
+        }
+        if failed {
+            return ExitCode::from(EXIT_COMPILE);
         }
     }
     if let Err(e) = std::fs::create_dir_all(out) {
@@ -215,7 +242,17 @@ fn check(files: &[PathBuf], format: ErrorFormat) -> ExitCode {
     }
 }
 
-fn run(file: &Path, env: &str, args: &[String], format: ErrorFormat) -> ExitCode {
+/// Loads `--device-profile`: a file, or `auto` for the device a run would pick.
+fn load_profile(arg: &str) -> Result<cajeta_runtime::DeviceProfile, String> {
+    if arg == "auto" {
+        return cajeta_runtime::DeviceProfile::auto()
+            .map_err(|e| format!("--device-profile auto: {e}"));
+    }
+    let text = std::fs::read_to_string(arg).map_err(|e| format!("cannot read `{arg}`: {e}"))?;
+    cajeta_runtime::DeviceProfile::from_json(&text).map_err(|e| format!("`{arg}`: {e}"))
+}
+
+fn run(file: &Path, env: &str, args: &[String], format: ErrorFormat, profile: bool) -> ExitCode {
     let env = match target_env(env) {
         Ok(e) => e,
         Err(c) => return c,
@@ -229,7 +266,8 @@ fn run(file: &Path, env: &str, args: &[String], format: ErrorFormat) -> ExitCode
     // Kernels are compiled for the device they will run on, so that optional features it
     // has (native float atomic add, …) are used. Without a device the host code still
     // runs; a launch then reports why there is no GPU.
-    let context = cajeta_runtime::Context::new().ok();
+    let opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
+    let context = cajeta_runtime::Context::with_options(opts).ok();
     let device_features = context
         .as_ref()
         .map(|c| c.device_info().features.clone())
@@ -242,7 +280,15 @@ fn run(file: &Path, env: &str, args: &[String], format: ErrorFormat) -> ExitCode
         target_env: env,
         device_features,
     };
-    match driver::run_program(&mut sources, &inputs, &options, args, &mut io) {
+    let result = driver::run_program(&mut sources, &inputs, &options, args, &mut io);
+    if let Some(ctx) = io.context.as_ref().filter(|_| profile) {
+        if ctx.is_profiling() {
+            eprint!("{}", ctx.profile_report().table());
+        } else {
+            eprintln!("note: the device's compute queue has no timestamps; no profile");
+        }
+    }
+    match result {
         Ok(HostOutcome::Returned(v)) => {
             println!("{v}");
             ExitCode::SUCCESS
@@ -269,34 +315,13 @@ fn devices(json: bool) -> ExitCode {
         }
     };
     if json {
-        let items: Vec<serde_json::Value> = list
+        let profiles: Vec<cajeta_runtime::DeviceProfile> = list
             .iter()
-            .map(|d| {
-                serde_json::json!({
-                    "index": d.index,
-                    "name": d.name,
-                    "device_type": format!("{:?}", d.device_type),
-                    "vendor_id": d.vendor_id,
-                    "device_id": d.device_id,
-                    "driver_name": d.driver_name,
-                    "driver_info": d.driver_info,
-                    "api_version": d.api_version,
-                    "limits": {
-                        "max_compute_work_group_count": d.limits.max_compute_work_group_count,
-                        "max_compute_work_group_size": d.limits.max_compute_work_group_size,
-                        "max_compute_work_group_invocations": d.limits.max_compute_work_group_invocations,
-                        "max_compute_shared_memory_size": d.limits.max_compute_shared_memory_size,
-                        "max_push_constants_size": d.limits.max_push_constants_size,
-                        "timestamp_period_ns": d.limits.timestamp_period_ns,
-                    },
-                    "features": d.features,
-                    "extensions": d.extensions,
-                })
-            })
+            .map(cajeta_runtime::DeviceProfile::from_info)
             .collect();
         println!(
             "{}",
-            serde_json::to_string_pretty(&items).unwrap_or_default()
+            serde_json::to_string_pretty(&profiles).unwrap_or_default()
         );
     } else {
         for d in &list {
@@ -319,6 +344,7 @@ fn main() -> ExitCode {
             target_env,
             kernel,
             error_format,
+            device_profile,
         } => build(
             &files,
             &out,
@@ -326,6 +352,7 @@ fn main() -> ExitCode {
             &target_env,
             kernel.as_deref(),
             error_format,
+            device_profile.as_deref(),
         ),
         Command::Check {
             files,
@@ -335,8 +362,9 @@ fn main() -> ExitCode {
             file,
             target_env,
             error_format,
+            profile,
             args,
-        } => run(&file, &target_env, &args, error_format),
+        } => run(&file, &target_env, &args, error_format, profile),
         Command::Devices { json } => devices(json),
     }
 }

@@ -178,3 +178,96 @@ fn run_prints_the_returned_value_and_main_args() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "n=2 first=hello\n");
 }
+
+/// Whether a Vulkan device is present (the device-dependent CLI tests skip without one,
+/// except under `CI=true`).
+fn have_device() -> bool {
+    let ok = cajeta_runtime::Context::list_devices().is_ok_and(|d| !d.is_empty());
+    assert!(
+        ok || std::env::var("CI").map_or(true, |v| v != "true"),
+        "CI=true but no device"
+    );
+    ok
+}
+
+#[test]
+fn devices_json_is_the_device_profile_format_and_build_checks_against_it() {
+    if !have_device() {
+        return;
+    }
+    let out = cajetac().args(["devices", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let profiles: Vec<cajeta_runtime::DeviceProfile> = serde_json::from_str(&text).unwrap();
+    assert!(!profiles.is_empty());
+    assert_eq!(profiles[0].schema, cajeta_runtime::DEVICE_PROFILE_SCHEMA);
+    let dir = temp_dir("profile");
+    let good = dir.join("devices.json");
+    std::fs::write(&good, &text).unwrap();
+    for profile in [good.to_str().unwrap(), "auto"] {
+        let status = cajetac()
+            .args(["build", "examples/img_rmw.cajeta", "-o"])
+            .arg(&dir)
+            .args(["--device-profile", profile])
+            .current_dir(repo())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{profile}");
+    }
+    // A Vulkan 1.0 device cannot run the default vulkan1.1 target: exit 1, naming it.
+    let mut old = profiles[0].clone();
+    old.api_version = "1.0.0".into();
+    let bad = dir.join("old.json");
+    std::fs::write(&bad, old.to_json()).unwrap();
+    let out = cajetac()
+        .args(["build", "examples/img_rmw.cajeta", "-o"])
+        .arg(&dir)
+        .arg("--device-profile")
+        .arg(&bad)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("kernel `fill` needs target environment vulkan1.1, which device profile"),
+        "{err}"
+    );
+    let out = cajetac()
+        .args([
+            "build",
+            "examples/img_rmw.cajeta",
+            "--device-profile",
+            "/no/such/file",
+        ])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn run_profile_prints_per_kernel_gpu_times() {
+    if !have_device() {
+        return;
+    }
+    let out = cajetac()
+        .args(["run", "--profile", "examples/img_rmw.cajeta"])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "777");
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("no timestamps") {
+        return;
+    }
+    assert!(err.contains("kernel / transfer"), "{err}");
+    for kernel in ["fill", "rmw", "download"] {
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with(kernel) && l.split_whitespace().nth(1) == Some("1")),
+            "{kernel} timed once: {err}"
+        );
+    }
+}

@@ -77,6 +77,10 @@ pub struct DeviceLimits {
     pub max_push_constants_size: u32,
     /// `timestampPeriod`: nanoseconds per timestamp tick.
     pub timestamp_period_ns: f32,
+    /// `maxStorageBufferRange` in bytes.
+    pub max_storage_buffer_range: u32,
+    /// `maxImageDimension2D` in texels.
+    pub max_image_dimension_2d: u32,
 }
 
 /// Description of one physical device with a compute queue.
@@ -105,44 +109,50 @@ pub struct DeviceInfo {
     pub features: Vec<String>,
     /// Every device extension the device offers.
     pub extensions: Vec<String>,
+    /// `subgroupSize`.
+    pub subgroup_size: u32,
+    /// Subgroup operations supported in compute shaders: `basic`, `vote`, `arithmetic`,
+    /// `ballot`, `shuffle`, `shuffle_relative`, `clustered`, `quad`.
+    pub subgroup_operations: Vec<String>,
+}
+
+/// [`select`] over plain device descriptions (for profiles).
+pub(crate) fn select_info(devices: &[DeviceInfo], selector: Option<&str>) -> Result<usize> {
+    if devices.is_empty() {
+        return Err(RuntimeError::NoDevice);
+    }
+    if let Some(s) = selector.map(str::trim).filter(|s| !s.is_empty()) {
+        let found = match s.parse::<usize>() {
+            Ok(i) => (i < devices.len()).then_some(i),
+            Err(_) => {
+                let needle = s.to_lowercase();
+                devices
+                    .iter()
+                    .position(|d| d.name.to_lowercase().contains(&needle))
+            }
+        };
+        return found.ok_or_else(|| RuntimeError::DeviceNotFound {
+            selector: s.to_string(),
+            available: devices
+                .iter()
+                .map(|d| format!("{}: {}", d.index, d.name))
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    Ok(devices
+        .iter()
+        .enumerate()
+        .min_by_key(|(i, d)| (d.device_type.rank(), *i))
+        .map(|(i, _)| i)
+        .unwrap_or(0))
 }
 
 /// Picks a device: the selector (index or case-insensitive name substring) if given, else the
 /// best type (discrete, integrated, virtual, CPU), first in enumeration order among equals.
 pub(crate) fn select(candidates: &[Candidate], selector: Option<&str>) -> Result<usize> {
-    if candidates.is_empty() {
-        return Err(RuntimeError::NoDevice);
-    }
-    let not_found = |s: &str| RuntimeError::DeviceNotFound {
-        selector: s.to_string(),
-        available: candidates
-            .iter()
-            .map(|c| format!("{}: {}", c.info.index, c.info.name))
-            .collect::<Vec<_>>()
-            .join(", "),
-    };
-    match selector.map(str::trim).filter(|s| !s.is_empty()) {
-        Some(s) => {
-            if let Ok(i) = s.parse::<usize>() {
-                return if i < candidates.len() {
-                    Ok(i)
-                } else {
-                    Err(not_found(s))
-                };
-            }
-            let needle = s.to_lowercase();
-            candidates
-                .iter()
-                .position(|c| c.info.name.to_lowercase().contains(&needle))
-                .ok_or_else(|| not_found(s))
-        }
-        None => Ok(candidates
-            .iter()
-            .enumerate()
-            .min_by_key(|(i, c)| (c.info.device_type.rank(), *i))
-            .map(|(i, _)| i)
-            .unwrap_or(0)),
-    }
+    let infos: Vec<DeviceInfo> = candidates.iter().map(|c| c.info.clone()).collect();
+    select_info(&infos, selector)
 }
 
 /// The logical device; destroyed on drop (after the allocator, before the instance).

@@ -312,9 +312,13 @@ impl InstanceHandle {
                 max_compute_shared_memory_size: l.max_compute_shared_memory_size,
                 max_push_constants_size: l.max_push_constants_size,
                 timestamp_period_ns: l.timestamp_period,
+                max_storage_buffer_range: l.max_storage_buffer_range,
+                max_image_dimension_2d: l.max_image_dimension2_d,
             },
             features: feature_names,
             extensions,
+            subgroup_size: subgroup.subgroup_size,
+            subgroup_operations: Vec::new(),
         };
         let subgroup_ops = if subgroup
             .supported_stages
@@ -324,6 +328,8 @@ impl InstanceHandle {
         } else {
             vk::SubgroupFeatureFlags::empty()
         };
+        let mut info = info;
+        info.subgroup_operations = crate::device_profile::subgroup_op_names(subgroup_ops);
         Ok(Some(Candidate {
             physical,
             info,

@@ -26,6 +26,7 @@
 mod batch;
 mod cache;
 mod device;
+mod device_profile;
 mod error;
 mod event;
 mod features;
@@ -47,6 +48,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub use cache::cache_dir_from_env;
 pub use device::{DeviceInfo, DeviceLimits, DeviceType, VALIDATION_LAYER};
+pub use device_profile::{DeviceProfile, ProfileLimits, DEVICE_PROFILE_SCHEMA};
 pub use error::{Result, RuntimeError};
 pub use event::Event;
 pub use features::required_features;

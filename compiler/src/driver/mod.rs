@@ -4,6 +4,7 @@
 //! `compile_kernels` runs the SPIR-V backend over every kernel; `run_program` compiles the
 //! kernels and runs a host entry point.
 
+pub mod cache;
 mod stdlib;
 
 use crate::backend::host::{self, HostIo, HostOutcome};
@@ -87,7 +88,8 @@ pub enum RunError {
     Runtime(String),
 }
 
-/// Compiles and runs a program's host entry point.
+/// Compiles and runs a program's host entry point. Kernels come from the compile cache
+/// (`CAJETA_CACHE_DIR`, see [`cache`]) when the sources, options and compiler are unchanged.
 pub fn run_program(
     sources: &mut SourceMap,
     files: &[(String, String)],
@@ -96,10 +98,14 @@ pub fn run_program(
     io: &mut HostIo,
 ) -> Result<HostOutcome, RunError> {
     let module = frontend(sources, files).map_err(RunError::Compile)?;
-    let kernels: HashMap<FunctionId, CompiledKernel> = compile_kernels(&module, options, None)
-        .map_err(RunError::Compile)?
-        .into_iter()
-        .collect();
+    let key = cache::compile_key(files, options, None, None);
+    let dir = cajeta_runtime::cache_dir_from_env();
+    let kernels: HashMap<FunctionId, CompiledKernel> =
+        cache::compile_kernels_cached(&module, options, None, dir.as_deref(), &key)
+            .map_err(RunError::Compile)?
+            .0
+            .into_iter()
+            .collect();
     let entry = entry_point(&module).ok_or(RunError::NoEntryPoint)?;
     host::run_host(&module, entry, args, &kernels, sources, io)
         .map_err(|e| RunError::Runtime(e.render(sources)))
