@@ -69,6 +69,9 @@ fn entry_path(dir: &Path, key: &str) -> PathBuf {
     dir.join("kernels").join(format!("{key}.json"))
 }
 
+/// Compiled kernels with the function each one comes from.
+pub type Kernels = Vec<(FunctionId, CompiledKernel)>;
+
 /// Compiles like [`super::compile_kernels`], reusing a cached result under `key` from `dir`
 /// (when given). Returns the kernels and whether they came from the cache.
 pub fn compile_kernels_cached(
@@ -77,7 +80,7 @@ pub fn compile_kernels_cached(
     only: Option<&str>,
     dir: Option<&Path>,
     key: &str,
-) -> Result<(Vec<(FunctionId, CompiledKernel)>, bool), Vec<Diagnostic>> {
+) -> Result<(Kernels, bool), Vec<Diagnostic>> {
     if let Some(dir) = dir {
         let cached = std::fs::read(entry_path(dir, key))
             .ok()
