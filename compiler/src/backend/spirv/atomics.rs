@@ -127,6 +127,13 @@ impl FnCx<'_, '_> {
         let fty = self.cx.value_type(elem, span)?;
         let ids = |v: &[Word]| v.iter().map(|&w| Operand::IdRef(w)).collect::<Vec<_>>();
         if storage == fty {
+            if !matches!(op, AtomicOp::Add | AtomicOp::Sub) {
+                // The access analysis gives every other float atomic a bit view.
+                return Err(unsupported(
+                    span,
+                    format!("internal error: atomic {op:?} on a float view"),
+                ));
+            }
             // Native: only add (and sub as the add of the negation, which is exact).
             let v = if op == AtomicOp::Sub {
                 self.op(Op::FNegate, fty, &[value])?
