@@ -172,9 +172,14 @@ fn build(
         Ok(m) => m,
         Err(d) => return report(&sources, &d, format),
     };
+    // A device profile's optional features are used where they help (a native float atomic
+    // add, …); without one the code runs on any Vulkan 1.1 device.
     let options = SpirvOptions {
         target_env: env,
-        ..SpirvOptions::default()
+        device_features: profile
+            .as_ref()
+            .map(|p| p.features.clone())
+            .unwrap_or_default(),
     };
     let kernels = match driver::compile_kernels(&module, &options, kernel) {
         Ok(k) => k,

@@ -247,6 +247,45 @@ fn devices_json_is_the_device_profile_format_and_build_checks_against_it() {
 }
 
 #[test]
+fn build_compiles_for_the_device_profile_features() {
+    if !have_device() {
+        return;
+    }
+    let out = cajetac().args(["devices", "--json"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let profiles: Vec<cajeta_runtime::DeviceProfile> = serde_json::from_str(&text).unwrap();
+    let dir = temp_dir("profile_features");
+    for native in [true, false] {
+        let mut p = profiles[0].clone();
+        p.features.retain(|f| f != "shaderBufferFloat32AtomicAdd");
+        if native {
+            p.features.push("shaderBufferFloat32AtomicAdd".into());
+        }
+        let file = dir.join(format!("p{native}.json"));
+        std::fs::write(&file, p.to_json()).unwrap();
+        let out_dir = dir.join(format!("out{native}"));
+        let status = cajetac()
+            .args([
+                "build",
+                "tests/device/atomics.cajeta",
+                "--emit",
+                "spvasm",
+                "-o",
+            ])
+            .arg(&out_dir)
+            .arg("--device-profile")
+            .arg(&file)
+            .current_dir(repo())
+            .status()
+            .unwrap();
+        // A profile claiming the feature the device may lack only changes the code.
+        assert!(status.success());
+        let dis = std::fs::read_to_string(out_dir.join("count.spvasm")).unwrap();
+        assert_eq!(dis.contains("OpAtomicFAddEXT"), native, "{dis}");
+    }
+}
+
+#[test]
 fn run_profile_prints_per_kernel_gpu_times() {
     if !have_device() {
         return;
