@@ -142,7 +142,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             {
                 Ok(v) => {
                     if self.is_device()
-                        && v.ty.is_resource()
+                        && (v.ty.is_resource() || matches!(v.ty, Type::Shared(_)))
                         && !matches!(v.kind, ExprKind::Load(ir::Place::Local(_)))
                     {
                         failed = true;

@@ -102,14 +102,15 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
         FunctionKind::Host => return,
     }
     for (p, t) in f.decl.params.iter().zip(&f.params) {
-        if matches!(t, Type::Shared(_) | Type::Enum(_)) {
+        let shared_helper_param = f.kind == FunctionKind::Device && matches!(t, Type::Shared(_));
+        if matches!(t, Type::Shared(_) | Type::Enum(_)) && !shared_helper_param {
             diags.push(
                 Diagnostic::error(
                     Code::InvalidShared,
                     p.ty.span,
                     format!("parameter `{}` of type {t} is not supported", p.name.name),
                 )
-                .with_note("declare shared arrays in the kernel with `shared T[n]` and index them there; pass MemoryOrder constants directly"),
+                .with_note("declare shared arrays in the kernel with `shared T[n]` (@Device helpers may take them as parameters); pass MemoryOrder constants directly"),
             );
             continue;
         }

@@ -745,7 +745,22 @@ impl FnCx<'_, '_> {
         let mut resources = Vec::new();
         let mut values = Vec::new();
         for (arg, param) in args.iter().zip(callee.params()) {
-            if param.ty.is_resource() {
+            if let Type::Shared(_) = param.ty {
+                let handle = match &arg.kind {
+                    ExprKind::Load(Place::Local(l)) => match self.slots.get(l.0) {
+                        Some(Slot::Shared(Some(a))) => Some(a.handle),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let h = handle.ok_or_else(|| {
+                    unsupported(
+                        arg.span,
+                        "a Shared<T> argument must be a declared shared array",
+                    )
+                })?;
+                resources.push(Some(super::memory::SHARED_HANDLE_BASE + h));
+            } else if param.ty.is_resource() {
                 let p = self.resource_param(arg).ok_or_else(|| {
                     unsupported(arg.span, "a resource argument must be a resource parameter")
                 })?;

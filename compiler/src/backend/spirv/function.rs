@@ -129,7 +129,8 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
             ty @ (Type::Array(_) | Type::String | Type::Stream) => {
                 return Err(host_only(p.span, ty))
             }
-            ty @ (Type::Shared(_) | Type::Enum(_) | Type::Struct(_)) => {
+            Type::Shared(_) => {}
+            ty @ (Type::Enum(_) | Type::Struct(_)) => {
                 return Err(unsupported(
                     p.span,
                     format!("a helper parameter of type `{ty}`"),
@@ -163,6 +164,18 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
                 } else {
                     Slot::Value(value)
                 }
+            }
+            Type::Shared(_) => {
+                let handle = key.1.get(i).copied().flatten();
+                let array = handle.and_then(|h| {
+                    let h = h.checked_sub(super::memory::SHARED_HANDLE_BASE)?;
+                    f.cx.mem
+                        .shared_arrays
+                        .iter()
+                        .find(|a| a.handle == h)
+                        .copied()
+                });
+                Slot::Shared(array)
             }
             _ => Slot::Resource(key.1.get(i).copied().flatten()),
         };

@@ -47,7 +47,13 @@ pub(crate) struct SharedArray {
     pub(crate) storage: Word,
     /// The length (a constant or spec-constant operation), `uint32`.
     pub(crate) len: Word,
+    /// Identifies the array in helper specializations: the kernel local it was declared as.
+    pub(crate) handle: usize,
 }
+
+/// Helper keys name a kernel resource parameter by its index and a shared array by this
+/// base plus its handle, so one key type covers both.
+pub(crate) const SHARED_HANDLE_BASE: usize = 1 << 32;
 
 /// Module-wide state of this area.
 #[derive(Debug, Default)]
@@ -60,6 +66,8 @@ pub(crate) struct MemState {
     slots: BTreeMap<u32, (Word, ScalarType, u32)>,
     /// Scalar built-in inputs (`SubgroupSize`…).
     pub(crate) scalar_builtins: Vec<(rspirv::spirv::BuiltIn, Word)>,
+    /// The kernel's shared arrays, for helpers that take them as parameters.
+    pub(crate) shared_arrays: Vec<SharedArray>,
 }
 
 impl MemState {
@@ -198,32 +206,49 @@ impl FnCx<'_, '_> {
         let var = self
             .cx
             .global_variable(array, StorageClass::Workgroup, &name);
-        self.slots[local] = Slot::Shared(Some(SharedArray {
+        let array = SharedArray {
             var,
             elem,
             storage,
             len,
-        }));
+            handle: local,
+        };
+        self.cx.mem.shared_arrays.push(array);
+        self.slots[local] = Slot::Shared(Some(array));
         Ok(())
     }
 
-    /// Whether a float shared array is the receiver of an atomic that needs a bit view.
+    /// Whether a float shared array needs a bit view: an atomic in the kernel on it, or in
+    /// any @Device helper on a `Shared<T>` parameter (helpers may be passed any array).
     fn shared_needs_bits(&self, local: usize, elem: ScalarType) -> bool {
         if !elem.is_float() {
             return false;
         }
         let native = self.cx.mem.has(SHARED_FLOAT_ADD);
-        crate::ir::visit::find_expr(&self.func.body, &|e| match &e.kind {
+        let needs = |e: &Expr, on_local: Option<usize>| match &e.kind {
             ExprKind::Intrinsic {
                 op: Intrinsic::Atomic(a),
                 args,
             } => {
-                matches!(args.first().map(|r| &r.kind), Some(ExprKind::Load(Place::Local(l))) if l.0 == local)
-                    && super::atomics::atomic_needs_bits(*a, &args[0].ty, native)
+                let receiver = args.first();
+                let here = match (receiver.map(|r| &r.kind), on_local) {
+                    (Some(ExprKind::Load(Place::Local(l))), Some(local)) => l.0 == local,
+                    (_, None) => receiver.is_some_and(|r| matches!(r.ty, Type::Shared(_))),
+                    _ => false,
+                };
+                here && receiver
+                    .is_some_and(|r| super::atomics::atomic_needs_bits(*a, &r.ty, native))
             }
             _ => false,
-        })
-        .is_some()
+        };
+        crate::ir::visit::find_expr(&self.func.body, &|e| needs(e, Some(local))).is_some()
+            || self
+                .cx
+                .ir
+                .functions
+                .iter()
+                .filter(|f| f.kind == crate::ir::FunctionKind::Device)
+                .any(|f| crate::ir::visit::find_expr(&f.body, &|e| needs(e, None)).is_some())
     }
 
     /// `SpecId 3` (bytes, default one element) divided by the element size.
