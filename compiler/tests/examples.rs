@@ -9,6 +9,10 @@ mod saxpy;
 #[path = "../../examples/rust/streams.rs"]
 mod streams;
 
+#[allow(dead_code)]
+#[path = "../../examples/rust/blur.rs"]
+mod blur;
+
 use cajetac::embed::{Device, Error};
 
 /// A device, or `None` (skip) when there is none outside CI.
@@ -41,6 +45,14 @@ fn streams_example_runs() {
         let out = streams::pipeline(&d, 1000).unwrap();
         let want: Vec<u32> = (0..1000u32).map(|i| 9 * i * i).collect();
         assert_eq!(out, want);
+    }
+}
+
+#[test]
+fn blur_example_runs() {
+    blur::main().unwrap();
+    if let Some(d) = device() {
+        assert!(blur::blur(&d, 17, 5).unwrap() < 1e-6);
     }
 }
 

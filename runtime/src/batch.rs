@@ -546,6 +546,10 @@ impl Drop for Batches {
                 let _ = device.wait_for_fences(&fences, true, u64::MAX);
             }
         }
+        // Finished work still counts in the profile.
+        for batch in &mut self.in_flight {
+            batch.collect_times(&self.shared);
+        }
         let batches = self
             .recording
             .take()
