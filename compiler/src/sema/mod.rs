@@ -12,6 +12,7 @@ mod conversions;
 mod expr;
 mod fold;
 mod hostio;
+mod launch;
 mod literals;
 mod memory;
 mod names;

@@ -1,0 +1,208 @@
+//! Kernel launches from host code: `k.launch(stream, grid: [...], block: [...],
+//! sharedBytes: n, spec: [...])(args…)`.
+
+use super::body::{FnCtx, R};
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{self, ExprKind, FunctionKind, ScalarType, Type};
+use crate::syntax::ast;
+
+impl<'s, 'a> FnCtx<'s, 'a> {
+    /// `k.launch(stream, grid: [...], block: [...])(args)`.
+    pub fn launch(&mut self, config: &ast::Expr, args: &[ast::Arg], span: Span) -> R<ir::Expr> {
+        let ast::ExprKind::MethodCall(target, method, opts) = &config.kind else {
+            return self.error(Diagnostic::error(
+                Code::InvalidLaunch,
+                span,
+                "only `kernel.launch(…)(…)` can be called this way",
+            ));
+        };
+        if method.name != "launch" {
+            return self.error(Diagnostic::error(
+                Code::InvalidLaunch,
+                method.span,
+                format!(
+                    "`{}(…)(…)`: only `launch` returns something callable",
+                    method.name
+                ),
+            ));
+        }
+        if self.is_device() {
+            return self.error(Diagnostic::error(
+                Code::HostOnlyInDevice,
+                span,
+                "kernels can only be launched from host code",
+            ));
+        }
+        let kernel = match &target.kind {
+            ast::ExprKind::Name(n) => self
+                .syms
+                .user_methods
+                .get(&self.class)
+                .and_then(|m| m.get(n))
+                .copied(),
+            ast::ExprKind::Field(c, n) => match &c.kind {
+                ast::ExprKind::Name(cls) => self
+                    .syms
+                    .user_methods
+                    .get(cls)
+                    .and_then(|m| m.get(&n.name))
+                    .copied(),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(kid) = kernel.filter(|k| self.syms.functions[k.0].kind == FunctionKind::Kernel)
+        else {
+            return self.error(
+                Diagnostic::error(
+                    Code::InvalidLaunch,
+                    target.span,
+                    "only @Kernel methods can be launched",
+                )
+                .with_label("not a kernel"),
+            );
+        };
+        let mut stream = None;
+        let mut grid = None;
+        let mut block = None;
+        let mut shared_bytes = None;
+        let mut spec = Vec::new();
+        for a in opts {
+            match a.name.as_ref().map(|n| n.name.as_str()) {
+                None if stream.is_none() => {
+                    let v = self.expr(&a.value, None)?;
+                    stream = Some(self.coerce(v, &Type::Stream, a.value.span)?);
+                }
+                None => {
+                    return self.error(Diagnostic::error(
+                        Code::InvalidLaunch,
+                        a.value.span,
+                        "unexpected argument: launch takes a stream, then grid: and block:",
+                    ))
+                }
+                Some("grid") => grid = Some(self.dims(&a.value)?),
+                Some("block") => block = Some(self.dims(&a.value)?),
+                Some("sharedBytes") => {
+                    let u32t = Type::Scalar(ScalarType::U32);
+                    let v = self.expr(&a.value, Some(&u32t))?;
+                    shared_bytes = Some(self.coerce(v, &u32t, a.value.span)?);
+                }
+                Some("spec") => spec = self.spec_values(&a.value)?,
+                Some(other) => {
+                    let n = a.name.as_ref().map(|n| n.span).unwrap_or(span);
+                    return self.error(
+                        Diagnostic::error(
+                            Code::InvalidLaunch,
+                            n,
+                            format!("unknown launch option `{other}`"),
+                        )
+                        .with_note("launch options: grid, block, sharedBytes, spec"),
+                    );
+                }
+            }
+        }
+        let (Some(stream), Some(grid), Some(block)) = (stream, grid, block) else {
+            return self.error(
+                Diagnostic::error(
+                    Code::InvalidLaunch,
+                    config.span,
+                    "a launch needs a stream, `grid:` and `block:`",
+                )
+                .with_note("example: `k.launch(s, grid: [n / 64], block: [64])(…)`"),
+            );
+        };
+        let kf = &self.syms.functions[kid.0];
+        let (params, kname, kspan) = (
+            kf.params.clone(),
+            kf.decl.name.name.clone(),
+            kf.decl.name.span,
+        );
+        let args = self.positional(args)?;
+        if args.len() != params.len() {
+            return self.error(
+                Diagnostic::error(
+                    Code::ArgumentCount,
+                    span,
+                    format!(
+                        "kernel `{kname}` takes {} argument(s) but {} were supplied",
+                        params.len(),
+                        args.len()
+                    ),
+                )
+                .with_secondary(kspan, "kernel declared here"),
+            );
+        }
+        let mut values = Vec::new();
+        for (a, p) in args.iter().zip(&params) {
+            let v = self.expr(a, Some(p))?;
+            values.push(self.coerce(v, p, a.span)?);
+        }
+        Ok(ir::Expr {
+            kind: ExprKind::Launch(Box::new(ir::Launch {
+                kernel: kid,
+                stream,
+                grid,
+                block,
+                args: values,
+                shared_bytes,
+                spec,
+            })),
+            ty: Type::Void,
+            span,
+        })
+    }
+
+    /// `spec: [v0, v1, …]`: numeric scalars; the host converts each to its slot's type.
+    fn spec_values(&mut self, e: &ast::Expr) -> R<Vec<ir::Expr>> {
+        let ast::ExprKind::ArrayLit(items) = &e.kind else {
+            return self.error(Diagnostic::error(
+                Code::InvalidLaunch,
+                e.span,
+                "spec values are written as `[v0, v1, …]`",
+            ));
+        };
+        let mut out = Vec::new();
+        for i in items {
+            let v = self.expr(i, None)?;
+            match v.ty {
+                Type::Scalar(s) if s.is_numeric() => out.push(v),
+                ref t => {
+                    let t = t.clone();
+                    return self.error(Diagnostic::error(
+                        Code::TypeMismatch,
+                        i.span,
+                        format!("a spec value must be an integer or float, found {t}"),
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn dims(&mut self, e: &ast::Expr) -> R<Vec<ir::Expr>> {
+        let ast::ExprKind::ArrayLit(items) = &e.kind else {
+            return self.error(Diagnostic::error(
+                Code::InvalidLaunch,
+                e.span,
+                "grid and block are written as `[x]`, `[x, y]` or `[x, y, z]`",
+            ));
+        };
+        if items.is_empty() || items.len() > 3 {
+            return self.error(Diagnostic::error(
+                Code::InvalidLaunch,
+                e.span,
+                format!(
+                    "grid and block have 1 to 3 dimensions, found {}",
+                    items.len()
+                ),
+            ));
+        }
+        let u32t = Type::Scalar(ScalarType::U32);
+        let mut out = Vec::new();
+        for i in items {
+            let v = self.expr(i, Some(&u32t))?;
+            out.push(self.coerce(v, &u32t, i.span)?);
+        }
+        Ok(out)
+    }
+}
