@@ -5,12 +5,14 @@
 //! and kernels it uses, its staging buffers and its descriptor pools. After the fence, the
 //! batch is reset (descriptor pools included) and reused for later recording.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use ash::vk;
 
 use crate::device::DeviceShared;
 use crate::error::{vk_err, Result, RuntimeError};
+use crate::launch::SetKey;
 use crate::memory::{Staging, StagingKind, StagingPool};
 use crate::pipeline::{DescriptorCounts, Kernel};
 use crate::profile::{create_query_pool, elapsed_ns, ProfileKind, Timed, QUERIES_PER_POOL};
@@ -65,6 +67,8 @@ pub(crate) struct Batch {
     next_query: (usize, u32),
     /// Commands to read times for once the fence signals.
     timed: Vec<Timed>,
+    /// Descriptor sets written in this recording, by what they bind.
+    pub(crate) sets: HashMap<SetKey, vk::DescriptorSet>,
 }
 
 impl Batch {
@@ -372,6 +376,7 @@ impl Batches {
             queries_reset: 0,
             next_query: (0, 0),
             timed: Vec::new(),
+            sets: HashMap::new(),
         })
     }
 
@@ -492,6 +497,7 @@ impl Batches {
             batch.collect_times(&self.shared);
         }
         batch.timed.clear();
+        batch.sets.clear();
         batch.queries_reset = 0;
         batch.next_query = (0, 0);
         batch.seq = 0;

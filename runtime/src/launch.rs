@@ -3,7 +3,10 @@
 //! packed into push-constant bytes and descriptor writes. Nothing here touches a command
 //! buffer, so a rejected launch leaves the stream exactly as it was.
 
+use std::sync::Arc;
+
 use ash::vk;
+use ash::vk::Handle as _;
 
 use crate::device::DeviceShared;
 use crate::pipeline::{Kernel, PipelineKey};
@@ -449,4 +452,33 @@ pub(crate) fn prepare(
         bindings,
         usages,
     })
+}
+
+/// What a descriptor set binds: the kernel (its layout) and, per binding, the Vulkan handle and
+/// image layout. Handles stay valid (and unique) while the batch keeps their owners alive.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct SetKey {
+    kernel: usize,
+    bindings: Vec<(u32, u64, i32)>,
+}
+
+impl SetKey {
+    /// The key of binding `bindings` for `kernel`.
+    pub(crate) fn of(kernel: &Kernel, bindings: &[(u32, vk::DescriptorType, Bound)]) -> SetKey {
+        SetKey {
+            kernel: Arc::as_ptr(&kernel.inner) as usize,
+            bindings: bindings
+                .iter()
+                .map(|(binding, _, b)| {
+                    let (handle, layout) = match b {
+                        Bound::Buffer(buf) => (buf.inner.raw.buffer.as_raw(), 0),
+                        Bound::Image(img, l) => (img.inner.view.as_raw(), l.as_raw()),
+                        Bound::Texture(tex, l) => (tex.inner.view.as_raw(), l.as_raw()),
+                        Bound::Sampler(smp) => (smp.inner.sampler.as_raw(), 0),
+                    };
+                    (*binding, handle, layout)
+                })
+                .collect(),
+        }
+    }
 }

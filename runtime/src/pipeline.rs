@@ -103,6 +103,8 @@ pub(crate) struct KernelInner {
     pub(crate) counts: DescriptorCounts,
     pipelines: Mutex<HashMap<PipelineKey, vk::Pipeline>>,
     created: AtomicUsize,
+    /// `"launch <name>"`, the barrier log's label for this kernel's launches.
+    pub(crate) launch_label: String,
 }
 
 impl Drop for KernelInner {
@@ -489,6 +491,7 @@ fn create_objects(
         counts,
         pipelines: Mutex::new(HashMap::new()),
         created: AtomicUsize::new(0),
+        launch_label: format!("launch {}", r.entry_point),
     };
     let device = shared.device();
     let module_info = vk::ShaderModuleCreateInfo::default().code(spirv);

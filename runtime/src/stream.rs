@@ -12,7 +12,7 @@ use ash::vk;
 use crate::batch::{Batches, Keep};
 use crate::device::DeviceShared;
 use crate::error::{Result, RuntimeError};
-use crate::launch::{check_shape, prepare, Bound, KernelArg, LaunchConfig};
+use crate::launch::{check_shape, prepare, Bound, KernelArg, LaunchConfig, SetKey};
 use crate::lock;
 use crate::pipeline::Kernel;
 use crate::profile::ProfileKind;
@@ -93,17 +93,24 @@ impl Stream {
         let device = shared.device();
         let mut state = lock(&self.inner.state);
         let batch = state.ensure_recording()?;
-        let set = if prepared.bindings.is_empty() {
-            vk::DescriptorSet::null()
+        // A launch binding exactly what an earlier launch of this batch bound (same kernel,
+        // same resources, same layouts) reuses that descriptor set: a chain of launches over
+        // the same buffers writes one set, not one per launch.
+        let set_key = SetKey::of(kernel, &prepared.bindings);
+        let (set, fresh) = if prepared.bindings.is_empty() {
+            (vk::DescriptorSet::null(), false)
+        } else if let Some(&set) = batch.sets.get(&set_key) {
+            (set, false)
         } else {
-            batch.allocate_set(shared, kernel)?
+            let set = batch.allocate_set(shared, kernel)?;
+            batch.sets.insert(set_key, set);
+            (set, true)
         };
         let timed = batch.timestamp_begin(shared)?;
         // Everything fallible is done: from here on the command is certainly recorded, so the
         // hazard state may advance.
         let id = CommandId(shared.next_command_id());
-        let label = format!("launch {}", kernel.name());
-        let barriers = lock(&shared.tracker).plan(id, &label, &prepared.usages);
+        let barriers = lock(&shared.tracker).plan(id, &kernel.inner.launch_label, &prepared.usages);
         let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> = prepared
             .bindings
             .iter()
@@ -157,7 +164,7 @@ impl Stream {
         // SAFETY: the set, pipeline, layout and resources are alive (the batch keeps them until
         // its fence signals), and the command buffer is in the recording state.
         unsafe {
-            if !writes.is_empty() {
+            if fresh {
                 device.update_descriptor_sets(&writes, &[]);
             }
             batch.record_barriers(device, &barriers);

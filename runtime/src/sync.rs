@@ -24,6 +24,7 @@
 //! - read-after-read and commands on unrelated resources need nothing.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use ash::vk;
 
@@ -231,7 +232,42 @@ const LOG_CAP: usize = 1 << 16;
 #[derive(Debug, Default)]
 pub(crate) struct Tracker {
     states: HashMap<ResourceId, State>,
-    log: Vec<BarrierRecord>,
+    log: Vec<RawRecord>,
+    /// Interned command labels (`"launch fill"`…), shared by the records.
+    labels: HashMap<String, Arc<str>>,
+}
+
+/// A [`BarrierRecord`] before its masks and layouts are turned into names.
+#[derive(Debug, Clone)]
+struct RawRecord {
+    before: CommandId,
+    label: Arc<str>,
+    resource: ResourceId,
+    resource_kind: ResourceKind,
+    hazard: Hazard,
+    src_stage: vk::PipelineStageFlags,
+    dst_stage: vk::PipelineStageFlags,
+    src_access: vk::AccessFlags,
+    dst_access: vk::AccessFlags,
+    layouts: Option<(vk::ImageLayout, vk::ImageLayout)>,
+}
+
+impl RawRecord {
+    fn named(&self) -> BarrierRecord {
+        BarrierRecord {
+            before: self.before,
+            before_label: self.label.to_string(),
+            resource: self.resource,
+            resource_kind: self.resource_kind,
+            hazard: self.hazard,
+            src_stage: flags_name(format!("{:?}", self.src_stage)),
+            dst_stage: flags_name(format!("{:?}", self.dst_stage)),
+            src_access: flags_name(format!("{:?}", self.src_access)),
+            dst_access: flags_name(format!("{:?}", self.dst_access)),
+            old_layout: self.layouts.map(|(o, _)| format!("{o:?}")),
+            new_layout: self.layouts.map(|(_, n)| format!("{n:?}")),
+        }
+    }
 }
 
 /// Flag masks as `A|B`, or `NONE` when empty (ash's `Debug` prints names joined by ` | `).
@@ -356,18 +392,26 @@ impl Tracker {
                     // A long-running program must not grow without bound: keep the newer half.
                     self.log.drain(..LOG_CAP / 2);
                 }
-                self.log.push(BarrierRecord {
+                // Stored raw and named only when the log is read: launches are hot.
+                let label = match self.labels.get(label) {
+                    Some(l) => l.clone(),
+                    None => {
+                        let l: Arc<str> = Arc::from(label);
+                        self.labels.insert(label.to_string(), l.clone());
+                        l
+                    }
+                };
+                self.log.push(RawRecord {
                     before,
-                    before_label: label.to_string(),
+                    label,
                     resource: u.id,
                     resource_kind: u.kind(),
                     hazard,
-                    src_stage: flags_name(format!("{src_stage:?}")),
-                    dst_stage: flags_name(format!("{:?}", u.stage)),
-                    src_access: flags_name(format!("{src_access:?}")),
-                    dst_access: flags_name(format!("{dst:?}")),
-                    old_layout: layouts.map(|(o, _)| format!("{o:?}")),
-                    new_layout: layouts.map(|(_, n)| format!("{n:?}")),
+                    src_stage,
+                    dst_stage: u.stage,
+                    src_access,
+                    dst_access: dst,
+                    layouts,
                 });
                 if hazard == Hazard::LayoutTransition {
                     // The transition is itself a write (it may rewrite the memory), visible only
@@ -406,7 +450,7 @@ impl Tracker {
 
     /// A copy of the barrier log.
     pub(crate) fn log(&self) -> Vec<BarrierRecord> {
-        self.log.clone()
+        self.log.iter().map(RawRecord::named).collect()
     }
 
     /// Empties the barrier log (the hazard state is kept).
@@ -427,157 +471,5 @@ pub(crate) fn color_range() -> vk::ImageSubresourceRange {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use ash::vk::Handle as _;
-
-    fn buf(id: u64) -> (ResourceId, Handle) {
-        (ResourceId(id), Handle::Buffer(vk::Buffer::from_raw(id)))
-    }
-
-    fn img(id: u64) -> (ResourceId, Handle) {
-        (ResourceId(id), Handle::Image(vk::Image::from_raw(id)))
-    }
-
-    fn hazards(t: &Tracker, before: u64) -> Vec<Hazard> {
-        t.log
-            .iter()
-            .filter(|r| r.before == CommandId(before))
-            .map(|r| r.hazard)
-            .collect()
-    }
-
-    #[test]
-    fn upload_then_read_is_raw_then_read_after_read_is_free() {
-        let mut t = Tracker::default();
-        let (a, h) = buf(1);
-        assert!(t
-            .plan(CommandId(1), "upload", &[Usage::transfer_write(a, h)])
-            .is_empty());
-        let b = t.plan(
-            CommandId(2),
-            "launch k",
-            &[Usage::shader(a, h, true, false)],
-        );
-        assert_eq!(b.buffers.len(), 1);
-        assert_eq!(b.src_stages, vk::PipelineStageFlags::TRANSFER);
-        assert_eq!(b.dst_stages, vk::PipelineStageFlags::COMPUTE_SHADER);
-        assert_eq!(hazards(&t, 2), vec![Hazard::ReadAfterWrite]);
-        assert!(t
-            .plan(
-                CommandId(3),
-                "launch k",
-                &[Usage::shader(a, h, true, false)]
-            )
-            .is_empty());
-        let r = &t.log[0];
-        assert_eq!(
-            (r.src_access.as_str(), r.dst_access.as_str()),
-            ("TRANSFER_WRITE", "SHADER_READ")
-        );
-    }
-
-    #[test]
-    fn write_after_read_is_execution_only_and_write_after_write_is_logged() {
-        let mut t = Tracker::default();
-        let (a, h) = buf(1);
-        t.plan(
-            CommandId(1),
-            "launch w",
-            &[Usage::shader(a, h, false, true)],
-        );
-        t.plan(
-            CommandId(2),
-            "launch r",
-            &[Usage::shader(a, h, true, false)],
-        );
-        let b = t.plan(
-            CommandId(3),
-            "launch w",
-            &[Usage::shader(a, h, false, true)],
-        );
-        assert_eq!(hazards(&t, 3), vec![Hazard::WriteAfterRead]);
-        assert_eq!(b.buffers[0].src_access_mask, vk::AccessFlags::empty());
-        t.plan(
-            CommandId(4),
-            "launch w",
-            &[Usage::shader(a, h, false, true)],
-        );
-        assert_eq!(hazards(&t, 4), vec![Hazard::WriteAfterWrite]);
-    }
-
-    #[test]
-    fn raw_visibility_is_per_stage() {
-        // A compute write read by a copy is not thereby visible to a later shader read.
-        let mut t = Tracker::default();
-        let (a, h) = buf(1);
-        t.plan(
-            CommandId(1),
-            "launch w",
-            &[Usage::shader(a, h, false, true)],
-        );
-        t.plan(CommandId(2), "download", &[Usage::transfer_read(a, h)]);
-        t.plan(
-            CommandId(3),
-            "launch rw",
-            &[Usage::shader(a, h, true, true)],
-        );
-        assert_eq!(hazards(&t, 2), vec![Hazard::ReadAfterWrite]);
-        assert_eq!(hazards(&t, 3), vec![Hazard::ReadAfterWrite]);
-        assert_eq!(t.log[1].src_stage, "COMPUTE_SHADER|TRANSFER");
-    }
-
-    #[test]
-    fn image_first_use_is_one_transition_then_raw() {
-        let mut t = Tracker::default();
-        let (i, h) = img(7);
-        let b = t.plan(
-            CommandId(1),
-            "launch fill",
-            &[Usage::shader(i, h, false, true)],
-        );
-        assert_eq!(b.images.len(), 1);
-        assert_eq!(b.images[0].old_layout, vk::ImageLayout::UNDEFINED);
-        assert_eq!(hazards(&t, 1), vec![Hazard::LayoutTransition]);
-        let b = t.plan(
-            CommandId(2),
-            "launch rmw",
-            &[Usage::shader(i, h, true, true)],
-        );
-        assert_eq!(b.images[0].old_layout, vk::ImageLayout::GENERAL);
-        assert_eq!(hazards(&t, 2), vec![Hazard::ReadAfterWrite]);
-        assert_eq!(t.log[0].old_layout.as_deref(), Some("UNDEFINED"));
-        assert_eq!(t.log[0].new_layout.as_deref(), Some("GENERAL"));
-        assert_eq!(t.log[1].dst_access, "SHADER_READ|SHADER_WRITE");
-    }
-
-    #[test]
-    fn unrelated_resources_and_duplicate_bindings() {
-        let mut t = Tracker::default();
-        let (a, ha) = buf(1);
-        let (b, hb) = buf(2);
-        t.plan(
-            CommandId(1),
-            "launch f",
-            &[Usage::shader(a, ha, false, true)],
-        );
-        assert!(t
-            .plan(
-                CommandId(2),
-                "launch f",
-                &[Usage::shader(b, hb, false, true)]
-            )
-            .is_empty());
-        // The same buffer bound twice in one launch gives one barrier.
-        let batch = t.plan(
-            CommandId(3),
-            "launch c",
-            &[
-                Usage::shader(a, ha, true, false),
-                Usage::shader(a, ha, false, true),
-            ],
-        );
-        assert_eq!(batch.buffers.len(), 1);
-        assert_eq!(hazards(&t, 3), vec![Hazard::ReadAfterWrite]);
-    }
-}
+#[path = "sync_tests.rs"]
+mod tests;

@@ -246,14 +246,29 @@ fn many_launches_grow_descriptor_pools() {
     let kernel = ctx
         .load_kernel(&assemble(ADD1), &add1_reflection())
         .unwrap();
-    let a = ctx.create_buffer(64).unwrap();
-    let b = ctx.create_buffer(64).unwrap();
+    // A chain over 151 distinct buffers: every launch binds a new pair, so every launch needs
+    // its own descriptor set, more than one pool holds. (Launches binding the same pair again
+    // within a batch share one set.)
+    let bufs: Vec<Buffer> = (0..151).map(|_| ctx.create_buffer(64).unwrap()).collect();
     let s = ctx.default_stream();
-    s.upload_buffer(&a, &u32_bytes(&[0; 16])).unwrap();
+    s.upload_buffer(&bufs[0], &u32_bytes(&[0; 16])).unwrap();
     let cfg = LaunchConfig::new([1, 1, 1], [16, 1, 1]);
-    // More launches than one descriptor pool holds sets, ping-ponging between two buffers.
     for i in 0..150 {
-        let (src, dst) = if i % 2 == 0 { (&a, &b) } else { (&b, &a) };
+        s.launch(
+            &kernel,
+            &cfg,
+            &[
+                KernelArg::Buffer(&bufs[i]),
+                KernelArg::Buffer(&bufs[i + 1]),
+                u32arg(16),
+            ],
+        )
+        .unwrap();
+    }
+    // Ping-pong between two of them, reusing sets.
+    let (a, b) = (&bufs[150], &bufs[0]);
+    for i in 0..10 {
+        let (src, dst) = if i % 2 == 0 { (a, b) } else { (b, a) };
         s.launch(
             &kernel,
             &cfg,
@@ -262,8 +277,9 @@ fn many_launches_grow_descriptor_pools() {
         .unwrap();
     }
     let mut out = vec![0u8; 64];
-    s.download_buffer(&a, &mut out).unwrap();
-    assert_eq!(bytes_u32(&out), vec![150; 16]);
+    s.download_buffer(a, &mut out).unwrap();
+    assert_eq!(bytes_u32(&out), vec![160; 16]);
+    let (a, b) = (a.clone(), b.clone());
     // And again after the batch was recycled.
     s.launch(
         &kernel,
@@ -272,7 +288,7 @@ fn many_launches_grow_descriptor_pools() {
     )
     .unwrap();
     s.download_buffer(&b, &mut out).unwrap();
-    assert_eq!(bytes_u32(&out), vec![151; 16]);
+    assert_eq!(bytes_u32(&out), vec![161; 16]);
 }
 
 #[test]
