@@ -373,6 +373,15 @@ impl Ctx<'_> {
         if storage && !access.reads() {
             self.b.decorate(var, Decoration::NonReadable, []);
         }
+        // A buffer the kernel both reads and writes is `Coherent`: NVIDIA's 580 driver (H200)
+        // otherwise moved a load of an element above this invocation's own earlier store to
+        // it when a store to another buffer followed (`o[i] = x; t = o[i].x; o1[i] = x;`
+        // read 0; tests/device/vector_math.cajeta). Program order within an invocation needs
+        // no decoration in SPIR-V, so this only works around the driver; it costs L1 caching
+        // of such buffers on NVIDIA.
+        if matches!(kind, ResourceKind::Buffer { .. }) && access.reads() && access.writes() {
+            self.b.decorate(var, Decoration::Coherent, []);
+        }
         self.globals.resources.push(Resource {
             name: name.to_string(),
             var,

@@ -90,6 +90,12 @@ impl FnCx<'_, '_> {
 
     /// Lanes of a vector: `OpCompositeExtract` for one, `OpVectorShuffle` for several.
     pub(crate) fn swizzle(&mut self, a: &Expr, lanes: &[u8], e: &Expr) -> Res<Word> {
+        if let (crate::ir::ExprKind::Load(Place::Index { base, index }), [lane]) = (&a.kind, lanes)
+        {
+            if let Type::Buffer(_) = base.ty {
+                return self.buffer_lane_load(base, index, *lane, e);
+            }
+        }
         let v = self.expr(a)?;
         let ty = self.cx.ir_value_type(&e.ty, e.span)?;
         if let Type::Matrix(s, rows, _) = a.ty {
@@ -120,6 +126,18 @@ impl FnCx<'_, '_> {
         let mut operands = vec![Operand::IdRef(v), Operand::IdRef(v)];
         operands.extend(lanes.iter().map(|&l| Operand::LiteralBit32(u32::from(l))));
         self.op_with(Op::VectorShuffle, ty, operands)
+    }
+
+    /// `buf[i].x`: one scalar load through an access chain to the lane rather than a load of
+    /// the whole element.
+    fn buffer_lane_load(&mut self, base: &Expr, index: &Expr, lane: u8, e: &Expr) -> Res<Word> {
+        let (elem_ptr, elem, _) = self.buffer_element(base, index)?;
+        let stored = self.cx.storage_type(elem, e.span)?;
+        let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, stored);
+        let l = self.cx.const_u32(u32::from(lane));
+        let ptr = self.op(Op::AccessChain, ptr_ty, &[elem_ptr, l])?;
+        let v = self.op(Op::Load, stored, &[ptr])?;
+        self.stored_value(v, elem, stored, 1)
     }
 
     /// Reads lane `lane` of the vector in `base`.
@@ -166,12 +184,12 @@ impl FnCx<'_, '_> {
             Place::Index { base, index: i } => {
                 let (elem_ptr, elem, _) = self.buffer_element(base, i)?;
                 let stored = self.cx.storage_type(elem, span)?;
-                let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, stored);
-                let ptr = self.op(Op::AccessChain, ptr_ty, &[elem_ptr, index])?;
                 let mut v = self.expr(value)?;
                 if elem == ScalarType::Bool {
                     v = self.write_stored(v, elem, stored, 1)?;
                 }
+                let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, stored);
+                let ptr = self.op(Op::AccessChain, ptr_ty, &[elem_ptr, index])?;
                 self.cx.b.store(ptr, v, None, []).ice(span)
             }
             Place::Lane { .. } => Err(unsupported(span, "a lane of a lane")),
