@@ -271,21 +271,22 @@ fn run(file: &Path, env: &str, args: &[String], format: ErrorFormat, profile: bo
     // Kernels are compiled for the device they will run on, so that optional features it
     // has (native float atomic add, …) are used. Without a device the host code still
     // runs; a launch then reports why there is no GPU.
-    let opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
-    let context = cajeta_runtime::Context::with_options(opts).ok();
-    let device_features = context
-        .as_ref()
-        .map(|c| c.device_info().features.clone())
+    // The features come from the device's profile (no device is created for that); the
+    // context is then created with exactly the features the compiled kernels use.
+    let device_features = cajeta_runtime::DeviceProfile::auto()
+        .map(|p| p.features)
         .unwrap_or_default();
     let mut io = HostIo {
         stdout: &mut stdout,
-        context,
+        context: None,
     };
     let options = SpirvOptions {
         target_env: env,
         device_features,
     };
-    let result = driver::run_program(&mut sources, &inputs, &options, args, &mut io);
+    let opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
+    let result =
+        driver::run_program_with(&mut sources, &inputs, &options, args, &mut io, Some(opts));
     if let Some(ctx) = io.context.as_ref().filter(|_| profile) {
         if ctx.is_profiling() {
             eprint!("{}", ctx.profile_report().table());

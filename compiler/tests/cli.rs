@@ -310,3 +310,31 @@ fn run_profile_prints_per_kernel_gpu_times() {
         );
     }
 }
+
+#[test]
+fn run_creates_the_context_with_exactly_the_features_the_kernels_need() {
+    if !have_device() {
+        return;
+    }
+    use cajetac::backend::host::{HostIo, HostOutcome};
+    use cajetac::backend::spirv::SpirvOptions;
+    let text = std::fs::read_to_string(repo().join("examples/img_rmw.cajeta")).unwrap();
+    let mut sources = cajetac::diagnostics::SourceMap::new();
+    let mut out = Vec::new();
+    let mut io = HostIo {
+        stdout: &mut out,
+        context: None,
+    };
+    let result = cajetac::driver::run_program_with(
+        &mut sources,
+        &[("img_rmw.cajeta".into(), text)],
+        &SpirvOptions::default(),
+        &[],
+        &mut io,
+        Some(cajeta_runtime::ContextOptions::from_env()),
+    );
+    assert!(matches!(result, Ok(HostOutcome::Returned(_))));
+    // The image kernels need no optional feature, so none is enabled.
+    let ctx = io.context.take().expect("a context was created");
+    assert_eq!(ctx.enabled_features(), Vec::<String>::new());
+}

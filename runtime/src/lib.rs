@@ -252,6 +252,13 @@ impl Context {
         lock(&self.inner.shared.tracker).clear_log();
     }
 
+    /// The optional Vulkan features enabled on this context's device, sorted.
+    pub fn enabled_features(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.inner.shared.enabled_features.iter().cloned().collect();
+        v.sort();
+        v
+    }
+
     /// Size in bytes of the largest device-local memory heap.
     pub fn device_local_heap_bytes(&self) -> u64 {
         self.inner.shared.device_local_heap

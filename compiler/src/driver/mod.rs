@@ -97,6 +97,21 @@ pub fn run_program(
     args: &[String],
     io: &mut HostIo,
 ) -> Result<HostOutcome, RunError> {
+    run_program_with(sources, files, options, args, io, None)
+}
+
+/// [`run_program`], and when `io.context` is `None` and the program has kernels, first creates
+/// the context from `context_options` with exactly the Vulkan features the compiled kernels
+/// need enabled (what `cajetac run` does). If that fails (no device, a feature missing), the
+/// run goes on without one and the first device use reports why.
+pub fn run_program_with(
+    sources: &mut SourceMap,
+    files: &[(String, String)],
+    options: &SpirvOptions,
+    args: &[String],
+    io: &mut HostIo,
+    context_options: Option<cajeta_runtime::ContextOptions>,
+) -> Result<HostOutcome, RunError> {
     let module = frontend(sources, files).map_err(RunError::Compile)?;
     let key = cache::compile_key(files, options, None, None);
     let dir = cajeta_runtime::cache_dir_from_env();
@@ -107,6 +122,12 @@ pub fn run_program(
             .into_iter()
             .collect();
     let entry = entry_point(&module).ok_or(RunError::NoEntryPoint)?;
+    if let Some(opts) = context_options.filter(|_| io.context.is_none() && !kernels.is_empty()) {
+        let reflections: Vec<&cajeta_runtime::Reflection> =
+            kernels.values().map(|k| &k.reflection).collect();
+        let features = cajeta_runtime::required_features(&reflections);
+        io.context = cajeta_runtime::Context::with_options(opts.with_features(features)).ok();
+    }
     host::run_host(&module, entry, args, &kernels, sources, io)
         .map_err(|e| RunError::Runtime(e.render(sources)))
 }
