@@ -563,7 +563,14 @@ fn comparison_rules_accept_vulkan_latitude_and_reject_wrong_results() {
         f64::NAN
     ));
     // Seen on the H200: sqrt of a flushed negative denormal is -0, not NaN.
-    assert!(float_ok(8, "Math.sqrt(x)", p("-9.1835E-41"), f64::INFINITY, f64::NAN, -0.0));
+    assert!(float_ok(
+        8,
+        "Math.sqrt(x)",
+        p("-9.1835E-41"),
+        f64::INFINITY,
+        f64::NAN,
+        -0.0
+    ));
     // Real errors are still errors.
     assert!(!float_ok(32, "x + y", 1.0, 2.0, 3.0, 3.0000002));
     assert!(!float_ok(32, "x * y", 3.0, 0.5, 1.5, f64::NAN));

@@ -93,6 +93,15 @@ enum Command {
     },
 }
 
+/// `println!` that does not panic when stdout is closed (`cajetac devices | head`): a
+/// consumer that stopped reading is not an error of ours.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 fn usage_error(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {msg}");
     ExitCode::from(EXIT_USAGE)
@@ -134,7 +143,7 @@ fn report(sources: &SourceMap, diags: &[Diagnostic], format: ErrorFormat) -> Exi
                 if n == 1 { "" } else { "s" }
             );
         }
-        ErrorFormat::Json => println!("{}", render_json(sources, diags)),
+        ErrorFormat::Json => out!("{}", render_json(sources, diags)),
     }
     ExitCode::from(EXIT_COMPILE)
 }
@@ -296,7 +305,7 @@ fn run(file: &Path, env: &str, args: &[String], format: ErrorFormat, profile: bo
     }
     match result {
         Ok(HostOutcome::Returned(v)) => {
-            println!("{v}");
+            out!("{v}");
             ExitCode::SUCCESS
         }
         Ok(HostOutcome::Void) => ExitCode::SUCCESS,
@@ -325,15 +334,20 @@ fn devices(json: bool) -> ExitCode {
             .iter()
             .map(cajeta_runtime::DeviceProfile::from_info)
             .collect();
-        println!(
+        out!(
             "{}",
             serde_json::to_string_pretty(&profiles).unwrap_or_default()
         );
     } else {
         for d in &list {
-            println!(
+            out!(
                 "[{}] {} ({:?}, Vulkan {}, {} {})",
-                d.index, d.name, d.device_type, d.api_version, d.driver_name, d.driver_info
+                d.index,
+                d.name,
+                d.device_type,
+                d.api_version,
+                d.driver_name,
+                d.driver_info
             );
         }
     }
