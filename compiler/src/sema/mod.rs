@@ -6,6 +6,7 @@
 //! of SPEC §3/§4, and `fold` folds constant conversions. The result carries every implicit
 //! conversion explicitly, so backends never re-run type rules.
 
+mod assign;
 mod body;
 mod calls;
 mod conversions;
@@ -16,9 +17,11 @@ mod launch;
 mod literals;
 mod memory;
 mod names;
+mod operators;
 mod pod;
 mod range_loop;
 mod textures;
+mod typed_literals;
 mod vector;
 mod vector_buffer;
 mod vector_ops;

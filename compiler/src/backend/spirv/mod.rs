@@ -17,6 +17,7 @@
 //! on it). Unsupported input yields a diagnostic, never a panic.
 
 mod access;
+mod arith;
 mod atomics;
 mod expr;
 mod function;
@@ -26,6 +27,7 @@ mod memory;
 mod module;
 mod pod;
 mod reflect;
+mod storage;
 #[cfg(test)]
 mod tests;
 mod textures;

@@ -1,0 +1,260 @@
+//! Integer division and shifts without undefined behavior, comparisons, and the numeric
+//! conversions of SPEC §3 (saturating float → int, NaN → 0).
+
+use super::expr::*;
+use super::function::FnCx;
+use super::Res;
+use crate::diagnostics::Span;
+use crate::ir::{BinaryOp, ScalarType};
+use rspirv::spirv::{Op, Word};
+
+impl FnCx<'_, '_> {
+    /// Integer `/` and `%` without undefined behavior: the divisor is replaced by 1 when it
+    /// is 0 (result then forced to 0) or when a signed `MIN / -1` would overflow (`MIN / 1`
+    /// = `MIN` and `MIN % 1` = 0 are exactly the wrapped results).
+    pub(crate) fn int_divrem(
+        &mut self,
+        op: BinaryOp,
+        s: ScalarType,
+        x: Word,
+        y: Word,
+        span: Span,
+    ) -> Res<Word> {
+        let ty = self.cx.value_type(s, span)?;
+        let bool_ty = self.cx.bool_type();
+        let zero = self.cx.const_int(s, 0, span)?;
+        let one = self.cx.const_int(s, 1, span)?;
+        let by_zero = self.op(Op::IEqual, bool_ty, &[y, zero])?;
+        let signed = s.is_signed_integer();
+        let mut guard = by_zero;
+        if signed {
+            let min = self.cx.const_int(s, 1i128 << (s.bits() - 1), span)?;
+            let minus_one = self.cx.const_int(s, -1, span)?;
+            let x_min = self.op(Op::IEqual, bool_ty, &[x, min])?;
+            let y_m1 = self.op(Op::IEqual, bool_ty, &[y, minus_one])?;
+            let overflow = self.op(Op::LogicalAnd, bool_ty, &[x_min, y_m1])?;
+            guard = self.op(Op::LogicalOr, bool_ty, &[by_zero, overflow])?;
+        }
+        let divisor = self.op(Op::Select, ty, &[guard, one, y])?;
+        let q = match (op, signed) {
+            (BinaryOp::Div, true) => self.op(Op::SDiv, ty, &[x, divisor])?,
+            (BinaryOp::Div, false) => self.op(Op::UDiv, ty, &[x, divisor])?,
+            // Signed `%` is `x - (x / y) * y` rather than OpSRem: NVIDIA's 580 driver returned
+            // -100 for -100 srem -31 and 63 for -129 srem 64 (measured on the H200), while
+            // OpSDiv matched Java on every case. The identity is exact with wrapping ops.
+            (_, true) => {
+                let quot = self.op(Op::SDiv, ty, &[x, divisor])?;
+                let back = self.op(Op::IMul, ty, &[quot, divisor])?;
+                self.op(Op::ISub, ty, &[x, back])?
+            }
+            (_, false) => self.op(Op::UMod, ty, &[x, divisor])?,
+        };
+        self.op(Op::Select, ty, &[by_zero, zero, q])
+    }
+
+    /// Shifts: the count is converted to the left operand's type and masked to the width.
+    pub(crate) fn shift(
+        &mut self,
+        op: BinaryOp,
+        s: ScalarType,
+        x: Word,
+        cs: ScalarType,
+        c: Word,
+        span: Span,
+    ) -> Res<Word> {
+        if !s.is_integer() || !cs.is_integer() {
+            return Err(invalid(span, format!("shift of `{s}` by `{cs}`")));
+        }
+        let ty = self.cx.value_type(s, span)?;
+        let count = self.convert_int(c, cs, s, span)?;
+        let mask = self.cx.const_int(s, i128::from(s.bits() - 1), span)?;
+        let count = self.op(Op::BitwiseAnd, ty, &[count, mask])?;
+        let opcode = match op {
+            BinaryOp::Shl => Op::ShiftLeftLogical,
+            BinaryOp::Shr if s.is_signed_integer() => Op::ShiftRightArithmetic,
+            _ => Op::ShiftRightLogical,
+        };
+        self.op(opcode, ty, &[x, count])
+    }
+
+    pub(crate) fn compare(
+        &mut self,
+        op: BinaryOp,
+        s: ScalarType,
+        x: Word,
+        y: Word,
+        span: Span,
+    ) -> Res<Word> {
+        use BinaryOp::*;
+        let signed = s.is_signed_integer();
+        let opcode = if s == ScalarType::Bool {
+            match op {
+                Eq => Op::LogicalEqual,
+                Ne => Op::LogicalNotEqual,
+                _ => return Err(invalid(span, format!("{op:?} on `boolean`"))),
+            }
+        } else if s.is_float() {
+            // Ordered, except `!=`, which is true when either side is NaN.
+            match op {
+                Eq => Op::FOrdEqual,
+                Ne => Op::FUnordNotEqual,
+                Lt => Op::FOrdLessThan,
+                Le => Op::FOrdLessThanEqual,
+                Gt => Op::FOrdGreaterThan,
+                _ => Op::FOrdGreaterThanEqual,
+            }
+        } else {
+            match (op, signed) {
+                (Eq, _) => Op::IEqual,
+                (Ne, _) => Op::INotEqual,
+                (Lt, true) => Op::SLessThan,
+                (Lt, false) => Op::ULessThan,
+                (Le, true) => Op::SLessThanEqual,
+                (Le, false) => Op::ULessThanEqual,
+                (Gt, true) => Op::SGreaterThan,
+                (Gt, false) => Op::UGreaterThan,
+                (_, true) => Op::SGreaterThanEqual,
+                (_, false) => Op::UGreaterThanEqual,
+            }
+        };
+        let bool_ty = self.cx.bool_type();
+        self.op(opcode, bool_ty, &[x, y])
+    }
+
+    /// Numeric conversion (SPEC §3).
+    pub(crate) fn convert(
+        &mut self,
+        v: Word,
+        from: ScalarType,
+        to: ScalarType,
+        span: Span,
+    ) -> Res<Word> {
+        // bfloat16 lives in float32 registers; `expr` rounds results to bfloat16.
+        let bf = |s: ScalarType| {
+            if s == ScalarType::BF16 {
+                ScalarType::F32
+            } else {
+                s
+            }
+        };
+        let (from, to) = (bf(from), bf(to));
+        if from == to {
+            return Ok(v);
+        }
+        if from == ScalarType::Bool || to == ScalarType::Bool {
+            return Err(invalid(span, format!("conversion from `{from}` to `{to}`")));
+        }
+        let ty = self.cx.value_type(to, span)?;
+        self.cx.value_type(from, span)?;
+        match (from.is_float(), to.is_float()) {
+            (false, false) => self.convert_int(v, from, to, span),
+            (false, true) if from.is_signed_integer() => self.op(Op::ConvertSToF, ty, &[v]),
+            (false, true) => self.op(Op::ConvertUToF, ty, &[v]),
+            (true, true) => self.op(Op::FConvert, ty, &[v]),
+            (true, false) => self.float_to_int(v, from, to, span),
+        }
+    }
+
+    /// Integer to integer: low bits kept when narrowing, sign- or zero-extension by the
+    /// source's signedness when widening, a bitcast when only the signedness changes.
+    pub(crate) fn convert_int(
+        &mut self,
+        v: Word,
+        from: ScalarType,
+        to: ScalarType,
+        span: Span,
+    ) -> Res<Word> {
+        if from == to {
+            return Ok(v);
+        }
+        let ty = self.cx.value_type(to, span)?;
+        let (fb, tb) = (from.bits(), to.bits());
+        if fb == tb {
+            return self.op(Op::Bitcast, ty, &[v]);
+        }
+        if tb < fb || from.is_signed_integer() {
+            // OpSConvert truncates or sign-extends; OpUConvert needs an unsigned result.
+            let opcode = if to.is_signed_integer() || tb > fb {
+                Op::SConvert
+            } else {
+                Op::UConvert
+            };
+            return self.op(opcode, ty, &[v]);
+        }
+        let wide_unsigned = self.cx.int_type(tb, false);
+        let z = self.op(Op::UConvert, wide_unsigned, &[v])?;
+        if to.is_signed_integer() {
+            self.op(Op::Bitcast, ty, &[z])
+        } else {
+            Ok(z)
+        }
+    }
+
+    /// Float to integer, truncating toward zero and saturating, NaN → 0, with no
+    /// out-of-range `OpConvertFTo*` (whose result SPIR-V leaves undefined): clamp in the
+    /// float domain to the largest floats inside the integer range, then fix up values at or
+    /// beyond the range ends and NaN with selects.
+    pub(crate) fn float_to_int(
+        &mut self,
+        v: Word,
+        from: ScalarType,
+        to: ScalarType,
+        span: Span,
+    ) -> Res<Word> {
+        let fty = self.cx.value_type(from, span)?;
+        let ity = self.cx.value_type(to, span)?;
+        let bool_ty = self.cx.bool_type();
+        let signed = to.is_signed_integer();
+        let n = to.bits();
+        let max_finite = match from {
+            ScalarType::F16 => 65504.0,
+            ScalarType::F32 => f64::from(f32::MAX),
+            _ => f64::MAX,
+        };
+        // 2^(N-1) or 2^N: the first value above the range.
+        let limit = 2f64.powi(if signed { n as i32 - 1 } else { n as i32 });
+        let below_limit = (limit - limit / 2f64.powi(from.mantissa_bits() as i32)).min(max_finite);
+        let (threshold, representable) = if limit <= max_finite {
+            (limit, true)
+        } else {
+            (f64::INFINITY, false)
+        };
+        let lower = if signed {
+            (-limit).max(-max_finite)
+        } else {
+            0.0
+        };
+        let lower_c = self.cx.const_float(from, lower, span)?;
+        let upper_c = self.cx.const_float(from, below_limit, span)?;
+        let threshold_c = self.cx.const_float(from, threshold, span)?;
+        let (lo, hi) = if signed {
+            (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1)
+        } else {
+            (0, (1i128 << n) - 1)
+        };
+        let hi_c = self.cx.const_int(to, hi, span)?;
+        let zero_c = self.cx.const_int(to, 0, span)?;
+        // NaN fails the ordered test and becomes `lower`; fixed up last.
+        let ge = self.op(Op::FOrdGreaterThanEqual, bool_ty, &[v, lower_c])?;
+        let c = self.op(Op::Select, fty, &[ge, v, lower_c])?;
+        let le = self.op(Op::FOrdLessThanEqual, bool_ty, &[c, upper_c])?;
+        let c = self.op(Op::Select, fty, &[le, c, upper_c])?;
+        let opcode = if signed {
+            Op::ConvertFToS
+        } else {
+            Op::ConvertFToU
+        };
+        let mut r = self.op(opcode, ity, &[c])?;
+        let over = self.op(Op::FOrdGreaterThanEqual, bool_ty, &[v, threshold_c])?;
+        r = self.op(Op::Select, ity, &[over, hi_c, r])?;
+        if signed && !representable {
+            // The range's low end is not a finite float of this type: only -inf is below.
+            let neg_inf = self.cx.const_float(from, f64::NEG_INFINITY, span)?;
+            let lo_c = self.cx.const_int(to, lo, span)?;
+            let under = self.op(Op::FOrdLessThanEqual, bool_ty, &[v, neg_inf])?;
+            r = self.op(Op::Select, ity, &[under, lo_c, r])?;
+        }
+        let nan = self.op(Op::IsNan, bool_ty, &[v])?;
+        self.op(Op::Select, ity, &[nan, zero_c, r])
+    }
+}

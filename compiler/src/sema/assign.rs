@@ -1,0 +1,380 @@
+//! Places (locals, buffer and array elements, vector lanes) and assignments, compound
+//! assignments and increments, lowered to statement-level stores.
+
+use super::body::{FnCtx, R};
+use super::conversions::{is_castable, operand_type};
+use super::expr::*;
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{self, BinaryOp, Constant, ExprKind, HostOp, Place, ScalarType, Type};
+use crate::syntax::ast::{self, BinOp, UnOp};
+
+impl<'s, 'a> FnCtx<'s, 'a> {
+    /// Resolves an assignable expression.
+    pub fn place(&mut self, e: &ast::Expr) -> R<(Place, Type)> {
+        match &e.kind {
+            ast::ExprKind::Name(n) => match self.lookup(n) {
+                Some(id) => Ok((Place::Local(id), self.locals[id.0].ty.clone())),
+                None => {
+                    self.name_expr(n, e.span)?;
+                    Err(())
+                }
+            },
+            ast::ExprKind::Field(base, field) => {
+                let b = self.expr(base, None)?;
+                if let Type::Struct(_) = b.ty {
+                    if self.is_device() {
+                        return self.error(Diagnostic::error(
+                            Code::NotAssignable,
+                            e.span,
+                            "POD parameters are read-only in device code",
+                        ));
+                    }
+                    return self.pod_field(b, field);
+                }
+                self.lane_place(b, super::vector::LaneSel::Name(field), e.span)
+            }
+            ast::ExprKind::Index(base, index) => {
+                let b = self.expr(base, None)?;
+                if let Type::Vector(..) = b.ty {
+                    return self.lane_place(b, super::vector::LaneSel::Index(index), e.span);
+                }
+                self.index_place(b, base, index, e.span)
+            }
+            _ => self.error(
+                Diagnostic::error(
+                    Code::NotAssignable,
+                    e.span,
+                    "this expression cannot be assigned to",
+                )
+                .with_label("not a variable or element"),
+            ),
+        }
+    }
+
+    /// `b[index]` of a buffer or host array `b` (already checked from `base`).
+    pub(super) fn index_place(
+        &mut self,
+        b: ir::Expr,
+        base: &ast::Expr,
+        index: &ast::Expr,
+        span: Span,
+    ) -> R<(Place, Type)> {
+        let elem = match &b.ty {
+            Type::Buffer(elem) => {
+                let elem = (**elem).clone();
+                if !self.is_device() {
+                    return self.error(
+                        Diagnostic::error(
+                            Code::DeviceOnlyInHost,
+                            span,
+                            "KernelBuffer elements are not indexable in host code",
+                        )
+                        .with_note("help: download into a host array, then index that"),
+                    );
+                }
+                elem
+            }
+            Type::Shared(elem) => (**elem).clone(),
+            Type::Array(t) => (**t).clone(),
+            other => {
+                let other = other.clone();
+                return self.error(Diagnostic::error(
+                    Code::InvalidOperator,
+                    base.span,
+                    format!("`{other}` cannot be indexed"),
+                ));
+            }
+        };
+        let i = self.expr(index, Some(&scalar(ScalarType::U32)))?;
+        let device_index = matches!(b.ty, Type::Buffer(_) | Type::Shared(_));
+        let i = self.index_value(i, index.span, device_index)?;
+        Ok((
+            Place::Index {
+                base: Box::new(b),
+                index: Box::new(i),
+            },
+            elem,
+        ))
+    }
+
+    pub(super) fn index_value(&mut self, i: ir::Expr, span: Span, buffer: bool) -> R<ir::Expr> {
+        match i.ty {
+            Type::Scalar(s) if s.is_integer() && s.bits() <= 32 => {
+                if buffer && s != ScalarType::U32 {
+                    Ok(convert(i, ScalarType::U32))
+                } else if !buffer && s.bits() < 32 {
+                    Ok(convert(
+                        i,
+                        if s.is_signed_integer() {
+                            ScalarType::I32
+                        } else {
+                            ScalarType::U32
+                        },
+                    ))
+                } else {
+                    Ok(i)
+                }
+            }
+            ref t => {
+                let t = t.clone();
+                self.error(Diagnostic::error(
+                    Code::TypeMismatch,
+                    span,
+                    format!("an index must be a 32-bit or narrower integer, found {t}"),
+                ))
+            }
+        }
+    }
+
+    /// `stmt`-level assignment: the stores to run and the place written.
+    pub fn assign(
+        &mut self,
+        op: Option<BinOp>,
+        l: &ast::Expr,
+        r: &ast::Expr,
+        span: Span,
+    ) -> R<(Vec<ir::Stmt>, Place, Type)> {
+        let (place, ty) = self.place(l)?;
+        if let Type::Image2D(_) | Type::Buffer(_) = ty {
+            if self.is_device() {
+                return self.error(Diagnostic::error(
+                    Code::NotAssignable,
+                    l.span,
+                    "resource parameters cannot be reassigned",
+                ));
+            }
+        }
+        let mut stmts = Vec::new();
+        let place = self.stabilize(place, &mut stmts);
+        let value = match op {
+            None => {
+                let v = self.expr(r, Some(&ty))?;
+                self.coerce(v, &ty, r.span)?
+            }
+            Some(op) => {
+                let current = ir::Expr {
+                    kind: ExprKind::Load(place.clone()),
+                    ty: ty.clone(),
+                    span: l.span,
+                };
+                let rhs = self.expr(r, Some(&ty))?;
+                self.compound(op, current, rhs, &ty, span)?
+            }
+        };
+        if let Place::Local(id) = place {
+            self.mark_assigned(id);
+        }
+        stmts.push(ir::Stmt::Store {
+            place: place.clone(),
+            value,
+            span,
+        });
+        Ok((stmts, place, ty))
+    }
+
+    /// `a op= b` is `a = (T)(a op b)` (Java's implicit narrowing).
+    pub(super) fn compound(
+        &mut self,
+        op: BinOp,
+        current: ir::Expr,
+        rhs: ir::Expr,
+        ty: &Type,
+        span: Span,
+    ) -> R<ir::Expr> {
+        if op == BinOp::Add && *ty == Type::String {
+            return Ok(ir::Expr {
+                kind: ExprKind::Host {
+                    op: HostOp::Concat,
+                    args: vec![current, rhs],
+                },
+                ty: Type::String,
+                span,
+            });
+        }
+        if let Type::Vector(..) | Type::Matrix(..) = ty {
+            let result = self.vector_binary(op, current, rhs, span)?;
+            if &result.ty != ty {
+                return self.bad_binary(op, &result, &result, span);
+            }
+            return Ok(result);
+        }
+        let (Type::Scalar(a), Type::Scalar(b)) = (&current.ty, &rhs.ty) else {
+            return self.bad_binary(op, &current, &rhs, span);
+        };
+        let (a, b) = (*a, *b);
+        let result = if matches!(op, BinOp::Shl | BinOp::Shr | BinOp::UShr) {
+            if !(a.is_integer() && b.is_integer()) {
+                return self.bad_binary(op, &current, &rhs, span);
+            }
+            ir::Expr {
+                kind: ExprKind::Binary(ir_binop(op), Box::new(current), Box::new(rhs)),
+                ty: scalar(a),
+                span,
+            }
+        } else {
+            let Some(common) = operand_type(op, a, b) else {
+                return self.bad_binary(op, &current, &rhs, span);
+            };
+            ir::Expr {
+                kind: ExprKind::Binary(
+                    ir_binop(op),
+                    Box::new(convert(current, common)),
+                    Box::new(convert(rhs, common)),
+                ),
+                ty: scalar(common),
+                span,
+            }
+        };
+        match ty {
+            Type::Scalar(t) if is_castable(result.ty.as_scalar().unwrap_or(*t), *t) => {
+                Ok(convert(result, *t))
+            }
+            _ => self.bad_binary(op, &result, &result, span),
+        }
+    }
+
+    /// Hoists impure index expressions into temporaries so the place can be read and
+    /// written without evaluating them twice.
+    pub(super) fn stabilize(&mut self, place: Place, stmts: &mut Vec<ir::Stmt>) -> Place {
+        match place {
+            Place::Local(_) => place,
+            Place::Index { base, index } => {
+                let index = if is_pure(&index) {
+                    *index
+                } else {
+                    self.hoist(*index, stmts)
+                };
+                let base = if is_pure(&base) {
+                    *base
+                } else {
+                    self.hoist(*base, stmts)
+                };
+                Place::Index {
+                    base: Box::new(base),
+                    index: Box::new(index),
+                }
+            }
+            Place::Lane { base, lane } => Place::Lane {
+                base: Box::new(self.stabilize(*base, stmts)),
+                lane,
+            },
+            Place::Field { base, field } => Place::Field {
+                base: Box::new(self.stabilize(*base, stmts)),
+                field,
+            },
+        }
+    }
+
+    pub(super) fn hoist(&mut self, e: ir::Expr, stmts: &mut Vec<ir::Stmt>) -> ir::Expr {
+        let t = self.temp(e.ty.clone(), e.span);
+        let (ty, span) = (e.ty.clone(), e.span);
+        stmts.push(ir::Stmt::Store {
+            place: Place::Local(t),
+            value: e,
+            span,
+        });
+        ir::Expr {
+            kind: ExprKind::Load(Place::Local(t)),
+            ty,
+            span,
+        }
+    }
+
+    /// `++x`, `x--` …: the stores and the value of the expression.
+    pub fn increment(
+        &mut self,
+        op: UnOp,
+        target: &ast::Expr,
+        span: Span,
+        want_value: bool,
+    ) -> R<(Vec<ir::Stmt>, ir::Expr)> {
+        let (place, ty) = self.place(target)?;
+        let Type::Scalar(s) = ty else {
+            return self.error(Diagnostic::error(
+                Code::InvalidOperator,
+                span,
+                format!("`++`/`--` need a numeric variable, found {ty}"),
+            ));
+        };
+        if !s.is_numeric() {
+            return self.error(Diagnostic::error(
+                Code::InvalidOperator,
+                span,
+                "`++`/`--` need a numeric variable, found boolean",
+            ));
+        }
+        if let Place::Local(id) = &place {
+            self.check_assigned(*id, target.span)?;
+        }
+        let mut stmts = Vec::new();
+        let place = self.stabilize(place, &mut stmts);
+        let load = ir::Expr {
+            kind: ExprKind::Load(place.clone()),
+            ty: ty.clone(),
+            span,
+        };
+        let post = matches!(op, UnOp::PostInc | UnOp::PostDec);
+        let old = if post && want_value {
+            self.hoist(load, &mut stmts)
+        } else {
+            load
+        };
+        let one = if s.is_float() {
+            Constant::Float(1.0)
+        } else {
+            Constant::Int(1)
+        };
+        let bop = if matches!(op, UnOp::PreInc | UnOp::PostInc) {
+            BinaryOp::Add
+        } else {
+            BinaryOp::Sub
+        };
+        let new_value = ir::Expr {
+            kind: ExprKind::Binary(
+                bop,
+                Box::new(old.clone()),
+                Box::new(ir::Expr::constant(one, ty.clone(), span)),
+            ),
+            ty: ty.clone(),
+            span,
+        };
+        stmts.push(ir::Stmt::Store {
+            place: place.clone(),
+            value: new_value,
+            span,
+        });
+        let value = if post {
+            old
+        } else {
+            ir::Expr {
+                kind: ExprKind::Load(place),
+                ty,
+                span,
+            }
+        };
+        Ok((stmts, value))
+    }
+
+    /// An expression statement: assignments and increments become plain stores.
+    pub fn expr_stmt(&mut self, e: &ast::Expr) -> R<Vec<ir::Stmt>> {
+        match &e.kind {
+            ast::ExprKind::Assign(op, l, r) => Ok(self.assign(*op, l, r, e.span)?.0),
+            ast::ExprKind::Unary(
+                op @ (UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec),
+                t,
+            ) => Ok(self.increment(*op, t, e.span, false)?.0),
+            ast::ExprKind::Call(..)
+            | ast::ExprKind::MethodCall(..)
+            | ast::ExprKind::GenericMethodCall(..)
+            | ast::ExprKind::Launch { .. } => Ok(vec![ir::Stmt::Expr(self.expr(e, None)?)]),
+            _ => self.error(
+                Diagnostic::error(
+                    Code::SyntaxError,
+                    e.span,
+                    "this expression does nothing as a statement",
+                )
+                .with_note("only assignments, increments and calls can be statements"),
+            ),
+        }
+    }
+}
