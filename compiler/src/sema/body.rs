@@ -279,62 +279,18 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     otherwise: else_block,
                 });
             }
-            ast::Stmt::While { cond, body, .. } => {
-                let c = self.cond(cond);
-                let infinite = is_const_true(&c);
-                let (id, body_block, broken) = self.loop_body(None, body, true);
-                out.push(ir::Stmt::Loop {
-                    id,
-                    pre_cond: Some(c),
-                    body: body_block,
-                    continuing: vec![],
-                    post_cond: None,
-                });
-                self.dead = infinite && !broken;
-            }
-            ast::Stmt::DoWhile { body, cond, .. } => {
-                let (id, body_block, broken) = self.loop_body(None, body, false);
-                let c = self.cond(cond);
-                let infinite = is_const_true(&c);
-                out.push(ir::Stmt::Loop {
-                    id,
-                    pre_cond: None,
-                    body: body_block,
-                    continuing: vec![],
-                    post_cond: Some(c),
-                });
-                self.dead = infinite && !broken;
-            }
+            ast::Stmt::While { cond, body, .. } => self.while_loop(None, cond, body, out),
+            ast::Stmt::DoWhile { body, cond, .. } => self.do_while_loop(None, body, cond, out),
             ast::Stmt::For { .. } => self.for_loop(None, s, out),
             ast::Stmt::RangeFor { .. } => self.range_for(None, s, out),
             ast::Stmt::Labeled(label, inner) => match inner.as_ref() {
                 ast::Stmt::For { .. } => self.for_loop(Some(label), inner, out),
                 ast::Stmt::RangeFor { .. } => self.range_for(Some(label), inner, out),
                 ast::Stmt::While { cond, body, .. } => {
-                    let c = self.cond(cond);
-                    let infinite = is_const_true(&c);
-                    let (id, body_block, broken) = self.loop_body(Some(label), body, true);
-                    out.push(ir::Stmt::Loop {
-                        id,
-                        pre_cond: Some(c),
-                        body: body_block,
-                        continuing: vec![],
-                        post_cond: None,
-                    });
-                    self.dead = infinite && !broken;
+                    self.while_loop(Some(label), cond, body, out)
                 }
                 ast::Stmt::DoWhile { body, cond, .. } => {
-                    let (id, body_block, broken) = self.loop_body(Some(label), body, false);
-                    let c = self.cond(cond);
-                    let infinite = is_const_true(&c);
-                    out.push(ir::Stmt::Loop {
-                        id,
-                        pre_cond: None,
-                        body: body_block,
-                        continuing: vec![],
-                        post_cond: Some(c),
-                    });
-                    self.dead = infinite && !broken;
+                    self.do_while_loop(Some(label), body, cond, out)
                 }
                 _ => self.diags.push(
                     Diagnostic::error(
@@ -363,6 +319,49 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 self.dead = true;
             }
         }
+    }
+
+    /// `while (cond) body`, possibly labeled. After it, code is dead only when the condition
+    /// is constant `true` and nothing breaks out.
+    fn while_loop(
+        &mut self,
+        label: Option<&ast::Ident>,
+        cond: &ast::Expr,
+        body: &ast::Stmt,
+        out: &mut ir::Block,
+    ) {
+        let c = self.cond(cond);
+        let infinite = is_const_true(&c);
+        let (id, body_block, broken) = self.loop_body(label, body, true);
+        out.push(ir::Stmt::Loop {
+            id,
+            pre_cond: Some(c),
+            body: body_block,
+            continuing: vec![],
+            post_cond: None,
+        });
+        self.dead = infinite && !broken;
+    }
+
+    /// `do body while (cond);`, possibly labeled: the body runs at least once.
+    fn do_while_loop(
+        &mut self,
+        label: Option<&ast::Ident>,
+        body: &ast::Stmt,
+        cond: &ast::Expr,
+        out: &mut ir::Block,
+    ) {
+        let (id, body_block, broken) = self.loop_body(label, body, false);
+        let c = self.cond(cond);
+        let infinite = is_const_true(&c);
+        out.push(ir::Stmt::Loop {
+            id,
+            pre_cond: None,
+            body: body_block,
+            continuing: vec![],
+            post_cond: Some(c),
+        });
+        self.dead = infinite && !broken;
     }
 
     fn merge(&mut self, other: (Vec<bool>, bool)) {
