@@ -200,18 +200,8 @@ fn build(
         }
     }
     if let Some(p) = &profile {
-        let mut failed = false;
-        for (_, k) in &kernels {
-            if let Err(need) = p.check(&k.reflection) {
-                eprintln!(
-                    "error: kernel `{}` needs {need}, which device profile `{}` lacks",
-                    k.name, p.name
-                );
-                failed = true;
-            }
-        }
-        if failed {
-            return ExitCode::from(EXIT_COMPILE);
+        if let Err(d) = driver::check_profile(&module, &kernels, p) {
+            return report(&sources, &d, format);
         }
     }
     if let Err(e) = std::fs::create_dir_all(out) {

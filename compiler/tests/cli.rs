@@ -233,6 +233,37 @@ fn devices_json_is_the_device_profile_format_and_build_checks_against_it() {
         err.contains("kernel `fill` needs target environment vulkan1.1, which device profile"),
         "{err}"
     );
+    assert!(err.contains("error[E0030]"), "a coded diagnostic: {err}");
+    // A type the device lacks (SPEC issue 3): float64 without shaderFloat64 is a compile error
+    // naming the feature, at the kernel that needs it.
+    let mut no_f64 = profiles[0].clone();
+    no_f64.features.retain(|f| f != "shaderFloat64");
+    let lacking = dir.join("no_f64.json");
+    std::fs::write(&lacking, no_f64.to_json()).unwrap();
+    let out = cajetac()
+        .args(["build", "tests/kernels/scalar_types.cajeta", "-o"])
+        .arg(&dir)
+        .arg("--device-profile")
+        .arg(&lacking)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("error[E0030]")
+            && err.contains("kernel `wide` needs")
+            && err.contains("shaderFloat64"),
+        "{err}"
+    );
+    assert!(
+        err.contains("tests/kernels/scalar_types.cajeta:"),
+        "positioned at the kernel: {err}"
+    );
+    assert!(
+        !err.contains("kernel `narrow` needs"),
+        "narrow uses no float64: {err}"
+    );
     let out = cajetac()
         .args([
             "build",

@@ -61,6 +61,7 @@ codes! {
     UnreachableCode = 0027, "a statement that can never run";
     NotConstant = 0028, "a value that must be a compile-time constant is not";
     InvalidShared = 0029, "a misplaced or malformed shared-memory array";
+    MissingDeviceFeature = 0030, "a kernel needs a feature the target device profile lacks";
 }
 
 impl fmt::Display for Code {

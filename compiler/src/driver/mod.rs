@@ -67,6 +67,37 @@ pub fn compile_kernels(
     }
 }
 
+/// With a device profile, a kernel that needs something the device lacks (a type's
+/// capability, a Vulkan feature, a newer target environment) is a compile error naming it, at
+/// the kernel's name. Without a profile the module declares what it needs and the runtime
+/// refuses to load it on a device that lacks it.
+pub fn check_profile(
+    module: &ir::Module,
+    kernels: &[(FunctionId, CompiledKernel)],
+    profile: &cajeta_runtime::DeviceProfile,
+) -> Result<(), Vec<Diagnostic>> {
+    let diags: Vec<Diagnostic> = kernels
+        .iter()
+        .filter_map(|(id, k)| {
+            let need = profile.check(&k.reflection).err()?;
+            Some(
+                Diagnostic::error(
+                    crate::diagnostics::Code::MissingDeviceFeature,
+                    module.function(*id).span,
+                    format!("kernel `{}` needs {need}, which device profile `{}` lacks", k.name, profile.name),
+                )
+                .with_label("compiled for that profile")
+                .with_note("help: avoid the type or operation in this kernel, or build without --device-profile to let the runtime decide"),
+            )
+        })
+        .collect();
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(diags)
+    }
+}
+
 /// Finds the host entry point: `run()`, then `main()` / `main(String[] args)`.
 pub fn entry_point(module: &ir::Module) -> Option<FunctionId> {
     ["run", "main"].iter().find_map(|name| {
