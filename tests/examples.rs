@@ -4,7 +4,8 @@
 //! `// writes: NAME.png WxH` header line is written and decodes to that size (the small run's).
 //!
 //! Convention: `public static int32 main(String[] args)` with `args[0]` the output folder
-//! and `args[1]` either `small` (CI) or `full` (the pictures in docs/gallery/).
+//! and `args[1]` either `small` (CI) or `full` (the pictures in docs/gallery/); `args[2]`, when
+//! given, is the folder of `examples/data` (default: `examples/data`, from the repository root).
 
 use cajeta_tests::{device_context, spirv_val, tests_dir};
 use cajetac::backend::host::{HostIo, HostOutcome};
@@ -86,7 +87,13 @@ fn examples_run_small_and_write_their_pictures() {
             context: Some(ctx.clone()),
         };
         let mut sources = SourceMap::new();
-        let args = [out_dir.display().to_string(), "small".to_string()];
+        // args[2]: the folder of the examples' input data, since the test runs from tests/.
+        let data = tests_dir().join("../examples/data");
+        let args = [
+            out_dir.display().to_string(),
+            "small".to_string(),
+            data.display().to_string(),
+        ];
         let printed = |s: &Vec<u8>| String::from_utf8_lossy(s).into_owned();
         match driver::run_program(
             &mut sources,
