@@ -163,6 +163,22 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 span,
             });
         }
+        // `==` / `!=` on two strings compare their text, as a reader of host code expects
+        // (`args[1] == "full"`); the host evaluator's `Value::same` does exactly that.
+        if matches!(op, BinOp::Eq | BinOp::Ne) && lv.ty == Type::String && rv.ty == Type::String {
+            if self.is_device() {
+                return self.error(Diagnostic::error(
+                    Code::HostOnlyInDevice,
+                    span,
+                    "strings are host-only",
+                ));
+            }
+            return Ok(ir::Expr {
+                kind: ExprKind::Binary(ir_binop(op), Box::new(lv), Box::new(rv)),
+                ty: scalar(ScalarType::Bool),
+                span,
+            });
+        }
         if matches!(lv.ty, Type::Vector(..) | Type::Matrix(..))
             || matches!(rv.ty, Type::Vector(..) | Type::Matrix(..))
         {
