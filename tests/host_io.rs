@@ -310,3 +310,16 @@ fn read_pfm_gray(pfm: &[u8], w: u32, h: u32) -> Vec<f32> {
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
 }
+
+#[test]
+fn string_equality_compares_text() {
+    let args = |a: &str, b: &str| [a.to_string(), b.to_string()];
+    for (a, b, expect) in [
+        ("full", "full", "101"),
+        ("small", "full", "110"),
+        ("ful", "ful", "100"),
+    ] {
+        let (r, printed) = run(None, "strings.cajeta", &args(a, b));
+        assert_eq!(r, Ok(expect.to_string()), "{a} {b}; printed:\n{printed}");
+    }
+}
