@@ -12,7 +12,7 @@ use ash::vk;
 
 use crate::device::DeviceShared;
 use crate::error::{vk_err, Result, RuntimeError};
-use crate::launch::SetKey;
+use crate::launch::{Bound, SetKey};
 use crate::memory::{Staging, StagingKind, StagingPool};
 use crate::pipeline::{DescriptorCounts, Kernel};
 use crate::profile::{create_query_pool, elapsed_ns, ProfileKind, Timed, QUERIES_PER_POOL};
@@ -69,9 +69,30 @@ pub(crate) struct Batch {
     timed: Vec<Timed>,
     /// Descriptor sets written in this recording, by what they bind.
     pub(crate) sets: HashMap<SetKey, vk::DescriptorSet>,
+    /// The set the last launch bound (also in `sets`), checked before `sets`.
+    last_set: Option<(SetKey, vk::DescriptorSet)>,
+    /// Scratch for a command's barriers, reused so planning does not allocate per launch.
+    pub(crate) barriers: BarrierBatch,
 }
 
 impl Batch {
+    /// The set of the last launch if it bound exactly `bindings` for `kernel`.
+    pub(crate) fn last_set(
+        &self,
+        kernel: &Kernel,
+        bindings: &[(u32, vk::DescriptorType, Bound)],
+    ) -> Option<vk::DescriptorSet> {
+        match &self.last_set {
+            Some((key, set)) if key.matches(kernel, bindings) => Some(*set),
+            _ => None,
+        }
+    }
+
+    /// Remembers `set` (for `key`) as the last launch's set.
+    pub(crate) fn remember_set(&mut self, key: SetKey, set: vk::DescriptorSet) {
+        self.last_set = Some((key, set));
+    }
+
     /// Profiling: writes the start timestamp of a command and returns where it went. `None`
     /// when profiling is off.
     pub(crate) fn timestamp_begin(
@@ -377,6 +398,8 @@ impl Batches {
             next_query: (0, 0),
             timed: Vec::new(),
             sets: HashMap::new(),
+            last_set: None,
+            barriers: BarrierBatch::default(),
         })
     }
 
@@ -498,6 +521,7 @@ impl Batches {
         }
         batch.timed.clear();
         batch.sets.clear();
+        batch.last_set = None;
         batch.queries_reset = 0;
         batch.next_query = (0, 0);
         batch.seq = 0;

@@ -104,6 +104,76 @@ impl ScalarValue {
     }
 }
 
+impl ScalarValue {
+    /// Writes [`ScalarValue::to_le_bytes`] into `out` without allocating; returns the length.
+    fn write_le(&self, out: &mut [u8; 8]) -> usize {
+        fn put<const N: usize>(out: &mut [u8; 8], b: [u8; N]) -> usize {
+            out[..N].copy_from_slice(&b);
+            N
+        }
+        match *self {
+            ScalarValue::Bool(b) => put(out, u32::from(b).to_le_bytes()),
+            ScalarValue::I8(v) => put(out, v.to_le_bytes()),
+            ScalarValue::I16(v) => put(out, v.to_le_bytes()),
+            ScalarValue::I32(v) => put(out, v.to_le_bytes()),
+            ScalarValue::I64(v) => put(out, v.to_le_bytes()),
+            ScalarValue::U8(v) => put(out, v.to_le_bytes()),
+            ScalarValue::U16(v) => put(out, v.to_le_bytes()),
+            ScalarValue::U32(v) => put(out, v.to_le_bytes()),
+            ScalarValue::U64(v) => put(out, v.to_le_bytes()),
+            ScalarValue::F32(v) => put(out, v.to_le_bytes()),
+            ScalarValue::F64(v) => put(out, v.to_le_bytes()),
+        }
+    }
+}
+
+/// Push-constant bytes of one launch: inline up to [`PushBlock::INLINE`] bytes (the
+/// guaranteed `maxPushConstantsSize`), on the heap beyond.
+pub(crate) struct PushBlock {
+    inline: [u8; PushBlock::INLINE],
+    heap: Vec<u8>,
+    len: usize,
+}
+
+impl PushBlock {
+    const INLINE: usize = 128;
+
+    /// `len` zero bytes.
+    fn zeroed(len: usize) -> PushBlock {
+        PushBlock {
+            inline: [0; PushBlock::INLINE],
+            heap: if len > PushBlock::INLINE {
+                vec![0; len]
+            } else {
+                Vec::new()
+            },
+            len,
+        }
+    }
+
+    /// The bytes.
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        if self.len > PushBlock::INLINE {
+            &self.heap
+        } else {
+            &self.inline[..self.len]
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [u8] {
+        if self.len > PushBlock::INLINE {
+            &mut self.heap
+        } else {
+            &mut self.inline[..self.len]
+        }
+    }
+
+    /// Whether there are no bytes.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 /// One kernel argument, in parameter order.
 #[derive(Debug, Clone, Copy)]
 pub enum KernelArg<'a> {
@@ -174,8 +244,17 @@ fn check_sampled_format(
 /// resources it touches how.
 pub(crate) struct Prepared {
     pub key: PipelineKey,
-    pub push: Vec<u8>,
+    /// The kernel's pipeline for `key` when it was already created.
+    pub pipeline: Option<vk::Pipeline>,
+    pub push: PushBlock,
     /// (binding number, descriptor type, resource).
+    pub bindings: Vec<(u32, vk::DescriptorType, Bound)>,
+    pub usages: Vec<Usage>,
+}
+
+/// Vectors [`prepare`] fills, handed back after the launch so the next one reuses them.
+#[derive(Default)]
+pub(crate) struct LaunchScratch {
     pub bindings: Vec<(u32, vk::DescriptorType, Bound)>,
     pub usages: Vec<Usage>,
 }
@@ -233,6 +312,7 @@ pub(crate) fn prepare(
     kernel: &Kernel,
     config: &LaunchConfig,
     args: &[KernelArg<'_>],
+    scratch: LaunchScratch,
 ) -> Result<Prepared, String> {
     let r = kernel.reflection();
     if args.len() != r.parameters.len() {
@@ -249,10 +329,19 @@ pub(crate) fn prepare(
         spec: config.spec.clone(),
         shared_bytes: config.shared_bytes,
     };
-    kernel.specialization(&key)?;
-    let mut push = vec![0u8; r.push_constants.size as usize];
-    let mut bindings = Vec::new();
-    let mut usages = Vec::new();
+    // A cached pipeline's key was checked when the pipeline was created.
+    let pipeline = kernel.cached_pipeline(&key);
+    if pipeline.is_none() {
+        kernel.specialization(&key)?;
+    }
+    let mut push = PushBlock::zeroed(r.push_constants.size as usize);
+    let mut scalar = [0u8; 8];
+    let LaunchScratch {
+        mut bindings,
+        mut usages,
+    } = scratch;
+    bindings.clear();
+    usages.clear();
     for (param, arg) in r.parameters.iter().zip(args) {
         let name = &param.name;
         match param.slot {
@@ -395,8 +484,11 @@ pub(crate) fn prepare(
                         "parameter `{name}` points at missing push constant {i}"
                     ));
                 };
-                let bytes = match arg {
-                    KernelArg::Scalar(v) if v.type_name() == m.ty => v.to_le_bytes(),
+                let bytes: &[u8] = match arg {
+                    KernelArg::Scalar(v) if v.type_name() == m.ty => {
+                        let len = v.write_le(&mut scalar);
+                        &scalar[..len]
+                    }
                     KernelArg::Scalar(v) => {
                         return Err(format!(
                             "parameter `{name}` expects {}, got {}",
@@ -404,7 +496,7 @@ pub(crate) fn prepare(
                             v.type_name()
                         ));
                     }
-                    KernelArg::Bytes(b) => b.to_vec(),
+                    KernelArg::Bytes(b) => b,
                     other => {
                         return Err(format!(
                             "parameter `{name}` expects {}, got {}",
@@ -422,8 +514,8 @@ pub(crate) fn prepare(
                     ));
                 }
                 let start = m.offset as usize;
-                match push.get_mut(start..start + bytes.len()) {
-                    Some(dst) => dst.copy_from_slice(&bytes),
+                match push.as_mut_slice().get_mut(start..start + bytes.len()) {
+                    Some(dst) => dst.copy_from_slice(bytes),
                     None => {
                         return Err(format!(
                             "parameter `{name}` overruns the push-constant block"
@@ -435,7 +527,14 @@ pub(crate) fn prepare(
     }
     // An image bound both as storage and as a texture in one launch stays in GENERAL; the
     // descriptors must name the layout the tracker will put it in.
-    let layouts = merged_layouts(&usages);
+    let has_images = bindings
+        .iter()
+        .any(|(_, _, b)| matches!(b, Bound::Image(..) | Bound::Texture(..)));
+    let layouts = if has_images {
+        merged_layouts(&usages)
+    } else {
+        Default::default()
+    };
     for (_, _, bound) in &mut bindings {
         let (id, layout) = match bound {
             Bound::Image(img, l) => (img.id(), l),
@@ -448,6 +547,7 @@ pub(crate) fn prepare(
     }
     Ok(Prepared {
         key,
+        pipeline,
         push,
         bindings,
         usages,
@@ -470,15 +570,38 @@ impl SetKey {
             bindings: bindings
                 .iter()
                 .map(|(binding, _, b)| {
-                    let (handle, layout) = match b {
-                        Bound::Buffer(buf) => (buf.inner.raw.buffer.as_raw(), 0),
-                        Bound::Image(img, l) => (img.inner.view.as_raw(), l.as_raw()),
-                        Bound::Texture(tex, l) => (tex.inner.view.as_raw(), l.as_raw()),
-                        Bound::Sampler(smp) => (smp.inner.sampler.as_raw(), 0),
-                    };
+                    let (handle, layout) = bound_handle(b);
                     (*binding, handle, layout)
                 })
                 .collect(),
         }
+    }
+
+    /// Whether this is the key of binding `bindings` for `kernel` (without building one).
+    pub(crate) fn matches(
+        &self,
+        kernel: &Kernel,
+        bindings: &[(u32, vk::DescriptorType, Bound)],
+    ) -> bool {
+        self.kernel == Arc::as_ptr(&kernel.inner) as usize
+            && self.bindings.len() == bindings.len()
+            && self
+                .bindings
+                .iter()
+                .zip(bindings)
+                .all(|(&k, (binding, _, b))| {
+                    let (handle, layout) = bound_handle(b);
+                    k == (*binding, handle, layout)
+                })
+    }
+}
+
+/// The Vulkan handle and image layout (0 for none) a bound resource is keyed by.
+fn bound_handle(b: &Bound) -> (u64, i32) {
+    match b {
+        Bound::Buffer(buf) => (buf.inner.raw.buffer.as_raw(), 0),
+        Bound::Image(img, l) => (img.inner.view.as_raw(), l.as_raw()),
+        Bound::Texture(tex, l) => (tex.inner.view.as_raw(), l.as_raw()),
+        Bound::Sampler(smp) => (smp.inner.sampler.as_raw(), 0),
     }
 }

@@ -102,6 +102,8 @@ pub(crate) struct KernelInner {
     pub(crate) pipeline_layout: vk::PipelineLayout,
     pub(crate) counts: DescriptorCounts,
     pipelines: Mutex<HashMap<PipelineKey, vk::Pipeline>>,
+    /// The pipeline the last launch used, checked before hashing into `pipelines`.
+    last: Mutex<Option<(PipelineKey, vk::Pipeline)>>,
     created: AtomicUsize,
     /// `"launch <name>"`, the barrier log's label for this kernel's launches.
     pub(crate) launch_label: String,
@@ -338,6 +340,20 @@ impl Kernel {
         Ok(entries)
     }
 
+    /// The pipeline for `key` if it was created already; the last one used is found without
+    /// hashing the key.
+    pub(crate) fn cached_pipeline(&self, key: &PipelineKey) -> Option<vk::Pipeline> {
+        let mut last = lock(&self.inner.last);
+        if let Some((k, p)) = last.as_ref() {
+            if k == key {
+                return Some(*p);
+            }
+        }
+        let p = lock(&self.inner.pipelines).get(key).copied()?;
+        *last = Some((key.clone(), p));
+        Some(p)
+    }
+
     /// The pipeline for `key`, created (and counted) on first use.
     pub(crate) fn pipeline(&self, key: &PipelineKey) -> Result<vk::Pipeline> {
         let inner = &self.inner;
@@ -490,6 +506,7 @@ fn create_objects(
         pipeline_layout: vk::PipelineLayout::null(),
         counts,
         pipelines: Mutex::new(HashMap::new()),
+        last: Mutex::new(None),
         created: AtomicUsize::new(0),
         launch_label: format!("launch {}", r.entry_point),
     };

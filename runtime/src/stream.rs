@@ -12,7 +12,9 @@ use ash::vk;
 use crate::batch::{Batches, Keep};
 use crate::device::DeviceShared;
 use crate::error::{Result, RuntimeError};
-use crate::launch::{check_shape, prepare, Bound, KernelArg, LaunchConfig, SetKey};
+use crate::launch::{
+    check_shape, prepare, Bound, KernelArg, LaunchConfig, LaunchScratch, Prepared, SetKey,
+};
 use crate::lock;
 use crate::pipeline::Kernel;
 use crate::profile::ProfileKind;
@@ -31,6 +33,8 @@ impl fmt::Display for CommandId {
 pub(crate) struct StreamShared {
     shared: Arc<DeviceShared>,
     pub(crate) state: Mutex<Batches>,
+    /// The last launch's emptied vectors, reused by the next launch.
+    scratch: Mutex<LaunchScratch>,
 }
 
 /// An in-order command stream on the context's compute queue. Cheap to clone; clones are
@@ -56,6 +60,7 @@ impl Stream {
             inner: Arc::new(StreamShared {
                 shared: shared.clone(),
                 state: Mutex::new(Batches::new(shared)?),
+                scratch: Mutex::new(LaunchScratch::default()),
             }),
         })
     }
@@ -86,86 +91,59 @@ impl Stream {
             kernel: kernel.name().to_string(),
             message,
         };
-        self.check_owner(&kernel.inner.shared, &format!("kernel `{}`", kernel.name()))?;
+        if !Arc::ptr_eq(&kernel.inner.shared, shared) {
+            return Err(RuntimeError::ForeignResource(format!(
+                "kernel `{}`",
+                kernel.name()
+            )));
+        }
         check_shape(shared, config).map_err(launch_err)?;
-        let prepared = prepare(shared, kernel, config, args).map_err(launch_err)?;
-        let pipeline = kernel.pipeline(&prepared.key)?;
+        let scratch = std::mem::take(&mut *lock(&self.inner.scratch));
+        let prepared = prepare(shared, kernel, config, args, scratch).map_err(launch_err)?;
+        let pipeline = match prepared.pipeline {
+            Some(p) => p,
+            None => kernel.pipeline(&prepared.key)?,
+        };
         let device = shared.device();
         let mut state = lock(&self.inner.state);
         let batch = state.ensure_recording()?;
         // A launch binding exactly what an earlier launch of this batch bound (same kernel,
         // same resources, same layouts) reuses that descriptor set: a chain of launches over
-        // the same buffers writes one set, not one per launch.
-        let set_key = SetKey::of(kernel, &prepared.bindings);
+        // the same buffers writes one set, not one per launch. The last set is checked first,
+        // without building a key.
         let (set, fresh) = if prepared.bindings.is_empty() {
             (vk::DescriptorSet::null(), false)
-        } else if let Some(&set) = batch.sets.get(&set_key) {
+        } else if let Some(set) = batch.last_set(kernel, &prepared.bindings) {
             (set, false)
         } else {
-            let set = batch.allocate_set(shared, kernel)?;
-            batch.sets.insert(set_key, set);
-            (set, true)
+            let set_key = SetKey::of(kernel, &prepared.bindings);
+            if let Some(&set) = batch.sets.get(&set_key) {
+                batch.remember_set(set_key, set);
+                (set, false)
+            } else {
+                let set = batch.allocate_set(shared, kernel)?;
+                batch.sets.insert(set_key.clone(), set);
+                batch.remember_set(set_key, set);
+                (set, true)
+            }
         };
         let timed = batch.timestamp_begin(shared)?;
         // Everything fallible is done: from here on the command is certainly recorded, so the
         // hazard state may advance.
         let id = CommandId(shared.next_command_id());
-        let barriers = lock(&shared.tracker).plan(id, &kernel.inner.launch_label, &prepared.usages);
-        let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> = prepared
-            .bindings
-            .iter()
-            .map(|(_, _, b)| match b {
-                Bound::Buffer(buf) => [vk::DescriptorBufferInfo {
-                    buffer: buf.inner.raw.buffer,
-                    offset: 0,
-                    range: vk::WHOLE_SIZE,
-                }],
-                _ => [vk::DescriptorBufferInfo::default()],
-            })
-            .collect();
-        let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = prepared
-            .bindings
-            .iter()
-            .map(|(_, _, b)| match b {
-                Bound::Image(img, layout) => [vk::DescriptorImageInfo {
-                    sampler: vk::Sampler::null(),
-                    image_view: img.inner.view,
-                    image_layout: *layout,
-                }],
-                Bound::Texture(tex, layout) => [vk::DescriptorImageInfo {
-                    sampler: vk::Sampler::null(),
-                    image_view: tex.inner.view,
-                    image_layout: *layout,
-                }],
-                Bound::Sampler(smp) => [vk::DescriptorImageInfo {
-                    sampler: smp.inner.sampler,
-                    image_view: vk::ImageView::null(),
-                    image_layout: vk::ImageLayout::UNDEFINED,
-                }],
-                Bound::Buffer(_) => [vk::DescriptorImageInfo::default()],
-            })
-            .collect();
-        let writes: Vec<vk::WriteDescriptorSet> = prepared
-            .bindings
-            .iter()
-            .enumerate()
-            .map(|(i, (binding, ty, b))| {
-                let w = vk::WriteDescriptorSet::default()
-                    .dst_set(set)
-                    .dst_binding(*binding)
-                    .descriptor_type(*ty);
-                match b {
-                    Bound::Buffer(_) => w.buffer_info(&buffer_infos[i]),
-                    _ => w.image_info(&image_infos[i]),
-                }
-            })
-            .collect();
+        let mut barriers = std::mem::take(&mut batch.barriers);
+        lock(&shared.tracker).plan_into(
+            id,
+            &kernel.inner.launch_label,
+            &prepared.usages,
+            &mut barriers,
+        );
         let layout = kernel.inner.pipeline_layout;
         // SAFETY: the set, pipeline, layout and resources are alive (the batch keeps them until
         // its fence signals), and the command buffer is in the recording state.
         unsafe {
             if fresh {
-                device.update_descriptor_sets(&writes, &[]);
+                write_set(device, set, &prepared.bindings);
             }
             batch.record_barriers(device, &barriers);
             device.cmd_bind_pipeline(batch.cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
@@ -185,22 +163,37 @@ impl Stream {
                     layout,
                     vk::ShaderStageFlags::COMPUTE,
                     0,
-                    &prepared.push,
+                    prepared.push.as_slice(),
                 );
             }
             device.cmd_dispatch(batch.cmd, config.grid[0], config.grid[1], config.grid[2]);
         }
+        batch.barriers = barriers;
         batch.timestamp_end(device, timed, ProfileKind::Kernel, kernel.name(), 0);
-        batch.keep.push(Keep::Kernel(kernel.clone()));
-        for (_, _, b) in prepared.bindings {
-            batch.keep.push(match b {
-                Bound::Buffer(buf) => Keep::Buffer(buf),
-                Bound::Image(img, _) => Keep::Image(img),
-                Bound::Texture(tex, _) => Keep::Texture(tex),
-                Bound::Sampler(smp) => Keep::Sampler(smp),
-            });
+        // A reused set was first written by a launch of this batch that bound the same kernel
+        // and resources (the key holds their handles, which stay unique while the batch keeps
+        // their owners): those are kept alive already.
+        let Prepared {
+            mut bindings,
+            mut usages,
+            ..
+        } = prepared;
+        if fresh || set == vk::DescriptorSet::null() {
+            batch.keep.push(Keep::Kernel(kernel.clone()));
+            for (_, _, b) in bindings.drain(..) {
+                batch.keep.push(match b {
+                    Bound::Buffer(buf) => Keep::Buffer(buf),
+                    Bound::Image(img, _) => Keep::Image(img),
+                    Bound::Texture(tex, _) => Keep::Texture(tex),
+                    Bound::Sampler(smp) => Keep::Sampler(smp),
+                });
+            }
         }
         batch.commands += 1;
+        drop(state);
+        bindings.clear();
+        usages.clear();
+        *lock(&self.inner.scratch) = LaunchScratch { bindings, usages };
         Ok(id)
     }
 
@@ -221,4 +214,63 @@ impl Stream {
         let mut state = lock(&self.inner.state);
         let _ = state.wait_in_flight();
     }
+}
+
+/// Writes the descriptors of `bindings` into `set`.
+///
+/// # Safety
+/// `set` and the bound resources must be alive and `set` not in use by pending work.
+unsafe fn write_set(
+    device: &ash::Device,
+    set: vk::DescriptorSet,
+    bindings: &[(u32, vk::DescriptorType, Bound)],
+) {
+    let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> = bindings
+        .iter()
+        .map(|(_, _, b)| match b {
+            Bound::Buffer(buf) => [vk::DescriptorBufferInfo {
+                buffer: buf.inner.raw.buffer,
+                offset: 0,
+                range: vk::WHOLE_SIZE,
+            }],
+            _ => [vk::DescriptorBufferInfo::default()],
+        })
+        .collect();
+    let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = bindings
+        .iter()
+        .map(|(_, _, b)| match b {
+            Bound::Image(img, layout) => [vk::DescriptorImageInfo {
+                sampler: vk::Sampler::null(),
+                image_view: img.inner.view,
+                image_layout: *layout,
+            }],
+            Bound::Texture(tex, layout) => [vk::DescriptorImageInfo {
+                sampler: vk::Sampler::null(),
+                image_view: tex.inner.view,
+                image_layout: *layout,
+            }],
+            Bound::Sampler(smp) => [vk::DescriptorImageInfo {
+                sampler: smp.inner.sampler,
+                image_view: vk::ImageView::null(),
+                image_layout: vk::ImageLayout::UNDEFINED,
+            }],
+            Bound::Buffer(_) => [vk::DescriptorImageInfo::default()],
+        })
+        .collect();
+    let writes: Vec<vk::WriteDescriptorSet> = bindings
+        .iter()
+        .enumerate()
+        .map(|(i, (binding, ty, b))| {
+            let w = vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(*binding)
+                .descriptor_type(*ty);
+            match b {
+                Bound::Buffer(_) => w.buffer_info(&buffer_infos[i]),
+                _ => w.image_info(&image_infos[i]),
+            }
+        })
+        .collect();
+    // SAFETY: upheld by the caller.
+    unsafe { device.update_descriptor_sets(&writes, &[]) };
 }

@@ -24,6 +24,7 @@
 //! - read-after-read and commands on unrelated resources need nothing.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use ash::vk;
@@ -231,10 +232,35 @@ const LOG_CAP: usize = 1 << 16;
 /// [`LOG_CAP`] records at most).
 #[derive(Debug, Default)]
 pub(crate) struct Tracker {
-    states: HashMap<ResourceId, State>,
+    states: HashMap<ResourceId, State, BuildHasherDefault<IdHasher>>,
     log: Vec<RawRecord>,
     /// Interned command labels (`"launch fill"`…), shared by the records.
     labels: HashMap<String, Arc<str>>,
+    /// The label interned last, checked before `labels`.
+    last_label: Option<Arc<str>>,
+    /// Scratch for the merged uses of one command, reused across commands.
+    merged: Vec<Usage>,
+}
+
+/// Hasher for [`ResourceId`] keys: ids are small, distinct and never reused, so one
+/// multiplication spreads them well enough (SipHash costs more than the rest of a lookup).
+#[derive(Debug, Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 /// A [`BarrierRecord`] before its masks and layouts are turned into names.
@@ -289,14 +315,31 @@ impl Tracker {
         label: &str,
         usages: &[Usage],
     ) -> BarrierBatch {
-        let mut merged: Vec<Usage> = Vec::new();
+        let mut batch = BarrierBatch::default();
+        self.plan_into(before, label, usages, &mut batch);
+        batch
+    }
+
+    /// [`Tracker::plan`] into `batch` (cleared first), so a caller can reuse its vectors.
+    pub(crate) fn plan_into(
+        &mut self,
+        before: CommandId,
+        label: &str,
+        usages: &[Usage],
+        batch: &mut BarrierBatch,
+    ) {
+        batch.src_stages = vk::PipelineStageFlags::empty();
+        batch.dst_stages = vk::PipelineStageFlags::empty();
+        batch.buffers.clear();
+        batch.images.clear();
+        let mut merged = std::mem::take(&mut self.merged);
+        merged.clear();
         for u in usages {
             match merged.iter_mut().find(|m| m.id == u.id) {
                 Some(m) => m.merge(u),
                 None => merged.push(*u),
             }
         }
-        let mut batch = BarrierBatch::default();
         for u in &merged {
             let state = self.states.entry(u.id).or_default();
             let dst_access = u.read | u.write;
@@ -327,14 +370,14 @@ impl Tracker {
             } else {
                 let raw = match &state.write {
                     Some(w) if !u.read.is_empty() && !w.visible_to(u.stage, u.read) => {
-                        Some(w.clone())
+                        Some((w.stage, w.access))
                     }
                     _ => None,
                 };
                 let war = !u.write.is_empty() && !state.read_stages.is_empty();
                 let waw = match &state.write {
                     Some(w) if !u.write.is_empty() && !war && !w.visible_to(u.stage, u.write) => {
-                        Some(w.clone())
+                        Some((w.stage, w.access))
                     }
                     _ => None,
                 };
@@ -344,8 +387,8 @@ impl Tracker {
                     vk::PipelineStageFlags::empty()
                 };
                 barrier = match (raw, waw) {
-                    (Some(w), _) => Some((Hazard::ReadAfterWrite, w.stage | war_stages, w.access)),
-                    (None, Some(w)) => Some((Hazard::WriteAfterWrite, w.stage, w.access)),
+                    (Some((ws, wa)), _) => Some((Hazard::ReadAfterWrite, ws | war_stages, wa)),
+                    (None, Some((ws, wa))) => Some((Hazard::WriteAfterWrite, ws, wa)),
                     (None, None) if war => {
                         Some((Hazard::WriteAfterRead, war_stages, vk::AccessFlags::empty()))
                     }
@@ -393,11 +436,18 @@ impl Tracker {
                     self.log.drain(..LOG_CAP / 2);
                 }
                 // Stored raw and named only when the log is read: launches are hot.
-                let label = match self.labels.get(label) {
-                    Some(l) => l.clone(),
-                    None => {
-                        let l: Arc<str> = Arc::from(label);
-                        self.labels.insert(label.to_string(), l.clone());
+                let label = match &self.last_label {
+                    Some(l) if **l == *label => l.clone(),
+                    _ => {
+                        let l = match self.labels.get(label) {
+                            Some(l) => l.clone(),
+                            None => {
+                                let l: Arc<str> = Arc::from(label);
+                                self.labels.insert(label.to_string(), l.clone());
+                                l
+                            }
+                        };
+                        self.last_label = Some(l.clone());
                         l
                     }
                 };
@@ -432,15 +482,25 @@ impl Tracker {
             if u.write.is_empty() {
                 state.read_stages |= u.stage;
             } else {
-                state.write = Some(Write {
-                    stage: u.stage,
-                    access: u.write,
-                    visible: Vec::new(),
-                });
+                // The new write replaces the old one; its `visible` vector is reused.
+                match state.write.as_mut() {
+                    Some(w) => {
+                        w.stage = u.stage;
+                        w.access = u.write;
+                        w.visible.clear();
+                    }
+                    None => {
+                        state.write = Some(Write {
+                            stage: u.stage,
+                            access: u.write,
+                            visible: Vec::new(),
+                        })
+                    }
+                }
                 state.read_stages = vk::PipelineStageFlags::empty();
             }
         }
-        batch
+        self.merged = merged;
     }
 
     /// Drops the state of a destroyed resource.
