@@ -167,6 +167,20 @@ impl RawImage {
         }
     }
 
+    /// Destroys `view`, then the image and its memory, and drops the image's hazard state: the
+    /// teardown shared by storage images and textures. The caller holds the last reference.
+    pub(crate) fn destroy_with_view(
+        &mut self,
+        shared: &DeviceShared,
+        view: vk::ImageView,
+        id: crate::ResourceId,
+    ) {
+        // SAFETY: last reference, so no pending command uses the view or the image.
+        unsafe { shared.device().destroy_image_view(view, None) };
+        self.destroy(shared);
+        crate::lock(&shared.tracker).forget(id);
+    }
+
     /// Destroys the image and frees its memory; the caller guarantees the GPU is done with it.
     pub(crate) fn destroy(&mut self, shared: &DeviceShared) {
         // SAFETY: the owner only calls this once no command buffer uses the image any more.

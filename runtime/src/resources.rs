@@ -272,10 +272,7 @@ pub(crate) struct ImageInner {
 
 impl Drop for ImageInner {
     fn drop(&mut self) {
-        // SAFETY: last reference, so no pending command uses the view or the image.
-        unsafe { self.shared.device().destroy_image_view(self.view, None) };
-        self.raw.destroy(&self.shared);
-        lock(&self.shared.tracker).forget(self.id);
+        self.raw.destroy_with_view(&self.shared, self.view, self.id);
     }
 }
 

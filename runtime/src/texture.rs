@@ -13,7 +13,6 @@ use ash::vk;
 
 use crate::device::DeviceShared;
 use crate::error::{vk_err, Result, RuntimeError};
-use crate::lock;
 use crate::memory::RawImage;
 use crate::resources::{ImageFormat, ResourceId};
 
@@ -185,10 +184,7 @@ pub(crate) struct TextureInner {
 
 impl Drop for TextureInner {
     fn drop(&mut self) {
-        // SAFETY: last reference, so no pending command uses the view or the image.
-        unsafe { self.shared.device().destroy_image_view(self.view, None) };
-        self.raw.destroy(&self.shared);
-        lock(&self.shared.tracker).forget(self.id);
+        self.raw.destroy_with_view(&self.shared, self.view, self.id);
     }
 }
 

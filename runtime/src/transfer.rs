@@ -26,13 +26,7 @@ impl Stream {
     /// id is still fresh and ordered).
     pub fn upload_buffer(&self, buffer: &Buffer, data: &[u8]) -> Result<CommandId> {
         self.check_owner(&buffer.inner.shared, "buffer")?;
-        if data.len() as u64 != buffer.size() {
-            return Err(RuntimeError::LengthMismatch {
-                resource: "buffer",
-                resource_bytes: buffer.size(),
-                host_bytes: data.len() as u64,
-            });
-        }
+        check_length("buffer", buffer.size(), data.len())?;
         let shared = self.shared();
         let mut state = lock(&self.inner.state);
         // The stream lock is held: no other thread can record a use of the buffer meanwhile,
@@ -102,13 +96,7 @@ impl Stream {
             None => (0, desc.layers),
         };
         let expected = desc.level_layer_bytes(level) * u64::from(layer_count);
-        if data.len() as u64 != expected {
-            return Err(RuntimeError::LengthMismatch {
-                resource: "texture region",
-                resource_bytes: expected,
-                host_bytes: data.len() as u64,
-            });
-        }
+        check_length("texture region", expected, data.len())?;
         let shared = self.shared();
         let mut state = lock(&self.inner.state);
         let mut staging = state.take_staging(StagingKind::Upload, data.len() as u64)?;
@@ -168,13 +156,7 @@ impl Stream {
     /// recorded work and waits for it.
     pub fn download_buffer(&self, buffer: &Buffer, out: &mut [u8]) -> Result<()> {
         self.check_owner(&buffer.inner.shared, "buffer")?;
-        if out.len() as u64 != buffer.size() {
-            return Err(RuntimeError::LengthMismatch {
-                resource: "buffer",
-                resource_bytes: buffer.size(),
-                host_bytes: out.len() as u64,
-            });
-        }
+        check_length("buffer", buffer.size(), out.len())?;
         let usage = Usage::transfer_read(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
         let region = vk::BufferCopy {
             src_offset: 0,
@@ -197,13 +179,7 @@ impl Stream {
     /// texel_size` bytes). Submits all recorded work and waits for it.
     pub fn download_image(&self, image: &Image2D, out: &mut [u8]) -> Result<()> {
         self.check_owner(&image.inner.shared, "image")?;
-        if out.len() as u64 != image.byte_size() {
-            return Err(RuntimeError::LengthMismatch {
-                resource: "image",
-                resource_bytes: image.byte_size(),
-                host_bytes: out.len() as u64,
-            });
-        }
+        check_length("image", image.byte_size(), out.len())?;
         let usage = Usage::transfer_read(image.id(), Handle::Image(image.inner.raw.image));
         let region = vk::BufferImageCopy {
             buffer_offset: 0,
@@ -305,5 +281,18 @@ impl Stream {
             }
             Err(e) => Err(e),
         }
+    }
+}
+
+/// A host array must hold exactly the bytes of the resource (region) it is copied to or from.
+fn check_length(resource: &'static str, resource_bytes: u64, host_len: usize) -> Result<()> {
+    if host_len as u64 == resource_bytes {
+        Ok(())
+    } else {
+        Err(RuntimeError::LengthMismatch {
+            resource,
+            resource_bytes,
+            host_bytes: host_len as u64,
+        })
     }
 }
