@@ -11,4 +11,5 @@ pub mod driver;
 pub mod embed;
 pub mod ir;
 pub mod sema;
+pub mod specialize;
 pub mod syntax;

@@ -189,6 +189,10 @@ fn build(
             .as_ref()
             .map(|p| p.features.clone())
             .unwrap_or_default(),
+        target: cajetac::specialize::Target {
+            profile: profile.clone(),
+            ..Default::default()
+        },
     };
     let kernels = match driver::compile_kernels(&module, &options, kernel) {
         Ok(k) => k,
@@ -272,8 +276,10 @@ fn run(file: &Path, env: &str, args: &[String], format: ErrorFormat, profile: bo
     // runs; a launch then reports why there is no GPU.
     // The features come from the device's profile (no device is created for that); the
     // context is then created with exactly the features the compiled kernels use.
-    let device_features = cajeta_runtime::DeviceProfile::auto()
-        .map(|p| p.features)
+    let device_profile = cajeta_runtime::DeviceProfile::auto().ok();
+    let device_features = device_profile
+        .as_ref()
+        .map(|p| p.features.clone())
         .unwrap_or_default();
     let mut io = HostIo {
         stdout: &mut stdout,
@@ -282,6 +288,10 @@ fn run(file: &Path, env: &str, args: &[String], format: ErrorFormat, profile: bo
     let options = SpirvOptions {
         target_env: env,
         device_features,
+        target: cajetac::specialize::Target {
+            profile: device_profile,
+            ..Default::default()
+        },
     };
     let opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
     let result =

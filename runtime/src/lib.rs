@@ -34,6 +34,7 @@ mod instance;
 mod launch;
 mod memory;
 mod pipeline;
+mod precision;
 mod profile;
 pub mod reflection;
 mod resources;
@@ -54,6 +55,7 @@ pub use event::Event;
 pub use features::required_features;
 pub use launch::{KernelArg, LaunchConfig, ScalarValue};
 pub use pipeline::Kernel;
+pub use precision::{FloatStorage, IntStorage, PrecisionOptions, PrecisionVariant};
 pub use profile::{ProfileEntry, ProfileKind, ProfileReport};
 pub use reflection::*;
 pub use resources::{

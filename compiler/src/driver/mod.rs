@@ -48,6 +48,7 @@ pub fn compile_kernels(
     options: &SpirvOptions,
     only: Option<&str>,
 ) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
+    let module = &*crate::specialize::specialize(module, &options.target)?;
     let mut out = Vec::new();
     let mut diags = Vec::new();
     for id in module.kernels() {

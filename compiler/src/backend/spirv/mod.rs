@@ -98,6 +98,8 @@ pub struct SpirvOptions {
     /// falls back to what works everywhere (float atomic add becomes a compare-exchange loop
     /// without `shaderBufferFloat32AtomicAdd`).
     pub device_features: Vec<String>,
+    /// What precision types and device queries are specialized to before lowering (SPEC §8).
+    pub target: crate::specialize::Target,
 }
 
 impl SpirvOptions {
