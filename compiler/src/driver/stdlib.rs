@@ -19,6 +19,10 @@ pub const STDLIB_FILES: &[(&str, &str)] = &[
         include_str!("../../../stdlib/cajeta/vector.cajeta"),
     ),
     (
+        "cajeta/int_precision.cajeta",
+        include_str!("../../../stdlib/cajeta/int_precision.cajeta"),
+    ),
+    (
         "cajeta/io.cajeta",
         include_str!("../../../stdlib/cajeta/io.cajeta"),
     ),

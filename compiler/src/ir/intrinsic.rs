@@ -2,6 +2,7 @@
 //! `@Intrinsic("name")`; the name maps to one variant here, and each backend has one
 //! lowering function per variant.
 
+use super::int_precision::IntPrecisionFn;
 use super::types::{ImageFormat, ScalarType, TextureDim};
 
 /// A grid axis.
@@ -381,6 +382,9 @@ pub enum Intrinsic {
     /// `buf.vstore(i, v)` on a scalar buffer: the lanes of `v` (a `Vector<T,N>`) to elements
     /// `N*i .. N*i+N-1`. Args `[buf, i, v]`.
     BufferVstore,
+    /// An integer precision function of SPEC §8 (`Precision.packInt4x8`…), or the packed
+    /// lane store the specialize stage emits.
+    IntPrecision(IntPrecisionFn),
 }
 
 impl Intrinsic {
@@ -473,6 +477,9 @@ impl Intrinsic {
                         .iter()
                         .find(|(_, n)| *n == m)
                         .map(|(f, _)| Intrinsic::Math(*f));
+                }
+                if let Some(p) = name.strip_prefix("int_precision.") {
+                    return IntPrecisionFn::from_name(p).map(Intrinsic::IntPrecision);
                 }
                 if let Some(b) = name.strip_prefix("bits.") {
                     return BitsFn::ALL

@@ -11,12 +11,14 @@
 //! backend compiles kernels (and the helpers they call), the host interpreter runs host
 //! methods.
 
+mod int_precision;
 mod intrinsic;
 mod pod;
 pub mod printf;
 mod types;
 pub mod visit;
 
+pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
 pub use intrinsic::{
     AtomicOp, Axis, BarrierKind, BitsFn, HostOp, Intrinsic, MathFn, VecFn, WaveOp,
 };

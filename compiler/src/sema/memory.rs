@@ -121,7 +121,10 @@ pub fn lane_result(op: Option<Intrinsic>, args: &[ir::Expr], ret: Type) -> Type 
 
 /// Whether a device intrinsic may also run in host code (the interpreter evaluates it).
 pub fn host_evaluable(op: Intrinsic) -> bool {
-    matches!(op, Intrinsic::Math(_) | Intrinsic::Bits(_))
+    match op {
+        Intrinsic::IntPrecision(f) => f.host_evaluable(),
+        _ => matches!(op, Intrinsic::Math(_) | Intrinsic::Bits(_)),
+    }
 }
 
 impl<'s, 'a> FnCtx<'s, 'a> {

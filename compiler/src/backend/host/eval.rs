@@ -415,6 +415,18 @@ impl<'a> Interp<'a> {
                 })
             }
             Intrinsic::Vector(v) => self.eval_vector_fn(f, v, args, e),
+            Intrinsic::IntPrecision(p) => {
+                let mut xs = Vec::with_capacity(args.len());
+                for a in args {
+                    xs.push(self.eval(f, a)?);
+                }
+                super::int_precision::eval(p, &xs).map_err(|message| {
+                    Box::new(super::HostError {
+                        message,
+                        span: Some(e.span),
+                    })
+                })
+            }
             Intrinsic::BufferLength => self.host_op(f, crate::ir::HostOp::BufferLength, args, e),
             Intrinsic::ImageWidth => self.host_op(f, crate::ir::HostOp::ImageWidth, args, e),
             Intrinsic::ImageHeight => self.host_op(f, crate::ir::HostOp::ImageHeight, args, e),

@@ -13,6 +13,7 @@ mod eval;
 mod files;
 pub mod format;
 mod hostops;
+mod int_precision;
 mod lanes;
 mod launch_opts;
 pub mod math;

@@ -167,6 +167,10 @@ impl Walker<'_> {
                     }
                     (Intrinsic::BufferVload, Some(buf)) => self.mark(buf, env, true, false),
                     (Intrinsic::BufferVstore, Some(buf)) => self.mark(buf, env, false, true),
+                    // A compare-exchange loop reads the word it replaces a lane of.
+                    (Intrinsic::IntPrecision(ir::IntPrecisionFn::StoreLane(_)), Some(buf)) => {
+                        self.mark(buf, env, true, true)
+                    }
                     // Size queries do not touch the contents.
                     _ => {}
                 }

@@ -38,6 +38,7 @@ impl FnCx<'_, '_> {
             Intrinsic::Wave(w) => self.wave(w, args, e),
             Intrinsic::BufferVload => self.buffer_vload(args, e),
             Intrinsic::BufferVstore => self.buffer_vstore(args, e),
+            Intrinsic::IntPrecision(f) => self.int_precision(f, args, e),
             other => self
                 .memory_intrinsic(other, args, e)
                 .unwrap_or_else(|| Err(unsupported(e.span, format!("intrinsic {other:?}")))),

@@ -289,7 +289,7 @@ impl FnCx<'_, '_> {
     }
 
     /// The array a `Shared<T>` expression denotes.
-    fn shared_of(&self, e: &Expr) -> Res<SharedArray> {
+    pub(crate) fn shared_of(&self, e: &Expr) -> Res<SharedArray> {
         match &e.kind {
             ExprKind::Load(Place::Local(l)) => match self.slots.get(l.0) {
                 Some(Slot::Shared(Some(a))) => Ok(*a),

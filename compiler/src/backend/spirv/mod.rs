@@ -21,6 +21,7 @@ mod arith;
 mod atomics;
 mod expr;
 mod function;
+mod int_precision;
 mod intrinsics;
 mod math;
 mod memory;

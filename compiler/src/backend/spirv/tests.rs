@@ -2,6 +2,7 @@
 //! `spirv-val` for Vulkan 1.1, 1.2 and 1.3 (skipped with a note when spirv-val is not
 //! installed) and checked on its disassembly and reflection.
 
+mod int_precision;
 mod kernels;
 mod ops;
 
