@@ -46,7 +46,7 @@ pub fn run_all(quick: bool) -> Result<(String, String, Vec<Row>), String> {
     let prof = Context::with_options(
         ContextOptions::from_env()
             .with_validation(false)
-            .with_profile(true),
+            .with_span_profile(true),
     )
     .map_err(|e| e.to_string())?;
     let info = ctx.device_info().clone();

@@ -67,6 +67,8 @@ pub(crate) struct Batch {
     next_query: (usize, u32),
     /// Commands to read times for once the fence signals.
     timed: Vec<Timed>,
+    /// Span-only profiling: the two queries bracketing the whole recording.
+    span: Option<(usize, u32)>,
     /// Descriptor sets written in this recording, by what they bind.
     pub(crate) sets: HashMap<SetKey, vk::DescriptorSet>,
     /// The set the last launch bound (also in `sets`), checked before `sets`.
@@ -94,12 +96,13 @@ impl Batch {
     }
 
     /// Profiling: writes the start timestamp of a command and returns where it went. `None`
-    /// when profiling is off.
+    /// when profiling is off, and in span-only mode, where only the first command of the
+    /// recording gets a start timestamp (its end comes from [`Batch::timestamp_span_end`]).
     pub(crate) fn timestamp_begin(
         &mut self,
         shared: &DeviceShared,
     ) -> Result<Option<(usize, u32)>> {
-        if !shared.profiling {
+        if !shared.profiling || (shared.profile_spans_only && self.span.is_some()) {
             return Ok(None);
         }
         let device = shared.device();
@@ -125,7 +128,26 @@ impl Batch {
             );
         }
         self.next_query = (pool, query + 2);
+        if shared.profile_spans_only {
+            self.span = Some((pool, query));
+            return Ok(None);
+        }
         Ok(Some((pool, query)))
+    }
+
+    /// Span-only profiling: writes the end timestamp of the recording, right before it ends.
+    pub(crate) fn timestamp_span_end(&mut self, device: &ash::Device) {
+        if let Some((pool, first_query)) = self.span {
+            // SAFETY: recording state; the query was reset with its pool.
+            unsafe {
+                device.cmd_write_timestamp(
+                    self.cmd,
+                    vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                    self.queries[pool],
+                    first_query + 1,
+                );
+            }
+        }
     }
 
     /// Profiling: writes the end timestamp of a command begun with [`Batch::timestamp_begin`].
@@ -164,6 +186,22 @@ impl Batch {
         let mut stats = crate::lock(&shared.profile);
         let mut first: Option<u64> = None;
         let mut last: Option<u64> = None;
+        if let Some((pool, first_query)) = self.span.take() {
+            let mut data = [0u64; 2];
+            // SAFETY: the fence signalled, so both queries were written.
+            let ok = unsafe {
+                device.get_query_pool_results(
+                    self.queries[pool],
+                    first_query,
+                    &mut data,
+                    vk::QueryResultFlags::TYPE_64,
+                )
+            };
+            if ok.is_ok() {
+                first = Some(data[0]);
+                last = Some(data[1]);
+            }
+        }
         for t in self.timed.drain(..) {
             let mut data = [0u64; 2];
             // SAFETY: the fence signalled, so both queries were written.
@@ -295,6 +333,8 @@ pub(crate) struct Batches {
     submitted: u64,
     /// Idle staging buffers for later transfers.
     staging: StagingPool,
+    /// The launch path's reusable vectors, kept here so a launch takes one lock.
+    pub(crate) scratch: crate::launch::LaunchScratch,
 }
 
 impl Batches {
@@ -314,6 +354,7 @@ impl Batches {
             free: Vec::new(),
             submitted: 0,
             staging: StagingPool::default(),
+            scratch: crate::launch::LaunchScratch::default(),
         })
     }
 
@@ -356,7 +397,7 @@ impl Batches {
             }
             self.recording = Some(batch);
         }
-        self.recording.as_mut().ok_or(RuntimeError::Vulkan {
+        self.recording.as_mut().ok_or_else(|| RuntimeError::Vulkan {
             call: "vkBeginCommandBuffer",
             result: vk::Result::ERROR_UNKNOWN,
         })
@@ -397,6 +438,7 @@ impl Batches {
             queries_reset: 0,
             next_query: (0, 0),
             timed: Vec::new(),
+            span: None,
             sets: HashMap::new(),
             last_set: None,
             barriers: BarrierBatch::default(),
@@ -411,6 +453,7 @@ impl Batches {
                 self.recording = Some(batch);
             } else {
                 let device = self.shared.device();
+                batch.timestamp_span_end(device);
                 let cmds = [batch.cmd];
                 let submit = vk::SubmitInfo::default().command_buffers(&cmds);
                 // SAFETY: the batch was recording; the queue is externally synchronized by
@@ -520,6 +563,7 @@ impl Batches {
             batch.collect_times(&self.shared);
         }
         batch.timed.clear();
+        batch.span = None;
         batch.sets.clear();
         batch.last_set = None;
         batch.queries_reset = 0;

@@ -189,6 +189,8 @@ pub(crate) struct DeviceShared {
     pub(crate) queue_lock: Mutex<()>,
     /// Whether launches and transfers are timed.
     pub(crate) profiling: bool,
+    /// Profiling times whole submissions only (two timestamps per submission).
+    pub(crate) profile_spans_only: bool,
     /// `timestampValidBits` of the compute queue family.
     pub(crate) timestamp_valid_bits: u32,
     /// Accumulated GPU times.
@@ -319,7 +321,8 @@ impl DeviceShared {
             pipeline_cache,
             pipeline_cache_path,
             queue_lock: Mutex::new(()),
-            profiling: opts.profile && timestamp_valid_bits > 0,
+            profiling: (opts.profile || opts.profile_spans_only) && timestamp_valid_bits > 0,
+            profile_spans_only: opts.profile_spans_only,
             timestamp_valid_bits,
             profile: Mutex::new(ProfileStats::default()),
             lost: AtomicBool::new(false),

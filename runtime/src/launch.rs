@@ -257,6 +257,34 @@ pub(crate) struct Prepared {
 pub(crate) struct LaunchScratch {
     pub bindings: Vec<(u32, vk::DescriptorType, Bound)>,
     pub usages: Vec<Usage>,
+    /// The last launch shape that passed [`check_shape`] on this stream (grid, block, shared
+    /// bytes): a chain of identical launches checks the device limits once.
+    pub checked_shape: Option<([u32; 3], [u32; 3], Option<u32>)>,
+    /// The last unspecialized launch's kernel, block, shared bytes and pipeline: a chain of
+    /// launches of one kernel finds its pipeline without building or hashing a key. Holding
+    /// the kernel keeps the handle valid and the pointer comparison sound.
+    pub last_pipeline: Option<(Kernel, [u32; 3], Option<u32>, vk::Pipeline)>,
+}
+
+impl LaunchScratch {
+    /// The pipeline of the last launch if `config` launches `kernel` the same way.
+    pub(crate) fn known_pipeline(
+        &self,
+        kernel: &Kernel,
+        config: &LaunchConfig,
+    ) -> Option<vk::Pipeline> {
+        match &self.last_pipeline {
+            Some((k, block, shared_bytes, p))
+                if config.spec.is_empty()
+                    && std::sync::Arc::ptr_eq(&k.inner, &kernel.inner)
+                    && *block == config.block
+                    && *shared_bytes == config.shared_bytes =>
+            {
+                Some(*p)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Checks the grid and block against the device limits.
@@ -313,6 +341,7 @@ pub(crate) fn prepare(
     config: &LaunchConfig,
     args: &[KernelArg<'_>],
     scratch: LaunchScratch,
+    known_pipeline: Option<vk::Pipeline>,
 ) -> Result<Prepared, String> {
     let r = kernel.reflection();
     if args.len() != r.parameters.len() {
@@ -330,7 +359,7 @@ pub(crate) fn prepare(
         shared_bytes: config.shared_bytes,
     };
     // A cached pipeline's key was checked when the pipeline was created.
-    let pipeline = kernel.cached_pipeline(&key);
+    let pipeline = known_pipeline.or_else(|| kernel.cached_pipeline(&key));
     if pipeline.is_none() {
         kernel.specialization(&key)?;
     }
@@ -339,6 +368,7 @@ pub(crate) fn prepare(
     let LaunchScratch {
         mut bindings,
         mut usages,
+        ..
     } = scratch;
     bindings.clear();
     usages.clear();

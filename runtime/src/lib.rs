@@ -85,6 +85,10 @@ pub struct ContextOptions {
     /// Time every launch and transfer with timestamp queries (see [`Context::profile_report`]).
     /// Ignored on queues without timestamp support.
     pub profile: bool,
+    /// Time only whole submissions (first command start to last command end: two timestamps
+    /// per submission, so back-to-back launches run as they would unprofiled). Only
+    /// [`ProfileReport::span_ns`] is filled; implies profiling.
+    pub profile_spans_only: bool,
     /// `Some(list)`: enable exactly these Vulkan features (by name), failing with
     /// [`RuntimeError::FeatureMissing`] if the device lacks one; kernels needing others are
     /// then refused at load. `None`: every supported feature the runtime knows.
@@ -117,6 +121,7 @@ impl ContextOptions {
             device,
             validation: flag("CAJETA_VALIDATION"),
             profile: flag("CAJETA_PROFILE"),
+            profile_spans_only: false,
             features: None,
             cache_dir: cache_dir_from_env(),
             no_host_visible: false,
@@ -132,6 +137,13 @@ impl ContextOptions {
     /// These options with profiling on or off.
     pub fn with_profile(mut self, on: bool) -> Self {
         self.profile = on;
+        self
+    }
+
+    /// These options with span-only profiling on or off (see
+    /// [`ContextOptions::profile_spans_only`]).
+    pub fn with_span_profile(mut self, on: bool) -> Self {
+        self.profile_spans_only = on;
         self
     }
 

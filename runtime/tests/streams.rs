@@ -108,6 +108,44 @@ fn profiling_times_every_launch_and_transfer() {
 }
 
 #[test]
+fn span_profiling_times_whole_submissions_only() {
+    let Some(ctx) = context_with(ContextOptions::from_env().with_span_profile(true)) else {
+        return;
+    };
+    if !ctx.is_profiling() {
+        eprintln!("notice: the device's compute queue has no timestamps; profiling not tested");
+        return;
+    }
+    let fill = ctx
+        .load_kernel(&assemble(FILL), &fill_reflection())
+        .unwrap();
+    let buf = ctx.create_buffer(4 * 1024).unwrap();
+    let s = ctx.default_stream();
+    let mut spans = Vec::new();
+    for round in 0..2 {
+        for k in 0..4 {
+            s.launch(
+                &fill,
+                &LaunchConfig::new([16, 1, 1], [64, 1, 1]),
+                &[KernelArg::Buffer(&buf), u32arg(1024), u32arg(k + round)],
+            )
+            .unwrap();
+        }
+        s.sync().unwrap();
+        let report = ctx.profile_report();
+        assert!(report.entries.is_empty(), "{report:?}");
+        spans.push(report.span_ns);
+    }
+    // Each submission adds its first-to-last span; nothing is timed per command.
+    assert!(spans[0] > 0.0, "{spans:?}");
+    assert!(spans[1] > spans[0], "{spans:?}");
+    let mut out = vec![0u8; 4096];
+    s.download_buffer(&buf, &mut out).unwrap();
+    let last = u32::from_le_bytes(out[4092..].try_into().unwrap());
+    assert_eq!(last, 3 * 1023 + 4, "the profiled launches ran in order");
+}
+
+#[test]
 fn the_pipeline_cache_is_saved_and_reloaded() {
     let dir = std::env::temp_dir().join(format!("cajeta-pcache-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
