@@ -397,6 +397,8 @@ impl Batches {
             }
             self.recording = Some(batch);
         }
+        // `ok_or` would build (and drop) the error on every launch.
+        #[allow(clippy::unnecessary_lazy_evaluations)]
         self.recording.as_mut().ok_or_else(|| RuntimeError::Vulkan {
             call: "vkBeginCommandBuffer",
             result: vk::Result::ERROR_UNKNOWN,
