@@ -26,6 +26,7 @@ mod intrinsics;
 mod math;
 mod memory;
 mod module;
+mod narrow_caps;
 mod pod;
 mod reflect;
 mod storage;

@@ -36,6 +36,11 @@ impl FeatureSet {
         self.caps.insert(cap);
     }
 
+    /// Forgets a capability the finished module turned out not to need.
+    pub(crate) fn forget(&mut self, cap: Capability) {
+        self.caps.remove(&cap);
+    }
+
     /// Records an extension.
     pub(crate) fn extension(&mut self, ext: &'static str) {
         self.exts.insert(ext);
@@ -527,6 +532,9 @@ impl Ctx<'_> {
     /// Emits the capabilities, extensions, memory model, entry point and execution mode,
     /// once the functions are lowered and everything they need is known.
     pub(crate) fn finish_module(&mut self, entry: Word) {
+        for cap in super::narrow_caps::unneeded(self.b.module_ref()) {
+            self.features.forget(cap);
+        }
         for cap in self.features.capabilities() {
             self.b.capability(cap);
         }
