@@ -532,7 +532,8 @@ impl Ctx<'_> {
     /// Emits the capabilities, extensions, memory model, entry point and execution mode,
     /// once the functions are lowered and everything they need is known.
     pub(crate) fn finish_module(&mut self, entry: Word) {
-        for cap in super::narrow_caps::unneeded(self.b.module_ref()) {
+        let caps = self.features.capabilities();
+        for cap in super::narrow_caps::unneeded(self.b.module_ref(), |c| caps.contains(&c)) {
             self.features.forget(cap);
         }
         for cap in self.features.capabilities() {

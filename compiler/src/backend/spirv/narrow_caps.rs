@@ -12,16 +12,22 @@ use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Capability, Op, StorageClass, Word};
 
 /// The arithmetic capabilities among `Int8`, `Int16`, `Float16` that `module` does not need
-/// because every value of that narrow type is only loaded, stored or converted.
-pub(crate) fn unneeded(module: &Module) -> Vec<Capability> {
+/// because every value of that narrow type is only loaded, stored or converted. `has` says
+/// whether the module declares a capability: the narrow type needs a storage capability of
+/// its width to exist without the arithmetic one.
+pub(crate) fn unneeded(module: &Module, has: impl Fn(Capability) -> bool) -> Vec<Capability> {
+    let storage8 =
+        has(Capability::StorageBuffer8BitAccess) || has(Capability::StoragePushConstant8);
+    let storage16 =
+        has(Capability::StorageBuffer16BitAccess) || has(Capability::StoragePushConstant16);
     [
-        (Capability::Int8, Op::TypeInt, 8),
-        (Capability::Int16, Op::TypeInt, 16),
-        (Capability::Float16, Op::TypeFloat, 16),
+        (Capability::Int8, Op::TypeInt, 8, storage8),
+        (Capability::Int16, Op::TypeInt, 16, storage16),
+        (Capability::Float16, Op::TypeFloat, 16, storage16),
     ]
     .into_iter()
-    .filter(|&(_, op, width)| only_stored(module, op, width))
-    .map(|(cap, _, _)| cap)
+    .filter(|&(_, op, width, storage)| storage && only_stored(module, op, width))
+    .map(|(cap, ..)| cap)
     .collect()
 }
 
@@ -171,7 +177,10 @@ mod tests {
 
     #[test]
     fn storage_only_narrow_types_need_no_arithmetic_capability() {
-        assert!(unneeded(&module(false)).contains(&Capability::Int8));
-        assert!(!unneeded(&module(true)).contains(&Capability::Int8));
+        let storage = |c| c == Capability::StorageBuffer8BitAccess;
+        assert!(unneeded(&module(false), storage).contains(&Capability::Int8));
+        assert!(!unneeded(&module(true), storage).contains(&Capability::Int8));
+        // Without the storage capability the type itself needs Int8.
+        assert!(!unneeded(&module(false), |_| false).contains(&Capability::Int8));
     }
 }
