@@ -240,6 +240,9 @@ impl DeviceShared {
         if c.levels.atomic_float {
             ext_names.push(ash::ext::shader_atomic_float::NAME);
         }
+        if c.levels.coop_matrix {
+            ext_names.push(ash::khr::cooperative_matrix::NAME);
+        }
         let ext_ptrs: Vec<*const std::ffi::c_char> = ext_names.iter().map(|e| e.as_ptr()).collect();
         let priorities = [1.0f32];
         let queue_info = [vk::DeviceQueueCreateInfo::default()

@@ -24,10 +24,15 @@ enum Level {
     V13,
     /// `VkPhysicalDeviceShaderAtomicFloatFeaturesEXT` (`VK_EXT_shader_atomic_float`).
     AtomicFloat,
+    /// `VkPhysicalDeviceCooperativeMatrixFeaturesKHR` (`VK_KHR_cooperative_matrix`).
+    CoopMatrix,
 }
 
 /// The device extension behind [`Level::AtomicFloat`].
 pub(crate) const ATOMIC_FLOAT_EXT: &str = "VK_EXT_shader_atomic_float";
+
+/// The device extension behind [`Level::CoopMatrix`].
+pub(crate) const COOP_MATRIX_EXT: &str = "VK_KHR_cooperative_matrix";
 
 /// The feature structs the runtime chains into `vkGetPhysicalDeviceFeatures2` and
 /// `vkCreateDevice`. Kept together so one accessor table can read and write any field.
@@ -39,6 +44,7 @@ pub(crate) struct FeatureStructs {
     v12: vk::PhysicalDeviceVulkan12Features<'static>,
     v13: vk::PhysicalDeviceVulkan13Features<'static>,
     atomic_float: vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT<'static>,
+    coop_matrix: vk::PhysicalDeviceCooperativeMatrixFeaturesKHR<'static>,
 }
 
 /// Accessor for one `VkBool32` feature field.
@@ -154,6 +160,9 @@ const FEATURES: &[(&str, Level, Field)] = &[
     ("shaderBufferFloat64AtomicAdd", Level::AtomicFloat, |f| {
         &mut f.atomic_float.shader_buffer_float64_atomic_add
     }),
+    ("cooperativeMatrix", Level::CoopMatrix, |f| {
+        &mut f.coop_matrix.cooperative_matrix
+    }),
 ];
 
 /// Which feature structs a device can take, from its API version and extensions.
@@ -163,6 +172,8 @@ pub(crate) struct Levels {
     pub minor: u32,
     /// Whether `VK_EXT_shader_atomic_float` is available.
     pub atomic_float: bool,
+    /// Whether `VK_KHR_cooperative_matrix` is available.
+    pub coop_matrix: bool,
 }
 
 impl Levels {
@@ -174,6 +185,7 @@ impl Levels {
             Level::V12 => self.minor >= 2,
             Level::V13 => self.minor >= 3,
             Level::AtomicFloat => self.atomic_float,
+            Level::CoopMatrix => self.coop_matrix,
         }
     }
 }
@@ -193,6 +205,7 @@ impl FeatureStructs {
         self.v12.p_next = std::ptr::null_mut();
         self.v13.p_next = std::ptr::null_mut();
         self.atomic_float.p_next = std::ptr::null_mut();
+        self.coop_matrix.p_next = std::ptr::null_mut();
         let mut features2 = vk::PhysicalDeviceFeatures2::default().features(self.core);
         if levels.allows(Level::V11) {
             features2 = features2.push_next(&mut self.v11);
@@ -208,6 +221,9 @@ impl FeatureStructs {
         }
         if levels.allows(Level::AtomicFloat) {
             features2 = features2.push_next(&mut self.atomic_float);
+        }
+        if levels.allows(Level::CoopMatrix) {
+            features2 = features2.push_next(&mut self.coop_matrix);
         }
         let result = f(&mut features2);
         let core = features2.features;
@@ -262,6 +278,18 @@ pub(crate) fn is_known_feature(name: &str) -> bool {
     FEATURES.iter().any(|&(n, _, _)| n == name)
 }
 
+/// The optional Vulkan features the runtime knows, by Vulkan name, without repeats: the names
+/// a device profile's `features` can hold (what `Device.hasFeature` accepts).
+pub fn known_features() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for &(n, _, _) in FEATURES {
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
 /// SPIR-V capabilities whose use needs a specific Vulkan feature. A backstop for reflection
 /// documents that forget to list the feature: the module would otherwise reach the driver.
 pub(crate) const CAPABILITY_FEATURES: &[(&str, &str)] = &[
@@ -305,6 +333,7 @@ pub(crate) const CAPABILITY_FEATURES: &[(&str, &str)] = &[
         "vulkanMemoryModelDeviceScope",
     ),
     ("DotProduct", "shaderIntegerDotProduct"),
+    ("CooperativeMatrixKHR", "cooperativeMatrix"),
 ];
 
 /// Subgroup capabilities and the `VkSubgroupFeatureFlags` bit each one needs in compute.
@@ -366,6 +395,10 @@ pub(crate) const SPIRV_EXTENSIONS: &[(&str, ExtensionNeed)] = &[
     (
         "SPV_EXT_shader_atomic_float_add",
         ExtensionNeed::Device(ATOMIC_FLOAT_EXT),
+    ),
+    (
+        "SPV_KHR_cooperative_matrix",
+        ExtensionNeed::Device(COOP_MATRIX_EXT),
     ),
 ];
 

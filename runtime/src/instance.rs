@@ -9,7 +9,7 @@ use ash::vk;
 
 use crate::device::{DeviceInfo, DeviceLimits, DeviceType, VALIDATION_LAYER};
 use crate::error::{vk_err, Result, RuntimeError};
-use crate::features::{FeatureStructs, Levels, ATOMIC_FLOAT_EXT};
+use crate::features::{FeatureStructs, Levels, ATOMIC_FLOAT_EXT, COOP_MATRIX_EXT};
 use crate::lock;
 
 /// Collects validation-layer messages; the messenger callback's user data points here.
@@ -292,6 +292,7 @@ impl InstanceHandle {
         let levels = Levels {
             minor,
             atomic_float: extensions.iter().any(|e| e == ATOMIC_FLOAT_EXT),
+            coop_matrix: extensions.iter().any(|e| e == COOP_MATRIX_EXT),
         };
         let mut supported = FeatureStructs::query(instance, physical, levels);
         let (_, feature_names) = supported.enable_supported(levels);

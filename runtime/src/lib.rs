@@ -52,7 +52,7 @@ pub use device::{DeviceInfo, DeviceLimits, DeviceType, VALIDATION_LAYER};
 pub use device_profile::{DeviceProfile, ProfileLimits, DEVICE_PROFILE_SCHEMA};
 pub use error::{Result, RuntimeError};
 pub use event::Event;
-pub use features::required_features;
+pub use features::{known_features, required_features};
 pub use launch::{KernelArg, LaunchConfig, ScalarValue};
 pub use pipeline::Kernel;
 pub use precision::{FloatStorage, IntStorage, PrecisionOptions, PrecisionVariant};

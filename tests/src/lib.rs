@@ -84,7 +84,7 @@ pub fn spirv_val(words: &[u32], env: TargetEnv, tag: &str) -> Result<(), String>
     let file = dir.join(format!("{tag}.spv"));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&file, bytes).map_err(|e| e.to_string())?;
-    let out = Command::new("spirv-val")
+    let out = Command::new(spirv_val_program())
         .arg("--target-env")
         .arg(env.name())
         .arg(&file)
@@ -101,6 +101,13 @@ pub fn spirv_val(words: &[u32], env: TargetEnv, tag: &str) -> Result<(), String>
             String::from_utf8_lossy(&out.stderr)
         ))
     }
+}
+
+/// The `spirv-val` to run: `$CAJETA_SPIRV_VAL` when set (scripts/deps.sh installs a recent
+/// one there: Debian's 2023.1 does not know SPV_KHR_cooperative_matrix or SPV_KHR_bfloat16),
+/// else `spirv-val` from `PATH`.
+pub fn spirv_val_program() -> String {
+    std::env::var("CAJETA_SPIRV_VAL").unwrap_or_else(|_| "spirv-val".to_string())
 }
 
 /// Creates a context on the default device. With no device: `None`, unless `CI=true`, in

@@ -62,6 +62,8 @@ codes! {
     NotConstant = 0028, "a value that must be a compile-time constant is not";
     InvalidShared = 0029, "a misplaced or malformed shared-memory array";
     MissingDeviceFeature = 0030, "a kernel needs a feature the target device profile lacks";
+    UnknownDeviceName = 0040, "an unknown feature, or a malformed extension name, in a `Device.*` query";
+    InvalidPsc = 0041, "`psc(p)` on something that is not a scalar kernel parameter";
 }
 
 impl fmt::Display for Code {

@@ -26,4 +26,8 @@ pub const STDLIB_FILES: &[(&str, &str)] = &[
         "cajeta/io.cajeta",
         include_str!("../../../stdlib/cajeta/io.cajeta"),
     ),
+    (
+        "cajeta/device.cajeta",
+        include_str!("../../../stdlib/cajeta/device.cajeta"),
+    ),
 ];

@@ -2,6 +2,7 @@
 //! `@Intrinsic("name")`; the name maps to one variant here, and each backend has one
 //! lowering function per variant.
 
+use super::device::{CoopOp, DeviceQuery};
 use super::int_precision::IntPrecisionFn;
 use super::types::{ImageFormat, ScalarType, TextureDim};
 
@@ -385,6 +386,10 @@ pub enum Intrinsic {
     /// An integer precision function of SPEC §8 (`Precision.packInt4x8`…), or the packed
     /// lane store the specialize stage emits.
     IntPrecision(IntPrecisionFn),
+    /// A `Device.*` / `Option.*` query (SPEC §8); replaced by a constant before the backends.
+    Device(DeviceQuery),
+    /// A `CoopMatrix.*` cooperative-matrix operation (SPV_KHR_cooperative_matrix).
+    Coop(CoopOp),
 }
 
 impl Intrinsic {
@@ -480,6 +485,12 @@ impl Intrinsic {
                 }
                 if let Some(p) = name.strip_prefix("int_precision.") {
                     return IntPrecisionFn::from_name(p).map(Intrinsic::IntPrecision);
+                }
+                if let Some(q) = DeviceQuery::from_name(name) {
+                    return Some(Intrinsic::Device(q));
+                }
+                if let Some(c) = CoopOp::from_name(name) {
+                    return Some(Intrinsic::Coop(c));
                 }
                 if let Some(b) = name.strip_prefix("bits.") {
                     return BitsFn::ALL

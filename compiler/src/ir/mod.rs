@@ -11,6 +11,7 @@
 //! backend compiles kernels (and the helpers they call), the host interpreter runs host
 //! methods.
 
+mod device;
 mod int_precision;
 mod intrinsic;
 mod pod;
@@ -18,6 +19,7 @@ pub mod printf;
 mod types;
 pub mod visit;
 
+pub use device::{CapabilityNeed, CoopOp, CoopUse, DeviceQuery, OptionFlag, CAPABILITIES};
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
 pub use intrinsic::{
     AtomicOp, Axis, BarrierKind, BitsFn, HostOp, Intrinsic, MathFn, VecFn, WaveOp,

@@ -336,6 +336,9 @@ pub enum Type {
     Enum(String),
     /// A POD class: scalar and vector fields, std430 layout (kernel parameters, host values).
     Struct(std::sync::Arc<super::pod::StructDef>),
+    /// `CoopMatrixA` / `CoopMatrixB` / `CoopMatrixAcc`: a 16×16 cooperative matrix held by a
+    /// subgroup (kernel locals only).
+    CoopMatrix(super::device::CoopUse),
 }
 
 impl Type {
@@ -434,7 +437,8 @@ impl Type {
             | Type::Sampler
             | Type::Shared(_)
             | Type::Enum(_)
-            | Type::Struct(_) => false,
+            | Type::Struct(_)
+            | Type::CoopMatrix(_) => false,
         }
     }
 }
@@ -457,6 +461,7 @@ impl fmt::Display for Type {
             Type::Shared(s) => write!(f, "Shared<{s}>"),
             Type::Struct(d) => f.write_str(&d.name),
             Type::Enum(name) => f.write_str(name),
+            Type::CoopMatrix(u) => f.write_str(u.class_name()),
         }
     }
 }

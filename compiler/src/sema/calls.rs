@@ -179,6 +179,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         args: &[ast::Arg],
         span: Span,
     ) -> R<ir::Expr> {
+        // `Device.hasExtension("…")`: a string literal argument in device code.
+        if let Some(r) = self.query_string_call(recv, name, args, span) {
+            return r;
+        }
         // `System.out.println(…)`
         if let ast::ExprKind::Field(base, field) = &recv.kind {
             if matches!(&base.kind, ast::ExprKind::Name(n) if n == "System" && self.lookup("System").is_none())

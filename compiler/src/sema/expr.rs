@@ -178,7 +178,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 })
             }
             ast::ExprKind::Name(name) => self.name_expr(name, span),
-            ast::ExprKind::Field(base, field) => match self.class_constant(base, field, span) {
+            ast::ExprKind::Field(base, field) => match self
+                .query_field(base, field, span)
+                .or_else(|| self.class_constant(base, field, span))
+            {
                 Some(c) => c,
                 None => self.field_expr(base, field, span),
             },

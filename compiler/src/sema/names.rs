@@ -65,11 +65,14 @@ pub struct Symbols<'a> {
     pub constants: HashMap<String, HashMap<String, (Type, u64)>>,
     /// POD classes (user classes with fields) by name: the type names resolve to.
     pub pods: HashMap<String, Type>,
+    /// Stdlib query fields (`@Intrinsic("device.subgroup_size") static final uint32
+    /// subgroupSize;`) by class, then name: the type and the query (SPEC §8).
+    pub query_fields: HashMap<String, HashMap<String, (Type, crate::ir::DeviceQuery)>>,
 }
 
 /// Stdlib classes whose values are only their `@Constant` fields (enum-like): the type of
 /// such a field is [`Type::Enum`].
-pub const ENUM_CLASSES: &[&str] = &["MemoryOrder"];
+pub const ENUM_CLASSES: &[&str] = &["MemoryOrder", "Capability"];
 
 impl<'a> Symbols<'a> {
     /// Whether `name` names a class (user or stdlib).
@@ -187,6 +190,12 @@ pub fn collect<'a>(
                                     .entry(cname.clone())
                                     .or_default()
                                     .insert(f.name.name.clone(), c);
+                            }
+                            if let Some(q) = super::device::query_field_decl(f, diags) {
+                                syms.query_fields
+                                    .entry(cname.clone())
+                                    .or_default()
+                                    .insert(f.name.name.clone(), q);
                             }
                             continue;
                         }
@@ -475,6 +484,10 @@ pub fn resolve_type(
                     }
                 }
                 n if ENUM_CLASSES.contains(&n) => Ok(Type::Enum(n.to_string())),
+                n if super::device::coop_type(n).is_some() => {
+                    arity(0)?;
+                    Ok(super::device::coop_type(n).unwrap_or(Type::Void))
+                }
                 "String" => Ok(Type::String),
                 "Event" => Err(Diagnostic::error(
                     Code::UnsupportedFeature,

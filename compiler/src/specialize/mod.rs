@@ -9,6 +9,9 @@
 //!
 //! When a module uses none of this the input is returned borrowed, so plain kernels pay nothing.
 
+mod device;
+mod device_fold;
+
 use std::borrow::Cow;
 
 use crate::diagnostics::Diagnostic;
@@ -32,6 +35,7 @@ pub fn specialize<'m>(
     module: &'m ir::Module,
     target: &Target,
 ) -> Result<Cow<'m, ir::Module>, Vec<Diagnostic>> {
-    let _ = target;
-    Ok(Cow::Borrowed(module))
+    let mut out = Cow::Borrowed(module);
+    device::specialize_queries(&mut out, target);
+    Ok(out)
 }

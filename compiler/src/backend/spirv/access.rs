@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use super::{HelperKey, Res};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{self, Expr, ExprKind, FunctionId, Intrinsic, Place, Stmt};
+use crate::ir::{self, CoopOp, Expr, ExprKind, FunctionId, Intrinsic, Place, Stmt};
 
 /// How a kernel parameter is used.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -171,6 +171,8 @@ impl Walker<'_> {
                     (Intrinsic::IntPrecision(ir::IntPrecisionFn::StoreLane(_)), Some(buf)) => {
                         self.mark(buf, env, true, true)
                     }
+                    (Intrinsic::Coop(CoopOp::Load), Some(buf)) => self.mark(buf, env, true, false),
+                    (Intrinsic::Coop(CoopOp::Store), Some(buf)) => self.mark(buf, env, false, true),
                     // Size queries do not touch the contents.
                     _ => {}
                 }

@@ -130,7 +130,7 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
                 return Err(host_only(p.span, ty))
             }
             Type::Shared(_) => {}
-            ty @ (Type::Enum(_) | Type::Struct(_)) => {
+            ty @ (Type::Enum(_) | Type::Struct(_) | Type::CoopMatrix(_)) => {
                 return Err(unsupported(
                     p.span,
                     format!("a helper parameter of type `{ty}`"),
@@ -207,9 +207,10 @@ impl<'a, 'm> FnCx<'a, 'm> {
         let func = self.func;
         for local in &func.locals[func.param_count..] {
             let slot = match &local.ty {
-                ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => {
-                    Slot::Var(self.new_var(ty, &local.name, None)?)
-                }
+                ty @ (Type::Scalar(_)
+                | Type::Vector(..)
+                | Type::Matrix(..)
+                | Type::CoopMatrix(_)) => Slot::Var(self.new_var(ty, &local.name, None)?),
                 Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {
                     Slot::Resource(None)
                 }

@@ -39,6 +39,11 @@ impl FnCx<'_, '_> {
             Intrinsic::BufferVload => self.buffer_vload(args, e),
             Intrinsic::BufferVstore => self.buffer_vstore(args, e),
             Intrinsic::IntPrecision(f) => self.int_precision(f, args, e),
+            Intrinsic::Coop(c) => self.coop(c, args, e),
+            Intrinsic::Device(q) => Err(unsupported(
+                e.span,
+                format!("internal error: device query {q:?} reached the backend unspecialized"),
+            )),
             other => self
                 .memory_intrinsic(other, args, e)
                 .unwrap_or_else(|| Err(unsupported(e.span, format!("intrinsic {other:?}")))),

@@ -19,6 +19,7 @@
 mod access;
 mod arith;
 mod atomics;
+mod coop;
 mod expr;
 mod function;
 mod int_precision;

@@ -51,6 +51,11 @@ impl FeatureSet {
         self.feats.insert(feature);
     }
 
+    /// Whether a capability was recorded.
+    pub(crate) fn has(&self, cap: Capability) -> bool {
+        self.caps.contains(&cap)
+    }
+
     /// All capabilities, `Shader` first, then in SPIR-V enumerant order.
     pub(crate) fn capabilities(&self) -> Vec<Capability> {
         let mut caps = vec![Capability::Shader];
@@ -305,7 +310,7 @@ impl Ctx<'_> {
                 ty @ (Type::Array(_) | Type::String | Type::Stream) => {
                     return Err(host_only(param.span, ty))
                 }
-                ty @ (Type::Shared(_) | Type::Enum(_)) => {
+                ty @ (Type::Shared(_) | Type::Enum(_) | Type::CoopMatrix(_)) => {
                     return Err(unsupported(
                         param.span,
                         format!("a kernel parameter of type `{ty}`"),
@@ -542,8 +547,13 @@ impl Ctx<'_> {
         for ext in self.features.extensions() {
             self.b.extension(ext);
         }
-        self.b
-            .memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+        // SPV_KHR_cooperative_matrix requires the Vulkan memory model (coop.rs).
+        let model = if self.features.has(Capability::CooperativeMatrixKHR) {
+            MemoryModel::Vulkan
+        } else {
+            MemoryModel::GLSL450
+        };
+        self.b.memory_model(AddressingModel::Logical, model);
         // SPIR-V 1.4 made the interface list every global the entry point references;
         // before that it lists only Input/Output variables.
         let all = self.env.spirv_version() >= (1, 4);

@@ -30,6 +30,7 @@ enum TyKey {
     Texture(TextureDim, ScalarType),
     Sampler,
     SampledImage(Word),
+    CoopMatrix(crate::ir::CoopUse),
 }
 
 /// Interned type and constant ids of one module.
@@ -101,6 +102,31 @@ impl Ctx<'_> {
     pub(crate) fn matrix_type(&mut self, column: Word, cols: u32) -> Word {
         self.cached(TyKey::Matrix(column, cols), |cx| {
             cx.b.type_matrix(column, cols)
+        })
+    }
+
+    /// `OpTypeCooperativeMatrixKHR` of a use (16×16, subgroup scope; A and B float16, the
+    /// accumulator float32). Records the capability, extension and Vulkan feature.
+    pub(crate) fn coop_matrix_type(&mut self, u: crate::ir::CoopUse) -> Word {
+        self.features.require(Capability::CooperativeMatrixKHR);
+        self.features.extension("SPV_KHR_cooperative_matrix");
+        self.features.vulkan_feature("cooperativeMatrix");
+        // Cooperative matrices need the Vulkan memory model (validated with the Shader
+        // capability); it is core from SPIR-V 1.5.
+        self.features.require(Capability::VulkanMemoryModel);
+        self.features.vulkan_feature("vulkanMemoryModel");
+        if self.env.spirv_version() < (1, 5) {
+            self.features.extension("SPV_KHR_vulkan_memory_model");
+        }
+        let component = match u {
+            crate::ir::CoopUse::Acc => self.float_type(32),
+            _ => self.float_type(16),
+        };
+        let scope = self.const_u32(rspirv::spirv::Scope::Subgroup as u32);
+        let dim = self.const_u32(crate::ir::CoopUse::DIM);
+        let usage = self.const_u32(u.spirv_use());
+        self.cached(TyKey::CoopMatrix(u), |cx| {
+            cx.b.type_cooperative_matrix_khr(component, scope, dim, dim, usage)
         })
     }
 
@@ -288,6 +314,7 @@ impl Ctx<'_> {
                 span,
                 format!("a `{ty}` cannot be used as a value in device code"),
             )),
+            Type::CoopMatrix(u) => Ok(self.coop_matrix_type(*u)),
             Type::Array(_) | Type::String | Type::Stream => Err(host_only(span, ty)),
         }
     }

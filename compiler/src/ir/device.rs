@@ -1,0 +1,251 @@
+//! Device and option queries (SPEC §8) and the cooperative-matrix operations that code behind
+//! them typically uses.
+//!
+//! Sema keeps `Device.*` / `Option.*` symbolic as [`DeviceQuery`] intrinsics; the
+//! specialization stage (`specialize/device.rs`) replaces them by constants for its target, so
+//! the backends never see them.
+
+/// `Option.*`: one per precision option of SPEC §8, read from the effective variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OptionFlag {
+    /// `sfp` is two fp16 per uint.
+    Fp16Packed,
+    /// `sfp` is native float16.
+    Fp16Storage,
+    /// `afp` is float16.
+    Fp16Arithmetic,
+    /// `sfp` is two bf16 per uint.
+    Bf16Packed,
+    /// `sfp` is native bfloat16.
+    Bf16Storage,
+    /// `sint8` is packed four per int.
+    Int8Packed,
+    /// `sint8` is native int8.
+    Int8Storage,
+    /// `aint8` is int8.
+    Int8Arithmetic,
+    /// `sint16` is packed two per int.
+    Int16Packed,
+    /// `sint16` is native int16.
+    Int16Storage,
+    /// fp16 push constants.
+    Fp16Uniform,
+    /// int8 push constants.
+    Int8Uniform,
+    /// `lfp` shared-memory staging chosen.
+    ShaderLocalMemory,
+}
+
+impl OptionFlag {
+    /// Every flag with its `@Intrinsic` suffix (`option.<name>`) and source field name.
+    pub const ALL: [(OptionFlag, &'static str, &'static str); 13] = [
+        (OptionFlag::Fp16Packed, "fp16_packed", "fp16Packed"),
+        (OptionFlag::Fp16Storage, "fp16_storage", "fp16Storage"),
+        (
+            OptionFlag::Fp16Arithmetic,
+            "fp16_arithmetic",
+            "fp16Arithmetic",
+        ),
+        (OptionFlag::Bf16Packed, "bf16_packed", "bf16Packed"),
+        (OptionFlag::Bf16Storage, "bf16_storage", "bf16Storage"),
+        (OptionFlag::Int8Packed, "int8_packed", "int8Packed"),
+        (OptionFlag::Int8Storage, "int8_storage", "int8Storage"),
+        (
+            OptionFlag::Int8Arithmetic,
+            "int8_arithmetic",
+            "int8Arithmetic",
+        ),
+        (OptionFlag::Int16Packed, "int16_packed", "int16Packed"),
+        (OptionFlag::Int16Storage, "int16_storage", "int16Storage"),
+        (OptionFlag::Fp16Uniform, "fp16_uniform", "fp16Uniform"),
+        (OptionFlag::Int8Uniform, "int8_uniform", "int8Uniform"),
+        (
+            OptionFlag::ShaderLocalMemory,
+            "shader_local_memory",
+            "shaderLocalMemory",
+        ),
+    ];
+}
+
+/// A compile-time query about the target device or the precision options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeviceQuery {
+    /// `Device.subgroupSize` (`uint32`). Without a profile: the `SubgroupSize` built-in.
+    SubgroupSize,
+    /// `Device.vendorId` (`uint32`, PCI vendor id). Without a profile: 0.
+    VendorId,
+    /// `Device.deviceType` (`uint32`, a `DeviceType` constant). Without a profile: `Other`.
+    DeviceType,
+    /// `Device.hasExtension("VK_…")`: args `[Str]`.
+    HasExtension,
+    /// `Device.hasFeature("shaderInt64")`: args `[Str]` (a feature the runtime knows).
+    HasFeature,
+    /// `Device.supports(Capability.X)`: args `[Capability constant]`.
+    Supports,
+    /// `Option.fp16Storage`…
+    Option(OptionFlag),
+}
+
+impl DeviceQuery {
+    /// Maps an `@Intrinsic` name (`device.*`, `option.*`) to the query.
+    pub fn from_name(name: &str) -> Option<DeviceQuery> {
+        if let Some(o) = name.strip_prefix("option.") {
+            return OptionFlag::ALL
+                .iter()
+                .find(|(_, n, _)| *n == o)
+                .map(|(f, _, _)| DeviceQuery::Option(*f));
+        }
+        Some(match name {
+            "device.subgroup_size" => DeviceQuery::SubgroupSize,
+            "device.vendor_id" => DeviceQuery::VendorId,
+            "device.device_type" => DeviceQuery::DeviceType,
+            "device.has_extension" => DeviceQuery::HasExtension,
+            "device.has_feature" => DeviceQuery::HasFeature,
+            "device.supports" => DeviceQuery::Supports,
+            _ => return None,
+        })
+    }
+}
+
+/// What a `Capability.X` constant (its value is the index here) needs from a device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapabilityNeed {
+    /// A Vulkan feature (profile `features`).
+    Feature(&'static str),
+    /// A subgroup operation in compute (profile `subgroup_operations`).
+    Subgroup(&'static str),
+    /// A device extension and a feature it brings.
+    Extension(&'static str, &'static str),
+}
+
+/// `Capability.*` constants in value order: the SPIR-V capability name and what it needs.
+/// `stdlib/cajeta/device.cajeta` declares the same names with these indices (a test checks).
+pub const CAPABILITIES: &[(&str, CapabilityNeed)] = &[
+    ("Float16", CapabilityNeed::Feature("shaderFloat16")),
+    ("Float64", CapabilityNeed::Feature("shaderFloat64")),
+    ("Int8", CapabilityNeed::Feature("shaderInt8")),
+    ("Int16", CapabilityNeed::Feature("shaderInt16")),
+    ("Int64", CapabilityNeed::Feature("shaderInt64")),
+    (
+        "Int64Atomics",
+        CapabilityNeed::Feature("shaderBufferInt64Atomics"),
+    ),
+    (
+        "StorageBuffer16BitAccess",
+        CapabilityNeed::Feature("storageBuffer16BitAccess"),
+    ),
+    (
+        "StorageBuffer8BitAccess",
+        CapabilityNeed::Feature("storageBuffer8BitAccess"),
+    ),
+    (
+        "StoragePushConstant16",
+        CapabilityNeed::Feature("storagePushConstant16"),
+    ),
+    (
+        "StoragePushConstant8",
+        CapabilityNeed::Feature("storagePushConstant8"),
+    ),
+    ("GroupNonUniform", CapabilityNeed::Subgroup("basic")),
+    ("GroupNonUniformVote", CapabilityNeed::Subgroup("vote")),
+    (
+        "GroupNonUniformArithmetic",
+        CapabilityNeed::Subgroup("arithmetic"),
+    ),
+    ("GroupNonUniformBallot", CapabilityNeed::Subgroup("ballot")),
+    (
+        "GroupNonUniformShuffle",
+        CapabilityNeed::Subgroup("shuffle"),
+    ),
+    (
+        "GroupNonUniformShuffleRelative",
+        CapabilityNeed::Subgroup("shuffle_relative"),
+    ),
+    (
+        "GroupNonUniformClustered",
+        CapabilityNeed::Subgroup("clustered"),
+    ),
+    ("GroupNonUniformQuad", CapabilityNeed::Subgroup("quad")),
+    (
+        "AtomicFloat32AddEXT",
+        CapabilityNeed::Feature("shaderBufferFloat32AtomicAdd"),
+    ),
+    (
+        "DotProduct",
+        CapabilityNeed::Feature("shaderIntegerDotProduct"),
+    ),
+    (
+        "CooperativeMatrixKHR",
+        CapabilityNeed::Extension("VK_KHR_cooperative_matrix", "cooperativeMatrix"),
+    ),
+    (
+        "BFloat16TypeKHR",
+        CapabilityNeed::Extension("VK_KHR_shader_bfloat16", "shaderBFloat16Type"),
+    ),
+    (
+        "VulkanMemoryModel",
+        CapabilityNeed::Feature("vulkanMemoryModel"),
+    ),
+];
+
+/// The role of a cooperative matrix (`SPV_KHR_cooperative_matrix` `MatrixUse`). Every matrix
+/// is 16×16 at subgroup scope: A and B hold float16, the accumulator float32.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CoopUse {
+    /// Left operand (`MatrixAKHR`), float16.
+    A,
+    /// Right operand (`MatrixBKHR`), float16.
+    B,
+    /// Accumulator and result (`MatrixAccumulatorKHR`), float32.
+    Acc,
+}
+
+impl CoopUse {
+    /// The source class name (`CoopMatrixA`…).
+    pub fn class_name(self) -> &'static str {
+        match self {
+            CoopUse::A => "CoopMatrixA",
+            CoopUse::B => "CoopMatrixB",
+            CoopUse::Acc => "CoopMatrixAcc",
+        }
+    }
+
+    /// The `MatrixUse` operand value of SPV_KHR_cooperative_matrix.
+    pub fn spirv_use(self) -> u32 {
+        match self {
+            CoopUse::A => 0,
+            CoopUse::B => 1,
+            CoopUse::Acc => 2,
+        }
+    }
+
+    /// Rows = columns of every cooperative matrix.
+    pub const DIM: u32 = 16;
+}
+
+/// `CoopMatrix.*` operations (subgroup scope; every invocation of the subgroup must take part).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CoopOp {
+    /// `loadA(buf, offset, stride)` / `loadB` / `loadAcc`: the 16×16 row-major tile starting
+    /// at element `offset`, rows `stride` elements apart; the result type says which use.
+    Load,
+    /// `CoopMatrix.zeroAcc()`: an accumulator of zeros.
+    ZeroAcc,
+    /// `mulAdd(a, b, c)`: `a × b + c`.
+    MulAdd,
+    /// `store(buf, offset, stride, acc)`: writes the accumulator row-major.
+    Store,
+}
+
+impl CoopOp {
+    /// Maps an `@Intrinsic` name (`coop.*`) to the operation.
+    pub fn from_name(name: &str) -> Option<CoopOp> {
+        Some(match name {
+            "coop.load" => CoopOp::Load,
+            "coop.zero_acc" => CoopOp::ZeroAcc,
+            "coop.mul_add" => CoopOp::MulAdd,
+            "coop.store" => CoopOp::Store,
+            _ => return None,
+        })
+    }
+}

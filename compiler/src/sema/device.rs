@@ -1,0 +1,253 @@
+//! `Device.*` and `Option.*` queries (SPEC §8), the cooperative-matrix types, and `psc(p)`.
+//!
+//! Queries stay symbolic here: each becomes an [`Intrinsic::Device`] node that the
+//! specialization stage (`specialize/device.rs`) replaces by a constant for its target. What
+//! sema does is check the names: a field that does not exist, a feature the runtime does not
+//! know, or a string that is not an extension name is an error here, whatever the target.
+
+use super::body::{FnCtx, R};
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{self, CoopUse, DeviceQuery, ExprKind, Intrinsic, ScalarType, Type};
+use crate::syntax::ast;
+
+/// A stdlib field carrying `@Intrinsic("device.…")` / `@Intrinsic("option.…")`: its type and
+/// query. `None` for fields without the annotation; a bad one is reported.
+pub fn query_field_decl(
+    f: &ast::FieldDecl,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Type, DeviceQuery)> {
+    let ann = f.annotations.iter().find(|a| a.name.name == "Intrinsic")?;
+    let query = match ann.args.as_slice() {
+        [(
+            None,
+            ast::Expr {
+                kind: ast::ExprKind::Str(s),
+                ..
+            },
+        )] => match Intrinsic::from_name(s) {
+            Some(Intrinsic::Device(q)) => Some(q),
+            _ => None,
+        },
+        _ => None,
+    };
+    let ty = super::names::resolve_type(&f.ty, &Default::default());
+    match (query, ty) {
+        (Some(q), Ok(t)) => Some((t, q)),
+        (_, Err(d)) => {
+            diags.push(d);
+            None
+        }
+        (None, _) => {
+            diags.push(Diagnostic::error(
+                Code::InvalidAnnotation,
+                ann.span,
+                "a field's @Intrinsic must name a `device.*` or `option.*` query",
+            ));
+            None
+        }
+    }
+}
+
+/// The cooperative-matrix type a class name denotes (`CoopMatrixA`…).
+pub fn coop_type(name: &str) -> Option<Type> {
+    [CoopUse::A, CoopUse::B, CoopUse::Acc]
+        .into_iter()
+        .find(|u| u.class_name() == name)
+        .map(Type::CoopMatrix)
+}
+
+/// Whether `name` has the shape of a Vulkan extension name: `VK_<AUTHOR>_<name>`.
+pub fn is_extension_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("VK_") else {
+        return false;
+    };
+    let Some((author, ext)) = rest.split_once('_') else {
+        return false;
+    };
+    !author.is_empty()
+        && author
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        && !ext.is_empty()
+        && ext.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl<'s, 'a> FnCtx<'s, 'a> {
+    /// `Device.subgroupSize`, `Option.fp16Storage`…: a query field of a stdlib class; `None`
+    /// when `base.field` is something else.
+    pub fn query_field(
+        &mut self,
+        base: &ast::Expr,
+        field: &ast::Ident,
+        span: Span,
+    ) -> Option<R<ir::Expr>> {
+        let ast::ExprKind::Name(class) = &base.kind else {
+            return None;
+        };
+        if self.lookup(class).is_some() {
+            return None;
+        }
+        let table = self.syms.query_fields.get(class.as_str())?;
+        Some(match table.get(&field.name) {
+            Some((ty, q)) => {
+                let (ty, q) = (ty.clone(), *q);
+                if self
+                    .device_only(span, &format!("`{class}.{}`", field.name))
+                    .is_err()
+                {
+                    return Some(Err(()));
+                }
+                Ok(ir::Expr {
+                    kind: ExprKind::Intrinsic {
+                        op: Intrinsic::Device(q),
+                        args: Vec::new(),
+                    },
+                    ty,
+                    span,
+                })
+            }
+            None => {
+                let mut names: Vec<&str> = table.keys().map(String::as_str).collect();
+                names.sort_unstable();
+                self.error(
+                    Diagnostic::error(
+                        Code::UnknownName,
+                        field.span,
+                        format!("`{class}` has no field `{}`", field.name),
+                    )
+                    .with_note(format!("`{class}` fields: {}", names.join(", "))),
+                )
+            }
+        })
+    }
+
+    /// `Device.hasExtension("VK_…")` / `Device.hasFeature("name")`: the argument must be a
+    /// string literal (strings do not exist in device code otherwise). `None` for other calls.
+    pub fn query_string_call(
+        &mut self,
+        recv: &ast::Expr,
+        name: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> Option<R<ir::Expr>> {
+        let ast::ExprKind::Name(class) = &recv.kind else {
+            return None;
+        };
+        if class != "Device" || self.lookup(class).is_some() {
+            return None;
+        }
+        let query = match name.name.as_str() {
+            "hasExtension" => DeviceQuery::HasExtension,
+            "hasFeature" => DeviceQuery::HasFeature,
+            _ => return None,
+        };
+        Some(self.string_query(query, name, args, span))
+    }
+
+    fn string_query(
+        &mut self,
+        query: DeviceQuery,
+        name: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> R<ir::Expr> {
+        self.device_only(span, &format!("`Device.{}`", name.name))?;
+        let args = self.positional(args)?;
+        let [arg] = args.as_slice() else {
+            return self.error(Diagnostic::error(
+                Code::ArgumentCount,
+                span,
+                format!(
+                    "`Device.{}` takes 1 argument but {} were supplied",
+                    name.name,
+                    args.len()
+                ),
+            ));
+        };
+        let ast::ExprKind::Str(text) = &arg.kind else {
+            return self.error(
+                Diagnostic::error(
+                    Code::NotConstant,
+                    arg.span,
+                    format!("`Device.{}` takes a string literal", name.name),
+                )
+                .with_note("the name is looked up when the kernel is compiled for a device"),
+            );
+        };
+        let ok = match query {
+            DeviceQuery::HasExtension => is_extension_name(text),
+            _ => cajeta_runtime::known_features().contains(&text.as_str()),
+        };
+        if !ok {
+            let d = Diagnostic::error(
+                Code::UnknownDeviceName,
+                arg.span,
+                match query {
+                    DeviceQuery::HasExtension => {
+                        format!("`{text}` is not a Vulkan extension name")
+                    }
+                    _ => format!("unknown Vulkan feature `{text}`"),
+                },
+            );
+            let d = match query {
+                DeviceQuery::HasExtension => {
+                    d.with_note("extension names look like `VK_KHR_cooperative_matrix`")
+                }
+                _ => {
+                    let known = cajeta_runtime::known_features();
+                    let close = known
+                        .iter()
+                        .find(|k| k.eq_ignore_ascii_case(text))
+                        .map(|k| format!("help: did you mean `{k}`?"));
+                    d.with_note(close.unwrap_or_else(|| {
+                        format!("features the runtime knows: {}", known.join(", "))
+                    }))
+                }
+            };
+            return self.error(d);
+        }
+        Ok(ir::Expr {
+            kind: ExprKind::Intrinsic {
+                op: Intrinsic::Device(query),
+                args: vec![ir::Expr {
+                    kind: ExprKind::Str(text.clone()),
+                    ty: Type::String,
+                    span: arg.span,
+                }],
+            },
+            ty: Type::Scalar(ScalarType::Bool),
+            span,
+        })
+    }
+
+    /// E0019 in host code: device queries describe the device a kernel is compiled for.
+    fn device_only(&mut self, span: Span, what: &str) -> R<()> {
+        if self.is_device() {
+            return Ok(());
+        }
+        self.error(
+            Diagnostic::error(
+                Code::DeviceOnlyInHost,
+                span,
+                format!("{what} is only available in kernels and @Device methods"),
+            )
+            .with_note("it is a constant of the device the kernel is compiled for"),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extension_names_are_checked_by_shape() {
+        assert!(is_extension_name("VK_KHR_cooperative_matrix"));
+        assert!(is_extension_name("VK_NV_cooperative_matrix2"));
+        assert!(is_extension_name("VK_EXT_shader_atomic_float"));
+        assert!(!is_extension_name("cooperative_matrix"));
+        assert!(!is_extension_name("VK_khr_x"));
+        assert!(!is_extension_name("VK_KHR_"));
+        assert!(!is_extension_name("VK_KHR_a-b"));
+    }
+}
