@@ -70,6 +70,10 @@ fn only_stored(module: &Module, op: Op, width: u32) -> bool {
             {
                 holds.insert(id);
             }
+            // Cooperative matrices compute in their component type.
+            Op::TypeCooperativeMatrixKHR if ids(i).iter().any(|c| small.contains(c)) => {
+                return false;
+            }
             Op::TypePointer => {
                 let pointee = ids(i);
                 let narrow = pointee
