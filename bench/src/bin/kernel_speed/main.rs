@@ -1,0 +1,253 @@
+//! `kernel_speed`: GPU time of cajetac's kernels against the same algorithms hand-written in
+//! GLSL and compiled by `glslangValidator -V` (and `-V` + `spirv-opt -O`), for the examples'
+//! separable blur, two-pass reduction and tiled SGEMM (issue 6).
+//!
+//! Both sides run through the same runtime context with the same resources and launch
+//! shapes; the GLSL modules are loaded with cajetac's reflection document of the same kernel
+//! after checking their interface against it. GPU time is the runtime's profile (Vulkan
+//! timestamps around each launch), the median over the repetitions; the variants take turns
+//! inside every repetition. Outputs must agree bit for bit (and with the host on samples),
+//! otherwise the run fails.
+//!
+//! ```text
+//! kernel_speed [--quick] [--reps N] [--markdown FILE] [--spv-dir DIR]
+//! kernel_speed --build-spv DIR      # only compile the GLSL into DIR (to carry elsewhere)
+//! ```
+
+mod cases;
+mod glsl;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use cajeta_runtime::{Context, ContextOptions, Reflection};
+use cajetac::embed::Program;
+
+use cases::{Sizes, Variant};
+
+/// The example programs whose kernels are measured.
+const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "blur.cajeta",
+        include_str!("../../../../examples/blur.cajeta"),
+    ),
+    (
+        "reduction.cajeta",
+        include_str!("../../../../examples/reduction.cajeta"),
+    ),
+    (
+        "sgemm.cajeta",
+        include_str!("../../../../examples/sgemm.cajeta"),
+    ),
+];
+
+/// One measured kernel: medians per variant in milliseconds.
+pub struct Row {
+    /// Which kernel or pass.
+    pub name: String,
+    /// Problem size in words.
+    pub size: String,
+    /// Median GPU milliseconds per variant, in variant order.
+    pub ms: Vec<f64>,
+    /// Samples per variant.
+    pub samples: usize,
+}
+
+impl Row {
+    /// Reduces `samples[variant]` to medians.
+    pub fn new(name: &str, size: &str, samples: &mut [Vec<f64>]) -> Row {
+        Row {
+            name: name.into(),
+            size: size.into(),
+            ms: samples.iter_mut().map(|s| median(s)).collect(),
+            samples: samples.first().map_or(0, Vec::len),
+        }
+    }
+}
+
+/// The median (sorts in place).
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// The markdown table: one column per variant, then ours / each other variant.
+fn markdown(header: &str, labels: &[String], rows: &[Row]) -> String {
+    let mut s = format!("{header}\n\n| kernel | size |");
+    for l in labels {
+        s += &format!(" {l} (ms) |");
+    }
+    for l in &labels[1..] {
+        s += &format!(" ours / {l} |");
+    }
+    s += "\n|---|---|";
+    s += &"---:|".repeat(2 * labels.len() - 1);
+    s += "\n";
+    for r in rows {
+        s += &format!("| {} | {} |", r.name, r.size);
+        for ms in &r.ms {
+            s += &format!(" {ms:.3} |");
+        }
+        for ms in &r.ms[1..] {
+            s += &format!(" {:.2}x |", r.ms[0] / ms);
+        }
+        s += "\n";
+    }
+    s
+}
+
+/// A kernel cajetac compiled: SPIR-V words and reflection.
+type Compiled = (Vec<u32>, Reflection);
+
+fn load(
+    ctx: &Context,
+    label: &str,
+    ours: &HashMap<String, Compiled>,
+    modules: &HashMap<String, Vec<u32>>,
+) -> Result<Variant, String> {
+    let mut kernels = HashMap::new();
+    for (name, words) in modules {
+        let (_, r) = ours
+            .get(name)
+            .ok_or_else(|| format!("cajetac has no kernel {name}"))?;
+        glsl::check_interface(words, r)?;
+        let k = ctx
+            .load_kernel(words, r)
+            .map_err(|e| format!("{label} {name}: {e}"))?;
+        kernels.insert(name.clone(), k);
+    }
+    Ok(Variant {
+        label: label.into(),
+        kernels,
+    })
+}
+
+/// Compiles the examples (separate programs, each with its own `main`) and keeps the kernels
+/// the benchmark measures.
+fn compile_examples() -> Result<HashMap<String, Compiled>, String> {
+    let mut out = HashMap::new();
+    for (file, source) in EXAMPLES {
+        let p = Program::compile(file, source).map_err(|e| format!("{file}: {e}"))?;
+        for k in glsl::KERNELS {
+            if let Ok(c) = p.get(k.name) {
+                out.insert(k.name.to_string(), (c.words.clone(), c.reflection.clone()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let has = |f: &str| args.iter().any(|a| a == f);
+    let value_of = |f: &str| {
+        args.iter()
+            .position(|a| a == f)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    if let Some(dir) = value_of("--build-spv") {
+        glsl::build_into(&PathBuf::from(&dir))?;
+        println!("GLSL kernels compiled into {dir}");
+        return Ok(());
+    }
+    let quick = has("--quick");
+    let mut sizes = if quick {
+        Sizes {
+            blur: 256,
+            reduce: 1 << 20,
+            reduce_groups: 64,
+            sgemm: 128,
+            reps: 3,
+        }
+    } else {
+        Sizes {
+            blur: 2048,
+            reduce: 64 << 20,
+            reduce_groups: 1024,
+            sgemm: 1024,
+            reps: 7,
+        }
+    };
+    if let Some(n) = value_of("--reps") {
+        sizes.reps = n.parse().map_err(|_| format!("--reps {n}: not a number"))?;
+    }
+    if let Some(n) = value_of("--sgemm") {
+        sizes.sgemm = n
+            .parse()
+            .map_err(|_| format!("--sgemm {n}: not a number"))?;
+    }
+    let modules = match value_of("--spv-dir") {
+        Some(dir) => glsl::load_from(&PathBuf::from(dir))?,
+        None => glsl::compile_now()?,
+    };
+    let ctx = Context::with_options(
+        ContextOptions::from_env()
+            .with_validation(false)
+            .with_profile(true),
+    )
+    .map_err(|e| e.to_string())?;
+    let ours = compile_examples()?;
+    let mut kernels = HashMap::new();
+    for (name, (words, r)) in &ours {
+        let kernel = ctx.load_kernel(words, r).map_err(|e| e.to_string())?;
+        kernels.insert(name.clone(), kernel);
+    }
+    let mut variants = vec![Variant {
+        label: "cajetac".into(),
+        kernels,
+    }];
+    variants.push(load(&ctx, "glslang -V", &ours, &modules.plain)?);
+    if let Some(opt) = &modules.opt {
+        variants.push(load(&ctx, "glslang -V + spirv-opt -O", &ours, opt)?);
+    }
+    let mut rows = Vec::new();
+    rows.extend(cases::blur(&ctx, &variants, &sizes)?);
+    rows.extend(cases::reduction(&ctx, &variants, &sizes)?);
+    rows.extend(cases::sgemm(&ctx, &variants, &sizes)?);
+    let info = ctx.device_info();
+    let header = format!(
+        "Device: {} ({}){}; GPU time per launch from Vulkan timestamps, median of {} runs per variant; outputs identical across variants.\nTools: {}",
+        info.name,
+        info.driver_info,
+        if quick { ", --quick" } else { "" },
+        sizes.reps,
+        modules.tools.trim().replace('\n', "; ")
+    );
+    let labels: Vec<String> = variants.iter().map(|v| v.label.clone()).collect();
+    let text = markdown(&header, &labels, &rows);
+    print!("{text}");
+    if let Some(path) = value_of("--markdown") {
+        std::fs::write(&path, &text).map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Err(e) = run(&args) {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_has_ratio_columns() {
+        let rows = [Row {
+            name: "k".into(),
+            size: "s".into(),
+            ms: vec![2.0, 1.0],
+            samples: 1,
+        }];
+        let md = markdown("h", &["a".into(), "b".into()], &rows);
+        assert!(md.contains("| k | s | 2.000 | 1.000 | 2.00x |"), "{md}");
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+    }
+}
