@@ -16,30 +16,63 @@ use std::collections::HashMap;
 pub use stdlib::STDLIB_FILES;
 
 /// Parses and checks `files` (name, source) together with the stdlib.
+///
+/// Only the stdlib classes the program can reach are parsed (see
+/// [`stdlib::pruned_stdlib`]); if the program does not check that way, it is checked again
+/// with the whole stdlib, so diagnostics are those of the whole prelude.
 pub fn frontend(
     sources: &mut SourceMap,
     files: &[(String, String)],
 ) -> Result<ir::Module, Vec<Diagnostic>> {
-    let mut parsed = Vec::new();
+    let ids: Vec<_> = STDLIB_FILES
+        .iter()
+        .map(|(name, text)| sources.add(format!("<stdlib>/{name}"), *text))
+        .collect();
+    let mut user = Vec::new();
     let mut diags = Vec::new();
-    for (name, text) in STDLIB_FILES {
-        let id = sources.add(format!("<stdlib>/{name}"), *text);
-        match crate::syntax::parse_file(id, text) {
-            Ok(ast) => parsed.push((ast, true)),
-            Err(mut d) => diags.append(&mut d),
-        }
-    }
     for (name, text) in files {
         let id = sources.add(name.clone(), text.clone());
         match crate::syntax::parse_file(id, text) {
-            Ok(ast) => parsed.push((ast, false)),
+            Ok(ast) => user.push((ast, false)),
             Err(mut d) => diags.append(&mut d),
         }
     }
     if !diags.is_empty() {
         return Err(diags);
     }
+    let pruned = stdlib::pruned_stdlib(files);
+    let texts: Vec<&str> = pruned.iter().map(String::as_str).collect();
+    if let Ok(mut parsed) = parse_stdlib(&ids, &texts) {
+        parsed.append(&mut user);
+        match crate::sema::check(&parsed) {
+            Ok(module) => return Ok(module),
+            Err(_) => user = parsed.split_off(ids.len()),
+        }
+    }
+    let texts: Vec<&str> = STDLIB_FILES.iter().map(|(_, t)| *t).collect();
+    let mut parsed = parse_stdlib(&ids, &texts)?;
+    parsed.append(&mut user);
     crate::sema::check(&parsed)
+}
+
+/// Parses the stdlib files (as `texts`, pruned or whole) under their file ids.
+fn parse_stdlib(
+    ids: &[crate::diagnostics::FileId],
+    texts: &[&str],
+) -> Result<Vec<(crate::syntax::ast::SourceFile, bool)>, Vec<Diagnostic>> {
+    let mut parsed = Vec::new();
+    let mut diags = Vec::new();
+    for (&id, text) in ids.iter().zip(texts) {
+        match crate::syntax::parse_file(id, text) {
+            Ok(ast) => parsed.push((ast, true)),
+            Err(mut d) => diags.append(&mut d),
+        }
+    }
+    if diags.is_empty() {
+        Ok(parsed)
+    } else {
+        Err(diags)
+    }
 }
 
 /// Compiles every kernel (or only `only`, by name) to SPIR-V.
