@@ -8,6 +8,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod precision_flags;
+use precision_flags::PrecisionFlags;
+
 /// Exit status for compile errors.
 const EXIT_COMPILE: u8 = 1;
 /// Exit status for usage errors (bad flags, unreadable files).
@@ -58,6 +61,10 @@ enum Command {
         /// `auto` for the device a run would pick).
         #[arg(long = "device-profile")]
         device_profile: Option<String>,
+        /// Precision options (SPEC §8), resolved against the device profile (none: no
+        /// optional features).
+        #[command(flatten)]
+        precision: PrecisionFlags,
     },
     /// Parse and type-check without writing anything.
     Check {
@@ -81,6 +88,9 @@ enum Command {
         /// Time every launch and transfer on the GPU and print a table to stderr at the end.
         #[arg(long)]
         profile: bool,
+        /// Precision options (SPEC §8), resolved against the device the run uses.
+        #[command(flatten)]
+        precision: PrecisionFlags,
         /// Arguments passed to `main(String[] args)`.
         #[arg(last = true)]
         args: Vec<String>,
@@ -155,7 +165,7 @@ fn build(
     env: &str,
     kernel: Option<&str>,
     format: ErrorFormat,
-    device_profile: Option<&str>,
+    (device_profile, precision): (Option<&str>, &PrecisionFlags),
 ) -> ExitCode {
     let profile = match device_profile.map(load_profile).transpose() {
         Ok(p) => p,
@@ -190,8 +200,13 @@ fn build(
             .map(|p| p.features.clone())
             .unwrap_or_default(),
         target: cajetac::specialize::Target {
+            precision: precision.resolve(
+                profile
+                    .as_ref()
+                    .map(|p| p.features.as_slice())
+                    .unwrap_or_default(),
+            ),
             profile: profile.clone(),
-            ..Default::default()
         },
     };
     let kernels = match driver::compile_kernels(&module, &options, kernel) {
@@ -260,7 +275,14 @@ fn load_profile(arg: &str) -> Result<cajeta_runtime::DeviceProfile, String> {
     cajeta_runtime::DeviceProfile::from_json(&text).map_err(|e| format!("`{arg}`: {e}"))
 }
 
-fn run(file: &Path, env: &str, args: &[String], format: ErrorFormat, profile: bool) -> ExitCode {
+fn run(
+    file: &Path,
+    env: &str,
+    args: &[String],
+    format: ErrorFormat,
+    profile: bool,
+    precision: &PrecisionFlags,
+) -> ExitCode {
     let env = match target_env(env) {
         Ok(e) => e,
         Err(c) => return c,
@@ -285,15 +307,17 @@ fn run(file: &Path, env: &str, args: &[String], format: ErrorFormat, profile: bo
         stdout: &mut stdout,
         context: None,
     };
+    let variant = precision.resolve(&device_features);
     let options = SpirvOptions {
         target_env: env,
         device_features,
         target: cajetac::specialize::Target {
+            precision: variant,
             profile: device_profile,
-            ..Default::default()
         },
     };
-    let opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
+    let mut opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
+    opts.precision = precision.options();
     let result =
         driver::run_program_with(&mut sources, &inputs, &options, args, &mut io, Some(opts));
     if let Some(ctx) = io.context.as_ref().filter(|_| profile) {
@@ -365,6 +389,7 @@ fn main() -> ExitCode {
             kernel,
             error_format,
             device_profile,
+            precision,
         } => build(
             &files,
             &out,
@@ -372,7 +397,7 @@ fn main() -> ExitCode {
             &target_env,
             kernel.as_deref(),
             error_format,
-            device_profile.as_deref(),
+            (device_profile.as_deref(), &precision),
         ),
         Command::Check {
             files,
@@ -383,8 +408,9 @@ fn main() -> ExitCode {
             target_env,
             error_format,
             profile,
+            precision,
             args,
-        } => run(&file, &target_env, &args, error_format, profile),
+        } => run(&file, &target_env, &args, error_format, profile, &precision),
         Command::Devices { json } => devices(json),
     }
 }

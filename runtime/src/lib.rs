@@ -97,6 +97,9 @@ pub struct ContextOptions {
     pub cache_dir: Option<PathBuf>,
     /// Never place buffers in host-visible device-local memory (always stage uploads).
     pub no_host_visible: bool,
+    /// Precision options (SPEC §8) for embedders that compile kernels for this context:
+    /// [`Context::precision_variant`] resolves them against the device.
+    pub precision: PrecisionOptions,
 }
 
 impl ContextOptions {
@@ -125,6 +128,7 @@ impl ContextOptions {
             features: None,
             cache_dir: cache_dir_from_env(),
             no_host_visible: false,
+            precision: PrecisionOptions::default(),
         }
     }
 
@@ -169,6 +173,7 @@ impl ContextOptions {
 struct ContextInner {
     shared: Arc<DeviceShared>,
     stream: Stream,
+    precision: PrecisionOptions,
 }
 
 impl Drop for ContextInner {
@@ -207,7 +212,11 @@ impl Context {
         let shared = Arc::new(DeviceShared::new(&opts)?);
         let stream = Stream::new(&shared)?;
         Ok(Context {
-            inner: Arc::new(ContextInner { shared, stream }),
+            inner: Arc::new(ContextInner {
+                shared,
+                stream,
+                precision: opts.precision,
+            }),
         })
     }
 
@@ -215,6 +224,15 @@ impl Context {
     /// index of each is what `CAJETA_DEVICE=<index>` selects.
     pub fn list_devices() -> Result<Vec<DeviceInfo>> {
         device::list_devices()
+    }
+
+    /// The precision variant (SPEC §8) kernels for this context should be compiled as:
+    /// [`ContextOptions::precision`] intersected with the device's features, with a note per
+    /// fallback.
+    pub fn precision_variant(&self) -> (PrecisionVariant, Vec<String>) {
+        self.inner
+            .precision
+            .resolve(&self.inner.shared.info.features)
     }
 
     /// The device this context runs on.

@@ -26,6 +26,10 @@ pub const STDLIB_FILES: &[(&str, &str)] = &[
         include_str!("../../../stdlib/cajeta/int_precision.cajeta"),
     ),
     (
+        "cajeta/precision.cajeta",
+        include_str!("../../../stdlib/cajeta/precision.cajeta"),
+    ),
+    (
         "cajeta/io.cajeta",
         include_str!("../../../stdlib/cajeta/io.cajeta"),
     ),

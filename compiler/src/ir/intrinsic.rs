@@ -317,6 +317,73 @@ pub enum VecFn {
     Transpose,
 }
 
+/// The `Precision.*` functions of SPEC §8 and the packing operations `specialize` lowers the
+/// precision types to. The first group exists only between sema and `specialize` (which
+/// rewrites each to ordinary loads, stores and conversions); the last three reach the backends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PrecisionFn {
+    /// `ld1(KernelBuffer<sfp> b, i)`: `b[i]` as `afp`.
+    Ld1,
+    /// `ld2(KernelBuffer<Vector<sfp,2>> b, i)`.
+    Ld2,
+    /// `ld4(KernelBuffer<Vector<sfp,4>> b, i)`.
+    Ld4,
+    /// `st1(b, i, afp v)`: `b[i] = v`.
+    St1,
+    /// `st2(b, i, Vector<afp,2> v)`.
+    St2,
+    /// `st4(b, i, Vector<afp,4> v)`.
+    St4,
+    /// `cp1(dst, i, src, j)`: `dst[i] = src[j]` without a round trip through `afp`.
+    Cp1,
+    /// `cp4(dst, i, src, j)` on `Vector<sfp,4>` buffers.
+    Cp4,
+    /// `cp1to4(KernelBuffer<Vector<sfp,4>> dst, i, KernelBuffer<sfp> src, Vector<uint32,4> j)`:
+    /// `dst[i] = (src[j.x], src[j.y], src[j.z], src[j.w])`.
+    Cp1to4,
+    /// `cp4to1(KernelBuffer<sfp> dst, Vector<uint32,4> i, KernelBuffer<Vector<sfp,4>> src, j)`:
+    /// the lanes of `src[j]` to `dst[i.x]` … `dst[i.w]`.
+    Cp4to1,
+    /// `sm1(Shared<lfp> t, i, KernelBuffer<sfp> b, j)`: `t[i] = b[j]` (storage to local).
+    Sm1,
+    /// `sm4(Shared<Vector<lfp,4>> t, i, KernelBuffer<Vector<sfp,4>> b, j)`.
+    Sm4,
+    /// `lfp2afp(v)`: a local value as arithmetic (scalar or vector).
+    Lfp2afp,
+    /// `afp2lfp(v)`: an arithmetic value as local.
+    Afp2lfp,
+    /// GLSL.std.450 `PackHalf2x16`: `Vector<float32,2>` → `uint32` (lane 0 in the low half).
+    PackHalf2x16,
+    /// GLSL.std.450 `UnpackHalf2x16`: `uint32` → `Vector<float32,2>`.
+    UnpackHalf2x16,
+    /// Reinterprets the bits of a 32-bit scalar or vector as the (same-width) result type
+    /// (`OpBitcast`).
+    Bitcast,
+}
+
+impl PrecisionFn {
+    /// Every function with its `@Intrinsic` name suffix (`precision.<name>`).
+    pub const ALL: [(PrecisionFn, &'static str); 17] = [
+        (PrecisionFn::Ld1, "ld1"),
+        (PrecisionFn::Ld2, "ld2"),
+        (PrecisionFn::Ld4, "ld4"),
+        (PrecisionFn::St1, "st1"),
+        (PrecisionFn::St2, "st2"),
+        (PrecisionFn::St4, "st4"),
+        (PrecisionFn::Cp1, "cp1"),
+        (PrecisionFn::Cp4, "cp4"),
+        (PrecisionFn::Cp1to4, "cp1to4"),
+        (PrecisionFn::Cp4to1, "cp4to1"),
+        (PrecisionFn::Sm1, "sm1"),
+        (PrecisionFn::Sm4, "sm4"),
+        (PrecisionFn::Lfp2afp, "lfp2afp"),
+        (PrecisionFn::Afp2lfp, "afp2lfp"),
+        (PrecisionFn::PackHalf2x16, "pack_half2x16"),
+        (PrecisionFn::UnpackHalf2x16, "unpack_half2x16"),
+        (PrecisionFn::Bitcast, "bitcast"),
+    ];
+}
+
 /// Device-side intrinsics (usable in kernels and `@Device` helpers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Intrinsic {
@@ -390,6 +457,8 @@ pub enum Intrinsic {
     Device(DeviceQuery),
     /// A `CoopMatrix.*` cooperative-matrix operation (SPV_KHR_cooperative_matrix).
     Coop(CoopOp),
+    /// A `Precision.*` function or a packing operation (SPEC §8).
+    Precision(PrecisionFn),
 }
 
 impl Intrinsic {
@@ -491,6 +560,12 @@ impl Intrinsic {
                 }
                 if let Some(c) = CoopOp::from_name(name) {
                     return Some(Intrinsic::Coop(c));
+                }
+                if let Some(p) = name.strip_prefix("precision.") {
+                    return PrecisionFn::ALL
+                        .iter()
+                        .find(|(_, n)| *n == p)
+                        .map(|(f, _)| Intrinsic::Precision(*f));
                 }
                 if let Some(b) = name.strip_prefix("bits.") {
                     return BitsFn::ALL

@@ -22,7 +22,7 @@ pub mod visit;
 pub use device::{CapabilityNeed, CoopOp, CoopUse, DeviceQuery, OptionFlag, CAPABILITIES};
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
 pub use intrinsic::{
-    AtomicOp, Axis, BarrierKind, BitsFn, HostOp, Intrinsic, MathFn, VecFn, WaveOp,
+    AtomicOp, Axis, BarrierKind, BitsFn, HostOp, Intrinsic, MathFn, PrecisionFn, VecFn, WaveOp,
 };
 pub use pod::StructDef;
 pub use types::{ImageFormat, ScalarType, TextureDim, Type};

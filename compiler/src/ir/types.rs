@@ -31,11 +31,31 @@ pub enum ScalarType {
     F32,
     /// `float64`
     F64,
+    /// Native `bfloat16` (`SPV_KHR_bfloat16`, `OpTypeFloat 16 BFloat16KHR`). Not nameable in
+    /// source: only [`crate::specialize`] produces it, for `sfp`/`lfp` in the bf16s variant.
+    BF16Native,
+    /// `sfp`: precision-polymorphic float storage (SPEC §8, a buffer element). Like every
+    /// precision type it only exists between sema and [`crate::specialize`].
+    Sfp,
+    /// `afp`: precision-polymorphic float arithmetic (`float32`, or `float16` with fp16a).
+    Afp,
+    /// `lfp`: precision-polymorphic float in shared (local) memory.
+    Lfp,
+    /// `sint8`: int8 storage (packed four per word, or native int8).
+    Sint8,
+    /// `aint8`: int8 arithmetic (`int32`, or `int8` with int8a).
+    Aint8,
+    /// `sint16`: int16 storage (packed two per word, or native int16).
+    Sint16,
+    /// `aint16`: int16 arithmetic (`int16` where the device has `shaderInt16`, else `int32`).
+    Aint16,
+    /// `lint16`: int16 in shared memory.
+    Lint16,
 }
 
 impl ScalarType {
     /// Every scalar type, in the order they are listed in SPEC §2.
-    pub const ALL: [ScalarType; 13] = [
+    pub const ALL: [ScalarType; 21] = [
         ScalarType::Bool,
         ScalarType::I8,
         ScalarType::I16,
@@ -49,6 +69,26 @@ impl ScalarType {
         ScalarType::F32,
         ScalarType::F64,
         ScalarType::BF16,
+        ScalarType::Sfp,
+        ScalarType::Afp,
+        ScalarType::Lfp,
+        ScalarType::Sint8,
+        ScalarType::Aint8,
+        ScalarType::Sint16,
+        ScalarType::Aint16,
+        ScalarType::Lint16,
+    ];
+
+    /// The precision-polymorphic types of SPEC §8, in source order.
+    pub const PRECISION: [ScalarType; 8] = [
+        ScalarType::Sfp,
+        ScalarType::Afp,
+        ScalarType::Lfp,
+        ScalarType::Sint8,
+        ScalarType::Aint8,
+        ScalarType::Sint16,
+        ScalarType::Aint16,
+        ScalarType::Lint16,
     ];
 
     /// The Cajeta source spelling (`uint32`, `float32`…), also used in reflection JSON.
@@ -67,6 +107,15 @@ impl ScalarType {
             ScalarType::BF16 => "bfloat16",
             ScalarType::F32 => "float32",
             ScalarType::F64 => "float64",
+            ScalarType::BF16Native => "bfloat16_t",
+            ScalarType::Sfp => "sfp",
+            ScalarType::Afp => "afp",
+            ScalarType::Lfp => "lfp",
+            ScalarType::Sint8 => "sint8",
+            ScalarType::Aint8 => "aint8",
+            ScalarType::Sint16 => "sint16",
+            ScalarType::Aint16 => "aint16",
+            ScalarType::Lint16 => "lint16",
         }
     }
 
@@ -76,12 +125,57 @@ impl ScalarType {
     }
 
     /// Width in bits (boolean counts as 32: its storage size in push constants and buffers).
+    /// A precision type counts as its widest form (32), which only matters to sema's
+    /// operand rules: its real width is decided by [`crate::specialize`].
     pub fn bits(self) -> u32 {
         match self {
             ScalarType::I8 | ScalarType::U8 => 8,
-            ScalarType::I16 | ScalarType::U16 | ScalarType::F16 | ScalarType::BF16 => 16,
+            ScalarType::I16
+            | ScalarType::U16
+            | ScalarType::F16
+            | ScalarType::BF16
+            | ScalarType::BF16Native => 16,
             ScalarType::Bool | ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 32,
             ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 64,
+            ScalarType::Sfp
+            | ScalarType::Afp
+            | ScalarType::Lfp
+            | ScalarType::Sint8
+            | ScalarType::Aint8
+            | ScalarType::Sint16
+            | ScalarType::Aint16
+            | ScalarType::Lint16 => 32,
+        }
+    }
+
+    /// True for the precision-polymorphic types of SPEC §8 (`sfp` … `lint16`).
+    pub fn is_precision(self) -> bool {
+        Self::PRECISION.contains(&self)
+    }
+
+    /// True for the precision types that describe memory (`sfp lfp sint8 sint16 lint16`):
+    /// reading one yields its arithmetic type ([`ScalarType::precision_arithmetic`]).
+    pub fn is_precision_storage(self) -> bool {
+        matches!(
+            self,
+            ScalarType::Sfp
+                | ScalarType::Lfp
+                | ScalarType::Sint8
+                | ScalarType::Sint16
+                | ScalarType::Lint16
+        )
+    }
+
+    /// The arithmetic type of a precision family (`sfp`/`afp`/`lfp` → `afp`, `sint8`/`aint8`
+    /// → `aint8`, `sint16`/`aint16`/`lint16` → `aint16`); `None` for ordinary scalars.
+    pub fn precision_arithmetic(self) -> Option<ScalarType> {
+        match self {
+            ScalarType::Sfp | ScalarType::Afp | ScalarType::Lfp => Some(ScalarType::Afp),
+            ScalarType::Sint8 | ScalarType::Aint8 => Some(ScalarType::Aint8),
+            ScalarType::Sint16 | ScalarType::Aint16 | ScalarType::Lint16 => {
+                Some(ScalarType::Aint16)
+            }
+            _ => None,
         }
     }
 
@@ -95,11 +189,19 @@ impl ScalarType {
         self.is_signed_integer() || self.is_unsigned_integer()
     }
 
-    /// True for `int8`..`int64`.
+    /// True for `int8`..`int64` (and the integer precision families, which are signed).
     pub fn is_signed_integer(self) -> bool {
         matches!(
             self,
-            ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64
+            ScalarType::I8
+                | ScalarType::I16
+                | ScalarType::I32
+                | ScalarType::I64
+                | ScalarType::Sint8
+                | ScalarType::Aint8
+                | ScalarType::Sint16
+                | ScalarType::Aint16
+                | ScalarType::Lint16
         )
     }
 
@@ -111,11 +213,18 @@ impl ScalarType {
         )
     }
 
-    /// True for the floating-point types (bfloat16 included).
+    /// True for the floating-point types (bfloat16 and `sfp`/`afp`/`lfp` included).
     pub fn is_float(self) -> bool {
         matches!(
             self,
-            ScalarType::F16 | ScalarType::BF16 | ScalarType::F32 | ScalarType::F64
+            ScalarType::F16
+                | ScalarType::BF16
+                | ScalarType::BF16Native
+                | ScalarType::F32
+                | ScalarType::F64
+                | ScalarType::Sfp
+                | ScalarType::Afp
+                | ScalarType::Lfp
         )
     }
 
@@ -125,10 +234,12 @@ impl ScalarType {
     }
 
     /// Significand precision in bits, including the implicit bit (floats only; 0 otherwise).
+    /// `sfp`/`afp`/`lfp` count as their narrowest form (bfloat16's 8 bits for storage,
+    /// float16's 11 for arithmetic).
     pub fn mantissa_bits(self) -> u32 {
         match self {
-            ScalarType::F16 => 11,
-            ScalarType::BF16 => 8,
+            ScalarType::F16 | ScalarType::Afp => 11,
+            ScalarType::BF16 | ScalarType::BF16Native | ScalarType::Sfp | ScalarType::Lfp => 8,
             ScalarType::F32 => 24,
             ScalarType::F64 => 53,
             _ => 0,

@@ -10,6 +10,9 @@ pub fn is_implicit(from: ScalarType, to: ScalarType) -> bool {
     if from == to {
         return true;
     }
+    if let Some(b) = super::precision::implicit(from, to) {
+        return b;
+    }
     if from == ScalarType::Bool || to == ScalarType::Bool {
         return false;
     }

@@ -87,6 +87,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if &v.ty == to {
             return Ok(v);
         }
+        let v = match super::precision::coerce(v, to) {
+            Ok(converted) => return Ok(converted),
+            Err(v) => v,
+        };
         match (&v.ty, to) {
             (Type::Scalar(f), Type::Scalar(t)) if is_implicit(*f, *t) => Ok(convert(v, *t)),
             (Type::Scalar(f), Type::Scalar(t))
@@ -197,11 +201,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     return self.matrix_row(b, index, span);
                 }
                 let (place, ty) = self.index_place(b, base, index, e.span)?;
-                Ok(ir::Expr {
+                // SPEC §8: an `sfp`/`lfp` element reads as `afp`.
+                Ok(super::precision::promote_load(ir::Expr {
                     kind: ExprKind::Load(place),
                     ty,
                     span,
-                })
+                }))
             }
             ast::ExprKind::Call(name, args) => self.call(name, args, span),
             ast::ExprKind::MethodCall(recv, name, args) => self.method_call(recv, name, args, span),

@@ -20,6 +20,7 @@ mod memory;
 mod names;
 mod operators;
 mod pod;
+mod precision;
 mod range_loop;
 mod textures;
 mod typed_literals;

@@ -401,6 +401,15 @@ pub fn resolve_type(
                     arity(2)?;
                     let s = lane_type(&args[0], t.span, generics)?;
                     let n = type_int(&args[1], "the lane count N of Vector<T, N>")?;
+                    if !super::precision::vector_lanes_ok(s, n) {
+                        return Err(Diagnostic::error(
+                            Code::TypeMismatch,
+                            t.span,
+                            format!(
+                                "`Vector<{s}, {n}>`: vectors of precision types have 2 or 4 lanes"
+                            ),
+                        ));
+                    }
                     Ok(Type::Vector(s, n))
                 }
                 "Matrix" => {

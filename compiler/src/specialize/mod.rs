@@ -8,6 +8,16 @@
 //! that are dead are removed (so they emit no code and no capability).
 //!
 //! When a module uses none of this the input is returned borrowed, so plain kernels pay nothing.
+//!
+//! Passes, in order: `precision` (the float family `sfp afp lfp`; its module doc describes the
+//! representation and how the integer families plug in as `int_precision`), then the integer
+//! and device passes. Host functions are left symbolic.
+
+mod precision;
+mod precision_codec;
+mod precision_fns;
+#[cfg(test)]
+mod precision_tests;
 
 mod device;
 mod device_fold;
@@ -37,5 +47,9 @@ pub fn specialize<'m>(
 ) -> Result<Cow<'m, ir::Module>, Vec<Diagnostic>> {
     let mut out = Cow::Borrowed(module);
     device::specialize_queries(&mut out, target);
+    // After the queries, so that dead branches are gone before types are chosen.
+    if precision::uses_float_precision(&out) {
+        precision::specialize_float(out.to_mut(), &target.precision)?;
+    }
     Ok(out)
 }

@@ -88,6 +88,14 @@ impl Scalar {
             ScalarType::BF16 => Scalar::BF16(super::ops::round_bf16(x as f64)),
             ScalarType::F32 => Scalar::F32(x as f32),
             ScalarType::F64 => Scalar::F64(x as f64),
+            // Host code holds precision types (SPEC §8) in their widest form.
+            ScalarType::Sfp | ScalarType::Afp | ScalarType::Lfp => Scalar::F32(x as f32),
+            ScalarType::BF16Native => Scalar::BF16(super::ops::round_bf16(x as f64)),
+            ScalarType::Sint8
+            | ScalarType::Aint8
+            | ScalarType::Sint16
+            | ScalarType::Aint16
+            | ScalarType::Lint16 => Scalar::I32(x as i32),
         }
     }
 
@@ -96,7 +104,9 @@ impl Scalar {
         Some(match ty {
             ScalarType::F16 => Scalar::F16(super::ops::round_f16(x)),
             ScalarType::BF16 => Scalar::BF16(super::ops::round_bf16(x)),
-            ScalarType::F32 => Scalar::F32(x as f32),
+            ScalarType::F32 | ScalarType::Sfp | ScalarType::Afp | ScalarType::Lfp => {
+                Scalar::F32(x as f32)
+            }
             ScalarType::F64 => Scalar::F64(x),
             _ => return None,
         })

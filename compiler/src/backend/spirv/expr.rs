@@ -56,6 +56,9 @@ impl FnCx<'_, '_> {
                 otherwise,
             } => self.select(cond, then, otherwise, e),
             ExprKind::Convert(a) => {
+                if let Some(r) = self.convert_float_vector(a, e) {
+                    return r;
+                }
                 let v = self.expr(a)?;
                 self.convert(v, scalar_of(a)?, scalar_of(e)?, e.span)
             }

@@ -44,6 +44,7 @@ impl FnCx<'_, '_> {
                 e.span,
                 format!("internal error: device query {q:?} reached the backend unspecialized"),
             )),
+            Intrinsic::Precision(f) => self.precision_op(f, args, e),
             other => self
                 .memory_intrinsic(other, args, e)
                 .unwrap_or_else(|| Err(unsupported(e.span, format!("intrinsic {other:?}")))),

@@ -29,6 +29,7 @@ mod memory;
 mod module;
 mod narrow_caps;
 mod pod;
+mod precision;
 mod reflect;
 mod storage;
 #[cfg(test)]
@@ -180,7 +181,8 @@ fn compile(
         function::compile_helper(&mut cx, &key, id)?;
     }
     cx.finish_module(entry);
-    let reflection = reflect::build(&cx);
+    let mut reflection = reflect::build(&cx);
+    reflection.precision_variant = options.target.precision.name();
     let words = cx.b.module().assemble();
     Ok(CompiledKernel {
         name: kernel.name.clone(),

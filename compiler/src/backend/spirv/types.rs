@@ -21,6 +21,7 @@ enum TyKey {
     Bool,
     Int(u32, bool),
     Float(u32),
+    Bf16Native,
     Vector(Word, u32),
     Matrix(Word, u32),
     Pointer(StorageClass, Word),
@@ -86,6 +87,16 @@ impl Ctx<'_> {
             _ => {}
         }
         self.cached(TyKey::Float(bits), |cx| cx.b.type_float(bits, None))
+    }
+
+    /// Native `bfloat16` (`OpTypeFloat 16 BFloat16KHR`, SPV_KHR_bfloat16): only the bf16s
+    /// precision variant produces it (SPEC §8).
+    pub(crate) fn bf16_native_type(&mut self) -> Word {
+        self.features.require(Capability::BFloat16TypeKHR);
+        self.features.extension("SPV_KHR_bfloat16");
+        self.cached(TyKey::Bf16Native, |cx| {
+            cx.b.type_float(16, Some(rspirv::spirv::FPEncoding::BFloat16KHR))
+        })
     }
 
     /// `uint32`, the type of ids, lengths and indices.
@@ -259,6 +270,14 @@ impl Ctx<'_> {
             // SPIR-V has no bfloat16 arithmetic: values live in float32 registers, rounded to
             // bfloat16 after every operation (see `round_bf16`), and are stored as 16 bits.
             ScalarType::BF16 => self.float_type(32),
+            ScalarType::BF16Native => self.bf16_native_type(),
+            // Precision types are replaced by `specialize` before any backend runs.
+            _ => {
+                return Err(unsupported(
+                    _span,
+                    format!("internal error: `{s}` unspecialized"),
+                ))
+            }
         })
     }
 

@@ -1,0 +1,561 @@
+//! Float precision types (SPEC §8): `sfp`, `afp`, `lfp` and `Vector<…,2|4>` of them become
+//! concrete types for one [`PrecisionVariant`], with explicit conversions.
+//!
+//! # Representation
+//!
+//! Sema keeps the precision types symbolic ([`ScalarType::Sfp`] …, also inside
+//! `Type::Vector`, `Type::Buffer`, `Type::Shared`) and marks every change of family member
+//! with an ordinary `Convert` (`buf[i]` on `KernelBuffer<sfp>` is `Convert(Load) : afp`, a
+//! store is `Convert(v) : sfp`). This pass maps the types and turns those conversions into
+//! code, per the table of §8:
+//!
+//! | symbolic | fp32 | fp16p | fp16s | bf16p | bf16s |
+//! |---|---|---|---|---|---|
+//! | `sfp` element / value | `float32` | 16 bits in a `uint32` word (2 per word in a buffer) | `float16` | as fp16p | native `bfloat16` |
+//! | `Vector<sfp,2>` | `Vector<float32,2>` | `uint32` | `Vector<float16,2>` | `uint32` | `Vector<bfloat16,2>` |
+//! | `Vector<sfp,4>` | `Vector<float32,4>` | `Vector<uint32,2>` | `Vector<float16,4>` | `Vector<uint32,2>` | `Vector<bfloat16,4>` |
+//! | `afp` | `float32` (`float16` with fp16a) | | | | |
+//! | `lfp` | `float32` (`float16` with fp16a; native `bfloat16` in bf16s) | | | | |
+//!
+//! - `sfp → afp` decodes (`UnpackHalf2x16`, bf16 bit shifts, or `OpFConvert`), `afp → sfp`
+//!   encodes (`PackHalf2x16`, bf16 round to nearest even, `OpFConvert`);
+//! - `Convert(Convert(x : sfp) : afp) : sfp` is `x`: a copy between storage of the same type
+//!   moves bits, never rounding (ncnn's `buffer_cp*`);
+//! - a scalar `sfp` element of a packed buffer is lane `i & 1` of word `i >> 1`: loads shift
+//!   and mask, stores merge with a compare-exchange loop (two threads may write the two halves
+//!   of one word); whole `Vector<sfp,2|4>` elements are whole words and are stored plainly;
+//! - `buf.length()` of a packed scalar buffer counts halves (twice the words);
+//! - the `Precision.*` functions desugar to the same loads, stores and conversions.
+//!
+//! The backends see only ordinary IR plus `PrecisionFn::{PackHalf2x16, UnpackHalf2x16,
+//! Bitcast}` and the native `ScalarType::BF16Native`.
+//!
+//! # Adding the integer families (`int_precision.rs`)
+//!
+//! The integer types (`sint8 aint8 sint16 aint16 lint16`) are represented the same way:
+//! [`ScalarType::Sint8`] … in sema, `Convert` at reads (`sint8 → aint8`) and writes. Their
+//! pass lives in `specialize/int_precision.rs` as `pub(super) fn specialize_int(module: &mut
+//! ir::Module, v: &PrecisionVariant) -> Result<(), Vec<Diagnostic>>`, called from
+//! [`super::specialize`] after this one, and may reuse [`precision_codec::Builder`]
+//! (`bind`, `temp`, and the compare-exchange store pattern of `packed_store`, which takes the
+//! word index and shift; 8-bit lanes need `i >> 2` and `(i & 3) << 3`). This pass leaves
+//! every integer precision type untouched, and `uses_float_precision` ignores them.
+//!
+//! [`precision_codec::Builder`]: super::precision_codec::Builder
+
+use cajeta_runtime::{FloatStorage, PrecisionVariant};
+
+use super::precision_codec::{bin, conv, lanes_type, mk, u32c, Builder};
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{
+    self, BinaryOp, Block, Constant, Expr, ExprKind, Intrinsic, Place, ScalarType, Stmt, Type,
+};
+
+/// What `sfp`, `afp` and `lfp` are in one variant.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Forms {
+    storage: FloatStorage,
+    afp: ScalarType,
+    lfp: ScalarType,
+}
+
+impl Forms {
+    /// The forms of a variant (SPEC §8 table).
+    pub(super) fn new(v: &PrecisionVariant) -> Forms {
+        let afp = if v.fp16_arithmetic {
+            ScalarType::F16
+        } else {
+            ScalarType::F32
+        };
+        let lfp = match v.float_storage {
+            FloatStorage::Bf16 => ScalarType::BF16Native,
+            _ => afp,
+        };
+        Forms {
+            storage: v.float_storage,
+            afp,
+            lfp,
+        }
+    }
+
+    fn packed(&self) -> bool {
+        matches!(
+            self.storage,
+            FloatStorage::Fp16Packed | FloatStorage::Bf16Packed
+        )
+    }
+
+    /// The 16-bit scalar of the native storage forms.
+    fn native(&self) -> ScalarType {
+        match self.storage {
+            FloatStorage::Bf16 => ScalarType::BF16Native,
+            FloatStorage::Fp16 => ScalarType::F16,
+            _ => ScalarType::F32,
+        }
+    }
+
+    /// The concrete type of `n` lanes of `sfp` (a buffer element or a value).
+    fn sfp_type(&self, n: u8) -> Type {
+        match (self.storage, n) {
+            (FloatStorage::Fp32, _) => lanes_type(ScalarType::F32, n),
+            (FloatStorage::Fp16 | FloatStorage::Bf16, _) => lanes_type(self.native(), n),
+            (_, 1 | 2) => Type::Scalar(ScalarType::U32),
+            _ => Type::Vector(ScalarType::U32, 2),
+        }
+    }
+
+    /// The concrete type for a (possibly symbolic) type.
+    pub(super) fn map_type(&self, t: &Type) -> Type {
+        let lanes = |s: ScalarType, n: u8| match s {
+            ScalarType::Sfp => self.sfp_type(n),
+            ScalarType::Afp => lanes_type(self.afp, n),
+            ScalarType::Lfp => lanes_type(self.lfp, n),
+            other => lanes_type(other, n),
+        };
+        match t {
+            Type::Scalar(s) => lanes(*s, 1),
+            Type::Vector(s, n) => lanes(*s, *n),
+            Type::Matrix(ScalarType::Afp, r, c) => Type::Matrix(self.afp, *r, *c),
+            Type::Buffer(e) => Type::Buffer(Box::new(self.map_type(e))),
+            Type::Shared(e) => Type::Shared(Box::new(self.map_type(e))),
+            Type::Array(e) => Type::Array(Box::new(self.map_type(e))),
+            other => other.clone(),
+        }
+    }
+}
+
+/// `(sfp-family lane type, lanes)` of a scalar or vector type.
+fn shape(t: &Type) -> Option<(ScalarType, u8)> {
+    match t {
+        Type::Scalar(s) => Some((*s, 1)),
+        Type::Vector(s, n) => Some((*s, *n)),
+        _ => None,
+    }
+}
+
+/// Whether `t` mentions `sfp`, `afp` or `lfp`.
+fn mentions(t: &Type) -> bool {
+    match t {
+        Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) => {
+            matches!(s, ScalarType::Sfp | ScalarType::Afp | ScalarType::Lfp)
+        }
+        Type::Buffer(e) | Type::Shared(e) | Type::Array(e) => mentions(e),
+        _ => false,
+    }
+}
+
+/// Whether any device function of `module` uses a float precision type.
+pub(super) fn uses_float_precision(module: &ir::Module) -> bool {
+    module
+        .functions
+        .iter()
+        .filter(|f| f.kind != ir::FunctionKind::Host)
+        .any(|f| f.locals.iter().any(|l| mentions(&l.ty)) || mentions(&f.return_type))
+        || module.functions.iter().any(|f| {
+            f.kind != ir::FunctionKind::Host
+                && ir::visit::find_expr(&f.body, &|e| mentions(&e.ty)).is_some()
+        })
+}
+
+/// Specializes every kernel and device helper of `module` for `v`. Host functions keep the
+/// symbolic types: the host interpreter converts transfers itself.
+pub(super) fn specialize_float(
+    module: &mut ir::Module,
+    v: &PrecisionVariant,
+) -> Result<(), Vec<Diagnostic>> {
+    let forms = Forms::new(v);
+    let mut diags = Vec::new();
+    for f in module
+        .functions
+        .iter_mut()
+        .filter(|f| f.kind != ir::FunctionKind::Host)
+    {
+        let next_loop = max_loop(&f.body) + 1;
+        let body = std::mem::take(&mut f.body);
+        let mut locals = std::mem::take(&mut f.locals);
+        let mut lower = Lower {
+            forms,
+            b: Builder {
+                locals: &mut locals,
+                next_loop,
+            },
+            diags: &mut diags,
+        };
+        f.body = lower.block(body);
+        for l in &mut locals {
+            l.ty = forms.map_type(&l.ty);
+        }
+        f.locals = locals;
+        f.return_type = forms.map_type(&f.return_type);
+    }
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(diags)
+    }
+}
+
+/// The largest loop id used in `block` (0 when none).
+fn max_loop(block: &Block) -> usize {
+    block
+        .iter()
+        .map(|s| match s {
+            Stmt::Loop {
+                id,
+                body,
+                continuing,
+                ..
+            } => id.0.max(max_loop(body)).max(max_loop(continuing)),
+            Stmt::If {
+                then, otherwise, ..
+            } => max_loop(then).max(max_loop(otherwise)),
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The rewriting walk over one function.
+pub(super) struct Lower<'a, 'l> {
+    pub(super) forms: Forms,
+    pub(super) b: Builder<'l>,
+    pub(super) diags: &'a mut Vec<Diagnostic>,
+}
+
+impl Lower<'_, '_> {
+    fn error(&mut self, span: Span, msg: impl Into<String>) {
+        self.diags
+            .push(Diagnostic::error(Code::UnsupportedFeature, span, msg));
+    }
+
+    /// Whether `base` (a symbolic buffer expression) holds packed scalar `sfp` elements.
+    fn packed_scalar(&self, base_ty: &Type) -> bool {
+        self.forms.packed()
+            && matches!(base_ty, Type::Buffer(e) if **e == Type::Scalar(ScalarType::Sfp))
+    }
+
+    pub(super) fn block(&mut self, block: Block) -> Block {
+        let mut out = Vec::with_capacity(block.len());
+        for s in block {
+            self.stmt(s, &mut out);
+        }
+        out
+    }
+
+    fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        match s {
+            Stmt::Expr(e) => {
+                if let ExprKind::Intrinsic {
+                    op: Intrinsic::Precision(f),
+                    args,
+                } = &e.kind
+                {
+                    let mut pre = Vec::new();
+                    if let Some(stores) =
+                        super::precision_fns::desugar_stmt(&mut self.b, *f, args, e.span, &mut pre)
+                    {
+                        for s in pre.into_iter().chain(stores) {
+                            self.stmt(s, out);
+                        }
+                        return;
+                    }
+                }
+                let e = self.expr(e, out);
+                out.push(Stmt::Expr(e));
+            }
+            Stmt::Store { place, value, span } => self.store(place, value, span, out),
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let cond = self.expr(cond, out);
+                let then = self.block(then);
+                let otherwise = self.block(otherwise);
+                out.push(Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                });
+            }
+            Stmt::Loop {
+                id,
+                pre_cond,
+                body,
+                continuing,
+                post_cond,
+            } => {
+                // Conditions are re-evaluated every iteration: statements a condition needs
+                // go into a Sequence so they stay inside it.
+                let pre_cond = pre_cond.map(|c| self.expr_seq(c));
+                let post_cond = post_cond.map(|c| self.expr_seq(c));
+                let body = self.block(body);
+                let continuing = self.block(continuing);
+                out.push(Stmt::Loop {
+                    id,
+                    pre_cond,
+                    body,
+                    continuing,
+                    post_cond,
+                });
+            }
+            Stmt::Return(Some(e), span) => {
+                let e = self.expr(e, out);
+                out.push(Stmt::Return(Some(e), span));
+            }
+            other => out.push(other),
+        }
+    }
+
+    fn store(&mut self, place: Place, value: Expr, span: Span, out: &mut Vec<Stmt>) {
+        if let Place::Index { base, index } = &place {
+            if self.packed_scalar(&base.ty) {
+                let (base, index) = ((**base).clone(), (**index).clone());
+                let words = self.expr(base, out);
+                let index = self.expr(index, out);
+                let bits = self.expr(value, out);
+                self.b.packed_store(words, index, bits, span, out);
+                return;
+            }
+        }
+        if self.forms.packed() && lane_of_sfp_vector(&place) {
+            self.error(
+                span,
+                "writing one lane of a `Vector<sfp,N>` element is not supported in packed modes: \
+                 load the vector, change the lane, store it whole",
+            );
+        }
+        let place = self.place(place, out);
+        let value = self.expr(value, out);
+        out.push(Stmt::Store { place, value, span });
+    }
+
+    /// Lowers `e` into one expression (statements it needs become a `Sequence`).
+    fn expr_seq(&mut self, e: Expr) -> Expr {
+        let mut pre = Vec::new();
+        let e = self.expr(e, &mut pre);
+        seq(pre, e)
+    }
+
+    fn place(&mut self, p: Place, pre: &mut Vec<Stmt>) -> Place {
+        match p {
+            Place::Local(id) => Place::Local(id),
+            Place::Index { base, index } => Place::Index {
+                base: Box::new(self.expr(*base, pre)),
+                index: Box::new(self.expr(*index, pre)),
+            },
+            Place::Field { base, field } => Place::Field {
+                base: Box::new(self.place(*base, pre)),
+                field,
+            },
+            Place::Lane { base, lane } => Place::Lane {
+                base: Box::new(self.place(*base, pre)),
+                lane,
+            },
+        }
+    }
+
+    /// Lowers an expression; statements it needs first (temporaries) go to `pre`.
+    pub(super) fn expr(&mut self, e: Expr, pre: &mut Vec<Stmt>) -> Expr {
+        let Expr { kind, ty, span } = e;
+        let mapped = self.forms.map_type(&ty);
+        match kind {
+            ExprKind::Convert(inner) => self.convert(*inner, &ty, pre),
+            ExprKind::Load(Place::Index { base, index }) if self.packed_scalar(&base.ty) => {
+                let words = self.expr(*base, pre);
+                let index = self.expr(*index, pre);
+                self.b.packed_load(words, index, pre)
+            }
+            ExprKind::Const(c) => self.constant(c, &ty, span),
+            ExprKind::Intrinsic {
+                op: Intrinsic::Precision(f),
+                args,
+            } => match super::precision_fns::desugar_expr(f, args.clone(), &ty, span) {
+                Some(e) => self.expr(e, pre),
+                None => {
+                    let args = args.into_iter().map(|a| self.expr(a, pre)).collect();
+                    mk(
+                        ExprKind::Intrinsic {
+                            op: Intrinsic::Precision(f),
+                            args,
+                        },
+                        mapped,
+                        span,
+                    )
+                }
+            },
+            ExprKind::Intrinsic { op, args } => {
+                let packed = args.first().is_some_and(|a| self.packed_scalar(&a.ty));
+                if let Some(a) = args.first() {
+                    let elem_is_prec =
+                        matches!(&a.ty, Type::Buffer(e) | Type::Shared(e) if mentions(e));
+                    if elem_is_prec
+                        && matches!(
+                            op,
+                            Intrinsic::Atomic(_) | Intrinsic::BufferVload | Intrinsic::BufferVstore
+                        )
+                    {
+                        self.error(
+                            span,
+                            format!(
+                                "{op:?} on `{}` is not supported: use `Vector<sfp,N>` elements \
+                                 or Precision.ld/st",
+                                a.ty
+                            ),
+                        );
+                    }
+                }
+                let args = args.into_iter().map(|a| self.expr(a, pre)).collect();
+                let e = mk(ExprKind::Intrinsic { op, args }, mapped, span);
+                if packed && op == Intrinsic::BufferLength {
+                    // Two halves per word.
+                    return bin(BinaryOp::Shl, e, u32c(1, span));
+                }
+                e
+            }
+            other => {
+                let kind = self.children(other, pre);
+                mk(kind, mapped, span)
+            }
+        }
+    }
+
+    /// Lowers the children of an expression form that needs nothing itself.
+    fn children(&mut self, kind: ExprKind, pre: &mut Vec<Stmt>) -> ExprKind {
+        let x = |e: Box<Expr>, l: &mut Self, pre: &mut Vec<Stmt>| Box::new(l.expr(*e, pre));
+        match kind {
+            ExprKind::Load(p) => ExprKind::Load(self.place(p, pre)),
+            ExprKind::Unary(op, a) => ExprKind::Unary(op, x(a, self, pre)),
+            ExprKind::Binary(op, a, b) => {
+                let a = x(a, self, pre);
+                ExprKind::Binary(op, a, x(b, self, pre))
+            }
+            // Short-circuit and select arms run conditionally: their statements stay inside.
+            ExprKind::LogicalAnd(a, b) => {
+                let a = x(a, self, pre);
+                ExprKind::LogicalAnd(a, Box::new(self.expr_seq(*b)))
+            }
+            ExprKind::LogicalOr(a, b) => {
+                let a = x(a, self, pre);
+                ExprKind::LogicalOr(a, Box::new(self.expr_seq(*b)))
+            }
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => ExprKind::Select {
+                cond: x(cond, self, pre),
+                then: Box::new(self.expr_seq(*then)),
+                otherwise: Box::new(self.expr_seq(*otherwise)),
+            },
+            ExprKind::Call { func, args } => ExprKind::Call {
+                func,
+                args: args.into_iter().map(|a| self.expr(a, pre)).collect(),
+            },
+            ExprKind::Host { op, args } => ExprKind::Host {
+                op,
+                args: args.into_iter().map(|a| self.expr(a, pre)).collect(),
+            },
+            ExprKind::Construct(items) => {
+                ExprKind::Construct(items.into_iter().map(|a| self.expr(a, pre)).collect())
+            }
+            ExprKind::Splat(a) => ExprKind::Splat(x(a, self, pre)),
+            ExprKind::Swizzle(a, lanes) => ExprKind::Swizzle(x(a, self, pre), lanes),
+            ExprKind::Sequence(stmts, v) => {
+                let mut inner = self.block(stmts);
+                let v = self.expr(*v, &mut inner);
+                ExprKind::Sequence(inner, Box::new(v))
+            }
+            // Handled by `expr`, or host-only.
+            k @ (ExprKind::Const(_)
+            | ExprKind::Str(_)
+            | ExprKind::Convert(_)
+            | ExprKind::Intrinsic { .. }
+            | ExprKind::Launch(_)) => k,
+        }
+    }
+
+    /// A constant of a possibly symbolic type.
+    fn constant(&mut self, c: Constant, ty: &Type, span: Span) -> Expr {
+        let mapped = self.forms.map_type(ty);
+        match (c, shape(ty)) {
+            (Constant::Float(f), Some((ScalarType::Sfp | ScalarType::Lfp, 1))) => {
+                // Through float32 and the ordinary encoding (a packed `sfp` constant is bits).
+                let f32c = Expr::constant(
+                    Constant::Float(f64::from(f as f32)),
+                    Type::Scalar(ScalarType::F32),
+                    span,
+                );
+                let mut pre = Vec::new();
+                let e = self.convert_lowered(f32c, ScalarType::F32, ty, &mut pre);
+                seq(pre, e)
+            }
+            (Constant::Float(f), Some((ScalarType::Afp, 1))) => {
+                let s = mapped.as_scalar().unwrap_or(ScalarType::F32);
+                Expr::constant(
+                    Constant::Float(crate::sema::round_to_float(s, f)),
+                    mapped,
+                    span,
+                )
+            }
+            _ => Expr::constant(c, mapped, span),
+        }
+    }
+
+    /// `Convert(inner) : to` with symbolic types.
+    fn convert(&mut self, inner: Expr, to: &Type, pre: &mut Vec<Stmt>) -> Expr {
+        let from = inner.ty.clone();
+        let (fs, ts) = (shape(&from), shape(to));
+        // sfp → afp → sfp (or the same through lfp): a copy of the bits.
+        if let (Some((ScalarType::Sfp, _)), ExprKind::Convert(x)) = (ts, &inner.kind) {
+            if x.ty == *to {
+                let x = (**x).clone();
+                return self.expr(x, pre);
+            }
+        }
+        let Some((fs, _)) = fs else {
+            let e = self.expr(inner, pre);
+            return conv(e, &self.forms.map_type(to));
+        };
+        let x = self.expr(inner, pre);
+        self.convert_lowered(x, fs, to, pre)
+    }
+
+    /// Converts the already lowered `x` (whose symbolic lane type was `fs`) to symbolic `to`.
+    fn convert_lowered(&mut self, x: Expr, fs: ScalarType, to: &Type, pre: &mut Vec<Stmt>) -> Expr {
+        let n = shape(to).map_or(1, |(_, n)| n);
+        let ts = shape(to).map_or(ScalarType::F32, |(s, _)| s);
+        let storage = self.forms.storage;
+        // Decode `sfp` to float lanes first.
+        let x = if fs == ScalarType::Sfp && ts != ScalarType::Sfp {
+            self.b.decode(storage, x, n, pre)
+        } else {
+            x
+        };
+        if ts == ScalarType::Sfp && fs != ScalarType::Sfp {
+            let native = self.forms.native();
+            return self.b.encode(storage, native, x, n, pre);
+        }
+        conv(x, &self.forms.map_type(to))
+    }
+}
+
+/// `pre` then `e` as one expression.
+pub(super) fn seq(pre: Vec<Stmt>, e: Expr) -> Expr {
+    if pre.is_empty() {
+        return e;
+    }
+    let (ty, span) = (e.ty.clone(), e.span);
+    mk(ExprKind::Sequence(pre, Box::new(e)), ty, span)
+}
+
+/// Whether `p` is one lane of an `sfp` vector buffer element (`buf[i].x = …`).
+fn lane_of_sfp_vector(p: &Place) -> bool {
+    match p {
+        Place::Lane { base, .. } => matches!(
+            &**base,
+            Place::Index { base, .. } if matches!(&base.ty, Type::Buffer(e) if matches!(**e, Type::Vector(ScalarType::Sfp, _)))
+        ),
+        _ => false,
+    }
+}

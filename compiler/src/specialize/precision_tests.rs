@@ -1,0 +1,77 @@
+//! Unit tests of the float precision pass: every variant of one kernel lowers, and the
+//! packing operations appear exactly where the variant needs them.
+
+use cajeta_runtime::{FloatStorage, PrecisionVariant};
+
+use crate::backend::spirv::{disassemble, SpirvOptions};
+use crate::diagnostics::SourceMap;
+use crate::driver;
+
+const SRC: &str = r#"
+package t;
+import cajeta.xpu.*;
+public final class P {
+    @Kernel
+    public static void k(KernelBuffer<sfp> x, KernelBuffer<Vector<sfp,4>> y, uint32 n) {
+        uint32 i = KernelThread.globalIdX();
+        if (i < n) {
+            afp v = x[i] * 2.0;
+            x[i] = v;
+            y[i] = y[i] + Precision.ld4(y, n - i);
+            Precision.cp1(x, i + 1, x, i);
+        }
+    }
+}
+"#;
+
+fn asm(storage: FloatStorage, fp16a: bool) -> (String, String) {
+    let mut sources = SourceMap::new();
+    let module = driver::frontend(&mut sources, &[("p.cajeta".into(), SRC.into())])
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let mut options = SpirvOptions::default();
+    options.target.precision = PrecisionVariant {
+        float_storage: storage,
+        fp16_arithmetic: fp16a,
+        ..Default::default()
+    };
+    let kernels =
+        driver::compile_kernels(&module, &options, None).unwrap_or_else(|d| panic!("{d:?}"));
+    let k = &kernels[0].1;
+    (
+        disassemble(&k.words),
+        k.reflection.precision_variant.clone(),
+    )
+}
+
+#[test]
+fn fp32_has_no_conversions() {
+    let (text, name) = asm(FloatStorage::Fp32, false);
+    assert_eq!(name, "fp32");
+    for op in [
+        "PackHalf2x16",
+        "UnpackHalf2x16",
+        "OpFConvert",
+        "OpAtomicCompareExchange",
+    ] {
+        assert!(!text.contains(op), "{op} in fp32:\n{text}");
+    }
+}
+
+#[test]
+fn fp16_packed_unpacks_and_stores_halves_with_compare_exchange() {
+    let (text, name) = asm(FloatStorage::Fp16Packed, false);
+    assert_eq!(name, "fp16p");
+    assert!(text.contains("UnpackHalf2x16"), "{text}");
+    assert!(text.contains("PackHalf2x16"), "{text}");
+    // The scalar store and the scalar copy each merge a half into a word.
+    assert_eq!(text.matches("OpAtomicCompareExchange").count(), 2, "{text}");
+    assert!(!text.contains("OpCapability Float16"), "{text}");
+}
+
+#[test]
+fn bf16_native_declares_the_bfloat16_type() {
+    let (text, name) = asm(FloatStorage::Bf16, false);
+    assert_eq!(name, "bf16s");
+    assert!(text.contains("OpCapability BFloat16TypeKHR"), "{text}");
+    assert!(text.contains("SPV_KHR_bfloat16"), "{text}");
+}
