@@ -111,6 +111,7 @@ fn barrier_log_has_exactly_the_needed_barriers() {
         block: [8, 8, 1],
         spec: vec![],
         shared_bytes: None,
+        psc: false,
     };
     let dims = [
         KernelArg::Scalar(ScalarValue::U32(16)),
@@ -161,6 +162,7 @@ fn barrier_log_has_exactly_the_needed_barriers() {
         block: [256, 1, 1],
         spec: vec![],
         shared_bytes: None,
+        psc: false,
     };
     let n = KernelArg::Scalar(ScalarValue::U32(1024));
     let a = KernelArg::Scalar(ScalarValue::F32(2.0));

@@ -204,3 +204,82 @@ fn coop_gemm_takes_the_devices_path_and_matches_the_host() {
         "expected `{expected}`, printed {printed}"
     );
 }
+
+/// `psc` launches (SPEC §8): two launches with different `psc` values make two pipelines,
+/// identical ones reuse one, a zero value (which cannot specialize) and an unspecialized launch
+/// share the plain pipeline; every result matches the host.
+#[test]
+fn psc_launches_cache_one_pipeline_per_specialized_value() {
+    use cajeta_runtime::{KernelArg, LaunchConfig, ScalarValue};
+    let Some(ctx) = cajeta_tests::device_context(false) else {
+        return;
+    };
+    let (map, module) = frontend(&tests_dir().join("kernels").join("device_psc.cajeta"));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let compiled = compile_kernels(&module, &options(None, TargetEnv::Vulkan1_1), None)
+        .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let k = &compiled[0].1;
+    let width_param = k.reflection.parameters.iter().find(|p| p.name == "width");
+    assert_eq!(width_param.and_then(|p| p.psc_spec_id), Some(1030));
+    let kernel = ctx.load_kernel(&k.words, &k.reflection).expect("load");
+    let rows = 64usize;
+    let host: Vec<f32> = (0..rows * 9).map(|i| (i % 13) as f32 - 6.0).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let src = ctx.create_buffer((4 * host.len()) as u64).expect("src");
+    let dst = ctx.create_buffer((4 * rows) as u64).expect("dst");
+    let s = ctx.default_stream();
+    s.upload_buffer(&src, &bytes(&host)).expect("upload");
+    let run = |width: u32, scale: f32, psc: bool| {
+        let cfg = LaunchConfig {
+            psc,
+            ..LaunchConfig::new([1, 1, 1], [64, 1, 1])
+        };
+        let args = [
+            KernelArg::Buffer(&src),
+            KernelArg::Buffer(&dst),
+            KernelArg::Scalar(ScalarValue::U32(width)),
+            KernelArg::Scalar(ScalarValue::F32(scale)),
+        ];
+        s.launch(&kernel, &cfg, &args).expect("launch");
+        let mut out = vec![0u8; 4 * rows];
+        s.download_buffer(&dst, &mut out).expect("download");
+        for r in 0..rows {
+            let w = width as usize;
+            let sum: f32 = (0..w).fold(0.0, |acc, i| acc + host[r * w + i]);
+            let want = sum * scale + width as f32;
+            let got = f32::from_le_bytes(out[4 * r..4 * r + 4].try_into().unwrap());
+            assert_eq!(
+                got, want,
+                "row {r}, width {width}, scale {scale}, psc {psc}"
+            );
+        }
+        kernel.pipelines_created()
+    };
+    assert_eq!(run(3, 0.5, true), 1);
+    assert_eq!(
+        run(9, 0.5, true),
+        2,
+        "a new width specializes a new pipeline"
+    );
+    assert_eq!(run(3, 0.5, true), 2, "the same values reuse their pipeline");
+    assert_eq!(
+        run(3, 2.0, true),
+        3,
+        "a new scale specializes a new pipeline"
+    );
+    assert_eq!(
+        run(3, 0.5, false),
+        4,
+        "an unspecialized launch has its own pipeline"
+    );
+    assert_eq!(
+        run(0, 0.0, true),
+        4,
+        "zero values cannot specialize: the plain pipeline"
+    );
+    assert_eq!(
+        run(7, 1.5, false),
+        4,
+        "unspecialized launches share one pipeline"
+    );
+}

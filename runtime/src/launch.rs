@@ -26,6 +26,9 @@ pub struct LaunchConfig {
     pub spec: Vec<u32>,
     /// Size of the dynamic shared array; sets SpecId 3 (only if the kernel declares it).
     pub shared_bytes: Option<u32>,
+    /// Specialize the kernel's `psc(p)` parameters to this launch's (non-zero) argument
+    /// values: one pipeline per distinct set of values, cached like any other.
+    pub psc: bool,
 }
 
 impl LaunchConfig {
@@ -36,6 +39,7 @@ impl LaunchConfig {
             block,
             spec: Vec::new(),
             shared_bytes: None,
+            psc: false,
         }
     }
 }
@@ -194,7 +198,7 @@ pub enum KernelArg<'a> {
 }
 
 impl KernelArg<'_> {
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             KernelArg::Buffer(_) => "a buffer".into(),
             KernelArg::Image(i) => format!("an {} image", i.format()),
@@ -276,6 +280,7 @@ impl LaunchScratch {
         match &self.last_pipeline {
             Some((k, block, shared_bytes, p))
                 if config.spec.is_empty()
+                    && !config.psc
                     && std::sync::Arc::ptr_eq(&k.inner, &kernel.inner)
                     && *block == config.block
                     && *shared_bytes == config.shared_bytes =>
@@ -353,10 +358,15 @@ pub(crate) fn prepare(
             args.len()
         ));
     }
+    let mut psc = Vec::new();
+    if config.psc {
+        crate::psc::entries(r, args, &mut psc)?;
+    }
     let key = PipelineKey {
         block: config.block,
         spec: config.spec.clone(),
         shared_bytes: config.shared_bytes,
+        psc,
     };
     // A cached pipeline's key was checked when the pipeline was created.
     let pipeline = known_pipeline.or_else(|| kernel.cached_pipeline(&key));

@@ -36,6 +36,7 @@ mod memory;
 mod pipeline;
 mod precision;
 mod profile;
+mod psc;
 pub mod reflection;
 mod resources;
 mod stream;

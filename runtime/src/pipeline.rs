@@ -28,6 +28,8 @@ const OP_ENTRY_POINT: u32 = 15;
 const MODEL_GL_COMPUTE: u32 = 5;
 /// First SpecId of user `Spec` slots.
 pub(crate) const USER_SPEC_BASE: u32 = 4;
+/// SpecId of the first `psc` parameter: after the 1024 user `Spec` slots (SPEC §7).
+pub(crate) const PSC_SPEC_BASE: u32 = USER_SPEC_BASE + 1024;
 /// SpecId of the dynamic shared-memory size.
 pub(crate) const SHARED_SPEC_ID: u32 = 3;
 
@@ -91,6 +93,8 @@ pub(crate) struct PipelineKey {
     pub block: [u32; 3],
     pub spec: Vec<u32>,
     pub shared_bytes: Option<u32>,
+    /// `(SpecId, value)` of the `psc` parameters a launch specialized (non-zero values only).
+    pub psc: Vec<(u32, u32)>,
 }
 
 pub(crate) struct KernelInner {
@@ -320,7 +324,7 @@ impl Kernel {
             .reflection
             .spec_constants
             .iter()
-            .filter(|s| s.id >= USER_SPEC_BASE)
+            .filter(|s| (USER_SPEC_BASE..PSC_SPEC_BASE).contains(&s.id))
             .map(|s| s.id - USER_SPEC_BASE + 1)
             .max()
             .unwrap_or(0);
@@ -337,6 +341,7 @@ impl Kernel {
                 entries.push((id, value));
             }
         }
+        entries.extend(key.psc.iter().copied().filter(|&(id, _)| declared(id)));
         Ok(entries)
     }
 

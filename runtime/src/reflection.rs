@@ -44,6 +44,10 @@ pub struct Parameter {
     pub name: String,
     /// Where the argument travels.
     pub slot: ParameterSlot,
+    /// For a scalar the kernel reads through `psc(p)` (SPEC §8): the SpecId that a launch
+    /// asking for specialization sets to the argument's value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub psc_spec_id: Option<u32>,
 }
 
 /// Where one kernel argument goes at launch.

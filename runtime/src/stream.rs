@@ -197,7 +197,7 @@ impl Stream {
         usages.clear();
         let last_pipeline = if known.is_some() {
             last_pipeline
-        } else if config.spec.is_empty() {
+        } else if config.spec.is_empty() && !config.psc {
             Some((kernel.clone(), config.block, config.shared_bytes, pipeline))
         } else {
             None

@@ -307,6 +307,7 @@ fn spec_values_and_shared_size_specialize_and_are_cached() {
             block: [64, 1, 1],
             spec,
             shared_bytes,
+            psc: false,
         };
         s.launch(&kernel, &cfg, &[KernelArg::Buffer(&buf), u32arg(n)])?;
         s.download_buffer(&buf, &mut out)?;

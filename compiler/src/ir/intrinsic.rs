@@ -459,6 +459,9 @@ pub enum Intrinsic {
     Coop(CoopOp),
     /// A `Precision.*` function or a packing operation (SPEC §8).
     Precision(PrecisionFn),
+    /// `psc(p)` (SPEC §8): args `[p]`, a read of a scalar kernel parameter; the parameter's
+    /// spec constant when the launch specialized it (non-zero), else its push-constant value.
+    Psc,
 }
 
 impl Intrinsic {

@@ -387,6 +387,8 @@ pub struct Launch {
     /// `spec: [v0, v1, …]`: values of the kernel's `Spec` slots 0, 1, … (integer or float
     /// scalars; the host converts each to its slot's type).
     pub spec: Vec<Expr>,
+    /// `psc: true`: specialize the kernel's `psc(p)` parameters to this launch's arguments.
+    pub psc: bool,
 }
 
 impl Expr {

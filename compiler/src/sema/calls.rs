@@ -30,6 +30,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     /// `name(args)`: a method of the current class.
     pub fn call(&mut self, name: &ast::Ident, args: &[ast::Arg], span: Span) -> R<ir::Expr> {
         let class = self.class.clone();
+        if let Some(r) = self.psc_call(name, args, span) {
+            return r;
+        }
         match self
             .syms
             .user_methods

@@ -236,6 +236,86 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 }
 
+impl FnCtx<'_, '_> {
+    /// `psc(p)` (SPEC §8, ncnn's "prefer specialization constant over push constant"), unless
+    /// the class declares a method `psc`: `p` must name an `int32`, `uint32` or `float32`
+    /// parameter of the kernel being checked. `None` for other calls.
+    pub fn psc_call(
+        &mut self,
+        name: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> Option<R<ir::Expr>> {
+        let own = self
+            .syms
+            .user_methods
+            .get(&self.class)
+            .is_some_and(|m| m.contains_key("psc"));
+        if name.name != "psc" || own {
+            return None;
+        }
+        Some(self.psc_arg(args, span))
+    }
+
+    fn psc_arg(&mut self, args: &[ast::Arg], span: Span) -> R<ir::Expr> {
+        let args = self.positional(args)?;
+        let bad = |at: Span, msg: String| {
+            Diagnostic::error(Code::InvalidPsc, at, msg).with_note(
+                "psc(p) takes a scalar kernel parameter (int32, uint32 or float32) by name",
+            )
+        };
+        let [arg] = args.as_slice() else {
+            return self.error(bad(
+                span,
+                format!("psc takes 1 argument, found {}", args.len()),
+            ));
+        };
+        if self.kind != ir::FunctionKind::Kernel {
+            return self.error(bad(span, "psc is only available in kernels".to_string()));
+        }
+        let param = match &arg.kind {
+            ast::ExprKind::Name(n) => self.lookup(n).filter(|id| id.0 < self.param_count()),
+            _ => None,
+        };
+        let Some(id) = param else {
+            return self.error(bad(arg.span, "psc needs a kernel parameter".to_string()));
+        };
+        let ty = self.locals[id.0].ty.clone();
+        if !matches!(
+            ty,
+            Type::Scalar(ScalarType::I32 | ScalarType::U32 | ScalarType::F32)
+        ) {
+            return self.error(bad(arg.span, format!("psc of a {ty} parameter")));
+        }
+        let read = self.expr(arg, None)?;
+        Ok(ir::Expr {
+            kind: ExprKind::Intrinsic {
+                op: Intrinsic::Psc,
+                args: vec![read],
+            },
+            ty,
+            span,
+        })
+    }
+
+    /// The `psc:` launch option: `true` or `false`.
+    pub fn psc_option(&mut self, e: &ast::Expr) -> R<bool> {
+        match e.kind {
+            ast::ExprKind::Bool(b) => Ok(b),
+            _ => self.error(Diagnostic::error(
+                Code::NotConstant,
+                e.span,
+                "`psc:` takes `true` or `false`",
+            )),
+        }
+    }
+
+    /// Number of parameters of the method being checked.
+    fn param_count(&self) -> usize {
+        self.syms.functions[self.fid.0].params.len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

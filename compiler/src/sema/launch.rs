@@ -67,6 +67,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let mut block = None;
         let mut shared_bytes = None;
         let mut spec = Vec::new();
+        let mut psc = false;
         for a in opts {
             match a.name.as_ref().map(|n| n.name.as_str()) {
                 None if stream.is_none() => {
@@ -88,6 +89,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     shared_bytes = Some(self.coerce(v, &u32t, a.value.span)?);
                 }
                 Some("spec") => spec = self.spec_values(&a.value)?,
+                Some("psc") => psc = self.psc_option(&a.value)?,
                 Some(other) => {
                     let n = a.name.as_ref().map(|n| n.span).unwrap_or(span);
                     return self.error(
@@ -96,7 +98,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                             n,
                             format!("unknown launch option `{other}`"),
                         )
-                        .with_note("launch options: grid, block, sharedBytes, spec"),
+                        .with_note("launch options: grid, block, sharedBytes, spec, psc"),
                     );
                 }
             }
@@ -146,6 +148,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 args: values,
                 shared_bytes,
                 spec,
+                psc,
             })),
             ty: Type::Void,
             span,

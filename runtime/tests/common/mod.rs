@@ -157,6 +157,7 @@ pub fn reflection(entry: &str, params: Vec<Param>) -> Reflection {
                 parameters.push(Parameter {
                     name: b.name.clone(),
                     slot: ParameterSlot::Binding(bindings.len()),
+                    psc_spec_id: None,
                 });
                 bindings.push(b);
             }
@@ -164,6 +165,7 @@ pub fn reflection(entry: &str, params: Vec<Param>) -> Reflection {
                 parameters.push(Parameter {
                     name: name.into(),
                     slot: ParameterSlot::PushConstant(members.len()),
+                    psc_spec_id: None,
                 });
                 members.push(PushConstantMember {
                     name: name.into(),

@@ -578,6 +578,7 @@ impl Interp<'_> {
             block,
             spec,
             shared_bytes,
+            psc: l.psc,
         };
         let r = stream.stream.launch(kernel, &config, &args);
         r.map(|_| Value::Void).or_else(|x| err(span, x.to_string()))

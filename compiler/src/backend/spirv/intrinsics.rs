@@ -40,6 +40,7 @@ impl FnCx<'_, '_> {
             Intrinsic::BufferVstore => self.buffer_vstore(args, e),
             Intrinsic::IntPrecision(f) => self.int_precision(f, args, e),
             Intrinsic::Coop(c) => self.coop(c, args, e),
+            Intrinsic::Psc => self.psc(args, e),
             Intrinsic::Device(q) => Err(unsupported(
                 e.span,
                 format!("internal error: device query {q:?} reached the backend unspecialized"),

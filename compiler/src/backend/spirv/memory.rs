@@ -24,6 +24,8 @@ pub(crate) const SHARED_FLOAT_ADD: &str = "shaderSharedFloat32AtomicAdd";
 pub(crate) const SHARED_SPEC_ID: u32 = 3;
 /// SpecId of `Spec` slot 0.
 pub(crate) const USER_SPEC_BASE: u32 = 4;
+/// SpecId of the `psc` constant of kernel parameter 0 (after the 1024 `Spec` slots).
+pub(crate) const PSC_SPEC_BASE: u32 = USER_SPEC_BASE + 1024;
 
 /// SPIR-V scope values.
 pub(crate) const SCOPE_DEVICE: u32 = 1;
@@ -64,6 +66,8 @@ pub(crate) struct MemState {
     dynamic_bytes: Option<(Word, u32)>,
     /// `Spec` slots: constant id, type, default bits.
     slots: BTreeMap<u32, (Word, ScalarType, u32)>,
+    /// `psc(p)` spec constants by kernel parameter index: constant id, type, parameter name.
+    pub(crate) psc: BTreeMap<usize, (Word, ScalarType, String)>,
     /// Scalar built-in inputs (`SubgroupSize`…).
     pub(crate) scalar_builtins: Vec<(rspirv::spirv::BuiltIn, Word)>,
     /// The kernel's shared arrays, for helpers that take them as parameters.
@@ -88,6 +92,14 @@ impl MemState {
                 name: format!("spec_slot_{slot}"),
                 ty: ty.name().to_string(),
                 default: *default,
+            });
+        }
+        for (param, (_, ty, name)) in &self.psc {
+            out.push(SpecConstant {
+                id: PSC_SPEC_BASE + *param as u32,
+                name: format!("psc_{name}"),
+                ty: ty.name().to_string(),
+                default: 0,
             });
         }
         out

@@ -30,6 +30,7 @@ mod module;
 mod narrow_caps;
 mod pod;
 mod precision;
+mod psc;
 mod reflect;
 mod storage;
 #[cfg(test)]

@@ -100,7 +100,13 @@ pub(crate) fn build(cx: &Ctx) -> Reflection {
         .params()
         .iter()
         .zip(&cx.globals.params)
-        .map(|(p, place)| Parameter {
+        .enumerate()
+        .map(|(i, (p, place))| Parameter {
+            psc_spec_id: cx
+                .mem
+                .psc
+                .contains_key(&i)
+                .then_some(super::memory::PSC_SPEC_BASE + i as u32),
             name: p.name.clone(),
             slot: match *place {
                 ParamPlace::Binding(i) => ParameterSlot::Binding(i),
