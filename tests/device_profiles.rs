@@ -155,6 +155,9 @@ fn queries_fold_to_each_profiles_values() {
     // Without a profile subgroupSize is the SubgroupSize built-in, not a constant.
     assert!(baseline.contains("BuiltIn SubgroupSize"), "{baseline}");
     assert!(!h200.contains("SubgroupSize"), "{h200}");
+    // The helper flips bits only where the device has cooperative matrices.
+    assert!(h200.contains("OpBitwiseXor"), "{h200}");
+    assert!(!lavapipe.contains("OpBitwiseXor"), "{lavapipe}");
     // Every branch folded: no conditional branch is left in any variant.
     for asm in [lavapipe, h200, baseline] {
         assert!(!asm.contains("OpBranchConditional"), "{asm}");
