@@ -369,3 +369,40 @@ fn run_creates_the_context_with_exactly_the_features_the_kernels_need() {
     let ctx = io.context.take().expect("a context was created");
     assert_eq!(ctx.enabled_features(), Vec::<String>::new());
 }
+
+/// `build --device-profile` fixes `Device.*` (SPEC §8): the cooperative-matrix branch of the
+/// GEMM is in the H200 build and absent from the lavapipe build, reflection included.
+#[test]
+fn build_specializes_device_queries_for_the_profile() {
+    let dir = temp_dir("device-queries");
+    let reflect = |profile: &str| {
+        let out = cajetac()
+            .args([
+                "build",
+                "tests/kernels/device_coop.cajeta",
+                "--emit",
+                "reflect",
+                "-o",
+            ])
+            .arg(dir.join(profile))
+            .args([
+                "--device-profile",
+                &format!("tests/profiles/{profile}.json"),
+            ])
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_to_string(dir.join(profile).join("gemm.json")).unwrap()
+    };
+    let h200 = reflect("h200");
+    assert!(h200.contains("\"CooperativeMatrixKHR\""), "{h200}");
+    assert!(h200.contains("\"cooperativeMatrix\""), "{h200}");
+    let lavapipe = reflect("lavapipe");
+    assert!(!lavapipe.contains("Cooperative"), "{lavapipe}");
+    assert!(!lavapipe.contains("cooperativeMatrix"), "{lavapipe}");
+}
