@@ -89,6 +89,9 @@ pub fn operand_type(op: BinOp, l: ScalarType, r: ScalarType) -> Option<ScalarTyp
         }
         return Some(common_float(l, r));
     }
+    if let Some(t) = super::int_precision::operand_type(l, r) {
+        return (!matches!(op, Shl | Shr | UShr | And | Or)).then_some(t);
+    }
     let bits = l.bits().max(r.bits());
     let mixed = l.is_signed_integer() != r.is_signed_integer();
     Some(match op {

@@ -58,7 +58,8 @@ pub fn fit_int(lit: &IntLiteral, negative: bool, ty: ScalarType) -> Option<u64> 
     if !ty.is_integer() {
         return None;
     }
-    let bits = ty.bits();
+    // The integer precision families hold 8 or 16 bits in every variant (SPEC §8).
+    let bits = super::int_precision::value_bits(ty).unwrap_or(ty.bits());
     let mask: u128 = if bits == 64 {
         u64::MAX as u128
     } else {

@@ -14,6 +14,7 @@ mod device;
 mod expr;
 pub(crate) mod fold;
 mod hostio;
+mod int_precision;
 mod launch;
 mod literals;
 mod memory;

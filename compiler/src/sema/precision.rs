@@ -23,6 +23,9 @@ use crate::ir::{self, ExprKind, ScalarType, Type};
 /// `None` when neither is one (the ordinary rules of SPEC §3 apply).
 pub fn implicit(from: ScalarType, to: ScalarType) -> Option<bool> {
     use ScalarType::*;
+    if let Some(b) = super::int_precision::implicit(from, to) {
+        return Some(b);
+    }
     if !from.is_precision() && !to.is_precision() {
         return None;
     }
@@ -41,6 +44,11 @@ pub fn read_type(ty: &Type) -> Type {
     match ty {
         Type::Scalar(s) if is_storage_float(*s) => Type::Scalar(ScalarType::Afp),
         Type::Vector(s, n) if is_storage_float(*s) => Type::Vector(ScalarType::Afp, *n),
+        // The integer families: sint8 → aint8, sint16/lint16 → aint16.
+        Type::Scalar(s) => super::int_precision::read_scalar(*s).map_or(ty.clone(), Type::Scalar),
+        Type::Vector(s, n) => {
+            super::int_precision::read_scalar(*s).map_or(ty.clone(), |a| Type::Vector(a, *n))
+        }
         other => other.clone(),
     }
 }
@@ -88,7 +96,7 @@ fn is_storage_float(s: ScalarType) -> bool {
 /// Checks the lane count of `Vector<T, N>` when `T` is a precision type: only 2 and 4 exist
 /// (ncnn's `sfpvec2`/`sfpvec4`), because packed forms hold whole 16-bit pairs.
 pub fn vector_lanes_ok(s: ScalarType, n: u8) -> bool {
-    !s.is_precision() || n == 2 || n == 4
+    (!s.is_precision() || n == 2 || n == 4) && super::int_precision::vector_lanes_ok(s, n)
 }
 
 #[cfg(test)]

@@ -218,6 +218,20 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     /// The place `v.x` / `v[i]` (one lane) of a vector held in a variable or buffer element.
     /// `b` is the checked base expression, which must read a place holding a vector.
     pub fn lane_place(&mut self, b: ir::Expr, which: LaneSel<'_>, span: Span) -> R<(Place, Type)> {
+        // SPEC §8: a precision storage element read as arithmetic (`Convert(Load)`) is
+        // still a place; its lane takes the storage lane type.
+        let b = match b.kind {
+            ExprKind::Convert(inner)
+                if matches!(inner.kind, ExprKind::Load(_))
+                    && inner
+                        .ty
+                        .elem_scalar()
+                        .is_some_and(|s| s.is_precision_storage()) =>
+            {
+                *inner
+            }
+            kind => ir::Expr { kind, ..b },
+        };
         let ty = b.ty.clone();
         let (Type::Vector(s, n), ExprKind::Load(place)) = (&ty, b.kind) else {
             return self.error(Diagnostic::error(

@@ -13,6 +13,8 @@
 //! representation and how the integer families plug in as `int_precision`), then the integer
 //! and device passes. Host functions are left symbolic.
 
+mod int_precision;
+mod int_precision_codec;
 mod precision;
 mod precision_codec;
 mod precision_fns;
@@ -50,6 +52,9 @@ pub fn specialize<'m>(
     // After the queries, so that dead branches are gone before types are chosen.
     if precision::uses_float_precision(&out) {
         precision::specialize_float(out.to_mut(), &target.precision)?;
+    }
+    if int_precision::uses_int_precision(&out) {
+        int_precision::specialize_int(out.to_mut(), &target.precision)?;
     }
     Ok(out)
 }

@@ -196,7 +196,7 @@ pub(super) fn specialize_float(
 }
 
 /// The largest loop id used in `block` (0 when none).
-fn max_loop(block: &Block) -> usize {
+pub(super) fn max_loop(block: &Block) -> usize {
     block
         .iter()
         .map(|s| match s {

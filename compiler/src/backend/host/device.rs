@@ -212,7 +212,7 @@ pub(super) fn array_to_bytes(a: &Array) -> Option<Vec<u8>> {
 }
 
 /// Overwrites a scalar array from its little-endian buffer image (same length).
-fn array_from_bytes(a: &mut Array, bytes: &[u8]) {
+pub(super) fn array_from_bytes(a: &mut Array, bytes: &[u8]) {
     macro_rules! de {
         ($v:expr, $n:literal, $f:expr) => {
             for (x, c) in $v.iter_mut().zip(bytes.chunks_exact($n)) {
@@ -344,7 +344,8 @@ impl Interp<'_> {
             let a = array.borrow();
             (a.len() as u64, a.elem_scalar())
         };
-        if elem != Some(obj.elem) {
+        let int_lane = super::int_transfer::native_lane(obj.elem);
+        if elem != Some(obj.elem) && !(int_lane.is_some() && elem == Some(ScalarType::I32)) {
             let name = elem.map(|s| s.name()).unwrap_or("object");
             return err(
                 span,
@@ -373,7 +374,8 @@ impl Interp<'_> {
         Ok(Transfer {
             buffer,
             array,
-            layout: super::lanes::Layout::of(obj.elem, obj.lanes),
+            layout: super::lanes::Layout::of(int_lane.unwrap_or(obj.elem), obj.lanes),
+            int_lane,
         })
     }
 
@@ -398,10 +400,13 @@ impl Interp<'_> {
                     return internal(span, format!("buffer of type {}", e.ty));
                 };
                 let lanes = elem_ty.lanes() as u8;
+                let stride = super::int_transfer::stride(elem, lanes, stride)
+                    .or_else(|m| err(span, format!("a KernelBuffer<{elem_ty}> {m}")))?;
                 let len = self.eval_count(f, n, "buffer length")?;
                 let Some(bytes) = len.checked_mul(u64::from(stride)) else {
                     return err(span, format!("buffer of {len} elements is too large"));
                 };
+                let bytes = super::int_transfer::to_words(bytes, elem);
                 let buffer = self
                     .device
                     .context(span)?
@@ -433,8 +438,8 @@ impl Interp<'_> {
             }
             (HostOp::BufferUpload, _) => {
                 let t = self.transfer(f, args, span, "upload")?;
-                let bytes = array_to_bytes(&t.array.borrow()).unwrap_or_default();
-                let bytes = t.layout.pad(bytes);
+                let bytes = super::int_transfer::to_bytes(&t.array.borrow(), t.int_lane);
+                let bytes = super::int_transfer::pad_words(t.layout.pad(bytes), t.int_lane);
                 if bytes.is_empty() {
                     return Ok(Value::Void);
                 }
@@ -445,15 +450,18 @@ impl Interp<'_> {
             }
             (HostOp::BufferDownload, _) => {
                 let t = self.transfer(f, args, span, "download")?;
-                let bytes = array_to_bytes(&t.array.borrow()).unwrap_or_default();
-                let mut bytes = t.layout.pad(bytes);
+                let bytes = super::int_transfer::to_bytes(&t.array.borrow(), t.int_lane);
+                let bytes = t.layout.pad(bytes);
                 if bytes.is_empty() {
                     return Ok(Value::Void);
                 }
+                let exact = bytes.len();
+                let mut bytes = super::int_transfer::pad_words(bytes, t.int_lane);
                 let stream = self.device.stream(span)?;
                 rt(stream.stream.download_buffer(&t.buffer, &mut bytes))?;
+                bytes.truncate(exact);
                 let bytes = t.layout.unpad(bytes);
-                array_from_bytes(&mut t.array.borrow_mut(), &bytes);
+                super::int_transfer::from_bytes(&mut t.array.borrow_mut(), &bytes, t.int_lane);
                 Ok(Value::Void)
             }
             (HostOp::BufferLength, [b]) => {
@@ -591,4 +599,6 @@ struct Transfer {
     array: super::value::ArrayRef,
     /// How the flat array's elements sit in the buffer (vec3 padding).
     layout: super::lanes::Layout,
+    /// The native lane of an integer precision buffer (see `int_transfer`).
+    int_lane: Option<ScalarType>,
 }

@@ -14,6 +14,7 @@ mod files;
 pub mod format;
 mod hostops;
 mod int_precision;
+mod int_transfer;
 mod lanes;
 mod launch_opts;
 pub mod math;

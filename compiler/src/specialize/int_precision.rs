@@ -1,0 +1,486 @@
+//! Integer precision families (SPEC §8): `sint8`, `Vector<sint8,4>`, `aint8`, `sint16`,
+//! `Vector<sint16,2|4>`, `aint16`, `lint16` (and `Vector<lint16,2|4>`) become concrete types
+//! for one [`PrecisionVariant`], with explicit conversions.
+//!
+//! | symbolic | int8p | int8s | int8s+int8a | int16p | int16s |
+//! |---|---|---|---|---|---|
+//! | `sint8` buffer element | 8-bit lane of an `int32` word (4 per word) | `int8` | `int8` | | |
+//! | `sint8` value | `int32` | `int8` | `int8` | | |
+//! | `Vector<sint8,4>` | one `int32` (4 lanes, low first) | same | same | | |
+//! | `aint8` | `int32` | `int32` | `int8` | | |
+//! | `sint16` buffer element | | | | 16-bit lane of an `int32` word | `int16` |
+//! | `sint16` / `lint16` value, `Shared<lint16>` element | | | | `int32` | `int16` |
+//! | `Vector<sint16|lint16,2>` | | | | one `int32` | `Vector<int16,2>` |
+//! | `Vector<sint16|lint16,4>` | | | | `Vector<int32,2>` | `Vector<int16,4>` |
+//! | `aint16` | | | | `int16` with `shaderInt16`, else `int32` | same |
+//!
+//! Sema marks every change of family member with a `Convert` (`buf[i]` on a
+//! `KernelBuffer<sint8>` is `Convert(Load) : aint8`, a store is `Convert(v) : sint8`); this pass
+//! turns those into code:
+//! - packed words unpack with [`IntPrecisionFn::UnpackInt4x8`] / `UnpackInt2x16` and pack with
+//!   `PackInt4x8` / `PackInt2x16` (core shifts and masks in the backend);
+//! - `Convert(Convert(x : S) : A) : S` is `x`: a copy between storage of the same type moves
+//!   the word (ncnn's `i8buffer_cp4`);
+//! - a scalar element of a packed buffer is lane `i & 3` (`i & 1`) of word `i >> 2` (`i >> 1`):
+//!   a load is a sign-extending bit-field extract, a store is [`IntPrecisionFn::StoreLane`]
+//!   (a compare-exchange loop on the word, so adjacent lanes written by different threads
+//!   never lose an update); so is writing one lane of a `Vector<sint8,4>` element. Whole
+//!   vector elements are whole words and are stored plainly;
+//! - `buf.length()` of a packed scalar buffer counts lanes (4 or 2 per word);
+//! - integer vector conversions are done lane by lane.
+
+use cajeta_runtime::{IntStorage, PrecisionVariant};
+
+use super::int_precision_codec::{extract, i32c, int_like, int_op, swizzle};
+use super::precision::seq;
+use super::precision_codec::{bin, conv, lanes_type, mk, Builder};
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{
+    self, BinaryOp, Block, Expr, ExprKind, IntPrecisionFn, Intrinsic, Place, ScalarType, Stmt, Type,
+};
+
+use ScalarType::{Aint16, Aint8, Lint16, Sint16, Sint8, I16, I32, I8};
+
+/// What the integer families are in one variant.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct IntForms {
+    int8_packed: bool,
+    aint8: ScalarType,
+    int16_packed: bool,
+    aint16: ScalarType,
+}
+
+/// Whether `s` is one of the five integer precision types.
+fn is_int_family(s: ScalarType) -> bool {
+    matches!(s, Sint8 | Aint8 | Sint16 | Aint16 | Lint16)
+}
+
+/// `(lane type, lanes)` of a scalar or vector type.
+pub(super) fn shape(t: &Type) -> Option<(ScalarType, u8)> {
+    match t {
+        Type::Scalar(s) => Some((*s, 1)),
+        Type::Vector(s, n) => Some((*s, *n)),
+        _ => None,
+    }
+}
+
+/// Whether `t` mentions an integer precision type.
+fn mentions(t: &Type) -> bool {
+    match t {
+        Type::Scalar(s) | Type::Vector(s, _) => is_int_family(*s),
+        Type::Buffer(e) | Type::Shared(e) | Type::Array(e) => mentions(e),
+        _ => false,
+    }
+}
+
+impl IntForms {
+    /// The forms of a variant (SPEC §8 tables).
+    pub(super) fn new(v: &PrecisionVariant) -> IntForms {
+        IntForms {
+            int8_packed: v.int8_storage == IntStorage::Packed,
+            aint8: if v.int8_arithmetic { I8 } else { I32 },
+            int16_packed: v.int16_storage == IntStorage::Packed,
+            aint16: if v.int16_arithmetic { I16 } else { I32 },
+        }
+    }
+
+    /// Whether `n` lanes of `s` are held as packed `int32` words.
+    pub(super) fn word_form(&self, s: ScalarType, n: u8) -> bool {
+        match s {
+            Sint8 => n > 1,
+            Sint16 | Lint16 => n > 1 && self.int16_packed,
+            _ => false,
+        }
+    }
+
+    /// The concrete type of `n` lanes of `s`.
+    pub(super) fn lanes(&self, s: ScalarType, n: u8) -> Type {
+        match s {
+            Sint8 if n > 1 => Type::Scalar(I32),
+            Sint8 if self.int8_packed => Type::Scalar(I32),
+            Sint8 => Type::Scalar(I8),
+            Aint8 => lanes_type(self.aint8, n),
+            Sint16 | Lint16 if !self.int16_packed => lanes_type(I16, n),
+            Sint16 | Lint16 if n <= 2 => Type::Scalar(I32),
+            Sint16 | Lint16 => Type::Vector(I32, n / 2),
+            Aint16 => lanes_type(self.aint16, n),
+            other => lanes_type(other, n),
+        }
+    }
+
+    /// The concrete type for a (possibly symbolic) type.
+    pub(super) fn map_type(&self, t: &Type) -> Type {
+        match t {
+            Type::Scalar(s) => self.lanes(*s, 1),
+            Type::Vector(s, n) => self.lanes(*s, *n),
+            Type::Buffer(e) => Type::Buffer(Box::new(self.map_type(e))),
+            Type::Shared(e) => Type::Shared(Box::new(self.map_type(e))),
+            Type::Array(e) => Type::Array(Box::new(self.map_type(e))),
+            other => other.clone(),
+        }
+    }
+
+    /// The lane width when `buf_ty` is a buffer of packed scalar lanes (`KernelBuffer<sint8>`
+    /// in int8p, `KernelBuffer<sint16>` in int16p).
+    fn packed_scalar(&self, buf_ty: &Type) -> Option<u8> {
+        match buf_ty {
+            Type::Buffer(e) => match **e {
+                Type::Scalar(Sint8) if self.int8_packed => Some(8),
+                Type::Scalar(Sint16 | Lint16) if self.int16_packed => Some(16),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// Whether any device function of `module` uses an integer precision type.
+pub(super) fn uses_int_precision(module: &ir::Module) -> bool {
+    module
+        .functions
+        .iter()
+        .filter(|f| f.kind != ir::FunctionKind::Host)
+        .any(|f| {
+            f.locals.iter().any(|l| mentions(&l.ty))
+                || mentions(&f.return_type)
+                || ir::visit::find_expr(&f.body, &|e| mentions(&e.ty)).is_some()
+        })
+}
+
+/// Specializes the integer families in every kernel and device helper of `module` for `v`.
+/// Host functions keep the symbolic types: the host interpreter converts transfers itself.
+pub(super) fn specialize_int(
+    module: &mut ir::Module,
+    v: &PrecisionVariant,
+) -> Result<(), Vec<Diagnostic>> {
+    let forms = IntForms::new(v);
+    let mut diags = Vec::new();
+    for f in module
+        .functions
+        .iter_mut()
+        .filter(|f| f.kind != ir::FunctionKind::Host)
+    {
+        let next_loop = super::precision::max_loop(&f.body) + 1;
+        let body = std::mem::take(&mut f.body);
+        let mut locals = std::mem::take(&mut f.locals);
+        let mut lower = IntLower {
+            forms,
+            b: Builder {
+                locals: &mut locals,
+                next_loop,
+            },
+            diags: &mut diags,
+        };
+        f.body = lower.block(body);
+        for l in &mut locals {
+            l.ty = forms.map_type(&l.ty);
+        }
+        f.locals = locals;
+        f.return_type = forms.map_type(&f.return_type);
+    }
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(diags)
+    }
+}
+
+/// The rewriting walk over one function.
+pub(super) struct IntLower<'a, 'l> {
+    pub(super) forms: IntForms,
+    pub(super) b: Builder<'l>,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
+impl IntLower<'_, '_> {
+    fn error(&mut self, span: Span, msg: impl Into<String>) {
+        self.diags
+            .push(Diagnostic::error(Code::UnsupportedFeature, span, msg));
+    }
+
+    /// The symbolic type of the value a place holds (locals keep their symbolic types until
+    /// the walk is done).
+    fn place_type(&self, p: &Place) -> Option<Type> {
+        match p {
+            Place::Local(id) => self.b.locals.get(id.0).map(|l| l.ty.clone()),
+            Place::Index { base, .. } => match &base.ty {
+                Type::Buffer(e) | Type::Shared(e) | Type::Array(e) => Some((**e).clone()),
+                _ => None,
+            },
+            Place::Lane { base, .. } => {
+                let (s, _) = shape(&self.place_type(base)?)?;
+                Some(Type::Scalar(s))
+            }
+            Place::Field { .. } => None,
+        }
+    }
+
+    /// `Some((lane type, lanes))` when `p` holds a vector in packed word form.
+    fn packed_vector(&self, p: &Place) -> Option<(ScalarType, u8)> {
+        let (s, n) = shape(&self.place_type(p)?)?;
+        self.forms.word_form(s, n).then_some((s, n))
+    }
+
+    fn block(&mut self, block: Block) -> Block {
+        let mut out = Vec::with_capacity(block.len());
+        for s in block {
+            self.stmt(s, &mut out);
+        }
+        out
+    }
+
+    fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        match s {
+            Stmt::Expr(e) => {
+                let e = self.expr(e, out);
+                out.push(Stmt::Expr(e));
+            }
+            Stmt::Store { place, value, span } => self.store(place, value, span, out),
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let cond = self.expr(cond, out);
+                let then = self.block(then);
+                let otherwise = self.block(otherwise);
+                out.push(Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                });
+            }
+            Stmt::Loop {
+                id,
+                pre_cond,
+                body,
+                continuing,
+                post_cond,
+            } => {
+                let pre_cond = pre_cond.map(|c| self.expr_seq(c));
+                let post_cond = post_cond.map(|c| self.expr_seq(c));
+                let body = self.block(body);
+                let continuing = self.block(continuing);
+                out.push(Stmt::Loop {
+                    id,
+                    pre_cond,
+                    body,
+                    continuing,
+                    post_cond,
+                });
+            }
+            Stmt::Return(Some(e), span) => {
+                let e = self.expr(e, out);
+                out.push(Stmt::Return(Some(e), span));
+            }
+            other => out.push(other),
+        }
+    }
+
+    /// A packed lane store: `words` is the lowered `int32` buffer, `index` the lane index.
+    fn store_lane(&mut self, bits: u8, words: Expr, index: Expr, v: Expr, out: &mut Vec<Stmt>) {
+        let span = v.span;
+        let v = conv(v, &Type::Scalar(I32));
+        out.push(Stmt::Expr(int_op(
+            IntPrecisionFn::StoreLane(bits),
+            vec![words, index, v],
+            Type::Void,
+            span,
+        )));
+    }
+
+    fn store(&mut self, place: Place, value: Expr, span: Span, out: &mut Vec<Stmt>) {
+        if let Place::Index { base, index } = &place {
+            if let Some(bits) = self.forms.packed_scalar(&base.ty) {
+                let (base, index) = ((**base).clone(), (**index).clone());
+                let words = self.expr(base, out);
+                let index = self.expr(index, out);
+                let v = self.expr(value, out);
+                self.store_lane(bits, words, index, v, out);
+                return;
+            }
+        }
+        if let Place::Lane { base, lane } = &place {
+            if let Some((s, n)) = self.packed_vector(base) {
+                // One lane of a word-form vector element of a buffer: lane `n*i + lane` of
+                // the buffer's words (only when one element is one word).
+                if let (Place::Index { base: buf, index }, 1) =
+                    (&**base, self.forms.lanes(s, n).lanes())
+                {
+                    if matches!(buf.ty, Type::Buffer(_)) {
+                        let bits = if s == Sint8 { 8 } else { 16 };
+                        let (buf, index) = ((**buf).clone(), (**index).clone());
+                        let words = self.expr(buf, out);
+                        let i = self.expr(index, out);
+                        let lane_index = bin(
+                            BinaryOp::Add,
+                            bin(BinaryOp::Mul, i.clone(), int_like(&i, u64::from(n))),
+                            int_like(&i, u64::from(*lane)),
+                        );
+                        let v = self.expr(value, out);
+                        self.store_lane(bits, words, lane_index, v, out);
+                        return;
+                    }
+                }
+                self.error(
+                    span,
+                    format!(
+                        "writing one lane of a packed `Vector<{s}, {n}>` here is not supported: \
+                         load the vector, change the lane, store it whole"
+                    ),
+                );
+            }
+        }
+        let place = self.place(place, out);
+        let value = self.expr(value, out);
+        out.push(Stmt::Store { place, value, span });
+    }
+
+    /// Lowers `e` into one expression (statements it needs become a `Sequence`).
+    fn expr_seq(&mut self, e: Expr) -> Expr {
+        let mut pre = Vec::new();
+        let e = self.expr(e, &mut pre);
+        seq(pre, e)
+    }
+
+    fn place(&mut self, p: Place, pre: &mut Vec<Stmt>) -> Place {
+        match p {
+            Place::Local(id) => Place::Local(id),
+            Place::Index { base, index } => Place::Index {
+                base: Box::new(self.expr(*base, pre)),
+                index: Box::new(self.expr(*index, pre)),
+            },
+            Place::Field { base, field } => Place::Field {
+                base: Box::new(self.place(*base, pre)),
+                field,
+            },
+            Place::Lane { base, lane } => Place::Lane {
+                base: Box::new(self.place(*base, pre)),
+                lane,
+            },
+        }
+    }
+
+    /// Lowers an expression; statements it needs first (temporaries) go to `pre`.
+    pub(super) fn expr(&mut self, e: Expr, pre: &mut Vec<Stmt>) -> Expr {
+        let Expr { kind, ty, span } = e;
+        let mapped = self.forms.map_type(&ty);
+        match kind {
+            ExprKind::Convert(inner) => self.convert(*inner, &ty, pre),
+            ExprKind::Load(Place::Index { base, index })
+                if self.forms.packed_scalar(&base.ty).is_some() =>
+            {
+                let bits = self.forms.packed_scalar(&base.ty).unwrap_or(8);
+                let words = self.expr(*base, pre);
+                let index = self.expr(*index, pre);
+                let v = self.packed_load(bits, words, index, pre);
+                conv(v, &mapped)
+            }
+            ExprKind::Load(Place::Lane { base, lane }) if self.packed_vector(&base).is_some() => {
+                let (s, n) = self.packed_vector(&base).unwrap_or((Sint8, 4));
+                let bits: u8 = if s == Sint8 { 8 } else { 16 };
+                let whole = self.forms.lanes(s, n);
+                let place = self.place(*base, pre);
+                let mut word = mk(ExprKind::Load(place), whole.clone(), span);
+                let per_word = 32 / bits;
+                if whole.lanes() > 1 {
+                    word = swizzle(word, vec![lane / per_word], Type::Scalar(I32));
+                }
+                let offset = i32c(i32::from((lane % per_word) * bits), span);
+                conv(extract(word, offset, bits), &mapped)
+            }
+            ExprKind::Const(c) => Expr::constant(c, mapped, span),
+            ExprKind::Intrinsic { op, args } => {
+                let packed = args.first().and_then(|a| self.forms.packed_scalar(&a.ty));
+                if let Some(a) = args.first() {
+                    let elem_is_int =
+                        matches!(&a.ty, Type::Buffer(e) | Type::Shared(e) if mentions(e));
+                    if elem_is_int
+                        && matches!(
+                            op,
+                            Intrinsic::Atomic(_) | Intrinsic::BufferVload | Intrinsic::BufferVstore
+                        )
+                    {
+                        self.error(
+                            span,
+                            format!(
+                                "{op:?} on `{}` is not supported: use `Vector<sint8,4>` elements \
+                                 or plain int32 buffers",
+                                a.ty
+                            ),
+                        );
+                    }
+                }
+                let args = args.into_iter().map(|a| self.expr(a, pre)).collect();
+                let e = mk(ExprKind::Intrinsic { op, args }, mapped, span);
+                match (packed, op) {
+                    // Four (two) lanes per word.
+                    (Some(bits), Intrinsic::BufferLength) => {
+                        let shift = if bits == 8 { 2 } else { 1 };
+                        let c = int_like(&e, shift);
+                        bin(BinaryOp::Shl, e, c)
+                    }
+                    _ => e,
+                }
+            }
+            other => {
+                let kind = self.children(other, pre);
+                mk(kind, mapped, span)
+            }
+        }
+    }
+
+    /// Lowers the children of an expression form that needs nothing itself.
+    fn children(&mut self, kind: ExprKind, pre: &mut Vec<Stmt>) -> ExprKind {
+        let x = |e: Box<Expr>, l: &mut Self, pre: &mut Vec<Stmt>| Box::new(l.expr(*e, pre));
+        match kind {
+            ExprKind::Load(p) => ExprKind::Load(self.place(p, pre)),
+            ExprKind::Unary(op, a) => ExprKind::Unary(op, x(a, self, pre)),
+            ExprKind::Binary(op, a, b) => {
+                let a = x(a, self, pre);
+                ExprKind::Binary(op, a, x(b, self, pre))
+            }
+            // Short-circuit and select arms run conditionally: their statements stay inside.
+            ExprKind::LogicalAnd(a, b) => {
+                let a = x(a, self, pre);
+                ExprKind::LogicalAnd(a, Box::new(self.expr_seq(*b)))
+            }
+            ExprKind::LogicalOr(a, b) => {
+                let a = x(a, self, pre);
+                ExprKind::LogicalOr(a, Box::new(self.expr_seq(*b)))
+            }
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => ExprKind::Select {
+                cond: x(cond, self, pre),
+                then: Box::new(self.expr_seq(*then)),
+                otherwise: Box::new(self.expr_seq(*otherwise)),
+            },
+            ExprKind::Call { func, args } => ExprKind::Call {
+                func,
+                args: args.into_iter().map(|a| self.expr(a, pre)).collect(),
+            },
+            ExprKind::Host { op, args } => ExprKind::Host {
+                op,
+                args: args.into_iter().map(|a| self.expr(a, pre)).collect(),
+            },
+            ExprKind::Construct(items) => {
+                ExprKind::Construct(items.into_iter().map(|a| self.expr(a, pre)).collect())
+            }
+            ExprKind::Splat(a) => ExprKind::Splat(x(a, self, pre)),
+            ExprKind::Swizzle(a, lanes) => ExprKind::Swizzle(x(a, self, pre), lanes),
+            ExprKind::Sequence(stmts, v) => {
+                let mut inner = self.block(stmts);
+                let v = self.expr(*v, &mut inner);
+                ExprKind::Sequence(inner, Box::new(v))
+            }
+            k @ (ExprKind::Const(_)
+            | ExprKind::Str(_)
+            | ExprKind::Convert(_)
+            | ExprKind::Intrinsic { .. }
+            | ExprKind::Launch(_)) => k,
+        }
+    }
+}
