@@ -246,3 +246,31 @@ fn programs_are_clean_under_validation() {
         messages.join("\n")
     );
 }
+
+#[test]
+fn one_lane_of_a_two_word_vector_is_an_error_only_in_int16p() {
+    let text = "import cajeta.xpu.*;\npublic final class A {\n    @Kernel\n    public static void k(KernelBuffer<Vector<sint16, 4>> q) {\n        uint32 i = KernelThread.globalIdX();\n        q[i].x = (aint16) 1;\n    }\n}\n";
+    let mut sources = SourceMap::new();
+    let module = driver::frontend(&mut sources, &[("lane.cajeta".into(), text.into())])
+        .unwrap_or_else(|d| panic!("{}", render_human(&sources, &d)));
+    let compile = |variant: PrecisionVariant| {
+        let options = SpirvOptions {
+            target: Target {
+                precision: variant,
+                profile: None,
+            },
+            ..SpirvOptions::default()
+        };
+        compile_kernels(&module, &options, None)
+    };
+    let err = compile(PrecisionVariant::default()).expect_err("int16p must reject it");
+    assert_eq!(err[0].code.as_str(), "E0024", "{err:?}");
+    assert!(err[0].message.contains("Vector<sint16, 4>"), "{err:?}");
+    let native = PrecisionVariant {
+        int16_storage: IntStorage::Native,
+        int16_arithmetic: true,
+        ..PrecisionVariant::default()
+    };
+    let kernels = compile(native).expect("int16s writes the int16 lane directly");
+    assert!(!disassemble(&kernels[0].1.words).contains("OpAtomicCompareExchange"));
+}

@@ -406,7 +406,7 @@ pub fn resolve_type(
                             Code::TypeMismatch,
                             t.span,
                             format!(
-                                "`Vector<{s}, {n}>`: vectors of precision types have 2 or 4 lanes"
+                                "`Vector<{s}, {n}>`: vectors of precision types have 2 or 4 lanes (`sint8`: 4)"
                             ),
                         ));
                     }
