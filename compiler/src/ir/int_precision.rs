@@ -24,16 +24,41 @@ pub enum IntPrecisionFn {
     /// lanes per word, low lane first. It is a compare-exchange loop on the containing word,
     /// so adjacent lanes written by different threads never lose an update.
     StoreLane(u8),
+    /// `Precision.i8ld1/i8ld4/i16ld1/i16ld4(buf, i)`: `buf[i]` as the arithmetic type.
+    Ld,
+    /// `Precision.i16ld2(buf, i)`: lanes `i` and `i + 1` of a scalar buffer as a vector.
+    Ld2,
+    /// `Precision.i8sm4/i16sm4(buf, i)`: `buf[i]` in its raw storage form (the packed word
+    /// of a `Vector<sint8,4>`).
+    Sm,
+    /// `Precision.i8st1/i8st4/i16st1/i16st4(buf, i, v)`: `buf[i] = v`.
+    St,
+    /// `Precision.i16st2(buf, i, v)`: lanes `i` and `i + 1` of a scalar buffer.
+    St2,
+    /// `Precision.i8cp1/i8cp4/i16cp1/i16cp4(dst, i, src, j)`: `dst[i] = src[j]`, moving bits.
+    Cp,
+    /// `Precision.i8cp1to4(dst, i, src, j)`: `dst[i] = (src[j.x], src[j.y], src[j.z], src[j.w])`.
+    Cp1to4,
+    /// `Precision.i8cp4to1(dst, i, src, j)`: `dst[i.x] = src[j].x` … `dst[i.w] = src[j].w`.
+    Cp4to1,
 }
 
 impl IntPrecisionFn {
     /// Every function a stdlib `@Intrinsic("int_precision.<name>")` can name.
-    pub const NAMED: [(IntPrecisionFn, &'static str); 5] = [
+    pub const NAMED: [(IntPrecisionFn, &'static str); 13] = [
         (IntPrecisionFn::PackInt4x8, "packInt4x8"),
         (IntPrecisionFn::UnpackInt4x8, "unpackInt4x8"),
         (IntPrecisionFn::PackInt2x16, "packInt2x16"),
         (IntPrecisionFn::UnpackInt2x16, "unpackInt2x16"),
         (IntPrecisionFn::Float2Int8, "float2int8"),
+        (IntPrecisionFn::Ld, "ld"),
+        (IntPrecisionFn::Ld2, "ld2"),
+        (IntPrecisionFn::Sm, "sm"),
+        (IntPrecisionFn::St, "st"),
+        (IntPrecisionFn::St2, "st2"),
+        (IntPrecisionFn::Cp, "cp"),
+        (IntPrecisionFn::Cp1to4, "cp1to4"),
+        (IntPrecisionFn::Cp4to1, "cp4to1"),
     ];
 
     /// The operation an `@Intrinsic` suffix names.
@@ -44,9 +69,22 @@ impl IntPrecisionFn {
             .map(|(f, _)| *f)
     }
 
-    /// Whether the host interpreter can run it (everything but the buffer store).
+    /// Whether the host interpreter can run it (the pure functions, not buffer accesses).
     pub fn host_evaluable(self) -> bool {
-        !matches!(self, IntPrecisionFn::StoreLane(_))
+        matches!(
+            self,
+            IntPrecisionFn::PackInt4x8
+                | IntPrecisionFn::UnpackInt4x8
+                | IntPrecisionFn::PackInt2x16
+                | IntPrecisionFn::UnpackInt2x16
+                | IntPrecisionFn::Float2Int8
+        )
+    }
+
+    /// Whether it is an explicit buffer access (`Precision.i8ld1` …), which the specialize
+    /// stage desugars to loads, stores and conversions.
+    pub fn is_access(self) -> bool {
+        !self.host_evaluable() && !matches!(self, IntPrecisionFn::StoreLane(_))
     }
 }
 

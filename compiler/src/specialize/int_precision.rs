@@ -232,6 +232,20 @@ impl IntLower<'_, '_> {
     fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
         match s {
             Stmt::Expr(e) => {
+                if let ExprKind::Intrinsic {
+                    op: Intrinsic::IntPrecision(f),
+                    args,
+                } = &e.kind
+                {
+                    if let Some(stmts) =
+                        super::int_precision_fns::desugar_stmt(&mut self.b, *f, args, e.span)
+                    {
+                        for s in stmts {
+                            self.stmt(s, out);
+                        }
+                        return;
+                    }
+                }
                 let e = self.expr(e, out);
                 out.push(Stmt::Expr(e));
             }
@@ -390,6 +404,25 @@ impl IntLower<'_, '_> {
                 conv(extract(word, offset, bits), &mapped)
             }
             ExprKind::Const(c) => Expr::constant(c, mapped, span),
+            ExprKind::Intrinsic {
+                op: Intrinsic::IntPrecision(f),
+                args,
+            } if f.is_access() => {
+                match super::int_precision_fns::desugar_expr(&mut self.b, f, &args, span) {
+                    Some(e) => self.expr(e, pre),
+                    None => {
+                        self.error(span, format!("`Precision` access {f:?} used as a value"));
+                        mk(
+                            ExprKind::Intrinsic {
+                                op: Intrinsic::IntPrecision(f),
+                                args,
+                            },
+                            mapped,
+                            span,
+                        )
+                    }
+                }
+            }
             ExprKind::Intrinsic { op, args } => {
                 let packed = args.first().and_then(|a| self.forms.packed_scalar(&a.ty));
                 if let Some(a) = args.first() {

@@ -15,6 +15,7 @@
 
 mod int_precision;
 mod int_precision_codec;
+mod int_precision_fns;
 mod precision;
 mod precision_codec;
 mod precision_fns;

@@ -53,8 +53,6 @@ pub fn eval(f: IntPrecisionFn, args: &[Value]) -> Result<Value, String> {
             }
             other => return Err(format!("float2int8 of {other:?}")),
         },
-        IntPrecisionFn::StoreLane(_) => {
-            return Err("a packed lane store runs only inside kernels".into())
-        }
+        other => return Err(format!("{other:?} runs only inside kernels")),
     })
 }

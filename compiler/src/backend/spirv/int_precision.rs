@@ -24,7 +24,7 @@ impl FnCx<'_, '_> {
             IntPrecisionFn::StoreLane(_) => 3,
             _ => 1,
         };
-        if args.len() != want {
+        if args.len() != want && !f.is_access() {
             return Err(unsupported(
                 e.span,
                 format!("internal error: {f:?} takes {want} argument(s)"),
@@ -37,6 +37,10 @@ impl FnCx<'_, '_> {
             IntPrecisionFn::UnpackInt2x16 => self.unpack_lanes(&args[0], 2),
             IntPrecisionFn::Float2Int8 => self.float2int8(&args[0], e),
             IntPrecisionFn::StoreLane(bits) => self.store_packed_lane(bits, args, e),
+            access => Err(unsupported(
+                e.span,
+                format!("internal error: Precision access {access:?} reached the backend"),
+            )),
         }
     }
 
