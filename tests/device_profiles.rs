@@ -138,6 +138,18 @@ fn cooperative_matrix_branch_follows_the_device_profile() {
         assert!(asm.contains(needle), "h200 lacks {needle}:\n{asm}");
     }
     assert!(!asm.contains("OpFMul"), "h200 kept the scalar path:\n{asm}");
+    // Under the Vulkan memory model: device scope needs its capability, Coherent is banned.
+    let asm = &h200["accumulate"];
+    assert!(
+        asm.contains("OpCapability VulkanMemoryModelDeviceScope"),
+        "{asm}"
+    );
+    assert!(!asm.contains("Coherent"), "{asm}");
+    let asm = &lavapipe["accumulate"];
+    assert!(
+        asm.contains("Coherent") && !asm.contains("VulkanMemoryModel"),
+        "{asm}"
+    );
 }
 
 #[test]

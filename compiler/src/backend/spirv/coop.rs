@@ -5,8 +5,8 @@
 //! `cooperativeMatrix` Vulkan feature (see `types.rs`), so a kernel whose cooperative-matrix
 //! code was removed as a dead branch declares none of them.
 
-use rspirv::dr::Operand;
-use rspirv::spirv::{Op, Word};
+use rspirv::dr::{Module, Operand};
+use rspirv::spirv::{Decoration, Op, Word};
 
 use super::function::FnCx;
 use super::{unsupported, BuildExt, Res};
@@ -61,4 +61,46 @@ impl FnCx<'_, '_> {
             _ => Err(unsupported(e.span, format!("malformed CoopMatrix {op:?}"))),
         }
     }
+}
+
+/// Whether a barrier or atomic of the module uses `Device` scope, which under the Vulkan memory
+/// model (that cooperative matrices bring) needs `VulkanMemoryModelDeviceScope`.
+pub(crate) fn uses_device_scope(module: &Module) -> bool {
+    let device: Vec<Word> = module
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Constant
+                && matches!(i.operands.first(), Some(Operand::LiteralBit32(1)))
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    let is_device = |o: Option<&Operand>| {
+        o.and_then(|o| o.id_ref_any())
+            .is_some_and(|id| device.contains(&id))
+    };
+    module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
+        .any(|i| match i.class.opcode {
+            Op::ControlBarrier => is_device(i.operands.first()) || is_device(i.operands.get(1)),
+            Op::MemoryBarrier => is_device(i.operands.first()),
+            op if format!("{op:?}").starts_with("Atomic") => is_device(i.operands.get(1)),
+            _ => false,
+        })
+}
+
+/// Removes `Coherent` decorations, which the Vulkan memory model bans (module.rs adds them to
+/// read-write buffers as a driver workaround). Under that model, coherence across invocations
+/// comes from atomics and barriers; plain accesses of other workgroups' writes are not made
+/// visible.
+pub(crate) fn drop_coherent(module: &mut Module) {
+    module.annotations.retain(|i| {
+        !(i.class.opcode == Op::Decorate
+            && matches!(
+                i.operands.get(1),
+                Some(Operand::Decoration(Decoration::Coherent))
+            ))
+    });
 }

@@ -541,18 +541,24 @@ impl Ctx<'_> {
         for cap in super::narrow_caps::unneeded(self.b.module_ref(), |c| caps.contains(&c)) {
             self.features.forget(cap);
         }
+        // SPV_KHR_cooperative_matrix requires the Vulkan memory model (coop.rs).
+        let model = if self.features.has(Capability::CooperativeMatrixKHR) {
+            if super::coop::uses_device_scope(self.b.module_ref()) {
+                self.features
+                    .require(Capability::VulkanMemoryModelDeviceScope);
+                self.features.vulkan_feature("vulkanMemoryModelDeviceScope");
+            }
+            super::coop::drop_coherent(self.b.module_mut());
+            MemoryModel::Vulkan
+        } else {
+            MemoryModel::GLSL450
+        };
         for cap in self.features.capabilities() {
             self.b.capability(cap);
         }
         for ext in self.features.extensions() {
             self.b.extension(ext);
         }
-        // SPV_KHR_cooperative_matrix requires the Vulkan memory model (coop.rs).
-        let model = if self.features.has(Capability::CooperativeMatrixKHR) {
-            MemoryModel::Vulkan
-        } else {
-            MemoryModel::GLSL450
-        };
         self.b.memory_model(AddressingModel::Logical, model);
         // SPIR-V 1.4 made the interface list every global the entry point references;
         // before that it lists only Input/Output variables.
