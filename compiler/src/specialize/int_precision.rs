@@ -237,6 +237,12 @@ impl IntLower<'_, '_> {
                     args,
                 } = &e.kind
                 {
+                    if let (IntPrecisionFn::St2, [buf, i, v]) = (f, args.as_slice()) {
+                        if self.forms.packed_scalar(&buf.ty) == Some(16) {
+                            self.store_pair(buf.clone(), i.clone(), v.clone(), out);
+                            return;
+                        }
+                    }
                     if let Some(stmts) =
                         super::int_precision_fns::desugar_stmt(&mut self.b, *f, args, e.span)
                     {
@@ -292,7 +298,14 @@ impl IntLower<'_, '_> {
     }
 
     /// A packed lane store: `words` is the lowered `int32` buffer, `index` the lane index.
-    fn store_lane(&mut self, bits: u8, words: Expr, index: Expr, v: Expr, out: &mut Vec<Stmt>) {
+    pub(super) fn store_lane(
+        &mut self,
+        bits: u8,
+        words: Expr,
+        index: Expr,
+        v: Expr,
+        out: &mut Vec<Stmt>,
+    ) {
         let span = v.span;
         let v = conv(v, &Type::Scalar(I32));
         out.push(Stmt::Expr(int_op(

@@ -206,4 +206,42 @@ impl IntLower<'_, '_> {
             span,
         )
     }
+
+    /// `Precision.i16st2(buf, i, v)` on packed int16 storage: at an even `i` both lanes are
+    /// one whole word, stored plainly; at an odd `i` they straddle two words, each lane
+    /// stored with a compare-exchange loop.
+    pub(super) fn store_pair(&mut self, buf: Expr, i: Expr, v: Expr, out: &mut Vec<Stmt>) {
+        let span = v.span;
+        let words = self.expr(buf, out);
+        let i = self.expr(i, out);
+        let i = self.b.bind(i, out);
+        let v = self.expr(v, out);
+        let v = self.conv_lanes(v, I32, out);
+        let v = self.b.bind(v, out);
+        let word = int_op(
+            IntPrecisionFn::PackInt2x16,
+            vec![v.clone()],
+            Type::Scalar(I32),
+            span,
+        );
+        let whole = Stmt::Store {
+            place: Place::Index {
+                base: Box::new(words.clone()),
+                index: Box::new(bin(BinaryOp::Shr, i.clone(), int_like(&i, 1))),
+            },
+            value: word,
+            span,
+        };
+        let mut halves = Vec::new();
+        let next = bin(BinaryOp::Add, i.clone(), int_like(&i, 1));
+        let lane = |k: u8| swizzle(v.clone(), vec![k], Type::Scalar(I32));
+        self.store_lane(16, words.clone(), i.clone(), lane(0), &mut halves);
+        self.store_lane(16, words, next, lane(1), &mut halves);
+        let odd = bin(BinaryOp::BitAnd, i.clone(), int_like(&i, 1));
+        out.push(Stmt::If {
+            cond: bin(BinaryOp::Eq, odd, int_like(&i, 0)),
+            then: vec![whole],
+            otherwise: halves,
+        });
+    }
 }
