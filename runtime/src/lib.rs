@@ -35,6 +35,7 @@ mod launch;
 mod memory;
 mod pipeline;
 mod precision;
+mod precision_codec;
 mod profile;
 mod psc;
 pub mod reflection;
@@ -57,6 +58,7 @@ pub use features::{known_features, required_features};
 pub use launch::{KernelArg, LaunchConfig, ScalarValue};
 pub use pipeline::Kernel;
 pub use precision::{FloatStorage, IntStorage, PrecisionOptions, PrecisionVariant};
+pub use precision_codec::{decode_sfp, encode_sfp, sfp_buffer_bytes};
 pub use profile::{ProfileEntry, ProfileKind, ProfileReport};
 pub use reflection::*;
 pub use resources::{

@@ -319,11 +319,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 (Type::Vector(s, _), false) => Type::Scalar(*s),
                 (other, _) => other.clone(),
             };
-            // SPEC §8: integer precision storage travels as int32[] (host/int_transfer.rs).
+            // SPEC §8: integer precision storage travels as int32[] (host/int_transfer.rs),
+            // `sfp` as float32[].
             let bound = match bound {
                 Type::Scalar(s) if !device && super::int_precision::read_scalar(s).is_some() => {
                     Type::Scalar(ScalarType::I32)
                 }
+                Type::Scalar(ScalarType::Sfp) if !device => Type::Scalar(ScalarType::F32),
                 b => b,
             };
             generics.insert("T".to_string(), bound);

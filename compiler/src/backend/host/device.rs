@@ -103,6 +103,19 @@ impl<'a> Device<'a> {
         }
     }
 
+    /// The `sfp` storage form the kernels were compiled for (SPEC §8): every kernel of one
+    /// compile shares the variant, which its reflection names; fp32 without kernels.
+    pub(super) fn sfp_storage(&self) -> cajeta_runtime::FloatStorage {
+        self.kernels
+            .iter()
+            .min_by_key(|(id, _)| **id)
+            .and_then(|(_, k)| {
+                cajeta_runtime::PrecisionVariant::from_name(&k.reflection.precision_variant)
+            })
+            .map(|v| v.float_storage)
+            .unwrap_or_default()
+    }
+
     /// Waits for the work still pending on the stream, so that launches a program never
     /// synchronized still run, and their failures are reported rather than lost.
     pub fn finish(&self) -> Result<(), Fail> {
@@ -345,7 +358,11 @@ impl Interp<'_> {
             (a.len() as u64, a.elem_scalar())
         };
         let int_lane = super::int_transfer::native_lane(obj.elem);
-        if elem != Some(obj.elem) && !(int_lane.is_some() && elem == Some(ScalarType::I32)) {
+        let sfp = (obj.elem == ScalarType::Sfp).then(|| self.device.sfp_storage());
+        let matches = elem == Some(obj.elem)
+            || (int_lane.is_some() && elem == Some(ScalarType::I32))
+            || (sfp.is_some() && elem == Some(ScalarType::F32));
+        if !matches {
             let name = elem.map(|s| s.name()).unwrap_or("object");
             return err(
                 span,
@@ -373,6 +390,7 @@ impl Interp<'_> {
         }
         Ok(Transfer {
             buffer,
+            sfp,
             array,
             layout: super::lanes::Layout::of(int_lane.unwrap_or(obj.elem), obj.lanes),
             int_lane,
@@ -406,7 +424,12 @@ impl Interp<'_> {
                 let Some(bytes) = len.checked_mul(u64::from(stride)) else {
                     return err(span, format!("buffer of {len} elements is too large"));
                 };
-                let bytes = super::int_transfer::to_words(bytes, elem);
+                let mut bytes = super::int_transfer::to_words(bytes, elem);
+                if elem == ScalarType::Sfp {
+                    // SPEC §8: sized for the variant's storage form (2 bytes in 16-bit forms).
+                    let form = self.device.sfp_storage();
+                    bytes = cajeta_runtime::sfp_buffer_bytes(form, len * u64::from(lanes));
+                }
                 let buffer = self
                     .device
                     .context(span)?
@@ -438,8 +461,13 @@ impl Interp<'_> {
             }
             (HostOp::BufferUpload, _) => {
                 let t = self.transfer(f, args, span, "upload")?;
-                let bytes = super::int_transfer::to_bytes(&t.array.borrow(), t.int_lane);
-                let bytes = super::int_transfer::pad_words(t.layout.pad(bytes), t.int_lane);
+                let bytes = match t.sfp {
+                    Some(form) => super::precision::encode(form, &t.array.borrow()),
+                    None => {
+                        let bytes = super::int_transfer::to_bytes(&t.array.borrow(), t.int_lane);
+                        super::int_transfer::pad_words(t.layout.pad(bytes), t.int_lane)
+                    }
+                };
                 if bytes.is_empty() {
                     return Ok(Value::Void);
                 }
@@ -450,6 +478,16 @@ impl Interp<'_> {
             }
             (HostOp::BufferDownload, _) => {
                 let t = self.transfer(f, args, span, "download")?;
+                if let Some(form) = t.sfp {
+                    let mut bytes = super::precision::encode(form, &t.array.borrow());
+                    if bytes.is_empty() {
+                        return Ok(Value::Void);
+                    }
+                    let stream = self.device.stream(span)?;
+                    rt(stream.stream.download_buffer(&t.buffer, &mut bytes))?;
+                    super::precision::decode(form, &bytes, &mut t.array.borrow_mut());
+                    return Ok(Value::Void);
+                }
                 let bytes = super::int_transfer::to_bytes(&t.array.borrow(), t.int_lane);
                 let bytes = t.layout.pad(bytes);
                 if bytes.is_empty() {
@@ -596,6 +634,8 @@ impl Interp<'_> {
 /// A checked buffer transfer.
 struct Transfer {
     buffer: Buffer,
+    /// `Some(form)` for a `KernelBuffer<sfp>` (float32 values on the host, SPEC §8).
+    sfp: Option<cajeta_runtime::FloatStorage>,
     array: super::value::ArrayRef,
     /// How the flat array's elements sit in the buffer (vec3 padding).
     layout: super::lanes::Layout,

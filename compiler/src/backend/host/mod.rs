@@ -19,6 +19,7 @@ mod lanes;
 mod launch_opts;
 pub mod math;
 pub mod ops;
+mod precision;
 mod printf;
 mod textures;
 pub mod value;
