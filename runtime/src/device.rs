@@ -243,6 +243,9 @@ impl DeviceShared {
         if c.levels.coop_matrix {
             ext_names.push(ash::khr::cooperative_matrix::NAME);
         }
+        if c.levels.bfloat16 {
+            ext_names.push(crate::bfloat16::BFLOAT16_EXT_NAME);
+        }
         let ext_ptrs: Vec<*const std::ffi::c_char> = ext_names.iter().map(|e| e.as_ptr()).collect();
         let priorities = [1.0f32];
         let queue_info = [vk::DeviceQueueCreateInfo::default()

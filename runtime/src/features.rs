@@ -26,6 +26,8 @@ enum Level {
     AtomicFloat,
     /// `VkPhysicalDeviceCooperativeMatrixFeaturesKHR` (`VK_KHR_cooperative_matrix`).
     CoopMatrix,
+    /// `VkPhysicalDeviceShaderBfloat16FeaturesKHR` (`VK_KHR_shader_bfloat16`).
+    Bfloat16,
 }
 
 /// The device extension behind [`Level::AtomicFloat`].
@@ -45,6 +47,7 @@ pub(crate) struct FeatureStructs {
     v13: vk::PhysicalDeviceVulkan13Features<'static>,
     atomic_float: vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT<'static>,
     coop_matrix: vk::PhysicalDeviceCooperativeMatrixFeaturesKHR<'static>,
+    bfloat16: crate::bfloat16::Bfloat16Features,
 }
 
 /// Accessor for one `VkBool32` feature field.
@@ -163,6 +166,9 @@ const FEATURES: &[(&str, Level, Field)] = &[
     ("cooperativeMatrix", Level::CoopMatrix, |f| {
         &mut f.coop_matrix.cooperative_matrix
     }),
+    ("shaderBFloat16Type", Level::Bfloat16, |f| {
+        &mut f.bfloat16.shader_bfloat16_type
+    }),
 ];
 
 /// Which feature structs a device can take, from its API version and extensions.
@@ -174,6 +180,8 @@ pub(crate) struct Levels {
     pub atomic_float: bool,
     /// Whether `VK_KHR_cooperative_matrix` is available.
     pub coop_matrix: bool,
+    /// Whether `VK_KHR_shader_bfloat16` is available.
+    pub bfloat16: bool,
 }
 
 impl Levels {
@@ -186,6 +194,7 @@ impl Levels {
             Level::V13 => self.minor >= 3,
             Level::AtomicFloat => self.atomic_float,
             Level::CoopMatrix => self.coop_matrix,
+            Level::Bfloat16 => self.bfloat16,
         }
     }
 }
@@ -206,6 +215,7 @@ impl FeatureStructs {
         self.v13.p_next = std::ptr::null_mut();
         self.atomic_float.p_next = std::ptr::null_mut();
         self.coop_matrix.p_next = std::ptr::null_mut();
+        self.bfloat16.p_next = std::ptr::null_mut();
         let mut features2 = vk::PhysicalDeviceFeatures2::default().features(self.core);
         if levels.allows(Level::V11) {
             features2 = features2.push_next(&mut self.v11);
@@ -224,6 +234,9 @@ impl FeatureStructs {
         }
         if levels.allows(Level::CoopMatrix) {
             features2 = features2.push_next(&mut self.coop_matrix);
+        }
+        if levels.allows(Level::Bfloat16) {
+            features2 = features2.push_next(&mut self.bfloat16);
         }
         let result = f(&mut features2);
         let core = features2.features;
@@ -334,6 +347,7 @@ pub(crate) const CAPABILITY_FEATURES: &[(&str, &str)] = &[
     ),
     ("DotProduct", "shaderIntegerDotProduct"),
     ("CooperativeMatrixKHR", "cooperativeMatrix"),
+    ("BFloat16TypeKHR", "shaderBFloat16Type"),
 ];
 
 /// Subgroup capabilities and the `VkSubgroupFeatureFlags` bit each one needs in compute.
@@ -399,6 +413,10 @@ pub(crate) const SPIRV_EXTENSIONS: &[(&str, ExtensionNeed)] = &[
     (
         "SPV_KHR_cooperative_matrix",
         ExtensionNeed::Device(COOP_MATRIX_EXT),
+    ),
+    (
+        "SPV_KHR_bfloat16",
+        ExtensionNeed::Device(crate::bfloat16::BFLOAT16_EXT),
     ),
 ];
 

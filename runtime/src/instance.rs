@@ -293,6 +293,9 @@ impl InstanceHandle {
             minor,
             atomic_float: extensions.iter().any(|e| e == ATOMIC_FLOAT_EXT),
             coop_matrix: extensions.iter().any(|e| e == COOP_MATRIX_EXT),
+            bfloat16: extensions
+                .iter()
+                .any(|e| e == crate::bfloat16::BFLOAT16_EXT),
         };
         let mut supported = FeatureStructs::query(instance, physical, levels);
         let (_, feature_names) = supported.enable_supported(levels);

@@ -24,6 +24,7 @@
 #![warn(missing_docs)]
 
 mod batch;
+mod bfloat16;
 mod cache;
 mod device;
 mod device_profile;
