@@ -33,6 +33,25 @@ fn time(reps: usize, mut run: impl FnMut() -> bool) -> Option<Duration> {
     Some(median(times))
 }
 
+/// Runs each of `runs` once per repetition, in turn, `reps` times; the median per run, or
+/// `None` for one that failed (a missing tool).
+fn interleaved(reps: usize, runs: &mut [&mut dyn FnMut() -> bool]) -> Vec<Option<Duration>> {
+    let mut times = vec![Some(Vec::new()); runs.len()];
+    for _ in 0..reps {
+        for (run, t) in runs.iter_mut().zip(&mut times) {
+            if t.is_some() {
+                let start = Instant::now();
+                *t = run().then(|| start.elapsed()).and_then(|d| {
+                    let mut v = t.take()?;
+                    v.push(d);
+                    Some(v)
+                });
+            }
+        }
+    }
+    times.into_iter().map(|t| t.map(median)).collect()
+}
+
 fn ok(cmd: &mut Command) -> bool {
     match cmd.output() {
         Ok(o) if o.status.success() => true,
@@ -109,52 +128,65 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let reps = if quick { 5 } else { 31 };
     let out = dir.join("out");
-    let c_small = time(reps, || {
-        ok(Command::new(&cajetac)
-            .arg("build")
-            .arg(dir.join("saxpy.cajeta"))
-            .arg("-o")
-            .arg(&out))
-    });
-    let c_many = time(reps.min(11), || {
-        ok(Command::new(&cajetac)
-            .arg("build")
-            .arg(dir.join("many.cajeta"))
-            .arg("-o")
-            .arg(&out))
-    });
     let glslang = tool("glslangValidator", "GLSLANG");
-    let g_small = glslang.as_ref().and_then(|g| {
-        time(reps, || {
-            ok(Command::new(g)
-                .args(["-V", "--target-env", "vulkan1.1", "-o"])
-                .arg(dir.join("g.spv"))
-                .arg(inputs.join("saxpy.comp")))
-        })
-    });
+    let naga = tool("naga", "NAGA");
+    let glslang_one = |g: &PathBuf, src: &Path| {
+        ok(Command::new(g)
+            .args(["-V", "--target-env", "vulkan1.1", "-o"])
+            .arg(dir.join("g.spv"))
+            .arg(src))
+    };
+    // The tools take turns inside every repetition, so load from elsewhere on the machine
+    // (other builds) hits them alike; each figure is the median of its repetitions.
+    let small = interleaved(
+        reps,
+        &mut [
+            &mut || {
+                ok(Command::new(&cajetac)
+                    .arg("build")
+                    .arg(dir.join("saxpy.cajeta"))
+                    .arg("-o")
+                    .arg(&out))
+            },
+            &mut || {
+                glslang
+                    .as_ref()
+                    .is_some_and(|g| glslang_one(g, &inputs.join("saxpy.comp")))
+            },
+            &mut || {
+                naga.as_ref().is_some_and(|n| {
+                    ok(Command::new(n)
+                        .arg(inputs.join("saxpy.wgsl"))
+                        .arg(dir.join("n.spv")))
+                })
+            },
+        ],
+    );
+    let many = interleaved(
+        reps.min(11),
+        &mut [
+            &mut || {
+                ok(Command::new(&cajetac)
+                    .arg("build")
+                    .arg(dir.join("many.cajeta"))
+                    .arg("-o")
+                    .arg(&out))
+            },
+            &mut || {
+                naga.as_ref().is_some_and(|n| {
+                    ok(Command::new(n)
+                        .arg(dir.join("many.wgsl"))
+                        .arg(dir.join("n.spv")))
+                })
+            },
+        ],
+    );
+    let (c_small, g_small, n_small) = (small[0], small[1], small[2]);
+    let (c_many, n_many) = (many[0], many[1]);
+    // glslangValidator needs one process per shader: 200 processes, too slow to interleave.
     let g_many = glslang.as_ref().and_then(|g| {
         time(if quick { 1 } else { 3 }, || {
-            (0..200).all(|i| {
-                ok(Command::new(g)
-                    .args(["-V", "--target-env", "vulkan1.1", "-o"])
-                    .arg(dir.join("g.spv"))
-                    .arg(dir.join(format!("k{i}.comp"))))
-            })
-        })
-    });
-    let naga = tool("naga", "NAGA");
-    let n_small = naga.as_ref().and_then(|n| {
-        time(reps, || {
-            ok(Command::new(n)
-                .arg(inputs.join("saxpy.wgsl"))
-                .arg(dir.join("n.spv")))
-        })
-    });
-    let n_many = naga.as_ref().and_then(|n| {
-        time(reps.min(11), || {
-            ok(Command::new(n)
-                .arg(dir.join("many.wgsl"))
-                .arg(dir.join("n.spv")))
+            (0..200).all(|i| glslang_one(g, &dir.join(format!("k{i}.comp"))))
         })
     });
     println!("| input | cajetac build | glslangValidator -V | naga | glslang / cajetac | naga / cajetac |");

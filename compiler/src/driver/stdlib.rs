@@ -107,87 +107,70 @@ fn member_name(text: &'static str) -> &'static str {
         true => text.rfind('(').map_or(text, |p| &text[..p]),
         false => text,
     };
-    words(head).last().unwrap_or("")
+    // The last word, found from the end (a forward scan of every member was measurable).
+    let b = head.as_bytes();
+    let end = b
+        .iter()
+        .rposition(|&c| is_word_byte(c))
+        .map_or(0, |e| e + 1);
+    let start = b[..end]
+        .iter()
+        .rposition(|&c| !is_word_byte(c))
+        .map_or(0, |s| s + 1);
+    &head[start..end]
 }
 
-/// Finds the top-level classes of one stdlib file and their members with a small scanner
-/// that knows comments, string and character literals and brace depth (the stdlib is known
-/// to parse; its members have no bodies).
+/// Finds the top-level classes of one stdlib file and their members, line by line: the
+/// stdlib is written one member per line, a class opening on its declaration's line and
+/// closing on a line of its own, comments on lines of their own (a test checks this against
+/// a byte-wise scanner that knows comments, literals and braces). This runs on every compile,
+/// so it looks at each line's ends only.
 fn class_spans(file: usize, text: &'static str) -> Vec<ClassSpan> {
-    let b = text.as_bytes();
-    let (mut i, mut depth, mut item_start, mut member_start) = (0usize, 0usize, 0usize, 0usize);
-    let mut current: Option<ClassSpan> = None;
     let mut out = Vec::new();
-    while i < b.len() {
-        match b[i] {
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 2;
-                continue;
-            }
-            q @ (b'"' | b'\'') => {
-                i += 1;
-                while i < b.len() && b[i] != q {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'{' => {
-                depth += 1;
-                member_start = i + 1;
-            }
-            b'}' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    if let Some(mut c) = current.take() {
-                        c.start = item_start;
-                        c.end = i + 1;
-                        out.push(c);
-                    }
-                    item_start = i + 1;
-                }
-            }
-            b';' if depth == 0 => item_start = i + 1,
-            b';' if depth == 1 => {
-                if let Some(c) = current.as_mut() {
-                    let m = &text[member_start..i];
-                    c.members.push((member_name(m), member_start, i + 1));
-                }
-                member_start = i + 1;
-            }
-            c if depth == 0 && is_word_byte(c) && (i == 0 || !is_word_byte(b[i - 1])) => {
-                let end = (i..b.len())
-                    .find(|&j| !is_word_byte(b[j]))
-                    .unwrap_or(b.len());
-                if &text[i..end] == "class" && current.is_none() {
-                    let s = (end..b.len())
-                        .find(|&j| is_word_byte(b[j]))
-                        .unwrap_or(b.len());
-                    let e = (s..b.len())
-                        .find(|&j| !is_word_byte(b[j]))
-                        .unwrap_or(b.len());
+    let (mut pos, mut item_start, mut member_start) = (0usize, 0usize, 0usize);
+    let mut current: Option<ClassSpan> = None;
+    for line in text.split_inclusive('\n') {
+        let ls = pos;
+        pos += line.len();
+        let t = line.trim();
+        if t.is_empty() || t.starts_with("//") {
+            continue;
+        }
+        match current.as_mut() {
+            None => {
+                if let (Some(c), Some(open)) = (line.find("class "), line.find('{')) {
+                    let name = words(&text[ls + c + 6..pos]).next().unwrap_or("");
                     current = Some(ClassSpan {
                         file,
-                        name: &text[s..e],
-                        start: 0,
+                        name,
+                        start: item_start,
                         end: 0,
                         members: Vec::new(),
                     });
+                    member_start = ls + open + 1;
+                    if let Some(close) = line[open..].find('}') {
+                        let mut c = current.take().unwrap_or_else(|| unreachable!());
+                        c.end = ls + open + close + 1;
+                        item_start = c.end;
+                        out.push(c);
+                    }
+                } else if let Some(semi) = line.rfind(';') {
+                    item_start = ls + semi + 1;
                 }
-                i = end;
-                continue;
             }
-            _ => {}
+            Some(c) => {
+                if t.starts_with('}') {
+                    c.end = ls + line.find('}').unwrap_or(0) + 1;
+                    item_start = c.end;
+                    out.extend(current.take());
+                } else if let Some(semi) = line.find(';') {
+                    let end = ls + semi + 1;
+                    c.members
+                        .push((member_name(&text[member_start..end - 1]), member_start, end));
+                    member_start = end;
+                }
+            }
         }
-        i += 1;
     }
     out
 }
@@ -209,23 +192,24 @@ pub fn pruned_stdlib(user: &[(String, String)]) -> Vec<String> {
         .enumerate()
         .flat_map(|(f, (_, text))| class_spans(f, text))
         .collect();
-    let index = |w: &str| -> Option<usize> {
+    // Every class of that name (a class may be declared in parts, in several files).
+    let index = |w: &str| -> Vec<usize> {
         if !w.as_bytes()[0].is_ascii_uppercase() {
-            return None;
+            return Vec::new();
         }
         let w = ALSO_NAMES
             .iter()
             .find(|(a, _)| *a == w)
             .map_or(w, |(_, c)| *c);
-        spans.iter().position(|s| s.name == w)
+        (0..spans.len()).filter(|&i| spans[i].name == w).collect()
     };
     let mut named: HashSet<&str> = IMPLICIT_MEMBERS.iter().copied().collect();
     for (_, text) in user {
         named.extend(words(text));
     }
     let mut keep = vec![false; spans.len()];
-    let mut todo: Vec<usize> = ALWAYS.iter().filter_map(|n| index(n)).collect();
-    todo.extend(named.iter().filter_map(|w| index(w)));
+    let mut todo: Vec<usize> = ALWAYS.iter().flat_map(|n| index(n)).collect();
+    todo.extend(named.iter().flat_map(|w| index(w)));
     while let Some(c) = todo.pop() {
         if std::mem::replace(&mut keep[c], true) {
             continue;
@@ -233,7 +217,7 @@ pub fn pruned_stdlib(user: &[(String, String)]) -> Vec<String> {
         let s = &spans[c];
         for &(_, a, b) in s.members.iter().filter(|m| named.contains(m.0)) {
             let text = &STDLIB_FILES[s.file].1[a..b];
-            todo.extend(words(text).filter_map(index).filter(|&d| !keep[d]));
+            todo.extend(words(text).flat_map(index).filter(|&d| !keep[d]));
         }
     }
     STDLIB_FILES
@@ -241,12 +225,13 @@ pub fn pruned_stdlib(user: &[(String, String)]) -> Vec<String> {
         .enumerate()
         .map(|(f, (_, text))| {
             let mut bytes = text.as_bytes().to_vec();
-            let mut blank = |a: usize, b: usize| {
-                for x in &mut bytes[a..b] {
-                    if *x != b'\n' {
-                        *x = b' ';
-                    }
+            // Newlines are found with `str::find` (memchr) and the runs between them filled.
+            let mut blank = |mut a: usize, b: usize| {
+                while let Some(n) = text[a..b].find('\n') {
+                    bytes[a..a + n].fill(b' ');
+                    a += n + 1;
                 }
+                bytes[a..b].fill(b' ');
             };
             for (s, &k) in spans.iter().zip(&keep).filter(|(s, _)| s.file == f) {
                 if !k {
@@ -267,12 +252,100 @@ pub fn pruned_stdlib(user: &[(String, String)]) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// The byte-wise scanner [`class_spans`] is checked against: comments, string and
+    /// character literals and brace depth (stdlib members have no bodies).
+    fn careful_spans(file: usize, text: &'static str) -> Vec<ClassSpan> {
+        let b = text.as_bytes();
+        let (mut i, mut depth, mut item_start, mut member_start) = (0usize, 0usize, 0usize, 0usize);
+        let mut current: Option<ClassSpan> = None;
+        let mut out = Vec::new();
+        while i < b.len() {
+            match b[i] {
+                b'/' if b.get(i + 1) == Some(&b'/') => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    i += 2;
+                    while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                        i += 1;
+                    }
+                    i += 2;
+                    continue;
+                }
+                q @ (b'"' | b'\'') => {
+                    i += 1;
+                    while i < b.len() && b[i] != q {
+                        i += if b[i] == b'\\' { 2 } else { 1 };
+                    }
+                }
+                b'{' => {
+                    depth += 1;
+                    member_start = i + 1;
+                }
+                b'}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        if let Some(mut c) = current.take() {
+                            c.start = item_start;
+                            c.end = i + 1;
+                            out.push(c);
+                        }
+                        item_start = i + 1;
+                    }
+                }
+                b';' if depth == 0 => item_start = i + 1,
+                b';' if depth == 1 => {
+                    if let Some(c) = current.as_mut() {
+                        let m = &text[member_start..i];
+                        c.members.push((member_name(m), member_start, i + 1));
+                    }
+                    member_start = i + 1;
+                }
+                c if depth == 0 && is_word_byte(c) && (i == 0 || !is_word_byte(b[i - 1])) => {
+                    let end = (i..b.len())
+                        .find(|&j| !is_word_byte(b[j]))
+                        .unwrap_or(b.len());
+                    if &text[i..end] == "class" && current.is_none() {
+                        let s = (end..b.len())
+                            .find(|&j| is_word_byte(b[j]))
+                            .unwrap_or(b.len());
+                        let e = (s..b.len())
+                            .find(|&j| !is_word_byte(b[j]))
+                            .unwrap_or(b.len());
+                        current = Some(ClassSpan {
+                            file,
+                            name: &text[s..e],
+                            start: 0,
+                            end: 0,
+                            members: Vec::new(),
+                        });
+                    }
+                    i = end;
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        out
+    }
+
+    #[test]
+    fn line_scanner_agrees_with_the_careful_one() {
+        for (f, (name, text)) in STDLIB_FILES.iter().enumerate() {
+            assert_eq!(class_spans(f, text), careful_spans(f, text), "{name}");
+        }
+    }
+
     #[test]
     fn finds_every_stdlib_class() {
         let names: Vec<&str> = STDLIB_FILES
             .iter()
             .enumerate()
-            .flat_map(|(f, (_, t))| class_spans(f, t))
+            .flat_map(|(f, (_, t))| careful_spans(f, t))
             .map(|s| s.name)
             .collect();
         let declared = STDLIB_FILES

@@ -10,7 +10,8 @@
 //! otherwise the run fails.
 //!
 //! ```text
-//! kernel_speed [--quick] [--reps N] [--markdown FILE] [--spv-dir DIR]
+//! kernel_speed [--quick] [--reps N] [--blur SIDE] [--reduce COUNT] [--sgemm SIDE]
+//!              [--markdown FILE] [--spv-dir DIR]
 //! kernel_speed --build-spv DIR      # only compile the GLSL into DIR (to carry elsewhere)
 //! ```
 
@@ -175,10 +176,14 @@ fn run(args: &[String]) -> Result<(), String> {
     if let Some(n) = value_of("--reps") {
         sizes.reps = n.parse().map_err(|_| format!("--reps {n}: not a number"))?;
     }
-    if let Some(n) = value_of("--sgemm") {
-        sizes.sgemm = n
-            .parse()
-            .map_err(|_| format!("--sgemm {n}: not a number"))?;
+    for (flag, size) in [
+        ("--blur", &mut sizes.blur),
+        ("--reduce", &mut sizes.reduce),
+        ("--sgemm", &mut sizes.sgemm),
+    ] {
+        if let Some(n) = value_of(flag) {
+            *size = n.parse().map_err(|_| format!("{flag} {n}: not a number"))?;
+        }
     }
     let modules = match value_of("--spv-dir") {
         Some(dir) => glsl::load_from(&PathBuf::from(dir))?,
