@@ -274,3 +274,14 @@ fn one_lane_of_a_two_word_vector_is_an_error_only_in_int16p() {
     let kernels = compile(native).expect("int16s writes the int16 lane directly");
     assert!(!disassemble(&kernels[0].1.words).contains("OpAtomicCompareExchange"));
 }
+
+#[test]
+fn storage_typed_kernel_parameters_are_rejected() {
+    let text = "import cajeta.xpu.*;\npublic final class A {\n    @Kernel\n    public static void k(KernelBuffer<int32> o, sint8 s) {\n        o[0] = (int32) s;\n    }\n}\n";
+    let mut sources = SourceMap::new();
+    let module = driver::frontend(&mut sources, &[("param.cajeta".into(), text.into())])
+        .unwrap_or_else(|d| panic!("{}", render_human(&sources, &d)));
+    let err = compile_kernels(&module, &SpirvOptions::default(), None)
+        .expect_err("a sint8 kernel parameter must be rejected");
+    assert!(err[0].message.contains("storage type `sint8`"), "{err:?}");
+}

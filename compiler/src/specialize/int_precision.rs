@@ -160,6 +160,7 @@ pub(super) fn specialize_int(
         .iter_mut()
         .filter(|f| f.kind != ir::FunctionKind::Host)
     {
+        let widened = kernel_params(f, &mut diags);
         let next_loop = super::precision::max_loop(&f.body) + 1;
         let body = std::mem::take(&mut f.body);
         let mut locals = std::mem::take(&mut f.locals);
@@ -170,10 +171,14 @@ pub(super) fn specialize_int(
                 next_loop,
             },
             diags: &mut diags,
+            widened: widened.clone(),
         };
         f.body = lower.block(body);
-        for l in &mut locals {
-            l.ty = forms.map_type(&l.ty);
+        for (i, l) in locals.iter_mut().enumerate() {
+            l.ty = match shape(&l.ty) {
+                Some((_, n)) if widened.contains(&i) => lanes_type(I32, n),
+                _ => forms.map_type(&l.ty),
+            };
         }
         f.locals = locals;
         f.return_type = forms.map_type(&f.return_type);
@@ -185,11 +190,40 @@ pub(super) fn specialize_int(
     }
 }
 
+/// The kernel parameters of `f` that are `aint8`/`aint16` (or vectors of them): they stay
+/// `int32` push constants in every variant (the host passes int32 values; int8/int16 push
+/// constants would need `storagePushConstant8/16`), converted where the body reads them.
+/// Storage-family parameters (`sint8` …) are an error: they describe memory, not values.
+fn kernel_params(f: &ir::Function, diags: &mut Vec<Diagnostic>) -> Vec<usize> {
+    if f.kind != ir::FunctionKind::Kernel {
+        return Vec::new();
+    }
+    let mut widened = Vec::new();
+    for (i, p) in f.params().iter().enumerate() {
+        match shape(&p.ty) {
+            Some((Aint8 | Aint16, _)) => widened.push(i),
+            Some((s @ (Sint8 | Sint16 | Lint16), _)) => diags.push(Diagnostic::error(
+                Code::UnsupportedFeature,
+                p.span,
+                format!(
+                    "kernel parameter `{}` of storage type `{s}`: use `{}` (or int32)",
+                    p.name,
+                    s.precision_arithmetic().unwrap_or(s)
+                ),
+            )),
+            _ => {}
+        }
+    }
+    widened
+}
+
 /// The rewriting walk over one function.
 pub(super) struct IntLower<'a, 'l> {
     pub(super) forms: IntForms,
     pub(super) b: Builder<'l>,
     diags: &'a mut Vec<Diagnostic>,
+    /// Kernel parameters kept as int32 lanes (see [`kernel_params`]).
+    widened: Vec<usize>,
 }
 
 impl IntLower<'_, '_> {
@@ -358,8 +392,18 @@ impl IntLower<'_, '_> {
                 );
             }
         }
+        let widened = match &place {
+            Place::Local(id) => self.widened.contains(&id.0),
+            Place::Lane { base, .. } => {
+                matches!(&**base, Place::Local(id) if self.widened.contains(&id.0))
+            }
+            _ => false,
+        };
         let place = self.place(place, out);
-        let value = self.expr(value, out);
+        let mut value = self.expr(value, out);
+        if widened {
+            value = self.conv_lanes(value, I32, out);
+        }
         out.push(Stmt::Store { place, value, span });
     }
 
@@ -415,6 +459,12 @@ impl IntLower<'_, '_> {
                 }
                 let offset = i32c(i32::from((lane % per_word) * bits), span);
                 conv(extract(word, offset, bits), &mapped)
+            }
+            ExprKind::Load(Place::Local(id)) if self.widened.contains(&id.0) => {
+                let n = shape(&ty).map_or(1, |(_, n)| n);
+                let wide = mk(ExprKind::Load(Place::Local(id)), lanes_type(I32, n), span);
+                let s = mapped.elem_scalar().unwrap_or(I32);
+                self.conv_lanes(wide, s, pre)
             }
             ExprKind::Const(c) => Expr::constant(c, mapped, span),
             ExprKind::Intrinsic {
