@@ -118,6 +118,28 @@ fn precision_variants_match_fp32_within_tolerance() {
     let Some(ctx) = device_context(false) else {
         return;
     };
+    check_all(&ctx);
+}
+
+/// The same runs under the Khronos validation layer (synchronization validation on): the
+/// modules of every variant are valid for the driver and the sub-word stores race-free as
+/// far as it can tell.
+#[test]
+fn precision_variants_are_clean_under_validation() {
+    let Some(ctx) = device_context(true) else {
+        return;
+    };
+    check_all(&ctx);
+    let messages = ctx.validation_messages();
+    assert!(
+        messages.is_empty(),
+        "validation messages:\n{}",
+        messages.join("\n")
+    );
+}
+
+/// Runs every program in every supported variant against its fp32 run.
+fn check_all(ctx: &Context) {
     let features = &ctx.device_info().features;
     let has = |f: &str| features.iter().any(|x| x == f);
     let programs = files("precision", "cajeta");
@@ -125,7 +147,7 @@ fn precision_variants_match_fp32_within_tolerance() {
     let mut failures = Vec::new();
     let mut ran = Vec::new();
     for path in &programs {
-        let reference = match run(&ctx, path, &modes()[0]) {
+        let reference = match run(ctx, path, &modes()[0]) {
             Ok(v) => v,
             Err(e) => {
                 failures.push(format!("{} fp32: {e}", path.display()));
@@ -149,7 +171,7 @@ fn precision_variants_match_fp32_within_tolerance() {
                 continue;
             }
             ran.push(mode.name);
-            let got = match run(&ctx, path, mode) {
+            let got = match run(ctx, path, mode) {
                 Ok(v) => v,
                 Err(e) => {
                     failures.push(format!("{} {}: {e}", path.display(), mode.name));

@@ -170,6 +170,27 @@ pub(super) fn specialize_float(
         .iter_mut()
         .filter(|f| f.kind != ir::FunctionKind::Host)
     {
+        if f.kind == ir::FunctionKind::Kernel {
+            // A push constant's type would depend on the variant while the host passes
+            // float32: keep launch arguments variant-independent.
+            for p in f
+                .params()
+                .iter()
+                .filter(|p| p.ty.is_value_data() && mentions(&p.ty))
+            {
+                diags.push(
+                    Diagnostic::error(
+                        Code::KernelSignature,
+                        p.span,
+                        format!(
+                            "kernel parameter `{}` has the precision type `{}`",
+                            p.name, p.ty
+                        ),
+                    )
+                    .with_note("help: take a float32 and convert inside: `afp a = (afp) a32;`"),
+                );
+            }
+        }
         let next_loop = max_loop(&f.body) + 1;
         let body = std::mem::take(&mut f.body);
         let mut locals = std::mem::take(&mut f.locals);

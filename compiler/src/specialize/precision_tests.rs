@@ -75,3 +75,16 @@ fn bf16_native_declares_the_bfloat16_type() {
     assert!(text.contains("OpCapability BFloat16TypeKHR"), "{text}");
     assert!(text.contains("SPV_KHR_bfloat16"), "{text}");
 }
+
+#[test]
+fn precision_typed_kernel_parameters_are_refused() {
+    let src = "package t; import cajeta.xpu.*; public final class P { @Kernel public static void k(KernelBuffer<sfp> x, afp a) { x[0] = a; } }";
+    let mut sources = SourceMap::new();
+    let module = driver::frontend(&mut sources, &[("p.cajeta".into(), src.into())])
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let d = driver::compile_kernels(&module, &SpirvOptions::default(), None)
+        .err()
+        .expect("an afp kernel parameter must be refused");
+    assert_eq!(d[0].code.as_str(), "E0012");
+    assert!(d[0].message.contains("`a`"), "{}", d[0].message);
+}
