@@ -82,9 +82,9 @@ fn precision_typed_kernel_parameters_are_refused() {
     let mut sources = SourceMap::new();
     let module = driver::frontend(&mut sources, &[("p.cajeta".into(), src.into())])
         .unwrap_or_else(|d| panic!("{d:?}"));
-    let d = driver::compile_kernels(&module, &SpirvOptions::default(), None)
-        .err()
-        .expect("an afp kernel parameter must be refused");
+    let Err(d) = driver::compile_kernels(&module, &SpirvOptions::default(), None) else {
+        panic!("an afp kernel parameter must be refused");
+    };
     assert_eq!(d[0].code.as_str(), "E0012");
     assert!(d[0].message.contains("`a`"), "{}", d[0].message);
 }
