@@ -1,6 +1,6 @@
 //! SPEC §8 precision variants on the device: `tests/precision/*.cajeta` run once per variant
-//! the device supports (fp32, fp16p, fp16s, fp16s+fp16a, fp16p+fp16a, bf16p, and bf16s where
-//! the device has `shaderBFloat16Type`). Each program checks its copies and packed lanes
+//! the device supports (fp32, fp16p, fp16s, fp16s+fp16a, fp16p+fp16a, bf16p, bf16p+fp16a, and
+//! bf16s where the device has `shaderBFloat16Type`). Each program checks its copies and packed lanes
 //! itself and returns 777; the values it prints must match the fp32 run within the tolerance
 //! of the variant (docs/language.md, "Precision types").
 
@@ -75,6 +75,15 @@ fn modes() -> Vec<Mode> {
             name: "bf16s",
             options: PrecisionOptions {
                 bf16_storage: true,
+                ..o()
+            },
+            tolerance: bf16,
+        },
+        Mode {
+            name: "bf16p+fp16a",
+            options: PrecisionOptions {
+                bf16_packed: true,
+                fp16_arithmetic: true,
                 ..o()
             },
             tolerance: bf16,

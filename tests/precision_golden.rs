@@ -23,6 +23,8 @@ fn variants() -> Vec<PrecisionVariant> {
         (Fp16Packed, true),
         (Bf16Packed, false),
         (Bf16, false),
+        (Bf16Packed, true),
+        (Bf16, true),
     ]
     .into_iter()
     .map(|(float_storage, fp16_arithmetic)| PrecisionVariant {
@@ -109,7 +111,7 @@ fn precision_kernels_in_every_variant() {
         failures.len(),
         failures.join("\n\n")
     );
-    assert!(modules >= 7 * 4, "only {modules} modules");
+    assert!(modules >= 9 * 4, "only {modules} modules");
 }
 
 /// The capability and instruction rules of §8 for one module.
