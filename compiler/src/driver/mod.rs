@@ -6,6 +6,7 @@
 
 pub mod cache;
 mod stdlib;
+mod stdlib_scan;
 
 use crate::backend::host::{self, HostIo, HostOutcome};
 use crate::backend::spirv::{self, CompiledKernel, SpirvOptions};

@@ -1,7 +1,7 @@
 //! The stdlib prelude, compiled into the binary so `cajetac` needs no install tree, and the
 //! pruning that keeps only what a program can reach of it for parsing.
 
-use std::collections::HashSet;
+use super::stdlib_scan::{class_spans, words, ClassSpan};
 
 /// (file name, source) of every stdlib file.
 pub const STDLIB_FILES: &[(&str, &str)] = &[
@@ -63,116 +63,34 @@ const ALSO_NAMES: &[(&str, &str)] = &[
     ("System", "SystemOut"),
 ];
 
-/// A top-level class of a stdlib file: its name, the bytes it spans (from just after the
-/// previous top-level item, so its comments go with it, to its closing brace) and its members
-/// (each from just after the previous member or the class's `{` to its `;`, with its name).
-#[derive(Debug, Clone, PartialEq)]
-struct ClassSpan {
-    file: usize,
-    name: &'static str,
-    start: usize,
-    end: usize,
-    members: Vec<(&'static str, usize, usize)>,
-}
+/// The build script's index of the stdlib (`build.rs` runs [`class_spans`] over the files
+/// listed above): per file, its length and its classes with their members.
+type GeneratedIndex = [(usize, &'static [GeneratedClass])];
+/// One class of [`GeneratedIndex`]: name, start, end, members (name, start, end).
+type GeneratedClass = (
+    &'static str,
+    usize,
+    usize,
+    &'static [(&'static str, usize, usize)],
+);
+include!(concat!(env!("OUT_DIR"), "/stdlib_index.rs"));
 
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// The identifier-like words of `text`, comments and strings included (a spurious word only
-/// keeps something that was not needed). Byte-wise: this runs on every compile.
-fn words(text: &str) -> impl Iterator<Item = &str> {
-    let b = text.as_bytes();
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        while i < b.len() {
-            if is_word_byte(b[i]) && (i == 0 || !is_word_byte(b[i - 1])) {
-                let start = i;
-                while i < b.len() && is_word_byte(b[i]) {
-                    i += 1;
-                }
-                return Some(&text[start..i]);
-            }
-            i += 1;
-        }
-        None
-    })
-}
-
-/// The name a member declares (its text without the `;`): for a method the word before its
-/// parameter list (the last `(`; parameters hold no parentheses), for a constant the last
-/// word (an annotation's parentheses come before it).
-fn member_name(text: &'static str) -> &'static str {
-    let head = match text.trim_end().ends_with(')') {
-        true => text.rfind('(').map_or(text, |p| &text[..p]),
-        false => text,
-    };
-    // The last word, found from the end (a forward scan of every member was measurable).
-    let b = head.as_bytes();
-    let end = b
-        .iter()
-        .rposition(|&c| is_word_byte(c))
-        .map_or(0, |e| e + 1);
-    let start = b[..end]
-        .iter()
-        .rposition(|&c| !is_word_byte(c))
-        .map_or(0, |s| s + 1);
-    &head[start..end]
-}
-
-/// Finds the top-level classes of one stdlib file and their members, line by line: the
-/// stdlib is written one member per line, a class opening on its declaration's line and
-/// closing on a line of its own, comments on lines of their own (a test checks this against
-/// a byte-wise scanner that knows comments, literals and braces). This runs on every compile,
-/// so it looks at each line's ends only.
-fn class_spans(file: usize, text: &'static str) -> Vec<ClassSpan> {
-    let mut out = Vec::new();
-    let (mut pos, mut item_start, mut member_start) = (0usize, 0usize, 0usize);
-    let mut current: Option<ClassSpan> = None;
-    for line in text.split_inclusive('\n') {
-        let ls = pos;
-        pos += line.len();
-        let t = line.trim();
-        if t.is_empty() || t.starts_with("//") {
-            continue;
-        }
-        match current.as_mut() {
-            None => {
-                if let (Some(c), Some(open)) = (line.find("class "), line.find('{')) {
-                    let name = words(&text[ls + c + 6..pos]).next().unwrap_or("");
-                    current = Some(ClassSpan {
-                        file,
-                        name,
-                        start: item_start,
-                        end: 0,
-                        members: Vec::new(),
-                    });
-                    member_start = ls + open + 1;
-                    if let Some(close) = line[open..].find('}') {
-                        let mut c = current.take().unwrap_or_else(|| unreachable!());
-                        c.end = ls + open + close + 1;
-                        item_start = c.end;
-                        out.push(c);
-                    }
-                } else if let Some(semi) = line.rfind(';') {
-                    item_start = ls + semi + 1;
-                }
-            }
-            Some(c) => {
-                if t.starts_with('}') {
-                    c.end = ls + line.find('}').unwrap_or(0) + 1;
-                    item_start = c.end;
-                    out.extend(current.take());
-                } else if let Some(semi) = line.find(';') {
-                    let end = ls + semi + 1;
-                    c.members
-                        .push((member_name(&text[member_start..end - 1]), member_start, end));
-                    member_start = end;
-                }
-            }
-        }
+/// The classes of stdlib file `f`: from the build script's index when it was made from this
+/// very text (same length; a test checks it equals a fresh scan), else scanned now.
+fn spans_of(f: usize, text: &'static str) -> Vec<ClassSpan> {
+    match STDLIB_INDEX.get(f) {
+        Some(&(len, classes)) if len == text.len() => classes
+            .iter()
+            .map(|&(name, start, end, members)| ClassSpan {
+                file: f,
+                name,
+                start,
+                end,
+                members: members.to_vec(),
+            })
+            .collect(),
+        _ => class_spans(f, text),
     }
-    out
 }
 
 /// The stdlib sources to parse for a program made of `user` files, with what the program
@@ -190,7 +108,7 @@ pub fn pruned_stdlib(user: &[(String, String)]) -> Vec<String> {
     let spans: Vec<ClassSpan> = STDLIB_FILES
         .iter()
         .enumerate()
-        .flat_map(|(f, (_, text))| class_spans(f, text))
+        .flat_map(|(f, (_, text))| spans_of(f, text))
         .collect();
     // Every class of that name (a class may be declared in parts, in several files).
     let index = |w: &str| -> Vec<usize> {
@@ -203,10 +121,14 @@ pub fn pruned_stdlib(user: &[(String, String)]) -> Vec<String> {
             .map_or(w, |(_, c)| *c);
         (0..spans.len()).filter(|&i| spans[i].name == w).collect()
     };
-    let mut named: HashSet<&str> = IMPLICIT_MEMBERS.iter().copied().collect();
+    // A sorted list, searched by bisection: cheaper than hashing every word of the program.
+    let mut named: Vec<&str> = IMPLICIT_MEMBERS.to_vec();
     for (_, text) in user {
         named.extend(words(text));
     }
+    named.sort_unstable();
+    named.dedup();
+    let is_named = |w: &str| named.binary_search(&w).is_ok();
     let mut keep = vec![false; spans.len()];
     let mut todo: Vec<usize> = ALWAYS.iter().flat_map(|n| index(n)).collect();
     todo.extend(named.iter().flat_map(|w| index(w)));
@@ -215,7 +137,7 @@ pub fn pruned_stdlib(user: &[(String, String)]) -> Vec<String> {
             continue;
         }
         let s = &spans[c];
-        for &(_, a, b) in s.members.iter().filter(|m| named.contains(m.0)) {
+        for &(_, a, b) in s.members.iter().filter(|m| is_named(m.0)) {
             let text = &STDLIB_FILES[s.file].1[a..b];
             todo.extend(words(text).flat_map(index).filter(|&d| !keep[d]));
         }
@@ -238,7 +160,7 @@ pub fn pruned_stdlib(user: &[(String, String)]) -> Vec<String> {
                     blank(s.start, s.end);
                     continue;
                 }
-                for &(_, a, b) in s.members.iter().filter(|m| !named.contains(m.0)) {
+                for &(_, a, b) in s.members.iter().filter(|m| !is_named(m.0)) {
                     blank(a, b);
                 }
             }
@@ -250,6 +172,7 @@ pub fn pruned_stdlib(user: &[(String, String)]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::stdlib_scan::{is_word_byte, member_name};
     use super::*;
 
     /// The byte-wise scanner [`class_spans`] is checked against: comments, string and
@@ -331,6 +254,15 @@ mod tests {
             i += 1;
         }
         out
+    }
+
+    #[test]
+    fn build_index_is_current() {
+        for (f, (name, text)) in STDLIB_FILES.iter().enumerate() {
+            assert_eq!(STDLIB_INDEX[f].0, text.len(), "{name}");
+            assert_eq!(spans_of(f, text), class_spans(f, text), "{name}");
+        }
+        assert_eq!(STDLIB_INDEX.len(), STDLIB_FILES.len());
     }
 
     #[test]
