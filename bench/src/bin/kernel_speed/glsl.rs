@@ -297,3 +297,32 @@ pub fn check_interface(words: &[u32], reflection: &Reflection) -> Result<(), Str
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// cajetac's own module fits its reflection; a reflection with a binding moved, a
+    /// different image format or another push-constant layout does not.
+    #[test]
+    fn interface_check_reads_bindings_formats_and_push_constants() {
+        let ours = crate::compile_examples().unwrap();
+        for name in ["blurX", "blurY", "blockSum", "sgemm"] {
+            let (words, r) = &ours[name];
+            check_interface(words, r).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        let (words, r) = &ours["blurY"];
+        let mut moved = r.clone();
+        moved.bindings[1].binding = 5;
+        assert!(check_interface(words, &moved).is_err());
+        let mut format = r.clone();
+        format.bindings[2].image_format = Some("rgba32f".into());
+        assert!(check_interface(words, &format).is_err());
+        let mut push = r.clone();
+        push.push_constants.members[2].offset = 12;
+        assert!(check_interface(words, &push).is_err());
+        let mut entry = r.clone();
+        entry.entry_point = "main".into();
+        assert!(check_interface(words, &entry).is_err());
+    }
+}
