@@ -41,30 +41,33 @@ pub fn frontend(
     if !diags.is_empty() {
         return Err(diags);
     }
-    let pruned = stdlib::pruned_stdlib(files);
-    let texts: Vec<&str> = pruned.iter().map(String::as_str).collect();
-    if let Ok(mut parsed) = parse_stdlib(&ids, &texts) {
+    let parts = stdlib::pruned_stdlib(files);
+    if let Ok(mut parsed) = parse_stdlib(&ids, Some(&parts)) {
         parsed.append(&mut user);
         match crate::sema::check(&parsed) {
             Ok(module) => return Ok(module),
             Err(_) => user = parsed.split_off(ids.len()),
         }
     }
-    let texts: Vec<&str> = STDLIB_FILES.iter().map(|(_, t)| *t).collect();
-    let mut parsed = parse_stdlib(&ids, &texts)?;
+    let mut parsed = parse_stdlib(&ids, None)?;
     parsed.append(&mut user);
     crate::sema::check(&parsed)
 }
 
-/// Parses the stdlib files (as `texts`, pruned or whole) under their file ids.
+/// Parses the stdlib files under their file ids: only the given parts of each (pruned), or
+/// whole.
 fn parse_stdlib(
     ids: &[crate::diagnostics::FileId],
-    texts: &[&str],
+    parts: Option<&[Vec<(usize, usize)>]>,
 ) -> Result<Vec<(crate::syntax::ast::SourceFile, bool)>, Vec<Diagnostic>> {
     let mut parsed = Vec::new();
     let mut diags = Vec::new();
-    for (&id, text) in ids.iter().zip(texts) {
-        match crate::syntax::parse_file(id, text) {
+    for (f, (&id, (_, text))) in ids.iter().zip(STDLIB_FILES).enumerate() {
+        let result = match parts {
+            Some(parts) => crate::syntax::parse_file_parts(id, text, &parts[f]),
+            None => crate::syntax::parse_file(id, text),
+        };
+        match result {
             Ok(ast) => parsed.push((ast, true)),
             Err(mut d) => diags.append(&mut d),
         }

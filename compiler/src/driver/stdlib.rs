@@ -93,18 +93,18 @@ fn spans_of(f: usize, text: &'static str) -> Vec<ClassSpan> {
     }
 }
 
-/// The stdlib sources to parse for a program made of `user` files, with what the program
-/// cannot reach blanked out. A class is reachable when the program's text names it (or an
-/// older name of it), when the checker reaches it implicitly ([`ALWAYS`]), or when a kept
-/// member of a reachable class names it; a member of a reachable class is kept when the
-/// program's text contains its name (overloads share it, so all of them stay). Blanking keeps
-/// every newline and replaces every other byte with a space, so package and import lines stay
-/// and spans into what is kept point into the real file as before.
+/// The parts of every stdlib file to parse for a program made of `user` files (byte ranges,
+/// in order): everything but what the program cannot reach. A class is reachable when the
+/// program's text names it (or an older name of it), when the checker reaches it implicitly
+/// ([`ALWAYS`]), or when a kept member of a reachable class names it; a member of a reachable
+/// class is kept when the program's text contains its name (overloads share it, so all of
+/// them stay). Package and import lines stay, and the parser is given the parts at their
+/// offsets in the real file (`syntax::parse_file_parts`), so spans are as before.
 ///
 /// Parsing the whole prelude was most of a small program's compile time. A program that uses
-/// something blanked fails to check; the driver then checks it again with the whole stdlib,
+/// something dropped fails to check; the driver then checks it again with the whole stdlib,
 /// so what compiles and every diagnostic are as before.
-pub fn pruned_stdlib(user: &[(String, String)]) -> Vec<String> {
+pub fn pruned_stdlib(user: &[(String, String)]) -> Vec<Vec<(usize, usize)>> {
     let spans: Vec<ClassSpan> = STDLIB_FILES
         .iter()
         .enumerate()
@@ -146,26 +146,32 @@ pub fn pruned_stdlib(user: &[(String, String)]) -> Vec<String> {
         .iter()
         .enumerate()
         .map(|(f, (_, text))| {
-            let mut bytes = text.as_bytes().to_vec();
-            // Newlines are found with `str::find` (memchr) and the runs between them filled.
-            let mut blank = |mut a: usize, b: usize| {
-                while let Some(n) = text[a..b].find('\n') {
-                    bytes[a..a + n].fill(b' ');
-                    a += n + 1;
-                }
-                bytes[a..b].fill(b' ');
-            };
+            // What is dropped, in file order (classes are, and members within them).
+            let mut dropped = Vec::new();
             for (s, &k) in spans.iter().zip(&keep).filter(|(s, _)| s.file == f) {
                 if !k {
-                    blank(s.start, s.end);
+                    dropped.push((s.start, s.end));
                     continue;
                 }
-                for &(_, a, b) in s.members.iter().filter(|m| !is_named(m.0)) {
-                    blank(a, b);
-                }
+                dropped.extend(
+                    s.members
+                        .iter()
+                        .filter(|m| !is_named(m.0))
+                        .map(|&(_, a, b)| (a, b)),
+                );
             }
-            // Whole characters are blanked: every range starts and ends at an ASCII byte.
-            String::from_utf8(bytes).unwrap_or_else(|_| (*text).to_string())
+            let mut parts = Vec::with_capacity(dropped.len() + 1);
+            let mut at = 0;
+            for (a, b) in dropped {
+                if a > at {
+                    parts.push((at, a));
+                }
+                at = b;
+            }
+            if text.len() > at {
+                parts.push((at, text.len()));
+            }
+            parts
         })
         .collect()
 }
@@ -303,13 +309,51 @@ mod tests {
         );
     }
 
+    /// Parsing the kept parts gives the tree (spans included) of parsing the file with the
+    /// rest blanked out.
+    #[test]
+    fn parts_parse_like_the_blanked_file() {
+        let user = vec![(
+            "a.cajeta".to_string(),
+            "class A { void f(KernelBuffer<float32> b, Texture2D t) { b.atomicAdd(0, 1.0f); } }"
+                .to_string(),
+        )];
+        for (f, ((_, text), parts)) in STDLIB_FILES.iter().zip(pruned_stdlib(&user)).enumerate() {
+            let mut bytes: Vec<u8> = text
+                .bytes()
+                .map(|b| if b == b'\n' { b } else { b' ' })
+                .collect();
+            for &(a, b) in &parts {
+                bytes[a..b].copy_from_slice(&text.as_bytes()[a..b]);
+            }
+            let blanked = String::from_utf8(bytes).unwrap();
+            let whole = crate::syntax::parse_file(f, &blanked).unwrap();
+            let pruned = crate::syntax::parse_file_parts(f, text, &parts).unwrap();
+            assert_eq!(whole, pruned, "{}", STDLIB_FILES[f].0);
+        }
+    }
+
     #[test]
     fn blanks_only_unreachable_classes() {
         let user = vec![(
             "a.cajeta".to_string(),
             "import cajeta.xpu.*; class A { void f(Buffer<int32> b) { Math.abs(1); } }".to_string(),
         )];
-        let pruned = pruned_stdlib(&user);
+        // The kept parts, with what is dropped blanked (newlines kept).
+        let pruned: Vec<String> = STDLIB_FILES
+            .iter()
+            .zip(pruned_stdlib(&user))
+            .map(|((_, text), parts)| {
+                let mut bytes: Vec<u8> = text
+                    .bytes()
+                    .map(|b| if b == b'\n' { b } else { b' ' })
+                    .collect();
+                for (a, b) in parts {
+                    bytes[a..b].copy_from_slice(&text.as_bytes()[a..b]);
+                }
+                String::from_utf8(bytes).unwrap()
+            })
+            .collect();
         let joined = pruned.concat();
         // Named (through an older name), implicit, and named by a kept class.
         for kept in [

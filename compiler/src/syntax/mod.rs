@@ -9,4 +9,4 @@ mod grammar {
     include!(concat!(env!("OUT_DIR"), "/syntax/grammar.rs"));
 }
 
-pub use parse::parse_file;
+pub use parse::{parse_file, parse_file_parts};

@@ -22,6 +22,30 @@ pub fn parse_file(file: FileId, source: &str) -> Result<SourceFile, Vec<Diagnost
     }
 }
 
+/// Parses only the byte ranges `parts` of `source` (in order, each a run of whole
+/// declarations or lines), as if the rest were whitespace: tokens keep their offsets into
+/// `source`, so spans and diagnostics are those of the whole file. The driver parses the
+/// parts of the stdlib a program can reach this way.
+pub fn parse_file_parts(
+    file: FileId,
+    source: &str,
+    parts: &[(usize, usize)],
+) -> Result<SourceFile, Vec<Diagnostic>> {
+    let mut tokens = Vec::new();
+    for &(a, b) in parts {
+        let (part, errors) = lex(file, &source[a..b]);
+        if !errors.is_empty() {
+            // Offsets inside a part: lex the whole file for diagnostics at the right places.
+            return parse_file(file, source);
+        }
+        tokens.extend(part.into_iter().map(|(s, t, e)| (s + a, t, e + a)));
+    }
+    match SourceFileParser::new().parse(file, tokens) {
+        Ok(ast) => Ok(ast),
+        Err(e) => Err(vec![parse_error(file, source, e)]),
+    }
+}
+
 fn describe(tok: &Tok) -> String {
     match tok {
         Tok::Ident(s) | Tok::GenericName(s) => format!("identifier `{s}`"),
