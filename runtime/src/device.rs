@@ -236,14 +236,23 @@ impl DeviceShared {
             enabled = supported.enable_only(c.levels, only);
             enabled_names = only.clone();
         }
+        // The extension-gated structs are chained (and their extensions enabled) only when one
+        // of their features is enabled: a device made for kernels that need neither stays
+        // within what older validation layers know.
+        let wants = |f: &str| enabled_names.iter().any(|n| n == f);
+        let levels = crate::features::Levels {
+            coop_matrix: c.levels.coop_matrix && wants("cooperativeMatrix"),
+            bfloat16: c.levels.bfloat16 && wants("shaderBFloat16Type"),
+            ..c.levels
+        };
         let mut ext_names: Vec<&CStr> = Vec::new();
         if c.levels.atomic_float {
             ext_names.push(ash::ext::shader_atomic_float::NAME);
         }
-        if c.levels.coop_matrix {
+        if levels.coop_matrix {
             ext_names.push(ash::khr::cooperative_matrix::NAME);
         }
-        if c.levels.bfloat16 {
+        if levels.bfloat16 {
             ext_names.push(crate::bfloat16::BFLOAT16_EXT_NAME);
         }
         let ext_ptrs: Vec<*const std::ffi::c_char> = ext_names.iter().map(|e| e.as_ptr()).collect();
@@ -252,7 +261,7 @@ impl DeviceShared {
             .queue_family_index(c.queue_family)
             .queue_priorities(&priorities)];
         let device = enabled
-            .with_chain(c.levels, |features2| {
+            .with_chain(levels, |features2| {
                 let info = vk::DeviceCreateInfo::default()
                     .queue_create_infos(&queue_info)
                     .enabled_extension_names(&ext_ptrs)

@@ -17,9 +17,37 @@ use crate::lock;
 pub(crate) struct MessageSink {
     messages: Mutex<Vec<String>>,
     reported: Mutex<usize>,
+    /// Messages that only say the layer is older than an extension the device enabled.
+    notices: Mutex<Vec<String>>,
+}
+
+/// Extensions newer than some validation layers in use (Debian's is 1.3.239), with the
+/// `VkStructureType` of their feature struct.
+const NEWER_THAN_OLD_LAYERS: [(&str, &str); 2] = [
+    ("VK_KHR_cooperative_matrix", "(1000506000)"),
+    ("VK_KHR_shader_bfloat16", "(1000141000)"),
+];
+
+/// Whether a message only says that the layer predates one of [`NEWER_THAN_OLD_LAYERS`]: it
+/// cannot validate that extension's struct or name, which is no fault of the program. Anything
+/// else the layer reports about the same call still counts.
+fn layer_predates_extension(id: &str, message: &str) -> bool {
+    NEWER_THAN_OLD_LAYERS.iter().any(|(ext, s_type)| {
+        (id == "VUID_Undefined"
+            && message.contains(&format!(
+                "Device Extension {ext} is not supported by this layer"
+            )))
+            || (id == "VUID-VkDeviceCreateInfo-pNext-pNext"
+                && message.contains(&format!("unknown VkStructureType {s_type}")))
+    })
 }
 
 impl MessageSink {
+    /// Messages set aside by [`layer_predates_extension`].
+    pub(crate) fn notices(&self) -> Vec<String> {
+        lock(&self.notices).clone()
+    }
+
     /// Every message collected so far.
     pub(crate) fn all(&self) -> Vec<String> {
         lock(&self.messages).clone()
@@ -71,7 +99,12 @@ unsafe extern "system" fn debug_callback(
     } else {
         "warning"
     };
-    lock(&sink.messages).push(format!("[{level}] {id}: {message}"));
+    let line = format!("[{level}] {id}: {message}");
+    if layer_predates_extension(&id, &message) {
+        lock(&sink.notices).push(line);
+    } else {
+        lock(&sink.messages).push(line);
+    }
     vk::FALSE
 }
 
@@ -366,4 +399,34 @@ pub(crate) struct Candidate {
     pub(crate) levels: Levels,
     pub(crate) raw_limits: vk::PhysicalDeviceLimits,
     pub(crate) subgroup_ops: vk::SubgroupFeatureFlags,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::layer_predates_extension;
+
+    #[test]
+    fn only_messages_about_newer_extensions_are_set_aside() {
+        let unknown_bf16 = "vkCreateDevice: pCreateInfo->pNext chain includes a structure with unknown VkStructureType (1000141000); Allowed structures are [...]";
+        assert!(layer_predates_extension(
+            "VUID-VkDeviceCreateInfo-pNext-pNext",
+            unknown_bf16
+        ));
+        let unknown_other = "vkCreateDevice: pCreateInfo->pNext chain includes a structure with unknown VkStructureType (1000999000)";
+        assert!(!layer_predates_extension(
+            "VUID-VkDeviceCreateInfo-pNext-pNext",
+            unknown_other
+        ));
+        let ext = "Device Extension VK_KHR_cooperative_matrix is not supported by this layer.  Using this extension may adversely affect validation results";
+        assert!(layer_predates_extension("VUID_Undefined", ext));
+        assert!(!layer_predates_extension(
+            "VUID-vkCmdDispatch-None-02691",
+            ext
+        ));
+        let hazard = "Hazard READ_AFTER_WRITE for VkBuffer";
+        assert!(!layer_predates_extension(
+            "SYNC-HAZARD-READ-AFTER-WRITE",
+            hazard
+        ));
+    }
 }

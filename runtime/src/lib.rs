@@ -329,4 +329,12 @@ impl Context {
     pub fn validation_messages(&self) -> Vec<String> {
         self.inner.shared.instance.sink.all()
     }
+
+    /// Validation messages that only say the layer is older than an extension this device
+    /// enabled (`VK_KHR_cooperative_matrix`, `VK_KHR_shader_bfloat16` under Debian's 1.3.239
+    /// layer): the layer cannot check that extension, which is not an error of the program, so
+    /// these are kept here instead of in [`Context::validation_messages`].
+    pub fn validation_notices(&self) -> Vec<String> {
+        self.inner.shared.instance.sink.notices()
+    }
 }
