@@ -14,6 +14,7 @@
 mod device;
 mod int_precision;
 mod intrinsic;
+mod math_fns;
 mod pod;
 pub mod printf;
 mod types;
@@ -21,9 +22,8 @@ pub mod visit;
 
 pub use device::{CapabilityNeed, CoopOp, CoopUse, DeviceQuery, OptionFlag, CAPABILITIES};
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
-pub use intrinsic::{
-    AtomicOp, Axis, BarrierKind, BitsFn, HostOp, Intrinsic, MathFn, PrecisionFn, VecFn, WaveOp,
-};
+pub use intrinsic::{AtomicOp, Axis, BarrierKind, HostOp, Intrinsic, PrecisionFn, VecFn, WaveOp};
+pub use math_fns::{BitsFn, MathFn};
 pub use pod::StructDef;
 pub use types::{ImageFormat, ScalarType, TextureDim, Type};
 

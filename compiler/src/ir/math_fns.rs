@@ -1,0 +1,184 @@
+//! The `Math.*` and `Bits.*` function families: pure per-lane functions on scalars and
+//! vectors, with the same meaning in kernels and host code.
+
+/// `Math.*` functions. Operands and result share one numeric type unless noted; on a vector
+/// type they apply per lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    /// Square root (floats).
+    Sqrt,
+    /// `1 / sqrt(x)` (floats).
+    Rsqrt,
+    /// Round toward negative infinity (floats).
+    Floor,
+    /// Round toward positive infinity (floats).
+    Ceil,
+    /// Round toward zero (floats).
+    Trunc,
+    /// Round to nearest, ties to even (floats).
+    Round,
+    /// `x - floor(x)` (floats).
+    Fract,
+    /// Absolute value (signed integers wrap at min, floats clear the sign).
+    Abs,
+    /// -1, 0 or 1 (signed integers and floats; floats keep the sign of zero).
+    Sign,
+    /// Minimum of two values.
+    Min,
+    /// Maximum of two values.
+    Max,
+    /// `min(max(x, lo), hi)`.
+    Clamp,
+    /// `a * (1 - t) + b * t` (floats).
+    Mix,
+    /// `x < edge ? 0 : 1`, arguments `(edge, x)` (floats).
+    Step,
+    /// Hermite interpolation, arguments `(e0, e1, x)` (floats).
+    Smoothstep,
+    /// `a * b + c` (floats; the device may or may not fuse).
+    Fma,
+    /// Sine (floats, radians).
+    Sin,
+    /// Cosine.
+    Cos,
+    /// Tangent.
+    Tan,
+    /// Arc sine.
+    Asin,
+    /// Arc cosine.
+    Acos,
+    /// Arc tangent.
+    Atan,
+    /// Arc tangent of `y / x`, arguments `(y, x)`.
+    Atan2,
+    /// Hyperbolic sine.
+    Sinh,
+    /// Hyperbolic cosine.
+    Cosh,
+    /// Hyperbolic tangent.
+    Tanh,
+    /// `e^x`.
+    Exp,
+    /// `2^x`.
+    Exp2,
+    /// Natural logarithm.
+    Log,
+    /// Base-2 logarithm.
+    Log2,
+    /// `x^y`.
+    Pow,
+    /// Whether a float is NaN; result `boolean`.
+    IsNan,
+    /// Whether a float is infinite; result `boolean`.
+    IsInf,
+}
+
+impl MathFn {
+    /// Every function with its `@Intrinsic` name suffix (`math.<name>`).
+    pub const ALL: [(MathFn, &'static str); 33] = [
+        (MathFn::Sqrt, "sqrt"),
+        (MathFn::Rsqrt, "rsqrt"),
+        (MathFn::Floor, "floor"),
+        (MathFn::Ceil, "ceil"),
+        (MathFn::Trunc, "trunc"),
+        (MathFn::Round, "round"),
+        (MathFn::Fract, "fract"),
+        (MathFn::Abs, "abs"),
+        (MathFn::Sign, "sign"),
+        (MathFn::Min, "min"),
+        (MathFn::Max, "max"),
+        (MathFn::Clamp, "clamp"),
+        (MathFn::Mix, "mix"),
+        (MathFn::Step, "step"),
+        (MathFn::Smoothstep, "smoothstep"),
+        (MathFn::Fma, "fma"),
+        (MathFn::Sin, "sin"),
+        (MathFn::Cos, "cos"),
+        (MathFn::Tan, "tan"),
+        (MathFn::Asin, "asin"),
+        (MathFn::Acos, "acos"),
+        (MathFn::Atan, "atan"),
+        (MathFn::Atan2, "atan2"),
+        (MathFn::Sinh, "sinh"),
+        (MathFn::Cosh, "cosh"),
+        (MathFn::Tanh, "tanh"),
+        (MathFn::Exp, "exp"),
+        (MathFn::Exp2, "exp2"),
+        (MathFn::Log, "log"),
+        (MathFn::Log2, "log2"),
+        (MathFn::Pow, "pow"),
+        (MathFn::IsNan, "isnan"),
+        (MathFn::IsInf, "isinf"),
+    ];
+
+    /// The source name (`sqrt`, `atan2`…).
+    pub fn name(self) -> &'static str {
+        MathFn::ALL
+            .iter()
+            .find(|(f, _)| *f == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("?")
+    }
+
+    /// Number of operands.
+    pub fn arity(self) -> usize {
+        match self {
+            MathFn::Min | MathFn::Max | MathFn::Step | MathFn::Atan2 | MathFn::Pow => 2,
+            MathFn::Clamp | MathFn::Mix | MathFn::Smoothstep | MathFn::Fma => 3,
+            _ => 1,
+        }
+    }
+
+    /// Whether only float operands are allowed (`abs min max clamp sign` also take integers).
+    pub fn float_only(self) -> bool {
+        !matches!(
+            self,
+            MathFn::Abs | MathFn::Min | MathFn::Max | MathFn::Clamp | MathFn::Sign
+        )
+    }
+}
+
+/// `Bits.*` functions on 32-bit integers (per lane on vectors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BitsFn {
+    /// Number of set bits; result `int32`.
+    Count,
+    /// Bit order reversed.
+    Reverse,
+    /// Index of the lowest set bit, -1 for 0; result `int32`.
+    FindLsb,
+    /// Index of the highest set bit (for negative signed values: the highest clear bit), -1
+    /// for 0 and -1; result `int32`.
+    FindMsb,
+    /// Rotation left by `n` modulo the width.
+    RotateLeft,
+    /// Rotation right by `n` modulo the width.
+    RotateRight,
+    /// `extract(x, offset, count)`: the field, sign-extended for signed types.
+    Extract,
+    /// `insert(base, bits, offset, count)`: `base` with the field replaced.
+    Insert,
+}
+
+impl BitsFn {
+    /// Every function with its `@Intrinsic` name suffix (`bits.<name>`).
+    pub const ALL: [(BitsFn, &'static str); 8] = [
+        (BitsFn::Count, "count"),
+        (BitsFn::Reverse, "reverse"),
+        (BitsFn::FindLsb, "findLsb"),
+        (BitsFn::FindMsb, "findMsb"),
+        (BitsFn::RotateLeft, "rotateLeft"),
+        (BitsFn::RotateRight, "rotateRight"),
+        (BitsFn::Extract, "extract"),
+        (BitsFn::Insert, "insert"),
+    ];
+
+    /// The source name.
+    pub fn name(self) -> &'static str {
+        BitsFn::ALL
+            .iter()
+            .find(|(f, _)| *f == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("?")
+    }
+}
