@@ -18,9 +18,9 @@ use cajeta_runtime::{
 
 use super::eval::{err, internal, Fail, Frame, Interp};
 use super::hostops::int_value;
-use super::ops::{bf16_from_bits, bf16_to_bits, f16_from_bits, f16_to_bits};
+use super::ops::{bf16_to_bits, f16_to_bits};
 use super::textures::{rt_format, SamplerObj, TextureObj};
-use super::value::{Array, Scalar, Value};
+use super::value::{Scalar, Value};
 use super::HostError;
 
 use crate::backend::spirv::CompiledKernel;
@@ -41,7 +41,7 @@ pub struct BufferObj {
 
 impl BufferObj {
     /// The live device buffer (cheap clone of a shared handle), or an error after `free()`.
-    fn live(&self, span: Span) -> Result<Buffer, Fail> {
+    pub(super) fn live(&self, span: Span) -> Result<Buffer, Fail> {
         match &*self.buffer.borrow() {
             Some(b) => Ok(b.clone()),
             None => err(span, "use of a KernelBuffer after free()"),
@@ -199,60 +199,6 @@ impl BufferObj {
     }
 }
 
-/// The little-endian buffer image of a scalar array.
-pub(super) fn array_to_bytes(a: &Array) -> Option<Vec<u8>> {
-    macro_rules! le {
-        ($v:expr, $f:expr) => {
-            $v.iter().flat_map(|x| $f(*x)).collect()
-        };
-    }
-    Some(match a {
-        Array::Bool(v) => le!(v, |b: bool| u32::from(b).to_le_bytes()),
-        Array::I8(v) => le!(v, i8::to_le_bytes),
-        Array::I16(v) => le!(v, i16::to_le_bytes),
-        Array::I32(v) => le!(v, i32::to_le_bytes),
-        Array::I64(v) => le!(v, i64::to_le_bytes),
-        Array::U8(v) => v.clone(),
-        Array::U16(v) => le!(v, u16::to_le_bytes),
-        Array::U32(v) => le!(v, u32::to_le_bytes),
-        Array::U64(v) => le!(v, u64::to_le_bytes),
-        Array::F16(v) => le!(v, |x: f32| f16_to_bits(x).to_le_bytes()),
-        Array::BF16(v) => le!(v, |x: f32| bf16_to_bits(x).to_le_bytes()),
-        Array::F32(v) => le!(v, f32::to_le_bytes),
-        Array::F64(v) => le!(v, f64::to_le_bytes),
-        Array::Values(_) => return None,
-    })
-}
-
-/// Overwrites a scalar array from its little-endian buffer image (same length).
-pub(super) fn array_from_bytes(a: &mut Array, bytes: &[u8]) {
-    macro_rules! de {
-        ($v:expr, $n:literal, $f:expr) => {
-            for (x, c) in $v.iter_mut().zip(bytes.chunks_exact($n)) {
-                let mut raw = [0u8; $n];
-                raw.copy_from_slice(c);
-                *x = $f(raw);
-            }
-        };
-    }
-    match a {
-        Array::Bool(v) => de!(v, 4, |r| u32::from_le_bytes(r) != 0),
-        Array::I8(v) => de!(v, 1, i8::from_le_bytes),
-        Array::I16(v) => de!(v, 2, i16::from_le_bytes),
-        Array::I32(v) => de!(v, 4, i32::from_le_bytes),
-        Array::I64(v) => de!(v, 8, i64::from_le_bytes),
-        Array::U8(v) => de!(v, 1, u8::from_le_bytes),
-        Array::U16(v) => de!(v, 2, u16::from_le_bytes),
-        Array::U32(v) => de!(v, 4, u32::from_le_bytes),
-        Array::U64(v) => de!(v, 8, u64::from_le_bytes),
-        Array::F16(v) => de!(v, 2, |r| f16_from_bits(u16::from_le_bytes(r))),
-        Array::BF16(v) => de!(v, 2, |r| bf16_from_bits(u16::from_le_bytes(r))),
-        Array::F32(v) => de!(v, 4, f32::from_le_bytes),
-        Array::F64(v) => de!(v, 8, f64::from_le_bytes),
-        Array::Values(_) => {}
-    }
-}
-
 /// A kernel argument with the resources it names kept alive for the launch.
 enum OwnedArg {
     Buffer(Buffer),
@@ -311,7 +257,7 @@ impl Interp<'_> {
         u32::try_from(n).or_else(|_| err(e.span, format!("{what} {n} does not fit in uint32")))
     }
 
-    fn eval_buffer(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<BufferObj>, Fail> {
+    pub(super) fn eval_buffer(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<BufferObj>, Fail> {
         match self.eval(f, e)? {
             Value::Buffer(b) => Ok(b),
             Value::Void => err(e.span, "use of a null KernelBuffer"),
@@ -337,64 +283,6 @@ impl Interp<'_> {
             Value::Void => err(e.span, "use of a null array"),
             other => internal(e.span, format!("expected an array, found {other:?}")),
         }
-    }
-
-    /// Buffer upload/download: evaluates `[buffer, array]` and checks that they match.
-    fn transfer(
-        &mut self,
-        f: &mut Frame,
-        args: &[Expr],
-        span: Span,
-        dir: &str,
-    ) -> Result<Transfer, Fail> {
-        let [b, a] = args else {
-            return internal(span, format!("{dir} needs a buffer and an array"));
-        };
-        let obj = self.eval_buffer(f, b)?;
-        let array = self.eval_array(f, a)?;
-        let buffer = obj.live(span)?;
-        let (len, elem) = {
-            let a = array.borrow();
-            (a.len() as u64, a.elem_scalar())
-        };
-        let int_lane = super::int_transfer::native_lane(obj.elem);
-        let sfp = (obj.elem == ScalarType::Sfp).then(|| self.device.sfp_storage());
-        let matches = elem == Some(obj.elem)
-            || (int_lane.is_some() && elem == Some(ScalarType::I32))
-            || (sfp.is_some() && elem == Some(ScalarType::F32));
-        if !matches {
-            let name = elem.map(|s| s.name()).unwrap_or("object");
-            return err(
-                span,
-                format!(
-                    "cannot {dir} a {name}[] array with a KernelBuffer<{}>",
-                    obj.elem_type()
-                ),
-            );
-        }
-        // A buffer of Vector<T,N> travels as a flat T[] of N times its length.
-        let want = obj.len.saturating_mul(u64::from(obj.lanes));
-        if len != want {
-            let flat = if obj.lanes > 1 {
-                format!(" ({want} {} values)", obj.elem)
-            } else {
-                String::new()
-            };
-            return err(
-                span,
-                format!(
-                    "{dir} length mismatch: the KernelBuffer<{}> has {} elements{flat} but the host array has {len}",
-                    obj.elem_type(), obj.len
-                ),
-            );
-        }
-        Ok(Transfer {
-            buffer,
-            sfp,
-            array,
-            layout: super::lanes::Layout::of(int_lane.unwrap_or(obj.elem), obj.lanes),
-            int_lane,
-        })
     }
 
     /// The buffer, image and stream operations of [`HostOp`].
@@ -629,16 +517,4 @@ impl Interp<'_> {
         let r = stream.stream.launch(kernel, &config, &args);
         r.map(|_| Value::Void).or_else(|x| err(span, x.to_string()))
     }
-}
-
-/// A checked buffer transfer.
-struct Transfer {
-    buffer: Buffer,
-    /// `Some(form)` for a `KernelBuffer<sfp>` (float32 values on the host, SPEC §8).
-    sfp: Option<cajeta_runtime::FloatStorage>,
-    array: super::value::ArrayRef,
-    /// How the flat array's elements sit in the buffer (vec3 padding).
-    layout: super::lanes::Layout,
-    /// The native lane of an integer precision buffer (see `int_transfer`).
-    int_lane: Option<ScalarType>,
 }

@@ -7,7 +7,7 @@
 //! like `Precision.packInt4x8`) on upload and sign-extends them on download; buffers are
 //! allocated in whole words so that a packed kernel can read the last, partial one.
 
-use super::device::{array_from_bytes, array_to_bytes};
+use super::buffer_transfer::{array_from_bytes, array_to_bytes};
 use super::value::Array;
 use crate::ir::{ScalarType, Type};
 

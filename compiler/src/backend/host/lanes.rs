@@ -3,7 +3,7 @@
 //! bytes) filled from flat `T[]` arrays, and vector/matrix kernel arguments in the
 //! push-constant block.
 
-use super::device::array_to_bytes;
+use super::buffer_transfer::array_to_bytes;
 use super::value::{Array, Scalar, Value};
 use crate::ir::{ScalarType, StructDef, Type};
 
