@@ -1,4 +1,11 @@
 //! The `cajetac` command: build, check, run, devices (SPEC §10).
+//!
+//! The process has its own C `main` (no `std::rt::lang_start`): std's start-up asks glibc for
+//! the main thread's stack bounds (`pthread_getattr_np` reads and parses `/proc/self/maps`) to
+//! print a message on stack overflow, about 4% of a small kernel's whole compile. Without it a
+//! stack overflow is a plain SIGSEGV; arguments, panics (exit status 101) and stdout flushing
+//! are handled in [`main`].
+#![cfg_attr(not(test), no_main)]
 
 use cajetac::backend::host::{HostIo, HostOutcome};
 use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
@@ -6,7 +13,19 @@ use cajetac::diagnostics::{render_human, render_json, Diagnostic, SourceMap};
 use cajetac::driver::{self, RunError};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+
+/// The process exit status (`std::process::ExitCode` cannot be read back as a number, which
+/// the C `main` below returns).
+#[derive(Clone, Copy)]
+struct ExitCode(u8);
+
+impl ExitCode {
+    const SUCCESS: ExitCode = ExitCode(0);
+
+    fn from(code: u8) -> ExitCode {
+        ExitCode(code)
+    }
+}
 
 mod precision_flags;
 use precision_flags::PrecisionFlags;
@@ -378,7 +397,23 @@ fn devices(json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn main() -> ExitCode {
+/// The C entry point (see the crate comment): std reads `argc`/`argv` itself at load time on
+/// Linux, so `std::env::args` works as usual.
+#[cfg(not(test))]
+#[no_mangle]
+extern "C" fn main(
+    _argc: std::ffi::c_int,
+    _argv: *const *const std::ffi::c_char,
+) -> std::ffi::c_int {
+    use std::io::Write as _;
+    // A panic has printed its message through the hook; exit as std's runtime would.
+    let code = std::panic::catch_unwind(cajetac_main).map_or(101, |c| c.0.into());
+    // libc's `exit` does not flush std's buffered stdout; the runtime's cleanup did.
+    let _ = std::io::stdout().flush();
+    code
+}
+
+fn cajetac_main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Build {
