@@ -3,8 +3,8 @@
 //! The process has its own C `main` (no `std::rt::lang_start`): std's start-up asks glibc for
 //! the main thread's stack bounds (`pthread_getattr_np` reads and parses `/proc/self/maps`) to
 //! print a message on stack overflow, about 4% of a small kernel's whole compile. Without it a
-//! stack overflow is a plain SIGSEGV; arguments, panics (exit status 101) and stdout flushing
-//! are handled in [`main`].
+//! stack overflow is a plain SIGSEGV; arguments, panics (exit status 101), SIGPIPE and stdout
+//! flushing are handled in [`main`] as std's runtime handles them.
 #![cfg_attr(not(test), no_main)]
 // The test build has the harness's `main`, not ours, so the commands are unused there.
 #![cfg_attr(test, allow(dead_code))]
@@ -408,6 +408,18 @@ extern "C" fn main(
     _argv: *const *const std::ffi::c_char,
 ) -> std::ffi::c_int {
     use std::io::Write as _;
+    // As std's runtime does: writing to a closed pipe is an error to handle, not a signal that
+    // ends the process (`cajetac devices | head`).
+    #[cfg(unix)]
+    {
+        extern "C" {
+            fn signal(signum: std::ffi::c_int, handler: usize) -> usize;
+        }
+        const SIGPIPE: std::ffi::c_int = 13;
+        const SIG_IGN: usize = 1;
+        // SAFETY: setting a signal's disposition to "ignore" before any thread is started.
+        unsafe { signal(SIGPIPE, SIG_IGN) };
+    }
     // A panic has printed its message through the hook; exit as std's runtime would.
     let code = std::panic::catch_unwind(cajetac_main).map_or(101, |c| c.0.into());
     // libc's `exit` does not flush std's buffered stdout; the runtime's cleanup did.
