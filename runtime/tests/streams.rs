@@ -145,6 +145,62 @@ fn span_profiling_times_whole_submissions_only() {
     assert_eq!(last, 3 * 1023 + 4, "the profiled launches ran in order");
 }
 
+/// Consecutive launches that differ in one argument, after a run of identical ones (whose
+/// shape check and pipeline lookup the stream caches): each launch uses its own arguments,
+/// and a wrong argument list is still refused.
+#[test]
+fn consecutive_launches_use_their_own_arguments() {
+    let Some(ctx) = context_with(ContextOptions::from_env()) else {
+        return;
+    };
+    let fill = ctx
+        .load_kernel(&assemble(FILL), &fill_reflection())
+        .unwrap();
+    let [a, b, c] = [0; 3].map(|_| ctx.create_buffer(4 * 1024).unwrap());
+    let s = ctx.default_stream();
+    let cfg = LaunchConfig::new([16, 1, 1], [64, 1, 1]);
+    let launch = |buf, n: u32, k: u32| {
+        s.launch(&fill, &cfg, &[KernelArg::Buffer(buf), u32arg(n), u32arg(k)])
+    };
+    for _ in 0..3 {
+        launch(&a, 1024, 5).unwrap();
+    }
+    launch(&b, 1024, 5).unwrap(); // only the buffer changes
+    launch(&c, 1024, 5).unwrap();
+    launch(&c, 1024, 9).unwrap(); // only a scalar changes
+    launch(&a, 512, 7).unwrap();
+    let err = s
+        .launch(&fill, &cfg, &[KernelArg::Buffer(&a), u32arg(1024)])
+        .unwrap_err();
+    assert!(err.to_string().contains("expected 3 argument"), "{err}");
+    let wrong_type = [
+        KernelArg::Buffer(&a),
+        u32arg(512),
+        KernelArg::Scalar(ScalarValue::I32(7)),
+    ];
+    let err = s.launch(&fill, &cfg, &wrong_type).unwrap_err();
+    assert!(err.to_string().contains("expects uint32"), "{err}");
+    let big = LaunchConfig::new([16, 1, 1], [1 << 20, 1, 1]);
+    let err = s
+        .launch(&fill, &big, &[KernelArg::Buffer(&a), u32arg(8), u32arg(1)])
+        .unwrap_err();
+    assert!(err.to_string().contains("maxComputeWorkGroup"), "{err}");
+    let read = |buf| {
+        let mut out = vec![0u8; 4096];
+        s.download_buffer(buf, &mut out).unwrap();
+        out.chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect::<Vec<u32>>()
+    };
+    let (va, vb, vc) = (read(&a), read(&b), read(&c));
+    for i in 0..1024u32 {
+        let want_a = if i < 512 { 3 * i + 7 } else { 3 * i + 5 };
+        assert_eq!(va[i as usize], want_a, "a[{i}]");
+        assert_eq!(vb[i as usize], 3 * i + 5, "b[{i}]");
+        assert_eq!(vc[i as usize], 3 * i + 9, "c[{i}]");
+    }
+}
+
 #[test]
 fn the_pipeline_cache_is_saved_and_reloaded() {
     let dir = std::env::temp_dir().join(format!("cajeta-pcache-test-{}", std::process::id()));
