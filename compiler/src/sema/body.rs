@@ -1,5 +1,6 @@
 //! Checking one method body: scopes, statements, loops, definite assignment and
-//! reachability. Expressions are in `expr.rs`, calls and launches in `calls.rs`.
+//! reachability. Loops are in `loops.rs`, expressions in `expr.rs`, calls and launches in
+//! `calls.rs`.
 
 use super::names::Symbols;
 use crate::diagnostics::{Code, Diagnostic, Span};
@@ -9,10 +10,10 @@ use crate::syntax::ast;
 /// Result of checking one construct; the error has already been reported.
 pub type R<T> = Result<T, ()>;
 
-struct LoopFrame {
-    id: LoopId,
-    label: Option<String>,
-    broken: bool,
+pub(super) struct LoopFrame {
+    pub(super) id: LoopId,
+    pub(super) label: Option<String>,
+    pub(super) broken: bool,
 }
 
 /// Per-method checking state.
@@ -31,11 +32,12 @@ pub struct FnCtx<'s, 'a> {
     pub locals: Vec<ir::Local>,
     scopes: Vec<Vec<(String, LocalId)>>,
     /// Definitely assigned, per local.
-    assigned: Vec<bool>,
+    pub(super) assigned: Vec<bool>,
     /// The current point cannot be reached (after return/break/continue).
-    dead: bool,
-    loops: Vec<LoopFrame>,
-    next_loop: usize,
+    pub(super) dead: bool,
+    /// Enclosing loops, innermost last.
+    pub(super) loops: Vec<LoopFrame>,
+    pub(super) next_loop: usize,
     /// Diagnostics found in this method.
     pub diags: Vec<Diagnostic>,
     /// Calls made, for the call graph.
@@ -190,14 +192,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         out
     }
 
-    fn block(&mut self, block: &ast::Block) -> ir::Block {
+    pub(super) fn block(&mut self, block: &ast::Block) -> ir::Block {
         self.push_scope();
         let out = self.stmts(&block.stmts);
         self.pop_scope();
         out
     }
 
-    fn stmts(&mut self, stmts: &[ast::Stmt]) -> ir::Block {
+    pub(super) fn stmts(&mut self, stmts: &[ast::Stmt]) -> ir::Block {
         let mut out = Vec::new();
         let mut reported_dead = false;
         for s in stmts {
@@ -215,7 +217,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 
     /// A statement as its own scope (a `for` or `if` body that is not a block).
-    fn scoped(&mut self, s: &ast::Stmt) -> ir::Block {
+    pub(super) fn scoped(&mut self, s: &ast::Stmt) -> ir::Block {
         self.push_scope();
         let mut out = Vec::new();
         self.stmt(s, &mut out);
@@ -223,7 +225,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         out
     }
 
-    fn cond(&mut self, e: &ast::Expr) -> ir::Expr {
+    pub(super) fn cond(&mut self, e: &ast::Expr) -> ir::Expr {
         let span = e.span;
         match self.expr(e, Some(&Type::Scalar(ir::ScalarType::Bool))) {
             Ok(c) if c.ty == Type::Scalar(ir::ScalarType::Bool) => c,
@@ -323,48 +325,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
 
     /// `while (cond) body`, possibly labeled. After it, code is dead only when the condition
     /// is constant `true` and nothing breaks out.
-    fn while_loop(
-        &mut self,
-        label: Option<&ast::Ident>,
-        cond: &ast::Expr,
-        body: &ast::Stmt,
-        out: &mut ir::Block,
-    ) {
-        let c = self.cond(cond);
-        let infinite = is_const_true(&c);
-        let (id, body_block, broken) = self.loop_body(label, body, true);
-        out.push(ir::Stmt::Loop {
-            id,
-            pre_cond: Some(c),
-            body: body_block,
-            continuing: vec![],
-            post_cond: None,
-        });
-        self.dead = infinite && !broken;
-    }
-
-    /// `do body while (cond);`, possibly labeled: the body runs at least once.
-    fn do_while_loop(
-        &mut self,
-        label: Option<&ast::Ident>,
-        body: &ast::Stmt,
-        cond: &ast::Expr,
-        out: &mut ir::Block,
-    ) {
-        let (id, body_block, broken) = self.loop_body(label, body, false);
-        let c = self.cond(cond);
-        let infinite = is_const_true(&c);
-        out.push(ir::Stmt::Loop {
-            id,
-            pre_cond: None,
-            body: body_block,
-            continuing: vec![],
-            post_cond: Some(c),
-        });
-        self.dead = infinite && !broken;
-    }
-
-    fn merge(&mut self, other: (Vec<bool>, bool)) {
+    pub(super) fn merge(&mut self, other: (Vec<bool>, bool)) {
         let (other_assigned, other_dead) = other;
         match (self.dead, other_dead) {
             (true, false) => {
@@ -382,110 +343,11 @@ impl<'s, 'a> FnCtx<'s, 'a> {
 
     /// Resets the assignment state of the locals that existed when `saved` was taken;
     /// locals declared since are out of scope and keep their entries.
-    fn restore(&mut self, saved: &[bool]) {
+    pub(super) fn restore(&mut self, saved: &[bool]) {
         self.assigned[..saved.len()].copy_from_slice(saved);
     }
 
-    fn find_loop(&mut self, label: Option<&ast::Ident>, span: Span, is_break: bool) -> R<usize> {
-        let word = if is_break { "break" } else { "continue" };
-        match label {
-            None => match self.loops.len() {
-                0 => self.error(Diagnostic::error(
-                    Code::BreakOutsideLoop,
-                    span,
-                    format!("`{word}` outside of a loop"),
-                )),
-                n => Ok(n - 1),
-            },
-            Some(l) => match self
-                .loops
-                .iter()
-                .rposition(|f| f.label.as_deref() == Some(l.name.as_str()))
-            {
-                Some(i) => Ok(i),
-                None => self.error(
-                    Diagnostic::error(
-                        Code::BreakOutsideLoop,
-                        l.span,
-                        format!("no enclosing loop is labeled `{}`", l.name),
-                    )
-                    .with_label("unknown label"),
-                ),
-            },
-        }
-    }
-
-    /// Checks a loop body. `body_may_skip`: the body might not run (while/for), so
-    /// assignments in it do not count afterwards.
-    fn loop_body(
-        &mut self,
-        label: Option<&ast::Ident>,
-        body: &ast::Stmt,
-        body_may_skip: bool,
-    ) -> (LoopId, ir::Block, bool) {
-        let id = LoopId(self.next_loop);
-        self.next_loop += 1;
-        self.loops.push(LoopFrame {
-            id,
-            label: label.map(|l| l.name.clone()),
-            broken: false,
-        });
-        let before = self.assigned.clone();
-        let was_dead = self.dead;
-        let block = self.scoped(body);
-        let frame = self.loops.pop();
-        let broken = frame.map(|f| f.broken).unwrap_or(false);
-        if body_may_skip || broken {
-            self.restore(&before);
-        }
-        self.dead = was_dead;
-        (id, block, broken)
-    }
-
-    pub(super) fn for_loop(
-        &mut self,
-        label: Option<&ast::Ident>,
-        s: &ast::Stmt,
-        out: &mut ir::Block,
-    ) {
-        let ast::Stmt::For {
-            init,
-            cond,
-            update,
-            body,
-            ..
-        } = s
-        else {
-            return;
-        };
-        self.push_scope();
-        for i in init {
-            self.stmt(i, out);
-        }
-        let c = cond.as_ref().map(|c| self.cond(c));
-        let infinite = c.as_ref().map(is_const_true).unwrap_or(true);
-        let (id, body_block, broken) = self.loop_body(label, body, true);
-        let mut continuing = Vec::new();
-        let saved_dead = self.dead;
-        self.dead = false;
-        for u in update {
-            if let Ok(stmts) = self.expr_stmt(u) {
-                continuing.extend(stmts);
-            }
-        }
-        self.dead = saved_dead;
-        self.pop_scope();
-        out.push(ir::Stmt::Loop {
-            id,
-            pre_cond: c,
-            body: body_block,
-            continuing,
-            post_cond: None,
-        });
-        self.dead = infinite && !broken;
-    }
-
-    fn local_decl(
+    pub(super) fn local_decl(
         &mut self,
         ty: &ast::TypeExpr,
         decls: &[(ast::Ident, Option<ast::Expr>)],
@@ -563,7 +425,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
     }
 
-    fn return_stmt(&mut self, value: Option<&ast::Expr>, span: Span, out: &mut ir::Block) {
+    pub(super) fn return_stmt(
+        &mut self,
+        value: Option<&ast::Expr>,
+        span: Span,
+        out: &mut ir::Block,
+    ) {
         let ret = self.ret.clone();
         match (value, &ret) {
             (None, Type::Void) => out.push(ir::Stmt::Return(None, span)),
@@ -604,6 +471,6 @@ pub fn bool_const(b: bool, span: Span) -> ir::Expr {
     )
 }
 
-fn is_const_true(e: &ir::Expr) -> bool {
+pub(super) fn is_const_true(e: &ir::Expr) -> bool {
     matches!(e.kind, ir::ExprKind::Const(ir::Constant::Bool(true)))
 }

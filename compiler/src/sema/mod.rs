@@ -17,6 +17,7 @@ mod hostio;
 mod int_precision;
 mod launch;
 mod literals;
+mod loops;
 mod memory;
 mod names;
 mod operators;

@@ -1,0 +1,155 @@
+//! Loops: `while`, `do … while`, the loop bodies of `for` forms, and `break` / `continue`
+//! targets, with definite assignment across iterations.
+
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{self, LoopId};
+use crate::syntax::ast;
+
+use super::body::{is_const_true, FnCtx, LoopFrame, R};
+
+impl FnCtx<'_, '_> {
+    pub(super) fn while_loop(
+        &mut self,
+        label: Option<&ast::Ident>,
+        cond: &ast::Expr,
+        body: &ast::Stmt,
+        out: &mut ir::Block,
+    ) {
+        let c = self.cond(cond);
+        let infinite = is_const_true(&c);
+        let (id, body_block, broken) = self.loop_body(label, body, true);
+        out.push(ir::Stmt::Loop {
+            id,
+            pre_cond: Some(c),
+            body: body_block,
+            continuing: vec![],
+            post_cond: None,
+        });
+        self.dead = infinite && !broken;
+    }
+
+    /// `do body while (cond);`, possibly labeled: the body runs at least once.
+    pub(super) fn do_while_loop(
+        &mut self,
+        label: Option<&ast::Ident>,
+        body: &ast::Stmt,
+        cond: &ast::Expr,
+        out: &mut ir::Block,
+    ) {
+        let (id, body_block, broken) = self.loop_body(label, body, false);
+        let c = self.cond(cond);
+        let infinite = is_const_true(&c);
+        out.push(ir::Stmt::Loop {
+            id,
+            pre_cond: None,
+            body: body_block,
+            continuing: vec![],
+            post_cond: Some(c),
+        });
+        self.dead = infinite && !broken;
+    }
+
+    pub(super) fn find_loop(
+        &mut self,
+        label: Option<&ast::Ident>,
+        span: Span,
+        is_break: bool,
+    ) -> R<usize> {
+        let word = if is_break { "break" } else { "continue" };
+        match label {
+            None => match self.loops.len() {
+                0 => self.error(Diagnostic::error(
+                    Code::BreakOutsideLoop,
+                    span,
+                    format!("`{word}` outside of a loop"),
+                )),
+                n => Ok(n - 1),
+            },
+            Some(l) => match self
+                .loops
+                .iter()
+                .rposition(|f| f.label.as_deref() == Some(l.name.as_str()))
+            {
+                Some(i) => Ok(i),
+                None => self.error(
+                    Diagnostic::error(
+                        Code::BreakOutsideLoop,
+                        l.span,
+                        format!("no enclosing loop is labeled `{}`", l.name),
+                    )
+                    .with_label("unknown label"),
+                ),
+            },
+        }
+    }
+
+    /// Checks a loop body. `body_may_skip`: the body might not run (while/for), so
+    /// assignments in it do not count afterwards.
+    pub(super) fn loop_body(
+        &mut self,
+        label: Option<&ast::Ident>,
+        body: &ast::Stmt,
+        body_may_skip: bool,
+    ) -> (LoopId, ir::Block, bool) {
+        let id = LoopId(self.next_loop);
+        self.next_loop += 1;
+        self.loops.push(LoopFrame {
+            id,
+            label: label.map(|l| l.name.clone()),
+            broken: false,
+        });
+        let before = self.assigned.clone();
+        let was_dead = self.dead;
+        let block = self.scoped(body);
+        let frame = self.loops.pop();
+        let broken = frame.map(|f| f.broken).unwrap_or(false);
+        if body_may_skip || broken {
+            self.restore(&before);
+        }
+        self.dead = was_dead;
+        (id, block, broken)
+    }
+
+    pub(super) fn for_loop(
+        &mut self,
+        label: Option<&ast::Ident>,
+        s: &ast::Stmt,
+        out: &mut ir::Block,
+    ) {
+        let ast::Stmt::For {
+            init,
+            cond,
+            update,
+            body,
+            ..
+        } = s
+        else {
+            return;
+        };
+        self.push_scope();
+        for i in init {
+            self.stmt(i, out);
+        }
+        let c = cond.as_ref().map(|c| self.cond(c));
+        let infinite = c.as_ref().map(is_const_true).unwrap_or(true);
+        let (id, body_block, broken) = self.loop_body(label, body, true);
+        let mut continuing = Vec::new();
+        let saved_dead = self.dead;
+        self.dead = false;
+        for u in update {
+            if let Ok(stmts) = self.expr_stmt(u) {
+                continuing.extend(stmts);
+            }
+        }
+        self.dead = saved_dead;
+        self.pop_scope();
+        out.push(ir::Stmt::Loop {
+            id,
+            pre_cond: c,
+            body: body_block,
+            continuing,
+            post_cond: None,
+        });
+        self.dead = infinite && !broken;
+    }
+}
