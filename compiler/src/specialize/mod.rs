@@ -21,6 +21,7 @@ mod precision_codec;
 mod precision_fns;
 #[cfg(test)]
 mod precision_tests;
+mod rewrite;
 
 mod device;
 mod device_fold;

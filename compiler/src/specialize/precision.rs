@@ -46,6 +46,7 @@
 use cajeta_runtime::{FloatStorage, PrecisionVariant};
 
 use super::precision_codec::{bin, conv, lanes_type, mk, u32c, Builder};
+use super::rewrite::Rewrite;
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{
     self, BinaryOp, Block, Constant, Expr, ExprKind, Intrinsic, Place, ScalarType, Stmt, Type,
@@ -351,31 +352,6 @@ impl Lower<'_, '_> {
         out.push(Stmt::Store { place, value, span });
     }
 
-    /// Lowers `e` into one expression (statements it needs become a `Sequence`).
-    fn expr_seq(&mut self, e: Expr) -> Expr {
-        let mut pre = Vec::new();
-        let e = self.expr(e, &mut pre);
-        seq(pre, e)
-    }
-
-    fn place(&mut self, p: Place, pre: &mut Vec<Stmt>) -> Place {
-        match p {
-            Place::Local(id) => Place::Local(id),
-            Place::Index { base, index } => Place::Index {
-                base: Box::new(self.expr(*base, pre)),
-                index: Box::new(self.expr(*index, pre)),
-            },
-            Place::Field { base, field } => Place::Field {
-                base: Box::new(self.place(*base, pre)),
-                field,
-            },
-            Place::Lane { base, lane } => Place::Lane {
-                base: Box::new(self.place(*base, pre)),
-                lane,
-            },
-        }
-    }
-
     /// Lowers an expression; statements it needs first (temporaries) go to `pre`.
     pub(super) fn expr(&mut self, e: Expr, pre: &mut Vec<Stmt>) -> Expr {
         let Expr { kind, ty, span } = e;
@@ -438,61 +414,6 @@ impl Lower<'_, '_> {
                 let kind = self.children(other, pre);
                 mk(kind, mapped, span)
             }
-        }
-    }
-
-    /// Lowers the children of an expression form that needs nothing itself.
-    fn children(&mut self, kind: ExprKind, pre: &mut Vec<Stmt>) -> ExprKind {
-        let x = |e: Box<Expr>, l: &mut Self, pre: &mut Vec<Stmt>| Box::new(l.expr(*e, pre));
-        match kind {
-            ExprKind::Load(p) => ExprKind::Load(self.place(p, pre)),
-            ExprKind::Unary(op, a) => ExprKind::Unary(op, x(a, self, pre)),
-            ExprKind::Binary(op, a, b) => {
-                let a = x(a, self, pre);
-                ExprKind::Binary(op, a, x(b, self, pre))
-            }
-            // Short-circuit and select arms run conditionally: their statements stay inside.
-            ExprKind::LogicalAnd(a, b) => {
-                let a = x(a, self, pre);
-                ExprKind::LogicalAnd(a, Box::new(self.expr_seq(*b)))
-            }
-            ExprKind::LogicalOr(a, b) => {
-                let a = x(a, self, pre);
-                ExprKind::LogicalOr(a, Box::new(self.expr_seq(*b)))
-            }
-            ExprKind::Select {
-                cond,
-                then,
-                otherwise,
-            } => ExprKind::Select {
-                cond: x(cond, self, pre),
-                then: Box::new(self.expr_seq(*then)),
-                otherwise: Box::new(self.expr_seq(*otherwise)),
-            },
-            ExprKind::Call { func, args } => ExprKind::Call {
-                func,
-                args: args.into_iter().map(|a| self.expr(a, pre)).collect(),
-            },
-            ExprKind::Host { op, args } => ExprKind::Host {
-                op,
-                args: args.into_iter().map(|a| self.expr(a, pre)).collect(),
-            },
-            ExprKind::Construct(items) => {
-                ExprKind::Construct(items.into_iter().map(|a| self.expr(a, pre)).collect())
-            }
-            ExprKind::Splat(a) => ExprKind::Splat(x(a, self, pre)),
-            ExprKind::Swizzle(a, lanes) => ExprKind::Swizzle(x(a, self, pre), lanes),
-            ExprKind::Sequence(stmts, v) => {
-                let mut inner = self.block(stmts);
-                let v = self.expr(*v, &mut inner);
-                ExprKind::Sequence(inner, Box::new(v))
-            }
-            // Handled by `expr`, or host-only.
-            k @ (ExprKind::Const(_)
-            | ExprKind::Str(_)
-            | ExprKind::Convert(_)
-            | ExprKind::Intrinsic { .. }
-            | ExprKind::Launch(_)) => k,
         }
     }
 
@@ -578,5 +499,15 @@ fn lane_of_sfp_vector(p: &Place) -> bool {
             Place::Index { base, .. } if matches!(&base.ty, Type::Buffer(e) if matches!(**e, Type::Vector(ScalarType::Sfp, _)))
         ),
         _ => false,
+    }
+}
+
+impl super::rewrite::Rewrite for Lower<'_, '_> {
+    fn expr(&mut self, e: Expr, pre: &mut Vec<Stmt>) -> Expr {
+        Lower::expr(self, e, pre)
+    }
+
+    fn block(&mut self, block: Block) -> Block {
+        Lower::block(self, block)
     }
 }
