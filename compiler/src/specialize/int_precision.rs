@@ -290,44 +290,7 @@ impl IntLower<'_, '_> {
                 out.push(Stmt::Expr(e));
             }
             Stmt::Store { place, value, span } => self.store(place, value, span, out),
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                let cond = self.expr(cond, out);
-                let then = self.block(then);
-                let otherwise = self.block(otherwise);
-                out.push(Stmt::If {
-                    cond,
-                    then,
-                    otherwise,
-                });
-            }
-            Stmt::Loop {
-                id,
-                pre_cond,
-                body,
-                continuing,
-                post_cond,
-            } => {
-                let pre_cond = pre_cond.map(|c| self.expr_seq(c));
-                let post_cond = post_cond.map(|c| self.expr_seq(c));
-                let body = self.block(body);
-                let continuing = self.block(continuing);
-                out.push(Stmt::Loop {
-                    id,
-                    pre_cond,
-                    body,
-                    continuing,
-                    post_cond,
-                });
-            }
-            Stmt::Return(Some(e), span) => {
-                let e = self.expr(e, out);
-                out.push(Stmt::Return(Some(e), span));
-            }
-            other => out.push(other),
+            other => self.stmt_children(other, out),
         }
     }
 

@@ -286,46 +286,7 @@ impl Lower<'_, '_> {
                 out.push(Stmt::Expr(e));
             }
             Stmt::Store { place, value, span } => self.store(place, value, span, out),
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                let cond = self.expr(cond, out);
-                let then = self.block(then);
-                let otherwise = self.block(otherwise);
-                out.push(Stmt::If {
-                    cond,
-                    then,
-                    otherwise,
-                });
-            }
-            Stmt::Loop {
-                id,
-                pre_cond,
-                body,
-                continuing,
-                post_cond,
-            } => {
-                // Conditions are re-evaluated every iteration: statements a condition needs
-                // go into a Sequence so they stay inside it.
-                let pre_cond = pre_cond.map(|c| self.expr_seq(c));
-                let post_cond = post_cond.map(|c| self.expr_seq(c));
-                let body = self.block(body);
-                let continuing = self.block(continuing);
-                out.push(Stmt::Loop {
-                    id,
-                    pre_cond,
-                    body,
-                    continuing,
-                    post_cond,
-                });
-            }
-            Stmt::Return(Some(e), span) => {
-                let e = self.expr(e, out);
-                out.push(Stmt::Return(Some(e), span));
-            }
-            other => out.push(other),
+            other => self.stmt_children(other, out),
         }
     }
 

@@ -93,4 +93,51 @@ pub(super) trait Rewrite: Sized {
             | ExprKind::Launch(_)) => k,
         }
     }
+
+    /// Rewrites the parts of a statement a pass leaves as it is: the condition and arms of an
+    /// `if`, a loop's conditions and blocks, a returned value. Other statements stay as they are.
+    fn stmt_children(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        match s {
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let cond = self.expr(cond, out);
+                let then = self.block(then);
+                let otherwise = self.block(otherwise);
+                out.push(Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                });
+            }
+            Stmt::Loop {
+                id,
+                pre_cond,
+                body,
+                continuing,
+                post_cond,
+            } => {
+                // Conditions are re-evaluated every iteration: statements a condition needs
+                // go into a Sequence so they stay inside it.
+                let pre_cond = pre_cond.map(|c| self.expr_seq(c));
+                let post_cond = post_cond.map(|c| self.expr_seq(c));
+                let body = self.block(body);
+                let continuing = self.block(continuing);
+                out.push(Stmt::Loop {
+                    id,
+                    pre_cond,
+                    body,
+                    continuing,
+                    post_cond,
+                });
+            }
+            Stmt::Return(Some(e), span) => {
+                let e = self.expr(e, out);
+                out.push(Stmt::Return(Some(e), span));
+            }
+            other => out.push(other),
+        }
+    }
 }
