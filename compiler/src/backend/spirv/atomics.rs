@@ -174,6 +174,50 @@ impl FnCx<'_, '_> {
             );
             self.cx.b.memory_barrier(sc, fs).ice(span)?;
         }
+        let old = self.compare_exchange_loop([ptr, storage, scope, relaxed], span, |cx, old| {
+            let oldf = cx.op(Op::Bitcast, fty, &[old])?;
+            let bool_ty = cx.cx.bool_type();
+            let newf = match op {
+                AtomicOp::Add => cx.op(Op::FAdd, fty, &[oldf, value])?,
+                AtomicOp::Sub => cx.op(Op::FSub, fty, &[oldf, value])?,
+                AtomicOp::Min => {
+                    let less = cx.op(Op::FOrdLessThan, bool_ty, &[value, oldf])?;
+                    cx.op(Op::Select, fty, &[less, value, oldf])?
+                }
+                AtomicOp::Max => {
+                    let more = cx.op(Op::FOrdGreaterThan, bool_ty, &[value, oldf])?;
+                    cx.op(Op::Select, fty, &[more, value, oldf])?
+                }
+                _ => {
+                    return Err(unsupported(
+                        span,
+                        format!("atomic {op:?} on float elements"),
+                    ))
+                }
+            };
+            cx.op(Op::Bitcast, storage, &[newf])
+        })?;
+        if sem_v & (SEM_ACQUIRE | SEM_ACQ_REL) != 0 {
+            let (sc, fs) = (
+                self.cx.const_u32(scope_v),
+                self.cx.const_u32(SEM_ACQUIRE | class),
+            );
+            self.cx.b.memory_barrier(sc, fs).ice(span)?;
+        }
+        self.op(Op::Bitcast, fty, &[old])
+    }
+
+    /// A compare-exchange loop on the word at `ptr` of type `storage`, with atomics at `scope`
+    /// and `relaxed` semantics (ids): `update` emits the new word from the old one inside the
+    /// loop, which repeats until the exchange finds the word unchanged. Returns the old word of
+    /// the successful exchange. Ordering, when wanted, is the caller's fences around the loop.
+    pub(super) fn compare_exchange_loop(
+        &mut self,
+        [ptr, storage, scope, relaxed]: [Word; 4],
+        span: Span,
+        update: impl FnOnce(&mut Self, Word) -> Res<Word>,
+    ) -> Res<Word> {
+        let ids = |v: &[Word]| v.iter().map(|&w| Operand::IdRef(w)).collect::<Vec<_>>();
         let init = self.emit(Op::AtomicLoad, Some(storage), ids(&[ptr, scope, relaxed]))?;
         let pre = self.current_label()?;
         let [header, body, cont, merge] = [(); 4].map(|_| self.cx.b.id());
@@ -191,34 +235,15 @@ impl FnCx<'_, '_> {
             .ice(span)?;
         self.branch(body)?;
         self.begin(body)?;
-        let oldf = self.op(Op::Bitcast, fty, &[old])?;
-        let bool_ty = self.cx.bool_type();
-        let newf = match op {
-            AtomicOp::Add => self.op(Op::FAdd, fty, &[oldf, value])?,
-            AtomicOp::Sub => self.op(Op::FSub, fty, &[oldf, value])?,
-            AtomicOp::Min => {
-                let less = self.op(Op::FOrdLessThan, bool_ty, &[value, oldf])?;
-                self.op(Op::Select, fty, &[less, value, oldf])?
-            }
-            AtomicOp::Max => {
-                let more = self.op(Op::FOrdGreaterThan, bool_ty, &[value, oldf])?;
-                self.op(Op::Select, fty, &[more, value, oldf])?
-            }
-            _ => {
-                return Err(unsupported(
-                    span,
-                    format!("atomic {op:?} on float elements"),
-                ))
-            }
-        };
-        let newb = self.op(Op::Bitcast, storage, &[newf])?;
+        let new = update(self, old)?;
         self.emit_as(
             got,
             Op::AtomicCompareExchange,
             Some(storage),
-            ids(&[ptr, scope, relaxed, relaxed, newb, old]),
+            ids(&[ptr, scope, relaxed, relaxed, new, old]),
         )?;
-        let done = self.op(Op::IEqual, bool_ty, &[got, old])?;
+        let boolean = self.cx.bool_type();
+        let done = self.op(Op::IEqual, boolean, &[got, old])?;
         self.cx
             .b
             .branch_conditional(done, merge, cont, [])
@@ -226,13 +251,6 @@ impl FnCx<'_, '_> {
         self.begin(cont)?;
         self.branch(header)?;
         self.begin(merge)?;
-        if sem_v & (SEM_ACQUIRE | SEM_ACQ_REL) != 0 {
-            let (sc, fs) = (
-                self.cx.const_u32(scope_v),
-                self.cx.const_u32(SEM_ACQUIRE | class),
-            );
-            self.cx.b.memory_barrier(sc, fs).ice(span)?;
-        }
-        self.op(Op::Bitcast, fty, &[old])
+        Ok(old)
     }
 }

@@ -3,7 +3,7 @@
 //! race-free packed lane store ([`IntPrecisionFn::StoreLane`]).
 
 use rspirv::dr::Operand;
-use rspirv::spirv::{GlslStd450Op as G, LoopControl, Op, StorageClass, Word};
+use rspirv::spirv::{GlslStd450Op as G, Op, StorageClass, Word};
 
 use super::expr::scalar_of;
 use super::function::FnCx;
@@ -191,43 +191,12 @@ impl FnCx<'_, '_> {
         if storage != int {
             v = self.op(Op::Bitcast, storage, &[v])?;
         }
-        let ids = |v: &[Word]| v.iter().map(|&w| Operand::IdRef(w)).collect::<Vec<_>>();
         let scope_c = self.cx.const_u32(scope);
         let relaxed = self.cx.const_u32(0);
         let count = self.cx.const_u32(u32::from(bits));
-        let init = self.emit(Op::AtomicLoad, Some(storage), ids(&[ptr, scope_c, relaxed]))?;
-        let pre = self.current_label()?;
-        let [header, body, cont, merge] = [(); 4].map(|_| self.cx.b.id());
-        let got = self.cx.b.id();
-        self.branch(header)?;
-        self.begin(header)?;
-        let old = self
-            .cx
-            .b
-            .phi(storage, None, [(init, pre), (got, cont)])
-            .ice(span)?;
-        self.cx
-            .b
-            .loop_merge(merge, cont, LoopControl::NONE, [])
-            .ice(span)?;
-        self.branch(body)?;
-        self.begin(body)?;
-        let new = self.op(Op::BitFieldInsert, storage, &[old, v, shift, count])?;
-        self.emit_as(
-            got,
-            Op::AtomicCompareExchange,
-            Some(storage),
-            ids(&[ptr, scope_c, relaxed, relaxed, new, old]),
-        )?;
-        let boolean = self.cx.bool_type();
-        let done = self.op(Op::IEqual, boolean, &[got, old])?;
-        self.cx
-            .b
-            .branch_conditional(done, merge, cont, [])
-            .ice(span)?;
-        self.begin(cont)?;
-        self.branch(header)?;
-        self.begin(merge)?;
+        self.compare_exchange_loop([ptr, storage, scope_c, relaxed], span, |cx, old| {
+            cx.op(Op::BitFieldInsert, storage, &[old, v, shift, count])
+        })?;
         Ok(0)
     }
 
