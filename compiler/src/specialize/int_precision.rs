@@ -36,7 +36,7 @@ use super::precision_codec::{bin, conv, lanes_type, mk, Builder};
 use super::rewrite::Rewrite;
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{
-    self, BinaryOp, Block, Expr, ExprKind, IntPrecisionFn, Intrinsic, Place, ScalarType, Stmt, Type,
+    self, BinaryOp, Expr, ExprKind, IntPrecisionFn, Intrinsic, Place, ScalarType, Stmt, Type,
 };
 
 use ScalarType::{Aint16, Aint8, Lint16, Sint16, Sint8, I16, I32, I8};
@@ -255,14 +255,6 @@ impl IntLower<'_, '_> {
         self.forms.word_form(s, n).then_some((s, n))
     }
 
-    fn block(&mut self, block: Block) -> Block {
-        let mut out = Vec::with_capacity(block.len());
-        for s in block {
-            self.stmt(s, &mut out);
-        }
-        out
-    }
-
     fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
         match s {
             Stmt::Expr(e) => {
@@ -470,7 +462,7 @@ impl super::rewrite::Rewrite for IntLower<'_, '_> {
         IntLower::expr(self, e, pre)
     }
 
-    fn block(&mut self, block: Block) -> Block {
-        IntLower::block(self, block)
+    fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        IntLower::stmt(self, s, out)
     }
 }

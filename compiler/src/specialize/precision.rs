@@ -256,14 +256,6 @@ impl Lower<'_, '_> {
             && matches!(base_ty, Type::Buffer(e) if **e == Type::Scalar(ScalarType::Sfp))
     }
 
-    pub(super) fn block(&mut self, block: Block) -> Block {
-        let mut out = Vec::with_capacity(block.len());
-        for s in block {
-            self.stmt(s, &mut out);
-        }
-        out
-    }
-
     fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
         match s {
             Stmt::Expr(e) => {
@@ -468,7 +460,7 @@ impl super::rewrite::Rewrite for Lower<'_, '_> {
         Lower::expr(self, e, pre)
     }
 
-    fn block(&mut self, block: Block) -> Block {
-        Lower::block(self, block)
+    fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        Lower::stmt(self, s, out)
     }
 }

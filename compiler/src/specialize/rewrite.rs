@@ -1,6 +1,6 @@
 //! The part of an IR → IR pass that is the same for every pass: walking into the children of
 //! an expression or place the pass leaves as it is. A pass implements [`Rewrite::expr`] (and
-//! [`Rewrite::block`]) for the forms it changes and calls [`Rewrite::children`] for the rest.
+//! [`Rewrite::stmt`]) for the forms it changes and calls [`Rewrite::children`] for the rest.
 
 use super::precision::seq;
 use crate::ir::{Block, Expr, ExprKind, Place, Stmt};
@@ -10,8 +10,17 @@ pub(super) trait Rewrite: Sized {
     /// Rewrites an expression.
     fn expr(&mut self, e: Expr, pre: &mut Vec<Stmt>) -> Expr;
 
-    /// Rewrites a block.
-    fn block(&mut self, block: Block) -> Block;
+    /// Rewrites one statement into `out`.
+    fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>);
+
+    /// Rewrites a block, statement by statement.
+    fn block(&mut self, block: Block) -> Block {
+        let mut out = Vec::with_capacity(block.len());
+        for s in block {
+            self.stmt(s, &mut out);
+        }
+        out
+    }
 
     /// Lowers `e` into one expression (statements it needs become a `Sequence`).
     fn expr_seq(&mut self, e: Expr) -> Expr {
