@@ -363,6 +363,17 @@ impl DeviceShared {
         &self.logical.0
     }
 
+    /// The features `format` has with optimal tiling on this device.
+    pub(crate) fn optimal_format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
+        // SAFETY: valid physical device of this instance.
+        unsafe {
+            self.instance
+                .instance
+                .get_physical_device_format_properties(self.physical, format)
+        }
+        .optimal_tiling_features
+    }
+
     /// A fresh resource id, unique within the context.
     pub(crate) fn next_resource_id(&self) -> u64 {
         self.next_resource.fetch_add(1, Ordering::Relaxed)

@@ -306,25 +306,17 @@ impl Image2D {
             )));
         }
         let vk_format = format.vk_format();
-        // SAFETY: valid physical device.
-        let props = unsafe {
-            shared
-                .instance
-                .instance
-                .get_physical_device_format_properties(shared.physical, vk_format)
-        };
+        let features = shared.optimal_format_features(vk_format);
         let needed = vk::FormatFeatureFlags::STORAGE_IMAGE
             | vk::FormatFeatureFlags::TRANSFER_SRC
             | vk::FormatFeatureFlags::TRANSFER_DST;
-        if !props.optimal_tiling_features.contains(needed) {
+        if !features.contains(needed) {
             return Err(RuntimeError::InvalidResource(format!(
                 "image format {format} ({vk_format:?}) cannot be a storage image on device `{}`",
                 shared.info.name
             )));
         }
-        let sampled = props
-            .optimal_tiling_features
-            .contains(vk::FormatFeatureFlags::SAMPLED_IMAGE);
+        let sampled = features.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE);
         let mut usage = vk::ImageUsageFlags::STORAGE
             | vk::ImageUsageFlags::TRANSFER_SRC
             | vk::ImageUsageFlags::TRANSFER_DST;

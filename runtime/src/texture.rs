@@ -201,17 +201,11 @@ impl Texture {
             .map_err(RuntimeError::InvalidResource)?;
         let format = desc.format;
         let vk_format = format.vk_format();
-        // SAFETY: valid physical device.
-        let props = unsafe {
-            shared
-                .instance
-                .instance
-                .get_physical_device_format_properties(shared.physical, vk_format)
-        };
+        let features = shared.optimal_format_features(vk_format);
         let needed = vk::FormatFeatureFlags::SAMPLED_IMAGE
             | vk::FormatFeatureFlags::TRANSFER_SRC
             | vk::FormatFeatureFlags::TRANSFER_DST;
-        if !props.optimal_tiling_features.contains(needed) {
+        if !features.contains(needed) {
             return Err(RuntimeError::InvalidResource(format!(
                 "texture format {format} ({vk_format:?}) cannot be sampled on device `{}`",
                 shared.info.name
