@@ -106,18 +106,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     span,
                 })
             }
-            None => {
-                let mut names: Vec<&str> = table.keys().map(String::as_str).collect();
-                names.sort_unstable();
-                self.error(
-                    Diagnostic::error(
-                        Code::UnknownName,
-                        field.span,
-                        format!("`{class}` has no field `{}`", field.name),
-                    )
-                    .with_note(format!("`{class}` fields: {}", names.join(", "))),
-                )
-            }
+            None => self.unknown_member(class, field, "field", table.keys()),
         })
     }
 

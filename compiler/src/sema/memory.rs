@@ -144,19 +144,29 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let table = self.syms.constants.get(class)?;
         Some(match table.get(&field.name) {
             Some((ty, v)) => Ok(ir::Expr::constant(Constant::Int(*v), ty.clone(), span)),
-            None => {
-                let mut names: Vec<&str> = table.keys().map(String::as_str).collect();
-                names.sort_unstable();
-                self.error(
-                    Diagnostic::error(
-                        Code::UnknownName,
-                        field.span,
-                        format!("`{class}` has no constant `{}`", field.name),
-                    )
-                    .with_note(format!("`{class}` constants: {}", names.join(", "))),
-                )
-            }
+            None => self.unknown_member(class, field, "constant", table.keys()),
         })
+    }
+
+    /// E0006 for `class.field` when `class` has no such member, listing the ones it has
+    /// (`what`: "constant", "field").
+    pub fn unknown_member<'k, T>(
+        &mut self,
+        class: &str,
+        field: &ast::Ident,
+        what: &str,
+        members: impl Iterator<Item = &'k String>,
+    ) -> R<T> {
+        let mut names: Vec<&str> = members.map(String::as_str).collect();
+        names.sort_unstable();
+        self.error(
+            Diagnostic::error(
+                Code::UnknownName,
+                field.span,
+                format!("`{class}` has no {what} `{}`", field.name),
+            )
+            .with_note(format!("`{class}` {what}s: {}", names.join(", "))),
+        )
     }
 
     /// Checks a `Shared<T>` local declaration: kernels only, each name initialized.
