@@ -312,6 +312,9 @@ impl Batches {
     /// Submits the recording batch (if it holds commands) without waiting; returns the
     /// sequence number that covers everything submitted so far.
     pub(crate) fn flush(&mut self) -> Result<u64> {
+        // The launch path's memo of the last kernel keeps that kernel alive; a submission ends
+        // the chain it serves, so a dropped kernel is not held past it.
+        self.scratch.last_pipeline = None;
         if let Some(mut batch) = self.recording.take() {
             if batch.commands == 0 {
                 self.recording = Some(batch);
