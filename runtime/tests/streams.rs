@@ -141,8 +141,11 @@ fn span_profiling_times_whole_submissions_only() {
     assert!(spans[1] > spans[0], "{spans:?}");
     let mut out = vec![0u8; 4096];
     s.download_buffer(&buf, &mut out).unwrap();
-    let last = u32::from_le_bytes(out[4092..].try_into().unwrap());
-    assert_eq!(last, 3 * 1023 + 4, "the profiled launches ran in order");
+    assert_eq!(
+        bytes_u32(&out)[1023],
+        3 * 1023 + 4,
+        "the profiled launches ran in order"
+    );
 }
 
 /// Consecutive launches that differ in one argument, after a run of identical ones (whose
@@ -188,9 +191,7 @@ fn consecutive_launches_use_their_own_arguments() {
     let read = |buf| {
         let mut out = vec![0u8; 4096];
         s.download_buffer(buf, &mut out).unwrap();
-        out.chunks(4)
-            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-            .collect::<Vec<u32>>()
+        bytes_u32(&out)
     };
     let (va, vb, vc) = (read(&a), read(&b), read(&c));
     for i in 0..1024u32 {
