@@ -34,13 +34,8 @@ impl Batch {
                 device.cmd_reset_query_pool(self.cmd, self.queries[pool], 0, QUERIES_PER_POOL);
                 self.queries_reset = pool + 1;
             }
-            device.cmd_write_timestamp(
-                self.cmd,
-                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                self.queries[pool],
-                query,
-            );
         }
+        self.write_timestamp(device, pool, query);
         self.next_query = (pool, query + 2);
         if shared.profile_spans_only {
             self.span = Some((pool, query));
@@ -52,15 +47,7 @@ impl Batch {
     /// Span-only profiling: writes the end timestamp of the recording, right before it ends.
     pub(crate) fn timestamp_span_end(&mut self, device: &ash::Device) {
         if let Some((pool, first_query)) = self.span {
-            // SAFETY: recording state; the query was reset with its pool.
-            unsafe {
-                device.cmd_write_timestamp(
-                    self.cmd,
-                    vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                    self.queries[pool],
-                    first_query + 1,
-                );
-            }
+            self.write_timestamp(device, pool, first_query + 1);
         }
     }
 
@@ -76,15 +63,7 @@ impl Batch {
         let Some((pool, first_query)) = at else {
             return;
         };
-        // SAFETY: recording state; query `first_query + 1` was reset with its pool.
-        unsafe {
-            device.cmd_write_timestamp(
-                self.cmd,
-                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                self.queries[pool],
-                first_query + 1,
-            );
-        }
+        self.write_timestamp(device, pool, first_query + 1);
         self.timed.push(Timed {
             pool,
             first_query,
@@ -101,44 +80,27 @@ impl Batch {
         let mut first: Option<u64> = None;
         let mut last: Option<u64> = None;
         if let Some((pool, first_query)) = self.span.take() {
-            let mut data = [0u64; 2];
-            // SAFETY: the fence signalled, so both queries were written.
-            let ok = unsafe {
-                device.get_query_pool_results(
-                    self.queries[pool],
-                    first_query,
-                    &mut data,
-                    vk::QueryResultFlags::TYPE_64,
-                )
-            };
-            if ok.is_ok() {
-                first = Some(data[0]);
-                last = Some(data[1]);
+            if let Some([a, b]) = self.read_pair(device, pool, first_query) {
+                first = Some(a);
+                last = Some(b);
             }
         }
-        for t in self.timed.drain(..) {
-            let mut data = [0u64; 2];
-            // SAFETY: the fence signalled, so both queries were written.
-            let ok = unsafe {
-                device.get_query_pool_results(
-                    self.queries[t.pool],
-                    t.first_query,
-                    &mut data,
-                    vk::QueryResultFlags::TYPE_64,
-                )
-            };
-            if ok.is_ok() {
-                first.get_or_insert(data[0]);
-                last = Some(data[1]);
+        // Taken out and put back (empty) so its allocation is reused by the next recording.
+        let mut timed = std::mem::take(&mut self.timed);
+        for t in timed.drain(..) {
+            if let Some([a, b]) = self.read_pair(device, t.pool, t.first_query) {
+                first.get_or_insert(a);
+                last = Some(b);
                 let ns = elapsed_ns(
-                    data[0],
-                    data[1],
+                    a,
+                    b,
                     shared.timestamp_valid_bits,
                     shared.info.limits.timestamp_period_ns,
                 );
                 stats.add(t.kind, &t.name, ns, t.bytes);
             }
         }
+        self.timed = timed;
         if let (Some(a), Some(b)) = (first, last) {
             stats.add_span(elapsed_ns(
                 a,
@@ -147,5 +109,34 @@ impl Batch {
                 shared.info.limits.timestamp_period_ns,
             ));
         }
+    }
+
+    /// Records a timestamp into `query` of pool `pool` (reset in this recording).
+    fn write_timestamp(&self, device: &ash::Device, pool: usize, query: u32) {
+        // SAFETY: recording state; the query was reset with its pool in this recording.
+        unsafe {
+            device.cmd_write_timestamp(
+                self.cmd,
+                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                self.queries[pool],
+                query,
+            );
+        }
+    }
+
+    /// The two timestamps from `first` of pool `pool`, once the batch's fence has signalled.
+    fn read_pair(&self, device: &ash::Device, pool: usize, first: u32) -> Option<[u64; 2]> {
+        let mut data = [0u64; 2];
+        // SAFETY: the fence signalled, so both queries were written.
+        unsafe {
+            device.get_query_pool_results(
+                self.queries[pool],
+                first,
+                &mut data,
+                vk::QueryResultFlags::TYPE_64,
+            )
+        }
+        .ok()
+        .map(|()| data)
     }
 }
