@@ -32,7 +32,7 @@
 use cajeta_runtime::{IntStorage, PrecisionVariant};
 
 use super::int_precision_codec::{extract, i32c, int_like, int_op, swizzle};
-use super::precision_codec::{bin, conv, lanes_type, mk, Builder};
+use super::precision_codec::{bin, conv, lanes_type, mk, unsupported_access, Builder};
 use super::rewrite::Rewrite;
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{
@@ -418,24 +418,14 @@ impl IntLower<'_, '_> {
             }
             ExprKind::Intrinsic { op, args } => {
                 let packed = args.first().and_then(|a| self.forms.packed_scalar(&a.ty));
-                if let Some(a) = args.first() {
-                    let elem_is_int =
-                        matches!(&a.ty, Type::Buffer(e) | Type::Shared(e) if mentions(e));
-                    if elem_is_int
-                        && matches!(
-                            op,
-                            Intrinsic::Atomic(_) | Intrinsic::BufferVload | Intrinsic::BufferVstore
-                        )
-                    {
-                        self.error(
-                            span,
-                            format!(
-                                "{op:?} on `{}` is not supported: use `Vector<sint8,4>` elements \
-                                 or plain int32 buffers",
-                                a.ty
-                            ),
-                        );
-                    }
+                if let Some(d) = unsupported_access(
+                    op,
+                    &args,
+                    mentions,
+                    "use `Vector<sint8,4>` elements or plain int32 buffers",
+                    span,
+                ) {
+                    self.diags.push(d);
                 }
                 let args = args.into_iter().map(|a| self.expr(a, pre)).collect();
                 let e = mk(ExprKind::Intrinsic { op, args }, mapped, span);

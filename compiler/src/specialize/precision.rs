@@ -45,7 +45,7 @@
 
 use cajeta_runtime::{FloatStorage, PrecisionVariant};
 
-use super::precision_codec::{bin, conv, lanes_type, mk, u32c, Builder};
+use super::precision_codec::{bin, conv, lanes_type, mk, u32c, unsupported_access, Builder};
 use super::rewrite::Rewrite;
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{
@@ -336,24 +336,14 @@ impl Lower<'_, '_> {
             },
             ExprKind::Intrinsic { op, args } => {
                 let packed = args.first().is_some_and(|a| self.packed_scalar(&a.ty));
-                if let Some(a) = args.first() {
-                    let elem_is_prec =
-                        matches!(&a.ty, Type::Buffer(e) | Type::Shared(e) if mentions(e));
-                    if elem_is_prec
-                        && matches!(
-                            op,
-                            Intrinsic::Atomic(_) | Intrinsic::BufferVload | Intrinsic::BufferVstore
-                        )
-                    {
-                        self.error(
-                            span,
-                            format!(
-                                "{op:?} on `{}` is not supported: use `Vector<sfp,N>` elements \
-                                 or Precision.ld/st",
-                                a.ty
-                            ),
-                        );
-                    }
+                if let Some(d) = unsupported_access(
+                    op,
+                    &args,
+                    mentions,
+                    "use `Vector<sfp,N>` elements or Precision.ld/st",
+                    span,
+                ) {
+                    self.diags.push(d);
                 }
                 let args = args.into_iter().map(|a| self.expr(a, pre)).collect();
                 let e = mk(ExprKind::Intrinsic { op, args }, mapped, span);

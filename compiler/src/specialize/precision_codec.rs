@@ -8,7 +8,7 @@
 
 use cajeta_runtime::FloatStorage;
 
-use crate::diagnostics::Span;
+use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{
     self, AtomicOp, BinaryOp, Constant, Expr, ExprKind, Intrinsic, Local, LocalId, LoopId, Place,
     PrecisionFn, ScalarType, Stmt, Type,
@@ -392,4 +392,29 @@ fn bf16_bits(f: Expr) -> Expr {
         Type::Scalar(U32),
         span,
     )
+}
+
+/// The error for an atomic or `vload`/`vstore` on a buffer or shared array whose elements
+/// `mentions` says are precision types (the passes do not lower those); `hint` says what to
+/// use instead.
+pub(super) fn unsupported_access(
+    op: Intrinsic,
+    args: &[Expr],
+    mentions: fn(&Type) -> bool,
+    hint: &str,
+    span: Span,
+) -> Option<Diagnostic> {
+    let a = args.first()?;
+    let precision_elems = matches!(&a.ty, Type::Buffer(e) | Type::Shared(e) if mentions(e));
+    let unsupported = matches!(
+        op,
+        Intrinsic::Atomic(_) | Intrinsic::BufferVload | Intrinsic::BufferVstore
+    );
+    (precision_elems && unsupported).then(|| {
+        Diagnostic::error(
+            Code::UnsupportedFeature,
+            span,
+            format!("{op:?} on `{}` is not supported: {hint}", a.ty),
+        )
+    })
 }
