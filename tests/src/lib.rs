@@ -6,6 +6,7 @@ use cajetac::diagnostics::{Diagnostic, SourceMap};
 use cajetac::ir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The `tests/` folder: `CAJETA_TESTS_DIR` when set (test binaries carried to another
 /// machine), else where this crate was built.
@@ -81,7 +82,10 @@ pub fn frontend(path: &Path) -> (SourceMap, Result<ir::Module, Vec<Diagnostic>>)
 pub fn spirv_val(words: &[u32], env: TargetEnv, tag: &str) -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("cajeta-val-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let file = dir.join(format!("{tag}.spv"));
+    // Suites run concurrently in one process and may validate modules with the same tag.
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let file = dir.join(format!("{n}-{tag}.spv"));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&file, bytes).map_err(|e| e.to_string())?;
     let out = Command::new(spirv_val_program())

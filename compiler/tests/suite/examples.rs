@@ -2,15 +2,15 @@
 //! is compiled into this test as a module and its `main` is called.
 
 #[allow(dead_code)]
-#[path = "../../examples/rust/saxpy.rs"]
+#[path = "../../../examples/rust/saxpy.rs"]
 mod saxpy;
 
 #[allow(dead_code)]
-#[path = "../../examples/rust/streams.rs"]
+#[path = "../../../examples/rust/streams.rs"]
 mod streams;
 
 #[allow(dead_code)]
-#[path = "../../examples/rust/blur.rs"]
+#[path = "../../../examples/rust/blur.rs"]
 mod blur;
 
 use cajetac::embed::{Device, Error};

@@ -1,10 +1,8 @@
 //! Buffer kernels on a real device: exact results, barrier placement between launches,
 //! the pipeline cache, and dropping resources while work is in flight.
 
-mod common;
-
+use crate::common::*;
 use cajeta_runtime::*;
-use common::*;
 
 #[test]
 fn fill_with_partial_last_block_is_exact() {

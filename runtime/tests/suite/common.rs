@@ -2,8 +2,6 @@
 //! building reflection documents by hand, opening a context (or skipping when there is no
 //! device outside CI), and byte conversions.
 
-#![allow(dead_code)] // each test binary uses a different subset
-
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::Command;

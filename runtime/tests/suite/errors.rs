@@ -1,10 +1,8 @@
 //! Errors instead of panics: argument checking, device limits, specialization, sizes, kernel
 //! requirements and device selection, each naming the problem; the runtime stays usable.
 
-mod common;
-
+use crate::common::*;
 use cajeta_runtime::*;
-use common::*;
 
 fn launch_err(r: Result<CommandId>) -> String {
     match r {

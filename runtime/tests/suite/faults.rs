@@ -1,10 +1,8 @@
 //! Faults: allocations larger than the heap, launches missing an argument, resources dropped
 //! while their work runs; each leaves the runtime usable.
 
-mod common;
-
+use crate::common::*;
 use cajeta_runtime::*;
-use common::*;
 
 /// Launches `fill` on a fresh buffer and checks the result: proof the context still works.
 fn still_works(ctx: &Context, fill: &Kernel) {

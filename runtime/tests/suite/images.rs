@@ -1,10 +1,8 @@
 //! R32f storage images on a real device: fill then read-modify-write without a sync between
 //! the launches, the exact barrier log, and the same run under synchronization validation.
 
-mod common;
-
+use crate::common::*;
 use cajeta_runtime::*;
-use common::*;
 
 const W: u32 = 64;
 const H: u32 = 48;

@@ -1,10 +1,8 @@
 //! Streams, events, profiling, the persisted pipeline cache and direct uploads into
 //! host-visible memory.
 
-mod common;
-
+use crate::common::*;
 use cajeta_runtime::*;
-use common::*;
 
 #[test]
 fn two_streams_ordered_by_an_event_give_exact_results() {

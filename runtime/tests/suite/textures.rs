@@ -2,10 +2,8 @@
 //! and filtered samples from a kernel, a storage image used as a texture after a dispatch wrote
 //! it (with its layout transitions in the barrier log), and argument checks.
 
-mod common;
-
+use crate::common::*;
 use cajeta_runtime::*;
-use common::*;
 
 /// `tex_probe(Texture2D<float32> tex, Sampler smp, KernelBuffer<float32> out, uint32 w,
 /// uint32 h, uint32 lod)`: for texel (x, y) of level `lod` (size w × h),

@@ -1,0 +1,12 @@
+//! The runtime's device tests, one module each, linked into one test binary (one link
+//! instead of six). Run one with a filter on its module name, e.g.
+//! `cargo test -p cajeta-runtime --test suite -- textures::`.
+
+mod common;
+
+mod buffers;
+mod errors;
+mod faults;
+mod images;
+mod streams;
+mod textures;

@@ -1,0 +1,15 @@
+//! The cajetac test suites, one module each, linked into one test binary. Run one suite with
+//! a filter on its module name, e.g. `cargo test -p cajeta-tests -- golden::`.
+
+mod device;
+mod device_memory;
+mod device_profiles;
+mod diagnostics;
+mod differential;
+mod examples;
+mod fuzz_smoke;
+mod golden;
+mod host_io;
+mod int_precision;
+mod precision_device;
+mod precision_golden;
