@@ -110,7 +110,7 @@ pub(crate) struct KernelInner {
     last: Mutex<Option<(PipelineKey, vk::Pipeline)>>,
     created: AtomicUsize,
     /// `"launch <name>"`, the barrier log's label for this kernel's launches.
-    pub(crate) launch_label: String,
+    pub(crate) launch_label: Arc<str>,
 }
 
 impl Drop for KernelInner {
@@ -513,7 +513,7 @@ fn create_objects(
         pipelines: Mutex::new(HashMap::new()),
         last: Mutex::new(None),
         created: AtomicUsize::new(0),
-        launch_label: format!("launch {}", r.entry_point),
+        launch_label: Arc::from(format!("launch {}", r.entry_point)),
     };
     let device = shared.device();
     let module_info = vk::ShaderModuleCreateInfo::default().code(spirv);

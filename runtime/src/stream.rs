@@ -12,9 +12,7 @@ use ash::vk;
 use crate::batch::{Batches, Keep};
 use crate::device::DeviceShared;
 use crate::error::{Result, RuntimeError};
-use crate::launch::{
-    check_shape, prepare, Bound, KernelArg, LaunchConfig, LaunchScratch, Prepared, SetKey,
-};
+use crate::launch::{check_shape, prepare, Bound, KernelArg, LaunchConfig, PipelineChoice, SetKey};
 use crate::lock;
 use crate::pipeline::Kernel;
 use crate::profile::ProfileKind;
@@ -95,31 +93,34 @@ impl Stream {
             )));
         }
         let mut state = lock(&self.inner.state);
+        // Taken out of the stream state (a pointer move) so that it can be read while the
+        // batch is borrowed; put back at the end. A failed launch drops it, and with it only
+        // the memos.
+        let mut scratch = state.scratch.take().unwrap_or_default();
         let shape = (config.grid, config.block, config.shared_bytes);
-        if state.scratch.checked_shape != Some(shape) {
+        if scratch.checked_shape != Some(shape) {
             check_shape(shared, config).map_err(launch_err)?;
-            state.scratch.checked_shape = Some(shape);
+            scratch.checked_shape = Some(shape);
         }
-        let known = state.scratch.known_pipeline(kernel, config);
-        let mut scratch = std::mem::take(&mut state.scratch);
-        let last_pipeline = scratch.last_pipeline.take();
-        let prepared = prepare(shared, kernel, config, args, scratch, known).map_err(launch_err)?;
-        let pipeline = match prepared.pipeline {
-            Some(p) => p,
-            None => kernel.pipeline(&prepared.key)?,
-        };
+        let known = scratch.known_pipeline(kernel, config);
+        let pipeline =
+            match prepare(shared, kernel, config, args, &mut scratch, known).map_err(launch_err)? {
+                PipelineChoice::Ready(p) => p,
+                PipelineChoice::Create(key) => kernel.pipeline(&key)?,
+            };
         let device = shared.device();
         let batch = state.ensure_recording()?;
         // A launch binding exactly what an earlier launch of this batch bound (same kernel,
         // same resources, same layouts) reuses that descriptor set: a chain of launches over
         // the same buffers writes one set, not one per launch. The last set is checked first,
         // without building a key.
-        let (set, fresh) = if prepared.bindings.is_empty() {
+        let bindings = &mut scratch.bindings;
+        let (set, fresh) = if bindings.is_empty() {
             (vk::DescriptorSet::null(), false)
-        } else if let Some(set) = batch.last_set(kernel, &prepared.bindings) {
+        } else if let Some(set) = batch.last_set(kernel, bindings) {
             (set, false)
         } else {
-            let set_key = SetKey::of(kernel, &prepared.bindings);
+            let set_key = SetKey::of(kernel, bindings);
             if let Some(&set) = batch.sets.get(&set_key) {
                 batch.remember_set(set_key, set);
                 (set, false)
@@ -134,21 +135,20 @@ impl Stream {
         // Everything fallible is done: from here on the command is certainly recorded, so the
         // hazard state may advance.
         let id = CommandId(shared.next_command_id());
-        let mut barriers = std::mem::take(&mut batch.barriers);
         lock(&shared.tracker).plan_into(
             id,
             &kernel.inner.launch_label,
-            &prepared.usages,
-            &mut barriers,
+            &scratch.usages,
+            &mut batch.barriers,
         );
         let layout = kernel.inner.pipeline_layout;
         // SAFETY: the set, pipeline, layout and resources are alive (the batch keeps them until
         // its fence signals), and the command buffer is in the recording state.
         unsafe {
             if fresh {
-                write_set(device, set, &prepared.bindings);
+                write_set(device, set, bindings);
             }
-            batch.record_barriers(device, &barriers);
+            batch.record_barriers(device, &batch.barriers);
             device.cmd_bind_pipeline(batch.cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
             if set != vk::DescriptorSet::null() {
                 device.cmd_bind_descriptor_sets(
@@ -160,27 +160,21 @@ impl Stream {
                     &[],
                 );
             }
-            if !prepared.push.is_empty() {
+            if !scratch.push.is_empty() {
                 device.cmd_push_constants(
                     batch.cmd,
                     layout,
                     vk::ShaderStageFlags::COMPUTE,
                     0,
-                    prepared.push.as_slice(),
+                    scratch.push.as_slice(),
                 );
             }
             device.cmd_dispatch(batch.cmd, config.grid[0], config.grid[1], config.grid[2]);
         }
-        batch.barriers = barriers;
         batch.timestamp_end(device, timed, ProfileKind::Kernel, kernel.name(), 0);
         // A reused set was first written by a launch of this batch that bound the same kernel
         // and resources (the key holds their handles, which stay unique while the batch keeps
         // their owners): those are kept alive already.
-        let Prepared {
-            mut bindings,
-            mut usages,
-            ..
-        } = prepared;
         if fresh || set == vk::DescriptorSet::null() {
             batch.keep.push(Keep::Kernel(kernel.clone()));
             for (_, _, b) in bindings.drain(..) {
@@ -194,20 +188,15 @@ impl Stream {
         }
         batch.commands += 1;
         bindings.clear();
-        usages.clear();
-        let last_pipeline = if known.is_some() {
-            last_pipeline
-        } else if config.spec.is_empty() && !config.psc {
-            Some((kernel.clone(), config.block, config.shared_bytes, pipeline))
-        } else {
-            None
-        };
-        state.scratch = LaunchScratch {
-            bindings,
-            usages,
-            checked_shape: Some(shape),
-            last_pipeline,
-        };
+        scratch.usages.clear();
+        if known.is_none() {
+            scratch.last_pipeline = if config.spec.is_empty() && !config.psc {
+                Some((kernel.clone(), config.block, config.shared_bytes, pipeline))
+            } else {
+                None
+            };
+        }
+        state.scratch = Some(scratch);
         Ok(id)
     }
 

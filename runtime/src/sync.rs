@@ -23,7 +23,7 @@
 //!   write-after-write;
 //! - read-after-read and commands on unrelated resources need nothing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
@@ -225,19 +225,54 @@ impl BarrierBatch {
     }
 }
 
-/// Most barrier records kept; beyond it the older half is dropped.
+/// Most barrier records kept; beyond it the oldest chunk is dropped.
 const LOG_CAP: usize = 1 << 16;
+/// Records per chunk of the barrier log.
+const LOG_CHUNK: usize = 1 << 10;
 
-/// Per-resource hazard state for a whole context, plus the barrier log (the newest
-/// [`LOG_CAP`] records at most).
+/// The barrier log: the newest records, [`LOG_CAP`] at most, in fixed-size chunks so that
+/// growing it never copies records (a launch appends one per barrier; copying a long log on
+/// growth used to cost a launch about as much as the rest of its hazard planning).
+#[derive(Debug, Default)]
+struct BarrierLog {
+    chunks: VecDeque<Vec<RawRecord>>,
+}
+
+impl BarrierLog {
+    fn push(&mut self, record: RawRecord) {
+        match self.chunks.back_mut() {
+            Some(chunk) if chunk.len() < LOG_CHUNK => chunk.push(record),
+            _ => self.push_to_new_chunk(record),
+        }
+    }
+
+    #[cold]
+    fn push_to_new_chunk(&mut self, record: RawRecord) {
+        let mut chunk = if self.chunks.len() >= LOG_CAP / LOG_CHUNK {
+            // A long-running program must not grow without bound: the oldest chunk's
+            // storage takes the newest records.
+            let mut oldest = self.chunks.pop_front().unwrap_or_default();
+            oldest.clear();
+            oldest
+        } else {
+            Vec::with_capacity(LOG_CHUNK)
+        };
+        chunk.push(record);
+        self.chunks.push_back(chunk);
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &RawRecord> {
+        self.chunks.iter().flatten()
+    }
+}
+
+/// Per-resource hazard state for a whole context, plus the barrier log.
 #[derive(Debug, Default)]
 pub(crate) struct Tracker {
     states: HashMap<ResourceId, State, BuildHasherDefault<IdHasher>>,
-    log: Vec<RawRecord>,
-    /// Interned command labels (`"launch fill"`…), shared by the records.
+    log: BarrierLog,
+    /// Interned labels of the commands planned with a `&str` label (`"upload"`…).
     labels: HashMap<String, Arc<str>>,
-    /// The label interned last, checked before `labels`.
-    last_label: Option<Arc<str>>,
     /// Scratch for the merged uses of one command, reused across commands.
     merged: Vec<Usage>,
 }
@@ -315,16 +350,25 @@ impl Tracker {
         label: &str,
         usages: &[Usage],
     ) -> BarrierBatch {
+        let label = match self.labels.get(label) {
+            Some(l) => l.clone(),
+            None => {
+                let l: Arc<str> = Arc::from(label);
+                self.labels.insert(label.to_string(), l.clone());
+                l
+            }
+        };
         let mut batch = BarrierBatch::default();
-        self.plan_into(before, label, usages, &mut batch);
+        self.plan_into(before, &label, usages, &mut batch);
         batch
     }
 
-    /// [`Tracker::plan`] into `batch` (cleared first), so a caller can reuse its vectors.
+    /// [`Tracker::plan`] into `batch` (cleared first), so a caller can reuse its vectors, with
+    /// a label the caller keeps (a kernel's `"launch NAME"`), which the log records share.
     pub(crate) fn plan_into(
         &mut self,
         before: CommandId,
-        label: &str,
+        label: &Arc<str>,
         usages: &[Usage],
         batch: &mut BarrierBatch,
     ) {
@@ -431,29 +475,10 @@ impl Tracker {
                         );
                     }
                 }
-                if self.log.len() >= LOG_CAP {
-                    // A long-running program must not grow without bound: keep the newer half.
-                    self.log.drain(..LOG_CAP / 2);
-                }
                 // Stored raw and named only when the log is read: launches are hot.
-                let label = match &self.last_label {
-                    Some(l) if **l == *label => l.clone(),
-                    _ => {
-                        let l = match self.labels.get(label) {
-                            Some(l) => l.clone(),
-                            None => {
-                                let l: Arc<str> = Arc::from(label);
-                                self.labels.insert(label.to_string(), l.clone());
-                                l
-                            }
-                        };
-                        self.last_label = Some(l.clone());
-                        l
-                    }
-                };
                 self.log.push(RawRecord {
                     before,
-                    label,
+                    label: label.clone(),
                     resource: u.id,
                     resource_kind: u.kind(),
                     hazard,
@@ -515,7 +540,7 @@ impl Tracker {
 
     /// Empties the barrier log (the hazard state is kept).
     pub(crate) fn clear_log(&mut self) {
-        self.log.clear();
+        self.log.chunks.clear();
     }
 }
 

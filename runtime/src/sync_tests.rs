@@ -153,3 +153,30 @@ fn unrelated_resources_and_duplicate_bindings() {
     assert_eq!(batch.buffers.len(), 1);
     assert_eq!(hazards(&t, 3), vec![Hazard::ReadAfterWrite]);
 }
+
+#[test]
+fn a_full_log_drops_its_oldest_records_and_keeps_the_newest_in_order() {
+    let mut t = Tracker::default();
+    let (a, h) = buf(1);
+    let label: Arc<str> = Arc::from("launch rmw");
+    let mut batch = BarrierBatch::default();
+    // Each read-modify-write of the same buffer needs one barrier (one record).
+    let commands = LOG_CAP + LOG_CHUNK + 7;
+    for i in 0..commands as u64 {
+        t.plan_into(
+            CommandId(i),
+            &label,
+            &[Usage::shader(a, h, true, true)],
+            &mut batch,
+        );
+    }
+    let log = t.log();
+    // The first command has nothing to wait for; every later one logs one barrier.
+    let logged = commands - 1;
+    assert!(log.len() <= LOG_CAP && log.len() > LOG_CAP - LOG_CHUNK);
+    assert_eq!(log.last().unwrap().before, CommandId(logged as u64));
+    assert!(log.windows(2).all(|w| w[1].before.0 == w[0].before.0 + 1));
+    assert!(log.iter().all(|r| r.before_label == "launch rmw"));
+    t.clear_log();
+    assert!(t.log().is_empty());
+}

@@ -195,8 +195,9 @@ pub(crate) struct Batches {
     submitted: u64,
     /// Idle staging buffers for later transfers.
     staging: StagingPool,
-    /// The launch path's reusable vectors, kept here so a launch takes one lock.
-    pub(crate) scratch: crate::launch::LaunchScratch,
+    /// The launch path's reusable vectors and memos, kept here so a launch takes one lock
+    /// (boxed: a launch takes it out and puts it back, moving a pointer).
+    pub(crate) scratch: Option<Box<crate::launch::LaunchScratch>>,
 }
 
 impl Batches {
@@ -216,7 +217,7 @@ impl Batches {
             free: Vec::new(),
             submitted: 0,
             staging: StagingPool::default(),
-            scratch: crate::launch::LaunchScratch::default(),
+            scratch: None,
         })
     }
 
@@ -314,7 +315,9 @@ impl Batches {
     pub(crate) fn flush(&mut self) -> Result<u64> {
         // The launch path's memo of the last kernel keeps that kernel alive; a submission ends
         // the chain it serves, so a dropped kernel is not held past it.
-        self.scratch.last_pipeline = None;
+        if let Some(scratch) = self.scratch.as_mut() {
+            scratch.last_pipeline = None;
+        }
         if let Some(mut batch) = self.recording.take() {
             if batch.commands == 0 {
                 self.recording = Some(batch);

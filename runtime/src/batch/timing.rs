@@ -12,13 +12,19 @@ impl Batch {
     /// Profiling: writes the start timestamp of a command and returns where it went. `None`
     /// when profiling is off, and in span-only mode, where only the first command of the
     /// recording gets a start timestamp (its end comes from [`Batch::timestamp_span_end`]).
+    #[inline]
     pub(crate) fn timestamp_begin(
         &mut self,
         shared: &DeviceShared,
     ) -> Result<Option<(usize, u32)>> {
+        // Inlined so that a launch without profiling pays one test, not a call.
         if !shared.profiling || (shared.profile_spans_only && self.span.is_some()) {
             return Ok(None);
         }
+        self.write_begin_timestamp(shared)
+    }
+
+    fn write_begin_timestamp(&mut self, shared: &DeviceShared) -> Result<Option<(usize, u32)>> {
         let device = shared.device();
         let (mut pool, mut query) = self.next_query;
         if query + 2 > QUERIES_PER_POOL {
@@ -52,6 +58,7 @@ impl Batch {
     }
 
     /// Profiling: writes the end timestamp of a command begun with [`Batch::timestamp_begin`].
+    #[inline]
     pub(crate) fn timestamp_end(
         &mut self,
         device: &ash::Device,
@@ -60,9 +67,20 @@ impl Batch {
         name: &str,
         bytes: u64,
     ) {
-        let Some((pool, first_query)) = at else {
-            return;
-        };
+        if let Some((pool, first_query)) = at {
+            self.write_end_timestamp(device, pool, first_query, kind, name, bytes);
+        }
+    }
+
+    fn write_end_timestamp(
+        &mut self,
+        device: &ash::Device,
+        pool: usize,
+        first_query: u32,
+        kind: ProfileKind,
+        name: &str,
+        bytes: u64,
+    ) {
         self.write_timestamp(device, pool, first_query + 1);
         self.timed.push(Timed {
             pool,

@@ -120,26 +120,34 @@ impl ScalarValue {
 }
 
 /// Push-constant bytes of one launch: inline up to [`PushBlock::INLINE`] bytes (the
-/// guaranteed `maxPushConstantsSize`), on the heap beyond.
+/// guaranteed `maxPushConstantsSize`), on the heap beyond. Reused from launch to launch.
 pub(crate) struct PushBlock {
     inline: [u8; PushBlock::INLINE],
     heap: Vec<u8>,
     len: usize,
 }
 
+impl Default for PushBlock {
+    fn default() -> PushBlock {
+        PushBlock {
+            inline: [0; PushBlock::INLINE],
+            heap: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
 impl PushBlock {
     const INLINE: usize = 128;
 
-    /// `len` zero bytes.
-    pub(super) fn zeroed(len: usize) -> PushBlock {
-        PushBlock {
-            inline: [0; PushBlock::INLINE],
-            heap: if len > PushBlock::INLINE {
-                vec![0; len]
-            } else {
-                Vec::new()
-            },
-            len,
+    /// Makes the block `len` zero bytes (the bytes no member covers stay zero).
+    pub(super) fn reset(&mut self, len: usize) {
+        self.len = len;
+        if len > PushBlock::INLINE {
+            self.heap.clear();
+            self.heap.resize(len, 0);
+        } else {
+            self.inline[..len].fill(0);
         }
     }
 

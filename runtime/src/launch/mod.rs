@@ -55,23 +55,23 @@ fn check_sampled_format(
     Ok(())
 }
 
-/// A checked launch: what to write into the descriptor set and push constants, and which
-/// resources it touches how.
-pub(crate) struct Prepared {
-    pub key: PipelineKey,
-    /// The kernel's pipeline for `key` when it was already created.
-    pub pipeline: Option<vk::Pipeline>,
-    pub push: PushBlock,
+/// The pipeline a checked launch runs.
+pub(crate) enum PipelineChoice {
+    /// Already created (found by the stream's memo or in the kernel's cache).
+    Ready(vk::Pipeline),
+    /// To be created for this key (its specialization was checked).
+    Create(PipelineKey),
+}
+
+/// What [`prepare`] fills for one launch (the descriptor bindings, the resources it touches
+/// how, the push-constant bytes), plus the stream's memos. One per stream, reused by every
+/// launch: a launch allocates nothing and moves no vectors around.
+#[derive(Default)]
+pub(crate) struct LaunchScratch {
     /// (binding number, descriptor type, resource).
     pub bindings: Vec<(u32, vk::DescriptorType, Bound)>,
     pub usages: Vec<Usage>,
-}
-
-/// Vectors [`prepare`] fills, handed back after the launch so the next one reuses them.
-#[derive(Default)]
-pub(crate) struct LaunchScratch {
-    pub bindings: Vec<(u32, vk::DescriptorType, Bound)>,
-    pub usages: Vec<Usage>,
+    pub push: PushBlock,
     /// The last launch shape that passed [`check_shape`] on this stream (grid, block, shared
     /// bytes): a chain of identical launches checks the device limits once.
     pub checked_shape: Option<([u32; 3], [u32; 3], Option<u32>)>,
@@ -150,15 +150,16 @@ pub(crate) fn check_shape(shared: &DeviceShared, config: &LaunchConfig) -> Resul
     Ok(())
 }
 
-/// Checks `args` against the kernel's parameters and packs them.
+/// Checks `args` against the kernel's parameters and packs them into `scratch`'s bindings,
+/// usages and push bytes. `known_pipeline` is the stream's memo for this kernel and shape.
 pub(crate) fn prepare(
     shared: &DeviceShared,
     kernel: &Kernel,
     config: &LaunchConfig,
     args: &[KernelArg<'_>],
-    scratch: LaunchScratch,
+    scratch: &mut LaunchScratch,
     known_pipeline: Option<vk::Pipeline>,
-) -> Result<Prepared, String> {
+) -> Result<PipelineChoice, String> {
     let r = kernel.reflection();
     if args.len() != r.parameters.len() {
         let names: Vec<&str> = r.parameters.iter().map(|p| p.name.as_str()).collect();
@@ -169,28 +170,38 @@ pub(crate) fn prepare(
             args.len()
         ));
     }
-    let mut psc = Vec::new();
-    if config.psc {
-        crate::psc::entries(r, args, &mut psc)?;
-    }
-    let key = PipelineKey {
-        block: config.block,
-        spec: config.spec.clone(),
-        shared_bytes: config.shared_bytes,
-        psc,
+    // The memo holds only unspecialized launches, so no key is needed to use it. A cached
+    // pipeline's key was checked when the pipeline was created.
+    let choice = match known_pipeline {
+        Some(p) => PipelineChoice::Ready(p),
+        None => {
+            let mut psc = Vec::new();
+            if config.psc {
+                crate::psc::entries(r, args, &mut psc)?;
+            }
+            let key = PipelineKey {
+                block: config.block,
+                spec: config.spec.clone(),
+                shared_bytes: config.shared_bytes,
+                psc,
+            };
+            match kernel.cached_pipeline(&key) {
+                Some(p) => PipelineChoice::Ready(p),
+                None => {
+                    kernel.specialization(&key)?;
+                    PipelineChoice::Create(key)
+                }
+            }
+        }
     };
-    // A cached pipeline's key was checked when the pipeline was created.
-    let pipeline = known_pipeline.or_else(|| kernel.cached_pipeline(&key));
-    if pipeline.is_none() {
-        kernel.specialization(&key)?;
-    }
-    let mut push = PushBlock::zeroed(r.push_constants.size as usize);
-    let mut scalar = [0u8; 8];
     let LaunchScratch {
-        mut bindings,
-        mut usages,
+        bindings,
+        usages,
+        push,
         ..
     } = scratch;
+    push.reset(r.push_constants.size as usize);
+    let mut scalar = [0u8; 8];
     bindings.clear();
     usages.clear();
     for (param, arg) in r.parameters.iter().zip(args) {
@@ -381,12 +392,11 @@ pub(crate) fn prepare(
     let has_images = bindings
         .iter()
         .any(|(_, _, b)| matches!(b, Bound::Image(..) | Bound::Texture(..)));
-    let layouts = if has_images {
-        merged_layouts(&usages)
-    } else {
-        Default::default()
-    };
-    for (_, _, bound) in &mut bindings {
+    if !has_images {
+        return Ok(choice);
+    }
+    let layouts = merged_layouts(usages);
+    for (_, _, bound) in bindings.iter_mut() {
         let (id, layout) = match bound {
             Bound::Image(img, l) => (img.id(), l),
             Bound::Texture(tex, l) => (tex.id(), l),
@@ -396,11 +406,5 @@ pub(crate) fn prepare(
             *layout = merged;
         }
     }
-    Ok(Prepared {
-        key,
-        pipeline,
-        push,
-        bindings,
-        usages,
-    })
+    Ok(choice)
 }
