@@ -7,10 +7,16 @@
 //! `cajeta_runtime::cache_dir_from_env`; caching is off when that is `off` or empty). A
 //! missing, unreadable or mismatching entry is a miss, never an error; writes go through a
 //! temporary file and a rename.
+//!
+//! The folder is bounded: every rebuilt compiler and every edited program makes new keys, so
+//! after each write the least recently used entries (a hit refreshes an entry's modification
+//! time) are removed until at most [`MAX_ENTRIES`] entries and [`MAX_BYTES`] bytes remain,
+//! with leftover temporary files of crashed writers.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +71,13 @@ pub fn compile_key(
     format!("{first:016x}{:016x}", h.finish())
 }
 
+/// Most entries the compile cache keeps.
+pub const MAX_ENTRIES: usize = 512;
+/// Most bytes the compile cache's entries take together.
+pub const MAX_BYTES: u64 = 64 << 20;
+/// Age after which a temporary file is a crashed writer's leftover.
+const STALE_TEMPORARY: Duration = Duration::from_secs(3600);
+
 fn entry_path(dir: &Path, key: &str) -> PathBuf {
     dir.join("kernels").join(format!("{key}.json"))
 }
@@ -95,6 +108,13 @@ pub fn compile_kernels_cached(
                 })
             });
         if let Some(entry) = cached {
+            // Marks the entry as recently used for eviction (best effort).
+            if let Ok(file) = std::fs::File::options()
+                .append(true)
+                .open(entry_path(dir, key))
+            {
+                let _ = file.set_modified(SystemTime::now());
+            }
             let kernels = entry
                 .kernels
                 .into_iter()
@@ -145,6 +165,49 @@ fn store(dir: &Path, key: &str, kernels: &[(FunctionId, CompiledKernel)]) {
     if std::fs::write(&tmp, json).is_ok() && std::fs::rename(&tmp, &path).is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
+    evict(parent, MAX_ENTRIES, MAX_BYTES);
+}
+
+/// Removes the least recently used entries of the `kernels` folder until at most
+/// `max_entries` entries of at most `max_bytes` together remain, and temporary files older
+/// than an hour. Best effort: a file another process removed first is skipped.
+fn evict(kernels: &Path, max_entries: usize, max_bytes: u64) {
+    let Ok(dir) = std::fs::read_dir(kernels) else {
+        return;
+    };
+    let now = SystemTime::now();
+    let mut entries = Vec::new();
+    for item in dir.flatten() {
+        let path = item.path();
+        let Ok(meta) = item.metadata() else { continue };
+        let used = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+        let name = item.file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".tmp") {
+            if now
+                .duration_since(used)
+                .is_ok_and(|age| age > STALE_TEMPORARY)
+            {
+                let _ = std::fs::remove_file(&path);
+            }
+        } else if name.ends_with(".json") && meta.is_file() {
+            entries.push((used, meta.len(), path));
+        }
+    }
+    let mut bytes: u64 = entries.iter().map(|e| e.1).sum();
+    if entries.len() <= max_entries && bytes <= max_bytes {
+        return;
+    }
+    entries.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut count = entries.len();
+    while count > max_entries || bytes > max_bytes {
+        let Some((_, len, path)) = entries.pop() else {
+            break;
+        };
+        let _ = std::fs::remove_file(&path);
+        count -= 1;
+        bytes -= len;
+    }
 }
 
 #[cfg(test)]
@@ -178,6 +241,71 @@ mod tests {
         std::fs::write(entry_path(&dir, &key), b"{").unwrap();
         let (_, hit) = compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
         assert!(!hit);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn entry_at(dir: &Path, name: &str, bytes: usize, age_secs: u64) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, vec![b'x'; bytes]).unwrap();
+        let when = SystemTime::now() - Duration::from_secs(age_secs);
+        std::fs::File::options()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+        path
+    }
+
+    #[test]
+    fn eviction_removes_the_least_recently_used_entries_and_stale_temporaries() {
+        let dir = std::env::temp_dir().join(format!("cajeta-ccache-evict-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // Six entries, the oldest first; a fresh and a stale temporary file.
+        let entries: Vec<PathBuf> = (0..6)
+            .map(|i| entry_at(&dir, &format!("e{i}.json"), 100, 600 - i * 100))
+            .collect();
+        let fresh_tmp = entry_at(&dir, ".k.1.tmp", 10, 5);
+        let stale_tmp = entry_at(&dir, ".k.2.tmp", 10, 7200);
+        // By count: the two oldest go.
+        evict(&dir, 4, u64::MAX);
+        let kept: Vec<bool> = entries.iter().map(|p| p.exists()).collect();
+        assert_eq!(kept, [false, false, true, true, true, true]);
+        assert!(fresh_tmp.exists() && !stale_tmp.exists());
+        // By size: 400 bytes left, at most 250 allowed, so the two oldest of those go.
+        evict(&dir, 100, 250);
+        let kept: Vec<bool> = entries.iter().map(|p| p.exists()).collect();
+        assert_eq!(kept, [false, false, false, false, true, true]);
+        // Within both limits nothing goes.
+        evict(&dir, 2, 200);
+        assert!(entries[4].exists() && entries[5].exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_hit_marks_its_entry_recently_used() {
+        let dir = std::env::temp_dir().join(format!("cajeta-ccache-lru-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let files = vec![("a.cajeta".to_string(), SRC.to_string())];
+        let opts = SpirvOptions::default();
+        let key = compile_key(&files, &opts, None, None);
+        let mut sources = SourceMap::new();
+        let module =
+            super::super::frontend(&mut sources, &files).unwrap_or_else(|_| panic!("frontend"));
+        compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
+        let path = entry_path(&dir, &key);
+        let old = SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::options()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let (_, hit) = compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
+        assert!(hit);
+        let used = std::fs::metadata(&path).unwrap().modified().unwrap();
+        assert!(used > old + Duration::from_secs(1800));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
