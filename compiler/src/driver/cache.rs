@@ -78,6 +78,14 @@ pub const MAX_BYTES: u64 = 64 << 20;
 /// Age after which a temporary file is a crashed writer's leftover.
 const STALE_TEMPORARY: Duration = Duration::from_secs(3600);
 
+/// Sets when an entry was last used: its modification time, which eviction orders by.
+fn set_last_used(path: &Path, when: SystemTime) -> std::io::Result<()> {
+    std::fs::File::options()
+        .append(true)
+        .open(path)?
+        .set_modified(when)
+}
+
 fn entry_path(dir: &Path, key: &str) -> PathBuf {
     dir.join("kernels").join(format!("{key}.json"))
 }
@@ -108,13 +116,8 @@ pub fn compile_kernels_cached(
                 })
             });
         if let Some(entry) = cached {
-            // Marks the entry as recently used for eviction (best effort).
-            if let Ok(file) = std::fs::File::options()
-                .append(true)
-                .open(entry_path(dir, key))
-            {
-                let _ = file.set_modified(SystemTime::now());
-            }
+            // Best effort: a failure only makes the entry look older to eviction.
+            let _ = set_last_used(&entry_path(dir, key), SystemTime::now());
             let kernels = entry
                 .kernels
                 .into_iter()
@@ -217,9 +220,9 @@ mod tests {
 
     const SRC: &str = "package t;\nimport cajeta.xpu.*;\npublic final class A {\n    @Kernel\n    public static void k(KernelBuffer<float32> b) { b[0] = 1.0f; }\n}\n";
 
-    #[test]
-    fn a_second_compile_of_the_same_sources_is_a_hit_and_equal() {
-        let dir = std::env::temp_dir().join(format!("cajeta-ccache-{}", std::process::id()));
+    /// An empty cache folder named after `tag`, and `SRC`'s module, options and key.
+    fn fresh_cache(tag: &str) -> (PathBuf, ir::Module, SpirvOptions, String) {
+        let dir = std::env::temp_dir().join(format!("cajeta-ccache-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let files = vec![("a.cajeta".to_string(), SRC.to_string())];
         let opts = SpirvOptions::default();
@@ -227,6 +230,12 @@ mod tests {
         let mut sources = SourceMap::new();
         let module =
             super::super::frontend(&mut sources, &files).unwrap_or_else(|_| panic!("frontend"));
+        (dir, module, opts, key)
+    }
+
+    #[test]
+    fn a_second_compile_of_the_same_sources_is_a_hit_and_equal() {
+        let (dir, module, opts, key) = fresh_cache("hit");
         let (first, hit) = compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
         assert!(!hit);
         assert_eq!(first.len(), 1);
@@ -247,13 +256,7 @@ mod tests {
     fn entry_at(dir: &Path, name: &str, bytes: usize, age_secs: u64) -> PathBuf {
         let path = dir.join(name);
         std::fs::write(&path, vec![b'x'; bytes]).unwrap();
-        let when = SystemTime::now() - Duration::from_secs(age_secs);
-        std::fs::File::options()
-            .append(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(when)
-            .unwrap();
+        set_last_used(&path, SystemTime::now() - Duration::from_secs(age_secs)).unwrap();
         path
     }
 
@@ -285,23 +288,11 @@ mod tests {
 
     #[test]
     fn a_hit_marks_its_entry_recently_used() {
-        let dir = std::env::temp_dir().join(format!("cajeta-ccache-lru-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let files = vec![("a.cajeta".to_string(), SRC.to_string())];
-        let opts = SpirvOptions::default();
-        let key = compile_key(&files, &opts, None, None);
-        let mut sources = SourceMap::new();
-        let module =
-            super::super::frontend(&mut sources, &files).unwrap_or_else(|_| panic!("frontend"));
+        let (dir, module, opts, key) = fresh_cache("lru");
         compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
         let path = entry_path(&dir, &key);
         let old = SystemTime::now() - Duration::from_secs(3600);
-        std::fs::File::options()
-            .append(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
+        set_last_used(&path, old).unwrap();
         let (_, hit) = compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
         assert!(hit);
         let used = std::fs::metadata(&path).unwrap().modified().unwrap();
