@@ -9,6 +9,7 @@
 //! condition is `false` disappears. Locals that nothing mentions afterwards are retyped `void`
 //! so the backend declares no variable (and no type, no capability) for them.
 
+use crate::ir::visit::for_each_local_use;
 use crate::ir::{
     BinaryOp, Block, Constant, Expr, ExprKind, Function, Place, ScalarType, Stmt, Type, UnaryOp,
 };
@@ -21,7 +22,11 @@ pub type Rewrite<'r> = &'r dyn Fn(&mut Expr);
 pub fn fold_function(f: &mut Function, rewrite: Rewrite) {
     fold_block(&mut f.body, rewrite);
     let mut used = vec![false; f.locals.len()];
-    mark_block(&f.body, &mut used);
+    for_each_local_use(&f.body, &mut |l, _| {
+        if let Some(u) = used.get_mut(l.0) {
+            *u = true;
+        }
+    });
     for (i, local) in f.locals.iter_mut().enumerate().skip(f.param_count) {
         let declares = matches!(
             local.ty,
@@ -265,87 +270,6 @@ fn binary(op: BinaryOp, x: Constant, y: Constant, s: ScalarType) -> Option<Const
         }
         _ => return None,
     })
-}
-
-fn mark_block(block: &Block, used: &mut [bool]) {
-    for s in block {
-        match s {
-            Stmt::Expr(e) | Stmt::Return(Some(e), _) => mark_expr(e, used),
-            Stmt::Store { place, value, .. } => {
-                mark_place(place, used);
-                mark_expr(value, used);
-            }
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                mark_expr(cond, used);
-                mark_block(then, used);
-                mark_block(otherwise, used);
-            }
-            Stmt::Loop {
-                pre_cond,
-                body,
-                continuing,
-                post_cond,
-                ..
-            } => {
-                pre_cond
-                    .iter()
-                    .chain(post_cond)
-                    .for_each(|c| mark_expr(c, used));
-                mark_block(body, used);
-                mark_block(continuing, used);
-            }
-            Stmt::Return(None, _) | Stmt::Break(_) | Stmt::Continue(_) => {}
-        }
-    }
-}
-
-fn mark_place(p: &Place, used: &mut [bool]) {
-    match p {
-        Place::Local(l) => {
-            if let Some(u) = used.get_mut(l.0) {
-                *u = true;
-            }
-        }
-        Place::Index { base, index } => {
-            mark_expr(base, used);
-            mark_expr(index, used);
-        }
-        Place::Field { base, .. } | Place::Lane { base, .. } => mark_place(base, used),
-    }
-}
-
-fn mark_expr(e: &Expr, used: &mut [bool]) {
-    match &e.kind {
-        ExprKind::Const(_) | ExprKind::Str(_) | ExprKind::Launch(_) => {}
-        ExprKind::Load(p) => mark_place(p, used),
-        ExprKind::Unary(_, a) | ExprKind::Convert(a) | ExprKind::Splat(a) => mark_expr(a, used),
-        ExprKind::Swizzle(a, _) => mark_expr(a, used),
-        ExprKind::Binary(_, a, b) | ExprKind::LogicalAnd(a, b) | ExprKind::LogicalOr(a, b) => {
-            mark_expr(a, used);
-            mark_expr(b, used);
-        }
-        ExprKind::Select {
-            cond,
-            then,
-            otherwise,
-        } => {
-            mark_expr(cond, used);
-            mark_expr(then, used);
-            mark_expr(otherwise, used);
-        }
-        ExprKind::Call { args, .. }
-        | ExprKind::Intrinsic { args, .. }
-        | ExprKind::Host { args, .. }
-        | ExprKind::Construct(args) => args.iter().for_each(|a| mark_expr(a, used)),
-        ExprKind::Sequence(stmts, v) => {
-            mark_block(stmts, used);
-            mark_expr(v, used);
-        }
-    }
 }
 
 #[cfg(test)]

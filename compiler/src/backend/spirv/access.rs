@@ -12,6 +12,7 @@ use std::collections::HashSet;
 
 use super::{HelperKey, Res};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::visit::{for_each_local_use, LocalUse};
 use crate::ir::{self, CoopOp, Expr, ExprKind, FunctionId, Intrinsic, Place, Stmt};
 
 /// How a kernel parameter is used.
@@ -267,96 +268,13 @@ fn resource_of(e: &Expr, env: &Env) -> Option<usize> {
 
 /// Which locals are ever the target of a store (parameters that are not are read in place).
 pub(crate) fn assigned_locals(func: &ir::Function) -> Vec<bool> {
-    fn block(stmts: &[Stmt], out: &mut Vec<bool>) {
-        stmts.iter().for_each(|s| stmt(s, out));
-    }
-    fn stmt(s: &Stmt, out: &mut Vec<bool>) {
-        match s {
-            Stmt::Expr(e) => expr(e, out),
-            Stmt::Store { place, value, .. } => {
-                stored(place, out);
-                expr(value, out);
-            }
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                expr(cond, out);
-                block(then, out);
-                block(otherwise, out);
-            }
-            Stmt::Loop {
-                pre_cond,
-                body,
-                continuing,
-                post_cond,
-                ..
-            } => {
-                pre_cond.iter().chain(post_cond).for_each(|e| expr(e, out));
-                block(body, out);
-                block(continuing, out);
-            }
-            Stmt::Break(_) | Stmt::Continue(_) => {}
-            Stmt::Return(e, _) => e.iter().for_each(|e| expr(e, out)),
-        }
-    }
-    fn stored(place: &Place, out: &mut Vec<bool>) {
-        match place {
-            Place::Local(l) => {
-                if let Some(slot) = out.get_mut(l.0) {
-                    *slot = true;
-                }
-            }
-            Place::Index { base, index } => {
-                expr(base, out);
-                expr(index, out);
-            }
-            Place::Lane { base, .. } | Place::Field { base, .. } => stored(base, out),
-        }
-    }
-    fn loaded(place: &Place, out: &mut Vec<bool>) {
-        match place {
-            Place::Local(_) => {}
-            Place::Index { base, index } => {
-                expr(base, out);
-                expr(index, out);
-            }
-            Place::Lane { base, .. } | Place::Field { base, .. } => loaded(base, out),
-        }
-    }
-    fn expr(e: &Expr, out: &mut Vec<bool>) {
-        match &e.kind {
-            ExprKind::Sequence(stmts, value) => {
-                block(stmts, out);
-                expr(value, out);
-            }
-            ExprKind::Unary(_, a)
-            | ExprKind::Convert(a)
-            | ExprKind::Splat(a)
-            | ExprKind::Swizzle(a, _) => expr(a, out),
-            ExprKind::Construct(parts) => parts.iter().for_each(|p| expr(p, out)),
-            ExprKind::Binary(_, a, b) | ExprKind::LogicalAnd(a, b) | ExprKind::LogicalOr(a, b) => {
-                expr(a, out);
-                expr(b, out);
-            }
-            ExprKind::Select {
-                cond,
-                then,
-                otherwise,
-            } => {
-                expr(cond, out);
-                expr(then, out);
-                expr(otherwise, out);
-            }
-            ExprKind::Call { args, .. }
-            | ExprKind::Intrinsic { args, .. }
-            | ExprKind::Host { args, .. } => args.iter().for_each(|a| expr(a, out)),
-            ExprKind::Load(place) => loaded(place, out),
-            ExprKind::Const(_) | ExprKind::Str(_) | ExprKind::Launch(_) => {}
-        }
-    }
     let mut out = vec![false; func.locals.len()];
-    block(&func.body, &mut out);
+    for_each_local_use(&func.body, &mut |l, role| {
+        if role == LocalUse::Store {
+            if let Some(slot) = out.get_mut(l.0) {
+                *slot = true;
+            }
+        }
+    });
     out
 }
