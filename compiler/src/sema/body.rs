@@ -135,6 +135,15 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             .map(|(_, id)| *id)
     }
 
+    /// The class an expression names: a bare name that no local shadows (`Device` in
+    /// `Device.subgroupSize`, `Math` in `Math.sqrt(x)`).
+    pub fn class_name<'e>(&self, e: &'e ast::Expr) -> Option<&'e str> {
+        match &e.kind {
+            ast::ExprKind::Name(name) if self.lookup(name).is_none() => Some(name),
+            _ => None,
+        }
+    }
+
     /// Checks that a local is definitely assigned before this read.
     pub fn check_assigned(&mut self, id: LocalId, span: Span) -> R<()> {
         if self.dead || self.assigned[id.0] {

@@ -197,8 +197,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 return self.intrinsic_call("SystemOut", None, name, args, span);
             }
         }
-        if let ast::ExprKind::Name(class) = &recv.kind {
-            if self.lookup(class).is_none() && self.syms.is_class(class) {
+        if let Some(class) = self.class_name(recv) {
+            if self.syms.is_class(class) {
                 let class = canonical_class(class).to_string();
                 if let Some(fid) = self
                     .syms

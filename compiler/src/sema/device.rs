@@ -16,36 +16,19 @@ pub fn query_field_decl(
     f: &ast::FieldDecl,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(Type, DeviceQuery)> {
-    let ann = f.annotations.iter().find(|a| a.name.name == "Intrinsic")?;
-    let query = match ann.args.as_slice() {
-        [(
-            None,
-            ast::Expr {
-                kind: ast::ExprKind::Str(s),
-                ..
+    super::names::annotated_field(
+        f,
+        "Intrinsic",
+        |arg| match arg {
+            ast::ExprKind::Str(s) => match Intrinsic::from_name(s) {
+                Some(Intrinsic::Device(q)) => Some(q),
+                _ => None,
             },
-        )] => match Intrinsic::from_name(s) {
-            Some(Intrinsic::Device(q)) => Some(q),
             _ => None,
         },
-        _ => None,
-    };
-    let ty = super::names::resolve_type(&f.ty, &Default::default());
-    match (query, ty) {
-        (Some(q), Ok(t)) => Some((t, q)),
-        (_, Err(d)) => {
-            diags.push(d);
-            None
-        }
-        (None, _) => {
-            diags.push(Diagnostic::error(
-                Code::InvalidAnnotation,
-                ann.span,
-                "a field's @Intrinsic must name a `device.*` or `option.*` query",
-            ));
-            None
-        }
-    }
+        "a field's @Intrinsic must name a `device.*` or `option.*` query",
+        diags,
+    )
 }
 
 /// The cooperative-matrix type a class name denotes (`CoopMatrixA`…).
@@ -81,13 +64,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         field: &ast::Ident,
         span: Span,
     ) -> Option<R<ir::Expr>> {
-        let ast::ExprKind::Name(class) = &base.kind else {
-            return None;
-        };
-        if self.lookup(class).is_some() {
-            return None;
-        }
-        let table = self.syms.query_fields.get(class.as_str())?;
+        let class = self.class_name(base)?;
+        let table = self.syms.query_fields.get(class)?;
         Some(match table.get(&field.name) {
             Some((ty, q)) => {
                 let (ty, q) = (ty.clone(), *q);
@@ -119,10 +97,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         args: &[ast::Arg],
         span: Span,
     ) -> Option<R<ir::Expr>> {
-        let ast::ExprKind::Name(class) = &recv.kind else {
-            return None;
-        };
-        if class != "Device" || self.lookup(class).is_some() {
+        if self.class_name(recv) != Some("Device") {
             return None;
         }
         let query = match name.name.as_str() {

@@ -135,12 +135,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         field: &ast::Ident,
         span: Span,
     ) -> Option<R<ir::Expr>> {
-        let ast::ExprKind::Name(class) = &base.kind else {
-            return None;
-        };
-        if self.lookup(class).is_some() {
-            return None;
-        }
+        let class = self.class_name(base)?;
         let table = self.syms.constants.get(class)?;
         Some(match table.get(&field.name) {
             Some((ty, v)) => Ok(ir::Expr::constant(Constant::Int(*v), ty.clone(), span)),

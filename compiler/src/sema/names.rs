@@ -138,19 +138,34 @@ fn intrinsic_ops(ann: &ast::Annotation) -> Result<(Option<Intrinsic>, Option<Hos
 
 /// A stdlib `@Constant(n)` field: its type and value.
 fn stdlib_constant(f: &ast::FieldDecl, diags: &mut Vec<Diagnostic>) -> Option<(Type, u64)> {
-    let ann = f.annotations.iter().find(|a| a.name.name == "Constant")?;
+    annotated_field(
+        f,
+        "Constant",
+        |arg| match arg {
+            ast::ExprKind::Int(text) => text.parse::<u64>().ok(),
+            _ => None,
+        },
+        "@Constant takes one decimal integer",
+        diags,
+    )
+}
+
+/// A stdlib field annotated `@NAME(arg)`: its type and what `parse` makes of the one
+/// positional argument. `None` for fields without the annotation; a type that does not
+/// resolve, or an argument `parse` refuses (reported with `bad_argument`), is an error.
+pub(super) fn annotated_field<T>(
+    f: &ast::FieldDecl,
+    name: &str,
+    parse: impl FnOnce(&ast::ExprKind) -> Option<T>,
+    bad_argument: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Type, T)> {
+    let ann = f.annotations.iter().find(|a| a.name.name == name)?;
     let value = match ann.args.as_slice() {
-        [(
-            None,
-            ast::Expr {
-                kind: ast::ExprKind::Int(text),
-                ..
-            },
-        )] => text.parse::<u64>().ok(),
+        [(None, arg)] => parse(&arg.kind),
         _ => None,
     };
-    let ty = resolve_type(&f.ty, &HashMap::new());
-    match (value, ty) {
+    match (value, resolve_type(&f.ty, &HashMap::new())) {
         (Some(v), Ok(t)) => Some((t, v)),
         (_, Err(d)) => {
             diags.push(d);
@@ -160,7 +175,7 @@ fn stdlib_constant(f: &ast::FieldDecl, diags: &mut Vec<Diagnostic>) -> Option<(T
             diags.push(Diagnostic::error(
                 Code::InvalidAnnotation,
                 ann.span,
-                "@Constant takes one decimal integer",
+                bad_argument,
             ));
             None
         }
