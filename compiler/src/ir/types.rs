@@ -153,6 +153,24 @@ impl ScalarType {
         Self::PRECISION.contains(&self)
     }
 
+    /// True for the float precision family (`sfp`, `afp`, `lfp`).
+    pub fn is_float_precision(self) -> bool {
+        matches!(self, ScalarType::Sfp | ScalarType::Afp | ScalarType::Lfp)
+    }
+
+    /// True for the integer precision families (`sint8`, `aint8`, `sint16`, `aint16`,
+    /// `lint16`).
+    pub fn is_int_precision(self) -> bool {
+        matches!(
+            self,
+            ScalarType::Sint8
+                | ScalarType::Aint8
+                | ScalarType::Sint16
+                | ScalarType::Aint16
+                | ScalarType::Lint16
+        )
+    }
+
     /// True for the precision types that describe memory (`sfp lfp sint8 sint16 lint16`):
     /// reading one yields its arithmetic type ([`ScalarType::precision_arithmetic`]).
     pub fn is_precision_storage(self) -> bool {
@@ -481,6 +499,25 @@ impl Type {
         match self {
             Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) => Some(*s),
             _ => None,
+        }
+    }
+
+    /// `(lane type, lanes)` of a scalar (one lane) or vector; `None` for other types.
+    pub fn vector_shape(&self) -> Option<(ScalarType, u8)> {
+        match self {
+            Type::Scalar(s) => Some((*s, 1)),
+            Type::Vector(s, n) => Some((*s, *n)),
+            _ => None,
+        }
+    }
+
+    /// Whether the lanes of this type, or of the elements of a buffer, shared array or array
+    /// of it, are of a scalar type `family` accepts.
+    pub fn mentions_scalar(&self, family: fn(ScalarType) -> bool) -> bool {
+        match self {
+            Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) => family(*s),
+            Type::Buffer(e) | Type::Shared(e) | Type::Array(e) => e.mentions_scalar(family),
+            _ => false,
         }
     }
 

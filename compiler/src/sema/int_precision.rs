@@ -15,15 +15,10 @@ use crate::ir::ScalarType;
 
 use ScalarType::{Aint16, Aint8, Lint16, Sint16, Sint8, I16, I32, I64, I8};
 
-/// Whether `s` is an integer precision type.
-pub fn is_int_family(s: ScalarType) -> bool {
-    matches!(s, Sint8 | Aint8 | Sint16 | Aint16 | Lint16)
-}
-
 /// Whether `from` converts implicitly to `to` when either is an integer precision type;
 /// `None` when neither is one.
 pub fn implicit(from: ScalarType, to: ScalarType) -> Option<bool> {
-    if !is_int_family(from) && !is_int_family(to) {
+    if !from.is_int_precision() && !to.is_int_precision() {
         return None;
     }
     if from == to {
@@ -46,7 +41,7 @@ pub fn implicit(from: ScalarType, to: ScalarType) -> Option<bool> {
 /// `aint8 / aint8` stays `aint8`, `aint8 + int32` is `int32`); `None` leaves the ordinary
 /// rules of SPEC §4 (which treat the family as 32 bits wide).
 pub fn operand_type(l: ScalarType, r: ScalarType) -> Option<ScalarType> {
-    if !is_int_family(l) && !is_int_family(r) || !l.is_integer() || !r.is_integer() {
+    if !l.is_int_precision() && !r.is_int_precision() || !l.is_integer() || !r.is_integer() {
         return None;
     }
     let arith = |s: ScalarType| read_scalar(s).unwrap_or(s);
@@ -83,7 +78,7 @@ pub fn value_bits(s: ScalarType) -> Option<u32> {
 pub fn vector_lanes_ok(s: ScalarType, n: u8) -> bool {
     match s {
         Sint8 => n == 4,
-        _ if is_int_family(s) => n == 2 || n == 4,
+        _ if s.is_int_precision() => n == 2 || n == 4,
         _ => true,
     }
 }

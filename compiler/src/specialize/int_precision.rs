@@ -50,27 +50,9 @@ pub(super) struct IntForms {
     aint16: ScalarType,
 }
 
-/// Whether `s` is one of the five integer precision types.
-fn is_int_family(s: ScalarType) -> bool {
-    matches!(s, Sint8 | Aint8 | Sint16 | Aint16 | Lint16)
-}
-
-/// `(lane type, lanes)` of a scalar or vector type.
-pub(super) fn shape(t: &Type) -> Option<(ScalarType, u8)> {
-    match t {
-        Type::Scalar(s) => Some((*s, 1)),
-        Type::Vector(s, n) => Some((*s, *n)),
-        _ => None,
-    }
-}
-
 /// Whether `t` mentions an integer precision type.
 fn mentions(t: &Type) -> bool {
-    match t {
-        Type::Scalar(s) | Type::Vector(s, _) => is_int_family(*s),
-        Type::Buffer(e) | Type::Shared(e) | Type::Array(e) => mentions(e),
-        _ => false,
-    }
+    t.mentions_scalar(ScalarType::is_int_precision)
 }
 
 impl IntForms {
@@ -134,19 +116,6 @@ impl IntForms {
     }
 }
 
-/// Whether any device function of `module` uses an integer precision type.
-pub(super) fn uses_int_precision(module: &ir::Module) -> bool {
-    module
-        .functions
-        .iter()
-        .filter(|f| f.kind != ir::FunctionKind::Host)
-        .any(|f| {
-            f.locals.iter().any(|l| mentions(&l.ty))
-                || mentions(&f.return_type)
-                || ir::visit::find_expr(&f.body, &|e| mentions(&e.ty)).is_some()
-        })
-}
-
 /// Specializes the integer families in every kernel and device helper of `module` for `v`.
 /// Host functions keep the symbolic types: the host interpreter converts transfers itself.
 pub(super) fn specialize_int(
@@ -175,7 +144,7 @@ pub(super) fn specialize_int(
         };
         f.body = lower.block(body);
         for (i, l) in locals.iter_mut().enumerate() {
-            l.ty = match shape(&l.ty) {
+            l.ty = match Type::vector_shape(&l.ty) {
                 Some((_, n)) if widened.contains(&i) => lanes_type(I32, n),
                 _ => forms.map_type(&l.ty),
             };
@@ -200,7 +169,7 @@ fn kernel_params(f: &ir::Function, diags: &mut Vec<Diagnostic>) -> Vec<usize> {
     }
     let mut widened = Vec::new();
     for (i, p) in f.params().iter().enumerate() {
-        match shape(&p.ty) {
+        match Type::vector_shape(&p.ty) {
             Some((Aint8 | Aint16, _)) => widened.push(i),
             Some((s @ (Sint8 | Sint16 | Lint16), _)) => diags.push(Diagnostic::error(
                 Code::UnsupportedFeature,
@@ -242,7 +211,7 @@ impl IntLower<'_, '_> {
                 _ => None,
             },
             Place::Lane { base, .. } => {
-                let (s, _) = shape(&self.place_type(base)?)?;
+                let (s, _) = Type::vector_shape(&self.place_type(base)?)?;
                 Some(Type::Scalar(s))
             }
             Place::Field { .. } => None,
@@ -251,7 +220,7 @@ impl IntLower<'_, '_> {
 
     /// `Some((lane type, lanes))` when `p` holds a vector in packed word form.
     fn packed_vector(&self, p: &Place) -> Option<(ScalarType, u8)> {
-        let (s, n) = shape(&self.place_type(p)?)?;
+        let (s, n) = Type::vector_shape(&self.place_type(p)?)?;
         self.forms.word_form(s, n).then_some((s, n))
     }
 
@@ -391,7 +360,7 @@ impl IntLower<'_, '_> {
                 conv(extract(word, offset, bits), &mapped)
             }
             ExprKind::Load(Place::Local(id)) if self.widened.contains(&id.0) => {
-                let n = shape(&ty).map_or(1, |(_, n)| n);
+                let n = Type::vector_shape(&ty).map_or(1, |(_, n)| n);
                 let wide = mk(ExprKind::Load(Place::Local(id)), lanes_type(I32, n), span);
                 let s = mapped.elem_scalar().unwrap_or(I32);
                 self.conv_lanes(wide, s, pre)

@@ -1,7 +1,7 @@
 //! Conversions of the integer precision families (see `int_precision`): packing and
 //! unpacking word forms, packed lane loads, and lane-by-lane integer vector conversions.
 
-use super::int_precision::{shape, IntLower};
+use super::int_precision::IntLower;
 use super::precision_codec::{bin, conv, lanes_type, mk};
 use crate::diagnostics::Span;
 use crate::ir::{
@@ -85,7 +85,7 @@ impl IntLower<'_, '_> {
     pub(super) fn convert(&mut self, inner: Expr, to: &Type, pre: &mut Vec<Stmt>) -> Expr {
         let from = inner.ty.clone();
         // S → A → S: a copy of the stored bits (or word).
-        if let (Some((ts, _)), ExprKind::Convert(x)) = (shape(to), &inner.kind) {
+        if let (Some((ts, _)), ExprKind::Convert(x)) = (Type::vector_shape(to), &inner.kind) {
             if matches!(ts, Sint8 | Sint16 | Lint16) && x.ty == *to {
                 let x = (**x).clone();
                 return self.expr(x, pre);
@@ -104,7 +104,8 @@ impl IntLower<'_, '_> {
         pre: &mut Vec<Stmt>,
     ) -> Expr {
         let target = self.forms.map_type(to);
-        let (Some((fs, fnl)), Some((ts, tn))) = (shape(from), shape(to)) else {
+        let (Some((fs, fnl)), Some((ts, tn))) = (Type::vector_shape(from), Type::vector_shape(to))
+        else {
             return conv(x, &target);
         };
         let (from_word, to_word) = (self.forms.word_form(fs, fnl), self.forms.word_form(ts, tn));
@@ -130,7 +131,7 @@ impl IntLower<'_, '_> {
     /// `x` with its lanes converted to `s`: integer vectors lane by lane (the backend converts
     /// scalars), everything else with one `Convert`.
     pub(super) fn conv_lanes(&mut self, x: Expr, s: ScalarType, pre: &mut Vec<Stmt>) -> Expr {
-        let Some((xs, n)) = shape(&x.ty) else {
+        let Some((xs, n)) = Type::vector_shape(&x.ty) else {
             return x;
         };
         if n == 1 || xs == s {

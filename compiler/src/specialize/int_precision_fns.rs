@@ -3,7 +3,6 @@
 //! conversions the implicit forms (`buf[i]`, `buf[i] = v`) produce, which the integer pass
 //! then lowers like any other.
 
-use super::int_precision::shape;
 use super::precision_codec::{bin, mk, Builder};
 use crate::diagnostics::Span;
 use crate::ir::{
@@ -62,7 +61,7 @@ fn store(base: &Expr, index: Expr, value: Expr, span: Span) -> Stmt {
 
 /// Lane `k` of a vector expression.
 fn lane(v: &Expr, k: u8) -> Expr {
-    let s = shape(&v.ty).map_or(ScalarType::U32, |(s, _)| s);
+    let s = Type::vector_shape(&v.ty).map_or(ScalarType::U32, |(s, _)| s);
     mk(
         ExprKind::Swizzle(Box::new(v.clone()), vec![k]),
         Type::Scalar(s),
@@ -96,7 +95,7 @@ pub(super) fn desugar_expr(
             let mut pre = Vec::new();
             let i = b.bind(i.clone(), &mut pre);
             let (x, y) = (read(buf, i.clone()), read(buf, next(&i)));
-            let s = shape(&x.ty).map_or(ScalarType::Aint16, |(s, _)| s);
+            let s = Type::vector_shape(&x.ty).map_or(ScalarType::Aint16, |(s, _)| s);
             let pair = mk(ExprKind::Construct(vec![x, y]), Type::Vector(s, 2), span);
             if pre.is_empty() {
                 pair
@@ -141,7 +140,7 @@ pub(super) fn desugar_stmt(
                     to(e, t)
                 })
                 .collect();
-            let s = shape(&lanes[0].ty).map_or(ScalarType::Aint8, |(s, _)| s);
+            let s = Type::vector_shape(&lanes[0].ty).map_or(ScalarType::Aint8, |(s, _)| s);
             let v = mk(ExprKind::Construct(lanes), Type::Vector(s, 4), span);
             out.push(store(dst, i.clone(), v, span));
         }

@@ -52,11 +52,26 @@ pub fn specialize<'m>(
     let mut out = Cow::Borrowed(module);
     device::specialize_queries(&mut out, target);
     // After the queries, so that dead branches are gone before types are chosen.
-    if precision::uses_float_precision(&out) {
+    if device_code_mentions(&out, ir::ScalarType::is_float_precision) {
         precision::specialize_float(out.to_mut(), &target.precision)?;
     }
-    if int_precision::uses_int_precision(&out) {
+    if device_code_mentions(&out, ir::ScalarType::is_int_precision) {
         int_precision::specialize_int(out.to_mut(), &target.precision)?;
     }
     Ok(out)
+}
+
+/// Whether a kernel or device helper of `module` uses a type of the precision `family`
+/// (in a local, its return type or any expression); host functions do not count.
+fn device_code_mentions(module: &ir::Module, family: fn(ir::ScalarType) -> bool) -> bool {
+    let mentions = |t: &ir::Type| t.mentions_scalar(family);
+    module
+        .functions
+        .iter()
+        .filter(|f| f.kind != ir::FunctionKind::Host)
+        .any(|f| {
+            f.locals.iter().any(|l| mentions(&l.ty))
+                || mentions(&f.return_type)
+                || ir::visit::find_expr(&f.body, &|e| mentions(&e.ty)).is_some()
+        })
 }

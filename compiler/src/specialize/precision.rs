@@ -39,7 +39,8 @@
 //! [`super::specialize`] after this one, and may reuse [`precision_codec::Builder`]
 //! (`bind`, `temp`, and the compare-exchange store pattern of `packed_store`, which takes the
 //! word index and shift; 8-bit lanes need `i >> 2` and `(i & 3) << 3`). This pass leaves
-//! every integer precision type untouched, and `uses_float_precision` ignores them.
+//! every integer precision type untouched, and `device_code_mentions` does not count them
+//! for this pass.
 //!
 //! [`precision_codec::Builder`]: super::precision_codec::Builder
 
@@ -125,37 +126,9 @@ impl Forms {
     }
 }
 
-/// `(sfp-family lane type, lanes)` of a scalar or vector type.
-fn shape(t: &Type) -> Option<(ScalarType, u8)> {
-    match t {
-        Type::Scalar(s) => Some((*s, 1)),
-        Type::Vector(s, n) => Some((*s, *n)),
-        _ => None,
-    }
-}
-
 /// Whether `t` mentions `sfp`, `afp` or `lfp`.
 fn mentions(t: &Type) -> bool {
-    match t {
-        Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) => {
-            matches!(s, ScalarType::Sfp | ScalarType::Afp | ScalarType::Lfp)
-        }
-        Type::Buffer(e) | Type::Shared(e) | Type::Array(e) => mentions(e),
-        _ => false,
-    }
-}
-
-/// Whether any device function of `module` uses a float precision type.
-pub(super) fn uses_float_precision(module: &ir::Module) -> bool {
-    module
-        .functions
-        .iter()
-        .filter(|f| f.kind != ir::FunctionKind::Host)
-        .any(|f| f.locals.iter().any(|l| mentions(&l.ty)) || mentions(&f.return_type))
-        || module.functions.iter().any(|f| {
-            f.kind != ir::FunctionKind::Host
-                && ir::visit::find_expr(&f.body, &|e| mentions(&e.ty)).is_some()
-        })
+    t.mentions_scalar(ScalarType::is_float_precision)
 }
 
 /// Specializes every kernel and device helper of `module` for `v`. Host functions keep the
@@ -363,7 +336,7 @@ impl Lower<'_, '_> {
     /// A constant of a possibly symbolic type.
     fn constant(&mut self, c: Constant, ty: &Type, span: Span) -> Expr {
         let mapped = self.forms.map_type(ty);
-        match (c, shape(ty)) {
+        match (c, Type::vector_shape(ty)) {
             (Constant::Float(f), Some((ScalarType::Sfp | ScalarType::Lfp, 1))) => {
                 // Through float32 and the ordinary encoding (a packed `sfp` constant is bits).
                 let f32c = Expr::constant(
@@ -390,7 +363,7 @@ impl Lower<'_, '_> {
     /// `Convert(inner) : to` with symbolic types.
     fn convert(&mut self, inner: Expr, to: &Type, pre: &mut Vec<Stmt>) -> Expr {
         let from = inner.ty.clone();
-        let (fs, ts) = (shape(&from), shape(to));
+        let (fs, ts) = (Type::vector_shape(&from), Type::vector_shape(to));
         // sfp → afp → sfp (or the same through lfp): a copy of the bits.
         if let (Some((ScalarType::Sfp, _)), ExprKind::Convert(x)) = (ts, &inner.kind) {
             if x.ty == *to {
@@ -408,8 +381,8 @@ impl Lower<'_, '_> {
 
     /// Converts the already lowered `x` (whose symbolic lane type was `fs`) to symbolic `to`.
     fn convert_lowered(&mut self, x: Expr, fs: ScalarType, to: &Type, pre: &mut Vec<Stmt>) -> Expr {
-        let n = shape(to).map_or(1, |(_, n)| n);
-        let ts = shape(to).map_or(ScalarType::F32, |(s, _)| s);
+        let n = Type::vector_shape(to).map_or(1, |(_, n)| n);
+        let ts = Type::vector_shape(to).map_or(ScalarType::F32, |(s, _)| s);
         let storage = self.forms.storage;
         // Decode `sfp` to float lanes first.
         let x = if fs == ScalarType::Sfp && ts != ScalarType::Sfp {
