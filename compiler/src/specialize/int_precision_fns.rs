@@ -3,19 +3,9 @@
 //! conversions the implicit forms (`buf[i]`, `buf[i] = v`) produce, which the integer pass
 //! then lowers like any other.
 
-use super::precision_codec::{bin, mk, Builder};
+use super::precision_codec::{bin, conv, elem_type, index_load, index_store, lane, mk, Builder};
 use crate::diagnostics::Span;
-use crate::ir::{
-    BinaryOp, Constant, Expr, ExprKind, IntPrecisionFn, Place, ScalarType, Stmt, Type,
-};
-
-/// The element type of a buffer expression.
-fn elem(e: &Expr) -> Type {
-    match &e.ty {
-        Type::Buffer(t) | Type::Shared(t) => (**t).clone(),
-        other => other.clone(),
-    }
-}
+use crate::ir::{BinaryOp, Constant, Expr, ExprKind, IntPrecisionFn, ScalarType, Stmt, Type};
 
 /// The arithmetic type an element of type `t` reads as (`sint8` → `aint8` …).
 fn arith(t: &Type) -> Type {
@@ -27,46 +17,17 @@ fn arith(t: &Type) -> Type {
     }
 }
 
-/// `base[index]`, raw.
-fn load(base: &Expr, index: Expr) -> Expr {
-    let span = index.span;
-    let place = Place::Index {
-        base: Box::new(base.clone()),
-        index: Box::new(index),
-    };
-    mk(ExprKind::Load(place), elem(base), span)
-}
-
-/// `e` as type `t` (a symbolic `Convert`).
-fn to(e: Expr, t: Type) -> Expr {
-    if e.ty == t {
-        return e;
-    }
-    let span = e.span;
-    mk(ExprKind::Convert(Box::new(e)), t, span)
-}
-
 /// `base[index] = value` (value converted to the element type).
 fn store(base: &Expr, index: Expr, value: Expr, span: Span) -> Stmt {
-    let value = to(value, elem(base));
-    Stmt::Store {
-        place: Place::Index {
-            base: Box::new(base.clone()),
-            index: Box::new(index),
-        },
-        value,
-        span,
-    }
+    let value = conv(value, &elem_type(base));
+    index_store(base, index, value, span)
 }
 
-/// Lane `k` of a vector expression.
-fn lane(v: &Expr, k: u8) -> Expr {
-    let s = Type::vector_shape(&v.ty).map_or(ScalarType::U32, |(s, _)| s);
-    mk(
-        ExprKind::Swizzle(Box::new(v.clone()), vec![k]),
-        Type::Scalar(s),
-        v.span,
-    )
+/// `base[index]` read as its arithmetic type (`sint8` → `aint8` …).
+fn read(base: &Expr, index: Expr) -> Expr {
+    let e = index_load(base, index);
+    let t = arith(&e.ty);
+    conv(e, &t)
 }
 
 /// `i + 1` in the type of `i`.
@@ -83,14 +44,9 @@ pub(super) fn desugar_expr(
     args: &[Expr],
     span: Span,
 ) -> Option<Expr> {
-    let read = |buf: &Expr, i: Expr| {
-        let e = load(buf, i);
-        let t = arith(&e.ty);
-        to(e, t)
-    };
     Some(match (f, args) {
         (IntPrecisionFn::Ld, [buf, i]) => read(buf, i.clone()),
-        (IntPrecisionFn::Sm, [buf, i]) => load(buf, i.clone()),
+        (IntPrecisionFn::Sm, [buf, i]) => index_load(buf, i.clone()),
         (IntPrecisionFn::Ld2, [buf, i]) => {
             let mut pre = Vec::new();
             let i = b.bind(i.clone(), &mut pre);
@@ -129,26 +85,18 @@ pub(super) fn desugar_stmt(
             out.push(store(buf, next(&i), lane(&v, 1), span));
         }
         (IntPrecisionFn::Cp, [dst, i, src, j]) => {
-            out.push(store(dst, i.clone(), load(src, j.clone()), span));
+            out.push(store(dst, i.clone(), index_load(src, j.clone()), span));
         }
         (IntPrecisionFn::Cp1to4, [dst, i, src, j]) => {
             let j = b.bind(j.clone(), &mut out);
-            let lanes: Vec<Expr> = (0..4)
-                .map(|k| {
-                    let e = load(src, lane(&j, k));
-                    let t = arith(&e.ty);
-                    to(e, t)
-                })
-                .collect();
+            let lanes: Vec<Expr> = (0..4).map(|k| read(src, lane(&j, k))).collect();
             let s = Type::vector_shape(&lanes[0].ty).map_or(ScalarType::Aint8, |(s, _)| s);
             let v = mk(ExprKind::Construct(lanes), Type::Vector(s, 4), span);
             out.push(store(dst, i.clone(), v, span));
         }
         (IntPrecisionFn::Cp4to1, [dst, i, src, j]) => {
             let i = b.bind(i.clone(), &mut out);
-            let e = load(src, j.clone());
-            let t = arith(&e.ty);
-            let v = b.bind(to(e, t), &mut out);
+            let v = b.bind(read(src, j.clone()), &mut out);
             for k in 0..4 {
                 out.push(store(dst, lane(&i, k), lane(&v, k), span));
             }

@@ -66,8 +66,38 @@ pub(super) fn conv(e: Expr, to: &Type) -> Expr {
     mk(ExprKind::Convert(Box::new(e)), to.clone(), span)
 }
 
+/// The element type of a buffer or shared-array expression.
+pub(super) fn elem_type(e: &Expr) -> Type {
+    match &e.ty {
+        Type::Buffer(t) | Type::Shared(t) => (**t).clone(),
+        other => other.clone(),
+    }
+}
+
+/// `base[index]` as a symbolic load of the element type.
+pub(super) fn index_load(base: &Expr, index: Expr) -> Expr {
+    let span = index.span;
+    let place = Place::Index {
+        base: Box::new(base.clone()),
+        index: Box::new(index),
+    };
+    mk(ExprKind::Load(place), elem_type(base), span)
+}
+
+/// `base[index] = value` (`value` already of the element type).
+pub(super) fn index_store(base: &Expr, index: Expr, value: Expr, span: Span) -> Stmt {
+    Stmt::Store {
+        place: Place::Index {
+            base: Box::new(base.clone()),
+            index: Box::new(index),
+        },
+        value,
+        span,
+    }
+}
+
 /// Lane `k` of a vector expression.
-fn lane(e: &Expr, k: u8) -> Expr {
+pub(super) fn lane(e: &Expr, k: u8) -> Expr {
     let s = e.ty.elem_scalar().unwrap_or(F32);
     mk(
         ExprKind::Swizzle(Box::new(e.clone()), vec![k]),
