@@ -7,9 +7,7 @@ use cajeta_runtime::*;
 #[test]
 fn fill_with_partial_last_block_is_exact() {
     let Some(ctx) = context() else { return };
-    let kernel = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
+    let kernel = fill_kernel(&ctx);
     let len = 1000u32;
     let n = 997u32; // not a multiple of the block
     let buf = ctx.create_buffer(4 * u64::from(len)).unwrap();
@@ -54,9 +52,7 @@ fn fill_with_partial_last_block_is_exact() {
 #[test]
 fn launches_on_unrelated_buffers_need_no_barrier() {
     let Some(ctx) = context() else { return };
-    let kernel = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
+    let kernel = fill_kernel(&ctx);
     let a = ctx.create_buffer(256).unwrap();
     let b = ctx.create_buffer(256).unwrap();
     let s = ctx.default_stream();
@@ -87,12 +83,8 @@ fn launches_on_unrelated_buffers_need_no_barrier() {
 #[test]
 fn write_after_read_is_logged() {
     let Some(ctx) = context() else { return };
-    let fill = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
-    let add1 = ctx
-        .load_kernel(&assemble(ADD1), &add1_reflection())
-        .unwrap();
+    let fill = fill_kernel(&ctx);
+    let add1 = add1_kernel(&ctx);
     let n = 100u32;
     let x = ctx.create_buffer(4 * u64::from(n)).unwrap();
     let y = ctx.create_buffer(4 * u64::from(n)).unwrap();
@@ -147,9 +139,7 @@ fn write_after_read_is_logged() {
 #[test]
 fn pipelines_are_cached_per_block() {
     let Some(ctx) = context() else { return };
-    let kernel = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
+    let kernel = fill_kernel(&ctx);
     let buf = ctx.create_buffer(4 * 256).unwrap();
     let s = ctx.default_stream();
     let args = [KernelArg::Buffer(&buf), u32arg(256), u32arg(0)];
@@ -172,9 +162,7 @@ fn dropping_resources_in_flight_is_safe() {
     let Some(ctx) = validated_context().or_else(context) else {
         return;
     };
-    let kernel = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
+    let kernel = fill_kernel(&ctx);
     let s = ctx.default_stream();
     let cfg = LaunchConfig::new([16, 1, 1], [64, 1, 1]);
     let buf = ctx.create_buffer(4 * 1024).unwrap();
@@ -221,9 +209,7 @@ fn dropping_resources_in_flight_is_safe() {
 #[test]
 fn stream_outlives_context() {
     let Some(ctx) = context() else { return };
-    let kernel = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
+    let kernel = fill_kernel(&ctx);
     let buf = ctx.create_buffer(256).unwrap();
     let s = ctx.default_stream();
     drop(ctx);
@@ -241,9 +227,7 @@ fn stream_outlives_context() {
 #[test]
 fn many_launches_grow_descriptor_pools() {
     let Some(ctx) = context() else { return };
-    let kernel = ctx
-        .load_kernel(&assemble(ADD1), &add1_reflection())
-        .unwrap();
+    let kernel = add1_kernel(&ctx);
     // A chain over 151 distinct buffers: every launch binds a new pair, so every launch needs
     // its own descriptor set, more than one pool holds. (Launches binding the same pair again
     // within a batch share one set.)

@@ -6,6 +6,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use cajeta_runtime::*;
 
@@ -355,6 +356,20 @@ pub fn add1_reflection() -> Reflection {
             Param::Push("n", "uint32"),
         ],
     )
+}
+
+/// [`FILL`] loaded on `ctx` (assembled once per test process).
+pub fn fill_kernel(ctx: &Context) -> Kernel {
+    static WORDS: OnceLock<Vec<u32>> = OnceLock::new();
+    ctx.load_kernel(WORDS.get_or_init(|| assemble(FILL)), &fill_reflection())
+        .unwrap()
+}
+
+/// [`ADD1`] loaded on `ctx` (assembled once per test process).
+pub fn add1_kernel(ctx: &Context) -> Kernel {
+    static WORDS: OnceLock<Vec<u32>> = OnceLock::new();
+    ctx.load_kernel(WORDS.get_or_init(|| assemble(ADD1)), &add1_reflection())
+        .unwrap()
 }
 
 /// The shared head of the two image kernels; `{NAME}` and `{READ}` are filled in.

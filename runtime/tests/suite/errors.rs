@@ -14,9 +14,7 @@ fn launch_err(r: Result<CommandId>) -> String {
 #[test]
 fn argument_errors_name_the_parameter_and_leave_the_stream_usable() {
     let Some(ctx) = context() else { return };
-    let kernel = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
+    let kernel = fill_kernel(&ctx);
     let buf = ctx.create_buffer(400).unwrap();
     let s = ctx.default_stream();
     let cfg = LaunchConfig::new([2, 1, 1], [64, 1, 1]);
@@ -97,9 +95,7 @@ fn argument_errors_name_the_parameter_and_leave_the_stream_usable() {
 #[test]
 fn limits_are_checked_and_named() {
     let Some(ctx) = context() else { return };
-    let kernel = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
+    let kernel = fill_kernel(&ctx);
     let buf = ctx.create_buffer(256).unwrap();
     let s = ctx.default_stream();
     let args = [KernelArg::Buffer(&buf), u32arg(64), u32arg(0)];

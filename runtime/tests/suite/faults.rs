@@ -23,9 +23,7 @@ fn still_works(ctx: &Context, fill: &Kernel) {
 #[test]
 fn allocation_larger_than_the_heap_is_an_error_and_the_process_continues() {
     let Some(ctx) = context() else { return };
-    let fill = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
+    let fill = fill_kernel(&ctx);
     let heap = ctx.device_local_heap_bytes();
     assert!(heap > 0);
     let too_big = heap + (1 << 30);
@@ -61,9 +59,7 @@ fn allocation_larger_than_the_heap_is_an_error_and_the_process_continues() {
 #[test]
 fn a_launch_missing_an_argument_is_an_error_naming_the_parameters() {
     let Some(ctx) = context() else { return };
-    let fill = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
+    let fill = fill_kernel(&ctx);
     let buf = ctx.create_buffer(256).unwrap();
     let s = ctx.default_stream();
     let err = s
@@ -89,12 +85,8 @@ fn resources_dropped_while_a_launch_is_in_flight_are_released_after_it() {
     let n = 1 << 16;
     let keep = ctx.create_buffer(4 * n).unwrap();
     {
-        let fill = ctx
-            .load_kernel(&assemble(FILL), &fill_reflection())
-            .unwrap();
-        let add1 = ctx
-            .load_kernel(&assemble(ADD1), &add1_reflection())
-            .unwrap();
+        let fill = fill_kernel(&ctx);
+        let add1 = add1_kernel(&ctx);
         let tmp = ctx.create_buffer(4 * n).unwrap();
         let tex = ctx
             .create_texture(TextureDesc::d2(64, 64, ImageFormat::R32Float))

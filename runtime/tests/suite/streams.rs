@@ -9,12 +9,8 @@ fn two_streams_ordered_by_an_event_give_exact_results() {
     let Some(ctx) = validated_context().or_else(context) else {
         return;
     };
-    let fill = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
-    let add1 = ctx
-        .load_kernel(&assemble(ADD1), &add1_reflection())
-        .unwrap();
+    let fill = fill_kernel(&ctx);
+    let add1 = add1_kernel(&ctx);
     let n = 4096u32;
     let a = ctx.create_buffer(4 * u64::from(n)).unwrap();
     let b = ctx.create_buffer(4 * u64::from(n)).unwrap();
@@ -67,9 +63,7 @@ fn profiling_times_every_launch_and_transfer() {
         eprintln!("notice: the device's compute queue has no timestamps; profiling not tested");
         return;
     }
-    let fill = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
+    let fill = fill_kernel(&ctx);
     let buf = ctx.create_buffer(4 * 1024).unwrap();
     let s = ctx.default_stream();
     s.upload_buffer(&buf, &vec![0u8; 4096]).unwrap();
@@ -114,9 +108,7 @@ fn span_profiling_times_whole_submissions_only() {
         eprintln!("notice: the device's compute queue has no timestamps; profiling not tested");
         return;
     }
-    let fill = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
+    let fill = fill_kernel(&ctx);
     let buf = ctx.create_buffer(4 * 1024).unwrap();
     let s = ctx.default_stream();
     let mut spans = Vec::new();
@@ -154,9 +146,7 @@ fn consecutive_launches_use_their_own_arguments() {
     let Some(ctx) = context_with(ContextOptions::from_env()) else {
         return;
     };
-    let fill = ctx
-        .load_kernel(&assemble(FILL), &fill_reflection())
-        .unwrap();
+    let fill = fill_kernel(&ctx);
     let [a, b, c] = [0; 3].map(|_| ctx.create_buffer(4 * 1024).unwrap());
     let s = ctx.default_stream();
     let cfg = LaunchConfig::new([16, 1, 1], [64, 1, 1]);
@@ -210,9 +200,7 @@ fn the_pipeline_cache_is_saved_and_reloaded() {
     };
     let run = || {
         let ctx = context_with(opts.clone())?;
-        let fill = ctx
-            .load_kernel(&assemble(FILL), &fill_reflection())
-            .unwrap();
+        let fill = fill_kernel(&ctx);
         let buf = ctx.create_buffer(256).unwrap();
         let s = ctx.default_stream();
         s.launch(
@@ -252,9 +240,7 @@ fn uploads_into_host_visible_buffers_are_direct_and_exact() {
     let Some(ctx) = context_with(ContextOptions::from_env()) else {
         return;
     };
-    let add1 = ctx
-        .load_kernel(&assemble(ADD1), &add1_reflection())
-        .unwrap();
+    let add1 = add1_kernel(&ctx);
     let n = 1000u32;
     let x = ctx.create_buffer(4 * u64::from(n)).unwrap();
     let y = ctx.create_buffer(4 * u64::from(n)).unwrap();
