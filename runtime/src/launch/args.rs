@@ -80,24 +80,12 @@ impl ScalarValue {
     /// Little-endian bytes as the push-constant block holds them (boolean as a 4-byte 0/1,
     /// the SPIR-V representation of a boolean in a block).
     pub fn to_le_bytes(&self) -> Vec<u8> {
-        match *self {
-            ScalarValue::Bool(b) => u32::from(b).to_le_bytes().to_vec(),
-            ScalarValue::I8(v) => v.to_le_bytes().to_vec(),
-            ScalarValue::I16(v) => v.to_le_bytes().to_vec(),
-            ScalarValue::I32(v) => v.to_le_bytes().to_vec(),
-            ScalarValue::I64(v) => v.to_le_bytes().to_vec(),
-            ScalarValue::U8(v) => v.to_le_bytes().to_vec(),
-            ScalarValue::U16(v) => v.to_le_bytes().to_vec(),
-            ScalarValue::U32(v) => v.to_le_bytes().to_vec(),
-            ScalarValue::U64(v) => v.to_le_bytes().to_vec(),
-            ScalarValue::F32(v) => v.to_le_bytes().to_vec(),
-            ScalarValue::F64(v) => v.to_le_bytes().to_vec(),
-        }
+        let mut bytes = [0u8; 8];
+        let len = self.write_le(&mut bytes);
+        bytes[..len].to_vec()
     }
-}
 
-impl ScalarValue {
-    /// Writes [`ScalarValue::to_le_bytes`] into `out` without allocating; returns the length.
+    /// Writes those bytes into `out` without allocating; returns how many.
     pub(super) fn write_le(&self, out: &mut [u8; 8]) -> usize {
         fn put<const N: usize>(out: &mut [u8; 8], b: [u8; N]) -> usize {
             out[..N].copy_from_slice(&b);
@@ -203,5 +191,19 @@ impl KernelArg<'_> {
             KernelArg::Scalar(v) => format!("a {} value", v.type_name()),
             KernelArg::Bytes(b) => format!("{} raw bytes", b.len()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ScalarValue;
+
+    #[test]
+    fn scalars_become_their_push_constant_bytes() {
+        assert_eq!(ScalarValue::Bool(true).to_le_bytes(), [1, 0, 0, 0]);
+        assert_eq!(ScalarValue::I8(-2).to_le_bytes(), [0xFE]);
+        assert_eq!(ScalarValue::U16(0x1234).to_le_bytes(), [0x34, 0x12]);
+        assert_eq!(ScalarValue::F32(1.0).to_le_bytes(), 1.0f32.to_le_bytes());
+        assert_eq!(ScalarValue::I64(-1).to_le_bytes(), [0xFF; 8]);
     }
 }
