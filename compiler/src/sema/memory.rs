@@ -382,18 +382,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     args[1] = super::expr::convert(i, ScalarType::U32);
                 }
                 let elem = match &args[0].ty {
-                    Type::Buffer(e) => match e.as_scalar() {
-                        Some(s) => s,
-                        None => {
-                            let t = args[0].ty.clone();
-                            return self.error(Diagnostic::error(
-                                Code::TypeMismatch,
-                                span,
-                                format!("atomics need scalar elements, found {t}"),
-                            ));
-                        }
-                    },
-                    Type::Shared(e) => match e.as_scalar() {
+                    Type::Buffer(e) | Type::Shared(e) => match e.as_scalar() {
                         Some(s) => s,
                         None => {
                             let t = args[0].ty.clone();
