@@ -64,6 +64,9 @@ codes! {
     MissingDeviceFeature = 0030, "a kernel needs a feature the target device profile lacks";
     UnknownDeviceName = 0040, "an unknown feature, or a malformed extension name, in a `Device.*` query";
     InvalidPsc = 0041, "`psc(p)` on something that is not a scalar kernel parameter";
+    NestingTooDeep = 0042, "expressions, statements or types nested deeper than the compiler's limit";
+    NameTooLong = 0043, "an identifier longer than the compiler's limit";
+    TooManyErrors = 0044, "compilation stopped after too many errors";
 }
 
 impl fmt::Display for Code {

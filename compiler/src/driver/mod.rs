@@ -25,6 +25,28 @@ pub fn frontend(
     sources: &mut SourceMap,
     files: &[(String, String)],
 ) -> Result<ir::Module, Vec<Diagnostic>> {
+    with_stage_stack(|| frontend_on_this_stack(sources, files))
+}
+
+/// Stack the recursive stages need below the caller's frame before they run on the caller's
+/// stack. The parser keeps trees at most `MAX_NESTING` levels deep, and the deepest stage
+/// then takes about 3 MiB in an unoptimized build (a test thread has 2 MiB): below this much
+/// room, the stage runs on a fresh stack instead.
+const STAGE_RED_ZONE: usize = 8 << 20;
+
+/// The size of that fresh stack (reserved address space: only the pages used are touched).
+const STAGE_STACK: usize = 64 << 20;
+
+/// Runs `f` with at least [`STAGE_RED_ZONE`] of stack, on a fresh stack if need be, so that
+/// deep (but accepted) programs never overflow the caller's thread, whatever its stack size.
+pub fn with_stage_stack<T>(f: impl FnOnce() -> T) -> T {
+    stacker::maybe_grow(STAGE_RED_ZONE, STAGE_STACK, f)
+}
+
+fn frontend_on_this_stack(
+    sources: &mut SourceMap,
+    files: &[(String, String)],
+) -> Result<ir::Module, Vec<Diagnostic>> {
     let ids: Vec<_> = STDLIB_FILES
         .iter()
         .map(|(name, text)| sources.add(format!("<stdlib>/{name}"), *text))
@@ -81,6 +103,14 @@ fn parse_stdlib(
 
 /// Compiles every kernel (or only `only`, by name) to SPIR-V.
 pub fn compile_kernels(
+    module: &ir::Module,
+    options: &SpirvOptions,
+    only: Option<&str>,
+) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
+    with_stage_stack(|| compile_kernels_on_this_stack(module, options, only))
+}
+
+fn compile_kernels_on_this_stack(
     module: &ir::Module,
     options: &SpirvOptions,
     only: Option<&str>,

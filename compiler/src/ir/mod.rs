@@ -11,6 +11,7 @@
 //! backend compiles kernels (and the helpers they call), the host interpreter runs host
 //! methods.
 
+pub mod const_fold;
 mod device;
 mod int_precision;
 mod intrinsic;

@@ -8,8 +8,40 @@ use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, BinaryOp, Constant, ExprKind, HostOp, Place, ScalarType, Type};
 use crate::syntax::ast::{self, BinOp, UnOp};
 
-/// Whether an expression is an unsuffixed literal, whose type comes from context.
+/// Whether an expression's type comes from its context: an unsuffixed literal, or an
+/// operator expression made only of literals (whose constant value then takes the context's
+/// type where it fits, like a literal: see `literal_compound`).
 pub fn is_context_literal(e: &ast::Expr) -> bool {
+    is_bare_literal(e) || is_literal_compound(e)
+}
+
+/// Whether `e` is an operator expression made only of literals (`7 / 2`, `~7`, `-1 - 5`,
+/// `6 == 0 ? 1 : 6`). SPEC §3 types such an expression on its own (an unsuffixed integer
+/// literal alone is `int32`), so the context's type must not reach its literals.
+pub fn is_literal_compound(e: &ast::Expr) -> bool {
+    matches!(
+        e.kind,
+        ast::ExprKind::Unary(..) | ast::ExprKind::Binary(..) | ast::ExprKind::Conditional(..)
+    ) && !is_bare_literal(e)
+        && literal_only(e)
+}
+
+fn literal_only(e: &ast::Expr) -> bool {
+    match &e.kind {
+        ast::ExprKind::Int(_) | ast::ExprKind::Float(_) | ast::ExprKind::Bool(_) => true,
+        ast::ExprKind::Unary(UnOp::Neg | UnOp::Plus | UnOp::BitNot | UnOp::Not, a) => {
+            literal_only(a)
+        }
+        ast::ExprKind::Binary(_, a, b) => literal_only(a) && literal_only(b),
+        ast::ExprKind::Conditional(c, a, b) => {
+            literal_only(c) && literal_only(a) && literal_only(b)
+        }
+        _ => false,
+    }
+}
+
+/// An unsuffixed literal, possibly signed.
+fn is_bare_literal(e: &ast::Expr) -> bool {
     match &e.kind {
         ast::ExprKind::Int(t) => !t.ends_with(['l', 'L']),
         ast::ExprKind::Float(t) => {
@@ -17,7 +49,7 @@ pub fn is_context_literal(e: &ast::Expr) -> bool {
             let last = t.chars().last().unwrap_or(' ');
             !(matches!(last, 'f' | 'F' | 'd' | 'D' | 'h' | 'H') && (!hex || t.contains(['p', 'P'])))
         }
-        ast::ExprKind::Unary(UnOp::Neg | UnOp::Plus, inner) => is_context_literal(inner),
+        ast::ExprKind::Unary(UnOp::Neg | UnOp::Plus, inner) => is_bare_literal(inner),
         _ => false,
     }
 }
@@ -142,6 +174,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
 
     /// Checks an expression; `hint` types unsuffixed literals.
     pub fn expr(&mut self, e: &ast::Expr, hint: Option<&Type>) -> R<ir::Expr> {
+        if is_literal_compound(e) {
+            return self.literal_compound(e, hint);
+        }
+        self.expr_form(e, hint)
+    }
+
+    /// Checks an expression by its form (`expr` less the literal-compound rule).
+    pub(super) fn expr_form(&mut self, e: &ast::Expr, hint: Option<&Type>) -> R<ir::Expr> {
         let span = e.span;
         match &e.kind {
             ast::ExprKind::Int(text) => self.int_literal(text, false, hint, span),
@@ -270,7 +310,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             .iter()
             .filter(|l| !l.name.starts_with('$'))
             .map(|l| l.name.clone())
-            .find(|n| n.to_lowercase() == lower || (n.len() > 2 && edit_distance(n, name) == 1))
+            .find(|n| {
+                // Edit distance 1 needs lengths within 1 of each other; checking that first
+                // keeps a long unknown name from costing a quadratic comparison per local.
+                n.to_lowercase() == lower
+                    || (n.len() > 2
+                        && n.len().abs_diff(name.len()) <= 1
+                        && edit_distance(n, name) == 1)
+            })
     }
 
     pub(super) fn field_expr(
@@ -319,7 +366,7 @@ pub fn convert(v: ir::Expr, to: ScalarType) -> ir::Expr {
     }
     let span = v.span;
     if let (ExprKind::Const(c), Type::Scalar(from)) = (&v.kind, &v.ty) {
-        if let Some(folded) = super::fold::convert_constant(*c, *from, to) {
+        if let Some(folded) = crate::ir::const_fold::convert_constant(*c, *from, to) {
             return ir::Expr::constant(folded, Type::Scalar(to), span);
         }
     }

@@ -134,44 +134,10 @@ fn parse_hex_float(body: &str) -> Option<f64> {
     Some(value * 2f64.powi(e))
 }
 
-/// Rounds a value to the precision of a float type (round to nearest even).
-pub fn round_to_float(ty: ScalarType, v: f64) -> f64 {
-    match ty {
-        ScalarType::F32 => v as f32 as f64,
-        ScalarType::F16 => round_to_bits(v, 11, -14, 15),
-        ScalarType::BF16 => round_to_bits(v as f32 as f64, 8, -126, 127),
-        _ => v,
-    }
-}
-
-/// Rounds to a binary format with `precision` significand bits and the given exponent range.
-fn round_to_bits(v: f64, precision: i32, min_exp: i32, max_exp: i32) -> f64 {
-    if !v.is_finite() || v == 0.0 {
-        return v;
-    }
-    let exp = v.abs().log2().floor() as i32;
-    // Subnormals keep the quantum of the smallest normal exponent.
-    let e = exp.max(min_exp);
-    let quantum = 2f64.powi(e - (precision - 1));
-    let q = v / quantum;
-    let r = q.round();
-    let rounded = if (q - q.trunc()).abs() == 0.5 {
-        // Ties to even.
-        (q / 2.0).round() * 2.0
-    } else {
-        r
-    } * quantum;
-    let max = (2.0 - 2f64.powi(1 - precision)) * 2f64.powi(max_exp);
-    if rounded.abs() > max {
-        v.signum() * f64::INFINITY
-    } else {
-        rounded
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::const_fold::round_to_float;
 
     #[test]
     fn integer_forms() {

@@ -3,7 +3,7 @@
 //! `names` collects declarations (user classes and the stdlib's `@Intrinsic` methods),
 //! `body` checks statements (scopes, loops, definite assignment, reachability), `expr`
 //! and `calls` check expressions, `conversions` and `literals` hold the pure typing rules
-//! of SPEC §3/§4, and `fold` folds constant conversions. The result carries every implicit
+//! of SPEC §3/§4, and `ir::const_fold` folds constants. The result carries every implicit
 //! conversion explicitly, so backends never re-run type rules.
 
 mod assign;
@@ -12,7 +12,6 @@ mod calls;
 mod conversions;
 mod device;
 mod expr;
-pub(crate) mod fold;
 mod hostio;
 mod int_precision;
 mod launch;
@@ -30,8 +29,7 @@ mod vector;
 mod vector_buffer;
 mod vector_ops;
 
-pub use fold::float_to_int;
-pub use literals::round_to_float;
+pub use crate::ir::const_fold::{float_to_int, round_to_float};
 
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, FunctionId, FunctionKind, Type};

@@ -26,7 +26,12 @@ fn ident(name: &str, span: Span) -> Ident {
 }
 
 fn expr(kind: ExprKind, span: Span) -> Expr {
-    Expr { kind, span }
+    // The loop's parts come from the parser, so the depth is only bookkeeping here.
+    Expr {
+        kind,
+        span,
+        depth: 1,
+    }
 }
 
 /// `KernelThread.<method>()`.

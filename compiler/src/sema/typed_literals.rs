@@ -1,11 +1,16 @@
 //! Numeric literals typed from context (SPEC §3): an unsuffixed literal takes the type the
-//! surrounding expression asks for, when it fits.
+//! surrounding expression asks for, when it fits. An expression made only of literals is
+//! typed and computed on its own, and its constant value then takes the context's type the
+//! same way.
 
 use super::body::{FnCtx, R};
 use super::expr::*;
-use super::literals::{fit_int, parse_float, parse_int, round_to_float};
+use super::literals::{fit_int, parse_float, parse_int};
 use crate::diagnostics::{Code, Diagnostic, Span};
-use crate::ir::{self, Constant, ScalarType, Type};
+use crate::ir::const_fold::round_to_float;
+use crate::ir::const_fold::{convert_constant, fold_node, FloatArith};
+use crate::ir::{self, Constant, ExprKind, ScalarType, Type};
+use crate::syntax::ast;
 
 impl<'s, 'a> FnCtx<'s, 'a> {
     pub(super) fn int_literal(
@@ -99,4 +104,92 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             span,
         ))
     }
+
+    /// An operator expression made only of literals (`7 / 2`, `~7`, `-1 - 5`): checked
+    /// without the context's type (so `(float32) (7 / 2)` is int32 division, 3.0), folded,
+    /// and its constant then typed like a literal: the context's type where the value fits
+    /// (`uint32 u = 2 + 3;`, `x * (1.0 / 3.0)` with float32 `x`), else its own type, to
+    /// which the context's conversion rules apply (`uint32 u = 0 - 1;` is E0005, a cast
+    /// wraps it).
+    pub(super) fn literal_compound(&mut self, e: &ast::Expr, hint: Option<&Type>) -> R<ir::Expr> {
+        let natural = fold_tree(self.expr_form(e, None)?);
+        let (ExprKind::Const(c), Type::Scalar(from)) = (&natural.kind, &natural.ty) else {
+            return Ok(natural);
+        };
+        let lane_hint = hint.and_then(lane_of).map(Type::Scalar);
+        let to = match lane_hint.as_ref().or(hint) {
+            Some(Type::Scalar(t)) if t != from => *t,
+            _ => return Ok(natural),
+        };
+        Ok(match context_constant(*c, *from, to) {
+            Some(c) => ir::Expr::constant(c, scalar(to), natural.span),
+            None => natural,
+        })
+    }
+}
+
+/// `c` of type `from` as a literal of type `to` would be: an integer whose value fits, a
+/// number rounded to a float type (unless it overflows to infinity).
+fn context_constant(c: Constant, from: ScalarType, to: ScalarType) -> Option<Constant> {
+    match c {
+        Constant::Int(v) if from.is_integer() && to.is_integer() => {
+            let value = if from.is_signed_integer() {
+                let shift = 64 - from.bits();
+                ((v << shift) as i64 >> shift) as i128
+            } else {
+                v as i128
+            };
+            // The integer precision families hold 8 or 16 bits in every variant (SPEC §8).
+            let bits = super::int_precision::value_bits(to).unwrap_or(to.bits());
+            let (min, max) = if to.is_signed_integer() {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            } else {
+                (0, (1i128 << bits) - 1)
+            };
+            if (min..=max).contains(&value) {
+                convert_constant(c, from, to)
+            } else {
+                None
+            }
+        }
+        Constant::Int(_) if from.is_integer() && to.is_float() => convert_constant(c, from, to),
+        Constant::Float(f) if to.is_float() => {
+            let rounded = round_to_float(to, f);
+            (rounded.is_finite() || !f.is_finite()).then_some(Constant::Float(rounded))
+        }
+        _ => None,
+    }
+}
+
+/// Folds an expression made only of literals bottom-up (it is at most the parser's nesting
+/// limit deep). Float arithmetic folds too: such an expression is exact IEEE arithmetic.
+fn fold_tree(mut e: ir::Expr) -> ir::Expr {
+    match &mut e.kind {
+        ExprKind::Unary(_, a) | ExprKind::Convert(a) => {
+            **a = fold_tree(std::mem::replace(&mut **a, placeholder()))
+        }
+        ExprKind::Binary(_, a, b) | ExprKind::LogicalAnd(a, b) | ExprKind::LogicalOr(a, b) => {
+            **a = fold_tree(std::mem::replace(&mut **a, placeholder()));
+            **b = fold_tree(std::mem::replace(&mut **b, placeholder()));
+        }
+        ExprKind::Select {
+            cond,
+            then,
+            otherwise,
+        } => {
+            for x in [cond, then, otherwise] {
+                **x = fold_tree(std::mem::replace(&mut **x, placeholder()));
+            }
+        }
+        _ => {}
+    }
+    fold_node(&e, FloatArith::Fold).unwrap_or(e)
+}
+
+fn placeholder() -> ir::Expr {
+    ir::Expr::constant(
+        Constant::Bool(false),
+        scalar(ScalarType::Bool),
+        crate::diagnostics::Span::new(0, 0, 0),
+    )
 }

@@ -378,6 +378,9 @@ pub struct Expr {
     pub kind: ExprKind,
     /// Where.
     pub span: Span,
+    /// Nesting depth: 1 for a leaf, else one more than the deepest child. Kept by the parser
+    /// (`nesting::NestingGuard`), which refuses trees deeper than `nesting::MAX_NESTING`.
+    pub depth: u32,
 }
 
 /// A named launch option `grid: [..]`, or a plain argument.

@@ -288,6 +288,15 @@ fn unescape(slice: &str) -> String {
     out
 }
 
+/// The longest identifier accepted, in bytes: names become SPIR-V `OpName` strings and the
+/// file names `cajetac build` writes (most file systems allow 255 bytes, and a kernel's
+/// file name adds a suffix such as `.spvasm`).
+pub const MAX_IDENT_LEN: usize = 200;
+
+/// Lexical errors reported before the lexer gives up (a binary file would otherwise give
+/// one diagnostic per byte run).
+pub const MAX_LEX_ERRORS: usize = 50;
+
 /// A token with its byte range, as lalrpop's external-lexer interface wants it.
 pub type Spanned = (usize, Tok, usize);
 
@@ -297,12 +306,39 @@ pub fn lex(file: FileId, source: &str) -> (Vec<Spanned>, Vec<Diagnostic>) {
     // At most about one token per three bytes in the stdlib and the examples: reserving that avoids
     // growing (and copying) the vector a dozen times per file.
     let mut raw = Vec::with_capacity(source.len() / 3 + 16);
-    let mut errors = Vec::new();
+    let mut errors: Vec<Diagnostic> = Vec::new();
     let mut lexer = Tok::lexer(source);
+    // The end of the last invalid run, so that a run of bad bytes is one diagnostic.
+    let mut invalid_end = None;
     while let Some(result) = lexer.next() {
         let range = lexer.span();
         let span = Span::new(file, range.start, range.end);
+        if errors.len() >= MAX_LEX_ERRORS {
+            errors.push(
+                Diagnostic::error(
+                    Code::TooManyErrors,
+                    span,
+                    format!("too many lexical errors: stopped after {MAX_LEX_ERRORS}"),
+                )
+                .with_label("lexing stopped here"),
+            );
+            break;
+        }
+        if !matches!(result, Err(LexError::Invalid)) {
+            invalid_end = None;
+        }
         match result {
+            Ok(Tok::Ident(name)) if name.len() > MAX_IDENT_LEN => errors.push(
+                Diagnostic::error(
+                    Code::NameTooLong,
+                    span,
+                    format!("identifier of {} bytes is too long", name.len()),
+                )
+                .with_label(format!("longer than {MAX_IDENT_LEN} bytes"))
+                .with_note(format!(
+                    "names may have at most {MAX_IDENT_LEN} bytes (they become SPIR-V names and file names)"
+                )),
+            ),
             Ok(tok) => raw.push((range.start, tok, range.end)),
             Err(LexError::UnterminatedComment) => errors.push(
                 Diagnostic::error(
@@ -321,7 +357,15 @@ pub fn lex(file: FileId, source: &str) -> (Vec<Spanned>, Vec<Diagnostic>) {
                 )
                 .with_label("missing closing `\"`"),
             ),
+            Err(LexError::Invalid) if invalid_end == Some(range.start) => {
+                // Extend the run's diagnostic instead of reporting every byte again.
+                if let Some(last) = errors.last_mut() {
+                    last.primary = last.primary.to(span);
+                }
+                invalid_end = Some(range.end);
+            }
             Err(LexError::Invalid) => {
+                invalid_end = Some(range.end);
                 let text: String = source[range.clone()].chars().take(8).collect();
                 let shown = if text.chars().all(|c| c.is_ascii_graphic()) {
                     format!("`{text}`")

@@ -2,6 +2,7 @@
 
 pub mod ast;
 pub mod lexer;
+pub mod nesting;
 mod parse;
 
 #[allow(clippy::all, missing_docs, unused_parens, unused_imports)]

@@ -3,22 +3,31 @@
 use super::ast::SourceFile;
 use super::grammar::SourceFileParser;
 use super::lexer::{lex, Tok};
+use super::nesting::NestingGuard;
 use crate::diagnostics::{Code, Diagnostic, FileId, Span};
 use lalrpop_util::ParseError;
 
 /// Parses one file. Lexer errors are all reported; the parser stops at its first error.
 pub fn parse_file(file: FileId, source: &str) -> Result<SourceFile, Vec<Diagnostic>> {
-    let (tokens, mut errors) = lex(file, source);
+    let (tokens, errors) = lex(file, source);
     if !errors.is_empty() {
         return Err(errors);
     }
-    let parser = SourceFileParser::new();
-    match parser.parse(file, tokens) {
-        Ok(ast) => Ok(ast),
-        Err(e) => {
-            errors.push(parse_error(file, source, e));
-            Err(errors)
-        }
+    run_parser(file, source, tokens)
+}
+
+/// Runs the parser over `tokens`; a tree nested too deeply is an error even when it parses.
+fn run_parser(
+    file: FileId,
+    source: &str,
+    tokens: Vec<(usize, Tok, usize)>,
+) -> Result<SourceFile, Vec<Diagnostic>> {
+    let guard = NestingGuard::new();
+    let parsed = SourceFileParser::new().parse(file, &guard, tokens);
+    match (parsed, guard.diagnostic()) {
+        (_, Some(deep)) => Err(vec![deep]),
+        (Ok(ast), None) => Ok(ast),
+        (Err(e), None) => Err(vec![parse_error(file, source, e)]),
     }
 }
 
@@ -40,10 +49,7 @@ pub fn parse_file_parts(
         }
         tokens.extend(part.into_iter().map(|(s, t, e)| (s + a, t, e + a)));
     }
-    match SourceFileParser::new().parse(file, tokens) {
-        Ok(ast) => Ok(ast),
-        Err(e) => Err(vec![parse_error(file, source, e)]),
-    }
+    run_parser(file, source, tokens)
 }
 
 fn describe(tok: &Tok) -> String {

@@ -5,4 +5,5 @@
 mod cli;
 mod examples;
 mod parse_smoke;
+mod pathological;
 mod vector_host;
