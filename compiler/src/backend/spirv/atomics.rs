@@ -4,13 +4,14 @@
 //! integer elements (a bit view) and every plain access bitcasts.
 
 use rspirv::dr::Operand;
-use rspirv::spirv::{Capability, LoopControl, Op, Word};
+use rspirv::spirv::{Capability, GroupOperation, LoopControl, Op, Word};
 
 use super::function::FnCx;
 use super::memory::{
     order_bits, BUFFER_FLOAT_ADD, SCOPE_DEVICE, SCOPE_WORKGROUP, SEM_ACQUIRE, SEM_ACQ_REL,
     SEM_RELEASE, SEM_UNIFORM_MEMORY, SEM_WORKGROUP_MEMORY, SHARED_FLOAT_ADD,
 };
+use super::wave::SCOPE_SUBGROUP;
 use super::{unsupported, BuildExt, Res};
 use crate::diagnostics::Span;
 use crate::ir::{AtomicOp, Expr, ScalarType, Type};
@@ -53,10 +54,11 @@ impl FnCx<'_, '_> {
         let (recv, index) = (&args[0], &args[1]);
         let order = order_bits(args.get(base))?;
         let shared = matches!(recv.ty, Type::Shared(_));
+        let index = self.expr(index)?;
         let (ptr, elem, storage) = if shared {
-            self.shared_element(recv, index)?
+            self.shared_element_at(recv, index)?
         } else {
-            self.buffer_element(recv, index)?
+            self.buffer_element_at(recv, index)?
         };
         let (scope, class_bit) = if shared {
             (SCOPE_WORKGROUP, SEM_WORKGROUP_MEMORY)
@@ -91,7 +93,8 @@ impl FnCx<'_, '_> {
         if elem.is_float() {
             let fence = (scope, sem);
             let consts = [scope_c, sem_c];
-            return self.float_atomic(op, ptr, elem, storage, value, consts, fence, shared, span);
+            let at = (ptr, index);
+            return self.float_atomic(op, at, elem, storage, value, consts, fence, shared, span);
         }
         let signed = elem.is_signed_integer();
         let opcode = match op {
@@ -115,7 +118,7 @@ impl FnCx<'_, '_> {
     fn float_atomic(
         &mut self,
         op: AtomicOp,
-        ptr: Word,
+        (ptr, index): (Word, Word),
         elem: ScalarType,
         storage: Word,
         value: Word,
@@ -174,7 +177,36 @@ impl FnCx<'_, '_> {
             );
             self.cx.b.memory_barrier(sc, fs).ice(span)?;
         }
-        let old = self.compare_exchange_loop([ptr, storage, scope, relaxed], span, |cx, old| {
+        let old = if matches!(op, AtomicOp::Add | AtomicOp::Sub) && self.cx.mem.subgroup_combining {
+            let v = if op == AtomicOp::Sub {
+                self.op(Op::FNegate, fty, &[value])?
+            } else {
+                value
+            };
+            self.subgroup_combined_add([ptr, index, storage, fty, scope, relaxed], v, span)?
+        } else {
+            self.float_cas_update(op, [ptr, storage, fty, scope, relaxed], value, span)?
+        };
+        if sem_v & (SEM_ACQUIRE | SEM_ACQ_REL) != 0 {
+            let (sc, fs) = (
+                self.cx.const_u32(scope_v),
+                self.cx.const_u32(SEM_ACQUIRE | class),
+            );
+            self.cx.b.memory_barrier(sc, fs).ice(span)?;
+        }
+        self.op(Op::Bitcast, fty, &[old])
+    }
+
+    /// The compare-exchange loop applying `op` with `value` to the float at `ptr`; returns the
+    /// old bits.
+    fn float_cas_update(
+        &mut self,
+        op: AtomicOp,
+        [ptr, storage, fty, scope, relaxed]: [Word; 5],
+        value: Word,
+        span: Span,
+    ) -> Res<Word> {
+        self.compare_exchange_loop([ptr, storage, scope, relaxed], span, |cx, old| {
             let oldf = cx.op(Op::Bitcast, fty, &[old])?;
             let bool_ty = cx.cx.bool_type();
             let newf = match op {
@@ -196,15 +228,106 @@ impl FnCx<'_, '_> {
                 }
             };
             cx.op(Op::Bitcast, storage, &[newf])
-        })?;
-        if sem_v & (SEM_ACQUIRE | SEM_ACQ_REL) != 0 {
-            let (sc, fs) = (
-                self.cx.const_u32(scope_v),
-                self.cx.const_u32(SEM_ACQUIRE | class),
-            );
-            self.cx.b.memory_barrier(sc, fs).ice(span)?;
-        }
-        self.op(Op::Bitcast, fty, &[old])
+        })
+    }
+
+    /// An emulated float add of `v` to the element at `ptr` (index `index`), combined within
+    /// the subgroup when every active lane adds to the same element: one lane runs the
+    /// compare-exchange loop with the subgroup's sum, so a contended counter costs one loop
+    /// per subgroup instead of one per lane. Under heavy contention the per-lane loop makes
+    /// progress only one lane at a time, and a kernel that spins that long can no longer be
+    /// switched out in time when another context shares the GPU (the NVIDIA driver then
+    /// loses the device). Each lane gets back the element's value before its own share:
+    /// the old value plus the sum of the lanes before it. Float atomics are unordered, so
+    /// this is one of the orders the loop could have taken, up to rounding of the partial sums.
+    /// Returns the old bits.
+    fn subgroup_combined_add(
+        &mut self,
+        [ptr, index, storage, fty, scope, relaxed]: [Word; 6],
+        v: Word,
+        span: Span,
+    ) -> Res<Word> {
+        self.cx.features.require(Capability::GroupNonUniform);
+        self.cx.features.require(Capability::GroupNonUniformVote);
+        self.cx
+            .features
+            .require(Capability::GroupNonUniformArithmetic);
+        let sg = self.cx.const_u32(SCOPE_SUBGROUP);
+        let boolean = self.cx.bool_type();
+        let id = Operand::IdRef;
+        let uniform = self.emit(
+            Op::GroupNonUniformAllEqual,
+            Some(boolean),
+            vec![id(sg), id(index)],
+        )?;
+        let [combined, single, merge, lead, led] = [(); 5].map(|_| self.cx.b.id());
+        self.selection(uniform, combined, single, merge)?;
+
+        self.begin(combined)?;
+        let group = |f: &mut Self, opcode: Op, ty: Word, operation: GroupOperation, x: Word| {
+            f.emit(
+                opcode,
+                Some(ty),
+                vec![id(sg), Operand::GroupOperation(operation), id(x)],
+            )
+        };
+        let sum = group(
+            self,
+            Op::GroupNonUniformFAdd,
+            fty,
+            GroupOperation::Reduce,
+            v,
+        )?;
+        let before = group(
+            self,
+            Op::GroupNonUniformFAdd,
+            fty,
+            GroupOperation::ExclusiveScan,
+            v,
+        )?;
+        let elected = self.emit(Op::GroupNonUniformElect, Some(boolean), vec![id(sg)])?;
+        self.selection(elected, lead, led, led)?;
+        self.begin(lead)?;
+        let lead_old = self.float_cas_update(
+            AtomicOp::Add,
+            [ptr, storage, fty, scope, relaxed],
+            sum,
+            span,
+        )?;
+        let lead_end = self.current_label()?;
+        self.branch(led)?;
+        self.begin(led)?;
+        let zero = self.cx.const_u32(0);
+        let mine = self
+            .cx
+            .b
+            .phi(storage, None, [(lead_old, lead_end), (zero, combined)])
+            .ice(span)?;
+        // Only the elected lane contributes, so the integer sum of the bits is its old
+        // value, exactly (a float sum would turn -0.0 into +0.0).
+        let base = group(
+            self,
+            Op::GroupNonUniformIAdd,
+            storage,
+            GroupOperation::Reduce,
+            mine,
+        )?;
+        let basef = self.op(Op::Bitcast, fty, &[base])?;
+        let own = self.op(Op::FAdd, fty, &[basef, before])?;
+        let own_bits = self.op(Op::Bitcast, storage, &[own])?;
+        self.branch(merge)?;
+
+        self.begin(single)?;
+        let single_old =
+            self.float_cas_update(AtomicOp::Add, [ptr, storage, fty, scope, relaxed], v, span)?;
+        let single_end = self.current_label()?;
+        self.branch(merge)?;
+
+        self.begin(merge)?;
+        self.cx
+            .b
+            .phi(storage, None, [(own_bits, led), (single_old, single_end)])
+            .ice(span)
     }
 
     /// A compare-exchange loop on the word at `ptr` of type `storage`, with atomics at `scope`

@@ -115,6 +115,16 @@ impl FnCx<'_, '_> {
         base: &Expr,
         index: &Expr,
     ) -> Res<(Word, ScalarType, Word)> {
+        let i = self.expr(index)?;
+        self.buffer_element_at(base, i)
+    }
+
+    /// [`Self::buffer_element`] at an already computed index.
+    pub(crate) fn buffer_element_at(
+        &mut self,
+        base: &Expr,
+        i: Word,
+    ) -> Res<(Word, ScalarType, Word)> {
         let (var, kind) = self.resource_of(base)?;
         let ResourceKind::Buffer { elem, storage, .. } = kind else {
             return Err(unsupported(
@@ -122,7 +132,6 @@ impl FnCx<'_, '_> {
                 "only buffers can be indexed in device code",
             ));
         };
-        let i = self.expr(index)?;
         let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, storage);
         let zero = self.cx.const_u32(0);
         let ptr = self.op(Op::AccessChain, ptr_ty, &[var, zero, i])?;

@@ -62,6 +62,10 @@ pub(crate) const SHARED_HANDLE_BASE: usize = 1 << 32;
 pub(crate) struct MemState {
     /// Features of the target device (from [`super::SpirvOptions`]).
     pub(crate) device_features: Vec<String>,
+    /// Whether the target device is known to have subgroup vote and arithmetic operations in
+    /// compute (its profile's `subgroup_operations`): emulated float atomics then combine a
+    /// subgroup's updates of one element into one compare-exchange loop (atomics.rs).
+    pub(crate) subgroup_combining: bool,
     /// The dynamic shared array's byte-size spec constant and its default.
     dynamic_bytes: Option<(Word, u32)>,
     /// `Spec` slots: constant id, type, default bits.
@@ -320,8 +324,17 @@ impl FnCx<'_, '_> {
         base: &Expr,
         index: &Expr,
     ) -> Res<(Word, ScalarType, Word)> {
-        let a = self.shared_of(base)?;
         let i = self.expr(index)?;
+        self.shared_element_at(base, i)
+    }
+
+    /// [`Self::shared_element`] at an already computed index.
+    pub(crate) fn shared_element_at(
+        &mut self,
+        base: &Expr,
+        i: Word,
+    ) -> Res<(Word, ScalarType, Word)> {
+        let a = self.shared_of(base)?;
         let ptr_ty = self.cx.pointer_type(StorageClass::Workgroup, a.storage);
         let ptr = self.op(Op::AccessChain, ptr_ty, &[a.var, i])?;
         Ok((ptr, a.elem, a.storage))

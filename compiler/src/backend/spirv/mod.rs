@@ -176,6 +176,11 @@ fn compile(
     )?;
     let mut cx = Ctx::new(module, kernel, options.target_env);
     cx.mem.device_features = options.device_features.clone();
+    cx.mem.subgroup_combining = options.target.profile.as_ref().is_some_and(|p| {
+        ["vote", "arithmetic"]
+            .iter()
+            .all(|op| p.subgroup_operations.iter().any(|o| o == op))
+    });
     cx.declare_globals(&usage)?;
     let entry = function::compile_kernel_body(&mut cx)?;
     while let Some((key, id)) = cx.pending.pop_front() {

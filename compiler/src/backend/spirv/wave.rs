@@ -11,7 +11,8 @@ use super::{unsupported, BuildExt, Res};
 use crate::ir::{Constant, Expr, ExprKind, WaveOp};
 
 /// SPIR-V `Subgroup` scope.
-const SCOPE_SUBGROUP: u32 = 3;
+/// `Subgroup` scope.
+pub(crate) const SCOPE_SUBGROUP: u32 = 3;
 
 impl FnCx<'_, '_> {
     /// A scalar `uint` built-in input (`SubgroupSize`, `SubgroupLocalInvocationId`).
