@@ -7,6 +7,7 @@ mod device_profiles;
 mod diagnostics;
 mod differential;
 mod examples;
+mod float_controls;
 mod fuzz_smoke;
 mod golden;
 mod host_io;

@@ -223,6 +223,14 @@ impl DeviceShared {
         };
         let mut supported = FeatureStructs::query(&instance.instance, c.physical, c.levels);
         let (mut enabled, mut enabled_names) = supported.enable_supported(c.levels);
+        // Properties listed as features need no enabling: the device has them.
+        enabled_names.extend(
+            c.info
+                .features
+                .iter()
+                .filter(|f| features::FLOAT_CONTROL_PROPERTIES.contains(&f.as_str()))
+                .cloned(),
+        );
         if let Some(only) = &opts.features {
             // Enable exactly what the caller's kernels need, refusing what the device lacks.
             for feature in only {

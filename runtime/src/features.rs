@@ -286,9 +286,34 @@ impl FeatureStructs {
     }
 }
 
+/// Float-control properties (`VkPhysicalDeviceFloatControlsProperties`, Vulkan 1.2) that
+/// the runtime lists among a device's features: a kernel whose SPIR-V asks for the
+/// `SignedZeroInfNanPreserve` execution mode of a width needs the matching one. They are
+/// properties, so nothing is enabled for them; a context simply has them or not.
+pub(crate) const FLOAT_CONTROL_PROPERTIES: &[&str] = &[
+    "shaderSignedZeroInfNanPreserveFloat16",
+    "shaderSignedZeroInfNanPreserveFloat32",
+    "shaderSignedZeroInfNanPreserveFloat64",
+];
+
+/// The float-control properties a device has, by name.
+pub(crate) fn float_control_names(p: &vk::PhysicalDeviceFloatControlsProperties) -> Vec<String> {
+    let has = [
+        p.shader_signed_zero_inf_nan_preserve_float16,
+        p.shader_signed_zero_inf_nan_preserve_float32,
+        p.shader_signed_zero_inf_nan_preserve_float64,
+    ];
+    FLOAT_CONTROL_PROPERTIES
+        .iter()
+        .zip(has)
+        .filter(|(_, h)| *h == vk::TRUE)
+        .map(|(n, _)| n.to_string())
+        .collect()
+}
+
 /// Whether the runtime knows (and so would have enabled, if supported) a feature name.
 pub(crate) fn is_known_feature(name: &str) -> bool {
-    FEATURES.iter().any(|&(n, _, _)| n == name)
+    FEATURES.iter().any(|&(n, _, _)| n == name) || FLOAT_CONTROL_PROPERTIES.contains(&name)
 }
 
 /// The optional Vulkan features the runtime knows, by Vulkan name, without repeats: the names
@@ -300,12 +325,17 @@ pub fn known_features() -> Vec<&'static str> {
             out.push(n);
         }
     }
+    out.extend(FLOAT_CONTROL_PROPERTIES);
     out
 }
 
 /// SPIR-V capabilities whose use needs a specific Vulkan feature. A backstop for reflection
 /// documents that forget to list the feature: the module would otherwise reach the driver.
 pub(crate) const CAPABILITY_FEATURES: &[(&str, &str)] = &[
+    (
+        "SignedZeroInfNanPreserve",
+        "shaderSignedZeroInfNanPreserveFloat32",
+    ),
     ("Int64", "shaderInt64"),
     ("Float64", "shaderFloat64"),
     ("Int16", "shaderInt16"),

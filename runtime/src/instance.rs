@@ -308,9 +308,10 @@ impl InstanceHandle {
         let minor = vk::api_version_minor(api_version);
         let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut float_controls = vk::PhysicalDeviceFloatControlsProperties::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
         if minor >= 2 {
-            props2 = props2.push_next(&mut driver);
+            props2 = props2.push_next(&mut driver).push_next(&mut float_controls);
         }
         // SAFETY: the chain holds locals alive for this call.
         unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
@@ -331,7 +332,10 @@ impl InstanceHandle {
                 .any(|e| e == crate::bfloat16::BFLOAT16_EXT),
         };
         let mut supported = FeatureStructs::query(instance, physical, levels);
-        let (_, feature_names) = supported.enable_supported(levels);
+        let (_, mut feature_names) = supported.enable_supported(levels);
+        if minor >= 2 {
+            feature_names.extend(crate::features::float_control_names(&float_controls));
+        }
         let l = props.limits;
         let info = DeviceInfo {
             index,

@@ -112,6 +112,11 @@ impl MemState {
     fn has(&self, feature: &str) -> bool {
         self.device_features.iter().any(|f| f == feature)
     }
+
+    /// Whether the target device is known to have a feature (or a property listed as one).
+    pub(crate) fn has_feature(&self, feature: &str) -> bool {
+        self.has(feature)
+    }
 }
 
 /// The memory-semantics order bits of a `MemoryOrder` argument (SeqCst is AcqRel: Vulkan

@@ -538,6 +538,7 @@ impl Ctx<'_> {
     /// Emits the capabilities, extensions, memory model, entry point and execution mode,
     /// once the functions are lowered and everything they need is known.
     pub(crate) fn finish_module(&mut self, entry: Word) {
+        let preserve = self.float_controls();
         let caps = self.features.capabilities();
         for cap in super::narrow_caps::unneeded(self.b.module_ref(), |c| caps.contains(&c)) {
             self.features.forget(cap);
@@ -578,5 +579,46 @@ impl Ctx<'_> {
         // (spec constants) overrides it.
         self.b
             .execution_mode(entry, ExecutionMode::LocalSize, DEFAULT_WORKGROUP_SIZE);
+        for width in preserve {
+            self.b
+                .execution_mode(entry, ExecutionMode::SignedZeroInfNanPreserve, [width]);
+        }
+    }
+
+    /// The float widths whose signed zeros, infinities and NaNs the kernel asks the device to
+    /// preserve (SPEC §4: float operations are IEEE operations; without the mode a driver may
+    /// fold `x / 0.0f` to 0 or `0.0f * x` to 0). Only where the target is known to honour it
+    /// (the `shaderSignedZeroInfNanPreserveFloat*` properties among its features): a
+    /// baseline build asks nothing a device may lack.
+    fn float_controls(&mut self) -> Vec<u32> {
+        let used = [
+            (32, true),
+            (16, self.features.has(Capability::Float16)),
+            (64, self.features.has(Capability::Float64)),
+        ];
+        let widths: Vec<u32> = used
+            .iter()
+            .filter(|(w, used)| {
+                *used
+                    && self
+                        .mem
+                        .has_feature(&format!("shaderSignedZeroInfNanPreserveFloat{w}"))
+            })
+            .map(|(w, _)| *w)
+            .collect();
+        if !widths.is_empty() {
+            self.features.require(Capability::SignedZeroInfNanPreserve);
+            if self.env.spirv_version() < (1, 4) {
+                self.features.extension("SPV_KHR_float_controls");
+            }
+            for w in &widths {
+                self.features.vulkan_feature(match w {
+                    16 => "shaderSignedZeroInfNanPreserveFloat16",
+                    64 => "shaderSignedZeroInfNanPreserveFloat64",
+                    _ => "shaderSignedZeroInfNanPreserveFloat32",
+                });
+            }
+        }
+        widths
     }
 }
