@@ -10,7 +10,7 @@ use cajetac::backend::spirv::{CompiledKernel, SpirvOptions};
 use cajetac::diagnostics::SourceMap;
 use cajetac::driver::{self, RunError};
 
-fn run_file(ctx: &Context, path: &std::path::Path) -> Result<String, String> {
+pub(crate) fn run_file(ctx: &Context, path: &std::path::Path) -> Result<String, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let mut sources = SourceMap::new();
     let mut out = Vec::new();
