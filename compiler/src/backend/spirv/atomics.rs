@@ -58,6 +58,24 @@ impl FnCx<'_, '_> {
         } else {
             self.buffer_element(recv, index)?
         };
+        // Checked mode: the whole atomic (operands included) runs only in bounds.
+        if let Some(guard) = self.take_guard() {
+            let ty = self.cx.ir_value_type(&e.ty, span)?;
+            let target = (ptr, elem, storage, shared, order);
+            return self.guarded(Some(guard), Some(ty), |s| s.atomic_at(op, args, e, target));
+        }
+        self.atomic_at(op, args, e, (ptr, elem, storage, shared, order))
+    }
+
+    /// The atomic `op` on the element `ptr` (of `elem`, stored as `storage`).
+    fn atomic_at(
+        &mut self,
+        op: AtomicOp,
+        args: &[Expr],
+        e: &Expr,
+        (ptr, elem, storage, shared, order): (Word, ScalarType, Word, bool, u32),
+    ) -> Res<Word> {
+        let span = e.span;
         let (scope, class_bit) = if shared {
             (SCOPE_WORKGROUP, SEM_WORKGROUP_MEMORY)
         } else {
