@@ -248,7 +248,9 @@ impl FnCx<'_, '_> {
         let ok = self.op(Op::All, bool_ty, &[inside])?;
         let zero = self.cx.const_u32(0);
         let zeros = self.cx.const_composite(uv2, vec![zero, zero]);
-        let safe = self.op(Op::Select, uv2, &[ok, c, zeros])?;
+        // Before SPIR-V 1.4 a vector `OpSelect` needs a vector condition.
+        let okv = self.op(Op::CompositeConstruct, bv2, &[ok, ok])?;
+        let safe = self.op(Op::Select, uv2, &[okv, c, zeros])?;
         // `coordinate` makes a `v2int` exactly when both operands are int32.
         let safe = if signed {
             let int = self.cx.int_type(32, true);
