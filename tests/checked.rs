@@ -147,3 +147,30 @@ fn embed_checked_launch_reports_and_skips_the_access() {
         )
     );
 }
+
+#[test]
+fn device_corpus_returns_777_when_checked() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for path in files("device", "cajeta") {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut sources = SourceMap::new();
+        let mut out = Vec::new();
+        let mut io = HostIo {
+            stdout: &mut out,
+            context: Some(ctx.clone()),
+        };
+        let name = path.display().to_string();
+        let options = checked(TargetEnv::Vulkan1_1);
+        let r = driver::run_program(&mut sources, &[(name, text)], &options, &[], &mut io);
+        match r {
+            Ok(cajetac::backend::host::HostOutcome::Returned(v)) if v.to_string() == "777" => {}
+            Ok(other) => failures.push(format!("{}: {other:?}", path.display())),
+            Err(RunError::Runtime(m)) => failures.push(m),
+            Err(_) => failures.push(format!("{}: did not compile or run", path.display())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

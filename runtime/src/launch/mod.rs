@@ -21,6 +21,10 @@ use crate::resources::{Buffer, FormatClass, Image2D, ImageFormat};
 use crate::sync::{merged_layouts, Handle, Usage};
 use crate::texture::{Sampler, Texture};
 
+/// What [`check_shape`] looks at: grid, block, dynamic shared bytes, the kernel's fixed
+/// shared bytes.
+pub(crate) type LaunchShape = ([u32; 3], [u32; 3], Option<u32>, u32);
+
 /// A resource bound for one launch.
 pub(crate) enum Bound {
     Buffer(Buffer),
@@ -75,7 +79,7 @@ pub(crate) struct LaunchScratch {
     /// The last launch shape that passed [`check_shape`] on this stream (grid, block, shared
     /// bytes, the kernel's fixed shared bytes): a chain of identical launches checks the
     /// device limits once.
-    pub checked_shape: Option<([u32; 3], [u32; 3], Option<u32>, u32)>,
+    pub checked_shape: Option<LaunchShape>,
     /// The last unspecialized launch's kernel, block, shared bytes and pipeline: a chain of
     /// launches of one kernel finds its pipeline without building or hashing a key. Holding
     /// the kernel keeps the handle valid and the pointer comparison sound.
