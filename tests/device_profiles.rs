@@ -28,6 +28,7 @@ fn options(p: Option<&DeviceProfile>, env: TargetEnv) -> SpirvOptions {
             profile: p.cloned(),
             ..Default::default()
         },
+        checked: false,
     }
 }
 

@@ -109,6 +109,10 @@ enum Command {
         /// Time every launch and transfer on the GPU and print a table to stderr at the end.
         #[arg(long)]
         profile: bool,
+        /// Bounds-check every buffer, shared-array and image access in kernels; the first
+        /// violation is a runtime error (also `CAJETA_CHECKED=1`).
+        #[arg(long)]
+        checked: bool,
         /// Precision options (SPEC §8), resolved against the device the run uses.
         #[command(flatten)]
         precision: PrecisionFlags,
@@ -229,6 +233,7 @@ fn build(
             ),
             profile: profile.clone(),
         },
+        checked: false,
     };
     let kernels = match driver::compile_kernels(&module, &options, kernel) {
         Ok(k) => k,
@@ -301,7 +306,7 @@ fn run(
     env: &str,
     args: &[String],
     format: ErrorFormat,
-    profile: bool,
+    (profile, checked): (bool, bool),
     precision: &PrecisionFlags,
 ) -> ExitCode {
     let env = match target_env(env) {
@@ -329,6 +334,8 @@ fn run(
         context: None,
     };
     let variant = precision.resolve(&device_features);
+    let mut opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
+    opts.checked |= checked;
     let options = SpirvOptions {
         target_env: env,
         device_features,
@@ -336,8 +343,8 @@ fn run(
             precision: variant,
             profile: device_profile,
         },
+        checked: opts.checked,
     };
-    let mut opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
     opts.precision = precision.options();
     let result =
         driver::run_program_with(&mut sources, &inputs, &options, args, &mut io, Some(opts));
@@ -498,9 +505,17 @@ fn cajetac_main() -> ExitCode {
             target_env,
             error_format,
             profile,
+            checked,
             precision,
             args,
-        } => run(&file, &target_env, &args, error_format, profile, &precision),
+        } => run(
+            &file,
+            &target_env,
+            &args,
+            error_format,
+            (profile, checked),
+            &precision,
+        ),
         Command::Devices { json } => devices(json),
     }
 }

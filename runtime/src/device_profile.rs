@@ -253,6 +253,13 @@ impl DeviceProfile {
                 ));
             }
         }
+        let max = self.limits.max_compute_shared_memory_size;
+        if r.static_shared_bytes > max {
+            return Err(format!(
+                "{} bytes of shared memory (maxComputeSharedMemorySize = {max})",
+                r.static_shared_bytes
+            ));
+        }
         if r.push_constants.size > self.limits.max_push_constants_size {
             return Err(format!(
                 "a push-constant block of {} bytes (maxPushConstantsSize = {})",

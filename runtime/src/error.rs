@@ -118,6 +118,10 @@ pub enum RuntimeError {
         /// The call that reported it.
         call: &'static str,
     },
+    /// A kernel compiled in checked mode accessed a buffer, shared array or image out of
+    /// bounds (the first violation of the submission; the access was skipped).
+    #[error("{0}")]
+    OutOfBounds(Box<crate::BoundsViolation>),
     /// The validation layer reported problems (validation mode only).
     #[error("Vulkan validation reported {} message(s):\n{}", messages.len(), messages.join("\n"))]
     Validation {

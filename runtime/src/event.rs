@@ -51,7 +51,11 @@ impl Event {
     pub fn wait_host(&self) -> Result<()> {
         let at = lock(&self.at).clone();
         let (stream, seq) = at.ok_or_else(Event::not_recorded)?;
-        lock(&stream.inner.state).wait_seq(seq)?;
+        {
+            let mut state = lock(&stream.inner.state);
+            state.wait_seq(seq)?;
+            state.take_violation()?;
+        }
         stream.shared().check_validation()
     }
 

@@ -25,6 +25,7 @@
 
 mod batch;
 mod bfloat16;
+mod bounds;
 mod cache;
 mod device;
 mod device_profile;
@@ -50,6 +51,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+pub use bounds::BoundsViolation;
 pub use cache::cache_dir_from_env;
 pub use device::{DeviceInfo, DeviceLimits, DeviceType, VALIDATION_LAYER};
 pub use device_profile::{DeviceProfile, ProfileLimits, DEVICE_PROFILE_SCHEMA};
@@ -104,12 +106,18 @@ pub struct ContextOptions {
     /// Precision options (SPEC §8) for embedders that compile kernels for this context:
     /// [`Context::precision_variant`] resolves them against the device.
     pub precision: PrecisionOptions,
+    /// Checked mode (`CAJETA_CHECKED=1`): compilers building kernels for this context
+    /// (`cajetac run`, `cajetac::embed`) bounds-check every buffer, shared-array and image
+    /// access. The runtime itself services any kernel whose reflection has `bounds_check`,
+    /// whatever this says: it binds the violation record and reports the first violation as
+    /// [`RuntimeError::OutOfBounds`].
+    pub checked: bool,
 }
 
 impl ContextOptions {
     /// Options from the environment: `CAJETA_DEVICE=<index|name substring>`,
     /// `CAJETA_VALIDATION=1` and `CAJETA_PROFILE=1` (also `true`, `yes`, `on`), and the cache
-    /// directory of [`cache_dir_from_env`] (`CAJETA_CACHE_DIR`).
+    /// directory of [`cache_dir_from_env`] (`CAJETA_CACHE_DIR`), and `CAJETA_CHECKED=1`.
     pub fn from_env() -> Self {
         let device = std::env::var("CAJETA_DEVICE")
             .ok()
@@ -133,7 +141,14 @@ impl ContextOptions {
             cache_dir: cache_dir_from_env(),
             no_host_visible: false,
             precision: PrecisionOptions::default(),
+            checked: flag("CAJETA_CHECKED"),
         }
+    }
+
+    /// These options with checked mode on or off (see [`ContextOptions::checked`]).
+    pub fn with_checked(mut self, on: bool) -> Self {
+        self.checked = on;
+        self
     }
 
     /// These options with validation on or off.

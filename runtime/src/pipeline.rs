@@ -454,6 +454,15 @@ fn check_layout(
             DescriptorType::Sampler => counts.samplers += 1,
         }
     }
+    if let Some(check) = &r.bounds_check {
+        if r.bindings.iter().any(|b| b.binding == check.binding) {
+            return Err(format!(
+                "the bounds-check binding {} is also a parameter's binding",
+                check.binding
+            ));
+        }
+        counts.storage_buffers += 1;
+    }
     let pc = &r.push_constants;
     let limit = shared.info.limits.max_push_constants_size;
     if pc.size > limit {
@@ -521,17 +530,21 @@ fn create_objects(
     // level (checked by `compute_entry_points`).
     inner.module = unsafe { device.create_shader_module(&module_info, None) }
         .map_err(vk_err("vkCreateShaderModule"))?;
-    let bindings: Vec<vk::DescriptorSetLayoutBinding> = r
+    let layout_binding = |binding: u32, ty: DescriptorType| {
+        vk::DescriptorSetLayoutBinding::default()
+            .binding(binding)
+            .descriptor_type(descriptor_type(ty))
+            .descriptor_count(1)
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+    };
+    let mut bindings: Vec<vk::DescriptorSetLayoutBinding> = r
         .bindings
         .iter()
-        .map(|b| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(b.binding)
-                .descriptor_type(descriptor_type(b.descriptor_type))
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::COMPUTE)
-        })
+        .map(|b| layout_binding(b.binding, b.descriptor_type))
         .collect();
+    if let Some(check) = &r.bounds_check {
+        bindings.push(layout_binding(check.binding, DescriptorType::StorageBuffer));
+    }
     let set_info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
     // SAFETY: valid device and create info.
     inner.set_layout = unsafe { device.create_descriptor_set_layout(&set_info, None) }

@@ -35,6 +35,63 @@ pub struct Reflection {
     pub precision_variant: String,
     /// All kernel parameters in declaration order, with where each one goes.
     pub parameters: Vec<Parameter>,
+    /// Bytes of workgroup memory the kernel's fixed-size `shared T[n]` arrays take together
+    /// (std430 strides); a dynamic array's bytes come from the launch. Checked against
+    /// `maxComputeSharedMemorySize` by device profiles and at launch.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub static_shared_bytes: u32,
+    /// Present when the kernel was compiled in checked mode (`cajetac run --checked`): the
+    /// runtime binds its own violation buffer there and reports the first out-of-bounds
+    /// access after the submission completes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounds_check: Option<BoundsCheck>,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+/// Checked mode's part of the reflection: where the violation record goes and what each
+/// checked access is.
+///
+/// The record is [`BoundsCheck::RECORD_WORDS`] `uint32` words: `[0]` set to 1 by the first
+/// violation (atomic compare-exchange), `[1]` the number of violating accesses, `[2]` the
+/// site index into [`BoundsCheck::sites`], `[3]`/`[4]` the index (x, y; the index of a
+/// buffer or shared array is in `[3]`), `[5]`/`[6]` the length (or width, height).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoundsCheck {
+    /// Binding number (set 0) of the violation buffer; after every parameter's binding.
+    pub binding: u32,
+    /// Every checked access, indexed by site id.
+    pub sites: Vec<CheckSite>,
+}
+
+impl BoundsCheck {
+    /// Words in the violation record.
+    pub const RECORD_WORDS: usize = 8;
+}
+
+/// One checked access of a kernel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckSite {
+    /// The buffer, shared array or image parameter accessed (its source name).
+    pub resource: String,
+    /// `"buffer"`, `"shared"` or `"image"`.
+    pub kind: String,
+    /// Whether the index is a signed integer (a negative index is reported as such).
+    #[serde(default)]
+    pub signed: bool,
+    /// `file:line:col` of the access in the kernel's source, when the compiler had the
+    /// sources at hand (empty otherwise).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub position: String,
+    /// The compiler's file id and byte offset of the access (what `cajetac run` renders the
+    /// position from).
+    #[serde(default)]
+    pub file: u32,
+    /// Byte offset of the access in `file`.
+    #[serde(default)]
+    pub offset: u32,
 }
 
 /// A kernel parameter and the place the launch puts it.

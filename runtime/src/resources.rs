@@ -213,6 +213,55 @@ impl Buffer {
         })
     }
 
+    /// A small host-readable storage buffer (`GpuToCpu` memory, zero-filled): checked mode's
+    /// violation record, which the host reads after the launch's batch has finished.
+    pub(crate) fn new_readback(shared: &Arc<DeviceShared>, size: u64) -> Result<Buffer> {
+        let raw = RawBuffer::new(
+            shared,
+            size,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            MemoryLocation::GpuToCpu,
+            "bounds-check record",
+        )?;
+        let id = ResourceId(shared.next_resource_id());
+        let b = Buffer {
+            inner: Arc::new(BufferInner {
+                shared: shared.clone(),
+                id,
+                size,
+                raw,
+                host_lock: Mutex::new(()),
+            }),
+        };
+        b.zero_readback();
+        Ok(b)
+    }
+
+    /// The words of a readback buffer (empty if it is not mapped). The caller guarantees the
+    /// device is done writing it (its batch's fence signalled, after a SHADER→HOST barrier).
+    pub(crate) fn read_words(&self) -> Vec<u32> {
+        let Some(ptr) = self.inner.raw.mapped_ptr() else {
+            return Vec::new();
+        };
+        let n = (self.inner.size / 4) as usize;
+        let _guard = lock(&self.inner.host_lock);
+        // SAFETY: the mapping covers `size` bytes, is HOST_COHERENT (gpu-allocator's GpuToCpu)
+        // and 4-byte aligned (a mapping starts at least `minMemoryMapAlignment`-aligned plus a
+        // storage-buffer-aligned offset); the device no longer writes it (caller's guarantee).
+        (0..n)
+            .map(|i| unsafe { ptr.cast::<u32>().add(i).read_volatile() })
+            .collect()
+    }
+
+    /// Zero-fills a readback buffer that no pending command uses.
+    pub(crate) fn zero_readback(&self) {
+        if let Some(ptr) = self.inner.raw.mapped_ptr() {
+            let _guard = lock(&self.inner.host_lock);
+            // SAFETY: as in `read_words`; no pending command uses the buffer.
+            unsafe { std::ptr::write_bytes(ptr, 0, self.inner.size as usize) };
+        }
+    }
+
     /// Writes `data` straight into a host-visible buffer; `false` (nothing written) when the
     /// buffer is not host-mapped. The caller guarantees no device work uses the buffer.
     pub(crate) fn write_mapped(&self, data: &[u8]) -> bool {

@@ -10,12 +10,14 @@ use std::sync::{Arc, Mutex};
 use ash::vk;
 
 use crate::batch::{Batches, Keep};
+use crate::bounds::PendingCheck;
 use crate::device::DeviceShared;
 use crate::error::{Result, RuntimeError};
 use crate::launch::{check_shape, prepare, Bound, KernelArg, LaunchConfig, PipelineChoice, SetKey};
 use crate::lock;
 use crate::pipeline::Kernel;
 use crate::profile::ProfileKind;
+use crate::resources::Buffer;
 
 /// Sequence number of a recorded command (launch, upload, download), unique and increasing
 /// across the whole context.
@@ -97,17 +99,30 @@ impl Stream {
         // batch is borrowed; put back at the end. A failed launch drops it, and with it only
         // the memos.
         let mut scratch = state.scratch.take().unwrap_or_default();
-        let shape = (config.grid, config.block, config.shared_bytes);
+        let fixed_shared = kernel.reflection().static_shared_bytes;
+        let shape = (config.grid, config.block, config.shared_bytes, fixed_shared);
         if scratch.checked_shape != Some(shape) {
-            check_shape(shared, config).map_err(launch_err)?;
+            check_shape(shared, config, fixed_shared).map_err(launch_err)?;
             scratch.checked_shape = Some(shape);
         }
         let known = scratch.known_pipeline(kernel, config);
-        let pipeline =
-            match prepare(shared, kernel, config, args, &mut scratch, known).map_err(launch_err)? {
-                PipelineChoice::Ready(p) => p,
-                PipelineChoice::Create(key) => kernel.pipeline(&key)?,
-            };
+        let check = match kernel.reflection().bounds_check {
+            Some(_) => Some(state.take_check_record()?),
+            None => None,
+        };
+        let prepared = prepare(
+            shared,
+            kernel,
+            config,
+            args,
+            &mut scratch,
+            known,
+            check.as_ref(),
+        );
+        let pipeline = match prepared.map_err(launch_err)? {
+            PipelineChoice::Ready(p) => p,
+            PipelineChoice::Create(key) => kernel.pipeline(&key)?,
+        };
         let device = shared.device();
         let batch = state.ensure_recording()?;
         // A launch binding exactly what an earlier launch of this batch bound (same kernel,
@@ -170,6 +185,16 @@ impl Stream {
                 );
             }
             device.cmd_dispatch(batch.cmd, config.grid[0], config.grid[1], config.grid[2]);
+            if let Some(record) = &check {
+                record_to_host(device, batch.cmd, record);
+            }
+        }
+        if let Some(record) = check {
+            batch.checks.push(PendingCheck {
+                record,
+                kernel: kernel.clone(),
+                command: id,
+            });
         }
         batch.timestamp_end(device, timed, ProfileKind::Kernel, kernel.name(), 0);
         // A reused set was first written by a launch of this batch that bound the same kernel
@@ -217,6 +242,33 @@ impl Stream {
         let mut state = lock(&self.inner.state);
         let _ = state.wait_in_flight();
     }
+}
+
+/// Makes a checked launch's violation record visible to the host after the fence.
+///
+/// # Safety
+/// `cmd` is recording and `record` alive until the batch finishes.
+unsafe fn record_to_host(device: &ash::Device, cmd: vk::CommandBuffer, record: &Buffer) {
+    let to_host = vk::BufferMemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+        .dst_access_mask(vk::AccessFlags::HOST_READ)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .buffer(record.inner.raw.buffer)
+        .offset(0)
+        .size(vk::WHOLE_SIZE);
+    // SAFETY: upheld by the caller.
+    unsafe {
+        device.cmd_pipeline_barrier(
+            cmd,
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[to_host],
+            &[],
+        )
+    };
 }
 
 /// Writes the descriptors of `bindings` into `set`.

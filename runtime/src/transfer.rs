@@ -273,8 +273,9 @@ impl Stream {
         let synced = state.sync();
         drop(state);
         match synced {
-            // Validation messages still leave correct data behind; hand both to the caller.
-            Ok(()) | Err(RuntimeError::Validation { .. }) => {
+            // Validation messages and bounds violations (the access was skipped) still leave
+            // the data behind; hand both to the caller.
+            Ok(()) | Err(RuntimeError::Validation { .. } | RuntimeError::OutOfBounds(_)) => {
                 staging.read_into(out)?;
                 lock(&self.inner.state).give_staging(staging);
                 synced

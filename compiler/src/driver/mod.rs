@@ -135,6 +135,21 @@ fn compile_kernels_on_this_stack(
     }
 }
 
+/// Fills the `file:line:col` of every checked access site (`Reflection::bounds_check`, checked
+/// mode) from the sources, so that runtime errors of embedders and of `.json` files carry it.
+pub fn resolve_check_positions(kernels: &mut [(FunctionId, CompiledKernel)], sources: &SourceMap) {
+    for (_, k) in kernels.iter_mut() {
+        let Some(check) = k.reflection.bounds_check.as_mut() else {
+            continue;
+        };
+        for site in &mut check.sites {
+            let at = site.offset as usize;
+            let span = crate::diagnostics::Span::new(site.file as usize, at, at);
+            site.position = sources.position(span);
+        }
+    }
+}
+
 /// With a device profile, a kernel that needs something the device lacks (a type's
 /// capability, a Vulkan feature, a newer target environment) is a compile error naming it, at
 /// the kernel's name. Without a profile the module declares what it needs and the runtime

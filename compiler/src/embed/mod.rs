@@ -78,12 +78,14 @@ pub struct Program {
 }
 
 impl Program {
-    /// Compiles one source file (named `name` in diagnostics) for Vulkan 1.1.
+    /// Compiles one source file (named `name` in diagnostics) for Vulkan 1.1; in checked mode
+    /// (bounds-checked accesses, see [`SpirvOptions::checked`]) when `CAJETA_CHECKED=1`.
     pub fn compile(name: &str, source: &str) -> Result<Program> {
-        Program::compile_files(
-            &[(name.to_string(), source.to_string())],
-            &SpirvOptions::default(),
-        )
+        let options = SpirvOptions {
+            checked: ContextOptions::from_env().checked,
+            ..SpirvOptions::default()
+        };
+        Program::compile_files(&[(name.to_string(), source.to_string())], &options)
     }
 
     /// Compiles several source files together with explicit backend options.
@@ -91,8 +93,9 @@ impl Program {
         let mut sources = SourceMap::new();
         let module = crate::driver::frontend(&mut sources, files)
             .map_err(|d| Error::Compile(render_human(&sources, &d)))?;
-        let kernels = crate::driver::compile_kernels(&module, options, None)
+        let mut kernels = crate::driver::compile_kernels(&module, options, None)
             .map_err(|d| Error::Compile(render_human(&sources, &d)))?;
+        crate::driver::resolve_check_positions(&mut kernels, &sources);
         Ok(Program {
             kernels: kernels.into_iter().map(|(_, k)| k).collect(),
         })

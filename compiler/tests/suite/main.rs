@@ -2,6 +2,7 @@
 //! parsing, host vectors), one module each, linked into one test binary. Run one with a
 //! filter on its module name, e.g. `cargo test -p cajetac --test suite -- cli::`.
 
+mod checked;
 mod cli;
 mod examples;
 mod parse_smoke;

@@ -77,6 +77,8 @@ pub(crate) struct Batch {
     last_set: Option<(SetKey, vk::DescriptorSet)>,
     /// Scratch for a command's barriers, reused so planning does not allocate per launch.
     pub(crate) barriers: BarrierBatch,
+    /// Checked launches whose violation records are read once the fence signals.
+    pub(crate) checks: Vec<crate::bounds::PendingCheck>,
 }
 
 impl Batch {
@@ -198,6 +200,10 @@ pub(crate) struct Batches {
     /// The launch path's reusable vectors and memos, kept here so a launch takes one lock
     /// (boxed: a launch takes it out and puts it back, moving a pointer).
     pub(crate) scratch: Option<Box<crate::launch::LaunchScratch>>,
+    /// Idle zeroed violation records for checked launches.
+    check_pool: Vec<Buffer>,
+    /// The first bounds violation read from a finished batch, not reported yet.
+    violation: Option<crate::BoundsViolation>,
 }
 
 impl Batches {
@@ -218,6 +224,8 @@ impl Batches {
             submitted: 0,
             staging: StagingPool::default(),
             scratch: None,
+            check_pool: Vec::new(),
+            violation: None,
         })
     }
 
@@ -230,6 +238,22 @@ impl Batches {
     pub(crate) fn give_staging(&mut self, staging: Arc<Staging>) {
         if let Ok(staging) = Arc::try_unwrap(staging) {
             self.staging.give(staging);
+        }
+    }
+
+    /// A zeroed violation record for a checked launch (pooled, else new).
+    pub(crate) fn take_check_record(&mut self) -> Result<Buffer> {
+        match self.check_pool.pop() {
+            Some(b) => Ok(b),
+            None => Buffer::new_readback(&self.shared, crate::bounds::RECORD_BYTES),
+        }
+    }
+
+    /// The first bounds violation found in finished batches since the last call, as an error.
+    pub(crate) fn take_violation(&mut self) -> Result<()> {
+        match self.violation.take() {
+            Some(v) => Err(RuntimeError::OutOfBounds(Box::new(v))),
+            None => Ok(()),
         }
     }
 
@@ -307,6 +331,7 @@ impl Batches {
             sets: HashMap::new(),
             last_set: None,
             barriers: BarrierBatch::default(),
+            checks: Vec::new(),
         })
     }
 
@@ -361,6 +386,7 @@ impl Batches {
     pub(crate) fn sync(&mut self) -> Result<()> {
         self.flush()?;
         self.wait_in_flight()?;
+        self.take_violation()?;
         self.shared.check_validation()
     }
 
@@ -431,6 +457,13 @@ impl Batches {
         if batch.seq != 0 {
             // Submitted and finished (never-submitted batches have no results).
             batch.collect_times(&self.shared);
+        }
+        for check in batch.checks.drain(..) {
+            if batch.seq != 0 && self.violation.is_none() {
+                self.violation = check.violation();
+            }
+            check.record.zero_readback();
+            self.check_pool.push(check.record);
         }
         batch.timed.clear();
         batch.span = None;

@@ -21,6 +21,10 @@ use crate::resources::{Buffer, FormatClass, Image2D, ImageFormat};
 use crate::sync::{merged_layouts, Handle, Usage};
 use crate::texture::{Sampler, Texture};
 
+/// What [`check_shape`] looks at: grid, block, dynamic shared bytes, the kernel's fixed
+/// shared bytes.
+pub(crate) type LaunchShape = ([u32; 3], [u32; 3], Option<u32>, u32);
+
 /// A resource bound for one launch.
 pub(crate) enum Bound {
     Buffer(Buffer),
@@ -73,8 +77,9 @@ pub(crate) struct LaunchScratch {
     pub usages: Vec<Usage>,
     pub push: PushBlock,
     /// The last launch shape that passed [`check_shape`] on this stream (grid, block, shared
-    /// bytes): a chain of identical launches checks the device limits once.
-    pub checked_shape: Option<([u32; 3], [u32; 3], Option<u32>)>,
+    /// bytes, the kernel's fixed shared bytes): a chain of identical launches checks the
+    /// device limits once.
+    pub checked_shape: Option<LaunchShape>,
     /// The last unspecialized launch's kernel, block, shared bytes and pipeline: a chain of
     /// launches of one kernel finds its pipeline without building or hashing a key. Holding
     /// the kernel keeps the handle valid and the pointer comparison sound.
@@ -103,8 +108,13 @@ impl LaunchScratch {
     }
 }
 
-/// Checks the grid and block against the device limits.
-pub(crate) fn check_shape(shared: &DeviceShared, config: &LaunchConfig) -> Result<(), String> {
+/// Checks the grid, the block and the workgroup memory (the kernel's fixed-size shared arrays,
+/// `static_shared_bytes`, plus the launch's dynamic `shared_bytes`) against the device limits.
+pub(crate) fn check_shape(
+    shared: &DeviceShared,
+    config: &LaunchConfig,
+    static_shared_bytes: u32,
+) -> Result<(), String> {
     let fmt3 = |v: [u32; 3]| format!("[{},{},{}]", v[0], v[1], v[2]);
     let limits = &shared.info.limits;
     if config.grid.contains(&0) {
@@ -139,13 +149,21 @@ pub(crate) fn check_shape(shared: &DeviceShared, config: &LaunchConfig) -> Resul
             fmt3(config.block)
         ));
     }
-    if let Some(bytes) = config.shared_bytes {
-        let max = limits.max_compute_shared_memory_size;
-        if bytes > max {
-            return Err(format!(
-                "shared_bytes {bytes} exceeds maxComputeSharedMemorySize = {max}"
-            ));
-        }
+    let max = limits.max_compute_shared_memory_size;
+    let fixed = u64::from(static_shared_bytes);
+    let total = fixed + u64::from(config.shared_bytes.unwrap_or(0));
+    if total > u64::from(max) {
+        return Err(match config.shared_bytes {
+            Some(bytes) if fixed == 0 => {
+                format!("shared_bytes {bytes} exceeds maxComputeSharedMemorySize = {max}")
+            }
+            Some(bytes) => format!(
+                "{total} bytes of shared memory ({fixed} in fixed-size arrays + shared_bytes {bytes}) exceed maxComputeSharedMemorySize = {max}"
+            ),
+            None => format!(
+                "the kernel's shared arrays take {fixed} bytes, exceeding maxComputeSharedMemorySize = {max}"
+            ),
+        });
     }
     Ok(())
 }
@@ -159,6 +177,7 @@ pub(crate) fn prepare(
     args: &[KernelArg<'_>],
     scratch: &mut LaunchScratch,
     known_pipeline: Option<vk::Pipeline>,
+    check: Option<&Buffer>,
 ) -> Result<PipelineChoice, String> {
     let r = kernel.reflection();
     if args.len() != r.parameters.len() {
@@ -386,6 +405,15 @@ pub(crate) fn prepare(
                 }
             }
         }
+    }
+    // Checked mode: the runtime's own violation record. Not hazard-tracked: each launch gets
+    // a record no other pending command uses.
+    if let (Some(c), Some(buf)) = (&r.bounds_check, check) {
+        bindings.push((
+            c.binding,
+            vk::DescriptorType::STORAGE_BUFFER,
+            Bound::Buffer(buf.clone()),
+        ));
     }
     // An image bound both as storage and as a texture in one launch stays in GENERAL; the
     // descriptors must name the layout the tracker will put it in.

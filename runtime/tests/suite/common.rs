@@ -198,6 +198,8 @@ pub fn reflection(entry: &str, params: Vec<Param>) -> Reflection {
         vulkan_features: vec![],
         precision_variant: "fp32".into(),
         parameters,
+        static_shared_bytes: 0,
+        bounds_check: None,
     }
 }
 

@@ -306,7 +306,7 @@ mod tests {
     /// different image format or another push-constant layout does not.
     #[test]
     fn interface_check_reads_bindings_formats_and_push_constants() {
-        let ours = crate::compile_examples().unwrap();
+        let ours = crate::compile_examples(false).unwrap();
         for name in ["blurX", "blurY", "blockSum", "sgemm"] {
             let (words, r) = &ours[name];
             check_interface(words, r).unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -1,6 +1,7 @@
 //! `kernel_speed`: GPU time of cajetac's kernels against the same algorithms hand-written in
 //! GLSL and compiled by `glslangValidator -V` (and `-V` + `spirv-opt -O`), for the examples'
-//! separable blur, two-pass reduction and tiled SGEMM (issue 6).
+//! separable blur, two-pass reduction and tiled SGEMM (issue 6), and the cost of checked
+//! mode: the same kernels compiled with `SpirvOptions::checked` (issue 11).
 //!
 //! Both sides run through the same runtime context with the same resources and launch
 //! shapes; the GLSL modules are loaded with cajetac's reflection document of the same kernel
@@ -11,7 +12,7 @@
 //!
 //! ```text
 //! kernel_speed [--quick] [--reps N] [--blur SIDE] [--reduce COUNT] [--sgemm SIDE]
-//!              [--markdown FILE] [--spv-dir DIR]
+//!              [--markdown FILE] [--spv-dir DIR] [--no-glsl]
 //! kernel_speed --build-spv DIR      # only compile the GLSL into DIR (to carry elsewhere)
 //! ```
 
@@ -22,6 +23,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use cajeta_runtime::{Context, ContextOptions, Reflection};
+use cajetac::backend::spirv::SpirvOptions;
 use cajetac::embed::Program;
 
 use cases::{Sizes, Variant};
@@ -128,11 +130,16 @@ fn load(
 }
 
 /// Compiles the examples (separate programs, each with its own `main`) and keeps the kernels
-/// the benchmark measures.
-fn compile_examples() -> Result<HashMap<String, Compiled>, String> {
+/// the benchmark measures; `checked`: in checked mode (bounds-checked accesses).
+fn compile_examples(checked: bool) -> Result<HashMap<String, Compiled>, String> {
     let mut out = HashMap::new();
+    let options = SpirvOptions {
+        checked,
+        ..SpirvOptions::default()
+    };
     for (file, source) in EXAMPLES {
-        let p = Program::compile(file, source).map_err(|e| format!("{file}: {e}"))?;
+        let files = [(file.to_string(), source.to_string())];
+        let p = Program::compile_files(&files, &options).map_err(|e| format!("{file}: {e}"))?;
         for k in glsl::KERNELS {
             if let Ok(c) = p.get(k.name) {
                 out.insert(k.name.to_string(), (c.words.clone(), c.reflection.clone()));
@@ -185,9 +192,11 @@ fn run(args: &[String]) -> Result<(), String> {
             *size = n.parse().map_err(|_| format!("{flag} {n}: not a number"))?;
         }
     }
+    // `--no-glsl`: only cajetac against cajetac --checked (no glslang needed).
     let modules = match value_of("--spv-dir") {
-        Some(dir) => glsl::load_from(&PathBuf::from(dir))?,
-        None => glsl::compile_now()?,
+        _ if has("--no-glsl") => None,
+        Some(dir) => Some(glsl::load_from(&PathBuf::from(dir))?),
+        None => Some(glsl::compile_now()?),
     };
     let ctx = Context::with_options(
         ContextOptions::from_env()
@@ -195,19 +204,27 @@ fn run(args: &[String]) -> Result<(), String> {
             .with_profile(true),
     )
     .map_err(|e| e.to_string())?;
-    let ours = compile_examples()?;
-    let mut kernels = HashMap::new();
-    for (name, (words, r)) in &ours {
-        let kernel = ctx.load_kernel(words, r).map_err(|e| e.to_string())?;
-        kernels.insert(name.clone(), kernel);
+    let ours = compile_examples(false)?;
+    let mut variants = Vec::new();
+    for (label, compiled) in [
+        ("cajetac", &ours),
+        ("cajetac --checked", &compile_examples(true)?),
+    ] {
+        let mut kernels = HashMap::new();
+        for (name, (words, r)) in compiled {
+            let kernel = ctx.load_kernel(words, r).map_err(|e| e.to_string())?;
+            kernels.insert(name.clone(), kernel);
+        }
+        variants.push(Variant {
+            label: label.into(),
+            kernels,
+        });
     }
-    let mut variants = vec![Variant {
-        label: "cajetac".into(),
-        kernels,
-    }];
-    variants.push(load(&ctx, "glslang -V", &ours, &modules.plain)?);
-    if let Some(opt) = &modules.opt {
-        variants.push(load(&ctx, "glslang -V + spirv-opt -O", &ours, opt)?);
+    if let Some(modules) = &modules {
+        variants.push(load(&ctx, "glslang -V", &ours, &modules.plain)?);
+        if let Some(opt) = &modules.opt {
+            variants.push(load(&ctx, "glslang -V + spirv-opt -O", &ours, opt)?);
+        }
     }
     let mut rows = Vec::new();
     rows.extend(cases::blur(&ctx, &variants, &sizes)?);
@@ -220,7 +237,9 @@ fn run(args: &[String]) -> Result<(), String> {
         info.driver_info,
         if quick { ", --quick" } else { "" },
         sizes.reps,
-        modules.tools.trim().replace('\n', "; ")
+        modules
+            .as_ref()
+            .map_or("none (--no-glsl)".into(), |m| m.tools.trim().replace('\n', "; "))
     );
     let labels: Vec<String> = variants.iter().map(|v| v.label.clone()).collect();
     let text = markdown(&header, &labels, &rows);

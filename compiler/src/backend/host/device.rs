@@ -12,8 +12,8 @@ use std::fmt;
 use std::rc::Rc;
 
 use cajeta_runtime::{
-    Buffer, Context, Image2D, ImageFormat as RtImageFormat, Kernel, KernelArg, LaunchConfig,
-    ScalarValue, Stream,
+    Buffer, CommandId, Context, Image2D, ImageFormat as RtImageFormat, Kernel, KernelArg,
+    LaunchConfig, ScalarValue, Stream,
 };
 
 use super::eval::{err, internal, Fail, Frame, Interp};
@@ -87,6 +87,8 @@ pub struct Device<'a> {
     context: Option<Context>,
     loaded: HashMap<FunctionId, Kernel>,
     stream: Option<Rc<StreamObj>>,
+    /// Where each checked launch not yet waited for was made (checked mode's notes).
+    checked_launches: HashMap<CommandId, Span>,
 }
 
 impl<'a> Device<'a> {
@@ -100,6 +102,7 @@ impl<'a> Device<'a> {
             context,
             loaded: HashMap::new(),
             stream: None,
+            checked_launches: HashMap::new(),
         }
     }
 
@@ -116,17 +119,53 @@ impl<'a> Device<'a> {
             .unwrap_or_default()
     }
 
+    /// The result of a call that waited for the device (sync, download): a bounds violation
+    /// of a checked kernel points at the access in the kernel, with its launch as a note;
+    /// any other error at `span`. Every launch before it has finished either way.
+    pub(super) fn waited(
+        &mut self,
+        span: Span,
+        r: Result<(), cajeta_runtime::RuntimeError>,
+    ) -> Result<(), Fail> {
+        let launches = std::mem::take(&mut self.checked_launches);
+        match r {
+            Ok(()) => Ok(()),
+            Err(cajeta_runtime::RuntimeError::OutOfBounds(v)) => {
+                let (file, offset) = v.site;
+                let mut message = v.message();
+                if v.count > 1 {
+                    let more = v.count - 1;
+                    message.push_str(&format!(
+                        "\n  note: and {more} more out-of-bounds access(es) in the same launch"
+                    ));
+                }
+                Err(Box::new(HostError {
+                    message,
+                    span: Some(Span::new(file as usize, offset as usize, offset as usize)),
+                    launch: launches.get(&v.command).copied(),
+                }))
+            }
+            Err(e) => err(span, e.to_string()),
+        }
+    }
+
     /// Waits for the work still pending on the stream, so that launches a program never
     /// synchronized still run, and their failures are reported rather than lost.
-    pub fn finish(&self) -> Result<(), Fail> {
-        match &self.stream {
-            Some(s) => s.stream.sync().map_err(|e| {
+    pub fn finish(&mut self) -> Result<(), Fail> {
+        let Some(s) = &self.stream else {
+            return Ok(());
+        };
+        match s.stream.sync() {
+            r @ Err(cajeta_runtime::RuntimeError::OutOfBounds(_)) => {
+                self.waited(Span::default(), r)
+            }
+            r => r.map_err(|e| {
                 Box::new(HostError {
                     message: format!("GPU work pending at the end of the run failed: {e}"),
                     span: None,
+                    launch: None,
                 })
             }),
-            None => Ok(()),
         }
     }
 
@@ -372,7 +411,8 @@ impl Interp<'_> {
                         return Ok(Value::Void);
                     }
                     let stream = self.device.stream(span)?;
-                    rt(stream.stream.download_buffer(&t.buffer, &mut bytes))?;
+                    let r = stream.stream.download_buffer(&t.buffer, &mut bytes);
+                    self.device.waited(span, r)?;
                     super::precision::decode(form, &bytes, &mut t.array.borrow_mut());
                     return Ok(Value::Void);
                 }
@@ -384,7 +424,8 @@ impl Interp<'_> {
                 let exact = bytes.len();
                 let mut bytes = super::int_transfer::pad_words(bytes, t.int_lane);
                 let stream = self.device.stream(span)?;
-                rt(stream.stream.download_buffer(&t.buffer, &mut bytes))?;
+                let r = stream.stream.download_buffer(&t.buffer, &mut bytes);
+                self.device.waited(span, r)?;
                 bytes.truncate(exact);
                 let bytes = t.layout.unpad(bytes);
                 super::int_transfer::from_bytes(&mut t.array.borrow_mut(), &bytes, t.int_lane);
@@ -415,7 +456,7 @@ impl Interp<'_> {
             (HostOp::StreamCurrent, []) => Ok(Value::Stream(self.device.stream(span)?)),
             (HostOp::StreamSync, [s]) => {
                 let stream = self.eval_stream(f, s)?;
-                rt(stream.stream.sync())?;
+                self.device.waited(span, stream.stream.sync())?;
                 Ok(Value::Void)
             }
             (op, args) => internal(span, format!("{op:?} with {} arguments", args.len())),
@@ -514,7 +555,14 @@ impl Interp<'_> {
             shared_bytes,
             psc: l.psc,
         };
-        let r = stream.stream.launch(kernel, &config, &args);
-        r.map(|_| Value::Void).or_else(|x| err(span, x.to_string()))
+        let checked = kernel.reflection().bounds_check.is_some();
+        let id = stream
+            .stream
+            .launch(kernel, &config, &args)
+            .or_else(|x| err(span, x.to_string()))?;
+        if checked {
+            self.device.checked_launches.insert(id, span);
+        }
+        Ok(Value::Void)
     }
 }

@@ -46,6 +46,7 @@ pub fn err<T>(span: Span, message: impl Into<String>) -> Result<T, Fail> {
     Err(Box::new(HostError {
         message: message.into(),
         span: Some(span),
+        launch: None,
     }))
 }
 
@@ -411,6 +412,7 @@ impl<'a> Interp<'a> {
                     Box::new(super::HostError {
                         message,
                         span: Some(e.span),
+                        launch: None,
                     })
                 })
             }
@@ -424,6 +426,7 @@ impl<'a> Interp<'a> {
                     Box::new(super::HostError {
                         message,
                         span: Some(e.span),
+                        launch: None,
                     })
                 })
             }

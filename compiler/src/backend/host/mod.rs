@@ -74,25 +74,36 @@ pub struct HostError {
     pub message: String,
     /// The expression or statement that failed, when known.
     pub span: Option<Span>,
+    /// For an out-of-bounds access of a checked kernel (whose `span` is the access in the
+    /// kernel): the launch it happened in, rendered as a note.
+    pub launch: Option<Span>,
 }
 
 impl HostError {
     /// `file:line:col: runtime error: message` (no position when the span is unknown).
     pub fn render(&self, sources: &SourceMap) -> String {
-        match self.span {
+        let mut text = match self.span {
             Some(span) => format!(
                 "{}: runtime error: {}",
                 sources.position(span),
                 self.message
             ),
             None => format!("runtime error: {}", self.message),
+        };
+        if let Some(launch) = self.launch {
+            text.push_str(&format!(
+                "\n{}: note: in this launch",
+                sources.position(launch)
+            ));
         }
+        text
     }
 
     fn general(message: impl Into<String>) -> HostError {
         HostError {
             message: message.into(),
             span: None,
+            launch: None,
         }
     }
 }
@@ -134,6 +145,7 @@ pub fn run_host(
                     func.qualified_name
                 ),
                 span: Some(func.span),
+                launch: None,
             })
         }
     };

@@ -222,10 +222,8 @@ impl Interp<'_> {
         let texels = img.width as usize * img.height as usize;
         let mut bytes = vec![0u8; texels * img.format().texel_size() as usize];
         let stream = self.device.stream(span)?;
-        stream
-            .stream
-            .download_image(img.raw(), &mut bytes)
-            .or_else(|x| err(span, x.to_string()))?;
+        let r = stream.stream.download_image(img.raw(), &mut bytes);
+        self.device.waited(span, r)?;
         Ok(bytes)
     }
 

@@ -54,12 +54,32 @@ impl FnCx<'_, '_> {
         let (recv, index) = (&args[0], &args[1]);
         let order = order_bits(args.get(base))?;
         let shared = matches!(recv.ty, Type::Shared(_));
-        let index = self.expr(index)?;
+        let index_expr = index;
+        let index = self.expr(index_expr)?;
         let (ptr, elem, storage) = if shared {
-            self.shared_element_at(recv, index)?
+            self.shared_element_at(recv, index_expr, index)?
         } else {
-            self.buffer_element_at(recv, index)?
+            self.buffer_element_at(recv, index_expr, index)?
         };
+        // Checked mode: the whole atomic (operands included) runs only in bounds.
+        if let Some(guard) = self.take_guard() {
+            let ty = self.cx.ir_value_type(&e.ty, span)?;
+            let target = ((ptr, index), elem, storage, shared, order);
+            return self.guarded(Some(guard), Some(ty), |s| s.atomic_at(op, args, e, target));
+        }
+        self.atomic_at(op, args, e, ((ptr, index), elem, storage, shared, order))
+    }
+
+    /// The atomic `op` on the element `ptr` at index `index` (of `elem`, stored as
+    /// `storage`).
+    fn atomic_at(
+        &mut self,
+        op: AtomicOp,
+        args: &[Expr],
+        e: &Expr,
+        ((ptr, index), elem, storage, shared, order): ((Word, Word), ScalarType, Word, bool, u32),
+    ) -> Res<Word> {
+        let span = e.span;
         let (scope, class_bit) = if shared {
             (SCOPE_WORKGROUP, SEM_WORKGROUP_MEMORY)
         } else {

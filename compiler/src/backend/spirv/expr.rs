@@ -6,6 +6,7 @@
 //! counts are masked to the width, and float → int conversion saturates with NaN → 0.
 //! `&&`, `||` and `?:` branch so that only the needed operand is evaluated.
 
+use rspirv::dr::Operand;
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
 use super::function::FnCx;
@@ -116,13 +117,14 @@ impl FnCx<'_, '_> {
         index: &Expr,
     ) -> Res<(Word, ScalarType, Word)> {
         let i = self.expr(index)?;
-        self.buffer_element_at(base, i)
+        self.buffer_element_at(base, index, i)
     }
 
-    /// [`Self::buffer_element`] at an already computed index.
+    /// [`Self::buffer_element`] with `index` already computed as `i`.
     pub(crate) fn buffer_element_at(
         &mut self,
         base: &Expr,
+        index: &Expr,
         i: Word,
     ) -> Res<(Word, ScalarType, Word)> {
         let (var, kind) = self.resource_of(base)?;
@@ -132,10 +134,31 @@ impl FnCx<'_, '_> {
                 "only buffers can be indexed in device code",
             ));
         };
-        let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, storage);
+        let mut i = i;
         let zero = self.cx.const_u32(0);
+        if self.checked() {
+            let uint = self.cx.u32_type();
+            let len = self.emit(
+                Op::ArrayLength,
+                Some(uint),
+                vec![Operand::IdRef(var), Operand::LiteralBit32(0)],
+            )?;
+            let name = self.resource_name(base);
+            let ty = super::bounds::index_type(index)?;
+            let at = base.span.to(index.span);
+            i = self.check_index(i, ty, len, &name, "buffer", at)?;
+        }
+        let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, storage);
         let ptr = self.op(Op::AccessChain, ptr_ty, &[var, zero, i])?;
         Ok((ptr, elem, storage))
+    }
+
+    /// The source name of the resource parameter an expression denotes.
+    pub(crate) fn resource_name(&self, e: &Expr) -> String {
+        self.resource_param(e)
+            .and_then(|p| self.cx.resource(p))
+            .map(|r| r.name.clone())
+            .unwrap_or_default()
     }
 
     /// Reads push-constant member `member` (booleans are stored as `uint32`).
@@ -178,7 +201,8 @@ impl FnCx<'_, '_> {
                 } else {
                     return Err(host_only(base.span, &base.ty));
                 };
-                let v = self.op(Op::Load, storage, &[ptr])?;
+                let guard = self.take_guard();
+                let v = self.guarded(guard, Some(storage), |s| s.op(Op::Load, storage, &[ptr]))?;
                 self.stored_value(v, elem, storage, e.ty.lanes() as u8)
             }
             Place::Lane { base, lane } => self.load_lane(base, *lane, e),
@@ -225,9 +249,13 @@ impl FnCx<'_, '_> {
                 } else {
                     return Err(host_only(base.span, &base.ty));
                 };
+                let guard = self.take_guard();
                 let v = self.expr(value)?;
                 let v = self.value_to_store(v, elem, storage, value.ty.lanes() as u8)?;
-                self.cx.b.store(ptr, v, None, []).ice(span)
+                self.guarded(guard, None, |s| {
+                    s.cx.b.store(ptr, v, None, []).ice(span).map(|_| 0)
+                })?;
+                Ok(())
             }
             Place::Lane { base, lane } => self.store_lane(base, *lane, value, span),
             Place::Field { .. } => Err(unsupported(

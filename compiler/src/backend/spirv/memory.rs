@@ -76,6 +76,9 @@ pub(crate) struct MemState {
     pub(crate) scalar_builtins: Vec<(rspirv::spirv::BuiltIn, Word)>,
     /// The kernel's shared arrays, for helpers that take them as parameters.
     pub(crate) shared_arrays: Vec<SharedArray>,
+    /// Bytes of the fixed-size shared arrays together (the reflection's
+    /// `static_shared_bytes`).
+    pub(crate) static_shared_bytes: u32,
 }
 
 impl MemState {
@@ -208,7 +211,12 @@ impl FnCx<'_, '_> {
             .std430_stride()
             .ok_or_else(|| unsupported(span, format!("a shared array of `{elem_ty}`")))?;
         let len = match args.first().map(|a| &a.kind) {
-            Some(ExprKind::Const(Constant::Int(n))) => self.cx.const_u32(*n as u32),
+            Some(ExprKind::Const(Constant::Int(n))) => {
+                let bytes = u64::from(*n as u32) * u64::from(size);
+                let total = u64::from(self.cx.mem.static_shared_bytes) + bytes;
+                self.cx.mem.static_shared_bytes = u32::try_from(total).unwrap_or(u32::MAX);
+                self.cx.const_u32(*n as u32)
+            }
             Some(_) => self.dynamic_length(size, span)?,
             None => {
                 return Err(unsupported(
@@ -330,16 +338,26 @@ impl FnCx<'_, '_> {
         index: &Expr,
     ) -> Res<(Word, ScalarType, Word)> {
         let i = self.expr(index)?;
-        self.shared_element_at(base, i)
+        self.shared_element_at(base, index, i)
     }
 
-    /// [`Self::shared_element`] at an already computed index.
+    /// [`Self::shared_element`] with `index` already computed as `i`.
     pub(crate) fn shared_element_at(
         &mut self,
         base: &Expr,
+        index: &Expr,
         i: Word,
     ) -> Res<(Word, ScalarType, Word)> {
         let a = self.shared_of(base)?;
+        let mut i = i;
+        if self.checked() {
+            // The kernel's name for the array, also inside a helper it was passed to.
+            let name = self.cx.kernel.locals.get(a.handle);
+            let name = name.map(|l| l.name.clone()).unwrap_or_default();
+            let ty = super::bounds::index_type(index)?;
+            let at = base.span.to(index.span);
+            i = self.check_index(i, ty, a.len, &name, "shared", at)?;
+        }
         let ptr_ty = self.cx.pointer_type(StorageClass::Workgroup, a.storage);
         let ptr = self.op(Op::AccessChain, ptr_ty, &[a.var, i])?;
         Ok((ptr, a.elem, a.storage))

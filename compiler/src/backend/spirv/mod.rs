@@ -19,6 +19,7 @@
 mod access;
 mod arith;
 mod atomics;
+mod bounds;
 mod coop;
 mod expr;
 mod function;
@@ -105,6 +106,10 @@ pub struct SpirvOptions {
     pub device_features: Vec<String>,
     /// What precision types and device queries are specialized to before lowering (SPEC §8).
     pub target: crate::specialize::Target,
+    /// Checked mode: every buffer, shared-array and image access is bounds-checked, an
+    /// out-of-bounds one is skipped and reported through an extra binding (see
+    /// `cajeta_runtime::BoundsCheck`).
+    pub checked: bool,
 }
 
 impl SpirvOptions {
@@ -182,10 +187,14 @@ fn compile(
             .all(|op| p.subgroup_operations.iter().any(|o| o == op))
     });
     cx.declare_globals(&usage)?;
+    if options.checked {
+        cx.declare_bounds();
+    }
     let entry = function::compile_kernel_body(&mut cx)?;
     while let Some((key, id)) = cx.pending.pop_front() {
         function::compile_helper(&mut cx, &key, id)?;
     }
+    cx.emit_bounds_report(kernel.span)?;
     cx.finish_module(entry);
     let mut reflection = reflect::build(&cx);
     reflection.precision_variant = options.target.precision.name();
@@ -259,6 +268,8 @@ pub(crate) struct Ctx<'m> {
     pub(crate) pending: VecDeque<(HelperKey, Word)>,
     /// Shared arrays, spec constants and subgroup built-ins.
     pub(crate) mem: memory::MemState,
+    /// Checked mode's violation buffer and sites (`None` unless `SpirvOptions::checked`).
+    pub(crate) bounds: Option<bounds::BoundsState>,
 }
 
 impl<'m> Ctx<'m> {
@@ -277,6 +288,7 @@ impl<'m> Ctx<'m> {
             helpers: HashMap::new(),
             pending: VecDeque::new(),
             mem: memory::MemState::default(),
+            bounds: None,
         }
     }
 

@@ -146,5 +146,7 @@ pub(crate) fn build(cx: &Ctx) -> Reflection {
             .collect(),
         precision_variant: "fp32".to_string(),
         parameters,
+        static_shared_bytes: cx.mem.static_shared_bytes,
+        bounds_check: super::bounds::reflection(cx),
     }
 }

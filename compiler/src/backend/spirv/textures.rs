@@ -33,6 +33,7 @@ impl FnCx<'_, '_> {
         };
         let (image, format) = self.image_operand(img)?;
         let coord = self.coordinate(x, y)?;
+        let (coord, guard) = self.checked_texel(image, coord, img, x, y)?;
         let value = self.expr(v)?;
         let texel = if format.channels() == 1 {
             if scalar_of(v)? != format.channel_type() {
@@ -52,10 +53,12 @@ impl FnCx<'_, '_> {
         } else {
             value
         };
-        self.cx
-            .b
-            .image_write(image, coord, texel, None, [])
-            .ice(e.span)?;
+        self.guarded(guard, None, |s| {
+            s.cx.b
+                .image_write(image, coord, texel, None, [])
+                .ice(e.span)
+                .map(|_| 0)
+        })?;
         Ok(0)
     }
 
@@ -67,9 +70,12 @@ impl FnCx<'_, '_> {
         };
         let (image, format) = self.image_operand(img)?;
         let coord = self.coordinate(x, y)?;
+        let (coord, guard) = self.checked_texel(image, coord, img, x, y)?;
         let chan = self.cx.channel_type(format.channel_type());
         let v4 = self.cx.vector_type(chan, 4);
-        let texel = self.op(Op::ImageRead, v4, &[image, coord])?;
+        let texel = self.guarded(guard, Some(v4), |s| {
+            s.op(Op::ImageRead, v4, &[image, coord])
+        })?;
         if format.channels() == 1 {
             self.cx
                 .b
@@ -175,6 +181,23 @@ impl FnCx<'_, '_> {
             .b
             .composite_extract(uint, None, size, [lane])
             .ice(e.span)
+    }
+
+    /// Checked mode: the texel coordinate to access with and the guard of the access.
+    fn checked_texel(
+        &mut self,
+        image: Word,
+        coord: Word,
+        img: &Expr,
+        x: &Expr,
+        y: &Expr,
+    ) -> Res<(Word, Option<super::bounds::Guard>)> {
+        if !self.checked() {
+            return Ok((coord, None));
+        }
+        let signed = scalar_of(x)? == ScalarType::I32 && scalar_of(y)? == ScalarType::I32;
+        let name = self.resource_name(img);
+        self.check_texel(image, coord, signed, &name, img.span.to(y.span))
     }
 
     /// Loads the image object of an `Image2D` expression, with its format.

@@ -132,11 +132,12 @@ impl FnCx<'_, '_> {
     /// the whole element.
     fn buffer_lane_load(&mut self, base: &Expr, index: &Expr, lane: u8, e: &Expr) -> Res<Word> {
         let (elem_ptr, elem, _) = self.buffer_element(base, index)?;
+        let guard = self.take_guard();
         let stored = self.cx.storage_type(elem, e.span)?;
         let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, stored);
         let l = self.cx.const_u32(u32::from(lane));
         let ptr = self.op(Op::AccessChain, ptr_ty, &[elem_ptr, l])?;
-        let v = self.op(Op::Load, stored, &[ptr])?;
+        let v = self.guarded(guard, Some(stored), |s| s.op(Op::Load, stored, &[ptr]))?;
         self.stored_value(v, elem, stored, 1)
     }
 
@@ -183,6 +184,7 @@ impl FnCx<'_, '_> {
             }
             Place::Index { base, index: i } => {
                 let (elem_ptr, elem, _) = self.buffer_element(base, i)?;
+                let guard = self.take_guard();
                 let stored = self.cx.storage_type(elem, span)?;
                 let mut v = self.expr(value)?;
                 if elem == ScalarType::Bool {
@@ -190,7 +192,8 @@ impl FnCx<'_, '_> {
                 }
                 let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, stored);
                 let ptr = self.op(Op::AccessChain, ptr_ty, &[elem_ptr, index])?;
-                self.cx.b.store(ptr, v, None, []).ice(span)
+                let store = |s: &mut Self| s.cx.b.store(ptr, v, None, []).ice(span).map(|_| 0);
+                self.guarded(guard, None, store).map(drop)
             }
             Place::Lane { .. } => Err(unsupported(span, "a lane of a lane")),
             Place::Field { .. } => Err(unsupported(

@@ -133,6 +133,7 @@ fn integer_division_by_zero_is_an_error_at_its_position() {
     let error = HostError {
         message: "integer division by zero".into(),
         span: Some(at(16)),
+        launch: None,
     };
     assert_eq!(
         error.render(&sources),

@@ -1,0 +1,176 @@
+//! Checked mode through the Rust APIs: every kernel of the device corpus and of
+//! `tests/checked/` compiled checked passes spirv-val (vulkan1.1 and vulkan1.3) and declares
+//! its violation binding after the parameters; `driver::run_program` with
+//! `SpirvOptions::checked` and `cajetac::embed` report the violation with kernel, resource,
+//! index, length and source position on any device.
+
+use cajeta_runtime::{BoundsViolation, ContextOptions, RuntimeError};
+use cajeta_tests::{device_context, files, frontend, spirv_val, tests_dir};
+use cajetac::backend::host::HostIo;
+use cajetac::backend::spirv::{SpirvOptions, TargetEnv};
+use cajetac::diagnostics::{render_human, SourceMap};
+use cajetac::driver::{self, RunError};
+use cajetac::embed::{args, Device, Error, Program};
+
+fn checked(env: TargetEnv) -> SpirvOptions {
+    SpirvOptions {
+        target_env: env,
+        checked: true,
+        ..SpirvOptions::default()
+    }
+}
+
+#[test]
+fn checked_kernels_pass_spirv_val() {
+    let mut programs = files("checked", "cajeta");
+    programs.extend(files("device", "cajeta"));
+    let mut failures = Vec::new();
+    let mut sites = 0;
+    for path in &programs {
+        let (map, module) = frontend(path);
+        let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+        for env in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] {
+            let kernels = match driver::compile_kernels(&module, &checked(env), None) {
+                Ok(k) => k,
+                // Kernels needing an optional feature the default options lack.
+                Err(_) => continue,
+            };
+            for (_, k) in kernels {
+                let check = k
+                    .reflection
+                    .bounds_check
+                    .as_ref()
+                    .expect("checked reflection");
+                assert_eq!(check.binding as usize, k.reflection.bindings.len());
+                sites += check.sites.len();
+                let tag = format!("{}-{}", k.name, env.name());
+                if let Err(e) = spirv_val(&k.words, env, &tag) {
+                    failures.push(format!("{}: {e}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(sites > 50, "only {sites} checked sites in the corpus");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn unchecked_kernels_have_no_violation_binding() {
+    let path = tests_dir().join("checked").join("buffer_write.cajeta");
+    let (map, module) = frontend(&path);
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let kernels = driver::compile_kernels(&module, &SpirvOptions::default(), None).unwrap();
+    assert!(kernels
+        .iter()
+        .all(|(_, k)| k.reflection.bounds_check.is_none()));
+}
+
+#[test]
+fn run_program_checked_reports_the_access_and_the_launch() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let name = "tests/checked/shared.cajeta";
+    let text = std::fs::read_to_string(tests_dir().join("checked").join("shared.cajeta")).unwrap();
+    let mut sources = SourceMap::new();
+    let mut out = Vec::new();
+    let mut io = HostIo {
+        stdout: &mut out,
+        context: Some(ctx),
+    };
+    let options = checked(TargetEnv::Vulkan1_1);
+    let r = driver::run_program(&mut sources, &[(name.into(), text)], &options, &[], &mut io);
+    let Err(RunError::Runtime(message)) = r else {
+        panic!("expected a runtime error");
+    };
+    assert_eq!(
+        message,
+        "tests/checked/shared.cajeta:11:9: runtime error: kernel `k`: index 64 out of bounds for `tile` of length 64\n\
+         tests/checked/shared.cajeta:19:9: note: in this launch"
+    );
+}
+
+const EMBEDDED: &str = r#"
+package demo;
+import cajeta.xpu.*;
+public final class Demo {
+    @Kernel
+    public static void scale(KernelBuffer<float32> x, uint32 extra) {
+        uint32 i = KernelThread.globalIdX();
+        x[i + extra] = x[i] * 2.0f;
+    }
+}"#;
+
+fn embedded_violation(extra: u32) -> Result<(Vec<f32>, Option<BoundsViolation>), Error> {
+    let files = [("demo.cajeta".to_string(), EMBEDDED.to_string())];
+    let program = Program::compile_files(&files, &checked(TargetEnv::Vulkan1_1))?;
+    let device = Device::with_options(
+        ContextOptions::from_env()
+            .with_features(program.required_features())
+            .with_checked(true),
+    )?;
+    let scale = device.kernel(&program, "scale")?;
+    let x = device.buffer_from(&[1.0f32, 2.0, 3.0, 4.0])?;
+    let stream = device.stream();
+    scale.launch(&stream, [1, 1, 1], [4, 1, 1], args![&x, extra])?;
+    match stream.sync() {
+        Ok(()) => Ok((x.download(&stream)?, None)),
+        Err(RuntimeError::OutOfBounds(v)) => Ok((x.download(&stream)?, Some(*v))),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[test]
+fn embed_checked_launch_reports_and_skips_the_access() {
+    if device_context(false).is_none() {
+        return;
+    }
+    // In bounds: no report, the result as unchecked.
+    let (data, v) = embedded_violation(0).unwrap();
+    assert_eq!((data, v), (vec![2.0, 4.0, 6.0, 8.0], None));
+    // Threads 1..3 write past the end: skipped, reported; thread 0 writes x[3].
+    let (data, v) = embedded_violation(3).unwrap();
+    assert_eq!(data, vec![1.0, 2.0, 3.0, 2.0]);
+    let v = v.expect("a violation");
+    assert_eq!(
+        (v.kernel.as_str(), v.resource.as_str(), v.kind.as_str()),
+        ("scale", "x", "buffer")
+    );
+    assert_eq!((v.length.as_slice(), v.count), (&[4u64][..], 3));
+    assert!([4i64, 5, 6].contains(&v.index[0]), "{v:?}");
+    assert_eq!(v.position, "demo.cajeta:8:9");
+    assert_eq!(
+        v.to_string(),
+        format!(
+            "demo.cajeta:8:9: kernel `scale`: index {} out of bounds for `x` of length 4",
+            v.index[0]
+        )
+    );
+}
+
+#[test]
+fn device_corpus_returns_777_when_checked() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for path in files("device", "cajeta") {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut sources = SourceMap::new();
+        let mut out = Vec::new();
+        let mut io = HostIo {
+            stdout: &mut out,
+            context: Some(ctx.clone()),
+        };
+        let name = path.display().to_string();
+        let options = checked(TargetEnv::Vulkan1_1);
+        let r = driver::run_program(&mut sources, &[(name, text)], &options, &[], &mut io);
+        match r {
+            Ok(cajetac::backend::host::HostOutcome::Returned(v)) if v.to_string() == "777" => {}
+            Ok(other) => failures.push(format!("{}: {other:?}", path.display())),
+            Err(RunError::Runtime(m)) => failures.push(m),
+            Err(_) => failures.push(format!("{}: did not compile or run", path.display())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
