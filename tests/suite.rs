@@ -7,7 +7,7 @@ mod device_profiles;
 mod diagnostics;
 mod differential;
 mod examples;
-mod fuzz_smoke;
+mod fuzz_campaign;
 mod golden;
 mod host_io;
 mod int_precision;

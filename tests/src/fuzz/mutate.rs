@@ -99,7 +99,8 @@ pub enum InputKind {
     Nesting,
 }
 
-/// The corpus files: every `.cajeta` under `tests/` and `examples/`, sorted.
+/// The corpus files: every `.cajeta` under `tests/` and `examples/`, sorted, except
+/// `tests/fuzz_findings/` (reproducers of crashes: mutants of them would crash too).
 pub fn corpus_files(tests_dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -108,7 +109,9 @@ pub fn corpus_files(tests_dir: &Path) -> Vec<PathBuf> {
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
-                walk(&p, out);
+                if !p.ends_with("fuzz_findings") {
+                    walk(&p, out);
+                }
             } else if p.extension().is_some_and(|x| x == "cajeta") {
                 out.push(p);
             }
@@ -181,18 +184,18 @@ pub fn random_bytes(rng: &mut Rng) -> String {
     }
 }
 
-/// Applies 1–6 token-level mutations to `base`; `donor` supplies spliced fragments.
+/// Applies 1–3 token-level mutations to `base`; `donor` supplies spliced fragments.
 pub fn mutate(rng: &mut Rng, base: &str, donor: &str) -> String {
     let mut toks: Vec<String> = tokens(base).into_iter().map(str::to_string).collect();
     let donor_toks = tokens(donor);
-    for _ in 0..rng.range(1, 6) {
+    for _ in 0..rng.range(1, 3) {
         if toks.is_empty() {
             toks.push(rng.pick(FRAGMENTS).to_string());
         }
         let len = toks.len();
         let i = rng.below(len);
         let run = rng.range(1, 8).min(len - i);
-        match rng.below(9) {
+        match rng.below(11) {
             0 => {
                 toks.drain(i..i + run);
             }
@@ -223,7 +226,7 @@ pub fn mutate(rng: &mut Rng, base: &str, donor: &str) -> String {
                     .collect();
                 toks.splice(i..i + run, piece);
             }
-            6 => {
+            6 | 9 => {
                 // Replace an identifier or number by another from the same text.
                 let words: Vec<String> = toks
                     .iter()
@@ -234,7 +237,7 @@ pub fn mutate(rng: &mut Rng, base: &str, donor: &str) -> String {
                     toks[i] = rng.pick(&words).clone();
                 }
             }
-            7 => {
+            7 | 10 => {
                 let lit = *rng.pick(&[
                     "0",
                     "1",
@@ -372,13 +375,15 @@ pub fn nesting_size(rng: &mut Rng, max: usize) -> usize {
 
 /// Greedy reduction: removes ever smaller runs of tokens (then single characters) while
 /// `still_fails` holds. Used to shrink findings to a minimal reproducer.
+/// Stops after `budget` attempts or 10 seconds, whichever comes first.
 pub fn reduce(text: &str, mut still_fails: impl FnMut(&str) -> bool, budget: usize) -> String {
+    let start = std::time::Instant::now();
     let mut toks: Vec<String> = tokens(text).into_iter().map(str::to_string).collect();
     let mut tries = 0;
     let mut chunk = (toks.len() / 2).max(1);
     while chunk >= 1 && tries < budget {
         let mut i = 0;
-        while i < toks.len() && tries < budget {
+        while i < toks.len() && tries < budget && start.elapsed().as_secs() < 10 {
             let end = (i + chunk).min(toks.len());
             let candidate: String = toks[..i].concat() + &toks[end..].concat();
             tries += 1;

@@ -69,7 +69,13 @@ impl Finding {
     /// A short signature used to group findings: the kind and the first line of the detail,
     /// with digits blanked (line numbers, sizes) so one defect groups as one.
     pub fn signature(&self) -> String {
-        let first = self.detail.lines().next().unwrap_or("");
+        // spirv-val's first line only names the file: its `error:` line says what is wrong.
+        let first = self
+            .detail
+            .lines()
+            .find(|l| l.starts_with("error"))
+            .or_else(|| self.detail.lines().next())
+            .unwrap_or("");
         let blanked: String = first
             .chars()
             .map(|c| if c.is_ascii_digit() { '#' } else { c })
