@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, clippy, then every crate's tests (compiler unit tests,
-# runtime device tests, spirv-val goldens, diagnostics, fuzz smoke, device suite with and
+# runtime device tests, spirv-val goldens, diagnostics, the bounded fuzz campaign (docs/fuzzing.md), device suite with and
 # without synchronization validation). With CI=true a missing Vulkan device fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."

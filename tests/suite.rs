@@ -10,7 +10,7 @@ mod diagnostics;
 mod differential;
 mod examples;
 mod float_controls;
-mod fuzz_smoke;
+mod fuzz_campaign;
 mod golden;
 mod host_io;
 mod int_precision;

@@ -1,5 +1,7 @@
 //! Shared helpers for the golden, diagnostics, fuzz and device suites.
 
+pub mod fuzz;
+
 use cajeta_runtime::{Context, ContextOptions};
 use cajetac::backend::spirv::TargetEnv;
 use cajetac::diagnostics::{Diagnostic, SourceMap};

@@ -1,0 +1,168 @@
+//! The bounded CI slice of the fuzz campaign (docs/fuzzing.md), fixed seeds: generated
+//! well-typed programs through `spirv-val` (Vulkan 1.1 and 1.3) and some on the device
+//! against host code, and a few thousand random-byte, mutation and size-stress inputs
+//! through the robustness oracles. The long run is `cargo run --release -p cajeta-tests
+//! --bin cajeta-fuzz`. Replaces the older fuzz smoke test (same RNG, same corpus, more
+//! oracles).
+
+use cajeta_tests::fuzz::oracle::{self, Kind, Validator};
+use cajeta_tests::fuzz::{self, InputConfig};
+use cajeta_tests::{device_context, tests_dir};
+
+const SEED: u64 = 0x00C4_7E7A;
+
+/// Findings that are not known defects being fixed elsewhere, rendered for the assertion.
+fn unexpected(label: &str, text: &str, findings: &[oracle::Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .filter(|f| fuzz::known_defect(label, f).is_none())
+        .map(|f| format!("{label}: {:?}: {}\n--- input ---\n{text}", f.kind, f.detail))
+        .collect()
+}
+
+#[test]
+fn generated_programs_validate_and_match_the_host_on_the_device() {
+    oracle::quiet_panics();
+    let mut val = Validator::default();
+    let ctx = device_context(false);
+    let mut failures = Vec::new();
+    let mut on_device = 0;
+    let programs = 100;
+    for p in 0..programs {
+        let program = fuzz::generated(SEED, p);
+        let (c, findings) = oracle::check_generated(&program, &mut val);
+        failures.extend(unexpected(
+            &format!("program {p}"),
+            &program.source,
+            &findings,
+        ));
+        if let (Some(ctx), true) = (&ctx, p < 20 && findings.is_empty()) {
+            on_device += 1;
+            if let Some(f) = oracle::run_on_device(&c, ctx) {
+                failures.push(format!("program {p}: {}\n{}", f.detail, program.source));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    // Every kernel went through spirv-val under two target environments (1.1 module under
+    // 1.1 and 1.3, 1.3 module under 1.3), and the device part actually ran.
+    assert!(
+        val.runs >= 3 * programs as usize,
+        "only {} spirv-val runs",
+        val.runs
+    );
+    assert!(
+        ctx.is_none() || on_device >= 16,
+        "only {on_device} programs on the device"
+    );
+}
+
+#[test]
+fn the_device_oracle_catches_a_wrong_host_result() {
+    // A program whose host side computes something else must be reported: the comparison
+    // can fail. The second `acc` initializer is the host's (the kernel's comes first).
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let program = fuzz::generated(SEED, 0);
+    let init = "uint64 acc = (uint64) gid;";
+    let at = program
+        .source
+        .rfind(init)
+        .expect("host checksum initializer");
+    let mut source = program.source.clone();
+    source.replace_range(at..at + init.len(), "uint64 acc = (uint64) gid + 1;");
+    let broken = fuzz::gen::Program { source, ..program };
+    let (c, findings) = oracle::check_generated(&broken, &mut Validator::default());
+    assert!(findings.is_empty(), "{findings:?}");
+    let f = oracle::run_on_device(&c, &ctx).expect("a wrong host result must be reported");
+    assert_eq!(f.kind, Kind::WrongResult);
+    assert!(f.detail.contains("checksum"), "{}", f.detail);
+}
+
+#[test]
+fn mutated_and_random_inputs_pass_the_robustness_oracles() {
+    oracle::quiet_panics();
+    let corpus = fuzz::mutate::load_corpus(&tests_dir());
+    assert!(corpus.len() >= 50, "corpus too small: {}", corpus.len());
+    // Sizes stay below the stack overflows being fixed on main (docs/fuzzing.md) for a
+    // debug build's larger frames; the long run goes further in a child process.
+    let cfg = InputConfig {
+        seed: SEED,
+        max_nest: 200,
+    };
+    let mut val = Validator::default();
+    let mut failures = Vec::new();
+    let mut reached = std::collections::BTreeMap::new();
+    for i in 0..2000 {
+        let input = fuzz::input(&cfg, &corpus, i);
+        let (r, findings) = fuzz::check_input(&input.text, &mut val, true);
+        *reached.entry(format!("{r:?}")).or_insert(0) += 1;
+        failures.extend(unexpected(
+            &format!("input {i} ({})", input.label),
+            &input.text,
+            &findings,
+        ));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    // The mutator must reach every stage, or the later oracles test nothing.
+    for stage in ["Syntax", "Checker", "Validated"] {
+        assert!(
+            reached.get(stage).copied().unwrap_or(0) >= 30,
+            "too few inputs reached {stage}: {reached:?}"
+        );
+    }
+}
+
+#[test]
+fn oracles_flag_panics_bad_spans_and_invalid_modules() {
+    // The robustness oracles can fail: a panic is caught and reported as one.
+    let r = oracle::on_thread(|| -> u32 { panic!("boom") });
+    assert_eq!(r.unwrap_err(), "boom");
+    // Known defects are classified, new findings are not.
+    let relaxed = oracle::Finding {
+        kind: Kind::CheckBuildDisagree,
+        detail: "check accepts, build refuses: MemoryOrder.Relaxed fence".to_string(),
+    };
+    assert!(fuzz::known_defect("corpus-1", &relaxed).is_some());
+    let other = oracle::Finding {
+        kind: Kind::SpirvVal,
+        detail: "spirv-val failed: ID has not been defined".to_string(),
+    };
+    assert!(fuzz::known_defect("corpus-1", &other).is_none());
+    // spirv-val really runs: garbage words are rejected.
+    let bogus = cajetac::backend::spirv::CompiledKernel {
+        words: vec![0x0723_0203, 0x0001_0300, 0, 5, 0],
+        ..compiled_kernel()
+    };
+    let findings = Validator::default().validate(
+        &[(
+            cajetac::backend::spirv::TargetEnv::Vulkan1_1,
+            vec![(cajetac::ir::FunctionId(0), bogus)],
+        )],
+        false,
+    );
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0].kind, Kind::SpirvVal);
+}
+
+/// A real compiled kernel to build test fixtures from.
+fn compiled_kernel() -> cajetac::backend::spirv::CompiledKernel {
+    let program = fuzz::generated(SEED, 1);
+    let (mut c, findings) = oracle::compile(
+        program.source,
+        &[cajetac::backend::spirv::TargetEnv::Vulkan1_1],
+    );
+    assert!(findings.is_empty(), "{findings:?}");
+    c.kernels.remove(0).1.remove(0).1
+}

@@ -1,0 +1,713 @@
+//! Generator of well-typed random Cajeta programs for differential testing.
+//!
+//! A program is one class with 1–3 `@Kernel`s over `KernelBuffer` inputs and one output buffer
+//! each, and a host `run()` that uploads the inputs, launches every kernel, downloads the
+//! results and recomputes each output in host code from the *same statement text*, counting
+//! (and printing) the elements where device and host differ. `run()` returns that count, so
+//! a correct compiler gives 0.
+//!
+//! What is generated is chosen so that both sides must agree bit for bit (docs/fuzzing.md):
+//! - integer division and remainder divide by `(e | 1)`, never by zero (division by zero is
+//!   0 in kernels but a runtime error in host code);
+//! - floats are integer-valued (literals and inputs are whole numbers, ±0, ±inf, NaN) and only
+//!   `+ - *`, comparisons, conversions and `?:` touch them: every finite intermediate is then a
+//!   whole number, so no denormal can arise (a device may flush them), and float `/` and `%`
+//!   (a few ulp of latitude on the device) are left out;
+//! - every operator node has a variable among its operands: a literal-only subexpression would
+//!   depend on literal typing from context, a known defect being fixed on main;
+//! - loops have constant trip counts of at most 4, so the host side stays fast.
+
+use super::rng::Rng;
+use std::fmt::Write;
+
+/// A scalar type the generator uses.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Ty {
+    /// `int8`
+    I8,
+    /// `int16`
+    I16,
+    /// `int32`
+    I32,
+    /// `int64`
+    I64,
+    /// `uint8`
+    U8,
+    /// `uint16`
+    U16,
+    /// `uint32`
+    U32,
+    /// `uint64`
+    U64,
+    /// `float32`
+    F32,
+    /// `float64`
+    F64,
+    /// `boolean` (locals and conditions only: never in a buffer)
+    Bool,
+}
+
+/// The numeric types: everything but `boolean`.
+pub const NUMERIC: [Ty; 10] = [
+    Ty::I8,
+    Ty::I16,
+    Ty::I32,
+    Ty::I64,
+    Ty::U8,
+    Ty::U16,
+    Ty::U32,
+    Ty::U64,
+    Ty::F32,
+    Ty::F64,
+];
+
+const INTS: [Ty; 8] = [
+    Ty::I8,
+    Ty::I16,
+    Ty::I32,
+    Ty::I64,
+    Ty::U8,
+    Ty::U16,
+    Ty::U32,
+    Ty::U64,
+];
+
+impl Ty {
+    /// The Cajeta spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ty::I8 => "int8",
+            Ty::I16 => "int16",
+            Ty::I32 => "int32",
+            Ty::I64 => "int64",
+            Ty::U8 => "uint8",
+            Ty::U16 => "uint16",
+            Ty::U32 => "uint32",
+            Ty::U64 => "uint64",
+            Ty::F32 => "float32",
+            Ty::F64 => "float64",
+            Ty::Bool => "boolean",
+        }
+    }
+
+    fn is_float(self) -> bool {
+        matches!(self, Ty::F32 | Ty::F64)
+    }
+
+    fn is_int(self) -> bool {
+        !self.is_float() && self != Ty::Bool
+    }
+
+    fn signed(self) -> bool {
+        matches!(self, Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64)
+    }
+
+    fn bits(self) -> u32 {
+        match self {
+            Ty::I8 | Ty::U8 => 8,
+            Ty::I16 | Ty::U16 => 16,
+            Ty::I32 | Ty::U32 | Ty::F32 => 32,
+            Ty::Bool => 1,
+            _ => 64,
+        }
+    }
+}
+
+/// Size limits of one generated program.
+#[derive(Clone, Copy, Debug)]
+pub struct GenConfig {
+    /// Maximum expression depth.
+    pub max_depth: usize,
+    /// Maximum statements per block (before the outputs).
+    pub max_stmts: usize,
+    /// Maximum kernels per program (at least 1).
+    pub max_kernels: usize,
+}
+
+impl Default for GenConfig {
+    fn default() -> Self {
+        GenConfig {
+            max_depth: 4,
+            max_stmts: 6,
+            max_kernels: 3,
+        }
+    }
+}
+
+/// A generated program and what it contains.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The Cajeta source.
+    pub source: String,
+    /// Number of kernels in it.
+    pub kernels: usize,
+    /// Number of compared output elements (the most `run()` can return).
+    pub outputs: usize,
+}
+
+/// A local in scope: name, type, and whether statements may assign it (loop counters and
+/// kernel inputs may not: the loop bounds would no longer hold, and the host loads its inputs
+/// from different arrays).
+struct Var {
+    name: String,
+    ty: Ty,
+    assignable: bool,
+}
+
+struct Gen<'r> {
+    rng: &'r mut Rng,
+    cfg: GenConfig,
+    scopes: Vec<Vec<Var>>,
+    next_id: usize,
+}
+
+/// Renders an integer literal of `ty` with the value `v` (bits of the type, sign-extended for
+/// signed types). Decimal where the value reads the same under any literal typing, hex bits
+/// otherwise (hex literals fill the type's bits, docs/language.md).
+fn int_literal(ty: Ty, v: i128) -> String {
+    let bits = ty.bits();
+    let mask: u128 = if bits == 64 {
+        u64::MAX as u128
+    } else {
+        (1u128 << bits) - 1
+    };
+    let unsigned = (v as u128) & mask;
+    let min = if ty.signed() {
+        -(1i128 << (bits - 1))
+    } else {
+        0
+    };
+    let suffix = if bits == 64 { "L" } else { "" };
+    if v > min && v.abs() <= i32::MAX as i128 {
+        format!("(({}) {v})", ty.name())
+    } else if v > min && bits == 64 && v.abs() <= i64::MAX as i128 {
+        format!("(({}) {v}L)", ty.name())
+    } else {
+        format!("(({}) 0x{unsigned:X}{suffix})", ty.name())
+    }
+}
+
+/// An interesting value for an integer type: boundaries, small numbers, random bits.
+fn int_value(rng: &mut Rng, ty: Ty) -> i128 {
+    let bits = ty.bits();
+    let (min, max) = if ty.signed() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    match rng.below(8) {
+        0 => min,
+        1 => max,
+        2 => *rng.pick(&[min + 1, max - 1, 0, 1]),
+        3 | 4 => (rng.below(19) as i128 - 9).clamp(min, max),
+        5 => (rng.below(70) as i128).clamp(min, max),
+        _ => {
+            let raw = rng.next_u64() as u128 & ((1u128 << bits) - 1);
+            if ty.signed() && raw >= 1u128 << (bits - 1) {
+                raw as i128 - (1i128 << bits)
+            } else {
+                raw as i128
+            }
+        }
+    }
+}
+
+/// A whole-number float literal (see the module comment for why only whole numbers).
+fn float_literal(rng: &mut Rng, ty: Ty) -> String {
+    let v: f64 = match rng.below(6) {
+        0 => 0.0,
+        1 => *rng.pick(&[1.0, -1.0, 2.0, 16777216.0, 16777217.0, 1.0e30, -3.0e38]),
+        2 => (rng.next_u64() % 4_000_000_000) as f64 - 2.0e9,
+        _ => rng.below(41) as f64 - 20.0,
+    };
+    let (suffix, v) = if ty == Ty::F32 {
+        ("f", v.clamp(-3.0e38, 3.0e38))
+    } else {
+        ("", v)
+    };
+    format!("(({}) {v:?}{suffix})", ty.name())
+}
+
+impl Gen<'_> {
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.next_id += 1;
+        format!("{prefix}{}", self.next_id)
+    }
+
+    fn vars(&self, pred: impl Fn(&Var) -> bool) -> Vec<(String, Ty)> {
+        self.scopes
+            .iter()
+            .flatten()
+            .filter(|v| pred(v))
+            .map(|v| (v.name.clone(), v.ty))
+            .collect()
+    }
+
+    fn declare(&mut self, name: &str, ty: Ty, assignable: bool) {
+        self.scopes.last_mut().unwrap().push(Var {
+            name: name.to_string(),
+            ty,
+            assignable,
+        });
+    }
+
+    fn numeric(&mut self) -> Ty {
+        *self.rng.pick(&NUMERIC)
+    }
+
+    /// A literal of `ty`.
+    fn literal(&mut self, ty: Ty) -> String {
+        match ty {
+            Ty::Bool => if self.rng.chance(50) { "true" } else { "false" }.to_string(),
+            _ if ty.is_float() => float_literal(self.rng, ty),
+            _ => {
+                let v = int_value(self.rng, ty);
+                int_literal(ty, v)
+            }
+        }
+    }
+
+    /// A leaf of type `ty`: a variable (cast from another type when none has `ty`), or a
+    /// literal when `need_var` is false. Returns the text and whether it names a variable.
+    fn leaf(&mut self, ty: Ty, need_var: bool) -> (String, bool) {
+        if !need_var && self.rng.chance(30) {
+            return (self.literal(ty), false);
+        }
+        let same = self.vars(|v| v.ty == ty);
+        if !same.is_empty() && self.rng.chance(75) {
+            return (self.rng.pick(&same).0.clone(), true);
+        }
+        let nums = self.vars(|v| v.ty != Ty::Bool);
+        let (name, vty) = self.rng.pick(&nums).clone();
+        if ty == Ty::Bool {
+            let lit = self.literal(vty);
+            let op = *self.rng.pick(&["<", "<=", ">", ">=", "==", "!="]);
+            (format!("({name} {op} {lit})"), true)
+        } else {
+            (format!("(({}) {name})", ty.name()), true)
+        }
+    }
+
+    /// An expression of type `ty`, at most `depth` deep, with a variable in it when
+    /// `need_var`. Returns the text and whether a variable occurs in it.
+    fn expr(&mut self, ty: Ty, depth: usize, need_var: bool) -> (String, bool) {
+        if depth == 0 || self.rng.chance(20) {
+            return self.leaf(ty, need_var);
+        }
+        let d = depth - 1;
+        if ty == Ty::Bool {
+            return self.bool_expr(d, need_var);
+        }
+        let t = ty.name();
+        match self.rng.below(10) {
+            0 => {
+                let op = if ty.is_int() && self.rng.chance(50) {
+                    "~"
+                } else {
+                    "-"
+                };
+                let (e, _) = self.expr(ty, d, true);
+                (format!("({op}{e})"), true)
+            }
+            1 | 2 => {
+                let ops: &[&str] = if ty.is_int() {
+                    &["+", "-", "*", "&", "|", "^"]
+                } else {
+                    &["+", "-", "*"]
+                };
+                let op = *self.rng.pick(ops);
+                self.binary(ty, ty, ty, op, d)
+            }
+            3 if ty.is_int() => {
+                // Division and remainder by an operand that cannot be zero.
+                let op = if self.rng.chance(50) { "/" } else { "%" };
+                let (a, va) = self.expr(ty, d, false);
+                let rty = if self.rng.chance(30) {
+                    *self.rng.pick(&INTS)
+                } else {
+                    ty
+                };
+                let (b, _) = self.expr(rty, d, !va);
+                let divisor = format!("({b} | {})", int_literal(rty, 1));
+                if rty == ty {
+                    (format!("({a} {op} {divisor})"), true)
+                } else {
+                    (format!("(({t}) ({a} {op} {divisor}))"), true)
+                }
+            }
+            4 if ty.is_int() => {
+                let op = *self.rng.pick(&["<<", ">>", ">>>"]);
+                let count = *self.rng.pick(&INTS);
+                self.binary(ty, ty, count, op, d)
+            }
+            5 => {
+                // Mixed operand types: the implicit conversions of docs/language.md's tables,
+                // then an explicit cast to `ty`.
+                let (l, r) = (self.numeric(), self.numeric());
+                let ops: &[&str] = if l.is_int() && r.is_int() {
+                    &["+", "-", "*", "&", "|", "^"]
+                } else {
+                    &["+", "-", "*"]
+                };
+                let op = *self.rng.pick(ops);
+                let (e, _) = self.binary(ty, l, r, op, d);
+                (format!("(({t}) {e})"), true)
+            }
+            6 => {
+                let from = self.numeric();
+                let (e, _) = self.expr(from, d, true);
+                (format!("(({t}) {e})"), true)
+            }
+            7 => {
+                let (c, vc) = self.expr(Ty::Bool, d, false);
+                let (a, va) = self.expr(ty, d, false);
+                let (b, vb) = self.expr(ty, d, !(vc || va));
+                (format!("({c} ? {a} : {b})"), vc || va || vb)
+            }
+            _ => self.leaf(ty, need_var),
+        }
+    }
+
+    /// `(a op b)` with `a: l`, `b: r`; `ty` is only for the caller's cast.
+    fn binary(&mut self, _ty: Ty, l: Ty, r: Ty, op: &str, d: usize) -> (String, bool) {
+        let (a, va) = self.expr(l, d, false);
+        let (b, _) = self.expr(r, d, !va);
+        (format!("({a} {op} {b})"), true)
+    }
+
+    fn bool_expr(&mut self, d: usize, need_var: bool) -> (String, bool) {
+        match self.rng.below(6) {
+            0 | 1 => {
+                let l = self.numeric();
+                // Mostly one type; sometimes mixed (the comparison table of docs/language.md).
+                let r = if self.rng.chance(70) {
+                    l
+                } else {
+                    self.numeric()
+                };
+                let op = *self.rng.pick(&["<", "<=", ">", ">=", "==", "!="]);
+                self.binary(Ty::Bool, l, r, op, d)
+            }
+            2 => {
+                let (e, _) = self.expr(Ty::Bool, d, true);
+                (format!("(!{e})"), true)
+            }
+            3 | 4 => {
+                let op = *self.rng.pick(&["&&", "||", "==", "!="]);
+                self.binary(Ty::Bool, Ty::Bool, Ty::Bool, op, d)
+            }
+            _ => self.leaf(Ty::Bool, need_var),
+        }
+    }
+
+    /// Statements of one block (indented by the caller). `loops` is the loop nesting depth.
+    fn block(&mut self, out: &mut Vec<String>, depth: usize, loops: usize) {
+        let n = self.rng.range(1, self.cfg.max_stmts);
+        for _ in 0..n {
+            self.statement(out, depth, loops);
+        }
+    }
+
+    fn nested(&mut self, out: &mut Vec<String>, header: String, depth: usize, loops: usize) {
+        out.push(format!("{header} {{"));
+        self.scopes.push(Vec::new());
+        let mut body = Vec::new();
+        self.block(&mut body, depth + 1, loops);
+        if loops > 0 && self.rng.chance(30) {
+            let (c, _) = self.expr(Ty::Bool, 2, true);
+            let jump = if self.rng.chance(50) {
+                "break"
+            } else {
+                "continue"
+            };
+            body.push(format!("if ({c}) {{ {jump}; }}"));
+            // More statements after the jump, so `continue` skips something.
+            self.block(&mut body, depth + 1, loops);
+        }
+        self.scopes.pop();
+        out.extend(body.into_iter().map(|l| format!("    {l}")));
+    }
+
+    fn statement_decl(&mut self, out: &mut Vec<String>) {
+        let ty = if self.rng.chance(15) {
+            Ty::Bool
+        } else {
+            self.numeric()
+        };
+        let (e, _) = self.expr(ty, self.cfg.max_depth, false);
+        let name = self.fresh("v");
+        out.push(format!("{} {name} = {e};", ty.name()));
+        self.declare(&name, ty, true);
+        self.observe(out, &name, ty);
+    }
+
+    fn statement(&mut self, out: &mut Vec<String>, depth: usize, loops: usize) {
+        let ed = self.cfg.max_depth;
+        let deep = depth >= 3;
+        match self.rng.below(if deep { 6 } else { 10 }) {
+            0..=2 => self.statement_decl(out),
+            3..=5 => self.assignment(out),
+            6 => {
+                let (c, _) = self.expr(Ty::Bool, ed, true);
+                self.nested(out, format!("if ({c})"), depth, loops);
+                if self.rng.chance(50) {
+                    self.nested(out, "} else".to_string(), depth, loops);
+                }
+                out.push("}".to_string());
+            }
+            7 if loops < 2 => {
+                let i = self.fresh("i");
+                let trips = self.rng.range(0, 4);
+                self.scopes.push(Vec::new());
+                self.declare(&i, Ty::I32, false);
+                self.nested(
+                    out,
+                    format!("for (int32 {i} = 0; {i} < {trips}; {i}++)"),
+                    depth,
+                    loops + 1,
+                );
+                self.scopes.pop();
+                out.push("}".to_string());
+            }
+            8 if loops < 2 => {
+                // The counter is bumped first, so a generated `continue` cannot skip it.
+                let w = self.fresh("w");
+                let trips = self.rng.range(0, 4);
+                out.push(format!("int32 {w} = 0;"));
+                self.declare(&w, Ty::I32, false);
+                let do_while = self.rng.chance(40);
+                let header = if do_while {
+                    "do".to_string()
+                } else {
+                    format!("while ({w} < {trips})")
+                };
+                let mut body = Vec::new();
+                self.nested(&mut body, header, depth, loops + 1);
+                body.insert(1, format!("    {w}++;"));
+                out.extend(body);
+                out.push(if do_while {
+                    format!("}} while ({w} < {trips});")
+                } else {
+                    "}".to_string()
+                });
+            }
+            _ => self.assignment(out),
+        }
+    }
+
+    /// Folds a local into the kernel's checksum `acc` (written to its own output), so values
+    /// computed in nested blocks are compared too, not only the final expressions.
+    fn observe(&mut self, out: &mut Vec<String>, name: &str, ty: Ty) {
+        if !self.rng.chance(60) {
+            return;
+        }
+        let v = match ty {
+            Ty::Bool => format!("({name} ? 1 : 2)"),
+            _ if ty.is_float() => format!("((uint64) (int64) {name})"),
+            _ => format!("((uint64) {name})"),
+        };
+        out.push(format!("acc = acc * ((uint64) 31) + {v};"));
+    }
+
+    fn assignment(&mut self, out: &mut Vec<String>) {
+        let targets = self.vars(|v| v.assignable);
+        if targets.is_empty() {
+            return;
+        }
+        let (name, ty) = self.rng.pick(&targets).clone();
+        self.assign_to(out, &name, ty);
+        self.observe(out, &name, ty);
+    }
+
+    fn assign_to(&mut self, out: &mut Vec<String>, name: &str, ty: Ty) {
+        let ed = self.cfg.max_depth;
+        if ty == Ty::Bool {
+            let (e, _) = self.expr(Ty::Bool, ed, false);
+            out.push(format!("{name} = {e};"));
+            return;
+        }
+        match self.rng.below(5) {
+            0 => {
+                let (e, _) = self.expr(ty, ed, false);
+                out.push(format!("{name} = {e};"));
+            }
+            1 if ty.is_int() => {
+                let op = *self.rng.pick(&["++", "--"]);
+                out.push(format!("{name}{op};"));
+            }
+            2 if ty.is_int() => {
+                // Compound division: `a /= b` is `a = (T) (a / b)`; b is never zero.
+                let op = *self.rng.pick(&["/=", "%="]);
+                let rty = *self.rng.pick(&INTS);
+                let (e, _) = self.expr(rty, ed - 1, false);
+                out.push(format!("{name} {op} ({e} | {});", int_literal(rty, 1)));
+            }
+            _ => {
+                let ops: &[&str] = if ty.is_int() {
+                    &["+=", "-=", "*=", "&=", "|=", "^=", "<<=", ">>=", ">>>="]
+                } else {
+                    &["+=", "-=", "*="]
+                };
+                let op = *self.rng.pick(ops);
+                let rty = if op.len() > 2 || op.starts_with(['&', '|', '^']) || ty.is_float() {
+                    // Shift counts and bitwise operands: integers; floats take any number.
+                    if ty.is_float() {
+                        self.numeric()
+                    } else {
+                        *self.rng.pick(&INTS)
+                    }
+                } else {
+                    self.numeric_for(ty)
+                };
+                let (e, _) = self.expr(rty, ed - 1, false);
+                out.push(format!("{name} {op} {e};"));
+            }
+        }
+    }
+
+    /// The type of the right operand of `int op= x`: an integer (an integer meeting a float
+    /// would make a float, which `int op=` narrows back: allowed, but saturating conversions
+    /// of huge products are already covered by casts).
+    fn numeric_for(&mut self, ty: Ty) -> Ty {
+        if ty.is_int() {
+            *self.rng.pick(&INTS)
+        } else {
+            self.numeric()
+        }
+    }
+}
+
+/// One input array: element type and the host-side literals of its elements.
+fn input_values(rng: &mut Rng, ty: Ty, n: usize) -> Vec<String> {
+    (0..n)
+        .map(|_| {
+            if ty.is_float() {
+                let z = if ty == Ty::F32 { "zf32" } else { "zf64" };
+                match rng.below(12) {
+                    0 => format!("(1.0 / {z})"),
+                    1 => format!("(-1.0 / {z})"),
+                    2 => format!("({z} / {z})"),
+                    3 => format!("(-{z})"),
+                    _ => float_literal(rng, ty),
+                }
+            } else {
+                int_literal(ty, int_value(rng, ty))
+            }
+        })
+        .collect()
+}
+
+/// Generates one program from `rng`.
+pub fn program(rng: &mut Rng, cfg: GenConfig) -> Program {
+    let n = rng.range(1, 80);
+    let inputs: Vec<Ty> = (0..rng.range(1, 3)).map(|_| *rng.pick(&NUMERIC)).collect();
+    let kernels = rng.range(1, cfg.max_kernels.max(1));
+    let mut g = Gen {
+        rng,
+        cfg,
+        scopes: Vec::new(),
+        next_id: 0,
+    };
+    let mut src =
+        String::from("package fuzz;\nimport cajeta.xpu.*;\n\npublic final class Fuzz {\n");
+    let params: String = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("KernelBuffer<{}> in{i}, ", t.name()))
+        .collect();
+    let mut host_checks = String::new();
+    let mut outputs = 0;
+    let mut launches = String::new();
+    for k in 0..kernels {
+        let out_ty = g.numeric();
+        let m = g.rng.range(1, 3);
+        outputs += m * n;
+        g.scopes = vec![Vec::new()];
+        g.declare("gid", Ty::U32, false);
+        for (i, t) in inputs.iter().enumerate() {
+            g.declare(&format!("a{i}"), *t, false);
+        }
+        g.declare("acc", Ty::U64, false);
+        let mut body = vec!["uint64 acc = (uint64) gid;".to_string()];
+        // Top-level locals first: later statements and the outputs can use them.
+        for _ in 0..g.rng.range(1, 3) {
+            g.statement_decl(&mut body);
+        }
+        g.block(&mut body, 0, 0);
+        let results: Vec<String> = (0..m)
+            .map(|_| g.expr(out_ty, cfg.max_depth, true).0)
+            .collect();
+        let o = out_ty.name();
+        let loads = |prefix: &str| -> String {
+            inputs
+                .iter()
+                .enumerate()
+                .map(|(i, t)| format!("        {} a{i} = {prefix}{i}[gid];\n", t.name()))
+                .collect()
+        };
+        let indent = |pad: &str| -> String { body.iter().map(|l| format!("{pad}{l}\n")).collect() };
+        let _ = write!(
+            src,
+            "    @Kernel\n    public static void k{k}({params}KernelBuffer<{o}> out, KernelBuffer<uint64> sums, uint32 n) {{\n        uint32 gid = KernelThread.globalIdX();\n        if (gid >= n) {{\n            return;\n        }}\n{}{}",
+            loads("in"),
+            indent("        ")
+        );
+        for (j, r) in results.iter().enumerate() {
+            let _ = writeln!(src, "        out[gid * {m} + {j}] = {r};");
+        }
+        src.push_str("        sums[gid] = acc;\n    }\n\n");
+        let args: String = (0..inputs.len()).map(|i| format!("d_in{i}, ")).collect();
+        let _ = writeln!(
+            launches,
+            "        KernelBuffer<{o}> d_out{k} = heap KernelBuffer<{o}>(n * {m});\n        KernelBuffer<uint64> d_sums{k} = heap KernelBuffer<uint64>(n);\n        k{k}.launch(s, grid: [(n + 63) / 64], block: [64])({args}d_out{k}, d_sums{k}, n);"
+        );
+        let _ = write!(
+            host_checks,
+            "        {o}[] got{k} = heap {o}[n * {m}];\n        d_out{k}.download(got{k});\n        uint64[] sums{k} = heap uint64[n];\n        d_sums{k}.download(sums{k});\n        for (uint32 gid = 0; gid < n; gid++) {{\n{}{}",
+            loads("h_in").replace("        ", "            "),
+            indent("            ")
+        );
+        for (j, r) in results.iter().enumerate() {
+            let (z, one) = match out_ty {
+                Ty::F32 => ("0.0f", "1.0f"),
+                _ => ("0.0", "1.0"),
+            };
+            let same = if out_ty.is_float() {
+                format!("(dev{j} == want{j} && (dev{j} != {z} || {one} / dev{j} == {one} / want{j})) || (dev{j} != dev{j} && want{j} != want{j})")
+            } else {
+                format!("dev{j} == want{j}")
+            };
+            let _ = write!(
+                host_checks,
+                "            {o} want{j} = {r};\n            {o} dev{j} = got{k}[gid * {m} + {j}];\n            if (!({same})) {{\n                System.out.println(\"k{k}[\" + gid + \"][{j}]: device \" + dev{j} + \", host \" + want{j});\n                bad++;\n            }}\n"
+            );
+        }
+        let _ = write!(
+            host_checks,
+            "            if (sums{k}[gid] != acc) {{\n                System.out.println(\"k{k}[\" + gid + \"] checksum: device \" + sums{k}[gid] + \", host \" + acc);\n                bad++;\n            }}\n        }}\n"
+        );
+        outputs += n;
+    }
+    let mut host = format!(
+        "    public static int32 run() {{\n        uint32 n = {n};\n        float32 zf32 = 0.0f;\n        float64 zf64 = 0.0;\n"
+    );
+    for (i, t) in inputs.iter().enumerate() {
+        let t_name = t.name();
+        let vals = input_values(g.rng, *t, n).join(", ");
+        let _ = write!(
+            host,
+            "        {t_name}[] h_in{i} = [{vals}];\n        KernelBuffer<{t_name}> d_in{i} = heap KernelBuffer<{t_name}>(n);\n        d_in{i}.upload(h_in{i});\n"
+        );
+    }
+    host.push_str("        KernelStream s = KernelStream.current();\n");
+    host.push_str(&launches);
+    host.push_str("        s.sync();\n        int32 bad = 0;\n");
+    host.push_str(&host_checks);
+    host.push_str("        return bad;\n    }\n}\n");
+    src.push_str(&host);
+    Program {
+        source: src,
+        kernels,
+        outputs,
+    }
+}
