@@ -24,6 +24,7 @@ fn options_for(profile: DeviceProfile, env: TargetEnv) -> SpirvOptions {
             profile: Some(profile),
             ..Target::default()
         },
+        ..SpirvOptions::default()
     }
 }
 
