@@ -8,6 +8,7 @@ pub mod gen;
 pub mod mutate;
 pub mod oracle;
 pub mod rng;
+pub mod ty;
 
 use mutate::InputKind;
 use oracle::{Finding, Reached, Validator};
