@@ -166,3 +166,18 @@ fn compiled_kernel() -> cajetac::backend::spirv::CompiledKernel {
     assert!(findings.is_empty(), "{findings:?}");
     c.kernels.remove(0).1.remove(0).1
 }
+
+/// Reproducers in tests/fuzz_findings/ of findings fixed in the compiler.
+const FIXED: &[&str] = &["vector_copy_construct.cajeta"];
+
+#[test]
+fn fixed_findings_stay_fixed() {
+    // Reproducers of findings fixed in the compiler pass every oracle (spirv-val included).
+    for name in FIXED {
+        let path = tests_dir().join("fuzz_findings").join(name);
+        let text = std::fs::read_to_string(&path).expect("reproducer");
+        let (reached, findings) = fuzz::check_input(&text, &mut Validator::default(), true);
+        assert!(findings.is_empty(), "{name}: {findings:?}");
+        assert_eq!(reached, oracle::Reached::Validated, "{name}");
+    }
+}
