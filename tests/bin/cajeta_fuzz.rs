@@ -3,6 +3,7 @@
 //! ```text
 //! cajeta-fuzz [--seed S] [--inputs N] [--programs G] [--device-programs M]
 //!             [--max-nest K] [--out DIR] [--show I | --show-program I | --file F]
+//!             [--reduce-program F]
 //! ```
 //!
 //! Runs robustness inputs `0..N` (random bytes, corpus mutations, size stress), then `G`
@@ -19,6 +20,7 @@
 use cajeta_tests::fuzz::mutate::InputKind;
 use cajeta_tests::fuzz::oracle::{self, Finding, Kind, Reached, Validator};
 use cajeta_tests::fuzz::{self, InputConfig};
+use cajetac::backend::spirv::TargetEnv;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -41,6 +43,7 @@ struct Args {
     show: Option<u64>,
     show_program: Option<u64>,
     file: Option<PathBuf>,
+    reduce_program: Option<PathBuf>,
 }
 
 fn parse_args() -> Args {
@@ -55,6 +58,7 @@ fn parse_args() -> Args {
         show: None,
         show_program: None,
         file: None,
+        reduce_program: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -75,6 +79,7 @@ fn parse_args() -> Args {
             "--show-program" => a.show_program = Some(value()),
             "--out" => a.out = PathBuf::from(&args[i + 1]),
             "--file" => a.file = Some(PathBuf::from(&args[i + 1])),
+            "--reduce-program" => a.reduce_program = Some(PathBuf::from(&args[i + 1])),
             "-h" | "--help" => {
                 println!("usage: cajeta-fuzz [--seed S] [--inputs N] [--programs G] [--device-programs M] [--max-nest K] [--out DIR] [--show I | --show-program I | --file F]");
                 std::process::exit(0);
@@ -242,8 +247,11 @@ fn reduce(text: &str, f: &Finding, label: &str) -> String {
                     outputs: 0,
                 };
                 let (c, fs) = oracle::check_generated(&p, &mut val);
+                // The same kind of failure: a runtime error (say, array lengths the
+                // reduction broke) is not the wrong result being reduced.
                 fs.is_empty()
-                    && oracle::run_on_device(&c, ctx).is_some_and(|g| g.kind == Kind::WrongResult)
+                    && oracle::run_on_device(&c, ctx)
+                        .is_some_and(|g| g.detail.starts_with("device and host disagree"))
             } else {
                 let (_, fs) = fuzz::check_input(candidate, &mut val, fuzz::validates(label));
                 fs.iter().any(|g| g.signature() == sig)
@@ -251,6 +259,45 @@ fn reduce(text: &str, f: &Finding, label: &str) -> String {
         },
         budget,
     )
+}
+
+/// Shrinks a generated program with a wrong result: deletes every occurrence of a line at
+/// once (the kernel's statement and the host's copy of it) while device and host still
+/// disagree (not a compile or runtime error). Prints the result.
+fn reduce_program(path: &Path) {
+    oracle::quiet_panics();
+    let ctx = cajeta_tests::device_context(false).expect("a device");
+    let mut text = std::fs::read_to_string(path).expect("read --reduce-program");
+    let fails = |t: &str| {
+        // No spirv-val here: the predicate runs hundreds of times; the result is checked.
+        let (c, fs) = oracle::compile(t.to_string(), &[TargetEnv::Vulkan1_1]);
+        fs.is_empty()
+            && oracle::run_on_device(&c, &ctx)
+                .is_some_and(|g| g.detail.starts_with("device and host disagree"))
+    };
+    assert!(fails(&text), "the program does not fail");
+    loop {
+        let mut changed = false;
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        lines.sort();
+        lines.dedup();
+        for line in lines {
+            let candidate: String = text
+                .lines()
+                .filter(|l| *l != line)
+                .map(|l| format!("{l}\n"))
+                .collect();
+            if candidate != text && fails(&candidate) {
+                text = candidate;
+                let _ = std::fs::write("reduce-progress.cajeta", &text);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    print!("{text}");
 }
 
 #[derive(Default)]
@@ -424,7 +471,9 @@ fn summary(a: &Args, t: &Tally, elapsed: Duration) -> String {
 fn main() {
     let a = parse_args();
     let corpus = corpus();
-    if let Some(path) = &a.file {
+    if let Some(path) = &a.reduce_program {
+        reduce_program(path);
+    } else if let Some(path) = &a.file {
         // Runs one file (a reproducer) through the robustness oracles and prints findings.
         oracle::quiet_panics();
         let text = String::from_utf8_lossy(&std::fs::read(path).expect("read --file")).into_owned();

@@ -31,11 +31,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     }
                     return self.pod_field(b, field);
                 }
+                self.refuse_pod_store(&b, e.span)?;
                 self.lane_place(b, super::vector::LaneSel::Name(field), e.span)
             }
             ast::ExprKind::Index(base, index) => {
                 let b = self.expr(base, None)?;
                 if let Type::Vector(..) = b.ty {
+                    self.refuse_pod_store(&b, e.span)?;
                     return self.lane_place(b, super::vector::LaneSel::Index(index), e.span);
                 }
                 self.index_place(b, base, index, e.span)
@@ -48,6 +50,26 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 )
                 .with_label("not a variable or element"),
             ),
+        }
+    }
+
+    /// A lane of a POD parameter's vector field (`p.range.y = …`) is read-only in device code
+    /// like the field itself; the backend cannot store it, so `check` must refuse it too.
+    fn refuse_pod_store(&mut self, b: &ir::Expr, span: Span) -> R<()> {
+        fn in_pod(p: &Place) -> bool {
+            match p {
+                Place::Field { .. } => true,
+                Place::Lane { base, .. } => in_pod(base),
+                _ => false,
+            }
+        }
+        match &b.kind {
+            ExprKind::Load(p) if self.is_device() && in_pod(p) => self.error(Diagnostic::error(
+                Code::NotAssignable,
+                span,
+                "POD parameters are read-only in device code",
+            )),
+            _ => Ok(()),
         }
     }
 

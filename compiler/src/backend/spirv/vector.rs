@@ -39,6 +39,13 @@ impl FnCx<'_, '_> {
         for p in parts {
             values.push(self.expr(p)?);
         }
+        if let ([only], [value]) = (parts, values.as_slice()) {
+            if only.ty == e.ty {
+                // `Vector<T, N>(v)` of a whole vector of the type is a copy: OpCompositeConstruct
+                // needs at least two constituents (found by the fuzz campaign).
+                return Ok(*value);
+            }
+        }
         let Type::Matrix(s, rows, cols) = e.ty else {
             let ids = values.into_iter().map(Operand::IdRef).collect();
             return self.op_with(Op::CompositeConstruct, ty, ids);
