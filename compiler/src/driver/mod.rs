@@ -200,6 +200,53 @@ pub enum RunError {
     NoEntryPoint,
     /// Host code failed at run time (already rendered with its position).
     Runtime(String),
+    /// [`HostMode::Native`] was asked for and the program cannot run natively: why (the
+    /// construct and its position, or that this build has no native backend).
+    NotNative(String),
+}
+
+/// How host code runs (`cajetac run --host`, docs/architecture.md "Host code").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HostMode {
+    /// Natively through LLVM when every reachable host function lowers, else interpreted.
+    #[default]
+    Auto,
+    /// Natively, or not at all ([`RunError::NotNative`]).
+    Native,
+    /// Always the interpreter.
+    Interp,
+}
+
+impl HostMode {
+    /// Parses `auto`, `native` or `interp`.
+    pub fn from_name(name: &str) -> Option<HostMode> {
+        match name {
+            "auto" => Some(HostMode::Auto),
+            "native" => Some(HostMode::Native),
+            "interp" => Some(HostMode::Interp),
+            _ => None,
+        }
+    }
+}
+
+/// Whether host code from `entry` would run natively: `Ok` when it lowers, else why not
+/// (rendered with its position). Builds without the `native-host` feature always say no.
+pub fn native_support(
+    module: &ir::Module,
+    entry: FunctionId,
+    sources: &SourceMap,
+) -> Result<(), String> {
+    #[cfg(feature = "native-host")]
+    {
+        crate::backend::llvm::reachable(module, entry)
+            .map(|_| ())
+            .map_err(|u| u.render(sources))
+    }
+    #[cfg(not(feature = "native-host"))]
+    {
+        let _ = (module, entry, sources);
+        Err("this cajetac was built without the `native-host` feature".to_string())
+    }
 }
 
 /// Compiles and runs a program's host entry point. Kernels come from the compile cache
@@ -226,6 +273,29 @@ pub fn run_program_with(
     io: &mut HostIo,
     context_options: Option<cajeta_runtime::ContextOptions>,
 ) -> Result<HostOutcome, RunError> {
+    run_program_mode(
+        sources,
+        files,
+        options,
+        args,
+        io,
+        context_options,
+        HostMode::Interp,
+    )
+}
+
+/// [`run_program_with`] with the host code run as `mode` says. Kernels are compiled (and
+/// their errors reported) in every mode; a native run needs no device, since programs that
+/// use one never lower.
+pub fn run_program_mode(
+    sources: &mut SourceMap,
+    files: &[(String, String)],
+    options: &SpirvOptions,
+    args: &[String],
+    io: &mut HostIo,
+    context_options: Option<cajeta_runtime::ContextOptions>,
+    mode: HostMode,
+) -> Result<HostOutcome, RunError> {
     let module = frontend(sources, files).map_err(RunError::Compile)?;
     let key = cache::compile_key(files, options, None, None);
     let dir = cajeta_runtime::cache_dir_from_env();
@@ -236,6 +306,13 @@ pub fn run_program_with(
             .into_iter()
             .collect();
     let entry = entry_point(&module).ok_or(RunError::NoEntryPoint)?;
+    if mode != HostMode::Interp {
+        match native_support(&module, entry, sources) {
+            Ok(()) => return run_native(&module, entry, sources, io),
+            Err(why) if mode == HostMode::Native => return Err(RunError::NotNative(why)),
+            Err(_) => {}
+        }
+    }
     if let Some(opts) = context_options.filter(|_| io.context.is_none() && !kernels.is_empty()) {
         let reflections: Vec<&cajeta_runtime::Reflection> =
             kernels.values().map(|k| &k.reflection).collect();
@@ -244,4 +321,33 @@ pub fn run_program_with(
     }
     host::run_host(&module, entry, args, &kernels, sources, io)
         .map_err(|e| RunError::Runtime(e.render(sources)))
+}
+
+/// Runs host code natively (only called once [`native_support`] said yes).
+#[cfg(feature = "native-host")]
+fn run_native(
+    module: &ir::Module,
+    entry: FunctionId,
+    sources: &SourceMap,
+    io: &mut HostIo,
+) -> Result<HostOutcome, RunError> {
+    use crate::backend::llvm::{run_native, NativeError};
+    match with_stage_stack(|| run_native(module, entry, io.stdout)) {
+        Ok(outcome) => Ok(outcome),
+        Err(NativeError::Runtime(e)) => Err(RunError::Runtime(e.render(sources))),
+        Err(NativeError::Unsupported(u)) => Err(RunError::NotNative(u.render(sources))),
+        Err(NativeError::Internal(m)) => Err(RunError::Runtime(format!("runtime error: {m}"))),
+    }
+}
+
+#[cfg(not(feature = "native-host"))]
+fn run_native(
+    _: &ir::Module,
+    _: FunctionId,
+    _: &SourceMap,
+    _: &mut HostIo,
+) -> Result<HostOutcome, RunError> {
+    Err(RunError::NotNative(
+        "this cajetac was built without the `native-host` feature".to_string(),
+    ))
 }
