@@ -143,7 +143,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 None => self.ctx.void_type().fn_type(&params, false),
             };
             let name = format!("{}#{}", f.qualified_name, id.0);
-            let value = self.module.add_function(&name, fn_type, Some(Linkage::Internal));
+            let value = self
+                .module
+                .add_function(&name, fn_type, Some(Linkage::Internal));
             self.funcs.insert(id, value);
         }
     }
@@ -157,12 +159,16 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         self.builder.position_at_end(entry);
         let mut locals = Vec::with_capacity(ir_fn.locals.len());
         for (i, local) in ir_fn.locals.iter().enumerate() {
-            let slot = match self.llvm_type(&local.ty).filter(|_| type_supported(&local.ty)) {
+            let slot = match self
+                .llvm_type(&local.ty)
+                .filter(|_| type_supported(&local.ty))
+            {
                 Some(t) => {
                     let p = b(self.builder.build_alloca(t, &local.name))?;
                     // Zero rather than undefined: sema's definite assignment makes it unread.
                     let init = if i < ir_fn.param_count {
-                        func.get_nth_param(i as u32).ok_or("internal error: parameter")?
+                        func.get_nth_param(i as u32)
+                            .ok_or("internal error: parameter")?
                     } else {
                         t.const_zero()
                     };
@@ -266,12 +272,23 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 body,
                 continuing,
                 post_cond,
-            } => self.lower_loop(st, *id, pre_cond.as_ref(), body, continuing, post_cond.as_ref())?,
+            } => self.lower_loop(
+                st,
+                *id,
+                pre_cond.as_ref(),
+                body,
+                continuing,
+                post_cond.as_ref(),
+            )?,
             Stmt::Break(id) | Stmt::Continue(id) => {
                 let Some(&(cont, exit)) = st.loops.get(id) else {
                     return Err("internal error: break/continue outside its loop".into());
                 };
-                let target = if matches!(stmt, Stmt::Break(_)) { exit } else { cont };
+                let target = if matches!(stmt, Stmt::Break(_)) {
+                    exit
+                } else {
+                    cont
+                };
                 b(self.builder.build_unconditional_branch(target))?;
             }
             Stmt::Return(value, _) => {
@@ -353,9 +370,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// In the current block: records the error of `site` and returns from the function.
     pub fn fail(&mut self, st: &FnState<'ctx, 'm>, site: i32) -> Gen<()> {
         let site = self.ctx.i32_type().const_int(site as u64, true);
-        b(self.builder.build_call(self.rt["cajeta_fail"], &[site.into()], ""))?;
+        b(self
+            .builder
+            .build_call(self.rt["cajeta_fail"], &[site.into()], ""))?;
         let flag = self.unwinding.as_pointer_value();
-        b(self.builder.build_store(flag, self.ctx.bool_type().const_all_ones()))?;
+        b(self
+            .builder
+            .build_store(flag, self.ctx.bool_type().const_all_ones()))?;
         b(self.builder.build_unconditional_branch(st.unwind))?;
         Ok(())
     }
@@ -381,16 +402,23 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         args: &[BasicMetadataValueEnum<'ctx>],
         span: Span,
     ) -> Gen<Option<BasicValueEnum<'ctx>>> {
-        let callee = *self.funcs.get(&func).ok_or("internal error: callee not lowered")?;
+        let callee = *self
+            .funcs
+            .get(&func)
+            .ok_or("internal error: callee not lowered")?;
         let i32t = self.ctx.i32_type();
         let depth_ptr = self.depth.as_pointer_value();
         let depth = b(self.builder.build_load(i32t, depth_ptr, "depth"))?.into_int_value();
         let limit = i32t.const_int(MAX_CALL_DEPTH as u64, false);
-        let too_deep = b(self.builder.build_int_compare(IntPredicate::UGE, depth, limit, "deep"))?;
+        let too_deep = b(self
+            .builder
+            .build_int_compare(IntPredicate::UGE, depth, limit, "deep"))?;
         let name = self.ir.function(func).name.clone();
         let site = self.site(SiteKind::Recursion(name), span);
         self.fail_if(st, too_deep, site)?;
-        let deeper = b(self.builder.build_int_add(depth, i32t.const_int(1, false), ""))?;
+        let deeper = b(self
+            .builder
+            .build_int_add(depth, i32t.const_int(1, false), ""))?;
         b(self.builder.build_store(depth_ptr, deeper))?;
         let result = b(self.builder.build_call(callee, args, ""))?;
         b(self.builder.build_store(depth_ptr, depth))?;
@@ -407,7 +435,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         ))?
         .into_int_value();
         let ok_bb = self.ctx.append_basic_block(st.func, "ok");
-        b(self.builder.build_conditional_branch(flag, st.unwind, ok_bb))?;
+        b(self
+            .builder
+            .build_conditional_branch(flag, st.unwind, ok_bb))?;
         self.builder.position_at_end(ok_bb);
         Ok(())
     }
@@ -419,13 +449,21 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     pub fn entry_wrapper(&mut self, entry: FunctionId) -> Gen<()> {
         let c = self.ctx;
         let ptr = c.ptr_type(AddressSpace::default());
-        let wrapper =
-            self.module
-                .add_function("cajeta.main", c.i32_type().fn_type(&[ptr.into()], false), None);
+        let wrapper = self.module.add_function(
+            "cajeta.main",
+            c.i32_type().fn_type(&[ptr.into()], false),
+            None,
+        );
         let bb = c.append_basic_block(wrapper, "entry");
         self.builder.position_at_end(bb);
-        b(self.builder.build_store(self.unwinding.as_pointer_value(), c.bool_type().const_zero()))?;
-        b(self.builder.build_store(self.depth.as_pointer_value(), c.i32_type().const_int(1, false)))?;
+        b(self.builder.build_store(
+            self.unwinding.as_pointer_value(),
+            c.bool_type().const_zero(),
+        ))?;
+        b(self.builder.build_store(
+            self.depth.as_pointer_value(),
+            c.i32_type().const_int(1, false),
+        ))?;
         let ir_fn = self.ir.function(entry);
         let args: Vec<BasicMetadataValueEnum> = ir_fn
             .params()
@@ -436,20 +474,38 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             })
             .collect();
         let result = b(self.builder.build_call(self.funcs[&entry], &args, "result"))?;
-        let out = wrapper.get_nth_param(0).ok_or("internal error: out")?.into_pointer_value();
-        if let (Some(v), Some(s)) = (result.try_as_basic_value().basic(), ir_fn.return_type.as_scalar()) {
+        let out = wrapper
+            .get_nth_param(0)
+            .ok_or("internal error: out")?
+            .into_pointer_value();
+        if let (Some(v), Some(s)) = (
+            result.try_as_basic_value().basic(),
+            ir_fn.return_type.as_scalar(),
+        ) {
             let widened: BasicValueEnum = if s.is_float() {
-                b(self.builder.build_float_ext(v.into_float_value(), c.f64_type(), ""))?.into()
+                b(self
+                    .builder
+                    .build_float_ext(v.into_float_value(), c.f64_type(), ""))?
+                .into()
             } else if s.is_signed_integer() {
-                b(self.builder.build_int_s_extend(v.into_int_value(), c.i64_type(), ""))?.into()
+                b(self
+                    .builder
+                    .build_int_s_extend(v.into_int_value(), c.i64_type(), ""))?
+                .into()
             } else {
-                b(self.builder.build_int_z_extend(v.into_int_value(), c.i64_type(), ""))?.into()
+                b(self
+                    .builder
+                    .build_int_z_extend(v.into_int_value(), c.i64_type(), ""))?
+                .into()
             };
             b(self.builder.build_store(out, widened))?;
         } else if let Some(v) = result.try_as_basic_value().basic() {
             b(self.builder.build_store(out, v))?;
         }
-        let flag = b(self.builder.build_load(c.bool_type(), self.unwinding.as_pointer_value(), ""))?;
+        let flag =
+            b(self
+                .builder
+                .build_load(c.bool_type(), self.unwinding.as_pointer_value(), ""))?;
         let ok = b(self.builder.build_not(flag.into_int_value(), ""))?;
         let ok = b(self.builder.build_int_z_extend(ok, c.i32_type(), ""))?;
         b(self.builder.build_return(Some(&ok)))?;

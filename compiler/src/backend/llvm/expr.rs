@@ -20,9 +20,7 @@ use inkwell::{FloatPredicate, IntPredicate};
 
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::runtime::SiteKind;
-use crate::ir::{
-    BinaryOp, Constant, Expr, ExprKind, HostOp, Place, ScalarType, Type, UnaryOp,
-};
+use crate::ir::{BinaryOp, Constant, Expr, ExprKind, HostOp, Place, ScalarType, Type, UnaryOp};
 
 impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// Lowers an expression; `None` for `void` calls.
@@ -50,10 +48,20 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 let r = self.value(st, x)?;
                 let eq = self.rt["cajeta_str_eq"];
                 let call = b(self.builder.build_call(eq, &[l.into(), r.into()], "streq"))?;
-                let same = call.try_as_basic_value().basic().ok_or("internal error: streq")?;
+                let same = call
+                    .try_as_basic_value()
+                    .basic()
+                    .ok_or("internal error: streq")?;
                 let zero = self.ctx.i32_type().const_zero();
-                let pred = if *op == BinaryOp::Eq { IntPredicate::NE } else { IntPredicate::EQ };
-                b(self.builder.build_int_compare(pred, same.into_int_value(), zero, ""))?.into()
+                let pred = if *op == BinaryOp::Eq {
+                    IntPredicate::NE
+                } else {
+                    IntPredicate::EQ
+                };
+                b(self
+                    .builder
+                    .build_int_compare(pred, same.into_int_value(), zero, ""))?
+                .into()
             }
             ExprKind::Binary(op, a, x) => {
                 let l = self.value(st, a)?;
@@ -97,7 +105,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     fn constant(&self, c: &Constant, ty: &Type) -> Gen<BasicValueEnum<'ctx>> {
         let t = self.llvm_type(ty).ok_or("internal error: constant type")?;
         Ok(match (c, t) {
-            (Constant::Bool(v), BasicTypeEnum::IntType(t)) => t.const_int(u64::from(*v), false).into(),
+            (Constant::Bool(v), BasicTypeEnum::IntType(t)) => {
+                t.const_int(u64::from(*v), false).into()
+            }
             (Constant::Int(v), BasicTypeEnum::IntType(t)) => t.const_int(*v, false).into(),
             (Constant::Float(v), BasicTypeEnum::FloatType(t)) => t.const_float(*v).into(),
             _ => return Err(format!("internal error: constant {c:?} of type {ty}")),
@@ -127,9 +137,16 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         Ok(p)
     }
 
-    fn unary(&self, op: UnaryOp, x: BasicValueEnum<'ctx>, s: ScalarType) -> Gen<BasicValueEnum<'ctx>> {
+    fn unary(
+        &self,
+        op: UnaryOp,
+        x: BasicValueEnum<'ctx>,
+        s: ScalarType,
+    ) -> Gen<BasicValueEnum<'ctx>> {
         Ok(match (op, s.is_float()) {
-            (UnaryOp::Neg, true) => b(self.builder.build_float_neg(x.into_float_value(), ""))?.into(),
+            (UnaryOp::Neg, true) => {
+                b(self.builder.build_float_neg(x.into_float_value(), ""))?.into()
+            }
             (UnaryOp::Neg, false) => b(self.builder.build_int_neg(x.into_int_value(), ""))?.into(),
             (UnaryOp::Not | UnaryOp::BitNot, _) => {
                 b(self.builder.build_not(x.into_int_value(), ""))?.into()
@@ -212,8 +229,15 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         e: &'m Expr,
     ) -> Gen<IntValue<'ctx>> {
         let t = x.get_type();
-        let zero = b(self.builder.build_int_compare(IntPredicate::EQ, y, t.const_zero(), "divzero"))?;
-        let kind = if op == BinaryOp::Div { SiteKind::Division } else { SiteKind::Remainder };
+        let zero =
+            b(self
+                .builder
+                .build_int_compare(IntPredicate::EQ, y, t.const_zero(), "divzero"))?;
+        let kind = if op == BinaryOp::Div {
+            SiteKind::Division
+        } else {
+            SiteKind::Remainder
+        };
         let site = self.site(kind, e.span);
         self.fail_if(st, zero, site)?;
         let bld = &self.builder;
@@ -274,7 +298,10 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         x: &'m Expr,
     ) -> Gen<BasicValueEnum<'ctx>> {
         let l = self.cond(st, a)?;
-        let from_left = self.builder.get_insert_block().ok_or("internal error: no block")?;
+        let from_left = self
+            .builder
+            .get_insert_block()
+            .ok_or("internal error: no block")?;
         let rhs_bb = self.ctx.append_basic_block(st.func, "rhs");
         let join = self.ctx.append_basic_block(st.func, "logic");
         if is_and {
@@ -284,7 +311,10 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         }
         self.builder.position_at_end(rhs_bb);
         let r = self.cond(st, x)?;
-        let from_right = self.builder.get_insert_block().ok_or("internal error: no block")?;
+        let from_right = self
+            .builder
+            .get_insert_block()
+            .ok_or("internal error: no block")?;
         b(self.builder.build_unconditional_branch(join))?;
         self.builder.position_at_end(join);
         let phi = b(self.builder.build_phi(self.ctx.bool_type(), "logic"))?;
@@ -312,7 +342,10 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         for (bb, arm) in [(then_bb, then), (else_bb, otherwise)] {
             self.builder.position_at_end(bb);
             let v = self.value(st, arm)?;
-            let end = self.builder.get_insert_block().ok_or("internal error: no block")?;
+            let end = self
+                .builder
+                .get_insert_block()
+                .ok_or("internal error: no block")?;
             b(self.builder.build_unconditional_branch(join))?;
             incoming.push((v, end));
         }
@@ -334,7 +367,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         if from == to {
             return Ok(x);
         }
-        let t = self.llvm_type(&Type::Scalar(to)).ok_or("internal error: conversion type")?;
+        let t = self
+            .llvm_type(&Type::Scalar(to))
+            .ok_or("internal error: conversion type")?;
         let bld = &self.builder;
         Ok(match (from.is_float(), to.is_float()) {
             (false, false) => {
@@ -358,14 +393,22 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 }
             }
             (true, false) => {
-                let name = if to.is_signed_integer() { "llvm.fptosi.sat" } else { "llvm.fptoui.sat" };
+                let name = if to.is_signed_integer() {
+                    "llvm.fptosi.sat"
+                } else {
+                    "llvm.fptoui.sat"
+                };
                 let intrinsic = Intrinsic::find(name).ok_or("internal error: no fpto*i.sat")?;
-                let src = self.llvm_type(&Type::Scalar(from)).ok_or("internal error")?;
+                let src = self
+                    .llvm_type(&Type::Scalar(from))
+                    .ok_or("internal error")?;
                 let decl = intrinsic
                     .get_declaration(&self.module, &[t, src])
                     .ok_or("internal error: fpto*i.sat declaration")?;
                 let call = b(bld.build_call(decl, &[x.into()], ""))?;
-                call.try_as_basic_value().basic().ok_or("internal error: fpto*i.sat")?
+                call.try_as_basic_value()
+                    .basic()
+                    .ok_or("internal error: fpto*i.sat")?
             }
             (true, true) => {
                 let (v, ft) = (x.into_float_value(), t.into_float_type());
@@ -405,8 +448,14 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     self.fail_unless(st, ok, site)?;
                 }
                 if op == HostOp::Println {
-                    let call = b(self.builder.build_call(self.rt["cajeta_print_newline"], &[], ""))?;
-                    let ok = call.try_as_basic_value().basic().ok_or("internal error: print")?;
+                    let call =
+                        b(self
+                            .builder
+                            .build_call(self.rt["cajeta_print_newline"], &[], ""))?;
+                    let ok = call
+                        .try_as_basic_value()
+                        .basic()
+                        .ok_or("internal error: print")?;
                     self.fail_unless(st, ok.into_int_value(), site)?;
                 }
                 Ok(None)
@@ -419,7 +468,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 let r = self.value(st, x)?;
                 let l = self.to_str(l, &a.ty)?;
                 let r = self.to_str(r, &x.ty)?;
-                let call = b(self.builder.build_call(self.rt["cajeta_concat"], &[l.into(), r.into()], ""))?;
+                let call = b(self.builder.build_call(
+                    self.rt["cajeta_concat"],
+                    &[l.into(), r.into()],
+                    "",
+                ))?;
                 Ok(call.try_as_basic_value().basic())
             }
             HostOp::ToString => {
@@ -436,7 +489,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// Fails with `site` when the runtime call's `i32` status is 0.
     fn fail_unless(&mut self, st: &FnState<'ctx, 'm>, ok: IntValue<'ctx>, site: i32) -> Gen<()> {
         let zero = ok.get_type().const_zero();
-        let bad = b(self.builder.build_int_compare(IntPredicate::EQ, ok, zero, "writefail"))?;
+        let bad = b(self
+            .builder
+            .build_int_compare(IntPredicate::EQ, ok, zero, "writefail"))?;
         self.fail_if(st, bad, site)
     }
 
@@ -473,7 +528,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 } else {
                     b(bld.build_int_z_extend_or_bit_cast(x, c.i64_type(), ""))?
                 };
-                let unsigned = c.i32_type().const_int(u64::from(s == ScalarType::U64), false);
+                let unsigned = c
+                    .i32_type()
+                    .const_int(u64::from(s == ScalarType::U64), false);
                 ("int", vec![w.into(), unsigned.into()])
             }
         };
@@ -492,8 +549,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let r = match self.text_call("cajeta_print_", v, ty)? {
             Some(r) => r,
             None => {
-                let call = b(self.builder.build_call(self.rt["cajeta_print_str"], &[v.into()], ""))?;
-                call.try_as_basic_value().basic().ok_or("internal error: print")?
+                let call =
+                    b(self
+                        .builder
+                        .build_call(self.rt["cajeta_print_str"], &[v.into()], ""))?;
+                call.try_as_basic_value()
+                    .basic()
+                    .ok_or("internal error: print")?
             }
         };
         Ok(r.into_int_value())

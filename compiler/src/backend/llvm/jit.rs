@@ -121,7 +121,9 @@ pub fn run_native(
             }
         }
         let result = worker.join().unwrap_or_else(|_| {
-            Err(NativeError::Internal("internal error: native host code panicked".into()))
+            Err(NativeError::Internal(
+                "internal error: native host code panicked".into(),
+            ))
         });
         (result, write_error)
     });
@@ -220,7 +222,11 @@ fn map_and_run(
     for (sym, addr) in symbols {
         // Declared (again, if the optimizer dropped it) so that it can be mapped by name.
         let f = m.get_function(sym).unwrap_or_else(|| {
-            m.add_function(sym, ctx.void_type().fn_type(&[], false), Some(Linkage::External))
+            m.add_function(
+                sym,
+                ctx.void_type().fn_type(&[], false),
+                Some(Linkage::External),
+            )
         });
         engine.add_global_mapping(&f, addr);
     }

@@ -90,6 +90,8 @@ impl Site {
 pub struct State<'w> {
     out: &'w mut dyn Write,
     sites: Vec<Site>,
+    // Boxed: native code holds pointers to them, which must not move when the vector grows.
+    #[allow(clippy::vec_box)]
     strings: Vec<Box<NStr>>,
     bytes: Vec<Box<[u8]>>,
     write_error: Option<String>,
@@ -271,17 +273,65 @@ pub unsafe fn string_of(p: *const NStr) -> String {
 pub fn functions() -> [(&'static str, &'static str, usize); 13] {
     [
         ("cajeta_fail", "v(i)", cajeta_fail as *const () as usize),
-        ("cajeta_print_int", "i(li)", cajeta_print_int as *const () as usize),
-        ("cajeta_print_f32", "i(f)", cajeta_print_f32 as *const () as usize),
-        ("cajeta_print_f64", "i(d)", cajeta_print_f64 as *const () as usize),
-        ("cajeta_print_bool", "i(i)", cajeta_print_bool as *const () as usize),
-        ("cajeta_print_str", "i(p)", cajeta_print_str as *const () as usize),
-        ("cajeta_print_newline", "i()", cajeta_print_newline as *const () as usize),
-        ("cajeta_str_int", "p(li)", cajeta_str_int as *const () as usize),
-        ("cajeta_str_f32", "p(f)", cajeta_str_f32 as *const () as usize),
-        ("cajeta_str_f64", "p(d)", cajeta_str_f64 as *const () as usize),
-        ("cajeta_str_bool", "p(i)", cajeta_str_bool as *const () as usize),
-        ("cajeta_concat", "p(pp)", cajeta_concat as *const () as usize),
-        ("cajeta_str_eq", "i(pp)", cajeta_str_eq as *const () as usize),
+        (
+            "cajeta_print_int",
+            "i(li)",
+            cajeta_print_int as *const () as usize,
+        ),
+        (
+            "cajeta_print_f32",
+            "i(f)",
+            cajeta_print_f32 as *const () as usize,
+        ),
+        (
+            "cajeta_print_f64",
+            "i(d)",
+            cajeta_print_f64 as *const () as usize,
+        ),
+        (
+            "cajeta_print_bool",
+            "i(i)",
+            cajeta_print_bool as *const () as usize,
+        ),
+        (
+            "cajeta_print_str",
+            "i(p)",
+            cajeta_print_str as *const () as usize,
+        ),
+        (
+            "cajeta_print_newline",
+            "i()",
+            cajeta_print_newline as *const () as usize,
+        ),
+        (
+            "cajeta_str_int",
+            "p(li)",
+            cajeta_str_int as *const () as usize,
+        ),
+        (
+            "cajeta_str_f32",
+            "p(f)",
+            cajeta_str_f32 as *const () as usize,
+        ),
+        (
+            "cajeta_str_f64",
+            "p(d)",
+            cajeta_str_f64 as *const () as usize,
+        ),
+        (
+            "cajeta_str_bool",
+            "p(i)",
+            cajeta_str_bool as *const () as usize,
+        ),
+        (
+            "cajeta_concat",
+            "p(pp)",
+            cajeta_concat as *const () as usize,
+        ),
+        (
+            "cajeta_str_eq",
+            "i(pp)",
+            cajeta_str_eq as *const () as usize,
+        ),
     ]
 }

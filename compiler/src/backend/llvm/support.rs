@@ -17,8 +17,8 @@ use std::collections::HashSet;
 
 use crate::diagnostics::{SourceMap, Span};
 use crate::ir::{
-    Block, Expr, ExprKind, Function, FunctionId, FunctionKind, HostOp, Module, Place,
-    ScalarType, Stmt, Type,
+    Block, Expr, ExprKind, Function, FunctionId, FunctionKind, HostOp, Module, Place, ScalarType,
+    Stmt, Type,
 };
 
 /// Why a program cannot run natively: the first construct outside the subset.
@@ -47,10 +47,9 @@ impl Unsupported {
 /// True for the scalar types the backend has an exact lowering for. `bfloat16` is left out:
 /// its rounding after every operation has no LLVM type that matches the interpreter's.
 pub fn scalar_supported(s: ScalarType) -> bool {
-    s == ScalarType::Bool || s.is_integer() && !s.is_precision() || matches!(
-        s,
-        ScalarType::F16 | ScalarType::F32 | ScalarType::F64
-    )
+    s == ScalarType::Bool
+        || s.is_integer() && !s.is_precision()
+        || matches!(s, ScalarType::F16 | ScalarType::F32 | ScalarType::F64)
 }
 
 /// True for the value types native code can hold in a local, pass and return.
@@ -192,7 +191,9 @@ impl Checker<'_> {
             ExprKind::Load(p) => self.place(p, e.span),
             ExprKind::Unary(_, a) | ExprKind::Convert(a) => self.expr(a),
             ExprKind::Binary(op, a, b) => {
-                if a.ty == Type::String && !matches!(op, crate::ir::BinaryOp::Eq | crate::ir::BinaryOp::Ne) {
+                if a.ty == Type::String
+                    && !matches!(op, crate::ir::BinaryOp::Eq | crate::ir::BinaryOp::Ne)
+                {
                     return self.refuse(format!("operator {op:?} on strings"), e.span);
                 }
                 self.expr(a)?;
