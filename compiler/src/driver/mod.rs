@@ -5,6 +5,7 @@
 //! kernels and runs a host entry point.
 
 pub mod cache;
+mod native;
 mod stdlib;
 mod stdlib_scan;
 
@@ -14,6 +15,7 @@ use crate::diagnostics::{Diagnostic, SourceMap};
 use crate::ir::{self, FunctionId, FunctionKind};
 use std::collections::HashMap;
 
+pub use native::run_program_mode;
 pub use stdlib::STDLIB_FILES;
 
 /// Parses and checks `files` (name, source) together with the stdlib.
@@ -273,29 +275,19 @@ pub fn run_program_with(
     io: &mut HostIo,
     context_options: Option<cajeta_runtime::ContextOptions>,
 ) -> Result<HostOutcome, RunError> {
-    run_program_mode(
-        sources,
-        files,
-        options,
-        args,
-        io,
-        context_options,
-        HostMode::Interp,
-    )
+    let (module, kernels, entry) = prepare(sources, files, options)?;
+    interpret(&module, entry, &kernels, args, sources, io, context_options)
 }
 
-/// [`run_program_with`] with the host code run as `mode` says. Kernels are compiled (and
-/// their errors reported) in every mode; a native run needs no device, since programs that
-/// use one never lower.
-pub fn run_program_mode(
+/// The compiled program: checked module, compiled kernels, entry point.
+type Prepared = (ir::Module, HashMap<FunctionId, CompiledKernel>, FunctionId);
+
+/// Checks the program and compiles its kernels (through the compile cache).
+fn prepare(
     sources: &mut SourceMap,
     files: &[(String, String)],
     options: &SpirvOptions,
-    args: &[String],
-    io: &mut HostIo,
-    context_options: Option<cajeta_runtime::ContextOptions>,
-    mode: HostMode,
-) -> Result<HostOutcome, RunError> {
+) -> Result<Prepared, RunError> {
     let module = frontend(sources, files).map_err(RunError::Compile)?;
     let key = cache::compile_key(files, options, None, None);
     let dir = cajeta_runtime::cache_dir_from_env();
@@ -306,48 +298,26 @@ pub fn run_program_mode(
             .into_iter()
             .collect();
     let entry = entry_point(&module).ok_or(RunError::NoEntryPoint)?;
-    if mode != HostMode::Interp {
-        match native_support(&module, entry, sources) {
-            Ok(()) => return run_native(&module, entry, sources, io),
-            Err(why) if mode == HostMode::Native => return Err(RunError::NotNative(why)),
-            Err(_) => {}
-        }
-    }
+    Ok((module, kernels, entry))
+}
+
+/// Runs the host code in the interpreter, creating the context first (see
+/// [`run_program_with`]).
+fn interpret(
+    module: &ir::Module,
+    entry: FunctionId,
+    kernels: &HashMap<FunctionId, CompiledKernel>,
+    args: &[String],
+    sources: &SourceMap,
+    io: &mut HostIo,
+    context_options: Option<cajeta_runtime::ContextOptions>,
+) -> Result<HostOutcome, RunError> {
     if let Some(opts) = context_options.filter(|_| io.context.is_none() && !kernels.is_empty()) {
         let reflections: Vec<&cajeta_runtime::Reflection> =
             kernels.values().map(|k| &k.reflection).collect();
         let features = cajeta_runtime::required_features(&reflections);
         io.context = cajeta_runtime::Context::with_options(opts.with_features(features)).ok();
     }
-    host::run_host(&module, entry, args, &kernels, sources, io)
+    host::run_host(module, entry, args, kernels, sources, io)
         .map_err(|e| RunError::Runtime(e.render(sources)))
-}
-
-/// Runs host code natively (only called once [`native_support`] said yes).
-#[cfg(feature = "native-host")]
-fn run_native(
-    module: &ir::Module,
-    entry: FunctionId,
-    sources: &SourceMap,
-    io: &mut HostIo,
-) -> Result<HostOutcome, RunError> {
-    use crate::backend::llvm::{run_native, NativeError};
-    match with_stage_stack(|| run_native(module, entry, io.stdout)) {
-        Ok(outcome) => Ok(outcome),
-        Err(NativeError::Runtime(e)) => Err(RunError::Runtime(e.render(sources))),
-        Err(NativeError::Unsupported(u)) => Err(RunError::NotNative(u.render(sources))),
-        Err(NativeError::Internal(m)) => Err(RunError::Runtime(format!("runtime error: {m}"))),
-    }
-}
-
-#[cfg(not(feature = "native-host"))]
-fn run_native(
-    _: &ir::Module,
-    _: FunctionId,
-    _: &SourceMap,
-    _: &mut HostIo,
-) -> Result<HostOutcome, RunError> {
-    Err(RunError::NotNative(
-        "this cajetac was built without the `native-host` feature".to_string(),
-    ))
 }

@@ -58,7 +58,11 @@ fn build<'ctx>(
 
 /// The host's target, generic CPU.
 fn target_machine() -> Result<TargetMachine, NativeError> {
-    Target::initialize_native(&InitializationConfig::default())
+    // LLVM's target registry is not safe to initialize from two threads at once (runs may
+    // be concurrent: tests, embedders); once per process is enough.
+    static INIT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()))
+        .clone()
         .map_err(|e| NativeError::Internal(format!("LLVM native target: {e}")))?;
     let triple = TargetMachine::get_default_triple();
     let target = Target::from_triple(&triple)
