@@ -7,7 +7,7 @@
 
 use cajeta_tests::fuzz::oracle::{self, Kind, Validator};
 use cajeta_tests::fuzz::{self, InputConfig};
-use cajeta_tests::{device_context, tests_dir};
+use cajeta_tests::{device_context, files, tests_dir};
 
 const SEED: u64 = 0x00C4_7E7A;
 
@@ -129,17 +129,12 @@ fn oracles_flag_panics_bad_spans_and_invalid_modules() {
     // The robustness oracles can fail: a panic is caught and reported as one.
     let r = oracle::on_thread(|| -> u32 { panic!("boom") });
     assert_eq!(r.unwrap_err(), "boom");
-    // Known defects are classified, new findings are not.
+    // The defects the first campaign met are fixed: their findings are failures again.
     let relaxed = oracle::Finding {
         kind: Kind::CheckBuildDisagree,
         detail: "check accepts, build refuses: MemoryOrder.Relaxed fence".to_string(),
     };
-    assert!(fuzz::known_defect("corpus-1", &relaxed).is_some());
-    let other = oracle::Finding {
-        kind: Kind::SpirvVal,
-        detail: "spirv-val failed: ID has not been defined".to_string(),
-    };
-    assert!(fuzz::known_defect("corpus-1", &other).is_none());
+    assert!(fuzz::known_defect("corpus-1", &relaxed).is_none());
     // spirv-val really runs: garbage words are rejected.
     let bogus = cajetac::backend::spirv::CompiledKernel {
         words: vec![0x0723_0203, 0x0001_0300, 0, 5, 0],
@@ -165,4 +160,20 @@ fn compiled_kernel() -> cajetac::backend::spirv::CompiledKernel {
     );
     assert!(findings.is_empty(), "{findings:?}");
     c.kernels.remove(0).1.remove(0).1
+}
+
+#[test]
+fn every_fuzz_finding_now_passes_the_compile_oracles() {
+    // Each reproducer in tests/fuzz_findings/ once crashed, made an invalid module or made
+    // `check` and `build` disagree; now each must end in agreement and a coded diagnostic.
+    oracle::quiet_panics();
+    let findings_dir = files("fuzz_findings", "cajeta");
+    assert!(findings_dir.len() >= 5, "reproducers missing");
+    for path in findings_dir {
+        let text = std::fs::read_to_string(&path).expect("reproducer");
+        let envs = [cajetac::backend::spirv::TargetEnv::Vulkan1_1];
+        let (c, findings) = oracle::compile(text, &envs);
+        assert!(findings.is_empty(), "{}: {findings:?}", path.display());
+        assert!(c.errors.is_some(), "{}: compiles", path.display());
+    }
 }

@@ -160,6 +160,7 @@ pub(crate) struct LogicalDevice(pub(crate) ash::Device);
 
 impl Drop for LogicalDevice {
     fn drop(&mut self) {
+        let _serial = crate::lock(&crate::DRIVER_SERIAL);
         // SAFETY: every object made from the device is gone: they hold Arc<DeviceShared>.
         unsafe { self.0.destroy_device(None) };
     }
@@ -274,6 +275,7 @@ impl DeviceShared {
                     .queue_create_infos(&queue_info)
                     .enabled_extension_names(&ext_ptrs)
                     .push_next(features2);
+                let _serial = crate::lock(&crate::DRIVER_SERIAL);
                 // SAFETY: all pointers refer to locals alive for this call.
                 unsafe { instance.instance.create_device(c.physical, &info, None) }
             })

@@ -124,6 +124,7 @@ impl Drop for InstanceHandle {
     fn drop(&mut self) {
         // SAFETY: the logical device is destroyed before (DeviceShared drops it first), and the
         // messenger is destroyed before the instance it was made from.
+        let _serial = crate::lock(&crate::DRIVER_SERIAL);
         unsafe {
             if let Some((utils, messenger)) = self.debug.take() {
                 utils.destroy_debug_utils_messenger(messenger, None);
@@ -237,7 +238,11 @@ impl InstanceHandle {
                 .push_next(&mut messenger_info);
         }
         // SAFETY: every pointer in `info` refers to locals alive for this call.
-        let instance = unsafe { entry.create_instance(&info, None) }.map_err(|result| {
+        let created = {
+            let _serial = crate::lock(&crate::DRIVER_SERIAL);
+            unsafe { entry.create_instance(&info, None) }
+        };
+        let instance = created.map_err(|result| {
             // The loader answers INCOMPATIBLE_DRIVER when it found no usable driver at all
             // (no ICD, or one that failed to initialize): to the user that is "no device".
             if result == vk::Result::ERROR_INCOMPATIBLE_DRIVER {

@@ -75,6 +75,13 @@ use device::DeviceShared;
 
 /// Locks a mutex, ignoring poisoning: the runtime's critical sections leave consistent state
 /// even if a panic unwound through one elsewhere, and a poisoned lock must not become a panic.
+/// Serializes the driver calls that create and destroy instances and devices and compile
+/// pipelines, process-wide. Vulkan allows them from several threads at once, but on the
+/// H200's driver (580.159) 16 threads doing so with their own contexts while others compiled
+/// pipelines now and then all stopped inside the driver (threads parked on its locks, no GPU
+/// fault); these calls are rare and slow anyway, so one at a time costs nothing measurable.
+pub(crate) static DRIVER_SERIAL: Mutex<()> = Mutex::new(());
+
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }

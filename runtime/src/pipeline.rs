@@ -394,6 +394,7 @@ impl Kernel {
             .stage(stage)
             .layout(inner.pipeline_layout);
         // SAFETY: module, layout and cache are alive; the infos point at locals.
+        let _serial = crate::lock(&crate::DRIVER_SERIAL);
         let created = unsafe {
             inner.shared.device().create_compute_pipelines(
                 inner.shared.pipeline_cache,

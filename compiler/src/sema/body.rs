@@ -44,6 +44,9 @@ pub struct FnCtx<'s, 'a> {
     pub calls: Vec<(FunctionId, Span)>,
     /// The kernel's dynamic shared array, once declared (at most one, SPEC §6).
     pub dynamic_shared: Option<Span>,
+    /// `Spec` slots used in this method: whether float, and the default (a slot is one
+    /// specialization constant, so every use must agree).
+    pub(super) spec_slots: Vec<(i128, bool, ir::Constant)>,
 }
 
 impl<'s, 'a> FnCtx<'s, 'a> {
@@ -65,6 +68,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             diags: Vec::new(),
             calls: Vec::new(),
             dynamic_shared: None,
+            spec_slots: Vec::new(),
         };
         for (p, ty) in f.decl.params.iter().zip(&f.params) {
             if let Ok(id) = ctx.declare(&p.name, ty.clone()) {

@@ -357,6 +357,21 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                         "a Spec default value must be a constant",
                     ));
                 };
+                let float = op == Intrinsic::SpecFloat;
+                match self.spec_slots.iter().find(|(s, _, _)| *s == slot) {
+                    Some(&(_, f, d)) if f != float || d != default => {
+                        // The backend's refusal, here so that `check` reports it too.
+                        return self.error(Diagnostic::error(
+                            Code::TypeMismatch,
+                            span,
+                            format!(
+                                "Spec slot {slot} is used twice with a different type or default"
+                            ),
+                        ));
+                    }
+                    Some(_) => {}
+                    None => self.spec_slots.push((slot, float, default)),
+                }
                 args[1] = ir::Expr::constant(default, args[1].ty.clone(), args[1].span);
             }
             Intrinsic::Wave(WaveOp::QuadBroadcast) => match const_int(&args[1]) {

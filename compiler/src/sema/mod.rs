@@ -120,6 +120,25 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
             );
             continue;
         }
+        if f.kind == FunctionKind::Kernel
+            && t.is_value_data()
+            && t.mentions_scalar(ir::ScalarType::is_float_precision)
+        {
+            // The same refusal as float-precision specialization's, so that `check` reports
+            // what `build` would: a push constant's type would depend on the variant.
+            diags.push(
+                Diagnostic::error(
+                    Code::KernelSignature,
+                    p.name.span,
+                    format!(
+                        "kernel parameter `{}` has the precision type `{t}`",
+                        p.name.name
+                    ),
+                )
+                .with_note("help: take a float32 and convert inside: `afp a = (afp) a32;`"),
+            );
+            continue;
+        }
         let pod_in_helper = f.kind == FunctionKind::Device && matches!(t, Type::Struct(_));
         if t.is_host_only() || *t == Type::Void || pod_in_helper {
             diags.push(

@@ -406,3 +406,42 @@ fn build_specializes_device_queries_for_the_profile() {
     assert!(!lavapipe.contains("Cooperative"), "{lavapipe}");
     assert!(!lavapipe.contains("cooperativeMatrix"), "{lavapipe}");
 }
+
+#[test]
+fn every_example_runs_with_no_arguments() {
+    if !have_device() {
+        return;
+    }
+    // From a scratch folder holding only a link to the examples (their default data folder is
+    // `examples/data`), so the pictures they write by default land there.
+    let dir = temp_dir("noargs");
+    let link = dir.join("examples");
+    if !link.exists() {
+        std::os::unix::fs::symlink(repo().join("examples"), &link).unwrap();
+    }
+    let mut failures = Vec::new();
+    let mut examples: Vec<_> = std::fs::read_dir(repo().join("examples"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cajeta"))
+        .collect();
+    examples.sort();
+    for path in &examples {
+        let rel = format!("examples/{}", path.file_name().unwrap().to_string_lossy());
+        let out = cajetac()
+            .current_dir(&dir)
+            .args(["run", &rel])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() || stdout.lines().last() != Some("777") {
+            failures.push(format!(
+                "{rel}: {:?}\n{stdout}{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    assert!(examples.len() >= 10);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

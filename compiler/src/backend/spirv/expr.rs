@@ -135,7 +135,6 @@ impl FnCx<'_, '_> {
             ));
         };
         let mut i = i;
-        let zero = self.cx.const_u32(0);
         if self.checked() {
             let uint = self.cx.u32_type();
             let len = self.emit(
@@ -149,6 +148,7 @@ impl FnCx<'_, '_> {
             i = self.check_index(i, ty, len, &name, "buffer", at)?;
         }
         let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, storage);
+        let zero = self.cx.const_u32(0);
         let ptr = self.op(Op::AccessChain, ptr_ty, &[var, zero, i])?;
         Ok((ptr, elem, storage))
     }
