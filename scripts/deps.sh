@@ -37,3 +37,30 @@ if [ -z "${CAJETA_SPIRV_VAL:-}" ]; then
         export CAJETA_SPIRV_VAL="$spv_dir/cmeel.prefix/bin/spirv-val"
     fi
 fi
+# The pinned LLVM 23.1 of the `native-host` feature (host code JIT-compiled, docs/architecture.md):
+# a static LLVM SDK from PyPI, installed once under the cargo target directory (like
+# spirv-tools above; about 400 MB) and exported as LLVM_SYS_231_PREFIX for llvm-sys. Its
+# `llvm-config` is a Python script, so python3 must stay on PATH while building.
+if [ -z "${LLVM_SYS_231_PREFIX:-}" ]; then
+    llvm_dir="$(realpath -m "${CARGO_TARGET_DIR:-target}")/llvm"
+    llvm_prefix() {
+        PYTHONPATH="$llvm_dir" python3 -c 'import mlc_llvm_static as m; print(m.get_prefix())' 2>/dev/null
+    }
+    if ! llvm_prefix >/dev/null; then
+        echo "installing LLVM 23.1 (mlc-llvm-static) under $llvm_dir" >&2
+        python3 -m pip install --quiet --disable-pip-version-check --target "$llvm_dir" \
+            mlc-llvm-static==23.1.1.post0 mlc-llvm-static-extra-targets==23.1.1.post0 >&2
+    fi
+    LLVM_SYS_231_PREFIX="$(llvm_prefix)"
+    export LLVM_SYS_231_PREFIX
+    targets="$("$LLVM_SYS_231_PREFIX/bin/llvm-config" --targets-built)"
+    for t in X86 SPIRV; do
+        case " $targets " in
+        *" $t "*) ;;
+        *)
+            echo "LLVM at $LLVM_SYS_231_PREFIX lacks the $t target (has: $targets)" >&2
+            exit 2
+            ;;
+        esac
+    done
+fi

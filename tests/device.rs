@@ -34,7 +34,7 @@ pub(crate) fn run_file(ctx: &Context, path: &std::path::Path) -> Result<String, 
             "compile error:\n{}",
             cajetac::diagnostics::render_human(&sources, &d)
         )),
-        Err(RunError::NoEntryPoint) => Err("no entry point".into()),
+        Err(RunError::NoEntryPoint | RunError::NotNative(_)) => Err("no entry point".into()),
         Err(RunError::Runtime(m)) => Err(format!("{m}\nprinted:\n{printed}")),
     }
 }

@@ -168,7 +168,9 @@ fn run_with(ctx: &Context, file: &str, options: &SpirvOptions) -> Result<String,
         Ok(HostOutcome::Returned(v)) => Ok(format!("{v}")),
         Ok(HostOutcome::Void) => Err(format!("no value; printed {printed}")),
         Err(driver::RunError::Compile(d)) => Err(cajetac::diagnostics::render_human(&sources, &d)),
-        Err(driver::RunError::NoEntryPoint) => Err("no entry point".into()),
+        Err(driver::RunError::NoEntryPoint | driver::RunError::NotNative(_)) => {
+            Err("no entry point".into())
+        }
         Err(driver::RunError::Runtime(m)) => Err(format!("{m}\n{printed}")),
     }
 }

@@ -212,7 +212,9 @@ fn coop_gemm_takes_the_devices_path_and_matches_the_host() {
         Ok(HostOutcome::Void) => panic!("no value; printed {printed}"),
         Err(cajetac::driver::RunError::Compile(d)) => panic!("{}", render_human(&sources, &d)),
         Err(cajetac::driver::RunError::Runtime(m)) => panic!("{m}\n{printed}"),
-        Err(cajetac::driver::RunError::NoEntryPoint) => panic!("no entry point"),
+        Err(cajetac::driver::RunError::NoEntryPoint | cajetac::driver::RunError::NotNative(_)) => {
+            panic!("no entry point")
+        }
     }
     let expected = format!("cooperative path: {}", u32::from(coop));
     assert!(

@@ -443,7 +443,9 @@ fn check_type(ctx: &cajeta_runtime::Context, ty: &str, kind: Kind) -> Vec<String
             )]
         }
         Err(RunError::Runtime(m)) => return vec![format!("{ty}: runtime error {m}")],
-        Err(RunError::NoEntryPoint) => return vec![format!("{ty}: no entry point")],
+        Err(RunError::NoEntryPoint | RunError::NotNative(_)) => {
+            return vec![format!("{ty}: no entry point")]
+        }
     }
     let text = String::from_utf8_lossy(&out).into_owned();
     let mut failures = Vec::new();

@@ -113,7 +113,9 @@ fn examples_run_small_and_write_their_pictures() {
             Err(RunError::Compile(d)) => {
                 failures.push(format!("{name}:\n{}", render_human(&sources, &d)))
             }
-            Err(RunError::NoEntryPoint) => failures.push(format!("{name}: no entry point")),
+            Err(RunError::NoEntryPoint | RunError::NotNative(_)) => {
+                failures.push(format!("{name}: no entry point"))
+            }
         }
         for (png, w, h) in announced_pngs(&text) {
             match image::image_dimensions(out_dir.join(&png)) {

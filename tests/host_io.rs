@@ -43,7 +43,7 @@ fn run(
         Ok(HostOutcome::Returned(v)) => Ok(v.to_string()),
         Ok(HostOutcome::Void) => Err("returned nothing".to_string()),
         Err(RunError::Compile(d)) => Err(cajetac::diagnostics::render_human(&sources, &d)),
-        Err(RunError::NoEntryPoint) => Err("no entry point".into()),
+        Err(RunError::NoEntryPoint | RunError::NotNative(_)) => Err("no entry point".into()),
         Err(RunError::Runtime(m)) => Err(m),
     };
     (r, printed)

@@ -183,7 +183,7 @@ fn run_in_mode(
         Ok(HostOutcome::Returned(v)) => Ok(format!("{v}")),
         Ok(HostOutcome::Void) => Err(format!("returned nothing; printed:\n{printed}")),
         Err(RunError::Compile(d)) => Err(format!("compile error:\n{}", render_human(&sources, &d))),
-        Err(RunError::NoEntryPoint) => Err("no entry point".into()),
+        Err(RunError::NoEntryPoint | RunError::NotNative(_)) => Err("no entry point".into()),
         Err(RunError::Runtime(m)) => Err(format!("{m}\nprinted:\n{printed}")),
     };
     (variant.name(), result)

@@ -113,7 +113,7 @@ fn run(ctx: &Context, path: &std::path::Path, mode: &Mode) -> Result<Vec<f64>, S
         Ok(HostOutcome::Returned(v)) if format!("{v}") == "777" => {}
         Ok(other) => return Err(format!("returned {other:?}; printed:\n{printed}")),
         Err(RunError::Compile(d)) => return Err(render_human(&sources, &d)),
-        Err(RunError::NoEntryPoint) => return Err("no entry point".into()),
+        Err(RunError::NoEntryPoint | RunError::NotNative(_)) => return Err("no entry point".into()),
         Err(RunError::Runtime(m)) => return Err(format!("{m}\nprinted:\n{printed}")),
     }
     printed

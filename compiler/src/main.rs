@@ -56,6 +56,24 @@ enum ErrorFormat {
     Json,
 }
 
+/// `cajetac run --host`: see [`driver::HostMode`].
+#[derive(Clone, Copy, ValueEnum, PartialEq, Debug)]
+enum HostArg {
+    Auto,
+    Native,
+    Interp,
+}
+
+impl HostArg {
+    fn mode(self) -> driver::HostMode {
+        match self {
+            HostArg::Auto => driver::HostMode::Auto,
+            HostArg::Native => driver::HostMode::Native,
+            HostArg::Interp => driver::HostMode::Interp,
+        }
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Compile kernels to SPIR-V, disassembly and reflection JSON.
@@ -66,7 +84,9 @@ enum Command {
         /// Output directory.
         #[arg(short = 'o', long = "out-dir", default_value = ".")]
         out: PathBuf,
-        /// What to write per kernel: spirv, spvasm, reflect (comma-separated).
+        /// What to write per kernel: spirv, spvasm, reflect (comma-separated); `llvm` writes
+        /// the optimized LLVM IR of the host code (`<first file's stem>.ll`, native-host
+        /// builds only).
         #[arg(long, value_delimiter = ',', default_value = "spirv,reflect")]
         emit: Vec<String>,
         /// vulkan1.1 (SPIR-V 1.3, default), vulkan1.2 (1.5) or vulkan1.3 (1.6).
@@ -116,6 +136,10 @@ enum Command {
         /// Precision options (SPEC §8), resolved against the device the run uses.
         #[command(flatten)]
         precision: PrecisionFlags,
+        /// How host code runs: `auto` (natively through LLVM when all of it lowers, else
+        /// the interpreter), `native` (natively or refuse, naming the construct), `interp`.
+        #[arg(long = "host", value_enum, default_value = "auto")]
+        host: HostArg,
         /// Arguments passed to `main(String[] args)`.
         #[arg(last = true)]
         args: Vec<String>,
@@ -197,9 +221,9 @@ fn build(
         Err(e) => return usage_error(e),
     };
     for e in emit {
-        if !matches!(e.as_str(), "spirv" | "spvasm" | "reflect") {
+        if !matches!(e.as_str(), "spirv" | "spvasm" | "reflect" | "llvm") {
             return usage_error(format!(
-                "unknown --emit kind `{e}` (expected spirv, spvasm, reflect)"
+                "unknown --emit kind `{e}` (expected spirv, spvasm, reflect, llvm)"
             ));
         }
     }
@@ -252,6 +276,11 @@ fn build(
     if let Err(e) = std::fs::create_dir_all(out) {
         return usage_error(format!("cannot create `{}`: {e}", out.display()));
     }
+    if emit.iter().any(|e| e == "llvm") {
+        if let Err(c) = emit_llvm(&module, &sources, files, out) {
+            return c;
+        }
+    }
     for (_, k) in &kernels {
         let mut writes: Vec<(PathBuf, Vec<u8>)> = Vec::new();
         if emit.iter().any(|e| e == "spirv") {
@@ -277,6 +306,44 @@ fn build(
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `--emit llvm`: the host code's optimized LLVM IR, to `<out>/<first file's stem>.ll`.
+fn emit_llvm(
+    module: &cajetac::ir::Module,
+    sources: &SourceMap,
+    files: &[PathBuf],
+    out: &Path,
+) -> Result<(), ExitCode> {
+    let Some(entry) = driver::entry_point(module) else {
+        eprintln!("error: --emit llvm: the program has no host entry point (`run()` or `main()`)");
+        return Err(ExitCode::from(EXIT_COMPILE));
+    };
+    let refuse = |why: String| {
+        eprintln!("error: --emit llvm: {why}");
+        ExitCode::from(EXIT_COMPILE)
+    };
+    driver::native_support(module, entry, sources).map_err(refuse)?;
+    #[cfg(feature = "native-host")]
+    {
+        use cajetac::backend::llvm::NativeError;
+        let text = cajetac::backend::llvm::emit_ir(module, entry).map_err(|e| match e {
+            NativeError::Unsupported(u) => refuse(u.render(sources)),
+            NativeError::Runtime(e) => refuse(e.render(sources)),
+            NativeError::Internal(m) => refuse(m),
+        })?;
+        let stem = files
+            .first()
+            .and_then(|f| f.file_stem())
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "host".to_string());
+        let path = out.join(format!("{stem}.ll"));
+        std::fs::write(&path, text)
+            .map_err(|e| usage_error(format!("cannot write `{}`: {e}", path.display())))?;
+    }
+    #[cfg(not(feature = "native-host"))]
+    let _ = (files, out);
+    Ok(())
 }
 
 fn check(files: &[PathBuf], format: ErrorFormat) -> ExitCode {
@@ -308,6 +375,7 @@ fn run(
     format: ErrorFormat,
     (profile, checked): (bool, bool),
     precision: &PrecisionFlags,
+    host: driver::HostMode,
 ) -> ExitCode {
     let env = match target_env(env) {
         Ok(e) => e,
@@ -346,8 +414,15 @@ fn run(
         checked: opts.checked,
     };
     opts.precision = precision.options();
-    let result =
-        driver::run_program_with(&mut sources, &inputs, &options, args, &mut io, Some(opts));
+    let result = driver::run_program_mode(
+        &mut sources,
+        &inputs,
+        &options,
+        args,
+        &mut io,
+        Some(opts),
+        host,
+    );
     if let Some(ctx) = io.context.as_ref().filter(|_| profile) {
         if ctx.is_profiling() {
             eprint!("{}", ctx.profile_report().table());
@@ -369,6 +444,10 @@ fn run(
         Err(RunError::Runtime(msg)) => {
             eprintln!("{msg}");
             ExitCode::from(EXIT_RUNTIME)
+        }
+        Err(RunError::NotNative(why)) => {
+            eprintln!("error: --host native: {why}");
+            ExitCode::from(EXIT_COMPILE)
         }
     }
 }
@@ -507,6 +586,7 @@ fn cajetac_main() -> ExitCode {
             profile,
             checked,
             precision,
+            host,
             args,
         } => run(
             &file,
@@ -515,6 +595,7 @@ fn cajetac_main() -> ExitCode {
             error_format,
             (profile, checked),
             &precision,
+            host.mode(),
         ),
         Command::Devices { json } => devices(json),
     }

@@ -5,6 +5,7 @@
 //! kernels and runs a host entry point.
 
 pub mod cache;
+mod native;
 mod stdlib;
 mod stdlib_scan;
 
@@ -14,6 +15,7 @@ use crate::diagnostics::{Diagnostic, SourceMap};
 use crate::ir::{self, FunctionId, FunctionKind};
 use std::collections::HashMap;
 
+pub use native::run_program_mode;
 pub use stdlib::STDLIB_FILES;
 
 /// Parses and checks `files` (name, source) together with the stdlib.
@@ -200,6 +202,53 @@ pub enum RunError {
     NoEntryPoint,
     /// Host code failed at run time (already rendered with its position).
     Runtime(String),
+    /// [`HostMode::Native`] was asked for and the program cannot run natively: why (the
+    /// construct and its position, or that this build has no native backend).
+    NotNative(String),
+}
+
+/// How host code runs (`cajetac run --host`, docs/architecture.md "Host code").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HostMode {
+    /// Natively through LLVM when every reachable host function lowers, else interpreted.
+    #[default]
+    Auto,
+    /// Natively, or not at all ([`RunError::NotNative`]).
+    Native,
+    /// Always the interpreter.
+    Interp,
+}
+
+impl HostMode {
+    /// Parses `auto`, `native` or `interp`.
+    pub fn from_name(name: &str) -> Option<HostMode> {
+        match name {
+            "auto" => Some(HostMode::Auto),
+            "native" => Some(HostMode::Native),
+            "interp" => Some(HostMode::Interp),
+            _ => None,
+        }
+    }
+}
+
+/// Whether host code from `entry` would run natively: `Ok` when it lowers, else why not
+/// (rendered with its position). Builds without the `native-host` feature always say no.
+pub fn native_support(
+    module: &ir::Module,
+    entry: FunctionId,
+    sources: &SourceMap,
+) -> Result<(), String> {
+    #[cfg(feature = "native-host")]
+    {
+        crate::backend::llvm::reachable(module, entry)
+            .map(|_| ())
+            .map_err(|u| u.render(sources))
+    }
+    #[cfg(not(feature = "native-host"))]
+    {
+        let _ = (module, entry, sources);
+        Err("this cajetac was built without the `native-host` feature".to_string())
+    }
 }
 
 /// Compiles and runs a program's host entry point. Kernels come from the compile cache
@@ -226,6 +275,19 @@ pub fn run_program_with(
     io: &mut HostIo,
     context_options: Option<cajeta_runtime::ContextOptions>,
 ) -> Result<HostOutcome, RunError> {
+    let (module, kernels, entry) = prepare(sources, files, options)?;
+    interpret(&module, entry, &kernels, args, sources, io, context_options)
+}
+
+/// The compiled program: checked module, compiled kernels, entry point.
+type Prepared = (ir::Module, HashMap<FunctionId, CompiledKernel>, FunctionId);
+
+/// Checks the program and compiles its kernels (through the compile cache).
+fn prepare(
+    sources: &mut SourceMap,
+    files: &[(String, String)],
+    options: &SpirvOptions,
+) -> Result<Prepared, RunError> {
     let module = frontend(sources, files).map_err(RunError::Compile)?;
     let key = cache::compile_key(files, options, None, None);
     let dir = cajeta_runtime::cache_dir_from_env();
@@ -236,12 +298,26 @@ pub fn run_program_with(
             .into_iter()
             .collect();
     let entry = entry_point(&module).ok_or(RunError::NoEntryPoint)?;
+    Ok((module, kernels, entry))
+}
+
+/// Runs the host code in the interpreter, creating the context first (see
+/// [`run_program_with`]).
+fn interpret(
+    module: &ir::Module,
+    entry: FunctionId,
+    kernels: &HashMap<FunctionId, CompiledKernel>,
+    args: &[String],
+    sources: &SourceMap,
+    io: &mut HostIo,
+    context_options: Option<cajeta_runtime::ContextOptions>,
+) -> Result<HostOutcome, RunError> {
     if let Some(opts) = context_options.filter(|_| io.context.is_none() && !kernels.is_empty()) {
         let reflections: Vec<&cajeta_runtime::Reflection> =
             kernels.values().map(|k| &k.reflection).collect();
         let features = cajeta_runtime::required_features(&reflections);
         io.context = cajeta_runtime::Context::with_options(opts.with_features(features)).ok();
     }
-    host::run_host(&module, entry, args, &kernels, sources, io)
+    host::run_host(module, entry, args, kernels, sources, io)
         .map_err(|e| RunError::Runtime(e.render(sources)))
 }

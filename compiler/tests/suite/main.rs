@@ -1,10 +1,12 @@
 //! The compiler's integration tests (the `cajetac` command, the Rust embedding examples,
-//! parsing, host vectors), one module each, linked into one test binary. Run one with a
+//! parsing, host vectors, native host code against the interpreter), one module each, linked into one test binary. Run one with a
 //! filter on its module name, e.g. `cargo test -p cajetac --test suite -- cli::`.
 
 mod checked;
 mod cli;
 mod examples;
+#[cfg(feature = "native-host")]
+mod native_host;
 mod parse_smoke;
 mod pathological;
 mod vector_host;

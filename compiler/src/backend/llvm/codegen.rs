@@ -1,0 +1,535 @@
+//! Lowering of host functions and statements to LLVM IR (expressions are in `expr.rs`).
+//!
+//! Every IR function becomes one LLVM function of the same parameters (internal linkage, so
+//! the optimizer may inline and specialize freely); locals are `alloca`s that `mem2reg`
+//! turns into SSA values. Loops follow the IR's single loop form:
+//! `header: pre_cond? → body → continuing → post_cond? → header`, with `break`/`continue`
+//! resolved by [`LoopId`].
+//!
+//! Runtime errors do not unwind through native frames: the failing code records the error
+//! (`cajeta_fail(site)`), sets the module's `cajeta.unwinding` flag and returns from its
+//! function; every call site tests the flag after the call and returns too, up to
+//! `cajeta.main`, which reports failure to Rust. The recursion limit is the interpreter's:
+//! `cajeta.depth` counts the active host calls and a call site refuses to go deeper than
+//! [`MAX_CALL_DEPTH`].
+
+use std::collections::HashMap;
+
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
+use inkwell::context::Context;
+use inkwell::module::{Linkage, Module};
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
+use inkwell::values::{
+    BasicMetadataValueEnum, BasicValueEnum, FunctionValue, GlobalValue, IntValue, PointerValue,
+};
+use inkwell::{AddressSpace, IntPredicate};
+
+use super::runtime::{self, Site, SiteKind};
+use super::support::type_supported;
+use crate::backend::host::MAX_CALL_DEPTH;
+use crate::diagnostics::Span;
+use crate::ir::{self, Block, FunctionId, LoopId, Place, ScalarType, Stmt, Type};
+
+/// Builder failures are programming errors of this backend, reported as internal errors.
+pub type Gen<T> = Result<T, String>;
+
+/// Turns an inkwell builder error into the backend's error type.
+pub fn b<T>(r: Result<T, inkwell::builder::BuilderError>) -> Gen<T> {
+    r.map_err(|e| format!("internal error: LLVM builder: {e}"))
+}
+
+/// The module being built and everything shared by its functions.
+pub struct Codegen<'ctx, 'm> {
+    /// The LLVM context.
+    pub ctx: &'ctx Context,
+    /// The module.
+    pub module: Module<'ctx>,
+    /// The one builder.
+    pub builder: Builder<'ctx>,
+    /// The program.
+    pub ir: &'m ir::Module,
+    /// LLVM function of every lowered host function.
+    pub funcs: HashMap<FunctionId, FunctionValue<'ctx>>,
+    /// The runtime functions, by symbol name.
+    pub rt: HashMap<&'static str, FunctionValue<'ctx>>,
+    /// Failure sites, indexed by the `i32` passed to `cajeta_fail`.
+    pub sites: Vec<Site>,
+    /// `i1 cajeta.unwinding`: set once a runtime error is being propagated.
+    pub unwinding: GlobalValue<'ctx>,
+    /// `i32 cajeta.depth`: active host calls.
+    pub depth: GlobalValue<'ctx>,
+    /// String literal constants, by text.
+    pub literals: HashMap<String, PointerValue<'ctx>>,
+}
+
+/// The function being lowered.
+pub struct FnState<'ctx, 'm> {
+    /// The IR function.
+    pub ir: &'m ir::Function,
+    /// Its LLVM function.
+    pub func: FunctionValue<'ctx>,
+    /// `alloca` of each local of a supported type.
+    pub locals: Vec<Option<PointerValue<'ctx>>>,
+    /// `continue` and `break` targets of the enclosing loops.
+    pub loops: HashMap<LoopId, (BasicBlock<'ctx>, BasicBlock<'ctx>)>,
+    /// Returns a dummy value while a runtime error propagates.
+    pub unwind: BasicBlock<'ctx>,
+}
+
+impl<'ctx, 'm> Codegen<'ctx, 'm> {
+    /// An empty module with the runtime declarations and globals.
+    pub fn new(ctx: &'ctx Context, ir: &'m ir::Module, name: &str) -> Codegen<'ctx, 'm> {
+        let module = ctx.create_module(name);
+        let mut rt = HashMap::new();
+        for (sym, sig, _) in runtime::functions() {
+            let f = module.add_function(sym, signature(ctx, sig), Some(Linkage::External));
+            rt.insert(sym, f);
+        }
+        let global = |name: &str, ty: BasicTypeEnum<'ctx>| {
+            let g = module.add_global(ty, None, name);
+            g.set_linkage(Linkage::Internal);
+            g.set_initializer(&ty.const_zero());
+            g
+        };
+        let unwinding = global("cajeta.unwinding", ctx.bool_type().into());
+        let depth = global("cajeta.depth", ctx.i32_type().into());
+        Codegen {
+            ctx,
+            module,
+            builder: ctx.create_builder(),
+            ir,
+            funcs: HashMap::new(),
+            rt,
+            sites: Vec::new(),
+            unwinding,
+            depth,
+            literals: HashMap::new(),
+        }
+    }
+
+    /// The LLVM type of a supported value type (`None` for `void` and unsupported types).
+    pub fn llvm_type(&self, ty: &Type) -> Option<BasicTypeEnum<'ctx>> {
+        let c = self.ctx;
+        Some(match ty {
+            Type::Scalar(s) => match s {
+                ScalarType::Bool => c.bool_type().into(),
+                ScalarType::I8 | ScalarType::U8 => c.i8_type().into(),
+                ScalarType::I16 | ScalarType::U16 => c.i16_type().into(),
+                ScalarType::I32 | ScalarType::U32 => c.i32_type().into(),
+                ScalarType::I64 | ScalarType::U64 => c.i64_type().into(),
+                ScalarType::F16 => c.f16_type().into(),
+                ScalarType::F32 => c.f32_type().into(),
+                ScalarType::F64 => c.f64_type().into(),
+                _ => return None,
+            },
+            Type::String => c.ptr_type(AddressSpace::default()).into(),
+            _ => return None,
+        })
+    }
+
+    /// Declares every function first, so that calls (and recursion) can refer to them.
+    pub fn declare(&mut self, ids: &[FunctionId]) {
+        for &id in ids {
+            let f = self.ir.function(id);
+            let ptr = self.ctx.ptr_type(AddressSpace::default());
+            let params: Vec<BasicMetadataTypeEnum> = f
+                .params()
+                .iter()
+                .map(|p| self.llvm_type(&p.ty).unwrap_or(ptr.into()).into())
+                .collect();
+            let fn_type = match self.llvm_type(&f.return_type) {
+                Some(t) => t.fn_type(&params, false),
+                None => self.ctx.void_type().fn_type(&params, false),
+            };
+            let name = format!("{}#{}", f.qualified_name, id.0);
+            let value = self
+                .module
+                .add_function(&name, fn_type, Some(Linkage::Internal));
+            self.funcs.insert(id, value);
+        }
+    }
+
+    /// Lowers the body of a declared function.
+    pub fn define(&mut self, id: FunctionId) -> Gen<()> {
+        let ir_fn = self.ir.function(id);
+        let func = self.funcs[&id];
+        let entry = self.ctx.append_basic_block(func, "entry");
+        let unwind = self.ctx.append_basic_block(func, "unwind");
+        self.builder.position_at_end(entry);
+        let mut locals = Vec::with_capacity(ir_fn.locals.len());
+        for (i, local) in ir_fn.locals.iter().enumerate() {
+            let slot = match self
+                .llvm_type(&local.ty)
+                .filter(|_| type_supported(&local.ty))
+            {
+                Some(t) => {
+                    let p = b(self.builder.build_alloca(t, &local.name))?;
+                    // Zero rather than undefined: sema's definite assignment makes it unread.
+                    let init = if i < ir_fn.param_count {
+                        func.get_nth_param(i as u32)
+                            .ok_or("internal error: parameter")?
+                    } else {
+                        t.const_zero()
+                    };
+                    b(self.builder.build_store(p, init))?;
+                    Some(p)
+                }
+                None => None,
+            };
+            locals.push(slot);
+        }
+        let mut st = FnState {
+            ir: ir_fn,
+            func,
+            locals,
+            loops: HashMap::new(),
+            unwind,
+        };
+        self.block(&mut st, &ir_fn.body)?;
+        if !self.terminated() {
+            // Falling off the end: `void` functions return; sema rejects a missing return
+            // elsewhere, so this is unreachable for the others.
+            self.ret_default(&st)?;
+        }
+        self.builder.position_at_end(unwind);
+        self.ret_default(&st)
+    }
+
+    /// `ret void`, or `ret` of a zero of the return type.
+    fn ret_default(&self, st: &FnState<'ctx, 'm>) -> Gen<()> {
+        match self.llvm_type(&st.ir.return_type) {
+            Some(t) => b(self.builder.build_return(Some(&t.const_zero())))?,
+            None => b(self.builder.build_return(None))?,
+        };
+        Ok(())
+    }
+
+    /// True when the current block already ends in a terminator.
+    pub fn terminated(&self) -> bool {
+        self.builder
+            .get_insert_block()
+            .is_some_and(|bb| bb.get_terminator().is_some())
+    }
+
+    /// Continues in a fresh block that nothing branches to (code after `return`/`break`).
+    fn dead_block(&self, st: &FnState<'ctx, 'm>) {
+        let bb = self.ctx.append_basic_block(st.func, "dead");
+        self.builder.position_at_end(bb);
+    }
+
+    /// Lowers a block.
+    pub fn block(&mut self, st: &mut FnState<'ctx, 'm>, block: &'m Block) -> Gen<()> {
+        for stmt in block {
+            if self.terminated() {
+                self.dead_block(st);
+            }
+            self.stmt(st, stmt)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, st: &mut FnState<'ctx, 'm>, stmt: &'m Stmt) -> Gen<()> {
+        match stmt {
+            Stmt::Expr(e) => {
+                self.expr(st, e)?;
+            }
+            Stmt::Store { place, value, .. } => {
+                let Place::Local(id) = place else {
+                    return Err("internal error: store to a non-local".into());
+                };
+                let v = self.expr(st, value)?;
+                let slot = st.locals.get(id.0).copied().flatten();
+                match (slot, v) {
+                    (Some(p), Some(v)) => {
+                        b(self.builder.build_store(p, v))?;
+                    }
+                    _ => return Err(format!("internal error: store to local #{}", id.0)),
+                }
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let c = self.cond(st, cond)?;
+                let then_bb = self.ctx.append_basic_block(st.func, "then");
+                let else_bb = self.ctx.append_basic_block(st.func, "else");
+                let join = self.ctx.append_basic_block(st.func, "endif");
+                b(self.builder.build_conditional_branch(c, then_bb, else_bb))?;
+                for (bb, body) in [(then_bb, then), (else_bb, otherwise)] {
+                    self.builder.position_at_end(bb);
+                    self.block(st, body)?;
+                    if !self.terminated() {
+                        b(self.builder.build_unconditional_branch(join))?;
+                    }
+                }
+                self.builder.position_at_end(join);
+            }
+            Stmt::Loop {
+                id,
+                pre_cond,
+                body,
+                continuing,
+                post_cond,
+            } => self.lower_loop(
+                st,
+                *id,
+                pre_cond.as_ref(),
+                body,
+                continuing,
+                post_cond.as_ref(),
+            )?,
+            Stmt::Break(id) | Stmt::Continue(id) => {
+                let Some(&(cont, exit)) = st.loops.get(id) else {
+                    return Err("internal error: break/continue outside its loop".into());
+                };
+                let target = if matches!(stmt, Stmt::Break(_)) {
+                    exit
+                } else {
+                    cont
+                };
+                b(self.builder.build_unconditional_branch(target))?;
+            }
+            Stmt::Return(value, _) => {
+                let v = match value {
+                    Some(e) => self.expr(st, e)?,
+                    None => None,
+                };
+                match v {
+                    Some(v) => b(self.builder.build_return(Some(&v)))?,
+                    None => b(self.builder.build_return(None))?,
+                };
+            }
+        }
+        Ok(())
+    }
+
+    fn lower_loop(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        id: LoopId,
+        pre_cond: Option<&'m ir::Expr>,
+        body: &'m Block,
+        continuing: &'m Block,
+        post_cond: Option<&'m ir::Expr>,
+    ) -> Gen<()> {
+        let header = self.ctx.append_basic_block(st.func, "loop");
+        let body_bb = self.ctx.append_basic_block(st.func, "body");
+        let cont = self.ctx.append_basic_block(st.func, "continue");
+        let exit = self.ctx.append_basic_block(st.func, "endloop");
+        b(self.builder.build_unconditional_branch(header))?;
+        self.builder.position_at_end(header);
+        match pre_cond {
+            Some(c) => {
+                let c = self.cond(st, c)?;
+                b(self.builder.build_conditional_branch(c, body_bb, exit))?;
+            }
+            None => {
+                b(self.builder.build_unconditional_branch(body_bb))?;
+            }
+        }
+        self.builder.position_at_end(body_bb);
+        st.loops.insert(id, (cont, exit));
+        self.block(st, body)?;
+        if !self.terminated() {
+            b(self.builder.build_unconditional_branch(cont))?;
+        }
+        self.builder.position_at_end(cont);
+        self.block(st, continuing)?;
+        if !self.terminated() {
+            match post_cond {
+                Some(c) => {
+                    let c = self.cond(st, c)?;
+                    b(self.builder.build_conditional_branch(c, header, exit))?;
+                }
+                None => {
+                    b(self.builder.build_unconditional_branch(header))?;
+                }
+            }
+        }
+        st.loops.remove(&id);
+        self.builder.position_at_end(exit);
+        Ok(())
+    }
+
+    /// A boolean condition as an `i1`.
+    pub fn cond(&mut self, st: &mut FnState<'ctx, 'm>, e: &'m ir::Expr) -> Gen<IntValue<'ctx>> {
+        match self.expr(st, e)? {
+            Some(BasicValueEnum::IntValue(v)) => Ok(v),
+            _ => Err("internal error: condition is not a boolean".into()),
+        }
+    }
+
+    /// Registers a failure site.
+    pub fn site(&mut self, kind: SiteKind, span: Span) -> i32 {
+        self.sites.push(Site { kind, span });
+        (self.sites.len() - 1) as i32
+    }
+
+    /// In the current block: records the error of `site` and returns from the function.
+    pub fn fail(&mut self, st: &FnState<'ctx, 'm>, site: i32) -> Gen<()> {
+        let site = self.ctx.i32_type().const_int(site as u64, true);
+        b(self
+            .builder
+            .build_call(self.rt["cajeta_fail"], &[site.into()], ""))?;
+        let flag = self.unwinding.as_pointer_value();
+        b(self
+            .builder
+            .build_store(flag, self.ctx.bool_type().const_all_ones()))?;
+        b(self.builder.build_unconditional_branch(st.unwind))?;
+        Ok(())
+    }
+
+    /// Branches to a new block that fails with `site` when `bad` holds, and continues in
+    /// the other one.
+    pub fn fail_if(&mut self, st: &FnState<'ctx, 'm>, bad: IntValue<'ctx>, site: i32) -> Gen<()> {
+        let fail_bb = self.ctx.append_basic_block(st.func, "fail");
+        let ok_bb = self.ctx.append_basic_block(st.func, "ok");
+        b(self.builder.build_conditional_branch(bad, fail_bb, ok_bb))?;
+        self.builder.position_at_end(fail_bb);
+        self.fail(st, site)?;
+        self.builder.position_at_end(ok_bb);
+        Ok(())
+    }
+
+    /// A call of host function `func` with lowered arguments; `span` is the call site (where
+    /// a too-deep recursion is reported, as the interpreter does).
+    pub fn call(
+        &mut self,
+        st: &FnState<'ctx, 'm>,
+        func: FunctionId,
+        args: &[BasicMetadataValueEnum<'ctx>],
+        span: Span,
+    ) -> Gen<Option<BasicValueEnum<'ctx>>> {
+        let callee = *self
+            .funcs
+            .get(&func)
+            .ok_or("internal error: callee not lowered")?;
+        let i32t = self.ctx.i32_type();
+        let depth_ptr = self.depth.as_pointer_value();
+        let depth = b(self.builder.build_load(i32t, depth_ptr, "depth"))?.into_int_value();
+        let limit = i32t.const_int(MAX_CALL_DEPTH as u64, false);
+        let too_deep = b(self
+            .builder
+            .build_int_compare(IntPredicate::UGE, depth, limit, "deep"))?;
+        let name = self.ir.function(func).name.clone();
+        let site = self.site(SiteKind::Recursion(name), span);
+        self.fail_if(st, too_deep, site)?;
+        let deeper = b(self
+            .builder
+            .build_int_add(depth, i32t.const_int(1, false), ""))?;
+        b(self.builder.build_store(depth_ptr, deeper))?;
+        let result = b(self.builder.build_call(callee, args, ""))?;
+        b(self.builder.build_store(depth_ptr, depth))?;
+        self.check_unwinding(st)?;
+        Ok(result.try_as_basic_value().basic())
+    }
+
+    /// After a call: returns from this function too when a runtime error propagates.
+    fn check_unwinding(&mut self, st: &FnState<'ctx, 'm>) -> Gen<()> {
+        let flag = b(self.builder.build_load(
+            self.ctx.bool_type(),
+            self.unwinding.as_pointer_value(),
+            "unwinding",
+        ))?
+        .into_int_value();
+        let ok_bb = self.ctx.append_basic_block(st.func, "ok");
+        b(self
+            .builder
+            .build_conditional_branch(flag, st.unwind, ok_bb))?;
+        self.builder.position_at_end(ok_bb);
+        Ok(())
+    }
+
+    /// `i32 cajeta.main(ptr out)`: runs the entry function from depth 1 (the entry itself,
+    /// as the interpreter counts), stores its result in `*out` (integers as `i64`, floats
+    /// as `double`, strings as the pointer) and returns 1 on success, 0 after a runtime
+    /// error.
+    pub fn entry_wrapper(&mut self, entry: FunctionId) -> Gen<()> {
+        let c = self.ctx;
+        let ptr = c.ptr_type(AddressSpace::default());
+        let wrapper = self.module.add_function(
+            "cajeta.main",
+            c.i32_type().fn_type(&[ptr.into()], false),
+            None,
+        );
+        let bb = c.append_basic_block(wrapper, "entry");
+        self.builder.position_at_end(bb);
+        b(self.builder.build_store(
+            self.unwinding.as_pointer_value(),
+            c.bool_type().const_zero(),
+        ))?;
+        b(self.builder.build_store(
+            self.depth.as_pointer_value(),
+            c.i32_type().const_int(1, false),
+        ))?;
+        let ir_fn = self.ir.function(entry);
+        let args: Vec<BasicMetadataValueEnum> = ir_fn
+            .params()
+            .iter()
+            .map(|p| match self.llvm_type(&p.ty) {
+                Some(t) => t.const_zero().into(),
+                None => ptr.const_null().into(),
+            })
+            .collect();
+        let result = b(self.builder.build_call(self.funcs[&entry], &args, "result"))?;
+        let out = wrapper
+            .get_nth_param(0)
+            .ok_or("internal error: out")?
+            .into_pointer_value();
+        if let (Some(v), Some(s)) = (
+            result.try_as_basic_value().basic(),
+            ir_fn.return_type.as_scalar(),
+        ) {
+            let widened: BasicValueEnum = if s.is_float() {
+                b(self
+                    .builder
+                    .build_float_ext(v.into_float_value(), c.f64_type(), ""))?
+                .into()
+            } else if s.is_signed_integer() {
+                b(self
+                    .builder
+                    .build_int_s_extend(v.into_int_value(), c.i64_type(), ""))?
+                .into()
+            } else {
+                b(self
+                    .builder
+                    .build_int_z_extend(v.into_int_value(), c.i64_type(), ""))?
+                .into()
+            };
+            b(self.builder.build_store(out, widened))?;
+        } else if let Some(v) = result.try_as_basic_value().basic() {
+            b(self.builder.build_store(out, v))?;
+        }
+        let flag =
+            b(self
+                .builder
+                .build_load(c.bool_type(), self.unwinding.as_pointer_value(), ""))?;
+        let ok = b(self.builder.build_not(flag.into_int_value(), ""))?;
+        let ok = b(self.builder.build_int_z_extend(ok, c.i32_type(), ""))?;
+        b(self.builder.build_return(Some(&ok)))?;
+        Ok(())
+    }
+}
+
+/// The LLVM function type of a runtime signature string (see [`runtime::functions`]).
+fn signature<'ctx>(c: &'ctx Context, sig: &str) -> inkwell::types::FunctionType<'ctx> {
+    let ty = |ch: char| -> Option<BasicTypeEnum<'ctx>> {
+        Some(match ch {
+            'i' => c.i32_type().into(),
+            'l' => c.i64_type().into(),
+            'f' => c.f32_type().into(),
+            'd' => c.f64_type().into(),
+            'p' => c.ptr_type(AddressSpace::default()).into(),
+            _ => return None,
+        })
+    };
+    let mut chars = sig.chars();
+    let ret = chars.next().unwrap_or('v');
+    let params: Vec<BasicMetadataTypeEnum> = chars.filter_map(ty).map(Into::into).collect();
+    match ty(ret) {
+        Some(t) => t.fn_type(&params, false),
+        None => c.void_type().fn_type(&params, false),
+    }
+}

@@ -1,0 +1,589 @@
+//! Lowering of expressions, with SPEC §4's semantics spelled out where LLVM's differ.
+//!
+//! - Integer `+ - *` are plain (wrapping) instructions: no `nsw`/`nuw` flags.
+//! - `/` and `%` by zero branch to a runtime error. Signed `MIN / -1` is undefined in LLVM
+//!   but `MIN` in Cajeta (and `MIN % -1` is 0): a divisor of -1 is replaced by 1 and the
+//!   quotient negated (a wrapping negation), so the instruction never overflows.
+//! - Shift counts are taken modulo the width with an explicit `and` (LLVM gives poison for a
+//!   count ≥ the width).
+//! - Float operations carry no fast-math flags (so no contraction into FMA, no reassociation)
+//!   and `frem` is C's `fmod`, as the interpreter's Rust `%`.
+//! - Float→int conversions use `llvm.fpto[su]i.sat`: truncating, saturating, NaN → 0, exactly
+//!   Rust's `as` that the interpreter uses (LLVM's plain `fptosi` is poison out of range).
+//! - Integer narrowing keeps the low bits (`trunc`); widening extends by the source's
+//!   signedness.
+
+use inkwell::intrinsics::Intrinsic;
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
+use inkwell::{FloatPredicate, IntPredicate};
+
+use super::codegen::{b, Codegen, FnState, Gen};
+use super::runtime::SiteKind;
+use crate::ir::{BinaryOp, Constant, Expr, ExprKind, HostOp, Place, ScalarType, Type, UnaryOp};
+
+impl<'ctx, 'm> Codegen<'ctx, 'm> {
+    /// Lowers an expression; `None` for `void` calls.
+    pub fn expr(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        e: &'m Expr,
+    ) -> Gen<Option<BasicValueEnum<'ctx>>> {
+        let v: BasicValueEnum = match &e.kind {
+            ExprKind::Const(c) => self.constant(c, &e.ty)?,
+            ExprKind::Str(s) => self.literal(s)?.into(),
+            ExprKind::Load(Place::Local(id)) => {
+                let slot = st.locals.get(id.0).copied().flatten();
+                let (Some(p), Some(t)) = (slot, self.llvm_type(&e.ty)) else {
+                    return Err(format!("internal error: load of local #{}", id.0));
+                };
+                b(self.builder.build_load(t, p, ""))?
+            }
+            ExprKind::Unary(op, a) => {
+                let x = self.value(st, a)?;
+                self.unary(*op, x, scalar(&a.ty)?)?
+            }
+            ExprKind::Binary(op, a, x) if a.ty == Type::String => {
+                let l = self.value(st, a)?;
+                let r = self.value(st, x)?;
+                let eq = self.rt["cajeta_str_eq"];
+                let call = b(self.builder.build_call(eq, &[l.into(), r.into()], "streq"))?;
+                let same = call
+                    .try_as_basic_value()
+                    .basic()
+                    .ok_or("internal error: streq")?;
+                let zero = self.ctx.i32_type().const_zero();
+                let pred = if *op == BinaryOp::Eq {
+                    IntPredicate::NE
+                } else {
+                    IntPredicate::EQ
+                };
+                b(self
+                    .builder
+                    .build_int_compare(pred, same.into_int_value(), zero, ""))?
+                .into()
+            }
+            ExprKind::Binary(op, a, x) => {
+                let l = self.value(st, a)?;
+                let r = self.value(st, x)?;
+                self.binary(st, *op, l, r, scalar(&a.ty)?, scalar(&x.ty)?, e)?
+            }
+            ExprKind::LogicalAnd(a, x) => self.logical(st, true, a, x)?,
+            ExprKind::LogicalOr(a, x) => self.logical(st, false, a, x)?,
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => self.select(st, cond, then, otherwise, &e.ty)?,
+            ExprKind::Convert(a) => {
+                let x = self.value(st, a)?;
+                self.convert(x, scalar(&a.ty)?, scalar(&e.ty)?)?
+            }
+            ExprKind::Call { func, args } => {
+                let mut vs: Vec<BasicMetadataValueEnum> = Vec::with_capacity(args.len());
+                for a in args {
+                    vs.push(self.value(st, a)?.into());
+                }
+                return self.call(st, *func, &vs, e.span);
+            }
+            ExprKind::Host { op, args } => return self.host(st, *op, args, e),
+            ExprKind::Sequence(stmts, value) => {
+                self.block(st, stmts)?;
+                return self.expr(st, value);
+            }
+            _ => return Err("internal error: construct outside the native subset".into()),
+        };
+        Ok(Some(v))
+    }
+
+    /// Lowers an expression that has a value.
+    pub fn value(&mut self, st: &mut FnState<'ctx, 'm>, e: &'m Expr) -> Gen<BasicValueEnum<'ctx>> {
+        self.expr(st, e)?
+            .ok_or_else(|| "internal error: void value used".to_string())
+    }
+
+    fn constant(&self, c: &Constant, ty: &Type) -> Gen<BasicValueEnum<'ctx>> {
+        let t = self.llvm_type(ty).ok_or("internal error: constant type")?;
+        Ok(match (c, t) {
+            (Constant::Bool(v), BasicTypeEnum::IntType(t)) => {
+                t.const_int(u64::from(*v), false).into()
+            }
+            (Constant::Int(v), BasicTypeEnum::IntType(t)) => t.const_int(*v, false).into(),
+            (Constant::Float(v), BasicTypeEnum::FloatType(t)) => t.const_float(*v).into(),
+            _ => return Err(format!("internal error: constant {c:?} of type {ty}")),
+        })
+    }
+
+    /// A string literal: a constant `{ ptr, i64 }` (a [`super::runtime::NStr`]) over a
+    /// constant byte array, one per distinct text.
+    fn literal(&mut self, text: &str) -> Gen<inkwell::values::PointerValue<'ctx>> {
+        if let Some(p) = self.literals.get(text) {
+            return Ok(*p);
+        }
+        let c = self.ctx;
+        let bytes = c.const_string(text.as_bytes(), false);
+        let data = self.module.add_global(bytes.get_type(), None, "str.data");
+        data.set_initializer(&bytes);
+        data.set_constant(true);
+        data.set_linkage(inkwell::module::Linkage::Private);
+        let len = c.i64_type().const_int(text.len() as u64, false);
+        let value = c.const_struct(&[data.as_pointer_value().into(), len.into()], false);
+        let s = self.module.add_global(value.get_type(), None, "str");
+        s.set_initializer(&value);
+        s.set_constant(true);
+        s.set_linkage(inkwell::module::Linkage::Private);
+        let p = s.as_pointer_value();
+        self.literals.insert(text.to_string(), p);
+        Ok(p)
+    }
+
+    fn unary(
+        &self,
+        op: UnaryOp,
+        x: BasicValueEnum<'ctx>,
+        s: ScalarType,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        Ok(match (op, s.is_float()) {
+            (UnaryOp::Neg, true) => {
+                b(self.builder.build_float_neg(x.into_float_value(), ""))?.into()
+            }
+            (UnaryOp::Neg, false) => b(self.builder.build_int_neg(x.into_int_value(), ""))?.into(),
+            (UnaryOp::Not | UnaryOp::BitNot, _) => {
+                b(self.builder.build_not(x.into_int_value(), ""))?.into()
+            }
+        })
+    }
+
+    /// A scalar binary operator; `ls`/`rs` are the operand types (they differ only for
+    /// shifts), `e` the whole expression (division by zero is reported at it).
+    #[allow(clippy::too_many_arguments)]
+    fn binary(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        op: BinaryOp,
+        l: BasicValueEnum<'ctx>,
+        r: BasicValueEnum<'ctx>,
+        ls: ScalarType,
+        rs: ScalarType,
+        e: &'m Expr,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        if ls.is_float() {
+            return self.float_binary(op, l, r);
+        }
+        let (x, y) = (l.into_int_value(), r.into_int_value());
+        let bld = &self.builder;
+        let signed = ls.is_signed_integer();
+        Ok(match op {
+            BinaryOp::Add => b(bld.build_int_add(x, y, ""))?.into(),
+            BinaryOp::Sub => b(bld.build_int_sub(x, y, ""))?.into(),
+            BinaryOp::Mul => b(bld.build_int_mul(x, y, ""))?.into(),
+            BinaryOp::Div | BinaryOp::Rem => self.divide(st, op, x, y, signed, e)?.into(),
+            BinaryOp::BitAnd => b(bld.build_and(x, y, ""))?.into(),
+            BinaryOp::BitOr => b(bld.build_or(x, y, ""))?.into(),
+            BinaryOp::BitXor => b(bld.build_xor(x, y, ""))?.into(),
+            BinaryOp::Shl | BinaryOp::Shr | BinaryOp::UShr => {
+                // The count's low bits, in the left operand's width, modulo that width.
+                let t = x.get_type();
+                let width = t.get_bit_width();
+                let count = if rs.bits() > width {
+                    b(bld.build_int_truncate(y, t, ""))?
+                } else if rs.bits() < width {
+                    b(bld.build_int_z_extend(y, t, ""))?
+                } else {
+                    y
+                };
+                let n = b(bld.build_and(count, t.const_int(u64::from(width - 1), false), ""))?;
+                match op {
+                    BinaryOp::Shl => b(bld.build_left_shift(x, n, ""))?.into(),
+                    BinaryOp::Shr => b(bld.build_right_shift(x, n, signed, ""))?.into(),
+                    _ => b(bld.build_right_shift(x, n, false, ""))?.into(),
+                }
+            }
+            cmp => {
+                let pred = match (cmp, signed) {
+                    (BinaryOp::Eq, _) => IntPredicate::EQ,
+                    (BinaryOp::Ne, _) => IntPredicate::NE,
+                    (BinaryOp::Lt, true) => IntPredicate::SLT,
+                    (BinaryOp::Le, true) => IntPredicate::SLE,
+                    (BinaryOp::Gt, true) => IntPredicate::SGT,
+                    (BinaryOp::Ge, true) => IntPredicate::SGE,
+                    (BinaryOp::Lt, false) => IntPredicate::ULT,
+                    (BinaryOp::Le, false) => IntPredicate::ULE,
+                    (BinaryOp::Gt, false) => IntPredicate::UGT,
+                    (BinaryOp::Ge, false) => IntPredicate::UGE,
+                    _ => return Err(format!("internal error: operator {cmp:?}")),
+                };
+                b(bld.build_int_compare(pred, x, y, ""))?.into()
+            }
+        })
+    }
+
+    /// Integer `/` or `%` with SPEC §4's division by zero and `MIN / -1`.
+    fn divide(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        op: BinaryOp,
+        x: IntValue<'ctx>,
+        y: IntValue<'ctx>,
+        signed: bool,
+        e: &'m Expr,
+    ) -> Gen<IntValue<'ctx>> {
+        let t = x.get_type();
+        let zero =
+            b(self
+                .builder
+                .build_int_compare(IntPredicate::EQ, y, t.const_zero(), "divzero"))?;
+        let kind = if op == BinaryOp::Div {
+            SiteKind::Division
+        } else {
+            SiteKind::Remainder
+        };
+        let site = self.site(kind, e.span);
+        self.fail_if(st, zero, site)?;
+        let bld = &self.builder;
+        if !signed {
+            return b(if op == BinaryOp::Div {
+                bld.build_int_unsigned_div(x, y, "")
+            } else {
+                bld.build_int_unsigned_rem(x, y, "")
+            });
+        }
+        let minus_one = b(bld.build_int_compare(IntPredicate::EQ, y, t.const_all_ones(), ""))?;
+        let safe = b(bld.build_select(minus_one, t.const_int(1, false), y, ""))?.into_int_value();
+        if op == BinaryOp::Rem {
+            // x % 1 == 0 == x % -1.
+            return b(bld.build_int_signed_rem(x, safe, ""));
+        }
+        let q = b(bld.build_int_signed_div(x, safe, ""))?;
+        let neg = b(bld.build_int_neg(x, ""))?;
+        Ok(b(bld.build_select(minus_one, neg, q, ""))?.into_int_value())
+    }
+
+    fn float_binary(
+        &self,
+        op: BinaryOp,
+        l: BasicValueEnum<'ctx>,
+        r: BasicValueEnum<'ctx>,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        let (x, y) = (l.into_float_value(), r.into_float_value());
+        let bld = &self.builder;
+        Ok(match op {
+            BinaryOp::Add => b(bld.build_float_add(x, y, ""))?.into(),
+            BinaryOp::Sub => b(bld.build_float_sub(x, y, ""))?.into(),
+            BinaryOp::Mul => b(bld.build_float_mul(x, y, ""))?.into(),
+            BinaryOp::Div => b(bld.build_float_div(x, y, ""))?.into(),
+            BinaryOp::Rem => b(bld.build_float_rem(x, y, ""))?.into(),
+            cmp => {
+                // IEEE: ordered comparisons are false with a NaN, `!=` (unordered) is true.
+                let pred = match cmp {
+                    BinaryOp::Eq => FloatPredicate::OEQ,
+                    BinaryOp::Ne => FloatPredicate::UNE,
+                    BinaryOp::Lt => FloatPredicate::OLT,
+                    BinaryOp::Le => FloatPredicate::OLE,
+                    BinaryOp::Gt => FloatPredicate::OGT,
+                    BinaryOp::Ge => FloatPredicate::OGE,
+                    _ => return Err(format!("internal error: operator {cmp:?} on floats")),
+                };
+                b(bld.build_float_compare(pred, x, y, ""))?.into()
+            }
+        })
+    }
+
+    /// `&&` (`is_and`) / `||`: the right side only runs when it decides the result.
+    fn logical(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        is_and: bool,
+        a: &'m Expr,
+        x: &'m Expr,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        let l = self.cond(st, a)?;
+        let from_left = self
+            .builder
+            .get_insert_block()
+            .ok_or("internal error: no block")?;
+        let rhs_bb = self.ctx.append_basic_block(st.func, "rhs");
+        let join = self.ctx.append_basic_block(st.func, "logic");
+        if is_and {
+            b(self.builder.build_conditional_branch(l, rhs_bb, join))?;
+        } else {
+            b(self.builder.build_conditional_branch(l, join, rhs_bb))?;
+        }
+        self.builder.position_at_end(rhs_bb);
+        let r = self.cond(st, x)?;
+        let from_right = self
+            .builder
+            .get_insert_block()
+            .ok_or("internal error: no block")?;
+        b(self.builder.build_unconditional_branch(join))?;
+        self.builder.position_at_end(join);
+        let phi = b(self.builder.build_phi(self.ctx.bool_type(), "logic"))?;
+        let short = self.ctx.bool_type().const_int(u64::from(!is_and), false);
+        phi.add_incoming(&[(&short, from_left), (&r, from_right)]);
+        Ok(phi.as_basic_value())
+    }
+
+    /// `cond ? then : otherwise`, evaluating only the chosen arm.
+    fn select(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        cond: &'m Expr,
+        then: &'m Expr,
+        otherwise: &'m Expr,
+        ty: &Type,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        let c = self.cond(st, cond)?;
+        let t = self.llvm_type(ty).ok_or("internal error: select type")?;
+        let then_bb = self.ctx.append_basic_block(st.func, "then");
+        let else_bb = self.ctx.append_basic_block(st.func, "else");
+        let join = self.ctx.append_basic_block(st.func, "select");
+        b(self.builder.build_conditional_branch(c, then_bb, else_bb))?;
+        let mut incoming = Vec::new();
+        for (bb, arm) in [(then_bb, then), (else_bb, otherwise)] {
+            self.builder.position_at_end(bb);
+            let v = self.value(st, arm)?;
+            let end = self
+                .builder
+                .get_insert_block()
+                .ok_or("internal error: no block")?;
+            b(self.builder.build_unconditional_branch(join))?;
+            incoming.push((v, end));
+        }
+        self.builder.position_at_end(join);
+        let phi = b(self.builder.build_phi(t, "select"))?;
+        for (v, bb) in &incoming {
+            phi.add_incoming(&[(v, *bb)]);
+        }
+        Ok(phi.as_basic_value())
+    }
+
+    /// Numeric conversion (SPEC §3), see the module comment.
+    pub fn convert(
+        &self,
+        x: BasicValueEnum<'ctx>,
+        from: ScalarType,
+        to: ScalarType,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        if from == to {
+            return Ok(x);
+        }
+        let t = self
+            .llvm_type(&Type::Scalar(to))
+            .ok_or("internal error: conversion type")?;
+        let bld = &self.builder;
+        Ok(match (from.is_float(), to.is_float()) {
+            (false, false) => {
+                let (v, it) = (x.into_int_value(), t.into_int_type());
+                match from.bits().cmp(&to.bits()) {
+                    std::cmp::Ordering::Greater => b(bld.build_int_truncate(v, it, ""))?.into(),
+                    std::cmp::Ordering::Less if from.is_signed_integer() => {
+                        b(bld.build_int_s_extend(v, it, ""))?.into()
+                    }
+                    std::cmp::Ordering::Less => b(bld.build_int_z_extend(v, it, ""))?.into(),
+                    // Same width, other signedness: the same bits.
+                    std::cmp::Ordering::Equal => v.into(),
+                }
+            }
+            (false, true) => {
+                let (v, ft) = (x.into_int_value(), t.into_float_type());
+                if from.is_signed_integer() {
+                    b(bld.build_signed_int_to_float(v, ft, ""))?.into()
+                } else {
+                    b(bld.build_unsigned_int_to_float(v, ft, ""))?.into()
+                }
+            }
+            (true, false) => {
+                let name = if to.is_signed_integer() {
+                    "llvm.fptosi.sat"
+                } else {
+                    "llvm.fptoui.sat"
+                };
+                let intrinsic = Intrinsic::find(name).ok_or("internal error: no fpto*i.sat")?;
+                let src = self
+                    .llvm_type(&Type::Scalar(from))
+                    .ok_or("internal error")?;
+                let decl = intrinsic
+                    .get_declaration(&self.module, &[t, src])
+                    .ok_or("internal error: fpto*i.sat declaration")?;
+                let call = b(bld.build_call(decl, &[x.into()], ""))?;
+                call.try_as_basic_value()
+                    .basic()
+                    .ok_or("internal error: fpto*i.sat")?
+            }
+            (true, true) => {
+                let (v, ft) = (x.into_float_value(), t.into_float_type());
+                if from.bits() < to.bits() {
+                    b(bld.build_float_ext(v, ft, ""))?.into()
+                } else {
+                    b(bld.build_float_trunc(v, ft, ""))?.into()
+                }
+            }
+        })
+    }
+
+    /// The host operations of the subset: printing and strings.
+    fn host(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        op: HostOp,
+        args: &'m [Expr],
+        e: &'m Expr,
+    ) -> Gen<Option<BasicValueEnum<'ctx>>> {
+        match op {
+            HostOp::Print | HostOp::Println => {
+                // The pieces of a printed concatenation are evaluated first (an error in one
+                // prints nothing, as in the interpreter) and then printed one by one, without
+                // building the string.
+                let mut leaves = Vec::new();
+                if let [x] = args {
+                    flatten(x, &mut leaves);
+                }
+                let mut values = Vec::with_capacity(leaves.len());
+                for leaf in &leaves {
+                    values.push((self.value(st, leaf)?, &leaf.ty));
+                }
+                let site = self.site(SiteKind::Write, e.span);
+                for (v, ty) in values {
+                    let ok = self.print_value(v, ty)?;
+                    self.fail_unless(st, ok, site)?;
+                }
+                if op == HostOp::Println {
+                    let call =
+                        b(self
+                            .builder
+                            .build_call(self.rt["cajeta_print_newline"], &[], ""))?;
+                    let ok = call
+                        .try_as_basic_value()
+                        .basic()
+                        .ok_or("internal error: print")?;
+                    self.fail_unless(st, ok.into_int_value(), site)?;
+                }
+                Ok(None)
+            }
+            HostOp::Concat => {
+                let [a, x] = args else {
+                    return Err("internal error: concatenation needs two operands".into());
+                };
+                let l = self.value(st, a)?;
+                let r = self.value(st, x)?;
+                let l = self.to_str(l, &a.ty)?;
+                let r = self.to_str(r, &x.ty)?;
+                let call = b(self.builder.build_call(
+                    self.rt["cajeta_concat"],
+                    &[l.into(), r.into()],
+                    "",
+                ))?;
+                Ok(call.try_as_basic_value().basic())
+            }
+            HostOp::ToString => {
+                let [x] = args else {
+                    return Err("internal error: String.valueOf needs one argument".into());
+                };
+                let v = self.value(st, x)?;
+                Ok(Some(self.to_str(v, &x.ty)?))
+            }
+            other => Err(format!("internal error: host operation {other:?}")),
+        }
+    }
+
+    /// Fails with `site` when the runtime call's `i32` status is 0.
+    fn fail_unless(&mut self, st: &FnState<'ctx, 'm>, ok: IntValue<'ctx>, site: i32) -> Gen<()> {
+        let zero = ok.get_type().const_zero();
+        let bad = b(self
+            .builder
+            .build_int_compare(IntPredicate::EQ, ok, zero, "writefail"))?;
+        self.fail_if(st, bad, site)
+    }
+
+    /// The runtime function for a scalar's text, and its argument widened to that
+    /// function's parameter (`prefix` is `cajeta_print_` or `cajeta_str_`).
+    fn text_call(
+        &self,
+        prefix: &str,
+        v: BasicValueEnum<'ctx>,
+        ty: &Type,
+    ) -> Gen<Option<BasicValueEnum<'ctx>>> {
+        let c = self.ctx;
+        let bld = &self.builder;
+        let s = match ty {
+            Type::String => return Ok(None),
+            t => scalar(t)?,
+        };
+        let (name, args): (&str, Vec<BasicMetadataValueEnum>) = match s {
+            ScalarType::Bool => {
+                let w = b(bld.build_int_z_extend(v.into_int_value(), c.i32_type(), ""))?;
+                ("bool", vec![w.into()])
+            }
+            ScalarType::F16 => {
+                // A float16 value is exact in float32 and prints as that float32.
+                let w = b(bld.build_float_ext(v.into_float_value(), c.f32_type(), ""))?;
+                ("f32", vec![w.into()])
+            }
+            ScalarType::F32 => ("f32", vec![v.into()]),
+            ScalarType::F64 => ("f64", vec![v.into()]),
+            s => {
+                let x = v.into_int_value();
+                let w = if s.is_signed_integer() {
+                    b(bld.build_int_s_extend_or_bit_cast(x, c.i64_type(), ""))?
+                } else {
+                    b(bld.build_int_z_extend_or_bit_cast(x, c.i64_type(), ""))?
+                };
+                let unsigned = c
+                    .i32_type()
+                    .const_int(u64::from(s == ScalarType::U64), false);
+                ("int", vec![w.into(), unsigned.into()])
+            }
+        };
+        let f = *self
+            .rt
+            .iter()
+            .find(|(k, _)| k.strip_prefix(prefix) == Some(name))
+            .map(|(_, f)| f)
+            .ok_or("internal error: runtime function")?;
+        let call = b(bld.build_call(f, &args, ""))?;
+        Ok(call.try_as_basic_value().basic())
+    }
+
+    /// Prints one value; returns the `i32` status.
+    fn print_value(&self, v: BasicValueEnum<'ctx>, ty: &Type) -> Gen<IntValue<'ctx>> {
+        let r = match self.text_call("cajeta_print_", v, ty)? {
+            Some(r) => r,
+            None => {
+                let call =
+                    b(self
+                        .builder
+                        .build_call(self.rt["cajeta_print_str"], &[v.into()], ""))?;
+                call.try_as_basic_value()
+                    .basic()
+                    .ok_or("internal error: print")?
+            }
+        };
+        Ok(r.into_int_value())
+    }
+
+    /// `String.valueOf(v)` (a string stays itself).
+    fn to_str(&self, v: BasicValueEnum<'ctx>, ty: &Type) -> Gen<BasicValueEnum<'ctx>> {
+        Ok(self.text_call("cajeta_str_", v, ty)?.unwrap_or(v))
+    }
+}
+
+/// The leaves of a printed string expression, left to right: `a + b` and `String.valueOf`
+/// print their parts.
+fn flatten<'m>(e: &'m Expr, out: &mut Vec<&'m Expr>) {
+    match &e.kind {
+        ExprKind::Host {
+            op: HostOp::Concat,
+            args,
+        } if args.len() == 2 => args.iter().for_each(|a| flatten(a, out)),
+        ExprKind::Host {
+            op: HostOp::ToString,
+            args,
+        } if args.len() == 1 => flatten(&args[0], out),
+        _ => out.push(e),
+    }
+}
+
+fn scalar(ty: &Type) -> Gen<ScalarType> {
+    ty.as_scalar()
+        .ok_or_else(|| format!("internal error: expected a scalar, found {ty}"))
+}

@@ -1,0 +1,337 @@
+//! The small C-ABI runtime native host code calls: printing, strings and runtime errors.
+//!
+//! Generated code only does arithmetic and control flow itself; everything that formats
+//! text or needs the run's state goes through these `extern "C"` functions, which the JIT
+//! maps by address (`ExecutionEngine::add_global_mapping`), so no symbol has to be exported
+//! from the executable. The state of the run (output, strings, the error) lives in a
+//! thread-local [`State`] installed by [`with_state`] on the thread that runs the code.
+//!
+//! Strings are pointers to a [`NStr`] (data, length): literals are constants of the LLVM
+//! module, strings built at run time (`+`, `String.valueOf`) are owned by the state and live
+//! until the run ends. Printing a concatenation never builds it (see `expr.rs`).
+
+use std::cell::RefCell;
+use std::io::Write;
+
+use crate::backend::host::format::{java_f32, java_f64};
+use crate::backend::host::HostError;
+use crate::diagnostics::Span;
+
+/// A string as native code sees it: `{ ptr, i64 }` in LLVM IR.
+#[repr(C)]
+pub struct NStr {
+    /// UTF-8 bytes.
+    pub data: *const u8,
+    /// Their number.
+    pub len: usize,
+}
+
+impl NStr {
+    /// The bytes of the string `p` points to.
+    ///
+    /// # Safety
+    /// `p` is a string value of native code: a module constant or one owned by the state.
+    unsafe fn bytes<'a>(p: *const NStr) -> &'a [u8] {
+        let s = &*p;
+        if s.len == 0 {
+            &[]
+        } else {
+            std::slice::from_raw_parts(s.data, s.len)
+        }
+    }
+}
+
+/// What a runtime-error site of the generated code means.
+#[derive(Debug, Clone)]
+pub enum SiteKind {
+    /// Integer `/` by zero.
+    Division,
+    /// Integer `%` by zero.
+    Remainder,
+    /// A call deeper than `MAX_CALL_DEPTH`; the callee's simple name.
+    Recursion(String),
+    /// Writing to standard output failed.
+    Write,
+}
+
+/// A place in the generated code that can fail, by index (`cajeta_fail(i32 site)`).
+#[derive(Debug, Clone)]
+pub struct Site {
+    /// What fails there.
+    pub kind: SiteKind,
+    /// The expression or statement, as the interpreter reports it.
+    pub span: Span,
+}
+
+impl Site {
+    /// The interpreter's message for the same failure, word for word.
+    fn error(&self, write_error: Option<&str>) -> HostError {
+        use crate::backend::host::MAX_CALL_DEPTH;
+        let message = match &self.kind {
+            SiteKind::Division => "integer division by zero".to_string(),
+            SiteKind::Remainder => "integer remainder by zero".to_string(),
+            SiteKind::Recursion(name) => format!(
+                "recursion too deep: more than {MAX_CALL_DEPTH} nested host calls (in `{name}`)"
+            ),
+            SiteKind::Write => format!(
+                "cannot write to standard output: {}",
+                write_error.unwrap_or("error")
+            ),
+        };
+        HostError {
+            message,
+            span: Some(self.span),
+            launch: None,
+        }
+    }
+}
+
+/// The state of one native run.
+pub struct State<'w> {
+    out: &'w mut dyn Write,
+    sites: Vec<Site>,
+    // Boxed: native code holds pointers to them, which must not move when the vector grows.
+    #[allow(clippy::vec_box)]
+    strings: Vec<Box<NStr>>,
+    bytes: Vec<Box<[u8]>>,
+    write_error: Option<String>,
+    /// The first runtime error; the generated code unwinds to its entry after setting it.
+    pub error: Option<HostError>,
+}
+
+thread_local! {
+    /// The running program's state: the pointer of a `State` borrowed by `with_state`.
+    static STATE: RefCell<Option<*mut State<'static>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with a fresh state writing to `out`; returns `f`'s result and the error the
+/// program stopped with, if any.
+pub fn with_state<R>(
+    out: &mut dyn Write,
+    sites: Vec<Site>,
+    f: impl FnOnce() -> R,
+) -> (R, Option<HostError>) {
+    let mut state = State {
+        out,
+        sites,
+        strings: Vec::new(),
+        bytes: Vec::new(),
+        write_error: None,
+        error: None,
+    };
+    // The pointer only lives while `state` does: it is removed again before returning.
+    let ptr = (&mut state as *mut State<'_>).cast::<State<'static>>();
+    STATE.with(|s| *s.borrow_mut() = Some(ptr));
+    let r = f();
+    STATE.with(|s| *s.borrow_mut() = None);
+    (r, state.error.take())
+}
+
+/// Runs `f` on the current state (callbacks run only inside `with_state`).
+fn state<R>(f: impl FnOnce(&mut State<'static>) -> R) -> Option<R> {
+    let ptr = STATE.with(|s| *s.borrow())?;
+    // SAFETY: set by `with_state` to a state that outlives the run, and the callbacks are
+    // never re-entered (native code is single-threaded and calls them one at a time).
+    Some(f(unsafe { &mut *ptr }))
+}
+
+fn write(bytes: &[u8]) -> i32 {
+    state(|s| match s.out.write_all(bytes) {
+        Ok(()) => 1,
+        Err(e) => {
+            s.write_error = Some(e.to_string());
+            0
+        }
+    })
+    .unwrap_or(0)
+}
+
+fn keep(text: String) -> *const NStr {
+    state(|s| {
+        let bytes: Box<[u8]> = text.into_bytes().into_boxed_slice();
+        let nstr = Box::new(NStr {
+            data: bytes.as_ptr(),
+            len: bytes.len(),
+        });
+        let p: *const NStr = &*nstr;
+        s.bytes.push(bytes);
+        s.strings.push(nstr);
+        p
+    })
+    .unwrap_or(std::ptr::null())
+}
+
+fn int_text(v: i64, unsigned: i32) -> String {
+    if unsigned != 0 {
+        (v as u64).to_string()
+    } else {
+        v.to_string()
+    }
+}
+
+/// Records the runtime error of `site` (the first one wins).
+pub extern "C" fn cajeta_fail(site: i32) {
+    state(|s| {
+        if s.error.is_none() {
+            let e = s
+                .sites
+                .get(site as usize)
+                .map(|site| site.error(s.write_error.as_deref()));
+            s.error = e.or_else(|| {
+                Some(HostError {
+                    message: format!("internal error: unknown failure site {site}"),
+                    span: None,
+                    launch: None,
+                })
+            });
+        }
+    });
+}
+
+/// Prints an integer (`unsigned` != 0: the bits are a `uint64`); 0 when writing failed.
+pub extern "C" fn cajeta_print_int(v: i64, unsigned: i32) -> i32 {
+    write(int_text(v, unsigned).as_bytes())
+}
+
+/// Prints a `float32` (or a `float16`, widened exactly) as Java's `Float.toString`.
+pub extern "C" fn cajeta_print_f32(v: f32) -> i32 {
+    write(java_f32(v).as_bytes())
+}
+
+/// Prints a `float64` as Java's `Double.toString`.
+pub extern "C" fn cajeta_print_f64(v: f64) -> i32 {
+    write(java_f64(v).as_bytes())
+}
+
+/// Prints `true` / `false`.
+pub extern "C" fn cajeta_print_bool(v: i32) -> i32 {
+    write(if v != 0 { b"true" } else { b"false" })
+}
+
+/// Prints a string.
+///
+/// # Safety
+/// `p` is a string value of native code.
+pub unsafe extern "C" fn cajeta_print_str(p: *const NStr) -> i32 {
+    write(NStr::bytes(p))
+}
+
+/// Ends a line.
+pub extern "C" fn cajeta_print_newline() -> i32 {
+    write(b"\n")
+}
+
+/// `String.valueOf` of an integer.
+pub extern "C" fn cajeta_str_int(v: i64, unsigned: i32) -> *const NStr {
+    keep(int_text(v, unsigned))
+}
+
+/// `String.valueOf` of a `float32`.
+pub extern "C" fn cajeta_str_f32(v: f32) -> *const NStr {
+    keep(java_f32(v))
+}
+
+/// `String.valueOf` of a `float64`.
+pub extern "C" fn cajeta_str_f64(v: f64) -> *const NStr {
+    keep(java_f64(v))
+}
+
+/// `String.valueOf` of a `boolean`.
+pub extern "C" fn cajeta_str_bool(v: i32) -> *const NStr {
+    keep(if v != 0 { "true" } else { "false" }.to_string())
+}
+
+/// `a + b` of two strings.
+///
+/// # Safety
+/// `a` and `b` are string values of native code.
+pub unsafe extern "C" fn cajeta_concat(a: *const NStr, b: *const NStr) -> *const NStr {
+    let mut text = NStr::bytes(a).to_vec();
+    text.extend_from_slice(NStr::bytes(b));
+    // Both halves are UTF-8, so the concatenation is.
+    keep(String::from_utf8(text).unwrap_or_default())
+}
+
+/// String `==` (by content, as the interpreter compares strings): 1 or 0.
+///
+/// # Safety
+/// `a` and `b` are string values of native code.
+pub unsafe extern "C" fn cajeta_str_eq(a: *const NStr, b: *const NStr) -> i32 {
+    i32::from(NStr::bytes(a) == NStr::bytes(b))
+}
+
+/// Reads back a string the entry function returned.
+///
+/// # Safety
+/// `p` is a string value of the run that is still in progress (inside `with_state`).
+pub unsafe fn string_of(p: *const NStr) -> String {
+    String::from_utf8_lossy(NStr::bytes(p)).into_owned()
+}
+
+/// Each runtime function's symbol name, LLVM signature (`ret(params)`, `i`: i32, `l`: i64,
+/// `f`: float, `d`: double, `p`: ptr, `v`: void) and address.
+pub fn functions() -> [(&'static str, &'static str, usize); 13] {
+    [
+        ("cajeta_fail", "v(i)", cajeta_fail as *const () as usize),
+        (
+            "cajeta_print_int",
+            "i(li)",
+            cajeta_print_int as *const () as usize,
+        ),
+        (
+            "cajeta_print_f32",
+            "i(f)",
+            cajeta_print_f32 as *const () as usize,
+        ),
+        (
+            "cajeta_print_f64",
+            "i(d)",
+            cajeta_print_f64 as *const () as usize,
+        ),
+        (
+            "cajeta_print_bool",
+            "i(i)",
+            cajeta_print_bool as *const () as usize,
+        ),
+        (
+            "cajeta_print_str",
+            "i(p)",
+            cajeta_print_str as *const () as usize,
+        ),
+        (
+            "cajeta_print_newline",
+            "i()",
+            cajeta_print_newline as *const () as usize,
+        ),
+        (
+            "cajeta_str_int",
+            "p(li)",
+            cajeta_str_int as *const () as usize,
+        ),
+        (
+            "cajeta_str_f32",
+            "p(f)",
+            cajeta_str_f32 as *const () as usize,
+        ),
+        (
+            "cajeta_str_f64",
+            "p(d)",
+            cajeta_str_f64 as *const () as usize,
+        ),
+        (
+            "cajeta_str_bool",
+            "p(i)",
+            cajeta_str_bool as *const () as usize,
+        ),
+        (
+            "cajeta_concat",
+            "p(pp)",
+            cajeta_concat as *const () as usize,
+        ),
+        (
+            "cajeta_str_eq",
+            "i(pp)",
+            cajeta_str_eq as *const () as usize,
+        ),
+    ]
+}

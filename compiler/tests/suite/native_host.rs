@@ -1,0 +1,400 @@
+//! Native host code (feature `native-host`) against the interpreter: every program of
+//! `compiler/tests/native_host/` and a seeded random arithmetic corpus run through both, and
+//! their output, result and runtime errors must be identical. Also the fallback rules of
+//! `--host` and `cajetac build --emit llvm`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use cajetac::backend::host::{HostIo, HostOutcome};
+use cajetac::backend::spirv::SpirvOptions;
+use cajetac::diagnostics::{render_human, SourceMap};
+use cajetac::driver::{self, HostMode, RunError};
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/native_host")
+}
+
+/// Output and how the run ended, in words.
+#[derive(Debug, PartialEq)]
+struct Run {
+    out: String,
+    end: String,
+}
+
+fn run(name: &str, src: &str, mode: HostMode) -> Run {
+    let mut sources = SourceMap::new();
+    let mut out = Vec::new();
+    let mut io = HostIo {
+        stdout: &mut out,
+        context: None,
+    };
+    let files = [(name.to_string(), src.to_string())];
+    let options = SpirvOptions::default();
+    let result = driver::run_program_mode(&mut sources, &files, &options, &[], &mut io, None, mode);
+    let end = match result {
+        Ok(HostOutcome::Returned(v)) => format!("returned {v}"),
+        Ok(HostOutcome::Void) => "void".to_string(),
+        Err(RunError::Runtime(m)) => format!("runtime error: {m}"),
+        Err(RunError::NotNative(m)) => format!("not native: {m}"),
+        Err(RunError::NoEntryPoint) => "no entry point".to_string(),
+        Err(RunError::Compile(d)) => panic!("{name}:\n{}", render_human(&sources, &d)),
+    };
+    Run {
+        out: String::from_utf8_lossy(&out).into_owned(),
+        end,
+    }
+}
+
+/// Runs `src` both ways, checks that it really ran natively and that both agree; returns
+/// the (common) run.
+fn differential(name: &str, src: &str) -> Run {
+    let interp = run(name, src, HostMode::Interp);
+    let native = run(name, src, HostMode::Native);
+    assert!(
+        !native.end.starts_with("not native"),
+        "{name} should lower: {}",
+        native.end
+    );
+    if interp != native {
+        let (i, n) = (interp.out.lines(), native.out.lines());
+        let first = i
+            .zip(n)
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+            .map(|(k, (a, b))| format!("line {}: interpreter `{a}`, native `{b}`", k + 1));
+        panic!(
+            "{name}: native differs from the interpreter\n{}\ninterpreter end: {}\nnative end: {}",
+            first.unwrap_or_else(|| "(outputs differ in length)".into()),
+            interp.end,
+            native.end
+        );
+    }
+    native
+}
+
+fn corpus(file: &str) -> Run {
+    let path = corpus_dir().join(file);
+    let src = std::fs::read_to_string(&path).unwrap();
+    differential(file, &src)
+}
+
+#[test]
+fn integers_agree_with_the_interpreter() {
+    let r = corpus("ints.cajeta");
+    // Independent spot checks: MIN / -1, MIN % -1, shifts modulo the width, u64 printing.
+    assert!(r.out.starts_with("-2147483648\n0\n"), "{}", r.out);
+    assert!(r.out.contains("\n18446744073709551615\n"), "{}", r.out);
+    assert!(r.out.contains("\n8589934592\n"), "1L << 33: {}", r.out);
+    assert_eq!(r.end, "returned -1712993020");
+}
+
+#[test]
+fn floats_agree_with_the_interpreter() {
+    let r = corpus("floats.cajeta");
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert_eq!(&lines[..4], ["NaN", "Infinity", "-Infinity", "-0.0"]);
+    // a * b + c rounded twice (a fused multiply-add gives -1.0E-16).
+    assert!(lines.contains(&"-2.220446049250313E-16"), "{}", r.out);
+    // (int32) NaN, (int32) ±Infinity.
+    assert!(
+        r.out.contains("\n0\n0\n0\n2147483647\n-2147483648\n"),
+        "{}",
+        r.out
+    );
+    assert_eq!(r.end, "returned 7485");
+}
+
+#[test]
+fn statements_and_short_circuits_agree_with_the_interpreter() {
+    let r = corpus("control.cajeta");
+    assert!(r.out.contains("a c e f g \n"), "{}", r.out);
+    assert!(r.out.contains("5 4 3 2 1 liftoff\n"), "{}", r.out);
+    assert_eq!(r.end, "returned 203");
+}
+
+#[test]
+fn calls_recursion_and_strings_agree_with_the_interpreter() {
+    let r = corpus("calls.cajeta");
+    assert!(r.out.starts_with("75025\n9\nfalse true\n"), "{}", r.out);
+    assert!(r.out.contains("hi bob0;hi bob1;hi bob2;\n"), "{}", r.out);
+    assert_eq!(r.end, "returned 55");
+}
+
+#[test]
+fn runtime_errors_match_the_interpreter_position_and_message() {
+    let cases = [
+        ("div_zero.cajeta", "5:16: runtime error: integer division by zero"),
+        ("rem_zero.cajeta", "6:16: runtime error: integer remainder by zero"),
+        (
+            "deep_recursion.cajeta",
+            "7:16: runtime error: recursion too deep: more than 10000 nested host calls (in `down`)",
+        ),
+    ];
+    for (file, message) in cases {
+        let r = corpus(file);
+        assert!(
+            r.end.starts_with("runtime error: ") && r.end.ends_with(message),
+            "{file}: {}",
+            r.end
+        );
+    }
+    let r = corpus("div_zero.cajeta");
+    assert_eq!(r.out, "start\nstep 3\nstep 2\nstep 1\nstep 0\n");
+}
+
+#[test]
+fn unsupported_programs_fall_back_deterministically() {
+    let src = std::fs::read_to_string(corpus_dir().join("fallback_array.cajeta")).unwrap();
+    let native = run("fallback_array.cajeta", &src, HostMode::Native);
+    assert_eq!(
+        native.out, "",
+        "nothing runs when the program does not lower"
+    );
+    assert_eq!(
+        native.end,
+        "not native: fallback_array.cajeta:5:17: `Fallback.sum` uses a value of type `int32[]`, \
+         which native host code does not support yet"
+    );
+    let auto = run("fallback_array.cajeta", &src, HostMode::Auto);
+    let interp = run("fallback_array.cajeta", &src, HostMode::Interp);
+    assert_eq!(auto, interp);
+    assert_eq!(auto.end, "returned 285");
+    // One unsupported callee anywhere in the call graph keeps the whole program out.
+    let math = "public class M {\n    static float64 f(float64 x) { return Math.sqrt(x); }\n    \
+                static float64 g(float64 x) { return x > 0.0 ? f(x) : 0.0; }\n    \
+                public static int32 run() { System.out.println(g(4.0)); return 1; }\n}\n";
+    let native = run("m.cajeta", math, HostMode::Native);
+    assert!(
+        native
+            .end
+            .starts_with("not native: m.cajeta:2:42: `M.f` uses the intrinsic Math(Sqrt)"),
+        "{}",
+        native.end
+    );
+    assert_eq!(run("m.cajeta", math, HostMode::Auto).out, "2.0\n");
+}
+
+/// A tiny deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const INT_TYPES: [(&str, u32); 8] = [
+    ("int8", 8),
+    ("int16", 16),
+    ("int32", 32),
+    ("int64", 64),
+    ("uint8", 8),
+    ("uint16", 16),
+    ("uint32", 32),
+    ("uint64", 64),
+];
+
+/// A random expression over `vars` (all of one type); `/` and `%` divide by a variable of
+/// `nonzero` only, so that every statement runs.
+fn gen_expr(rng: &mut Rng, vars: &[String], nonzero: &[String], depth: u32, float: bool) -> String {
+    if depth == 0 || rng.below(4) == 0 {
+        return vars[rng.below(vars.len())].clone();
+    }
+    let ops: &[&str] = if float {
+        &["+", "-", "*", "/", "%"]
+    } else {
+        &["+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", ">>>"]
+    };
+    let op = ops[rng.below(ops.len())];
+    let a = gen_expr(rng, vars, nonzero, depth - 1, float);
+    match op {
+        "/" | "%" => format!("({a} {op} {})", nonzero[rng.below(nonzero.len())]),
+        _ => {
+            let b = gen_expr(rng, vars, nonzero, depth - 1, float);
+            if rng.below(5) == 0 {
+                let cmp = ["<", "<=", ">", ">=", "==", "!="][rng.below(6)];
+                format!("(({a} {cmp} {b}) ? {a} : ({b} {op} {a}))")
+            } else {
+                format!("({a} {op} {b})")
+            }
+        }
+    }
+}
+
+/// A program printing many random expressions at every integer width and both float
+/// widths, with edge values (MIN, MAX, -1, 0, NaN, infinities) among the operands, plus
+/// conversions between all the types.
+fn random_program(seed: u64) -> String {
+    let mut rng = Rng(seed);
+    let mut body = String::new();
+    let mut all_vars: Vec<(String, &str)> = Vec::new();
+    for (t, bits) in INT_TYPES {
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let edges = [0u64, 1, mask, mask >> 1, (mask >> 1) + 1, 2, 7];
+        let (mut vars, mut nonzero) = (Vec::new(), Vec::new());
+        for i in 0..5 {
+            let v = if rng.below(2) == 0 {
+                edges[rng.below(edges.len())]
+            } else {
+                rng.next() & mask
+            };
+            let name = format!("{t}_{i}");
+            body.push_str(&format!("        {t} {name} = 0x{v:X};\n"));
+            if v != 0 {
+                nonzero.push(name.clone());
+            }
+            all_vars.push((name.clone(), t));
+            vars.push(name);
+        }
+        if nonzero.is_empty() {
+            body.push_str(&format!("        {t} {t}_nz = 3;\n"));
+            nonzero.push(format!("{t}_nz"));
+        }
+        for _ in 0..40 {
+            let e = gen_expr(&mut rng, &vars, &nonzero, 3, false);
+            body.push_str(&format!("        System.out.println({e});\n"));
+        }
+    }
+    for t in ["float32", "float64"] {
+        let suffix = if t == "float32" { "f" } else { "" };
+        let values = [
+            "0.0", "-0.0", "1.5", "-2.75", "1.0e-3", "3.0e9", "0.1", "7.0",
+        ];
+        let mut vars = Vec::new();
+        for (i, v) in values.iter().enumerate() {
+            let name = format!("{t}_{i}");
+            body.push_str(&format!("        {t} {name} = {v}{suffix};\n"));
+            vars.push(name.clone());
+            all_vars.push((name, t));
+        }
+        body.push_str(&format!(
+            "        {t} {t}_nan = {t}_0 / {t}_0;\n        {t} {t}_inf = {t}_2 / {t}_0;\n"
+        ));
+        vars.push(format!("{t}_nan"));
+        vars.push(format!("{t}_inf"));
+        all_vars.push((format!("{t}_nan"), t));
+        all_vars.push((format!("{t}_inf"), t));
+        let nonzero = vars.clone();
+        for _ in 0..40 {
+            let e = gen_expr(&mut rng, &vars, &nonzero, 3, true);
+            body.push_str(&format!("        System.out.println({e});\n"));
+        }
+    }
+    // Conversions between every pair of types, from random variables.
+    let types = [
+        "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
+        "float64",
+    ];
+    for _ in 0..120 {
+        let (v, _) = &all_vars[rng.below(all_vars.len())];
+        let to = types[rng.below(types.len())];
+        body.push_str(&format!("        System.out.println(({to}) {v});\n"));
+    }
+    format!("public class R {{\n    public static void main() {{\n{body}    }}\n}}\n")
+}
+
+#[test]
+fn random_arithmetic_agrees_with_the_interpreter() {
+    for seed in 1..=6u64 {
+        let src = random_program(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let r = differential(&format!("random_{seed}.cajeta"), &src);
+        assert_eq!(r.end, "void", "seed {seed}");
+        assert!(r.out.lines().count() >= 520, "seed {seed}: {}", r.out);
+    }
+}
+
+fn cajetac() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_cajetac"))
+}
+
+#[test]
+fn cli_host_modes_and_exit_statuses() {
+    let dir = corpus_dir();
+    let out = cajetac()
+        .args(["run", "--host", "native"])
+        .arg(dir.join("div_zero.cajeta"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "start\nstep 3\nstep 2\nstep 1\nstep 0\n"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.trim_end()
+            .ends_with("div_zero.cajeta:5:16: runtime error: integer division by zero"),
+        "{err}"
+    );
+
+    let out = cajetac()
+        .args(["run", "--host", "native"])
+        .arg(dir.join("fallback_array.cajeta"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: --host native: ") && err.contains("`Fallback.sum` uses"),
+        "{err}"
+    );
+    for mode in ["auto", "interp"] {
+        let out = cajetac()
+            .args(["run", "--host", mode])
+            .arg(dir.join("fallback_array.cajeta"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{mode}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "before\n285\n",
+            "{mode}"
+        );
+    }
+    let out = cajetac()
+        .arg("run")
+        .arg(dir.join("calls.cajeta"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("9000\n55\n"));
+}
+
+#[test]
+fn build_emit_llvm_writes_the_host_module() {
+    let out = std::env::temp_dir().join(format!("cajetac-emit-llvm-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    let status = cajetac()
+        .args(["build", "--emit", "llvm", "-o"])
+        .arg(&out)
+        .arg(corpus_dir().join("calls.cajeta"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let ir = std::fs::read_to_string(out.join("calls.ll")).unwrap();
+    assert!(ir.contains("i32 @cajeta.main(ptr"), "{ir}");
+    assert!(ir.contains("@\"Calls.fib#"), "{ir}");
+    assert!(ir.contains("@cajeta.depth"), "{ir}");
+    let refused = cajetac()
+        .args(["build", "--emit", "llvm", "-o"])
+        .arg(&out)
+        .arg(corpus_dir().join("fallback_array.cajeta"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr)
+        .contains("`Fallback.sum` uses a value of type `int32[]`"));
+    std::fs::remove_dir_all(&out).ok();
+}
