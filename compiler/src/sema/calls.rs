@@ -139,6 +139,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let mut out = Vec::new();
         let mut failed = false;
         for (a, p) in args.iter().zip(&params) {
+            if *p == Type::Void {
+                // The parameter's type did not resolve (E0007 at its declaration): check the
+                // argument, but report no mismatch against a type nobody wrote.
+                let _ = self.expr(a, None);
+                failed = true;
+                continue;
+            }
             match self
                 .expr(a, Some(p))
                 .and_then(|v| self.coerce(v, p, a.span))

@@ -149,11 +149,17 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 )
                 .with_label(format!("this is {f}"))
                 .with_note(format!(
-                    "help: add a cast: `({t}) (…)`; {} needs one",
-                    if f.bits() > t.bits() || (f.is_float() && t.is_integer()) {
-                        "narrowing"
+                    "help: add a cast: `({t}) (…)`; {}",
+                    if f.is_integer() && t.is_float() {
+                        format!("{t} cannot hold every {f} value exactly")
+                    } else if f.is_float() && t.is_integer() {
+                        "a float-to-integer conversion needs one".to_string()
+                    } else if f.bits() > t.bits() {
+                        "narrowing needs one".to_string()
+                    } else if f.is_float() {
+                        format!("{f} and {t} round differently, so converting needs one")
                     } else {
-                        "a sign change"
+                        "a sign change needs one".to_string()
                     }
                 )),
             ),
