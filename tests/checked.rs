@@ -5,7 +5,7 @@
 //! index, length and source position on any device.
 
 use cajeta_runtime::{BoundsViolation, ContextOptions, RuntimeError};
-use cajeta_tests::{device_context, files, frontend, spirv_val, tests_dir};
+use cajeta_tests::{device_context, files, frontend, run_file_on, spirv_val, tests_dir};
 use cajetac::backend::host::HostIo;
 use cajetac::backend::spirv::{SpirvOptions, TargetEnv};
 use cajetac::diagnostics::{render_human, SourceMap};
@@ -155,21 +155,10 @@ fn device_corpus_returns_777_when_checked() {
     };
     let mut failures = Vec::new();
     for path in files("device", "cajeta") {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let mut sources = SourceMap::new();
-        let mut out = Vec::new();
-        let mut io = HostIo {
-            stdout: &mut out,
-            context: Some(ctx.clone()),
-        };
-        let name = path.display().to_string();
-        let options = checked(TargetEnv::Vulkan1_1);
-        let r = driver::run_program(&mut sources, &[(name, text)], &options, &[], &mut io);
-        match r {
-            Ok(cajetac::backend::host::HostOutcome::Returned(v)) if v.to_string() == "777" => {}
-            Ok(other) => failures.push(format!("{}: {other:?}", path.display())),
-            Err(RunError::Runtime(m)) => failures.push(m),
-            Err(_) => failures.push(format!("{}: did not compile or run", path.display())),
+        match run_file_on(&ctx, &path, &checked(TargetEnv::Vulkan1_1)).1 {
+            Ok(v) if v == "777" => {}
+            Ok(v) => failures.push(format!("{}: returned {v}", path.display())),
+            Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -4,39 +4,13 @@
 //! validation and must produce no message. With `CI=true` a missing device fails.
 
 use cajeta_runtime::{Context, Hazard, ImageFormat, KernelArg, LaunchConfig, ScalarValue};
-use cajeta_tests::{device_context, files, tests_dir};
-use cajetac::backend::host::{HostIo, HostOutcome};
+use cajeta_tests::{device_context, files, run_file_on, tests_dir};
 use cajetac::backend::spirv::{CompiledKernel, SpirvOptions};
-use cajetac::diagnostics::SourceMap;
-use cajetac::driver::{self, RunError};
+use cajetac::driver;
 
 pub(crate) fn run_file(ctx: &Context, path: &std::path::Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let mut sources = SourceMap::new();
-    let mut out = Vec::new();
-    let mut io = HostIo {
-        stdout: &mut out,
-        context: Some(ctx.clone()),
-    };
-    let name = path.display().to_string();
-    let result = driver::run_program(
-        &mut sources,
-        &[(name, text)],
-        &SpirvOptions::default(),
-        &[],
-        &mut io,
-    );
-    let printed = String::from_utf8_lossy(&out).into_owned();
-    match result {
-        Ok(HostOutcome::Returned(v)) => Ok(format!("{v}")),
-        Ok(HostOutcome::Void) => Err(format!("returned nothing; printed:\n{printed}")),
-        Err(RunError::Compile(d)) => Err(format!(
-            "compile error:\n{}",
-            cajetac::diagnostics::render_human(&sources, &d)
-        )),
-        Err(RunError::NoEntryPoint | RunError::NotNative(_)) => Err("no entry point".into()),
-        Err(RunError::Runtime(m)) => Err(format!("{m}\nprinted:\n{printed}")),
-    }
+    let (printed, value) = run_file_on(ctx, path, &SpirvOptions::default());
+    value.map_err(|e| format!("{e}\nprinted:\n{printed}"))
 }
 
 fn run_suite(ctx: &Context) {

@@ -4,10 +4,8 @@
 //! for the device's features; spec values create one pipeline per distinct combination.
 
 use cajeta_runtime::{Context, DeviceProfile, KernelArg, LaunchConfig, ScalarValue};
-use cajeta_tests::{device_context, frontend, spirv_val, tests_dir};
-use cajetac::backend::host::{HostIo, HostOutcome};
+use cajeta_tests::{device_context, frontend, run_file_on, spirv_val, tests_dir};
 use cajetac::backend::spirv::{disassemble, CompiledKernel, SpirvOptions, TargetEnv};
-use cajetac::diagnostics::SourceMap;
 use cajetac::driver;
 use cajetac::specialize::Target;
 
@@ -154,25 +152,8 @@ fn a_million_contended_increments_are_exact_on_every_path() {
 }
 
 fn run_with(ctx: &Context, file: &str, options: &SpirvOptions) -> Result<String, String> {
-    let path = tests_dir().join("device").join(file);
-    let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-    let mut sources = SourceMap::new();
-    let mut out = Vec::new();
-    let mut io = HostIo {
-        stdout: &mut out,
-        context: Some(ctx.clone()),
-    };
-    let r = driver::run_program(&mut sources, &[(file.into(), text)], options, &[], &mut io);
-    let printed = String::from_utf8_lossy(&out).into_owned();
-    match r {
-        Ok(HostOutcome::Returned(v)) => Ok(format!("{v}")),
-        Ok(HostOutcome::Void) => Err(format!("no value; printed {printed}")),
-        Err(driver::RunError::Compile(d)) => Err(cajetac::diagnostics::render_human(&sources, &d)),
-        Err(driver::RunError::NoEntryPoint | driver::RunError::NotNative(_)) => {
-            Err("no entry point".into())
-        }
-        Err(driver::RunError::Runtime(m)) => Err(format!("{m}\n{printed}")),
-    }
+    let (printed, value) = run_file_on(ctx, &tests_dir().join("device").join(file), options);
+    value.map_err(|e| format!("{e}\n{printed}"))
 }
 
 #[test]

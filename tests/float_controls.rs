@@ -7,10 +7,8 @@
 //! holds lavapipe to that list so that a driver change shows up.
 
 use cajeta_runtime::DeviceProfile;
-use cajeta_tests::{device_context, frontend, spirv_val, tests_dir};
-use cajetac::backend::host::{HostIo, HostOutcome};
+use cajeta_tests::{device_context, frontend, run_file_on, spirv_val, tests_dir};
 use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
-use cajetac::diagnostics::SourceMap;
 use cajetac::driver;
 use cajetac::specialize::Target;
 
@@ -68,26 +66,9 @@ fn ieee_specials_on_the_device_match_host_code() {
         return;
     }
     let path = tests_dir().join("float_controls").join("specials.cajeta");
-    let text = std::fs::read_to_string(&path).expect("source");
     let options = options_for(DeviceProfile::from_info(&info), TargetEnv::Vulkan1_1);
-    let mut sources = SourceMap::new();
-    let mut out = Vec::new();
-    let mut io = HostIo {
-        stdout: &mut out,
-        context: Some(ctx.clone()),
-    };
-    let result = driver::run_program(
-        &mut sources,
-        &[("specials.cajeta".into(), text)],
-        &options,
-        &[],
-        &mut io,
-    );
-    let printed = String::from_utf8_lossy(&out).into_owned();
-    let value = match result {
-        Ok(HostOutcome::Returned(v)) => format!("{v}"),
-        _ => panic!("the program did not return a value; printed:\n{printed}"),
-    };
+    let (printed, value) = run_file_on(&ctx, &path, &options);
+    let value = value.unwrap_or_else(|e| panic!("{e}; printed:\n{printed}"));
     if info.name.contains("llvmpipe") {
         // Mesa 22.3 folds `v / 0.0f` and `0.0f * (v / z)` to +0 and `nz + 0.0f` to `nz`
         // despite the execution mode (docs/language.md, "IEEE specials on the device").

@@ -7,7 +7,7 @@
 
 use cajeta_tests::fuzz::oracle::{self, Kind, Validator};
 use cajeta_tests::fuzz::{self, InputConfig};
-use cajeta_tests::{device_context, files, tests_dir};
+use cajeta_tests::{device_context, files, run_file_on, tests_dir};
 
 const SEED: u64 = 0x00C4_7E7A;
 
@@ -177,29 +177,6 @@ fn every_fuzz_finding_stays_fixed() {
     }
 }
 
-/// Runs a program on the context's device and returns (printed text, returned value).
-fn run_program(ctx: &cajeta_runtime::Context, path: &std::path::Path) -> (String, String) {
-    use cajetac::backend::host::{HostIo, HostOutcome};
-    let text = std::fs::read_to_string(path).expect("program");
-    let mut sources = cajetac::diagnostics::SourceMap::new();
-    let mut out = Vec::new();
-    let mut io = HostIo {
-        stdout: &mut out,
-        context: Some(ctx.clone()),
-    };
-    let name = path.display().to_string();
-    let options = cajetac::backend::spirv::SpirvOptions::default();
-    let r = cajetac::driver::run_program(&mut sources, &[(name, text)], &options, &[], &mut io);
-    let printed = String::from_utf8_lossy(&out).into_owned();
-    match r {
-        Ok(HostOutcome::Returned(v)) => (printed, format!("{v}")),
-        _ => panic!(
-            "{}: did not return a value; printed:\n{printed}",
-            path.display()
-        ),
-    }
-}
-
 #[test]
 fn the_campaigns_wrong_results_are_lavapipe_miscompiles() {
     // The eight programs whose device results differed from host code on lavapipe return 0
@@ -210,7 +187,8 @@ fn the_campaigns_wrong_results_are_lavapipe_miscompiles() {
         return;
     };
     let dir = tests_dir().join("fuzz_findings").join("wrong_results");
-    let (printed, _) = run_program(&ctx, &dir.join("lavapipe_int64_compare.cajeta"));
+    let options = cajetac::backend::spirv::SpirvOptions::default();
+    let (printed, _) = run_file_on(&ctx, &dir.join("lavapipe_int64_compare.cajeta"), &options);
     let got = printed.lines().nth(1).unwrap_or("").trim_end().to_string();
     if ctx.device_info().name.contains("llvmpipe") {
         assert_eq!(
@@ -223,8 +201,8 @@ fn the_campaigns_wrong_results_are_lavapipe_miscompiles() {
             if path.ends_with("lavapipe_int64_compare.cajeta") {
                 continue;
             }
-            let (printed, value) = run_program(&ctx, &path);
-            assert_eq!(value, "0", "{}:\n{printed}", path.display());
+            let (printed, value) = run_file_on(&ctx, &path, &options);
+            assert_eq!(value.as_deref(), Ok("0"), "{}:\n{printed}", path.display());
         }
     }
 }

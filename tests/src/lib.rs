@@ -134,3 +134,51 @@ pub fn device_context(validation: bool) -> Option<Context> {
         }
     }
 }
+
+/// Runs the program `text` (named `name` in diagnostics) on `ctx` with `options`, as
+/// `cajetac run` would, and returns what it printed and what it returned: the value's text,
+/// or the rendered compile or run-time error.
+pub fn run_on(
+    ctx: &Context,
+    name: &str,
+    text: String,
+    options: &cajetac::backend::spirv::SpirvOptions,
+) -> (String, Result<String, String>) {
+    use cajetac::backend::host::{HostIo, HostOutcome};
+    use cajetac::driver::{run_program, RunError};
+    let mut sources = SourceMap::new();
+    let mut out = Vec::new();
+    let mut io = HostIo {
+        stdout: &mut out,
+        context: Some(ctx.clone()),
+    };
+    let result = run_program(
+        &mut sources,
+        &[(name.to_string(), text)],
+        options,
+        &[],
+        &mut io,
+    );
+    let printed = String::from_utf8_lossy(&out).into_owned();
+    let value = match result {
+        Ok(HostOutcome::Returned(v)) => Ok(format!("{v}")),
+        Ok(HostOutcome::Void) => Err("returned nothing".to_string()),
+        Err(RunError::Compile(d)) => Err(format!(
+            "compile error:\n{}",
+            cajetac::diagnostics::render_human(&sources, &d)
+        )),
+        Err(RunError::NoEntryPoint) => Err("no entry point".to_string()),
+        Err(RunError::Runtime(m) | RunError::NotNative(m)) => Err(m),
+    };
+    (printed, value)
+}
+
+/// [`run_on`] for a file.
+pub fn run_file_on(
+    ctx: &Context,
+    path: &Path,
+    options: &cajetac::backend::spirv::SpirvOptions,
+) -> (String, Result<String, String>) {
+    let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
+    run_on(ctx, &path.display().to_string(), text, options)
+}

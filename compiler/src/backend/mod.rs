@@ -8,3 +8,24 @@ pub mod host;
 #[cfg(feature = "native-host")]
 pub mod llvm;
 pub mod spirv;
+
+use std::io::{self, Write};
+use std::sync::mpsc;
+
+/// Sends everything written to the thread that owns the receiver: host code (interpreted or
+/// native) runs on a thread of its own with a large stack, and its output is written by the
+/// caller's thread into the caller's writer.
+pub(crate) struct ChannelWriter(pub(crate) mpsc::Sender<Vec<u8>>);
+
+impl Write for ChannelWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .send(buf.to_vec())
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "output closed"))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}

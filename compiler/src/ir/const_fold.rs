@@ -7,8 +7,9 @@
 
 use super::{BinaryOp, Constant, Expr, ExprKind, ScalarType, Type, UnaryOp};
 
-/// Sign-extends (signed types) or keeps (unsigned) the low `bits` of `v` as an i128.
-fn int_value(bits: u64, ty: ScalarType) -> i128 {
+/// Sign-extends (signed types) or keeps (unsigned) the low `bits` of `v` as an i128: the
+/// value an integer constant of type `ty` stands for.
+pub fn int_value(bits: u64, ty: ScalarType) -> i128 {
     let w = ty.bits();
     if ty.is_signed_integer() {
         let shift = 64 - w;
@@ -181,16 +182,6 @@ fn wrap(v: u64, s: ScalarType) -> u64 {
     }
 }
 
-/// The value as a signed or unsigned 128-bit integer, per the type.
-fn wide(v: u64, s: ScalarType) -> i128 {
-    if s.is_signed_integer() {
-        let shift = 64 - s.bits();
-        (((v << shift) as i64) >> shift) as i128
-    } else {
-        v as i128
-    }
-}
-
 fn binary(
     op: BinaryOp,
     x: Constant,
@@ -232,7 +223,7 @@ fn binary(
             },
         )),
         (Int(a), Int(b)) if s.is_integer() => {
-            let (wa, wb) = (wide(a, s), wide(b, s));
+            let (wa, wb) = (int_value(a, s), int_value(b, s));
             if op.is_comparison() {
                 return Some(Bool(match op {
                     Eq => wa == wb,

@@ -8,7 +8,7 @@ use super::expr::*;
 use super::literals::{fit_int, parse_float, parse_int};
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::const_fold::round_to_float;
-use crate::ir::const_fold::{convert_constant, fold_node, FloatArith};
+use crate::ir::const_fold::{convert_constant, fold_node, int_value, FloatArith};
 use crate::ir::{self, Constant, ExprKind, ScalarType, Type};
 use crate::syntax::ast;
 
@@ -133,12 +133,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
 fn context_constant(c: Constant, from: ScalarType, to: ScalarType) -> Option<Constant> {
     match c {
         Constant::Int(v) if from.is_integer() && to.is_integer() => {
-            let value = if from.is_signed_integer() {
-                let shift = 64 - from.bits();
-                ((v << shift) as i64 >> shift) as i128
-            } else {
-                v as i128
-            };
+            let value = int_value(v, from);
             // The integer precision families hold 8 or 16 bits in every variant (SPEC §8).
             let bits = super::int_precision::value_bits(to).unwrap_or(to.bits());
             let (min, max) = if to.is_signed_integer() {

@@ -235,7 +235,7 @@ struct Job<'a> {
 impl Job<'_> {
     /// Runs the entry method on the current thread, writing output to `tx`.
     fn run(self, tx: mpsc::Sender<Vec<u8>>) -> Result<SentValue, HostError> {
-        let mut out = io::LineWriter::new(ChannelWriter(tx));
+        let mut out = io::LineWriter::new(crate::backend::ChannelWriter(tx));
         let entry_args = if self.takes_args {
             let strings = self.args.iter().map(Value::str).collect();
             let array = Array::from_values(&Type::String, strings).map_err(HostError::general)?;
@@ -264,22 +264,6 @@ impl Job<'_> {
     fn lock_context(&self) -> MutexGuard<'_, Option<cajeta_runtime::Context>> {
         // A poisoned lock still holds a usable context; never turn it into a panic.
         self.context.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-/// Sends everything written to the calling thread.
-struct ChannelWriter(mpsc::Sender<Vec<u8>>);
-
-impl Write for ChannelWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0
-            .send(buf.to_vec())
-            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "output closed"))?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
     }
 }
 

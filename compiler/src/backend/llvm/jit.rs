@@ -147,22 +147,6 @@ pub fn run_native(
     })
 }
 
-/// Sends everything written to the calling thread.
-struct ChannelWriter(mpsc::Sender<Vec<u8>>);
-
-impl Write for ChannelWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0
-            .send(buf.to_vec())
-            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "output closed"))?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 fn run_on_this_thread(
     module: &ir::Module,
     entry: FunctionId,
@@ -238,7 +222,7 @@ fn map_and_run(
     // SAFETY: `cajeta.main` is built by `Codegen::entry_wrapper` with exactly this type.
     let main = unsafe { engine.get_function::<Main>("cajeta.main") }
         .map_err(|e| internal(format!("LLVM JIT: {e}")))?;
-    let mut writer = io::LineWriter::new(ChannelWriter(tx));
+    let mut writer = io::LineWriter::new(crate::backend::ChannelWriter(tx));
     let mut slot = 0u64;
     let ((ok, text), error) = runtime::with_state(&mut writer, sites, || {
         // SAFETY: the module was verified; the runtime state it calls is installed.
