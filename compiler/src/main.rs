@@ -277,7 +277,7 @@ fn build(
         return usage_error(format!("cannot create `{}`: {e}", out.display()));
     }
     if emit.iter().any(|e| e == "llvm") {
-        if let Err(c) = emit_llvm(&module, &sources, files, out) {
+        if let Err(c) = emit_llvm(&module, files, out) {
             return c;
         }
     }
@@ -309,12 +309,7 @@ fn build(
 }
 
 /// `--emit llvm`: the host code's optimized LLVM IR, to `<out>/<first file's stem>.ll`.
-fn emit_llvm(
-    module: &cajetac::ir::Module,
-    sources: &SourceMap,
-    files: &[PathBuf],
-    out: &Path,
-) -> Result<(), ExitCode> {
+fn emit_llvm(module: &cajetac::ir::Module, files: &[PathBuf], out: &Path) -> Result<(), ExitCode> {
     let Some(entry) = driver::entry_point(module) else {
         eprintln!("error: --emit llvm: the program has no host entry point (`run()` or `main()`)");
         return Err(ExitCode::from(EXIT_COMPILE));
@@ -323,15 +318,10 @@ fn emit_llvm(
         eprintln!("error: --emit llvm: {why}");
         ExitCode::from(EXIT_COMPILE)
     };
-    driver::native_support(module, entry, sources).map_err(refuse)?;
+    driver::native_support().map_err(refuse)?;
     #[cfg(feature = "native-host")]
     {
-        use cajetac::backend::llvm::NativeError;
-        let text = cajetac::backend::llvm::emit_ir(module, entry).map_err(|e| match e {
-            NativeError::Unsupported(u) => refuse(u.render(sources)),
-            NativeError::Runtime(e) => refuse(e.render(sources)),
-            NativeError::Internal(m) => refuse(m),
-        })?;
+        let text = cajetac::backend::llvm::emit_ir(module, entry).map_err(refuse)?;
         let stem = files
             .first()
             .and_then(|f| f.file_stem())
@@ -342,7 +332,7 @@ fn emit_llvm(
             .map_err(|e| usage_error(format!("cannot write `{}`: {e}", path.display())))?;
     }
     #[cfg(not(feature = "native-host"))]
-    let _ = (files, out);
+    let _ = (files, out, entry);
     Ok(())
 }
 

@@ -210,10 +210,10 @@ pub enum RunError {
 /// How host code runs (`cajetac run --host`, docs/architecture.md "Host code").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum HostMode {
-    /// Natively through LLVM when every reachable host function lowers, else interpreted.
+    /// Natively through LLVM in builds with the `native-host` feature, else interpreted.
     #[default]
     Auto,
-    /// Natively, or not at all ([`RunError::NotNative`]).
+    /// Natively, or not at all ([`RunError::NotNative`] in builds without the feature).
     Native,
     /// Always the interpreter.
     Interp,
@@ -231,22 +231,12 @@ impl HostMode {
     }
 }
 
-/// Whether host code from `entry` would run natively: `Ok` when it lowers, else why not
-/// (rendered with its position). Builds without the `native-host` feature always say no.
-pub fn native_support(
-    module: &ir::Module,
-    entry: FunctionId,
-    sources: &SourceMap,
-) -> Result<(), String> {
-    #[cfg(feature = "native-host")]
-    {
-        crate::backend::llvm::reachable(module, entry)
-            .map(|_| ())
-            .map_err(|u| u.render(sources))
-    }
-    #[cfg(not(feature = "native-host"))]
-    {
-        let _ = (module, entry, sources);
+/// Whether this build runs host code natively: `Err` with the reason when it has no
+/// `native-host` feature.
+pub fn native_support() -> Result<(), String> {
+    if cfg!(feature = "native-host") {
+        Ok(())
+    } else {
         Err("this cajetac was built without the `native-host` feature".to_string())
     }
 }
@@ -276,7 +266,17 @@ pub fn run_program_with(
     context_options: Option<cajeta_runtime::ContextOptions>,
 ) -> Result<HostOutcome, RunError> {
     let (module, kernels, entry) = prepare(sources, files, options)?;
-    interpret(&module, entry, &kernels, args, sources, io, context_options)
+    let interp = &host::Interpret;
+    interpret(
+        &module,
+        entry,
+        &kernels,
+        args,
+        sources,
+        io,
+        context_options,
+        interp,
+    )
 }
 
 /// The compiled program: checked module, compiled kernels, entry point.
@@ -301,8 +301,9 @@ fn prepare(
     Ok((module, kernels, entry))
 }
 
-/// Runs the host code in the interpreter, creating the context first (see
+/// Runs the host code with `executor`, creating the context first (see
 /// [`run_program_with`]).
+#[allow(clippy::too_many_arguments)]
 fn interpret(
     module: &ir::Module,
     entry: FunctionId,
@@ -311,6 +312,7 @@ fn interpret(
     sources: &SourceMap,
     io: &mut HostIo,
     context_options: Option<cajeta_runtime::ContextOptions>,
+    executor: &dyn host::HostExecutor,
 ) -> Result<HostOutcome, RunError> {
     if let Some(opts) = context_options.filter(|_| io.context.is_none() && !kernels.is_empty()) {
         let reflections: Vec<&cajeta_runtime::Reflection> =
@@ -318,6 +320,6 @@ fn interpret(
         let features = cajeta_runtime::required_features(&reflections);
         io.context = cajeta_runtime::Context::with_options(opts.with_features(features)).ok();
     }
-    host::run_host(module, entry, args, kernels, sources, io)
+    host::run_host_with(module, entry, args, kernels, sources, io, executor)
         .map_err(|e| RunError::Runtime(e.render(sources)))
 }

@@ -2,15 +2,13 @@
 //! that binaries calling only [`super::run_program_with`] (the interpreter) do not reference
 //! the LLVM backend and so do not link LLVM.
 
-use super::{interpret, native_support, prepare, with_stage_stack, HostMode, RunError};
-use crate::backend::host::{HostIo, HostOutcome};
+use super::{interpret, prepare, HostMode, RunError};
+use crate::backend::host::{HostExecutor, HostIo, HostOutcome, Interpret};
 use crate::backend::spirv::SpirvOptions;
 use crate::diagnostics::SourceMap;
-use crate::ir::{self, FunctionId};
 
-/// [`super::run_program_with`] with the host code run as `mode` says. Kernels are compiled
-/// (and their errors reported) in every mode; a native run needs no device, since programs
-/// that use one never lower.
+/// [`super::run_program_with`] with the host code run as `mode` says: natively (`Auto` and
+/// `Native` in builds with the `native-host` feature) or by the interpreter.
 pub fn run_program_mode(
     sources: &mut SourceMap,
     files: &[(String, String)],
@@ -20,42 +18,36 @@ pub fn run_program_mode(
     context_options: Option<cajeta_runtime::ContextOptions>,
     mode: HostMode,
 ) -> Result<HostOutcome, RunError> {
-    let (module, kernels, entry) = prepare(sources, files, options)?;
-    if mode != HostMode::Interp {
-        match native_support(&module, entry, sources) {
-            Ok(()) => return run_native(&module, entry, sources, io),
-            Err(why) if mode == HostMode::Native => return Err(RunError::NotNative(why)),
-            Err(_) => {}
+    let executor: &dyn HostExecutor = match (mode, native()) {
+        (HostMode::Interp, _) | (HostMode::Auto, None) => &Interpret,
+        (_, Some(native)) => native,
+        (HostMode::Native, None) => {
+            return Err(RunError::NotNative(
+                "this cajetac was built without the `native-host` feature".to_string(),
+            ))
         }
-    }
-    interpret(&module, entry, &kernels, args, sources, io, context_options)
+    };
+    let (module, kernels, entry) = prepare(sources, files, options)?;
+    interpret(
+        &module,
+        entry,
+        &kernels,
+        args,
+        sources,
+        io,
+        context_options,
+        executor,
+    )
 }
 
-/// Runs host code natively (only called once [`native_support`] said yes).
-#[cfg(feature = "native-host")]
-fn run_native(
-    module: &ir::Module,
-    entry: FunctionId,
-    sources: &SourceMap,
-    io: &mut HostIo,
-) -> Result<HostOutcome, RunError> {
-    use crate::backend::llvm::{run_native, NativeError};
-    match with_stage_stack(|| run_native(module, entry, io.stdout)) {
-        Ok(outcome) => Ok(outcome),
-        Err(NativeError::Runtime(e)) => Err(RunError::Runtime(e.render(sources))),
-        Err(NativeError::Unsupported(u)) => Err(RunError::NotNative(u.render(sources))),
-        Err(NativeError::Internal(m)) => Err(RunError::Runtime(format!("runtime error: {m}"))),
+/// The native executor, in builds that have one.
+fn native() -> Option<&'static dyn HostExecutor> {
+    #[cfg(feature = "native-host")]
+    {
+        Some(&crate::backend::llvm::Native)
     }
-}
-
-#[cfg(not(feature = "native-host"))]
-fn run_native(
-    _: &ir::Module,
-    _: FunctionId,
-    _: &SourceMap,
-    _: &mut HostIo,
-) -> Result<HostOutcome, RunError> {
-    Err(RunError::NotNative(
-        "this cajetac was built without the `native-host` feature".to_string(),
-    ))
+    #[cfg(not(feature = "native-host"))]
+    {
+        None
+    }
 }

@@ -96,79 +96,99 @@ pub enum LocalUse {
     Store,
 }
 
-/// Calls `f` for every mention of a local in `block`, nested blocks and sequences included.
+/// Calls `f` for every mention of a local in `block`, nested blocks, sequences and launches
+/// included.
 pub fn for_each_local_use(block: &Block, f: &mut dyn FnMut(LocalId, LocalUse)) {
-    fn place(p: &Place, role: LocalUse, f: &mut dyn FnMut(LocalId, LocalUse)) {
-        match p {
-            Place::Local(l) => f(*l, role),
-            Place::Index { base, index } => {
-                expr(base, f);
-                expr(index, f);
-            }
-            Place::Lane { base, .. } | Place::Field { base, .. } => place(base, role, f),
-        }
-    }
-    fn expr(e: &Expr, f: &mut dyn FnMut(LocalId, LocalUse)) {
-        match &e.kind {
-            ExprKind::Const(_) | ExprKind::Str(_) | ExprKind::Launch(_) => {}
-            ExprKind::Load(p) => place(p, LocalUse::Load, f),
-            ExprKind::Unary(_, a)
-            | ExprKind::Convert(a)
-            | ExprKind::Splat(a)
-            | ExprKind::Swizzle(a, _) => expr(a, f),
-            ExprKind::Binary(_, a, b) | ExprKind::LogicalAnd(a, b) | ExprKind::LogicalOr(a, b) => {
-                expr(a, f);
-                expr(b, f);
-            }
-            ExprKind::Select {
-                cond,
-                then,
-                otherwise,
-            } => {
-                expr(cond, f);
-                expr(then, f);
-                expr(otherwise, f);
-            }
-            ExprKind::Call { args, .. }
-            | ExprKind::Intrinsic { args, .. }
-            | ExprKind::Host { args, .. }
-            | ExprKind::Construct(args) => args.iter().for_each(|a| expr(a, f)),
-            ExprKind::Sequence(stmts, v) => {
-                for_each_local_use(stmts, f);
-                expr(v, f);
-            }
-        }
-    }
     for s in block {
-        match s {
-            Stmt::Expr(e) | Stmt::Return(Some(e), _) => expr(e, f),
-            Stmt::Store {
-                place: p, value, ..
-            } => {
-                place(p, LocalUse::Store, f);
-                expr(value, f);
-            }
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                expr(cond, f);
-                for_each_local_use(then, f);
-                for_each_local_use(otherwise, f);
-            }
-            Stmt::Loop {
-                pre_cond,
-                body,
-                continuing,
-                post_cond,
-                ..
-            } => {
-                pre_cond.iter().chain(post_cond).for_each(|c| expr(c, f));
-                for_each_local_use(body, f);
-                for_each_local_use(continuing, f);
-            }
-            Stmt::Return(None, _) | Stmt::Break(_) | Stmt::Continue(_) => {}
+        for_each_local_use_in_stmt(s, f);
+    }
+}
+
+/// [`for_each_local_use`] of one statement.
+pub fn for_each_local_use_in_stmt(s: &Stmt, f: &mut dyn FnMut(LocalId, LocalUse)) {
+    let expr = for_each_local_use_in_expr;
+    match s {
+        Stmt::Expr(e) | Stmt::Return(Some(e), _) => expr(e, f),
+        Stmt::Store {
+            place: p, value, ..
+        } => {
+            place_uses(p, LocalUse::Store, f);
+            expr(value, f);
+        }
+        Stmt::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            expr(cond, f);
+            for_each_local_use(then, f);
+            for_each_local_use(otherwise, f);
+        }
+        Stmt::Loop {
+            pre_cond,
+            body,
+            continuing,
+            post_cond,
+            ..
+        } => {
+            pre_cond.iter().chain(post_cond).for_each(|c| expr(c, f));
+            for_each_local_use(body, f);
+            for_each_local_use(continuing, f);
+        }
+        Stmt::Return(None, _) | Stmt::Break(_) | Stmt::Continue(_) => {}
+    }
+}
+
+fn place_uses(p: &Place, role: LocalUse, f: &mut dyn FnMut(LocalId, LocalUse)) {
+    match p {
+        Place::Local(l) => f(*l, role),
+        Place::Index { base, index } => {
+            for_each_local_use_in_expr(base, f);
+            for_each_local_use_in_expr(index, f);
+        }
+        Place::Lane { base, .. } | Place::Field { base, .. } => place_uses(base, role, f),
+    }
+}
+
+/// [`for_each_local_use`] of one expression.
+pub fn for_each_local_use_in_expr(e: &Expr, f: &mut dyn FnMut(LocalId, LocalUse)) {
+    let expr = for_each_local_use_in_expr;
+    match &e.kind {
+        ExprKind::Const(_) | ExprKind::Str(_) => {}
+        ExprKind::Launch(l) => {
+            let parts = std::iter::once(&l.stream)
+                .chain(&l.grid)
+                .chain(&l.block)
+                .chain(&l.args)
+                .chain(&l.shared_bytes)
+                .chain(&l.spec);
+            parts.for_each(|a| expr(a, f));
+        }
+        ExprKind::Load(p) => place_uses(p, LocalUse::Load, f),
+        ExprKind::Unary(_, a)
+        | ExprKind::Convert(a)
+        | ExprKind::Splat(a)
+        | ExprKind::Swizzle(a, _) => expr(a, f),
+        ExprKind::Binary(_, a, b) | ExprKind::LogicalAnd(a, b) | ExprKind::LogicalOr(a, b) => {
+            expr(a, f);
+            expr(b, f);
+        }
+        ExprKind::Select {
+            cond,
+            then,
+            otherwise,
+        } => {
+            expr(cond, f);
+            expr(then, f);
+            expr(otherwise, f);
+        }
+        ExprKind::Call { args, .. }
+        | ExprKind::Intrinsic { args, .. }
+        | ExprKind::Host { args, .. }
+        | ExprKind::Construct(args) => args.iter().for_each(|a| expr(a, f)),
+        ExprKind::Sequence(stmts, v) => {
+            for_each_local_use(stmts, f);
+            expr(v, f);
         }
     }
 }

@@ -144,35 +144,41 @@ fn runtime_errors_match_the_interpreter_position_and_message() {
 }
 
 #[test]
-fn unsupported_programs_fall_back_deterministically() {
-    let src = std::fs::read_to_string(corpus_dir().join("fallback_array.cajeta")).unwrap();
-    let native = run("fallback_array.cajeta", &src, HostMode::Native);
-    assert_eq!(
-        native.out, "",
-        "nothing runs when the program does not lower"
-    );
-    assert_eq!(
-        native.end,
-        "not native: fallback_array.cajeta:5:17: `Fallback.sum` uses a value of type `int32[]`, \
-         which native host code does not support yet"
-    );
-    let auto = run("fallback_array.cajeta", &src, HostMode::Auto);
-    let interp = run("fallback_array.cajeta", &src, HostMode::Interp);
-    assert_eq!(auto, interp);
-    assert_eq!(auto.end, "returned 285");
-    // One unsupported callee anywhere in the call graph keeps the whole program out.
-    let math = "public class M {\n    static float64 f(float64 x) { return Math.sqrt(x); }\n    \
-                static float64 g(float64 x) { return x > 0.0 ? f(x) : 0.0; }\n    \
-                public static int32 run() { System.out.println(g(4.0)); return 1; }\n}\n";
-    let native = run("m.cajeta", math, HostMode::Native);
+fn arrays_agree_with_the_interpreter() {
+    let r = corpus("arrays.cajeta");
     assert!(
-        native
-            .end
-            .starts_with("not native: m.cajeta:2:42: `M.f` uses the intrinsic Math(Sqrt)"),
+        r.out
+            .starts_with("before\n22.5 3.0\n10 332833500\n[1, 2, 3, 4]\n100 0\n"),
         "{}",
-        native.end
+        r.out
     );
-    assert_eq!(run("m.cajeta", math, HostMode::Auto).out, "2.0\n");
+    assert!(
+        r.out
+            .contains("\n4 -128 18446744073709551615 0.30000000000000004\n102 2\n7\n"),
+        "{}",
+        r.out
+    );
+    assert!(
+        r.end.ends_with(
+            "arrays.cajeta:65:16: runtime error: array index 4 out of bounds for length 4"
+        ),
+        "{}",
+        r.end
+    );
+    assert_eq!(
+        corpus("array_loop.cajeta").end,
+        "returned -8012104933169552640"
+    );
+}
+
+#[test]
+fn delegated_operations_agree_with_the_interpreter() {
+    let r = corpus("bridge.cajeta");
+    assert_eq!(
+        r.out,
+        "3.0 (3.0, 6.0, 6.0) 6.0\n10.5\n2.15625\n42 8.125 ok\n45 2.0 1\n"
+    );
+    assert_eq!(r.end, "returned 45");
 }
 
 /// A tiny deterministic generator (xorshift64*).
@@ -339,29 +345,16 @@ fn cli_host_modes_and_exit_statuses() {
         "{err}"
     );
 
-    let out = cajetac()
-        .args(["run", "--host", "native"])
-        .arg(dir.join("fallback_array.cajeta"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.starts_with("error: --host native: ") && err.contains("`Fallback.sum` uses"),
-        "{err}"
-    );
-    for mode in ["auto", "interp"] {
+    for mode in ["auto", "native", "interp"] {
         let out = cajetac()
             .args(["run", "--host", mode])
-            .arg(dir.join("fallback_array.cajeta"))
+            .arg(dir.join("arrays.cajeta"))
+            .args(["--", "a", "b", "c"])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{mode}");
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            "before\n285\n",
-            "{mode}"
-        );
+        assert_eq!(out.status.code(), Some(3), "{mode}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("\n100 3\n"), "{mode}: args.length: {text}");
     }
     let out = cajetac()
         .arg("run")
@@ -387,14 +380,89 @@ fn build_emit_llvm_writes_the_host_module() {
     assert!(ir.contains("i32 @cajeta.main(ptr"), "{ir}");
     assert!(ir.contains("@\"Calls.fib#"), "{ir}");
     assert!(ir.contains("@cajeta.depth"), "{ir}");
-    let refused = cajetac()
+    // A loop over an array is native code: it takes the array's view once and never calls
+    // into the interpreter (only the allocation `heap int32[n]` is delegated).
+    let status = cajetac()
         .args(["build", "--emit", "llvm", "-o"])
         .arg(&out)
-        .arg(corpus_dir().join("fallback_array.cajeta"))
-        .output()
+        .arg(corpus_dir().join("array_loop.cajeta"))
+        .status()
         .unwrap();
-    assert_eq!(refused.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&refused.stderr)
-        .contains("`Fallback.sum` uses a value of type `int32[]`"));
+    assert!(status.success());
+    let ir = std::fs::read_to_string(out.join("array_loop.ll")).unwrap();
+    assert!(ir.contains("@cajeta_array_view("), "{ir}");
+    for delegated in ["@cajeta_eval_int(", "@cajeta_eval_void(", "@cajeta_exec("] {
+        assert!(!ir.contains(delegated), "{delegated}: {ir}");
+    }
+    assert_eq!(ir.matches("call i32 @cajeta_eval_into(").count(), 1, "{ir}");
     std::fs::remove_dir_all(&out).ok();
+}
+
+/// Runs every program under `dir` (those with a host entry point) through `cajetac run` with
+/// the interpreter and with native code; output, errors and exit status must be identical.
+/// Device programs included: launches, transfers and images are shared code, but the host
+/// loops that fill and check them are native on one side and interpreted on the other.
+fn both_executors_agree_on(dir: &str) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cajeta"))
+        .collect();
+    files.sort();
+    let mut ran = 0;
+    for file in &files {
+        let src = std::fs::read_to_string(file).unwrap();
+        if !(src.contains(" run()") || src.contains(" main(")) {
+            continue;
+        }
+        let run = |mode: &str| {
+            // In a directory of its own: examples write their pictures to the working
+            // directory.
+            let stem = file.file_stem().unwrap().to_string_lossy();
+            let pid = std::process::id();
+            let cwd = std::env::temp_dir().join(format!("cajeta-both-{pid}-{stem}-{mode}"));
+            std::fs::create_dir_all(&cwd).unwrap();
+            let out = cajetac()
+                .args(["run", "--host", mode])
+                .arg(file)
+                .current_dir(&cwd)
+                .output()
+                .unwrap();
+            std::fs::remove_dir_all(&cwd).ok();
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        };
+        let interp = run("interp");
+        let native = run("native");
+        assert_eq!(interp, native, "{}: interpreter vs native", file.display());
+        ran += 1;
+    }
+    assert!(ran > 0, "no programs under {dir}");
+}
+
+#[test]
+fn examples_agree_on_both_executors() {
+    both_executors_agree_on("examples");
+}
+
+#[test]
+fn device_programs_agree_on_both_executors() {
+    both_executors_agree_on("tests/device");
+}
+
+#[test]
+fn host_io_and_checked_programs_agree_on_both_executors() {
+    for dir in [
+        "tests/host_io",
+        "tests/checked",
+        "compiler/tests/native_host",
+    ] {
+        both_executors_agree_on(dir);
+    }
 }

@@ -132,7 +132,8 @@ impl<'a> Interp<'a> {
         Ok(Flow::Normal)
     }
 
-    fn exec_stmt(&mut self, f: &mut Frame, stmt: &Stmt) -> Result<Flow, Fail> {
+    /// Runs one statement.
+    pub fn exec_stmt(&mut self, f: &mut Frame, stmt: &Stmt) -> Result<Flow, Fail> {
         match stmt {
             Stmt::Expr(e) => {
                 self.eval(f, e)?;

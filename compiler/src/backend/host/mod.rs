@@ -38,7 +38,7 @@ use std::sync::{mpsc, Mutex, MutexGuard};
 use crate::backend::spirv::CompiledKernel;
 use crate::diagnostics::{SourceMap, Span};
 use crate::ir::{self, FunctionId, Type};
-pub use eval::MAX_CALL_DEPTH;
+pub use eval::{Fail, Frame, Interp, MAX_CALL_DEPTH};
 pub use value::{Array, Scalar, Value};
 
 /// Stack of the interpreter thread: enough for [`MAX_CALL_DEPTH`] nested calls even in
@@ -129,6 +129,51 @@ pub fn run_host(
     sources: &SourceMap,
     io: &mut HostIo,
 ) -> Result<HostOutcome, HostError> {
+    run_host_with(module, entry, args, kernels, sources, io, &Interpret)
+}
+
+/// Runs the entry method of a program: what differs between the interpreter and native code.
+///
+/// Both executors get the same [`Interp`] (its device, its output, its kernels) and the
+/// entry's evaluated arguments, so device work, printing and runtime errors have one
+/// implementation; native code calls back into the interpreter for what it does not lower
+/// itself (`backend::llvm`).
+pub trait HostExecutor: Sync {
+    /// Runs `entry` with `args` on `interp`'s state; `span` is the entry's declaration.
+    fn run(
+        &self,
+        interp: &mut Interp<'_>,
+        entry: FunctionId,
+        args: Vec<Value>,
+        span: Span,
+    ) -> Result<Value, Fail>;
+}
+
+/// The executor that walks the IR.
+pub struct Interpret;
+
+impl HostExecutor for Interpret {
+    fn run(
+        &self,
+        interp: &mut Interp<'_>,
+        entry: FunctionId,
+        args: Vec<Value>,
+        span: Span,
+    ) -> Result<Value, Fail> {
+        interp.call(entry, args, span)
+    }
+}
+
+/// [`run_host`] with the entry method run by `executor`.
+pub fn run_host_with(
+    module: &ir::Module,
+    entry: FunctionId,
+    args: &[String],
+    kernels: &HashMap<FunctionId, CompiledKernel>,
+    sources: &SourceMap,
+    io: &mut HostIo,
+    executor: &dyn HostExecutor,
+) -> Result<HostOutcome, HostError> {
     let _ = sources;
     let func = module
         .functions
@@ -158,6 +203,7 @@ pub fn run_host(
         takes_args,
         kernels,
         context: &context,
+        executor,
     };
 
     // The interpreter's values are `Rc`-based and stay on its thread; what crosses back is
@@ -223,6 +269,7 @@ pub fn run_host(
 /// What the interpreter thread needs; all of it `Sync` or handed over through the mutex.
 #[derive(Clone, Copy)]
 struct Job<'a> {
+    executor: &'a dyn HostExecutor,
     module: &'a ir::Module,
     entry: FunctionId,
     args: &'a [String],
@@ -247,8 +294,9 @@ impl Job<'_> {
         let device = device::Device::new(self.kernels, context);
         let mut interp = eval::Interp::new(self.module, &mut out, device);
         let span = self.module.function(self.entry).span;
-        let result = interp
-            .call(self.entry, entry_args, span)
+        let result = self
+            .executor
+            .run(&mut interp, self.entry, entry_args, span)
             .and_then(|v| interp.device.finish().map(|()| v))
             .map(SentValue::from_value)
             .map_err(|e| *e);

@@ -1,8 +1,12 @@
-//! Lowering of host functions and statements to LLVM IR (expressions are in `expr.rs`).
+//! Lowering of host functions and statements to LLVM IR (expressions are in `expr.rs`, calls
+//! in `calls.rs`, the frame and the calls into the interpreter in `delegate.rs`, arrays in
+//! `arrays.rs`).
 //!
 //! Every IR function becomes one LLVM function of the same parameters (internal linkage, so
-//! the optimizer may inline and specialize freely); locals are `alloca`s that `mem2reg`
-//! turns into SSA values. Loops follow the IR's single loop form:
+//! the optimizer may inline and specialize freely); scalar and string locals are `alloca`s
+//! that `mem2reg` turns into SSA values, every other local lives in the function's frame
+//! (see `bridge.rs`). An object parameter is passed as the address of the caller's value
+//! (the callee clones it into its frame); an object result is returned boxed. Loops follow the IR's single loop form:
 //! `header: pre_cond? → body → continuing → post_cond? → header`, with `break`/`continue`
 //! resolved by [`LoopId`].
 //!
@@ -11,7 +15,7 @@
 //! function; every call site tests the flag after the call and returns too, up to
 //! `cajeta.main`, which reports failure to Rust. The recursion limit is the interpreter's:
 //! `cajeta.depth` counts the active host calls and a call site refuses to go deeper than
-//! [`MAX_CALL_DEPTH`].
+//! `MAX_CALL_DEPTH`.
 
 use std::collections::HashMap;
 
@@ -21,15 +25,14 @@ use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{
-    BasicMetadataValueEnum, BasicValueEnum, FunctionValue, GlobalValue, IntValue, PointerValue,
+    BasicValueEnum, FunctionValue, GlobalValue, InstructionValue, IntValue, PointerValue,
 };
-use inkwell::{AddressSpace, IntPredicate};
+use inkwell::AddressSpace;
 
-use super::runtime::{self, Site, SiteKind};
-use super::support::type_supported;
-use crate::backend::host::MAX_CALL_DEPTH;
+use super::repr::{fast_array, repr, Repr};
+use super::runtime::{Site, SiteKind};
 use crate::diagnostics::Span;
-use crate::ir::{self, Block, FunctionId, LoopId, Place, ScalarType, Stmt, Type};
+use crate::ir::{self, Block, FunctionId, LocalId, LoopId, ScalarType, Stmt, Type};
 
 /// Builder failures are programming errors of this backend, reported as internal errors.
 pub type Gen<T> = Result<T, String>;
@@ -69,8 +72,23 @@ pub struct FnState<'ctx, 'm> {
     pub ir: &'m ir::Function,
     /// Its LLVM function.
     pub func: FunctionValue<'ctx>,
-    /// `alloca` of each local of a supported type.
+    /// `alloca` of each scalar or string local (object locals live in the frame).
     pub locals: Vec<Option<PointerValue<'ctx>>>,
+    /// `alloca`s of the data pointer and length of each local holding a native-scalar
+    /// array (refreshed whenever the local is stored).
+    pub views: HashMap<LocalId, (PointerValue<'ctx>, PointerValue<'ctx>)>,
+    /// The frame (`cajeta_frame_new` in the entry block).
+    pub frame: PointerValue<'ctx>,
+    /// That call, erased when nothing used the frame and else given the final slot count.
+    pub frame_new: InstructionValue<'ctx>,
+    /// The `cajeta_frame_free` calls before each return.
+    pub frame_frees: Vec<InstructionValue<'ctx>>,
+    /// Whether anything used the frame.
+    pub frame_used: bool,
+    /// Next free temporary slot of the frame.
+    pub next_slot: usize,
+    /// An 8-byte `alloca` receiving results from the bridge.
+    pub out: PointerValue<'ctx>,
     /// `continue` and `break` targets of the enclosing loops.
     pub loops: HashMap<LoopId, (BasicBlock<'ctx>, BasicBlock<'ctx>)>,
     /// Returns a dummy value while a runtime error propagates.
@@ -82,7 +100,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     pub fn new(ctx: &'ctx Context, ir: &'m ir::Module, name: &str) -> Codegen<'ctx, 'm> {
         let module = ctx.create_module(name);
         let mut rt = HashMap::new();
-        for (sym, sig, _) in runtime::functions() {
+        for (sym, sig, _) in super::runtime_functions() {
             let f = module.add_function(sym, signature(ctx, sig), Some(Linkage::External));
             rt.insert(sym, f);
         }
@@ -108,8 +126,20 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         }
     }
 
-    /// The LLVM type of a supported value type (`None` for `void` and unsupported types).
+    /// The LLVM type of a value of type `ty`: its own for scalars and strings, a pointer for
+    /// objects (see the module comment); `None` for `void`.
     pub fn llvm_type(&self, ty: &Type) -> Option<BasicTypeEnum<'ctx>> {
+        let c = self.ctx;
+        let ptr = c.ptr_type(AddressSpace::default()).into();
+        Some(match repr(ty) {
+            Repr::Void => return None,
+            Repr::Object => ptr,
+            Repr::Str | Repr::Scalar(_) => self.value_type(ty)?,
+        })
+    }
+
+    /// The LLVM type of a scalar or string.
+    fn value_type(&self, ty: &Type) -> Option<BasicTypeEnum<'ctx>> {
         let c = self.ctx;
         Some(match ty {
             Type::Scalar(s) => match s {
@@ -157,13 +187,16 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let entry = self.ctx.append_basic_block(func, "entry");
         let unwind = self.ctx.append_basic_block(func, "unwind");
         self.builder.position_at_end(entry);
+        let ptr = self.ctx.ptr_type(AddressSpace::default());
+        let i64t = self.ctx.i64_type();
         let mut locals = Vec::with_capacity(ir_fn.locals.len());
+        let mut views = HashMap::new();
         for (i, local) in ir_fn.locals.iter().enumerate() {
-            let slot = match self
-                .llvm_type(&local.ty)
-                .filter(|_| type_supported(&local.ty))
-            {
-                Some(t) => {
+            let slot = match repr(&local.ty) {
+                Repr::Scalar(_) | Repr::Str => {
+                    let t = self
+                        .llvm_type(&local.ty)
+                        .ok_or("internal error: local type")?;
                     let p = b(self.builder.build_alloca(t, &local.name))?;
                     // Zero rather than undefined: sema's definite assignment makes it unread.
                     let init = if i < ir_fn.param_count {
@@ -175,34 +208,113 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     b(self.builder.build_store(p, init))?;
                     Some(p)
                 }
-                None => None,
+                Repr::Object | Repr::Void => None,
             };
+            if fast_array(&local.ty).is_some() {
+                let data = b(self.builder.build_alloca(ptr, "view.data"))?;
+                let len = b(self.builder.build_alloca(i64t, "view.len"))?;
+                b(self.builder.build_store(data, ptr.const_null()))?;
+                b(self.builder.build_store(len, i64t.const_all_ones()))?;
+                views.insert(LocalId(i), (data, len));
+            }
             locals.push(slot);
         }
+        let out = b(self.builder.build_alloca(i64t, "out"))?;
+        let slots = i64t.const_int(ir_fn.locals.len() as u64, false);
+        let call =
+            b(self
+                .builder
+                .build_call(self.rt["cajeta_frame_new"], &[slots.into()], "frame"))?;
+        let frame = call
+            .try_as_basic_value()
+            .basic()
+            .ok_or("internal error: frame")?
+            .into_pointer_value();
+        let frame_new = frame.as_instruction().ok_or("internal error: frame call")?;
         let mut st = FnState {
             ir: ir_fn,
             func,
             locals,
+            views,
+            frame,
+            frame_new,
+            frame_frees: Vec::new(),
+            frame_used: false,
+            next_slot: ir_fn.locals.len(),
+            out,
             loops: HashMap::new(),
             unwind,
         };
+        // Object parameters: the callee's own reference in its frame.
+        for (i, p) in ir_fn.params().iter().enumerate() {
+            if repr(&p.ty) == Repr::Object {
+                let v = func
+                    .get_nth_param(i as u32)
+                    .ok_or("internal error: parameter")?;
+                let frame = self.frame(&mut st);
+                let slot = i64t.const_int(i as u64, false);
+                let set = self.rt["cajeta_frame_set_value"];
+                b(self
+                    .builder
+                    .build_call(set, &[frame.into(), slot.into(), v.into()], ""))?;
+                self.refresh_view(&mut st, LocalId(i))?;
+            }
+        }
         self.block(&mut st, &ir_fn.body)?;
         if !self.terminated() {
             // Falling off the end: `void` functions return; sema rejects a missing return
             // elsewhere, so this is unreachable for the others.
-            self.ret_default(&st)?;
+            self.ret_default(&mut st)?;
         }
         self.builder.position_at_end(unwind);
-        self.ret_default(&st)
+        self.ret_default(&mut st)?;
+        self.finish_frame(st)
     }
 
-    /// `ret void`, or `ret` of a zero of the return type.
-    fn ret_default(&self, st: &FnState<'ctx, 'm>) -> Gen<()> {
-        match self.llvm_type(&st.ir.return_type) {
-            Some(t) => b(self.builder.build_return(Some(&t.const_zero())))?,
+    /// Erases the frame of a function that never used it, or sizes it.
+    fn finish_frame(&self, st: FnState<'ctx, 'm>) -> Gen<()> {
+        if !st.frame_used {
+            for free in st.frame_frees {
+                free.erase_from_basic_block();
+            }
+            st.frame_new.erase_from_basic_block();
+            return Ok(());
+        }
+        let slots = self.ctx.i64_type().const_int(st.next_slot as u64, false);
+        if !st.frame_new.set_operand(0, slots) {
+            return Err("internal error: frame size".into());
+        }
+        Ok(())
+    }
+
+    /// The frame, marking it used.
+    pub fn frame(&self, st: &mut FnState<'ctx, 'm>) -> PointerValue<'ctx> {
+        st.frame_used = true;
+        st.frame
+    }
+
+    /// Frees the frame and returns `value`.
+    pub fn ret(&self, st: &mut FnState<'ctx, 'm>, value: Option<BasicValueEnum<'ctx>>) -> Gen<()> {
+        let call =
+            b(self
+                .builder
+                .build_call(self.rt["cajeta_frame_free"], &[st.frame.into()], ""))?;
+        let free = call
+            .try_as_basic_value()
+            .instruction()
+            .ok_or("internal error: frame free")?;
+        st.frame_frees.push(free);
+        match value {
+            Some(v) => b(self.builder.build_return(Some(&v)))?,
             None => b(self.builder.build_return(None))?,
         };
         Ok(())
+    }
+
+    /// `ret void`, or `ret` of a zero of the return type.
+    fn ret_default(&self, st: &mut FnState<'ctx, 'm>) -> Gen<()> {
+        let zero = self.llvm_type(&st.ir.return_type).map(|t| t.const_zero());
+        self.ret(st, zero)
     }
 
     /// True when the current block already ends in a terminator.
@@ -231,22 +343,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
 
     fn stmt(&mut self, st: &mut FnState<'ctx, 'm>, stmt: &'m Stmt) -> Gen<()> {
         match stmt {
-            Stmt::Expr(e) => {
-                self.expr(st, e)?;
-            }
-            Stmt::Store { place, value, .. } => {
-                let Place::Local(id) = place else {
-                    return Err("internal error: store to a non-local".into());
-                };
-                let v = self.expr(st, value)?;
-                let slot = st.locals.get(id.0).copied().flatten();
-                match (slot, v) {
-                    (Some(p), Some(v)) => {
-                        b(self.builder.build_store(p, v))?;
-                    }
-                    _ => return Err(format!("internal error: store to local #{}", id.0)),
-                }
-            }
+            Stmt::Expr(e) => self.effect(st, e)?,
+            Stmt::Store { place, value, .. } => self.store(st, stmt, place, value)?,
             Stmt::If {
                 cond,
                 then,
@@ -293,13 +391,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             }
             Stmt::Return(value, _) => {
                 let v = match value {
+                    Some(e) if repr(&e.ty) == Repr::Object => Some(self.object_result(st, e)?),
                     Some(e) => self.expr(st, e)?,
                     None => None,
                 };
-                match v {
-                    Some(v) => b(self.builder.build_return(Some(&v)))?,
-                    None => b(self.builder.build_return(None))?,
-                };
+                self.ret(st, v)?;
             }
         }
         Ok(())
@@ -392,125 +488,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         self.builder.position_at_end(ok_bb);
         Ok(())
     }
-
-    /// A call of host function `func` with lowered arguments; `span` is the call site (where
-    /// a too-deep recursion is reported, as the interpreter does).
-    pub fn call(
-        &mut self,
-        st: &FnState<'ctx, 'm>,
-        func: FunctionId,
-        args: &[BasicMetadataValueEnum<'ctx>],
-        span: Span,
-    ) -> Gen<Option<BasicValueEnum<'ctx>>> {
-        let callee = *self
-            .funcs
-            .get(&func)
-            .ok_or("internal error: callee not lowered")?;
-        let i32t = self.ctx.i32_type();
-        let depth_ptr = self.depth.as_pointer_value();
-        let depth = b(self.builder.build_load(i32t, depth_ptr, "depth"))?.into_int_value();
-        let limit = i32t.const_int(MAX_CALL_DEPTH as u64, false);
-        let too_deep = b(self
-            .builder
-            .build_int_compare(IntPredicate::UGE, depth, limit, "deep"))?;
-        let name = self.ir.function(func).name.clone();
-        let site = self.site(SiteKind::Recursion(name), span);
-        self.fail_if(st, too_deep, site)?;
-        let deeper = b(self
-            .builder
-            .build_int_add(depth, i32t.const_int(1, false), ""))?;
-        b(self.builder.build_store(depth_ptr, deeper))?;
-        let result = b(self.builder.build_call(callee, args, ""))?;
-        b(self.builder.build_store(depth_ptr, depth))?;
-        self.check_unwinding(st)?;
-        Ok(result.try_as_basic_value().basic())
-    }
-
-    /// After a call: returns from this function too when a runtime error propagates.
-    fn check_unwinding(&mut self, st: &FnState<'ctx, 'm>) -> Gen<()> {
-        let flag = b(self.builder.build_load(
-            self.ctx.bool_type(),
-            self.unwinding.as_pointer_value(),
-            "unwinding",
-        ))?
-        .into_int_value();
-        let ok_bb = self.ctx.append_basic_block(st.func, "ok");
-        b(self
-            .builder
-            .build_conditional_branch(flag, st.unwind, ok_bb))?;
-        self.builder.position_at_end(ok_bb);
-        Ok(())
-    }
-
-    /// `i32 cajeta.main(ptr out)`: runs the entry function from depth 1 (the entry itself,
-    /// as the interpreter counts), stores its result in `*out` (integers as `i64`, floats
-    /// as `double`, strings as the pointer) and returns 1 on success, 0 after a runtime
-    /// error.
-    pub fn entry_wrapper(&mut self, entry: FunctionId) -> Gen<()> {
-        let c = self.ctx;
-        let ptr = c.ptr_type(AddressSpace::default());
-        let wrapper = self.module.add_function(
-            "cajeta.main",
-            c.i32_type().fn_type(&[ptr.into()], false),
-            None,
-        );
-        let bb = c.append_basic_block(wrapper, "entry");
-        self.builder.position_at_end(bb);
-        b(self.builder.build_store(
-            self.unwinding.as_pointer_value(),
-            c.bool_type().const_zero(),
-        ))?;
-        b(self.builder.build_store(
-            self.depth.as_pointer_value(),
-            c.i32_type().const_int(1, false),
-        ))?;
-        let ir_fn = self.ir.function(entry);
-        let args: Vec<BasicMetadataValueEnum> = ir_fn
-            .params()
-            .iter()
-            .map(|p| match self.llvm_type(&p.ty) {
-                Some(t) => t.const_zero().into(),
-                None => ptr.const_null().into(),
-            })
-            .collect();
-        let result = b(self.builder.build_call(self.funcs[&entry], &args, "result"))?;
-        let out = wrapper
-            .get_nth_param(0)
-            .ok_or("internal error: out")?
-            .into_pointer_value();
-        if let (Some(v), Some(s)) = (
-            result.try_as_basic_value().basic(),
-            ir_fn.return_type.as_scalar(),
-        ) {
-            let widened: BasicValueEnum = if s.is_float() {
-                b(self
-                    .builder
-                    .build_float_ext(v.into_float_value(), c.f64_type(), ""))?
-                .into()
-            } else if s.is_signed_integer() {
-                b(self
-                    .builder
-                    .build_int_s_extend(v.into_int_value(), c.i64_type(), ""))?
-                .into()
-            } else {
-                b(self
-                    .builder
-                    .build_int_z_extend(v.into_int_value(), c.i64_type(), ""))?
-                .into()
-            };
-            b(self.builder.build_store(out, widened))?;
-        } else if let Some(v) = result.try_as_basic_value().basic() {
-            b(self.builder.build_store(out, v))?;
-        }
-        let flag =
-            b(self
-                .builder
-                .build_load(c.bool_type(), self.unwinding.as_pointer_value(), ""))?;
-        let ok = b(self.builder.build_not(flag.into_int_value(), ""))?;
-        let ok = b(self.builder.build_int_z_extend(ok, c.i32_type(), ""))?;
-        b(self.builder.build_return(Some(&ok)))?;
-        Ok(())
-    }
 }
 
 /// The LLVM function type of a runtime signature string (see [`runtime::functions`]).
@@ -528,6 +505,17 @@ fn signature<'ctx>(c: &'ctx Context, sig: &str) -> inkwell::types::FunctionType<
     let mut chars = sig.chars();
     let ret = chars.next().unwrap_or('v');
     let params: Vec<BasicMetadataTypeEnum> = chars.filter_map(ty).map(Into::into).collect();
+    if ret == 'a' {
+        // `bridge::ArrayView`, returned in two registers as C does.
+        let view = c.struct_type(
+            &[
+                c.ptr_type(AddressSpace::default()).into(),
+                c.i64_type().into(),
+            ],
+            false,
+        );
+        return view.fn_type(&params, false);
+    }
     match ty(ret) {
         Some(t) => t.fn_type(&params, false),
         None => c.void_type().fn_type(&params, false),

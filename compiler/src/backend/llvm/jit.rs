@@ -6,12 +6,12 @@
 //! `AllowFPOpFusion` stays at its default (fuse only explicit `fmuladd`, which is never
 //! emitted), so no multiply-add is contracted.
 //!
-//! A run happens on a thread of its own (LLVM contexts are not `Send`, and the stack is
-//! sized for `MAX_CALL_DEPTH` native frames); output goes back to the caller's writer
-//! through a channel, as the interpreter's does.
+//! [`Native`] is a [`HostExecutor`]: it runs on the interpreter's thread (whose stack is
+//! sized for `MAX_CALL_DEPTH` frames) with the interpreter's state, so output, device work
+//! and runtime errors are shared with the code it delegates.
 
-use std::io::{self, Write};
-use std::sync::mpsc;
+use std::cell::RefCell;
+use std::collections::HashSet;
 
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
@@ -20,53 +20,77 @@ use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, Targe
 use inkwell::OptimizationLevel;
 
 use super::codegen::Codegen;
+use super::repr::{repr, Repr};
 use super::runtime::{self, Site};
-use super::{support, NativeError};
 use crate::backend::host::ops::{f16_from_bits, f16_to_bits, round_f16};
-use crate::backend::host::{HostError, HostOutcome, Scalar, Value};
-use crate::ir::{self, FunctionId, Type};
+use crate::backend::host::{Fail, HostError, HostExecutor, Interp, Scalar, Value};
+use crate::diagnostics::Span;
+use crate::ir::{self, ExprKind, FunctionId, FunctionKind};
 
-/// Native stack of the run: `MAX_CALL_DEPTH` frames of at most a few hundred bytes each.
-const NATIVE_STACK_BYTES: usize = 64 << 20;
+/// The host functions native code may call from `entry` (entry first, then in discovery
+/// order).
+fn reachable(module: &ir::Module, entry: FunctionId) -> Vec<FunctionId> {
+    let mut order = vec![entry];
+    let mut seen: HashSet<FunctionId> = order.iter().copied().collect();
+    let mut next = 0;
+    while let Some(&id) = order.get(next) {
+        next += 1;
+        let callees = RefCell::new(Vec::new());
+        ir::visit::find_expr(&module.function(id).body, &|e| {
+            if let ExprKind::Call { func, .. } = &e.kind {
+                callees.borrow_mut().push(*func);
+            }
+            false
+        });
+        for callee in callees.into_inner() {
+            let host = module
+                .functions
+                .get(callee.0)
+                .is_some_and(|f| f.kind == FunctionKind::Host);
+            if host && seen.insert(callee) {
+                order.push(callee);
+            }
+        }
+    }
+    order
+}
 
 /// Builds, verifies and optimizes the module of the program's host code from `entry`.
 fn build<'ctx>(
     ctx: &'ctx Context,
     ir: &ir::Module,
     entry: FunctionId,
-) -> Result<(Module<'ctx>, Vec<Site>), NativeError> {
-    let ids = support::reachable(ir, entry).map_err(NativeError::Unsupported)?;
-    let internal = NativeError::Internal;
+) -> Result<(Module<'ctx>, Vec<Site>), String> {
+    let ids = reachable(ir, entry);
     let mut cg = Codegen::new(ctx, ir, "cajeta_host");
     cg.declare(&ids);
     for &id in &ids {
-        cg.define(id).map_err(internal)?;
+        cg.define(id)?;
     }
-    cg.entry_wrapper(entry).map_err(internal)?;
+    cg.entry_wrapper(entry)?;
     let Codegen { module, sites, .. } = cg;
     let machine = target_machine()?;
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     module
         .verify()
-        .map_err(|e| internal(format!("internal error: invalid LLVM IR: {e}")))?;
+        .map_err(|e| format!("internal error: invalid LLVM IR: {e}"))?;
     module
         .run_passes("default<O2>", &machine, PassBuilderOptions::create())
-        .map_err(|e| internal(format!("internal error: LLVM passes: {e}")))?;
+        .map_err(|e| format!("internal error: LLVM passes: {e}"))?;
     Ok((module, sites))
 }
 
 /// The host's target, generic CPU.
-fn target_machine() -> Result<TargetMachine, NativeError> {
+fn target_machine() -> Result<TargetMachine, String> {
     // LLVM's target registry is not safe to initialize from two threads at once (runs may
     // be concurrent: tests, embedders); once per process is enough.
     static INIT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()))
         .clone()
-        .map_err(|e| NativeError::Internal(format!("LLVM native target: {e}")))?;
+        .map_err(|e| format!("LLVM native target: {e}"))?;
     let triple = TargetMachine::get_default_triple();
-    let target = Target::from_triple(&triple)
-        .map_err(|e| NativeError::Internal(format!("LLVM target: {e}")))?;
+    let target = Target::from_triple(&triple).map_err(|e| format!("LLVM target: {e}"))?;
     target
         .create_target_machine(
             &triple,
@@ -76,11 +100,13 @@ fn target_machine() -> Result<TargetMachine, NativeError> {
             RelocMode::Default,
             CodeModel::JITDefault,
         )
-        .ok_or_else(|| NativeError::Internal("cannot create an LLVM target machine".into()))
+        .ok_or_else(|| "cannot create an LLVM target machine".to_string())
 }
 
-/// The optimized LLVM IR of the program's host code (`cajetac build --emit llvm`).
-pub fn emit_ir(module: &ir::Module, entry: FunctionId) -> Result<String, NativeError> {
+/// The optimized LLVM IR of the program's host code (`cajetac build --emit llvm`). The
+/// delegated expressions appear as constant addresses of the IR nodes: the module is for
+/// reading, not for linking.
+pub fn emit_ir(module: &ir::Module, entry: FunctionId) -> Result<String, String> {
     crate::driver::with_stage_stack(|| {
         let ctx = Context::create();
         let (m, _) = build(&ctx, module, entry)?;
@@ -88,73 +114,40 @@ pub fn emit_ir(module: &ir::Module, entry: FunctionId) -> Result<String, NativeE
     })
 }
 
-/// A result that can leave the run's thread.
-enum Sent {
-    Void,
-    Scalar(Scalar),
-    Text(String),
-}
+/// The native executor: compiles the host code reachable from the entry point and runs it.
+pub struct Native;
 
-/// Compiles and runs host entry point `entry` natively, writing its output to `out`.
-/// [`NativeError::Unsupported`] means nothing ran (the caller may use the interpreter).
-pub fn run_native(
-    module: &ir::Module,
-    entry: FunctionId,
-    out: &mut dyn Write,
-) -> Result<HostOutcome, NativeError> {
-    // Decided here already, so that an unsupported program never starts a thread.
-    support::reachable(module, entry).map_err(NativeError::Unsupported)?;
-    let (tx, rx) = mpsc::channel::<Vec<u8>>();
-    let (result, write_error) = std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("cajeta-native".into())
-            .stack_size(NATIVE_STACK_BYTES)
-            .spawn_scoped(scope, move || run_on_this_thread(module, entry, tx));
-        let worker = match worker {
-            Ok(w) => w,
-            Err(e) => {
-                let msg = format!("cannot start the native host thread: {e}");
-                return (Err(NativeError::Internal(msg)), None);
-            }
+impl HostExecutor for Native {
+    fn run(
+        &self,
+        interp: &mut Interp<'_>,
+        entry: FunctionId,
+        args: Vec<Value>,
+        span: Span,
+    ) -> Result<Value, Fail> {
+        let internal = |m: String| {
+            Box::new(HostError {
+                message: m,
+                span: Some(span),
+                launch: None,
+            })
         };
-        let mut write_error = None;
-        for chunk in rx {
-            if let Err(e) = out.write_all(&chunk) {
-                write_error = Some(e);
-                break;
-            }
-        }
-        let result = worker.join().unwrap_or_else(|_| {
-            Err(NativeError::Internal(
-                "internal error: native host code panicked".into(),
-            ))
-        });
-        (result, write_error)
-    });
-    if let Some(e) = write_error.or_else(|| out.flush().err()) {
-        return Err(NativeError::Runtime(HostError {
-            message: format!("cannot write to standard output: {e}"),
-            span: None,
-            launch: None,
-        }));
+        let module = interp.module;
+        let ctx = Context::create();
+        let (m, sites) = build(&ctx, module, entry).map_err(internal)?;
+        map_and_run(&m, sites, module.function(entry), interp, &args).map_err(|e| match e {
+            Ran::Failed(e) => Box::new(e),
+            Ran::Internal(m) => internal(m),
+        })
     }
-    let ret = &module.function(entry).return_type;
-    Ok(match result? {
-        Sent::Void if *ret == Type::Void => HostOutcome::Void,
-        Sent::Void => return Err(NativeError::Internal("internal error: no result".into())),
-        Sent::Scalar(s) => HostOutcome::Returned(Value::Scalar(s)),
-        Sent::Text(t) => HostOutcome::Returned(Value::str(t)),
-    })
 }
 
-fn run_on_this_thread(
-    module: &ir::Module,
-    entry: FunctionId,
-    tx: mpsc::Sender<Vec<u8>>,
-) -> Result<Sent, NativeError> {
-    let ctx = Context::create();
-    let (m, sites) = build(&ctx, module, entry)?;
-    map_and_run(&m, sites, module.function(entry), tx)
+/// How a run did not return a value.
+enum Ran {
+    /// The program's runtime error.
+    Failed(HostError),
+    /// LLVM failed (a bug of this backend).
+    Internal(String),
 }
 
 /// Helper functions LLVM's code generator may call for `half` on a CPU without F16C, and
@@ -196,16 +189,17 @@ fn map_and_run(
     m: &Module<'_>,
     sites: Vec<Site>,
     entry: &ir::Function,
-    tx: mpsc::Sender<Vec<u8>>,
-) -> Result<Sent, NativeError> {
-    let internal = |e: String| NativeError::Internal(format!("internal error: {e}"));
+    interp: &mut Interp<'_>,
+    args: &[Value],
+) -> Result<Value, Ran> {
+    let internal = |e: String| Ran::Internal(format!("internal error: {e}"));
     let engine = m
         .create_jit_execution_engine(OptimizationLevel::Default)
         .map_err(|e| internal(format!("LLVM JIT: {e}")))?;
     let ctx = m.get_context();
-    let symbols = runtime::functions()
-        .map(|(sym, _, addr)| (sym, addr))
+    let symbols = super::runtime_functions()
         .into_iter()
+        .map(|(sym, _, addr)| (sym, addr))
         .chain(helpers());
     for (sym, addr) in symbols {
         // Declared (again, if the optimizer dropped it) so that it can be mapped by name.
@@ -218,47 +212,44 @@ fn map_and_run(
         });
         engine.add_global_mapping(&f, addr);
     }
-    type Main = unsafe extern "C" fn(*mut u64) -> i32;
+    type Main = unsafe extern "C" fn(*mut u64, *const Value) -> i32;
     // SAFETY: `cajeta.main` is built by `Codegen::entry_wrapper` with exactly this type.
     let main = unsafe { engine.get_function::<Main>("cajeta.main") }
         .map_err(|e| internal(format!("LLVM JIT: {e}")))?;
-    let mut writer = io::LineWriter::new(crate::backend::ChannelWriter(tx));
+    let args_ptr = args.first().map_or(std::ptr::null(), |a| a as *const Value);
     let mut slot = 0u64;
-    let ((ok, text), error) = runtime::with_state(&mut writer, sites, || {
-        // SAFETY: the module was verified; the runtime state it calls is installed.
-        let ok = unsafe { main.call(&mut slot) };
-        let text = match entry.return_type {
-            // SAFETY: a `String` result is a string of this run, still alive in the state.
-            Type::String if ok != 0 => Some(unsafe { runtime::string_of(slot as *const _) }),
+    let ret = repr(&entry.return_type);
+    let ((ok, value), error) = runtime::with_state(interp, sites, || {
+        // SAFETY: the module was verified; the runtime state it calls is installed, and
+        // `args_ptr` outlives the call.
+        let ok = unsafe { main.call(&mut slot, args_ptr) };
+        let value = match ret {
+            // SAFETY: a string result is a string of this run, still alive in the state; an
+            // object result is a box the entry function gave up.
+            Repr::Str if ok != 0 => {
+                Some(Value::str(unsafe { runtime::string_of(slot as *const _) }))
+            }
+            Repr::Object if ok != 0 => Some(unsafe { *Box::from_raw(slot as *mut Value) }),
             _ => None,
         };
-        (ok, text)
+        (ok, value)
     });
-    let flushed = writer.flush();
     if ok == 0 {
-        let e = error.unwrap_or_else(|| HostError {
+        return Err(Ran::Failed(error.unwrap_or_else(|| HostError {
             message: "internal error: native code failed without an error".into(),
             span: None,
             launch: None,
-        });
-        return Err(NativeError::Runtime(e));
+        })));
     }
-    flushed.map_err(|e| {
-        NativeError::Runtime(HostError {
-            message: format!("cannot write to standard output: {e}"),
-            span: None,
-            launch: None,
-        })
-    })?;
-    if let Some(t) = text {
-        return Ok(Sent::Text(t));
+    if let Some(v) = value {
+        return Ok(v);
     }
-    Ok(match entry.return_type.as_scalar() {
-        None => Sent::Void,
-        Some(s) if s.is_float() => {
+    Ok(match ret {
+        Repr::Scalar(s) if s.is_float() => {
             let x = f64::from_bits(slot);
-            Sent::Scalar(Scalar::from_float(x, s).ok_or_else(|| internal("result".into()))?)
+            Value::Scalar(Scalar::from_float(x, s).ok_or_else(|| internal("result".into()))?)
         }
-        Some(s) => Sent::Scalar(Scalar::from_int_wrapping(i128::from(slot as i64), s)),
+        Repr::Scalar(s) => Value::Scalar(Scalar::from_int_wrapping(i128::from(slot as i64), s)),
+        _ => Value::Void,
     })
 }

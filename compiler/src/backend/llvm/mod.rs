@@ -1,35 +1,38 @@
 //! Native host code: lowers a program's host functions to LLVM IR and runs them through
-//! LLVM's JIT (issue 10, docs/architecture.md "Host code").
+//! LLVM's JIT (docs/architecture.md "Host code").
 //!
-//! The whole program either runs natively or not at all: [`support::reachable`] decides
-//! from the IR alone whether every host function reachable from the entry point is inside
-//! the supported subset, and names the first construct that is not. `cajetac run --host
-//! auto` then falls back to the interpreter (`backend::host`), `--host native` refuses.
-//! Inside the subset the results are the interpreter's, bit for bit: the differential test
-//! (`compiler/tests/suite/native_host.rs`) runs a corpus through both.
+//! Every program runs natively. Scalars, strings, control flow, calls and arrays of scalars
+//! are native code; what the backend does not lower itself (device work, files, `Math.*`,
+//! vectors, PODs, `printf`, `bfloat16`, nested arrays…) is handed expression by expression
+//! to the run's interpreter through [`bridge`], so both executors share one implementation
+//! of those operations and the results are the interpreter's, bit for bit: the
+//! differential tests (`compiler/tests/suite/native_host.rs`, `tests/native_vs_interp.rs`)
+//! run programs through both.
 //!
-//! Stages: [`codegen`] (functions, statements, calls, runtime errors) and [`expr`]
-//! (expressions) build the module; [`jit`] optimizes it with LLVM's `default<O2>` pipeline
-//! and runs it; [`runtime`] is the C-ABI layer the code calls for printing and strings.
+//! Stages: [`repr`] (how each type is held), [`codegen`] (functions and statements),
+//! [`expr`] (expressions), [`arrays`] (in-place array access), [`scalar_fns`] (`Math`/`Bits`), [`delegate`] (the frame and
+//! the calls into the interpreter) build the module; [`jit`] optimizes it with LLVM's
+//! `default<O2>` pipeline and runs it; [`runtime`] and [`bridge`] are the C-ABI functions
+//! the code calls.
 
+mod arrays;
+mod bridge;
+mod calls;
 mod codegen;
+mod delegate;
 mod expr;
 mod jit;
+mod repr;
 mod runtime;
-pub mod support;
+mod scalar_fns;
+mod text;
 
-pub use jit::{emit_ir, run_native};
-pub use support::{reachable, Unsupported};
+pub use jit::{emit_ir, Native};
 
-use crate::backend::host::HostError;
-
-/// Why the native backend did not run a program.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NativeError {
-    /// The program uses something outside the subset; nothing ran.
-    Unsupported(Unsupported),
-    /// The program ran and stopped with a runtime error (its output so far was written).
-    Runtime(HostError),
-    /// LLVM failed (a bug of this backend); nothing ran.
-    Internal(String),
+/// Every C-ABI function the generated code may call: symbol, signature, address.
+fn runtime_functions() -> Vec<(&'static str, &'static str, usize)> {
+    let mut all = runtime::functions().to_vec();
+    all.extend(bridge::functions());
+    all.extend(scalar_fns::functions());
+    all
 }

@@ -1,20 +1,21 @@
-//! The small C-ABI runtime native host code calls: printing, strings and runtime errors.
+//! The small C-ABI runtime native host code calls: printing, strings and runtime errors
+//! (the frames and the calls into the interpreter are in `bridge.rs`).
 //!
-//! Generated code only does arithmetic and control flow itself; everything that formats
-//! text or needs the run's state goes through these `extern "C"` functions, which the JIT
-//! maps by address (`ExecutionEngine::add_global_mapping`), so no symbol has to be exported
-//! from the executable. The state of the run (output, strings, the error) lives in a
-//! thread-local [`State`] installed by [`with_state`] on the thread that runs the code.
+//! Generated code only does arithmetic, arrays and control flow itself; everything that
+//! formats text or needs the run's state goes through these `extern "C"` functions, which
+//! the JIT maps by address (`ExecutionEngine::add_global_mapping`), so no symbol has to be
+//! exported from the executable. The state of the run (the interpreter whose output and
+//! device it shares, strings, the error) lives in a thread-local [`State`] installed by
+//! [`with_state`] on the thread that runs the code.
 //!
 //! Strings are pointers to a [`NStr`] (data, length): literals are constants of the LLVM
 //! module, strings built at run time (`+`, `String.valueOf`) are owned by the state and live
 //! until the run ends. Printing a concatenation never builds it (see `expr.rs`).
 
 use std::cell::RefCell;
-use std::io::Write;
 
 use crate::backend::host::format::{java_f32, java_f64};
-use crate::backend::host::HostError;
+use crate::backend::host::{HostError, Interp};
 use crate::diagnostics::Span;
 
 /// A string as native code sees it: `{ ptr, i64 }` in LLVM IR.
@@ -31,7 +32,7 @@ impl NStr {
     ///
     /// # Safety
     /// `p` is a string value of native code: a module constant or one owned by the state.
-    unsafe fn bytes<'a>(p: *const NStr) -> &'a [u8] {
+    pub(super) unsafe fn bytes<'a>(p: *const NStr) -> &'a [u8] {
         let s = &*p;
         if s.len == 0 {
             &[]
@@ -50,6 +51,10 @@ pub enum SiteKind {
     Remainder,
     /// A call deeper than `MAX_CALL_DEPTH`; the callee's simple name.
     Recursion(String),
+    /// An array index out of range (the message is built by `cajeta_index_fail`).
+    Index,
+    /// `.length` of a null array.
+    NullLength,
     /// Writing to standard output failed.
     Write,
 }
@@ -73,6 +78,8 @@ impl Site {
             SiteKind::Recursion(name) => format!(
                 "recursion too deep: more than {MAX_CALL_DEPTH} nested host calls (in `{name}`)"
             ),
+            SiteKind::Index => "array index out of bounds".to_string(),
+            SiteKind::NullLength => "`.length` of a null array".to_string(),
             SiteKind::Write => format!(
                 "cannot write to standard output: {}",
                 write_error.unwrap_or("error")
@@ -88,7 +95,8 @@ impl Site {
 
 /// The state of one native run.
 pub struct State<'w> {
-    out: &'w mut dyn Write,
+    /// The interpreter of the run: its output, its device, and what native code delegates.
+    pub interp: *mut Interp<'w>,
     sites: Vec<Site>,
     // Boxed: native code holds pointers to them, which must not move when the vector grows.
     #[allow(clippy::vec_box)]
@@ -104,15 +112,15 @@ thread_local! {
     static STATE: RefCell<Option<*mut State<'static>>> = const { RefCell::new(None) };
 }
 
-/// Runs `f` with a fresh state writing to `out`; returns `f`'s result and the error the
+/// Runs `f` with a fresh state over `interp`; returns `f`'s result and the error the
 /// program stopped with, if any.
 pub fn with_state<R>(
-    out: &mut dyn Write,
+    interp: &mut Interp<'_>,
     sites: Vec<Site>,
     f: impl FnOnce() -> R,
 ) -> (R, Option<HostError>) {
     let mut state = State {
-        out,
+        interp: interp as *mut Interp<'_>,
         sites,
         strings: Vec::new(),
         bytes: Vec::new(),
@@ -128,7 +136,7 @@ pub fn with_state<R>(
 }
 
 /// Runs `f` on the current state (callbacks run only inside `with_state`).
-fn state<R>(f: impl FnOnce(&mut State<'static>) -> R) -> Option<R> {
+pub(super) fn state<R>(f: impl FnOnce(&mut State<'static>) -> R) -> Option<R> {
     let ptr = STATE.with(|s| *s.borrow())?;
     // SAFETY: set by `with_state` to a state that outlives the run, and the callbacks are
     // never re-entered (native code is single-threaded and calls them one at a time).
@@ -136,7 +144,8 @@ fn state<R>(f: impl FnOnce(&mut State<'static>) -> R) -> Option<R> {
 }
 
 fn write(bytes: &[u8]) -> i32 {
-    state(|s| match s.out.write_all(bytes) {
+    // SAFETY: `interp` outlives the run (see `with_state`).
+    state(|s| match unsafe { (*s.interp).out.write_all(bytes) } {
         Ok(()) => 1,
         Err(e) => {
             s.write_error = Some(e.to_string());
@@ -146,7 +155,8 @@ fn write(bytes: &[u8]) -> i32 {
     .unwrap_or(0)
 }
 
-fn keep(text: String) -> *const NStr {
+/// A string of the run: owned by the state until the run ends.
+pub(super) fn keep(text: String) -> *const NStr {
     state(|s| {
         let bytes: Box<[u8]> = text.into_bytes().into_boxed_slice();
         let nstr = Box::new(NStr {
@@ -185,6 +195,33 @@ pub extern "C" fn cajeta_fail(site: i32) {
                 })
             });
         }
+    });
+}
+
+/// Records `e` as the run's error unless one was recorded already.
+pub(super) fn record(e: HostError) {
+    state(|s| {
+        if s.error.is_none() {
+            s.error = Some(e);
+        }
+    });
+}
+
+/// Records the out-of-range error of an array access at `site`, worded as the
+/// interpreter's: `len` is -1 when the array is `null`; `unsigned` != 0 when `index` holds
+/// the bits of a `uint64`.
+pub extern "C" fn cajeta_index_fail(site: i32, index: i64, unsigned: i32, len: i64) {
+    let span = state(|s| s.sites.get(site as usize).map(|s| s.span)).flatten();
+    let message = if len < 0 {
+        "indexing a null array".to_string()
+    } else {
+        let index = int_text(index, unsigned);
+        format!("array index {index} out of bounds for length {len}")
+    };
+    record(HostError {
+        message,
+        span,
+        launch: None,
     });
 }
 

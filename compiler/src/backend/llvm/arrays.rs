@@ -1,0 +1,185 @@
+//! Arrays of native scalars, indexed in place.
+//!
+//! A local holding such an array has a *view*: the data pointer and length of the array's
+//! storage (`bridge::cajeta_array_view`), kept in two `alloca`s that are refreshed whenever
+//! the local is stored, so that a loop over the array is plain loads, stores and one
+//! bounds check per access, which LLVM can hoist and vectorize. The storage is the
+//! interpreter's: `float16` elements are `f32`s (already rounded), `boolean`s one byte each.
+//! A failed check reports the interpreter's message at the interpreter's position (the
+//! access for a load, the statement for a store), after Java's evaluation order: index,
+//! then the stored value, then the check.
+
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
+use inkwell::IntPredicate;
+
+use super::codegen::{b, Codegen, FnState, Gen};
+use super::repr::fast_array;
+use super::runtime::SiteKind;
+use crate::diagnostics::Span;
+use crate::ir::{Expr, LocalId, ScalarType};
+
+impl<'ctx, 'm> Codegen<'ctx, 'm> {
+    /// The type of one element as stored.
+    fn storage_type(&self, s: ScalarType) -> Gen<BasicTypeEnum<'ctx>> {
+        Ok(match s {
+            ScalarType::Bool => self.ctx.i8_type().into(),
+            ScalarType::F16 => self.ctx.f32_type().into(),
+            other => self
+                .llvm_type(&crate::ir::Type::Scalar(other))
+                .ok_or("internal error: element type")?,
+        })
+    }
+
+    /// The element type of array local `l`.
+    fn elem_of(&self, st: &FnState<'ctx, 'm>, l: LocalId) -> Gen<ScalarType> {
+        fast_array(&st.ir.locals[l.0].ty).ok_or_else(|| "internal error: not an array".into())
+    }
+
+    /// Evaluates `index`, checks it against the view of `l` (failing at `span`) and returns
+    /// the element's address.
+    fn element_ptr(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        l: LocalId,
+        index: IntValue<'ctx>,
+        index_type: ScalarType,
+        span: Span,
+    ) -> Gen<PointerValue<'ctx>> {
+        let (data_p, len_p) = *st.views.get(&l).ok_or("internal error: no view")?;
+        let i64t = self.ctx.i64_type();
+        let ptr = self.ctx.ptr_type(inkwell::AddressSpace::default());
+        let i = if index_type.is_signed_integer() {
+            b(self
+                .builder
+                .build_int_s_extend_or_bit_cast(index, i64t, "i"))?
+        } else {
+            b(self
+                .builder
+                .build_int_z_extend_or_bit_cast(index, i64t, "i"))?
+        };
+        let data = b(self.builder.build_load(ptr, data_p, "data"))?.into_pointer_value();
+        let len = b(self.builder.build_load(i64t, len_p, "len"))?.into_int_value();
+        // Negative indices are huge unsigned; a null array has length -1.
+        let outside = b(self
+            .builder
+            .build_int_compare(IntPredicate::UGE, i, len, "outside"))?;
+        let null =
+            b(self
+                .builder
+                .build_int_compare(IntPredicate::SLT, len, i64t.const_zero(), "null"))?;
+        let bad = b(self.builder.build_or(outside, null, "bad"))?;
+        let fail_bb = self.ctx.append_basic_block(st.func, "index.fail");
+        let ok_bb = self.ctx.append_basic_block(st.func, "index.ok");
+        b(self.builder.build_conditional_branch(bad, fail_bb, ok_bb))?;
+        self.builder.position_at_end(fail_bb);
+        let site = self.site(SiteKind::Index, span);
+        let unsigned = u64::from(index_type == ScalarType::U64);
+        let args = [
+            self.ctx.i32_type().const_int(site as u64, false).into(),
+            i.into(),
+            self.ctx.i32_type().const_int(unsigned, false).into(),
+            len.into(),
+        ];
+        b(self
+            .builder
+            .build_call(self.rt["cajeta_index_fail"], &args, ""))?;
+        let flag = self.unwinding.as_pointer_value();
+        b(self
+            .builder
+            .build_store(flag, self.ctx.bool_type().const_all_ones()))?;
+        b(self.builder.build_unconditional_branch(st.unwind))?;
+        self.builder.position_at_end(ok_bb);
+        let elem = self.storage_type(self.elem_of(st, l)?)?;
+        // SAFETY (of the generated code): `i` was checked against the length above.
+        let p = unsafe { b(self.builder.build_in_bounds_gep(elem, data, &[i], "elem"))? };
+        Ok(p)
+    }
+
+    /// `l[index]` (expression `e`).
+    pub fn array_load(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        l: LocalId,
+        index: &'m Expr,
+        e: &'m Expr,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        let it = index.ty.as_scalar().ok_or("internal error: index type")?;
+        let i = self.value(st, index)?.into_int_value();
+        let p = self.element_ptr(st, l, i, it, e.span)?;
+        let s = self.elem_of(st, l)?;
+        let v = b(self.builder.build_load(self.storage_type(s)?, p, "elem"))?;
+        Ok(match s {
+            ScalarType::Bool => {
+                b(self
+                    .builder
+                    .build_int_truncate(v.into_int_value(), self.ctx.bool_type(), ""))?
+                .into()
+            }
+            // Stored rounded, so the truncation is exact.
+            ScalarType::F16 => {
+                b(self
+                    .builder
+                    .build_float_trunc(v.into_float_value(), self.ctx.f16_type(), ""))?
+                .into()
+            }
+            _ => v,
+        })
+    }
+
+    /// `l[index] = value` (a statement at `span`).
+    pub fn array_store(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        l: LocalId,
+        index: &'m Expr,
+        value: &'m Expr,
+        span: Span,
+    ) -> Gen<()> {
+        let it = index.ty.as_scalar().ok_or("internal error: index type")?;
+        let i = self.value(st, index)?.into_int_value();
+        let v = self.value(st, value)?;
+        let p = self.element_ptr(st, l, i, it, span)?;
+        let s = self.elem_of(st, l)?;
+        let stored: BasicValueEnum = match s {
+            ScalarType::Bool => {
+                b(self
+                    .builder
+                    .build_int_z_extend(v.into_int_value(), self.ctx.i8_type(), ""))?
+                .into()
+            }
+            ScalarType::F16 => {
+                b(self
+                    .builder
+                    .build_float_ext(v.into_float_value(), self.ctx.f32_type(), ""))?
+                .into()
+            }
+            _ => v,
+        };
+        b(self.builder.build_store(p, stored))?;
+        Ok(())
+    }
+
+    /// `l.length` (expression `e`).
+    pub fn array_length(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        l: LocalId,
+        e: &'m Expr,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        let (_, len_p) = *st.views.get(&l).ok_or("internal error: no view")?;
+        let i64t = self.ctx.i64_type();
+        let t = self
+            .llvm_type(&e.ty)
+            .ok_or("internal error: length type")?
+            .into_int_type();
+        let len = b(self.builder.build_load(i64t, len_p, "len"))?.into_int_value();
+        let null =
+            b(self
+                .builder
+                .build_int_compare(IntPredicate::SLT, len, i64t.const_zero(), "null"))?;
+        let site = self.site(SiteKind::NullLength, e.span);
+        self.fail_if(st, null, site)?;
+        Ok(b(self.builder.build_int_truncate_or_bit_cast(len, t, "n"))?.into())
+    }
+}

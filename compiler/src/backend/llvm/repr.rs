@@ -1,0 +1,51 @@
+//! How native host code holds each value, decided from its type alone.
+//!
+//! Scalars of the types with an exact LLVM lowering live in registers, strings are pointers
+//! to an `NStr`, and everything else (arrays, vectors and matrices, PODs, buffers, images,
+//! textures, samplers, streams, `bfloat16`, whose rounding after every operation has no
+//! LLVM type) is an *object*: a [`crate::backend::host::Value`] in the function's frame,
+//! worked on by the interpreter (`bridge.rs`). Arrays of native scalars are objects that
+//! native code also indexes in place.
+
+use crate::ir::{ScalarType, Type};
+
+/// The representation of a value in native code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repr {
+    /// An LLVM scalar of this type.
+    Scalar(ScalarType),
+    /// A string.
+    Str,
+    /// A value in the frame.
+    Object,
+    /// No value.
+    Void,
+}
+
+/// True for the scalar types native code computes with itself.
+pub fn native_scalar(s: ScalarType) -> bool {
+    s == ScalarType::Bool
+        || s.is_integer() && !s.is_precision()
+        || matches!(s, ScalarType::F16 | ScalarType::F32 | ScalarType::F64)
+}
+
+/// How a value of type `ty` is held.
+pub fn repr(ty: &Type) -> Repr {
+    match ty {
+        Type::Void => Repr::Void,
+        Type::String => Repr::Str,
+        Type::Scalar(s) if native_scalar(*s) => Repr::Scalar(*s),
+        _ => Repr::Object,
+    }
+}
+
+/// The element type of an array type that native code indexes in place.
+pub fn fast_array(ty: &Type) -> Option<ScalarType> {
+    match ty {
+        Type::Array(elem) => match **elem {
+            Type::Scalar(s) if native_scalar(s) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}

@@ -1,0 +1,205 @@
+//! `Math.*` and `Bits.*` on native scalars.
+//!
+//! The exact ones that LLVM has an exactly matching intrinsic for (`abs`, `sqrt`, `floor`,
+//! `ceil`, `trunc` of floats) are inlined; every other call goes to
+//! `cajeta_scalar_fn`, which runs the interpreter's own implementation
+//! (`backend::host::math`) on the already computed operands, so the two executors cannot
+//! round differently. Operands and the result cross as 64-bit patterns: integers extended
+//! by their signedness, floats widened exactly to `double`, booleans 0 or 1.
+
+use inkwell::intrinsics::Intrinsic as LlvmIntrinsic;
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
+
+use super::codegen::{b, Codegen, FnState, Gen};
+use super::repr::{repr, Repr};
+use super::runtime::record;
+use crate::backend::host::{math, HostError, Scalar, Value};
+use crate::ir::{Expr, ExprKind, Intrinsic, MathFn, ScalarType};
+
+/// True when `e` is a `Math`/`Bits` call on native scalars with a native scalar result.
+pub fn is_scalar_fn(e: &Expr) -> bool {
+    let ExprKind::Intrinsic { op, args } = &e.kind else {
+        return false;
+    };
+    let scalar = |t| matches!(repr(t), Repr::Scalar(_));
+    matches!(op, Intrinsic::Math(_) | Intrinsic::Bits(_))
+        && args.len() <= 3
+        && scalar(&e.ty)
+        && args.iter().all(|a| scalar(&a.ty))
+}
+
+impl<'ctx, 'm> Codegen<'ctx, 'm> {
+    /// Lowers a call [`is_scalar_fn`] accepted.
+    pub fn scalar_fn(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        e: &'m Expr,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        let ExprKind::Intrinsic { op, args } = &e.kind else {
+            return Err("internal error: not an intrinsic".into());
+        };
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            values.push(self.value(st, a)?);
+        }
+        let float = e.ty.as_scalar().is_some_and(ScalarType::is_float);
+        let inline = match op {
+            Intrinsic::Math(MathFn::Abs) if float => Some("llvm.fabs"),
+            Intrinsic::Math(MathFn::Sqrt) if float => Some("llvm.sqrt"),
+            Intrinsic::Math(MathFn::Floor) if float => Some("llvm.floor"),
+            Intrinsic::Math(MathFn::Ceil) if float => Some("llvm.ceil"),
+            Intrinsic::Math(MathFn::Trunc) if float => Some("llvm.trunc"),
+            _ => None,
+        };
+        if let (Some(name), [x]) = (inline, &values[..]) {
+            let f = LlvmIntrinsic::find(name)
+                .and_then(|i| i.get_declaration(&self.module, &[x.get_type()]))
+                .ok_or("internal error: LLVM intrinsic")?;
+            let call = b(self.builder.build_call(f, &[(*x).into()], ""))?;
+            return call
+                .try_as_basic_value()
+                .basic()
+                .ok_or_else(|| "internal error: intrinsic result".into());
+        }
+        let i64t = self.ctx.i64_type();
+        let mut call_args: Vec<BasicMetadataValueEnum> = vec![self.node_ptr(e).into()];
+        for (v, a) in values.iter().zip(args) {
+            let s = a.ty.as_scalar().ok_or("internal error: operand")?;
+            call_args.push(self.scalar_bits(*v, s)?.into());
+        }
+        while call_args.len() < 4 {
+            call_args.push(i64t.const_zero().into());
+        }
+        call_args.push(st.out.into());
+        let ok = b(self
+            .builder
+            .build_call(self.rt["cajeta_scalar_fn"], &call_args, "ok"))?
+        .try_as_basic_value()
+        .basic()
+        .ok_or("internal error: status")?
+        .into_int_value();
+        self.unwind_unless(st, ok)?;
+        let bits = b(self.builder.build_load(i64t, st.out, "bits"))?.into_int_value();
+        let s = e.ty.as_scalar().ok_or("internal error: result")?;
+        self.scalar_from_bits(bits, s)
+    }
+
+    /// A native scalar as its 64-bit pattern (see the module comment).
+    fn scalar_bits(&self, v: BasicValueEnum<'ctx>, s: ScalarType) -> Gen<BasicValueEnum<'ctx>> {
+        let i64t = self.ctx.i64_type();
+        Ok(if s.is_float() {
+            let d = if s == ScalarType::F64 {
+                v.into_float_value()
+            } else {
+                b(self
+                    .builder
+                    .build_float_ext(v.into_float_value(), self.ctx.f64_type(), ""))?
+            };
+            b(self.builder.build_bit_cast(d, i64t, ""))?
+        } else if s.is_signed_integer() {
+            b(self
+                .builder
+                .build_int_s_extend_or_bit_cast(v.into_int_value(), i64t, ""))?
+            .into()
+        } else {
+            b(self
+                .builder
+                .build_int_z_extend_or_bit_cast(v.into_int_value(), i64t, ""))?
+            .into()
+        })
+    }
+
+    /// The scalar of type `s` whose 64-bit pattern is `bits`.
+    fn scalar_from_bits(
+        &self,
+        bits: inkwell::values::IntValue<'ctx>,
+        s: ScalarType,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        let t = self
+            .llvm_type(&crate::ir::Type::Scalar(s))
+            .ok_or("internal error: type")?;
+        Ok(if s.is_float() {
+            let d =
+                b(self.builder.build_bit_cast(bits, self.ctx.f64_type(), ""))?.into_float_value();
+            if s == ScalarType::F64 {
+                d.into()
+            } else {
+                b(self.builder.build_float_trunc(d, t.into_float_type(), ""))?.into()
+            }
+        } else {
+            b(self
+                .builder
+                .build_int_truncate_or_bit_cast(bits, t.into_int_type(), ""))?
+            .into()
+        })
+    }
+}
+
+fn scalar_of(bits: i64, s: ScalarType) -> Option<Scalar> {
+    if s.is_float() {
+        Scalar::from_float(f64::from_bits(bits as u64), s)
+    } else {
+        Some(Scalar::from_int_wrapping(i128::from(bits), s))
+    }
+}
+
+fn bits_of(s: Scalar) -> i64 {
+    match (s.as_bool(), s.as_int(), s.as_float()) {
+        (Some(b), _, _) => i64::from(b),
+        (_, Some(i), _) => i as i64,
+        (_, _, Some(f)) => f.to_bits() as i64,
+        _ => 0,
+    }
+}
+
+/// Evaluates the `Math`/`Bits` call `e` on operands `a`, `b`, `c` (see the module
+/// comment) into `*out`; 0 after recording the interpreter's error for it.
+///
+/// # Safety
+/// `e` is a call [`is_scalar_fn`] accepted, in the IR module of the run; `out` is writable.
+pub unsafe extern "C" fn cajeta_scalar_fn(
+    e: *const Expr,
+    a: i64,
+    b: i64,
+    c: i64,
+    out: *mut i64,
+) -> i32 {
+    let e = &*e;
+    let ExprKind::Intrinsic { op, args } = &e.kind else {
+        return 0;
+    };
+    let operands: Option<Vec<Value>> = args
+        .iter()
+        .zip([a, b, c])
+        .map(|(arg, bits)| scalar_of(bits, arg.ty.as_scalar()?).map(Value::Scalar))
+        .collect();
+    let result = operands
+        .ok_or_else(|| "internal error: operand types".to_string())
+        .and_then(|xs| math::lanewise(*op, &xs));
+    match result {
+        Ok(Value::Scalar(s)) => {
+            *out = bits_of(s);
+            1
+        }
+        Ok(_) | Err(_) => {
+            let message = result
+                .err()
+                .unwrap_or_else(|| "internal error: result".to_string());
+            record(HostError {
+                message,
+                span: Some(e.span),
+                launch: None,
+            });
+            0
+        }
+    }
+}
+
+/// This file's C-ABI functions (see `runtime::functions`).
+pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
+    vec![(
+        "cajeta_scalar_fn",
+        "i(plllp)",
+        cajeta_scalar_fn as *const () as usize,
+    )]
+}

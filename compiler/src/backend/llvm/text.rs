@@ -1,0 +1,178 @@
+//! Printing and strings: `System.out.print`/`println` of scalars and strings, string `+`,
+//! `String.valueOf` and `.length` of arrays, through the C-ABI runtime (`runtime.rs`),
+//! which formats exactly like the interpreter (Java's `Float.toString`).
+
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
+use inkwell::IntPredicate;
+
+use super::codegen::{b, Codegen, FnState, Gen};
+use super::expr::scalar;
+use super::runtime::SiteKind;
+use crate::ir::{Expr, ExprKind, HostOp, Place, ScalarType, Type};
+
+impl<'ctx, 'm> Codegen<'ctx, 'm> {
+    /// The host operations of the subset: printing and strings.
+    pub fn host(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        op: HostOp,
+        args: &'m [Expr],
+        e: &'m Expr,
+    ) -> Gen<Option<BasicValueEnum<'ctx>>> {
+        match op {
+            HostOp::Print | HostOp::Println => {
+                // The pieces of a printed concatenation are evaluated first (an error in one
+                // prints nothing, as in the interpreter) and then printed one by one, without
+                // building the string.
+                let mut leaves = Vec::new();
+                if let [x] = args {
+                    flatten(x, &mut leaves);
+                }
+                let mut values = Vec::with_capacity(leaves.len());
+                for leaf in &leaves {
+                    values.push((self.value(st, leaf)?, &leaf.ty));
+                }
+                let site = self.site(SiteKind::Write, e.span);
+                for (v, ty) in values {
+                    let ok = self.print_value(v, ty)?;
+                    self.fail_unless(st, ok, site)?;
+                }
+                if op == HostOp::Println {
+                    let call =
+                        b(self
+                            .builder
+                            .build_call(self.rt["cajeta_print_newline"], &[], ""))?;
+                    let ok = call
+                        .try_as_basic_value()
+                        .basic()
+                        .ok_or("internal error: print")?;
+                    self.fail_unless(st, ok.into_int_value(), site)?;
+                }
+                Ok(None)
+            }
+            HostOp::Concat => {
+                let [a, x] = args else {
+                    return Err("internal error: concatenation needs two operands".into());
+                };
+                let l = self.value(st, a)?;
+                let r = self.value(st, x)?;
+                let l = self.to_str(l, &a.ty)?;
+                let r = self.to_str(r, &x.ty)?;
+                let call = b(self.builder.build_call(
+                    self.rt["cajeta_concat"],
+                    &[l.into(), r.into()],
+                    "",
+                ))?;
+                Ok(call.try_as_basic_value().basic())
+            }
+            HostOp::ToString => {
+                let [x] = args else {
+                    return Err("internal error: String.valueOf needs one argument".into());
+                };
+                let v = self.value(st, x)?;
+                Ok(Some(self.to_str(v, &x.ty)?))
+            }
+            HostOp::ArrayLength => match args.first().map(|a| &a.kind) {
+                Some(ExprKind::Load(Place::Local(l))) => Ok(Some(self.array_length(st, *l, e)?)),
+                _ => Err("internal error: array length".into()),
+            },
+            other => Err(format!("internal error: host operation {other:?}")),
+        }
+    }
+
+    /// Fails with `site` when the runtime call's `i32` status is 0.
+    fn fail_unless(&mut self, st: &FnState<'ctx, 'm>, ok: IntValue<'ctx>, site: i32) -> Gen<()> {
+        let zero = ok.get_type().const_zero();
+        let bad = b(self
+            .builder
+            .build_int_compare(IntPredicate::EQ, ok, zero, "writefail"))?;
+        self.fail_if(st, bad, site)
+    }
+
+    /// The runtime function for a scalar's text, and its argument widened to that
+    /// function's parameter (`prefix` is `cajeta_print_` or `cajeta_str_`).
+    fn text_call(
+        &self,
+        prefix: &str,
+        v: BasicValueEnum<'ctx>,
+        ty: &Type,
+    ) -> Gen<Option<BasicValueEnum<'ctx>>> {
+        let c = self.ctx;
+        let bld = &self.builder;
+        let s = match ty {
+            Type::String => return Ok(None),
+            t => scalar(t)?,
+        };
+        let (name, args): (&str, Vec<BasicMetadataValueEnum>) = match s {
+            ScalarType::Bool => {
+                let w = b(bld.build_int_z_extend(v.into_int_value(), c.i32_type(), ""))?;
+                ("bool", vec![w.into()])
+            }
+            ScalarType::F16 => {
+                // A float16 value is exact in float32 and prints as that float32.
+                let w = b(bld.build_float_ext(v.into_float_value(), c.f32_type(), ""))?;
+                ("f32", vec![w.into()])
+            }
+            ScalarType::F32 => ("f32", vec![v.into()]),
+            ScalarType::F64 => ("f64", vec![v.into()]),
+            s => {
+                let x = v.into_int_value();
+                let w = if s.is_signed_integer() {
+                    b(bld.build_int_s_extend_or_bit_cast(x, c.i64_type(), ""))?
+                } else {
+                    b(bld.build_int_z_extend_or_bit_cast(x, c.i64_type(), ""))?
+                };
+                let unsigned = c
+                    .i32_type()
+                    .const_int(u64::from(s == ScalarType::U64), false);
+                ("int", vec![w.into(), unsigned.into()])
+            }
+        };
+        let f = *self
+            .rt
+            .iter()
+            .find(|(k, _)| k.strip_prefix(prefix) == Some(name))
+            .map(|(_, f)| f)
+            .ok_or("internal error: runtime function")?;
+        let call = b(bld.build_call(f, &args, ""))?;
+        Ok(call.try_as_basic_value().basic())
+    }
+
+    /// Prints one value; returns the `i32` status.
+    fn print_value(&self, v: BasicValueEnum<'ctx>, ty: &Type) -> Gen<IntValue<'ctx>> {
+        let r = match self.text_call("cajeta_print_", v, ty)? {
+            Some(r) => r,
+            None => {
+                let call =
+                    b(self
+                        .builder
+                        .build_call(self.rt["cajeta_print_str"], &[v.into()], ""))?;
+                call.try_as_basic_value()
+                    .basic()
+                    .ok_or("internal error: print")?
+            }
+        };
+        Ok(r.into_int_value())
+    }
+
+    /// `String.valueOf(v)` (a string stays itself).
+    fn to_str(&self, v: BasicValueEnum<'ctx>, ty: &Type) -> Gen<BasicValueEnum<'ctx>> {
+        Ok(self.text_call("cajeta_str_", v, ty)?.unwrap_or(v))
+    }
+}
+
+/// The leaves of a printed string expression, left to right: `a + b` and `String.valueOf`
+/// print their parts.
+pub fn flatten<'m>(e: &'m Expr, out: &mut Vec<&'m Expr>) {
+    match &e.kind {
+        ExprKind::Host {
+            op: HostOp::Concat,
+            args,
+        } if args.len() == 2 => args.iter().for_each(|a| flatten(a, out)),
+        ExprKind::Host {
+            op: HostOp::ToString,
+            args,
+        } if args.len() == 1 => flatten(&args[0], out),
+        _ => out.push(e),
+    }
+}
