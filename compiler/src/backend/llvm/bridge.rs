@@ -5,8 +5,8 @@
 //! Each native function that needs it owns a *frame*: the interpreter's [`Frame`] (one
 //! [`Value`] per local, then temporaries), allocated by `cajeta_frame_new` and freed on every
 //! return. Locals of object types (arrays, vectors, PODs, resources, `bfloat16`) live only
-//! there. Scalar and string locals live in LLVM registers; before a delegated expression
-//! the generated code copies the ones it reads into the frame (`cajeta_frame_set_*`), and
+//! there. Scalar locals live in LLVM registers; before a delegated expression the
+//! generated code copies the ones it reads into the frame (`cajeta_frame_set_*`), and
 //! afterwards reads back the ones it stored (`cajeta_frame_get_*`). Delegated expressions
 //! and statements are passed by address (`*const Expr` / `*const Stmt` into the IR module,
 //! which outlives the run).
@@ -18,7 +18,7 @@
 
 use std::cell::RefCell;
 
-use super::runtime::{self, keep, state, NStr};
+use super::runtime::{self, state};
 use crate::backend::host::{Array, Fail, Frame, Interp, Scalar, Value};
 use crate::ir::{Expr, ScalarType, Stmt};
 
@@ -166,14 +166,6 @@ pub unsafe extern "C" fn cajeta_frame_set_f64(f: *mut Frame, s: i64, v: f64, cod
     *slot(f, s) = Scalar::from_float(v, ty).map_or(Value::Void, Value::Scalar);
 }
 
-/// `f[s] = ` the string `v`.
-///
-/// # Safety
-/// As for [`slot`]; `v` is a string of the run.
-pub unsafe extern "C" fn cajeta_frame_set_str(f: *mut Frame, s: i64, v: *const NStr) {
-    *slot(f, s) = Value::str(String::from_utf8_lossy(NStr::bytes(v)));
-}
-
 fn int_bits(v: &Value) -> i64 {
     match v {
         Value::Scalar(s) => match (s.as_bool(), s.as_int()) {
@@ -187,14 +179,6 @@ fn int_bits(v: &Value) -> i64 {
 
 fn float_bits(v: &Value) -> f64 {
     v.as_scalar().and_then(Scalar::as_float).unwrap_or(0.0)
-}
-
-fn string_of(v: &Value) -> *const NStr {
-    match v {
-        Value::Str(s) => keep(s.to_string()),
-        // `null` (an unset element of a `String[]`) as the interpreter prints it.
-        other => keep(other.to_string()),
-    }
 }
 
 /// The integer in `f[s]` (sign- or zero-extended by its type).
@@ -211,14 +195,6 @@ pub unsafe extern "C" fn cajeta_frame_get_int(f: *mut Frame, s: i64) -> i64 {
 /// As for [`slot`].
 pub unsafe extern "C" fn cajeta_frame_get_f64(f: *mut Frame, s: i64) -> f64 {
     float_bits(slot(f, s))
-}
-
-/// The string in `f[s]`.
-///
-/// # Safety
-/// As for [`slot`].
-pub unsafe extern "C" fn cajeta_frame_get_str(f: *mut Frame, s: i64) -> *const NStr {
-    string_of(slot(f, s))
 }
 
 /// The storage of the array in `f[s]`: element data (`f32` for `float16`, one byte per
@@ -278,21 +254,6 @@ pub unsafe extern "C" fn cajeta_eval_int(f: *mut Frame, e: *const Expr, out: *mu
 pub unsafe extern "C" fn cajeta_eval_f64(f: *mut Frame, e: *const Expr, out: *mut f64) -> i32 {
     with_interp(|i| {
         *out = float_bits(&i.eval(&mut *f, &*e)?);
-        Ok(())
-    })
-}
-
-/// Evaluates `e` (a string) in frame `f` into `*out`.
-///
-/// # Safety
-/// As for [`cajeta_eval_int`].
-pub unsafe extern "C" fn cajeta_eval_str(
-    f: *mut Frame,
-    e: *const Expr,
-    out: *mut *const NStr,
-) -> i32 {
-    with_interp(|i| {
-        *out = string_of(&i.eval(&mut *f, &*e)?);
         Ok(())
     })
 }
@@ -385,11 +346,6 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             cajeta_frame_set_f64 as *const () as usize,
         ),
         (
-            "cajeta_frame_set_str",
-            "v(plp)",
-            cajeta_frame_set_str as *const () as usize,
-        ),
-        (
             "cajeta_frame_get_int",
             "l(pl)",
             cajeta_frame_get_int as *const () as usize,
@@ -398,11 +354,6 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             "cajeta_frame_get_f64",
             "d(pl)",
             cajeta_frame_get_f64 as *const () as usize,
-        ),
-        (
-            "cajeta_frame_get_str",
-            "p(pl)",
-            cajeta_frame_get_str as *const () as usize,
         ),
         (
             "cajeta_array_view",
@@ -418,11 +369,6 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             "cajeta_eval_f64",
             "i(ppp)",
             cajeta_eval_f64 as *const () as usize,
-        ),
-        (
-            "cajeta_eval_str",
-            "i(ppp)",
-            cajeta_eval_str as *const () as usize,
         ),
         (
             "cajeta_eval_into",

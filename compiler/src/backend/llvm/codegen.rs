@@ -126,7 +126,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         }
     }
 
-    /// The LLVM type of a value of type `ty`: its own for scalars and strings, a pointer for
+    /// The LLVM type of a value of type `ty`: its own for scalars, a pointer for
     /// objects (see the module comment); `None` for `void`.
     pub fn llvm_type(&self, ty: &Type) -> Option<BasicTypeEnum<'ctx>> {
         let c = self.ctx;
@@ -134,11 +134,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         Some(match repr(ty) {
             Repr::Void => return None,
             Repr::Object => ptr,
-            Repr::Str | Repr::Scalar(_) => self.value_type(ty)?,
+            Repr::Scalar(_) => self.value_type(ty)?,
         })
     }
 
-    /// The LLVM type of a scalar or string.
+    /// The LLVM type of a scalar.
     fn value_type(&self, ty: &Type) -> Option<BasicTypeEnum<'ctx>> {
         let c = self.ctx;
         Some(match ty {
@@ -153,7 +153,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 ScalarType::F64 => c.f64_type().into(),
                 _ => return None,
             },
-            Type::String => c.ptr_type(AddressSpace::default()).into(),
             _ => return None,
         })
     }
@@ -193,7 +192,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let mut views = HashMap::new();
         for (i, local) in ir_fn.locals.iter().enumerate() {
             let slot = match repr(&local.ty) {
-                Repr::Scalar(_) | Repr::Str => {
+                Repr::Scalar(_) => {
                     let t = self
                         .llvm_type(&local.ty)
                         .ok_or("internal error: local type")?;

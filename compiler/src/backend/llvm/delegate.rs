@@ -121,7 +121,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         (st.next_slot - 1) as u64
     }
 
-    /// Copies scalar/string local `l` from its register into the frame.
+    /// Copies scalar local `l` from its register into the frame.
     fn sync_in(&mut self, st: &mut FnState<'ctx, 'm>, l: LocalId) -> Gen<()> {
         let ty = &st.ir.locals[l.0].ty;
         let Some(p) = st.locals.get(l.0).copied().flatten() else {
@@ -132,12 +132,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let frame = self.frame(st);
         let slot = self.i64c(l.0 as u64);
         match repr(ty) {
-            Repr::Str => {
-                self.rt_call(
-                    "cajeta_frame_set_str",
-                    &[frame.into(), slot.into(), v.into()],
-                )?;
-            }
             Repr::Scalar(s) => {
                 let code = self.ctx.i32_type().const_int(scalar_code(s), false);
                 if s.is_float() {
@@ -174,9 +168,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let frame = self.frame(st);
         let slot = self.i64c(l.0 as u64);
         let v: BasicValueEnum = match repr(ty) {
-            Repr::Str => self
-                .rt_call("cajeta_frame_get_str", &[frame.into(), slot.into()])?
-                .ok_or("internal error: get")?,
             Repr::Scalar(s) => {
                 let t = self.llvm_type(ty).ok_or("internal error: local type")?;
                 if s.is_float() {
@@ -244,7 +235,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         Ok(())
     }
 
-    /// The value of scalar, string or void expression `e`, computed by the interpreter.
+    /// The value of scalar or void expression `e`, computed by the interpreter.
     pub fn delegate_value(
         &mut self,
         st: &mut FnState<'ctx, 'm>,
@@ -258,16 +249,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             let args = [frame.into(), node.into(), out.into()];
             match r {
                 Repr::Void => cg.bridge(st, "cajeta_eval_void", &args[..2]),
-                Repr::Str => cg.bridge(st, "cajeta_eval_str", &args),
                 Repr::Scalar(s) if s.is_float() => cg.bridge(st, "cajeta_eval_f64", &args),
                 Repr::Scalar(_) => cg.bridge(st, "cajeta_eval_int", &args),
                 Repr::Object => Err("internal error: object value in a scalar context".into()),
             }
         })?;
-        let ptr = self.ctx.ptr_type(inkwell::AddressSpace::default());
         Ok(Some(match r {
             Repr::Void | Repr::Object => return Ok(None),
-            Repr::Str => b(self.builder.build_load(ptr, out, "str"))?,
             Repr::Scalar(s) if s.is_float() => {
                 let w = b(self.builder.build_load(self.ctx.f64_type(), out, ""))?;
                 let t = self.llvm_type(&e.ty).ok_or("internal error: type")?;

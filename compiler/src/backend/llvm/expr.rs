@@ -37,7 +37,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         }
         let v: BasicValueEnum = match &e.kind {
             ExprKind::Const(c) => self.constant(c, &e.ty)?,
-            ExprKind::Str(s) => self.literal(s)?.into(),
             ExprKind::Load(Place::Local(id)) => {
                 let slot = st.locals.get(id.0).copied().flatten();
                 let (Some(p), Some(t)) = (slot, self.llvm_type(&e.ty)) else {
@@ -54,26 +53,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             ExprKind::Unary(op, a) => {
                 let x = self.value(st, a)?;
                 self.unary(*op, x, scalar(&a.ty)?)?
-            }
-            ExprKind::Binary(op, a, x) if a.ty == Type::String => {
-                let l = self.value(st, a)?;
-                let r = self.value(st, x)?;
-                let eq = self.rt["cajeta_str_eq"];
-                let call = b(self.builder.build_call(eq, &[l.into(), r.into()], "streq"))?;
-                let same = call
-                    .try_as_basic_value()
-                    .basic()
-                    .ok_or("internal error: streq")?;
-                let zero = self.ctx.i32_type().const_zero();
-                let pred = if *op == BinaryOp::Eq {
-                    IntPredicate::NE
-                } else {
-                    IntPredicate::EQ
-                };
-                b(self
-                    .builder
-                    .build_int_compare(pred, same.into_int_value(), zero, ""))?
-                .into()
             }
             ExprKind::Binary(op, a, x) => {
                 let l = self.value(st, a)?;
@@ -123,10 +102,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// Whether the node `e` itself lowers to native code (its operands may still be
     /// delegated); otherwise the interpreter evaluates it, operands and all.
     fn native_node(&self, st: &FnState<'ctx, 'm>, e: &'m Expr) -> bool {
-        let plain = |t: &Type| matches!(repr(t), Repr::Scalar(_) | Repr::Str);
         let scalar = |t: &Type| matches!(repr(t), Repr::Scalar(_));
         match &e.kind {
-            ExprKind::Const(_) | ExprKind::Str(_) | ExprKind::Load(Place::Local(_)) => plain(&e.ty),
+            ExprKind::Const(_) | ExprKind::Load(Place::Local(_)) => scalar(&e.ty),
             ExprKind::Load(place @ Place::Index { .. }) => {
                 scalar(&e.ty)
                     && self
@@ -134,12 +112,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                         .is_some_and(|(a, i)| !super::delegate::Uses::of_expr(i).stores(a))
             }
             ExprKind::Unary(_, a) | ExprKind::Convert(a) => scalar(&e.ty) && scalar(&a.ty),
-            ExprKind::Binary(op, a, x) if a.ty == Type::String => {
-                x.ty == Type::String && matches!(op, BinaryOp::Eq | BinaryOp::Ne)
-            }
             ExprKind::Binary(_, a, x) => scalar(&e.ty) && scalar(&a.ty) && scalar(&x.ty),
             ExprKind::LogicalAnd(..) | ExprKind::LogicalOr(..) | ExprKind::Sequence(..) => true,
-            ExprKind::Select { .. } => plain(&e.ty),
+            ExprKind::Select { .. } => scalar(&e.ty),
             ExprKind::Call { func, .. } => self
                 .ir
                 .functions
@@ -152,10 +127,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     if let [x] = &args[..] {
                         flatten(x, &mut leaves);
                     }
-                    args.len() <= 1 && leaves.iter().all(|l| plain(&l.ty))
-                }
-                HostOp::Concat | HostOp::ToString => {
-                    plain(&e.ty) && args.iter().all(|a| plain(&a.ty))
+                    let printable = |l: &Expr| scalar(&l.ty) || matches!(l.kind, ExprKind::Str(_));
+                    args.len() <= 1 && leaves.iter().all(|l| printable(l))
                 }
                 HostOp::ArrayLength => {
                     scalar(&e.ty)
@@ -188,7 +161,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
 
     /// A string literal: a constant `{ ptr, i64 }` (a [`super::runtime::NStr`]) over a
     /// constant byte array, one per distinct text.
-    fn literal(&mut self, text: &str) -> Gen<inkwell::values::PointerValue<'ctx>> {
+    pub fn literal(&mut self, text: &str) -> Gen<inkwell::values::PointerValue<'ctx>> {
         if let Some(p) = self.literals.get(text) {
             return Ok(*p);
         }

@@ -224,11 +224,7 @@ fn map_and_run(
         // `args_ptr` outlives the call.
         let ok = unsafe { main.call(&mut slot, args_ptr) };
         let value = match ret {
-            // SAFETY: a string result is a string of this run, still alive in the state; an
-            // object result is a box the entry function gave up.
-            Repr::Str if ok != 0 => {
-                Some(Value::str(unsafe { runtime::string_of(slot as *const _) }))
-            }
+            // SAFETY: an object result is a box the entry function gave up.
             Repr::Object if ok != 0 => Some(unsafe { *Box::from_raw(slot as *mut Value) }),
             _ => None,
         };

@@ -1,11 +1,11 @@
 //! How native host code holds each value, decided from its type alone.
 //!
-//! Scalars of the types with an exact LLVM lowering live in registers, strings are pointers
-//! to an `NStr`, and everything else (arrays, vectors and matrices, PODs, buffers, images,
-//! textures, samplers, streams, `bfloat16`, whose rounding after every operation has no
-//! LLVM type) is an *object*: a [`crate::backend::host::Value`] in the function's frame,
-//! worked on by the interpreter (`bridge.rs`). Arrays of native scalars are objects that
-//! native code also indexes in place.
+//! Scalars of the types with an exact LLVM lowering live in registers, and everything else
+//! (strings, arrays, vectors and matrices, PODs, buffers, images, textures, samplers,
+//! streams, `bfloat16`, whose rounding after every operation has no LLVM type) is an
+//! *object*: a [`crate::backend::host::Value`] in the function's frame, worked on by the
+//! interpreter (`bridge.rs`) and freed by reference counting as there. Arrays of native
+//! scalars are objects that native code also indexes in place.
 
 use crate::ir::{ScalarType, Type};
 
@@ -14,8 +14,6 @@ use crate::ir::{ScalarType, Type};
 pub enum Repr {
     /// An LLVM scalar of this type.
     Scalar(ScalarType),
-    /// A string.
-    Str,
     /// A value in the frame.
     Object,
     /// No value.
@@ -33,7 +31,6 @@ pub fn native_scalar(s: ScalarType) -> bool {
 pub fn repr(ty: &Type) -> Repr {
     match ty {
         Type::Void => Repr::Void,
-        Type::String => Repr::Str,
         Type::Scalar(s) if native_scalar(*s) => Repr::Scalar(*s),
         _ => Repr::Object,
     }

@@ -1,16 +1,15 @@
-//! The small C-ABI runtime native host code calls: printing, strings and runtime errors
+//! The small C-ABI runtime native host code calls: printing and runtime errors
 //! (the frames and the calls into the interpreter are in `bridge.rs`).
 //!
 //! Generated code only does arithmetic, arrays and control flow itself; everything that
 //! formats text or needs the run's state goes through these `extern "C"` functions, which
 //! the JIT maps by address (`ExecutionEngine::add_global_mapping`), so no symbol has to be
 //! exported from the executable. The state of the run (the interpreter whose output and
-//! device it shares, strings, the error) lives in a thread-local [`State`] installed by
+//! device it shares, the error) lives in a thread-local [`State`] installed by
 //! [`with_state`] on the thread that runs the code.
 //!
-//! Strings are pointers to a [`NStr`] (data, length): literals are constants of the LLVM
-//! module, strings built at run time (`+`, `String.valueOf`) are owned by the state and live
-//! until the run ends. Printing a concatenation never builds it (see `expr.rs`).
+//! Printed string literals are pointers to an [`NStr`] (data, length), constants of the
+//! LLVM module; every other string is an object of the frame (`repr.rs`).
 
 use std::cell::RefCell;
 
@@ -32,7 +31,7 @@ impl NStr {
     ///
     /// # Safety
     /// `p` is a string value of native code: a module constant or one owned by the state.
-    pub(super) unsafe fn bytes<'a>(p: *const NStr) -> &'a [u8] {
+    unsafe fn bytes<'a>(p: *const NStr) -> &'a [u8] {
         let s = &*p;
         if s.len == 0 {
             &[]
@@ -98,10 +97,6 @@ pub struct State<'w> {
     /// The interpreter of the run: its output, its device, and what native code delegates.
     pub interp: *mut Interp<'w>,
     sites: Vec<Site>,
-    // Boxed: native code holds pointers to them, which must not move when the vector grows.
-    #[allow(clippy::vec_box)]
-    strings: Vec<Box<NStr>>,
-    bytes: Vec<Box<[u8]>>,
     write_error: Option<String>,
     /// The first runtime error; the generated code unwinds to its entry after setting it.
     pub error: Option<HostError>,
@@ -122,8 +117,6 @@ pub fn with_state<R>(
     let mut state = State {
         interp: interp as *mut Interp<'_>,
         sites,
-        strings: Vec::new(),
-        bytes: Vec::new(),
         write_error: None,
         error: None,
     };
@@ -153,22 +146,6 @@ fn write(bytes: &[u8]) -> i32 {
         }
     })
     .unwrap_or(0)
-}
-
-/// A string of the run: owned by the state until the run ends.
-pub(super) fn keep(text: String) -> *const NStr {
-    state(|s| {
-        let bytes: Box<[u8]> = text.into_bytes().into_boxed_slice();
-        let nstr = Box::new(NStr {
-            data: bytes.as_ptr(),
-            len: bytes.len(),
-        });
-        let p: *const NStr = &*nstr;
-        s.bytes.push(bytes);
-        s.strings.push(nstr);
-        p
-    })
-    .unwrap_or(std::ptr::null())
 }
 
 fn int_text(v: i64, unsigned: i32) -> String {
@@ -258,56 +235,9 @@ pub extern "C" fn cajeta_print_newline() -> i32 {
     write(b"\n")
 }
 
-/// `String.valueOf` of an integer.
-pub extern "C" fn cajeta_str_int(v: i64, unsigned: i32) -> *const NStr {
-    keep(int_text(v, unsigned))
-}
-
-/// `String.valueOf` of a `float32`.
-pub extern "C" fn cajeta_str_f32(v: f32) -> *const NStr {
-    keep(java_f32(v))
-}
-
-/// `String.valueOf` of a `float64`.
-pub extern "C" fn cajeta_str_f64(v: f64) -> *const NStr {
-    keep(java_f64(v))
-}
-
-/// `String.valueOf` of a `boolean`.
-pub extern "C" fn cajeta_str_bool(v: i32) -> *const NStr {
-    keep(if v != 0 { "true" } else { "false" }.to_string())
-}
-
-/// `a + b` of two strings.
-///
-/// # Safety
-/// `a` and `b` are string values of native code.
-pub unsafe extern "C" fn cajeta_concat(a: *const NStr, b: *const NStr) -> *const NStr {
-    let mut text = NStr::bytes(a).to_vec();
-    text.extend_from_slice(NStr::bytes(b));
-    // Both halves are UTF-8, so the concatenation is.
-    keep(String::from_utf8(text).unwrap_or_default())
-}
-
-/// String `==` (by content, as the interpreter compares strings): 1 or 0.
-///
-/// # Safety
-/// `a` and `b` are string values of native code.
-pub unsafe extern "C" fn cajeta_str_eq(a: *const NStr, b: *const NStr) -> i32 {
-    i32::from(NStr::bytes(a) == NStr::bytes(b))
-}
-
-/// Reads back a string the entry function returned.
-///
-/// # Safety
-/// `p` is a string value of the run that is still in progress (inside `with_state`).
-pub unsafe fn string_of(p: *const NStr) -> String {
-    String::from_utf8_lossy(NStr::bytes(p)).into_owned()
-}
-
 /// Each runtime function's symbol name, LLVM signature (`ret(params)`, `i`: i32, `l`: i64,
 /// `f`: float, `d`: double, `p`: ptr, `v`: void) and address.
-pub fn functions() -> [(&'static str, &'static str, usize); 13] {
+pub fn functions() -> [(&'static str, &'static str, usize); 7] {
     [
         ("cajeta_fail", "v(i)", cajeta_fail as *const () as usize),
         (
@@ -339,36 +269,6 @@ pub fn functions() -> [(&'static str, &'static str, usize); 13] {
             "cajeta_print_newline",
             "i()",
             cajeta_print_newline as *const () as usize,
-        ),
-        (
-            "cajeta_str_int",
-            "p(li)",
-            cajeta_str_int as *const () as usize,
-        ),
-        (
-            "cajeta_str_f32",
-            "p(f)",
-            cajeta_str_f32 as *const () as usize,
-        ),
-        (
-            "cajeta_str_f64",
-            "p(d)",
-            cajeta_str_f64 as *const () as usize,
-        ),
-        (
-            "cajeta_str_bool",
-            "p(i)",
-            cajeta_str_bool as *const () as usize,
-        ),
-        (
-            "cajeta_concat",
-            "p(pp)",
-            cajeta_concat as *const () as usize,
-        ),
-        (
-            "cajeta_str_eq",
-            "i(pp)",
-            cajeta_str_eq as *const () as usize,
         ),
     ]
 }

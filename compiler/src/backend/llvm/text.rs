@@ -1,6 +1,7 @@
-//! Printing and strings: `System.out.print`/`println` of scalars and strings, string `+`,
-//! `String.valueOf` and `.length` of arrays, through the C-ABI runtime (`runtime.rs`),
-//! which formats exactly like the interpreter (Java's `Float.toString`).
+//! Printing: `System.out.print`/`println` of scalars and string literals (and `+` of them),
+//! through the C-ABI runtime (`runtime.rs`), which formats exactly like the interpreter
+//! (Java's `Float.toString`); and `.length` of arrays. Strings themselves are objects
+//! (`repr.rs`): building, comparing and printing computed strings is the interpreter's.
 
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
 use inkwell::IntPredicate;
@@ -11,7 +12,7 @@ use super::runtime::SiteKind;
 use crate::ir::{Expr, ExprKind, HostOp, Place, ScalarType, Type};
 
 impl<'ctx, 'm> Codegen<'ctx, 'm> {
-    /// The host operations of the subset: printing and strings.
+    /// The host operations native code does itself (see the module comment).
     pub fn host(
         &mut self,
         st: &mut FnState<'ctx, 'm>,
@@ -30,7 +31,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 }
                 let mut values = Vec::with_capacity(leaves.len());
                 for leaf in &leaves {
-                    values.push((self.value(st, leaf)?, &leaf.ty));
+                    let v = match &leaf.kind {
+                        ExprKind::Str(text) => self.literal(text)?.into(),
+                        _ => self.value(st, leaf)?,
+                    };
+                    values.push((v, &leaf.ty));
                 }
                 let site = self.site(SiteKind::Write, e.span);
                 for (v, ty) in values {
@@ -50,28 +55,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 }
                 Ok(None)
             }
-            HostOp::Concat => {
-                let [a, x] = args else {
-                    return Err("internal error: concatenation needs two operands".into());
-                };
-                let l = self.value(st, a)?;
-                let r = self.value(st, x)?;
-                let l = self.to_str(l, &a.ty)?;
-                let r = self.to_str(r, &x.ty)?;
-                let call = b(self.builder.build_call(
-                    self.rt["cajeta_concat"],
-                    &[l.into(), r.into()],
-                    "",
-                ))?;
-                Ok(call.try_as_basic_value().basic())
-            }
-            HostOp::ToString => {
-                let [x] = args else {
-                    return Err("internal error: String.valueOf needs one argument".into());
-                };
-                let v = self.value(st, x)?;
-                Ok(Some(self.to_str(v, &x.ty)?))
-            }
             HostOp::ArrayLength => match args.first().map(|a| &a.kind) {
                 Some(ExprKind::Load(Place::Local(l))) => Ok(Some(self.array_length(st, *l, e)?)),
                 _ => Err("internal error: array length".into()),
@@ -90,7 +73,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 
     /// The runtime function for a scalar's text, and its argument widened to that
-    /// function's parameter (`prefix` is `cajeta_print_` or `cajeta_str_`).
+    /// function's parameter (`prefix` is `cajeta_print_`).
     fn text_call(
         &self,
         prefix: &str,
@@ -138,7 +121,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         Ok(call.try_as_basic_value().basic())
     }
 
-    /// Prints one value; returns the `i32` status.
+    /// Prints one value (a scalar or a string literal); returns the `i32` status.
     fn print_value(&self, v: BasicValueEnum<'ctx>, ty: &Type) -> Gen<IntValue<'ctx>> {
         let r = match self.text_call("cajeta_print_", v, ty)? {
             Some(r) => r,
@@ -153,11 +136,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             }
         };
         Ok(r.into_int_value())
-    }
-
-    /// `String.valueOf(v)` (a string stays itself).
-    fn to_str(&self, v: BasicValueEnum<'ctx>, ty: &Type) -> Gen<BasicValueEnum<'ctx>> {
-        Ok(self.text_call("cajeta_str_", v, ty)?.unwrap_or(v))
     }
 }
 
