@@ -14,8 +14,11 @@ use std::time::Instant;
 /// Name, Cajeta body of `run()` (returns the result as `int64`), C body of `main` (prints
 /// the result). `N` is the loop count (10M), `M` the outer count of the nested loops (3000);
 /// a second pass multiplies both by 10 for native code and gcc only, where the fixed cost of
-/// starting (and compiling) no longer hides the loop.
-const PROGRAMS: [(&str, &str, &str); 4] = [
+/// starting (and compiling) no longer hides the loop (programs without `N` or `M` are not
+/// repeated). The C versions do what the Cajeta ones do, operation for operation: the same
+/// float operations in the same order (gcc -O2 for generic x86-64 contracts nothing into
+/// FMA), and strings that are copied on every `+`, as Cajeta's (and Java's) immutable ones.
+const PROGRAMS: [(&str, &str, &str); 7] = [
     ("empty", "return 0;", "printf(\"%lld\\n\", 0LL); return 0;"),
     (
         "int loop (10M: acc = acc * 31 + (i ^ (i >> 3)))",
@@ -64,19 +67,146 @@ const PROGRAMS: [(&str, &str, &str); 4] = [
         }
         printf(\"%lld\\n\", (long long) acc); return 0;",
     ),
+    (
+        "array sweep (10M float32: fill, 5 passes of a[i] = a[i] * 0.5 + 1 summed)",
+        "int32 n = N;
+        float32[] a = heap float32[n];
+        for (int32 i = 0; i < a.length; i++) {
+            a[i] = (float32) (i & 1023);
+        }
+        float64 s = 0.0;
+        for (int32 r = 0; r < 5; r++) {
+            for (int32 i = 0; i < a.length; i++) {
+                a[i] = a[i] * 0.5f + 1.0f;
+                s = s + (float64) a[i];
+            }
+        }
+        return (int64) s;",
+        "int32_t n = N;
+        float *a = calloc(n, sizeof(float));
+        for (int32_t i = 0; i < n; i++) {
+            a[i] = (float) (i & 1023);
+        }
+        double s = 0.0;
+        for (int32_t r = 0; r < 5; r++) {
+            for (int32_t i = 0; i < n; i++) {
+                a[i] = a[i] * 0.5f + 1.0f;
+                s = s + (double) a[i];
+            }
+        }
+        printf(\"%lld\\n\", (long long) s); return 0;",
+    ),
+    (
+        "blur-style check (1000 x M image: 3x3 box filter, then every texel recomputed and compared)",
+        "int32 w = 1000;
+        int32 h = M;
+        float32[] img = heap float32[w * h];
+        float32[] out = heap float32[w * h];
+        for (int32 i = 0; i < img.length; i++) {
+            img[i] = (float32) ((i * 7) & 255) / 255.0f;
+        }
+        for (int32 y = 1; y < h - 1; y++) {
+            for (int32 x = 1; x < w - 1; x++) {
+                float32 acc = 0.0f;
+                for (int32 dy = -1; dy <= 1; dy++) {
+                    for (int32 dx = -1; dx <= 1; dx++) {
+                        acc += img[(y + dy) * w + x + dx];
+                    }
+                }
+                out[y * w + x] = acc / 9.0f;
+            }
+        }
+        int64 bad = 0L;
+        for (int32 y = 1; y < h - 1; y++) {
+            for (int32 x = 1; x < w - 1; x++) {
+                float32 acc = 0.0f;
+                for (int32 dy = -1; dy <= 1; dy++) {
+                    for (int32 dx = -1; dx <= 1; dx++) {
+                        acc += img[(y + dy) * w + x + dx];
+                    }
+                }
+                if (Math.abs(out[y * w + x] - acc / 9.0f) > 1.0e-6f) {
+                    bad++;
+                }
+            }
+        }
+        return bad * 1000000L + (int64) (out[w + 1] * 1000.0f);",
+        "int32_t w = 1000;
+        int32_t h = M;
+        float *img = calloc((size_t) w * h, sizeof(float));
+        float *out = calloc((size_t) w * h, sizeof(float));
+        for (int32_t i = 0; i < w * h; i++) {
+            img[i] = (float) ((i * 7) & 255) / 255.0f;
+        }
+        for (int32_t y = 1; y < h - 1; y++) {
+            for (int32_t x = 1; x < w - 1; x++) {
+                float acc = 0.0f;
+                for (int32_t dy = -1; dy <= 1; dy++) {
+                    for (int32_t dx = -1; dx <= 1; dx++) {
+                        acc += img[(y + dy) * w + x + dx];
+                    }
+                }
+                out[y * w + x] = acc / 9.0f;
+            }
+        }
+        long long bad = 0;
+        for (int32_t y = 1; y < h - 1; y++) {
+            for (int32_t x = 1; x < w - 1; x++) {
+                float acc = 0.0f;
+                for (int32_t dy = -1; dy <= 1; dy++) {
+                    for (int32_t dx = -1; dx <= 1; dx++) {
+                        acc += img[(y + dy) * w + x + dx];
+                    }
+                }
+                if (fabsf(out[y * w + x] - acc / 9.0f) > 1.0e-6f) {
+                    bad++;
+                }
+            }
+        }
+        printf(\"%lld\\n\", bad * 1000000LL + (long long) (out[w + 1] * 1000.0f)); return 0;",
+    ),
+    (
+        "string building (20000 appends: s = s + (i % 10), printed)",
+        "String s = \"\";
+        for (int32 i = 0; i < 20000; i++) {
+            s = s + (i % 10);
+        }
+        System.out.println(s);
+        return 0L;",
+        "char *s = calloc(1, 1);
+        size_t n = 0;
+        for (int32_t i = 0; i < 20000; i++) {
+            char d[16];
+            int k = snprintf(d, sizeof d, \"%d\", i % 10);
+            char *t = malloc(n + (size_t) k + 1);
+            memcpy(t, s, n);
+            memcpy(t + n, d, (size_t) k + 1);
+            free(s);
+            s = t;
+            n += (size_t) k;
+        }
+        puts(s);
+        printf(\"%lld\\n\", 0LL); return 0;",
+    ),
 ];
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mut cajetac = PathBuf::from("target/release/cajetac");
     let mut runs = 5usize;
+    let mut interpreter = true;
     let mut i = 1;
     while i < args.len() {
         match (args[i].as_str(), args.get(i + 1)) {
+            ("--no-interp", _) => {
+                interpreter = false;
+                i += 1;
+                continue;
+            }
             ("--cajetac", Some(p)) => cajetac = PathBuf::from(p),
             ("--runs", Some(n)) => runs = n.parse().expect("--runs N"),
             _ => {
-                eprintln!("usage: host_speed [--cajetac PATH] [--runs N]");
+                eprintln!("usage: host_speed [--cajetac PATH] [--runs N] [--no-interp]");
                 std::process::exit(2);
             }
         }
@@ -86,11 +216,11 @@ fn main() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     println!("machine: {}", machine());
     println!("runs: {runs} (median wall time of whole processes)\n");
-    println!("| program | interpreter | native (LLVM JIT) | gcc -O2 | native / gcc |");
-    println!("|---|---|---|---|---|");
+    println!("| program | interpreter | native, process | native, host code | JIT compile | gcc -O2, process | host code / gcc |");
+    println!("|---|---|---|---|---|---|---|");
     for scale in [1u64, 10] {
         for (k, (name, cajeta, c)) in PROGRAMS.iter().enumerate() {
-            if scale > 1 && k == 0 {
+            if scale > 1 && !(cajeta.contains(" N;") || cajeta.contains(" M;")) {
                 continue;
             }
             let n = (10_000_000 * scale).to_string();
@@ -113,7 +243,7 @@ fn main() {
             std::fs::write(&src, program).expect("write program");
             let csrc = dir.join(format!("p{k}.c"));
             let cprog = format!(
-                "#include <stdio.h>\n#include <stdint.h>\nint main(void) {{\n    {c}\n}}\n"
+                "#include <math.h>\n#include <stdio.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\nint main(void) {{\n    {c}\n}}\n"
             );
             std::fs::write(&csrc, cprog).expect("write C");
             let cbin = dir.join(format!("p{k}"));
@@ -121,20 +251,30 @@ fn main() {
                 .args(["-O2", "-o"])
                 .arg(&cbin)
                 .arg(&csrc)
+                .arg("-lm")
                 .status()
                 .expect("gcc");
             assert!(gcc.success(), "gcc failed on {name}");
             // Taking turns inside every repetition, so that load from elsewhere hits all alike.
             let (mut ti, mut tn, mut tg) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut code, mut jit) = (Vec::new(), Vec::new());
             for _ in 0..runs {
-                if scale == 1 {
+                if scale == 1 && interpreter {
                     ti.push(time(&mut run_cajetac(&cajetac, "interp", &src)));
                 }
-                tn.push(time(&mut run_cajetac(&cajetac, "native", &src)));
+                let mut stderr = String::new();
+                tn.push(time(&mut || {
+                    let out = run_cajetac(&cajetac, "native", &src)();
+                    stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+                    out
+                }));
+                let (c, r) = host_timing(&stderr);
+                jit.push(c);
+                code.push(r);
                 tg.push(time(&mut || Command::new(&cbin).output().expect("run C")));
             }
             let (native, gcc) = (median(&tn), median(&tg));
-            let interp = if scale == 1 {
+            let interp = if scale == 1 && interpreter {
                 median(&ti)
             } else {
                 (f64::NAN, native.1.clone())
@@ -146,16 +286,19 @@ fn main() {
                 native.1,
                 gcc.1
             );
-            let interp_text = if scale == 1 {
+            let interp_text = if scale == 1 && interpreter {
                 format!("{:.3} s", interp.0)
             } else {
                 "-".to_string()
             };
+            let (code, jit) = (median_of(&mut code), median_of(&mut jit));
             println!(
-                "| {name} | {interp_text} | {:.3} s | {:.3} s | {:.2}x |",
+                "| {name} | {interp_text} | {:.3} s | {:.3} s | {:.1} ms | {:.3} s | {:.2}x |",
                 native.0,
+                code,
+                jit * 1e3,
                 gcc.0,
-                native.0 / gcc.0
+                code / gcc.0
             );
         }
     }
@@ -171,9 +314,33 @@ fn run_cajetac<'a>(
         Command::new(cajetac)
             .args(["run", "--host", mode])
             .arg(src)
+            .env("CAJETA_HOST_TIMING", "1")
             .output()
             .expect("run cajetac")
     }
+}
+
+/// Compilation and run time in seconds of native host code, from its
+/// `native host code: compile X ms (…), run Y ms` line.
+fn host_timing(stderr: &str) -> (f64, f64) {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("native host code: "))
+        .unwrap_or_else(|| panic!("no host timing in {stderr:?}"));
+    let ms = |key: &str| -> f64 {
+        let rest = &line[line.find(key).expect("timing key") + key.len()..];
+        let number: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        number.parse::<f64>().expect("timing number") / 1e3
+    };
+    (ms("compile "), ms("run "))
+}
+
+fn median_of(xs: &mut [f64]) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
 }
 
 /// Wall time in seconds and output of one run.

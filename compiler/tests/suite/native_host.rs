@@ -172,6 +172,18 @@ fn arrays_agree_with_the_interpreter() {
 }
 
 #[test]
+fn math_edges_agree_with_the_interpreter() {
+    let r = corpus("math_edges.cajeta");
+    let lines: Vec<&str> = r.out.lines().collect();
+    // Java's Math.min/max: NaN wins, -0.0 is below +0.0; ties round to even; abs(MIN) wraps.
+    assert_eq!(lines[0], "NaN NaN -0.0 0.0", "{}", r.out);
+    assert_eq!(lines[2], "2.0 -2.0 4.0 -1.0 -0.0 -1.0", "{}", r.out);
+    assert!(lines[3].starts_with("0.0 -2147483648 5 "), "{}", r.out);
+    assert_eq!(lines[4], "3 4294967295 -3 -5", "{}", r.out);
+    assert_eq!(r.end, "returned 915319267");
+}
+
+#[test]
 fn delegated_operations_agree_with_the_interpreter() {
     let r = corpus("bridge.cajeta");
     assert_eq!(

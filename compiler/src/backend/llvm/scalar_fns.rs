@@ -1,7 +1,7 @@
 //! `Math.*` and `Bits.*` on native scalars.
 //!
-//! The exact ones that LLVM has an exactly matching intrinsic for (`abs`, `sqrt`, `floor`,
-//! `ceil`, `trunc` of floats) are inlined; every other call goes to
+//! The ones that LLVM has an exactly matching intrinsic for (see `inline_fn`) are
+//! inlined; every other call goes to
 //! `cajeta_scalar_fn`, which runs the interpreter's own implementation
 //! (`backend::host::math`) on the already computed operands, so the two executors cannot
 //! round differently. Operands and the result cross as 64-bit patterns: integers extended
@@ -42,24 +42,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         for a in args {
             values.push(self.value(st, a)?);
         }
-        let float = e.ty.as_scalar().is_some_and(ScalarType::is_float);
-        let inline = match op {
-            Intrinsic::Math(MathFn::Abs) if float => Some("llvm.fabs"),
-            Intrinsic::Math(MathFn::Sqrt) if float => Some("llvm.sqrt"),
-            Intrinsic::Math(MathFn::Floor) if float => Some("llvm.floor"),
-            Intrinsic::Math(MathFn::Ceil) if float => Some("llvm.ceil"),
-            Intrinsic::Math(MathFn::Trunc) if float => Some("llvm.trunc"),
-            _ => None,
-        };
-        if let (Some(name), [x]) = (inline, &values[..]) {
-            let f = LlvmIntrinsic::find(name)
-                .and_then(|i| i.get_declaration(&self.module, &[x.get_type()]))
-                .ok_or("internal error: LLVM intrinsic")?;
-            let call = b(self.builder.build_call(f, &[(*x).into()], ""))?;
-            return call
-                .try_as_basic_value()
-                .basic()
-                .ok_or_else(|| "internal error: intrinsic result".into());
+        let ty = e.ty.as_scalar().ok_or("internal error: result")?;
+        if let Some(v) = self.inline_fn(*op, ty, &values)? {
+            return Ok(v);
         }
         let i64t = self.ctx.i64_type();
         let mut call_args: Vec<BasicMetadataValueEnum> = vec![self.node_ptr(e).into()];
@@ -80,8 +65,72 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         .into_int_value();
         self.unwind_unless(st, ok)?;
         let bits = b(self.builder.build_load(i64t, st.out, "bits"))?.into_int_value();
-        let s = e.ty.as_scalar().ok_or("internal error: result")?;
-        self.scalar_from_bits(bits, s)
+        self.scalar_from_bits(bits, ty)
+    }
+
+    /// The functions with an LLVM intrinsic of exactly the interpreter's semantics:
+    /// `abs`, `sqrt`, `floor`, `ceil`, `trunc`, `round` (ties to even) of floats; `min`,
+    /// `max`, `clamp` of floats (`llvm.minimum`/`maximum`: NaN if either operand is NaN,
+    /// -0.0 below +0.0, as Java's `Math.min`) and of integers; `abs` of signed integers
+    /// (wrapping at the minimum). `None` for the others.
+    fn inline_fn(
+        &self,
+        op: Intrinsic,
+        ty: ScalarType,
+        values: &[BasicValueEnum<'ctx>],
+    ) -> Gen<Option<BasicValueEnum<'ctx>>> {
+        let Intrinsic::Math(f) = op else {
+            return Ok(None);
+        };
+        let float = ty.is_float();
+        let signed = ty.is_signed_integer();
+        let (min, max) = match (float, signed) {
+            (true, _) => ("llvm.minimum", "llvm.maximum"),
+            (false, true) => ("llvm.smin", "llvm.smax"),
+            (false, false) => ("llvm.umin", "llvm.umax"),
+        };
+        let name = match f {
+            MathFn::Abs if float => "llvm.fabs",
+            MathFn::Abs if signed => "llvm.abs",
+            MathFn::Sqrt if float => "llvm.sqrt",
+            MathFn::Floor if float => "llvm.floor",
+            MathFn::Ceil if float => "llvm.ceil",
+            MathFn::Trunc if float => "llvm.trunc",
+            MathFn::Round if float => "llvm.roundeven",
+            MathFn::Min if ty != ScalarType::Bool => min,
+            MathFn::Max if ty != ScalarType::Bool => max,
+            MathFn::Clamp if ty != ScalarType::Bool => {
+                let [x, lo, hi] = values else {
+                    return Ok(None);
+                };
+                let low = self.intrinsic_call(max, &[*x, *lo])?;
+                return self.intrinsic_call(min, &[low, *hi]).map(Some);
+            }
+            _ => return Ok(None),
+        };
+        if name == "llvm.abs" {
+            // The second operand says whether abs(MIN) is poison: it is MIN here.
+            let no = self.ctx.bool_type().const_zero().into();
+            return self.intrinsic_call(name, &[values[0], no]).map(Some);
+        }
+        self.intrinsic_call(name, values).map(Some)
+    }
+
+    /// A call of LLVM intrinsic `name`, overloaded on its first operand's type.
+    fn intrinsic_call(
+        &self,
+        name: &str,
+        args: &[BasicValueEnum<'ctx>],
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        let t = args.first().ok_or("internal error: no operand")?.get_type();
+        let f = LlvmIntrinsic::find(name)
+            .and_then(|i| i.get_declaration(&self.module, &[t]))
+            .ok_or_else(|| format!("internal error: LLVM intrinsic {name}"))?;
+        let args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
+        let call = b(self.builder.build_call(f, &args, ""))?;
+        call.try_as_basic_value()
+            .basic()
+            .ok_or_else(|| "internal error: intrinsic result".into())
     }
 
     /// A native scalar as its 64-bit pattern (see the module comment).
