@@ -172,6 +172,16 @@ fn arrays_agree_with_the_interpreter() {
 }
 
 #[test]
+fn strings_agree_with_the_interpreter() {
+    let r = corpus("strings.cajeta");
+    assert_eq!(
+        r.out,
+        "x#0 0.0 false;x#1 0.1 true;x#2 0.2 false;\ntrue false y#-7\ntrue\n"
+    );
+    assert_eq!(r.end, "returned 200");
+}
+
+#[test]
 fn math_edges_agree_with_the_interpreter() {
     let r = corpus("math_edges.cajeta");
     let lines: Vec<&str> = r.out.lines().collect();

@@ -71,7 +71,7 @@ impl Interp<'_> {
                 };
                 let a = self.eval(f, a)?;
                 let b = self.eval(f, b)?;
-                Ok(Value::str(format!("{a}{b}")))
+                Ok(Value::Str(concat(&a, &b)))
             }
             HostOp::ToString => {
                 let [x] = args else {
@@ -140,6 +140,36 @@ impl Interp<'_> {
 }
 
 /// An integer result (a length or size) of the expression's integer type.
+/// The text of a value as `+` on strings uses it.
+fn text_of(v: &Value) -> std::borrow::Cow<'_, str> {
+    match v {
+        Value::Str(s) => std::borrow::Cow::Borrowed(&**s),
+        other => std::borrow::Cow::Owned(other.to_string()),
+    }
+}
+
+/// `a + b` as strings, written once into the new string's own allocation: a string grown
+/// by repeated `+` in a loop costs one copy of its characters per step.
+fn concat(a: &Value, b: &Value) -> std::rc::Rc<str> {
+    use std::rc::Rc;
+    let (a, b) = (text_of(a), text_of(b));
+    let mut bytes = Rc::<[u8]>::new_uninit_slice(a.len() + b.len());
+    let Some(slots) = Rc::get_mut(&mut bytes) else {
+        // Unreachable: the Rc was just made.
+        return Rc::from(format!("{a}{b}"));
+    };
+    let dst = slots.as_mut_ptr().cast::<u8>();
+    // SAFETY: `slots` holds exactly `a.len() + b.len()` bytes, written here in two
+    // non-overlapping parts.
+    unsafe {
+        std::ptr::copy_nonoverlapping(a.as_ptr(), dst, a.len());
+        std::ptr::copy_nonoverlapping(b.as_ptr(), dst.add(a.len()), b.len());
+    }
+    // SAFETY: every byte was initialized above; UTF-8 followed by UTF-8 is UTF-8, and
+    // `str` has the layout of `[u8]`.
+    unsafe { Rc::from_raw(Rc::into_raw(bytes.assume_init()) as *const str) }
+}
+
 pub fn int_value(n: u64, ty: &Type, span: crate::diagnostics::Span) -> Result<Value, Fail> {
     match ty.as_scalar() {
         Some(s) if s.is_integer() => Ok(Value::Scalar(Scalar::from_int_wrapping(n as i128, s))),

@@ -19,7 +19,7 @@
 use std::cell::RefCell;
 
 use super::runtime::{self, state};
-use crate::backend::host::{Array, Fail, Frame, Interp, Scalar, Value};
+use crate::backend::host::{Array, Fail, Frame, HostError, Interp, Scalar, Value};
 use crate::ir::{Expr, ScalarType, Stmt};
 
 /// The scalar types native code holds, by the code passed to the frame setters.
@@ -51,16 +51,27 @@ pub struct ArrayView {
     len: i64,
 }
 
-/// Runs `f` on the run's interpreter; a failure is recorded and gives 0.
+/// Runs `f` on the run's interpreter; a failure is recorded and gives 0. A panic (a bug)
+/// must not unwind into native frames: it becomes an internal error.
 fn with_interp(f: impl FnOnce(&mut Interp<'static>) -> Result<(), Fail>) -> i32 {
-    // SAFETY: `interp` outlives the run (see `runtime::with_state`), and native code calls
-    // the bridge one call at a time on the run's thread.
     let interp = state(|s| s.interp.cast::<Interp<'static>>());
     let Some(interp) = interp else { return 0 };
-    match f(unsafe { &mut *interp }) {
-        Ok(()) => 1,
-        Err(e) => {
+    // SAFETY: `interp` outlives the run (see `runtime::with_state`), and native code calls
+    // the bridge one call at a time on the run's thread.
+    let result =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(unsafe { &mut *interp })));
+    match result {
+        Ok(Ok(())) => 1,
+        Ok(Err(e)) => {
             runtime::record(*e);
+            0
+        }
+        Err(_) => {
+            runtime::record(HostError {
+                message: "internal error: the host interpreter panicked".into(),
+                span: None,
+                launch: None,
+            });
             0
         }
     }

@@ -77,12 +77,23 @@ fn build<'ctx>(
         .verify()
         .map_err(|e| format!("internal error: invalid LLVM IR: {e}"))?;
     module
-        .run_passes("default<O2>", &machine, PassBuilderOptions::create())
+        .run_passes("default<O2>", &machine, pass_options())
         .map_err(|e| format!("internal error: LLVM passes: {e}"))?;
     Ok((module, sites))
 }
 
-/// The host's target, generic CPU.
+/// LLVM's O2 pipeline without loop unrolling and SLP vectorization: they roughly halved
+/// the compile time of the examples' host code (the 3x3 stencil loop of `host_speed` from
+/// about 100 ms to 50 ms) and cost little at run time (loops still vectorize), see
+/// docs/PERFORMANCE.md "Host code".
+fn pass_options() -> PassBuilderOptions {
+    let options = PassBuilderOptions::create();
+    options.set_loop_unrolling(false);
+    options.set_loop_slp_vectorization(false);
+    options
+}
+
+/// The host's target: its CPU and features.
 fn target_machine() -> Result<TargetMachine, String> {
     // LLVM's target registry is not safe to initialize from two threads at once (runs may
     // be concurrent: tests, embedders); once per process is enough.
