@@ -1,6 +1,8 @@
 //! Differential arithmetic (SPEC §3, §4): a table of boundary inputs goes through every
-//! operator and conversion on the device and in host code (the interpreter), in one
-//! generated Cajeta program per scalar type, and the two sides are compared:
+//! operator and conversion on the device and in host code, in one generated Cajeta program
+//! per scalar type, and the two sides are compared. Host code runs both ways: in the
+//! interpreter (in process) and as native code (`cajetac run --host native`), whose host
+//! results must be the interpreter's bit for bit, so the device is compared with both:
 //! - integer results and every conversion bit for bit;
 //! - float `+ - *` and comparisons bit for bit (NaN payloads aside), modulo flush-to-zero of
 //!   denormal inputs or results (Vulkan lets a device flush them unless float controls ask
@@ -392,6 +394,23 @@ fn float_ok(bits: u32, op: &str, x: f64, y: f64, host: f64, dev: f64) -> bool {
     }
 }
 
+/// The output of `src` run by `cajetac run --host native` (`None` without a cajetac
+/// executable outside CI).
+fn native_output(ty: &str, src: &str) -> Option<String> {
+    let cajetac = cajeta_tests::cajetac_program()?;
+    let dir = std::env::temp_dir().join(format!("cajeta-diff-{}-{ty}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let file = dir.join(format!("diff_{ty}.cajeta"));
+    std::fs::write(&file, src).ok()?;
+    let out = std::process::Command::new(cajetac)
+        .args(["run", "--host", "native"])
+        .arg(&file)
+        .output()
+        .ok()?;
+    std::fs::remove_dir_all(&dir).ok();
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 fn check_type(ctx: &cajeta_runtime::Context, ty: &str, kind: Kind) -> Vec<String> {
     let (src, ops, _) = program(ty, kind);
     // Every module the test runs also passes spirv-val.
@@ -448,6 +467,28 @@ fn check_type(ctx: &cajeta_runtime::Context, ty: &str, kind: Kind) -> Vec<String
         }
     }
     let text = String::from_utf8_lossy(&out).into_owned();
+    if let Some(native) = native_output(ty, &src) {
+        // The device column may differ: the CLI compiles the kernel for the device's
+        // profile (float controls), this test with default options.
+        let host_part = |t: &str| -> Vec<String> {
+            t.lines()
+                .map(|l| match l.split(' ').collect::<Vec<_>>().as_slice() {
+                    ["op", i, p, host, _dev] => format!("op {i} {p} {host}"),
+                    _ => l.to_string(),
+                })
+                .collect()
+        };
+        let (n, i) = (host_part(&native), host_part(&text));
+        if n != i {
+            let first = n
+                .iter()
+                .zip(&i)
+                .find(|(a, b)| a != b)
+                .map(|(a, b)| format!("native `{a}`, interpreter `{b}`"))
+                .unwrap_or_else(|| format!("{} lines native, {} interpreted", n.len(), i.len()));
+            return vec![format!("{ty}: native host code differs: {first}")];
+        }
+    }
     let mut failures = Vec::new();
     let mut inputs: Vec<(String, String)> = Vec::new();
     let mut checked = 0;

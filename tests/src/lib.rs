@@ -79,6 +79,23 @@ pub fn frontend(path: &Path) -> (SourceMap, Result<ir::Module, Vec<Diagnostic>>)
     (sources, result)
 }
 
+/// The `cajetac` executable of this build: `$CAJETAC`, else the one next to the test
+/// binary's `deps/` folder (what `cargo test --workspace` builds, with native host code).
+/// `None` when neither exists; with `CI=true` that is a failure.
+pub fn cajetac_program() -> Option<std::path::PathBuf> {
+    let found = std::env::var_os("CAJETAC")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            let exe = std::env::current_exe().ok()?;
+            Some(exe.parent()?.parent()?.join("cajetac"))
+        })
+        .filter(|p| p.is_file());
+    if found.is_none() && std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("CI=true but no cajetac executable next to the test binary (set CAJETAC)");
+    }
+    found
+}
+
 /// Runs `spirv-val` on a module. `spirv-val` must be installed (the README's commands
 /// install spirv-tools); a missing validator fails the test rather than skipping it.
 pub fn spirv_val(words: &[u32], env: TargetEnv, tag: &str) -> Result<(), String> {
