@@ -263,10 +263,32 @@ fn build(
         Ok(k) => k,
         Err(d) => return report(&sources, &d, format),
     };
+    let names: Vec<&str> = module
+        .kernels()
+        .map(|id| module.function(id).name.as_str())
+        .collect();
     if let Some(name) = kernel {
         if kernels.is_empty() {
-            return usage_error(format!("no kernel named `{name}`"));
+            return usage_error(if names.is_empty() {
+                format!("no kernel named `{name}`: the program has no kernels")
+            } else {
+                format!(
+                    "no kernel named `{name}`; the program's kernels: {}",
+                    names.join(", ")
+                )
+            });
         }
+    }
+    if names.is_empty() && !emit.iter().any(|e| e == "llvm") {
+        // Nothing to write: say so instead of succeeding silently with an empty directory.
+        eprintln!(
+            "note: the program has no kernels (`@Kernel` methods); nothing written{}",
+            if driver::entry_point(&module).is_some() {
+                " (its host code runs with `cajetac run`)"
+            } else {
+                ""
+            }
+        );
     }
     if let Some(p) = &profile {
         if let Err(d) = driver::check_profile(&module, &kernels, p) {

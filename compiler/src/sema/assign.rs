@@ -13,6 +13,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     pub fn place(&mut self, e: &ast::Expr) -> R<(Place, Type)> {
         match &e.kind {
             ast::ExprKind::Name(n) => match self.lookup(n) {
+                Some(id) if self.finals.contains(&id) && self.assigned[id.0] => {
+                    let decl = self.locals[id.0].span;
+                    self.error(
+                        Diagnostic::error(
+                            Code::NotAssignable,
+                            e.span,
+                            format!("cannot assign to `{n}`: it is declared `final`"),
+                        )
+                        .with_label("assigned again here")
+                        .with_secondary(decl, "declared `final` here")
+                        .with_note("help: remove `final`, or use another local"),
+                    )
+                }
                 Some(id) => Ok((Place::Local(id), self.locals[id.0].ty.clone())),
                 None => {
                     self.name_expr(n, e.span)?;

@@ -47,6 +47,8 @@ pub struct FnCtx<'s, 'a> {
     /// `Spec` slots used in this method: whether float, and the default (a slot is one
     /// specialization constant, so every use must agree).
     pub(super) spec_slots: Vec<(i128, bool, ir::Constant)>,
+    /// Locals declared `final`.
+    pub(super) finals: std::collections::HashSet<LocalId>,
 }
 
 impl<'s, 'a> FnCtx<'s, 'a> {
@@ -69,6 +71,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             calls: Vec::new(),
             dynamic_shared: None,
             spec_slots: Vec::new(),
+            finals: std::collections::HashSet::new(),
         };
         for (p, ty) in f.decl.params.iter().zip(&f.params) {
             if let Ok(id) = ctx.declare(&p.name, ty.clone()) {
@@ -267,7 +270,18 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     out.extend(stmts);
                 }
             }
-            ast::Stmt::Local { ty, decls, .. } => self.local_decl(ty, decls, out),
+            ast::Stmt::Local {
+                ty,
+                decls,
+                is_final,
+                ..
+            } => {
+                let first = self.locals.len();
+                self.local_decl(ty, decls, out);
+                if *is_final {
+                    self.finals.extend((first..self.locals.len()).map(LocalId));
+                }
+            }
             ast::Stmt::If {
                 cond,
                 then,

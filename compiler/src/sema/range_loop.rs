@@ -116,12 +116,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             span: index_ty.span,
         };
         let count_decl = Stmt::Local {
+            is_final: false,
             ty: u32_ty.clone(),
             decls: vec![(ident(&n_name, count.value.span), Some(count.value.clone()))],
             span: count.value.span,
         };
         let i_name = || expr(ExprKind::Name(index.name.clone()), index.span);
         let element = Stmt::Local {
+            is_final: false,
             ty: value_ty.clone(),
             decls: vec![(
                 value.clone(),
@@ -135,6 +137,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         });
         let lowered = Stmt::For {
             init: vec![Stmt::Local {
+                is_final: false,
                 ty: u32_ty,
                 decls: vec![(index.clone(), Some(thread_call("globalIdX", sp)))],
                 span: index.span,

@@ -162,6 +162,8 @@ pub struct Block {
 pub enum Stmt {
     /// `T a = e, b;`
     Local {
+        /// `final T a = e;`: assigned at most once (Java's rule).
+        is_final: bool,
         /// Declared type.
         ty: TypeExpr,
         /// Names with optional initializers.

@@ -141,6 +141,57 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
+fn build_names_the_kernels_when_the_one_asked_for_is_missing() {
+    let out = temp_dir("kernel-list");
+    let missing = cajetac()
+        .args([
+            "build",
+            "examples/img_rmw.cajeta",
+            "--kernel",
+            "nosuch",
+            "-o",
+        ])
+        .arg(&out)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        err.contains("no kernel named `nosuch`; the program's kernels: fill, rmw"),
+        "{err}"
+    );
+    let src = out.join("hostonly.cajeta");
+    std::fs::write(
+        &src,
+        "public class H {\n    public static int32 run() {\n        return 1;\n    }\n}\n",
+    )
+    .unwrap();
+    let none = cajetac()
+        .args(["build", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(none.status.success());
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(
+        err.contains("note: the program has no kernels (`@Kernel` methods); nothing written"),
+        "{err}"
+    );
+    let asked = cajetac()
+        .args(["build", "--kernel", "k", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert_eq!(asked.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&asked.stderr)
+        .contains("no kernel named `k`: the program has no kernels"));
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
 fn host_runtime_errors_name_the_position_and_exit_3() {
     let dir = temp_dir("rt");
     let file = dir.join("div.cajeta");

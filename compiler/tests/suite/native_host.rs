@@ -172,6 +172,12 @@ fn arrays_agree_with_the_interpreter() {
 }
 
 #[test]
+fn final_locals_run() {
+    // `final int32 y;` assigned once later, and `final` in a for-initializer.
+    assert_eq!(corpus("finals.cajeta").end, "returned 100");
+}
+
+#[test]
 fn strings_agree_with_the_interpreter() {
     let r = corpus("strings.cajeta");
     assert_eq!(
