@@ -67,7 +67,12 @@ fn kernels_match_goldens_and_validate() {
                     ".vk13".to_string()
                 };
                 let asm = golden_dir.join(format!("{stem}.{}{suffix}.spvasm", k.name));
-                if let Err(e) = check_golden(&asm, &disassemble(&k.words)) {
+                let text = disassemble(&k.words);
+                if let Err(e) = check_golden(&asm, &text) {
+                    failures.push(e);
+                }
+                // The text is real assembly: `spirv-as` reads it back to the same module.
+                if let Err(e) = cajeta_tests::reassembles_to(&text, &k.words, env, &tag) {
                     failures.push(e);
                 }
                 if env == TargetEnv::Vulkan1_1 {

@@ -96,6 +96,60 @@ pub fn cajetac_program() -> Option<std::path::PathBuf> {
     found
 }
 
+/// Assembles `text` with `spirv-as` (next to `spirv-val`) and checks that it gives `words`
+/// back, header aside (generator and id bound are the assembler's own).
+pub fn reassembles_to(text: &str, words: &[u32], env: TargetEnv, tag: &str) -> Result<(), String> {
+    let val = std::path::PathBuf::from(spirv_val_program());
+    let program = match val.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) => dir.join("spirv-as"),
+        None => std::path::PathBuf::from("spirv-as"),
+    };
+    let dir = std::env::temp_dir().join(format!("cajeta-as-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let (src, out) = (
+        dir.join(format!("{n}-{tag}.spvasm")),
+        dir.join(format!("{n}-{tag}.spv")),
+    );
+    std::fs::write(&src, text).map_err(|e| e.to_string())?;
+    let run = Command::new(&program)
+        .args(["--preserve-numeric-ids", "--target-env", env.name(), "-o"])
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .map_err(|e| {
+            format!(
+                "cannot run {} (install spirv-tools): {e}",
+                program.display()
+            )
+        })?;
+    let bytes = std::fs::read(&out).unwrap_or_default();
+    let _ = (std::fs::remove_file(&src), std::fs::remove_file(&out));
+    if !run.status.success() {
+        return Err(format!(
+            "spirv-as refused the disassembly of {tag}:\n{}",
+            String::from_utf8_lossy(&run.stderr)
+        ));
+    }
+    let back: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    match back.iter().zip(words).skip(5).position(|(a, b)| a != b) {
+        None if back.len() == words.len() => Ok(()),
+        None => Err(format!(
+            "{tag}: reassembled {} words, expected {}",
+            back.len(),
+            words.len()
+        )),
+        Some(i) => Err(format!(
+            "{tag}: reassembled module differs at word {}",
+            i + 5
+        )),
+    }
+}
+
 /// Runs `spirv-val` on a module. `spirv-val` must be installed (the README's commands
 /// install spirv-tools); a missing validator fails the test rather than skipping it.
 pub fn spirv_val(words: &[u32], env: TargetEnv, tag: &str) -> Result<(), String> {

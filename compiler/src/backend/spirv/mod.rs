@@ -21,6 +21,7 @@ mod arith;
 mod atomics;
 mod bounds;
 mod coop;
+mod disasm;
 mod expr;
 mod function;
 mod int_precision;
@@ -42,9 +43,11 @@ mod vector;
 mod vector_ops;
 mod wave;
 
+pub use disasm::disassemble;
+
 use std::collections::{HashMap, VecDeque};
 
-use rspirv::binary::{Assemble, Disassemble};
+use rspirv::binary::Assemble;
 use rspirv::dr::Builder;
 use rspirv::spirv::Word;
 
@@ -137,15 +140,6 @@ pub fn compile_kernel(
     options: &SpirvOptions,
 ) -> Result<CompiledKernel, Vec<Diagnostic>> {
     compile(module, kernel, options).map_err(|d| vec![d])
-}
-
-/// Disassembles SPIR-V words to rspirv's text form (deterministic; used for goldens and
-/// `--emit spvasm`). Words that do not parse give a one-line comment saying why.
-pub fn disassemble(words: &[u32]) -> String {
-    match rspirv::dr::load_words(words) {
-        Ok(module) => module.disassemble(),
-        Err(e) => format!("; cannot disassemble: {e}\n"),
-    }
 }
 
 fn compile(

@@ -1,0 +1,244 @@
+//! The `.spvasm` text of a module: rspirv's disassembly, with the literal of every scalar
+//! `OpConstant` / `OpSpecConstant` written as `spirv-as` reads it back to the same bits.
+//!
+//! rspirv prints the literal of an `OpSpecConstant` as its raw 32-bit word (`1067450368`
+//! for 1.25, `4294967293` for a signed -3, which `spirv-as` refuses), and formats
+//! `float16` constants as if they were `float32` bits. Here integers are printed by their
+//! type's signedness and width, finite floats in the shortest decimal that reads back to the
+//! same value, and infinities and NaNs in the hexadecimal form `spirv-dis` uses
+//! (`0x1p+128`, `-0x1.8p+128`).
+
+use std::collections::HashMap;
+
+use rspirv::binary::Disassemble;
+use rspirv::dr::Operand;
+use rspirv::spirv::Op;
+
+/// A scalar type of the module.
+#[derive(Clone, Copy)]
+enum Scalar {
+    Int { width: u32, signed: bool },
+    Float { width: u32 },
+}
+
+/// Disassembles SPIR-V words (deterministic; used for goldens and `--emit spvasm`). Words
+/// that do not parse give a one-line comment saying why.
+pub fn disassemble(words: &[u32]) -> String {
+    let module = match rspirv::dr::load_words(words) {
+        Ok(m) => m,
+        Err(e) => return format!("; cannot disassemble: {e}\n"),
+    };
+    let mut scalars: HashMap<u32, Scalar> = HashMap::new();
+    let mut literals: HashMap<u32, String> = HashMap::new();
+    for inst in &module.types_global_values {
+        let (Some(id), operands) = (inst.result_id, &inst.operands) else {
+            continue;
+        };
+        match (inst.class.opcode, operands.as_slice()) {
+            (Op::TypeInt, [Operand::LiteralBit32(w), Operand::LiteralBit32(s)]) => {
+                scalars.insert(
+                    id,
+                    Scalar::Int {
+                        width: *w,
+                        signed: *s != 0,
+                    },
+                );
+            }
+            (Op::TypeFloat, [Operand::LiteralBit32(w), ..]) => {
+                scalars.insert(id, Scalar::Float { width: *w });
+            }
+            (Op::Constant | Op::SpecConstant, [value]) => {
+                let bits = match value {
+                    Operand::LiteralBit32(v) => u64::from(*v),
+                    Operand::LiteralBit64(v) => *v,
+                    _ => continue,
+                };
+                if let Some(ty) = inst.result_type.and_then(|t| scalars.get(&t)) {
+                    literals.insert(id, literal(*ty, bits));
+                }
+            }
+            _ => {}
+        }
+    }
+    let text = module.disassemble();
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(&rewrite(line, &literals).unwrap_or_else(|| line.to_string()));
+        out.push('\n');
+    }
+    // rspirv's text has no final newline; keep it that way.
+    if !text.ends_with('\n') {
+        out.pop();
+    }
+    out
+}
+
+/// `%id = OpConstant  %ty  <literal>` with the literal replaced, if `id` has one.
+fn rewrite(line: &str, literals: &HashMap<u32, String>) -> Option<String> {
+    let (lhs, rhs) = line.split_once(" = ")?;
+    let id: u32 = lhs.strip_prefix('%')?.parse().ok()?;
+    let text = literals.get(&id)?;
+    let mut parts = rhs.split_whitespace();
+    let op = parts.next()?;
+    if op != "OpConstant" && op != "OpSpecConstant" {
+        return None;
+    }
+    let ty = parts.next()?;
+    Some(format!("{lhs} = {op}  {ty}  {text}"))
+}
+
+/// The literal of a constant of type `ty` whose value has the bit pattern `bits`.
+fn literal(ty: Scalar, bits: u64) -> String {
+    match ty {
+        Scalar::Int { width, signed } => {
+            let width = width.clamp(1, 64);
+            let low = if width == 64 {
+                bits
+            } else {
+                bits & ((1u64 << width) - 1)
+            };
+            if signed && width < 64 && low >> (width - 1) & 1 == 1 {
+                (low as i64 - (1i64 << width)).to_string()
+            } else if signed {
+                (low as i64).to_string()
+            } else {
+                low.to_string()
+            }
+        }
+        Scalar::Float { width: 16 } => {
+            let h = bits as u16;
+            special(
+                u64::from(h >> 15),
+                u64::from(h >> 10 & 0x1f),
+                0x1f,
+                u64::from(h & 0x3ff),
+                10,
+                16,
+            )
+            .unwrap_or_else(|| format!("{:?}", half_to_f32(h)))
+        }
+        Scalar::Float { width: 64 } => special(
+            bits >> 63,
+            bits >> 52 & 0x7ff,
+            0x7ff,
+            bits & ((1 << 52) - 1),
+            52,
+            1024,
+        )
+        .unwrap_or_else(|| format!("{:?}", f64::from_bits(bits))),
+        Scalar::Float { .. } => {
+            let b = bits as u32;
+            special(
+                u64::from(b >> 31),
+                u64::from(b >> 23 & 0xff),
+                0xff,
+                u64::from(b & 0x7f_ffff),
+                23,
+                128,
+            )
+            .unwrap_or_else(|| format!("{:?}", f32::from_bits(b)))
+        }
+    }
+}
+
+/// An infinity or NaN in `spirv-dis`'s hexadecimal form (`[-]0x1[.mantissa]p+<max>`), or
+/// `None` for a finite value. `mantissa_bits` is the stored mantissa's width.
+fn special(
+    sign: u64,
+    exponent: u64,
+    max_exponent: u64,
+    mantissa: u64,
+    mantissa_bits: u32,
+    bias_top: u32,
+) -> Option<String> {
+    if exponent != max_exponent {
+        return None;
+    }
+    let sign = if sign & 1 == 1 { "-" } else { "" };
+    if mantissa == 0 {
+        return Some(format!("{sign}0x1p+{bias_top}"));
+    }
+    // Left-align the mantissa on a whole number of hex digits, then drop trailing zeros.
+    let digits = mantissa_bits.div_ceil(4);
+    let aligned = mantissa << (digits * 4 - mantissa_bits);
+    let hex = format!("{aligned:0width$x}", width = digits as usize);
+    Some(format!(
+        "{sign}0x1.{}p+{bias_top}",
+        hex.trim_end_matches('0')
+    ))
+}
+
+/// The value of a `float16` bit pattern (finite), exactly.
+fn half_to_f32(h: u16) -> f32 {
+    let sign = if h >> 15 == 1 { -1.0 } else { 1.0 };
+    let exponent = i32::from(h >> 10 & 0x1f);
+    let mantissa = f32::from(h & 0x3ff);
+    if exponent == 0 {
+        sign * mantissa * (2.0f32).powi(-24)
+    } else {
+        sign * (1.0 + mantissa / 1024.0) * (2.0f32).powi(exponent - 15)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_read_back_to_the_same_bits() {
+        let i32t = Scalar::Int {
+            width: 32,
+            signed: true,
+        };
+        assert_eq!(literal(i32t, u64::from((-3i32) as u32)), "-3");
+        assert_eq!(
+            literal(
+                Scalar::Int {
+                    width: 32,
+                    signed: false
+                },
+                0xffff_fffd
+            ),
+            "4294967293"
+        );
+        assert_eq!(
+            literal(
+                Scalar::Int {
+                    width: 16,
+                    signed: true
+                },
+                0xfffe
+            ),
+            "-2"
+        );
+        assert_eq!(
+            literal(Scalar::Float { width: 32 }, u64::from(1.25f32.to_bits())),
+            "1.25"
+        );
+        assert_eq!(
+            literal(Scalar::Float { width: 32 }, u64::from(1e-7f32.to_bits())),
+            "1e-7"
+        );
+        assert_eq!(
+            literal(
+                Scalar::Float { width: 32 },
+                u64::from(f32::INFINITY.to_bits())
+            ),
+            "0x1p+128"
+        );
+        assert_eq!(
+            literal(Scalar::Float { width: 32 }, 0xffc0_0000),
+            "-0x1.8p+128"
+        );
+        assert_eq!(literal(Scalar::Float { width: 16 }, 0x3d00), "1.25");
+        assert_eq!(literal(Scalar::Float { width: 16 }, 0x7c00), "0x1p+16");
+        assert_eq!(
+            literal(Scalar::Float { width: 64 }, 0.1f64.to_bits()),
+            "0.1"
+        );
+        assert_eq!(
+            literal(Scalar::Float { width: 64 }, 0x7ff8_0000_0000_0000),
+            "0x1.8p+1024"
+        );
+    }
+}
