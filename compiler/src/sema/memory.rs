@@ -138,7 +138,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let class = self.class_name(base)?;
         let table = self.syms.constants.get(class)?;
         Some(match table.get(&field.name) {
-            Some((ty, v)) => Ok(ir::Expr::constant(Constant::Int(*v), ty.clone(), span)),
+            Some((ty, v)) => Ok(ir::Expr::constant(*v, ty.clone(), span)),
             None => self.unknown_member(class, field, "constant", table.keys()),
         })
     }

@@ -62,7 +62,7 @@ pub struct Symbols<'a> {
     pub intrinsics: HashMap<String, HashMap<String, Vec<IntrinsicMethod<'a>>>>,
     /// Stdlib class constants (`@Constant(n) static final MemoryOrder Relaxed;`) by class,
     /// then name: the type and the value.
-    pub constants: HashMap<String, HashMap<String, (Type, u64)>>,
+    pub constants: HashMap<String, HashMap<String, (Type, crate::ir::Constant)>>,
     /// POD classes (user classes with fields) by name: the type names resolve to.
     pub pods: HashMap<String, Type>,
     /// Stdlib query fields (`@Intrinsic("device.subgroup_size") static final uint32
@@ -137,17 +137,76 @@ fn intrinsic_ops(ann: &ast::Annotation) -> Result<(Option<Intrinsic>, Option<Hos
 }
 
 /// A stdlib `@Constant(n)` field: its type and value.
-fn stdlib_constant(f: &ast::FieldDecl, diags: &mut Vec<Diagnostic>) -> Option<(Type, u64)> {
+fn stdlib_constant(
+    f: &ast::FieldDecl,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Type, crate::ir::Constant)> {
+    let ty = resolve_type(&f.ty, &HashMap::new()).ok();
     annotated_field(
         f,
         "Constant",
-        |arg| match arg {
-            ast::ExprKind::Int(text) => text.parse::<u64>().ok(),
-            _ => None,
-        },
-        "@Constant takes one decimal integer",
+        |arg| constant_value(arg, ty.as_ref()?),
+        "@Constant takes one number: a decimal integer or float, negated or divided (`-1`, `1.0 / 0.0`)",
         diags,
     )
+}
+
+/// A number written in a `@Constant(…)`.
+#[derive(Clone, Copy)]
+enum Number {
+    Int(i128),
+    Float(f64),
+}
+
+impl Number {
+    fn float(self) -> f64 {
+        match self {
+            Number::Int(i) => i as f64,
+            Number::Float(x) => x,
+        }
+    }
+}
+
+/// The value of a `@Constant` argument as a constant of scalar type `ty`: integers keep
+/// their two's-complement bits in the type's width, floats are rounded to the type.
+fn constant_value(e: &ast::ExprKind, ty: &Type) -> Option<crate::ir::Constant> {
+    fn number(e: &ast::ExprKind) -> Option<Number> {
+        Some(match e {
+            ast::ExprKind::Int(text) => Number::Int(text.parse::<i128>().ok()?),
+            ast::ExprKind::Float(text) => Number::Float(super::literals::parse_float(text).ok()?.0),
+            ast::ExprKind::Unary(ast::UnOp::Neg, x) => match number(&x.kind)? {
+                Number::Int(i) => Number::Int(-i),
+                Number::Float(v) => Number::Float(-v),
+            },
+            ast::ExprKind::Binary(ast::BinOp::Div, a, b) => {
+                Number::Float(number(&a.kind)?.float() / number(&b.kind)?.float())
+            }
+            _ => return None,
+        })
+    }
+    let n = number(e)?;
+    let Type::Scalar(s) = ty else {
+        // Enumeration-like classes (`MemoryOrder`, `Capability`) number their members.
+        return match n {
+            Number::Int(i) => u64::try_from(i).ok().map(crate::ir::Constant::Int),
+            Number::Float(_) => None,
+        };
+    };
+    Some(match n {
+        Number::Int(i) if s.is_integer() || *s == ScalarType::Bool => {
+            let bits = s.bits().clamp(1, 64);
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            crate::ir::Constant::Int((i as u128 as u64) & mask)
+        }
+        _ if s.is_float() => {
+            crate::ir::Constant::Float(crate::ir::const_fold::round_to_float(*s, n.float()))
+        }
+        _ => return None,
+    })
 }
 
 /// A stdlib field annotated `@NAME(arg)`: its type and what `parse` makes of the one
