@@ -133,11 +133,12 @@ enum Command {
         /// violation is a runtime error (also `CAJETA_CHECKED=1`).
         #[arg(long)]
         checked: bool,
-        /// Precision options (SPEC §8), resolved against the device the run uses.
+        /// Precision options (docs/language.md, "Precision"), resolved against the device the run uses.
         #[command(flatten)]
         precision: PrecisionFlags,
-        /// How host code runs: `auto` (natively through LLVM when all of it lowers, else
-        /// the interpreter), `native` (natively or refuse, naming the construct), `interp`.
+        /// How host code runs: `auto` and `native` compile it to native code through LLVM
+        /// (`auto` interprets in a build without the `native-host` feature, `native` then
+        /// refuses); `interp` runs the interpreter.
         #[arg(long = "host", value_enum, default_value = "auto")]
         host: HostArg,
         /// Arguments passed to `main(String[] args)`.
