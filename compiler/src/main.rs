@@ -9,7 +9,7 @@
 // The test build has the harness's `main`, not ours, so the commands are unused there.
 #![cfg_attr(test, allow(dead_code))]
 
-use cajetac::backend::host::{HostIo, HostOutcome};
+use cajetac::backend::host::{HostIo, HostOutcome, Value};
 use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::{render_human, render_json, Diagnostic, SourceMap};
 use cajetac::driver::{self, RunError};
@@ -427,7 +427,7 @@ fn run(
         checked: opts.checked,
     };
     opts.precision = precision.options();
-    let result = driver::run_program_mode(
+    let result = driver::run_program_entry(
         &mut sources,
         &inputs,
         &options,
@@ -444,11 +444,22 @@ fn run(
         }
     }
     match result {
-        Ok(HostOutcome::Returned(v)) => {
+        // `main` returning an integer: the exit status, as in C (its low 8 bits) and Java's
+        // `System.exit`; nothing is printed.
+        Ok((HostOutcome::Returned(Value::Scalar(s)), entry)) if entry == "main" => {
+            match s.as_int() {
+                Some(status) => ExitCode::from(status as u8),
+                None => {
+                    out!("{s}");
+                    ExitCode::SUCCESS
+                }
+            }
+        }
+        Ok((HostOutcome::Returned(v), _)) => {
             out!("{v}");
             ExitCode::SUCCESS
         }
-        Ok(HostOutcome::Void) => ExitCode::SUCCESS,
+        Ok((HostOutcome::Void, _)) => ExitCode::SUCCESS,
         Err(RunError::Compile(d)) => report(&sources, &d, format),
         Err(RunError::NoEntryPoint) => {
             eprintln!("error: `{}` has no entry point: declare `public static int32 run()` or `public static void main()`", file.display());

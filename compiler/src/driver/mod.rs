@@ -15,7 +15,7 @@ use crate::diagnostics::{Diagnostic, SourceMap};
 use crate::ir::{self, FunctionId, FunctionKind};
 use std::collections::HashMap;
 
-pub use native::run_program_mode;
+pub use native::{run_program_entry, run_program_mode};
 pub use stdlib::STDLIB_FILES;
 
 /// Parses and checks `files` (name, source) together with the stdlib.

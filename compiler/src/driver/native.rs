@@ -18,6 +18,20 @@ pub fn run_program_mode(
     context_options: Option<cajeta_runtime::ContextOptions>,
     mode: HostMode,
 ) -> Result<HostOutcome, RunError> {
+    run_program_entry(sources, files, options, args, io, context_options, mode).map(|(o, _)| o)
+}
+
+/// [`run_program_mode`], also naming the entry method that ran (`run` or `main`): the CLI
+/// prints what `run()` returns and makes what `main` returns the exit status.
+pub fn run_program_entry(
+    sources: &mut SourceMap,
+    files: &[(String, String)],
+    options: &SpirvOptions,
+    args: &[String],
+    io: &mut HostIo,
+    context_options: Option<cajeta_runtime::ContextOptions>,
+    mode: HostMode,
+) -> Result<(HostOutcome, String), RunError> {
     let executor: &dyn HostExecutor = match (mode, native()) {
         (HostMode::Interp, _) | (HostMode::Auto, None) => &Interpret,
         (_, Some(native)) => native,
@@ -28,6 +42,7 @@ pub fn run_program_mode(
         }
     };
     let (module, kernels, entry) = prepare(sources, files, options)?;
+    let name = module.function(entry).name.clone();
     interpret(
         &module,
         entry,
@@ -38,6 +53,7 @@ pub fn run_program_mode(
         context_options,
         executor,
     )
+    .map(|outcome| (outcome, name))
 }
 
 /// The native executor, in builds that have one.

@@ -230,6 +230,35 @@ fn run_prints_the_returned_value_and_main_args() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "n=2 first=hello\n");
 }
 
+#[test]
+fn main_returning_an_int_sets_the_exit_status_and_run_prints() {
+    let dir = temp_dir("exit-status");
+    let run_it = |body: &str, entry: &str| {
+        let file = dir.join(format!("{entry}.cajeta"));
+        let src = format!(
+            "public final class E {{\n    public static int32 {entry}() {{\n        System.out.println(\"hi\");\n        {body}\n    }}\n}}\n"
+        );
+        std::fs::write(&file, src).unwrap();
+        let out = cajetac().arg("run").arg(&file).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    assert_eq!(run_it("return 0;", "main"), (Some(0), "hi\n".to_string()));
+    assert_eq!(run_it("return 3;", "main"), (Some(3), "hi\n".to_string()));
+    assert_eq!(
+        run_it("return 777;", "main"),
+        (Some(777 & 255), "hi\n".to_string())
+    );
+    assert_eq!(
+        run_it("return -1;", "main"),
+        (Some(255), "hi\n".to_string())
+    );
+    assert_eq!(run_it("return 3;", "run"), (Some(0), "hi\n3\n".to_string()));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Whether a Vulkan device is present (the device-dependent CLI tests skip without one,
 /// except under `CI=true`).
 fn have_device() -> bool {
@@ -485,7 +514,18 @@ fn every_example_runs_with_no_arguments() {
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        if !out.status.success() || stdout.lines().last() != Some("777") {
+        // `main` examples exit 0 (what main returns) after their summary line; `run()`
+        // examples print 777.
+        let src = std::fs::read_to_string(path).unwrap();
+        let ok = if src.contains(" main(") {
+            stdout
+                .lines()
+                .last()
+                .is_some_and(|l| !l.is_empty() && l != "0")
+        } else {
+            stdout.lines().last() == Some("777")
+        };
+        if !out.status.success() || !ok {
             failures.push(format!(
                 "{rel}: {:?}\n{stdout}{}",
                 out.status,
