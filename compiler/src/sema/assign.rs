@@ -13,6 +13,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     pub fn place(&mut self, e: &ast::Expr) -> R<(Place, Type)> {
         match &e.kind {
             ast::ExprKind::Name(n) => match self.lookup(n) {
+                Some(id) if self.unresolved.contains(&id) => Err(()),
                 Some(id) if self.finals.contains(&id) && self.assigned[id.0] => {
                     let decl = self.locals[id.0].span;
                     self.error(

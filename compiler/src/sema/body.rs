@@ -49,6 +49,14 @@ pub struct FnCtx<'s, 'a> {
     pub(super) spec_slots: Vec<(i128, bool, ir::Constant)>,
     /// Locals declared `final`.
     pub(super) finals: std::collections::HashSet<LocalId>,
+    /// Parameters whose type did not resolve (E0007 at the declaration): their uses are
+    /// errors already reported, not new ones.
+    pub(super) unresolved: std::collections::HashSet<LocalId>,
+}
+
+/// Whether parameter `p` got type `ty` only because its written type did not resolve.
+pub fn unresolved(p: &ast::Param, ty: &Type) -> bool {
+    *ty == Type::Void && !matches!(p.ty.kind, ast::TypeExprKind::Void)
 }
 
 impl<'s, 'a> FnCtx<'s, 'a> {
@@ -72,10 +80,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             dynamic_shared: None,
             spec_slots: Vec::new(),
             finals: std::collections::HashSet::new(),
+            unresolved: std::collections::HashSet::new(),
         };
         for (p, ty) in f.decl.params.iter().zip(&f.params) {
             if let Ok(id) = ctx.declare(&p.name, ty.clone()) {
                 ctx.assigned[id.0] = true;
+                if unresolved(p, ty) {
+                    ctx.unresolved.insert(id);
+                }
             }
         }
         ctx

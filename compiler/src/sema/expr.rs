@@ -288,6 +288,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
 
     pub(super) fn name_expr(&mut self, name: &str, span: Span) -> R<ir::Expr> {
         if let Some(id) = self.lookup(name) {
+            if self.unresolved.contains(&id) {
+                return Err(());
+            }
             self.check_assigned(id, span)?;
             let ty = self.locals[id.0].ty.clone();
             return Ok(ir::Expr {

@@ -140,6 +140,9 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
             continue;
         }
         let pod_in_helper = f.kind == FunctionKind::Device && matches!(t, Type::Struct(_));
+        if body::unresolved(p, t) {
+            continue;
+        }
         if t.is_host_only() || *t == Type::Void || pod_in_helper {
             diags.push(
                 Diagnostic::error(
