@@ -84,9 +84,24 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 Some("grid") => grid = Some(self.dims(&a.value)?),
                 Some("block") => block = Some(self.dims(&a.value)?),
                 Some("sharedBytes") => {
+                    // `sharedBytes: n`, or the one-element list form `sharedBytes: [n]`.
+                    let value = match &a.value.kind {
+                        ast::ExprKind::ArrayLit(items) if items.len() == 1 => &items[0],
+                        ast::ExprKind::ArrayLit(_) => {
+                            return self.error(
+                                Diagnostic::error(
+                                    Code::InvalidLaunch,
+                                    a.value.span,
+                                    "`sharedBytes: [n]` takes exactly one byte count",
+                                )
+                                .with_note("the kernel has one dynamic shared array"),
+                            )
+                        }
+                        _ => &a.value,
+                    };
                     let u32t = Type::Scalar(ScalarType::U32);
-                    let v = self.expr(&a.value, Some(&u32t))?;
-                    shared_bytes = Some(self.coerce(v, &u32t, a.value.span)?);
+                    let v = self.expr(value, Some(&u32t))?;
+                    shared_bytes = Some(self.coerce(v, &u32t, value.span)?);
                 }
                 Some("spec") => spec = self.spec_values(&a.value)?,
                 Some("psc") => psc = self.psc_option(&a.value)?,
