@@ -96,6 +96,16 @@ pub fn cajetac_program() -> Option<std::path::PathBuf> {
     found
 }
 
+/// A fresh path `<temp>/cajeta-tools-<pid>/<n>-<tag>.<ext>` for a tool's input: suites run
+/// concurrently in one process and may use the same tag.
+fn scratch_file(tag: &str, ext: &str) -> Result<std::path::PathBuf, String> {
+    let dir = std::env::temp_dir().join(format!("cajeta-tools-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    Ok(dir.join(format!("{n}-{tag}.{ext}")))
+}
+
 /// Assembles `text` with `spirv-as` (next to `spirv-val`) and checks that it gives `words`
 /// back, header aside (generator and id bound are the assembler's own).
 pub fn reassembles_to(text: &str, words: &[u32], env: TargetEnv, tag: &str) -> Result<(), String> {
@@ -104,14 +114,8 @@ pub fn reassembles_to(text: &str, words: &[u32], env: TargetEnv, tag: &str) -> R
         Some(dir) => dir.join("spirv-as"),
         None => std::path::PathBuf::from("spirv-as"),
     };
-    let dir = std::env::temp_dir().join(format!("cajeta-as-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let (src, out) = (
-        dir.join(format!("{n}-{tag}.spvasm")),
-        dir.join(format!("{n}-{tag}.spv")),
-    );
+    let src = scratch_file(tag, "spvasm")?;
+    let out = src.with_extension("spv");
     std::fs::write(&src, text).map_err(|e| e.to_string())?;
     let run = Command::new(&program)
         .args(["--preserve-numeric-ids", "--target-env", env.name(), "-o"])
@@ -153,12 +157,7 @@ pub fn reassembles_to(text: &str, words: &[u32], env: TargetEnv, tag: &str) -> R
 /// Runs `spirv-val` on a module. `spirv-val` must be installed (the README's commands
 /// install spirv-tools); a missing validator fails the test rather than skipping it.
 pub fn spirv_val(words: &[u32], env: TargetEnv, tag: &str) -> Result<(), String> {
-    let dir = std::env::temp_dir().join(format!("cajeta-val-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    // Suites run concurrently in one process and may validate modules with the same tag.
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let file = dir.join(format!("{n}-{tag}.spv"));
+    let file = scratch_file(tag, "spv")?;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&file, bytes).map_err(|e| e.to_string())?;
     let out = Command::new(spirv_val_program())

@@ -266,22 +266,26 @@ pub fn bits(f: BitsFn, args: &[Scalar]) -> Result<Scalar, OpError> {
     })
 }
 
+/// A `Math.*` or `Bits.*` call on scalar arguments (what native host code calls for the
+/// functions it does not inline). The error names the problem.
+pub fn scalar_fn(op: Intrinsic, xs: &[Scalar]) -> Result<Scalar, String> {
+    match op {
+        Intrinsic::Math(f) => math(f, xs).map_err(|_| format!("Math.{} on {xs:?}", f.name())),
+        Intrinsic::Bits(b) => bits(b, xs).map_err(|_| {
+            format!(
+                "Bits.{} on {xs:?}: the bit field lies outside the value",
+                b.name()
+            )
+        }),
+        _ => Err(format!("{op:?} is not a Math or Bits function")),
+    }
+}
+
 /// A `Math.*` or `Bits.*` call on evaluated arguments: scalars, or vectors lane by lane
 /// (scalar arguments, such as a rotation count, apply to every lane). The error names the
 /// problem.
 pub fn lanewise(op: Intrinsic, args: &[Value]) -> Result<Value, String> {
-    let one = |xs: &[Scalar]| -> Result<Scalar, String> {
-        match op {
-            Intrinsic::Math(f) => math(f, xs).map_err(|_| format!("Math.{} on {xs:?}", f.name())),
-            Intrinsic::Bits(b) => bits(b, xs).map_err(|_| {
-                format!(
-                    "Bits.{} on {xs:?}: the bit field lies outside the value",
-                    b.name()
-                )
-            }),
-            _ => Err(format!("{op:?} is not a Math or Bits function")),
-        }
-    };
+    let one = |xs: &[Scalar]| scalar_fn(op, xs);
     let lanes = args.iter().find_map(|a| match a {
         Value::Vector(l) => Some(l.len()),
         _ => None,

@@ -22,25 +22,18 @@ use super::runtime::{self, state};
 use crate::backend::host::{Array, Fail, Frame, HostError, Interp, Scalar, Value};
 use crate::ir::{Expr, ScalarType, Stmt};
 
-/// The scalar types native code holds, by the code passed to the frame setters.
-pub const SCALAR_CODES: [ScalarType; 12] = [
-    ScalarType::Bool,
-    ScalarType::I8,
-    ScalarType::I16,
-    ScalarType::I32,
-    ScalarType::I64,
-    ScalarType::U8,
-    ScalarType::U16,
-    ScalarType::U32,
-    ScalarType::U64,
-    ScalarType::F16,
-    ScalarType::F32,
-    ScalarType::F64,
-];
-
-/// The code of a native scalar type (see [`SCALAR_CODES`]).
+/// The code of a scalar type passed to the frame setters: its index in
+/// [`ScalarType::ALL`].
 pub fn scalar_code(s: ScalarType) -> u64 {
-    SCALAR_CODES.iter().position(|&t| t == s).unwrap_or(0) as u64
+    ScalarType::ALL.iter().position(|&t| t == s).unwrap_or(0) as u64
+}
+
+/// The scalar type of a code from [`scalar_code`].
+fn scalar_of_code(code: i32) -> ScalarType {
+    ScalarType::ALL
+        .get(code as usize)
+        .copied()
+        .unwrap_or(ScalarType::I64)
 }
 
 /// An array's storage as native code sees it: `{ ptr, i64 }`; `len` is -1 when the local
@@ -164,7 +157,7 @@ pub unsafe extern "C" fn cajeta_frame_clear(f: *mut Frame, s: i64) {
 /// # Safety
 /// As for [`slot`].
 pub unsafe extern "C" fn cajeta_frame_set_int(f: *mut Frame, s: i64, v: i64, code: i32) {
-    let ty = SCALAR_CODES[code as usize];
+    let ty = scalar_of_code(code);
     *slot(f, s) = Value::Scalar(Scalar::from_int_wrapping(i128::from(v), ty));
 }
 
@@ -173,7 +166,7 @@ pub unsafe extern "C" fn cajeta_frame_set_int(f: *mut Frame, s: i64, v: i64, cod
 /// # Safety
 /// As for [`slot`].
 pub unsafe extern "C" fn cajeta_frame_set_f64(f: *mut Frame, s: i64, v: f64, code: i32) {
-    let ty = SCALAR_CODES[code as usize];
+    let ty = scalar_of_code(code);
     *slot(f, s) = Scalar::from_float(v, ty).map_or(Value::Void, Value::Scalar);
 }
 

@@ -88,6 +88,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 }
                 return Ok(result);
             }
+            ExprKind::Host {
+                op: HostOp::ArrayLength,
+                args,
+            } => match args.first().map(|a| &a.kind) {
+                Some(ExprKind::Load(Place::Local(l))) => self.array_length(st, *l, e)?,
+                _ => return Err("internal error: array length".into()),
+            },
             ExprKind::Host { op, args } => return self.host(st, *op, args, e),
             ExprKind::Intrinsic { .. } => self.scalar_fn(st, e)?,
             ExprKind::Sequence(stmts, value) => {

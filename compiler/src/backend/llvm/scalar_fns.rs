@@ -13,7 +13,7 @@ use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::repr::{repr, Repr};
 use super::runtime::record;
-use crate::backend::host::{math, HostError, Scalar, Value};
+use crate::backend::host::{math, HostError, Scalar};
 use crate::ir::{Expr, ExprKind, Intrinsic, MathFn, ScalarType};
 
 /// True when `e` is a `Math`/`Bits` call on native scalars with a native scalar result.
@@ -217,31 +217,33 @@ pub unsafe extern "C" fn cajeta_scalar_fn(
     let ExprKind::Intrinsic { op, args } = &e.kind else {
         return 0;
     };
-    let operands: Option<Vec<Value>> = args
-        .iter()
-        .zip([a, b, c])
-        .map(|(arg, bits)| scalar_of(bits, arg.ty.as_scalar()?).map(Value::Scalar))
-        .collect();
-    let result = operands
-        .ok_or_else(|| "internal error: operand types".to_string())
-        .and_then(|xs| math::lanewise(*op, &xs));
-    match result {
-        Ok(Value::Scalar(s)) => {
+    // At most three operands (`is_scalar_fn`): no allocation on this path.
+    let mut xs = [Scalar::Bool(false); 3];
+    let mut n = 0;
+    for (arg, bits) in args.iter().zip([a, b, c]) {
+        match arg.ty.as_scalar().and_then(|s| scalar_of(bits, s)) {
+            Some(x) => xs[n] = x,
+            None => return fail(e, "internal error: operand types".into()),
+        }
+        n += 1;
+    }
+    match math::scalar_fn(*op, &xs[..n]) {
+        Ok(s) => {
             *out = bits_of(s);
             1
         }
-        Ok(_) | Err(_) => {
-            let message = result
-                .err()
-                .unwrap_or_else(|| "internal error: result".to_string());
-            record(HostError {
-                message,
-                span: Some(e.span),
-                launch: None,
-            });
-            0
-        }
+        Err(message) => fail(e, message),
     }
+}
+
+/// Records the error of call `e` and gives the failure status.
+fn fail(e: &Expr, message: String) -> i32 {
+    record(HostError {
+        message,
+        span: Some(e.span),
+        launch: None,
+    });
+    0
 }
 
 /// This file's C-ABI functions (see `runtime::functions`).

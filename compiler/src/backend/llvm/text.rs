@@ -1,6 +1,6 @@
 //! Printing: `System.out.print`/`println` of scalars and string literals (and `+` of them),
 //! through the C-ABI runtime (`runtime.rs`), which formats exactly like the interpreter
-//! (Java's `Float.toString`); and `.length` of arrays. Strings themselves are objects
+//! (Java's `Float.toString`). Strings themselves are objects
 //! (`repr.rs`): building, comparing and printing computed strings is the interpreter's.
 
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
@@ -9,7 +9,7 @@ use inkwell::IntPredicate;
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::expr::scalar;
 use super::runtime::SiteKind;
-use crate::ir::{Expr, ExprKind, HostOp, Place, ScalarType, Type};
+use crate::ir::{Expr, ExprKind, HostOp, ScalarType, Type};
 
 impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// The host operations native code does itself (see the module comment).
@@ -55,10 +55,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 }
                 Ok(None)
             }
-            HostOp::ArrayLength => match args.first().map(|a| &a.kind) {
-                Some(ExprKind::Load(Place::Local(l))) => Ok(Some(self.array_length(st, *l, e)?)),
-                _ => Err("internal error: array length".into()),
-            },
             other => Err(format!("internal error: host operation {other:?}")),
         }
     }
