@@ -150,7 +150,7 @@ fn text_of(v: &Value) -> std::borrow::Cow<'_, str> {
 
 /// `a + b` as strings, written once into the new string's own allocation: a string grown
 /// by repeated `+` in a loop costs one copy of its characters per step.
-fn concat(a: &Value, b: &Value) -> std::rc::Rc<str> {
+pub(crate) fn concat(a: &Value, b: &Value) -> std::rc::Rc<str> {
     use std::rc::Rc;
     let (a, b) = (text_of(a), text_of(b));
     let mut bytes = Rc::<[u8]>::new_uninit_slice(a.len() + b.len());

@@ -14,6 +14,7 @@ mod eval;
 mod files;
 pub mod format;
 mod hostops;
+pub(crate) use hostops::concat;
 mod int_precision;
 mod int_transfer;
 mod lanes;

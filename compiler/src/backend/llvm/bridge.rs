@@ -19,7 +19,7 @@
 use std::cell::RefCell;
 
 use super::runtime::{self, state};
-use crate::backend::host::{Array, Fail, Frame, HostError, Interp, Scalar, Value};
+use crate::backend::host::{concat, Array, Fail, Frame, HostError, Interp, Scalar, Value};
 use crate::ir::{Expr, ScalarType, Stmt};
 
 /// The code of a scalar type passed to the frame setters: its index in
@@ -132,6 +132,17 @@ pub unsafe extern "C" fn cajeta_frame_put(f: *mut Frame, s: i64, v: *mut Value) 
     } else {
         *Box::from_raw(v)
     };
+}
+
+/// `f[d] = f[a] + f[b]` as strings (`a + b` where one side is a string), with the
+/// interpreter's own concatenation and text of values.
+///
+/// # Safety
+/// As for [`slot`].
+pub unsafe extern "C" fn cajeta_concat(f: *mut Frame, d: i64, a: i64, b: i64) {
+    let frame: &Frame = &*f;
+    let s = concat(&frame[a as usize], &frame[b as usize]);
+    *slot(f, d) = Value::Str(s);
 }
 
 /// Drops a boxed value (an object result nobody uses).
@@ -338,6 +349,11 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             "cajeta_frame_clear",
             "v(pl)",
             cajeta_frame_clear as *const () as usize,
+        ),
+        (
+            "cajeta_concat",
+            "v(plll)",
+            cajeta_concat as *const () as usize,
         ),
         (
             "cajeta_frame_set_int",

@@ -16,7 +16,7 @@ use super::bridge::scalar_code;
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::repr::{fast_array, repr, Repr};
 use crate::ir::visit::{for_each_local_use_in_expr, for_each_local_use_in_stmt, LocalUse};
-use crate::ir::{Expr, ExprKind, LocalId, Place, ScalarType, Stmt};
+use crate::ir::{Expr, ExprKind, HostOp, LocalId, Place, ScalarType, Stmt};
 
 /// The locals a delegated piece reads and stores.
 #[derive(Default)]
@@ -127,31 +127,89 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let Some(p) = st.locals.get(l.0).copied().flatten() else {
             return Ok(());
         };
+        let Repr::Scalar(s) = repr(ty) else {
+            return Ok(());
+        };
         let t = self.llvm_type(ty).ok_or("internal error: local type")?;
         let v = b(self.builder.build_load(t, p, ""))?;
+        self.scalar_into_slot(st, v, s, l.0 as u64)
+    }
+
+    /// Stores native scalar `v` of type `s` into frame slot `slot`.
+    fn scalar_into_slot(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        v: BasicValueEnum<'ctx>,
+        s: ScalarType,
+        slot: u64,
+    ) -> Gen<()> {
         let frame = self.frame(st);
-        let slot = self.i64c(l.0 as u64);
-        match repr(ty) {
-            Repr::Scalar(s) => {
-                let code = self.ctx.i32_type().const_int(scalar_code(s), false);
-                if s.is_float() {
-                    let f64t = self.ctx.f64_type();
-                    let w = b(self.builder.build_float_ext(v.into_float_value(), f64t, ""))?;
-                    let args = [frame.into(), slot.into(), w.into(), code.into()];
-                    self.rt_call("cajeta_frame_set_f64", &args)?;
-                } else {
-                    let i64t = self.ctx.i64_type();
-                    let x = v.into_int_value();
-                    let w = if s.is_signed_integer() {
-                        b(self.builder.build_int_s_extend_or_bit_cast(x, i64t, ""))?
-                    } else {
-                        b(self.builder.build_int_z_extend_or_bit_cast(x, i64t, ""))?
-                    };
-                    let args = [frame.into(), slot.into(), w.into(), code.into()];
-                    self.rt_call("cajeta_frame_set_int", &args)?;
+        let slot = self.i64c(slot);
+        let code = self.ctx.i32_type().const_int(scalar_code(s), false);
+        if s.is_float() {
+            let f64t = self.ctx.f64_type();
+            let w = b(self.builder.build_float_ext(v.into_float_value(), f64t, ""))?;
+            let args = [frame.into(), slot.into(), w.into(), code.into()];
+            self.rt_call("cajeta_frame_set_f64", &args)?;
+        } else {
+            let i64t = self.ctx.i64_type();
+            let x = v.into_int_value();
+            let w = if s.is_signed_integer() {
+                b(self.builder.build_int_s_extend_or_bit_cast(x, i64t, ""))?
+            } else {
+                b(self.builder.build_int_z_extend_or_bit_cast(x, i64t, ""))?
+            };
+            let args = [frame.into(), slot.into(), w.into(), code.into()];
+            self.rt_call("cajeta_frame_set_int", &args)?;
+        }
+        Ok(())
+    }
+
+    /// `a + b` on strings into frame slot `slot`: the operands are computed here, left to
+    /// right (scalars natively), and joined by the interpreter's concatenation, so a string
+    /// grown in a loop pays for one copy of its characters per step and no tree walk.
+    fn concat_into(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        a: &'m Expr,
+        b_: &'m Expr,
+        slot: u64,
+    ) -> Gen<()> {
+        let mut temps = Vec::new();
+        let mut slots = [0u64; 2];
+        for (k, e) in [a, b_].into_iter().enumerate() {
+            slots[k] = match (&e.kind, repr(&e.ty)) {
+                // A local read in place, unless the right operand stores it first.
+                (ExprKind::Load(Place::Local(l)), Repr::Object)
+                    if k == 1 || !Uses::of_expr(b_).stores(*l) =>
+                {
+                    l.0 as u64
                 }
-            }
-            Repr::Object | Repr::Void => {}
+                (_, Repr::Object) => {
+                    let t = self.temp_slot(st);
+                    self.object_into(st, e, t)?;
+                    temps.push(t);
+                    t
+                }
+                (_, Repr::Scalar(s)) => {
+                    let v = self.value(st, e)?;
+                    let t = self.temp_slot(st);
+                    self.scalar_into_slot(st, v, s, t)?;
+                    t
+                }
+                (_, Repr::Void) => return Err("internal error: void operand of `+`".into()),
+            };
+        }
+        let frame = self.frame(st);
+        let args = [
+            frame.into(),
+            self.i64c(slot).into(),
+            self.i64c(slots[0]).into(),
+            self.i64c(slots[1]).into(),
+        ];
+        self.rt_call("cajeta_concat", &args)?;
+        for t in temps {
+            self.clear_slot(st, t)?;
         }
         Ok(())
     }
@@ -307,6 +365,10 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 self.block(st, stmts)?;
                 self.object_into(st, value, slot)
             }
+            ExprKind::Host {
+                op: HostOp::Concat,
+                args,
+            } if args.len() == 2 => self.concat_into(st, &args[0], &args[1], slot),
             _ => {
                 let node = self.node_ptr(e);
                 let uses = Uses::of_expr(e);

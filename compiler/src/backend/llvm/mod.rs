@@ -12,7 +12,7 @@
 //! Stages: [`repr`] (how each type is held), [`codegen`] (functions and statements),
 //! [`expr`] (expressions), [`arrays`] (in-place array access), [`scalar_fns`] (`Math`/`Bits`), [`delegate`] (the frame and
 //! the calls into the interpreter) build the module; [`jit`] optimizes it with LLVM's
-//! `default<O2>` pipeline and runs it; [`runtime`] and [`bridge`] are the C-ABI functions
+//! short O2-class pass pipeline and runs it; [`runtime`] and [`bridge`] are the C-ABI functions
 //! the code calls.
 
 mod arrays;
