@@ -4,7 +4,7 @@
 
 use super::device::{CoopOp, DeviceQuery};
 use super::int_precision::IntPrecisionFn;
-use super::math_fns::{BitsFn, MathFn};
+use super::math_fns::{BitCast, BitsFn, MathFn};
 use super::types::{ImageFormat, ScalarType, TextureDim};
 
 /// A grid axis.
@@ -248,6 +248,8 @@ pub enum Intrinsic {
     Vector(VecFn),
     /// A `Bits.*` function.
     Bits(BitsFn),
+    /// A bit cast between a float and the integer of its width.
+    BitCast(BitCast),
     /// A `Barrier.*` call; args `[]` or `[order]` (a `MemoryOrder` constant).
     Barrier(BarrierKind),
     /// An atomic on a buffer or shared element.
@@ -388,6 +390,9 @@ impl Intrinsic {
                         .iter()
                         .find(|(_, n)| *n == p)
                         .map(|(f, _)| Intrinsic::Precision(*f));
+                }
+                if let Some(c) = name.strip_prefix("bitcast.") {
+                    return BitCast::from_name(c).map(Intrinsic::BitCast);
                 }
                 if let Some(b) = name.strip_prefix("bits.") {
                     return BitsFn::ALL

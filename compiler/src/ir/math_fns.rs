@@ -1,5 +1,7 @@
 //! The `Math.*` and `Bits.*` function families: pure per-lane functions on scalars and
-//! vectors, with the same meaning in kernels and host code.
+//! vectors, with the same meaning in kernels and host code; and the float bit casts.
+
+use super::types::ScalarType;
 
 /// `Math.*` functions. Operands and result share one numeric type unless noted; on a vector
 /// type they apply per lane.
@@ -180,5 +182,47 @@ impl BitsFn {
             .find(|(f, _)| *f == self)
             .map(|(_, n)| *n)
             .unwrap_or("?")
+    }
+}
+
+/// Bit casts between a float and the integer of its width (`Float.floatToRawIntBits`,
+/// `Float.intBitsToFloat` and their `Double`, `Float16`, `BFloat16` forms). The operand and
+/// result types are the declaring method's: `float32`↔`int32`, `float64`↔`int64`,
+/// `float16`↔`int16`, `bfloat16`↔`int16` (its IEEE-style encoding, the 16 high bits of a
+/// float32).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BitCast {
+    /// A float's encoding as the signed integer of its width; a NaN's bits are whatever the
+    /// executing hardware holds (as Java's `floatToRawIntBits`).
+    ToBits,
+    /// The same with every NaN as the canonical quiet NaN (Java's `floatToIntBits`):
+    /// `0x7fc00000`, `0x7ff8000000000000`, `0x7e00` (float16), `0x7fc0` (bfloat16).
+    ToBitsCanonical,
+    /// An integer's bits as a float of this type.
+    ToFloat(ScalarType),
+}
+
+impl BitCast {
+    /// The operation of an `@Intrinsic("bitcast.…")` name.
+    pub fn from_name(name: &str) -> Option<BitCast> {
+        Some(match name {
+            "to_bits" => BitCast::ToBits,
+            "to_bits_canonical" => BitCast::ToBitsCanonical,
+            "to_float16" => BitCast::ToFloat(ScalarType::F16),
+            "to_bfloat16" => BitCast::ToFloat(ScalarType::BF16),
+            "to_float32" => BitCast::ToFloat(ScalarType::F32),
+            "to_float64" => BitCast::ToFloat(ScalarType::F64),
+            _ => return None,
+        })
+    }
+
+    /// The canonical quiet NaN's encoding for float type `s`.
+    pub fn canonical_nan(s: ScalarType) -> u64 {
+        match s {
+            ScalarType::F16 => 0x7e00,
+            ScalarType::BF16 => 0x7fc0,
+            ScalarType::F64 => 0x7ff8_0000_0000_0000,
+            _ => 0x7fc0_0000,
+        }
     }
 }

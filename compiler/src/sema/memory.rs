@@ -123,7 +123,10 @@ pub fn lane_result(op: Option<Intrinsic>, args: &[ir::Expr], ret: Type) -> Type 
 pub fn host_evaluable(op: Intrinsic) -> bool {
     match op {
         Intrinsic::IntPrecision(f) => f.host_evaluable(),
-        _ => matches!(op, Intrinsic::Math(_) | Intrinsic::Bits(_)),
+        _ => matches!(
+            op,
+            Intrinsic::Math(_) | Intrinsic::Bits(_) | Intrinsic::BitCast(_)
+        ),
     }
 }
 

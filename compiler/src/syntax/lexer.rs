@@ -105,8 +105,9 @@ pub enum Tok {
     /// `shared` (workgroup-memory arrays)
     #[token("shared")]
     Shared,
-    /// A primitive type keyword (`boolean`, `int8` … `float64`).
-    #[regex("boolean|int8|int16|int32|int64|uint8|uint16|uint32|uint64|float16|float32|float64", |lex| lex.slice().to_string())]
+    /// A primitive type keyword (`boolean`, `int8` … `float64`, `bfloat16`): `(bfloat16) -x`
+    /// is a cast, as `(float16) -x` is.
+    #[regex("boolean|int8|int16|int32|int64|uint8|uint16|uint32|uint64|float16|bfloat16|float32|float64", |lex| lex.slice().to_string())]
     PrimType(String),
 
     /// An identifier.

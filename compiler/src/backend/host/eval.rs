@@ -404,7 +404,7 @@ impl<'a> Interp<'a> {
         e: &Expr,
     ) -> Result<Value, Fail> {
         match op {
-            Intrinsic::Math(_) | Intrinsic::Bits(_) => {
+            Intrinsic::Math(_) | Intrinsic::Bits(_) | Intrinsic::BitCast(_) => {
                 let mut xs = Vec::with_capacity(args.len());
                 for a in args {
                     xs.push(self.eval(f, a)?);

@@ -9,8 +9,9 @@
 use std::rc::Rc;
 
 use super::ops::OpError;
+use super::ops::{bf16_from_bits, bf16_to_bits, f16_from_bits, f16_to_bits};
 use super::value::{Scalar, Value};
-use crate::ir::{BitsFn, Intrinsic, MathFn, ScalarType};
+use crate::ir::{BitCast, BitsFn, Intrinsic, MathFn, ScalarType};
 
 fn unsupported<T>() -> Result<T, OpError> {
     Err(OpError::Unsupported)
@@ -277,8 +278,45 @@ pub fn scalar_fn(op: Intrinsic, xs: &[Scalar]) -> Result<Scalar, String> {
                 b.name()
             )
         }),
+        Intrinsic::BitCast(c) => match xs {
+            [x] => bit_cast(c, *x).ok_or_else(|| format!("bit cast {c:?} of {x:?}")),
+            _ => Err("a bit cast takes one operand".into()),
+        },
         _ => Err(format!("{op:?} is not a Math or Bits function")),
     }
+}
+
+/// A float's encoding as the integer of its width, or an integer's bits as a float. A
+/// `float16` NaN's raw encoding here is always `0x7e00` (host values keep no NaN payload).
+fn bit_cast(c: BitCast, x: Scalar) -> Option<Scalar> {
+    use Scalar::*;
+    if let BitCast::ToFloat(to) = c {
+        return Some(match (to, x) {
+            (ScalarType::F32, I32(b)) => F32(f32::from_bits(b as u32)),
+            (ScalarType::F64, I64(b)) => F64(f64::from_bits(b as u64)),
+            (ScalarType::F16, I16(b)) => F16(f16_from_bits(b as u16)),
+            (ScalarType::BF16, I16(b)) => BF16(bf16_from_bits(b as u16)),
+            _ => return None,
+        });
+    }
+    let (from, bits) = match x {
+        F32(v) => (ScalarType::F32, u64::from(v.to_bits())),
+        F64(v) => (ScalarType::F64, v.to_bits()),
+        F16(v) => (ScalarType::F16, u64::from(f16_to_bits(v))),
+        BF16(v) => (ScalarType::BF16, u64::from(bf16_to_bits(v))),
+        _ => return None,
+    };
+    let nan = x.as_float().is_some_and(f64::is_nan);
+    let bits = if nan && c == BitCast::ToBitsCanonical {
+        BitCast::canonical_nan(from)
+    } else {
+        bits
+    };
+    Some(match from {
+        ScalarType::F64 => I64(bits as i64),
+        ScalarType::F32 => I32(bits as u32 as i32),
+        _ => I16(bits as u16 as i16),
+    })
 }
 
 /// A `Math.*` or `Bits.*` call on evaluated arguments: scalars, or vectors lane by lane

@@ -9,12 +9,13 @@
 
 use inkwell::intrinsics::Intrinsic as LlvmIntrinsic;
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
+use inkwell::FloatPredicate;
 
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::repr::{repr, Repr};
 use super::runtime::record;
 use crate::backend::host::{math, HostError, Scalar};
-use crate::ir::{Expr, ExprKind, Intrinsic, MathFn, ScalarType};
+use crate::ir::{BitCast, Expr, ExprKind, Intrinsic, MathFn, ScalarType, Type};
 
 /// True when `e` is a `Math`/`Bits` call on native scalars with a native scalar result.
 pub fn is_scalar_fn(e: &Expr) -> bool {
@@ -22,8 +23,10 @@ pub fn is_scalar_fn(e: &Expr) -> bool {
         return false;
     };
     let scalar = |t| matches!(repr(t), Repr::Scalar(_));
-    matches!(op, Intrinsic::Math(_) | Intrinsic::Bits(_))
-        && args.len() <= 3
+    matches!(
+        op,
+        Intrinsic::Math(_) | Intrinsic::Bits(_) | Intrinsic::BitCast(_)
+    ) && args.len() <= 3
         && scalar(&e.ty)
         && args.iter().all(|a| scalar(&a.ty))
 }
@@ -79,6 +82,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         ty: ScalarType,
         values: &[BasicValueEnum<'ctx>],
     ) -> Gen<Option<BasicValueEnum<'ctx>>> {
+        if let (Intrinsic::BitCast(c), [x]) = (op, values) {
+            return self.bit_cast(c, ty, *x).map(Some);
+        }
         let Intrinsic::Math(f) = op else {
             return Ok(None);
         };
@@ -114,6 +120,39 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             return self.intrinsic_call(name, &[values[0], no]).map(Some);
         }
         self.intrinsic_call(name, values).map(Some)
+    }
+
+    /// A bit cast of native float or integer `x` to result type `ty` (an integer of the
+    /// float's width, or a float): LLVM's `bitcast`, with NaN replaced by the canonical
+    /// encoding for the `…ToIntBits` forms.
+    fn bit_cast(
+        &self,
+        c: BitCast,
+        ty: ScalarType,
+        x: BasicValueEnum<'ctx>,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        let t = self
+            .llvm_type(&Type::Scalar(ty))
+            .ok_or("internal error: bit cast type")?;
+        let bits = b(self.builder.build_bit_cast(x, t, "bits"))?;
+        if c != BitCast::ToBitsCanonical {
+            return Ok(bits);
+        }
+        let xf = x.into_float_value();
+        let nan = b(self
+            .builder
+            .build_float_compare(FloatPredicate::UNO, xf, xf, "nan"))?;
+        let from = match xf.get_type().get_bit_width() {
+            16 => ScalarType::F16,
+            64 => ScalarType::F64,
+            _ => ScalarType::F32,
+        };
+        let canonical = t
+            .into_int_type()
+            .const_int(BitCast::canonical_nan(from), false);
+        b(self
+            .builder
+            .build_select(nan, canonical, bits.into_int_value(), "canonical"))
     }
 
     /// A call of LLVM intrinsic `name`, overloaded on its first operand's type.

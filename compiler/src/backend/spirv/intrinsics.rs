@@ -35,6 +35,7 @@ impl FnCx<'_, '_> {
             Intrinsic::Math(f) => self.math(f, args, e),
             Intrinsic::Vector(f) => self.vector_fn(f, args, e),
             Intrinsic::Bits(f) => self.bits(f, args, e),
+            Intrinsic::BitCast(c) => self.bit_cast(c, args, e),
             Intrinsic::Wave(w) => self.wave(w, args, e),
             Intrinsic::BufferVload => self.buffer_vload(args, e),
             Intrinsic::BufferVstore => self.buffer_vstore(args, e),

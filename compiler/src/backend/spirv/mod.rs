@@ -19,6 +19,7 @@
 mod access;
 mod arith;
 mod atomics;
+mod bitcast;
 mod bounds;
 mod coop;
 mod disasm;
