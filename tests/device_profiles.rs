@@ -301,3 +301,29 @@ fn psc_launches_cache_one_pipeline_per_specialized_value() {
         "unspecialized launches share one pipeline"
     );
 }
+
+/// Kernels using optional features compile for a profile that has them and are refused,
+/// naming the missing feature, by one that lacks them.
+#[test]
+fn optional_features_are_refused_by_a_profile_without_them() {
+    let cases = [("shader_clock", "shaderSubgroupClock")];
+    for (stem, feature) in cases {
+        let (map, module) = frontend(&tests_dir().join("kernels").join(format!("{stem}.cajeta")));
+        let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+        let with = profile("lavapipe");
+        assert!(with.features.iter().any(|f| f == feature), "{feature}");
+        let kernels = compile_kernels(&module, &options(Some(&with), TargetEnv::Vulkan1_1), None)
+            .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+        if let Err(d) = check_profile(&module, &kernels, &with) {
+            panic!("{stem}: {}", render_human(&map, &d));
+        }
+        let mut without = with.clone();
+        without.features.retain(|f| f != feature);
+        let err = check_profile(&module, &kernels, &without).expect_err(stem);
+        let text = render_human(&map, &err);
+        assert!(
+            text.contains("E0030") && text.contains(feature),
+            "{stem}: {text}"
+        );
+    }
+}

@@ -252,6 +252,11 @@ impl DeviceShared {
         let levels = crate::features::Levels {
             coop_matrix: c.levels.coop_matrix && wants("cooperativeMatrix"),
             bfloat16: c.levels.bfloat16 && wants("shaderBFloat16Type"),
+            shader_clock: c.levels.shader_clock
+                && (wants("shaderSubgroupClock") || wants("shaderDeviceClock")),
+            atomic_float2: c.levels.atomic_float2
+                && (wants("shaderBufferFloat32AtomicMinMax")
+                    || wants("shaderSharedFloat32AtomicMinMax")),
             ..c.levels
         };
         let mut ext_names: Vec<&CStr> = Vec::new();
@@ -263,6 +268,12 @@ impl DeviceShared {
         }
         if levels.bfloat16 {
             ext_names.push(crate::bfloat16::BFLOAT16_EXT_NAME);
+        }
+        if levels.shader_clock {
+            ext_names.push(ash::khr::shader_clock::NAME);
+        }
+        if levels.atomic_float2 {
+            ext_names.push(ash::ext::shader_atomic_float2::NAME);
         }
         let ext_ptrs: Vec<*const std::ffi::c_char> = ext_names.iter().map(|e| e.as_ptr()).collect();
         let priorities = [1.0f32];

@@ -28,10 +28,20 @@ enum Level {
     CoopMatrix,
     /// `VkPhysicalDeviceShaderBfloat16FeaturesKHR` (`VK_KHR_shader_bfloat16`).
     Bfloat16,
+    /// `VkPhysicalDeviceShaderClockFeaturesKHR` (`VK_KHR_shader_clock`).
+    ShaderClock,
+    /// `VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT` (`VK_EXT_shader_atomic_float2`).
+    AtomicFloat2,
 }
 
 /// The device extension behind [`Level::AtomicFloat`].
 pub(crate) const ATOMIC_FLOAT_EXT: &str = "VK_EXT_shader_atomic_float";
+
+/// The device extension behind [`Level::ShaderClock`].
+pub(crate) const SHADER_CLOCK_EXT: &str = "VK_KHR_shader_clock";
+
+/// The device extension behind [`Level::AtomicFloat2`].
+pub(crate) const ATOMIC_FLOAT2_EXT: &str = "VK_EXT_shader_atomic_float2";
 
 /// The device extension behind [`Level::CoopMatrix`].
 pub(crate) const COOP_MATRIX_EXT: &str = "VK_KHR_cooperative_matrix";
@@ -48,6 +58,8 @@ pub(crate) struct FeatureStructs {
     atomic_float: vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT<'static>,
     coop_matrix: vk::PhysicalDeviceCooperativeMatrixFeaturesKHR<'static>,
     bfloat16: crate::bfloat16::Bfloat16Features,
+    shader_clock: vk::PhysicalDeviceShaderClockFeaturesKHR<'static>,
+    atomic_float2: vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT<'static>,
 }
 
 /// Accessor for one `VkBool32` feature field.
@@ -169,6 +181,22 @@ const FEATURES: &[(&str, Level, Field)] = &[
     ("shaderBFloat16Type", Level::Bfloat16, |f| {
         &mut f.bfloat16.shader_bfloat16_type
     }),
+    ("shaderSubgroupClock", Level::ShaderClock, |f| {
+        &mut f.shader_clock.shader_subgroup_clock
+    }),
+    ("shaderDeviceClock", Level::ShaderClock, |f| {
+        &mut f.shader_clock.shader_device_clock
+    }),
+    (
+        "shaderBufferFloat32AtomicMinMax",
+        Level::AtomicFloat2,
+        |f| &mut f.atomic_float2.shader_buffer_float32_atomic_min_max,
+    ),
+    (
+        "shaderSharedFloat32AtomicMinMax",
+        Level::AtomicFloat2,
+        |f| &mut f.atomic_float2.shader_shared_float32_atomic_min_max,
+    ),
 ];
 
 /// Which feature structs a device can take, from its API version and extensions.
@@ -182,6 +210,10 @@ pub(crate) struct Levels {
     pub coop_matrix: bool,
     /// Whether `VK_KHR_shader_bfloat16` is available.
     pub bfloat16: bool,
+    /// Whether `VK_KHR_shader_clock` is available.
+    pub shader_clock: bool,
+    /// Whether `VK_EXT_shader_atomic_float2` is available.
+    pub atomic_float2: bool,
 }
 
 impl Levels {
@@ -195,6 +227,8 @@ impl Levels {
             Level::AtomicFloat => self.atomic_float,
             Level::CoopMatrix => self.coop_matrix,
             Level::Bfloat16 => self.bfloat16,
+            Level::ShaderClock => self.shader_clock,
+            Level::AtomicFloat2 => self.atomic_float2,
         }
     }
 }
@@ -216,6 +250,8 @@ impl FeatureStructs {
         self.atomic_float.p_next = std::ptr::null_mut();
         self.coop_matrix.p_next = std::ptr::null_mut();
         self.bfloat16.p_next = std::ptr::null_mut();
+        self.shader_clock.p_next = std::ptr::null_mut();
+        self.atomic_float2.p_next = std::ptr::null_mut();
         let mut features2 = vk::PhysicalDeviceFeatures2::default().features(self.core);
         if levels.allows(Level::V11) {
             features2 = features2.push_next(&mut self.v11);
@@ -237,6 +273,12 @@ impl FeatureStructs {
         }
         if levels.allows(Level::Bfloat16) {
             features2 = features2.push_next(&mut self.bfloat16);
+        }
+        if levels.allows(Level::ShaderClock) {
+            features2 = features2.push_next(&mut self.shader_clock);
+        }
+        if levels.allows(Level::AtomicFloat2) {
+            features2 = features2.push_next(&mut self.atomic_float2);
         }
         let result = f(&mut features2);
         let core = features2.features;
@@ -447,6 +489,14 @@ pub(crate) const SPIRV_EXTENSIONS: &[(&str, ExtensionNeed)] = &[
     (
         "SPV_KHR_bfloat16",
         ExtensionNeed::Device(crate::bfloat16::BFLOAT16_EXT),
+    ),
+    (
+        "SPV_KHR_shader_clock",
+        ExtensionNeed::Device(SHADER_CLOCK_EXT),
+    ),
+    (
+        "SPV_EXT_shader_atomic_float_min_max",
+        ExtensionNeed::Device(ATOMIC_FLOAT2_EXT),
     ),
 ];
 

@@ -9,7 +9,9 @@ use ash::vk;
 
 use crate::device::{DeviceInfo, DeviceLimits, DeviceType, VALIDATION_LAYER};
 use crate::error::{vk_err, Result, RuntimeError};
-use crate::features::{FeatureStructs, Levels, ATOMIC_FLOAT_EXT, COOP_MATRIX_EXT};
+use crate::features::{
+    FeatureStructs, Levels, ATOMIC_FLOAT2_EXT, ATOMIC_FLOAT_EXT, COOP_MATRIX_EXT, SHADER_CLOCK_EXT,
+};
 use crate::lock;
 
 /// Collects validation-layer messages; the messenger callback's user data points here.
@@ -335,6 +337,8 @@ impl InstanceHandle {
             bfloat16: extensions
                 .iter()
                 .any(|e| e == crate::bfloat16::BFLOAT16_EXT),
+            shader_clock: extensions.iter().any(|e| e == SHADER_CLOCK_EXT),
+            atomic_float2: extensions.iter().any(|e| e == ATOMIC_FLOAT2_EXT),
         };
         let mut supported = FeatureStructs::query(instance, physical, levels);
         let (_, mut feature_names) = supported.enable_supported(levels);

@@ -250,6 +250,12 @@ pub enum Intrinsic {
     Bits(BitsFn),
     /// A bit cast between a float and the integer of its width.
     BitCast(BitCast),
+    /// `KernelThread.clock()` / `deviceClock()`: a 64-bit counter (`SPV_KHR_shader_clock`);
+    /// `true` for the device-scope clock.
+    Clock {
+        /// Device scope (comparable across workgroups) rather than subgroup scope.
+        device: bool,
+    },
     /// A `Barrier.*` call; args `[]` or `[order]` (a `MemoryOrder` constant).
     Barrier(BarrierKind),
     /// An atomic on a buffer or shared element.
@@ -365,6 +371,8 @@ impl Intrinsic {
             "quad.swap_horizontal" => Intrinsic::Wave(WaveOp::QuadSwapHorizontal),
             "quad.swap_vertical" => Intrinsic::Wave(WaveOp::QuadSwapVertical),
             "quad.swap_diagonal" => Intrinsic::Wave(WaveOp::QuadSwapDiagonal),
+            "thread.clock" => Intrinsic::Clock { device: false },
+            "thread.device_clock" => Intrinsic::Clock { device: true },
             "spec.geti" => Intrinsic::SpecInt,
             "spec.getf" => Intrinsic::SpecFloat,
             "shared.new" => Intrinsic::SharedNew,

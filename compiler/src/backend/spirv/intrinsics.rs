@@ -36,6 +36,7 @@ impl FnCx<'_, '_> {
             Intrinsic::Vector(f) => self.vector_fn(f, args, e),
             Intrinsic::Bits(f) => self.bits(f, args, e),
             Intrinsic::BitCast(c) => self.bit_cast(c, args, e),
+            Intrinsic::Clock { device } => self.read_clock(device, e),
             Intrinsic::Wave(w) => self.wave(w, args, e),
             Intrinsic::BufferVload => self.buffer_vload(args, e),
             Intrinsic::BufferVstore => self.buffer_vstore(args, e),
@@ -51,6 +52,22 @@ impl FnCx<'_, '_> {
                 .memory_intrinsic(other, args, e)
                 .unwrap_or_else(|| Err(unsupported(e.span, format!("intrinsic {other:?}")))),
         }
+    }
+
+    /// `KernelThread.clock()` / `deviceClock()`: `OpReadClockKHR` with subgroup or device
+    /// scope, as a `uint64`.
+    fn read_clock(&mut self, device: bool, e: &Expr) -> Res<Word> {
+        self.cx.features.require(Capability::ShaderClockKHR);
+        self.cx.features.extension("SPV_KHR_shader_clock");
+        self.cx.features.vulkan_feature(if device {
+            "shaderDeviceClock"
+        } else {
+            "shaderSubgroupClock"
+        });
+        let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+        // Scope values: Device 1, Subgroup 3.
+        let scope = self.cx.const_u32(if device { 1 } else { 3 });
+        self.op(Op::ReadClockKHR, ty, &[scope])
     }
 
     /// `KernelThread.x()`..: `LocalInvocationId`.
