@@ -10,6 +10,7 @@ use cajetac::driver;
 use cajetac::specialize::Target;
 
 const NATIVE_ADD: &str = "shaderBufferFloat32AtomicAdd";
+const NATIVE_MIN_MAX: &str = "shaderBufferFloat32AtomicMinMax";
 
 fn kernel(file: &str, name: &str, features: &[&str]) -> CompiledKernel {
     let options = SpirvOptions {
@@ -51,6 +52,40 @@ fn kernel_for(file: &str, name: &str, options: &SpirvOptions) -> CompiledKernel 
         .map(|(_, k)| k)
         .next()
         .expect("kernel")
+}
+
+/// Float min and max are native with `shaderBufferFloat32AtomicMinMax`, and the buffer
+/// then keeps its native add too; without it the buffer is a bit view and all three loop.
+#[test]
+fn float_atomic_min_max_lower_natively_with_the_feature_and_keep_native_add() {
+    let all = kernel("atomics.cajeta", "extremes", &[NATIVE_ADD, NATIVE_MIN_MAX]);
+    let add_only = kernel("atomics.cajeta", "extremes", &[NATIVE_ADD]);
+    let (a, o) = (disassemble(&all.words), disassemble(&add_only.words));
+    for op in ["OpAtomicFMinEXT", "OpAtomicFMaxEXT", "OpAtomicFAddEXT"] {
+        assert!(a.contains(op), "{op}:\n{a}");
+        assert!(!o.contains(op), "{op}:\n{o}");
+    }
+    assert!(!a.contains("OpAtomicCompareExchange") && o.contains("OpAtomicCompareExchange"));
+    assert!(a.contains("OpCapability AtomicFloat32MinMaxEXT"), "{a}");
+    assert!(all
+        .reflection
+        .vulkan_features
+        .iter()
+        .any(|f| f == NATIVE_MIN_MAX));
+    assert!(all
+        .reflection
+        .extensions
+        .iter()
+        .any(|e| e == "SPV_EXT_shader_atomic_float_min_max"));
+    for env in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] {
+        let options = SpirvOptions {
+            target_env: env,
+            device_features: vec![NATIVE_ADD.into(), NATIVE_MIN_MAX.into()],
+            ..SpirvOptions::default()
+        };
+        let k = kernel_for("atomics.cajeta", "extremes", &options);
+        spirv_val(&k.words, env, "extremes").expect("spirv-val");
+    }
 }
 
 #[test]

@@ -10,6 +10,7 @@
 
 use std::collections::HashSet;
 
+use super::atomics::NativeFloatAtomics;
 use super::{HelperKey, Res};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::visit::{for_each_local_use, LocalUse};
@@ -31,12 +32,12 @@ pub(crate) struct Usage {
 pub(crate) fn analyze(
     module: &ir::Module,
     kernel: FunctionId,
-    native_float_add: bool,
+    native_float_atomics: NativeFloatAtomics,
 ) -> Res<Vec<Usage>> {
     let f = module.function(kernel);
     let mut walker = Walker {
         module,
-        native_float_add,
+        native_float_atomics,
         usage: vec![Usage::default(); f.param_count],
         done: HashSet::new(),
         stack: Vec::new(),
@@ -51,8 +52,8 @@ pub(crate) fn analyze(
 
 struct Walker<'m> {
     module: &'m ir::Module,
-    /// The device has native float32 atomic add on buffers.
-    native_float_add: bool,
+    /// The float32 atomics the device runs natively on buffers.
+    native_float_atomics: NativeFloatAtomics,
     usage: Vec<Usage>,
     /// Specializations already walked (walking again would add nothing).
     done: HashSet<HelperKey>,
@@ -158,7 +159,8 @@ impl Walker<'_> {
                     (Intrinsic::ImageLoad, Some(img)) => self.mark(img, env, true, false),
                     (Intrinsic::Atomic(a), Some(buf)) => {
                         self.mark(buf, env, true, true);
-                        if super::atomics::atomic_needs_bits(*a, &buf.ty, self.native_float_add) {
+                        if super::atomics::atomic_needs_bits(*a, &buf.ty, self.native_float_atomics)
+                        {
                             if let Some(u) =
                                 resource_of(buf, env).and_then(|p| self.usage.get_mut(p))
                             {

@@ -8,24 +8,44 @@ use rspirv::spirv::{Capability, GroupOperation, LoopControl, Op, Word};
 
 use super::function::FnCx;
 use super::memory::{
-    order_bits, BUFFER_FLOAT_ADD, SCOPE_DEVICE, SCOPE_WORKGROUP, SEM_ACQUIRE, SEM_ACQ_REL,
-    SEM_RELEASE, SEM_UNIFORM_MEMORY, SEM_WORKGROUP_MEMORY, SHARED_FLOAT_ADD,
+    order_bits, BUFFER_FLOAT_ADD, BUFFER_FLOAT_MIN_MAX, SCOPE_DEVICE, SCOPE_WORKGROUP, SEM_ACQUIRE,
+    SEM_ACQ_REL, SEM_RELEASE, SEM_UNIFORM_MEMORY, SEM_WORKGROUP_MEMORY, SHARED_FLOAT_ADD,
+    SHARED_FLOAT_MIN_MAX,
 };
 use super::wave::SCOPE_SUBGROUP;
 use super::{unsupported, BuildExt, Res};
 use crate::diagnostics::Span;
 use crate::ir::{AtomicOp, Expr, ScalarType, Type};
 
+/// Which float32 atomics the device runs natively on one kind of memory (buffers or
+/// workgroup memory); the others run as compare-exchange loops on the bits.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NativeFloatAtomics {
+    /// `atomicAdd`/`atomicSub` (`VK_EXT_shader_atomic_float`).
+    pub add: bool,
+    /// `atomicMin`/`atomicMax` (`VK_EXT_shader_atomic_float2`).
+    pub min_max: bool,
+}
+
 /// Whether an atomic on a receiver of type `ty` must run on a bit view (a compare-exchange
-/// loop or an integer exchange) given native float add support.
-pub(crate) fn atomic_needs_bits(op: AtomicOp, ty: &Type, native_add: bool) -> bool {
+/// loop or an integer exchange) given the device's native float32 atomics. One such atomic
+/// gives the whole buffer or array a bit view, so every float atomic on it then loops.
+pub(crate) fn atomic_needs_bits(op: AtomicOp, ty: &Type, native: NativeFloatAtomics) -> bool {
     let elem = match ty {
         Type::Buffer(e) => e.as_scalar(),
         Type::Shared(e) => e.as_scalar(),
         _ => None,
     };
-    elem.is_some_and(|s| s.is_float())
-        && !(native_add && matches!(op, AtomicOp::Add | AtomicOp::Sub))
+    let Some(elem) = elem.filter(|s| s.is_float()) else {
+        return false;
+    };
+    let f32 = elem == ScalarType::F32;
+    let natively = match op {
+        AtomicOp::Add | AtomicOp::Sub => native.add,
+        AtomicOp::Min | AtomicOp::Max => native.min_max,
+        _ => false,
+    };
+    !(f32 && natively)
 }
 
 /// The failure semantics of a compare-exchange with success order `order`: without
@@ -150,6 +170,25 @@ impl FnCx<'_, '_> {
         let fty = self.cx.value_type(elem, span)?;
         let ids = |v: &[Word]| v.iter().map(|&w| Operand::IdRef(w)).collect::<Vec<_>>();
         if storage == fty {
+            if matches!(op, AtomicOp::Min | AtomicOp::Max) {
+                // Native (the access analysis gave the element a float view only because the
+                // device has them).
+                self.cx.features.require(Capability::AtomicFloat32MinMaxEXT);
+                self.cx
+                    .features
+                    .extension("SPV_EXT_shader_atomic_float_min_max");
+                self.cx.features.vulkan_feature(if shared {
+                    SHARED_FLOAT_MIN_MAX
+                } else {
+                    BUFFER_FLOAT_MIN_MAX
+                });
+                let opcode = if op == AtomicOp::Min {
+                    Op::AtomicFMinEXT
+                } else {
+                    Op::AtomicFMaxEXT
+                };
+                return self.emit(opcode, Some(fty), ids(&[ptr, scope, sem, value]));
+            }
             if !matches!(op, AtomicOp::Add | AtomicOp::Sub) {
                 // The access analysis gives every other float atomic a bit view.
                 return Err(unsupported(

@@ -20,6 +20,10 @@ use crate::ir::{BarrierKind, Constant, Expr, ExprKind, Intrinsic, Place, ScalarT
 pub(crate) const BUFFER_FLOAT_ADD: &str = "shaderBufferFloat32AtomicAdd";
 /// The same for workgroup memory.
 pub(crate) const SHARED_FLOAT_ADD: &str = "shaderSharedFloat32AtomicAdd";
+/// The Vulkan feature that allows native float32 atomic min and max on buffers.
+pub(crate) const BUFFER_FLOAT_MIN_MAX: &str = "shaderBufferFloat32AtomicMinMax";
+/// The same for workgroup memory.
+pub(crate) const SHARED_FLOAT_MIN_MAX: &str = "shaderSharedFloat32AtomicMinMax";
 /// SpecId of the dynamic shared array's byte size (SPEC §7).
 pub(crate) const SHARED_SPEC_ID: u32 = 3;
 /// SpecId of `Spec` slot 0.
@@ -253,7 +257,10 @@ impl FnCx<'_, '_> {
         if !elem.is_float() {
             return false;
         }
-        let native = self.cx.mem.has(SHARED_FLOAT_ADD);
+        let native = super::atomics::NativeFloatAtomics {
+            add: self.cx.mem.has(SHARED_FLOAT_ADD),
+            min_max: self.cx.mem.has(SHARED_FLOAT_MIN_MAX),
+        };
         let needs = |e: &Expr, on_local: Option<usize>| match &e.kind {
             ExprKind::Intrinsic {
                 op: Intrinsic::Atomic(a),

@@ -172,7 +172,10 @@ fn compile(
     let usage = access::analyze(
         module,
         kernel_id,
-        options.has_feature(memory::BUFFER_FLOAT_ADD),
+        atomics::NativeFloatAtomics {
+            add: options.has_feature(memory::BUFFER_FLOAT_ADD),
+            min_max: options.has_feature(memory::BUFFER_FLOAT_MIN_MAX),
+        },
     )?;
     let mut cx = Ctx::new(module, kernel, options.target_env);
     cx.mem.device_features = options.device_features.clone();
