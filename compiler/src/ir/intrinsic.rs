@@ -250,6 +250,14 @@ pub enum Intrinsic {
     Bits(BitsFn),
     /// A bit cast between a float and the integer of its width.
     BitCast(BitCast),
+    /// `IntegerDot.*`: the dot product of four 8-bit lanes (a `Vector<int8|uint8, 4>`, or
+    /// packed in an `int32`/`uint32`, lane 0 in the low byte) accumulated in 32 bits; the
+    /// signedness of each operand comes from its type. With `acc_sat` a third operand is
+    /// added with saturation.
+    IntDot {
+        /// Adds the third operand, saturating at the result type's range.
+        acc_sat: bool,
+    },
     /// `KernelThread.clock()` / `deviceClock()`: a 64-bit counter (`SPV_KHR_shader_clock`);
     /// `true` for the device-scope clock.
     Clock {
@@ -371,6 +379,8 @@ impl Intrinsic {
             "quad.swap_horizontal" => Intrinsic::Wave(WaveOp::QuadSwapHorizontal),
             "quad.swap_vertical" => Intrinsic::Wave(WaveOp::QuadSwapVertical),
             "quad.swap_diagonal" => Intrinsic::Wave(WaveOp::QuadSwapDiagonal),
+            "idot.dot" => Intrinsic::IntDot { acc_sat: false },
+            "idot.dot_acc_sat" => Intrinsic::IntDot { acc_sat: true },
             "thread.clock" => Intrinsic::Clock { device: false },
             "thread.device_clock" => Intrinsic::Clock { device: true },
             "spec.geti" => Intrinsic::SpecInt,

@@ -25,6 +25,7 @@ mod coop;
 mod disasm;
 mod expr;
 mod function;
+mod int_dot;
 mod int_precision;
 mod intrinsics;
 mod math;
