@@ -77,6 +77,10 @@ pub enum WaveOp {
     Shuffle,
     /// `Wave.ballot(p)`: bit i set when lane i's `p` is true (lanes 0..31).
     Ballot,
+    /// `Wave.any(p)`: `p` is true in some active lane (`OpGroupNonUniformAny`).
+    Any,
+    /// `Wave.all(p)`: `p` is true in every active lane (`OpGroupNonUniformAll`).
+    All,
     /// `Wave.reduceSum(v)`.
     ReduceSum,
     /// `Wave.reduceMin(v)`.
@@ -258,6 +262,10 @@ pub enum Intrinsic {
         /// Adds the third operand, saturating at the result type's range.
         acc_sat: bool,
     },
+    /// `Workgroup.reduce(op, v)`: the `GroupOp` (a constant: 0 add, 1 min, 2 max, 3 and,
+    /// 4 or, 5 xor) of `v` over the whole workgroup, returned to every invocation. Args
+    /// `[op, v]`.
+    WorkgroupReduce,
     /// `KernelThread.clock()` / `deviceClock()`: a 64-bit counter (`SPV_KHR_shader_clock`);
     /// `true` for the device-scope clock.
     Clock {
@@ -367,6 +375,8 @@ impl Intrinsic {
             "wave.is_first_lane" => Intrinsic::Wave(WaveOp::IsFirstLane),
             "wave.shuffle" => Intrinsic::Wave(WaveOp::Shuffle),
             "wave.ballot" => Intrinsic::Wave(WaveOp::Ballot),
+            "wave.any" => Intrinsic::Wave(WaveOp::Any),
+            "wave.all" => Intrinsic::Wave(WaveOp::All),
             "wave.reduce_sum" => Intrinsic::Wave(WaveOp::ReduceSum),
             "wave.reduce_min" => Intrinsic::Wave(WaveOp::ReduceMin),
             "wave.reduce_max" => Intrinsic::Wave(WaveOp::ReduceMax),
@@ -381,6 +391,7 @@ impl Intrinsic {
             "quad.swap_diagonal" => Intrinsic::Wave(WaveOp::QuadSwapDiagonal),
             "idot.dot" => Intrinsic::IntDot { acc_sat: false },
             "idot.dot_acc_sat" => Intrinsic::IntDot { acc_sat: true },
+            "workgroup.reduce" => Intrinsic::WorkgroupReduce,
             "thread.clock" => Intrinsic::Clock { device: false },
             "thread.device_clock" => Intrinsic::Clock { device: true },
             "spec.geti" => Intrinsic::SpecInt,

@@ -98,6 +98,10 @@ pub fn generic_allows(op: Intrinsic, t: &Type) -> Option<Result<(), &'static str
             Some(ScalarType::I32 | ScalarType::U32) => Ok(()),
             _ => Err("int32 or uint32"),
         },
+        Intrinsic::WorkgroupReduce => match s {
+            Some(s) if s.is_numeric() && !s.is_precision() && s != ScalarType::BF16 => Ok(()),
+            _ => Err("a numeric scalar type"),
+        },
         // float16 needs the device's shaderSubgroupExtendedTypes (recorded by the backend).
         Intrinsic::Wave(_) => match s {
             Some(ScalarType::I32 | ScalarType::U32 | ScalarType::F32 | ScalarType::F16) => Ok(()),

@@ -83,6 +83,8 @@ pub(crate) struct MemState {
     /// Bytes of the fixed-size shared arrays together (the reflection's
     /// `static_shared_bytes`).
     pub(crate) static_shared_bytes: u32,
+    /// The scratch arrays of `Workgroup.reduce`, by element type: (type, variable).
+    pub(crate) reduce_scratch: Vec<(Word, Word)>,
 }
 
 impl MemState {

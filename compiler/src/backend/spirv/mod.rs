@@ -44,6 +44,7 @@ mod types;
 mod vector;
 mod vector_ops;
 mod wave;
+mod workgroup_reduce;
 
 pub use disasm::disassemble;
 

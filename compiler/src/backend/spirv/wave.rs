@@ -16,7 +16,7 @@ pub(crate) const SCOPE_SUBGROUP: u32 = 3;
 
 impl FnCx<'_, '_> {
     /// A scalar `uint` built-in input (`SubgroupSize`, `SubgroupLocalInvocationId`).
-    fn scalar_builtin(&mut self, builtin: BuiltIn) -> Res<Word> {
+    pub(crate) fn scalar_builtin(&mut self, builtin: BuiltIn) -> Res<Word> {
         let var = match self
             .cx
             .mem
@@ -65,6 +65,17 @@ impl FnCx<'_, '_> {
                     .b
                     .composite_extract(uint, None, mask, [0])
                     .ice(e.span);
+            }
+            WaveOp::Any | WaveOp::All => {
+                self.cx.features.require(Capability::GroupNonUniformVote);
+                let p = self.arg(args, 0)?;
+                let b = self.cx.bool_type();
+                let opcode = if op == WaveOp::Any {
+                    Op::GroupNonUniformAny
+                } else {
+                    Op::GroupNonUniformAll
+                };
+                return self.emit(opcode, Some(b), vec![id(scope), id(p)]);
             }
             _ => {}
         }
@@ -150,9 +161,12 @@ impl FnCx<'_, '_> {
                     vec![id(scope), id(v), id(d)],
                 )
             }
-            WaveOp::Width | WaveOp::LaneId | WaveOp::IsFirstLane | WaveOp::Ballot => {
-                Err(unsupported(e.span, "internal error: wave dispatch"))
-            }
+            WaveOp::Width
+            | WaveOp::LaneId
+            | WaveOp::IsFirstLane
+            | WaveOp::Ballot
+            | WaveOp::Any
+            | WaveOp::All => Err(unsupported(e.span, "internal error: wave dispatch")),
         }
     }
 
