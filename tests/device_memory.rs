@@ -297,3 +297,72 @@ fn spec_values_and_shared_sizes_select_cached_pipelines() {
         "{err}"
     );
 }
+
+/// `@Wave(width = N)`: a kernel requiring a subgroup size the device offers runs with it;
+/// one outside the device's range (or on a device that cannot size compute subgroups) is
+/// refused when loaded, naming the range.
+#[test]
+fn wave_width_is_honoured_or_refused_by_the_device() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let source = |w: u32| {
+        format!(
+            "import cajeta.xpu.*;\npublic final class W {{\n    @Kernel\n    @Wave(width = {w})\n    \
+             public static void lanes(KernelBuffer<uint32> o) {{\n        \
+             o[KernelThread.globalIdX()] = Wave.width();\n    }}\n}}\n"
+        )
+    };
+    let compile = |w: u32| {
+        let path =
+            std::env::temp_dir().join(format!("cajeta-wave-{w}-{}.cajeta", std::process::id()));
+        std::fs::write(&path, source(w)).unwrap();
+        let (_, module) = frontend(&path);
+        std::fs::remove_file(&path).ok();
+        let module = module.expect("compiles");
+        driver::compile_kernels(&module, &SpirvOptions::default(), None)
+            .expect("backend")
+            .remove(0)
+            .1
+    };
+    let [lo, hi] = ctx.device_info().subgroup_size_range;
+    if lo == 0 {
+        let k = compile(32);
+        let err = ctx
+            .load_kernel(&k.words, &k.reflection)
+            .err()
+            .expect("refused");
+        assert!(
+            err.to_string().contains("cannot set the subgroup size"),
+            "{err}"
+        );
+        return;
+    }
+    for w in [lo, hi] {
+        let k = compile(w);
+        assert_eq!(k.reflection.required_subgroup_size, Some(w));
+        let loaded = ctx.load_kernel(&k.words, &k.reflection).expect("load");
+        let out = ctx.create_buffer(256 * 4).expect("buffer");
+        let s = ctx.default_stream();
+        let cfg = LaunchConfig::new([4, 1, 1], [64, 1, 1]);
+        s.launch(&loaded, &cfg, &[KernelArg::Buffer(&out)])
+            .expect("launch");
+        let mut bytes = vec![0u8; 256 * 4];
+        s.download_buffer(&out, &mut bytes).expect("download");
+        assert!(
+            bytes
+                .chunks(4)
+                .all(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) == w),
+            "every invocation sees a subgroup of {w}"
+        );
+    }
+    if hi < 128 {
+        let k = compile(hi * 2);
+        let err = ctx
+            .load_kernel(&k.words, &k.reflection)
+            .err()
+            .expect("refused");
+        let text = err.to_string();
+        assert!(text.contains(&format!("{lo} to {hi} wide")), "{text}");
+    }
+}

@@ -111,6 +111,9 @@ pub struct DeviceInfo {
     pub extensions: Vec<String>,
     /// `subgroupSize`.
     pub subgroup_size: u32,
+    /// `[minSubgroupSize, maxSubgroupSize]`: the subgroup sizes a kernel may require
+    /// (`@Wave(width = N)`); `[0, 0]` where the device cannot require one in compute.
+    pub subgroup_size_range: [u32; 2],
     /// Subgroup operations supported in compute shaders: `basic`, `vote`, `arithmetic`,
     /// `ballot`, `shuffle`, `shuffle_relative`, `clustered`, `quad`.
     pub subgroup_operations: Vec<String>,

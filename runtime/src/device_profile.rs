@@ -82,6 +82,10 @@ pub struct DeviceProfile {
     pub api_version: String,
     /// `subgroupSize`.
     pub subgroup_size: u32,
+    /// The subgroup sizes a kernel may require (`[min, max]`; `[0, 0]`: none, or unknown in
+    /// a profile saved before the runtime recorded it).
+    #[serde(default)]
+    pub subgroup_size_range: [u32; 2],
     /// Subgroup operations in compute: `basic`, `vote`, `arithmetic`, `ballot`, `shuffle`,
     /// `shuffle_relative`, `clustered`, `quad`.
     pub subgroup_operations: Vec<String>,
@@ -118,6 +122,7 @@ impl DeviceProfile {
             driver_info: d.driver_info.clone(),
             api_version: d.api_version.clone(),
             subgroup_size: d.subgroup_size,
+            subgroup_size_range: d.subgroup_size_range,
             subgroup_operations: d.subgroup_operations.clone(),
             limits: ProfileLimits {
                 max_compute_work_group_count: l.max_compute_work_group_count,
@@ -253,6 +258,11 @@ impl DeviceProfile {
                 ));
             }
         }
+        if let Some(n) = r.required_subgroup_size {
+            if let Err(why) = subgroup_size_allowed(n, self.subgroup_size_range) {
+                return Err(why);
+            }
+        }
         let max = self.limits.max_compute_shared_memory_size;
         if r.static_shared_bytes > max {
             return Err(format!(
@@ -286,6 +296,7 @@ mod tests {
             driver_info: String::new(),
             api_version: "1.2.0".into(),
             subgroup_size: 32,
+            subgroup_size_range: [32, 32],
             subgroup_operations: vec!["basic".into(), "vote".into()],
             limits: ProfileLimits {
                 max_compute_work_group_count: [65535; 3],
@@ -354,5 +365,20 @@ mod tests {
             .check(&r)
             .unwrap_err()
             .contains("maxPushConstantsSize = 128"));
+    }
+}
+
+/// Whether a kernel may require subgroup size `n` (`@Wave(width = n)`) on a device whose
+/// compute subgroups can be sized within `range` (`[0, 0]`: not at all); the error names
+/// what the device allows.
+pub(crate) fn subgroup_size_allowed(n: u32, range: [u32; 2]) -> std::result::Result<(), String> {
+    match range {
+        [0, 0] => Err(format!(
+            "a required subgroup width of {n} (@Wave): the device cannot set the subgroup size of compute shaders"
+        )),
+        [lo, hi] if n < lo || n > hi => Err(format!(
+            "a required subgroup width of {n} (@Wave): the device's compute subgroups are {lo} to {hi} wide"
+        )),
+        _ => Ok(()),
     }
 }

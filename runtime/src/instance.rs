@@ -316,9 +316,13 @@ impl InstanceHandle {
         let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
         let mut float_controls = vk::PhysicalDeviceFloatControlsProperties::default();
+        let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
         if minor >= 2 {
             props2 = props2.push_next(&mut driver).push_next(&mut float_controls);
+        }
+        if minor >= 3 {
+            props2 = props2.push_next(&mut size_control);
         }
         // SAFETY: the chain holds locals alive for this call.
         unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
@@ -368,6 +372,17 @@ impl InstanceHandle {
             features: feature_names,
             extensions,
             subgroup_size: subgroup.subgroup_size,
+            subgroup_size_range: if size_control
+                .required_subgroup_size_stages
+                .contains(vk::ShaderStageFlags::COMPUTE)
+            {
+                [
+                    size_control.min_subgroup_size,
+                    size_control.max_subgroup_size,
+                ]
+            } else {
+                [0, 0]
+            },
             subgroup_operations: Vec::new(),
         };
         let subgroup_ops = if subgroup

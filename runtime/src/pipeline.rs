@@ -251,6 +251,10 @@ impl Kernel {
                 )));
             }
         }
+        if let Some(n) = reflection.required_subgroup_size {
+            crate::device_profile::subgroup_size_allowed(n, shared.info.subgroup_size_range)
+                .map_err(unsupported)?;
+        }
         for (cap, op) in SUBGROUP_CAPABILITIES {
             if reflection.capabilities.iter().any(|c| c == cap)
                 && !shared.subgroup_ops.contains(*op)
@@ -385,11 +389,17 @@ impl Kernel {
         let spec_info = vk::SpecializationInfo::default()
             .map_entries(&map)
             .data(&data);
-        let stage = vk::PipelineShaderStageCreateInfo::default()
+        let mut required_size = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default();
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(inner.module)
             .name(&inner.entry)
             .specialization_info(&spec_info);
+        if let Some(n) = inner.reflection.required_subgroup_size {
+            // Checked against the device's range when the kernel was loaded.
+            required_size = required_size.required_subgroup_size(n);
+            stage = stage.push_next(&mut required_size);
+        }
         let info = vk::ComputePipelineCreateInfo::default()
             .stage(stage)
             .layout(inner.pipeline_layout);

@@ -45,6 +45,11 @@ pub struct Reflection {
     /// access after the submission completes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bounds_check: Option<BoundsCheck>,
+    /// The subgroup size the kernel must run with (`@Wave(width = N)`): the pipeline is
+    /// created with `VkPipelineShaderStageRequiredSubgroupSizeCreateInfo`, and a device that
+    /// cannot give it refuses the kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_subgroup_size: Option<u32>,
 }
 
 fn is_zero(v: &u32) -> bool {

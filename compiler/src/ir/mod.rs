@@ -103,6 +103,8 @@ pub struct Function {
     pub body: Block,
     /// `@FastMath`: float arithmetic may be contracted.
     pub fast_math: bool,
+    /// `@Wave(width = N)` on a kernel: the subgroup size it must run with.
+    pub wave_width: Option<u32>,
     /// Span of the declaration's name.
     pub span: Span,
 }

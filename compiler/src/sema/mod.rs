@@ -62,6 +62,7 @@ pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagno
             return_type: f.ret.clone(),
             body,
             fast_math: f.decl.annotation("FastMath").is_some(),
+            wave_width: names::wave_width(f.decl, f.kind, &mut diags),
             span: f.decl.name.span,
         });
     }

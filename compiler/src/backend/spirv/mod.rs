@@ -187,6 +187,11 @@ fn compile(
             .all(|op| p.subgroup_operations.iter().any(|o| o == op))
     });
     cx.declare_globals(&usage)?;
+    if kernel.wave_width.is_some() {
+        // A required subgroup size is a pipeline property of Vulkan 1.3's subgroup size
+        // control (the reflection carries the size; the runtime sets it).
+        cx.features.vulkan_feature("subgroupSizeControl");
+    }
     if options.checked {
         cx.declare_bounds();
     }

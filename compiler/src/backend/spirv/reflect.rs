@@ -148,5 +148,6 @@ pub(crate) fn build(cx: &Ctx) -> Reflection {
         parameters,
         static_shared_bytes: cx.mem.static_shared_bytes,
         bounds_check: super::bounds::reflection(cx),
+        required_subgroup_size: cx.kernel.wave_width,
     }
 }

@@ -47,6 +47,7 @@ impl Fb {
                 return_type: ret,
                 body: Vec::new(),
                 fast_math: false,
+                wave_width: None,
                 span: sp(),
             },
         }

@@ -243,6 +243,7 @@ pub fn func(name: &str, params: &[Type], locals: &[Type], ret: Type, body: Block
         return_type: ret,
         body,
         fast_math: false,
+        wave_width: None,
         span: at(0),
     }
 }
