@@ -259,9 +259,7 @@ impl DeviceProfile {
             }
         }
         if let Some(n) = r.required_subgroup_size {
-            if let Err(why) = subgroup_size_allowed(n, self.subgroup_size_range) {
-                return Err(why);
-            }
+            subgroup_size_allowed(n, self.subgroup_size_range)?;
         }
         let max = self.limits.max_compute_shared_memory_size;
         if r.static_shared_bytes > max {
@@ -277,6 +275,21 @@ impl DeviceProfile {
             ));
         }
         Ok(())
+    }
+}
+
+/// Whether a kernel may require subgroup size `n` (`@Wave(width = n)`) on a device whose
+/// compute subgroups can be sized within `range` (`[0, 0]`: not at all); the error names
+/// what the device allows.
+pub(crate) fn subgroup_size_allowed(n: u32, range: [u32; 2]) -> std::result::Result<(), String> {
+    match range {
+        [0, 0] => Err(format!(
+            "a required subgroup width of {n} (@Wave): the device cannot set the subgroup size of compute shaders"
+        )),
+        [lo, hi] if n < lo || n > hi => Err(format!(
+            "a required subgroup width of {n} (@Wave): the device's compute subgroups are {lo} to {hi} wide"
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -365,20 +378,5 @@ mod tests {
             .check(&r)
             .unwrap_err()
             .contains("maxPushConstantsSize = 128"));
-    }
-}
-
-/// Whether a kernel may require subgroup size `n` (`@Wave(width = n)`) on a device whose
-/// compute subgroups can be sized within `range` (`[0, 0]`: not at all); the error names
-/// what the device allows.
-pub(crate) fn subgroup_size_allowed(n: u32, range: [u32; 2]) -> std::result::Result<(), String> {
-    match range {
-        [0, 0] => Err(format!(
-            "a required subgroup width of {n} (@Wave): the device cannot set the subgroup size of compute shaders"
-        )),
-        [lo, hi] if n < lo || n > hi => Err(format!(
-            "a required subgroup width of {n} (@Wave): the device's compute subgroups are {lo} to {hi} wide"
-        )),
-        _ => Ok(()),
     }
 }
