@@ -328,10 +328,9 @@ fn wave_width_is_honoured_or_refused_by_the_device() {
     let [lo, hi] = ctx.device_info().subgroup_size_range;
     if lo == 0 {
         let k = compile(32);
-        let err = ctx
-            .load_kernel(&k.words, &k.reflection)
-            .err()
-            .expect("refused");
+        let Err(err) = ctx.load_kernel(&k.words, &k.reflection) else {
+            panic!("refused")
+        };
         assert!(
             err.to_string().contains("cannot set the subgroup size"),
             "{err}"
@@ -358,10 +357,9 @@ fn wave_width_is_honoured_or_refused_by_the_device() {
     }
     if hi < 128 {
         let k = compile(hi * 2);
-        let err = ctx
-            .load_kernel(&k.words, &k.reflection)
-            .err()
-            .expect("refused");
+        let Err(err) = ctx.load_kernel(&k.words, &k.reflection) else {
+            panic!("refused")
+        };
         let text = err.to_string();
         assert!(text.contains(&format!("{lo} to {hi} wide")), "{text}");
     }
