@@ -200,6 +200,7 @@ pub fn reflection(entry: &str, params: Vec<Param>) -> Reflection {
         parameters,
         static_shared_bytes: 0,
         bounds_check: None,
+        required_subgroup_size: None,
     }
 }
 
