@@ -57,7 +57,7 @@ codes! {
     InvalidLaunch = 0023, "a malformed kernel launch";
     UnsupportedFeature = 0024, "a construct this version of cajetac does not support yet";
     InvalidAnnotation = 0025, "an unknown or misplaced annotation";
-    DuplicateFunction = 0026, "two methods with the same name";
+    DuplicateFunction = 0026, "two methods with the same name, or two constructors with the same parameter types";
     UnreachableCode = 0027, "a statement that can never run";
     NotConstant = 0028, "a value that must be a compile-time constant is not";
     InvalidShared = 0029, "a misplaced or malformed shared-memory array";

@@ -446,6 +446,11 @@ pub enum HostOp {
     ArrayLength,
     /// `heap KernelBuffer<T>(n)`: args `[n]`.
     NewBuffer,
+    /// The legacy `heap Buffer<T>(device, n)`: args `[device, n]` (int64). The buffer has
+    /// no device memory until [`HostOp::BufferAllocate`]; `device` must be 0.
+    NewLegacyBuffer,
+    /// `buf.allocate()`: device memory for a buffer that has none (legacy form, or freed).
+    BufferAllocate,
     /// `heap Image2D(w, h)`: args `[w, h]`.
     NewImage2D,
     /// `buf.upload(arr)`.
@@ -517,6 +522,7 @@ impl HostOp {
             "host.buffer.download" => HostOp::BufferDownload,
             "host.buffer.length" => HostOp::BufferLength,
             "host.buffer.free" => HostOp::BufferFree,
+            "host.buffer.allocate" => HostOp::BufferAllocate,
             "host.image2d.download" => HostOp::ImageDownload,
             "host.image2d.width" => HostOp::ImageWidth,
             "host.image2d.height" => HostOp::ImageHeight,

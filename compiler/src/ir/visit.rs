@@ -1,9 +1,10 @@
 //! Generic read-only walks over the IR tree: finding an expression, and the uses of locals.
 
-use super::{Block, Expr, ExprKind, LocalId, Place, Stmt};
+use super::{Block, Expr, ExprKind, Launch, LocalId, Place, Stmt};
 use crate::ir::{Function, Intrinsic, Type};
 
-/// The first expression of `block` (in source order, outer before inner) satisfying `pred`.
+/// The first expression of `block` (in source order, outer before inner; a launch's stream,
+/// sizes, then arguments) satisfying `pred`.
 pub fn find_expr<'a>(block: &'a Block, pred: &dyn Fn(&Expr) -> bool) -> Option<&'a Expr> {
     fn expr<'a>(e: &'a Expr, pred: &dyn Fn(&Expr) -> bool) -> Option<&'a Expr> {
         if pred(e) {
@@ -30,7 +31,8 @@ pub fn find_expr<'a>(block: &'a Block, pred: &dyn Fn(&Expr) -> bool) -> Option<&
             | ExprKind::Host { args, .. } => args.iter().find_map(|a| expr(a, pred)),
             ExprKind::Load(p) => place(p, pred),
             ExprKind::Sequence(stmts, v) => find_expr(stmts, pred).or_else(|| expr(v, pred)),
-            ExprKind::Const(_) | ExprKind::Str(_) | ExprKind::Launch(_) => None,
+            ExprKind::Launch(l) => launch_parts(l).find_map(|a| expr(a, pred)),
+            ExprKind::Const(_) | ExprKind::Str(_) => None,
         }
     }
     fn place<'a>(p: &'a Place, pred: &dyn Fn(&Expr) -> bool) -> Option<&'a Expr> {
@@ -155,15 +157,7 @@ pub fn for_each_local_use_in_expr(e: &Expr, f: &mut dyn FnMut(LocalId, LocalUse)
     let expr = for_each_local_use_in_expr;
     match &e.kind {
         ExprKind::Const(_) | ExprKind::Str(_) => {}
-        ExprKind::Launch(l) => {
-            let parts = std::iter::once(&l.stream)
-                .chain(&l.grid)
-                .chain(&l.block)
-                .chain(&l.args)
-                .chain(&l.shared_bytes)
-                .chain(&l.spec);
-            parts.for_each(|a| expr(a, f));
-        }
+        ExprKind::Launch(l) => launch_parts(l).for_each(|a| expr(a, f)),
         ExprKind::Load(p) => place_uses(p, LocalUse::Load, f),
         ExprKind::Unary(_, a)
         | ExprKind::Convert(a)
@@ -191,4 +185,14 @@ pub fn for_each_local_use_in_expr(e: &Expr, f: &mut dyn FnMut(LocalId, LocalUse)
             expr(v, f);
         }
     }
+}
+
+/// The expressions of a launch, in evaluation order.
+fn launch_parts(l: &Launch) -> impl Iterator<Item = &Expr> {
+    std::iter::once(&l.stream)
+        .chain(&l.grid)
+        .chain(&l.block)
+        .chain(&l.args)
+        .chain(&l.shared_bytes)
+        .chain(&l.spec)
 }

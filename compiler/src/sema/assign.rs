@@ -14,6 +14,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         match &e.kind {
             ast::ExprKind::Name(n) => match self.lookup(n) {
                 Some(id) if self.unresolved.contains(&id) => Err(()),
+                Some(id) if self.is_this(id) => self.this_escapes(e.span),
                 Some(id) if self.finals.contains(&id) && self.assigned[id.0] => {
                     let decl = self.locals[id.0].span;
                     self.error(
@@ -28,13 +29,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     )
                 }
                 Some(id) => Ok((Place::Local(id), self.locals[id.0].ty.clone())),
-                None => {
-                    self.name_expr(n, e.span)?;
-                    Err(())
-                }
+                None => match self.this_field(n) {
+                    Some(field) => Ok(field),
+                    None => {
+                        self.name_expr(n, e.span)?;
+                        Err(())
+                    }
+                },
             },
             ast::ExprKind::Field(base, field) => {
-                let b = self.expr(base, None)?;
+                let b = match self.this_base(base) {
+                    Some(this) => this,
+                    None => self.expr(base, None)?,
+                };
                 if let Type::Struct(_) = b.ty {
                     if self.is_device() {
                         return self.error(Diagnostic::error(

@@ -52,6 +52,8 @@ pub struct FnCtx<'s, 'a> {
     /// Parameters whose type did not resolve (E0007 at the declaration): their uses are
     /// errors already reported, not new ones.
     pub(super) unresolved: std::collections::HashSet<LocalId>,
+    /// In a constructor: `this`, the value being built (`constructors.rs`).
+    pub(super) this: Option<LocalId>,
 }
 
 /// Whether parameter `p` got type `ty` only because its written type did not resolve.
@@ -68,7 +70,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             fid,
             kind: f.kind,
             class: f.class.clone(),
-            ret: f.ret.clone(),
+            // A constructor's `return` takes no value; it returns `this`.
+            ret: if f.constructor {
+                Type::Void
+            } else {
+                f.ret.clone()
+            },
             locals: Vec::new(),
             scopes: vec![Vec::new()],
             assigned: Vec::new(),
@@ -81,6 +88,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             spec_slots: Vec::new(),
             finals: std::collections::HashSet::new(),
             unresolved: std::collections::HashSet::new(),
+            this: None,
         };
         for (p, ty) in f.decl.params.iter().zip(&f.params) {
             if let Ok(id) = ctx.declare(&p.name, ty.clone()) {
@@ -89,6 +97,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     ctx.unresolved.insert(id);
                 }
             }
+        }
+        if f.constructor {
+            ctx.declare_this(f.ret.clone(), f.decl.name.span);
         }
         ctx
     }
@@ -126,10 +137,15 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             span: name.span,
         });
         self.assigned.push(false);
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.push((name.name.clone(), id));
-        }
+        self.scope_push(&name.name, id);
         Ok(id)
+    }
+
+    /// Makes `id` visible as `name` in the innermost scope.
+    pub(super) fn scope_push(&mut self, name: &str, id: LocalId) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((name.to_string(), id));
+        }
     }
 
     /// A fresh temporary local (never visible to source names).
@@ -472,12 +488,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     ) {
         let ret = self.ret.clone();
         match (value, &ret) {
-            (None, Type::Void) => out.push(ir::Stmt::Return(None, span)),
+            (None, Type::Void) => out.push(ir::Stmt::Return(self.implicit_return(span), span)),
             (Some(e), Type::Void) => self.diags.push(
                 Diagnostic::error(
                     Code::TypeMismatch,
                     e.span,
-                    "this method returns void; `return` takes no value",
+                    if self.this.is_some() {
+                        "a constructor returns no value; `return` takes none"
+                    } else {
+                        "this method returns void; `return` takes no value"
+                    },
                 )
                 .with_note("help: remove the value"),
             ),

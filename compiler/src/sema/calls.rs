@@ -33,6 +33,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.psc_call(name, args, span) {
             return r;
         }
+        if name.name == "this" {
+            return self.error(
+                Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    name.span,
+                    "`this(…)`, one constructor calling another, is not supported",
+                )
+                .with_note("help: move the shared part into a static method of the class and call it from both"),
+            );
+        }
         match self
             .syms
             .user_methods
@@ -485,37 +495,59 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Type::Image2D(_) | Type::Texture(..) | Type::Sampler = t {
             return self.new_resource(t, ty.span, &args, span, |c, a| c.size_arg(a));
         }
-        let (op, want) = match &t {
-            Type::Buffer(_) => (HostOp::NewBuffer, 1),
-            other => {
-                let other = other.clone();
-                return self.error(Diagnostic::error(
-                    Code::TypeMismatch,
-                    ty.span,
-                    format!("`{other}` cannot be allocated with `heap T(…)`"),
-                ));
-            }
-        };
-        if args.len() != want {
-            let t = t.clone();
+        if !matches!(t, Type::Buffer(_)) {
             return self.error(Diagnostic::error(
-                Code::ArgumentCount,
-                span,
-                format!(
-                    "`heap {t}(…)` takes {want} argument(s), found {}",
-                    args.len()
-                ),
+                Code::TypeMismatch,
+                ty.span,
+                format!("`{t}` cannot be allocated with `heap T(…)`"),
             ));
         }
+        // `heap KernelBuffer<T>(n)`, or the legacy `heap Buffer<T>(device, n)` (whichever
+        // name is written: they are one type).
+        let op = match args.len() {
+            1 => HostOp::NewBuffer,
+            2 => HostOp::NewLegacyBuffer,
+            found => {
+                return self.error(
+                    Diagnostic::error(
+                        Code::ArgumentCount,
+                        span,
+                        format!("`heap {t}(…)` takes 1 argument (n), or 2 in the legacy form (device, n); found {found}"),
+                    )
+                    .with_note("`heap KernelBuffer<T>(n)` makes a buffer of n elements; the legacy `heap Buffer<T>(0, n)` makes one without memory until `allocate()`"),
+                )
+            }
+        };
         let mut values = Vec::new();
-        for a in args {
+        for a in &args {
             values.push(self.size_arg(a)?);
+        }
+        if op == HostOp::NewLegacyBuffer {
+            self.legacy_device(&values[0])?;
         }
         Ok(ir::Expr {
             kind: ExprKind::Host { op, args: values },
             ty: t,
             span,
         })
+    }
+
+    /// The device of the legacy `heap Buffer<T>(device, n)`: host code runs on one device,
+    /// index 0, so a constant other than 0 is refused here (any other value at run time).
+    fn legacy_device(&mut self, device: &ir::Expr) -> R<()> {
+        match super::memory::const_int(device) {
+            Some(d) if d != 0 => self.error(
+                Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    device.span,
+                    format!("there is no device {d}: buffers live on device 0"),
+                )
+                .with_label("the device index")
+                .with_note("the first argument of `heap Buffer<T>(device, n)` is the device index; host code runs on one device, index 0 (the one `CAJETA_DEVICE` picks)")
+                .with_note("help: write `heap Buffer<T>(0, n)`, or `heap KernelBuffer<T>(n)`, which needs no `allocate()`"),
+            ),
+            _ => Ok(()),
+        }
     }
 
     /// `heap T[n]`.

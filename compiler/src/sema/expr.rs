@@ -291,10 +291,20 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             if self.unresolved.contains(&id) {
                 return Err(());
             }
+            if self.is_this(id) {
+                return self.this_escapes(span);
+            }
             self.check_assigned(id, span)?;
             let ty = self.locals[id.0].ty.clone();
             return Ok(ir::Expr {
                 kind: ExprKind::Load(Place::Local(id)),
+                ty,
+                span,
+            });
+        }
+        if let Some((place, ty)) = self.this_field(name) {
+            return Ok(ir::Expr {
+                kind: ExprKind::Load(place),
                 ty,
                 span,
             });
@@ -305,6 +315,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             format!("cannot find `{name}` in this scope"),
         )
         .with_label("not declared");
+        if name == "this" {
+            d = d.with_note("only constructors have `this`; cajetac methods are static");
+        }
         if let Some(similar) = self.similar_name(name) {
             d = d.with_note(format!(
                 "help: a local with a similar name exists: `{similar}`"
@@ -335,7 +348,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         field: &ast::Ident,
         span: Span,
     ) -> R<ir::Expr> {
-        let b = self.expr(base, None)?;
+        let b = match self.this_base(base) {
+            Some(this) => this,
+            None => self.expr(base, None)?,
+        };
         if let Type::Vector(..) = b.ty {
             return self.swizzle(b, field, span);
         }

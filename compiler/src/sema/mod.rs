@@ -9,6 +9,7 @@
 mod assign;
 mod body;
 mod calls;
+mod constructors;
 mod conversions;
 mod device;
 mod expr;
@@ -48,6 +49,7 @@ pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagno
     for (i, f) in syms.functions.iter().enumerate() {
         let mut ctx = FnCtx::new(&syms, FunctionId(i));
         let body = match &f.decl.body {
+            Some(b) if f.constructor => ctx.constructor_body(b),
             Some(b) => ctx.body(b),
             None => Vec::new(),
         };

@@ -34,8 +34,11 @@ pub struct UserFunction<'a> {
     pub kind: FunctionKind,
     /// Parameter types (resolution errors leave the function out of checking).
     pub params: Vec<Type>,
-    /// Return type.
+    /// Return type; for a constructor, the POD type it builds.
     pub ret: Type,
+    /// A constructor of the POD class `class` (`constructors.rs`): host code that starts from a
+    /// zeroed value held in `this` and returns it.
+    pub constructor: bool,
 }
 
 /// A stdlib method carrying `@Intrinsic`.
@@ -65,6 +68,8 @@ pub struct Symbols<'a> {
     pub constants: HashMap<String, HashMap<String, (Type, crate::ir::Constant)>>,
     /// POD classes (user classes with fields) by name: the type names resolve to.
     pub pods: HashMap<String, Type>,
+    /// The constructors of POD classes, by class name, in declaration order.
+    pub constructors: HashMap<String, Vec<FunctionId>>,
     /// Stdlib query fields (`@Intrinsic("device.subgroup_size") static final uint32
     /// subgroupSize;`) by class, then name: the type and the query (SPEC §8).
     pub query_fields: HashMap<String, HashMap<String, (Type, crate::ir::DeviceQuery)>>,
@@ -273,6 +278,7 @@ pub fn collect<'a>(
                             }
                             continue;
                         }
+                        ast::Member::Constructor(_) => continue,
                     };
                     let Some(ann) = m.annotation("Intrinsic") else {
                         continue;
@@ -308,6 +314,24 @@ pub fn collect<'a>(
                     ast::Member::Method(m) => m,
                     // Fields make the class a POD type (collected by `pod::collect_pods`).
                     ast::Member::Field(_) => continue,
+                    ast::Member::Constructor(c) => {
+                        let Some(pod) =
+                            super::constructors::constructor_of(c, class, &syms.pods, diags)
+                        else {
+                            continue;
+                        };
+                        let id = FunctionId(syms.functions.len());
+                        syms.functions.push(UserFunction {
+                            decl: c,
+                            class: cname.clone(),
+                            kind: FunctionKind::Host,
+                            params: Vec::new(),
+                            ret: pod,
+                            constructor: true,
+                        });
+                        syms.constructors.entry(cname.clone()).or_default().push(id);
+                        continue;
+                    }
                 };
                 if let Some(&prev) = methods.get(&m.name.name) {
                     diags.push(
@@ -335,6 +359,7 @@ pub fn collect<'a>(
                     kind,
                     params: Vec::new(),
                     ret: Type::Void,
+                    constructor: false,
                 });
                 methods.insert(m.name.name.clone(), id);
             }
@@ -354,13 +379,15 @@ pub fn collect<'a>(
                 }
             }
         }
-        let ret = resolve_type(&decl.ret, &syms.pods).unwrap_or_else(|d| {
-            diags.push(d);
-            Type::Void
-        });
         syms.functions[i].params = params;
-        syms.functions[i].ret = ret;
+        if !syms.functions[i].constructor {
+            syms.functions[i].ret = resolve_type(&decl.ret, &syms.pods).unwrap_or_else(|d| {
+                diags.push(d);
+                Type::Void
+            });
+        }
     }
+    super::constructors::check_constructor_overloads(&mut syms, diags);
     syms
 }
 

@@ -1,7 +1,8 @@
 //! POD classes: a user class's (non-static) fields, all scalars or vectors, make it a value
 //! type passed by value to kernels in the push-constant block (std430). Host code builds one
-//! with `stack P(f1, f2, …)` / `heap P(…)` (positional, field order) and reads and writes
-//! `p.field`; device code reads the fields of a POD kernel parameter.
+//! with `stack P(f1, f2, …)` / `heap P(…)` (positional, field order) or, when the class
+//! declares constructors, through them (`constructors.rs`), and reads and writes `p.field`;
+//! device code reads the fields of a POD kernel parameter.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -112,18 +113,24 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 "not a POD class",
             ));
         };
+        let syms = self.syms;
+        let ctors = syms.constructors.get(&d.name);
         if self.is_device() {
+            let what = match ctors {
+                Some(_) => "constructors are host code",
+                None => "POD values are built in host code",
+            };
             return self.error(
                 Diagnostic::error(
                     Code::HostOnlyInDevice,
                     span,
-                    format!(
-                        "`{}` values are built in host code and passed to the kernel",
-                        d.name
-                    ),
+                    format!("`{}` cannot be built in device code: {what}", d.name),
                 )
-                .with_note("help: pass it as a kernel parameter and read its fields"),
+                .with_note("help: build it in host code, pass it as a kernel parameter and read its fields"),
             );
+        }
+        if let Some(ctors) = ctors {
+            return self.constructor_call(&d.name, ctors, args, span);
         }
         if args.len() != d.fields.len() {
             let names: Vec<&str> = d.fields.iter().map(|(n, _)| n.as_str()).collect();

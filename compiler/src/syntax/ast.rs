@@ -46,6 +46,8 @@ pub enum Member {
     Method(Box<MethodDecl>),
     /// A field `T a;` (POD classes).
     Field(FieldDecl),
+    /// A constructor `Name(params) { … }` of a POD class (host code; its `ret` is `void`).
+    Constructor(Box<MethodDecl>),
 }
 
 /// A field declaration.

@@ -22,7 +22,7 @@ struct Run {
     end: String,
 }
 
-fn run(name: &str, src: &str, mode: HostMode) -> Run {
+fn run(name: &str, src: &str, mode: HostMode, args: &[String]) -> Run {
     let mut sources = SourceMap::new();
     let mut out = Vec::new();
     let mut io = HostIo {
@@ -31,7 +31,8 @@ fn run(name: &str, src: &str, mode: HostMode) -> Run {
     };
     let files = [(name.to_string(), src.to_string())];
     let options = SpirvOptions::default();
-    let result = driver::run_program_mode(&mut sources, &files, &options, &[], &mut io, None, mode);
+    let result =
+        driver::run_program_mode(&mut sources, &files, &options, args, &mut io, None, mode);
     let end = match result {
         Ok(HostOutcome::Returned(v)) => format!("returned {v}"),
         Ok(HostOutcome::Void) => "void".to_string(),
@@ -49,8 +50,13 @@ fn run(name: &str, src: &str, mode: HostMode) -> Run {
 /// Runs `src` both ways, checks that it really ran natively and that both agree; returns
 /// the (common) run.
 fn differential(name: &str, src: &str) -> Run {
-    let interp = run(name, src, HostMode::Interp);
-    let native = run(name, src, HostMode::Native);
+    differential_with(name, src, &[])
+}
+
+/// [`differential`] with command-line arguments.
+fn differential_with(name: &str, src: &str, args: &[String]) -> Run {
+    let interp = run(name, src, HostMode::Interp, args);
+    let native = run(name, src, HostMode::Native, args);
     assert!(
         !native.end.starts_with("not native"),
         "{name} should lower: {}",
@@ -207,6 +213,79 @@ fn delegated_operations_agree_with_the_interpreter() {
         "3.0 (3.0, 6.0, 6.0) 6.0\n10.5\n2.15625\n42 8.125 ok\n45 2.0 1\n"
     );
     assert_eq!(r.end, "returned 45");
+}
+
+#[test]
+fn constructors_agree_with_the_interpreter() {
+    let r = corpus("constructors.cajeta");
+    assert_eq!(
+        r.out,
+        "{0.5, 0.5, 0.5} {1.0, 0.5019608, 0.0} {0.25, 1.0, 0.0} {0.0, 0.0, 1.0}\n\
+         {3.5, 8.5, 4, (1, 3), false}\n\
+         {0.0, 0.0, 0, (0, 0), true}\n\
+         {1.5, 1.5, 3, (0, 0), false}\n\
+         {3, 4, (0.0, 1.0, 0.75)} 1.0\n\
+         {7, 2.5} 749000\n"
+    );
+    assert_eq!(r.end, "returned 749011");
+}
+
+#[test]
+fn legacy_buffer_errors_match_the_interpreter() {
+    let file = "legacy_buffer_errors.cajeta";
+    let src = std::fs::read_to_string(corpus_dir().join(file)).unwrap();
+    let no_memory = "has no device memory: `heap Buffer<T>(0, n)` makes none; call `data.allocate()` before using it";
+    let cases = [
+        ("0", None),
+        ("1", Some(("17:13", format!("KernelBuffer `data` {no_memory}")))),
+        ("2", Some(("20:13", format!("KernelBuffer `data` {no_memory}")))),
+        ("3", Some(("23:69", format!("KernelBuffer `data` {no_memory}")))),
+        (
+            "4",
+            Some((
+                "26:13",
+                "KernelBuffer `data` cannot be freed: it was never allocated (`heap Buffer<T>(0, n)` makes no memory until allocate())".to_string(),
+            )),
+        ),
+        (
+            "5",
+            Some((
+                "29:54",
+                "there is no device 2: buffers live on device 0, the one host code runs on".to_string(),
+            )),
+        ),
+        (
+            "6",
+            Some((
+                "32:13",
+                "KernelBuffer `data` is already allocated: allocate() makes memory for a buffer that has none (made by `heap Buffer<T>(0, n)`, or freed); free() it first to replace its memory".to_string(),
+            )),
+        ),
+        (
+            "7",
+            Some((
+                "36:13",
+                "KernelBuffer `fresh` is already allocated: allocate() makes memory for a buffer that has none (made by `heap Buffer<T>(0, n)`, or freed); free() it first to replace its memory".to_string(),
+            )),
+        ),
+    ];
+    for (what, error) in cases {
+        let r = differential_with(file, &src, &[what.to_string()]);
+        match error {
+            None => {
+                assert_eq!(r.out, "made 8\ndone\n", "case {what}");
+                assert_eq!(r.end, "returned 0", "case {what}");
+            }
+            Some((at, message)) => {
+                assert_eq!(r.out, "made 8\n", "case {what}");
+                assert_eq!(
+                    r.end,
+                    format!("runtime error: {file}:{at}: runtime error: {message}"),
+                    "case {what}"
+                );
+            }
+        }
+    }
 }
 
 /// A tiny deterministic generator (xorshift64*).

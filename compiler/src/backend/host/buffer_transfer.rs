@@ -77,7 +77,7 @@ impl Interp<'_> {
         };
         let obj = self.eval_buffer(f, b)?;
         let array = self.eval_array(f, a)?;
-        let buffer = obj.live(span)?;
+        let buffer = self.live_buffer(&obj, b, span)?;
         let (len, elem) = {
             let a = array.borrow();
             (a.len() as u64, a.elem_scalar())

@@ -35,18 +35,20 @@ pub struct BufferObj {
     pub lanes: u8,
     /// Length in elements.
     pub len: u64,
-    /// The device buffer; `None` after `free()`.
-    buffer: RefCell<Option<Buffer>>,
+    /// Size of its device memory in bytes.
+    bytes: u64,
+    /// The device memory.
+    memory: RefCell<Memory>,
 }
 
-impl BufferObj {
-    /// The live device buffer (cheap clone of a shared handle), or an error after `free()`.
-    pub(super) fn live(&self, span: Span) -> Result<Buffer, Fail> {
-        match &*self.buffer.borrow() {
-            Some(b) => Ok(b.clone()),
-            None => err(span, "use of a KernelBuffer after free()"),
-        }
-    }
+/// Whether a buffer has device memory.
+enum Memory {
+    /// Made by the legacy `heap Buffer<T>(0, n)`, not yet `allocate()`d.
+    Unallocated,
+    /// Usable.
+    Live(Buffer),
+    /// After `free()`.
+    Freed,
 }
 
 /// An `Image2D` of the host program.
@@ -296,6 +298,76 @@ impl Interp<'_> {
         u32::try_from(n).or_else(|_| err(e.span, format!("{what} {n} does not fit in uint32")))
     }
 
+    /// A buffer of type `ty` (a `KernelBuffer<T>`) of `len` elements, without memory yet.
+    fn buffer_obj(&self, ty: &Type, len: u64, span: Span) -> Result<BufferObj, Fail> {
+        let Type::Buffer(elem_ty) = ty else {
+            return internal(span, format!("buffer of type {ty}"));
+        };
+        let (Some(elem), Some(stride)) = (elem_ty.elem_scalar(), elem_ty.std430_stride()) else {
+            return internal(span, format!("buffer of type {ty}"));
+        };
+        let lanes = elem_ty.lanes() as u8;
+        let stride = super::int_transfer::stride(elem, lanes, stride)
+            .or_else(|m| err(span, format!("a KernelBuffer<{elem_ty}> {m}")))?;
+        let Some(bytes) = len.checked_mul(u64::from(stride)) else {
+            return err(span, format!("buffer of {len} elements is too large"));
+        };
+        let mut bytes = super::int_transfer::to_words(bytes, elem);
+        if elem == ScalarType::Sfp {
+            // SPEC §8: sized for the variant's storage form (2 bytes in 16-bit forms).
+            let form = self.device.sfp_storage();
+            bytes = cajeta_runtime::sfp_buffer_bytes(form, len * u64::from(lanes));
+        }
+        Ok(BufferObj {
+            elem,
+            lanes,
+            len,
+            bytes,
+            memory: RefCell::new(Memory::Unallocated),
+        })
+    }
+
+    /// New device memory for `obj`.
+    fn buffer_memory(&mut self, obj: &BufferObj, span: Span) -> Result<Buffer, Fail> {
+        self.device
+            .context(span)?
+            .create_buffer(obj.bytes)
+            .or_else(|x| err(span, x.to_string()))
+    }
+
+    /// The device memory of the buffer `e` evaluated to (cheap clone of a shared handle),
+    /// or an error at `span` when it has none.
+    pub(super) fn live_buffer(
+        &self,
+        obj: &BufferObj,
+        e: &Expr,
+        span: Span,
+    ) -> Result<Buffer, Fail> {
+        let local = match &*obj.memory.borrow() {
+            Memory::Live(b) => return Ok(b.clone()),
+            Memory::Freed => {
+                return err(span, format!("use of {} after free()", self.buffer_name(e)))
+            }
+            Memory::Unallocated => self.local_name(e),
+        };
+        let (name, call) = match local {
+            Some(b) => (format!("KernelBuffer `{b}`"), format!("`{b}.allocate()`")),
+            None => ("this KernelBuffer".into(), "`allocate()` on it".into()),
+        };
+        err(
+            span,
+            format!("{name} has no device memory: `heap Buffer<T>(0, n)` makes none; call {call} before using it"),
+        )
+    }
+
+    /// "KernelBuffer `b`" when `e` reads local `b`, for messages.
+    fn buffer_name(&self, e: &Expr) -> String {
+        match self.local_name(e) {
+            Some(local) => format!("KernelBuffer `{local}`"),
+            None => "a KernelBuffer".to_string(),
+        }
+    }
+
     pub(super) fn eval_buffer(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<BufferObj>, Fail> {
         match self.eval(f, e)? {
             Value::Buffer(b) => Ok(b),
@@ -337,37 +409,38 @@ impl Interp<'_> {
             |r: Result<(), cajeta_runtime::RuntimeError>| r.or_else(|x| err(span, x.to_string()));
         match (op, args) {
             (HostOp::NewBuffer, [n]) => {
-                let Type::Buffer(elem_ty) = &e.ty else {
-                    return internal(span, format!("buffer of type {}", e.ty));
-                };
-                let (Some(elem), Some(stride)) = (elem_ty.elem_scalar(), elem_ty.std430_stride())
-                else {
-                    return internal(span, format!("buffer of type {}", e.ty));
-                };
-                let lanes = elem_ty.lanes() as u8;
-                let stride = super::int_transfer::stride(elem, lanes, stride)
-                    .or_else(|m| err(span, format!("a KernelBuffer<{elem_ty}> {m}")))?;
                 let len = self.eval_count(f, n, "buffer length")?;
-                let Some(bytes) = len.checked_mul(u64::from(stride)) else {
-                    return err(span, format!("buffer of {len} elements is too large"));
-                };
-                let mut bytes = super::int_transfer::to_words(bytes, elem);
-                if elem == ScalarType::Sfp {
-                    // SPEC §8: sized for the variant's storage form (2 bytes in 16-bit forms).
-                    let form = self.device.sfp_storage();
-                    bytes = cajeta_runtime::sfp_buffer_bytes(form, len * u64::from(lanes));
+                let obj = self.buffer_obj(&e.ty, len, span)?;
+                *obj.memory.borrow_mut() = Memory::Live(self.buffer_memory(&obj, span)?);
+                Ok(Value::Buffer(Rc::new(obj)))
+            }
+            (HostOp::NewLegacyBuffer, [d, n]) => {
+                let device = self.eval_scalar(f, d)?.as_int();
+                let len = self.eval_count(f, n, "buffer length")?;
+                match device {
+                    Some(0) => {}
+                    Some(other) => {
+                        return err(
+                            d.span,
+                            format!("there is no device {other}: buffers live on device 0, the one host code runs on"),
+                        )
+                    }
+                    None => return internal(d.span, "device index of a non-integer type"),
                 }
-                let buffer = self
-                    .device
-                    .context(span)?
-                    .create_buffer(bytes)
-                    .or_else(|x| err(span, x.to_string()))?;
-                Ok(Value::Buffer(Rc::new(BufferObj {
-                    elem,
-                    lanes,
-                    len,
-                    buffer: RefCell::new(Some(buffer)),
-                })))
+                Ok(Value::Buffer(Rc::new(self.buffer_obj(&e.ty, len, span)?)))
+            }
+            (HostOp::BufferAllocate, [b]) => {
+                let obj = self.eval_buffer(f, b)?;
+                if let Memory::Live(_) = *obj.memory.borrow() {
+                    let name = self.buffer_name(b);
+                    return err(
+                        span,
+                        format!("{name} is already allocated: allocate() makes memory for a buffer that has none (made by `heap Buffer<T>(0, n)`, or freed); free() it first to replace its memory"),
+                    );
+                }
+                let memory = self.buffer_memory(&obj, span)?;
+                *obj.memory.borrow_mut() = Memory::Live(memory);
+                Ok(Value::Void)
             }
             (HostOp::NewImage2D, [w, h]) => {
                 let format = match e.ty {
@@ -437,10 +510,17 @@ impl Interp<'_> {
             }
             (HostOp::BufferFree, [b]) => {
                 let obj = self.eval_buffer(f, b)?;
-                let taken = obj.buffer.borrow_mut().take();
-                match taken {
-                    Some(_) => Ok(Value::Void),
-                    None => err(span, "KernelBuffer freed twice"),
+                let mut memory = obj.memory.borrow_mut();
+                match *memory {
+                    Memory::Live(_) => {
+                        *memory = Memory::Freed;
+                        Ok(Value::Void)
+                    }
+                    Memory::Freed => err(span, format!("{} freed twice", self.buffer_name(b))),
+                    Memory::Unallocated => err(
+                        span,
+                        format!("{} cannot be freed: it was never allocated (`heap Buffer<T>(0, n)` makes no memory until allocate())", self.buffer_name(b)),
+                    ),
                 }
             }
             (HostOp::ImageDownload, [i, a]) => self.image_download(f, i, a, span),
@@ -513,7 +593,9 @@ impl Interp<'_> {
         let mut owned = Vec::with_capacity(values.len());
         for ((v, p), e) in values.into_iter().zip(params).zip(&l.args) {
             owned.push(match (&p.ty, v) {
-                (Type::Buffer(_), Value::Buffer(b)) => OwnedArg::Buffer(b.live(e.span)?),
+                (Type::Buffer(_), Value::Buffer(b)) => {
+                    OwnedArg::Buffer(self.live_buffer(&b, e, e.span)?)
+                }
                 (Type::Image2D(_), Value::Image(i)) => OwnedArg::Image(i),
                 (Type::Texture(..), Value::Texture(t)) => OwnedArg::Texture(t),
                 (Type::Sampler, Value::Sampler(s)) => OwnedArg::Sampler(s),

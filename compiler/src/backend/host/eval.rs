@@ -463,6 +463,24 @@ fn constant(c: &Constant, e: &Expr) -> Result<Value, Fail> {
     }
 }
 
+impl<'a> Interp<'a> {
+    /// The source name of the local `e` reads (`b` of `b.upload(a)`), for runtime error
+    /// messages. The function is found by the address of `e` in the module (both
+    /// executors evaluate the module's own nodes), which walks the program: error paths
+    /// only.
+    pub(super) fn local_name(&self, e: &Expr) -> Option<&'a str> {
+        let ExprKind::Load(Place::Local(id)) = &e.kind else {
+            return None;
+        };
+        let module: &'a Module = self.module;
+        let func = module.functions.iter().find(|func| {
+            crate::ir::visit::find_expr(&func.body, &|x| std::ptr::eq(x, e)).is_some()
+        })?;
+        let name = func.locals.get(id.0)?.name.as_str();
+        (!name.starts_with('$')).then_some(name)
+    }
+}
+
 pub(super) fn load_local(f: &Frame, id: LocalId, e: &Expr) -> Result<Value, Fail> {
     match f.get(id.0) {
         Some(v) => Ok(v.clone()),

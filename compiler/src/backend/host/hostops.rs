@@ -125,6 +125,8 @@ impl Interp<'_> {
             | HostOp::TextureHeight
             | HostOp::TextureDepth => self.texture_op(f, op, args, e),
             HostOp::NewBuffer
+            | HostOp::NewLegacyBuffer
+            | HostOp::BufferAllocate
             | HostOp::NewImage2D
             | HostOp::BufferUpload
             | HostOp::BufferDownload

@@ -3,10 +3,19 @@
 
 use std::rc::Rc;
 
-use super::eval::{err, internal, load_local, local_mut, Fail, Frame, Interp};
+use super::eval::{err, internal, local_mut, Fail, Frame, Interp};
 use super::value::{Scalar, Value};
 use crate::diagnostics::Span;
 use crate::ir::{Expr, Place};
+
+/// The fields of a POD value.
+fn fields_of(v: &Value, span: Span) -> Result<Rc<[Value]>, Fail> {
+    match v {
+        Value::Struct(fields) => Ok(fields.clone()),
+        Value::Void => err(span, "use of an unassigned POD value"),
+        other => internal(span, format!("expected a POD value, found {other:?}")),
+    }
+}
 
 /// The lanes of a vector or matrix value.
 pub(super) fn lanes_of(v: &Value, span: Span) -> Result<Rc<[Scalar]>, Fail> {
@@ -24,16 +33,77 @@ impl Interp<'_> {
         lanes_of(&v, e.span)
     }
 
-    /// The POD value held in a local (host code keeps PODs in locals only).
-    fn pod_local(f: &Frame, base: &Place, e: &Expr) -> Result<Rc<[Value]>, Fail> {
-        let Place::Local(id) = base else {
-            return internal(e.span, "a field of a non-local in host code");
-        };
-        match load_local(f, *id, e)? {
-            Value::Struct(fields) => Ok(fields),
-            Value::Void => err(e.span, "use of an unassigned POD value"),
-            other => internal(e.span, format!("expected a POD value, found {other:?}")),
+    /// The value held in a place of host code: a local, a field of the POD value a place
+    /// holds, or a lane of the vector a place holds (`p.offset.y`).
+    fn place_value(f: &Frame, place: &Place, span: Span) -> Result<Value, Fail> {
+        match place {
+            Place::Local(id) => match f.get(id.0) {
+                Some(v) => Ok(v.clone()),
+                None => internal(span, format!("unknown local #{}", id.0)),
+            },
+            Place::Field { base, field } => Self::field_value(f, base, *field, span),
+            Place::Lane { base, lane } => Self::lane_value(f, base, *lane, span),
+            Place::Index { .. } => internal(span, "an element place of a POD or vector"),
         }
+    }
+
+    /// Field `field` of the POD value held in `base`.
+    fn field_value(f: &Frame, base: &Place, field: usize, span: Span) -> Result<Value, Fail> {
+        match fields_of(&Self::place_value(f, base, span)?, span)?.get(field) {
+            Some(v) => Ok(v.clone()),
+            None => internal(span, format!("field #{field}")),
+        }
+    }
+
+    /// Lane `lane` of the vector held in `base`.
+    fn lane_value(f: &Frame, base: &Place, lane: u8, span: Span) -> Result<Value, Fail> {
+        match lanes_of(&Self::place_value(f, base, span)?, span)?.get(usize::from(lane)) {
+            Some(s) => Ok(Value::Scalar(*s)),
+            None => internal(span, format!("lane {lane}")),
+        }
+    }
+
+    /// Stores `v` into a place of host code; a field or lane replaces the POD or vector
+    /// value that holds it (values are immutable).
+    fn set_place(f: &mut Frame, place: &Place, v: Value, span: Span) -> Result<(), Fail> {
+        match place {
+            Place::Local(id) => {
+                *local_mut(f, *id, span)? = v;
+                Ok(())
+            }
+            Place::Field { base, field } => Self::set_field(f, base, *field, v, span),
+            Place::Lane { base, lane } => Self::set_lane(f, base, *lane, v, span),
+            Place::Index { .. } => internal(span, "an element place of a POD or vector"),
+        }
+    }
+
+    /// Replaces field `field` of the POD value held in `base`.
+    fn set_field(
+        f: &mut Frame,
+        base: &Place,
+        field: usize,
+        v: Value,
+        span: Span,
+    ) -> Result<(), Fail> {
+        let mut fields = fields_of(&Self::place_value(f, base, span)?, span)?.to_vec();
+        match fields.get_mut(field) {
+            Some(slot) => *slot = v,
+            None => return internal(span, format!("field #{field}")),
+        }
+        Self::set_place(f, base, Value::Struct(fields.into()), span)
+    }
+
+    /// Replaces lane `lane` of the vector held in `base`.
+    fn set_lane(f: &mut Frame, base: &Place, lane: u8, v: Value, span: Span) -> Result<(), Fail> {
+        let Value::Scalar(s) = v else {
+            return internal(span, format!("lane value {v:?}"));
+        };
+        let mut lanes = lanes_of(&Self::place_value(f, base, span)?, span)?.to_vec();
+        match lanes.get_mut(usize::from(lane)) {
+            Some(l) => *l = s,
+            None => return internal(span, format!("lane {lane}")),
+        }
+        Self::set_place(f, base, Value::Vector(lanes.into()), span)
     }
 
     /// `p.field`.
@@ -44,14 +114,10 @@ impl Interp<'_> {
         field: usize,
         e: &Expr,
     ) -> Result<Value, Fail> {
-        let fields = Self::pod_local(f, base, e)?;
-        match fields.get(field) {
-            Some(v) => Ok(v.clone()),
-            None => internal(e.span, format!("field #{field}")),
-        }
+        Self::field_value(f, base, field, e.span)
     }
 
-    /// `p.field = value`: replaces one field of the POD value held in a local.
+    /// `p.field = value`: replaces one field of the POD value held in `base`.
     pub(super) fn store_field(
         &mut self,
         f: &mut Frame,
@@ -61,16 +127,7 @@ impl Interp<'_> {
         span: Span,
     ) -> Result<(), Fail> {
         let v = self.eval(f, value)?;
-        let mut fields = Self::pod_local(f, base, value)?.to_vec();
-        match fields.get_mut(field) {
-            Some(slot) => *slot = v,
-            None => return internal(span, format!("field #{field}")),
-        }
-        let Place::Local(id) = base else {
-            return internal(span, "a field of a non-local in host code");
-        };
-        *local_mut(f, *id, span)? = Value::Struct(fields.into());
-        Ok(())
+        Self::set_field(f, base, field, v, span)
     }
 
     /// A vector or matrix from scalar and vector parts, in order; a POD value from its
@@ -127,8 +184,8 @@ impl Interp<'_> {
         })
     }
 
-    /// Reads lane `lane` of the vector held in `base` (a local: host code has no buffers of
-    /// vectors to index).
+    /// Reads lane `lane` of the vector held in `base` (a local or a POD field: host code
+    /// has no buffers of vectors to index).
     pub(super) fn load_lane(
         &mut self,
         f: &mut Frame,
@@ -136,17 +193,10 @@ impl Interp<'_> {
         lane: u8,
         e: &Expr,
     ) -> Result<Value, Fail> {
-        let Place::Local(id) = base else {
-            return internal(e.span, "a lane of a non-local in host code");
-        };
-        let lanes = lanes_of(&load_local(f, *id, e)?, e.span)?;
-        match lanes.get(usize::from(lane)) {
-            Some(s) => Ok(Value::Scalar(*s)),
-            None => internal(e.span, format!("lane {lane}")),
-        }
+        Self::lane_value(f, base, lane, e.span)
     }
 
-    /// `base.lane = value`: replaces one lane of the vector held in a local.
+    /// `base.lane = value`: replaces one lane of the vector held in `base`.
     pub(super) fn store_lane(
         &mut self,
         f: &mut Frame,
@@ -155,17 +205,7 @@ impl Interp<'_> {
         value: &Expr,
         span: Span,
     ) -> Result<(), Fail> {
-        let Place::Local(id) = base else {
-            return internal(span, "a lane of a non-local in host code");
-        };
-        let v = self.eval_scalar(f, value)?;
-        let slot = local_mut(f, *id, span)?;
-        let mut lanes = lanes_of(slot, span)?.to_vec();
-        match lanes.get_mut(usize::from(lane)) {
-            Some(l) => *l = v,
-            None => return internal(span, format!("lane {lane}")),
-        }
-        *slot = Value::Vector(lanes.into());
-        Ok(())
+        let v = Value::Scalar(self.eval_scalar(f, value)?);
+        Self::set_lane(f, base, lane, v, span)
     }
 }
