@@ -80,11 +80,11 @@ fn run_program_checked_reports_the_access_and_the_launch() {
     };
     let options = checked(TargetEnv::Vulkan1_1);
     let r = driver::run_program(&mut sources, &[(name.into(), text)], &options, &[], &mut io);
-    let Err(RunError::Runtime(message)) = r else {
+    let Err(RunError::Runtime(error)) = r else {
         panic!("expected a runtime error");
     };
     assert_eq!(
-        message,
+        error.render(&sources),
         "tests/checked/shared.cajeta:11:9: runtime error: kernel `k`: index 64 out of bounds for `tile` of length 64\n\
          tests/checked/shared.cajeta:19:9: note: in this launch"
     );

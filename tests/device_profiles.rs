@@ -211,7 +211,9 @@ fn coop_gemm_takes_the_devices_path_and_matches_the_host() {
         Ok(HostOutcome::Returned(v)) => assert_eq!(format!("{v}"), "777", "{printed}"),
         Ok(HostOutcome::Void) => panic!("no value; printed {printed}"),
         Err(cajetac::driver::RunError::Compile(d)) => panic!("{}", render_human(&sources, &d)),
-        Err(cajetac::driver::RunError::Runtime(m)) => panic!("{m}\n{printed}"),
+        Err(cajetac::driver::RunError::Runtime(e)) => {
+            panic!("{}\n{printed}", e.render(&sources))
+        }
         Err(cajetac::driver::RunError::NoEntryPoint | cajetac::driver::RunError::NotNative(_)) => {
             panic!("no entry point")
         }

@@ -62,10 +62,28 @@ fn every_error_class_has_a_code_span_and_golden() {
                 path.display()
             ));
         }
-        let json: serde_json::Value =
-            serde_json::from_str(&render_json(&map, &diags)).expect("valid JSON");
-        assert_eq!(json[0]["code"], expect.as_str());
-        assert!(json[0]["line"].as_u64().unwrap_or(0) > 0);
+        // One JSON record per diagnostic and line, saying what the text says.
+        let records: Vec<serde_json::Value> = render_json(&map, &diags)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON record per line"))
+            .collect();
+        assert_eq!(records.len(), diags.len());
+        assert_eq!(records[0]["schema"], "cajetac-diagnostics/1");
+        assert_eq!(records[0]["code"], expect.as_str());
+        let primary = &records[0]["labels"][0];
+        assert_eq!(primary["primary"], true);
+        assert_eq!(
+            (
+                primary["line_start"].as_u64(),
+                primary["column_start"].as_u64()
+            ),
+            (Some(line as u64), Some(col as u64))
+        );
+        let text: String = records
+            .iter()
+            .map(|r| r["rendered"].as_str().unwrap())
+            .collect();
+        assert_eq!(text, rendered);
         if let Err(e) = check_golden(&path.with_extension("stderr"), &rendered) {
             failures.push(e);
         }

@@ -461,7 +461,9 @@ fn check_type(ctx: &cajeta_runtime::Context, ty: &str, kind: Kind) -> Vec<String
                 render_human(&sources, &d)
             )]
         }
-        Err(RunError::Runtime(m)) => return vec![format!("{ty}: runtime error {m}")],
+        Err(RunError::Runtime(e)) => {
+            return vec![format!("{ty}: runtime error {}", e.render(&sources))]
+        }
         Err(RunError::NoEntryPoint | RunError::NotNative(_)) => {
             return vec![format!("{ty}: no entry point")]
         }

@@ -109,9 +109,11 @@ fn examples_run_small_and_write_their_pictures() {
                 "{name}: returned {other:?}; printed:\n{}",
                 printed(&stdout)
             )),
-            Err(RunError::Runtime(m)) => {
-                failures.push(format!("{name}: {m}\nprinted:\n{}", printed(&stdout)))
-            }
+            Err(RunError::Runtime(e)) => failures.push(format!(
+                "{name}: {}\nprinted:\n{}",
+                e.render(&sources),
+                printed(&stdout)
+            )),
             Err(RunError::Compile(d)) => {
                 failures.push(format!("{name}:\n{}", render_human(&sources, &d)))
             }

@@ -44,7 +44,7 @@ fn run(
         Ok(HostOutcome::Void) => Err("returned nothing".to_string()),
         Err(RunError::Compile(d)) => Err(cajetac::diagnostics::render_human(&sources, &d)),
         Err(RunError::NoEntryPoint | RunError::NotNative(_)) => Err("no entry point".into()),
-        Err(RunError::Runtime(m)) => Err(m),
+        Err(RunError::Runtime(e)) => Err(e.render(&sources)),
     };
     (r, printed)
 }

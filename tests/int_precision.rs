@@ -184,7 +184,7 @@ fn run_in_mode(
         Ok(HostOutcome::Void) => Err(format!("returned nothing; printed:\n{printed}")),
         Err(RunError::Compile(d)) => Err(format!("compile error:\n{}", render_human(&sources, &d))),
         Err(RunError::NoEntryPoint | RunError::NotNative(_)) => Err("no entry point".into()),
-        Err(RunError::Runtime(m)) => Err(format!("{m}\nprinted:\n{printed}")),
+        Err(RunError::Runtime(e)) => Err(format!("{}\nprinted:\n{printed}", e.render(&sources))),
     };
     (variant.name(), result)
 }

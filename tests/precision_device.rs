@@ -114,7 +114,9 @@ fn run(ctx: &Context, path: &std::path::Path, mode: &Mode) -> Result<Vec<f64>, S
         Ok(other) => return Err(format!("returned {other:?}; printed:\n{printed}")),
         Err(RunError::Compile(d)) => return Err(render_human(&sources, &d)),
         Err(RunError::NoEntryPoint | RunError::NotNative(_)) => return Err("no entry point".into()),
-        Err(RunError::Runtime(m)) => return Err(format!("{m}\nprinted:\n{printed}")),
+        Err(RunError::Runtime(e)) => {
+            return Err(format!("{}\nprinted:\n{printed}", e.render(&sources)))
+        }
     }
     printed
         .split_whitespace()

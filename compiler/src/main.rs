@@ -9,9 +9,10 @@
 // The test build has the harness's `main`, not ours, so the commands are unused there.
 #![cfg_attr(test, allow(dead_code))]
 
-use cajetac::backend::host::{HostIo, HostOutcome, Value};
+use cajetac::backend::host::{HostError, HostIo, HostOutcome, Value};
 use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
-use cajetac::diagnostics::{render_human, render_json, Diagnostic, SourceMap};
+use cajetac::diagnostics::json::{Kind, Level, Record};
+use cajetac::diagnostics::{Diagnostic, SourceMap};
 use cajetac::driver::{self, RunError};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -38,6 +39,15 @@ const EXIT_COMPILE: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 /// Exit status for failures while running host code or talking to the device.
 const EXIT_RUNTIME: u8 = 3;
+
+/// The exit status of a failure of this kind.
+fn exit_status(kind: Kind) -> ExitCode {
+    ExitCode::from(match kind {
+        Kind::Compile => EXIT_COMPILE,
+        Kind::Usage | Kind::Io => EXIT_USAGE,
+        Kind::Runtime => EXIT_RUNTIME,
+    })
+}
 
 #[derive(Parser)]
 #[command(
@@ -162,12 +172,62 @@ macro_rules! out {
     }};
 }
 
-fn usage_error(msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {msg}");
-    ExitCode::from(EXIT_USAGE)
+/// Where the command's errors, warnings and notes go: stderr, as text or (`--error-format
+/// json`) one JSON record per line (docs/cli.md, "JSON diagnostics"). What the program prints
+/// stays on stdout. Every message goes through here, so both formats say the same.
+#[derive(Clone, Copy)]
+struct Report(ErrorFormat);
+
+impl Report {
+    fn emit(self, record: &Record) {
+        match self.0 {
+            ErrorFormat::Human => eprint!("{}", record.rendered),
+            ErrorFormat::Json => eprintln!("{}", record.to_json()),
+        }
+    }
+
+    /// Prints an error without a source position; returns the exit status of its kind.
+    fn fail(self, kind: Kind, message: impl std::fmt::Display) -> ExitCode {
+        self.emit(&Record::plain(kind, Level::Error, message.to_string()));
+        exit_status(kind)
+    }
+
+    fn usage(self, message: impl std::fmt::Display) -> ExitCode {
+        self.fail(Kind::Usage, message)
+    }
+
+    fn io(self, message: impl std::fmt::Display) -> ExitCode {
+        self.fail(Kind::Io, message)
+    }
+
+    /// A warning or note; the command goes on.
+    fn say(self, kind: Kind, level: Level, message: impl Into<String>) {
+        self.emit(&Record::plain(kind, level, message));
+    }
+
+    /// Compile diagnostics (exit status 1); the text format closes with a count.
+    fn compile(self, sources: &SourceMap, diags: &[Diagnostic]) -> ExitCode {
+        for d in diags {
+            self.emit(&Record::compile(sources, d));
+        }
+        if self.0 == ErrorFormat::Human {
+            let n = diags.len();
+            eprintln!(
+                "error: could not compile: {n} error{}",
+                if n == 1 { "" } else { "s" }
+            );
+        }
+        exit_status(Kind::Compile)
+    }
+
+    /// A runtime error of host code (exit status 3).
+    fn runtime(self, sources: &SourceMap, error: &HostError) -> ExitCode {
+        self.emit(&error.record(sources));
+        exit_status(Kind::Runtime)
+    }
 }
 
-fn read_files(paths: &[PathBuf]) -> Result<Vec<(String, String)>, ExitCode> {
+fn read_files(paths: &[PathBuf], report: Report) -> Result<Vec<(String, String)>, ExitCode> {
     paths
         .iter()
         .map(|p| match std::fs::read(p) {
@@ -175,37 +235,22 @@ fn read_files(paths: &[PathBuf]) -> Result<Vec<(String, String)>, ExitCode> {
                 p.display().to_string(),
                 String::from_utf8_lossy(&bytes).into_owned(),
             )),
-            Err(e) => Err(usage_error(format!("cannot read `{}`: {e}", p.display()))),
+            Err(e) => Err(report.io(format!("cannot read `{}`: {e}", p.display()))),
         })
         .collect()
 }
 
-fn target_env(name: &str) -> Result<TargetEnv, ExitCode> {
+fn target_env(name: &str, report: Report) -> Result<TargetEnv, ExitCode> {
     let full = if name.starts_with("vulkan") {
         name.to_string()
     } else {
         format!("vulkan{name}")
     };
     TargetEnv::from_name(&full).ok_or_else(|| {
-        usage_error(format!(
+        report.usage(format!(
             "unknown target env `{name}` (expected vulkan1.1, vulkan1.2 or vulkan1.3)"
         ))
     })
-}
-
-fn report(sources: &SourceMap, diags: &[Diagnostic], format: ErrorFormat) -> ExitCode {
-    match format {
-        ErrorFormat::Human => {
-            eprint!("{}", render_human(sources, diags));
-            let n = diags.len();
-            eprintln!(
-                "error: could not compile: {n} error{}",
-                if n == 1 { "" } else { "s" }
-            );
-        }
-        ErrorFormat::Json => out!("{}", render_json(sources, diags)),
-    }
-    ExitCode::from(EXIT_COMPILE)
 }
 
 fn build(
@@ -214,32 +259,32 @@ fn build(
     emit: &[String],
     env: &str,
     kernel: Option<&str>,
-    format: ErrorFormat,
+    report: Report,
     (device_profile, precision): (Option<&str>, &PrecisionFlags),
 ) -> ExitCode {
     let profile = match device_profile.map(load_profile).transpose() {
         Ok(p) => p,
-        Err(e) => return usage_error(e),
+        Err((kind, e)) => return report.fail(kind, e),
     };
     for e in emit {
         if !matches!(e.as_str(), "spirv" | "spvasm" | "reflect" | "llvm") {
-            return usage_error(format!(
+            return report.usage(format!(
                 "unknown --emit kind `{e}` (expected spirv, spvasm, reflect, llvm)"
             ));
         }
     }
-    let env = match target_env(env) {
+    let env = match target_env(env, report) {
         Ok(e) => e,
         Err(c) => return c,
     };
-    let inputs = match read_files(files) {
+    let inputs = match read_files(files, report) {
         Ok(i) => i,
         Err(c) => return c,
     };
     let mut sources = SourceMap::new();
     let module = match driver::frontend(&mut sources, &inputs) {
         Ok(m) => m,
-        Err(d) => return report(&sources, &d, format),
+        Err(d) => return report.compile(&sources, &d),
     };
     // A device profile's optional features are used where they help (a native float atomic
     // add, …); without one the code runs on any Vulkan 1.1 device.
@@ -255,6 +300,7 @@ fn build(
                     .as_ref()
                     .map(|p| p.features.as_slice())
                     .unwrap_or_default(),
+                report,
             ),
             profile: profile.clone(),
         },
@@ -262,7 +308,7 @@ fn build(
     };
     let kernels = match driver::compile_kernels(&module, &options, kernel) {
         Ok(k) => k,
-        Err(d) => return report(&sources, &d, format),
+        Err(d) => return report.compile(&sources, &d),
     };
     let names: Vec<&str> = module
         .kernels()
@@ -270,7 +316,7 @@ fn build(
         .collect();
     if let Some(name) = kernel {
         if kernels.is_empty() {
-            return usage_error(if names.is_empty() {
+            return report.usage(if names.is_empty() {
                 format!("no kernel named `{name}`: the program has no kernels")
             } else {
                 format!(
@@ -282,25 +328,29 @@ fn build(
     }
     if names.is_empty() && !emit.iter().any(|e| e == "llvm") {
         // Nothing to write: say so instead of succeeding silently with an empty directory.
-        eprintln!(
-            "note: the program has no kernels (`@Kernel` methods); nothing written{}",
-            if driver::entry_point(&module).is_some() {
-                " (its host code runs with `cajetac run`)"
-            } else {
-                ""
-            }
+        report.say(
+            Kind::Compile,
+            Level::Note,
+            format!(
+                "the program has no kernels (`@Kernel` methods); nothing written{}",
+                if driver::entry_point(&module).is_some() {
+                    " (its host code runs with `cajetac run`)"
+                } else {
+                    ""
+                }
+            ),
         );
     }
     if let Some(p) = &profile {
         if let Err(d) = driver::check_profile(&module, &kernels, p) {
-            return report(&sources, &d, format);
+            return report.compile(&sources, &d);
         }
     }
     if let Err(e) = std::fs::create_dir_all(out) {
-        return usage_error(format!("cannot create `{}`: {e}", out.display()));
+        return report.io(format!("cannot create `{}`: {e}", out.display()));
     }
     if emit.iter().any(|e| e == "llvm") {
-        if let Err(c) = emit_llvm(&module, files, out) {
+        if let Err(c) = emit_llvm(&module, files, out, report) {
             return c;
         }
     }
@@ -324,7 +374,7 @@ fn build(
         }
         for (path, bytes) in writes {
             if let Err(e) = std::fs::write(&path, bytes) {
-                return usage_error(format!("cannot write `{}`: {e}", path.display()));
+                return report.io(format!("cannot write `{}`: {e}", path.display()));
             }
         }
     }
@@ -332,14 +382,17 @@ fn build(
 }
 
 /// `--emit llvm`: the host code's optimized LLVM IR, to `<out>/<first file's stem>.ll`.
-fn emit_llvm(module: &cajetac::ir::Module, files: &[PathBuf], out: &Path) -> Result<(), ExitCode> {
+fn emit_llvm(
+    module: &cajetac::ir::Module,
+    files: &[PathBuf],
+    out: &Path,
+    report: Report,
+) -> Result<(), ExitCode> {
+    let refuse = |why: String| report.fail(Kind::Compile, format!("--emit llvm: {why}"));
     let Some(entry) = driver::entry_point(module) else {
-        eprintln!("error: --emit llvm: the program has no host entry point (`run()` or `main()`)");
-        return Err(ExitCode::from(EXIT_COMPILE));
-    };
-    let refuse = |why: String| {
-        eprintln!("error: --emit llvm: {why}");
-        ExitCode::from(EXIT_COMPILE)
+        return Err(refuse(
+            "the program has no host entry point (`run()` or `main()`)".to_string(),
+        ));
     };
     driver::native_support().map_err(refuse)?;
     #[cfg(feature = "native-host")]
@@ -352,49 +405,51 @@ fn emit_llvm(module: &cajetac::ir::Module, files: &[PathBuf], out: &Path) -> Res
             .unwrap_or_else(|| "host".to_string());
         let path = out.join(format!("{stem}.ll"));
         std::fs::write(&path, text)
-            .map_err(|e| usage_error(format!("cannot write `{}`: {e}", path.display())))?;
+            .map_err(|e| report.io(format!("cannot write `{}`: {e}", path.display())))?;
     }
     #[cfg(not(feature = "native-host"))]
     let _ = (files, out, entry);
     Ok(())
 }
 
-fn check(files: &[PathBuf], format: ErrorFormat) -> ExitCode {
-    let inputs = match read_files(files) {
+fn check(files: &[PathBuf], report: Report) -> ExitCode {
+    let inputs = match read_files(files, report) {
         Ok(i) => i,
         Err(c) => return c,
     };
     let mut sources = SourceMap::new();
     match driver::frontend(&mut sources, &inputs) {
         Ok(_) => ExitCode::SUCCESS,
-        Err(d) => report(&sources, &d, format),
+        Err(d) => report.compile(&sources, &d),
     }
 }
 
 /// Loads `--device-profile`: a file, or `auto` for the device a run would pick.
-fn load_profile(arg: &str) -> Result<cajeta_runtime::DeviceProfile, String> {
+fn load_profile(arg: &str) -> Result<cajeta_runtime::DeviceProfile, (Kind, String)> {
     if arg == "auto" {
         return cajeta_runtime::DeviceProfile::auto()
-            .map_err(|e| format!("--device-profile auto: {e}"));
+            .map_err(|e| (Kind::Usage, format!("--device-profile auto: {e}")));
     }
-    let text = std::fs::read_to_string(arg).map_err(|e| format!("cannot read `{arg}`: {e}"))?;
-    cajeta_runtime::DeviceProfile::from_json(&text).map_err(|e| format!("`{arg}`: {e}"))
+    let text = std::fs::read_to_string(arg)
+        .map_err(|e| (Kind::Io, format!("cannot read `{arg}`: {e}")))?;
+    cajeta_runtime::DeviceProfile::from_json(&text)
+        .map_err(|e| (Kind::Usage, format!("`{arg}`: {e}")))
 }
 
 fn run(
     file: &Path,
     env: &str,
     args: &[String],
-    format: ErrorFormat,
+    report: Report,
     (profile, checked): (bool, bool),
     precision: &PrecisionFlags,
     host: driver::HostMode,
 ) -> ExitCode {
-    let env = match target_env(env) {
+    let env = match target_env(env, report) {
         Ok(e) => e,
         Err(c) => return c,
     };
-    let inputs = match read_files(&[file.to_path_buf()]) {
+    let inputs = match read_files(&[file.to_path_buf()], report) {
         Ok(i) => i,
         Err(c) => return c,
     };
@@ -414,7 +469,7 @@ fn run(
         stdout: &mut stdout,
         context: None,
     };
-    let variant = precision.resolve(&device_features);
+    let variant = precision.resolve(&device_features, report);
     let mut opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
     opts.checked |= checked;
     let options = SpirvOptions {
@@ -440,7 +495,11 @@ fn run(
         if ctx.is_profiling() {
             eprint!("{}", ctx.profile_report().table());
         } else {
-            eprintln!("note: the device's compute queue has no timestamps; no profile");
+            report.say(
+                Kind::Runtime,
+                Level::Note,
+                "the device's compute queue has no timestamps; no profile",
+            );
         }
     }
     match result {
@@ -460,29 +519,17 @@ fn run(
             ExitCode::SUCCESS
         }
         Ok((HostOutcome::Void, _)) => ExitCode::SUCCESS,
-        Err(RunError::Compile(d)) => report(&sources, &d, format),
-        Err(RunError::NoEntryPoint) => {
-            eprintln!("error: `{}` has no entry point: declare `public static int32 run()` or `public static void main()`", file.display());
-            ExitCode::from(EXIT_COMPILE)
-        }
-        Err(RunError::Runtime(msg)) => {
-            eprintln!("{msg}");
-            ExitCode::from(EXIT_RUNTIME)
-        }
-        Err(RunError::NotNative(why)) => {
-            eprintln!("error: --host native: {why}");
-            ExitCode::from(EXIT_COMPILE)
-        }
+        Err(RunError::Compile(d)) => report.compile(&sources, &d),
+        Err(RunError::NoEntryPoint) => report.fail(Kind::Compile, format!("`{}` has no entry point: declare `public static int32 run()` or `public static void main()`", file.display())),
+        Err(RunError::Runtime(e)) => report.runtime(&sources, &e),
+        Err(RunError::NotNative(why)) => report.fail(Kind::Compile, format!("--host native: {why}")),
     }
 }
 
 fn devices(json: bool) -> ExitCode {
     let list = match cajeta_runtime::Context::list_devices() {
         Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_RUNTIME);
-        }
+        Err(e) => return Report(ErrorFormat::Human).fail(Kind::Runtime, e),
     };
     if json {
         let profiles: Vec<cajeta_runtime::DeviceProfile> = list
@@ -574,11 +621,45 @@ fn quick_build(args: &[std::ffi::OsString]) -> Option<Command> {
     })
 }
 
+/// Whether a command line asks for `--error-format json` (before any `--`), read without clap
+/// for a command line that clap refuses.
+fn asks_for_json(args: &[std::ffi::OsString]) -> bool {
+    let mut it = args.iter().skip(1).take_while(|a| *a != "--");
+    while let Some(a) = it.next() {
+        if a == "--error-format=json"
+            || (a == "--error-format" && it.next().is_some_and(|v| v == "json"))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// A clap error as a usage record: its first line the message, clap's whole text rendered.
+fn clap_record(e: &clap::Error) -> Record {
+    let rendered = e.render().to_string();
+    let first = rendered.lines().next().unwrap_or_default();
+    let message = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    Record {
+        rendered,
+        ..Record::plain(Kind::Usage, Level::Error, message)
+    }
+}
+
 fn cajetac_main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let command = match quick_build(&args) {
         Some(c) => c,
-        None => Cli::parse_from(args).command,
+        None => match Cli::try_parse_from(&args) {
+            Ok(cli) => cli.command,
+            // A command line clap refuses is a usage error like the others: JSON when it asks
+            // for JSON. `--help` and `--version` (not errors) print as usual.
+            Err(e) if e.use_stderr() && asks_for_json(&args) => {
+                Report(ErrorFormat::Json).emit(&clap_record(&e));
+                return exit_status(Kind::Usage);
+            }
+            Err(e) => e.exit(),
+        },
     };
     match command {
         Command::Build {
@@ -596,13 +677,13 @@ fn cajetac_main() -> ExitCode {
             &emit,
             &target_env,
             kernel.as_deref(),
-            error_format,
+            Report(error_format),
             (device_profile.as_deref(), &precision),
         ),
         Command::Check {
             files,
             error_format,
-        } => check(&files, error_format),
+        } => check(&files, Report(error_format)),
         Command::Run {
             file,
             target_env,
@@ -616,7 +697,7 @@ fn cajetac_main() -> ExitCode {
             &file,
             &target_env,
             &args,
-            error_format,
+            Report(error_format),
             (profile, checked),
             &precision,
             host.mode(),

@@ -2,6 +2,7 @@
 //! `Option::use_*` switches: `--fp16-packed`, `--fp16-storage`, ….
 
 use cajeta_runtime::{PrecisionOptions, PrecisionVariant};
+use cajetac::diagnostics::json::{Kind, Level};
 use clap::Args;
 
 /// Precision options as command-line flags. With none the variant is fp32.
@@ -69,11 +70,11 @@ impl PrecisionFlags {
     }
 
     /// The variant on a device with `features` (none: the §8 baseline, no optional
-    /// features); each fallback is printed to stderr as a warning.
-    pub fn resolve(&self, features: &[String]) -> PrecisionVariant {
+    /// features); each fallback is reported as a warning.
+    pub fn resolve(&self, features: &[String], report: super::Report) -> PrecisionVariant {
         let (variant, notes) = self.options().resolve(features);
         for n in notes {
-            eprintln!("warning: {n}");
+            report.say(Kind::Usage, Level::Warning, n);
         }
         variant
     }

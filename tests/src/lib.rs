@@ -238,7 +238,8 @@ pub fn run_on(
             cajetac::diagnostics::render_human(&sources, &d)
         )),
         Err(RunError::NoEntryPoint) => Err("no entry point".to_string()),
-        Err(RunError::Runtime(m) | RunError::NotNative(m)) => Err(m),
+        Err(RunError::Runtime(e)) => Err(e.render(&sources)),
+        Err(RunError::NotNative(m)) => Err(m),
     };
     (printed, value)
 }

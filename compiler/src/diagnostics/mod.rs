@@ -1,10 +1,13 @@
-//! Diagnostics: spans, error codes, and rendering with codespan-reporting (SPEC §10).
+//! Diagnostics: spans, error codes, and rendering with codespan-reporting (SPEC §10) and as
+//! JSON for tools ([`json`]).
 
 mod codes;
+pub mod json;
 mod render;
 
 pub use codes::Code;
-pub use render::{render_human, render_json, SourceMap};
+pub use json::render_json;
+pub use render::{render_human, SourceMap};
 
 /// Identifies a source file in a [`SourceMap`].
 pub type FileId = usize;

@@ -76,8 +76,13 @@ impl SourceMap {
 
     /// 1-based line and column of the span's start.
     pub fn line_col(&self, span: Span) -> (usize, usize) {
-        let start = span.start as usize;
-        match Files::location(self, span.file, start) {
+        self.line_col_at(span.file, span.start as usize)
+    }
+
+    /// 1-based line and column of a byte offset, the column counted in characters as the
+    /// rendered diagnostics count it; `(0, 0)` for an unknown file.
+    pub fn line_col_at(&self, file: FileId, byte: usize) -> (usize, usize) {
+        match Files::location(self, file, byte) {
             Ok(loc) => (loc.line_number, loc.column_number),
             Err(_) => (0, 0),
         }
@@ -89,7 +94,8 @@ impl SourceMap {
         format!("{}:{}:{}", self.name(span.file), line, col)
     }
 
-    fn clamp(&self, span: Span) -> std::ops::Range<usize> {
+    /// The span's bytes, cut to its file's text (as rendered).
+    pub(super) fn clamp(&self, span: Span) -> std::ops::Range<usize> {
         let len = self.source(span.file).len();
         let start = (span.start as usize).min(len);
         let end = (span.end as usize).clamp(start, len);
@@ -146,38 +152,16 @@ fn to_codespan(map: &SourceMap, d: &Diagnostic) -> cs::Diagnostic<FileId> {
 /// Renders diagnostics as codespan-reporting text (no colour), each preceded by its
 /// `file:line:col` so editors and golden tests can find it.
 pub fn render_human(map: &SourceMap, diagnostics: &[Diagnostic]) -> String {
-    let config = term::Config::default();
-    let mut out = String::new();
-    for d in diagnostics {
-        let mut buf = Vec::new();
-        {
-            let mut writer = term::termcolor::NoColor::new(&mut buf);
-            let _ = term::emit_to_write_style(&mut writer, &config, map, &to_codespan(map, d));
-        }
-        out.push_str(&String::from_utf8_lossy(&buf));
-    }
-    out
+    diagnostics.iter().map(|d| render_one(map, d)).collect()
 }
 
-/// Renders diagnostics as a JSON array for tools (`--error-format json`).
-pub fn render_json(map: &SourceMap, diagnostics: &[Diagnostic]) -> String {
-    let items: Vec<serde_json::Value> = diagnostics
-        .iter()
-        .map(|d| {
-            let (line, column) = map.line_col(d.primary);
-            serde_json::json!({
-                "severity": match d.severity { Severity::Error => "error", Severity::Warning => "warning" },
-                "code": d.code.as_str(),
-                "message": d.message,
-                "file": map.name(d.primary.file),
-                "line": line,
-                "column": column,
-                "start": d.primary.start,
-                "end": d.primary.end,
-                "label": d.primary_label,
-                "notes": d.notes,
-            })
-        })
-        .collect();
-    serde_json::to_string_pretty(&items).unwrap_or_else(|_| "[]".to_string())
+/// One diagnostic as [`render_human`] renders it (the `rendered` field of its JSON record).
+pub(super) fn render_one(map: &SourceMap, d: &Diagnostic) -> String {
+    let config = term::Config::default();
+    let mut buf = Vec::new();
+    {
+        let mut writer = term::termcolor::NoColor::new(&mut buf);
+        let _ = term::emit_to_write_style(&mut writer, &config, map, &to_codespan(map, d));
+    }
+    String::from_utf8_lossy(&buf).into_owned()
 }

@@ -200,8 +200,9 @@ pub enum RunError {
     Compile(Vec<Diagnostic>),
     /// There is no `run`/`main` method.
     NoEntryPoint,
-    /// Host code failed at run time (already rendered with its position).
-    Runtime(String),
+    /// Host code failed at run time: [`host::HostError::render`] gives the text with its
+    /// position, [`host::HostError::record`] the JSON record.
+    Runtime(host::HostError),
     /// [`HostMode::Native`] was asked for and the program cannot run natively: why (the
     /// construct and its position, or that this build has no native backend).
     NotNative(String),
@@ -321,5 +322,5 @@ fn interpret(
         io.context = cajeta_runtime::Context::with_options(opts.with_features(features)).ok();
     }
     host::run_host_with(module, entry, args, kernels, sources, io, executor)
-        .map_err(|e| RunError::Runtime(e.render(sources)))
+        .map_err(RunError::Runtime)
 }

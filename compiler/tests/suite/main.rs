@@ -4,6 +4,7 @@
 
 mod checked;
 mod cli;
+mod error_format;
 mod examples;
 #[cfg(feature = "native-host")]
 mod native_host;

@@ -36,7 +36,7 @@ fn run(name: &str, src: &str, mode: HostMode, args: &[String]) -> Run {
     let end = match result {
         Ok(HostOutcome::Returned(v)) => format!("returned {v}"),
         Ok(HostOutcome::Void) => "void".to_string(),
-        Err(RunError::Runtime(m)) => format!("runtime error: {m}"),
+        Err(RunError::Runtime(e)) => format!("runtime error: {}", e.render(&sources)),
         Err(RunError::NotNative(m)) => format!("not native: {m}"),
         Err(RunError::NoEntryPoint) => "no entry point".to_string(),
         Err(RunError::Compile(d)) => panic!("{name}:\n{}", render_human(&sources, &d)),

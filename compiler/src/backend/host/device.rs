@@ -134,17 +134,18 @@ impl<'a> Device<'a> {
             Ok(()) => Ok(()),
             Err(cajeta_runtime::RuntimeError::OutOfBounds(v)) => {
                 let (file, offset) = v.site;
-                let mut message = v.message();
+                let mut notes = Vec::new();
                 if v.count > 1 {
                     let more = v.count - 1;
-                    message.push_str(&format!(
-                        "\n  note: and {more} more out-of-bounds access(es) in the same launch"
+                    notes.push(format!(
+                        "and {more} more out-of-bounds access(es) in the same launch"
                     ));
                 }
                 Err(Box::new(HostError {
-                    message,
+                    message: v.message(),
                     span: Some(Span::new(file as usize, offset as usize, offset as usize)),
                     launch: launches.get(&v.command).copied(),
+                    notes,
                 }))
             }
             Err(e) => err(span, e.to_string()),
@@ -166,6 +167,7 @@ impl<'a> Device<'a> {
                     message: format!("GPU work pending at the end of the run failed: {e}"),
                     span: None,
                     launch: None,
+                    notes: Vec::new(),
                 })
             }),
         }

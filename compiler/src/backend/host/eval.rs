@@ -47,6 +47,7 @@ pub fn err<T>(span: Span, message: impl Into<String>) -> Result<T, Fail> {
         message: message.into(),
         span: Some(span),
         launch: None,
+        notes: Vec::new(),
     }))
 }
 
@@ -414,6 +415,7 @@ impl<'a> Interp<'a> {
                         message,
                         span: Some(e.span),
                         launch: None,
+                        notes: Vec::new(),
                     })
                 })
             }
@@ -428,6 +430,7 @@ impl<'a> Interp<'a> {
                         message,
                         span: Some(e.span),
                         launch: None,
+                        notes: Vec::new(),
                     })
                 })
             }

@@ -37,7 +37,7 @@ use std::io::{self, Write};
 use std::sync::{mpsc, Mutex, MutexGuard};
 
 use crate::backend::spirv::CompiledKernel;
-use crate::diagnostics::{SourceMap, Span};
+use crate::diagnostics::{json, SourceMap, Span};
 use crate::ir::{self, FunctionId, Type};
 pub use eval::{Fail, Frame, Interp, MAX_CALL_DEPTH};
 pub use value::{Array, Scalar, Value};
@@ -78,10 +78,13 @@ pub struct HostError {
     /// For an out-of-bounds access of a checked kernel (whose `span` is the access in the
     /// kernel): the launch it happened in, rendered as a note.
     pub launch: Option<Span>,
+    /// More about the error, each rendered on a line of its own (`  note: …`).
+    pub notes: Vec<String>,
 }
 
 impl HostError {
-    /// `file:line:col: runtime error: message` (no position when the span is unknown).
+    /// `file:line:col: runtime error: message` (no position when the span is unknown), then
+    /// the notes and the launch.
     pub fn render(&self, sources: &SourceMap) -> String {
         let mut text = match self.span {
             Some(span) => format!(
@@ -91,6 +94,9 @@ impl HostError {
             ),
             None => format!("runtime error: {}", self.message),
         };
+        for note in &self.notes {
+            text.push_str(&format!("\n  note: {note}"));
+        }
         if let Some(launch) = self.launch {
             text.push_str(&format!(
                 "\n{}: note: in this launch",
@@ -100,11 +106,28 @@ impl HostError {
         text
     }
 
+    /// The error for tools (`--error-format json`): the failing expression as the primary
+    /// label, the launch as a secondary one (`in this launch`), and [`HostError::render`]'s
+    /// text.
+    pub fn record(&self, sources: &SourceMap) -> json::Record {
+        let at = self.span.map(|s| json::Label::new(sources, s, true, ""));
+        let launch = self
+            .launch
+            .map(|s| json::Label::new(sources, s, false, "in this launch"));
+        json::Record {
+            labels: at.into_iter().chain(launch).collect(),
+            notes: self.notes.iter().map(json::Note::plain).collect(),
+            rendered: self.render(sources) + "\n",
+            ..json::Record::plain(json::Kind::Runtime, json::Level::Error, &self.message)
+        }
+    }
+
     fn general(message: impl Into<String>) -> HostError {
         HostError {
             message: message.into(),
             span: None,
             launch: None,
+            notes: Vec::new(),
         }
     }
 }
@@ -192,6 +215,7 @@ pub fn run_host_with(
                 ),
                 span: Some(func.span),
                 launch: None,
+                notes: Vec::new(),
             })
         }
     };

@@ -64,6 +64,7 @@ fn with_interp(f: impl FnOnce(&mut Interp<'static>) -> Result<(), Fail>) -> i32 
                 message: "internal error: the host interpreter panicked".into(),
                 span: None,
                 launch: None,
+                notes: Vec::new(),
             });
             0
         }

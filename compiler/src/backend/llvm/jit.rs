@@ -148,6 +148,7 @@ impl HostExecutor for Native {
                 message: m,
                 span: Some(span),
                 launch: None,
+                notes: Vec::new(),
             })
         };
         let module = interp.module;
@@ -291,6 +292,7 @@ fn map_and_run(
             message: "internal error: native code failed without an error".into(),
             span: None,
             launch: None,
+            notes: Vec::new(),
         })));
     }
     if let Some(v) = value {

@@ -88,6 +88,7 @@ impl Site {
             message,
             span: Some(self.span),
             launch: None,
+            notes: Vec::new(),
         }
     }
 }
@@ -169,6 +170,7 @@ pub extern "C" fn cajeta_fail(site: i32) {
                     message: format!("internal error: unknown failure site {site}"),
                     span: None,
                     launch: None,
+                    notes: Vec::new(),
                 })
             });
         }
@@ -199,6 +201,7 @@ pub extern "C" fn cajeta_index_fail(site: i32, index: i64, unsigned: i32, len: i
         message,
         span,
         launch: None,
+        notes: Vec::new(),
     });
 }
 

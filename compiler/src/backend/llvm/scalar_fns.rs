@@ -281,6 +281,7 @@ fn fail(e: &Expr, message: String) -> i32 {
         message,
         span: Some(e.span),
         launch: None,
+        notes: Vec::new(),
     });
     0
 }

@@ -134,6 +134,7 @@ fn integer_division_by_zero_is_an_error_at_its_position() {
         message: "integer division by zero".into(),
         span: Some(at(16)),
         launch: None,
+        notes: Vec::new(),
     };
     assert_eq!(
         error.render(&sources),
