@@ -188,7 +188,9 @@ fn strings_agree_with_the_interpreter() {
     let r = corpus("strings.cajeta");
     assert_eq!(
         r.out,
-        "x#0 0.0 false;x#1 0.1 true;x#2 0.2 false;\ntrue false y#-7\ntrue\n"
+        "x#0 0.0 false;x#1 0.1 true;x#2 0.2 false;\ntrue false y#-7\ntrue\n\
+         18446744073709551615h=0.099975586 d=0.3333333333333333 f=0.33333334 u8=200 i64=-3 \
+         i16=-32768 nan=NaNtrue-Infinity\ntrue\n"
     );
     assert_eq!(r.end, "returned 200");
 }
