@@ -372,7 +372,8 @@ mod tests {
         let spans = class_spans(0, STDLIB_FILES[0].1);
         let thread = spans.iter().find(|s| s.name == "KernelThread").unwrap();
         let members: Vec<&str> = thread.members.iter().map(|m| m.0).collect();
-        assert_eq!(members.len(), 9, "{members:?}");
+        assert_eq!(members.len(), 11, "{members:?}");
+        assert!(members.contains(&"deviceClock"), "{members:?}");
         assert!(members.contains(&"globalIdX"), "{members:?}");
         assert_eq!(
             member_name("@Constant(0) public static final MemoryOrder Relaxed"),
