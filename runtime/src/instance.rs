@@ -136,6 +136,28 @@ impl Drop for InstanceHandle {
     }
 }
 
+/// A plain instance that lives until the process exits, so that the Vulkan loader never
+/// unloads the driver.
+///
+/// The loader `dlclose`s a driver when the last instance is destroyed. A driver that keeps
+/// per-thread state registers thread-exit destructors in its own code, and a thread that used
+/// it and exits after the unload runs them in unmapped memory: NVIDIA's 580 driver crashed
+/// that way (a SIGSEGV at thread exit in about one run of three when test threads each
+/// created and destroyed their own contexts). One extra instance, created once with the
+/// first real one (the driver is loaded then anyway), keeps the driver mapped.
+fn pin_driver(entry: &ash::Entry, app: &vk::ApplicationInfo<'_>) {
+    static PIN: std::sync::OnceLock<Option<(ash::Entry, vk::Instance)>> =
+        std::sync::OnceLock::new();
+    PIN.get_or_init(|| {
+        let info = vk::InstanceCreateInfo::default().application_info(app);
+        // SAFETY: `info` points at locals alive for this call; the instance is never
+        // destroyed (its driver must stay loaded), and its entry is kept with it.
+        unsafe { entry.create_instance(&info, None) }
+            .ok()
+            .map(|i| (entry.clone(), i.handle()))
+    });
+}
+
 fn version_string(v: u32) -> String {
     format!(
         "{}.{}.{}",
@@ -242,7 +264,11 @@ impl InstanceHandle {
         // SAFETY: every pointer in `info` refers to locals alive for this call.
         let created = {
             let _serial = crate::lock(&crate::DRIVER_SERIAL);
-            unsafe { entry.create_instance(&info, None) }
+            let created = unsafe { entry.create_instance(&info, None) };
+            if created.is_ok() {
+                pin_driver(&entry, &app);
+            }
+            created
         };
         let instance = created.map_err(|result| {
             // The loader answers INCOMPATIBLE_DRIVER when it found no usable driver at all
