@@ -6,6 +6,7 @@
 //! of SPEC §3/§4, and `ir::const_fold` folds constants. The result carries every implicit
 //! conversion explicitly, so backends never re-run type rules.
 
+mod annotations;
 mod assign;
 mod body;
 mod calls;
@@ -64,7 +65,7 @@ pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagno
             return_type: f.ret.clone(),
             body,
             fast_math: f.decl.annotation("FastMath").is_some(),
-            wave_width: names::wave_width(f.decl, f.kind, &mut diags),
+            wave_width: annotations::wave_width(f.decl, f.kind, &mut diags),
             span: f.decl.name.span,
         });
     }
