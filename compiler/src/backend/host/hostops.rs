@@ -141,12 +141,45 @@ impl Interp<'_> {
     }
 }
 
-/// An integer result (a length or size) of the expression's integer type.
-/// The text of a value as `+` on strings uses it.
-fn text_of(v: &Value) -> std::borrow::Cow<'_, str> {
+/// The text of a value as `+` on strings uses it: a string as it is, a scalar written into
+/// `buf` (no allocation: a string grown in a loop appends one number per step), anything
+/// else (or a scalar whose text does not fit) as an owned string.
+fn text_of<'a>(v: &'a Value, buf: &'a mut StackText) -> std::borrow::Cow<'a, str> {
+    use std::fmt::Write;
     match v {
         Value::Str(s) => std::borrow::Cow::Borrowed(&**s),
+        Value::Scalar(_) if write!(buf, "{v}").is_ok() => std::borrow::Cow::Borrowed(buf.as_str()),
         other => std::borrow::Cow::Owned(other.to_string()),
+    }
+}
+
+/// A short text written in place (a scalar's digits); writing past its capacity fails.
+struct StackText {
+    bytes: [u8; 64],
+    len: usize,
+}
+
+impl StackText {
+    fn new() -> StackText {
+        StackText {
+            bytes: [0; 64],
+            len: 0,
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        // Only whole `&str` pieces are ever copied in, so the bytes are UTF-8.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let slot = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        slot.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
@@ -154,7 +187,8 @@ fn text_of(v: &Value) -> std::borrow::Cow<'_, str> {
 /// by repeated `+` in a loop costs one copy of its characters per step.
 pub(crate) fn concat(a: &Value, b: &Value) -> std::rc::Rc<str> {
     use std::rc::Rc;
-    let (a, b) = (text_of(a), text_of(b));
+    let (mut abuf, mut bbuf) = (StackText::new(), StackText::new());
+    let (a, b) = (text_of(a, &mut abuf), text_of(b, &mut bbuf));
     let mut bytes = Rc::<[u8]>::new_uninit_slice(a.len() + b.len());
     let Some(slots) = Rc::get_mut(&mut bytes) else {
         // Unreachable: the Rc was just made.
