@@ -9,45 +9,18 @@
 // The test build has the harness's `main`, not ours, so the commands are unused there.
 #![cfg_attr(test, allow(dead_code))]
 
-use cajetac::backend::host::{HostError, HostIo, HostOutcome, Value};
+use cajetac::backend::host::{HostIo, HostOutcome, Value};
 use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
-use cajetac::diagnostics::json::{Kind, Level, Record};
-use cajetac::diagnostics::{Diagnostic, SourceMap};
+use cajetac::diagnostics::json::{Kind, Level};
+use cajetac::diagnostics::SourceMap;
 use cajetac::driver::{self, RunError};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
-/// The process exit status (`std::process::ExitCode` cannot be read back as a number, which
-/// the C `main` below returns).
-#[derive(Clone, Copy)]
-struct ExitCode(u8);
-
-impl ExitCode {
-    const SUCCESS: ExitCode = ExitCode(0);
-
-    fn from(code: u8) -> ExitCode {
-        ExitCode(code)
-    }
-}
-
 mod precision_flags;
+mod report;
 use precision_flags::PrecisionFlags;
-
-/// Exit status for compile errors.
-const EXIT_COMPILE: u8 = 1;
-/// Exit status for usage errors (bad flags, unreadable files).
-const EXIT_USAGE: u8 = 2;
-/// Exit status for failures while running host code or talking to the device.
-const EXIT_RUNTIME: u8 = 3;
-
-/// The exit status of a failure of this kind.
-fn exit_status(kind: Kind) -> ExitCode {
-    ExitCode::from(match kind {
-        Kind::Compile => EXIT_COMPILE,
-        Kind::Usage | Kind::Io => EXIT_USAGE,
-        Kind::Runtime => EXIT_RUNTIME,
-    })
-}
+use report::{asks_for_json, clap_record, exit_status, ExitCode, Report};
 
 #[derive(Parser)]
 #[command(
@@ -170,61 +143,6 @@ macro_rules! out {
         use std::io::Write as _;
         let _ = writeln!(std::io::stdout(), $($arg)*);
     }};
-}
-
-/// Where the command's errors, warnings and notes go: stderr, as text or (`--error-format
-/// json`) one JSON record per line (docs/cli.md, "JSON diagnostics"). What the program prints
-/// stays on stdout. Every message goes through here, so both formats say the same.
-#[derive(Clone, Copy)]
-struct Report(ErrorFormat);
-
-impl Report {
-    fn emit(self, record: &Record) {
-        match self.0 {
-            ErrorFormat::Human => eprint!("{}", record.rendered),
-            ErrorFormat::Json => eprintln!("{}", record.to_json()),
-        }
-    }
-
-    /// Prints an error without a source position; returns the exit status of its kind.
-    fn fail(self, kind: Kind, message: impl std::fmt::Display) -> ExitCode {
-        self.emit(&Record::plain(kind, Level::Error, message.to_string()));
-        exit_status(kind)
-    }
-
-    fn usage(self, message: impl std::fmt::Display) -> ExitCode {
-        self.fail(Kind::Usage, message)
-    }
-
-    fn io(self, message: impl std::fmt::Display) -> ExitCode {
-        self.fail(Kind::Io, message)
-    }
-
-    /// A warning or note; the command goes on.
-    fn say(self, kind: Kind, level: Level, message: impl Into<String>) {
-        self.emit(&Record::plain(kind, level, message));
-    }
-
-    /// Compile diagnostics (exit status 1); the text format closes with a count.
-    fn compile(self, sources: &SourceMap, diags: &[Diagnostic]) -> ExitCode {
-        for d in diags {
-            self.emit(&Record::compile(sources, d));
-        }
-        if self.0 == ErrorFormat::Human {
-            let n = diags.len();
-            eprintln!(
-                "error: could not compile: {n} error{}",
-                if n == 1 { "" } else { "s" }
-            );
-        }
-        exit_status(Kind::Compile)
-    }
-
-    /// A runtime error of host code (exit status 3).
-    fn runtime(self, sources: &SourceMap, error: &HostError) -> ExitCode {
-        self.emit(&error.record(sources));
-        exit_status(Kind::Runtime)
-    }
 }
 
 fn read_files(paths: &[PathBuf], report: Report) -> Result<Vec<(String, String)>, ExitCode> {
@@ -619,31 +537,6 @@ fn quick_build(args: &[std::ffi::OsString]) -> Option<Command> {
         device_profile: None,
         precision: PrecisionFlags::default(),
     })
-}
-
-/// Whether a command line asks for `--error-format json` (before any `--`), read without clap
-/// for a command line that clap refuses.
-fn asks_for_json(args: &[std::ffi::OsString]) -> bool {
-    let mut it = args.iter().skip(1).take_while(|a| *a != "--");
-    while let Some(a) = it.next() {
-        if a == "--error-format=json"
-            || (a == "--error-format" && it.next().is_some_and(|v| v == "json"))
-        {
-            return true;
-        }
-    }
-    false
-}
-
-/// A clap error as a usage record: its first line the message, clap's whole text rendered.
-fn clap_record(e: &clap::Error) -> Record {
-    let rendered = e.render().to_string();
-    let first = rendered.lines().next().unwrap_or_default();
-    let message = first.strip_prefix("error: ").unwrap_or(first).to_string();
-    Record {
-        rendered,
-        ..Record::plain(Kind::Usage, Level::Error, message)
-    }
 }
 
 fn cajetac_main() -> ExitCode {
