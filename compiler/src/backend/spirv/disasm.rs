@@ -105,38 +105,27 @@ fn literal(ty: Scalar, bits: u64) -> String {
                 low.to_string()
             }
         }
-        Scalar::Float { width: 16 } => {
-            let h = bits as u16;
+        Scalar::Float { width } => {
+            // Stored mantissa and exponent widths of IEEE binary16, binary64, binary32.
+            let (mantissa_bits, exponent_bits) = match width {
+                16 => (10, 5),
+                64 => (52, 11),
+                _ => (23, 8),
+            };
+            let max_exponent = (1u64 << exponent_bits) - 1;
             special(
-                u64::from(h >> 15),
-                u64::from(h >> 10 & 0x1f),
-                0x1f,
-                u64::from(h & 0x3ff),
-                10,
-                16,
+                bits >> (mantissa_bits + exponent_bits),
+                bits >> mantissa_bits & max_exponent,
+                max_exponent,
+                bits & ((1u64 << mantissa_bits) - 1),
+                mantissa_bits,
+                1 << (exponent_bits - 1),
             )
-            .unwrap_or_else(|| format!("{:?}", half_to_f32(h)))
-        }
-        Scalar::Float { width: 64 } => special(
-            bits >> 63,
-            bits >> 52 & 0x7ff,
-            0x7ff,
-            bits & ((1 << 52) - 1),
-            52,
-            1024,
-        )
-        .unwrap_or_else(|| format!("{:?}", f64::from_bits(bits))),
-        Scalar::Float { .. } => {
-            let b = bits as u32;
-            special(
-                u64::from(b >> 31),
-                u64::from(b >> 23 & 0xff),
-                0xff,
-                u64::from(b & 0x7f_ffff),
-                23,
-                128,
-            )
-            .unwrap_or_else(|| format!("{:?}", f32::from_bits(b)))
+            .unwrap_or_else(|| match width {
+                16 => format!("{:?}", half_to_f32(bits as u16)),
+                64 => format!("{:?}", f64::from_bits(bits)),
+                _ => format!("{:?}", f32::from_bits(bits as u32)),
+            })
         }
     }
 }

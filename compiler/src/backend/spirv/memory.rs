@@ -122,6 +122,12 @@ impl MemState {
         self.device_features.iter().any(|f| f == feature)
     }
 
+    /// Counts `bytes` more of fixed-size workgroup memory (saturating).
+    pub(crate) fn add_static_shared_bytes(&mut self, bytes: u64) {
+        let total = u64::from(self.static_shared_bytes) + bytes;
+        self.static_shared_bytes = u32::try_from(total).unwrap_or(u32::MAX);
+    }
+
     /// Whether the target device is known to have a feature (or a property listed as one).
     pub(crate) fn has_feature(&self, feature: &str) -> bool {
         self.has(feature)
@@ -219,8 +225,7 @@ impl FnCx<'_, '_> {
         let len = match args.first().map(|a| &a.kind) {
             Some(ExprKind::Const(Constant::Int(n))) => {
                 let bytes = u64::from(*n as u32) * u64::from(size);
-                let total = u64::from(self.cx.mem.static_shared_bytes) + bytes;
-                self.cx.mem.static_shared_bytes = u32::try_from(total).unwrap_or(u32::MAX);
+                self.cx.mem.add_static_shared_bytes(bytes);
                 self.cx.const_u32(*n as u32)
             }
             Some(_) => self.dynamic_length(size, span)?,
@@ -394,8 +399,7 @@ impl FnCx<'_, '_> {
                     Some(o) => o | SEM_WORKGROUP_MEMORY,
                     None => SEM_ACQ_REL | SEM_WORKGROUP_MEMORY,
                 };
-                let (scope, sem) = (self.cx.const_u32(SCOPE_WORKGROUP), self.cx.const_u32(sem));
-                self.cx.b.control_barrier(scope, scope, sem).ice(span)?;
+                self.workgroup_control_barrier(sem, span)?;
             }
             BarrierKind::WorkgroupMemory | BarrierKind::DeviceMemory => {
                 let o = order.unwrap_or(SEM_ACQ_REL);
@@ -417,6 +421,12 @@ impl FnCx<'_, '_> {
             }
         }
         Ok(0)
+    }
+
+    /// `OpControlBarrier` with workgroup execution and memory scope and semantics `sem`.
+    pub(crate) fn workgroup_control_barrier(&mut self, sem: u32, span: Span) -> Res<()> {
+        let (scope, sem) = (self.cx.const_u32(SCOPE_WORKGROUP), self.cx.const_u32(sem));
+        self.cx.b.control_barrier(scope, scope, sem).ice(span)
     }
 
     /// `Spec.geti` / `Spec.getf`: the slot's `OpSpecConstant` (SpecId 4 + slot).

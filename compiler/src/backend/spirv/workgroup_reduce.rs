@@ -12,7 +12,7 @@ use rspirv::dr::Operand;
 use rspirv::spirv::{BuiltIn, LoopControl, Op, StorageClass, Word};
 
 use super::function::FnCx;
-use super::memory::{SCOPE_WORKGROUP, SEM_ACQ_REL, SEM_WORKGROUP_MEMORY};
+use super::memory::{SEM_ACQ_REL, SEM_WORKGROUP_MEMORY};
 use super::{unsupported, BuildExt, Res};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::{Constant, Expr, ExprKind, ScalarType};
@@ -113,7 +113,7 @@ impl FnCx<'_, '_> {
         self.cx.b.store(ptr, value, None, []).ice(span)?;
         self.branch(endif)?;
         self.begin(endif)?;
-        self.workgroup_barrier(span)?;
+        self.workgroup_control_barrier(SEM_ACQ_REL | SEM_WORKGROUP_MEMORY, span)?;
         self.branch(cont)?;
         self.begin(cont)?;
         self.emit_as(
@@ -144,12 +144,12 @@ impl FnCx<'_, '_> {
             self.cx.b.store(mine, r, None, []).ice(span)?;
             self.branch(endif)?;
             self.begin(endif)?;
-            self.workgroup_barrier(span)?;
+            self.workgroup_control_barrier(SEM_ACQ_REL | SEM_WORKGROUP_MEMORY, span)?;
             stride /= 2;
         }
         let at0 = self.op(Op::AccessChain, ptr_ty, &[scratch, c0])?;
         let result = self.op(Op::Load, ty, &[at0])?;
-        self.workgroup_barrier(span)?;
+        self.workgroup_control_barrier(SEM_ACQ_REL | SEM_WORKGROUP_MEMORY, span)?;
         Ok(result)
     }
 
@@ -179,13 +179,6 @@ impl FnCx<'_, '_> {
         }
     }
 
-    /// `OpControlBarrier` with workgroup scope and acquire-release workgroup memory.
-    fn workgroup_barrier(&mut self, span: crate::diagnostics::Span) -> Res<()> {
-        let scope = self.cx.const_u32(SCOPE_WORKGROUP);
-        let sem = self.cx.const_u32(SEM_ACQ_REL | SEM_WORKGROUP_MEMORY);
-        self.cx.b.control_barrier(scope, scope, sem).ice(span)
-    }
-
     /// The scratch array for element type `ty`, declared on first use (its bytes count
     /// towards the kernel's static shared memory).
     fn reduce_scratch(&mut self, s: ScalarType, ty: Word) -> Res<Word> {
@@ -197,9 +190,9 @@ impl FnCx<'_, '_> {
         let var = self
             .cx
             .global_variable(array, StorageClass::Workgroup, "workgroup_reduce");
-        let bytes = SCRATCH * (s.bits() / 8).max(1);
-        let total = u64::from(self.cx.mem.static_shared_bytes) + u64::from(bytes);
-        self.cx.mem.static_shared_bytes = u32::try_from(total).unwrap_or(u32::MAX);
+        self.cx
+            .mem
+            .add_static_shared_bytes(u64::from(SCRATCH * (s.bits() / 8).max(1)));
         self.cx.mem.reduce_scratch.push((ty, var));
         Ok(var)
     }
