@@ -315,12 +315,23 @@ fn interpret(
     context_options: Option<cajeta_runtime::ContextOptions>,
     executor: &dyn host::HostExecutor,
 ) -> Result<HostOutcome, RunError> {
+    let mut pending = None;
     if let Some(opts) = context_options.filter(|_| io.context.is_none() && !kernels.is_empty()) {
         let reflections: Vec<&cajeta_runtime::Reflection> =
             kernels.values().map(|k| &k.reflection).collect();
-        let features = cajeta_runtime::required_features(&reflections);
-        io.context = cajeta_runtime::Context::with_options(opts.with_features(features)).ok();
+        let opts = opts.with_features(cajeta_runtime::required_features(&reflections));
+        // Made on a thread of its own while the host code compiles (natively, tens of
+        // milliseconds; the device's creation takes about as long): the first device use
+        // waits for it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let made = std::thread::Builder::new()
+            .name("cajeta-context".into())
+            .spawn(move || {
+                let _ =
+                    tx.send(cajeta_runtime::Context::with_options(opts).map_err(|e| e.to_string()));
+            });
+        pending = made.is_ok().then_some(rx);
     }
-    host::run_host_with(module, entry, args, kernels, sources, io, executor)
+    host::run_host_pending(module, entry, args, kernels, sources, io, executor, pending)
         .map_err(RunError::Runtime)
 }

@@ -196,6 +196,17 @@ fn strings_agree_with_the_interpreter() {
 }
 
 #[test]
+fn in_place_append_leaves_other_holders_unchanged() {
+    let r = corpus("string_append.cajeta");
+    assert_eq!(
+        r.out,
+        "a a12.5\na12.5a12.5\na12.5a12.5 a12.5a12.5x\na12.5a12.5x a12.5a12.5x!\n\
+         <0123456789 01234\n"
+    );
+    assert_eq!(r.end, "returned 1");
+}
+
+#[test]
 fn math_edges_agree_with_the_interpreter() {
     let r = corpus("math_edges.cajeta");
     let lines: Vec<&str> = r.out.lines().collect();

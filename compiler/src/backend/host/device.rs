@@ -87,6 +87,8 @@ impl fmt::Debug for StreamObj {
 pub struct Device<'a> {
     kernels: &'a HashMap<FunctionId, CompiledKernel>,
     context: Option<Context>,
+    /// The context being created elsewhere, when `context` is `None`.
+    pending: Option<super::PendingContext>,
     loaded: HashMap<FunctionId, Kernel>,
     stream: Option<Rc<StreamObj>>,
     /// Where each checked launch not yet waited for was made (checked mode's notes).
@@ -102,10 +104,21 @@ impl<'a> Device<'a> {
         Device {
             kernels,
             context,
+            pending: None,
             loaded: HashMap::new(),
             stream: None,
             checked_launches: HashMap::new(),
         }
+    }
+
+    /// The context comes from `pending` (when none was given): the first device use waits
+    /// for it, so whatever the run does first (compiling native host code) overlaps with
+    /// the device's creation.
+    pub fn with_pending(mut self, pending: Option<super::PendingContext>) -> Device<'a> {
+        if self.context.is_none() {
+            self.pending = pending;
+        }
+        self
     }
 
     /// The `sfp` storage form the kernels were compiled for (SPEC §8): every kernel of one
@@ -177,6 +190,7 @@ impl<'a> Device<'a> {
     pub fn into_context(self) -> Option<Context> {
         let Device {
             context,
+            pending,
             loaded,
             stream,
             ..
@@ -184,10 +198,18 @@ impl<'a> Device<'a> {
         // Drop the objects made from the context before handing it back.
         drop(stream);
         drop(loaded);
-        context
+        // A context still being made is waited for: the caller may use it after the run.
+        context.or_else(|| pending.and_then(|p| p.recv().ok()?.ok()))
     }
 
     pub(super) fn context(&mut self, span: Span) -> Result<&Context, Fail> {
+        if let Some(p) = self.pending.take() {
+            // When it could not be made with the kernels' features, a plain context is
+            // made below, so that a launch names the feature its kernel lacks.
+            if let Ok(Ok(c)) = p.recv() {
+                self.context = Some(c);
+            }
+        }
         if self.context.is_none() {
             match Context::new() {
                 Ok(c) => self.context = Some(c),

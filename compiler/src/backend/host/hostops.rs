@@ -2,7 +2,7 @@
 //! (buffers, images, streams) are dispatched to `device.rs`.
 
 use super::eval::{array_elem, err, internal, new_array, Fail, Frame, Interp};
-use super::value::{Array, Scalar, Value};
+use super::value::{Array, Scalar, Text, Value};
 
 use crate::ir::{Expr, HostOp, Type};
 
@@ -183,27 +183,29 @@ impl std::fmt::Write for StackText {
     }
 }
 
-/// `a + b` as strings, written once into the new string's own allocation: a string grown
-/// by repeated `+` in a loop costs one copy of its characters per step.
-pub(crate) fn concat(a: &Value, b: &Value) -> std::rc::Rc<str> {
-    use std::rc::Rc;
+/// `a + b` as strings, written once into the new string's own allocation.
+pub(crate) fn concat(a: &Value, b: &Value) -> Text {
     let (mut abuf, mut bbuf) = (StackText::new(), StackText::new());
     let (a, b) = (text_of(a, &mut abuf), text_of(b, &mut bbuf));
-    let mut bytes = Rc::<[u8]>::new_uninit_slice(a.len() + b.len());
-    let Some(slots) = Rc::get_mut(&mut bytes) else {
-        // Unreachable: the Rc was just made.
-        return Rc::from(format!("{a}{b}"));
-    };
-    let dst = slots.as_mut_ptr().cast::<u8>();
-    // SAFETY: `slots` holds exactly `a.len() + b.len()` bytes, written here in two
-    // non-overlapping parts.
-    unsafe {
-        std::ptr::copy_nonoverlapping(a.as_ptr(), dst, a.len());
-        std::ptr::copy_nonoverlapping(b.as_ptr(), dst.add(a.len()), b.len());
+    let mut s = String::with_capacity(a.len() + b.len());
+    s.push_str(&a);
+    s.push_str(&b);
+    Text::from(s)
+}
+
+/// `dst = dst + b` as strings. When `dst` is a string nothing else holds, `b`'s text is
+/// appended in place (the string's capacity grows geometrically, so a string built by
+/// `s = s + x` in a loop costs amortized time per character, not a copy per step); else a
+/// new string is made and `dst` replaced, leaving every other holder's string unchanged.
+pub(crate) fn append(dst: &mut Value, b: &Value) {
+    if let Value::Str(t) = dst {
+        if let Some(s) = t.unique_mut() {
+            let mut bbuf = StackText::new();
+            s.push_str(&text_of(b, &mut bbuf));
+            return;
+        }
     }
-    // SAFETY: every byte was initialized above; UTF-8 followed by UTF-8 is UTF-8, and
-    // `str` has the layout of `[u8]`.
-    unsafe { Rc::from_raw(Rc::into_raw(bytes.assume_init()) as *const str) }
+    *dst = Value::Str(concat(dst, b));
 }
 
 pub fn int_value(n: u64, ty: &Type, span: crate::diagnostics::Span) -> Result<Value, Fail> {

@@ -14,7 +14,7 @@ mod eval;
 mod files;
 pub mod format;
 mod hostops;
-pub(crate) use hostops::concat;
+pub(crate) use hostops::{append, concat};
 mod int_precision;
 mod int_transfer;
 mod lanes;
@@ -40,7 +40,7 @@ use crate::backend::spirv::CompiledKernel;
 use crate::diagnostics::{json, SourceMap, Span};
 use crate::ir::{self, FunctionId, Type};
 pub use eval::{Fail, Frame, Interp, MAX_CALL_DEPTH};
-pub use value::{Array, Scalar, Value};
+pub use value::{Array, Scalar, Text, Value};
 
 /// Stack of the interpreter thread: enough for [`MAX_CALL_DEPTH`] nested calls even in
 /// unoptimized builds (about 9 KiB per simple call level there, 1.4 KiB optimized). The
@@ -198,6 +198,25 @@ pub fn run_host_with(
     io: &mut HostIo,
     executor: &dyn HostExecutor,
 ) -> Result<HostOutcome, HostError> {
+    run_host_pending(module, entry, args, kernels, sources, io, executor, None)
+}
+
+/// A context being created on another thread: the run starts (and native host code
+/// compiles) meanwhile, and the first device use waits for it.
+pub type PendingContext = mpsc::Receiver<Result<cajeta_runtime::Context, String>>;
+
+/// [`run_host_with`], with the context, when `io.context` is `None`, coming from `pending`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_host_pending(
+    module: &ir::Module,
+    entry: FunctionId,
+    args: &[String],
+    kernels: &HashMap<FunctionId, CompiledKernel>,
+    sources: &SourceMap,
+    io: &mut HostIo,
+    executor: &dyn HostExecutor,
+    pending: Option<PendingContext>,
+) -> Result<HostOutcome, HostError> {
     let _ = sources;
     let func = module
         .functions
@@ -221,7 +240,9 @@ pub fn run_host_with(
     };
     let is_void = func.return_type == Type::Void;
     let context = Mutex::new(io.context.take());
+    let pending = Mutex::new(pending);
     let job = Job {
+        pending: &pending,
         module,
         entry,
         args,
@@ -302,6 +323,8 @@ struct Job<'a> {
     kernels: &'a HashMap<FunctionId, CompiledKernel>,
     /// The context goes in here before the run and comes back out after it.
     context: &'a Mutex<Option<cajeta_runtime::Context>>,
+    /// Where the context comes from when `context` holds none.
+    pending: &'a Mutex<Option<PendingContext>>,
 }
 
 impl Job<'_> {
@@ -316,7 +339,12 @@ impl Job<'_> {
             Vec::new()
         };
         let context = self.lock_context().take();
-        let device = device::Device::new(self.kernels, context);
+        let pending = self
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        let device = device::Device::new(self.kernels, context).with_pending(pending);
         let mut interp = eval::Interp::new(self.module, &mut out, device);
         let span = self.module.function(self.entry).span;
         let result = self

@@ -177,6 +177,39 @@ impl fmt::Display for Scalar {
 /// A host array shared by reference.
 pub type ArrayRef = Rc<RefCell<Array>>;
 
+/// A string value: immutable as far as the program can tell, shared by reference counting.
+/// A string that only one place holds is appended to in place by `s = s + x` (as CPython
+/// does), so a string grown in a loop costs amortized time per character instead of a copy
+/// of the whole string per step; a shared one is copied, so no other holder sees a change.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Text(Rc<String>);
+
+impl Text {
+    /// The string's characters, growable when nothing else holds them.
+    pub fn unique_mut(&mut self) -> Option<&mut String> {
+        Rc::get_mut(&mut self.0)
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        Text(Rc::new(s.to_owned()))
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text(Rc::new(s))
+    }
+}
+
 /// A runtime value.
 #[derive(Clone)]
 pub enum Value {
@@ -186,7 +219,7 @@ pub enum Value {
     /// A scalar.
     Scalar(Scalar),
     /// An immutable string.
-    Str(Rc<str>),
+    Str(Text),
     /// A host array `T[]`.
     Array(ArrayRef),
     /// A `Vector<T, N>` (its lanes), or a `Matrix<T, R, C>` (its lanes column-major):
@@ -210,7 +243,7 @@ pub enum Value {
 impl Value {
     /// A new string value.
     pub fn str(s: impl AsRef<str>) -> Value {
-        Value::Str(Rc::from(s.as_ref()))
+        Value::Str(Text::from(s.as_ref()))
     }
 
     /// A new array value.

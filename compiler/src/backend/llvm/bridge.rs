@@ -19,7 +19,7 @@
 use std::cell::RefCell;
 
 use super::runtime::{self, state};
-use crate::backend::host::{concat, Array, Fail, Frame, HostError, Interp, Scalar, Value};
+use crate::backend::host::{append, concat, Array, Fail, Frame, HostError, Interp, Scalar, Value};
 use crate::ir::{Expr, ScalarType, Stmt};
 
 /// The code of a scalar type passed to the frame setters: its index in
@@ -141,9 +141,21 @@ pub unsafe extern "C" fn cajeta_frame_put(f: *mut Frame, s: i64, v: *mut Value) 
 /// # Safety
 /// As for [`slot`].
 pub unsafe extern "C" fn cajeta_concat(f: *mut Frame, d: i64, a: i64, b: i64) {
-    let frame: &Frame = &*f;
-    let s = concat(&frame[a as usize], &frame[b as usize]);
-    *slot(f, d) = Value::Str(s);
+    let frame: &mut Frame = &mut *f;
+    let (d, a, b) = (d as usize, a as usize, b as usize);
+    if d == a && d != b {
+        // `s = s + x`: appended in place when nothing else holds `s`'s string.
+        let (dst, src) = if d < b {
+            let (lo, hi) = frame.split_at_mut(b);
+            (&mut lo[d], &hi[0])
+        } else {
+            let (lo, hi) = frame.split_at_mut(d);
+            (&mut hi[0], &lo[b])
+        };
+        append(dst, src);
+    } else {
+        frame[d] = Value::Str(concat(&frame[a], &frame[b]));
+    }
 }
 
 /// Drops a boxed value (an object result nobody uses).
