@@ -512,6 +512,39 @@ pub enum HostOp {
     TextureHeight,
     /// `tex.textureDepth()` / `textureLayers()` on the host.
     TextureDepth,
+    /// A method of a `String` value: args `[receiver, args…]`.
+    StringMethod(StringOp),
+}
+
+/// The methods of `String` (Java's, indexed by UTF-16 code units as Java's are).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StringOp {
+    /// `s.length()` → int32.
+    Length,
+    /// `s.charAt(i)` → int32 (the UTF-16 code unit).
+    CharAt,
+    /// `s.substring(begin)` / `s.substring(begin, end)`.
+    Substring,
+    /// `s.equals(t)`.
+    Equals,
+    /// `s.isEmpty()`.
+    IsEmpty,
+    /// `s.contains(t)`.
+    Contains,
+    /// `s.startsWith(t)`.
+    StartsWith,
+    /// `s.endsWith(t)`.
+    EndsWith,
+    /// `s.indexOf(t)` → int32, -1 when absent.
+    IndexOf,
+    /// `s.compareTo(t)` → int32, as Java's.
+    CompareTo,
+    /// `s.trim()`.
+    Trim,
+    /// `s.toUpperCase()`.
+    ToUpperCase,
+    /// `s.toLowerCase()`.
+    ToLowerCase,
 }
 
 impl HostOp {
@@ -548,6 +581,19 @@ impl HostOp {
             "host.texture.width" => HostOp::TextureWidth,
             "host.texture.height" => HostOp::TextureHeight,
             "host.texture.depth" => HostOp::TextureDepth,
+            "host.string.length" => HostOp::StringMethod(StringOp::Length),
+            "host.string.char_at" => HostOp::StringMethod(StringOp::CharAt),
+            "host.string.substring" => HostOp::StringMethod(StringOp::Substring),
+            "host.string.equals" => HostOp::StringMethod(StringOp::Equals),
+            "host.string.is_empty" => HostOp::StringMethod(StringOp::IsEmpty),
+            "host.string.contains" => HostOp::StringMethod(StringOp::Contains),
+            "host.string.starts_with" => HostOp::StringMethod(StringOp::StartsWith),
+            "host.string.ends_with" => HostOp::StringMethod(StringOp::EndsWith),
+            "host.string.index_of" => HostOp::StringMethod(StringOp::IndexOf),
+            "host.string.compare_to" => HostOp::StringMethod(StringOp::CompareTo),
+            "host.string.trim" => HostOp::StringMethod(StringOp::Trim),
+            "host.string.to_upper_case" => HostOp::StringMethod(StringOp::ToUpperCase),
+            "host.string.to_lower_case" => HostOp::StringMethod(StringOp::ToLowerCase),
             _ => return None,
         })
     }

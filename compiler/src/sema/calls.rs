@@ -240,6 +240,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Type::Buffer(_) => "KernelBuffer",
             Type::Shared(_) => "Shared",
             Type::Stream => "KernelStream",
+            Type::String => "String",
             Type::Vector(..) => return self.vector_method(r, name, args, span),
             Type::Matrix(..) => return self.matrix_method(r, name, args, span),
             other => {

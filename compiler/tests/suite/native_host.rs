@@ -136,6 +136,10 @@ fn runtime_errors_match_the_interpreter_position_and_message() {
             "deep_recursion.cajeta",
             "7:16: runtime error: recursion too deep: more than 10000 nested host calls (in `down`)",
         ),
+        (
+            "string_index.cajeta",
+            "6:16: runtime error: charAt: index 3 out of bounds for length 3",
+        ),
     ];
     for (file, message) in cases {
         let r = corpus(file);
@@ -204,6 +208,17 @@ fn in_place_append_leaves_other_holders_unchanged() {
          <0123456789 01234\n"
     );
     assert_eq!(r.end, "returned 1");
+}
+
+#[test]
+fn string_methods_behave_as_java() {
+    let r = corpus("string_methods.cajeta");
+    assert_eq!(
+        r.out,
+        "Hello, World 12 16\n72 World|Hello\ntrue false true\ntrue true false\n7 -1 2\n\
+         -1 -1 0\nHELLO, WORLD hello, world 5\n"
+    );
+    assert_eq!(r.end, "returned 1096");
 }
 
 #[test]

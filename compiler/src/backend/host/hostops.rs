@@ -137,6 +137,10 @@ impl Interp<'_> {
             | HostOp::ImageHeight
             | HostOp::StreamCurrent
             | HostOp::StreamSync => self.device_op(f, op, args, e),
+            HostOp::StringMethod(m) => {
+                let values = self.eval_all(f, args)?;
+                super::strings::method(m, &values, span)
+            }
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod math;
 pub mod ops;
 mod precision;
 mod printf;
+mod strings;
 mod textures;
 pub mod value;
 mod vector;
