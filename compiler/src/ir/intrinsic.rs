@@ -485,6 +485,10 @@ pub enum HostOp {
     ParseInt,
     /// `Float.parseFloat(s)` → float32.
     ParseFloat,
+    /// `Long.parseLong(s)` → int64.
+    ParseLong,
+    /// `Double.parseDouble(s)` → float64.
+    ParseDouble,
     /// `Files.readFloat32(path)` and friends: the whole file as raw little-endian elements.
     FileRead(ScalarType),
     /// `Files.writeFloat32(path, arr)` and friends: raw little-endian elements.
@@ -566,6 +570,8 @@ impl HostOp {
             "host.printf" => HostOp::Printf,
             "host.integer.parse" => HostOp::ParseInt,
             "host.float.parse" => HostOp::ParseFloat,
+            "host.long.parse" => HostOp::ParseLong,
+            "host.double.parse" => HostOp::ParseDouble,
             "host.files.read_float32" => HostOp::FileRead(ScalarType::F32),
             "host.files.read_int32" => HostOp::FileRead(ScalarType::I32),
             "host.files.read_uint32" => HostOp::FileRead(ScalarType::U32),

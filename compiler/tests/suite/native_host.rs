@@ -137,6 +137,10 @@ fn runtime_errors_match_the_interpreter_position_and_message() {
             "7:16: runtime error: recursion too deep: more than 10000 nested host calls (in `down`)",
         ),
         (
+            "parse_wide.cajeta",
+            "7:16: runtime error: Long.parseLong: \"9223372036854775808\" is out of the int64 range",
+        ),
+        (
             "string_index.cajeta",
             "6:16: runtime error: charAt: index 3 out of bounds for length 3",
         ),
@@ -151,6 +155,8 @@ fn runtime_errors_match_the_interpreter_position_and_message() {
     }
     let r = corpus("div_zero.cajeta");
     assert_eq!(r.out, "start\nstep 3\nstep 2\nstep 1\nstep 0\n");
+    let r = corpus("parse_wide.cajeta");
+    assert_eq!(r.out, "-9223372036854775808 0.1 1.0E308 42\n");
 }
 
 #[test]

@@ -95,7 +95,7 @@ impl Interp<'_> {
                     Err(io) => err(span, format!("cannot write to standard output: {io}")),
                 }
             }
-            HostOp::ParseInt | HostOp::ParseFloat => {
+            HostOp::ParseInt | HostOp::ParseLong | HostOp::ParseFloat | HostOp::ParseDouble => {
                 let [x] = args else {
                     return internal(span, "parse needs one argument");
                 };
@@ -104,10 +104,12 @@ impl Interp<'_> {
                     Value::Void => return err(span, "cannot parse a null String"),
                     other => return internal(span, format!("parsing {other:?}")),
                 };
-                let r = if op == HostOp::ParseInt {
-                    super::printf::parse_int(&text).map(Scalar::I32)
-                } else {
-                    super::printf::parse_float(&text).map(Scalar::F32)
+                use super::printf::{parse_double, parse_float, parse_int, parse_long};
+                let r = match op {
+                    HostOp::ParseInt => parse_int(&text).map(Scalar::I32),
+                    HostOp::ParseLong => parse_long(&text).map(Scalar::I64),
+                    HostOp::ParseDouble => parse_double(&text).map(Scalar::F64),
+                    _ => parse_float(&text).map(Scalar::F32),
                 };
                 r.map(Value::Scalar).or_else(|m| err(span, m))
             }

@@ -278,28 +278,47 @@ fn scientific(x: f64, prec: usize) -> String {
 
 /// `Integer.parseInt(s)`: an optional sign and decimal digits, within int32.
 pub fn parse_int(s: &str) -> Result<i32, String> {
+    parse_integer(s, "Integer.parseInt", "int32")
+}
+
+/// `Long.parseLong(s)`: as [`parse_int`], within int64.
+pub fn parse_long(s: &str) -> Result<i64, String> {
+    parse_integer(s, "Long.parseLong", "int64")
+}
+
+/// An optional sign and decimal digits, nothing else, within `T`'s range (Java's rule).
+fn parse_integer<T: std::str::FromStr>(s: &str, call: &str, ty: &str) -> Result<T, String> {
     let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("Integer.parseInt: \"{s}\" is not an integer"));
+        return Err(format!("{call}: \"{s}\" is not an integer"));
     }
-    s.parse::<i32>()
-        .map_err(|_| format!("Integer.parseInt: \"{s}\" is out of the int32 range"))
+    s.parse::<T>()
+        .map_err(|_| format!("{call}: \"{s}\" is out of the {ty} range"))
 }
 
 /// `Float.parseFloat(s)`: Java's syntax — surrounding whitespace, a sign, `NaN`, `Infinity`,
 /// a decimal with optional exponent and an optional `f`/`F`/`d`/`D` suffix — rounded once to
 /// the nearest float32.
 pub fn parse_float(s: &str) -> Result<f32, String> {
+    parse_real(s, "Float.parseFloat")
+}
+
+/// `Double.parseDouble(s)`: as [`parse_float`], rounded once to the nearest float64.
+pub fn parse_double(s: &str) -> Result<f64, String> {
+    parse_real(s, "Double.parseDouble")
+}
+
+fn parse_real<T: std::str::FromStr + From<f32>>(s: &str, call: &str) -> Result<T, String> {
     let t = s.trim_matches(|c: char| c <= ' ');
     let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
     match unsigned {
-        "NaN" => return Ok(f32::NAN),
+        "NaN" => return Ok(T::from(f32::NAN)),
         "Infinity" => {
-            return Ok(if t.starts_with('-') {
+            return Ok(T::from(if t.starts_with('-') {
                 f32::NEG_INFINITY
             } else {
                 f32::INFINITY
-            })
+            }))
         }
         _ => {}
     }
@@ -310,9 +329,9 @@ pub fn parse_float(s: &str) -> Result<f32, String> {
         && plain
             .bytes()
             .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
-    match body.parse::<f32>() {
+    match body.parse::<T>() {
         Ok(x) if valid => Ok(x),
-        _ => Err(format!("Float.parseFloat: \"{s}\" is not a number")),
+        _ => Err(format!("{call}: \"{s}\" is not a number")),
     }
 }
 
