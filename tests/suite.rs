@@ -16,3 +16,4 @@ mod host_io;
 mod int_precision;
 mod precision_device;
 mod precision_golden;
+mod precision_local;

@@ -35,7 +35,10 @@ pub struct PrecisionOptions {
     pub int16_packed: bool,
     /// Native `int16` storage (needs `storageBuffer16BitAccess` and `shaderInt16`).
     pub int16_storage: bool,
-    /// fp16 in uniform/push-constant data (needs `storagePushConstant16`).
+    /// The seed's fp16 "uniform" form: with fp16 storage, `lfp` (shared/local memory) is
+    /// `float16` too (`Vector<lfp,4>` a `Vector<float16,4>`). Needs fp16 storage to resolve
+    /// and `shaderFloat16` (SPIR-V allows 16-bit floats in workgroup memory only with the
+    /// `Float16` capability); otherwise `lfp` stays float32 (packed four-wide).
     pub fp16_uniform: bool,
     /// int8 in uniform/push-constant data (needs `storagePushConstant8`).
     pub int8_uniform: bool,
@@ -86,7 +89,7 @@ pub struct PrecisionVariant {
     pub int16_storage: IntStorage,
     /// `aint16` is `int16` (the device has `shaderInt16`), else `int32`.
     pub int16_arithmetic: bool,
-    /// fp16 push constants allowed.
+    /// `lfp` is `float16` in fp16 storage mode (the seed's fp16s+fp16u column).
     pub fp16_uniform: bool,
     /// int8 push constants allowed.
     pub int8_uniform: bool,
@@ -159,9 +162,18 @@ impl PrecisionOptions {
             }
             IntStorage::Packed
         };
-        let fp16_uniform = self.fp16_uniform && has("storagePushConstant16");
+        let fp16_uniform =
+            self.fp16_uniform && float_storage == FloatStorage::Fp16 && has("shaderFloat16");
         if self.fp16_uniform && !fp16_uniform {
-            fell_back("fp16 uniform", "storagePushConstant16", "float32");
+            if float_storage == FloatStorage::Fp16 {
+                fell_back("fp16 uniform (float16 lfp)", "shaderFloat16", "float32 lfp");
+            } else {
+                fell_back(
+                    "fp16 uniform (float16 lfp)",
+                    "fp16 storage (`--fp16-storage` and `storageBuffer16BitAccess`)",
+                    "float32 lfp",
+                );
+            }
         }
         let int8_uniform = self.int8_uniform && has("storagePushConstant8");
         if self.int8_uniform && !int8_uniform {
@@ -184,7 +196,8 @@ impl PrecisionOptions {
 
 impl PrecisionVariant {
     /// The name the reflection records: the float mode of §8 (`fp32`, `fp16p`, `fp16s`,
-    /// `fp16s+fp16a`, `fp16p+fp16a`, `bf16p`, `bf16s`, or `fp32+fp16a`), then `+int8s`,
+    /// `fp16s+fp16a`, `fp16p+fp16a`, `bf16p`, `bf16s`, or `fp32+fp16a`), `+fp16u` when `lfp`
+    /// is float16 through the uniform option, then `+int8s`,
     /// `+int8a`, `+int16s` when those are on. Packed integer forms are the default and unnamed.
     pub fn name(&self) -> String {
         let mut s = match self.float_storage {
@@ -197,6 +210,9 @@ impl PrecisionVariant {
         .to_string();
         if self.fp16_arithmetic {
             s.push_str("+fp16a");
+        }
+        if self.fp16_uniform {
+            s.push_str("+fp16u");
         }
         if self.int8_storage == IntStorage::Native {
             s.push_str("+int8s");
@@ -267,6 +283,25 @@ mod tests {
                 .name(),
             "bf16s"
         );
+    }
+
+    #[test]
+    fn fp16_uniform_needs_fp16_storage_and_shader_float16() {
+        let opts = PrecisionOptions {
+            fp16_storage: true,
+            fp16_uniform: true,
+            ..Default::default()
+        };
+        let (v, notes) = opts.resolve(&feats(&["storageBuffer16BitAccess", "shaderFloat16"]));
+        assert_eq!(v.name(), "fp16s+fp16u");
+        assert!(notes.is_empty(), "{notes:?}");
+        let (v, notes) = opts.resolve(&feats(&["storageBuffer16BitAccess"]));
+        assert_eq!(v.name(), "fp16s");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        // Without fp16 storage there is no uniform form (fp16p keeps float32 lfp).
+        let (v, notes) = opts.resolve(&feats(&["shaderFloat16"]));
+        assert_eq!(v.name(), "fp16p");
+        assert_eq!(notes.len(), 2, "{notes:?}");
     }
 
     #[test]
