@@ -1,5 +1,6 @@
-//! The seed's `lfpvec4` on the device: `tests/precision_local/*.cajeta` stage 4096
-//! `Vector<lfp,4>` per workgroup through shared memory. Packed (fp16p, fp16s, bf16p) that is
+//! The seed's `lfpvec4` and explicit helpers on the device: `tests/precision_local/*.cajeta`
+//! (`stage32k` stages 4096 `Vector<lfp,4>` per workgroup through shared memory; `helpers`
+//! runs `cp2`, `lfp2afpvec4`, `i16sm4` into `lint16vec4` shared memory … with exact checks). Packed (fp16p, fp16s, bf16p) that is
 //! 32 KiB, which lavapipe's `maxComputeSharedMemorySize` admits (as is fp16s+fp16u's
 //! `Vector<float16,4>`); the program checks every value exactly against the host and returns
 //! 777. fp16p must run everywhere; the others run where they resolve. The validation run proves the 32 KiB is accepted by the layer too

@@ -22,6 +22,7 @@ mod loops;
 mod memory;
 mod names;
 mod operators;
+mod overloads;
 mod pod;
 mod precision;
 mod range_loop;
