@@ -192,6 +192,21 @@ fn check_rules(v: &PrecisionVariant, kernel: &str, text: &str) -> Result<(), Str
     if kernel == "stage4" {
         check_local4(v, text)?;
     }
+    if kernel == "nd" {
+        // `shared lfp[8][4][2]`: one row-major array of 64 lfp.
+        let lfp = match (v.float_storage, v.fp16_arithmetic || v.fp16_uniform) {
+            (FloatStorage::Bf16, _) => "bfloat16",
+            (_, true) => "half",
+            _ => "float",
+        };
+        let got = workgroup_array_elements(text);
+        if got != [("64".to_string(), lfp.to_string())] {
+            return Err(format!(
+                "lfp[8][4][2] in {}: {got:?}, expected [64 x {lfp}]",
+                v.name()
+            ));
+        }
+    }
     if kernel == "copy" && (has("PackHalf2x16") || has("OpFConvert") || has("OpBitcast")) {
         return Err("a copy converts".into());
     }

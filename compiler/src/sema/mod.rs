@@ -26,6 +26,7 @@ mod overloads;
 mod pod;
 mod precision;
 mod range_loop;
+mod shared_nd;
 mod textures;
 mod typed_literals;
 mod vector;
