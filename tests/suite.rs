@@ -6,6 +6,7 @@ mod concurrency;
 mod device;
 mod device_memory;
 mod device_profiles;
+mod device_query_values;
 mod diagnostics;
 mod differential;
 mod examples;

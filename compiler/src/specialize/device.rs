@@ -79,7 +79,23 @@ fn evaluate(q: DeviceQuery, args: &[Expr], target: &Target) -> Option<ExprKind> 
         DeviceQuery::VendorId => int(profile.map_or(0, |p| p.vendor_id)),
         DeviceQuery::DeviceType => int(profile.map_or(0, |p| device_type_value(&p.device_type))),
         DeviceQuery::HasExtension => boolean(profile.is_some_and(|p| p.has_extension(text()))),
-        DeviceQuery::HasFeature => boolean(profile.is_some_and(|p| p.has_feature(text()))),
+        DeviceQuery::HasFeature => match profile {
+            // A profile saved before `all_features` cannot answer for the other core
+            // features: left for the backend to refuse (no guessed `false`).
+            Some(p) if !p.answers_feature(text()) => None,
+            p => boolean(p.is_some_and(|p| p.has_feature(text()))),
+        },
+        DeviceQuery::ExtensionVersion => match profile {
+            Some(p) => p.extension_version(text()).and_then(int),
+            None => int(0),
+        },
+        DeviceQuery::Limit => match profile {
+            Some(p) => p.limit(text()).and_then(int),
+            None => cajeta_runtime::COMPUTE_LIMITS
+                .iter()
+                .find(|l| l.0 == text())
+                .and_then(|l| int(l.1)),
+        },
         DeviceQuery::Supports => {
             let index = match args.first().map(|a| &a.kind) {
                 Some(ExprKind::Const(Constant::Int(i))) => *i as usize,
