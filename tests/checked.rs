@@ -90,6 +90,20 @@ fn run_program_checked_reports_the_access_and_the_launch() {
     );
 }
 
+#[test]
+fn an_index_past_its_dimension_is_out_of_bounds() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let path = tests_dir().join("checked").join("shared_nd.cajeta");
+    let (printed, value) = run_file_on(&ctx, &path, &checked(TargetEnv::Vulkan1_1));
+    let error = value.expect_err(&format!("expected a runtime error; printed:\n{printed}"));
+    assert!(
+        error.contains("shared_nd.cajeta:13:9: runtime error: kernel `k`: index 64 out of bounds for `t` of length 64"),
+        "{error}"
+    );
+}
+
 const EMBEDDED: &str = r#"
 package demo;
 import cajeta.xpu.*;

@@ -9,7 +9,9 @@
 //!   under the validation layer.
 
 use cajeta_runtime::{Context, IntStorage, PrecisionOptions, PrecisionVariant};
-use cajeta_tests::{check_golden, device_context, files, frontend, spirv_val, tests_dir};
+use cajeta_tests::{
+    check_golden, device_context, files, frontend, spirv_val, tests_dir, workgroup_array_elements,
+};
 use cajetac::backend::host::{HostIo, HostOutcome};
 use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::{render_human, SourceMap};
@@ -125,6 +127,24 @@ fn kernels_compile_validate_and_match_goldens_in_every_integer_mode() {
                         seen.insert((mode.name, cap.clone()));
                         if NARROW.contains(&cap.as_str()) && !mode.allowed.contains(&cap.as_str()) {
                             failures.push(format!("{tag}: capability {cap} in mode {}", mode.name));
+                        }
+                    }
+                    if k.name == "staging" && family == "int16" {
+                        // lint16vec4 is two int32 words in int16p, i16vec4 in int16s (the
+                        // seed's table); lint16 one int32 or one int16.
+                        let (v4, s1) = if mode.name == "int16s" {
+                            ("v4int16", "int16")
+                        } else {
+                            ("v2int", "int")
+                        };
+                        let want: Vec<(String, String)> = [v4, v4, s1]
+                            .iter()
+                            .map(|t| ("64".to_string(), t.to_string()))
+                            .collect();
+                        let got = workgroup_array_elements(&disassemble(&k.words));
+                        if got != want {
+                            failures
+                                .push(format!("{tag}: shared arrays {got:?}, expected {want:?}"));
                         }
                     }
                     let native = mode.name == format!("{family}s");

@@ -1,5 +1,5 @@
 //! SPEC §8 precision variants on the device: `tests/precision/*.cajeta` run once per variant
-//! the device supports (fp32, fp16p, fp16s, fp16s+fp16a, fp16p+fp16a, bf16p, bf16p+fp16a, and
+//! the device supports (fp32, fp16p, fp16s, fp16s+fp16a, fp16s+fp16u, fp16p+fp16a, bf16p, bf16p+fp16a, and
 //! bf16s where the device has `shaderBFloat16Type`). Each program checks its copies and packed lanes
 //! itself and returns 777; the values it prints must match the fp32 run within the tolerance
 //! of the variant (docs/language.md, "Precision types").
@@ -53,6 +53,15 @@ fn modes() -> Vec<Mode> {
                 ..o()
             },
             tolerance: fp16a,
+        },
+        Mode {
+            name: "fp16s+fp16u",
+            options: PrecisionOptions {
+                fp16_storage: true,
+                fp16_uniform: true,
+                ..o()
+            },
+            tolerance: fp16,
         },
         Mode {
             name: "fp16p+fp16a",
@@ -252,6 +261,10 @@ fn check_all(ctx: &Context, skip_bf16s: bool) {
         ("fp16s", has("storageBuffer16BitAccess")),
         (
             "fp16s+fp16a",
+            has("storageBuffer16BitAccess") && has("shaderFloat16"),
+        ),
+        (
+            "fp16s+fp16u",
             has("storageBuffer16BitAccess") && has("shaderFloat16"),
         ),
         (

@@ -7,7 +7,7 @@
 //! packed fp16, compare-exchange loops only in packed forms.
 
 use cajeta_runtime::{FloatStorage, PrecisionVariant};
-use cajeta_tests::{check_golden, files, frontend, spirv_val, tests_dir};
+use cajeta_tests::{check_golden, files, frontend, spirv_val, tests_dir, workgroup_array_elements};
 use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::render_human;
 use cajetac::driver::compile_kernels;
@@ -32,6 +32,12 @@ fn variants() -> Vec<PrecisionVariant> {
         fp16_arithmetic,
         ..Default::default()
     })
+    // fp16s+fp16u: float16 local memory (the seed's uniform column).
+    .chain([PrecisionVariant {
+        float_storage: Fp16,
+        fp16_uniform: true,
+        ..Default::default()
+    }])
     .collect()
 }
 
@@ -90,13 +96,30 @@ fn precision_kernels_in_every_variant() {
                 if let Err(e) = check_rules(&v, &k.name, &text) {
                     failures.push(format!("{tag}: {e}"));
                 }
+                if k.name == "stage4" {
+                    // 4096 `Vector<lfp,4>`: 8 bytes each wherever lfpvec4 is 16-bit.
+                    let want = if v.float_storage == FloatStorage::Fp32 && !v.fp16_arithmetic {
+                        65536
+                    } else {
+                        32768
+                    };
+                    if k.reflection.static_shared_bytes != want {
+                        failures.push(format!(
+                            "{tag}: {} bytes of shared memory, expected {want}",
+                            k.reflection.static_shared_bytes
+                        ));
+                    }
+                }
                 if k.reflection.precision_variant != name {
                     failures.push(format!(
                         "{tag}: reflection names {}",
                         k.reflection.precision_variant
                     ));
                 }
-                if matches!(name.as_str(), "fp16p" | "fp16s" | "fp16s+fp16a" | "bf16s") {
+                if matches!(
+                    name.as_str(),
+                    "fp16p" | "fp16s" | "fp16s+fp16a" | "fp16s+fp16u" | "bf16s"
+                ) {
                     let file = golden_dir.join(format!("{tag}.spvasm"));
                     if let Err(e) = check_golden(&file, &text) {
                         failures.push(e);
@@ -111,7 +134,7 @@ fn precision_kernels_in_every_variant() {
         failures.len(),
         failures.join("\n\n")
     );
-    assert!(modules >= 9 * 4, "only {modules} modules");
+    assert!(modules >= 10 * 4, "only {modules} modules");
 }
 
 /// The capability and instruction rules of §8 for one module.
@@ -121,12 +144,16 @@ fn check_rules(v: &PrecisionVariant, kernel: &str, text: &str) -> Result<(), Str
     let packed = packed16 || v.float_storage == FloatStorage::Bf16Packed;
     let storage16 = matches!(v.float_storage, FloatStorage::Fp16 | FloatStorage::Bf16);
     let bf16s = v.float_storage == FloatStorage::Bf16;
+    // `Vector<lfp,4>` is packed with PackHalf2x16 in fp16s too (the seed's lfpvec4 row).
+    let local_packed16 =
+        v.float_storage == FloatStorage::Fp16 && !v.fp16_arithmetic && !v.fp16_uniform;
     let rules = [
-        ("OpCapability Float16", v.fp16_arithmetic),
+        // fp16u keeps float16 in workgroup memory, which needs the Float16 capability.
+        ("OpCapability Float16", v.fp16_arithmetic || v.fp16_uniform),
         ("OpCapability StorageBuffer16BitAccess", storage16),
         ("OpCapability BFloat16TypeKHR", bf16s),
         ("SPV_KHR_bfloat16", bf16s),
-        ("PackHalf2x16", packed16),
+        ("PackHalf2x16", packed16 || local_packed16),
         ("OpAtomicCompareExchange", packed),
     ];
     for (needle, allowed) in rules {
@@ -162,8 +189,47 @@ fn check_rules(v: &PrecisionVariant, kernel: &str, text: &str) -> Result<(), Str
             ));
         }
     }
+    if kernel == "stage4" {
+        check_local4(v, text)?;
+    }
+    if kernel == "nd" {
+        // `shared lfp[8][4][2]`: one row-major array of 64 lfp.
+        let lfp = match (v.float_storage, v.fp16_arithmetic || v.fp16_uniform) {
+            (FloatStorage::Bf16, _) => "bfloat16",
+            (_, true) => "half",
+            _ => "float",
+        };
+        let got = workgroup_array_elements(text);
+        if got != [("64".to_string(), lfp.to_string())] {
+            return Err(format!(
+                "lfp[8][4][2] in {}: {got:?}, expected [64 x {lfp}]",
+                v.name()
+            ));
+        }
+    }
     if kernel == "copy" && (has("PackHalf2x16") || has("OpFConvert") || has("OpBitcast")) {
         return Err("a copy converts".into());
+    }
+    Ok(())
+}
+
+/// The seed's `lfpvec4` row read back from the module: the element type of the 4096-long
+/// workgroup array of `stage4` in variant `v`.
+fn check_local4(v: &PrecisionVariant, text: &str) -> Result<(), String> {
+    let want = match (v.float_storage, v.fp16_arithmetic || v.fp16_uniform) {
+        (FloatStorage::Fp32, false) => "v4float",
+        (FloatStorage::Fp16Packed | FloatStorage::Fp16 | FloatStorage::Bf16Packed, false) => {
+            "v2uint"
+        }
+        (FloatStorage::Bf16, _) => "v4bfloat16",
+        (_, true) => "v4half",
+    };
+    let got = workgroup_array_elements(text);
+    if got.len() != 1 || got[0] != ("4096".to_string(), want.to_string()) {
+        return Err(format!(
+            "lfpvec4 in {}: workgroup arrays {got:?}, expected [4096 x {want}]",
+            v.name()
+        ));
     }
     Ok(())
 }

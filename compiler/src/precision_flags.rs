@@ -38,7 +38,7 @@ pub struct PrecisionFlags {
     /// sint16/lint16 storage as native int16 (needs storageBuffer16BitAccess and shaderInt16).
     #[arg(long = "int16-storage")]
     int16_storage: bool,
-    /// fp16 in push constants (needs storagePushConstant16).
+    /// With --fp16-storage: lfp (shared memory) in float16 too (needs shaderFloat16; variant fp16s+fp16u).
     #[arg(long = "fp16-uniform")]
     fp16_uniform: bool,
     /// int8 in push constants (needs storagePushConstant8).

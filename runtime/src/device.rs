@@ -109,6 +109,12 @@ pub struct DeviceInfo {
     pub features: Vec<String>,
     /// Every device extension the device offers.
     pub extensions: Vec<String>,
+    /// Every Vulkan 1.0-1.3 core feature and integer dot-product property the device reports
+    /// true (`robustBufferAccess`, `integerDotProduct4x8BitPackedSignedAccelerated`…), enabled
+    /// or not.
+    pub all_features: Vec<String>,
+    /// The version (`specVersion`) of each extension in `extensions`.
+    pub extension_versions: Vec<(String, u32)>,
     /// `subgroupSize`.
     pub subgroup_size: u32,
     /// `[minSubgroupSize, maxSubgroupSize]`: the subgroup sizes a kernel may require

@@ -58,6 +58,23 @@ pub struct ProfileLimits {
     pub timestamp_period_ns: f32,
 }
 
+/// The limits `Device.limit("…")` answers, by Vulkan name (`maxComputeWorkGroupSize[0]` is
+/// `maxComputeWorkGroupSizeX`), each with the minimum Vulkan guarantees on every device: the
+/// value without a profile.
+pub const COMPUTE_LIMITS: &[(&str, u32)] = &[
+    ("maxComputeSharedMemorySize", 16384),
+    ("maxComputeWorkGroupCountX", 65535),
+    ("maxComputeWorkGroupCountY", 65535),
+    ("maxComputeWorkGroupCountZ", 65535),
+    ("maxComputeWorkGroupInvocations", 128),
+    ("maxComputeWorkGroupSizeX", 128),
+    ("maxComputeWorkGroupSizeY", 128),
+    ("maxComputeWorkGroupSizeZ", 64),
+    ("maxPushConstantsSize", 128),
+    ("maxStorageBufferRange", 1 << 27),
+    ("maxImageDimension2D", 4096),
+];
+
 /// What the compiler may assume about a device. Serialized as the JSON of
 /// `cajetac devices --json` (an array of these).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,6 +112,15 @@ pub struct DeviceProfile {
     pub features: Vec<String>,
     /// Device extensions.
     pub extensions: Vec<String>,
+    /// Every Vulkan 1.0-1.3 core feature and integer dot-product property the device reports
+    /// true, enabled by the runtime or not (`robustBufferAccess`, `integerDotProduct…`);
+    /// `None` in a profile saved before the runtime recorded them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all_features: Option<Vec<String>>,
+    /// `specVersion` of each extension; `None` in a profile saved before the runtime
+    /// recorded them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension_versions: Option<std::collections::BTreeMap<String, u32>>,
 }
 
 fn type_name(t: DeviceType) -> &'static str {
@@ -136,6 +162,8 @@ impl DeviceProfile {
             },
             features: d.features.clone(),
             extensions: d.extensions.clone(),
+            all_features: Some(d.all_features.clone()),
+            extension_versions: Some(d.extension_versions.iter().cloned().collect()),
         }
     }
 
@@ -215,6 +243,44 @@ impl DeviceProfile {
     /// Whether the device has `feature`.
     pub fn has_feature(&self, feature: &str) -> bool {
         self.features.iter().any(|f| f == feature)
+            || self
+                .all_features
+                .as_ref()
+                .is_some_and(|all| all.iter().any(|f| f == feature))
+    }
+
+    /// `specVersion` of `extension`: 0 when the device lacks it, `None` when the profile
+    /// does not record versions (saved by an older runtime).
+    pub fn extension_version(&self, extension: &str) -> Option<u32> {
+        if !self.has_extension(extension) {
+            return Some(0);
+        }
+        self.extension_versions.as_ref()?.get(extension).copied()
+    }
+
+    /// Whether `feature` is one the profile can answer for: the runtime's own table always,
+    /// every other Vulkan core feature only when the profile records `all_features`.
+    pub fn answers_feature(&self, feature: &str) -> bool {
+        self.all_features.is_some() || crate::features::is_known_feature(feature)
+    }
+
+    /// The compute limit `name` (one of [`COMPUTE_LIMITS`]) of this device.
+    pub fn limit(&self, name: &str) -> Option<u32> {
+        let l = &self.limits;
+        Some(match name {
+            "maxComputeSharedMemorySize" => l.max_compute_shared_memory_size,
+            "maxComputeWorkGroupCountX" => l.max_compute_work_group_count[0],
+            "maxComputeWorkGroupCountY" => l.max_compute_work_group_count[1],
+            "maxComputeWorkGroupCountZ" => l.max_compute_work_group_count[2],
+            "maxComputeWorkGroupInvocations" => l.max_compute_work_group_invocations,
+            "maxComputeWorkGroupSizeX" => l.max_compute_work_group_size[0],
+            "maxComputeWorkGroupSizeY" => l.max_compute_work_group_size[1],
+            "maxComputeWorkGroupSizeZ" => l.max_compute_work_group_size[2],
+            "maxPushConstantsSize" => l.max_push_constants_size,
+            "maxStorageBufferRange" => l.max_storage_buffer_range,
+            "maxImageDimension2D" => l.max_image_dimension_2d,
+            _ => return None,
+        })
     }
 
     /// Whether the device offers `extension`.
@@ -323,6 +389,8 @@ mod tests {
             },
             features: vec!["shaderInt64".into()],
             extensions: vec![],
+            all_features: None,
+            extension_versions: None,
         }
     }
 

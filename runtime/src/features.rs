@@ -286,6 +286,25 @@ impl FeatureStructs {
         result
     }
 
+    /// Every Vulkan 1.0-1.3 core feature of these structs that is true (the chained levels
+    /// only), by Vulkan name: what a profile reports beyond the runtime's enabled table.
+    pub(crate) fn reported_names(&self, levels: Levels) -> Vec<String> {
+        use crate::feature_names::{
+            true_in, CORE_FEATURES, V11_FEATURES, V12_FEATURES, V13_FEATURES,
+        };
+        let mut out = true_in(CORE_FEATURES, &self.core);
+        if levels.allows(Level::V11) {
+            out.extend(true_in(V11_FEATURES, &self.v11));
+        }
+        if levels.allows(Level::V12) {
+            out.extend(true_in(V12_FEATURES, &self.v12));
+        }
+        if levels.allows(Level::V13) {
+            out.extend(true_in(V13_FEATURES, &self.v13));
+        }
+        out
+    }
+
     /// Reads the features a physical device supports.
     pub(crate) fn query(
         instance: &ash::Instance,
@@ -358,8 +377,10 @@ pub(crate) fn is_known_feature(name: &str) -> bool {
     FEATURES.iter().any(|&(n, _, _)| n == name) || FLOAT_CONTROL_PROPERTIES.contains(&name)
 }
 
-/// The optional Vulkan features the runtime knows, by Vulkan name, without repeats: the names
-/// a device profile's `features` can hold (what `Device.hasFeature` accepts).
+/// The Vulkan features the runtime knows, by Vulkan name, without repeats: the names a device
+/// profile's `features` can hold (the runtime's enabled table, first) and then every other
+/// Vulkan 1.0-1.3 core feature and integer dot-product property (`all_features`): what
+/// `Device.hasFeature` accepts.
 pub fn known_features() -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for &(n, _, _) in FEATURES {
@@ -368,6 +389,11 @@ pub fn known_features() -> Vec<&'static str> {
         }
     }
     out.extend(FLOAT_CONTROL_PROPERTIES);
+    for n in crate::feature_names::all_names() {
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
     out
 }
 

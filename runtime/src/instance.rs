@@ -331,24 +331,28 @@ impl InstanceHandle {
             return Ok(None);
         };
         // SAFETY: as above.
-        let extensions: Vec<String> =
+        let extension_versions: Vec<(String, u32)> =
             unsafe { instance.enumerate_device_extension_properties(physical) }
                 .map_err(vk_err("vkEnumerateDeviceExtensionProperties"))?
                 .iter()
-                .map(|e| c_name(e.extension_name_as_c_str()))
+                .map(|e| (c_name(e.extension_name_as_c_str()), e.spec_version))
                 .collect();
+        let extensions: Vec<String> = extension_versions.iter().map(|e| e.0.clone()).collect();
         let api_version = props.api_version.min(self.api_version);
         let minor = vk::api_version_minor(api_version);
         let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
         let mut float_controls = vk::PhysicalDeviceFloatControlsProperties::default();
         let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+        let mut dot_product = vk::PhysicalDeviceShaderIntegerDotProductProperties::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
         if minor >= 2 {
             props2 = props2.push_next(&mut driver).push_next(&mut float_controls);
         }
         if minor >= 3 {
-            props2 = props2.push_next(&mut size_control);
+            props2 = props2
+                .push_next(&mut size_control)
+                .push_next(&mut dot_product);
         }
         // SAFETY: the chain holds locals alive for this call.
         unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
@@ -372,6 +376,13 @@ impl InstanceHandle {
         };
         let mut supported = FeatureStructs::query(instance, physical, levels);
         let (_, mut feature_names) = supported.enable_supported(levels);
+        let mut all_features = supported.reported_names(levels);
+        if minor >= 3 {
+            all_features.extend(crate::feature_names::true_in(
+                crate::feature_names::DOT_PRODUCT_PROPERTIES,
+                &dot_product,
+            ));
+        }
         if minor >= 2 {
             feature_names.extend(crate::features::float_control_names(&float_controls));
         }
@@ -395,8 +406,10 @@ impl InstanceHandle {
                 max_storage_buffer_range: l.max_storage_buffer_range,
                 max_image_dimension_2d: l.max_image_dimension2_d,
             },
+            all_features,
             features: feature_names,
             extensions,
+            extension_versions,
             subgroup_size: subgroup.subgroup_size,
             subgroup_size_range: if size_control
                 .required_subgroup_size_stages

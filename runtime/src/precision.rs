@@ -35,7 +35,10 @@ pub struct PrecisionOptions {
     pub int16_packed: bool,
     /// Native `int16` storage (needs `storageBuffer16BitAccess` and `shaderInt16`).
     pub int16_storage: bool,
-    /// fp16 in uniform/push-constant data (needs `storagePushConstant16`).
+    /// The seed's fp16 "uniform" form: with fp16 storage, `lfp` (shared/local memory) is
+    /// `float16` too (`Vector<lfp,4>` a `Vector<float16,4>`). Needs fp16 storage to resolve
+    /// and `shaderFloat16` (SPIR-V allows 16-bit floats in workgroup memory only with the
+    /// `Float16` capability); otherwise `lfp` stays float32 (packed four-wide).
     pub fp16_uniform: bool,
     /// int8 in uniform/push-constant data (needs `storagePushConstant8`).
     pub int8_uniform: bool,
@@ -86,12 +89,19 @@ pub struct PrecisionVariant {
     pub int16_storage: IntStorage,
     /// `aint16` is `int16` (the device has `shaderInt16`), else `int32`.
     pub int16_arithmetic: bool,
-    /// fp16 push constants allowed.
+    /// `lfp` is `float16` in fp16 storage mode (the seed's fp16s+fp16u column).
     pub fp16_uniform: bool,
     /// int8 push constants allowed.
     pub int8_uniform: bool,
     /// `Option.shaderLocalMemory`.
     pub shader_local_memory: bool,
+    /// `Option.int8Packed`: int8 packing was asked for (`int8_packed`, or `int8_storage`,
+    /// which implies it as in ncnn). The representation is packed whenever not native.
+    #[serde(default)]
+    pub int8_packed: bool,
+    /// `Option.int16Packed`, likewise (`int16_packed` or `int16_storage`).
+    #[serde(default)]
+    pub int16_packed: bool,
 }
 
 impl PrecisionOptions {
@@ -107,28 +117,38 @@ impl PrecisionOptions {
             ))
         };
         let storage16 = has("storageBuffer16BitAccess");
-        let float_storage = if self.bf16_storage && storage16 && has("shaderBFloat16Type") {
+        // Priority (docs/language.md, "Precision options"): native storage beats packing,
+        // and bf16 beats fp16 at the same level, so fp16 storage asked together with bf16
+        // packing gives fp16s where the device has it.
+        let bf16s = self.bf16_storage && storage16 && has("shaderBFloat16Type");
+        let fp16s = self.fp16_storage && storage16;
+        let float_storage = if bf16s {
             FloatStorage::Bf16
-        } else if self.bf16_storage || self.bf16_packed {
-            if self.bf16_storage {
-                let need = if storage16 {
-                    "shaderBFloat16Type"
-                } else {
-                    "storageBuffer16BitAccess"
-                };
-                fell_back("bf16 storage", need, "bf16p");
-            }
-            FloatStorage::Bf16Packed
-        } else if self.fp16_storage && storage16 {
+        } else if fp16s {
             FloatStorage::Fp16
+        } else if self.bf16_storage || self.bf16_packed {
+            FloatStorage::Bf16Packed
         } else if self.fp16_storage || self.fp16_packed {
-            if self.fp16_storage {
-                fell_back("fp16 storage", "storageBuffer16BitAccess", "fp16p");
-            }
             FloatStorage::Fp16Packed
         } else {
             FloatStorage::Fp32
         };
+        let storage_name = PrecisionVariant {
+            float_storage,
+            ..Default::default()
+        }
+        .name();
+        if self.bf16_storage && !bf16s {
+            let need = if storage16 {
+                "shaderBFloat16Type"
+            } else {
+                "storageBuffer16BitAccess"
+            };
+            fell_back("bf16 storage", need, &storage_name);
+        }
+        if self.fp16_storage && !fp16s && !storage16 {
+            fell_back("fp16 storage", "storageBuffer16BitAccess", &storage_name);
+        }
         let fp16_arithmetic = self.fp16_arithmetic && has("shaderFloat16");
         if self.fp16_arithmetic && !fp16_arithmetic {
             fell_back("fp16 arithmetic", "shaderFloat16", "float32 arithmetic");
@@ -159,13 +179,25 @@ impl PrecisionOptions {
             }
             IntStorage::Packed
         };
-        let fp16_uniform = self.fp16_uniform && has("storagePushConstant16");
+        let fp16_uniform =
+            self.fp16_uniform && float_storage == FloatStorage::Fp16 && has("shaderFloat16");
         if self.fp16_uniform && !fp16_uniform {
-            fell_back("fp16 uniform", "storagePushConstant16", "float32");
+            if float_storage == FloatStorage::Fp16 {
+                fell_back("fp16 uniform (float16 lfp)", "shaderFloat16", "float32 lfp");
+            } else {
+                fell_back(
+                    "fp16 uniform (float16 lfp)",
+                    "fp16 storage (`--fp16-storage` and `storageBuffer16BitAccess`)",
+                    "float32 lfp",
+                );
+            }
         }
         let int8_uniform = self.int8_uniform && has("storagePushConstant8");
         if self.int8_uniform && !int8_uniform {
             fell_back("int8 uniform", "storagePushConstant8", "int32");
+        }
+        if fp16s && bf16s {
+            notes.push("fp16 and bf16 storage both asked for; bf16s takes priority".to_string());
         }
         let variant = PrecisionVariant {
             float_storage,
@@ -177,6 +209,8 @@ impl PrecisionOptions {
             fp16_uniform,
             int8_uniform,
             shader_local_memory: self.shader_local_memory,
+            int8_packed: self.int8_packed || self.int8_storage,
+            int16_packed: self.int16_packed || self.int16_storage,
         };
         (variant, notes)
     }
@@ -184,7 +218,8 @@ impl PrecisionOptions {
 
 impl PrecisionVariant {
     /// The name the reflection records: the float mode of §8 (`fp32`, `fp16p`, `fp16s`,
-    /// `fp16s+fp16a`, `fp16p+fp16a`, `bf16p`, `bf16s`, or `fp32+fp16a`), then `+int8s`,
+    /// `fp16s+fp16a`, `fp16p+fp16a`, `bf16p`, `bf16s`, or `fp32+fp16a`), `+fp16u` when `lfp`
+    /// is float16 through the uniform option, then `+int8s`,
     /// `+int8a`, `+int16s` when those are on. Packed integer forms are the default and unnamed.
     pub fn name(&self) -> String {
         let mut s = match self.float_storage {
@@ -197,6 +232,9 @@ impl PrecisionVariant {
         .to_string();
         if self.fp16_arithmetic {
             s.push_str("+fp16a");
+        }
+        if self.fp16_uniform {
+            s.push_str("+fp16u");
         }
         if self.int8_storage == IntStorage::Native {
             s.push_str("+int8s");
@@ -267,6 +305,65 @@ mod tests {
                 .name(),
             "bf16s"
         );
+    }
+
+    #[test]
+    fn fp16_uniform_needs_fp16_storage_and_shader_float16() {
+        let opts = PrecisionOptions {
+            fp16_storage: true,
+            fp16_uniform: true,
+            ..Default::default()
+        };
+        let (v, notes) = opts.resolve(&feats(&["storageBuffer16BitAccess", "shaderFloat16"]));
+        assert_eq!(v.name(), "fp16s+fp16u");
+        assert!(notes.is_empty(), "{notes:?}");
+        let (v, notes) = opts.resolve(&feats(&["storageBuffer16BitAccess"]));
+        assert_eq!(v.name(), "fp16s");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        // Without fp16 storage there is no uniform form (fp16p keeps float32 lfp).
+        let (v, notes) = opts.resolve(&feats(&["shaderFloat16"]));
+        assert_eq!(v.name(), "fp16p");
+        assert_eq!(notes.len(), 2, "{notes:?}");
+    }
+
+    #[test]
+    fn native_storage_beats_packing_and_bf16_beats_fp16() {
+        let opts = PrecisionOptions {
+            fp16_storage: true,
+            bf16_packed: true,
+            ..Default::default()
+        };
+        let (v, notes) = opts.resolve(&feats(&["storageBuffer16BitAccess"]));
+        assert_eq!(v.name(), "fp16s");
+        assert!(notes.is_empty(), "{notes:?}");
+        // Without 16-bit storage the packed bf16 form asked for wins over fp16p.
+        let (v, notes) = opts.resolve(&[]);
+        assert_eq!(v.name(), "bf16p");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        let both = PrecisionOptions {
+            fp16_storage: true,
+            bf16_storage: true,
+            ..Default::default()
+        };
+        let all = feats(&["storageBuffer16BitAccess", "shaderBFloat16Type"]);
+        assert_eq!(both.resolve(&all).0.name(), "bf16s");
+        // bf16s unavailable: fp16s, with the fallback said.
+        let (v, notes) = both.resolve(&feats(&["storageBuffer16BitAccess"]));
+        assert_eq!(v.name(), "fp16s");
+        assert!(notes[0].contains("using fp16s"), "{notes:?}");
+    }
+
+    #[test]
+    fn integer_packing_is_only_asked_for_with_its_flags() {
+        let (v, _) = PrecisionOptions::default().resolve(&[]);
+        assert!(!v.int8_packed && !v.int16_packed);
+        let opts = PrecisionOptions {
+            int8_storage: true,
+            int16_packed: true,
+            ..Default::default()
+        };
+        let (v, _) = opts.resolve(&[]);
+        assert!(v.int8_packed && v.int16_packed);
     }
 
     #[test]

@@ -75,6 +75,7 @@ impl PrecisionVariant {
         for p in parts {
             match p {
                 "fp16a" => v.fp16_arithmetic = true,
+                "fp16u" => v.fp16_uniform = true,
                 "int8s" => v.int8_storage = IntStorage::Native,
                 "int8a" => v.int8_arithmetic = true,
                 "int16s" => v.int16_storage = IntStorage::Native,
@@ -113,6 +114,7 @@ mod tests {
             "fp16p",
             "fp16s+fp16a",
             "fp16p+fp16a",
+            "fp16s+fp16u",
             "bf16p",
             "bf16s+int8s+int8a",
         ] {

@@ -253,3 +253,45 @@ pub fn run_file_on(
     let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
     run_on(ctx, &path.display().to_string(), text, options)
 }
+
+/// The (length, element type) of every workgroup array variable of a disassembly, in
+/// declaration order, the types spelled `float`, `half`, `bfloat16`, `uint`, `int16`,
+/// `v4half` …: the SPIR-V types read back for precision goldens.
+pub fn workgroup_array_elements(text: &str) -> Vec<(String, String)> {
+    let defs: std::collections::HashMap<&str, Vec<&str>> = text
+        .lines()
+        .filter_map(|l| l.split_once(" = "))
+        .map(|(id, rhs)| (id.trim(), rhs.split_whitespace().collect()))
+        .collect();
+    fn spell(defs: &std::collections::HashMap<&str, Vec<&str>>, id: &str) -> String {
+        match defs.get(id).map(Vec::as_slice) {
+            Some(["OpTypeFloat", "32"]) => "float".into(),
+            Some(["OpTypeFloat", "16"]) => "half".into(),
+            Some(["OpTypeFloat", "16", _]) => "bfloat16".into(),
+            Some(["OpTypeInt", w, "0"]) => format!("uint{}", if *w == "32" { "" } else { w }),
+            Some(["OpTypeInt", w, "1"]) => format!("int{}", if *w == "32" { "" } else { w }),
+            Some(["OpTypeVector", c, n]) => format!("v{n}{}", spell(defs, c)),
+            other => format!("{other:?}"),
+        }
+    }
+    let constant = |id: &str| match defs.get(id).map(Vec::as_slice) {
+        Some(["OpConstant", _, n]) => n.to_string(),
+        _ => id.to_string(),
+    };
+    text.lines()
+        .filter_map(|l| l.split_once(" = ").map(|(_, rhs)| rhs))
+        .filter_map(
+            |rhs| match rhs.split_whitespace().collect::<Vec<_>>().as_slice() {
+                ["OpVariable", ptr, "Workgroup"] => Some(ptr.to_string()),
+                _ => None,
+            },
+        )
+        .filter_map(|ptr| match defs.get(ptr.as_str()).map(Vec::as_slice) {
+            Some(["OpTypePointer", "Workgroup", arr]) => match defs.get(arr).map(Vec::as_slice) {
+                Some(["OpTypeArray", e, n]) => Some((constant(n), spell(&defs, e))),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}

@@ -82,6 +82,12 @@ pub enum DeviceQuery {
     HasFeature,
     /// `Device.supports(Capability.X)`: args `[Capability constant]`.
     Supports,
+    /// `Device.extensionVersion("VK_…")` (`uint32`, the extension's `specVersion`, 0 when
+    /// absent): args `[Str]`. Without a profile: 0.
+    ExtensionVersion,
+    /// `Device.limit("maxComputeWorkGroupInvocations")` (`uint32`): args `[Str]`, a name of
+    /// `cajeta_runtime::COMPUTE_LIMITS`. Without a profile: the Vulkan-guaranteed minimum.
+    Limit,
     /// `Option.fp16Storage`…
     Option(OptionFlag),
 }
@@ -102,6 +108,8 @@ impl DeviceQuery {
             "device.has_extension" => DeviceQuery::HasExtension,
             "device.has_feature" => DeviceQuery::HasFeature,
             "device.supports" => DeviceQuery::Supports,
+            "device.extension_version" => DeviceQuery::ExtensionVersion,
+            "device.limit" => DeviceQuery::Limit,
             _ => return None,
         })
     }

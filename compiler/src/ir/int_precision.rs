@@ -41,11 +41,14 @@ pub enum IntPrecisionFn {
     Cp1to4,
     /// `Precision.i8cp4to1(dst, i, src, j)`: `dst[i.x] = src[j].x` … `dst[i.w] = src[j].w`.
     Cp4to1,
+    /// `Precision.lint162aint16(v)` / `lint162aint16vec4(v)`: a local (or storage) value as
+    /// its arithmetic type.
+    Arith,
 }
 
 impl IntPrecisionFn {
     /// Every function a stdlib `@Intrinsic("int_precision.<name>")` can name.
-    pub const NAMED: [(IntPrecisionFn, &'static str); 13] = [
+    pub const NAMED: [(IntPrecisionFn, &'static str); 14] = [
         (IntPrecisionFn::PackInt4x8, "packInt4x8"),
         (IntPrecisionFn::UnpackInt4x8, "unpackInt4x8"),
         (IntPrecisionFn::PackInt2x16, "packInt2x16"),
@@ -59,6 +62,7 @@ impl IntPrecisionFn {
         (IntPrecisionFn::Cp, "cp"),
         (IntPrecisionFn::Cp1to4, "cp1to4"),
         (IntPrecisionFn::Cp4to1, "cp4to1"),
+        (IntPrecisionFn::Arith, "arith"),
     ];
 
     /// The operation an `@Intrinsic` suffix names.

@@ -159,6 +159,8 @@ pub enum PrecisionFn {
     St4,
     /// `cp1(dst, i, src, j)`: `dst[i] = src[j]` without a round trip through `afp`.
     Cp1,
+    /// `cp2(dst, i, src, j)` on `Vector<sfp,2>` buffers.
+    Cp2,
     /// `cp4(dst, i, src, j)` on `Vector<sfp,4>` buffers.
     Cp4,
     /// `cp1to4(KernelBuffer<Vector<sfp,4>> dst, i, KernelBuffer<sfp> src, Vector<uint32,4> j)`:
@@ -186,7 +188,7 @@ pub enum PrecisionFn {
 
 impl PrecisionFn {
     /// Every function with its `@Intrinsic` name suffix (`precision.<name>`).
-    pub const ALL: [(PrecisionFn, &'static str); 17] = [
+    pub const ALL: [(PrecisionFn, &'static str); 18] = [
         (PrecisionFn::Ld1, "ld1"),
         (PrecisionFn::Ld2, "ld2"),
         (PrecisionFn::Ld4, "ld4"),
@@ -194,6 +196,7 @@ impl PrecisionFn {
         (PrecisionFn::St2, "st2"),
         (PrecisionFn::St4, "st4"),
         (PrecisionFn::Cp1, "cp1"),
+        (PrecisionFn::Cp2, "cp2"),
         (PrecisionFn::Cp4, "cp4"),
         (PrecisionFn::Cp1to4, "cp1to4"),
         (PrecisionFn::Cp4to1, "cp4to1"),

@@ -56,6 +56,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 self.lane_place(b, super::vector::LaneSel::Name(field), e.span)
             }
             ast::ExprKind::Index(base, index) => {
+                if let Some(r) = self.nd_shared_place(e) {
+                    return r;
+                }
                 let b = self.expr(base, None)?;
                 if let Type::Vector(..) = b.ty {
                     self.refuse_pod_store(&b, e.span)?;

@@ -6,6 +6,7 @@ use super::names::Symbols;
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, FunctionId, FunctionKind, LocalId, LoopId, Type};
 use crate::syntax::ast;
+use std::collections::HashMap;
 
 /// Result of checking one construct; the error has already been reported.
 pub type R<T> = Result<T, ()>;
@@ -44,6 +45,10 @@ pub struct FnCtx<'s, 'a> {
     pub calls: Vec<(FunctionId, Span)>,
     /// The kernel's dynamic shared array, once declared (at most one, SPEC §6).
     pub dynamic_shared: Option<Span>,
+    /// The dimensions of multi-dimensional shared arrays (`shared T[8][4][2]`) by local.
+    pub shared_dims: HashMap<LocalId, Vec<u64>>,
+    /// Dimensions of the `shared T[a][b]…` just checked, for its declaration to take.
+    pub pending_shared_dims: Option<Vec<u64>>,
     /// `Spec` slots used in this method: whether float, and the default (a slot is one
     /// specialization constant, so every use must agree).
     pub(super) spec_slots: Vec<(i128, bool, ir::Constant)>,
@@ -85,6 +90,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             diags: Vec::new(),
             calls: Vec::new(),
             dynamic_shared: None,
+            shared_dims: HashMap::new(),
+            pending_shared_dims: None,
             spec_slots: Vec::new(),
             finals: std::collections::HashSet::new(),
             unresolved: std::collections::HashSet::new(),
@@ -461,9 +468,17 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 self.expr(e, Some(&t))
                     .and_then(|v| self.coerce(v, &t, e.span))
             });
+            // Only this initializer's own `shared T[a][b]…` leaves dimensions to take.
+            let nd = init
+                .as_ref()
+                .is_some_and(|e| super::shared_nd::nd_shared_init(e).is_some());
+            let dims = self.pending_shared_dims.take().filter(|_| nd);
             let Ok(id) = self.declare(name, t.clone()) else {
                 continue;
             };
+            if let Some(dims) = dims {
+                self.shared_dims.insert(id, dims);
+            }
             match value {
                 Some(Ok(v)) => {
                     out.push(ir::Stmt::Store {

@@ -274,11 +274,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             );
         };
         let args = self.positional(args)?;
-        let Some(m) = overloads
-            .iter()
-            .find(|m| m.decl.params.len() == args.len())
-            .cloned()
-        else {
+        let Some(m) = self.pick_overload(overloads, &args) else {
             let counts: Vec<String> = overloads
                 .iter()
                 .map(|m| m.decl.params.len().to_string())
@@ -425,6 +421,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 },
             };
             let v = self.expr(args[i], expected.as_ref())?;
+            let v = super::overloads::precision_index(m.device, v, expected.as_ref());
             let v = match (&generic_name, expected) {
                 (_, Some(t)) => self.coerce(v, &t, args[i].span)?,
                 (Some(g), None) => {

@@ -103,6 +103,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let query = match name.name.as_str() {
             "hasExtension" => DeviceQuery::HasExtension,
             "hasFeature" => DeviceQuery::HasFeature,
+            "extensionVersion" => DeviceQuery::ExtensionVersion,
+            "limit" => DeviceQuery::Limit,
             _ => return None,
         };
         Some(self.string_query(query, name, args, span))
@@ -138,8 +140,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 .with_note("the name is looked up when the kernel is compiled for a device"),
             );
         };
+        let limits = || cajeta_runtime::COMPUTE_LIMITS.iter().map(|l| l.0);
         let ok = match query {
-            DeviceQuery::HasExtension => is_extension_name(text),
+            DeviceQuery::HasExtension | DeviceQuery::ExtensionVersion => is_extension_name(text),
+            DeviceQuery::Limit => limits().any(|l| l == text),
             _ => cajeta_runtime::known_features().contains(&text.as_str()),
         };
         if !ok {
@@ -147,24 +151,43 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 Code::UnknownDeviceName,
                 arg.span,
                 match query {
-                    DeviceQuery::HasExtension => {
+                    DeviceQuery::HasExtension | DeviceQuery::ExtensionVersion => {
                         format!("`{text}` is not a Vulkan extension name")
                     }
+                    DeviceQuery::Limit => format!("unknown compute limit `{text}`"),
                     _ => format!("unknown Vulkan feature `{text}`"),
                 },
             );
             let d = match query {
-                DeviceQuery::HasExtension => {
+                DeviceQuery::HasExtension | DeviceQuery::ExtensionVersion => {
                     d.with_note("extension names look like `VK_KHR_cooperative_matrix`")
                 }
+                DeviceQuery::Limit => d.with_note(format!(
+                    "the limits: {}",
+                    limits().collect::<Vec<_>>().join(", ")
+                )),
                 _ => {
                     let known = cajeta_runtime::known_features();
+                    // The same name in another case, else the one sharing the longest
+                    // prefix (the list is long: every Vulkan 1.0-1.3 core feature).
+                    let prefix = |k: &str| {
+                        k.chars()
+                            .zip(text.chars())
+                            .take_while(|(a, b)| a == b)
+                            .count()
+                    };
                     let close = known
                         .iter()
                         .find(|k| k.eq_ignore_ascii_case(text))
+                        .or_else(|| {
+                            known
+                                .iter()
+                                .filter(|k| prefix(k) >= 6)
+                                .max_by_key(|k| prefix(k))
+                        })
                         .map(|k| format!("help: did you mean `{k}`?"));
                     d.with_note(close.unwrap_or_else(|| {
-                        format!("features the runtime knows: {}", known.join(", "))
+                        "the names are those of VkPhysicalDeviceFeatures, VkPhysicalDeviceVulkan11/12/13Features, the integer dot-product properties and the runtime's own table (docs/language.md, device queries)".to_string()
                     }))
                 }
             };
@@ -179,7 +202,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     span: arg.span,
                 }],
             },
-            ty: Type::Scalar(ScalarType::Bool),
+            ty: Type::Scalar(match query {
+                DeviceQuery::ExtensionVersion | DeviceQuery::Limit => ScalarType::U32,
+                _ => ScalarType::Bool,
+            }),
             span,
         })
     }

@@ -236,6 +236,17 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 None => self.field_expr(base, field, span),
             },
             ast::ExprKind::Index(..) => {
+                if let Some((elem, dims)) = super::shared_nd::nd_shared_init(e) {
+                    return self.shared_array_nd(elem, &dims, span);
+                }
+                if let Some(r) = self.nd_shared_place(e) {
+                    let (place, ty) = r?;
+                    return Ok(super::precision::promote_load(ir::Expr {
+                        kind: ExprKind::Load(place),
+                        ty,
+                        span,
+                    }));
+                }
                 let ast::ExprKind::Index(base, index) = &e.kind else {
                     unreachable!()
                 };

@@ -30,6 +30,10 @@ pub fn implicit(from: ScalarType, to: ScalarType) -> Option<bool> {
             | (Aint8, Sint8)
             | (Sint16 | Lint16, Aint16)
             | (Aint16, Sint16 | Lint16)
+            // The raw storage form and the local form hold the same bits (ncnn stages
+            // `i16buffer_sm4` results straight into `lint16vec4` shared memory).
+            | (Sint16, Lint16)
+            | (Lint16, Sint16)
             | (I8, Aint8)
             | (I8 | I16 | Aint8, Aint16)
             | (Aint8 | Aint16, I32 | I64)

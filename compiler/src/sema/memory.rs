@@ -194,10 +194,15 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             return false;
         }
         for (name, init) in decls {
-            if !matches!(
-                init.as_ref().map(|e| &e.kind),
-                Some(ast::ExprKind::SharedArray { .. })
-            ) {
+            let nd = init
+                .as_ref()
+                .is_some_and(|e| super::shared_nd::nd_shared_init(e).is_some());
+            if !nd
+                && !matches!(
+                    init.as_ref().map(|e| &e.kind),
+                    Some(ast::ExprKind::SharedArray { .. })
+                )
+            {
                 self.diags.push(
                     Diagnostic::error(
                         Code::InvalidShared,

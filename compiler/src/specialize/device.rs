@@ -79,7 +79,23 @@ fn evaluate(q: DeviceQuery, args: &[Expr], target: &Target) -> Option<ExprKind> 
         DeviceQuery::VendorId => int(profile.map_or(0, |p| p.vendor_id)),
         DeviceQuery::DeviceType => int(profile.map_or(0, |p| device_type_value(&p.device_type))),
         DeviceQuery::HasExtension => boolean(profile.is_some_and(|p| p.has_extension(text()))),
-        DeviceQuery::HasFeature => boolean(profile.is_some_and(|p| p.has_feature(text()))),
+        DeviceQuery::HasFeature => match profile {
+            // A profile saved before `all_features` cannot answer for the other core
+            // features: left for the backend to refuse (no guessed `false`).
+            Some(p) if !p.answers_feature(text()) => None,
+            p => boolean(p.is_some_and(|p| p.has_feature(text()))),
+        },
+        DeviceQuery::ExtensionVersion => match profile {
+            Some(p) => p.extension_version(text()).and_then(int),
+            None => int(0),
+        },
+        DeviceQuery::Limit => match profile {
+            Some(p) => p.limit(text()).and_then(int),
+            None => cajeta_runtime::COMPUTE_LIMITS
+                .iter()
+                .find(|l| l.0 == text())
+                .and_then(|l| int(l.1)),
+        },
         DeviceQuery::Supports => {
             let index = match args.first().map(|a| &a.kind) {
                 Some(ExprKind::Const(Constant::Int(i))) => *i as usize,
@@ -118,15 +134,23 @@ pub fn supports(profile: Option<&DeviceProfile>, need: CapabilityNeed) -> bool {
 fn option_value(flag: OptionFlag, target: &Target) -> bool {
     let v = &target.precision;
     match flag {
-        OptionFlag::Fp16Packed => v.float_storage == FloatStorage::Fp16Packed,
+        // As in ncnn, the packed options stay on alongside their storage option: a kernel
+        // testing `fp16Storage` first and `fp16Packed` second takes the best branch.
+        OptionFlag::Fp16Packed => matches!(
+            v.float_storage,
+            FloatStorage::Fp16Packed | FloatStorage::Fp16
+        ),
         OptionFlag::Fp16Storage => v.float_storage == FloatStorage::Fp16,
         OptionFlag::Fp16Arithmetic => v.fp16_arithmetic,
-        OptionFlag::Bf16Packed => v.float_storage == FloatStorage::Bf16Packed,
+        OptionFlag::Bf16Packed => matches!(
+            v.float_storage,
+            FloatStorage::Bf16Packed | FloatStorage::Bf16
+        ),
         OptionFlag::Bf16Storage => v.float_storage == FloatStorage::Bf16,
-        OptionFlag::Int8Packed => v.int8_storage == IntStorage::Packed,
+        OptionFlag::Int8Packed => v.int8_packed,
         OptionFlag::Int8Storage => v.int8_storage == IntStorage::Native,
         OptionFlag::Int8Arithmetic => v.int8_arithmetic,
-        OptionFlag::Int16Packed => v.int16_storage == IntStorage::Packed,
+        OptionFlag::Int16Packed => v.int16_packed,
         OptionFlag::Int16Storage => v.int16_storage == IntStorage::Native,
         OptionFlag::Fp16Uniform => v.fp16_uniform,
         OptionFlag::Int8Uniform => v.int8_uniform,
@@ -196,5 +220,51 @@ mod tests {
         assert!(!option_value(OptionFlag::Fp16Packed, &target));
         assert!(!option_value(OptionFlag::Int8Packed, &target));
         assert!(option_value(OptionFlag::Int8Storage, &target));
+    }
+
+    #[test]
+    fn option_values_follow_the_ncnn_rule() {
+        use cajeta_runtime::PrecisionOptions;
+        let feats: Vec<String> = ["storageBuffer16BitAccess", "shaderFloat16"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let target = |o: PrecisionOptions| Target {
+            precision: o.resolve(&feats).0,
+            profile: None,
+        };
+        let on = |t: &Target, f: OptionFlag| option_value(f, t);
+        // fp16 storage: fp16Packed stays on with it (ncnn sets both).
+        let t = target(PrecisionOptions {
+            fp16_storage: true,
+            ..Default::default()
+        });
+        assert!(on(&t, OptionFlag::Fp16Storage) && on(&t, OptionFlag::Fp16Packed));
+        assert!(!on(&t, OptionFlag::Bf16Packed) && !on(&t, OptionFlag::Bf16Storage));
+        // Packing alone: packed, not storage.
+        let t = target(PrecisionOptions {
+            fp16_packed: true,
+            ..Default::default()
+        });
+        assert!(on(&t, OptionFlag::Fp16Packed) && !on(&t, OptionFlag::Fp16Storage));
+        // No flags: every option off, the integer packings included.
+        let t = target(PrecisionOptions::default());
+        for (f, ..) in OptionFlag::ALL {
+            assert!(!on(&t, f), "{f:?} on without flags");
+        }
+        // Integer packing only with its flags (int8 storage implies int8 packing).
+        let t = target(PrecisionOptions {
+            int8_storage: true,
+            int16_packed: true,
+            ..Default::default()
+        });
+        assert!(on(&t, OptionFlag::Int8Packed) && on(&t, OptionFlag::Int16Packed));
+        // fp16 storage with bf16 packing: native fp16 storage wins where the device has it.
+        let t = target(PrecisionOptions {
+            fp16_storage: true,
+            bf16_packed: true,
+            ..Default::default()
+        });
+        assert!(on(&t, OptionFlag::Fp16Storage) && !on(&t, OptionFlag::Bf16Packed));
     }
 }

@@ -47,6 +47,7 @@ pub(super) fn desugar_expr(
     Some(match (f, args) {
         (IntPrecisionFn::Ld, [buf, i]) => read(buf, i.clone()),
         (IntPrecisionFn::Sm, [buf, i]) => index_load(buf, i.clone()),
+        (IntPrecisionFn::Arith, [v]) => conv(v.clone(), &arith(&v.ty)),
         (IntPrecisionFn::Ld2, [buf, i]) => {
             let mut pre = Vec::new();
             let i = b.bind(i.clone(), &mut pre);

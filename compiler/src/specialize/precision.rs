@@ -15,7 +15,15 @@
 //! | `Vector<sfp,2>` | `Vector<float32,2>` | `uint32` | `Vector<float16,2>` | `uint32` | `Vector<bfloat16,2>` |
 //! | `Vector<sfp,4>` | `Vector<float32,4>` | `Vector<uint32,2>` | `Vector<float16,4>` | `Vector<uint32,2>` | `Vector<bfloat16,4>` |
 //! | `afp` | `float32` (`float16` with fp16a) | | | | |
-//! | `lfp` | `float32` (`float16` with fp16a; native `bfloat16` in bf16s) | | | | |
+//! | `lfp` | `float32` (`float16` with fp16a or fp16u; native `bfloat16` in bf16s) | | | | |
+//! | `Vector<lfp,4>` | `Vector<float32,4>` | `Vector<uint32,2>` (two halves per word) | `Vector<uint32,2>` | `Vector<uint32,2>` (two bf16 per word) | `Vector<bfloat16,4>` |
+//!
+//! `Vector<lfp,4>` follows the seed's `lfpvec4` row: wherever `lfp` itself is float32 but the
+//! variant has a 16-bit storage form, four local lanes are packed into two words, so a shared
+//! array of them takes half the memory (with fp16a, and in fp16s+fp16u, `lfp` is float16 and
+//! the vector is `Vector<float16,4>`: the same 8 bytes). Loads and stores of such a vector move
+//! the words; reading it as `afp` unpacks, writing an `afp` vector packs, and moving it between
+//! a packed `Vector<sfp,4>` of the same encoding copies bits.
 //!
 //! - `sfp → afp` decodes (`UnpackHalf2x16`, bf16 bit shifts, or `OpFConvert`), `afp → sfp`
 //!   encodes (`PackHalf2x16`, bf16 round to nearest even, `OpFConvert`);
@@ -59,6 +67,9 @@ pub(super) struct Forms {
     storage: FloatStorage,
     afp: ScalarType,
     lfp: ScalarType,
+    /// The packed form of `Vector<lfp,4>` (`Fp16Packed` or `Bf16Packed`), or `None` when it
+    /// is four lanes of `lfp`.
+    local4: Option<FloatStorage>,
 }
 
 impl Forms {
@@ -71,13 +82,37 @@ impl Forms {
         };
         let lfp = match v.float_storage {
             FloatStorage::Bf16 => ScalarType::BF16Native,
+            // fp16s+fp16u: float16 local memory (the resolver grants it only with fp16s).
+            _ if v.fp16_uniform => ScalarType::F16,
             _ => afp,
+        };
+        // The seed's `lfpvec4` row: packed wherever lfp is float32 in a 16-bit mode.
+        let local4 = match (v.float_storage, lfp) {
+            (FloatStorage::Fp16Packed | FloatStorage::Fp16, ScalarType::F32) => {
+                Some(FloatStorage::Fp16Packed)
+            }
+            (FloatStorage::Bf16Packed, ScalarType::F32) => Some(FloatStorage::Bf16Packed),
+            _ => None,
         };
         Forms {
             storage: v.float_storage,
             afp,
             lfp,
+            local4,
         }
+    }
+
+    /// The packed form of `t` when it is a `Vector<lfp,4>` held in two words.
+    fn packed_local4(&self, t: &Type) -> Option<FloatStorage> {
+        matches!(t, Type::Vector(ScalarType::Lfp, 4))
+            .then_some(self.local4)
+            .flatten()
+    }
+
+    /// Whether a packed `Vector<sfp,4>` and a packed `Vector<lfp,4>` share one encoding (a
+    /// move between them copies the words).
+    fn same_packing(&self) -> bool {
+        self.packed() && self.local4 == Some(self.storage)
     }
 
     fn packed(&self) -> bool {
@@ -111,6 +146,7 @@ impl Forms {
         let lanes = |s: ScalarType, n: u8| match s {
             ScalarType::Sfp => self.sfp_type(n),
             ScalarType::Afp => lanes_type(self.afp, n),
+            ScalarType::Lfp if n == 4 && self.local4.is_some() => Type::Vector(ScalarType::U32, 2),
             ScalarType::Lfp => lanes_type(self.lfp, n),
             other => lanes_type(other, n),
         };
@@ -266,6 +302,13 @@ impl Lower<'_, '_> {
                 return;
             }
         }
+        if self.lane_of_packed_local4(&place) {
+            self.error(
+                span,
+                "writing one lane of a `Vector<lfp,4>` is not supported where it is packed \
+                 (fp16p, fp16s, bf16p): build the whole vector and store it",
+            );
+        }
         if self.forms.packed() && lane_of_sfp_vector(&place) {
             self.error(
                 span,
@@ -290,6 +333,38 @@ impl Lower<'_, '_> {
                 self.b.packed_load(words, index, pre)
             }
             ExprKind::Const(c) => self.constant(c, &ty, span),
+            ExprKind::Swizzle(base, lanes) if self.forms.packed_local4(&base.ty).is_some() => {
+                // Lanes of a packed local vector: unpack the words first.
+                let x = self.expr(*base, pre);
+                let x = self.convert_lowered(
+                    x,
+                    ScalarType::Lfp,
+                    &Type::Vector(ScalarType::Afp, 4),
+                    pre,
+                );
+                let x = conv(x, &Type::Vector(self.forms.lfp, 4));
+                mk(ExprKind::Swizzle(Box::new(x), lanes), mapped, span)
+            }
+            ExprKind::Construct(parts) if self.forms.packed_local4(&ty).is_some() => {
+                let parts = parts.into_iter().map(|p| self.expr(p, pre)).collect();
+                let lanes = mk(
+                    ExprKind::Construct(parts),
+                    Type::Vector(self.forms.lfp, 4),
+                    span,
+                );
+                self.convert_lowered(lanes, ScalarType::Afp, &ty, pre)
+            }
+            ExprKind::Unary(..) | ExprKind::Binary(..)
+                if self.forms.packed_local4(&ty).is_some() =>
+            {
+                self.error(
+                    span,
+                    "arithmetic on `Vector<lfp,4>` values is not supported where they are packed \
+                     (fp16p, fp16s, bf16p): compute in `Vector<afp,4>` (`Precision.lfp2afpvec4`)",
+                );
+                let kind = self.children(kind, pre);
+                mk(kind, mapped, span)
+            }
             ExprKind::Intrinsic {
                 op: Intrinsic::Precision(f),
                 args,
@@ -371,6 +446,21 @@ impl Lower<'_, '_> {
                 return self.expr(x, pre);
             }
         }
+        // Between a packed `Vector<sfp,4>` and a packed `Vector<lfp,4>` of the same encoding
+        // (through afp): the words move as they are.
+        if let (Some((ScalarType::Sfp | ScalarType::Lfp, 4)), ExprKind::Convert(x)) =
+            (ts, &inner.kind)
+        {
+            let pair = matches!(
+                (Type::vector_shape(&x.ty), ts),
+                (Some((ScalarType::Sfp, 4)), Some((ScalarType::Lfp, _)))
+                    | (Some((ScalarType::Lfp, 4)), Some((ScalarType::Sfp, _)))
+            );
+            if pair && self.forms.same_packing() {
+                let x = (**x).clone();
+                return self.expr(x, pre);
+            }
+        }
         let Some((fs, _)) = fs else {
             let e = self.expr(inner, pre);
             return conv(e, &self.forms.map_type(to));
@@ -390,11 +480,40 @@ impl Lower<'_, '_> {
         } else {
             x
         };
+        // And a packed `Vector<lfp,4>` (its lanes are float32 then).
+        let local4 = self.forms.local4.filter(|_| n == 4);
+        let x = match local4 {
+            Some(form) if fs == ScalarType::Lfp && ts != ScalarType::Lfp => {
+                self.b.decode(form, x, n, pre)
+            }
+            _ => x,
+        };
         if ts == ScalarType::Sfp && fs != ScalarType::Sfp {
             let native = self.forms.native();
             return self.b.encode(storage, native, x, n, pre);
         }
+        if let Some(form) = local4.filter(|_| ts == ScalarType::Lfp && fs != ScalarType::Lfp) {
+            return self.b.encode(form, ScalarType::F32, x, n, pre);
+        }
         conv(x, &self.forms.map_type(to))
+    }
+}
+
+impl Lower<'_, '_> {
+    /// Whether `p` is one lane of a packed `Vector<lfp,4>` (a local or a shared element).
+    fn lane_of_packed_local4(&self, p: &Place) -> bool {
+        let Place::Lane { base, .. } = p else {
+            return false;
+        };
+        let ty = match &**base {
+            Place::Local(id) => self.b.locals.get(id.0).map(|l| l.ty.clone()),
+            Place::Index { base, .. } => match &base.ty {
+                Type::Shared(e) | Type::Buffer(e) => Some((**e).clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        ty.is_some_and(|t| self.forms.packed_local4(&t).is_some())
     }
 }
 

@@ -50,7 +50,7 @@ pub(super) fn desugar_stmt(
             )]
         }
         // Same element types: the value moves as bits.
-        (PrecisionFn::Cp1 | PrecisionFn::Cp4, [dst, i, src, j]) => {
+        (PrecisionFn::Cp1 | PrecisionFn::Cp2 | PrecisionFn::Cp4, [dst, i, src, j]) => {
             vec![index_store(
                 dst,
                 i.clone(),

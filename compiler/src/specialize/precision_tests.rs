@@ -88,3 +88,45 @@ fn precision_typed_kernel_parameters_are_refused() {
     assert_eq!(d[0].code.as_str(), "E0012");
     assert!(d[0].message.contains("`a`"), "{}", d[0].message);
 }
+
+/// The diagnostics of compiling `src` as `storage` (empty when it compiles).
+fn errors(src: &str, storage: FloatStorage) -> Vec<String> {
+    let mut sources = SourceMap::new();
+    let module = driver::frontend(&mut sources, &[("p.cajeta".into(), src.into())])
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let mut options = SpirvOptions::default();
+    options.target.precision = PrecisionVariant {
+        float_storage: storage,
+        ..Default::default()
+    };
+    match driver::compile_kernels(&module, &options, None) {
+        Ok(_) => Vec::new(),
+        Err(d) => d
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.message))
+            .collect(),
+    }
+}
+
+#[test]
+fn packed_local_vectors_refuse_lane_writes_and_arithmetic() {
+    let lane = "package t; import cajeta.xpu.*; public final class P { @Kernel public static void k(KernelBuffer<sfp> x) { Shared<Vector<lfp,4>> t = shared Vector<lfp,4>[64]; Vector<lfp,4> a = t[1]; a.y = x[0]; t[0] = a; Barrier.workgroup(); x[1] = t[0].y; } }";
+    let arith = "package t; import cajeta.xpu.*; public final class P { @Kernel public static void k(KernelBuffer<Vector<sfp,4>> x) { Shared<Vector<lfp,4>> t = shared Vector<lfp,4>[64]; Vector<lfp,4> a = t[0]; Vector<lfp,4> b = t[1]; t[2] = a + b; x[0] = t[2]; } }";
+    for src in [lane, arith] {
+        // Four lanes of float32 in fp32: fine.
+        let e = errors(src, FloatStorage::Fp32);
+        assert!(e.is_empty(), "{e:?}");
+        for storage in [
+            FloatStorage::Fp16Packed,
+            FloatStorage::Fp16,
+            FloatStorage::Bf16Packed,
+        ] {
+            let e = errors(src, storage);
+            assert_eq!(e.len(), 1, "{storage:?}: {e:?}");
+            assert!(
+                e[0].contains("Vector<lfp,4>") && e[0].contains("packed"),
+                "{e:?}"
+            );
+        }
+    }
+}

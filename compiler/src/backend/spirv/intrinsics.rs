@@ -45,9 +45,13 @@ impl FnCx<'_, '_> {
             Intrinsic::IntPrecision(f) => self.int_precision(f, args, e),
             Intrinsic::Coop(c) => self.coop(c, args, e),
             Intrinsic::Psc => self.psc(args, e),
+            // Left unfolded only when the profile predates what the query asks for.
             Intrinsic::Device(q) => Err(unsupported(
                 e.span,
-                format!("internal error: device query {q:?} reached the backend unspecialized"),
+                format!(
+                    "the device profile does not record what `{q:?}` asks for (it was saved by \
+                     an older cajetac): regenerate it with `cajetac devices --json`"
+                ),
             )),
             Intrinsic::Precision(f) => self.precision_op(f, args, e),
             other => self

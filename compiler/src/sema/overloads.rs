@@ -1,0 +1,75 @@
+//! Choosing among stdlib intrinsic overloads and adapting their index arguments: the parts of
+//! an intrinsic call's check that depend on which declaration applies.
+
+use super::body::FnCtx;
+use super::expr::convert;
+use super::names::IntrinsicMethod;
+use crate::ir::{self, ExprKind, Intrinsic, ScalarType, Type};
+use crate::syntax::ast;
+
+impl<'s, 'a> FnCtx<'s, 'a> {
+    /// The overload of an intrinsic for `args`: the one with their count; where several have
+    /// it (`Precision.i16st4` on a `KernelBuffer` or a `Shared` array), the one whose first
+    /// parameter is the same kind of container as the first argument when that is a local.
+    pub(super) fn pick_overload(
+        &self,
+        overloads: &[IntrinsicMethod<'a>],
+        args: &[&ast::Expr],
+    ) -> Option<IntrinsicMethod<'a>> {
+        let same: Vec<&IntrinsicMethod<'a>> = overloads
+            .iter()
+            .filter(|m| m.decl.params.len() == args.len())
+            .collect();
+        let first_ty = match args.first().map(|a| &a.kind) {
+            Some(ast::ExprKind::Name(n)) if same.len() > 1 => {
+                self.lookup(n).map(|id| self.locals[id.0].ty.clone())
+            }
+            _ => None,
+        };
+        let container = match first_ty {
+            Some(Type::Shared(_)) => Some("Shared"),
+            Some(Type::Buffer(_)) => Some("KernelBuffer"),
+            _ => None,
+        };
+        let fits = |m: &&IntrinsicMethod<'a>| matches!(&m.decl.params[0].ty.kind, ast::TypeExprKind::Named { name, .. } if Some(name.as_str()) == container);
+        same.iter()
+            .find(|m| container.is_some() && fits(m))
+            .or(same.first())
+            .map(|m| (*m).clone())
+    }
+}
+
+/// An index argument of a `Precision.*` helper: like `buf[i]`, any integer of 32 bits or
+/// fewer (and `Vector<int32,4>` for the lane-index vectors) is taken as `uint32`, its bits
+/// reinterpreted; anything else is left to the ordinary argument check.
+pub(super) fn precision_index(
+    op: Option<Intrinsic>,
+    v: ir::Expr,
+    expected: Option<&Type>,
+) -> ir::Expr {
+    if !matches!(
+        op,
+        Some(Intrinsic::Precision(_) | Intrinsic::IntPrecision(_))
+    ) {
+        return v;
+    }
+    let index = |s: ScalarType| s.is_integer() && s.bits() <= 32 && s != ScalarType::U32;
+    match (expected, &v.ty) {
+        (Some(Type::Scalar(ScalarType::U32)), Type::Scalar(s))
+            if index(*s) && !s.is_precision() =>
+        {
+            convert(v, ScalarType::U32)
+        }
+        (Some(to @ Type::Vector(ScalarType::U32, n)), Type::Vector(ScalarType::I32, m))
+            if n == m =>
+        {
+            let span = v.span;
+            ir::Expr {
+                kind: ExprKind::Convert(Box::new(v)),
+                ty: to.clone(),
+                span,
+            }
+        }
+        _ => v,
+    }
+}
