@@ -4,8 +4,9 @@
 //! [`compile_kernel`] runs in four steps:
 //! 1. `access` walks the kernel and every `@Device` helper it calls to find which resource
 //!    parameters are read and written (for `NonWritable`/`NonReadable` and the reflection);
-//! 2. `module` declares the globals: workgroup-size spec constants, the push-constant block,
-//!    one descriptor variable per resource parameter (bindings in parameter order);
+//! 2. `module` declares the globals the backend-independent [`crate::layout`] step placed:
+//!    workgroup-size spec constants, the push-constant block, one descriptor variable per
+//!    resource parameter (bindings in parameter order);
 //! 3. `function` (with `expr` and `intrinsics`) lowers the kernel body, then every helper
 //!    specialization it requested: a helper that takes resources is compiled once per distinct
 //!    tuple of resource arguments, because logical addressing cannot pass resource pointers;
@@ -186,7 +187,8 @@ fn compile(
             .iter()
             .all(|op| p.subgroup_operations.iter().any(|o| o == op))
     });
-    cx.declare_globals(&usage)?;
+    let layout = crate::layout::kernel_layout(kernel)?;
+    cx.declare_globals(&layout, &usage)?;
     if kernel.wave_width.is_some() {
         // A required subgroup size is a pipeline property of Vulkan 1.3's subgroup size
         // control (the reflection carries the size; the runtime sets it).
@@ -201,7 +203,7 @@ fn compile(
     }
     cx.emit_bounds_report(kernel.span)?;
     cx.finish_module(entry);
-    let mut reflection = reflect::build(&cx);
+    let mut reflection = reflect::build(&cx, &layout);
     reflection.precision_variant = options.target.precision.name();
     let words = cx.b.module().assemble();
     Ok(CompiledKernel {
