@@ -10,7 +10,7 @@
 #![cfg_attr(test, allow(dead_code))]
 
 use cajetac::backend::host::{HostIo, HostOutcome, Value};
-use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
+use cajetac::backend::spirv::{disassemble, KernelBackend, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::json::{Kind, Level};
 use cajetac::diagnostics::SourceMap;
 use cajetac::driver::{self, RunError};
@@ -47,6 +47,34 @@ enum HostArg {
     Interp,
 }
 
+/// `--backend`: which kernel backend emits the SPIR-V.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Debug, Default)]
+enum BackendArg {
+    /// The direct rspirv emitter (every kernel; the default).
+    #[default]
+    Rspirv,
+    /// LLVM's SPIR-V target (Vulkan 1.3; docs/backends.md lists what it lowers).
+    Llvm,
+}
+
+impl BackendArg {
+    fn backend(self) -> KernelBackend {
+        match self {
+            BackendArg::Rspirv => KernelBackend::Rspirv,
+            BackendArg::Llvm => KernelBackend::Llvm,
+        }
+    }
+}
+
+/// The `--target-env` given, or the backend's default: vulkan1.3 for LLVM (the only
+/// environment its SPIR-V target emits), vulkan1.1 otherwise.
+fn env_or_default(env: &Option<String>, backend: BackendArg) -> &str {
+    env.as_deref().unwrap_or(match backend {
+        BackendArg::Llvm => "vulkan1.3",
+        BackendArg::Rspirv => "vulkan1.1",
+    })
+}
+
 impl HostArg {
     fn mode(self) -> driver::HostMode {
         match self {
@@ -72,9 +100,13 @@ enum Command {
         /// builds only).
         #[arg(long, value_delimiter = ',', default_value = "spirv,reflect")]
         emit: Vec<String>,
-        /// vulkan1.1 (SPIR-V 1.3, default), vulkan1.2 (1.5) or vulkan1.3 (1.6).
-        #[arg(long = "target-env", default_value = "vulkan1.1")]
-        target_env: String,
+        /// vulkan1.1 (SPIR-V 1.3, default), vulkan1.2 (1.5) or vulkan1.3 (1.6; the default
+        /// and only choice with `--backend llvm`).
+        #[arg(long = "target-env")]
+        target_env: Option<String>,
+        /// Kernel backend: rspirv (default) or llvm (LLVM's SPIR-V target).
+        #[arg(long, value_enum, default_value = "rspirv")]
+        backend: BackendArg,
         /// Only this kernel.
         #[arg(long)]
         kernel: Option<String>,
@@ -103,9 +135,12 @@ enum Command {
     Run {
         /// The program.
         file: PathBuf,
-        /// vulkan1.1 (default), vulkan1.2 or vulkan1.3.
-        #[arg(long = "target-env", default_value = "vulkan1.1")]
-        target_env: String,
+        /// vulkan1.1 (default), vulkan1.2 or vulkan1.3 (the default with `--backend llvm`).
+        #[arg(long = "target-env")]
+        target_env: Option<String>,
+        /// Kernel backend: rspirv (default) or llvm (LLVM's SPIR-V target).
+        #[arg(long, value_enum, default_value = "rspirv")]
+        backend: BackendArg,
         /// Diagnostics as text or JSON.
         #[arg(long = "error-format", value_enum, default_value = "human")]
         error_format: ErrorFormat,
@@ -175,7 +210,7 @@ fn build(
     files: &[PathBuf],
     out: &Path,
     emit: &[String],
-    env: &str,
+    (env, backend): (&str, KernelBackend),
     kernel: Option<&str>,
     report: Report,
     (device_profile, precision): (Option<&str>, &PrecisionFlags),
@@ -207,6 +242,7 @@ fn build(
     // A device profile's optional features are used where they help (a native float atomic
     // add, …); without one the code runs on any Vulkan 1.1 device.
     let options = SpirvOptions {
+        backend,
         target_env: env,
         device_features: profile
             .as_ref()
@@ -356,7 +392,7 @@ fn load_profile(arg: &str) -> Result<cajeta_runtime::DeviceProfile, (Kind, Strin
 
 fn run(
     file: &Path,
-    env: &str,
+    (env, backend): (&str, KernelBackend),
     args: &[String],
     report: Report,
     (profile, checked): (bool, bool),
@@ -391,6 +427,7 @@ fn run(
     let mut opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
     opts.checked |= checked;
     let options = SpirvOptions {
+        backend,
         target_env: env,
         device_features,
         target: cajetac::specialize::Target {
@@ -531,7 +568,8 @@ fn quick_build(args: &[std::ffi::OsString]) -> Option<Command> {
         files,
         out: out.unwrap_or_else(|| PathBuf::from(".")),
         emit: vec!["spirv".to_string(), "reflect".to_string()],
-        target_env: "vulkan1.1".to_string(),
+        target_env: None,
+        backend: BackendArg::Rspirv,
         kernel: None,
         error_format: ErrorFormat::Human,
         device_profile: None,
@@ -560,6 +598,7 @@ fn cajetac_main() -> ExitCode {
             out,
             emit,
             target_env,
+            backend,
             kernel,
             error_format,
             device_profile,
@@ -568,7 +607,7 @@ fn cajetac_main() -> ExitCode {
             &files,
             &out,
             &emit,
-            &target_env,
+            (env_or_default(&target_env, backend), backend.backend()),
             kernel.as_deref(),
             Report(error_format),
             (device_profile.as_deref(), &precision),
@@ -580,6 +619,7 @@ fn cajetac_main() -> ExitCode {
         Command::Run {
             file,
             target_env,
+            backend,
             error_format,
             profile,
             checked,
@@ -588,7 +628,7 @@ fn cajetac_main() -> ExitCode {
             args,
         } => run(
             &file,
-            &target_env,
+            (env_or_default(&target_env, backend), backend.backend()),
             &args,
             Report(error_format),
             (profile, checked),

@@ -125,7 +125,7 @@ fn compile_kernels_on_this_stack(
         if only.is_some_and(|n| n != f.name && n != f.qualified_name) {
             continue;
         }
-        match spirv::compile_kernel(module, id, options) {
+        match compile_one(module, id, options) {
             Ok(k) => out.push((id, k)),
             Err(mut d) => diags.append(&mut d),
         }
@@ -134,6 +134,25 @@ fn compile_kernels_on_this_stack(
         Ok(out)
     } else {
         Err(diags)
+    }
+}
+
+/// One kernel through the backend the options choose.
+fn compile_one(
+    module: &ir::Module,
+    id: FunctionId,
+    options: &SpirvOptions,
+) -> Result<CompiledKernel, Vec<Diagnostic>> {
+    match options.backend {
+        spirv::KernelBackend::Rspirv => spirv::compile_kernel(module, id, options),
+        #[cfg(feature = "native-host")]
+        spirv::KernelBackend::Llvm => crate::backend::llvm_spirv::compile_kernel(module, id, options),
+        #[cfg(not(feature = "native-host"))]
+        spirv::KernelBackend::Llvm => Err(vec![Diagnostic::error(
+            crate::diagnostics::Code::LlvmBackendUnsupported,
+            module.function(id).span,
+            "this cajetac was built without LLVM (feature `native-host`): `--backend llvm` is unavailable",
+        )]),
     }
 }
 

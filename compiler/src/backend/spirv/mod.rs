@@ -48,6 +48,7 @@ mod wave;
 mod workgroup_reduce;
 
 pub use disasm::disassemble;
+pub(crate) use module::FeatureSet;
 
 use std::collections::{HashMap, VecDeque};
 
@@ -101,9 +102,32 @@ impl TargetEnv {
     }
 }
 
+/// Which backend emits kernels' SPIR-V (`--backend`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum KernelBackend {
+    /// The direct rspirv emitter (the default; every kernel).
+    #[default]
+    Rspirv,
+    /// LLVM's SPIR-V target (feature `native-host`, Vulkan 1.3 only; see docs/backends.md
+    /// for what it lowers).
+    Llvm,
+}
+
+impl KernelBackend {
+    /// The `--backend` spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelBackend::Rspirv => "rspirv",
+            KernelBackend::Llvm => "llvm",
+        }
+    }
+}
+
 /// Options of the SPIR-V backend.
 #[derive(Debug, Clone, Default)]
 pub struct SpirvOptions {
+    /// Which backend emits the modules.
+    pub backend: KernelBackend,
     /// Target environment; decides the SPIR-V version and which extensions are core.
     pub target_env: TargetEnv,
     /// Optional Vulkan features the target device has, by Vulkan name (the runtime's
@@ -211,6 +235,25 @@ fn compile(
         words,
         reflection,
     })
+}
+
+/// The kernel's shape check, for the other kernel backend.
+pub(crate) fn check_kernel_shape(f: &ir::Function) -> Res<()> {
+    check_shape(f)
+}
+
+/// Per kernel parameter: (read, written) by the kernel or a helper it calls, for the other
+/// kernel backend's reflection (float atomics counted as native).
+pub(crate) fn resource_access(module: &ir::Module, kernel: FunctionId) -> Res<Vec<(bool, bool)>> {
+    let usage = access::analyze(
+        module,
+        kernel,
+        atomics::NativeFloatAtomics {
+            add: true,
+            min_max: true,
+        },
+    )?;
+    Ok(usage.iter().map(|u| (u.reads, u.writes)).collect())
 }
 
 /// Rejects a function whose parameter count exceeds its locals (malformed IR), so that
