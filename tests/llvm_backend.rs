@@ -193,3 +193,24 @@ fn device_programs_agree_through_llvm() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(!ran.is_empty(), "no device program runs through LLVM");
 }
+
+#[test]
+fn refusals_name_the_construct_and_the_backend_at_a_span() {
+    let path = tests_dir().join("kernels/textures.cajeta");
+    let (_, module) = cajeta_tests::frontend(&path);
+    let module = module.expect("checks");
+    let name = module
+        .kernels()
+        .map(|id| module.function(id).name.clone())
+        .next()
+        .expect("a kernel");
+    let diags = compile_one(&module, &name, KernelBackend::Llvm).expect_err("refused");
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    let d = &diags[0];
+    assert_eq!(d.code, Code::LlvmBackendUnsupported);
+    assert!(d.message.contains("texture"), "{}", d.message);
+    assert!(d.message.contains("--backend llvm"), "{}", d.message);
+    assert_ne!(d.span, cajetac::diagnostics::Span::default(), "no span");
+    // The default backend takes the same kernel.
+    assert!(compile_one(&module, &name, KernelBackend::Rspirv).is_ok());
+}
