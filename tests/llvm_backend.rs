@@ -210,7 +210,7 @@ fn refusals_name_the_construct_and_the_backend_at_a_span() {
     assert_eq!(d.code, Code::LlvmBackendUnsupported);
     assert!(d.message.contains("texture"), "{}", d.message);
     assert!(d.message.contains("--backend llvm"), "{}", d.message);
-    assert_ne!(d.span, cajetac::diagnostics::Span::default(), "no span");
+    assert_ne!(d.primary, cajetac::diagnostics::Span::default(), "no span");
     // The default backend takes the same kernel.
     assert!(compile_one(&module, &name, KernelBackend::Rspirv).is_ok());
 }
