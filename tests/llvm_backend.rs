@@ -214,3 +214,28 @@ fn refusals_name_the_construct_and_the_backend_at_a_span() {
     // The default backend takes the same kernel.
     assert!(compile_one(&module, &name, KernelBackend::Rspirv).is_ok());
 }
+
+#[test]
+fn one_channel_integer_images_keep_their_signedness() {
+    let source = "package t;\nimport cajeta.xpu.*;\npublic final class T {\n    @Kernel\n    public static void ints(Image2D<R32UI> a, Image2D<R32I> b, uint32 n) {\n        uint32 x = KernelThread.globalIdX();\n        if (x < n) {\n            a.store(x, 0, a.load(x, 0) + 1);\n            b.store(x, 0, b.load(x, 0) - 1);\n        }\n    }\n}\n";
+    let mut sources = cajetac::diagnostics::SourceMap::new();
+    let module = driver::frontend(
+        &mut sources,
+        &[("t.cajeta".to_string(), source.to_string())],
+    )
+    .expect("checks");
+    let reference = compile_one(&module, "ints", KernelBackend::Rspirv).expect("rspirv");
+    let k = compile_one(&module, "ints", KernelBackend::Llvm).expect("LLVM compiles ints");
+    spirv_val(&k.words, TargetEnv::Vulkan1_3, "llvm-int-images").expect("valid");
+    assert_eq!(interface(&reference.reflection), interface(&k.reflection));
+    let text = cajetac::backend::spirv::disassemble(&k.words);
+    assert!(text.contains("R32ui") && text.contains("R32i"), "{text}");
+    // LLVM 23 keeps an unsigned sampled type for `spirv.SignedImage` and marks the read
+    // `SignExtend` instead (spirv-val accepts both forms).
+    assert!(
+        text.contains("OpTypeInt 32 1") || text.contains("SignExtend"),
+        "the R32i read must be signed:\n{text}"
+    );
+    assert_eq!(text.matches("OpImageRead").count(), 2, "{text}");
+    assert_eq!(text.matches("OpImageWrite").count(), 2, "{text}");
+}

@@ -95,7 +95,8 @@ enum Command {
         /// Output directory.
         #[arg(short = 'o', long = "out-dir", default_value = ".")]
         out: PathBuf,
-        /// What to write per kernel: spirv, spvasm, reflect (comma-separated); `llvm` writes
+        /// What to write per kernel: spirv, spvasm, reflect, kernel-llvm (the LLVM IR the
+        /// LLVM kernel backend starts from, `<kernel>.ll`) (comma-separated); `llvm` writes
         /// the optimized LLVM IR of the host code (`<first file's stem>.ll`, native-host
         /// builds only).
         #[arg(long, value_delimiter = ',', default_value = "spirv,reflect")]
@@ -220,9 +221,12 @@ fn build(
         Err((kind, e)) => return report.fail(kind, e),
     };
     for e in emit {
-        if !matches!(e.as_str(), "spirv" | "spvasm" | "reflect" | "llvm") {
+        if !matches!(
+            e.as_str(),
+            "spirv" | "spvasm" | "reflect" | "llvm" | "kernel-llvm"
+        ) {
             return report.usage(format!(
-                "unknown --emit kind `{e}` (expected spirv, spvasm, reflect, llvm)"
+                "unknown --emit kind `{e}` (expected spirv, spvasm, reflect, llvm, kernel-llvm)"
             ));
         }
     }
@@ -308,8 +312,20 @@ fn build(
             return c;
         }
     }
-    for (_, k) in &kernels {
+    for (id, k) in &kernels {
         let mut writes: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        if emit.iter().any(|e| e == "kernel-llvm") {
+            match kernel_llvm_ir(&module, *id) {
+                Ok(text) => writes.push((out.join(format!("{}.ll", k.name)), text.into_bytes())),
+                Err(Some(d)) => return report.compile(&sources, &[d]),
+                Err(None) => {
+                    return report.fail(
+                        Kind::Compile,
+                        "--emit kernel-llvm: this cajetac was built without LLVM".to_string(),
+                    )
+                }
+            }
+        }
         if emit.iter().any(|e| e == "spirv") {
             writes.push((
                 out.join(format!("{}.spv", k.name)),
@@ -333,6 +349,21 @@ fn build(
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `--emit kernel-llvm`: the LLVM IR the LLVM kernel backend hands to LLVM for a kernel
+/// (`None`: a build without LLVM).
+fn kernel_llvm_ir(
+    module: &cajetac::ir::Module,
+    id: cajetac::ir::FunctionId,
+) -> Result<String, Option<cajetac::diagnostics::Diagnostic>> {
+    #[cfg(feature = "native-host")]
+    return cajetac::backend::llvm_spirv::kernel_ir(module, id).map_err(Some);
+    #[cfg(not(feature = "native-host"))]
+    {
+        let _ = (module, id);
+        Err(None)
+    }
 }
 
 /// `--emit llvm`: the host code's optimized LLVM IR, to `<out>/<first file's stem>.ll`.

@@ -54,17 +54,18 @@ pub(crate) fn buffer_handle(elem: &str, writable: bool) -> (String, String) {
     )
 }
 
-/// `target("spirv.Image", T, 1 (2-D), 2 (no depth), 0, 0, 2 (storage), format)` of a
+/// `target("spirv.Image", T, 1 (2-D), 2 (depth unknown), 0, 0, 2 (storage), format)` of a
 /// one-channel storage image format, its mangling and its channel's LLVM type.
 pub(crate) fn image_handle(
     format: ImageFormat,
     span: Span,
 ) -> Result<(String, String, &'static str), Diagnostic> {
-    // SPIR-V `ImageFormat` enumerants.
-    let (channel, mangled, code) = match format {
-        ImageFormat::R32f => ("float", "f32", 3),
-        ImageFormat::R32i => ("i32", "i32", 24),
-        ImageFormat::R32ui => ("i32", "i32", 33),
+    // SPIR-V `ImageFormat` enumerants; a signed-integer format takes `spirv.SignedImage`,
+    // whose sampled type the target declares as a signed `OpTypeInt`.
+    let (kind, channel, mangled, code) = match format {
+        ImageFormat::R32f => ("Image", "float", "f32", 3),
+        ImageFormat::R32i => ("SignedImage", "i32", "i32", 24),
+        ImageFormat::R32ui => ("Image", "i32", "i32", 33),
         other => {
             return Err(refuse(
                 span,
@@ -73,8 +74,8 @@ pub(crate) fn image_handle(
         }
     };
     Ok((
-        format!("target(\"spirv.Image\", {channel}, 1, 2, 0, 0, 2, {code})"),
-        format!("tspirv.Image_{mangled}_1_2_0_0_2_{code}t"),
+        format!("target(\"spirv.{kind}\", {channel}, 1, 2, 0, 0, 2, {code})"),
+        format!("tspirv.{kind}_{mangled}_1_2_0_0_2_{code}t"),
         channel,
     ))
 }
