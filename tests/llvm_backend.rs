@@ -46,14 +46,15 @@ fn tag(path: &Path) -> String {
 /// The parts of a reflection document the layout step decides (what the runtime binds).
 fn interface(r: &Reflection) -> String {
     format!(
-        "entry {} ws {:?} {:?}\nbindings {:?}\npush {:?}\nparams {:?}\nspec {:?}",
+        "entry {} ws {:?} {:?}\nbindings {:?}\npush {:?}\nparams {:?}\nspec {:?}\nshared {}",
         r.entry_point,
         r.workgroup_size_spec_ids,
         r.default_workgroup_size,
         r.bindings,
         r.push_constants,
         r.parameters,
-        r.spec_constants
+        r.spec_constants,
+        r.static_shared_bytes
     )
 }
 
@@ -238,4 +239,61 @@ fn one_channel_integer_images_keep_their_signedness() {
     );
     assert_eq!(text.matches("OpImageRead").count(), 2, "{text}");
     assert_eq!(text.matches("OpImageWrite").count(), 2, "{text}");
+}
+
+/// The examples whose kernels all go through LLVM: each runs with its small input on the
+/// default device and must pass its own checks (`main` returns 0, `run()` 777), as it does
+/// through rspirv in `examples.rs`.
+const LLVM_EXAMPLES: [&str; 3] = ["img_rmw.cajeta", "mandelbrot.cajeta", "reduction.cajeta"];
+
+#[test]
+fn examples_agree_through_llvm() {
+    use cajetac::backend::host::{HostIo, HostOutcome};
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let out_dir = std::env::temp_dir().join(format!("cajeta-llvm-examples-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).expect("scratch dir");
+    let mut failures = Vec::new();
+    for name in LLVM_EXAMPLES {
+        let path = tests_dir().join("../examples").join(name);
+        let text = std::fs::read_to_string(&path).expect("example");
+        let success = if text.contains(" main(") { "0" } else { "777" };
+        let mut sources = cajetac::diagnostics::SourceMap::new();
+        let mut stdout = Vec::new();
+        let mut io = HostIo {
+            stdout: &mut stdout,
+            context: Some(ctx.clone()),
+        };
+        let data = tests_dir().join("../examples/data");
+        let args = [
+            out_dir.display().to_string(),
+            "small".to_string(),
+            data.display().to_string(),
+        ];
+        let result = driver::run_program(
+            &mut sources,
+            &[(name.to_string(), text)],
+            &options(KernelBackend::Llvm),
+            &args,
+            &mut io,
+        );
+        match result {
+            Ok(HostOutcome::Returned(v)) if format!("{v}") == success => {}
+            Ok(other) => failures.push(format!(
+                "{name}: returned {other:?}; printed:\n{}",
+                String::from_utf8_lossy(&stdout)
+            )),
+            Err(driver::RunError::Compile(d)) => failures.push(format!(
+                "{name}: the LLVM backend refused it:\n{}",
+                cajetac::diagnostics::render_human(&sources, &d)
+            )),
+            Err(driver::RunError::Runtime(e)) => {
+                failures.push(format!("{name}: {}", e.render(&sources)))
+            }
+            Err(_) => failures.push(format!("{name}: no entry point")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

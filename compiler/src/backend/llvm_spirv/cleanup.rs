@@ -39,6 +39,46 @@ pub(crate) fn narrow_constant_indices(
             narrow.insert(id, uint_const(m, v));
         }
     }
+    // An index LLVM widened (`sext`/`zext` of a 32-bit value to the 64-bit GEP index type)
+    // indexes as well unwidened: the arrays are far shorter than 2^31 elements.
+    let narrow_types: HashSet<Word> = m
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::TypeInt && i.operands.first() == Some(&Operand::LiteralBit32(32))
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    let mut defined_type: HashMap<Word, Word> = HashMap::new();
+    for i in m
+        .functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.instructions)
+    {
+        if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
+            defined_type.insert(id, t);
+        }
+    }
+    for i in m
+        .functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.instructions)
+    {
+        let widening = matches!(i.class.opcode, Op::SConvert | Op::UConvert)
+            && i.result_type.is_some_and(|t| wide_types.contains(&t));
+        if let (true, Some(id), Some(Operand::IdRef(src))) =
+            (widening, i.result_id, i.operands.first())
+        {
+            if defined_type
+                .get(src)
+                .is_some_and(|t| narrow_types.contains(t))
+            {
+                narrow.insert(id, *src);
+            }
+        }
+    }
     for f in &mut m.functions {
         for b in &mut f.blocks {
             for inst in &mut b.instructions {
@@ -59,11 +99,8 @@ pub(crate) fn narrow_constant_indices(
 
 fn ids_used_by(inst: &Instruction, out: &mut HashSet<Word>) {
     out.extend(inst.result_type);
-    for op in &inst.operands {
-        if let Operand::IdRef(id) = op {
-            out.insert(*id);
-        }
-    }
+    // Scopes and memory semantics are ids too (`IdScope`, `IdMemorySemantics`).
+    out.extend(inst.operands.iter().filter_map(Operand::id_ref_any));
 }
 
 /// Removes unreferenced function-scope variables, global types, constants and variables
@@ -104,10 +141,11 @@ pub(crate) fn remove_unused(m: &mut Module) {
         for f in &mut m.functions {
             for b in &mut f.blocks {
                 b.instructions.retain(|i| {
-                    !(i.class.opcode == Op::Variable
+                    let local = i.class.opcode == Op::Variable
                         && i.operands.first()
-                            == Some(&Operand::StorageClass(StorageClass::Function))
-                        && dead(i))
+                            == Some(&Operand::StorageClass(StorageClass::Function));
+                    let widening = matches!(i.class.opcode, Op::SConvert | Op::UConvert);
+                    !((local || widening) && dead(i))
                 });
             }
         }

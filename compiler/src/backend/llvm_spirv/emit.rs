@@ -20,6 +20,10 @@ pub(crate) const PIPELINES: [&str; 2] = [
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>)",
 ];
 
+/// The pipeline of kernels with shared arrays (see `compile`): no loop unrolling and no
+/// instcombine, which fold the arrays' GEPs into offsets the SPIR-V target mislowers.
+pub(crate) const SHARED_MEMORY_PIPELINES: [&str; 1] = ["function(sroa,early-cse)"];
+
 // inkwell 0.11 has no `target-spirv` feature; the static LLVM has the target linked in
 // (llvm-sys links every component), so its initializers are declared here.
 extern "C" {

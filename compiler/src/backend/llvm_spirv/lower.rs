@@ -13,11 +13,28 @@ use super::types::{self, float_const, int_const, scalar, scalar_of};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::ir::{
-    Axis, BinaryOp, Block, Constant, Expr, ExprKind, Function, Intrinsic, LoopId, Place,
-    ScalarType, Stmt, Type, UnaryOp,
+    Axis, BarrierKind, BinaryOp, Block, Constant, Expr, ExprKind, Function, FunctionId, Intrinsic,
+    LoopId, Place, ScalarType, Stmt, Type, UnaryOp,
 };
 
 type Res<T> = Result<T, Diagnostic>;
+
+/// A called helper and, per parameter, the resource an argument denotes: helpers are
+/// specialized per tuple of resources, as in the rspirv backend (handles cannot be stored).
+pub(crate) type HelperCall = (FunctionId, Vec<Option<Handle>>);
+
+/// The LLVM name of a `@Device` helper specialized to `resources`.
+pub(crate) fn helper_name(f: FunctionId, resources: &[Option<Handle>]) -> String {
+    let bindings: String = resources
+        .iter()
+        .map(|r| {
+            r.as_ref()
+                .map_or("_".to_string(), |h| h.binding().to_string())
+        })
+        .collect::<Vec<_>>()
+        .join(".");
+    format!("@\"helper.{}.{bindings}\"", f.0)
+}
 
 /// A lowered value: its operand text and LLVM type.
 #[derive(Debug, Clone)]
@@ -37,11 +54,27 @@ pub(crate) struct FnLower<'a> {
     pub(crate) body: String,
     /// Intrinsic declarations the body needs, deduplicated.
     pub(crate) decls: Vec<String>,
+    /// `@Device` helpers this function calls, in call order (each lowered once per tuple of
+    /// resource arguments).
+    pub(crate) calls: Vec<HelperCall>,
+    /// Module-level declarations this function adds (its shared arrays).
+    pub(crate) globals: Vec<String>,
+    /// Bytes of fixed-size workgroup memory its shared arrays take.
+    pub(crate) shared_bytes: u64,
+    /// Per local: the `addrspace(3)` global and element of a `Shared<T>` local.
+    shared: Vec<(usize, String, ScalarType, u32)>,
     next: usize,
     /// Label of the block being emitted.
     block: String,
     /// Per loop id: (continue target, break target).
     loops: Vec<(LoopId, String, String)>,
+}
+
+impl Val {
+    /// A value from its operand text and LLVM type.
+    pub(crate) fn new(text: String, ty: &'static str) -> Val {
+        Val { text, ty }
+    }
 }
 
 impl<'a> FnLower<'a> {
@@ -56,6 +89,10 @@ impl<'a> FnLower<'a> {
             next: 0,
             block: "entry".to_string(),
             loops: Vec::new(),
+            calls: Vec::new(),
+            globals: Vec::new(),
+            shared_bytes: 0,
+            shared: Vec::new(),
         }
     }
 
@@ -99,8 +136,14 @@ impl<'a> FnLower<'a> {
             if i < self.kernel.param_count && self.handles.get(i).is_some_and(|h| h.is_some()) {
                 continue;
             }
+            if matches!(local.ty, Type::Shared(_)) {
+                continue;
+            }
             if matches!(local.ty, Type::Buffer(_) | Type::Image2D(_)) {
-                return Err(refuse(local.span, "a local holding a resource"));
+                return Err(refuse(
+                    local.span,
+                    "a resource held in a local or passed to a `@Device` helper",
+                ));
             }
             let ty = types::value(&local.ty, local.span)?;
             let _ = writeln!(self.allocas, "  %l{i} = alloca {ty}");
@@ -111,11 +154,16 @@ impl<'a> FnLower<'a> {
         Ok(())
     }
 
-    /// Lowers the kernel's body and its final `ret`.
+    /// Lowers the function's body and its final `ret` (a helper returning a value always
+    /// returns before its end: sema checks it, E0017).
     pub(crate) fn lower_body(&mut self) -> Res<()> {
         let body = &self.kernel.body;
         self.block(body)?;
-        self.emit("ret void");
+        if self.kernel.return_type == Type::Void {
+            self.emit("ret void");
+        } else {
+            self.emit("unreachable");
+        }
         Ok(())
     }
 
@@ -155,6 +203,13 @@ impl<'a> FnLower<'a> {
         match s {
             Stmt::Expr(e) => {
                 self.expr_or_void(e)?;
+            }
+            Stmt::Store {
+                place: Place::Local(l),
+                value,
+                span,
+            } if matches!(self.kernel.local(*l).ty, Type::Shared(_)) => {
+                self.bind_shared(l.0, value, *span)?;
             }
             Stmt::Store { place, value, span } => {
                 let v = self.expr(value)?;
@@ -227,8 +282,9 @@ impl<'a> FnLower<'a> {
                 self.terminate(line);
             }
             Stmt::Return(None, _) => self.terminate("ret void".to_string()),
-            Stmt::Return(Some(_), span) => {
-                return Err(refuse(*span, "returning a value from a kernel"))
+            Stmt::Return(Some(e), _) => {
+                let v = self.expr(e)?;
+                self.terminate(format!("ret {} {}", v.ty, v.text));
             }
         }
         Ok(())
@@ -272,6 +328,18 @@ impl<'a> FnLower<'a> {
                 "indexing something other than a buffer parameter",
             ));
         };
+        if let Some((_, global, elem, n)) = self.shared.iter().find(|(s, ..)| *s == l.0).cloned() {
+            // No `inbounds`: an index past the end must not become poison in LLVM (the
+            // rspirv backend leaves such an access to the driver, as Vulkan does).
+            let i = self.expr(index)?;
+            let ty = types::stored(elem, base.span)?;
+            let p = self.tmp();
+            self.emit(format!(
+                "{p} = getelementptr [{n} x {ty}], ptr addrspace(3) {global}, i32 0, i32 {}",
+                i.text
+            ));
+            return Ok((p, 3, elem));
+        }
         let Some(Some(Handle::Buffer {
             var,
             ty,
@@ -305,6 +373,23 @@ impl<'a> FnLower<'a> {
                     args,
                 } => {
                     self.image_store(args, e.span)?;
+                    return Ok(None);
+                }
+                ExprKind::Call { func, args } => {
+                    self.call(*func, args, e)?;
+                    return Ok(None);
+                }
+                ExprKind::Intrinsic {
+                    op: Intrinsic::Barrier(BarrierKind::Workgroup),
+                    args,
+                } if args.is_empty() => {
+                    // OpControlBarrier(Workgroup, Workgroup, AcquireRelease | WorkgroupMemory),
+                    // what the rspirv backend emits for `Barrier.workgroup()`.
+                    // The intrinsic may read and write any memory (LLVM's default for it),
+                    // so the optimizer keeps shared-memory accesses on their side of it.
+                    let name = "llvm.spv.group.memory.barrier.with.group.sync";
+                    self.declare(format!("declare void @{name}()"));
+                    self.emit(format!("call void @{name}()"));
                     return Ok(None);
                 }
                 _ => return Err(refuse(e.span, "this statement")),
@@ -381,7 +466,7 @@ impl<'a> FnLower<'a> {
                 self.expr(value)
             }
             ExprKind::Intrinsic { op, args } => self.intrinsic(op, args, e),
-            ExprKind::Call { .. } => Err(refuse(e.span, "calls of `@Device` helpers")),
+            ExprKind::Call { func, args } => self.call(*func, args, e),
             ExprKind::Construct(_) | ExprKind::Splat(_) | ExprKind::Swizzle(..) => {
                 Err(refuse(e.span, "vector and matrix values"))
             }
@@ -389,6 +474,47 @@ impl<'a> FnLower<'a> {
                 Err(refuse(e.span, "host-only expressions"))
             }
         }
+    }
+
+    /// A call of a `@Device` helper with scalar arguments (LLVM inlines it).
+    fn call(&mut self, func: FunctionId, args: &[Expr], e: &Expr) -> Res<Val> {
+        let mut operands = Vec::new();
+        let mut resources = Vec::new();
+        for a in args {
+            if matches!(a.ty, Type::Buffer(_) | Type::Image2D(_)) {
+                let handle = match &a.kind {
+                    ExprKind::Load(Place::Local(l)) => self.handles.get(l.0).cloned().flatten(),
+                    _ => None,
+                };
+                let Some(h) = handle else {
+                    return Err(refuse(
+                        a.span,
+                        "a resource argument that is not a parameter",
+                    ));
+                };
+                resources.push(Some(h));
+                continue;
+            }
+            resources.push(None);
+            let v = self.expr(a)?;
+            operands.push(format!("{} {}", v.ty, v.text));
+        }
+        let callee = helper_name(func, &resources);
+        let call = (func, resources);
+        if !self.calls.iter().any(|(f, r)| helper_name(*f, r) == callee) {
+            self.calls.push(call);
+        }
+        if e.ty == Type::Void {
+            self.emit(format!("call void {callee}({})", operands.join(", ")));
+            return Ok(Val {
+                text: String::new(),
+                ty: "void",
+            });
+        }
+        let ty = types::value(&e.ty, e.span)?;
+        let t = self.tmp();
+        self.emit(format!("{t} = call {ty} {callee}({})", operands.join(", ")));
+        Ok(Val { text: t, ty })
     }
 
     fn short_circuit(&mut self, a: &Expr, b: &Expr, and: bool) -> Res<Val> {
@@ -608,12 +734,85 @@ impl<'a> FnLower<'a> {
             Intrinsic::LocalId(a) => builtin("llvm.spv.thread.id.in.group.i32", a),
             Intrinsic::WorkgroupId(a) => builtin("llvm.spv.group.id.i32", a),
             Intrinsic::ImageLoad => return self.image_load(args, e),
+            Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
+            Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
+            Intrinsic::GlobalSize(a) => {
+                let size = self.builtin_lane("WorkgroupSize", *a)?;
+                let count = self.builtin_lane("NumWorkgroups", *a)?;
+                let t = self.tmp();
+                self.emit(format!("{t} = mul i32 {}, {}", count.text, size.text));
+                return Ok(Val { text: t, ty: "i32" });
+            }
             other => return Err(refuse(e.span, format!("the intrinsic {other:?}"))),
         };
         self.declare(format!("declare i32 @{name}(i32)"));
         let t = self.tmp();
         self.emit(format!("{t} = call i32 @{name}(i32 {axis})"));
         Ok(Val { text: t, ty: "i32" })
+    }
+
+    /// Lane `axis` of a `<3 x i32>` built-in, through the target's `__spirv_BuiltIn<Name>`
+    /// global convention (`post.rs` turns `WorkgroupSize` into the spec constants).
+    fn builtin_lane(&mut self, name: &str, axis: Axis) -> Res<Val> {
+        let global = format!("@__spirv_BuiltIn{name} = external addrspace(7) global <3 x i32>");
+        if !self.globals.contains(&global) {
+            self.globals.push(global);
+        }
+        let (v, lane) = (self.tmp(), self.tmp());
+        self.emit(format!(
+            "{v} = load <3 x i32>, ptr addrspace(7) @__spirv_BuiltIn{name}"
+        ));
+        self.emit(format!(
+            "{lane} = extractelement <3 x i32> {v}, i32 {}",
+            axis as u32
+        ));
+        Ok(Val {
+            text: lane,
+            ty: "i32",
+        })
+    }
+
+    /// `t = shared T[n]` for the `Shared<T>` local `local`: a workgroup-memory global of a
+    /// constant length (a dynamic one would need the shared-size spec constant).
+    fn bind_shared(&mut self, local: usize, value: &Expr, span: Span) -> Res<()> {
+        let (
+            ExprKind::Intrinsic {
+                op: Intrinsic::SharedNew,
+                args,
+            },
+            Type::Shared(elem),
+        ) = (&value.kind, &value.ty)
+        else {
+            return Err(refuse(
+                span,
+                "a `Shared<T>` local not initialized with `shared T[n]`",
+            ));
+        };
+        let Some(ExprKind::Const(Constant::Int(n))) = args.first().map(|a| &a.kind) else {
+            return Err(refuse(span, "a shared array of dynamic length"));
+        };
+        if self.shared.iter().any(|(s, ..)| *s == local) {
+            return Err(refuse(span, "a `Shared<T>` local assigned twice"));
+        }
+        let elem = scalar_of(elem, span)?;
+        let ty = types::stored(elem, span)?;
+        let n = *n as u32;
+        let global = format!("@shared.{}.{local}", self.kernel_tag());
+        self.globals.push(format!(
+            "{global} = internal addrspace(3) global [{n} x {ty}] poison"
+        ));
+        self.shared_bytes += u64::from(n) * 4;
+        self.shared.push((local, global, elem, n));
+        Ok(())
+    }
+
+    /// A tag that keeps module-level names of different functions apart.
+    fn kernel_tag(&self) -> String {
+        self.kernel
+            .qualified_name
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect()
     }
 
     /// The image handle and a pointer to texel (x, y) through `llvm.spv.resource.getpointer`;
@@ -627,6 +826,7 @@ impl<'a> FnLower<'a> {
             ty,
             mangled,
             channel,
+            ..
         })) = self.handles.get(l.0).cloned()
         else {
             return Err(refuse(img.span, "an image that is not a kernel parameter"));

@@ -48,6 +48,10 @@ pub(crate) enum Handle {
         mangled: String,
         /// Element type.
         elem: ir::ScalarType,
+        /// Binding number.
+        binding: u32,
+        /// The `handlefrombinding` call that makes it (a function's entry line).
+        create: String,
     },
     /// A one-channel storage image.
     Image {
@@ -59,7 +63,28 @@ pub(crate) enum Handle {
         mangled: String,
         /// The channel's LLVM type.
         channel: &'static str,
+        /// Binding number.
+        binding: u32,
+        /// The `handlefrombinding` call that makes it (a function's entry line).
+        create: String,
     },
+}
+
+impl Handle {
+    /// The binding number.
+    pub(crate) fn binding(&self) -> u32 {
+        match self {
+            Handle::Buffer { binding, .. } | Handle::Image { binding, .. } => *binding,
+        }
+    }
+
+    /// The entry line that makes the handle (every function using it makes its own: the
+    /// target maps all of them to the binding's one variable).
+    pub(crate) fn create(&self) -> &str {
+        match self {
+            Handle::Buffer { create, .. } | Handle::Image { create, .. } => create,
+        }
+    }
 }
 
 /// Compiles one kernel through LLVM's SPIR-V backend.
@@ -104,9 +129,18 @@ fn compile(
     crate::backend::spirv::check_kernel_shape(kernel)?;
     let access = crate::backend::spirv::resource_access(module, kernel_id)?;
     let layout = layout::kernel_layout(kernel)?;
-    let text = module_text(kernel, &layout, &access)?;
+    let (text, shared_bytes) = module_text(module, kernel, &layout, &access)?;
     let mut result = Err(String::new());
-    for pipeline in emit::PIPELINES {
+    // Shared arrays are indexed with GEPs, which O2's unrolling and instcombine fold into
+    // forms LLVM 23's SPIR-V target lowers wrongly (measured: a shared-memory tree reduction
+    // read a fixed element instead of `t[l + s]` on lavapipe); such kernels get only SSA
+    // promotion and CSE.
+    let pipes: &[&str] = if shared_bytes > 0 {
+        &emit::SHARED_MEMORY_PIPELINES
+    } else {
+        &emit::PIPELINES
+    };
+    for &pipeline in pipes {
         result = emit::emit_spirv(&text, pipeline)
             .and_then(|words| post::fix_up(words, &layout, &kernel.name));
         if result.is_ok() {
@@ -143,7 +177,7 @@ fn compile(
         vulkan_features: features.vulkan_features,
         precision_variant: options.target.precision.name(),
         parameters: interface.parameters,
-        static_shared_bytes: 0,
+        static_shared_bytes: u32::try_from(shared_bytes).unwrap_or(u32::MAX),
         bounds_check: None,
         required_subgroup_size: None,
     };
@@ -154,12 +188,14 @@ fn compile(
     })
 }
 
-/// The LLVM IR text of the module holding `kernel`.
+/// The LLVM IR text of the module holding `kernel`, and the bytes of workgroup memory its
+/// shared arrays take.
 fn module_text(
+    module: &ir::Module,
     kernel: &ir::Function,
     layout: &layout::KernelLayout,
     access: &[(bool, bool)],
-) -> Result<String, Diagnostic> {
+) -> Result<(String, u64), Diagnostic> {
     let mut head = String::new();
     let mut entry = String::new();
     let mut handles: Vec<Option<Handle>> = vec![None; kernel.param_count];
@@ -181,15 +217,24 @@ fn module_text(
             slot.name
         );
         let var = format!("%h{}", slot.binding);
+        let create_line = |ty: &str, mangled: &str| {
+            format!(
+                "  {var} = call {ty} @llvm.spv.resource.handlefrombinding.{mangled}(i32 {}, i32 {}, i32 1, i32 0, ptr {name})\n",
+                layout::DESCRIPTOR_SET,
+                slot.binding
+            )
+        };
         let (ty, mangled, handle) = match &slot.kind {
             BindingKind::Buffer { lane, lanes: 1, .. } if *lane != ir::ScalarType::Bool => {
                 let elem = types::stored(*lane, span)?;
                 let (ty, mangled) = types::buffer_handle(elem, writes);
                 let h = Handle::Buffer {
                     var: var.clone(),
+                    create: create_line(&ty, &mangled),
                     ty: ty.clone(),
                     mangled: mangled.clone(),
                     elem: *lane,
+                    binding: slot.binding,
                 };
                 (ty, mangled, h)
             }
@@ -197,9 +242,11 @@ fn module_text(
                 let (ty, mangled, channel) = types::image_handle(*format, span)?;
                 let h = Handle::Image {
                     var: var.clone(),
+                    create: create_line(&ty, &mangled),
                     ty: ty.clone(),
                     mangled: mangled.clone(),
                     channel,
+                    binding: slot.binding,
                 };
                 (ty, mangled, h)
             }
@@ -215,12 +262,7 @@ fn module_text(
         if !decls.contains(&decl) {
             decls.push(decl);
         }
-        let _ = writeln!(
-            entry,
-            "  {var} = call {ty} @llvm.spv.resource.handlefrombinding.{mangled}(i32 {}, i32 {}, i32 1, i32 0, ptr {name})",
-            layout::DESCRIPTOR_SET,
-            slot.binding
-        );
+        entry.push_str(handle.create());
         handles[slot.param] = Some(handle);
     }
     let mut push_fields = Vec::new();
@@ -252,10 +294,13 @@ fn module_text(
     f.prologue(&loads)?;
     f.lower_body()?;
     decls.extend(f.decls.iter().cloned());
+    decls.extend(f.globals.iter().cloned());
+    let (helpers, helper_shared) = lower_helpers(module, f.calls.clone(), &mut decls)?;
     let mut text = head;
     for d in &decls {
         let _ = writeln!(text, "{d}");
     }
+    text.push_str(&helpers);
     let _ = write!(
         text,
         "\ndefine void @\"{}\"() #0 {{\nentry:\n{}{}{}}}\n\n\
@@ -268,7 +313,64 @@ fn module_text(
         layout::DEFAULT_WORKGROUP_SIZE[1],
         layout::DEFAULT_WORKGROUP_SIZE[2],
     );
-    Ok(text)
+    Ok((text, f.shared_bytes + helper_shared))
+}
+
+/// The definitions of the `@Device` helpers `calls` names and those they call in turn
+/// (sema refuses recursion, E0013), each once; their intrinsic declarations go to `decls`.
+fn lower_helpers(
+    module: &ir::Module,
+    mut pending: Vec<lower::HelperCall>,
+    decls: &mut Vec<String>,
+) -> Result<(String, u64), Diagnostic> {
+    let mut done: Vec<String> = Vec::new();
+    let mut text = String::new();
+    let mut shared_bytes = 0;
+    while let Some((id, resources)) = pending.pop() {
+        let name = lower::helper_name(id, &resources);
+        if done.contains(&name) {
+            continue;
+        }
+        done.push(name.clone());
+        let Some(helper) = module.functions.get(id.0) else {
+            return Err(refuse(Span::default(), "a call of an unknown function"));
+        };
+        crate::backend::spirv::check_kernel_shape(helper)?;
+        let ret = match &helper.return_type {
+            Type::Void => "void",
+            ty => types::value(ty, helper.span)?,
+        };
+        let mut params = Vec::new();
+        let mut incoming = Vec::new();
+        let mut entry = String::new();
+        for (i, p) in helper.params().iter().enumerate() {
+            if let Some(Some(h)) = resources.get(i) {
+                entry.push_str(h.create());
+                continue;
+            }
+            let ty = types::value(&p.ty, p.span)?;
+            params.push(format!("{ty} %a{i}"));
+            incoming.push((i, lower::Val::new(format!("%a{i}"), ty)));
+        }
+        let mut f = lower::FnLower::new(helper, &resources);
+        f.prologue(&incoming)?;
+        f.lower_body()?;
+        for d in f.decls.iter().chain(&f.globals) {
+            if !decls.contains(d) {
+                decls.push(d.clone());
+            }
+        }
+        pending.extend(f.calls.iter().cloned());
+        shared_bytes += f.shared_bytes;
+        let _ = write!(
+            text,
+            "\ndefine internal {ret} {name}({}) alwaysinline {{\nentry:\n{}{entry}{}}}\n",
+            params.join(", "),
+            f.allocas,
+            f.body
+        );
+    }
+    Ok((text, shared_bytes))
 }
 
 /// The LLVM IR text `cajetac build --backend llvm --emit llvm` shows for a kernel.
@@ -276,5 +378,5 @@ pub fn kernel_ir(module: &ir::Module, kernel_id: FunctionId) -> Result<String, D
     let kernel = module.function(kernel_id);
     let access = crate::backend::spirv::resource_access(module, kernel_id)?;
     let layout = layout::kernel_layout(kernel)?;
-    module_text(kernel, &layout, &access)
+    module_text(module, kernel, &layout, &access).map(|(text, _)| text)
 }

@@ -80,12 +80,33 @@ fn check_entry_point(m: &Module, kernel: &str) -> Result<(), String> {
     }
 }
 
-/// Every `OpSwitch` must follow an `OpSelectionMerge` (structured control flow); LLVM's
-/// structurizer does not always manage that.
+/// Every `OpSwitch` must follow an `OpSelectionMerge` (structured control flow), and no
+/// pointer may be bit-cast (logical addressing); LLVM does not always manage either (seen:
+/// a labeled `continue` out of nested loops; a push-constant pointer cast to `float*` in
+/// the tiled SGEMM after O2).
 fn check_structured(m: &Module) -> Result<(), String> {
+    let pointer_types: std::collections::HashSet<Word> = m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::TypePointer)
+        .filter_map(|i| i.result_id)
+        .collect();
     for f in &m.functions {
         for b in &f.blocks {
+            if b.instructions.iter().any(|i| {
+                i.class.opcode == Op::Bitcast
+                    && i.result_type.is_some_and(|t| pointer_types.contains(&t))
+            }) {
+                return Err("a pointer bit cast (not allowed with logical addressing)".to_string());
+            }
             let n = b.instructions.len();
+            let merge_at = b
+                .instructions
+                .iter()
+                .position(|i| matches!(i.class.opcode, Op::SelectionMerge | Op::LoopMerge));
+            if merge_at.is_some_and(|at| at + 2 != n) {
+                return Err("a merge instruction not just before its branch".to_string());
+            }
             let switch = n > 0 && b.instructions[n - 1].class.opcode == Op::Switch;
             let merged = n > 1 && b.instructions[n - 2].class.opcode == Op::SelectionMerge;
             if switch && !merged {
@@ -173,16 +194,23 @@ fn uint_const(m: &mut Module, value: u32) -> Word {
     id
 }
 
-/// Replaces a `WorkgroupSize` built-in LLVM may have declared by the three spec constants.
+/// Declares the three spec constants composed into the `WorkgroupSize` built-in, and makes
+/// every load of the `WorkgroupSize` input variable LLVM declared for `__spirv_BuiltIn…`
+/// (Vulkan allows that built-in only on a constant) read the composite instead.
 fn spec_workgroup_size(m: &mut Module) -> Result<(), String> {
-    let has_builtin = m.annotations.iter().any(|i| {
-        i.class.opcode == Op::Decorate
-            && i.operands.get(1) == Some(&Operand::Decoration(Decoration::BuiltIn))
-            && i.operands.get(2) == Some(&Operand::BuiltIn(BuiltIn::WorkgroupSize))
-    });
-    if has_builtin {
-        return Err("LLVM declared the WorkgroupSize built-in itself".to_string());
-    }
+    let llvm_vars: Vec<Word> = m
+        .annotations
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Decorate
+                && i.operands.get(1) == Some(&Operand::Decoration(Decoration::BuiltIn))
+                && i.operands.get(2) == Some(&Operand::BuiltIn(BuiltIn::WorkgroupSize))
+        })
+        .filter_map(|i| match i.operands.first() {
+            Some(Operand::IdRef(id)) => Some(*id),
+            _ => None,
+        })
+        .collect();
     let uint = uint_type(m);
     let mut ids = [0; 3];
     for (axis, default) in DEFAULT_WORKGROUP_SIZE.into_iter().enumerate() {
@@ -227,7 +255,49 @@ fn spec_workgroup_size(m: &mut Module) -> Result<(), String> {
             Operand::BuiltIn(BuiltIn::WorkgroupSize),
         ],
     ));
+    if !llvm_vars.is_empty() {
+        read_composite_instead(m, &llvm_vars, composite);
+    }
     Ok(())
+}
+
+/// Replaces every load of one of `vars` by `composite` and removes the variables.
+fn read_composite_instead(m: &mut Module, vars: &[Word], composite: Word) {
+    let mut loaded = std::collections::HashMap::new();
+    for f in &mut m.functions {
+        for b in &mut f.blocks {
+            b.instructions.retain(|i| {
+                let load_of_var = i.class.opcode == Op::Load
+                    && matches!(i.operands.first(), Some(Operand::IdRef(p)) if vars.contains(p));
+                if let (true, Some(id)) = (load_of_var, i.result_id) {
+                    loaded.insert(id, composite);
+                }
+                !load_of_var
+            });
+        }
+    }
+    for f in &mut m.functions {
+        for b in &mut f.blocks {
+            for i in &mut b.instructions {
+                for op in &mut i.operands {
+                    if let Operand::IdRef(id) = op {
+                        if let Some(&c) = loaded.get(id) {
+                            *op = Operand::IdRef(c);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let is_var = |op: Option<&Operand>| matches!(op, Some(Operand::IdRef(id)) if vars.contains(id));
+    m.types_global_values
+        .retain(|i| !i.result_id.is_some_and(|id| vars.contains(&id)));
+    m.annotations.retain(|i| !is_var(i.operands.first()));
+    m.debug_names.retain(|i| !is_var(i.operands.first()));
+    for ep in &mut m.entry_points {
+        ep.operands
+            .retain(|op| !matches!(op, Operand::IdRef(id) if vars.contains(id)));
+    }
 }
 
 /// `Block` and member `Offset`s on the push-constant struct, where missing.
