@@ -15,6 +15,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 fn options(backend: KernelBackend) -> SpirvOptions {
+    // The driver reaches the LLVM backend only once the program links it in.
+    cajetac::backend::llvm_spirv::enable();
     SpirvOptions {
         backend,
         target_env: TargetEnv::Vulkan1_3,

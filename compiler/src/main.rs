@@ -66,13 +66,19 @@ impl BackendArg {
     }
 }
 
-/// The `--target-env` given, or the backend's default: vulkan1.3 for LLVM (the only
-/// environment its SPIR-V target emits), vulkan1.1 otherwise.
-fn env_or_default(env: &Option<String>, backend: BackendArg) -> &str {
-    env.as_deref().unwrap_or(match backend {
+/// The kernel backend, made available to the driver, and the `--target-env` given or the
+/// backend's default: vulkan1.3 for LLVM (the only environment its SPIR-V target emits),
+/// vulkan1.1 otherwise.
+fn resolve_backend(env: &Option<String>, backend: BackendArg) -> (&str, KernelBackend) {
+    #[cfg(feature = "native-host")]
+    if backend == BackendArg::Llvm {
+        cajetac::backend::llvm_spirv::enable();
+    }
+    let env = env.as_deref().unwrap_or(match backend {
         BackendArg::Llvm => "vulkan1.3",
         BackendArg::Rspirv => "vulkan1.1",
-    })
+    });
+    (env, backend.backend())
 }
 
 impl HostArg {
@@ -638,7 +644,7 @@ fn cajetac_main() -> ExitCode {
             &files,
             &out,
             &emit,
-            (env_or_default(&target_env, backend), backend.backend()),
+            resolve_backend(&target_env, backend),
             kernel.as_deref(),
             Report(error_format),
             (device_profile.as_deref(), &precision),
@@ -659,7 +665,7 @@ fn cajetac_main() -> ExitCode {
             args,
         } => run(
             &file,
-            (env_or_default(&target_env, backend), backend.backend()),
+            resolve_backend(&target_env, backend),
             &args,
             Report(error_format),
             (profile, checked),
