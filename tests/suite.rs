@@ -15,6 +15,7 @@ mod fuzz_campaign;
 mod golden;
 mod host_io;
 mod int_precision;
+mod llvm_backend;
 mod precision_device;
 mod precision_golden;
 mod precision_local;

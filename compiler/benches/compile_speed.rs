@@ -1,5 +1,6 @@
-//! Whole-process compile speed: `cajetac build` against `glslangValidator -V` and `naga` on the
-//! same kernels, in one run (medians of repeated process launches). Prints a markdown table
+//! Whole-process compile speed: `cajetac build` (the rspirv backend and `--backend llvm`)
+//! against `glslangValidator -V` and `naga` on the same kernels, in one run (medians of
+//! repeated process launches). Prints a markdown table
 //! for docs/PERFORMANCE.md.
 //!
 //! Run: `cargo bench -p cajetac --bench compile_speed [-- --quick]` (builds cajetac in release
@@ -154,6 +155,13 @@ fn main() {
                     .is_some_and(|g| glslang_one(g, &inputs.join("saxpy.comp")))
             },
             &mut || {
+                ok(Command::new(&cajetac)
+                    .args(["build", "--backend", "llvm"])
+                    .arg(dir.join("saxpy.cajeta"))
+                    .arg("-o")
+                    .arg(&out))
+            },
+            &mut || {
                 naga.as_ref().is_some_and(|n| {
                     ok(Command::new(n)
                         .arg(inputs.join("saxpy.wgsl"))
@@ -179,31 +187,42 @@ fn main() {
                         .arg(dir.join("n.spv")))
                 })
             },
+            &mut || {
+                ok(Command::new(&cajetac)
+                    .args(["build", "--backend", "llvm"])
+                    .arg(dir.join("many.cajeta"))
+                    .arg("-o")
+                    .arg(&out))
+            },
         ],
     );
-    let (c_small, g_small, n_small) = (small[0], small[1], small[2]);
-    let (c_many, n_many) = (many[0], many[1]);
+    let (c_small, g_small, l_small, n_small) = (small[0], small[1], small[2], small[3]);
+    let (c_many, n_many, l_many) = (many[0], many[1], many[2]);
     // glslangValidator needs one process per shader: 200 processes, too slow to interleave.
     let g_many = glslang.as_ref().and_then(|g| {
         time(if quick { 1 } else { 3 }, || {
             (0..200).all(|i| glslang_one(g, &dir.join(format!("k{i}.comp"))))
         })
     });
-    println!("| input | cajetac build | glslangValidator -V | naga | glslang / cajetac | naga / cajetac |");
-    println!("|---|---|---|---|---|---|");
+    println!("| input | cajetac build | cajetac build --backend llvm | glslangValidator -V | naga | llvm / rspirv | glslang / cajetac | naga / cajetac |");
+    println!("|---|---|---|---|---|---|---|---|");
     println!(
-        "| saxpy (1 kernel) | {} | {} | {} | {} | {} |",
+        "| saxpy (1 kernel) | {} | {} | {} | {} | {} | {} | {} |",
         ms(c_small),
+        ms(l_small),
         ms(g_small),
         ms(n_small),
+        ratio(c_small, l_small),
         ratio(c_small, g_small),
         ratio(c_small, n_small)
     );
     println!(
-        "| 200 kernels (cajetac: 1 file; glslang: 200 processes; naga: 1 module) | {} | {} | {} | {} | {} |",
+        "| 200 kernels (cajetac: 1 file; glslang: 200 processes; naga: 1 module) | {} | {} | {} | {} | {} | {} | {} |",
         ms(c_many),
+        ms(l_many),
         ms(g_many),
         ms(n_many),
+        ratio(c_many, l_many),
         ratio(c_many, g_many),
         ratio(c_many, n_many)
     );

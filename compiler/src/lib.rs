@@ -10,6 +10,7 @@ pub mod diagnostics;
 pub mod driver;
 pub mod embed;
 pub mod ir;
+pub mod layout;
 pub mod sema;
 pub mod specialize;
 pub mod syntax;

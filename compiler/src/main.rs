@@ -10,7 +10,7 @@
 #![cfg_attr(test, allow(dead_code))]
 
 use cajetac::backend::host::{HostIo, HostOutcome, Value};
-use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
+use cajetac::backend::spirv::{disassemble, KernelBackend, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::json::{Kind, Level};
 use cajetac::diagnostics::SourceMap;
 use cajetac::driver::{self, RunError};
@@ -47,6 +47,40 @@ enum HostArg {
     Interp,
 }
 
+/// `--backend`: which kernel backend emits the SPIR-V.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Debug, Default)]
+enum BackendArg {
+    /// The direct rspirv emitter (every kernel; the default).
+    #[default]
+    Rspirv,
+    /// LLVM's SPIR-V target (Vulkan 1.3; docs/backends.md lists what it lowers).
+    Llvm,
+}
+
+impl BackendArg {
+    fn backend(self) -> KernelBackend {
+        match self {
+            BackendArg::Rspirv => KernelBackend::Rspirv,
+            BackendArg::Llvm => KernelBackend::Llvm,
+        }
+    }
+}
+
+/// The kernel backend, made available to the driver, and the `--target-env` given or the
+/// backend's default: vulkan1.3 for LLVM (the only environment its SPIR-V target emits),
+/// vulkan1.1 otherwise.
+fn resolve_backend(env: &Option<String>, backend: BackendArg) -> (&str, KernelBackend) {
+    #[cfg(feature = "native-host")]
+    if backend == BackendArg::Llvm {
+        cajetac::backend::llvm_spirv::enable();
+    }
+    let env = env.as_deref().unwrap_or(match backend {
+        BackendArg::Llvm => "vulkan1.3",
+        BackendArg::Rspirv => "vulkan1.1",
+    });
+    (env, backend.backend())
+}
+
 impl HostArg {
     fn mode(self) -> driver::HostMode {
         match self {
@@ -67,14 +101,19 @@ enum Command {
         /// Output directory.
         #[arg(short = 'o', long = "out-dir", default_value = ".")]
         out: PathBuf,
-        /// What to write per kernel: spirv, spvasm, reflect (comma-separated); `llvm` writes
+        /// What to write per kernel: spirv, spvasm, reflect, kernel-llvm (the LLVM IR the
+        /// LLVM kernel backend starts from, `<kernel>.ll`) (comma-separated); `llvm` writes
         /// the optimized LLVM IR of the host code (`<first file's stem>.ll`, native-host
         /// builds only).
         #[arg(long, value_delimiter = ',', default_value = "spirv,reflect")]
         emit: Vec<String>,
-        /// vulkan1.1 (SPIR-V 1.3, default), vulkan1.2 (1.5) or vulkan1.3 (1.6).
-        #[arg(long = "target-env", default_value = "vulkan1.1")]
-        target_env: String,
+        /// vulkan1.1 (SPIR-V 1.3, default), vulkan1.2 (1.5) or vulkan1.3 (1.6; the default
+        /// and only choice with `--backend llvm`).
+        #[arg(long = "target-env")]
+        target_env: Option<String>,
+        /// Kernel backend: rspirv (default) or llvm (LLVM's SPIR-V target).
+        #[arg(long, value_enum, default_value = "rspirv")]
+        backend: BackendArg,
         /// Only this kernel.
         #[arg(long)]
         kernel: Option<String>,
@@ -103,9 +142,12 @@ enum Command {
     Run {
         /// The program.
         file: PathBuf,
-        /// vulkan1.1 (default), vulkan1.2 or vulkan1.3.
-        #[arg(long = "target-env", default_value = "vulkan1.1")]
-        target_env: String,
+        /// vulkan1.1 (default), vulkan1.2 or vulkan1.3 (the default with `--backend llvm`).
+        #[arg(long = "target-env")]
+        target_env: Option<String>,
+        /// Kernel backend: rspirv (default) or llvm (LLVM's SPIR-V target).
+        #[arg(long, value_enum, default_value = "rspirv")]
+        backend: BackendArg,
         /// Diagnostics as text or JSON.
         #[arg(long = "error-format", value_enum, default_value = "human")]
         error_format: ErrorFormat,
@@ -175,7 +217,7 @@ fn build(
     files: &[PathBuf],
     out: &Path,
     emit: &[String],
-    env: &str,
+    (env, backend): (&str, KernelBackend),
     kernel: Option<&str>,
     report: Report,
     (device_profile, precision): (Option<&str>, &PrecisionFlags),
@@ -185,9 +227,12 @@ fn build(
         Err((kind, e)) => return report.fail(kind, e),
     };
     for e in emit {
-        if !matches!(e.as_str(), "spirv" | "spvasm" | "reflect" | "llvm") {
+        if !matches!(
+            e.as_str(),
+            "spirv" | "spvasm" | "reflect" | "llvm" | "kernel-llvm"
+        ) {
             return report.usage(format!(
-                "unknown --emit kind `{e}` (expected spirv, spvasm, reflect, llvm)"
+                "unknown --emit kind `{e}` (expected spirv, spvasm, reflect, llvm, kernel-llvm)"
             ));
         }
     }
@@ -207,6 +252,7 @@ fn build(
     // A device profile's optional features are used where they help (a native float atomic
     // add, …); without one the code runs on any Vulkan 1.1 device.
     let options = SpirvOptions {
+        backend,
         target_env: env,
         device_features: profile
             .as_ref()
@@ -272,8 +318,20 @@ fn build(
             return c;
         }
     }
-    for (_, k) in &kernels {
+    for (id, k) in &kernels {
         let mut writes: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        if emit.iter().any(|e| e == "kernel-llvm") {
+            match kernel_llvm_ir(&module, *id) {
+                Ok(text) => writes.push((out.join(format!("{}.ll", k.name)), text.into_bytes())),
+                Err(Some(d)) => return report.compile(&sources, &[d]),
+                Err(None) => {
+                    return report.fail(
+                        Kind::Compile,
+                        "--emit kernel-llvm: this cajetac was built without LLVM".to_string(),
+                    )
+                }
+            }
+        }
         if emit.iter().any(|e| e == "spirv") {
             writes.push((
                 out.join(format!("{}.spv", k.name)),
@@ -297,6 +355,21 @@ fn build(
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `--emit kernel-llvm`: the LLVM IR the LLVM kernel backend hands to LLVM for a kernel
+/// (`None`: a build without LLVM).
+fn kernel_llvm_ir(
+    module: &cajetac::ir::Module,
+    id: cajetac::ir::FunctionId,
+) -> Result<String, Option<cajetac::diagnostics::Diagnostic>> {
+    #[cfg(feature = "native-host")]
+    return cajetac::backend::llvm_spirv::kernel_ir(module, id).map_err(Some);
+    #[cfg(not(feature = "native-host"))]
+    {
+        let _ = (module, id);
+        Err(None)
+    }
 }
 
 /// `--emit llvm`: the host code's optimized LLVM IR, to `<out>/<first file's stem>.ll`.
@@ -356,7 +429,7 @@ fn load_profile(arg: &str) -> Result<cajeta_runtime::DeviceProfile, (Kind, Strin
 
 fn run(
     file: &Path,
-    env: &str,
+    (env, backend): (&str, KernelBackend),
     args: &[String],
     report: Report,
     (profile, checked): (bool, bool),
@@ -391,6 +464,7 @@ fn run(
     let mut opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
     opts.checked |= checked;
     let options = SpirvOptions {
+        backend,
         target_env: env,
         device_features,
         target: cajetac::specialize::Target {
@@ -531,7 +605,8 @@ fn quick_build(args: &[std::ffi::OsString]) -> Option<Command> {
         files,
         out: out.unwrap_or_else(|| PathBuf::from(".")),
         emit: vec!["spirv".to_string(), "reflect".to_string()],
-        target_env: "vulkan1.1".to_string(),
+        target_env: None,
+        backend: BackendArg::Rspirv,
         kernel: None,
         error_format: ErrorFormat::Human,
         device_profile: None,
@@ -560,6 +635,7 @@ fn cajetac_main() -> ExitCode {
             out,
             emit,
             target_env,
+            backend,
             kernel,
             error_format,
             device_profile,
@@ -568,7 +644,7 @@ fn cajetac_main() -> ExitCode {
             &files,
             &out,
             &emit,
-            &target_env,
+            resolve_backend(&target_env, backend),
             kernel.as_deref(),
             Report(error_format),
             (device_profile.as_deref(), &precision),
@@ -580,6 +656,7 @@ fn cajetac_main() -> ExitCode {
         Command::Run {
             file,
             target_env,
+            backend,
             error_format,
             profile,
             checked,
@@ -588,7 +665,7 @@ fn cajetac_main() -> ExitCode {
             args,
         } => run(
             &file,
-            &target_env,
+            resolve_backend(&target_env, backend),
             &args,
             Report(error_format),
             (profile, checked),

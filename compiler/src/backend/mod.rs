@@ -2,11 +2,14 @@
 //!
 //! `spirv` compiles each kernel (and the `@Device` helpers it calls) to a SPIR-V module plus
 //! its reflection document; `host` interprets host code on the runtime; `llvm` (feature
-//! `native-host`) compiles host code to native code through LLVM's JIT.
+//! `native-host`) compiles host code to native code through LLVM's JIT; `llvm_spirv` (same
+//! feature) is the second kernel backend, through LLVM's SPIR-V target (`--backend llvm`).
 
 pub mod host;
 #[cfg(feature = "native-host")]
 pub mod llvm;
+#[cfg(feature = "native-host")]
+pub mod llvm_spirv;
 pub mod spirv;
 
 use std::io::{self, Write};

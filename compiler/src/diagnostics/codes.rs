@@ -67,6 +67,7 @@ codes! {
     NestingTooDeep = 0042, "expressions, statements or types nested deeper than the compiler's limit";
     NameTooLong = 0043, "an identifier longer than the compiler's limit";
     TooManyErrors = 0044, "compilation stopped after too many errors";
+    LlvmBackendUnsupported = 0045, "a construct the LLVM kernel backend (`--backend llvm`) cannot lower yet";
 }
 
 impl fmt::Display for Code {

@@ -125,7 +125,7 @@ fn compile_kernels_on_this_stack(
         if only.is_some_and(|n| n != f.name && n != f.qualified_name) {
             continue;
         }
-        match spirv::compile_kernel(module, id, options) {
+        match compile_one(module, id, options) {
             Ok(k) => out.push((id, k)),
             Err(mut d) => diags.append(&mut d),
         }
@@ -134,6 +134,39 @@ fn compile_kernels_on_this_stack(
         Ok(out)
     } else {
         Err(diags)
+    }
+}
+
+/// A kernel backend's entry point.
+pub type KernelCompiler =
+    fn(&ir::Module, FunctionId, &SpirvOptions) -> Result<CompiledKernel, Vec<Diagnostic>>;
+
+/// The LLVM kernel backend, once a program has linked it in
+/// (`cajetac::backend::llvm_spirv::enable`). The driver does not name it itself, so that
+/// programs that never choose `--backend llvm` (the test suites, benchmarks, embedders) do
+/// not link LLVM's SPIR-V target statically, as `run_program` keeps the native host apart.
+static LLVM_KERNEL_BACKEND: std::sync::OnceLock<KernelCompiler> = std::sync::OnceLock::new();
+
+/// Registers the LLVM kernel backend (called by `llvm_spirv::enable`).
+pub fn register_llvm_kernel_backend(compile: KernelCompiler) {
+    let _ = LLVM_KERNEL_BACKEND.set(compile);
+}
+
+/// One kernel through the backend the options choose.
+fn compile_one(
+    module: &ir::Module,
+    id: FunctionId,
+    options: &SpirvOptions,
+) -> Result<CompiledKernel, Vec<Diagnostic>> {
+    match (options.backend, LLVM_KERNEL_BACKEND.get()) {
+        (spirv::KernelBackend::Rspirv, _) => spirv::compile_kernel(module, id, options),
+        (spirv::KernelBackend::Llvm, Some(compile)) => compile(module, id, options),
+        (spirv::KernelBackend::Llvm, None) => Err(vec![Diagnostic::error(
+            crate::diagnostics::Code::LlvmBackendUnsupported,
+            module.function(id).span,
+            "the LLVM kernel backend (`--backend llvm`) is not linked into this program: \
+             call `cajetac::backend::llvm_spirv::enable()` first (builds with the `native-host` feature)",
+        )]),
     }
 }
 

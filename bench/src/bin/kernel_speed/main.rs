@@ -10,9 +10,12 @@
 //! inside every repetition. Outputs must agree bit for bit (and with the host on samples),
 //! otherwise the run fails.
 //!
+//! A second table sets the LLVM kernel backend (`--backend llvm`, Vulkan 1.3) against the
+//! rspirv one on the kernels LLVM compiles (issue 16; the others are named as refused).
+//!
 //! ```text
 //! kernel_speed [--quick] [--reps N] [--blur SIDE] [--reduce COUNT] [--sgemm SIDE]
-//!              [--markdown FILE] [--spv-dir DIR] [--no-glsl]
+//!              [--markdown FILE] [--spv-dir DIR] [--no-glsl] [--no-llvm]
 //! kernel_speed --build-spv DIR      # only compile the GLSL into DIR (to carry elsewhere)
 //! ```
 
@@ -23,7 +26,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use cajeta_runtime::{Context, ContextOptions, Reflection};
-use cajetac::backend::spirv::SpirvOptions;
+use cajetac::backend::spirv::{KernelBackend, SpirvOptions, TargetEnv};
 use cajetac::embed::Program;
 
 use cases::{Sizes, Variant};
@@ -149,6 +152,78 @@ fn compile_examples(checked: bool) -> Result<HashMap<String, Compiled>, String> 
     Ok(out)
 }
 
+/// The measured kernels the LLVM kernel backend compiles, and the names of those it refuses.
+fn compile_examples_llvm() -> (HashMap<String, Compiled>, Vec<String>) {
+    cajetac::backend::llvm_spirv::enable();
+    let options = SpirvOptions {
+        backend: KernelBackend::Llvm,
+        target_env: TargetEnv::Vulkan1_3,
+        ..SpirvOptions::default()
+    };
+    let mut out = HashMap::new();
+    let mut refused = Vec::new();
+    for (file, source) in EXAMPLES {
+        let files = [(file.to_string(), source.to_string())];
+        let program = Program::compile_files(&files, &options).ok();
+        for k in glsl::KERNELS {
+            let compiled = program.as_ref().and_then(|p| p.get(k.name).ok());
+            match compiled {
+                Some(c) => {
+                    out.insert(k.name.to_string(), (c.words.clone(), c.reflection.clone()));
+                }
+                None if source.contains(&format!("void {}(", k.name)) => {
+                    refused.push(k.name.to_string())
+                }
+                None => {}
+            }
+        }
+    }
+    (out, refused)
+}
+
+/// The rspirv-against-LLVM table: each case whose kernels LLVM compiles, both backends'
+/// modules in one context, outputs compared bit for bit as in the main table.
+fn llvm_table(
+    ctx: &Context,
+    ours: &HashMap<String, Compiled>,
+    sizes: &Sizes,
+) -> Result<String, String> {
+    let (llvm, refused) = compile_examples_llvm();
+    let mut variants = Vec::new();
+    for (label, compiled) in [
+        ("cajetac (rspirv)", ours),
+        ("cajetac --backend llvm", &llvm),
+    ] {
+        let mut kernels = HashMap::new();
+        for (name, (words, r)) in compiled.iter().filter(|(n, _)| llvm.contains_key(*n)) {
+            let kernel = ctx
+                .load_kernel(words, r)
+                .map_err(|e| format!("{label} {name}: {e}"))?;
+            kernels.insert(name.clone(), kernel);
+        }
+        variants.push(Variant {
+            label: label.into(),
+            kernels,
+        });
+    }
+    let mut rows = Vec::new();
+    if ["blurX", "blurY"].iter().all(|k| llvm.contains_key(*k)) {
+        rows.extend(cases::blur(ctx, &variants, sizes)?);
+    }
+    if llvm.contains_key("blockSum") {
+        rows.extend(cases::reduction(ctx, &variants, sizes)?);
+    }
+    if llvm.contains_key("sgemm") {
+        rows.extend(cases::sgemm(ctx, &variants, sizes)?);
+    }
+    let header = format!(
+        "The LLVM kernel backend against rspirv (vulkan1.3 modules for LLVM); refused by LLVM (E0045), not measured: {}",
+        if refused.is_empty() { "none".to_string() } else { refused.join(", ") }
+    );
+    let labels: Vec<String> = variants.iter().map(|v| v.label.clone()).collect();
+    Ok(markdown(&header, &labels, &rows))
+}
+
 fn run(args: &[String]) -> Result<(), String> {
     let has = |f: &str| args.iter().any(|a| a == f);
     let value_of = |f: &str| {
@@ -242,7 +317,11 @@ fn run(args: &[String]) -> Result<(), String> {
             .map_or("none (--no-glsl)".into(), |m| m.tools.trim().replace('\n', "; "))
     );
     let labels: Vec<String> = variants.iter().map(|v| v.label.clone()).collect();
-    let text = markdown(&header, &labels, &rows);
+    let mut text = markdown(&header, &labels, &rows);
+    if !has("--no-llvm") {
+        text += "\n";
+        text += &llvm_table(&ctx, &ours, &sizes)?;
+    }
     print!("{text}");
     if let Some(path) = value_of("--markdown") {
         std::fs::write(&path, &text).map_err(|e| format!("cannot write {path}: {e}"))?;

@@ -7,9 +7,7 @@ use super::eval::{err, Fail};
 use super::value::Scalar;
 use crate::diagnostics::Span;
 use crate::ir::{self, visit};
-
-/// SpecId of `Spec` slot 0.
-const USER_SPEC_BASE: u32 = 4;
+use crate::layout::USER_SPEC_BASE;
 
 /// The raw 32-bit values of `spec: [v0, v1, …]`: an `int32` slot takes an integer, a
 /// `float32` slot an integer or a float (converted to float32). Slots the kernel never reads

@@ -24,12 +24,7 @@ pub(crate) const SHARED_FLOAT_ADD: &str = "shaderSharedFloat32AtomicAdd";
 pub(crate) const BUFFER_FLOAT_MIN_MAX: &str = "shaderBufferFloat32AtomicMinMax";
 /// The same for workgroup memory.
 pub(crate) const SHARED_FLOAT_MIN_MAX: &str = "shaderSharedFloat32AtomicMinMax";
-/// SpecId of the dynamic shared array's byte size (SPEC §7).
-pub(crate) const SHARED_SPEC_ID: u32 = 3;
-/// SpecId of `Spec` slot 0.
-pub(crate) const USER_SPEC_BASE: u32 = 4;
-/// SpecId of the `psc` constant of kernel parameter 0 (after the 1024 `Spec` slots).
-pub(crate) const PSC_SPEC_BASE: u32 = USER_SPEC_BASE + 1024;
+pub(crate) use crate::layout::{PSC_SPEC_BASE, SHARED_SPEC_ID, USER_SPEC_BASE};
 
 /// SPIR-V scope values.
 pub(crate) const SCOPE_DEVICE: u32 = 1;

@@ -4,8 +4,9 @@
 //! [`compile_kernel`] runs in four steps:
 //! 1. `access` walks the kernel and every `@Device` helper it calls to find which resource
 //!    parameters are read and written (for `NonWritable`/`NonReadable` and the reflection);
-//! 2. `module` declares the globals: workgroup-size spec constants, the push-constant block,
-//!    one descriptor variable per resource parameter (bindings in parameter order);
+//! 2. `module` declares the globals the backend-independent [`crate::layout`] step placed:
+//!    workgroup-size spec constants, the push-constant block, one descriptor variable per
+//!    resource parameter (bindings in parameter order);
 //! 3. `function` (with `expr` and `intrinsics`) lowers the kernel body, then every helper
 //!    specialization it requested: a helper that takes resources is compiled once per distinct
 //!    tuple of resource arguments, because logical addressing cannot pass resource pointers;
@@ -47,6 +48,7 @@ mod wave;
 mod workgroup_reduce;
 
 pub use disasm::disassemble;
+pub(crate) use module::FeatureSet;
 
 use std::collections::{HashMap, VecDeque};
 
@@ -100,9 +102,32 @@ impl TargetEnv {
     }
 }
 
+/// Which backend emits kernels' SPIR-V (`--backend`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum KernelBackend {
+    /// The direct rspirv emitter (the default; every kernel).
+    #[default]
+    Rspirv,
+    /// LLVM's SPIR-V target (feature `native-host`, Vulkan 1.3 only; see docs/backends.md
+    /// for what it lowers).
+    Llvm,
+}
+
+impl KernelBackend {
+    /// The `--backend` spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelBackend::Rspirv => "rspirv",
+            KernelBackend::Llvm => "llvm",
+        }
+    }
+}
+
 /// Options of the SPIR-V backend.
 #[derive(Debug, Clone, Default)]
 pub struct SpirvOptions {
+    /// Which backend emits the modules.
+    pub backend: KernelBackend,
     /// Target environment; decides the SPIR-V version and which extensions are core.
     pub target_env: TargetEnv,
     /// Optional Vulkan features the target device has, by Vulkan name (the runtime's
@@ -186,7 +211,8 @@ fn compile(
             .iter()
             .all(|op| p.subgroup_operations.iter().any(|o| o == op))
     });
-    cx.declare_globals(&usage)?;
+    let layout = crate::layout::kernel_layout(kernel)?;
+    cx.declare_globals(&layout, &usage)?;
     if kernel.wave_width.is_some() {
         // A required subgroup size is a pipeline property of Vulkan 1.3's subgroup size
         // control (the reflection carries the size; the runtime sets it).
@@ -201,7 +227,7 @@ fn compile(
     }
     cx.emit_bounds_report(kernel.span)?;
     cx.finish_module(entry);
-    let mut reflection = reflect::build(&cx);
+    let mut reflection = reflect::build(&cx, &layout);
     reflection.precision_variant = options.target.precision.name();
     let words = cx.b.module().assemble();
     Ok(CompiledKernel {
@@ -209,6 +235,25 @@ fn compile(
         words,
         reflection,
     })
+}
+
+/// The kernel's shape check, for the other kernel backend.
+pub(crate) fn check_kernel_shape(f: &ir::Function) -> Res<()> {
+    check_shape(f)
+}
+
+/// Per kernel parameter: (read, written) by the kernel or a helper it calls, for the other
+/// kernel backend's reflection (float atomics counted as native).
+pub(crate) fn resource_access(module: &ir::Module, kernel: FunctionId) -> Res<Vec<(bool, bool)>> {
+    let usage = access::analyze(
+        module,
+        kernel,
+        atomics::NativeFloatAtomics {
+            add: true,
+            min_max: true,
+        },
+    )?;
+    Ok(usage.iter().map(|u| (u.reads, u.writes)).collect())
 }
 
 /// Rejects a function whose parameter count exceeds its locals (malformed IR), so that

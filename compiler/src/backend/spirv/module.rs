@@ -12,13 +12,12 @@ use rspirv::spirv::{
 };
 
 use super::access::Usage;
-use super::types::host_only;
 use super::{unsupported, Ctx, Res};
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::Span;
 use crate::ir::{ImageFormat, ScalarType, TextureDim, Type};
+use crate::layout::{access_from_usage, BindingKind, BindingSlot, KernelLayout, ParamSlot};
 
-/// Workgroup size used when a launch gives no `block:` (SPEC §7).
-pub(crate) const DEFAULT_WORKGROUP_SIZE: [u32; 3] = [64, 1, 1];
+pub(crate) use crate::layout::DEFAULT_WORKGROUP_SIZE;
 
 /// Capabilities and extensions the module uses, collected while lowering.
 #[derive(Debug, Default)]
@@ -111,17 +110,13 @@ use StoragePlace::{StorageBuf, StoragePush};
 /// What a resource parameter is bound as.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum ResourceKind {
-    /// A storage buffer of `elem` (`lanes` > 1: vectors of it), stored as the SPIR-V type
-    /// `storage` with `stride` bytes.
+    /// A storage buffer of `elem` lanes (scalars or vectors of it), stored as the SPIR-V
+    /// type `storage`.
     Buffer {
         /// Element (lane) type in the IR.
         elem: ScalarType,
-        /// 1 for scalar elements, N for `Vector<elem, N>` elements.
-        lanes: u8,
         /// SPIR-V type of a stored element (`uint32` for booleans).
         storage: Word,
-        /// `ArrayStride`.
-        stride: u32,
     },
     /// A storage image.
     Image {
@@ -170,8 +165,6 @@ pub(crate) struct PushMember {
     pub(crate) storage: Word,
     /// std430 byte offset.
     pub(crate) offset: u32,
-    /// Size in bytes.
-    pub(crate) size: u32,
 }
 
 /// Where a kernel parameter lives.
@@ -207,124 +200,85 @@ pub(crate) struct Globals {
 }
 
 impl Ctx<'_> {
-    /// Declares the workgroup-size spec constants and one global per kernel parameter.
-    pub(crate) fn declare_globals(&mut self, usage: &[Usage]) -> Res<()> {
+    /// Declares the workgroup-size spec constants and one global per kernel parameter, as
+    /// the backend-independent [`KernelLayout`] places them.
+    pub(crate) fn declare_globals(&mut self, layout: &KernelLayout, usage: &[Usage]) -> Res<()> {
         self.declare_workgroup_size();
         let kernel = self.kernel;
-        let mut offset = 0u32;
         for (i, param) in kernel.params().iter().enumerate() {
-            let place = match &param.ty {
-                ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..) | Type::Struct(_)) => {
-                    let storage = self.storage_ir_type(ty, param.span)?;
-                    let (size, align) = ty
-                        .std430_layout()
-                        .ok_or_else(|| unsupported(param.span, "internal error: no layout"))?;
-                    offset = offset.div_ceil(align) * align;
-                    self.small_storage(ty, StoragePush)?;
+            let place = match layout.params.get(i) {
+                Some(&ParamSlot::Push(p)) => {
+                    let slot = &layout.push[p];
+                    let storage = self.storage_ir_type(&slot.ty, param.span)?;
+                    self.small_storage(&slot.ty, StoragePush)?;
                     self.globals.push_members.push(PushMember {
-                        name: param.name.clone(),
-                        ty: ty.clone(),
+                        name: slot.name.clone(),
+                        ty: slot.ty.clone(),
                         storage,
-                        offset,
-                        size,
+                        offset: slot.offset,
                     });
-                    offset += size;
                     ParamPlace::Push(self.globals.push_members.len() - 1)
                 }
-                Type::Buffer(elem) => {
-                    // float32 elements updated by compare-exchange loops are stored as their
-                    // bits, since integer atomics cannot take a float pointer.
-                    let storage = if usage[i].bits_view {
-                        self.u32_type()
-                    } else {
-                        self.storage_ir_type(elem, param.span)?
-                    };
-                    let stride = elem.std430_stride().ok_or_else(|| {
-                        unsupported(param.span, format!("KernelBuffer<{elem}> has no layout"))
-                    })?;
-                    self.small_storage(elem, StorageBuf)?;
-                    let block = self.buffer_block_type(storage, stride);
-                    let (Some(lane), lanes) = (elem.elem_scalar(), elem.lanes() as u8) else {
-                        return Err(unsupported(param.span, format!("KernelBuffer<{elem}>")));
-                    };
-                    let kind = ResourceKind::Buffer {
-                        elem: lane,
-                        lanes,
-                        storage,
-                        stride,
-                    };
-                    self.declare_resource(
-                        &param.name,
-                        block,
-                        StorageClass::StorageBuffer,
-                        kind,
-                        usage[i],
-                    )
+                Some(&ParamSlot::Binding(b)) => {
+                    let slot = &layout.bindings[b];
+                    self.declare_binding(slot, param.span, usage[i])?
                 }
-                Type::Image2D(format) => {
-                    let image = self.image_type(*format);
-                    let kind = ResourceKind::Image {
-                        format: *format,
-                        image,
-                    };
-                    self.declare_resource(
-                        &param.name,
-                        image,
-                        StorageClass::UniformConstant,
-                        kind,
-                        usage[i],
-                    )
-                }
-                Type::Texture(dim, texel) => {
-                    let image = self.texture_type(*dim, *texel);
-                    let kind = ResourceKind::Texture {
-                        dim: *dim,
-                        texel: *texel,
-                        image,
-                    };
-                    self.declare_resource(
-                        &param.name,
-                        image,
-                        StorageClass::UniformConstant,
-                        kind,
-                        usage[i],
-                    )
-                }
-                Type::Sampler => {
-                    let sampler = self.sampler_type();
-                    let kind = ResourceKind::Sampler { sampler };
-                    self.declare_resource(
-                        &param.name,
-                        sampler,
-                        StorageClass::UniformConstant,
-                        kind,
-                        usage[i],
-                    )
-                }
-                Type::Void => {
-                    return Err(Diagnostic::error(
-                        Code::KernelSignature,
-                        param.span,
-                        "a kernel parameter cannot be void",
-                    ))
-                }
-                ty @ (Type::Array(_) | Type::String | Type::Stream) => {
-                    return Err(host_only(param.span, ty))
-                }
-                ty @ (Type::Shared(_) | Type::Enum(_) | Type::CoopMatrix(_)) => {
-                    return Err(unsupported(
-                        param.span,
-                        format!("a kernel parameter of type `{ty}`"),
-                    ))
-                }
+                None => return Err(unsupported(param.span, "internal error: no layout")),
             };
             self.globals.params.push(place);
         }
-        self.globals.push_size = offset.div_ceil(4) * 4;
+        self.globals.push_size = layout.push_size;
         if !self.globals.push_members.is_empty() {
             self.declare_push_block()?;
         }
         Ok(())
+    }
+
+    /// Declares the descriptor variable of one binding of the layout.
+    fn declare_binding(&mut self, slot: &BindingSlot, span: Span, usage: Usage) -> Res<ParamPlace> {
+        let name = &slot.name;
+        Ok(match &slot.kind {
+            BindingKind::Buffer {
+                elem, lane, stride, ..
+            } => {
+                // float32 elements updated by compare-exchange loops are stored as their
+                // bits, since integer atomics cannot take a float pointer.
+                let storage = if usage.bits_view {
+                    self.u32_type()
+                } else {
+                    self.storage_ir_type(elem, span)?
+                };
+                self.small_storage(elem, StorageBuf)?;
+                let block = self.buffer_block_type(storage, *stride);
+                let kind = ResourceKind::Buffer {
+                    elem: *lane,
+                    storage,
+                };
+                self.declare_resource(name, block, StorageClass::StorageBuffer, kind, usage)
+            }
+            BindingKind::StorageImage(format) => {
+                let image = self.image_type(*format);
+                let kind = ResourceKind::Image {
+                    format: *format,
+                    image,
+                };
+                self.declare_resource(name, image, StorageClass::UniformConstant, kind, usage)
+            }
+            BindingKind::Texture(dim, texel) => {
+                let image = self.texture_type(*dim, *texel);
+                let kind = ResourceKind::Texture {
+                    dim: *dim,
+                    texel: *texel,
+                    image,
+                };
+                self.declare_resource(name, image, StorageClass::UniformConstant, kind, usage)
+            }
+            BindingKind::Sampler => {
+                let sampler = self.sampler_type();
+                let kind = ResourceKind::Sampler { sampler };
+                self.declare_resource(name, sampler, StorageClass::UniformConstant, kind, usage)
+            }
+        })
     }
 
     /// `OpSpecConstant %uint` × 3 (SpecId 0, 1, 2) composed into the `WorkgroupSize`
@@ -366,13 +320,8 @@ impl Ctx<'_> {
             .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
         self.b
             .decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
-        // An unused resource is reported (and decorated) as read-only: harmless for the
-        // runtime's hazard tracking and lets drivers skip write tracking.
-        let access = match (usage.reads, usage.writes) {
-            (true, true) => Access::ReadWrite,
-            (false, true) => Access::Write,
-            _ => Access::Read,
-        };
+        // An unused resource is reported (and decorated) as read-only.
+        let access = access_from_usage(usage.reads, usage.writes);
         // Sampled images and samplers are read-only by type and take no such decoration.
         let storage = matches!(
             kind,

@@ -1,130 +1,35 @@
-//! Builds the reflection document (SPEC §7) from the layout decided while declaring the
-//! globals, so the runtime never recomputes a layout.
+//! Builds the reflection document (SPEC §7) from the backend-independent layout
+//! ([`crate::layout`]) plus what lowering found (capabilities, spec constants), so the
+//! runtime never recomputes a layout.
 
-use cajeta_runtime::reflection::{
-    Binding, DescriptorType, Parameter, ParameterSlot, PushConstantBlock, PushConstantMember,
-    Reflection, SpecConstant,
-};
+use cajeta_runtime::reflection::Reflection;
 
-use super::module::{ParamPlace, ResourceKind, DEFAULT_WORKGROUP_SIZE};
 use super::Ctx;
-use crate::ir::{ImageFormat, ScalarType};
+use crate::layout::{reflect_interface, KernelLayout, DEFAULT_WORKGROUP_SIZE, PSC_SPEC_BASE};
 
-/// The reflection of the finished module in `cx`.
-pub(crate) fn build(cx: &Ctx) -> Reflection {
+/// The reflection of the finished module in `cx`, laid out as `layout` says.
+pub(crate) fn build(cx: &Ctx, layout: &KernelLayout) -> Reflection {
     let (major, minor) = cx.env.spirv_version();
-    let bindings = cx
-        .globals
-        .resources
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let (descriptor_type, element_type, element_stride, image_format) = match r.kind {
-                ResourceKind::Buffer {
-                    elem,
-                    lanes,
-                    stride,
-                    ..
-                } => (
-                    DescriptorType::StorageBuffer,
-                    Some(if lanes > 1 {
-                        crate::ir::Type::Vector(elem, lanes).to_string()
-                    } else {
-                        elem.name().to_string()
-                    }),
-                    Some(stride),
-                    None,
-                ),
-                ResourceKind::Image { format, .. } => (
-                    DescriptorType::StorageImage,
-                    None,
-                    None,
-                    Some(format.reflection_name().to_string()),
-                ),
-                // A texture reads any format of its class; the reflection names the widest
-                // format of that class so that the runtime checks the class at bind time.
-                ResourceKind::Texture { texel, .. } => (
-                    DescriptorType::SampledImage,
-                    None,
-                    None,
-                    Some(
-                        match texel {
-                            ScalarType::I32 => ImageFormat::Rgba32i,
-                            ScalarType::U32 => ImageFormat::Rgba32ui,
-                            _ => ImageFormat::Rgba32f,
-                        }
-                        .reflection_name()
-                        .to_string(),
-                    ),
-                ),
-                ResourceKind::Sampler { .. } => (DescriptorType::Sampler, None, None, None),
-            };
-            Binding {
-                name: r.name.clone(),
-                set: 0,
-                binding: i as u32,
-                descriptor_type,
-                element_type,
-                element_stride,
-                image_format,
-                access: r.access,
-            }
-        })
-        .collect();
-    let members = cx
-        .globals
-        .push_members
-        .iter()
-        .map(|m| PushConstantMember {
-            name: m.name.clone(),
-            offset: m.offset,
-            size: m.size,
-            ty: m.ty.to_string(),
-        })
-        .collect();
-    let mut spec_constants: Vec<SpecConstant> =
-        ["workgroup_size_x", "workgroup_size_y", "workgroup_size_z"]
-            .iter()
-            .zip(DEFAULT_WORKGROUP_SIZE)
-            .enumerate()
-            .map(|(id, (name, default))| SpecConstant {
-                id: id as u32,
-                name: name.to_string(),
-                ty: "uint32".to_string(),
-                default,
-            })
-            .collect();
+    let access: Vec<_> = cx.globals.resources.iter().map(|r| r.access).collect();
+    let interface = reflect_interface(layout, cx.kernel.params(), &access);
+    let mut spec_constants = interface.workgroup_spec_constants;
     spec_constants.extend(cx.mem.spec_constants());
-    let parameters = cx
-        .kernel
-        .params()
-        .iter()
-        .zip(&cx.globals.params)
-        .enumerate()
-        .map(|(i, (p, place))| Parameter {
-            psc_spec_id: cx
-                .mem
-                .psc
-                .contains_key(&i)
-                .then_some(super::memory::PSC_SPEC_BASE + i as u32),
-            name: p.name.clone(),
-            slot: match *place {
-                ParamPlace::Binding(i) => ParameterSlot::Binding(i),
-                ParamPlace::Push(i) => ParameterSlot::PushConstant(i),
-            },
-        })
-        .collect();
+    let mut parameters = interface.parameters;
+    for (i, p) in parameters.iter_mut().enumerate() {
+        p.psc_spec_id = cx
+            .mem
+            .psc
+            .contains_key(&i)
+            .then_some(PSC_SPEC_BASE + i as u32);
+    }
     Reflection {
         entry_point: cx.kernel.name.clone(),
         spirv_version: format!("{major}.{minor}"),
         target_env: cx.env.name().to_string(),
         workgroup_size_spec_ids: [0, 1, 2],
         default_workgroup_size: DEFAULT_WORKGROUP_SIZE,
-        bindings,
-        push_constants: PushConstantBlock {
-            size: cx.globals.push_size,
-            members,
-        },
+        bindings: interface.bindings,
+        push_constants: interface.push_constants,
         spec_constants,
         capabilities: cx
             .features

@@ -1,0 +1,92 @@
+//! Parses the kernel's LLVM IR, verifies it, runs LLVM's optimizer and emits SPIR-V with
+//! LLVM's SPIR-V target.
+
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{CodeModel, FileType, RelocMode, Target, TargetTriple};
+use inkwell::OptimizationLevel;
+
+/// The target triple of Vulkan 1.3 compute modules.
+pub(crate) const TRIPLE: &str = "spirv1.6-unknown-vulkan1.3-compute";
+
+/// The optimization pipelines, tried in order: LLVM's standard O2 (no fast-math flags are
+/// ever set, so it neither contracts nor reassociates float arithmetic), then, when the
+/// SPIR-V target could not structure what O2 made of the control flow (an `OpSwitch` with
+/// no merge, seen for labeled `break`s out of nested loops), a pipeline that only promotes
+/// locals to SSA and simplifies instructions.
+pub(crate) const PIPELINES: [&str; 2] = [
+    "default<O2>",
+    "function(sroa,early-cse,instcombine<no-verify-fixpoint>)",
+];
+
+/// The pipeline of kernels with shared arrays (see `compile`): no loop unrolling and no
+/// instcombine, which fold the arrays' GEPs into offsets the SPIR-V target mislowers.
+pub(crate) const SHARED_MEMORY_PIPELINES: [&str; 1] = ["function(sroa,early-cse)"];
+
+// inkwell 0.11 has no `target-spirv` feature; the static LLVM has the target linked in
+// (llvm-sys links every component), so its initializers are declared here.
+extern "C" {
+    fn LLVMInitializeSPIRVTargetInfo();
+    fn LLVMInitializeSPIRVTarget();
+    fn LLVMInitializeSPIRVTargetMC();
+    fn LLVMInitializeSPIRVAsmPrinter();
+}
+
+fn init_target() {
+    // LLVM's target registry is not safe to initialize from two threads at once.
+    static INIT: std::sync::Once = std::sync::Once::new();
+    INIT.call_once(|| {
+        // SAFETY: the initializers only register the SPIR-V target in LLVM's registry, and
+        // `Once` runs them exactly once per process.
+        unsafe {
+            LLVMInitializeSPIRVTargetInfo();
+            LLVMInitializeSPIRVTarget();
+            LLVMInitializeSPIRVTargetMC();
+            LLVMInitializeSPIRVAsmPrinter();
+        }
+    });
+}
+
+/// The SPIR-V words of the module whose LLVM IR is `text`.
+pub(crate) fn emit_spirv(text: &str, pipeline: &str) -> Result<Vec<u32>, String> {
+    init_target();
+    let ctx = Context::create();
+    let buffer = MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), "kernel.ll");
+    let module = ctx
+        .create_module_from_ir(buffer)
+        .map_err(|e| format!("parse: {}", e.to_string_lossy()))?;
+    module
+        .verify()
+        .map_err(|e| format!("verify: {}", e.to_string_lossy()))?;
+    let triple = TargetTriple::create(TRIPLE);
+    let target = Target::from_triple(&triple).map_err(|e| e.to_string_lossy().to_string())?;
+    let machine = target
+        .create_target_machine(
+            &triple,
+            "",
+            "",
+            OptimizationLevel::Default,
+            RelocMode::Default,
+            CodeModel::Default,
+        )
+        .ok_or("cannot create a SPIR-V target machine")?;
+    module
+        .run_passes(pipeline, &machine, PassBuilderOptions::create())
+        .map_err(|e| format!("optimize: {}", e.to_string_lossy()))?;
+    // Codegen mutates the module: it is emitted exactly once.
+    let out = machine
+        .write_to_memory_buffer(&module, FileType::Object)
+        .map_err(|e| format!("emit: {}", e.to_string_lossy()))?;
+    let bytes = out.as_slice();
+    if bytes.len() % 4 != 0 || bytes.len() < 20 {
+        return Err(format!(
+            "emit: {} bytes is not a SPIR-V module",
+            bytes.len()
+        ));
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}

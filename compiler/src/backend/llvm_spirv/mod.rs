@@ -1,0 +1,389 @@
+//! The LLVM kernel backend (`--backend llvm`): each kernel is lowered from the typed IR to
+//! LLVM IR for the `spirv1.6-unknown-vulkan1.3-compute` target, optimized by LLVM, and
+//! emitted as SPIR-V by LLVM's own SPIR-V backend (feature `native-host`, which links LLVM).
+//!
+//! Stages: [`crate::layout`] places the parameters (the same interface as the rspirv
+//! backend, so reflection and runtime are shared); [`lower`] writes the kernel as LLVM IR
+//! text — text rather than inkwell's builder because inkwell 0.11 cannot represent the
+//! target-extension types (`target("spirv.Image", …)`) the resource intrinsics take;
+//! [`emit`] parses, verifies, optimizes and emits it; [`post`] fixes up what LLVM's SPIR-V
+//! target does not produce for Vulkan compute (workgroup size as specialization constants,
+//! the push-constant block's decorations, the `Int8` capability its resource names imply).
+//!
+//! What the backend does not lower is refused with [`Code::LlvmBackendUnsupported`] naming
+//! the construct; docs/backends.md lists the coverage per feature.
+
+mod cleanup;
+mod emit;
+mod lower;
+mod post;
+mod types;
+
+use std::fmt::Write;
+
+use crate::backend::spirv::{CompiledKernel, SpirvOptions, TargetEnv};
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{self, FunctionId, FunctionKind, Type};
+use crate::layout::{self, BindingKind};
+
+/// An `UnsupportedByLlvmBackend` refusal naming the construct.
+pub(crate) fn refuse(span: Span, what: impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::error(
+        Code::LlvmBackendUnsupported,
+        span,
+        format!("the LLVM kernel backend (`--backend llvm`) cannot lower {what}; use the default rspirv backend"),
+    )
+}
+
+/// A resource parameter's handle, made once at the kernel's entry.
+#[derive(Debug, Clone)]
+pub(crate) enum Handle {
+    /// A storage buffer of 32-bit scalars.
+    Buffer {
+        /// The SSA value of the handle.
+        var: String,
+        /// Its `target(…)` type.
+        ty: String,
+        /// The type's intrinsic-name mangling.
+        mangled: String,
+        /// Element type.
+        elem: ir::ScalarType,
+        /// Binding number.
+        binding: u32,
+        /// The `handlefrombinding` call that makes it (a function's entry line).
+        create: String,
+    },
+    /// A one-channel storage image.
+    Image {
+        /// The SSA value of the handle.
+        var: String,
+        /// Its `target(…)` type.
+        ty: String,
+        /// The type's intrinsic-name mangling.
+        mangled: String,
+        /// The channel's LLVM type.
+        channel: &'static str,
+        /// Binding number.
+        binding: u32,
+        /// The `handlefrombinding` call that makes it (a function's entry line).
+        create: String,
+    },
+}
+
+impl Handle {
+    /// The binding number.
+    pub(crate) fn binding(&self) -> u32 {
+        match self {
+            Handle::Buffer { binding, .. } | Handle::Image { binding, .. } => *binding,
+        }
+    }
+
+    /// The entry line that makes the handle (every function using it makes its own: the
+    /// target maps all of them to the binding's one variable).
+    pub(crate) fn create(&self) -> &str {
+        match self {
+            Handle::Buffer { create, .. } | Handle::Image { create, .. } => create,
+        }
+    }
+}
+
+/// Makes `--backend llvm` available to the driver (and so to `run_program` and the
+/// embedding API) in this program; idempotent. Calling it links LLVM's SPIR-V target into
+/// the program, which is why the driver does not do it by itself.
+pub fn enable() {
+    crate::driver::register_llvm_kernel_backend(compile_kernel);
+}
+
+/// Compiles one kernel through LLVM's SPIR-V backend.
+pub fn compile_kernel(
+    module: &ir::Module,
+    kernel_id: FunctionId,
+    options: &SpirvOptions,
+) -> Result<CompiledKernel, Vec<Diagnostic>> {
+    compile(module, kernel_id, options).map_err(|d| vec![d])
+}
+
+fn compile(
+    module: &ir::Module,
+    kernel_id: FunctionId,
+    options: &SpirvOptions,
+) -> Result<CompiledKernel, Diagnostic> {
+    let Some(kernel) = module.functions.get(kernel_id.0) else {
+        return Err(refuse(Span::default(), "an unknown function"));
+    };
+    if kernel.kind != FunctionKind::Kernel || kernel.return_type != Type::Void {
+        return Err(Diagnostic::error(
+            Code::KernelSignature,
+            kernel.span,
+            format!("`{}` is not a `@Kernel` method returning void", kernel.name),
+        ));
+    }
+    if options.target_env != TargetEnv::Vulkan1_3 {
+        return Err(refuse(
+            kernel.span,
+            format!(
+                "a module for {} (its target is vulkan1.3: pass `--target-env vulkan1.3`)",
+                options.target_env.name()
+            ),
+        ));
+    }
+    if options.checked {
+        return Err(refuse(kernel.span, "checked mode (`--checked`)"));
+    }
+    if kernel.wave_width.is_some() {
+        return Err(refuse(kernel.span, "`@Wave(width = …)`"));
+    }
+    crate::backend::spirv::check_kernel_shape(kernel)?;
+    let access = crate::backend::spirv::resource_access(module, kernel_id)?;
+    let layout = layout::kernel_layout(kernel)?;
+    let (text, shared_bytes) = module_text(module, kernel, &layout, &access)?;
+    let mut result = Err(String::new());
+    // Shared arrays are indexed with GEPs, which O2's unrolling and instcombine fold into
+    // forms LLVM 23's SPIR-V target lowers wrongly (measured: a shared-memory tree reduction
+    // read a fixed element instead of `t[l + s]` on lavapipe); such kernels get only SSA
+    // promotion and CSE.
+    let pipes: &[&str] = if shared_bytes > 0 {
+        &emit::SHARED_MEMORY_PIPELINES
+    } else {
+        &emit::PIPELINES
+    };
+    for &pipeline in pipes {
+        result = emit::emit_spirv(&text, pipeline)
+            .and_then(|words| post::fix_up(words, &layout, &kernel.name));
+        if result.is_ok() {
+            break;
+        }
+    }
+    let (words, features) = result.map_err(|e| {
+        refuse(
+            kernel.span,
+            format!("this kernel (LLVM's SPIR-V target: {})", e.trim()),
+        )
+    })?;
+    let access: Vec<_> = layout
+        .bindings
+        .iter()
+        .map(|b| {
+            let (r, w) = access.get(b.param).copied().unwrap_or((false, false));
+            layout::access_from_usage(r, w)
+        })
+        .collect();
+    let interface = layout::reflect_interface(&layout, kernel.params(), &access);
+    let (major, minor) = options.target_env.spirv_version();
+    let reflection = cajeta_runtime::Reflection {
+        entry_point: kernel.name.clone(),
+        spirv_version: format!("{major}.{minor}"),
+        target_env: options.target_env.name().to_string(),
+        workgroup_size_spec_ids: layout::WORKGROUP_SIZE_SPEC_IDS,
+        default_workgroup_size: layout::DEFAULT_WORKGROUP_SIZE,
+        bindings: interface.bindings,
+        push_constants: interface.push_constants,
+        spec_constants: interface.workgroup_spec_constants,
+        capabilities: features.capabilities,
+        extensions: features.extensions,
+        vulkan_features: features.vulkan_features,
+        precision_variant: options.target.precision.name(),
+        parameters: interface.parameters,
+        static_shared_bytes: u32::try_from(shared_bytes).unwrap_or(u32::MAX),
+        bounds_check: None,
+        required_subgroup_size: None,
+    };
+    Ok(CompiledKernel {
+        name: kernel.name.clone(),
+        words,
+        reflection,
+    })
+}
+
+/// The LLVM IR text of the module holding `kernel`, and the bytes of workgroup memory its
+/// shared arrays take.
+fn module_text(
+    module: &ir::Module,
+    kernel: &ir::Function,
+    layout: &layout::KernelLayout,
+    access: &[(bool, bool)],
+) -> Result<(String, u64), Diagnostic> {
+    let mut head = String::new();
+    let mut entry = String::new();
+    let mut handles: Vec<Option<Handle>> = vec![None; kernel.param_count];
+    let _ = writeln!(
+        head,
+        "target datalayout = \"e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1\"\n\
+         target triple = \"{}\"\n",
+        emit::TRIPLE
+    );
+    let mut decls = Vec::new();
+    for slot in &layout.bindings {
+        let span = kernel.params()[slot.param].span;
+        let writes = access.get(slot.param).is_some_and(|a| a.1);
+        let name = format!("@.name.{}", slot.binding);
+        let bytes = slot.name.len() + 1;
+        let _ = writeln!(
+            head,
+            "{name} = private unnamed_addr constant [{bytes} x i8] c\"{}\\00\"",
+            slot.name
+        );
+        let var = format!("%h{}", slot.binding);
+        let create_line = |ty: &str, mangled: &str| {
+            format!(
+                "  {var} = call {ty} @llvm.spv.resource.handlefrombinding.{mangled}(i32 {}, i32 {}, i32 1, i32 0, ptr {name})\n",
+                layout::DESCRIPTOR_SET,
+                slot.binding
+            )
+        };
+        let (ty, mangled, handle) = match &slot.kind {
+            BindingKind::Buffer { lane, lanes: 1, .. } if *lane != ir::ScalarType::Bool => {
+                let elem = types::stored(*lane, span)?;
+                let (ty, mangled) = types::buffer_handle(elem, writes);
+                let h = Handle::Buffer {
+                    var: var.clone(),
+                    create: create_line(&ty, &mangled),
+                    ty: ty.clone(),
+                    mangled: mangled.clone(),
+                    elem: *lane,
+                    binding: slot.binding,
+                };
+                (ty, mangled, h)
+            }
+            BindingKind::StorageImage(format) => {
+                let (ty, mangled, channel) = types::image_handle(*format, span)?;
+                let h = Handle::Image {
+                    var: var.clone(),
+                    create: create_line(&ty, &mangled),
+                    ty: ty.clone(),
+                    mangled: mangled.clone(),
+                    channel,
+                    binding: slot.binding,
+                };
+                (ty, mangled, h)
+            }
+            BindingKind::Buffer { elem, .. } => {
+                return Err(refuse(span, format!("`KernelBuffer<{elem}>` parameters")))
+            }
+            BindingKind::Texture(..) => return Err(refuse(span, "texture parameters")),
+            BindingKind::Sampler => return Err(refuse(span, "sampler parameters")),
+        };
+        let decl = format!(
+            "declare {ty} @llvm.spv.resource.handlefrombinding.{mangled}(i32, i32, i32, i32, ptr)"
+        );
+        if !decls.contains(&decl) {
+            decls.push(decl);
+        }
+        entry.push_str(handle.create());
+        handles[slot.param] = Some(handle);
+    }
+    let mut push_fields = Vec::new();
+    let mut push_params = Vec::new();
+    for slot in &layout.push {
+        let span = kernel.params()[slot.param].span;
+        let s = types::scalar_of(&slot.ty, span)
+            .map_err(|_| refuse(span, format!("a `{}` parameter", slot.ty)))?;
+        let stored = types::stored(s, span)?;
+        if slot.offset != 4 * push_fields.len() as u32 {
+            return Err(refuse(span, "a push-constant block with padding"));
+        }
+        push_fields.push(stored);
+        push_params.push((slot.param, s, stored));
+    }
+    if !push_fields.is_empty() {
+        let _ = writeln!(
+            head,
+            "%PushConstants = type {{ {} }}\n@push_constants = external hidden addrspace(13) externally_initialized global %PushConstants",
+            push_fields.join(", ")
+        );
+    }
+    let mut f = lower::FnLower::new(kernel, &handles);
+    let mut loads = Vec::new();
+    for (member, (param, s, stored)) in push_params.into_iter().enumerate() {
+        let v = f.push_load(member, s, stored, kernel.span)?;
+        loads.push((param, v));
+    }
+    f.prologue(&loads)?;
+    f.lower_body()?;
+    decls.extend(f.decls.iter().cloned());
+    decls.extend(f.globals.iter().cloned());
+    let (helpers, helper_shared) = lower_helpers(module, f.calls.clone(), &mut decls)?;
+    let mut text = head;
+    for d in &decls {
+        let _ = writeln!(text, "{d}");
+    }
+    text.push_str(&helpers);
+    let _ = write!(
+        text,
+        "\ndefine void @\"{}\"() #0 {{\nentry:\n{}{}{}}}\n\n\
+         attributes #0 = {{ \"hlsl.shader\"=\"compute\" \"hlsl.numthreads\"=\"{},{},{}\" }}\n",
+        kernel.name,
+        f.allocas,
+        entry,
+        f.body,
+        layout::DEFAULT_WORKGROUP_SIZE[0],
+        layout::DEFAULT_WORKGROUP_SIZE[1],
+        layout::DEFAULT_WORKGROUP_SIZE[2],
+    );
+    Ok((text, f.shared_bytes + helper_shared))
+}
+
+/// The definitions of the `@Device` helpers `calls` names and those they call in turn
+/// (sema refuses recursion, E0013), each once; their intrinsic declarations go to `decls`.
+fn lower_helpers(
+    module: &ir::Module,
+    mut pending: Vec<lower::HelperCall>,
+    decls: &mut Vec<String>,
+) -> Result<(String, u64), Diagnostic> {
+    let mut done: Vec<String> = Vec::new();
+    let mut text = String::new();
+    let mut shared_bytes = 0;
+    while let Some((id, resources)) = pending.pop() {
+        let name = lower::helper_name(id, &resources);
+        if done.contains(&name) {
+            continue;
+        }
+        done.push(name.clone());
+        let Some(helper) = module.functions.get(id.0) else {
+            return Err(refuse(Span::default(), "a call of an unknown function"));
+        };
+        crate::backend::spirv::check_kernel_shape(helper)?;
+        let ret = match &helper.return_type {
+            Type::Void => "void",
+            ty => types::value(ty, helper.span)?,
+        };
+        let mut params = Vec::new();
+        let mut incoming = Vec::new();
+        let mut entry = String::new();
+        for (i, p) in helper.params().iter().enumerate() {
+            if let Some(Some(h)) = resources.get(i) {
+                entry.push_str(h.create());
+                continue;
+            }
+            let ty = types::value(&p.ty, p.span)?;
+            params.push(format!("{ty} %a{i}"));
+            incoming.push((i, lower::Val::new(format!("%a{i}"), ty)));
+        }
+        let mut f = lower::FnLower::new(helper, &resources);
+        f.prologue(&incoming)?;
+        f.lower_body()?;
+        for d in f.decls.iter().chain(&f.globals) {
+            if !decls.contains(d) {
+                decls.push(d.clone());
+            }
+        }
+        pending.extend(f.calls.iter().cloned());
+        shared_bytes += f.shared_bytes;
+        let _ = write!(
+            text,
+            "\ndefine internal {ret} {name}({}) alwaysinline {{\nentry:\n{}{entry}{}}}\n",
+            params.join(", "),
+            f.allocas,
+            f.body
+        );
+    }
+    Ok((text, shared_bytes))
+}
+
+/// The LLVM IR text `cajetac build --backend llvm --emit llvm` shows for a kernel.
+pub fn kernel_ir(module: &ir::Module, kernel_id: FunctionId) -> Result<String, Diagnostic> {
+    let kernel = module.function(kernel_id);
+    let access = crate::backend::spirv::resource_access(module, kernel_id)?;
+    let layout = layout::kernel_layout(kernel)?;
+    module_text(module, kernel, &layout, &access).map(|(text, _)| text)
+}

@@ -1,0 +1,366 @@
+//! Post-processing of the module LLVM's SPIR-V target emits, with rspirv: what Vulkan
+//! compute and this project's interface need and the target does not produce.
+//!
+//! - The workgroup size becomes three specialization constants (SpecId 0, 1, 2) composed
+//!   into the `WorkgroupSize` built-in, as in the rspirv backend, so that a launch's
+//!   `block:` specializes it (LLVM only writes a fixed `LocalSize`).
+//! - The push-constant block gets its `Block` decoration and member offsets from the layout
+//!   where LLVM left them out.
+//! - What LLVM leaves unused goes ([`cleanup`]), with the `Int8`/`Int64` capabilities the
+//!   resource-name strings and 64-bit GEP indices implied.
+//! - The entry point must be the kernel's name and bindings must be the layout's.
+
+use rspirv::binary::Assemble;
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
+
+use super::cleanup;
+
+use crate::backend::spirv::FeatureSet;
+use crate::layout::{KernelLayout, DEFAULT_WORKGROUP_SIZE, DESCRIPTOR_SET};
+
+/// The capabilities, extensions and Vulkan features of the finished module (reflection).
+pub(crate) struct Features {
+    pub(crate) capabilities: Vec<String>,
+    pub(crate) extensions: Vec<String>,
+    pub(crate) vulkan_features: Vec<String>,
+}
+
+/// Fixes up `words` (see the module comment) and reports its features.
+pub(crate) fn fix_up(
+    words: Vec<u32>,
+    layout: &KernelLayout,
+    kernel: &str,
+) -> Result<(Vec<u32>, Features), String> {
+    let mut m = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
+    check_entry_point(&m, kernel)?;
+    check_structured(&m)?;
+    check_bindings(&m, layout)?;
+    spec_workgroup_size(&mut m)?;
+    decorate_push_block(&mut m, layout);
+    cleanup::narrow_constant_indices(&mut m, uint_const);
+    cleanup::remove_unused(&mut m);
+    cleanup::drop_unused_width_capabilities(&mut m);
+    let mut features = FeatureSet::default();
+    for inst in &m.capabilities {
+        if let Some(Operand::Capability(c)) = inst.operands.first() {
+            features.require(*c);
+        }
+    }
+    let extensions: Vec<String> = m
+        .extensions
+        .iter()
+        .filter_map(|i| match i.operands.first() {
+            Some(Operand::LiteralString(s)) => Some(s.clone()),
+            _ => None,
+        })
+        .collect();
+    let features = Features {
+        capabilities: features
+            .capabilities()
+            .iter()
+            .map(|c| format!("{c:?}"))
+            .collect(),
+        extensions,
+        vulkan_features: features
+            .vulkan_features()
+            .iter()
+            .map(|f| f.to_string())
+            .collect(),
+    };
+    Ok((m.assemble(), features))
+}
+
+fn check_entry_point(m: &Module, kernel: &str) -> Result<(), String> {
+    match m.entry_points.as_slice() {
+        [ep] if matches!(ep.operands.get(2), Some(Operand::LiteralString(s)) if s == kernel) => {
+            Ok(())
+        }
+        _ => Err(format!("expected one entry point named `{kernel}`")),
+    }
+}
+
+/// Every `OpSwitch` must follow an `OpSelectionMerge` (structured control flow), and no
+/// pointer may be bit-cast (logical addressing); LLVM does not always manage either (seen:
+/// a labeled `continue` out of nested loops; a push-constant pointer cast to `float*` in
+/// the tiled SGEMM after O2).
+fn check_structured(m: &Module) -> Result<(), String> {
+    let pointer_types: std::collections::HashSet<Word> = m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::TypePointer)
+        .filter_map(|i| i.result_id)
+        .collect();
+    for f in &m.functions {
+        for b in &f.blocks {
+            if b.instructions.iter().any(|i| {
+                i.class.opcode == Op::Bitcast
+                    && i.result_type.is_some_and(|t| pointer_types.contains(&t))
+            }) {
+                return Err("a pointer bit cast (not allowed with logical addressing)".to_string());
+            }
+            let n = b.instructions.len();
+            let merge_at = b
+                .instructions
+                .iter()
+                .position(|i| matches!(i.class.opcode, Op::SelectionMerge | Op::LoopMerge));
+            if merge_at.is_some_and(|at| at + 2 != n) {
+                return Err("a merge instruction not just before its branch".to_string());
+            }
+            let switch = n > 0 && b.instructions[n - 1].class.opcode == Op::Switch;
+            let merged = n > 1 && b.instructions[n - 2].class.opcode == Op::SelectionMerge;
+            if switch && !merged {
+                return Err("unstructured control flow (an OpSwitch without a merge)".to_string());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every `Binding` decoration must be one of the layout's, in descriptor set 0.
+fn check_bindings(m: &Module, layout: &KernelLayout) -> Result<(), String> {
+    for inst in &m.annotations {
+        if inst.class.opcode != Op::Decorate {
+            continue;
+        }
+        match inst.operands.get(1..3) {
+            Some([Operand::Decoration(Decoration::Binding), Operand::LiteralBit32(b)])
+                if *b >= layout.bindings.len() as u32 =>
+            {
+                return Err(format!("binding {b} is not in the layout"))
+            }
+            Some([Operand::Decoration(Decoration::DescriptorSet), Operand::LiteralBit32(s)])
+                if *s != DESCRIPTOR_SET =>
+            {
+                return Err(format!("descriptor set {s} is not the layout's"))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn next_id(m: &mut Module) -> Word {
+    let header = m
+        .header
+        .get_or_insert_with(|| rspirv::dr::ModuleHeader::new(1));
+    let id = header.bound;
+    header.bound += 1;
+    id
+}
+
+/// The id of the type `op operands`, declared if missing (SPIR-V forbids duplicates).
+fn type_id(m: &mut Module, op: Op, operands: Vec<Operand>) -> Word {
+    let found = m
+        .types_global_values
+        .iter()
+        .find(|i| i.class.opcode == op && i.operands == operands);
+    if let Some(id) = found.and_then(|i| i.result_id) {
+        return id;
+    }
+    let id = next_id(m);
+    m.types_global_values
+        .push(Instruction::new(op, None, Some(id), operands));
+    id
+}
+
+/// The id of `OpTypeInt 32 0`.
+fn uint_type(m: &mut Module) -> Word {
+    type_id(
+        m,
+        Op::TypeInt,
+        vec![Operand::LiteralBit32(32), Operand::LiteralBit32(0)],
+    )
+}
+
+/// The id of the `uint32` constant `value`, declared if missing.
+fn uint_const(m: &mut Module, value: u32) -> Word {
+    let uint = uint_type(m);
+    let found = m.types_global_values.iter().find(|i| {
+        i.class.opcode == Op::Constant
+            && i.result_type == Some(uint)
+            && i.operands == [Operand::LiteralBit32(value)]
+    });
+    if let Some(id) = found.and_then(|i| i.result_id) {
+        return id;
+    }
+    let id = next_id(m);
+    m.types_global_values.push(Instruction::new(
+        Op::Constant,
+        Some(uint),
+        Some(id),
+        vec![Operand::LiteralBit32(value)],
+    ));
+    id
+}
+
+/// Declares the three spec constants composed into the `WorkgroupSize` built-in, and makes
+/// every load of the `WorkgroupSize` input variable LLVM declared for `__spirv_BuiltIn…`
+/// (Vulkan allows that built-in only on a constant) read the composite instead.
+fn spec_workgroup_size(m: &mut Module) -> Result<(), String> {
+    let llvm_vars: Vec<Word> = m
+        .annotations
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Decorate
+                && i.operands.get(1) == Some(&Operand::Decoration(Decoration::BuiltIn))
+                && i.operands.get(2) == Some(&Operand::BuiltIn(BuiltIn::WorkgroupSize))
+        })
+        .filter_map(|i| match i.operands.first() {
+            Some(Operand::IdRef(id)) => Some(*id),
+            _ => None,
+        })
+        .collect();
+    let uint = uint_type(m);
+    let mut ids = [0; 3];
+    for (axis, default) in DEFAULT_WORKGROUP_SIZE.into_iter().enumerate() {
+        let id = next_id(m);
+        m.types_global_values.push(Instruction::new(
+            Op::SpecConstant,
+            Some(uint),
+            Some(id),
+            vec![Operand::LiteralBit32(default)],
+        ));
+        m.annotations.push(Instruction::new(
+            Op::Decorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(id),
+                Operand::Decoration(Decoration::SpecId),
+                Operand::LiteralBit32(axis as u32),
+            ],
+        ));
+        ids[axis] = id;
+    }
+    let v3 = type_id(
+        m,
+        Op::TypeVector,
+        vec![Operand::IdRef(uint), Operand::LiteralBit32(3)],
+    );
+    let composite = next_id(m);
+    m.types_global_values.push(Instruction::new(
+        Op::SpecConstantComposite,
+        Some(v3),
+        Some(composite),
+        ids.iter().map(|&i| Operand::IdRef(i)).collect(),
+    ));
+    m.annotations.push(Instruction::new(
+        Op::Decorate,
+        None,
+        None,
+        vec![
+            Operand::IdRef(composite),
+            Operand::Decoration(Decoration::BuiltIn),
+            Operand::BuiltIn(BuiltIn::WorkgroupSize),
+        ],
+    ));
+    if !llvm_vars.is_empty() {
+        read_composite_instead(m, &llvm_vars, composite);
+    }
+    Ok(())
+}
+
+/// Replaces every load of one of `vars` by `composite` and removes the variables.
+fn read_composite_instead(m: &mut Module, vars: &[Word], composite: Word) {
+    let mut loaded = std::collections::HashMap::new();
+    for f in &mut m.functions {
+        for b in &mut f.blocks {
+            b.instructions.retain(|i| {
+                let load_of_var = i.class.opcode == Op::Load
+                    && matches!(i.operands.first(), Some(Operand::IdRef(p)) if vars.contains(p));
+                if let (true, Some(id)) = (load_of_var, i.result_id) {
+                    loaded.insert(id, composite);
+                }
+                !load_of_var
+            });
+        }
+    }
+    for f in &mut m.functions {
+        for b in &mut f.blocks {
+            for i in &mut b.instructions {
+                for op in &mut i.operands {
+                    if let Operand::IdRef(id) = op {
+                        if let Some(&c) = loaded.get(id) {
+                            *op = Operand::IdRef(c);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let is_var = |op: Option<&Operand>| matches!(op, Some(Operand::IdRef(id)) if vars.contains(id));
+    m.types_global_values
+        .retain(|i| !i.result_id.is_some_and(|id| vars.contains(&id)));
+    m.annotations.retain(|i| !is_var(i.operands.first()));
+    m.debug_names.retain(|i| !is_var(i.operands.first()));
+    for ep in &mut m.entry_points {
+        ep.operands
+            .retain(|op| !matches!(op, Operand::IdRef(id) if vars.contains(id)));
+    }
+}
+
+/// `Block` and member `Offset`s on the push-constant struct, where missing.
+fn decorate_push_block(m: &mut Module, layout: &KernelLayout) {
+    let pointer = m.types_global_values.iter().find_map(|i| {
+        (i.class.opcode == Op::Variable
+            && i.operands.first() == Some(&Operand::StorageClass(StorageClass::PushConstant)))
+        .then_some(i.result_type)
+        .flatten()
+    });
+    let Some(pointer) = pointer else {
+        return;
+    };
+    let block = m.types_global_values.iter().find_map(|i| {
+        (i.class.opcode == Op::TypePointer && i.result_id == Some(pointer))
+            .then(|| match i.operands.get(1) {
+                Some(Operand::IdRef(s)) => Some(*s),
+                _ => None,
+            })
+            .flatten()
+    });
+    let Some(block) = block else {
+        return;
+    };
+    let decorated = |m: &Module, member: Option<u32>, d: Decoration| {
+        m.annotations.iter().any(|i| match member {
+            None => {
+                i.class.opcode == Op::Decorate
+                    && i.operands.first() == Some(&Operand::IdRef(block))
+                    && i.operands.get(1) == Some(&Operand::Decoration(d))
+            }
+            Some(n) => {
+                i.class.opcode == Op::MemberDecorate
+                    && i.operands.first() == Some(&Operand::IdRef(block))
+                    && i.operands.get(1) == Some(&Operand::LiteralBit32(n))
+                    && i.operands.get(2) == Some(&Operand::Decoration(d))
+            }
+        })
+    };
+    if !decorated(m, None, Decoration::Block) {
+        m.annotations.push(Instruction::new(
+            Op::Decorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(block),
+                Operand::Decoration(Decoration::Block),
+            ],
+        ));
+    }
+    for (i, slot) in layout.push.iter().enumerate() {
+        if !decorated(m, Some(i as u32), Decoration::Offset) {
+            m.annotations.push(Instruction::new(
+                Op::MemberDecorate,
+                None,
+                None,
+                vec![
+                    Operand::IdRef(block),
+                    Operand::LiteralBit32(i as u32),
+                    Operand::Decoration(Decoration::Offset),
+                    Operand::LiteralBit32(slot.offset),
+                ],
+            ));
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! How IR types and constants are spelled in the LLVM IR of a kernel, and the resource
+//! handle types of LLVM's SPIR-V target (`target("spirv.VulkanBuffer", …)`,
+//! `target("spirv.Image", …)`).
+
+use super::refuse;
+use crate::diagnostics::{Diagnostic, Span};
+use crate::ir::{ImageFormat, ScalarType, Type};
+
+/// The LLVM type of a scalar the backend lowers (booleans, 32-bit integers and floats).
+pub(crate) fn scalar(s: ScalarType, span: Span) -> Result<&'static str, Diagnostic> {
+    match s {
+        ScalarType::Bool => Ok("i1"),
+        ScalarType::I32 | ScalarType::U32 => Ok("i32"),
+        ScalarType::F32 => Ok("float"),
+        other => Err(refuse(span, format!("the scalar type `{}`", other.name()))),
+    }
+}
+
+/// The LLVM type of a value of IR type `ty` (scalars only).
+pub(crate) fn value(ty: &Type, span: Span) -> Result<&'static str, Diagnostic> {
+    match ty {
+        Type::Scalar(s) => scalar(*s, span),
+        other => Err(refuse(span, format!("values of type `{other}`"))),
+    }
+}
+
+/// The scalar type of `ty`, or a refusal.
+pub(crate) fn scalar_of(ty: &Type, span: Span) -> Result<ScalarType, Diagnostic> {
+    match ty {
+        Type::Scalar(s) => Ok(*s),
+        other => Err(refuse(span, format!("values of type `{other}`"))),
+    }
+}
+
+/// The type a scalar is stored as in a buffer or the push-constant block (booleans as
+/// `uint32`, as in the rspirv backend).
+pub(crate) fn stored(s: ScalarType, span: Span) -> Result<&'static str, Diagnostic> {
+    match s {
+        ScalarType::Bool => Ok("i32"),
+        other => scalar(other, span),
+    }
+}
+
+/// `target("spirv.VulkanBuffer", [0 x T], 12, writable)` and its intrinsic-name mangling.
+pub(crate) fn buffer_handle(elem: &str, writable: bool) -> (String, String) {
+    let w = u8::from(writable);
+    let mangled_elem = match elem {
+        "float" => "f32",
+        other => other,
+    };
+    (
+        format!("target(\"spirv.VulkanBuffer\", [0 x {elem}], 12, {w})"),
+        format!("tspirv.VulkanBuffer_a0{mangled_elem}_12_{w}t"),
+    )
+}
+
+/// `target("spirv.Image", T, 1 (2-D), 2 (depth unknown), 0, 0, 2 (storage), format)` of a
+/// one-channel storage image format, its mangling and its channel's LLVM type.
+pub(crate) fn image_handle(
+    format: ImageFormat,
+    span: Span,
+) -> Result<(String, String, &'static str), Diagnostic> {
+    // SPIR-V `ImageFormat` enumerants; a signed-integer format takes `spirv.SignedImage`,
+    // whose sampled type the target declares as a signed `OpTypeInt`.
+    let (kind, channel, mangled, code) = match format {
+        ImageFormat::R32f => ("Image", "float", "f32", 3),
+        ImageFormat::R32i => ("SignedImage", "i32", "i32", 24),
+        ImageFormat::R32ui => ("Image", "i32", "i32", 33),
+        other => {
+            return Err(refuse(
+                span,
+                format!("storage images of format {}", other.source_name()),
+            ))
+        }
+    };
+    Ok((
+        format!("target(\"spirv.{kind}\", {channel}, 1, 2, 0, 0, 2, {code})"),
+        format!("tspirv.{kind}_{mangled}_1_2_0_0_2_{code}t"),
+        channel,
+    ))
+}
+
+/// An LLVM constant of scalar type `s` from the IR's constant encoding.
+pub(crate) fn int_const(s: ScalarType, bits: u64) -> String {
+    match s {
+        ScalarType::Bool => (if bits != 0 { "true" } else { "false" }).to_string(),
+        _ => (bits as u32 as i32).to_string(),
+    }
+}
+
+/// A float constant as LLVM spells it: the bits of the value as a double, in hex (exact for
+/// every float32, which the IR already rounded to).
+pub(crate) fn float_const(v: f64) -> String {
+    format!("0x{:016X}", v.to_bits())
+}

@@ -1,0 +1,145 @@
+//! The reflection entries (SPEC §7) that follow from a [`KernelLayout`] alone: bindings,
+//! the push-constant block, the parameters' slots and the workgroup-size spec constants.
+//! A backend adds what only its lowering knows (capabilities, `Spec` slots, `psc` ids).
+
+use cajeta_runtime::reflection::{
+    Access, Binding, DescriptorType, Parameter, ParameterSlot, PushConstantBlock,
+    PushConstantMember, SpecConstant,
+};
+
+use super::{
+    BindingKind, KernelLayout, ParamSlot, DEFAULT_WORKGROUP_SIZE, DESCRIPTOR_SET,
+    WORKGROUP_SIZE_SPEC_IDS,
+};
+use crate::ir::{ImageFormat, ScalarType, Type};
+
+/// The layout-determined part of a reflection document.
+#[derive(Debug, Clone)]
+pub struct ReflectedInterface {
+    /// One entry per binding, in binding order.
+    pub bindings: Vec<Binding>,
+    /// The push-constant block.
+    pub push_constants: PushConstantBlock,
+    /// One entry per kernel parameter (`psc_spec_id` unset).
+    pub parameters: Vec<Parameter>,
+    /// The workgroup size's three spec constants.
+    pub workgroup_spec_constants: Vec<SpecConstant>,
+}
+
+/// How a resource the kernel reads (`reads`) and writes (`writes`) is reported. An unused
+/// resource is reported as read-only: harmless for the runtime's hazard tracking and lets
+/// drivers skip write tracking.
+pub fn access_from_usage(reads: bool, writes: bool) -> Access {
+    match (reads, writes) {
+        (true, true) => Access::ReadWrite,
+        (false, true) => Access::Write,
+        _ => Access::Read,
+    }
+}
+
+/// The reflection of `layout`, with `access[b]` the access of binding `b`.
+pub fn reflect_interface(
+    layout: &KernelLayout,
+    kernel_params: &[crate::ir::Local],
+    access: &[Access],
+) -> ReflectedInterface {
+    let bindings = layout
+        .bindings
+        .iter()
+        .zip(access)
+        .map(|(slot, &access)| {
+            let (descriptor_type, element_type, element_stride, image_format) = match &slot.kind {
+                BindingKind::Buffer {
+                    lane,
+                    lanes,
+                    stride,
+                    ..
+                } => (
+                    DescriptorType::StorageBuffer,
+                    Some(if *lanes > 1 {
+                        Type::Vector(*lane, *lanes).to_string()
+                    } else {
+                        lane.name().to_string()
+                    }),
+                    Some(*stride),
+                    None,
+                ),
+                BindingKind::StorageImage(format) => (
+                    DescriptorType::StorageImage,
+                    None,
+                    None,
+                    Some(format.reflection_name().to_string()),
+                ),
+                // A texture reads any format of its class; the reflection names the widest
+                // format of that class so that the runtime checks the class at bind time.
+                BindingKind::Texture(_, texel) => (
+                    DescriptorType::SampledImage,
+                    None,
+                    None,
+                    Some(
+                        match texel {
+                            ScalarType::I32 => ImageFormat::Rgba32i,
+                            ScalarType::U32 => ImageFormat::Rgba32ui,
+                            _ => ImageFormat::Rgba32f,
+                        }
+                        .reflection_name()
+                        .to_string(),
+                    ),
+                ),
+                BindingKind::Sampler => (DescriptorType::Sampler, None, None, None),
+            };
+            Binding {
+                name: slot.name.clone(),
+                set: DESCRIPTOR_SET,
+                binding: slot.binding,
+                descriptor_type,
+                element_type,
+                element_stride,
+                image_format,
+                access,
+            }
+        })
+        .collect();
+    let members = layout
+        .push
+        .iter()
+        .map(|m| PushConstantMember {
+            name: m.name.clone(),
+            offset: m.offset,
+            size: m.size,
+            ty: m.ty.to_string(),
+        })
+        .collect();
+    let workgroup_spec_constants = ["workgroup_size_x", "workgroup_size_y", "workgroup_size_z"]
+        .iter()
+        .zip(WORKGROUP_SIZE_SPEC_IDS)
+        .zip(DEFAULT_WORKGROUP_SIZE)
+        .map(|((name, id), default)| SpecConstant {
+            id,
+            name: name.to_string(),
+            ty: "uint32".to_string(),
+            default,
+        })
+        .collect();
+    let parameters = kernel_params
+        .iter()
+        .zip(&layout.params)
+        .map(|(p, slot)| Parameter {
+            psc_spec_id: None,
+            name: p.name.clone(),
+            slot: match *slot {
+                ParamSlot::Binding(i) => ParameterSlot::Binding(i),
+                ParamSlot::Push(i) => ParameterSlot::PushConstant(i),
+            },
+        })
+        .collect();
+    ReflectedInterface {
+        bindings,
+        push_constants: PushConstantBlock {
+            size: layout.push_size,
+            members,
+        },
+        parameters,
+        workgroup_spec_constants,
+    }
+}

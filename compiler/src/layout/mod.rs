@@ -1,0 +1,187 @@
+//! The kernel resource interface, decided once from the IR for every kernel backend.
+//!
+//! A kernel's parameters become descriptor bindings (buffers, images, textures, samplers:
+//! set 0, bindings in parameter order) or members of one push-constant block (scalars,
+//! vectors, matrices and POD structs, std430 offsets in parameter order); the workgroup
+//! size, the dynamic shared-memory size, `Spec` slots and `psc` parameters are
+//! specialization constants with fixed ids. Like Slang's layout pass, this is computed from
+//! the checked program rather than while a backend declares its globals, so the rspirv and
+//! the LLVM backends (and their reflection documents) cannot disagree about it.
+
+mod interface;
+
+pub use interface::{access_from_usage, reflect_interface, ReflectedInterface};
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::{Function, ImageFormat, ScalarType, TextureDim, Type};
+
+/// Workgroup size used when a launch gives no `block:` (SPEC §7).
+pub const DEFAULT_WORKGROUP_SIZE: [u32; 3] = [64, 1, 1];
+/// Specialization-constant ids of the workgroup size's x, y and z.
+pub const WORKGROUP_SIZE_SPEC_IDS: [u32; 3] = [0, 1, 2];
+/// Specialization-constant id of the dynamic shared array's byte size.
+pub const SHARED_SPEC_ID: u32 = 3;
+/// Specialization-constant id of `Spec` slot 0 (slot `n` has `USER_SPEC_BASE + n`).
+pub const USER_SPEC_BASE: u32 = 4;
+/// Specialization-constant id of a `psc(p)` parameter with index 0 (parameter `i` has
+/// `PSC_SPEC_BASE + i`).
+pub const PSC_SPEC_BASE: u32 = USER_SPEC_BASE + 1024;
+/// The one descriptor set every binding lives in.
+pub const DESCRIPTOR_SET: u32 = 0;
+
+/// What a descriptor-bound parameter is bound as.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BindingKind {
+    /// A storage buffer of `elem` (a scalar or vector type), `stride` bytes apart.
+    Buffer {
+        /// Element type.
+        elem: Type,
+        /// Lane scalar type of the element.
+        lane: ScalarType,
+        /// 1 for scalar elements, N for `Vector<lane, N>` elements.
+        lanes: u8,
+        /// std430 array stride in bytes.
+        stride: u32,
+    },
+    /// A storage image of the given texel format.
+    StorageImage(ImageFormat),
+    /// A sampled texture of the given shape whose texels read as the given scalar type.
+    Texture(TextureDim, ScalarType),
+    /// A separate sampler.
+    Sampler,
+}
+
+/// One descriptor binding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BindingSlot {
+    /// Parameter name.
+    pub name: String,
+    /// Index of the kernel parameter.
+    pub param: usize,
+    /// Binding number in [`DESCRIPTOR_SET`].
+    pub binding: u32,
+    /// What it is bound as.
+    pub kind: BindingKind,
+}
+
+/// One member of the push-constant block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PushSlot {
+    /// Parameter name.
+    pub name: String,
+    /// Index of the kernel parameter.
+    pub param: usize,
+    /// IR type (scalar, vector, matrix or POD struct).
+    pub ty: Type,
+    /// std430 byte offset in the block.
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+}
+
+/// Where one kernel parameter lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamSlot {
+    /// Index into [`KernelLayout::bindings`] (equal to the binding number).
+    Binding(usize),
+    /// Index into [`KernelLayout::push`].
+    Push(usize),
+}
+
+/// The resource interface of one kernel.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KernelLayout {
+    /// Descriptor bindings in parameter (= binding) order.
+    pub bindings: Vec<BindingSlot>,
+    /// Push-constant members in parameter order.
+    pub push: Vec<PushSlot>,
+    /// Size of the push-constant block: the end of the last member rounded up to 4.
+    pub push_size: u32,
+    /// Per kernel parameter, where it lives.
+    pub params: Vec<ParamSlot>,
+}
+
+impl KernelLayout {
+    /// The binding of checked mode's violation report: the one after the parameters'.
+    pub fn bounds_binding(&self) -> u32 {
+        self.bindings.len() as u32
+    }
+}
+
+/// Computes the interface of `kernel`; a parameter type no kernel can take is a diagnostic.
+pub fn kernel_layout(kernel: &Function) -> Result<KernelLayout, Diagnostic> {
+    let mut layout = KernelLayout::default();
+    let mut offset = 0u32;
+    for (i, param) in kernel.params().iter().enumerate() {
+        let kind = match &param.ty {
+            ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..) | Type::Struct(_)) => {
+                let (size, align) = ty
+                    .std430_layout()
+                    .ok_or_else(|| unsupported(param.span, "internal error: no layout"))?;
+                offset = offset.div_ceil(align) * align;
+                layout.push.push(PushSlot {
+                    name: param.name.clone(),
+                    param: i,
+                    ty: ty.clone(),
+                    offset,
+                    size,
+                });
+                offset += size;
+                layout.params.push(ParamSlot::Push(layout.push.len() - 1));
+                continue;
+            }
+            Type::Buffer(elem) => {
+                let stride = elem.std430_stride().ok_or_else(|| {
+                    unsupported(param.span, format!("KernelBuffer<{elem}> has no layout"))
+                })?;
+                let (Some(lane), lanes) = (elem.elem_scalar(), elem.lanes() as u8) else {
+                    return Err(unsupported(param.span, format!("KernelBuffer<{elem}>")));
+                };
+                BindingKind::Buffer {
+                    elem: (**elem).clone(),
+                    lane,
+                    lanes,
+                    stride,
+                }
+            }
+            Type::Image2D(format) => BindingKind::StorageImage(*format),
+            Type::Texture(dim, texel) => BindingKind::Texture(*dim, *texel),
+            Type::Sampler => BindingKind::Sampler,
+            Type::Void => {
+                return Err(Diagnostic::error(
+                    Code::KernelSignature,
+                    param.span,
+                    "a kernel parameter cannot be void",
+                ))
+            }
+            ty @ (Type::Array(_) | Type::String | Type::Stream) => {
+                return Err(Diagnostic::error(
+                    Code::HostOnlyInDevice,
+                    param.span,
+                    format!("`{ty}` exists only in host code and cannot be used in a kernel"),
+                ))
+            }
+            ty @ (Type::Shared(_) | Type::Enum(_) | Type::CoopMatrix(_)) => {
+                return Err(unsupported(
+                    param.span,
+                    format!("a kernel parameter of type `{ty}`"),
+                ))
+            }
+        };
+        layout
+            .params
+            .push(ParamSlot::Binding(layout.bindings.len()));
+        layout.bindings.push(BindingSlot {
+            name: param.name.clone(),
+            param: i,
+            binding: layout.bindings.len() as u32,
+            kind,
+        });
+    }
+    layout.push_size = offset.div_ceil(4) * 4;
+    Ok(layout)
+}
+
+fn unsupported(span: crate::diagnostics::Span, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(Code::UnsupportedFeature, span, message)
+}

@@ -1,0 +1,301 @@
+//! The LLVM kernel backend (`--backend llvm`) against the rspirv one: every kernel of
+//! `tests/kernels/` and `tests/device/` goes through both. A module LLVM emits must pass
+//! spirv-val (vulkan1.3) and have exactly the rspirv module's interface; a kernel it refuses
+//! must be refused with E0045, and the refused kernels are listed in
+//! `tests/llvm_backend/refused.txt` (so the coverage is visible and only grows: a kernel that
+//! starts to compile must be taken off the list). Device programs whose kernels all compile
+//! run on the default device through LLVM and must return 777 like with rspirv.
+
+use cajeta_runtime::Reflection;
+use cajeta_tests::{device_context, files, run_file_on, spirv_val, tests_dir};
+use cajetac::backend::spirv::{CompiledKernel, KernelBackend, SpirvOptions, TargetEnv};
+use cajetac::diagnostics::Code;
+use cajetac::driver;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn options(backend: KernelBackend) -> SpirvOptions {
+    // The driver reaches the LLVM backend only once the program links it in.
+    cajetac::backend::llvm_spirv::enable();
+    SpirvOptions {
+        backend,
+        target_env: TargetEnv::Vulkan1_3,
+        ..SpirvOptions::default()
+    }
+}
+
+/// The kernel files of both corpora.
+fn corpus() -> Vec<PathBuf> {
+    let mut all = files("kernels", "cajeta");
+    all.extend(files("device", "cajeta"));
+    assert!(all.len() > 40, "kernel corpora missing");
+    all
+}
+
+fn tag(path: &Path) -> String {
+    let dir = path
+        .parent()
+        .and_then(|d| d.file_name())
+        .map(|d| d.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let file = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{dir}/{file}")
+}
+
+/// The parts of a reflection document the layout step decides (what the runtime binds).
+fn interface(r: &Reflection) -> String {
+    format!(
+        "entry {} ws {:?} {:?}\nbindings {:?}\npush {:?}\nparams {:?}\nspec {:?}\nshared {}",
+        r.entry_point,
+        r.workgroup_size_spec_ids,
+        r.default_workgroup_size,
+        r.bindings,
+        r.push_constants,
+        r.parameters,
+        r.spec_constants,
+        r.static_shared_bytes
+    )
+}
+
+fn compile_one(
+    module: &cajetac::ir::Module,
+    name: &str,
+    backend: KernelBackend,
+) -> Result<CompiledKernel, Vec<cajetac::diagnostics::Diagnostic>> {
+    let mut ks = driver::compile_kernels(module, &options(backend), Some(name))?;
+    Ok(ks.remove(0).1)
+}
+
+/// Per file and kernel: whether LLVM refused it; failures of the checks collected.
+fn through_both(failures: &mut Vec<String>) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut refused, mut compiled) = (BTreeSet::new(), BTreeSet::new());
+    for path in corpus() {
+        let file = tag(&path);
+        let (_, module) = cajeta_tests::frontend(&path);
+        let Ok(module) = module else {
+            failures.push(format!("{file}: does not check"));
+            continue;
+        };
+        for id in module.kernels() {
+            let name = module.function(id).name.clone();
+            let key = format!("{file}:{name}");
+            let reference = match compile_one(&module, &name, KernelBackend::Rspirv) {
+                Ok(k) => k,
+                // Kernels the device corpus compiles only for some devices (cooperative
+                // matrices, …) are not for vulkan1.3 without a profile: nothing to compare.
+                Err(_) => continue,
+            };
+            match compile_one(&module, &name, KernelBackend::Llvm) {
+                Ok(k) => {
+                    compiled.insert(key.clone());
+                    let scratch = format!("llvm-{}", key.replace(['/', ':', '.'], "-"));
+                    if let Err(e) = spirv_val(&k.words, TargetEnv::Vulkan1_3, &scratch) {
+                        failures.push(e);
+                    }
+                    let (a, b) = (interface(&reference.reflection), interface(&k.reflection));
+                    if a != b {
+                        failures.push(format!(
+                            "{key}: interfaces differ\nrspirv: {a}\nllvm:   {b}"
+                        ));
+                    }
+                    if k.reflection.capabilities.iter().any(|c| c == "Int8") {
+                        failures.push(format!("{key}: declares Int8 without 8-bit code"));
+                    }
+                }
+                Err(diags) => {
+                    refused.insert(key.clone());
+                    if diags.iter().any(|d| d.code != Code::LlvmBackendUnsupported) {
+                        failures.push(format!("{key}: refused without E0045: {diags:?}"));
+                    }
+                }
+            }
+        }
+    }
+    (refused, compiled)
+}
+
+fn listed_refusals() -> BTreeSet<String> {
+    let list = std::fs::read_to_string(tests_dir().join("llvm_backend/refused.txt"))
+        .expect("tests/llvm_backend/refused.txt");
+    list.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_kernel_goes_through_both_backends() {
+    let mut failures = Vec::new();
+    let (refused, compiled) = through_both(&mut failures);
+    assert!(
+        compiled.len() >= 10,
+        "the LLVM backend compiled only {compiled:?}"
+    );
+    let listed = listed_refusals();
+    if std::env::var("CAJETA_BLESS").is_ok_and(|v| v == "1") {
+        let text: String = refused.iter().map(|k| format!("{k}\n")).collect();
+        let header = "# Kernels the LLVM backend refuses with E0045 (tests/llvm_backend.rs).\n";
+        std::fs::write(
+            tests_dir().join("llvm_backend/refused.txt"),
+            format!("{header}{text}"),
+        )
+        .expect("write refused.txt");
+    } else {
+        for k in refused.difference(&listed) {
+            failures.push(format!(
+                "{k}: refused by LLVM but not in refused.txt (a regression)"
+            ));
+        }
+        for k in listed.difference(&refused) {
+            failures.push(format!(
+                "{k}: listed in refused.txt but no longer refused: take it off the list"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn llvm_images_lower_to_one_image_instruction_each() {
+    let path = tests_dir().join("kernels/img_rmw.cajeta");
+    let (_, module) = cajeta_tests::frontend(&path);
+    let module = module.expect("checks");
+    let k = compile_one(&module, "rmw", KernelBackend::Llvm).expect("LLVM compiles rmw");
+    let text = cajetac::backend::spirv::disassemble(&k.words);
+    assert_eq!(text.matches("OpImageRead").count(), 1, "{text}");
+    assert_eq!(text.matches("OpImageWrite").count(), 1, "{text}");
+    assert!(text.contains("R32f"), "{text}");
+    assert!(!text.contains("OpCapability Int8"), "{text}");
+}
+
+#[test]
+fn device_programs_agree_through_llvm() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let listed = listed_refusals();
+    let mut ran = Vec::new();
+    let mut failures = Vec::new();
+    for path in files("device", "cajeta") {
+        let file = tag(&path);
+        if listed.iter().any(|k| k.starts_with(&format!("{file}:"))) {
+            continue;
+        }
+        let (printed, value) = run_file_on(&ctx, &path, &options(KernelBackend::Llvm));
+        match value {
+            Ok(v) if v == "777" => ran.push(file),
+            Ok(v) => failures.push(format!("{file}: returned {v}\nprinted:\n{printed}")),
+            Err(e) => failures.push(format!("{file}: {e}\nprinted:\n{printed}")),
+        }
+    }
+    eprintln!("device programs through LLVM: {ran:?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(!ran.is_empty(), "no device program runs through LLVM");
+}
+
+#[test]
+fn refusals_name_the_construct_and_the_backend_at_a_span() {
+    let path = tests_dir().join("kernels/textures.cajeta");
+    let (_, module) = cajeta_tests::frontend(&path);
+    let module = module.expect("checks");
+    let name = module
+        .kernels()
+        .map(|id| module.function(id).name.clone())
+        .next()
+        .expect("a kernel");
+    let diags = compile_one(&module, &name, KernelBackend::Llvm).expect_err("refused");
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    let d = &diags[0];
+    assert_eq!(d.code, Code::LlvmBackendUnsupported);
+    assert!(d.message.contains("texture"), "{}", d.message);
+    assert!(d.message.contains("--backend llvm"), "{}", d.message);
+    assert_ne!(d.primary, cajetac::diagnostics::Span::default(), "no span");
+    // The default backend takes the same kernel.
+    assert!(compile_one(&module, &name, KernelBackend::Rspirv).is_ok());
+}
+
+#[test]
+fn one_channel_integer_images_keep_their_signedness() {
+    let source = "package t;\nimport cajeta.xpu.*;\npublic final class T {\n    @Kernel\n    public static void ints(Image2D<R32UI> a, Image2D<R32I> b, uint32 n) {\n        uint32 x = KernelThread.globalIdX();\n        if (x < n) {\n            a.store(x, 0, a.load(x, 0) + 1);\n            b.store(x, 0, b.load(x, 0) - 1);\n        }\n    }\n}\n";
+    let mut sources = cajetac::diagnostics::SourceMap::new();
+    let module = driver::frontend(
+        &mut sources,
+        &[("t.cajeta".to_string(), source.to_string())],
+    )
+    .expect("checks");
+    let reference = compile_one(&module, "ints", KernelBackend::Rspirv).expect("rspirv");
+    let k = compile_one(&module, "ints", KernelBackend::Llvm).expect("LLVM compiles ints");
+    spirv_val(&k.words, TargetEnv::Vulkan1_3, "llvm-int-images").expect("valid");
+    assert_eq!(interface(&reference.reflection), interface(&k.reflection));
+    let text = cajetac::backend::spirv::disassemble(&k.words);
+    assert!(text.contains("R32ui") && text.contains("R32i"), "{text}");
+    // LLVM 23 keeps an unsigned sampled type for `spirv.SignedImage` and marks the read
+    // `SignExtend` instead (spirv-val accepts both forms).
+    assert!(
+        text.contains("OpTypeInt 32 1") || text.contains("SignExtend"),
+        "the R32i read must be signed:\n{text}"
+    );
+    assert_eq!(text.matches("OpImageRead").count(), 2, "{text}");
+    assert_eq!(text.matches("OpImageWrite").count(), 2, "{text}");
+}
+
+/// The examples whose kernels all go through LLVM: each runs with its small input on the
+/// default device and must pass its own checks (`main` returns 0, `run()` 777), as it does
+/// through rspirv in `examples.rs`.
+const LLVM_EXAMPLES: [&str; 3] = ["img_rmw.cajeta", "mandelbrot.cajeta", "reduction.cajeta"];
+
+#[test]
+fn examples_agree_through_llvm() {
+    use cajetac::backend::host::{HostIo, HostOutcome};
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let out_dir = std::env::temp_dir().join(format!("cajeta-llvm-examples-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).expect("scratch dir");
+    let mut failures = Vec::new();
+    for name in LLVM_EXAMPLES {
+        let path = tests_dir().join("../examples").join(name);
+        let text = std::fs::read_to_string(&path).expect("example");
+        let success = if text.contains(" main(") { "0" } else { "777" };
+        let mut sources = cajetac::diagnostics::SourceMap::new();
+        let mut stdout = Vec::new();
+        let mut io = HostIo {
+            stdout: &mut stdout,
+            context: Some(ctx.clone()),
+        };
+        let data = tests_dir().join("../examples/data");
+        let args = [
+            out_dir.display().to_string(),
+            "small".to_string(),
+            data.display().to_string(),
+        ];
+        let result = driver::run_program(
+            &mut sources,
+            &[(name.to_string(), text)],
+            &options(KernelBackend::Llvm),
+            &args,
+            &mut io,
+        );
+        match result {
+            Ok(HostOutcome::Returned(v)) if format!("{v}") == success => {}
+            Ok(other) => failures.push(format!(
+                "{name}: returned {other:?}; printed:\n{}",
+                String::from_utf8_lossy(&stdout)
+            )),
+            Err(driver::RunError::Compile(d)) => failures.push(format!(
+                "{name}: the LLVM backend refused it:\n{}",
+                cajetac::diagnostics::render_human(&sources, &d)
+            )),
+            Err(driver::RunError::Runtime(e)) => {
+                failures.push(format!("{name}: {}", e.render(&sources)))
+            }
+            Err(_) => failures.push(format!("{name}: no entry point")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
