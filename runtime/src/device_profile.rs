@@ -241,12 +241,15 @@ impl DeviceProfile {
     }
 
     /// Whether the device has `feature`.
+    /// A name of the runtime's own table is answered by `features` (what a context enables,
+    /// so a profile edited to drop one drops it); any other core feature by `all_features`.
     pub fn has_feature(&self, feature: &str) -> bool {
-        self.features.iter().any(|f| f == feature)
-            || self
-                .all_features
-                .as_ref()
-                .is_some_and(|all| all.iter().any(|f| f == feature))
+        if crate::features::is_known_feature(feature) {
+            return self.features.iter().any(|f| f == feature);
+        }
+        self.all_features
+            .as_ref()
+            .is_some_and(|all| all.iter().any(|f| f == feature))
     }
 
     /// `specVersion` of `extension`: 0 when the device lacks it, `None` when the profile

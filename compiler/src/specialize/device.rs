@@ -213,12 +213,16 @@ mod tests {
     fn options_read_the_effective_variant() {
         let mut target = Target::default();
         assert!(!option_value(OptionFlag::Fp16Storage, &target));
-        assert!(option_value(OptionFlag::Int8Packed, &target));
+        // Packed int8 is the representation, but Option.int8Packed needs its flag.
+        assert!(!option_value(OptionFlag::Int8Packed, &target));
         target.precision.float_storage = FloatStorage::Fp16;
         target.precision.int8_storage = IntStorage::Native;
         assert!(option_value(OptionFlag::Fp16Storage, &target));
-        assert!(!option_value(OptionFlag::Fp16Packed, &target));
+        // ncnn's convention: the packed option stays on beside the storage one.
+        assert!(option_value(OptionFlag::Fp16Packed, &target));
         assert!(!option_value(OptionFlag::Int8Packed, &target));
+        target.precision.int8_packed = true;
+        assert!(option_value(OptionFlag::Int8Packed, &target));
         assert!(option_value(OptionFlag::Int8Storage, &target));
     }
 
