@@ -70,6 +70,7 @@ pub use resources::{
 pub use stream::{CommandId, Stream};
 pub use sync::{BarrierRecord, Hazard};
 pub use texture::{AddressMode, Filter, Sampler, Texture, TextureDesc, TextureDim};
+pub use transfer::PendingDownload;
 
 use device::DeviceShared;
 
@@ -341,7 +342,7 @@ impl Context {
     /// A new in-order stream on the context's queue, with its own command buffers. Streams run
     /// concurrently only in the sense that their submissions interleave; hazards are tracked in
     /// recording order across all streams, so order work on a shared resource with an
-    /// [`Event`] (whose `record_on` submits) or a `sync()`.
+    /// [`Event`] (`wait_event` submits the marked work first) or a `sync()`.
     pub fn create_stream(&self) -> Result<Stream> {
         Stream::new(&self.inner.shared)
     }

@@ -171,10 +171,15 @@ impl Drop for BufferInner {
 }
 
 /// A device-local storage buffer (`STORAGE_BUFFER | TRANSFER_SRC | TRANSFER_DST`). Contents
-/// start undefined. Cheap to clone; all clones are the same buffer.
+/// start undefined. Cheap to clone; all clones are the same buffer. A [`Buffer::slice`] is a
+/// `Buffer` too, covering a byte range of its parent's memory (which it keeps alive).
 #[derive(Clone)]
 pub struct Buffer {
     pub(crate) inner: Arc<BufferInner>,
+    /// First byte of the memory this handle covers.
+    pub(crate) offset: u64,
+    /// Bytes this handle covers (the whole buffer unless it is a slice).
+    pub(crate) len: u64,
 }
 
 impl Buffer {
@@ -210,6 +215,8 @@ impl Buffer {
                 raw,
                 host_lock: Mutex::new(()),
             }),
+            offset: 0,
+            len: size,
         })
     }
 
@@ -232,6 +239,8 @@ impl Buffer {
                 raw,
                 host_lock: Mutex::new(()),
             }),
+            offset: 0,
+            len: size,
         };
         b.zero_readback();
         Ok(b)
@@ -292,9 +301,40 @@ impl Buffer {
         self.inner.id
     }
 
-    /// Size in bytes.
+    /// Size in bytes (of the slice, for a slice).
     pub fn size(&self) -> u64 {
-        self.inner.size
+        self.len
+    }
+
+    /// Byte offset of this handle in the buffer's memory (0 unless it is a slice).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Whether this handle covers only part of the buffer's memory.
+    pub fn is_slice(&self) -> bool {
+        self.offset != 0 || self.len != self.inner.size
+    }
+
+    /// The `len` bytes from byte `offset` of this buffer (or slice) as a buffer of their own:
+    /// usable as a kernel argument (bound with that offset and range) and as a transfer
+    /// source or target. Hazards are tracked for the whole underlying buffer. Fails when the
+    /// range is empty or does not lie inside this handle's bytes. A kernel argument's offset
+    /// must also be a multiple of the device's `minStorageBufferOffsetAlignment` (checked at
+    /// launch).
+    pub fn slice(&self, offset: u64, len: u64) -> Result<Buffer> {
+        let end = offset.checked_add(len);
+        if len == 0 || end.is_none_or(|e| e > self.len) {
+            return Err(RuntimeError::InvalidResource(format!(
+                "slice of {len} bytes at byte {offset} is out of bounds of a buffer of {} bytes",
+                self.len
+            )));
+        }
+        Ok(Buffer {
+            inner: self.inner.clone(),
+            offset: self.offset + offset,
+            len,
+        })
     }
 }
 

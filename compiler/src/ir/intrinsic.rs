@@ -457,8 +457,15 @@ pub enum HostOp {
     BufferUpload,
     /// `buf.download(arr)`.
     BufferDownload,
+    /// `buf.uploadAsync(arr, s)`: the upload, submitted at once.
+    BufferUploadAsync,
+    /// `buf.downloadAsync(arr, s)`: submitted at once; lands at the next synchronization.
+    BufferDownloadAsync,
     /// `buf.length()` on the host.
     BufferLength,
+    /// `buf.slice(offset, count)`: a view of `count` elements from `offset`; the result has
+    /// the receiver's type.
+    BufferSlice,
     /// `buf.free()`.
     BufferFree,
     /// `img.download(arr)`.
@@ -471,6 +478,22 @@ pub enum HostOp {
     StreamCurrent,
     /// `s.sync()`.
     StreamSync,
+    /// `KernelStream.create()`: a new stream of the run's context.
+    StreamCreate,
+    /// `s.destroy()`: fails while the stream has unfinished work.
+    StreamDestroy,
+    /// `s.waitFor(e)`: later work on `s` is ordered after `e`'s marker.
+    StreamWaitEvent,
+    /// `Event.create()`.
+    EventCreate,
+    /// `e.recordOn(s)`.
+    EventRecord,
+    /// `e.waitHost()`.
+    EventWaitHost,
+    /// `e.query()` → boolean.
+    EventQuery,
+    /// `Event.elapsedMs(a, b)` → float64 milliseconds.
+    EventElapsed,
     /// `System.out.println(x)`; args `[]` or `[x]`.
     Println,
     /// `System.out.print(x)`.
@@ -520,7 +543,10 @@ impl HostOp {
         Some(match name {
             "host.buffer.upload" => HostOp::BufferUpload,
             "host.buffer.download" => HostOp::BufferDownload,
+            "host.buffer.upload_async" => HostOp::BufferUploadAsync,
+            "host.buffer.download_async" => HostOp::BufferDownloadAsync,
             "host.buffer.length" => HostOp::BufferLength,
+            "host.buffer.slice" => HostOp::BufferSlice,
             "host.buffer.free" => HostOp::BufferFree,
             "host.buffer.allocate" => HostOp::BufferAllocate,
             "host.image2d.download" => HostOp::ImageDownload,
@@ -528,6 +554,14 @@ impl HostOp {
             "host.image2d.height" => HostOp::ImageHeight,
             "host.stream.current" => HostOp::StreamCurrent,
             "host.stream.sync" => HostOp::StreamSync,
+            "host.stream.create" => HostOp::StreamCreate,
+            "host.stream.destroy" => HostOp::StreamDestroy,
+            "host.stream.wait_event" => HostOp::StreamWaitEvent,
+            "host.event.create" => HostOp::EventCreate,
+            "host.event.record" => HostOp::EventRecord,
+            "host.event.wait_host" => HostOp::EventWaitHost,
+            "host.event.query" => HostOp::EventQuery,
+            "host.event.elapsed" => HostOp::EventElapsed,
             "host.println" => HostOp::Println,
             "host.print" => HostOp::Print,
             "host.printf" => HostOp::Printf,

@@ -548,11 +548,10 @@ pub fn resolve_type(
                     Ok(super::device::coop_type(n).unwrap_or(Type::Void))
                 }
                 "String" => Ok(Type::String),
-                "Event" => Err(Diagnostic::error(
-                    Code::UnsupportedFeature,
-                    t.span,
-                    format!("`{name}` is not supported yet by this version of cajetac"),
-                )),
+                "Event" => {
+                    arity(0)?;
+                    Ok(Type::Event)
+                }
                 _ => Err(Diagnostic::error(
                     Code::UnknownType,
                     t.span,

@@ -17,7 +17,7 @@ fn two_streams_ordered_by_an_event_give_exact_results() {
     let producer = ctx.create_stream().unwrap();
     let consumer = ctx.create_stream().unwrap();
     let cfg = LaunchConfig::new([n / 64, 1, 1], [64, 1, 1]);
-    let event = Event::create(&ctx);
+    let event = Event::create(&ctx).unwrap();
     assert!(
         event.wait_host().is_err(),
         "an unrecorded event cannot be waited for"
@@ -34,7 +34,7 @@ fn two_streams_ordered_by_an_event_give_exact_results() {
             &[KernelArg::Buffer(&a), KernelArg::Buffer(&b), u32arg(n)],
         )
         .unwrap();
-    let done = Event::create(&ctx);
+    let done = Event::create(&ctx).unwrap();
     done.record_on(&consumer).unwrap();
     done.wait_host().unwrap();
     assert!(done.is_complete().unwrap());

@@ -39,6 +39,9 @@ pub struct BufferObj {
     bytes: u64,
     /// The device memory.
     memory: RefCell<Memory>,
+    /// True for `buf.slice(offset, count)`: a view of another buffer's memory, which it
+    /// keeps alive, that cannot be freed or reallocated itself.
+    slice: bool,
 }
 
 /// Whether a buffer has device memory.
@@ -75,6 +78,26 @@ impl ImageObj {
 /// A `KernelStream` of the host program.
 pub struct StreamObj {
     pub(super) stream: Stream,
+    /// True for `KernelStream.current()`, which cannot be destroyed.
+    pub(super) default: bool,
+    /// Set by `destroy()`: the stream takes no more work.
+    pub(super) destroyed: std::cell::Cell<bool>,
+    /// `downloadAsync` copies submitted and not yet landed in their arrays, oldest first.
+    pub(super) downloads: RefCell<Vec<super::async_transfer::PendingArray>>,
+    /// How many `downloadAsync` calls the stream has had (numbers its pending downloads).
+    pub(super) issued: std::cell::Cell<u64>,
+}
+
+impl StreamObj {
+    pub(super) fn new(stream: Stream, default: bool) -> StreamObj {
+        StreamObj {
+            stream,
+            default,
+            destroyed: std::cell::Cell::new(false),
+            downloads: RefCell::new(Vec::new()),
+            issued: std::cell::Cell::new(0),
+        }
+    }
 }
 
 impl fmt::Debug for StreamObj {
@@ -89,6 +112,8 @@ pub struct Device<'a> {
     context: Option<Context>,
     loaded: HashMap<FunctionId, Kernel>,
     stream: Option<Rc<StreamObj>>,
+    /// Streams made by `KernelStream.create()`, waited for at the end of the run.
+    pub(super) created: Vec<Rc<StreamObj>>,
     /// Where each checked launch not yet waited for was made (checked mode's notes).
     checked_launches: HashMap<CommandId, Span>,
 }
@@ -104,6 +129,7 @@ impl<'a> Device<'a> {
             context,
             loaded: HashMap::new(),
             stream: None,
+            created: Vec::new(),
             checked_launches: HashMap::new(),
         }
     }
@@ -155,10 +181,18 @@ impl<'a> Device<'a> {
     /// Waits for the work still pending on the stream, so that launches a program never
     /// synchronized still run, and their failures are reported rather than lost.
     pub fn finish(&mut self) -> Result<(), Fail> {
-        let Some(s) = &self.stream else {
-            return Ok(());
-        };
-        match s.stream.sync() {
+        let created = std::mem::take(&mut self.created);
+        for s in created.iter().filter(|s| !s.destroyed.get()) {
+            self.finish_stream(&s.stream)?;
+        }
+        match self.stream.clone() {
+            Some(s) => self.finish_stream(&s.stream),
+            None => Ok(()),
+        }
+    }
+
+    fn finish_stream(&mut self, stream: &Stream) -> Result<(), Fail> {
+        match stream.sync() {
             r @ Err(cajeta_runtime::RuntimeError::OutOfBounds(_)) => {
                 self.waited(Span::default(), r)
             }
@@ -173,16 +207,23 @@ impl<'a> Device<'a> {
         }
     }
 
+    /// Every stream of the run the program can still use: the default one and those it made.
+    pub(super) fn streams(&self) -> impl Iterator<Item = &Rc<StreamObj>> {
+        self.stream.iter().chain(self.created.iter())
+    }
+
     /// Ends the run, giving back the context (if one was made or injected).
     pub fn into_context(self) -> Option<Context> {
         let Device {
             context,
             loaded,
             stream,
+            created,
             ..
         } = self;
         // Drop the objects made from the context before handing it back.
         drop(stream);
+        drop(created);
         drop(loaded);
         context
     }
@@ -205,7 +246,7 @@ impl<'a> Device<'a> {
             return Ok(s.clone());
         }
         let stream = self.context(span)?.default_stream();
-        let s = Rc::new(StreamObj { stream });
+        let s = Rc::new(StreamObj::new(stream, true));
         self.stream = Some(s.clone());
         Ok(s)
     }
@@ -326,7 +367,55 @@ impl Interp<'_> {
             len,
             bytes,
             memory: RefCell::new(Memory::Unallocated),
+            slice: false,
         })
+    }
+
+    /// `buf.slice(offset, count)`: elements `offset .. offset + count` of `buf` as a buffer
+    /// of their own, bounds checked.
+    fn buffer_slice(
+        &mut self,
+        f: &mut Frame,
+        b: &Expr,
+        offset: &Expr,
+        count: &Expr,
+        span: Span,
+    ) -> Result<Value, Fail> {
+        let obj = self.eval_buffer(f, b)?;
+        let first = self.eval_count(f, offset, "slice offset")?;
+        let count = self.eval_count(f, count, "slice count")?;
+        if obj.elem == ScalarType::Sfp || super::int_transfer::native_lane(obj.elem).is_some() {
+            return err(
+                span,
+                format!(
+                    "a KernelBuffer<{}> cannot be sliced: its elements are packed in a variant-dependent layout",
+                    obj.elem_type()
+                ),
+            );
+        }
+        if count == 0 || first.checked_add(count).is_none_or(|end| end > obj.len) {
+            return err(
+                span,
+                format!(
+                    "{}.slice({first}, {count}) is out of bounds: the buffer has {} elements (a slice needs 1 <= count and offset + count <= length)",
+                    self.buffer_name(b),
+                    obj.len
+                ),
+            );
+        }
+        let stride = obj.bytes / obj.len.max(1);
+        let memory = self.live_buffer(&obj, b, span)?;
+        let view = memory
+            .slice(first * stride, count * stride)
+            .or_else(|x| err(span, x.to_string()))?;
+        Ok(Value::Buffer(Rc::new(BufferObj {
+            elem: obj.elem,
+            lanes: obj.lanes,
+            len: count,
+            bytes: count * stride,
+            memory: RefCell::new(Memory::Live(view)),
+            slice: true,
+        })))
     }
 
     /// New device memory for `obj`.
@@ -407,8 +496,6 @@ impl Interp<'_> {
         e: &Expr,
     ) -> Result<Value, Fail> {
         let span = e.span;
-        let rt =
-            |r: Result<(), cajeta_runtime::RuntimeError>| r.or_else(|x| err(span, x.to_string()));
         match (op, args) {
             (HostOp::NewBuffer, [n]) => {
                 let len = self.eval_count(f, n, "buffer length")?;
@@ -461,50 +548,8 @@ impl Interp<'_> {
                     image,
                 })))
             }
-            (HostOp::BufferUpload, _) => {
-                let t = self.transfer(f, args, span, "upload")?;
-                let bytes = match t.sfp {
-                    Some(form) => super::precision::encode(form, &t.array.borrow()),
-                    None => {
-                        let bytes = super::int_transfer::to_bytes(&t.array.borrow(), t.int_lane);
-                        super::int_transfer::pad_words(t.layout.pad(bytes), t.int_lane)
-                    }
-                };
-                if bytes.is_empty() {
-                    return Ok(Value::Void);
-                }
-                let stream = self.device.stream(span)?;
-                let r = stream.stream.upload_buffer(&t.buffer, &bytes).map(|_| ());
-                rt(r)?;
-                Ok(Value::Void)
-            }
-            (HostOp::BufferDownload, _) => {
-                let t = self.transfer(f, args, span, "download")?;
-                if let Some(form) = t.sfp {
-                    let mut bytes = super::precision::encode(form, &t.array.borrow());
-                    if bytes.is_empty() {
-                        return Ok(Value::Void);
-                    }
-                    let stream = self.device.stream(span)?;
-                    let r = stream.stream.download_buffer(&t.buffer, &mut bytes);
-                    self.device.waited(span, r)?;
-                    super::precision::decode(form, &bytes, &mut t.array.borrow_mut());
-                    return Ok(Value::Void);
-                }
-                let bytes = super::int_transfer::to_bytes(&t.array.borrow(), t.int_lane);
-                let bytes = t.layout.pad(bytes);
-                if bytes.is_empty() {
-                    return Ok(Value::Void);
-                }
-                let exact = bytes.len();
-                let mut bytes = super::int_transfer::pad_words(bytes, t.int_lane);
-                let stream = self.device.stream(span)?;
-                let r = stream.stream.download_buffer(&t.buffer, &mut bytes);
-                self.device.waited(span, r)?;
-                bytes.truncate(exact);
-                let bytes = t.layout.unpad(bytes);
-                super::int_transfer::from_bytes(&mut t.array.borrow_mut(), &bytes, t.int_lane);
-                Ok(Value::Void)
+            (HostOp::BufferSlice, [b, offset, count]) => {
+                self.buffer_slice(f, b, offset, count, span)
             }
             (HostOp::BufferLength, [b]) => {
                 let obj = self.eval_buffer(f, b)?;
@@ -512,6 +557,12 @@ impl Interp<'_> {
             }
             (HostOp::BufferFree, [b]) => {
                 let obj = self.eval_buffer(f, b)?;
+                if obj.slice {
+                    return err(
+                        span,
+                        "a buffer slice cannot be freed: free() the buffer it was cut from",
+                    );
+                }
                 let mut memory = obj.memory.borrow_mut();
                 match *memory {
                     Memory::Live(_) => {
@@ -535,21 +586,7 @@ impl Interp<'_> {
                 };
                 int_value(n as u64, &e.ty, span)
             }
-            (HostOp::StreamCurrent, []) => Ok(Value::Stream(self.device.stream(span)?)),
-            (HostOp::StreamSync, [s]) => {
-                let stream = self.eval_stream(f, s)?;
-                self.device.waited(span, stream.stream.sync())?;
-                Ok(Value::Void)
-            }
             (op, args) => internal(span, format!("{op:?} with {} arguments", args.len())),
-        }
-    }
-
-    fn eval_stream(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<StreamObj>, Fail> {
-        match self.eval(f, e)? {
-            Value::Stream(s) => Ok(s),
-            Value::Void => err(e.span, "use of a null KernelStream"),
-            other => internal(e.span, format!("expected a KernelStream, found {other:?}")),
         }
     }
 

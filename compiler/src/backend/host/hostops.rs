@@ -128,15 +128,26 @@ impl Interp<'_> {
             | HostOp::NewLegacyBuffer
             | HostOp::BufferAllocate
             | HostOp::NewImage2D
-            | HostOp::BufferUpload
-            | HostOp::BufferDownload
             | HostOp::BufferLength
+            | HostOp::BufferSlice
             | HostOp::BufferFree
             | HostOp::ImageDownload
             | HostOp::ImageWidth
-            | HostOp::ImageHeight
-            | HostOp::StreamCurrent
-            | HostOp::StreamSync => self.device_op(f, op, args, e),
+            | HostOp::ImageHeight => self.device_op(f, op, args, e),
+            HostOp::BufferUpload
+            | HostOp::BufferDownload
+            | HostOp::BufferUploadAsync
+            | HostOp::BufferDownloadAsync => self.buffer_transfer_op(f, op, args, e.span),
+            HostOp::StreamCurrent
+            | HostOp::StreamCreate
+            | HostOp::StreamSync
+            | HostOp::StreamDestroy
+            | HostOp::StreamWaitEvent
+            | HostOp::EventCreate
+            | HostOp::EventRecord
+            | HostOp::EventWaitHost
+            | HostOp::EventQuery
+            | HostOp::EventElapsed => self.stream_op(f, op, args, e),
         }
     }
 }

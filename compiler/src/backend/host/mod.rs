@@ -8,6 +8,7 @@
 //! [`eval::MAX_CALL_DEPTH`] nested host calls end in an error instead of a stack overflow;
 //! its output is forwarded to [`HostIo::stdout`] on the calling thread.
 
+mod async_transfer;
 mod buffer_transfer;
 mod device;
 mod eval;
@@ -23,6 +24,7 @@ pub mod math;
 pub mod ops;
 mod precision;
 mod printf;
+mod streams;
 mod textures;
 pub mod value;
 mod vector;

@@ -308,7 +308,7 @@ impl Ctx<'_> {
                         "a kernel parameter cannot be void",
                     ))
                 }
-                ty @ (Type::Array(_) | Type::String | Type::Stream) => {
+                ty @ (Type::Array(_) | Type::String | Type::Stream | Type::Event) => {
                     return Err(host_only(param.span, ty))
                 }
                 ty @ (Type::Shared(_) | Type::Enum(_) | Type::CoopMatrix(_)) => {
