@@ -65,7 +65,7 @@ pub use precision_codec::{decode_sfp, encode_sfp, sfp_buffer_bytes};
 pub use profile::{ProfileEntry, ProfileKind, ProfileReport};
 pub use reflection::*;
 pub use resources::{
-    Buffer, FormatClass, Image2D, ImageFormat, ResourceId, ResourceKind, TextureFormat,
+    Buffer, FormatClass, Image2D, ImageFormat, MemoryKind, ResourceId, ResourceKind, TextureFormat,
 };
 pub use stream::{CommandId, Stream};
 pub use sync::{BarrierRecord, Hazard};
@@ -269,7 +269,12 @@ impl Context {
 
     /// A device-local storage buffer of `size_bytes` bytes (contents undefined).
     pub fn create_buffer(&self, size_bytes: u64) -> Result<Buffer> {
-        Buffer::new(&self.inner.shared, size_bytes)
+        Buffer::new(&self.inner.shared, size_bytes, MemoryKind::Device)
+    }
+
+    /// A buffer of `size_bytes` bytes in memory of `kind` (see [`MemoryKind`]).
+    pub fn create_buffer_in(&self, size_bytes: u64, kind: MemoryKind) -> Result<Buffer> {
+        Buffer::new(&self.inner.shared, size_bytes, kind)
     }
 
     /// A 2-D storage image (contents undefined, layout `UNDEFINED` until first use).

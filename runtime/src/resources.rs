@@ -153,11 +153,28 @@ impl fmt::Display for ImageFormat {
     }
 }
 
+/// Where a buffer's memory lives (Cajeta's `MemoryKind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MemoryKind {
+    /// Device-local memory (`DEVICE_LOCAL`; host-visible too where the device has such a
+    /// heap above 1 GiB, so uploads can write it directly). The default.
+    #[default]
+    Device,
+    /// Host-visible, host-coherent memory the device reads and writes (device-local too
+    /// where the device allows: unified memory, ReBAR). Downloads read it directly.
+    HostVisible,
+    /// Host-visible, host-cached memory, best for data the host reads back. Downloads read
+    /// it directly.
+    HostCached,
+}
+
 pub(crate) struct BufferInner {
     pub(crate) shared: Arc<DeviceShared>,
     pub(crate) id: ResourceId,
     pub(crate) size: u64,
     pub(crate) raw: RawBuffer,
+    /// The memory kind it was created with.
+    pub(crate) kind: MemoryKind,
     /// Serializes direct host writes into a host-visible buffer.
     host_lock: Mutex<()>,
 }
@@ -183,7 +200,7 @@ pub struct Buffer {
 }
 
 impl Buffer {
-    pub(crate) fn new(shared: &Arc<DeviceShared>, size: u64) -> Result<Buffer> {
+    pub(crate) fn new(shared: &Arc<DeviceShared>, size: u64, kind: MemoryKind) -> Result<Buffer> {
         if size == 0 {
             return Err(RuntimeError::InvalidResource(
                 "buffer size must be greater than zero".into(),
@@ -194,10 +211,11 @@ impl Buffer {
             | vk::BufferUsageFlags::TRANSFER_DST;
         // Where device-local memory is host-visible too, buffers live there so uploads can
         // write them directly (see `upload_buffer`); shaders see device-local memory either way.
-        let location = if shared.host_visible_device_local {
-            MemoryLocation::CpuToGpu
-        } else {
-            MemoryLocation::GpuOnly
+        let location = match kind {
+            MemoryKind::Device if shared.host_visible_device_local => MemoryLocation::CpuToGpu,
+            MemoryKind::Device => MemoryLocation::GpuOnly,
+            MemoryKind::HostVisible => MemoryLocation::CpuToGpu,
+            MemoryKind::HostCached => MemoryLocation::GpuToCpu,
         };
         let raw = RawBuffer::new(
             shared,
@@ -213,6 +231,7 @@ impl Buffer {
                 id,
                 size,
                 raw,
+                kind,
                 host_lock: Mutex::new(()),
             }),
             offset: 0,
@@ -237,6 +256,7 @@ impl Buffer {
                 id,
                 size,
                 raw,
+                kind: MemoryKind::HostCached,
                 host_lock: Mutex::new(()),
             }),
             offset: 0,
@@ -288,6 +308,28 @@ impl Buffer {
         // does not access it (caller's guarantee) and other host writers are excluded by the
         // lock. The memory is HOST_COHERENT, and the next vkQueueSubmit makes it visible.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
+        true
+    }
+
+    /// The memory kind the buffer was created with.
+    pub fn memory_kind(&self) -> MemoryKind {
+        self.inner.kind
+    }
+
+    /// Copies the whole buffer's bytes from its mapping into `out` (same length); `false`
+    /// (nothing read) when it is not mapped. The caller guarantees the device's writes are
+    /// finished and made available to the host.
+    pub(crate) fn read_mapped(&self, out: &mut [u8]) -> bool {
+        let Some(ptr) = self.inner.raw.mapped_ptr() else {
+            return false;
+        };
+        if out.len() as u64 != self.inner.size {
+            return false;
+        }
+        let _guard = lock(&self.inner.host_lock);
+        // SAFETY: the mapping covers the buffer's `size` bytes (checked above); gpu-allocator
+        // maps host-visible memory HOST_COHERENT; the device no longer writes it (caller).
+        unsafe { std::ptr::copy_nonoverlapping(ptr, out.as_mut_ptr(), out.len()) };
         true
     }
 

@@ -154,10 +154,19 @@ impl Stream {
     }
 
     /// Copies `buffer` into `out` (whose length must equal the buffer size). Submits all
-    /// recorded work and waits for it.
+    /// recorded work and waits for it. A whole buffer made in host-visible memory
+    /// ([`MemoryKind::HostVisible`], [`MemoryKind::HostCached`]) is read straight from its
+    /// mapping, with no copy on the device; as for any download, work on *other* streams
+    /// that writes it must be ordered before (an event or a sync).
     pub fn download_buffer(&self, buffer: &Buffer, out: &mut [u8]) -> Result<()> {
         self.check_owner(&buffer.inner.shared, "buffer")?;
         check_length("buffer", buffer.size(), out.len())?;
+        if buffer.memory_kind() != crate::MemoryKind::Device
+            && !buffer.is_slice()
+            && buffer.inner.raw.mapped_ptr().is_some()
+        {
+            return self.read_host_visible(buffer, out);
+        }
         let usage = Usage::transfer_read(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
         let region = vk::BufferCopy {
             src_offset: buffer.offset(),
@@ -239,6 +248,42 @@ impl Stream {
             Ok(()) | Err(RuntimeError::Validation { .. } | RuntimeError::OutOfBounds(_)) => {
                 staging.read_into(out)?;
                 lock(&self.inner.state).give_staging(staging);
+                synced
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The direct download of a mapped buffer: a barrier that makes every earlier device
+    /// write available to the host, submit and wait, then a copy out of the mapping.
+    fn read_host_visible(&self, buffer: &Buffer, out: &mut [u8]) -> Result<()> {
+        let mut state = lock(&self.inner.state);
+        let batch = state.ensure_recording()?;
+        let to_host = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        // SAFETY: recording state; a global barrier references no resource.
+        unsafe {
+            self.shared().device().cmd_pipeline_barrier(
+                batch.cmd,
+                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[to_host],
+                &[],
+                &[],
+            );
+        }
+        batch.commands += 1;
+        let synced = state.sync();
+        drop(state);
+        match synced {
+            Ok(()) | Err(RuntimeError::Validation { .. } | RuntimeError::OutOfBounds(_)) => {
+                if !buffer.read_mapped(out) {
+                    return Err(RuntimeError::InvalidResource(
+                        "a host-visible buffer lost its mapping".into(),
+                    ));
+                }
                 synced
             }
             Err(e) => Err(e),

@@ -494,6 +494,8 @@ pub enum HostOp {
     EventQuery,
     /// `Event.elapsedMs(a, b)` → float64 milliseconds.
     EventElapsed,
+    /// `Device.name()` etc. in host code: a property of the run's device.
+    DeviceQuery(HostDeviceQuery),
     /// `System.out.println(x)`; args `[]` or `[x]`.
     Println,
     /// `System.out.print(x)`.
@@ -537,6 +539,24 @@ pub enum HostOp {
     TextureDepth,
 }
 
+/// What a host-side `Device` query asks about the run's device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HostDeviceQuery {
+    /// `Device.name()`: `deviceName`.
+    Name,
+    /// `Device.memoryBytes()`: the size of the largest device-local heap.
+    MemoryBytes,
+    /// `Device.waveSize()`: `subgroupSize`.
+    WaveSize,
+    /// `Device.sharedBytesPerBlock()`: `maxComputeSharedMemorySize`.
+    SharedBytesPerBlock,
+    /// `Device.maxBlockSize()`: `maxComputeWorkGroupInvocations`.
+    MaxBlockSize,
+    /// `Device.isIntegrated()`: the device shares memory with the host (an integrated GPU or
+    /// a CPU implementation).
+    IsIntegrated,
+}
+
 impl HostOp {
     /// Maps a stdlib `@Intrinsic("…")` name of a host method to the operation.
     pub fn from_name(name: &str) -> Option<HostOp> {
@@ -562,6 +582,14 @@ impl HostOp {
             "host.event.wait_host" => HostOp::EventWaitHost,
             "host.event.query" => HostOp::EventQuery,
             "host.event.elapsed" => HostOp::EventElapsed,
+            "host.device.name" => HostOp::DeviceQuery(HostDeviceQuery::Name),
+            "host.device.memory_bytes" => HostOp::DeviceQuery(HostDeviceQuery::MemoryBytes),
+            "host.device.wave_size" => HostOp::DeviceQuery(HostDeviceQuery::WaveSize),
+            "host.device.shared_bytes_per_block" => {
+                HostOp::DeviceQuery(HostDeviceQuery::SharedBytesPerBlock)
+            }
+            "host.device.max_block_size" => HostOp::DeviceQuery(HostDeviceQuery::MaxBlockSize),
+            "host.device.is_integrated" => HostOp::DeviceQuery(HostDeviceQuery::IsIntegrated),
             "host.println" => HostOp::Println,
             "host.print" => HostOp::Print,
             "host.printf" => HostOp::Printf,

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use cajeta_runtime::{
     Buffer, CommandId, Context, Image2D, ImageFormat as RtImageFormat, Kernel, KernelArg,
-    LaunchConfig, ScalarValue, Stream,
+    LaunchConfig, MemoryKind, ScalarValue, Stream,
 };
 
 use super::eval::{err, internal, Fail, Frame, Interp};
@@ -25,7 +25,7 @@ use super::HostError;
 
 use crate::backend::spirv::CompiledKernel;
 use crate::diagnostics::Span;
-use crate::ir::{Expr, FunctionId, HostOp, Launch, ScalarType, Type};
+use crate::ir::{Constant, Expr, ExprKind, FunctionId, HostOp, Launch, ScalarType, Type};
 
 /// A `KernelBuffer<T>` of the host program.
 pub struct BufferObj {
@@ -283,6 +283,20 @@ impl BufferObj {
     }
 }
 
+/// The `MemoryKind` constant of `allocate(kind)` (the stdlib's order: Device, HostVisible,
+/// HostCached).
+fn memory_kind(k: &Expr) -> Result<MemoryKind, Fail> {
+    match k.kind {
+        ExprKind::Const(Constant::Int(0)) => Ok(MemoryKind::Device),
+        ExprKind::Const(Constant::Int(1)) => Ok(MemoryKind::HostVisible),
+        ExprKind::Const(Constant::Int(2)) => Ok(MemoryKind::HostCached),
+        _ => err(
+            k.span,
+            "write the memory kind as MemoryKind.Device, MemoryKind.HostVisible or MemoryKind.HostCached",
+        ),
+    }
+}
+
 /// A kernel argument with the resources it names kept alive for the launch.
 enum OwnedArg {
     Buffer(Buffer),
@@ -418,11 +432,16 @@ impl Interp<'_> {
         })))
     }
 
-    /// New device memory for `obj`.
-    fn buffer_memory(&mut self, obj: &BufferObj, span: Span) -> Result<Buffer, Fail> {
+    /// New device memory of `kind` for `obj`.
+    fn buffer_memory(
+        &mut self,
+        obj: &BufferObj,
+        kind: MemoryKind,
+        span: Span,
+    ) -> Result<Buffer, Fail> {
         self.device
             .context(span)?
-            .create_buffer(obj.bytes)
+            .create_buffer_in(obj.bytes, kind)
             .or_else(|x| err(span, x.to_string()))
     }
 
@@ -500,7 +519,8 @@ impl Interp<'_> {
             (HostOp::NewBuffer, [n]) => {
                 let len = self.eval_count(f, n, "buffer length")?;
                 let obj = self.buffer_obj(&e.ty, len, span)?;
-                *obj.memory.borrow_mut() = Memory::Live(self.buffer_memory(&obj, span)?);
+                *obj.memory.borrow_mut() =
+                    Memory::Live(self.buffer_memory(&obj, MemoryKind::Device, span)?);
                 Ok(Value::Buffer(Rc::new(obj)))
             }
             (HostOp::NewLegacyBuffer, [d, n]) => {
@@ -518,7 +538,12 @@ impl Interp<'_> {
                 }
                 Ok(Value::Buffer(Rc::new(self.buffer_obj(&e.ty, len, span)?)))
             }
-            (HostOp::BufferAllocate, [b]) => {
+            (HostOp::BufferAllocate, [b, kind @ ..]) => {
+                let kind = match kind {
+                    [] => MemoryKind::Device,
+                    [k] => memory_kind(k)?,
+                    _ => return internal(span, "allocate with more than one memory kind"),
+                };
                 let obj = self.eval_buffer(f, b)?;
                 if let Memory::Live(_) = *obj.memory.borrow() {
                     let name = self.buffer_name(b);
@@ -527,7 +552,7 @@ impl Interp<'_> {
                         format!("{name} is already allocated: allocate() makes memory for a buffer that has none (made by `heap Buffer<T>(0, n)`, or freed); free() it first to replace its memory"),
                     );
                 }
-                let memory = self.buffer_memory(&obj, span)?;
+                let memory = self.buffer_memory(&obj, kind, span)?;
                 *obj.memory.borrow_mut() = Memory::Live(memory);
                 Ok(Value::Void)
             }

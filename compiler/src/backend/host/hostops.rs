@@ -138,6 +138,7 @@ impl Interp<'_> {
             | HostOp::BufferDownload
             | HostOp::BufferUploadAsync
             | HostOp::BufferDownloadAsync => self.buffer_transfer_op(f, op, args, e.span),
+            HostOp::DeviceQuery(q) => self.device_query(q, e),
             HostOp::StreamCurrent
             | HostOp::StreamCreate
             | HostOp::StreamSync

@@ -11,6 +11,7 @@
 mod async_transfer;
 mod buffer_transfer;
 mod device;
+mod device_query;
 mod eval;
 mod files;
 pub mod format;
