@@ -20,6 +20,7 @@ pub(crate) use hostops::concat;
 mod int_precision;
 mod int_transfer;
 mod lanes;
+mod launch;
 mod launch_opts;
 pub mod math;
 pub mod ops;
