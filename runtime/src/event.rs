@@ -71,9 +71,11 @@ impl Event {
     }
 
     /// Marks everything recorded on `stream` so far and writes the event's timestamp after
-    /// it, into the stream's current recording: nothing is submitted (the marker goes with the
-    /// stream's next submission, which waiting for, querying or `wait_event` on the event
-    /// triggers), so a span between two events on one stream times only device work.
+    /// it. When the stream has unfinished work (recorded or running), that work is submitted
+    /// with the timestamp, so the event completes as soon as the device gets there. On an idle
+    /// stream nothing is submitted: the timestamp goes out with the stream's next work (or
+    /// when the event is waited for, queried or waited on by another stream), so a span that
+    /// starts at an event on an idle stream times device work, not the host's recording.
     pub fn record_on(&self, stream: &Stream) -> Result<()> {
         stream.check_owner(&self.shared, "event")?;
         let mut at = lock(&self.at);
@@ -85,6 +87,7 @@ impl Event {
             state.wait_seq(old.seq)?;
         }
         let mut state = lock(&stream.inner.state);
+        let idle = state.recorded() == 0 && state.is_done(u64::MAX)?;
         if let Some(pool) = self.pool {
             let batch = state.ensure_recording()?;
             let device = self.shared.device();
@@ -101,8 +104,10 @@ impl Event {
             }
             batch.commands += 1;
         }
-        // The recording batch (if it holds anything) becomes submission `submitted + 1`.
-        let seq = if state.recorded() > 0 {
+        let seq = if !idle {
+            state.flush()?
+        } else if state.recorded() > 0 {
+            // The recording batch becomes submission `submitted + 1`.
             state.submitted() + 1
         } else {
             state.submitted()
