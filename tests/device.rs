@@ -189,3 +189,49 @@ fn barrier_log_has_exactly_the_needed_barriers() {
         "dependent launch got its barrier: {log:#?}"
     );
 }
+
+/// `Device.name()` and the other host-side queries answer from the device the run uses: the
+/// program prints them and they must equal what the runtime reports for the same context.
+#[test]
+fn host_device_queries_answer_from_the_running_device() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let src = r#"
+import cajeta.xpu.*;
+public final class Queries {
+    public static int32 run() {
+        System.out.println(Device.name());
+        System.out.println(Device.memoryBytes());
+        System.out.println(Device.waveSize());
+        System.out.println(Device.sharedBytesPerBlock());
+        System.out.println(Device.maxBlockSize());
+        System.out.println(Device.isIntegrated());
+        return 777;
+    }
+}
+"#;
+    let (printed, value) = cajeta_tests::run_on(
+        &ctx,
+        "queries.cajeta",
+        src.to_string(),
+        &SpirvOptions::default(),
+    );
+    assert_eq!(value.as_deref(), Ok("777"), "{printed}");
+    let info = ctx.device_info();
+    let integrated = matches!(
+        info.device_type,
+        cajeta_runtime::DeviceType::IntegratedGpu | cajeta_runtime::DeviceType::Cpu
+    );
+    let want = format!(
+        "{}\n{}\n{}\n{}\n{}\n{}\n",
+        info.name,
+        ctx.device_local_heap_bytes(),
+        info.subgroup_size,
+        info.limits.max_compute_shared_memory_size,
+        info.limits.max_compute_work_group_invocations,
+        integrated
+    );
+    assert_eq!(printed, want);
+    assert!(ctx.device_local_heap_bytes() > 0 && info.subgroup_size > 0);
+}

@@ -56,7 +56,7 @@ pub fn pipeline(device: &Device, n: u32) -> Result<Vec<u32>, Error> {
     let second = device.context().create_stream()?;
     let grid = [n.div_ceil(64), 1, 1];
     iota.launch(&first, grid, [64, 1, 1], args![&a, n])?;
-    let done = Event::create(device.context());
+    let done = Event::create(device.context())?;
     done.record_on(&first)?;
     second.wait_event(&done)?;
     square.launch(&second, grid, [64, 1, 1], args![&a, &b, n])?;

@@ -1,20 +1,34 @@
-//! Events: a point in a stream's work that the host can wait for or poll, and that another
-//! stream can be ordered after.
+//! Events: a point in a stream's work that the host can wait for or poll, that another
+//! stream can be ordered after, and that carries a GPU timestamp for timing.
 
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use crate::error::{Result, RuntimeError};
+use ash::vk;
+
+use crate::device::DeviceShared;
+use crate::error::{vk_err, Result, RuntimeError};
 use crate::lock;
+use crate::profile::elapsed_ns;
 use crate::stream::Stream;
 use crate::Context;
 
-/// A marker in a stream: everything recorded on the stream before [`Event::record_on`].
-/// Recording submits that work (without waiting), so the event completes once the device has
-/// run it. Cheap to create; re-recording moves the marker.
+/// Where an event was last recorded.
+struct Marker {
+    stream: Stream,
+    /// The stream's submission sequence number that covers the marked work.
+    seq: u64,
+}
+
+/// A marker in a stream: everything recorded on the stream before [`Event::record_on`]. The
+/// event completes once the device has run that work; waiting for or querying it submits the
+/// stream up to the marker first. Re-recording moves the marker (waiting first for the
+/// previous marker, whose timestamp slot it reuses).
 pub struct Event {
-    /// The stream and the submission sequence number the event stands for.
-    at: Mutex<Option<(Stream, u64)>>,
+    shared: Arc<DeviceShared>,
+    /// One timestamp query, written at the marker when the queue supports timestamps.
+    pool: Option<vk::QueryPool>,
+    at: Mutex<Option<Marker>>,
 }
 
 impl fmt::Debug for Event {
@@ -22,35 +36,92 @@ impl fmt::Debug for Event {
         let at = lock(&self.at);
         f.debug_struct("Event")
             .field("recorded", &at.is_some())
-            .field("seq", &at.as_ref().map(|(_, s)| *s))
+            .field("seq", &at.as_ref().map(|m| m.seq))
             .finish()
     }
 }
 
 impl Event {
-    /// A new event, not yet recorded. (The context argument ties the API to a device; events
-    /// need no Vulkan object: they ride on the stream's fences.)
-    pub fn create(_ctx: &Context) -> Event {
-        Event {
+    /// A new event, not yet recorded, with a timestamp query of its own when the compute
+    /// queue has timestamps (`timestampValidBits > 0`).
+    pub fn create(ctx: &Context) -> Result<Event> {
+        let shared = ctx.inner.shared.clone();
+        let pool = if shared.timestamp_valid_bits > 0 {
+            let info = vk::QueryPoolCreateInfo::default()
+                .query_type(vk::QueryType::TIMESTAMP)
+                .query_count(1);
+            // SAFETY: valid device and create info.
+            let pool = unsafe { shared.device().create_query_pool(&info, None) }
+                .map_err(vk_err("vkCreateQueryPool"))?;
+            Some(pool)
+        } else {
+            None
+        };
+        Ok(Event {
+            shared,
+            pool,
             at: Mutex::new(None),
-        }
+        })
     }
 
     fn not_recorded() -> RuntimeError {
-        RuntimeError::InvalidResource("the event has not been recorded on a stream".into())
+        RuntimeError::InvalidResource(
+            "the event has not been recorded on a stream (call recordOn first)".into(),
+        )
     }
 
-    /// Marks everything recorded on `stream` so far, submitting it.
+    /// Marks everything recorded on `stream` so far and writes the event's timestamp after
+    /// it. When the stream has unfinished work (recorded or running), that work is submitted
+    /// with the timestamp, so the event completes as soon as the device gets there. On an idle
+    /// stream nothing is submitted: the timestamp goes out with the stream's next work (or
+    /// when the event is waited for, queried or waited on by another stream), so a span that
+    /// starts at an event on an idle stream times device work, not the host's recording.
     pub fn record_on(&self, stream: &Stream) -> Result<()> {
-        let seq = lock(&stream.inner.state).flush()?;
-        *lock(&self.at) = Some((stream.clone(), seq));
+        stream.check_owner(&self.shared, "event")?;
+        let mut at = lock(&self.at);
+        // The timestamp slot is reused: the previous marker's write must have happened
+        // before this recording resets it.
+        if let Some(old) = at.take() {
+            let mut state = lock(&old.stream.inner.state);
+            submit_up_to(&mut state, old.seq)?;
+            state.wait_seq(old.seq)?;
+        }
+        let mut state = lock(&stream.inner.state);
+        let idle = state.recorded() == 0 && state.is_done(u64::MAX)?;
+        if let Some(pool) = self.pool {
+            let batch = state.ensure_recording()?;
+            let device = self.shared.device();
+            // SAFETY: the batch is recording; the pool is this event's and no pending work
+            // uses it (waited above).
+            unsafe {
+                device.cmd_reset_query_pool(batch.cmd, pool, 0, 1);
+                device.cmd_write_timestamp(
+                    batch.cmd,
+                    vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                    pool,
+                    0,
+                );
+            }
+            batch.commands += 1;
+        }
+        let seq = if !idle {
+            state.flush()?
+        } else if state.recorded() > 0 {
+            // The recording batch becomes submission `submitted + 1`.
+            state.submitted() + 1
+        } else {
+            state.submitted()
+        };
+        *at = Some(Marker {
+            stream: stream.clone(),
+            seq,
+        });
         Ok(())
     }
 
     /// Blocks until the marked work has finished; in validation mode, reports new messages.
     pub fn wait_host(&self) -> Result<()> {
-        let at = lock(&self.at).clone();
-        let (stream, seq) = at.ok_or_else(Event::not_recorded)?;
+        let (stream, seq) = self.marker()?;
         {
             let mut state = lock(&stream.inner.state);
             state.wait_seq(seq)?;
@@ -61,22 +132,102 @@ impl Event {
 
     /// Whether the marked work has finished (non-blocking).
     pub fn is_complete(&self) -> Result<bool> {
-        let at = lock(&self.at).clone();
-        let (stream, seq) = at.ok_or_else(Event::not_recorded)?;
+        let (stream, seq) = self.marker()?;
         let done = lock(&stream.inner.state).is_done(seq);
         done
     }
+
+    /// The marker's stream and sequence number, its batch submitted.
+    fn marker(&self) -> Result<(Stream, u64)> {
+        let at = lock(&self.at);
+        let m = at.as_ref().ok_or_else(Event::not_recorded)?;
+        submit_up_to(&mut lock(&m.stream.inner.state), m.seq)?;
+        Ok((m.stream.clone(), m.seq))
+    }
+
+    /// The raw timestamp written at the marker, waiting for the marked work first.
+    fn timestamp(&self) -> Result<u64> {
+        self.wait_host()?;
+        let Some(pool) = self.pool else {
+            return Err(RuntimeError::InvalidResource(
+                "the device's compute queue has no timestamps (timestampValidBits is 0)".into(),
+            ));
+        };
+        let mut data = [0u64; 1];
+        // SAFETY: the marked batch finished, so the query was written.
+        unsafe {
+            self.shared.device().get_query_pool_results(
+                pool,
+                0,
+                &mut data,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        }
+        .map_err(vk_err("vkGetQueryPoolResults"))?;
+        Ok(data[0])
+    }
+
+    /// GPU milliseconds from `start`'s marker to `end`'s (as `cudaEventElapsedTime`), waiting
+    /// for both. Both must be recorded; the result is negative when `end`'s marker ran first.
+    pub fn elapsed_ms(start: &Event, end: &Event) -> Result<f64> {
+        if !Arc::ptr_eq(&start.shared, &end.shared) {
+            return Err(RuntimeError::ForeignResource("event".into()));
+        }
+        let a = start.timestamp()?;
+        let b = end.timestamp()?;
+        let limits = &start.shared.info.limits;
+        let bits = start.shared.timestamp_valid_bits;
+        let ms = if b >= a {
+            elapsed_ns(a, b, bits, limits.timestamp_period_ns)
+        } else {
+            -elapsed_ns(b, a, bits, limits.timestamp_period_ns)
+        };
+        Ok(ms / 1e6)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // The marker's batch may still write the timestamp: wait for it before the pool goes.
+        if let Some(m) = lock(&self.at).take() {
+            let mut state = lock(&m.stream.inner.state);
+            if submit_up_to(&mut state, m.seq).is_ok() {
+                let _ = state.wait_seq(m.seq);
+            }
+        }
+        if let Some(pool) = self.pool.take() {
+            // SAFETY: no pending work uses the pool (waited above).
+            unsafe { self.shared.device().destroy_query_pool(pool, None) };
+        }
+    }
+}
+
+/// Submits the stream's recording batch if the marker `seq` is in it (not yet submitted).
+fn submit_up_to(state: &mut crate::batch::Batches, seq: u64) -> Result<()> {
+    if seq > state.submitted() {
+        state.flush()?;
+    }
+    Ok(())
 }
 
 impl Stream {
     /// Orders this stream's later work after `event`'s. All streams of a context submit to
-    /// one queue, and recording the event already submitted its work, so commands recorded
-    /// here from now on are submitted after it; the barriers the hazard tracker records
-    /// (which see every stream's commands in recording order) do the rest. Fails if the event
-    /// was never recorded or belongs to another context.
+    /// one queue; this submits the event's stream up to the marker (if it was not yet), so
+    /// commands recorded here from now on are submitted after it, and the barriers the hazard
+    /// tracker records (which see every stream's commands in recording order) do the rest.
+    /// No host wait. Fails if the event was never recorded or belongs to another context.
     pub fn wait_event(&self, event: &Event) -> Result<()> {
-        let at = lock(&event.at).clone();
-        let (stream, _) = at.ok_or_else(Event::not_recorded)?;
-        self.check_owner(stream.shared(), "event")
+        self.check_owner(&event.shared, "event")?;
+        event.marker().map(|_| ())
+    }
+
+    /// True when nothing is recorded and unsubmitted and every submission has finished
+    /// (non-blocking): a stream that may be destroyed without losing work.
+    pub fn is_idle(&self) -> Result<bool> {
+        let state = lock(&self.inner.state);
+        if state.recorded() > 0 {
+            return Ok(false);
+        }
+        state.is_done(u64::MAX)
     }
 }

@@ -66,11 +66,12 @@ pub use precision_codec::{decode_sfp, encode_sfp, sfp_buffer_bytes};
 pub use profile::{ProfileEntry, ProfileKind, ProfileReport};
 pub use reflection::*;
 pub use resources::{
-    Buffer, FormatClass, Image2D, ImageFormat, ResourceId, ResourceKind, TextureFormat,
+    Buffer, FormatClass, Image2D, ImageFormat, MemoryKind, ResourceId, ResourceKind, TextureFormat,
 };
 pub use stream::{CommandId, Stream};
 pub use sync::{BarrierRecord, Hazard};
 pub use texture::{AddressMode, Filter, Sampler, Texture, TextureDesc, TextureDim};
+pub use transfer::PendingDownload;
 
 use device::DeviceShared;
 
@@ -269,7 +270,12 @@ impl Context {
 
     /// A device-local storage buffer of `size_bytes` bytes (contents undefined).
     pub fn create_buffer(&self, size_bytes: u64) -> Result<Buffer> {
-        Buffer::new(&self.inner.shared, size_bytes)
+        Buffer::new(&self.inner.shared, size_bytes, MemoryKind::Device)
+    }
+
+    /// A buffer of `size_bytes` bytes in memory of `kind` (see [`MemoryKind`]).
+    pub fn create_buffer_in(&self, size_bytes: u64, kind: MemoryKind) -> Result<Buffer> {
+        Buffer::new(&self.inner.shared, size_bytes, kind)
     }
 
     /// A 2-D storage image (contents undefined, layout `UNDEFINED` until first use).
@@ -342,7 +348,7 @@ impl Context {
     /// A new in-order stream on the context's queue, with its own command buffers. Streams run
     /// concurrently only in the sense that their submissions interleave; hazards are tracked in
     /// recording order across all streams, so order work on a shared resource with an
-    /// [`Event`] (whose `record_on` submits) or a `sync()`.
+    /// [`Event`] (`wait_event` submits the marked work first) or a `sync()`.
     pub fn create_stream(&self) -> Result<Stream> {
         Stream::new(&self.inner.shared)
     }

@@ -153,11 +153,28 @@ impl fmt::Display for ImageFormat {
     }
 }
 
+/// Where a buffer's memory lives (Cajeta's `MemoryKind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MemoryKind {
+    /// Device-local memory (`DEVICE_LOCAL`; host-visible too where the device has such a
+    /// heap above 1 GiB, so uploads can write it directly). The default.
+    #[default]
+    Device,
+    /// Host-visible, host-coherent memory the device reads and writes (device-local too
+    /// where the device allows: unified memory, ReBAR). Downloads read it directly.
+    HostVisible,
+    /// Host-visible, host-cached memory, best for data the host reads back. Downloads read
+    /// it directly.
+    HostCached,
+}
+
 pub(crate) struct BufferInner {
     pub(crate) shared: Arc<DeviceShared>,
     pub(crate) id: ResourceId,
     pub(crate) size: u64,
     pub(crate) raw: RawBuffer,
+    /// The memory kind it was created with.
+    pub(crate) kind: MemoryKind,
     /// Serializes direct host writes into a host-visible buffer.
     host_lock: Mutex<()>,
 }
@@ -171,14 +188,19 @@ impl Drop for BufferInner {
 }
 
 /// A device-local storage buffer (`STORAGE_BUFFER | TRANSFER_SRC | TRANSFER_DST`). Contents
-/// start undefined. Cheap to clone; all clones are the same buffer.
+/// start undefined. Cheap to clone; all clones are the same buffer. A [`Buffer::slice`] is a
+/// `Buffer` too, covering a byte range of its parent's memory (which it keeps alive).
 #[derive(Clone)]
 pub struct Buffer {
     pub(crate) inner: Arc<BufferInner>,
+    /// First byte of the memory this handle covers.
+    pub(crate) offset: u64,
+    /// Bytes this handle covers (the whole buffer unless it is a slice).
+    pub(crate) len: u64,
 }
 
 impl Buffer {
-    pub(crate) fn new(shared: &Arc<DeviceShared>, size: u64) -> Result<Buffer> {
+    pub(crate) fn new(shared: &Arc<DeviceShared>, size: u64, kind: MemoryKind) -> Result<Buffer> {
         if size == 0 {
             return Err(RuntimeError::InvalidResource(
                 "buffer size must be greater than zero".into(),
@@ -189,10 +211,11 @@ impl Buffer {
             | vk::BufferUsageFlags::TRANSFER_DST;
         // Where device-local memory is host-visible too, buffers live there so uploads can
         // write them directly (see `upload_buffer`); shaders see device-local memory either way.
-        let location = if shared.host_visible_device_local {
-            MemoryLocation::CpuToGpu
-        } else {
-            MemoryLocation::GpuOnly
+        let location = match kind {
+            MemoryKind::Device if shared.host_visible_device_local => MemoryLocation::CpuToGpu,
+            MemoryKind::Device => MemoryLocation::GpuOnly,
+            MemoryKind::HostVisible => MemoryLocation::CpuToGpu,
+            MemoryKind::HostCached => MemoryLocation::GpuToCpu,
         };
         let raw = RawBuffer::new(
             shared,
@@ -208,8 +231,11 @@ impl Buffer {
                 id,
                 size,
                 raw,
+                kind,
                 host_lock: Mutex::new(()),
             }),
+            offset: 0,
+            len: size,
         })
     }
 
@@ -230,8 +256,11 @@ impl Buffer {
                 id,
                 size,
                 raw,
+                kind: MemoryKind::HostCached,
                 host_lock: Mutex::new(()),
             }),
+            offset: 0,
+            len: size,
         };
         b.zero_readback();
         Ok(b)
@@ -282,6 +311,28 @@ impl Buffer {
         true
     }
 
+    /// The memory kind the buffer was created with.
+    pub fn memory_kind(&self) -> MemoryKind {
+        self.inner.kind
+    }
+
+    /// Copies the whole buffer's bytes from its mapping into `out` (same length); `false`
+    /// (nothing read) when it is not mapped. The caller guarantees the device's writes are
+    /// finished and made available to the host.
+    pub(crate) fn read_mapped(&self, out: &mut [u8]) -> bool {
+        let Some(ptr) = self.inner.raw.mapped_ptr() else {
+            return false;
+        };
+        if out.len() as u64 != self.inner.size {
+            return false;
+        }
+        let _guard = lock(&self.inner.host_lock);
+        // SAFETY: the mapping covers the buffer's `size` bytes (checked above); gpu-allocator
+        // maps host-visible memory HOST_COHERENT; the device no longer writes it (caller).
+        unsafe { std::ptr::copy_nonoverlapping(ptr, out.as_mut_ptr(), out.len()) };
+        true
+    }
+
     /// Whether the buffer lives in host-visible device-local memory.
     pub fn is_host_visible(&self) -> bool {
         self.inner.shared.host_visible_device_local && self.inner.raw.mapped_ptr().is_some()
@@ -292,9 +343,40 @@ impl Buffer {
         self.inner.id
     }
 
-    /// Size in bytes.
+    /// Size in bytes (of the slice, for a slice).
     pub fn size(&self) -> u64 {
-        self.inner.size
+        self.len
+    }
+
+    /// Byte offset of this handle in the buffer's memory (0 unless it is a slice).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Whether this handle covers only part of the buffer's memory.
+    pub fn is_slice(&self) -> bool {
+        self.offset != 0 || self.len != self.inner.size
+    }
+
+    /// The `len` bytes from byte `offset` of this buffer (or slice) as a buffer of their own:
+    /// usable as a kernel argument (bound with that offset and range) and as a transfer
+    /// source or target. Hazards are tracked for the whole underlying buffer. Fails when the
+    /// range is empty or does not lie inside this handle's bytes. A kernel argument's offset
+    /// must also be a multiple of the device's `minStorageBufferOffsetAlignment` (checked at
+    /// launch).
+    pub fn slice(&self, offset: u64, len: u64) -> Result<Buffer> {
+        let end = offset.checked_add(len);
+        if len == 0 || end.is_none_or(|e| e > self.len) {
+            return Err(RuntimeError::InvalidResource(format!(
+                "slice of {len} bytes at byte {offset} is out of bounds of a buffer of {} bytes",
+                self.len
+            )));
+        }
+        Ok(Buffer {
+            inner: self.inner.clone(),
+            offset: self.offset + offset,
+            len,
+        })
     }
 }
 

@@ -285,8 +285,12 @@ unsafe fn write_set(
         .map(|(_, _, b)| match b {
             Bound::Buffer(buf) => [vk::DescriptorBufferInfo {
                 buffer: buf.inner.raw.buffer,
-                offset: 0,
-                range: vk::WHOLE_SIZE,
+                offset: buf.offset(),
+                range: if buf.is_slice() {
+                    buf.size()
+                } else {
+                    vk::WHOLE_SIZE
+                },
             }],
             _ => [vk::DescriptorBufferInfo::default()],
         })

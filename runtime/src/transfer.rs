@@ -31,7 +31,8 @@ impl Stream {
         let mut state = lock(&self.inner.state);
         // The stream lock is held: no other thread can record a use of the buffer meanwhile,
         // and a strong count of one means no batch (recording or in flight) holds it.
-        if Arc::strong_count(&buffer.inner) == 1 && buffer.write_mapped(data) {
+        if Arc::strong_count(&buffer.inner) == 1 && !buffer.is_slice() && buffer.write_mapped(data)
+        {
             return Ok(CommandId(shared.next_command_id()));
         }
         let mut staging = state.take_staging(StagingKind::Upload, data.len() as u64)?;
@@ -44,7 +45,7 @@ impl Stream {
         let barriers = lock(&shared.tracker).plan(id, "upload", &[usage]);
         let region = vk::BufferCopy {
             src_offset: 0,
-            dst_offset: 0,
+            dst_offset: buffer.offset(),
             size: buffer.size(),
         };
         let device = shared.device();
@@ -153,13 +154,22 @@ impl Stream {
     }
 
     /// Copies `buffer` into `out` (whose length must equal the buffer size). Submits all
-    /// recorded work and waits for it.
+    /// recorded work and waits for it. A whole buffer made in host-visible memory
+    /// ([`MemoryKind::HostVisible`], [`MemoryKind::HostCached`]) is read straight from its
+    /// mapping, with no copy on the device; as for any download, work on *other* streams
+    /// that writes it must be ordered before (an event or a sync).
     pub fn download_buffer(&self, buffer: &Buffer, out: &mut [u8]) -> Result<()> {
         self.check_owner(&buffer.inner.shared, "buffer")?;
         check_length("buffer", buffer.size(), out.len())?;
+        if buffer.memory_kind() != crate::MemoryKind::Device
+            && !buffer.is_slice()
+            && buffer.inner.raw.mapped_ptr().is_some()
+        {
+            return self.read_host_visible(buffer, out);
+        }
         let usage = Usage::transfer_read(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
         let region = vk::BufferCopy {
-            src_offset: 0,
+            src_offset: buffer.offset(),
             dst_offset: 0,
             size: buffer.size(),
         };
@@ -219,8 +229,8 @@ impl Stream {
         )
     }
 
-    /// Shared tail of the downloads: barriers, the copy into a staging buffer, the
-    /// TRANSFER→HOST barrier, submit and wait, then the host copy.
+    /// Shared tail of the downloads: the recorded copy (see [`Stream::record_download`]),
+    /// submit and wait, then the host copy.
     fn download(
         &self,
         usage: Usage,
@@ -228,9 +238,102 @@ impl Stream {
         out: &mut [u8],
         copy: impl FnOnce(&ash::Device, vk::CommandBuffer, vk::Buffer),
     ) -> Result<()> {
-        let shared = self.shared();
         let mut state = lock(&self.inner.state);
-        let staging = Arc::new(state.take_staging(StagingKind::Download, out.len() as u64)?);
+        let staging = self.record_download(&mut state, usage, keep, out.len() as u64, copy)?;
+        let synced = state.sync();
+        drop(state);
+        match synced {
+            // Validation messages and bounds violations (the access was skipped) still leave
+            // the data behind; hand both to the caller.
+            Ok(()) | Err(RuntimeError::Validation { .. } | RuntimeError::OutOfBounds(_)) => {
+                staging.read_into(out)?;
+                lock(&self.inner.state).give_staging(staging);
+                synced
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The direct download of a mapped buffer: a barrier that makes every earlier device
+    /// write available to the host, submit and wait, then a copy out of the mapping.
+    fn read_host_visible(&self, buffer: &Buffer, out: &mut [u8]) -> Result<()> {
+        let mut state = lock(&self.inner.state);
+        let batch = state.ensure_recording()?;
+        let to_host = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        // SAFETY: recording state; a global barrier references no resource.
+        unsafe {
+            self.shared().device().cmd_pipeline_barrier(
+                batch.cmd,
+                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[to_host],
+                &[],
+                &[],
+            );
+        }
+        batch.commands += 1;
+        let synced = state.sync();
+        drop(state);
+        match synced {
+            Ok(()) | Err(RuntimeError::Validation { .. } | RuntimeError::OutOfBounds(_)) => {
+                if !buffer.read_mapped(out) {
+                    return Err(RuntimeError::InvalidResource(
+                        "a host-visible buffer lost its mapping".into(),
+                    ));
+                }
+                synced
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Starts a copy of `buffer` to the host without waiting for it: records the copy into a
+    /// staging buffer and submits the stream's work. The bytes are read with
+    /// [`PendingDownload::finish`] once the stream has run it.
+    pub fn download_buffer_async(&self, buffer: &Buffer) -> Result<PendingDownload> {
+        self.check_owner(&buffer.inner.shared, "buffer")?;
+        let usage = Usage::transfer_read(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
+        let region = vk::BufferCopy {
+            src_offset: buffer.offset(),
+            dst_offset: 0,
+            size: buffer.size(),
+        };
+        let src = buffer.inner.raw.buffer;
+        let mut state = lock(&self.inner.state);
+        let staging = self.record_download(
+            &mut state,
+            usage,
+            Keep::Buffer(buffer.clone()),
+            buffer.size(),
+            |device, cmd, dst| {
+                // SAFETY: both buffers are alive until the batch's fence signals; recording state.
+                unsafe { device.cmd_copy_buffer(cmd, src, dst, &[region]) }
+            },
+        )?;
+        let seq = state.flush()?;
+        Ok(PendingDownload {
+            stream: self.clone(),
+            staging,
+            seq,
+            len: buffer.size(),
+        })
+    }
+
+    /// Records barriers, the copy into a new staging buffer of `len` bytes and the
+    /// TRANSFER→HOST barrier; returns the staging buffer (not yet submitted).
+    fn record_download(
+        &self,
+        state: &mut crate::batch::Batches,
+        usage: Usage,
+        keep: Keep,
+        len: u64,
+        copy: impl FnOnce(&ash::Device, vk::CommandBuffer, vk::Buffer),
+    ) -> Result<Arc<crate::memory::Staging>> {
+        let shared = self.shared();
+        let staging = Arc::new(state.take_staging(StagingKind::Download, len)?);
         let batch = state.ensure_recording()?;
         let timed = batch.timestamp_begin(shared)?;
         let id = CommandId(shared.next_command_id());
@@ -260,25 +363,64 @@ impl Stream {
                 &[],
             );
         }
-        batch.timestamp_end(
-            device,
-            timed,
-            ProfileKind::Download,
-            "download",
-            out.len() as u64,
-        );
+        batch.timestamp_end(device, timed, ProfileKind::Download, "download", len);
         batch.keep.push(keep);
         batch.keep.push(Keep::Staging(staging.clone()));
         batch.commands += 1;
-        let synced = state.sync();
-        drop(state);
-        match synced {
-            // Validation messages and bounds violations (the access was skipped) still leave
-            // the data behind; hand both to the caller.
+        Ok(staging)
+    }
+}
+
+/// A buffer download submitted by [`Stream::download_buffer_async`] and not read yet.
+pub struct PendingDownload {
+    stream: Stream,
+    staging: Arc<crate::memory::Staging>,
+    seq: u64,
+    len: u64,
+}
+
+impl std::fmt::Debug for PendingDownload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingDownload")
+            .field("seq", &self.seq)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl PendingDownload {
+    /// Bytes the download copies.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True for a download of no bytes (never: buffers are not empty).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the copy has finished (non-blocking).
+    pub fn is_complete(&self) -> Result<bool> {
+        lock(&self.stream.inner.state).is_done(self.seq)
+    }
+
+    /// Waits for the copy (and the stream's work before it) and copies the bytes into `out`,
+    /// whose length must be [`PendingDownload::len`]. Reports a bounds violation or validation
+    /// message as `download_buffer` does, after filling `out`.
+    pub fn finish(self, out: &mut [u8]) -> Result<()> {
+        check_length("buffer", self.len, out.len())?;
+        let waited = {
+            let mut state = lock(&self.stream.inner.state);
+            state
+                .wait_seq(self.seq)
+                .and_then(|()| state.take_violation())
+        }
+        .and_then(|()| self.stream.shared().check_validation());
+        match waited {
             Ok(()) | Err(RuntimeError::Validation { .. } | RuntimeError::OutOfBounds(_)) => {
-                staging.read_into(out)?;
-                lock(&self.inner.state).give_staging(staging);
-                synced
+                self.staging.read_into(out)?;
+                lock(&self.stream.inner.state).give_staging(self.staging);
+                waited
             }
             Err(e) => Err(e),
         }

@@ -460,8 +460,15 @@ pub enum HostOp {
     BufferUpload,
     /// `buf.download(arr)`.
     BufferDownload,
+    /// `buf.uploadAsync(arr, s)`: the upload, submitted at once.
+    BufferUploadAsync,
+    /// `buf.downloadAsync(arr, s)`: submitted at once; lands at the next synchronization.
+    BufferDownloadAsync,
     /// `buf.length()` on the host.
     BufferLength,
+    /// `buf.slice(offset, count)`: a view of `count` elements from `offset`; the result has
+    /// the receiver's type.
+    BufferSlice,
     /// `buf.free()`.
     BufferFree,
     /// `img.download(arr)`.
@@ -474,6 +481,24 @@ pub enum HostOp {
     StreamCurrent,
     /// `s.sync()`.
     StreamSync,
+    /// `KernelStream.create()`: a new stream of the run's context.
+    StreamCreate,
+    /// `s.destroy()`: fails while the stream has unfinished work.
+    StreamDestroy,
+    /// `s.waitFor(e)`: later work on `s` is ordered after `e`'s marker.
+    StreamWaitEvent,
+    /// `Event.create()`.
+    EventCreate,
+    /// `e.recordOn(s)`.
+    EventRecord,
+    /// `e.waitHost()`.
+    EventWaitHost,
+    /// `e.query()` → boolean.
+    EventQuery,
+    /// `Event.elapsedMs(a, b)` → float64 milliseconds.
+    EventElapsed,
+    /// `Device.name()` etc. in host code: a property of the run's device.
+    DeviceQuery(HostDeviceQuery),
     /// `System.out.println(x)`; args `[]` or `[x]`.
     Println,
     /// `System.out.print(x)`.
@@ -554,13 +579,34 @@ pub enum StringOp {
     ToLowerCase,
 }
 
+/// What a host-side `Device` query asks about the run's device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HostDeviceQuery {
+    /// `Device.name()`: `deviceName`.
+    Name,
+    /// `Device.memoryBytes()`: the size of the largest device-local heap.
+    MemoryBytes,
+    /// `Device.waveSize()`: `subgroupSize`.
+    WaveSize,
+    /// `Device.sharedBytesPerBlock()`: `maxComputeSharedMemorySize`.
+    SharedBytesPerBlock,
+    /// `Device.maxBlockSize()`: `maxComputeWorkGroupInvocations`.
+    MaxBlockSize,
+    /// `Device.isIntegrated()`: the device shares memory with the host (an integrated GPU or
+    /// a CPU implementation).
+    IsIntegrated,
+}
+
 impl HostOp {
     /// Maps a stdlib `@Intrinsic("…")` name of a host method to the operation.
     pub fn from_name(name: &str) -> Option<HostOp> {
         Some(match name {
             "host.buffer.upload" => HostOp::BufferUpload,
             "host.buffer.download" => HostOp::BufferDownload,
+            "host.buffer.upload_async" => HostOp::BufferUploadAsync,
+            "host.buffer.download_async" => HostOp::BufferDownloadAsync,
             "host.buffer.length" => HostOp::BufferLength,
+            "host.buffer.slice" => HostOp::BufferSlice,
             "host.buffer.free" => HostOp::BufferFree,
             "host.buffer.allocate" => HostOp::BufferAllocate,
             "host.image2d.download" => HostOp::ImageDownload,
@@ -568,6 +614,22 @@ impl HostOp {
             "host.image2d.height" => HostOp::ImageHeight,
             "host.stream.current" => HostOp::StreamCurrent,
             "host.stream.sync" => HostOp::StreamSync,
+            "host.stream.create" => HostOp::StreamCreate,
+            "host.stream.destroy" => HostOp::StreamDestroy,
+            "host.stream.wait_event" => HostOp::StreamWaitEvent,
+            "host.event.create" => HostOp::EventCreate,
+            "host.event.record" => HostOp::EventRecord,
+            "host.event.wait_host" => HostOp::EventWaitHost,
+            "host.event.query" => HostOp::EventQuery,
+            "host.event.elapsed" => HostOp::EventElapsed,
+            "host.device.name" => HostOp::DeviceQuery(HostDeviceQuery::Name),
+            "host.device.memory_bytes" => HostOp::DeviceQuery(HostDeviceQuery::MemoryBytes),
+            "host.device.wave_size" => HostOp::DeviceQuery(HostDeviceQuery::WaveSize),
+            "host.device.shared_bytes_per_block" => {
+                HostOp::DeviceQuery(HostDeviceQuery::SharedBytesPerBlock)
+            }
+            "host.device.max_block_size" => HostOp::DeviceQuery(HostDeviceQuery::MaxBlockSize),
+            "host.device.is_integrated" => HostOp::DeviceQuery(HostDeviceQuery::IsIntegrated),
             "host.println" => HostOp::Println,
             "host.print" => HostOp::Print,
             "host.printf" => HostOp::Printf,

@@ -458,6 +458,8 @@ pub enum Type {
     String,
     /// Host `KernelStream`.
     Stream,
+    /// Host `Event`: a marker in a stream (SPEC §9).
+    Event,
     /// `Shared<T>`: a workgroup-memory array of numeric scalars or vectors (kernels only).
     Shared(Box<Type>),
     /// A value of a stdlib enum-like class (`MemoryOrder`): only its constants exist, each
@@ -574,7 +576,7 @@ impl Type {
     /// True for types that exist only in host code.
     pub fn is_host_only(&self) -> bool {
         match self {
-            Type::Array(_) | Type::String | Type::Stream => true,
+            Type::Array(_) | Type::String | Type::Stream | Type::Event => true,
             Type::Void
             | Type::Scalar(_)
             | Type::Vector(..)
@@ -606,6 +608,7 @@ impl fmt::Display for Type {
             Type::Array(t) => write!(f, "{t}[]"),
             Type::String => f.write_str("String"),
             Type::Stream => f.write_str("KernelStream"),
+            Type::Event => f.write_str("Event"),
             Type::Shared(s) => write!(f, "Shared<{s}>"),
             Type::Struct(d) => f.write_str(&d.name),
             Type::Enum(name) => f.write_str(name),

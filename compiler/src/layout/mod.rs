@@ -154,7 +154,7 @@ pub fn kernel_layout(kernel: &Function) -> Result<KernelLayout, Diagnostic> {
                     "a kernel parameter cannot be void",
                 ))
             }
-            ty @ (Type::Array(_) | Type::String | Type::Stream) => {
+            ty @ (Type::Array(_) | Type::String | Type::Stream | Type::Event) => {
                 return Err(Diagnostic::error(
                     Code::HostOnlyInDevice,
                     param.span,

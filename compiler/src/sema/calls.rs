@@ -241,6 +241,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Type::Shared(_) => "Shared",
             Type::Stream => "KernelStream",
             Type::String => "String",
+            Type::Event => "Event",
             Type::Vector(..) => return self.vector_method(r, name, args, span),
             Type::Matrix(..) => return self.matrix_method(r, name, args, span),
             other => {
@@ -370,6 +371,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             self.check_memory_intrinsic(op, &mut all, span)?;
         }
         let ret = super::memory::lane_result(m.device, &all, ret);
+        // A slice has its buffer's type (T above is the host transfer type, which differs
+        // for vector and precision buffers).
+        let ret = match (m.host, all.first()) {
+            (Some(HostOp::BufferSlice), Some(r)) if !device => r.ty.clone(),
+            _ => ret,
+        };
         let kind = if device || host_intrinsic {
             ExprKind::Intrinsic {
                 op: m.device.unwrap_or(Intrinsic::BufferLength),

@@ -77,7 +77,7 @@ pub struct Symbols<'a> {
 
 /// Stdlib classes whose values are only their `@Constant` fields (enum-like): the type of
 /// such a field is [`Type::Enum`].
-pub const ENUM_CLASSES: &[&str] = &["MemoryOrder", "Capability", "GroupOp"];
+pub const ENUM_CLASSES: &[&str] = &["MemoryOrder", "Capability", "GroupOp", "MemoryKind"];
 
 impl<'a> Symbols<'a> {
     /// Whether `name` names a class (user or stdlib).
@@ -548,11 +548,10 @@ pub fn resolve_type(
                     Ok(super::device::coop_type(n).unwrap_or(Type::Void))
                 }
                 "String" => Ok(Type::String),
-                "Event" => Err(Diagnostic::error(
-                    Code::UnsupportedFeature,
-                    t.span,
-                    format!("`{name}` is not supported yet by this version of cajetac"),
-                )),
+                "Event" => {
+                    arity(0)?;
+                    Ok(Type::Event)
+                }
                 _ => Err(Diagnostic::error(
                     Code::UnknownType,
                     t.span,

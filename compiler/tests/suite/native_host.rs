@@ -607,3 +607,68 @@ fn host_io_and_checked_programs_agree_on_both_executors() {
         both_executors_agree_on(dir);
     }
 }
+
+#[test]
+fn stream_and_event_errors_match_the_interpreter() {
+    let file = "stream_errors.cajeta";
+    let src = std::fs::read_to_string(corpus_dir().join(file)).unwrap();
+    let unrecorded =
+        "invalid resource: the event has not been recorded on a stream (call recordOn first)";
+    let destroyed = "use of a KernelStream after destroy()";
+    let cases = [
+        ("0", None),
+        ("1", Some(("15:13", unrecorded.to_string()))),
+        ("2", Some(("18:13", unrecorded.to_string()))),
+        ("3", Some(("21:32", unrecorded.to_string()))),
+        ("4", Some(("24:32", unrecorded.to_string()))),
+        (
+            "5",
+            Some((
+                "28:13",
+                "KernelStream destroyed with work in flight: call sync() on it (or wait for an event recorded after its last work) first".to_string(),
+            )),
+        ),
+        (
+            "6",
+            Some((
+                "32:13",
+                "KernelStream.current() is the program's default stream and cannot be destroyed"
+                    .to_string(),
+            )),
+        ),
+        ("7", Some(("36:13", destroyed.to_string()))),
+        ("8", Some(("39:22", destroyed.to_string()))),
+        ("9", Some(("42:13", destroyed.to_string()))),
+        (
+            "10",
+            Some((
+                "45:41",
+                "KernelBuffer `data`.slice(4, 5) is out of bounds: the buffer has 8 elements (a slice needs 1 <= count and offset + count <= length)".to_string(),
+            )),
+        ),
+        (
+            "11",
+            Some((
+                "51:13",
+                "the array is the target of a downloadAsync that has not landed: call sync() on its stream (or waitHost() on an event recorded after it) before using the array in another transfer".to_string(),
+            )),
+        ),
+    ];
+    for (what, error) in cases {
+        let r = differential_with(file, &src, &[what.to_string()]);
+        match error {
+            None => {
+                assert_eq!(r.out, "done 1.0\n", "case {what}");
+                assert_eq!(r.end, "returned 0", "case {what}");
+            }
+            Some((at, message)) => {
+                assert_eq!(r.out, "", "case {what}");
+                assert_eq!(
+                    r.end,
+                    format!("runtime error: {file}:{at}: runtime error: {message}"),
+                    "case {what}"
+                );
+            }
+        }
+    }
+}

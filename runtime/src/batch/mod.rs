@@ -257,6 +257,12 @@ impl Batches {
         }
     }
 
+    /// Sequence number of the last submitted batch (0: none yet); the batch being recorded
+    /// gets the next one when it is submitted.
+    pub(crate) fn submitted(&self) -> u64 {
+        self.submitted
+    }
+
     /// Commands recorded but not yet submitted.
     pub(crate) fn recorded(&self) -> usize {
         self.recording.as_ref().map_or(0, |b| b.commands)

@@ -245,6 +245,13 @@ pub(crate) fn prepare(
                                 buf.size()
                             ));
                         }
+                        let align = shared.raw_limits.min_storage_buffer_offset_alignment;
+                        if align > 0 && buf.offset() % align != 0 {
+                            return Err(format!(
+                                "parameter `{name}`: a buffer slice at byte offset {} is not bound: offsets must be multiples of minStorageBufferOffsetAlignment = {align}",
+                                buf.offset()
+                            ));
+                        }
                         let handle = Handle::Buffer(buf.inner.raw.buffer);
                         usages.push(Usage::shader(buf.id(), handle, reads, writes));
                         bindings.push((

@@ -8,7 +8,7 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct SetKey {
     kernel: usize,
-    bindings: Vec<(u32, u64, i32)>,
+    bindings: Vec<(u32, u64, i64, u64)>,
 }
 
 impl SetKey {
@@ -19,8 +19,8 @@ impl SetKey {
             bindings: bindings
                 .iter()
                 .map(|(binding, _, b)| {
-                    let (handle, layout) = bound_handle(b);
-                    (*binding, handle, layout)
+                    let (handle, at, range) = bound_handle(b);
+                    (*binding, handle, at, range)
                 })
                 .collect(),
         }
@@ -39,18 +39,23 @@ impl SetKey {
                 .iter()
                 .zip(bindings)
                 .all(|(&k, (binding, _, b))| {
-                    let (handle, layout) = bound_handle(b);
-                    k == (*binding, handle, layout)
+                    let (handle, at, range) = bound_handle(b);
+                    k == (*binding, handle, at, range)
                 })
     }
 }
 
-/// The Vulkan handle and image layout (0 for none) a bound resource is keyed by.
-fn bound_handle(b: &Bound) -> (u64, i32) {
+/// What a bound resource is keyed by: its Vulkan handle, then a buffer's byte offset and
+/// size (a slice binds a range) or an image's layout.
+fn bound_handle(b: &Bound) -> (u64, i64, u64) {
     match b {
-        Bound::Buffer(buf) => (buf.inner.raw.buffer.as_raw(), 0),
-        Bound::Image(img, l) => (img.inner.view.as_raw(), l.as_raw()),
-        Bound::Texture(tex, l) => (tex.inner.view.as_raw(), l.as_raw()),
-        Bound::Sampler(smp) => (smp.inner.sampler.as_raw(), 0),
+        Bound::Buffer(buf) => (
+            buf.inner.raw.buffer.as_raw(),
+            buf.offset() as i64,
+            buf.size(),
+        ),
+        Bound::Image(img, l) => (img.inner.view.as_raw(), i64::from(l.as_raw()), 0),
+        Bound::Texture(tex, l) => (tex.inner.view.as_raw(), i64::from(l.as_raw()), 0),
+        Bound::Sampler(smp) => (smp.inner.sampler.as_raw(), 0, 0),
     }
 }

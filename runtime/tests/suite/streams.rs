@@ -17,7 +17,7 @@ fn two_streams_ordered_by_an_event_give_exact_results() {
     let producer = ctx.create_stream().unwrap();
     let consumer = ctx.create_stream().unwrap();
     let cfg = LaunchConfig::new([n / 64, 1, 1], [64, 1, 1]);
-    let event = Event::create(&ctx);
+    let event = Event::create(&ctx).unwrap();
     assert!(
         event.wait_host().is_err(),
         "an unrecorded event cannot be waited for"
@@ -34,7 +34,7 @@ fn two_streams_ordered_by_an_event_give_exact_results() {
             &[KernelArg::Buffer(&a), KernelArg::Buffer(&b), u32arg(n)],
         )
         .unwrap();
-    let done = Event::create(&ctx);
+    let done = Event::create(&ctx).unwrap();
     done.record_on(&consumer).unwrap();
     done.wait_host().unwrap();
     assert!(done.is_complete().unwrap());
@@ -270,4 +270,97 @@ fn uploads_into_host_visible_buffers_are_direct_and_exact() {
         let want: Vec<u32> = input.iter().map(|v| v + 1).collect();
         assert_eq!(bytes_u32(&out), want, "round {round}");
     }
+}
+
+/// Events time device work: the span between an event before a launch and one after it
+/// contains the launch's own profile timestamps (same queue, same counter). Ordering only:
+/// no timing ratios are asserted.
+#[test]
+fn event_timestamps_span_the_profiled_launch() {
+    let Some(ctx) = context_with(ContextOptions::from_env().with_profile(true)) else {
+        return;
+    };
+    if !ctx.is_profiling() {
+        eprintln!("notice: the device's compute queue has no timestamps; events not timed");
+        return;
+    }
+    let fill = fill_kernel(&ctx);
+    let n = 1u32 << 16;
+    let buf = ctx.create_buffer(4 * u64::from(n)).unwrap();
+    let s = ctx.create_stream().unwrap();
+    let (t0, t1) = (Event::create(&ctx).unwrap(), Event::create(&ctx).unwrap());
+    assert!(Event::elapsed_ms(&t0, &t1).is_err(), "unrecorded events");
+    t0.record_on(&s).unwrap();
+    s.launch(
+        &fill,
+        &LaunchConfig::new([n / 64, 1, 1], [64, 1, 1]),
+        &[KernelArg::Buffer(&buf), u32arg(n), u32arg(1)],
+    )
+    .unwrap();
+    assert!(
+        !s.is_idle().unwrap(),
+        "the launch is recorded, not submitted"
+    );
+    t1.record_on(&s).unwrap();
+    let ms = Event::elapsed_ms(&t0, &t1).unwrap();
+    assert!(t0.is_complete().unwrap() && t1.is_complete().unwrap());
+    assert!(s.is_idle().unwrap());
+    let kernel_ns = ctx
+        .profile_report()
+        .entries
+        .iter()
+        .find(|e| e.name == "fill")
+        .map(|e| e.total_ns)
+        .expect("fill was profiled");
+    eprintln!(
+        "event span {ms:.6} ms, profiled kernel {:.6} ms",
+        kernel_ns / 1e6
+    );
+    assert!(ms.is_finite() && ms > 0.0, "{ms}");
+    assert!(
+        ms * 1e6 >= kernel_ns,
+        "span {ms} ms < kernel {kernel_ns} ns"
+    );
+    assert_eq!(Event::elapsed_ms(&t1, &t0).unwrap(), -ms);
+}
+
+#[test]
+fn slices_bind_a_range_and_downloads_can_finish_later() {
+    let Some(ctx) = context_with(ContextOptions::from_env()) else {
+        return;
+    };
+    let fill = fill_kernel(&ctx);
+    let buf = ctx.create_buffer(4 * 1024).unwrap();
+    let s = ctx.create_stream().unwrap();
+    s.upload_buffer(&buf, &vec![0u8; 4096]).unwrap();
+    let err = buf.slice(4000, 100).unwrap_err();
+    assert!(err.to_string().contains("out of bounds"), "{err}");
+    assert!(buf.slice(0, 0).is_err(), "empty slice");
+    let mid = buf.slice(256 * 4, 64 * 4).unwrap();
+    assert_eq!(
+        (mid.offset(), mid.size(), mid.is_slice()),
+        (1024, 256, true)
+    );
+    s.launch(
+        &fill,
+        &LaunchConfig::new([1, 1, 1], [64, 1, 1]),
+        &[KernelArg::Buffer(&mid), u32arg(64), u32arg(1)],
+    )
+    .unwrap();
+    let whole = s.download_buffer_async(&buf).unwrap();
+    let part = s.download_buffer_async(&mid).unwrap();
+    let mut out = vec![0u8; 4096];
+    whole.finish(&mut out).unwrap();
+    let mut mid_out = vec![0u8; 256];
+    part.finish(&mut mid_out).unwrap();
+    let v = bytes_u32(&out);
+    for i in 0..1024u32 {
+        let want = if (256..320).contains(&i) {
+            3 * (i - 256) + 1
+        } else {
+            0
+        };
+        assert_eq!(v[i as usize], want, "buf[{i}]");
+    }
+    assert_eq!(bytes_u32(&mid_out), v[256..320].to_vec());
 }

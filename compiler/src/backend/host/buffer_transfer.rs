@@ -72,7 +72,8 @@ impl Interp<'_> {
         span: Span,
         dir: &str,
     ) -> Result<Transfer, Fail> {
-        let [b, a] = args else {
+        // A third argument, when present, is the stream (see `transfer_stream`).
+        let [b, a, ..] = args else {
             return internal(span, format!("{dir} needs a buffer and an array"));
         };
         let obj = self.eval_buffer(f, b)?;

@@ -1,10 +1,13 @@
-//! Host operations that touch the device through `cajeta-runtime`: buffers, images,
-//! streams, transfers and kernel launches.
+//! The runtime side of a run (context, loaded kernels, streams) and the host objects that
+//! touch the device through `cajeta-runtime`: buffers (allocation, slices, memory kinds) and
+//! images. Transfers are in `async_transfer.rs`, streams and events in `streams.rs`,
+//! launches in `launch.rs`.
 //!
 //! The context is created on first use (or injected by the caller), each kernel is loaded
-//! once per run, and every stream operation goes through one shared default stream, so that
-//! a `download` is ordered after the launches recorded before it. Every runtime error becomes
-//! a [`HostError`] at the span of the operation, carrying the runtime's message.
+//! once per run, and plain transfers go through the one default stream
+//! (`KernelStream.current()`), so that a `download` is ordered after the launches recorded
+//! on it before. Every runtime error becomes a [`HostError`] at the span of the operation,
+//! carrying the runtime's message.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -12,20 +15,18 @@ use std::fmt;
 use std::rc::Rc;
 
 use cajeta_runtime::{
-    Buffer, CommandId, Context, Image2D, ImageFormat as RtImageFormat, Kernel, KernelArg,
-    LaunchConfig, ScalarValue, Stream,
+    Buffer, CommandId, Context, Image2D, ImageFormat as RtImageFormat, Kernel, MemoryKind, Stream,
 };
 
 use super::eval::{err, internal, Fail, Frame, Interp};
 use super::hostops::int_value;
-use super::ops::{bf16_to_bits, f16_to_bits};
-use super::textures::{rt_format, SamplerObj, TextureObj};
-use super::value::{Scalar, Value};
+use super::textures::rt_format;
+use super::value::Value;
 use super::HostError;
 
 use crate::backend::spirv::CompiledKernel;
 use crate::diagnostics::Span;
-use crate::ir::{Expr, FunctionId, HostOp, Launch, ScalarType, Type};
+use crate::ir::{Constant, Expr, ExprKind, FunctionId, HostOp, ScalarType, Type};
 
 /// A `KernelBuffer<T>` of the host program.
 pub struct BufferObj {
@@ -39,6 +40,9 @@ pub struct BufferObj {
     bytes: u64,
     /// The device memory.
     memory: RefCell<Memory>,
+    /// True for `buf.slice(offset, count)`: a view of another buffer's memory, which it
+    /// keeps alive, that cannot be freed or reallocated itself.
+    slice: bool,
 }
 
 /// Whether a buffer has device memory.
@@ -75,6 +79,26 @@ impl ImageObj {
 /// A `KernelStream` of the host program.
 pub struct StreamObj {
     pub(super) stream: Stream,
+    /// True for `KernelStream.current()`, which cannot be destroyed.
+    pub(super) default: bool,
+    /// Set by `destroy()`: the stream takes no more work.
+    pub(super) destroyed: std::cell::Cell<bool>,
+    /// `downloadAsync` copies submitted and not yet landed in their arrays, oldest first.
+    pub(super) downloads: RefCell<Vec<super::async_transfer::PendingArray>>,
+    /// How many `downloadAsync` calls the stream has had (numbers its pending downloads).
+    pub(super) issued: std::cell::Cell<u64>,
+}
+
+impl StreamObj {
+    pub(super) fn new(stream: Stream, default: bool) -> StreamObj {
+        StreamObj {
+            stream,
+            default,
+            destroyed: std::cell::Cell::new(false),
+            downloads: RefCell::new(Vec::new()),
+            issued: std::cell::Cell::new(0),
+        }
+    }
 }
 
 impl fmt::Debug for StreamObj {
@@ -91,8 +115,10 @@ pub struct Device<'a> {
     pending: Option<super::PendingContext>,
     loaded: HashMap<FunctionId, Kernel>,
     stream: Option<Rc<StreamObj>>,
+    /// Streams made by `KernelStream.create()`, waited for at the end of the run.
+    pub(super) created: Vec<Rc<StreamObj>>,
     /// Where each checked launch not yet waited for was made (checked mode's notes).
-    checked_launches: HashMap<CommandId, Span>,
+    pub(super) checked_launches: HashMap<CommandId, Span>,
 }
 
 impl<'a> Device<'a> {
@@ -107,6 +133,7 @@ impl<'a> Device<'a> {
             pending: None,
             loaded: HashMap::new(),
             stream: None,
+            created: Vec::new(),
             checked_launches: HashMap::new(),
         }
     }
@@ -168,10 +195,18 @@ impl<'a> Device<'a> {
     /// Waits for the work still pending on the stream, so that launches a program never
     /// synchronized still run, and their failures are reported rather than lost.
     pub fn finish(&mut self) -> Result<(), Fail> {
-        let Some(s) = &self.stream else {
-            return Ok(());
-        };
-        match s.stream.sync() {
+        let created = std::mem::take(&mut self.created);
+        for s in created.iter().filter(|s| !s.destroyed.get()) {
+            self.finish_stream(&s.stream)?;
+        }
+        match self.stream.clone() {
+            Some(s) => self.finish_stream(&s.stream),
+            None => Ok(()),
+        }
+    }
+
+    fn finish_stream(&mut self, stream: &Stream) -> Result<(), Fail> {
+        match stream.sync() {
             r @ Err(cajeta_runtime::RuntimeError::OutOfBounds(_)) => {
                 self.waited(Span::default(), r)
             }
@@ -186,6 +221,11 @@ impl<'a> Device<'a> {
         }
     }
 
+    /// Every stream of the run the program can still use: the default one and those it made.
+    pub(super) fn streams(&self) -> impl Iterator<Item = &Rc<StreamObj>> {
+        self.stream.iter().chain(self.created.iter())
+    }
+
     /// Ends the run, giving back the context (if one was made or injected).
     pub fn into_context(self) -> Option<Context> {
         let Device {
@@ -193,10 +233,12 @@ impl<'a> Device<'a> {
             pending,
             loaded,
             stream,
+            created,
             ..
         } = self;
         // Drop the objects made from the context before handing it back.
         drop(stream);
+        drop(created);
         drop(loaded);
         // A context still being made is waited for: the caller may use it after the run.
         context.or_else(|| pending.and_then(|p| p.recv().ok()?.ok()))
@@ -227,12 +269,17 @@ impl<'a> Device<'a> {
             return Ok(s.clone());
         }
         let stream = self.context(span)?.default_stream();
-        let s = Rc::new(StreamObj { stream });
+        let s = Rc::new(StreamObj::new(stream, true));
         self.stream = Some(s.clone());
         Ok(s)
     }
 
-    fn kernel(&mut self, id: FunctionId, name: &str, span: Span) -> Result<&Kernel, Fail> {
+    pub(super) fn kernel(
+        &mut self,
+        id: FunctionId,
+        name: &str,
+        span: Span,
+    ) -> Result<&Kernel, Fail> {
         if !self.loaded.contains_key(&id) {
             let Some(compiled) = self.kernels.get(&id) else {
                 return err(
@@ -264,47 +311,18 @@ impl BufferObj {
     }
 }
 
-/// A kernel argument with the resources it names kept alive for the launch.
-enum OwnedArg {
-    Buffer(Buffer),
-    Image(Rc<ImageObj>),
-    Texture(Rc<TextureObj>),
-    Sampler(Rc<SamplerObj>),
-    Scalar(ScalarValue),
-    Bytes(Vec<u8>),
-}
-
-impl OwnedArg {
-    fn as_arg(&self) -> KernelArg<'_> {
-        match self {
-            OwnedArg::Buffer(b) => KernelArg::Buffer(b),
-            OwnedArg::Image(i) => KernelArg::Image(&i.image),
-            OwnedArg::Texture(t) => KernelArg::Texture(&t.texture),
-            OwnedArg::Sampler(s) => KernelArg::Sampler(&s.sampler),
-            OwnedArg::Scalar(s) => KernelArg::Scalar(*s),
-            OwnedArg::Bytes(b) => KernelArg::Bytes(b),
-        }
+/// The `MemoryKind` constant of `allocate(kind)` (the stdlib's order: Device, HostVisible,
+/// HostCached).
+fn memory_kind(k: &Expr) -> Result<MemoryKind, Fail> {
+    match k.kind {
+        ExprKind::Const(Constant::Int(0)) => Ok(MemoryKind::Device),
+        ExprKind::Const(Constant::Int(1)) => Ok(MemoryKind::HostVisible),
+        ExprKind::Const(Constant::Int(2)) => Ok(MemoryKind::HostCached),
+        _ => err(
+            k.span,
+            "write the memory kind as MemoryKind.Device, MemoryKind.HostVisible or MemoryKind.HostCached",
+        ),
     }
-}
-
-/// The push-constant form of a scalar argument. The runtime has no 16-bit float scalar,
-/// so `float16`/`bfloat16` travel as their 2 raw bytes.
-fn scalar_arg(s: Scalar) -> OwnedArg {
-    OwnedArg::Scalar(match s {
-        Scalar::Bool(x) => ScalarValue::Bool(x),
-        Scalar::I8(x) => ScalarValue::I8(x),
-        Scalar::I16(x) => ScalarValue::I16(x),
-        Scalar::I32(x) => ScalarValue::I32(x),
-        Scalar::I64(x) => ScalarValue::I64(x),
-        Scalar::U8(x) => ScalarValue::U8(x),
-        Scalar::U16(x) => ScalarValue::U16(x),
-        Scalar::U32(x) => ScalarValue::U32(x),
-        Scalar::U64(x) => ScalarValue::U64(x),
-        Scalar::F32(x) => ScalarValue::F32(x),
-        Scalar::F64(x) => ScalarValue::F64(x),
-        Scalar::F16(x) => return OwnedArg::Bytes(f16_to_bits(x).to_le_bytes().to_vec()),
-        Scalar::BF16(x) => return OwnedArg::Bytes(bf16_to_bits(x).to_le_bytes().to_vec()),
-    })
 }
 
 impl Interp<'_> {
@@ -348,14 +366,67 @@ impl Interp<'_> {
             len,
             bytes,
             memory: RefCell::new(Memory::Unallocated),
+            slice: false,
         })
     }
 
-    /// New device memory for `obj`.
-    fn buffer_memory(&mut self, obj: &BufferObj, span: Span) -> Result<Buffer, Fail> {
+    /// `buf.slice(offset, count)`: elements `offset .. offset + count` of `buf` as a buffer
+    /// of their own, bounds checked.
+    fn buffer_slice(
+        &mut self,
+        f: &mut Frame,
+        b: &Expr,
+        offset: &Expr,
+        count: &Expr,
+        span: Span,
+    ) -> Result<Value, Fail> {
+        let obj = self.eval_buffer(f, b)?;
+        let first = self.eval_count(f, offset, "slice offset")?;
+        let count = self.eval_count(f, count, "slice count")?;
+        if obj.elem == ScalarType::Sfp || super::int_transfer::native_lane(obj.elem).is_some() {
+            return err(
+                span,
+                format!(
+                    "a KernelBuffer<{}> cannot be sliced: its elements are packed in a variant-dependent layout",
+                    obj.elem_type()
+                ),
+            );
+        }
+        if count == 0 || first.checked_add(count).is_none_or(|end| end > obj.len) {
+            return err(
+                span,
+                format!(
+                    "{}.slice({first}, {count}) is out of bounds: the buffer has {} elements (a slice needs 1 <= count and offset + count <= length)",
+                    self.buffer_name(b),
+                    obj.len
+                ),
+            );
+        }
+        let stride = obj.bytes / obj.len.max(1);
+        let memory = self.live_buffer(&obj, b, span)?;
+        let view = memory
+            .slice(first * stride, count * stride)
+            .or_else(|x| err(span, x.to_string()))?;
+        Ok(Value::Buffer(Rc::new(BufferObj {
+            elem: obj.elem,
+            lanes: obj.lanes,
+            len: count,
+            bytes: count * stride,
+            memory: RefCell::new(Memory::Live(view)),
+            slice: true,
+        })))
+    }
+
+    /// New device memory of `kind` for `obj`.
+    fn buffer_memory(
+        &mut self,
+        obj: &BufferObj,
+        kind: MemoryKind,
+        span: Span,
+    ) -> Result<Buffer, Fail> {
         self.device
             .context(span)?
-            .create_buffer(obj.bytes)
+            .create_buffer_in(obj.bytes, kind)
             .or_else(|x| err(span, x.to_string()))
     }
 
@@ -429,13 +500,12 @@ impl Interp<'_> {
         e: &Expr,
     ) -> Result<Value, Fail> {
         let span = e.span;
-        let rt =
-            |r: Result<(), cajeta_runtime::RuntimeError>| r.or_else(|x| err(span, x.to_string()));
         match (op, args) {
             (HostOp::NewBuffer, [n]) => {
                 let len = self.eval_count(f, n, "buffer length")?;
                 let obj = self.buffer_obj(&e.ty, len, span)?;
-                *obj.memory.borrow_mut() = Memory::Live(self.buffer_memory(&obj, span)?);
+                *obj.memory.borrow_mut() =
+                    Memory::Live(self.buffer_memory(&obj, MemoryKind::Device, span)?);
                 Ok(Value::Buffer(Rc::new(obj)))
             }
             (HostOp::NewLegacyBuffer, [d, n]) => {
@@ -453,7 +523,12 @@ impl Interp<'_> {
                 }
                 Ok(Value::Buffer(Rc::new(self.buffer_obj(&e.ty, len, span)?)))
             }
-            (HostOp::BufferAllocate, [b]) => {
+            (HostOp::BufferAllocate, [b, kind @ ..]) => {
+                let kind = match kind {
+                    [] => MemoryKind::Device,
+                    [k] => memory_kind(k)?,
+                    _ => return internal(span, "allocate with more than one memory kind"),
+                };
                 let obj = self.eval_buffer(f, b)?;
                 if let Memory::Live(_) = *obj.memory.borrow() {
                     let name = self.buffer_name(b);
@@ -462,7 +537,7 @@ impl Interp<'_> {
                         format!("{name} is already allocated: allocate() makes memory for a buffer that has none (made by `heap Buffer<T>(0, n)`, or freed); free() it first to replace its memory"),
                     );
                 }
-                let memory = self.buffer_memory(&obj, span)?;
+                let memory = self.buffer_memory(&obj, kind, span)?;
                 *obj.memory.borrow_mut() = Memory::Live(memory);
                 Ok(Value::Void)
             }
@@ -483,50 +558,8 @@ impl Interp<'_> {
                     image,
                 })))
             }
-            (HostOp::BufferUpload, _) => {
-                let t = self.transfer(f, args, span, "upload")?;
-                let bytes = match t.sfp {
-                    Some(form) => super::precision::encode(form, &t.array.borrow()),
-                    None => {
-                        let bytes = super::int_transfer::to_bytes(&t.array.borrow(), t.int_lane);
-                        super::int_transfer::pad_words(t.layout.pad(bytes), t.int_lane)
-                    }
-                };
-                if bytes.is_empty() {
-                    return Ok(Value::Void);
-                }
-                let stream = self.device.stream(span)?;
-                let r = stream.stream.upload_buffer(&t.buffer, &bytes).map(|_| ());
-                rt(r)?;
-                Ok(Value::Void)
-            }
-            (HostOp::BufferDownload, _) => {
-                let t = self.transfer(f, args, span, "download")?;
-                if let Some(form) = t.sfp {
-                    let mut bytes = super::precision::encode(form, &t.array.borrow());
-                    if bytes.is_empty() {
-                        return Ok(Value::Void);
-                    }
-                    let stream = self.device.stream(span)?;
-                    let r = stream.stream.download_buffer(&t.buffer, &mut bytes);
-                    self.device.waited(span, r)?;
-                    super::precision::decode(form, &bytes, &mut t.array.borrow_mut());
-                    return Ok(Value::Void);
-                }
-                let bytes = super::int_transfer::to_bytes(&t.array.borrow(), t.int_lane);
-                let bytes = t.layout.pad(bytes);
-                if bytes.is_empty() {
-                    return Ok(Value::Void);
-                }
-                let exact = bytes.len();
-                let mut bytes = super::int_transfer::pad_words(bytes, t.int_lane);
-                let stream = self.device.stream(span)?;
-                let r = stream.stream.download_buffer(&t.buffer, &mut bytes);
-                self.device.waited(span, r)?;
-                bytes.truncate(exact);
-                let bytes = t.layout.unpad(bytes);
-                super::int_transfer::from_bytes(&mut t.array.borrow_mut(), &bytes, t.int_lane);
-                Ok(Value::Void)
+            (HostOp::BufferSlice, [b, offset, count]) => {
+                self.buffer_slice(f, b, offset, count, span)
             }
             (HostOp::BufferLength, [b]) => {
                 let obj = self.eval_buffer(f, b)?;
@@ -534,6 +567,12 @@ impl Interp<'_> {
             }
             (HostOp::BufferFree, [b]) => {
                 let obj = self.eval_buffer(f, b)?;
+                if obj.slice {
+                    return err(
+                        span,
+                        "a buffer slice cannot be freed: free() the buffer it was cut from",
+                    );
+                }
                 let mut memory = obj.memory.borrow_mut();
                 match *memory {
                     Memory::Live(_) => {
@@ -557,118 +596,7 @@ impl Interp<'_> {
                 };
                 int_value(n as u64, &e.ty, span)
             }
-            (HostOp::StreamCurrent, []) => Ok(Value::Stream(self.device.stream(span)?)),
-            (HostOp::StreamSync, [s]) => {
-                let stream = self.eval_stream(f, s)?;
-                self.device.waited(span, stream.stream.sync())?;
-                Ok(Value::Void)
-            }
             (op, args) => internal(span, format!("{op:?} with {} arguments", args.len())),
         }
-    }
-
-    fn eval_stream(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<StreamObj>, Fail> {
-        match self.eval(f, e)? {
-            Value::Stream(s) => Ok(s),
-            Value::Void => err(e.span, "use of a null KernelStream"),
-            other => internal(e.span, format!("expected a KernelStream, found {other:?}")),
-        }
-    }
-
-    fn eval_dims(
-        &mut self,
-        f: &mut Frame,
-        es: &[Expr],
-        what: &str,
-        span: Span,
-    ) -> Result<[u32; 3], Fail> {
-        if es.is_empty() || es.len() > 3 {
-            return internal(span, format!("{what} with {} dimensions", es.len()));
-        }
-        let mut dims = [1u32; 3];
-        for (d, e) in dims.iter_mut().zip(es) {
-            *d = self.eval_u32(f, e, what)?;
-        }
-        Ok(dims)
-    }
-
-    /// `kernel.launch(stream, grid: [...], block: [...])(args...)`.
-    pub fn launch(&mut self, f: &mut Frame, l: &Launch, span: Span) -> Result<Value, Fail> {
-        let module = self.module;
-        let Some(kernel_fn) = module.functions.get(l.kernel.0) else {
-            return internal(span, format!("launch of unknown function #{}", l.kernel.0));
-        };
-        let stream = self.eval_stream(f, &l.stream)?;
-        let grid = self.eval_dims(f, &l.grid, "grid", span)?;
-        let block = self.eval_dims(f, &l.block, "block", span)?;
-        let values = self.eval_all(f, &l.args)?;
-        let params = kernel_fn.params();
-        if values.len() != params.len() {
-            return internal(
-                span,
-                format!(
-                    "`{}` launched with {} arguments",
-                    kernel_fn.name,
-                    values.len()
-                ),
-            );
-        }
-        let arg_scalars: Vec<Option<Scalar>> = values.iter().map(Value::as_scalar).collect();
-        let mut owned = Vec::with_capacity(values.len());
-        for ((v, p), e) in values.into_iter().zip(params).zip(&l.args) {
-            owned.push(match (&p.ty, v) {
-                (Type::Buffer(_), Value::Buffer(b)) => {
-                    OwnedArg::Buffer(self.live_buffer(&b, e, e.span)?)
-                }
-                (Type::Image2D(_), Value::Image(i)) => OwnedArg::Image(i),
-                (Type::Texture(..), Value::Texture(t)) => OwnedArg::Texture(t),
-                (Type::Sampler, Value::Sampler(s)) => OwnedArg::Sampler(s),
-                (Type::Scalar(_), Value::Scalar(s)) => scalar_arg(s),
-                (ty @ (Type::Vector(..) | Type::Matrix(..)), Value::Vector(lanes)) => {
-                    OwnedArg::Bytes(super::lanes::push_bytes(ty, &lanes))
-                }
-                (Type::Struct(d), Value::Struct(fields)) => {
-                    OwnedArg::Bytes(super::lanes::pod_bytes(d, &fields))
-                }
-                (_, Value::Void) => {
-                    return err(e.span, format!("null argument for parameter `{}`", p.name))
-                }
-                (ty, v) => {
-                    return internal(
-                        e.span,
-                        format!("argument {v:?} for parameter `{}` of type {ty}", p.name),
-                    )
-                }
-            });
-        }
-        let args: Vec<KernelArg<'_>> = owned.iter().map(OwnedArg::as_arg).collect();
-        let shared_bytes = match &l.shared_bytes {
-            Some(e) => Some(self.eval_u32(f, e, "sharedBytes")?),
-            None => None,
-        };
-        let mut spec_values = Vec::with_capacity(l.spec.len());
-        for e in &l.spec {
-            spec_values.push((self.eval_scalar(f, e)?, e.span));
-        }
-        let kernel = self.device.kernel(l.kernel, &kernel_fn.name, span)?;
-        let spec = super::launch_opts::spec_bits(kernel.reflection(), &spec_values)?;
-        let shared_bytes =
-            super::launch_opts::shared_size(kernel_fn, &arg_scalars, shared_bytes, span)?;
-        let config = LaunchConfig {
-            grid,
-            block,
-            spec,
-            shared_bytes,
-            psc: l.psc,
-        };
-        let checked = kernel.reflection().bounds_check.is_some();
-        let id = stream
-            .stream
-            .launch(kernel, &config, &args)
-            .or_else(|x| err(span, x.to_string()))?;
-        if checked {
-            self.device.checked_launches.insert(id, span);
-        }
-        Ok(Value::Void)
     }
 }

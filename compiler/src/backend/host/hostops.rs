@@ -130,15 +130,27 @@ impl Interp<'_> {
             | HostOp::NewLegacyBuffer
             | HostOp::BufferAllocate
             | HostOp::NewImage2D
-            | HostOp::BufferUpload
-            | HostOp::BufferDownload
             | HostOp::BufferLength
+            | HostOp::BufferSlice
             | HostOp::BufferFree
             | HostOp::ImageDownload
             | HostOp::ImageWidth
-            | HostOp::ImageHeight
-            | HostOp::StreamCurrent
-            | HostOp::StreamSync => self.device_op(f, op, args, e),
+            | HostOp::ImageHeight => self.device_op(f, op, args, e),
+            HostOp::BufferUpload
+            | HostOp::BufferDownload
+            | HostOp::BufferUploadAsync
+            | HostOp::BufferDownloadAsync => self.buffer_transfer_op(f, op, args, e.span),
+            HostOp::DeviceQuery(q) => self.device_query(q, e),
+            HostOp::StreamCurrent
+            | HostOp::StreamCreate
+            | HostOp::StreamSync
+            | HostOp::StreamDestroy
+            | HostOp::StreamWaitEvent
+            | HostOp::EventCreate
+            | HostOp::EventRecord
+            | HostOp::EventWaitHost
+            | HostOp::EventQuery
+            | HostOp::EventElapsed => self.stream_op(f, op, args, e),
             HostOp::StringMethod(m) => {
                 let values = self.eval_all(f, args)?;
                 super::strings::method(m, &values, span)

@@ -8,8 +8,10 @@
 //! [`eval::MAX_CALL_DEPTH`] nested host calls end in an error instead of a stack overflow;
 //! its output is forwarded to [`HostIo::stdout`] on the calling thread.
 
+mod async_transfer;
 mod buffer_transfer;
 mod device;
+mod device_query;
 mod eval;
 mod files;
 pub mod format;
@@ -18,11 +20,13 @@ pub(crate) use hostops::{append, concat};
 mod int_precision;
 mod int_transfer;
 mod lanes;
+mod launch;
 mod launch_opts;
 pub mod math;
 pub mod ops;
 mod precision;
 mod printf;
+mod streams;
 mod strings;
 mod textures;
 pub mod value;

@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use super::device::{BufferObj, ImageObj, StreamObj};
 use super::format;
+use super::streams::EventObj;
 use super::textures::{SamplerObj, TextureObj};
 use crate::ir::{Constant, ScalarType, Type};
 
@@ -238,6 +239,8 @@ pub enum Value {
     Sampler(Rc<SamplerObj>),
     /// A `KernelStream`.
     Stream(Rc<StreamObj>),
+    /// An `Event`.
+    Event(Rc<EventObj>),
 }
 
 impl Value {
@@ -273,6 +276,7 @@ impl Value {
             (Value::Texture(a), Value::Texture(b)) => Rc::ptr_eq(a, b),
             (Value::Sampler(a), Value::Sampler(b)) => Rc::ptr_eq(a, b),
             (Value::Stream(a), Value::Stream(b)) => Rc::ptr_eq(a, b),
+            (Value::Event(a), Value::Event(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
     }
@@ -347,6 +351,7 @@ impl Value {
             }
             Value::Sampler(_) => f.write_str("Sampler"),
             Value::Stream(_) => f.write_str("KernelStream"),
+            Value::Event(_) => f.write_str("Event"),
         }
     }
 }

@@ -126,7 +126,7 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
                 param_types.push(cx.ir_value_type(ty, p.span)?)
             }
             Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {}
-            ty @ (Type::Array(_) | Type::String | Type::Stream) => {
+            ty @ (Type::Array(_) | Type::String | Type::Stream | Type::Event) => {
                 return Err(host_only(p.span, ty))
             }
             Type::Shared(_) => {}
@@ -219,7 +219,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 ty @ (Type::Enum(_) | Type::Struct(_)) => {
                     return Err(unsupported(local.span, format!("a local of type `{ty}`")))
                 }
-                ty @ (Type::Array(_) | Type::String | Type::Stream) => {
+                ty @ (Type::Array(_) | Type::String | Type::Stream | Type::Event) => {
                     return Err(host_only(local.span, ty))
                 }
             };

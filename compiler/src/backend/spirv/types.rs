@@ -334,7 +334,7 @@ impl Ctx<'_> {
                 format!("a `{ty}` cannot be used as a value in device code"),
             )),
             Type::CoopMatrix(u) => Ok(self.coop_matrix_type(*u)),
-            Type::Array(_) | Type::String | Type::Stream => Err(host_only(span, ty)),
+            Type::Array(_) | Type::String | Type::Stream | Type::Event => Err(host_only(span, ty)),
         }
     }
 

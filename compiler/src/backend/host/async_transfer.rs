@@ -1,0 +1,173 @@
+//! `buf.upload(arr [, s])`, `buf.download(arr [, s])` and their asynchronous forms
+//! `uploadAsync(arr, s)` / `downloadAsync(arr, s)` (SPEC §9; docs/runtime.md, "Asynchronous
+//! transfers").
+//!
+//! An upload copies the array into a staging buffer before it returns, so the array is free
+//! at once; `uploadAsync` also submits the stream's work so the copy starts now. A
+//! `downloadAsync` records the copy, submits it and returns; the data *lands* in the array
+//! when the program next synchronizes with the stream (`s.sync()`, or `e.waitHost()` on an
+//! event recorded on `s` after the download, or `s.destroy()`). Until then the array keeps
+//! its old contents, and using it in another transfer is a runtime error.
+
+use cajeta_runtime::{FloatStorage, PendingDownload};
+
+use super::device::StreamObj;
+use super::eval::{err, Fail, Frame, Interp};
+use super::value::{ArrayRef, Value};
+
+use crate::diagnostics::Span;
+use crate::ir::{Expr, HostOp, ScalarType};
+
+/// A `downloadAsync` not yet landed in its array.
+pub struct PendingArray {
+    /// Its number among the stream's `downloadAsync` calls.
+    number: u64,
+    pending: PendingDownload,
+    array: ArrayRef,
+    sfp: Option<FloatStorage>,
+    int_lane: Option<ScalarType>,
+    layout: super::lanes::Layout,
+    /// Bytes of the array's (padded) image before rounding to whole words.
+    exact: usize,
+}
+
+impl Interp<'_> {
+    /// The four buffer transfer operations.
+    pub(super) fn buffer_transfer_op(
+        &mut self,
+        f: &mut Frame,
+        op: HostOp,
+        args: &[Expr],
+        span: Span,
+    ) -> Result<Value, Fail> {
+        let dir = match op {
+            HostOp::BufferUpload | HostOp::BufferUploadAsync => "upload",
+            _ => "download",
+        };
+        let t = self.transfer(f, args, span, dir)?;
+        self.refuse_pending_target(&t.array, span)?;
+        let stream = self.transfer_stream(f, args, span)?;
+        let rt =
+            |r: Result<(), cajeta_runtime::RuntimeError>| r.or_else(|x| err(span, x.to_string()));
+        match op {
+            HostOp::BufferUpload | HostOp::BufferUploadAsync => {
+                let bytes = match t.sfp {
+                    Some(form) => super::precision::encode(form, &t.array.borrow()),
+                    None => {
+                        let bytes = super::int_transfer::to_bytes(&t.array.borrow(), t.int_lane);
+                        super::int_transfer::pad_words(t.layout.pad(bytes), t.int_lane)
+                    }
+                };
+                if !bytes.is_empty() {
+                    rt(stream.stream.upload_buffer(&t.buffer, &bytes).map(|_| ()))?;
+                }
+                if op == HostOp::BufferUploadAsync {
+                    rt(stream.stream.flush())?;
+                }
+            }
+            HostOp::BufferDownload => {
+                let (mut bytes, exact) = download_image(&t);
+                if bytes.is_empty() {
+                    return Ok(Value::Void);
+                }
+                let r = stream.stream.download_buffer(&t.buffer, &mut bytes);
+                self.device.waited(span, r)?;
+                land(&t.array, t.sfp, t.int_lane, t.layout, exact, bytes);
+            }
+            _ => {
+                let (bytes, exact) = download_image(&t);
+                if bytes.is_empty() {
+                    return Ok(Value::Void);
+                }
+                let pending = rt_value(span, stream.stream.download_buffer_async(&t.buffer))?;
+                let number = stream.issued.get();
+                stream.issued.set(number + 1);
+                stream.downloads.borrow_mut().push(PendingArray {
+                    number,
+                    pending,
+                    array: t.array.clone(),
+                    sfp: t.sfp,
+                    int_lane: t.int_lane,
+                    layout: t.layout,
+                    exact,
+                });
+            }
+        }
+        Ok(Value::Void)
+    }
+
+    /// Lands the stream's pending `downloadAsync` copies numbered below `upto` in their
+    /// arrays, waiting for them (they have finished when the caller has synchronized).
+    pub(super) fn land_downloads(
+        &mut self,
+        stream: &StreamObj,
+        upto: u64,
+        span: Span,
+    ) -> Result<(), Fail> {
+        let ready: Vec<PendingArray> = {
+            let mut all = stream.downloads.borrow_mut();
+            let split = all.iter().take_while(|p| p.number < upto).count();
+            all.drain(..split).collect()
+        };
+        for p in ready {
+            let mut bytes = vec![0u8; p.pending.len() as usize];
+            let r = p.pending.finish(&mut bytes);
+            self.device.waited(span, r)?;
+            land(&p.array, p.sfp, p.int_lane, p.layout, p.exact, bytes);
+        }
+        Ok(())
+    }
+
+    /// An array still waiting for a `downloadAsync` cannot take part in another transfer.
+    fn refuse_pending_target(&self, array: &ArrayRef, span: Span) -> Result<(), Fail> {
+        let pending = self.device.streams().any(|s| {
+            s.downloads
+                .borrow()
+                .iter()
+                .any(|p| std::rc::Rc::ptr_eq(&p.array, array))
+        });
+        if pending {
+            return err(
+                span,
+                "the array is the target of a downloadAsync that has not landed: call sync() on its stream (or waitHost() on an event recorded after it) before using the array in another transfer",
+            );
+        }
+        Ok(())
+    }
+}
+
+fn rt_value<T>(span: Span, r: Result<T, cajeta_runtime::RuntimeError>) -> Result<T, Fail> {
+    r.or_else(|x| err(span, x.to_string()))
+}
+
+/// The byte image a download of `t` fills (the array's, in the buffer's layout) and its
+/// length before rounding to whole words.
+fn download_image(t: &super::buffer_transfer::Transfer) -> (Vec<u8>, usize) {
+    if let Some(form) = t.sfp {
+        let bytes = super::precision::encode(form, &t.array.borrow());
+        let n = bytes.len();
+        return (bytes, n);
+    }
+    let bytes = super::int_transfer::to_bytes(&t.array.borrow(), t.int_lane);
+    let bytes = t.layout.pad(bytes);
+    let exact = bytes.len();
+    (super::int_transfer::pad_words(bytes, t.int_lane), exact)
+}
+
+/// Writes downloaded `bytes` into `array`.
+fn land(
+    array: &ArrayRef,
+    sfp: Option<FloatStorage>,
+    int_lane: Option<ScalarType>,
+    layout: super::lanes::Layout,
+    exact: usize,
+    mut bytes: Vec<u8>,
+) {
+    if let Some(form) = sfp {
+        super::precision::decode(form, &bytes, &mut array.borrow_mut());
+        return;
+    }
+    bytes.truncate(exact);
+    let bytes = layout.unpad(bytes);
+    super::int_transfer::from_bytes(&mut array.borrow_mut(), &bytes, int_lane);
+}

@@ -1,0 +1,38 @@
+//! `Device.name()`, `memoryBytes()`, `waveSize()`, `sharedBytesPerBlock()`,
+//! `maxBlockSize()` and `isIntegrated()` in host code: answered from the device the run
+//! uses (made on first use, like a buffer's), not from a compile-time profile.
+
+use cajeta_runtime::DeviceType;
+
+use super::eval::{Fail, Interp};
+use super::hostops::int_value;
+use super::value::{Scalar, Value};
+
+use crate::ir::{Expr, HostDeviceQuery};
+
+impl Interp<'_> {
+    /// Evaluates a host-side device query.
+    pub(super) fn device_query(&mut self, q: HostDeviceQuery, e: &Expr) -> Result<Value, Fail> {
+        let ctx = self.device.context(e.span)?;
+        let info = ctx.device_info();
+        let n = match q {
+            HostDeviceQuery::Name => return Ok(Value::str(&info.name)),
+            HostDeviceQuery::IsIntegrated => {
+                let shared = matches!(
+                    info.device_type,
+                    DeviceType::IntegratedGpu | DeviceType::Cpu
+                );
+                return Ok(Value::Scalar(Scalar::Bool(shared)));
+            }
+            HostDeviceQuery::MemoryBytes => ctx.device_local_heap_bytes(),
+            HostDeviceQuery::WaveSize => u64::from(info.subgroup_size),
+            HostDeviceQuery::SharedBytesPerBlock => {
+                u64::from(info.limits.max_compute_shared_memory_size)
+            }
+            HostDeviceQuery::MaxBlockSize => {
+                u64::from(info.limits.max_compute_work_group_invocations)
+            }
+        };
+        int_value(n, &e.ty, e.span)
+    }
+}

@@ -1,0 +1,157 @@
+//! `kernel.launch(stream, grid: [...], block: [...])(args...)` in host code: the arguments
+//! evaluated and kept alive for the launch, the shape and options, and the runtime call.
+
+use std::rc::Rc;
+
+use cajeta_runtime::{Buffer, KernelArg, LaunchConfig, ScalarValue};
+
+use super::device::ImageObj;
+use super::eval::{err, internal, Fail, Frame, Interp};
+use super::ops::{bf16_to_bits, f16_to_bits};
+use super::textures::{SamplerObj, TextureObj};
+use super::value::{Scalar, Value};
+
+use crate::diagnostics::Span;
+use crate::ir::{Expr, Launch, Type};
+
+/// A kernel argument with the resources it names kept alive for the launch.
+enum OwnedArg {
+    Buffer(Buffer),
+    Image(Rc<ImageObj>),
+    Texture(Rc<TextureObj>),
+    Sampler(Rc<SamplerObj>),
+    Scalar(ScalarValue),
+    Bytes(Vec<u8>),
+}
+
+impl OwnedArg {
+    fn as_arg(&self) -> KernelArg<'_> {
+        match self {
+            OwnedArg::Buffer(b) => KernelArg::Buffer(b),
+            OwnedArg::Image(i) => KernelArg::Image(i.raw()),
+            OwnedArg::Texture(t) => KernelArg::Texture(&t.texture),
+            OwnedArg::Sampler(s) => KernelArg::Sampler(&s.sampler),
+            OwnedArg::Scalar(s) => KernelArg::Scalar(*s),
+            OwnedArg::Bytes(b) => KernelArg::Bytes(b),
+        }
+    }
+}
+
+/// The push-constant form of a scalar argument. The runtime has no 16-bit float scalar,
+/// so `float16`/`bfloat16` travel as their 2 raw bytes.
+fn scalar_arg(s: Scalar) -> OwnedArg {
+    OwnedArg::Scalar(match s {
+        Scalar::Bool(x) => ScalarValue::Bool(x),
+        Scalar::I8(x) => ScalarValue::I8(x),
+        Scalar::I16(x) => ScalarValue::I16(x),
+        Scalar::I32(x) => ScalarValue::I32(x),
+        Scalar::I64(x) => ScalarValue::I64(x),
+        Scalar::U8(x) => ScalarValue::U8(x),
+        Scalar::U16(x) => ScalarValue::U16(x),
+        Scalar::U32(x) => ScalarValue::U32(x),
+        Scalar::U64(x) => ScalarValue::U64(x),
+        Scalar::F32(x) => ScalarValue::F32(x),
+        Scalar::F64(x) => ScalarValue::F64(x),
+        Scalar::F16(x) => return OwnedArg::Bytes(f16_to_bits(x).to_le_bytes().to_vec()),
+        Scalar::BF16(x) => return OwnedArg::Bytes(bf16_to_bits(x).to_le_bytes().to_vec()),
+    })
+}
+
+impl Interp<'_> {
+    fn eval_dims(
+        &mut self,
+        f: &mut Frame,
+        es: &[Expr],
+        what: &str,
+        span: Span,
+    ) -> Result<[u32; 3], Fail> {
+        if es.is_empty() || es.len() > 3 {
+            return internal(span, format!("{what} with {} dimensions", es.len()));
+        }
+        let mut dims = [1u32; 3];
+        for (d, e) in dims.iter_mut().zip(es) {
+            *d = self.eval_u32(f, e, what)?;
+        }
+        Ok(dims)
+    }
+
+    /// `kernel.launch(stream, grid: [...], block: [...])(args...)`.
+    pub fn launch(&mut self, f: &mut Frame, l: &Launch, span: Span) -> Result<Value, Fail> {
+        let module = self.module;
+        let Some(kernel_fn) = module.functions.get(l.kernel.0) else {
+            return internal(span, format!("launch of unknown function #{}", l.kernel.0));
+        };
+        let stream = self.eval_stream(f, &l.stream)?;
+        let grid = self.eval_dims(f, &l.grid, "grid", span)?;
+        let block = self.eval_dims(f, &l.block, "block", span)?;
+        let values = self.eval_all(f, &l.args)?;
+        let params = kernel_fn.params();
+        if values.len() != params.len() {
+            return internal(
+                span,
+                format!(
+                    "`{}` launched with {} arguments",
+                    kernel_fn.name,
+                    values.len()
+                ),
+            );
+        }
+        let arg_scalars: Vec<Option<Scalar>> = values.iter().map(Value::as_scalar).collect();
+        let mut owned = Vec::with_capacity(values.len());
+        for ((v, p), e) in values.into_iter().zip(params).zip(&l.args) {
+            owned.push(match (&p.ty, v) {
+                (Type::Buffer(_), Value::Buffer(b)) => {
+                    OwnedArg::Buffer(self.live_buffer(&b, e, e.span)?)
+                }
+                (Type::Image2D(_), Value::Image(i)) => OwnedArg::Image(i),
+                (Type::Texture(..), Value::Texture(t)) => OwnedArg::Texture(t),
+                (Type::Sampler, Value::Sampler(s)) => OwnedArg::Sampler(s),
+                (Type::Scalar(_), Value::Scalar(s)) => scalar_arg(s),
+                (ty @ (Type::Vector(..) | Type::Matrix(..)), Value::Vector(lanes)) => {
+                    OwnedArg::Bytes(super::lanes::push_bytes(ty, &lanes))
+                }
+                (Type::Struct(d), Value::Struct(fields)) => {
+                    OwnedArg::Bytes(super::lanes::pod_bytes(d, &fields))
+                }
+                (_, Value::Void) => {
+                    return err(e.span, format!("null argument for parameter `{}`", p.name))
+                }
+                (ty, v) => {
+                    return internal(
+                        e.span,
+                        format!("argument {v:?} for parameter `{}` of type {ty}", p.name),
+                    )
+                }
+            });
+        }
+        let args: Vec<KernelArg<'_>> = owned.iter().map(OwnedArg::as_arg).collect();
+        let shared_bytes = match &l.shared_bytes {
+            Some(e) => Some(self.eval_u32(f, e, "sharedBytes")?),
+            None => None,
+        };
+        let mut spec_values = Vec::with_capacity(l.spec.len());
+        for e in &l.spec {
+            spec_values.push((self.eval_scalar(f, e)?, e.span));
+        }
+        let kernel = self.device.kernel(l.kernel, &kernel_fn.name, span)?;
+        let spec = super::launch_opts::spec_bits(kernel.reflection(), &spec_values)?;
+        let shared_bytes =
+            super::launch_opts::shared_size(kernel_fn, &arg_scalars, shared_bytes, span)?;
+        let config = LaunchConfig {
+            grid,
+            block,
+            spec,
+            shared_bytes,
+            psc: l.psc,
+        };
+        let checked = kernel.reflection().bounds_check.is_some();
+        let id = stream
+            .stream
+            .launch(kernel, &config, &args)
+            .or_else(|x| err(span, x.to_string()))?;
+        if checked {
+            self.device.checked_launches.insert(id, span);
+        }
+        Ok(Value::Void)
+    }
+}

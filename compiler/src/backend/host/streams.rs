@@ -1,0 +1,162 @@
+//! Host operations on streams and events (SPEC §9): `KernelStream.current()/create()`,
+//! `sync()`, `destroy()`, `waitFor(e)`, and `Event.create()`, `recordOn(s)`, `waitHost()`,
+//! `query()`, `Event.elapsedMs(a, b)`.
+//!
+//! Every stream of a run belongs to the run's one context. A destroyed stream refuses all
+//! later use, and destroying one with unfinished work is an error rather than a silent wait
+//! or lost work (see docs/runtime.md, "Streams and events").
+
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+
+use cajeta_runtime::Event;
+
+use super::device::StreamObj;
+use super::eval::{err, internal, Fail, Frame, Interp};
+use super::value::{Scalar, Value};
+
+use crate::diagnostics::Span;
+use crate::ir::{Expr, HostOp};
+
+/// An `Event` of the host program.
+pub struct EventObj {
+    event: Event,
+    /// The stream it was last recorded on, and how many `downloadAsync` calls that stream
+    /// had then: waiting for the event lands those downloads.
+    recorded: RefCell<Option<(Rc<StreamObj>, u64)>>,
+}
+
+impl fmt::Debug for EventObj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Event")
+    }
+}
+
+/// A runtime error of a stream or event operation, at the operation.
+fn rt<T>(span: Span, r: Result<T, cajeta_runtime::RuntimeError>) -> Result<T, Fail> {
+    r.or_else(|e| err(span, e.to_string()))
+}
+
+impl Interp<'_> {
+    /// Evaluates `op` (a stream or event operation) on `args`.
+    pub(super) fn stream_op(
+        &mut self,
+        f: &mut Frame,
+        op: HostOp,
+        args: &[Expr],
+        e: &Expr,
+    ) -> Result<Value, Fail> {
+        let span = e.span;
+        match (op, args) {
+            (HostOp::StreamCurrent, []) => Ok(Value::Stream(self.device.stream(span)?)),
+            (HostOp::StreamCreate, []) => {
+                let stream = rt(span, self.device.context(span)?.create_stream())?;
+                let s = Rc::new(StreamObj::new(stream, false));
+                self.device.created.push(s.clone());
+                Ok(Value::Stream(s))
+            }
+            (HostOp::StreamSync, [s]) => {
+                let stream = self.eval_stream(f, s)?;
+                self.device.waited(span, stream.stream.sync())?;
+                self.land_downloads(&stream, u64::MAX, span)?;
+                Ok(Value::Void)
+            }
+            (HostOp::StreamDestroy, [s]) => {
+                let stream = self.eval_stream(f, s)?;
+                if stream.default {
+                    return err(
+                        span,
+                        "KernelStream.current() is the program's default stream and cannot be destroyed",
+                    );
+                }
+                if !rt(span, stream.stream.is_idle())? {
+                    return err(
+                        span,
+                        "KernelStream destroyed with work in flight: call sync() on it (or wait for an event recorded after its last work) first",
+                    );
+                }
+                self.land_downloads(&stream, u64::MAX, span)?;
+                stream.destroyed.set(true);
+                self.device.created.retain(|c| !Rc::ptr_eq(c, &stream));
+                Ok(Value::Void)
+            }
+            (HostOp::StreamWaitEvent, [s, ev]) => {
+                let stream = self.eval_stream(f, s)?;
+                let event = self.eval_event(f, ev)?;
+                rt(span, stream.stream.wait_event(&event.event))?;
+                Ok(Value::Void)
+            }
+            (HostOp::EventCreate, []) => {
+                let event = rt(span, Event::create(self.device.context(span)?))?;
+                Ok(Value::Event(Rc::new(EventObj {
+                    event,
+                    recorded: RefCell::new(None),
+                })))
+            }
+            (HostOp::EventRecord, [ev, s]) => {
+                let event = self.eval_event(f, ev)?;
+                let stream = self.eval_stream(f, s)?;
+                rt(span, event.event.record_on(&stream.stream))?;
+                let issued = stream.issued.get();
+                *event.recorded.borrow_mut() = Some((stream, issued));
+                Ok(Value::Void)
+            }
+            (HostOp::EventWaitHost, [ev]) => {
+                let event = self.eval_event(f, ev)?;
+                self.device.waited(span, event.event.wait_host())?;
+                let recorded = event.recorded.borrow().clone();
+                if let Some((stream, issued)) = recorded {
+                    self.land_downloads(&stream, issued, span)?;
+                }
+                Ok(Value::Void)
+            }
+            (HostOp::EventQuery, [ev]) => {
+                let event = self.eval_event(f, ev)?;
+                let done = rt(span, event.event.is_complete())?;
+                Ok(Value::Scalar(Scalar::Bool(done)))
+            }
+            (HostOp::EventElapsed, [a, b]) => {
+                let a = self.eval_event(f, a)?;
+                let b = self.eval_event(f, b)?;
+                let ms = rt(span, Event::elapsed_ms(&a.event, &b.event))?;
+                Ok(Value::Scalar(Scalar::F64(ms)))
+            }
+            (op, args) => internal(span, format!("{op:?} with {} arguments", args.len())),
+        }
+    }
+
+    /// A stream operand; a null or destroyed stream is an error at the operand.
+    pub(super) fn eval_stream(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<StreamObj>, Fail> {
+        match self.eval(f, e)? {
+            Value::Stream(s) if s.destroyed.get() => {
+                err(e.span, "use of a KernelStream after destroy()")
+            }
+            Value::Stream(s) => Ok(s),
+            Value::Void => err(e.span, "use of a null KernelStream"),
+            other => internal(e.span, format!("expected a KernelStream, found {other:?}")),
+        }
+    }
+
+    /// The stream of a buffer transfer: its third argument when given
+    /// (`buf.upload(arr, s)`), else the default stream.
+    pub(super) fn transfer_stream(
+        &mut self,
+        f: &mut Frame,
+        args: &[Expr],
+        span: Span,
+    ) -> Result<Rc<StreamObj>, Fail> {
+        match args.get(2) {
+            Some(s) => self.eval_stream(f, s),
+            None => self.device.stream(span),
+        }
+    }
+
+    fn eval_event(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<EventObj>, Fail> {
+        match self.eval(f, e)? {
+            Value::Event(ev) => Ok(ev),
+            Value::Void => err(e.span, "use of a null Event"),
+            other => internal(e.span, format!("expected an Event, found {other:?}")),
+        }
+    }
+}
