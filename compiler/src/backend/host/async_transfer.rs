@@ -50,6 +50,26 @@ impl Interp<'_> {
         let rt =
             |r: Result<(), cajeta_runtime::RuntimeError>| r.or_else(|x| err(span, x.to_string()));
         match op {
+            HostOp::BufferUpload | HostOp::BufferUploadAsync if t.is_plain() => {
+                let array = t.array.borrow();
+                let bytes = super::buffer_transfer::plain_bytes(&array).unwrap_or_default();
+                if !bytes.is_empty() {
+                    rt(stream.stream.upload_buffer(&t.buffer, bytes).map(|_| ()))?;
+                }
+                if op == HostOp::BufferUploadAsync {
+                    rt(stream.stream.flush())?;
+                }
+            }
+            HostOp::BufferDownload if t.is_plain() => {
+                let mut array = t.array.borrow_mut();
+                let bytes = super::buffer_transfer::plain_bytes_mut(&mut array).unwrap_or_default();
+                if bytes.is_empty() {
+                    return Ok(Value::Void);
+                }
+                let r = stream.stream.download_buffer(&t.buffer, bytes);
+                drop(array);
+                self.device.waited(span, r)?;
+            }
             HostOp::BufferUpload | HostOp::BufferUploadAsync => {
                 let bytes = match t.sfp {
                     Some(form) => super::precision::encode(form, &t.array.borrow()),

@@ -34,6 +34,50 @@ pub(super) fn array_to_bytes(a: &Array) -> Option<Vec<u8>> {
     })
 }
 
+/// The array's own memory as its little-endian buffer image, where the two are the same
+/// bytes (32- and 64-bit integers and floats on a little-endian host): a transfer then
+/// copies straight between the array and the staging memory, with no image in between.
+pub(super) fn plain_bytes(a: &Array) -> Option<&[u8]> {
+    fn view<T>(v: &[T]) -> &[u8] {
+        // SAFETY: plain-old-data elements without padding, viewed as the bytes they occupy.
+        unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+    }
+    if cfg!(target_endian = "big") {
+        return None;
+    }
+    Some(match a {
+        Array::I32(v) => view(v),
+        Array::U32(v) => view(v),
+        Array::F32(v) => view(v),
+        Array::I64(v) => view(v),
+        Array::U64(v) => view(v),
+        Array::F64(v) => view(v),
+        _ => return None,
+    })
+}
+
+/// [`plain_bytes`], writable: a download lands straight in the array.
+pub(super) fn plain_bytes_mut(a: &mut Array) -> Option<&mut [u8]> {
+    fn view<T>(v: &mut [T]) -> &mut [u8] {
+        // SAFETY: as in `plain_bytes`; every bit pattern is a valid value of these types.
+        unsafe {
+            std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(v))
+        }
+    }
+    if cfg!(target_endian = "big") {
+        return None;
+    }
+    Some(match a {
+        Array::I32(v) => view(v),
+        Array::U32(v) => view(v),
+        Array::F32(v) => view(v),
+        Array::I64(v) => view(v),
+        Array::U64(v) => view(v),
+        Array::F64(v) => view(v),
+        _ => return None,
+    })
+}
+
 /// Overwrites a scalar array from its little-endian buffer image (same length).
 pub(super) fn array_from_bytes(a: &mut Array, bytes: &[u8]) {
     macro_rules! de {
@@ -121,6 +165,16 @@ impl Interp<'_> {
             layout: super::lanes::Layout::of(int_lane.unwrap_or(obj.elem), obj.lanes),
             int_lane,
         })
+    }
+}
+
+impl Transfer {
+    /// Whether the array's memory is the buffer's image as it is (see [`plain_bytes`]).
+    pub(super) fn is_plain(&self) -> bool {
+        self.sfp.is_none()
+            && self.int_lane.is_none()
+            && self.layout.is_flat()
+            && plain_bytes(&self.array.borrow()).is_some()
     }
 }
 

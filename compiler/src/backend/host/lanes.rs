@@ -36,6 +36,11 @@ impl Layout {
         self.lane_bytes * self.lanes
     }
 
+    /// Whether the buffer image is the flat lanes themselves (no padding between elements).
+    pub fn is_flat(&self) -> bool {
+        self.packed() == self.stride || self.packed() == 0
+    }
+
     /// Flat bytes (lanes back to back) → the buffer image (padding after each element).
     pub fn pad(&self, flat: Vec<u8>) -> Vec<u8> {
         let packed = self.packed();
