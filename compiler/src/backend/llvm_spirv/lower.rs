@@ -14,7 +14,7 @@ use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::ir::{
     Axis, BarrierKind, BinaryOp, Block, Constant, Expr, ExprKind, Function, FunctionId, Intrinsic,
-    LoopId, Place, ScalarType, Stmt, Type, UnaryOp,
+    LoopId, MathFn, Place, ScalarType, Stmt, Type, UnaryOp,
 };
 
 type Res<T> = Result<T, Diagnostic>;
@@ -734,6 +734,7 @@ impl<'a> FnLower<'a> {
             Intrinsic::LocalId(a) => builtin("llvm.spv.thread.id.in.group.i32", a),
             Intrinsic::WorkgroupId(a) => builtin("llvm.spv.group.id.i32", a),
             Intrinsic::ImageLoad => return self.image_load(args, e),
+            Intrinsic::Math(f) => return self.math(*f, args, e),
             Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
             Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
             Intrinsic::GlobalSize(a) => {
@@ -749,6 +750,74 @@ impl<'a> FnLower<'a> {
         let t = self.tmp();
         self.emit(format!("{t} = call i32 @{name}(i32 {axis})"));
         Ok(Val { text: t, ty: "i32" })
+    }
+
+    /// `Math.*` on scalars, through the LLVM intrinsics the SPIR-V target lowers to the same
+    /// `GLSL.std.450` instruction the rspirv backend uses (`llvm.sqrt` → `Sqrt`, `llvm.smin`
+    /// → `SMin`, …); functions without such an intrinsic are refused.
+    fn math(&mut self, f: MathFn, args: &[Expr], e: &Expr) -> Res<Val> {
+        let s = scalar_of(&e.ty, e.span)?;
+        let float = s.is_float();
+        let signed = s.is_signed_integer();
+        let name = match f {
+            MathFn::Sqrt if float => "sqrt",
+            MathFn::Floor if float => "floor",
+            MathFn::Ceil if float => "ceil",
+            MathFn::Trunc if float => "trunc",
+            MathFn::Round if float => "roundeven",
+            MathFn::Abs if float => "fabs",
+            MathFn::Abs if signed => "abs",
+            MathFn::Min if float => "minnum",
+            MathFn::Max if float => "maxnum",
+            MathFn::Min if signed => "smin",
+            MathFn::Max if signed => "smax",
+            MathFn::Min => "umin",
+            MathFn::Max => "umax",
+            MathFn::Fma if float => "fma",
+            MathFn::Sin if float => "sin",
+            MathFn::Cos if float => "cos",
+            MathFn::Exp if float => "exp",
+            MathFn::Exp2 if float => "exp2",
+            MathFn::Log if float => "log",
+            MathFn::Log2 if float => "log2",
+            MathFn::Pow if float => "pow",
+            // `abs` of an unsigned value is the value (as in the rspirv backend).
+            MathFn::Abs => {
+                let [x] = args else {
+                    return Err(refuse(e.span, "a malformed `Math.abs`"));
+                };
+                return self.expr(x);
+            }
+            other => {
+                return Err(refuse(
+                    e.span,
+                    format!("`Math.{other:?}` on `{}`", s.name()),
+                ))
+            }
+        };
+        let ty = scalar(s, e.span)?;
+        let suffix = if float { "f32" } else { "i32" };
+        let mut operands = Vec::new();
+        for a in args {
+            let v = self.expr(a)?;
+            operands.push(format!("{ty} {}", v.text));
+        }
+        let mut params = vec![ty; operands.len()];
+        if name == "abs" {
+            // `is_int_min_poison = false`: abs(MIN) wraps to MIN, as SAbs does.
+            operands.push("i1 false".to_string());
+            params.push("i1");
+        }
+        self.declare(format!(
+            "declare {ty} @llvm.{name}.{suffix}({})",
+            params.join(", ")
+        ));
+        let t = self.tmp();
+        self.emit(format!(
+            "{t} = call {ty} @llvm.{name}.{suffix}({})",
+            operands.join(", ")
+        ));
+        Ok(Val { text: t, ty })
     }
 
     /// Lane `axis` of a `<3 x i32>` built-in, through the target's `__spirv_BuiltIn<Name>`

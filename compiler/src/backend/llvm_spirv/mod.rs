@@ -325,6 +325,8 @@ fn module_text(
 
 /// The definitions of the `@Device` helpers `calls` names and those they call in turn
 /// (sema refuses recursion, E0013), each once; their intrinsic declarations go to `decls`.
+/// Helpers stay functions (`noinline`): with them inlined, LLVM 23.1.1 crashed (a
+/// segmentation fault in code generation) on the noise example's kernel.
 fn lower_helpers(
     module: &ir::Module,
     mut pending: Vec<lower::HelperCall>,
@@ -371,7 +373,7 @@ fn lower_helpers(
         shared_bytes += f.shared_bytes;
         let _ = write!(
             text,
-            "\ndefine internal {ret} {name}({}) alwaysinline {{\nentry:\n{}{entry}{}}}\n",
+            "\ndefine internal {ret} {name}({}) noinline {{\nentry:\n{}{entry}{}}}\n",
             params.join(", "),
             f.allocas,
             f.body
