@@ -3,7 +3,8 @@
 //! emitted as SPIR-V by LLVM's own SPIR-V backend (feature `native-host`, which links LLVM).
 //!
 //! Stages: [`crate::layout`] places the parameters (the same interface as the rspirv
-//! backend, so reflection and runtime are shared); [`lower`] writes the kernel as LLVM IR
+//! backend, so reflection and runtime are shared); [`lower`] (with [`arith`] and
+//! [`resources`]) writes the kernel as LLVM IR
 //! text — text rather than inkwell's builder because inkwell 0.11 cannot represent the
 //! target-extension types (`target("spirv.Image", …)`) the resource intrinsics take;
 //! [`emit`] parses, verifies, optimizes and emits it; [`post`] fixes up what LLVM's SPIR-V
@@ -13,10 +14,12 @@
 //! What the backend does not lower is refused with [`Code::LlvmBackendUnsupported`] naming
 //! the construct; docs/backends.md lists the coverage per feature.
 
+mod arith;
 mod cleanup;
 mod emit;
 mod lower;
 mod post;
+mod resources;
 mod types;
 
 use std::fmt::Write;
