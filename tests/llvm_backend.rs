@@ -246,7 +246,12 @@ fn one_channel_integer_images_keep_their_signedness() {
 /// The examples whose kernels all go through LLVM: each runs with its small input on the
 /// default device and must pass its own checks (`main` returns 0, `run()` 777), as it does
 /// through rspirv in `examples.rs`.
-const LLVM_EXAMPLES: [&str; 3] = ["img_rmw.cajeta", "mandelbrot.cajeta", "reduction.cajeta"];
+const LLVM_EXAMPLES: [&str; 4] = [
+    "img_rmw.cajeta",
+    "mandelbrot.cajeta",
+    "noise.cajeta",
+    "reduction.cajeta",
+];
 
 #[test]
 fn examples_agree_through_llvm() {

@@ -17,8 +17,10 @@ use cajetac::driver::{self, RunError};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
+mod backend_choice;
 mod precision_flags;
 mod report;
+use backend_choice::{kernel_llvm_ir, resolve_backend, BackendArg};
 use precision_flags::PrecisionFlags;
 use report::{asks_for_json, clap_record, exit_status, ExitCode, Report};
 
@@ -45,40 +47,6 @@ enum HostArg {
     Auto,
     Native,
     Interp,
-}
-
-/// `--backend`: which kernel backend emits the SPIR-V.
-#[derive(Clone, Copy, ValueEnum, PartialEq, Debug, Default)]
-enum BackendArg {
-    /// The direct rspirv emitter (every kernel; the default).
-    #[default]
-    Rspirv,
-    /// LLVM's SPIR-V target (Vulkan 1.3; docs/backends.md lists what it lowers).
-    Llvm,
-}
-
-impl BackendArg {
-    fn backend(self) -> KernelBackend {
-        match self {
-            BackendArg::Rspirv => KernelBackend::Rspirv,
-            BackendArg::Llvm => KernelBackend::Llvm,
-        }
-    }
-}
-
-/// The kernel backend, made available to the driver, and the `--target-env` given or the
-/// backend's default: vulkan1.3 for LLVM (the only environment its SPIR-V target emits),
-/// vulkan1.1 otherwise.
-fn resolve_backend(env: &Option<String>, backend: BackendArg) -> (&str, KernelBackend) {
-    #[cfg(feature = "native-host")]
-    if backend == BackendArg::Llvm {
-        cajetac::backend::llvm_spirv::enable();
-    }
-    let env = env.as_deref().unwrap_or(match backend {
-        BackendArg::Llvm => "vulkan1.3",
-        BackendArg::Rspirv => "vulkan1.1",
-    });
-    (env, backend.backend())
 }
 
 impl HostArg {
@@ -355,21 +323,6 @@ fn build(
         }
     }
     ExitCode::SUCCESS
-}
-
-/// `--emit kernel-llvm`: the LLVM IR the LLVM kernel backend hands to LLVM for a kernel
-/// (`None`: a build without LLVM).
-fn kernel_llvm_ir(
-    module: &cajetac::ir::Module,
-    id: cajetac::ir::FunctionId,
-) -> Result<String, Option<cajetac::diagnostics::Diagnostic>> {
-    #[cfg(feature = "native-host")]
-    return cajetac::backend::llvm_spirv::kernel_ir(module, id).map_err(Some);
-    #[cfg(not(feature = "native-host"))]
-    {
-        let _ = (module, id);
-        Err(None)
-    }
 }
 
 /// `--emit llvm`: the host code's optimized LLVM IR, to `<out>/<first file's stem>.ll`.

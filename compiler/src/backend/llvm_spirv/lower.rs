@@ -5,7 +5,8 @@
 //! handles made once at entry by `llvm.spv.resource.handlefrombinding`. Every operation
 //! keeps SPEC §4's semantics as the rspirv backend implements them: wrapping integer
 //! arithmetic (no `nsw`/`nuw`), no fast-math flags, integer division by zero giving 0, and
-//! float-to-int conversion saturating with NaN → 0.
+//! float-to-int conversion saturating with NaN → 0. Statements, control flow, locals and
+//! calls are here; operators are in `arith`, resources and built-ins in `resources`.
 
 use std::fmt::Write;
 
@@ -13,8 +14,8 @@ use super::types::{self, float_const, int_const, scalar, scalar_of};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::ir::{
-    Axis, BarrierKind, BinaryOp, Block, Constant, Expr, ExprKind, Function, FunctionId, Intrinsic,
-    LoopId, Place, ScalarType, Stmt, Type, UnaryOp,
+    BarrierKind, Block, Constant, Expr, ExprKind, Function, FunctionId, Intrinsic, LoopId, Place,
+    ScalarType, Stmt, Type,
 };
 
 type Res<T> = Result<T, Diagnostic>;
@@ -39,15 +40,15 @@ pub(crate) fn helper_name(f: FunctionId, resources: &[Option<Handle>]) -> String
 /// A lowered value: its operand text and LLVM type.
 #[derive(Debug, Clone)]
 pub(crate) struct Val {
-    text: String,
-    ty: &'static str,
+    pub(super) text: String,
+    pub(super) ty: &'static str,
 }
 
 /// The state of one function being lowered.
 pub(crate) struct FnLower<'a> {
-    kernel: &'a Function,
+    pub(super) kernel: &'a Function,
     /// Per parameter: the resource handle of a descriptor-bound one.
-    handles: &'a [Option<Handle>],
+    pub(super) handles: &'a [Option<Handle>],
     /// The `alloca`s, emitted at the top of the entry block.
     pub(crate) allocas: String,
     /// The body.
@@ -62,12 +63,12 @@ pub(crate) struct FnLower<'a> {
     /// Bytes of fixed-size workgroup memory its shared arrays take.
     pub(crate) shared_bytes: u64,
     /// Per local: the `addrspace(3)` global and element of a `Shared<T>` local.
-    shared: Vec<(usize, String, ScalarType, u32)>,
-    next: usize,
+    pub(super) shared: Vec<(usize, String, ScalarType, u32)>,
+    pub(super) next: usize,
     /// Label of the block being emitted.
-    block: String,
+    pub(super) block: String,
     /// Per loop id: (continue target, break target).
-    loops: Vec<(LoopId, String, String)>,
+    pub(super) loops: Vec<(LoopId, String, String)>,
 }
 
 impl Val {
@@ -96,35 +97,35 @@ impl<'a> FnLower<'a> {
         }
     }
 
-    fn tmp(&mut self) -> String {
+    pub(super) fn tmp(&mut self) -> String {
         self.next += 1;
         format!("%t{}", self.next)
     }
 
-    fn label(&mut self, what: &str) -> String {
+    pub(super) fn label(&mut self, what: &str) -> String {
         self.next += 1;
         format!("{what}{}", self.next)
     }
 
-    fn emit(&mut self, line: impl AsRef<str>) {
+    pub(super) fn emit(&mut self, line: impl AsRef<str>) {
         self.body.push_str("  ");
         self.body.push_str(line.as_ref());
         self.body.push('\n');
     }
 
-    fn start_block(&mut self, label: &str) {
+    pub(super) fn start_block(&mut self, label: &str) {
         let _ = writeln!(self.body, "{label}:");
         self.block = label.to_string();
     }
 
     /// A terminator, then a fresh block for whatever (unreachable) code follows it.
-    fn terminate(&mut self, line: String) {
+    pub(super) fn terminate(&mut self, line: String) {
         self.emit(line);
         let dead = self.label("dead");
         self.start_block(&dead);
     }
 
-    fn declare(&mut self, decl: String) {
+    pub(super) fn declare(&mut self, decl: String) {
         if !self.decls.contains(&decl) {
             self.decls.push(decl);
         }
@@ -192,14 +193,14 @@ impl<'a> FnLower<'a> {
         })
     }
 
-    fn block(&mut self, stmts: &Block) -> Res<()> {
+    pub(super) fn block(&mut self, stmts: &Block) -> Res<()> {
         for s in stmts {
             self.stmt(s)?;
         }
         Ok(())
     }
 
-    fn stmt(&mut self, s: &Stmt) -> Res<()> {
+    pub(super) fn stmt(&mut self, s: &Stmt) -> Res<()> {
         match s {
             Stmt::Expr(e) => {
                 self.expr_or_void(e)?;
@@ -290,7 +291,7 @@ impl<'a> FnLower<'a> {
         Ok(())
     }
 
-    fn store(&mut self, place: &Place, v: Val, span: Span) -> Res<()> {
+    pub(super) fn store(&mut self, place: &Place, v: Val, span: Span) -> Res<()> {
         match place {
             Place::Local(l) => {
                 self.emit(format!("store {} {}, ptr %l{}", v.ty, v.text, l.0));
@@ -311,7 +312,7 @@ impl<'a> FnLower<'a> {
         }
     }
 
-    fn stored_form(&mut self, v: Val, s: ScalarType) -> Val {
+    pub(super) fn stored_form(&mut self, v: Val, s: ScalarType) -> Val {
         if s != ScalarType::Bool {
             return v;
         }
@@ -320,52 +321,7 @@ impl<'a> FnLower<'a> {
         Val { text: t, ty: "i32" }
     }
 
-    /// A pointer to `base[index]` of a buffer parameter: (pointer, address space, element).
-    fn element_pointer(&mut self, base: &Expr, index: &Expr) -> Res<(String, u32, ScalarType)> {
-        let ExprKind::Load(Place::Local(l)) = &base.kind else {
-            return Err(refuse(
-                base.span,
-                "indexing something other than a buffer parameter",
-            ));
-        };
-        if let Some((_, global, elem, n)) = self.shared.iter().find(|(s, ..)| *s == l.0).cloned() {
-            // No `inbounds`: an index past the end must not become poison in LLVM (the
-            // rspirv backend leaves such an access to the driver, as Vulkan does).
-            let i = self.expr(index)?;
-            let ty = types::stored(elem, base.span)?;
-            let p = self.tmp();
-            self.emit(format!(
-                "{p} = getelementptr [{n} x {ty}], ptr addrspace(3) {global}, i32 0, i32 {}",
-                i.text
-            ));
-            return Ok((p, 3, elem));
-        }
-        let Some(Some(Handle::Buffer {
-            var,
-            ty,
-            mangled,
-            elem,
-            ..
-        })) = self.handles.get(l.0).cloned()
-        else {
-            return Err(refuse(
-                base.span,
-                "indexing something other than a buffer parameter",
-            ));
-        };
-        let i = self.expr(index)?;
-        let p = self.tmp();
-        self.declare(format!(
-            "declare ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty}, i32)"
-        ));
-        self.emit(format!(
-            "{p} = call ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty} {var}, i32 {})",
-            i.text
-        ));
-        Ok((p, 11, elem))
-    }
-
-    fn expr_or_void(&mut self, e: &Expr) -> Res<Option<Val>> {
+    pub(super) fn expr_or_void(&mut self, e: &Expr) -> Res<Option<Val>> {
         if e.ty == Type::Void {
             match &e.kind {
                 ExprKind::Intrinsic {
@@ -398,7 +354,7 @@ impl<'a> FnLower<'a> {
         self.expr(e).map(Some)
     }
 
-    fn expr(&mut self, e: &Expr) -> Res<Val> {
+    pub(super) fn expr(&mut self, e: &Expr) -> Res<Val> {
         match &e.kind {
             ExprKind::Const(c) => {
                 let s = scalar_of(&e.ty, e.span)?;
@@ -477,7 +433,7 @@ impl<'a> FnLower<'a> {
     }
 
     /// A call of a `@Device` helper with scalar arguments (LLVM inlines it).
-    fn call(&mut self, func: FunctionId, args: &[Expr], e: &Expr) -> Res<Val> {
+    pub(super) fn call(&mut self, func: FunctionId, args: &[Expr], e: &Expr) -> Res<Val> {
         let mut operands = Vec::new();
         let mut resources = Vec::new();
         for a in args {
@@ -517,7 +473,7 @@ impl<'a> FnLower<'a> {
         Ok(Val { text: t, ty })
     }
 
-    fn short_circuit(&mut self, a: &Expr, b: &Expr, and: bool) -> Res<Val> {
+    pub(super) fn short_circuit(&mut self, a: &Expr, b: &Expr, and: bool) -> Res<Val> {
         let x = self.expr(a)?;
         let from = self.block.clone();
         let (rhs, end) = (self.label("rhs"), self.label("sc"));
@@ -538,344 +494,5 @@ impl<'a> FnLower<'a> {
             y.text
         ));
         Ok(Val { text: r, ty: "i1" })
-    }
-
-    fn unary(&mut self, op: UnaryOp, x: &Expr, e: &Expr) -> Res<Val> {
-        let s = scalar_of(&e.ty, e.span)?;
-        let v = self.expr(x)?;
-        let t = self.tmp();
-        let line = match (op, s.is_float()) {
-            (UnaryOp::Neg, true) => format!("{t} = fneg {} {}", v.ty, v.text),
-            (UnaryOp::Neg, false) => format!("{t} = sub {} 0, {}", v.ty, v.text),
-            (UnaryOp::Not, _) => format!("{t} = xor i1 {}, true", v.text),
-            (UnaryOp::BitNot, _) => format!("{t} = xor {} {}, -1", v.ty, v.text),
-        };
-        self.emit(line);
-        Ok(Val { text: t, ty: v.ty })
-    }
-
-    fn binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr, e: &Expr) -> Res<Val> {
-        let s = scalar_of(&a.ty, a.span)?;
-        let x = self.expr(a)?;
-        let mut y = self.expr(b)?;
-        let ty = x.ty;
-        let float = s.is_float();
-        let signed = s.is_signed_integer();
-        if op.is_shift() {
-            // The count is converted to the left operand's type and masked to its width.
-            let cs = scalar_of(&b.ty, b.span)?;
-            let cy = scalar(cs, b.span)?;
-            if cy != ty {
-                return Err(refuse(b.span, "a shift count of another width"));
-            }
-            let m = self.tmp();
-            self.emit(format!("{m} = and {ty} {}, {}", y.text, s.bits() - 1));
-            y = Val { text: m, ty };
-        }
-        if matches!(op, BinaryOp::Div | BinaryOp::Rem) && !float {
-            return self.int_divrem(op, signed, x, y);
-        }
-        let t = self.tmp();
-        let (xa, ya) = (&x.text, &y.text);
-        let line = if op.is_comparison() {
-            let cond = match (op, float, signed || s == ScalarType::Bool) {
-                (BinaryOp::Eq, true, _) => "fcmp oeq",
-                (BinaryOp::Ne, true, _) => "fcmp une",
-                (BinaryOp::Lt, true, _) => "fcmp olt",
-                (BinaryOp::Le, true, _) => "fcmp ole",
-                (BinaryOp::Gt, true, _) => "fcmp ogt",
-                (BinaryOp::Ge, true, _) => "fcmp oge",
-                (BinaryOp::Eq, false, _) => "icmp eq",
-                (BinaryOp::Ne, false, _) => "icmp ne",
-                (BinaryOp::Lt, false, true) => "icmp slt",
-                (BinaryOp::Le, false, true) => "icmp sle",
-                (BinaryOp::Gt, false, true) => "icmp sgt",
-                (BinaryOp::Ge, false, true) => "icmp sge",
-                (BinaryOp::Lt, false, false) => "icmp ult",
-                (BinaryOp::Le, false, false) => "icmp ule",
-                (BinaryOp::Gt, false, false) => "icmp ugt",
-                _ => "icmp uge",
-            };
-            if s == ScalarType::Bool && !matches!(op, BinaryOp::Eq | BinaryOp::Ne) {
-                return Err(refuse(e.span, "ordering comparisons of booleans"));
-            }
-            self.emit(format!("{t} = {cond} {ty} {xa}, {ya}"));
-            return Ok(Val { text: t, ty: "i1" });
-        } else {
-            let inst = match (op, float) {
-                (BinaryOp::Add, true) => "fadd",
-                (BinaryOp::Sub, true) => "fsub",
-                (BinaryOp::Mul, true) => "fmul",
-                (BinaryOp::Div, true) => "fdiv",
-                (BinaryOp::Rem, true) => "frem",
-                (BinaryOp::Add, false) => "add",
-                (BinaryOp::Sub, false) => "sub",
-                (BinaryOp::Mul, false) => "mul",
-                (BinaryOp::Shl, false) => "shl",
-                (BinaryOp::Shr, false) if signed => "ashr",
-                (BinaryOp::Shr | BinaryOp::UShr, false) => "lshr",
-                (BinaryOp::BitAnd, false) => "and",
-                (BinaryOp::BitOr, false) => "or",
-                (BinaryOp::BitXor, false) => "xor",
-                _ => return Err(refuse(e.span, format!("the operator {op:?} on `{s:?}`"))),
-            };
-            format!("{t} = {inst} {ty} {xa}, {ya}")
-        };
-        self.emit(line);
-        Ok(Val { text: t, ty })
-    }
-
-    /// Integer `/` and `%` as the rspirv backend lowers them: the divisor is replaced by 1
-    /// when it is 0 (the result is then forced to 0) or when a signed `MIN / -1` would
-    /// overflow; signed `%` is `x - (x / y) * y`.
-    fn int_divrem(&mut self, op: BinaryOp, signed: bool, x: Val, y: Val) -> Res<Val> {
-        let ty = x.ty;
-        let (xa, ya) = (x.text, y.text);
-        let by_zero = self.tmp();
-        self.emit(format!("{by_zero} = icmp eq {ty} {ya}, 0"));
-        let mut guard = by_zero.clone();
-        if signed {
-            let (xm, ym, ov, g) = (self.tmp(), self.tmp(), self.tmp(), self.tmp());
-            self.emit(format!("{xm} = icmp eq {ty} {xa}, -2147483648"));
-            self.emit(format!("{ym} = icmp eq {ty} {ya}, -1"));
-            self.emit(format!("{ov} = and i1 {xm}, {ym}"));
-            self.emit(format!("{g} = or i1 {by_zero}, {ov}"));
-            guard = g;
-        }
-        let d = self.tmp();
-        self.emit(format!("{d} = select i1 {guard}, {ty} 1, {ty} {ya}"));
-        let q = self.tmp();
-        match (op, signed) {
-            (BinaryOp::Div, true) => self.emit(format!("{q} = sdiv {ty} {xa}, {d}")),
-            (BinaryOp::Div, false) => self.emit(format!("{q} = udiv {ty} {xa}, {d}")),
-            (_, true) => {
-                let (quot, back) = (self.tmp(), self.tmp());
-                self.emit(format!("{quot} = sdiv {ty} {xa}, {d}"));
-                self.emit(format!("{back} = mul {ty} {quot}, {d}"));
-                self.emit(format!("{q} = sub {ty} {xa}, {back}"));
-            }
-            (_, false) => self.emit(format!("{q} = urem {ty} {xa}, {d}")),
-        }
-        let r = self.tmp();
-        self.emit(format!("{r} = select i1 {by_zero}, {ty} 0, {ty} {q}"));
-        Ok(Val { text: r, ty })
-    }
-
-    fn convert(&mut self, x: &Expr, e: &Expr) -> Res<Val> {
-        let from = scalar_of(&x.ty, x.span)?;
-        let to = scalar_of(&e.ty, e.span)?;
-        let v = self.expr(x)?;
-        let to_ty = scalar(to, e.span)?;
-        if from == to || (from.is_integer() && to.is_integer() && v.ty == to_ty) {
-            return Ok(Val {
-                text: v.text,
-                ty: to_ty,
-            });
-        }
-        let t = self.tmp();
-        let line = match (from.is_float(), to.is_float()) {
-            (false, true) if from.is_signed_integer() => {
-                format!("{t} = sitofp {} {} to {to_ty}", v.ty, v.text)
-            }
-            (false, true) => format!("{t} = uitofp {} {} to {to_ty}", v.ty, v.text),
-            (true, false) if to.is_integer() => return self.float_to_int(v, to),
-            _ => return Err(refuse(e.span, format!("the conversion {from:?} → {to:?}"))),
-        };
-        self.emit(line);
-        Ok(Val { text: t, ty: to_ty })
-    }
-
-    /// float32 to a 32-bit integer, truncating, saturating, NaN → 0: clamped in the float
-    /// domain first so that `fptosi`/`fptoui` never sees an out-of-range value.
-    fn float_to_int(&mut self, v: Val, to: ScalarType) -> Res<Val> {
-        let signed = to.is_signed_integer();
-        let limit = if signed { 2f64.powi(31) } else { 2f64.powi(32) };
-        let below = limit - limit / 2f64.powi(24);
-        let lower = if signed { -limit } else { 0.0 };
-        let hi: i64 = if signed { i32::MAX as i64 } else { -1 };
-        let x = &v.text;
-        let (ge, c1, le, c2, r, over, r2, nan, out) = (
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-        );
-        let (lo_c, up_c, lim_c) = (float_const(lower), float_const(below), float_const(limit));
-        self.emit(format!("{ge} = fcmp oge float {x}, {lo_c}"));
-        self.emit(format!("{c1} = select i1 {ge}, float {x}, float {lo_c}"));
-        self.emit(format!("{le} = fcmp ole float {c1}, {up_c}"));
-        self.emit(format!("{c2} = select i1 {le}, float {c1}, float {up_c}"));
-        let inst = if signed { "fptosi" } else { "fptoui" };
-        self.emit(format!("{r} = {inst} float {c2} to i32"));
-        self.emit(format!("{over} = fcmp oge float {x}, {lim_c}"));
-        self.emit(format!("{r2} = select i1 {over}, i32 {hi}, i32 {r}"));
-        // NaN by its bits: LLVM canonicalizes `fcmp uno` and `fcmp une x, x` to an
-        // `OpUnordered`, which the SPIR-V target emits although only kernels may use it.
-        let (bits, mag) = (self.tmp(), self.tmp());
-        self.emit(format!("{bits} = bitcast float {x} to i32"));
-        self.emit(format!("{mag} = and i32 {bits}, 2147483647"));
-        self.emit(format!("{nan} = icmp ugt i32 {mag}, 2139095040"));
-        self.emit(format!("{out} = select i1 {nan}, i32 0, i32 {r2}"));
-        Ok(Val {
-            text: out,
-            ty: "i32",
-        })
-    }
-
-    fn intrinsic(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> Res<Val> {
-        let builtin = |name: &str, axis: &Axis| (name.to_string(), *axis as u32);
-        let (name, axis) = match op {
-            Intrinsic::GlobalId(a) => builtin("llvm.spv.thread.id.i32", a),
-            Intrinsic::LocalId(a) => builtin("llvm.spv.thread.id.in.group.i32", a),
-            Intrinsic::WorkgroupId(a) => builtin("llvm.spv.group.id.i32", a),
-            Intrinsic::ImageLoad => return self.image_load(args, e),
-            Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
-            Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
-            Intrinsic::GlobalSize(a) => {
-                let size = self.builtin_lane("WorkgroupSize", *a)?;
-                let count = self.builtin_lane("NumWorkgroups", *a)?;
-                let t = self.tmp();
-                self.emit(format!("{t} = mul i32 {}, {}", count.text, size.text));
-                return Ok(Val { text: t, ty: "i32" });
-            }
-            other => return Err(refuse(e.span, format!("the intrinsic {other:?}"))),
-        };
-        self.declare(format!("declare i32 @{name}(i32)"));
-        let t = self.tmp();
-        self.emit(format!("{t} = call i32 @{name}(i32 {axis})"));
-        Ok(Val { text: t, ty: "i32" })
-    }
-
-    /// Lane `axis` of a `<3 x i32>` built-in, through the target's `__spirv_BuiltIn<Name>`
-    /// global convention (`post.rs` turns `WorkgroupSize` into the spec constants).
-    fn builtin_lane(&mut self, name: &str, axis: Axis) -> Res<Val> {
-        let global = format!("@__spirv_BuiltIn{name} = external addrspace(7) global <3 x i32>");
-        if !self.globals.contains(&global) {
-            self.globals.push(global);
-        }
-        let (v, lane) = (self.tmp(), self.tmp());
-        self.emit(format!(
-            "{v} = load <3 x i32>, ptr addrspace(7) @__spirv_BuiltIn{name}"
-        ));
-        self.emit(format!(
-            "{lane} = extractelement <3 x i32> {v}, i32 {}",
-            axis as u32
-        ));
-        Ok(Val {
-            text: lane,
-            ty: "i32",
-        })
-    }
-
-    /// `t = shared T[n]` for the `Shared<T>` local `local`: a workgroup-memory global of a
-    /// constant length (a dynamic one would need the shared-size spec constant).
-    fn bind_shared(&mut self, local: usize, value: &Expr, span: Span) -> Res<()> {
-        let (
-            ExprKind::Intrinsic {
-                op: Intrinsic::SharedNew,
-                args,
-            },
-            Type::Shared(elem),
-        ) = (&value.kind, &value.ty)
-        else {
-            return Err(refuse(
-                span,
-                "a `Shared<T>` local not initialized with `shared T[n]`",
-            ));
-        };
-        let Some(ExprKind::Const(Constant::Int(n))) = args.first().map(|a| &a.kind) else {
-            return Err(refuse(span, "a shared array of dynamic length"));
-        };
-        if self.shared.iter().any(|(s, ..)| *s == local) {
-            return Err(refuse(span, "a `Shared<T>` local assigned twice"));
-        }
-        let elem = scalar_of(elem, span)?;
-        let ty = types::stored(elem, span)?;
-        let n = *n as u32;
-        let global = format!("@shared.{}.{local}", self.kernel_tag());
-        self.globals.push(format!(
-            "{global} = internal addrspace(3) global [{n} x {ty}] poison"
-        ));
-        self.shared_bytes += u64::from(n) * 4;
-        self.shared.push((local, global, elem, n));
-        Ok(())
-    }
-
-    /// A tag that keeps module-level names of different functions apart.
-    fn kernel_tag(&self) -> String {
-        self.kernel
-            .qualified_name
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .collect()
-    }
-
-    /// The image handle and a pointer to texel (x, y) through `llvm.spv.resource.getpointer`;
-    /// a `store`/`load` through it becomes one `OpImageWrite`/`OpImageRead`.
-    fn texel_pointer(&mut self, img: &Expr, x: &Expr, y: &Expr) -> Res<(String, &'static str)> {
-        let ExprKind::Load(Place::Local(l)) = &img.kind else {
-            return Err(refuse(img.span, "an image that is not a kernel parameter"));
-        };
-        let Some(Some(Handle::Image {
-            var,
-            ty,
-            mangled,
-            channel,
-            ..
-        })) = self.handles.get(l.0).cloned()
-        else {
-            return Err(refuse(img.span, "an image that is not a kernel parameter"));
-        };
-        let (xv, yv) = (self.expr(x)?, self.expr(y)?);
-        let (c0, c1, p) = (self.tmp(), self.tmp(), self.tmp());
-        self.emit(format!(
-            "{c0} = insertelement <2 x i32> poison, i32 {}, i32 0",
-            xv.text
-        ));
-        self.emit(format!(
-            "{c1} = insertelement <2 x i32> {c0}, i32 {}, i32 1",
-            yv.text
-        ));
-        self.declare(format!(
-            "declare ptr @llvm.spv.resource.getpointer.p0.{mangled}.v2i32({ty}, <2 x i32>)"
-        ));
-        self.emit(format!(
-            "{p} = call ptr @llvm.spv.resource.getpointer.p0.{mangled}.v2i32({ty} {var}, <2 x i32> {c1})"
-        ));
-        Ok((p, channel))
-    }
-
-    fn image_store(&mut self, args: &[Expr], span: Span) -> Res<()> {
-        let [img, x, y, v] = args else {
-            return Err(refuse(span, "a malformed image store"));
-        };
-        let (p, channel) = self.texel_pointer(img, x, y)?;
-        let value = self.expr(v)?;
-        if value.ty != channel {
-            return Err(refuse(
-                v.span,
-                "a texel of another type than the image's channel",
-            ));
-        }
-        self.emit(format!("store {channel} {}, ptr {p}", value.text));
-        Ok(())
-    }
-
-    fn image_load(&mut self, args: &[Expr], e: &Expr) -> Res<Val> {
-        let [img, x, y] = args else {
-            return Err(refuse(e.span, "a malformed image load"));
-        };
-        let (p, channel) = self.texel_pointer(img, x, y)?;
-        let t = self.tmp();
-        self.emit(format!("{t} = load {channel}, ptr {p}"));
-        Ok(Val {
-            text: t,
-            ty: channel,
-        })
     }
 }

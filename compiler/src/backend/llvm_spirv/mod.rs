@@ -3,7 +3,8 @@
 //! emitted as SPIR-V by LLVM's own SPIR-V backend (feature `native-host`, which links LLVM).
 //!
 //! Stages: [`crate::layout`] places the parameters (the same interface as the rspirv
-//! backend, so reflection and runtime are shared); [`lower`] writes the kernel as LLVM IR
+//! backend, so reflection and runtime are shared); [`lower`] (with [`arith`] and
+//! [`resources`]) writes the kernel as LLVM IR
 //! text — text rather than inkwell's builder because inkwell 0.11 cannot represent the
 //! target-extension types (`target("spirv.Image", …)`) the resource intrinsics take;
 //! [`emit`] parses, verifies, optimizes and emits it; [`post`] fixes up what LLVM's SPIR-V
@@ -13,10 +14,12 @@
 //! What the backend does not lower is refused with [`Code::LlvmBackendUnsupported`] naming
 //! the construct; docs/backends.md lists the coverage per feature.
 
+mod arith;
 mod cleanup;
 mod emit;
 mod lower;
 mod post;
+mod resources;
 mod types;
 
 use std::fmt::Write;
@@ -325,6 +328,8 @@ fn module_text(
 
 /// The definitions of the `@Device` helpers `calls` names and those they call in turn
 /// (sema refuses recursion, E0013), each once; their intrinsic declarations go to `decls`.
+/// Helpers stay functions (`noinline`): with them inlined, LLVM 23.1.1 crashed (a
+/// segmentation fault in code generation) on the noise example's kernel.
 fn lower_helpers(
     module: &ir::Module,
     mut pending: Vec<lower::HelperCall>,
@@ -371,7 +376,7 @@ fn lower_helpers(
         shared_bytes += f.shared_bytes;
         let _ = write!(
             text,
-            "\ndefine internal {ret} {name}({}) alwaysinline {{\nentry:\n{}{entry}{}}}\n",
+            "\ndefine internal {ret} {name}({}) noinline {{\nentry:\n{}{entry}{}}}\n",
             params.join(", "),
             f.allocas,
             f.body

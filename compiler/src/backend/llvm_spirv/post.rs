@@ -41,6 +41,7 @@ pub(crate) fn fix_up(
     cleanup::narrow_constant_indices(&mut m, uint_const);
     cleanup::remove_unused(&mut m);
     cleanup::drop_unused_width_capabilities(&mut m);
+    no_contraction(&mut m);
     let mut features = FeatureSet::default();
     for inst in &m.capabilities {
         if let Some(Operand::Capability(c)) = inst.operands.first() {
@@ -77,6 +78,38 @@ fn check_entry_point(m: &Module, kernel: &str) -> Result<(), String> {
             Ok(())
         }
         _ => Err(format!("expected one entry point named `{kernel}`")),
+    }
+}
+
+/// Decorates every float add, subtract, multiply, divide and remainder `NoContraction`, as
+/// the rspirv backend does outside `@FastMath` (SPEC §4: each operation rounds once): LLVM
+/// sets no contraction flag, but the driver's own compiler may fuse a multiply and an add
+/// (measured: lavapipe changed the noise example's last bits without it).
+fn no_contraction(m: &mut Module) {
+    let mut ids = Vec::new();
+    for i in m
+        .functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.instructions)
+    {
+        if matches!(
+            i.class.opcode,
+            Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem
+        ) {
+            ids.extend(i.result_id);
+        }
+    }
+    for id in ids {
+        m.annotations.push(Instruction::new(
+            Op::Decorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(id),
+                Operand::Decoration(Decoration::NoContraction),
+            ],
+        ));
     }
 }
 

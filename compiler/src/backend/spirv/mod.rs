@@ -48,6 +48,7 @@ mod wave;
 mod workgroup_reduce;
 
 pub use disasm::disassemble;
+#[cfg(feature = "native-host")]
 pub(crate) use module::FeatureSet;
 
 use std::collections::{HashMap, VecDeque};
@@ -238,12 +239,14 @@ fn compile(
 }
 
 /// The kernel's shape check, for the other kernel backend.
+#[cfg(feature = "native-host")]
 pub(crate) fn check_kernel_shape(f: &ir::Function) -> Res<()> {
     check_shape(f)
 }
 
 /// Per kernel parameter: (read, written) by the kernel or a helper it calls, for the other
 /// kernel backend's reflection (float atomics counted as native).
+#[cfg(feature = "native-host")]
 pub(crate) fn resource_access(module: &ir::Module, kernel: FunctionId) -> Res<Vec<(bool, bool)>> {
     let usage = access::analyze(
         module,

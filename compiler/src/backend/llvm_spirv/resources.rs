@@ -1,0 +1,289 @@
+//! Resources and built-ins: buffer elements through `llvm.spv.resource.getpointer`, image
+//! texels through the same intrinsic on a `spirv.Image` handle (one `OpImageRead`/
+//! `OpImageWrite` each), shared arrays as `addrspace(3)` globals, invocation ids, the
+//! workgroup barrier and `Math.*`.
+
+use super::lower::{FnLower, Val};
+use super::types::{self, scalar, scalar_of};
+use super::{refuse, Handle};
+use crate::diagnostics::{Diagnostic, Span};
+use crate::ir::{Axis, Constant, Expr, ExprKind, Intrinsic, MathFn, Place, ScalarType, Type};
+
+type Res<T> = Result<T, Diagnostic>;
+
+impl FnLower<'_> {
+    /// A pointer to `base[index]` of a buffer parameter: (pointer, address space, element).
+    pub(super) fn element_pointer(
+        &mut self,
+        base: &Expr,
+        index: &Expr,
+    ) -> Res<(String, u32, ScalarType)> {
+        let ExprKind::Load(Place::Local(l)) = &base.kind else {
+            return Err(refuse(
+                base.span,
+                "indexing something other than a buffer parameter",
+            ));
+        };
+        if let Some((_, global, elem, n)) = self.shared.iter().find(|(s, ..)| *s == l.0).cloned() {
+            // No `inbounds`: an index past the end must not become poison in LLVM (the
+            // rspirv backend leaves such an access to the driver, as Vulkan does).
+            let i = self.expr(index)?;
+            let ty = types::stored(elem, base.span)?;
+            let p = self.tmp();
+            self.emit(format!(
+                "{p} = getelementptr [{n} x {ty}], ptr addrspace(3) {global}, i32 0, i32 {}",
+                i.text
+            ));
+            return Ok((p, 3, elem));
+        }
+        let Some(Some(Handle::Buffer {
+            var,
+            ty,
+            mangled,
+            elem,
+            ..
+        })) = self.handles.get(l.0).cloned()
+        else {
+            return Err(refuse(
+                base.span,
+                "indexing something other than a buffer parameter",
+            ));
+        };
+        let i = self.expr(index)?;
+        let p = self.tmp();
+        self.declare(format!(
+            "declare ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty}, i32)"
+        ));
+        self.emit(format!(
+            "{p} = call ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty} {var}, i32 {})",
+            i.text
+        ));
+        Ok((p, 11, elem))
+    }
+
+    pub(super) fn intrinsic(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> Res<Val> {
+        let builtin = |name: &str, axis: &Axis| (name.to_string(), *axis as u32);
+        let (name, axis) = match op {
+            Intrinsic::GlobalId(a) => builtin("llvm.spv.thread.id.i32", a),
+            Intrinsic::LocalId(a) => builtin("llvm.spv.thread.id.in.group.i32", a),
+            Intrinsic::WorkgroupId(a) => builtin("llvm.spv.group.id.i32", a),
+            Intrinsic::ImageLoad => return self.image_load(args, e),
+            Intrinsic::Math(f) => return self.math(*f, args, e),
+            Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
+            Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
+            Intrinsic::GlobalSize(a) => {
+                let size = self.builtin_lane("WorkgroupSize", *a)?;
+                let count = self.builtin_lane("NumWorkgroups", *a)?;
+                let t = self.tmp();
+                self.emit(format!("{t} = mul i32 {}, {}", count.text, size.text));
+                return Ok(Val { text: t, ty: "i32" });
+            }
+            other => return Err(refuse(e.span, format!("the intrinsic {other:?}"))),
+        };
+        self.declare(format!("declare i32 @{name}(i32)"));
+        let t = self.tmp();
+        self.emit(format!("{t} = call i32 @{name}(i32 {axis})"));
+        Ok(Val { text: t, ty: "i32" })
+    }
+
+    /// `Math.*` on scalars, through the LLVM intrinsics the SPIR-V target lowers to the same
+    /// `GLSL.std.450` instruction the rspirv backend uses (`llvm.sqrt` → `Sqrt`, `llvm.smin`
+    /// → `SMin`, …); functions without such an intrinsic are refused.
+    pub(super) fn math(&mut self, f: MathFn, args: &[Expr], e: &Expr) -> Res<Val> {
+        let s = scalar_of(&e.ty, e.span)?;
+        let float = s.is_float();
+        let signed = s.is_signed_integer();
+        let name = match f {
+            MathFn::Sqrt if float => "sqrt",
+            MathFn::Floor if float => "floor",
+            MathFn::Ceil if float => "ceil",
+            MathFn::Trunc if float => "trunc",
+            MathFn::Round if float => "roundeven",
+            MathFn::Abs if float => "fabs",
+            MathFn::Abs if signed => "abs",
+            MathFn::Min if float => "minnum",
+            MathFn::Max if float => "maxnum",
+            MathFn::Min if signed => "smin",
+            MathFn::Max if signed => "smax",
+            MathFn::Min => "umin",
+            MathFn::Max => "umax",
+            MathFn::Fma if float => "fma",
+            MathFn::Sin if float => "sin",
+            MathFn::Cos if float => "cos",
+            MathFn::Exp if float => "exp",
+            MathFn::Exp2 if float => "exp2",
+            MathFn::Log if float => "log",
+            MathFn::Log2 if float => "log2",
+            MathFn::Pow if float => "pow",
+            // `abs` of an unsigned value is the value (as in the rspirv backend).
+            MathFn::Abs => {
+                let [x] = args else {
+                    return Err(refuse(e.span, "a malformed `Math.abs`"));
+                };
+                return self.expr(x);
+            }
+            other => {
+                return Err(refuse(
+                    e.span,
+                    format!("`Math.{other:?}` on `{}`", s.name()),
+                ))
+            }
+        };
+        let ty = scalar(s, e.span)?;
+        let suffix = if float { "f32" } else { "i32" };
+        let mut operands = Vec::new();
+        for a in args {
+            let v = self.expr(a)?;
+            operands.push(format!("{ty} {}", v.text));
+        }
+        let mut params = vec![ty; operands.len()];
+        if name == "abs" {
+            // `is_int_min_poison = false`: abs(MIN) wraps to MIN, as SAbs does.
+            operands.push("i1 false".to_string());
+            params.push("i1");
+        }
+        self.declare(format!(
+            "declare {ty} @llvm.{name}.{suffix}({})",
+            params.join(", ")
+        ));
+        let t = self.tmp();
+        self.emit(format!(
+            "{t} = call {ty} @llvm.{name}.{suffix}({})",
+            operands.join(", ")
+        ));
+        Ok(Val { text: t, ty })
+    }
+
+    /// Lane `axis` of a `<3 x i32>` built-in, through the target's `__spirv_BuiltIn<Name>`
+    /// global convention (`post.rs` turns `WorkgroupSize` into the spec constants).
+    pub(super) fn builtin_lane(&mut self, name: &str, axis: Axis) -> Res<Val> {
+        let global = format!("@__spirv_BuiltIn{name} = external addrspace(7) global <3 x i32>");
+        if !self.globals.contains(&global) {
+            self.globals.push(global);
+        }
+        let (v, lane) = (self.tmp(), self.tmp());
+        self.emit(format!(
+            "{v} = load <3 x i32>, ptr addrspace(7) @__spirv_BuiltIn{name}"
+        ));
+        self.emit(format!(
+            "{lane} = extractelement <3 x i32> {v}, i32 {}",
+            axis as u32
+        ));
+        Ok(Val {
+            text: lane,
+            ty: "i32",
+        })
+    }
+
+    /// `t = shared T[n]` for the `Shared<T>` local `local`: a workgroup-memory global of a
+    /// constant length (a dynamic one would need the shared-size spec constant).
+    pub(super) fn bind_shared(&mut self, local: usize, value: &Expr, span: Span) -> Res<()> {
+        let (
+            ExprKind::Intrinsic {
+                op: Intrinsic::SharedNew,
+                args,
+            },
+            Type::Shared(elem),
+        ) = (&value.kind, &value.ty)
+        else {
+            return Err(refuse(
+                span,
+                "a `Shared<T>` local not initialized with `shared T[n]`",
+            ));
+        };
+        let Some(ExprKind::Const(Constant::Int(n))) = args.first().map(|a| &a.kind) else {
+            return Err(refuse(span, "a shared array of dynamic length"));
+        };
+        if self.shared.iter().any(|(s, ..)| *s == local) {
+            return Err(refuse(span, "a `Shared<T>` local assigned twice"));
+        }
+        let elem = scalar_of(elem, span)?;
+        let ty = types::stored(elem, span)?;
+        let n = *n as u32;
+        let global = format!("@shared.{}.{local}", self.kernel_tag());
+        self.globals.push(format!(
+            "{global} = internal addrspace(3) global [{n} x {ty}] poison"
+        ));
+        self.shared_bytes += u64::from(n) * 4;
+        self.shared.push((local, global, elem, n));
+        Ok(())
+    }
+
+    /// A tag that keeps module-level names of different functions apart.
+    pub(super) fn kernel_tag(&self) -> String {
+        self.kernel
+            .qualified_name
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect()
+    }
+
+    /// The image handle and a pointer to texel (x, y) through `llvm.spv.resource.getpointer`;
+    /// a `store`/`load` through it becomes one `OpImageWrite`/`OpImageRead`.
+    pub(super) fn texel_pointer(
+        &mut self,
+        img: &Expr,
+        x: &Expr,
+        y: &Expr,
+    ) -> Res<(String, &'static str)> {
+        let ExprKind::Load(Place::Local(l)) = &img.kind else {
+            return Err(refuse(img.span, "an image that is not a kernel parameter"));
+        };
+        let Some(Some(Handle::Image {
+            var,
+            ty,
+            mangled,
+            channel,
+            ..
+        })) = self.handles.get(l.0).cloned()
+        else {
+            return Err(refuse(img.span, "an image that is not a kernel parameter"));
+        };
+        let (xv, yv) = (self.expr(x)?, self.expr(y)?);
+        let (c0, c1, p) = (self.tmp(), self.tmp(), self.tmp());
+        self.emit(format!(
+            "{c0} = insertelement <2 x i32> poison, i32 {}, i32 0",
+            xv.text
+        ));
+        self.emit(format!(
+            "{c1} = insertelement <2 x i32> {c0}, i32 {}, i32 1",
+            yv.text
+        ));
+        self.declare(format!(
+            "declare ptr @llvm.spv.resource.getpointer.p0.{mangled}.v2i32({ty}, <2 x i32>)"
+        ));
+        self.emit(format!(
+            "{p} = call ptr @llvm.spv.resource.getpointer.p0.{mangled}.v2i32({ty} {var}, <2 x i32> {c1})"
+        ));
+        Ok((p, channel))
+    }
+
+    pub(super) fn image_store(&mut self, args: &[Expr], span: Span) -> Res<()> {
+        let [img, x, y, v] = args else {
+            return Err(refuse(span, "a malformed image store"));
+        };
+        let (p, channel) = self.texel_pointer(img, x, y)?;
+        let value = self.expr(v)?;
+        if value.ty != channel {
+            return Err(refuse(
+                v.span,
+                "a texel of another type than the image's channel",
+            ));
+        }
+        self.emit(format!("store {channel} {}, ptr {p}", value.text));
+        Ok(())
+    }
+
+    pub(super) fn image_load(&mut self, args: &[Expr], e: &Expr) -> Res<Val> {
+        let [img, x, y] = args else {
+            return Err(refuse(e.span, "a malformed image load"));
+        };
+        let (p, channel) = self.texel_pointer(img, x, y)?;
+        let t = self.tmp();
+        self.emit(format!("{t} = load {channel}, ptr {p}"));
+        Ok(Val {
+            text: t,
+            ty: channel,
+        })
+    }
+}
