@@ -420,3 +420,28 @@ fn loads_from_shared_vectors(asm: &str) -> usize {
         })
         .count()
 }
+
+/// A profile that lists cooperative-matrix shapes without the 16×16×16 float16 one the compiler
+/// emits refuses a kernel using cooperative matrices (MissingDeviceFeature); listing it, or
+/// listing none (a profile saved before the runtime recorded shapes), accepts it.
+#[test]
+fn cooperative_matrix_shapes_of_the_profile_are_checked() {
+    let (map, module) = frontend(&tests_dir().join("kernels").join("device_coop.cajeta"));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let mut p = profile("h200");
+    let kernels = compile_kernels(&module, &options(Some(&p), TargetEnv::Vulkan1_1), None)
+        .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    assert!(check_profile(&module, &kernels, &p).is_ok());
+    let mut narrow = cajeta_runtime::CoopMatrixShape::emitted();
+    narrow.n = 8;
+    p.coop_matrix_shapes = vec![narrow];
+    let errors = check_profile(&module, &kernels, &p).expect_err("16x8x16 only");
+    let text = render_human(&map, &errors);
+    assert!(
+        text.contains("cooperative matrices 16x16x16 float16 x float16 + float32"),
+        "{text}"
+    );
+    p.coop_matrix_shapes
+        .push(cajeta_runtime::CoopMatrixShape::emitted());
+    assert!(check_profile(&module, &kernels, &p).is_ok());
+}

@@ -109,6 +109,9 @@ pub struct DeviceInfo {
     pub features: Vec<String>,
     /// Every device extension the device offers.
     pub extensions: Vec<String>,
+    /// The cooperative-matrix shapes the device lists (`VK_KHR_cooperative_matrix`; empty
+    /// without it).
+    pub coop_matrix_shapes: Vec<crate::CoopMatrixShape>,
     /// `subgroupSize`.
     pub subgroup_size: u32,
     /// `[minSubgroupSize, maxSubgroupSize]`: the subgroup sizes a kernel may require

@@ -396,6 +396,12 @@ impl InstanceHandle {
                 max_image_dimension_2d: l.max_image_dimension2_d,
             },
             features: feature_names,
+            coop_matrix_shapes: crate::coop_shapes::query(
+                &self.entry,
+                instance,
+                physical,
+                levels.coop_matrix,
+            ),
             extensions,
             subgroup_size: subgroup.subgroup_size,
             subgroup_size_range: if size_control
