@@ -330,3 +330,119 @@ fn optional_features_are_refused_by_a_profile_without_them() {
         );
     }
 }
+
+/// Issue 13: the tiled cooperative-matrix GEMMs (examples/gemm.cajeta and the coop_gemm
+/// bench's kernel) compiled for the H200 load their tiles from shared arrays of 128-bit
+/// vectors, unroll the K step, and validate; for lavapipe the example keeps only the scalar
+/// kernel's code.
+#[test]
+fn tiled_cooperative_gemms_compile_for_the_h200_and_validate() {
+    let root = tests_dir().join("..");
+    let sources = [
+        (root.join("examples/gemm.cajeta"), "gemmCoop", true),
+        // The bench's kernel has no scalar path: it only runs where the extension is.
+        (
+            root.join("bench/src/bin/coop_gemm/tiled.cajeta"),
+            "gemm",
+            false,
+        ),
+    ];
+    for (path, kernel, has_fallback) in sources {
+        let (map, module) = frontend(&path);
+        let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+        for (name, coop) in [("h200", true), ("lavapipe", false)] {
+            if !coop && !has_fallback {
+                continue;
+            }
+            let p = profile(name);
+            let kernels = compile_kernels(&module, &options(Some(&p), TargetEnv::Vulkan1_3), None)
+                .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+            let k = &kernels
+                .iter()
+                .find(|(_, k)| k.name == kernel)
+                .expect("kernel")
+                .1;
+            let tag = format!("{kernel}.{name}");
+            if let Err(e) = spirv_val(&k.words, TargetEnv::Vulkan1_3, &tag) {
+                assert!(validator_too_old(&e), "{e}");
+            }
+            let asm = disassemble(&k.words);
+            assert_eq!(
+                asm.contains("OpCooperativeMatrixMulAddKHR"),
+                coop,
+                "{tag}:\n{asm}"
+            );
+            if !coop {
+                continue;
+            }
+            // Eight accumulators, four A and two B tiles per K step, A and B from shared
+            // arrays of uvec4 (pointers to a Workgroup vector element).
+            assert_eq!(
+                asm.matches("OpCooperativeMatrixMulAddKHR").count(),
+                8,
+                "{asm}"
+            );
+            assert!(
+                asm.contains("OpLoopMerge") && asm.contains(" Unroll"),
+                "{asm}"
+            );
+            assert_eq!(loads_from_shared_vectors(&asm), 6, "{tag}:\n{asm}");
+        }
+    }
+}
+
+/// How many `OpCooperativeMatrixLoadKHR` of a disassembly read through an access chain into a
+/// `Workgroup` array of 4-lane vectors.
+fn loads_from_shared_vectors(asm: &str) -> usize {
+    let defs: HashMap<&str, Vec<&str>> = asm
+        .lines()
+        .filter_map(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            (t.len() > 2 && t[1] == "=").then(|| (t[0], t[2..].to_vec()))
+        })
+        .collect();
+    let is_vec4 = |id: &str| {
+        defs.get(id)
+            .is_some_and(|d| d[0] == "OpTypeVector" && d.get(2) == Some(&"4"))
+    };
+    let is_shared_vec4_ptr = |id: &str| {
+        defs.get(id).is_some_and(|d| {
+            d[0] == "OpTypePointer"
+                && d.get(1) == Some(&"Workgroup")
+                && d.get(2).is_some_and(|v| is_vec4(v))
+        })
+    };
+    defs.values()
+        .filter(|d| d[0] == "OpCooperativeMatrixLoadKHR")
+        .filter(|d| {
+            d.get(2)
+                .and_then(|ptr| defs.get(ptr))
+                .is_some_and(|a| a[0] == "OpAccessChain" && is_shared_vec4_ptr(a[1]))
+        })
+        .count()
+}
+
+/// A profile that lists cooperative-matrix shapes without the 16×16×16 float16 one the compiler
+/// emits refuses a kernel using cooperative matrices (MissingDeviceFeature); listing it, or
+/// listing none (a profile saved before the runtime recorded shapes), accepts it.
+#[test]
+fn cooperative_matrix_shapes_of_the_profile_are_checked() {
+    let (map, module) = frontend(&tests_dir().join("kernels").join("device_coop.cajeta"));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let mut p = profile("h200");
+    let kernels = compile_kernels(&module, &options(Some(&p), TargetEnv::Vulkan1_1), None)
+        .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    assert!(check_profile(&module, &kernels, &p).is_ok());
+    let mut narrow = cajeta_runtime::CoopMatrixShape::emitted();
+    narrow.n = 8;
+    p.coop_matrix_shapes = vec![narrow];
+    let errors = check_profile(&module, &kernels, &p).expect_err("16x8x16 only");
+    let text = render_human(&map, &errors);
+    assert!(
+        text.contains("cooperative matrices 16x16x16 float16 x float16 + float32"),
+        "{text}"
+    );
+    p.coop_matrix_shapes
+        .push(cajeta_runtime::CoopMatrixShape::emitted());
+    assert!(check_profile(&module, &kernels, &p).is_ok());
+}

@@ -115,6 +115,9 @@ pub struct DeviceInfo {
     pub all_features: Vec<String>,
     /// The version (`specVersion`) of each extension in `extensions`.
     pub extension_versions: Vec<(String, u32)>,
+    /// The cooperative-matrix shapes the device lists (`VK_KHR_cooperative_matrix`; empty
+    /// without it).
+    pub coop_matrix_shapes: Vec<crate::CoopMatrixShape>,
     /// `subgroupSize`.
     pub subgroup_size: u32,
     /// `[minSubgroupSize, maxSubgroupSize]`: the subgroup sizes a kernel may require

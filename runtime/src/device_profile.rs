@@ -121,6 +121,10 @@ pub struct DeviceProfile {
     /// recorded them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extension_versions: Option<std::collections::BTreeMap<String, u32>>,
+    /// The cooperative-matrix shapes the device lists (empty: none, or a profile saved
+    /// before the runtime recorded them; then no shape is checked).
+    #[serde(default)]
+    pub coop_matrix_shapes: Vec<crate::CoopMatrixShape>,
 }
 
 fn type_name(t: DeviceType) -> &'static str {
@@ -164,6 +168,7 @@ impl DeviceProfile {
             extensions: d.extensions.clone(),
             all_features: Some(d.all_features.clone()),
             extension_versions: Some(d.extension_versions.iter().cloned().collect()),
+            coop_matrix_shapes: d.coop_matrix_shapes.clone(),
         }
     }
 
@@ -327,6 +332,17 @@ impl DeviceProfile {
                 ));
             }
         }
+        // A profile that lists shapes must list the one cooperative matrices compile to.
+        let emitted = crate::CoopMatrixShape::emitted();
+        if r.capabilities.iter().any(|c| c == "CooperativeMatrixKHR")
+            && !self.coop_matrix_shapes.is_empty()
+            && !self.coop_matrix_shapes.contains(&emitted)
+        {
+            return Err(format!(
+                "cooperative matrices {}x{}x{} {} x {} + {} at {} scope",
+                emitted.m, emitted.n, emitted.k, emitted.a, emitted.b, emitted.c, emitted.scope
+            ));
+        }
         if let Some(n) = r.required_subgroup_size {
             subgroup_size_allowed(n, self.subgroup_size_range)?;
         }
@@ -365,6 +381,7 @@ pub(crate) fn subgroup_size_allowed(n: u32, range: [u32; 2]) -> std::result::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::CoopMatrixShape;
 
     fn sample(name: &str, device_type: &str, index: usize) -> DeviceProfile {
         DeviceProfile {
@@ -394,6 +411,7 @@ mod tests {
             extensions: vec![],
             all_features: None,
             extension_versions: None,
+            coop_matrix_shapes: vec![],
         }
     }
 
@@ -444,6 +462,21 @@ mod tests {
         r.target_env = "vulkan1.3".into();
         assert_eq!(p.check(&r).unwrap_err(), "target environment vulkan1.3");
         r.target_env = "vulkan1.1".into();
+        // Cooperative matrices: checked against the listed shapes when there are any.
+        let mut p = p;
+        p.features.push("cooperativeMatrix".into());
+        r.capabilities.push("CooperativeMatrixKHR".into());
+        assert_eq!(p.check(&r), Ok(()));
+        let mut other = CoopMatrixShape::emitted();
+        other.n = 8;
+        p.coop_matrix_shapes = vec![other];
+        assert_eq!(
+            p.check(&r).unwrap_err(),
+            "cooperative matrices 16x16x16 float16 x float16 + float32 at subgroup scope"
+        );
+        p.coop_matrix_shapes.push(CoopMatrixShape::emitted());
+        assert_eq!(p.check(&r), Ok(()));
+        r.capabilities.pop();
         r.push_constants.size = 256;
         assert!(p
             .check(&r)

@@ -408,6 +408,12 @@ impl InstanceHandle {
             },
             all_features,
             features: feature_names,
+            coop_matrix_shapes: crate::coop_shapes::query(
+                &self.entry,
+                instance,
+                physical,
+                levels.coop_matrix,
+            ),
             extensions,
             extension_versions,
             subgroup_size: subgroup.subgroup_size,

@@ -234,14 +234,20 @@ impl CoopUse {
 /// `CoopMatrix.*` operations (subgroup scope; every invocation of the subgroup must take part).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CoopOp {
-    /// `loadA(buf, offset, stride)` / `loadB` / `loadAcc`: the 16×16 row-major tile starting
-    /// at element `offset`, rows `stride` elements apart; the result type says which use.
+    /// `loadA(src, offset, stride[, layout])` / `loadB` / `loadAcc`: the 16×16 tile starting
+    /// at element `offset` of a buffer or shared array, rows (columns when column-major)
+    /// `stride` elements apart; the result type says which use.
     Load,
     /// `CoopMatrix.zeroAcc()`: an accumulator of zeros.
     ZeroAcc,
     /// `mulAdd(a, b, c)`: `a × b + c`.
     MulAdd,
-    /// `store(buf, offset, stride, acc)`: writes the accumulator row-major.
+    /// `scale(m, s)`: every element of the accumulator times the scalar.
+    Scale,
+    /// `add(x, y)`: the element-wise sum of two accumulators.
+    Add,
+    /// `store(dst, offset, stride, acc[, layout])`: writes the accumulator to a buffer or a
+    /// shared array, row-major unless a layout says otherwise.
     Store,
 }
 
@@ -252,6 +258,8 @@ impl CoopOp {
             "coop.load" => CoopOp::Load,
             "coop.zero_acc" => CoopOp::ZeroAcc,
             "coop.mul_add" => CoopOp::MulAdd,
+            "coop.scale" => CoopOp::Scale,
+            "coop.add" => CoopOp::Add,
             "coop.store" => CoopOp::Store,
             _ => return None,
         })

@@ -370,6 +370,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let (true, Some(op)) = (device, m.device) {
             self.check_memory_intrinsic(op, &mut all, span)?;
         }
+        if let Some(Intrinsic::Coop(op)) = m.device {
+            self.check_coop_memory(op, &all, &ret)?;
+        }
         let ret = super::memory::lane_result(m.device, &all, ret);
         // A slice has its buffer's type (T above is the host transfer type, which differs
         // for vector and precision buffers).

@@ -6,8 +6,8 @@ use super::body::{FnCtx, R};
 use super::names::resolve_type;
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{
-    self, AtomicOp, BarrierKind, BinaryOp, Constant, ExprKind, FunctionKind, Intrinsic, MathFn,
-    Place, ScalarType, Type, UnaryOp, WaveOp,
+    self, AtomicOp, BarrierKind, BinaryOp, Constant, CoopOp, ExprKind, FunctionKind, Intrinsic,
+    MathFn, Place, ScalarType, Type, UnaryOp, WaveOp,
 };
 use crate::syntax::ast;
 use std::collections::HashMap;
@@ -106,6 +106,12 @@ pub fn generic_allows(op: Intrinsic, t: &Type) -> Option<Result<(), &'static str
         Intrinsic::Wave(_) => match s {
             Some(ScalarType::I32 | ScalarType::U32 | ScalarType::F32 | ScalarType::F16) => Ok(()),
             _ => Err("int32, uint32, float32 or float16"),
+        },
+        // The memory a cooperative matrix is loaded from or stored to (sema/device.rs checks
+        // the element against the matrix).
+        Intrinsic::Coop(CoopOp::Load | CoopOp::Store) => match t {
+            Type::Buffer(e) | Type::Shared(e) if super::coop::memory_element(e) => Ok(()),
+            _ => Err("a KernelBuffer or Shared array of scalars or 128-bit vectors"),
         },
         _ => return None,
     })

@@ -12,6 +12,7 @@ mod body;
 mod calls;
 mod constructors;
 mod conversions;
+mod coop;
 mod device;
 mod expr;
 mod hostio;

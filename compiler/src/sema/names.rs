@@ -77,7 +77,13 @@ pub struct Symbols<'a> {
 
 /// Stdlib classes whose values are only their `@Constant` fields (enum-like): the type of
 /// such a field is [`Type::Enum`].
-pub const ENUM_CLASSES: &[&str] = &["MemoryOrder", "Capability", "GroupOp", "MemoryKind"];
+pub const ENUM_CLASSES: &[&str] = &[
+    "MemoryOrder",
+    "Capability",
+    "GroupOp",
+    "MemoryKind",
+    "CoopLayout",
+];
 
 impl<'a> Symbols<'a> {
     /// Whether `name` names a class (user or stdlib).

@@ -1,8 +1,12 @@
 //! `coop_gemm`: GEMM on cooperative matrices (issue 13). C = A·B, A and B float16 row-major,
 //! C float32, at the sizes given; GPU time from Vulkan timestamps (median of the
 //! repetitions), TFLOP/s = 2·M·N·K / time. Variants, side by side in one run:
-//! - cajetac: the cooperative-matrix GEMM as docs/language.md documents it (one subgroup per
+//! - cajetac: the cooperative-matrix GEMM as docs/language.md first shows it (one subgroup per
 //!   16×16 tile, A and B loaded straight from the buffers);
+//! - cajetac tiled (`tiled.cajeta`, the kernel of examples/gemm.cajeta without its epilogue):
+//!   128×128×32 blocks staged in shared memory with 128-bit copies, 4×2 accumulators per
+//!   subgroup, eight subgroups a workgroup (A and B read as the same bytes, eight float16 a
+//!   `Vector<uint32,4>`);
 //! - hand-written GLSL (`bench/glsl/gemm/coop_tiled.comp`, `GL_KHR_cooperative_matrix`,
 //!   blocks staged in shared memory, each subgroup holding a block of 16×16 tiles), in the
 //!   tile shapes that `--spv-dir DIR` lists in `DIR/variants.txt` (compiled beforehand by
@@ -46,6 +50,9 @@ public final class CoopGemm {
     }
 }
 ";
+
+/// The tiled Cajeta GEMM (examples/gemm.cajeta's cooperative kernel, C = A·B).
+const CAJETA_TILED: &str = include_str!("tiled.cajeta");
 
 /// One variant: label, kernel, launch shape (workgroup tile and threads), exact or not.
 struct Variant {
@@ -113,11 +120,22 @@ fn run(args: &[String]) -> Result<(), String> {
     };
     let program = Program::compile_files(&[("coop_gemm.cajeta".into(), CAJETA.into())], &options)
         .map_err(err)?;
+    let tiled = Program::compile_files(
+        &[("coop_gemm_tiled.cajeta".into(), CAJETA_TILED.into())],
+        &options,
+    )
+    .map_err(err)?;
     let ctx = Context::with_options(
         ContextOptions::from_env()
             .with_validation(false)
             .with_profile(true)
-            .with_features(program.required_features()),
+            .with_features(
+                program
+                    .required_features()
+                    .into_iter()
+                    .chain(tiled.required_features())
+                    .collect(),
+            ),
     )
     .map_err(err)?;
     let ours = program.get("gemm").map_err(err)?;
@@ -131,6 +149,16 @@ fn run(args: &[String]) -> Result<(), String> {
         threads: sub,
         exact: true,
     }];
+    let ours_tiled = tiled.get("gemm").map_err(err)?;
+    variants.push(Variant {
+        label: "cajetac CoopMatrix tiled (128x128x32, 4x2 per subgroup, shared uvec4)".into(),
+        kernel: ctx
+            .load_kernel(&ours_tiled.words, &ours_tiled.reflection)
+            .map_err(err)?,
+        tile: [128, 128],
+        threads: 8 * sub,
+        exact: true,
+    });
     if let Some(dir) = value_of("--spv-dir") {
         // `variants.txt`: one GLSL module a line: file stem, block rows, block columns,
         // threads per workgroup, 1 when its results must be exact (fp32 accumulators).

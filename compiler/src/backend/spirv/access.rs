@@ -174,6 +174,7 @@ impl Walker<'_> {
                     (Intrinsic::IntPrecision(ir::IntPrecisionFn::StoreLane(_)), Some(buf)) => {
                         self.mark(buf, env, true, true)
                     }
+                    // Shared arrays are not resources: marking them finds nothing.
                     (Intrinsic::Coop(CoopOp::Load), Some(buf)) => self.mark(buf, env, true, false),
                     (Intrinsic::Coop(CoopOp::Store), Some(buf)) => self.mark(buf, env, false, true),
                     // Size queries do not touch the contents.

@@ -1,5 +1,6 @@
 //! Cooperative matrices (`SPV_KHR_cooperative_matrix`): `CoopMatrix.load*`, `zeroAcc`,
-//! `mulAdd` and `store`, all 16×16 at subgroup scope, row-major in buffers.
+//! `mulAdd` and `store`, all 16×16 at subgroup scope, row- or column-major in buffers and
+//! shared arrays.
 //!
 //! The matrix type records the `CooperativeMatrixKHR` capability, the SPIR-V extension and the
 //! `cooperativeMatrix` Vulkan feature (see `types.rs`), so a kernel whose cooperative-matrix
@@ -10,19 +11,20 @@ use rspirv::spirv::{Decoration, Op, Word};
 
 use super::function::FnCx;
 use super::{unsupported, BuildExt, Res};
-use crate::ir::{CoopOp, Expr, ScalarType};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::{Constant, CoopOp, Expr, ExprKind, ScalarType, Type};
 
-/// `CooperativeMatrixLayout::RowMajorKHR`.
+/// `CooperativeMatrixLayout::RowMajorKHR`; `ColumnMajorKHR` is 1, as `CoopLayout`'s constants.
 const ROW_MAJOR: u32 = 0;
 
 impl FnCx<'_, '_> {
     /// Lowers one cooperative-matrix operation.
     pub(crate) fn coop(&mut self, op: CoopOp, args: &[Expr], e: &Expr) -> Res<Word> {
         match (op, args) {
-            (CoopOp::Load, [buf, offset, stride]) => {
+            (CoopOp::Load, [src, offset, stride, layout @ ..]) if layout.len() <= 1 => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
-                let (ptr, _, _) = self.buffer_element(buf, offset)?;
-                let layout = self.cx.const_u32(ROW_MAJOR);
+                let ptr = self.coop_pointer(src, offset)?;
+                let layout = self.coop_layout(layout.first())?;
                 let stride = self.expr(stride)?;
                 self.cx
                     .b
@@ -46,10 +48,20 @@ impl FnCx<'_, '_> {
                     .cooperative_matrix_mul_add_khr(ty, None, a, b, c, None)
                     .ice(e.span)
             }
-            (CoopOp::Store, [buf, offset, stride, value]) => {
-                let (ptr, _, _) = self.buffer_element(buf, offset)?;
+            (CoopOp::Scale, [m, factor]) => {
+                let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+                let (m, factor) = (self.expr(m)?, self.expr(factor)?);
+                self.op(Op::MatrixTimesScalar, ty, &[m, factor])
+            }
+            (CoopOp::Add, [x, y]) => {
+                let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+                let (x, y) = (self.expr(x)?, self.expr(y)?);
+                self.op(Op::FAdd, ty, &[x, y])
+            }
+            (CoopOp::Store, [dst, offset, stride, value, layout @ ..]) if layout.len() <= 1 => {
+                let ptr = self.coop_pointer(dst, offset)?;
                 let value = self.expr(value)?;
-                let layout = self.cx.const_u32(ROW_MAJOR);
+                let layout = self.coop_layout(layout.first())?;
                 let stride = self.expr(stride)?;
                 self.cx
                     .b
@@ -60,6 +72,34 @@ impl FnCx<'_, '_> {
             }
             _ => Err(unsupported(e.span, format!("malformed CoopMatrix {op:?}"))),
         }
+    }
+
+    /// Pointer to the first element of a tile: `memory[offset]` of a buffer or a shared array
+    /// (bounds-checked like an index when the kernel is compiled checked). The pointer's
+    /// element may be a 128-bit vector where the matrix holds float16: SPIR-V reinterprets.
+    fn coop_pointer(&mut self, memory: &Expr, offset: &Expr) -> Res<Word> {
+        let (ptr, _, _) = match memory.ty {
+            Type::Shared(_) => self.shared_element(memory, offset)?,
+            _ => self.buffer_element(memory, offset)?,
+        };
+        Ok(ptr)
+    }
+
+    /// The layout operand: a `CoopLayout` constant (sema requires one), row-major by default.
+    fn coop_layout(&mut self, layout: Option<&Expr>) -> Res<Word> {
+        let value = match layout.map(|l| &l.kind) {
+            None => ROW_MAJOR,
+            Some(ExprKind::Const(Constant::Int(v))) => *v as u32,
+            Some(_) => {
+                let span = layout.map_or(self.func.span, |l| l.span);
+                return Err(Diagnostic::error(
+                    Code::NotConstant,
+                    span,
+                    "a CoopLayout argument must be a constant",
+                ));
+            }
+        };
+        Ok(self.cx.const_u32(value))
     }
 }
 

@@ -14,7 +14,7 @@
 //! crosses a dispatch tests the flag and breaks/continues further out.
 
 use rspirv::dr::{InsertPoint, Instruction, Operand};
-use rspirv::spirv::{FunctionControl, LoopControl, Op, SelectionControl, StorageClass, Word};
+use rspirv::spirv::{FunctionControl, Op, SelectionControl, StorageClass, Word};
 
 use super::types::host_only;
 use super::{unsupported, BuildExt, Ctx, HelperKey, Res};
@@ -400,10 +400,8 @@ impl<'a, 'm> FnCx<'a, 'm> {
         let [header, top, cont, merge] = [(); 4].map(|_| self.cx.b.id());
         self.branch(header)?;
         self.begin(header)?;
-        self.cx
-            .b
-            .loop_merge(merge, cont, LoopControl::NONE, [])
-            .ice(span)?;
+        let control = super::unroll::loop_control(pre_cond, continuing);
+        self.cx.b.loop_merge(merge, cont, control, []).ice(span)?;
         self.branch(top)?;
         // The condition may itself contain control flow (`&&`), so it cannot live in the
         // header block, which must end right after OpLoopMerge.

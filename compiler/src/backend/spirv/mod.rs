@@ -42,6 +42,7 @@ mod storage;
 mod tests;
 mod textures;
 mod types;
+mod unroll;
 mod vector;
 mod vector_ops;
 mod wave;

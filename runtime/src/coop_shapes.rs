@@ -1,0 +1,104 @@
+//! The cooperative-matrix shapes a device offers (`vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`,
+//! `VK_KHR_cooperative_matrix`), recorded in [`crate::DeviceInfo`] and device profiles so the
+//! compiler can refuse a matrix shape or type the device does not list.
+
+use ash::vk;
+use serde::{Deserialize, Serialize};
+
+/// One `VkCooperativeMatrixPropertiesKHR`: `A (M×K) × B (K×N) + C (M×N)`, component types by
+/// their Cajeta names (`float16`, `bfloat16`, `float32`, `int8`, `uint8`, `int32`…).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoopMatrixShape {
+    /// Rows of A and C.
+    pub m: u32,
+    /// Columns of B and C.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+    /// Component type of A.
+    pub a: String,
+    /// Component type of B.
+    pub b: String,
+    /// Component type of C (the accumulator).
+    pub c: String,
+    /// Component type of the result.
+    pub result: String,
+    /// `subgroup`, `workgroup`… (the `VkScopeKHR`).
+    pub scope: String,
+}
+
+impl CoopMatrixShape {
+    /// The only form the compiler emits today: 16×16×16, float16 × float16 + float32 at
+    /// subgroup scope.
+    pub fn emitted() -> CoopMatrixShape {
+        CoopMatrixShape {
+            m: 16,
+            n: 16,
+            k: 16,
+            a: "float16".into(),
+            b: "float16".into(),
+            c: "float32".into(),
+            result: "float32".into(),
+            scope: "subgroup".into(),
+        }
+    }
+}
+
+fn component_name(t: vk::ComponentTypeKHR) -> String {
+    match t {
+        vk::ComponentTypeKHR::FLOAT16 => "float16".into(),
+        vk::ComponentTypeKHR::FLOAT32 => "float32".into(),
+        vk::ComponentTypeKHR::FLOAT64 => "float64".into(),
+        vk::ComponentTypeKHR::SINT8 => "int8".into(),
+        vk::ComponentTypeKHR::SINT16 => "int16".into(),
+        vk::ComponentTypeKHR::SINT32 => "int32".into(),
+        vk::ComponentTypeKHR::SINT64 => "int64".into(),
+        vk::ComponentTypeKHR::UINT8 => "uint8".into(),
+        vk::ComponentTypeKHR::UINT16 => "uint16".into(),
+        vk::ComponentTypeKHR::UINT32 => "uint32".into(),
+        vk::ComponentTypeKHR::UINT64 => "uint64".into(),
+        // VK_COMPONENT_TYPE_BFLOAT16_KHR (VK_KHR_shader_bfloat16), newer than ash's enum.
+        t if t.as_raw() == 1_000_141_000 => "bfloat16".into(),
+        t => format!("component type {}", t.as_raw()),
+    }
+}
+
+fn scope_name(s: vk::ScopeKHR) -> String {
+    match s {
+        vk::ScopeKHR::DEVICE => "device".into(),
+        vk::ScopeKHR::WORKGROUP => "workgroup".into(),
+        vk::ScopeKHR::SUBGROUP => "subgroup".into(),
+        vk::ScopeKHR::QUEUE_FAMILY => "queue_family".into(),
+        s => format!("scope {}", s.as_raw()),
+    }
+}
+
+/// The shapes of `physical`, empty when the device lacks the extension or the query fails.
+pub(crate) fn query(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    has_extension: bool,
+) -> Vec<CoopMatrixShape> {
+    if !has_extension {
+        return Vec::new();
+    }
+    let khr = ash::khr::cooperative_matrix::Instance::new(entry, instance);
+    // SAFETY: `physical` came from `instance`, which has the extension's instance-level
+    // command (the device lists VK_KHR_cooperative_matrix).
+    let props = unsafe { khr.get_physical_device_cooperative_matrix_properties(physical) };
+    props
+        .unwrap_or_default()
+        .iter()
+        .map(|p| CoopMatrixShape {
+            m: p.m_size,
+            n: p.n_size,
+            k: p.k_size,
+            a: component_name(p.a_type),
+            b: component_name(p.b_type),
+            c: component_name(p.c_type),
+            result: component_name(p.result_type),
+            scope: scope_name(p.scope),
+        })
+        .collect()
+}
