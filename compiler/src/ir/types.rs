@@ -571,10 +571,25 @@ impl Type {
         )
     }
 
-    /// True for types that exist only in host code.
+    /// The buffer type of a buffer array `KernelBuffer<T>[]` (a kernel parameter bound to an
+    /// array of storage-buffer descriptors, or the host array of buffers bound to one).
+    pub fn buffer_array_elem(&self) -> Option<&Type> {
+        match self {
+            Type::Array(e) if matches!(**e, Type::Buffer(_)) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// True for `KernelBuffer<T>[]`.
+    pub fn is_buffer_array(&self) -> bool {
+        self.buffer_array_elem().is_some()
+    }
+
+    /// True for types that exist only in host code (a buffer array is also a kernel parameter).
     pub fn is_host_only(&self) -> bool {
         match self {
-            Type::Array(_) | Type::String | Type::Stream => true,
+            Type::Array(e) => !matches!(**e, Type::Buffer(_)),
+            Type::String | Type::Stream => true,
             Type::Void
             | Type::Scalar(_)
             | Type::Vector(..)

@@ -434,7 +434,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 return;
             }
         };
-        if self.is_device() && (t.is_host_only() || t.is_resource()) {
+        if self.is_device() && (t.is_host_only() || t.is_resource() || t.is_buffer_array()) {
             self.diags.push(
                 Diagnostic::error(
                     Code::HostOnlyInDevice,

@@ -556,7 +556,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             return self.host_only(span, "allocation");
         }
         let t = match resolve_type(elem, &HashMap::new()) {
-            Ok(t @ Type::Scalar(_)) => t,
+            // A buffer array starts with every element null, like Java's `new T[n]`.
+            Ok(t @ (Type::Scalar(_) | Type::Buffer(_))) => t,
             Ok(other) => {
                 return self.error(Diagnostic::error(
                     Code::UnsupportedFeature,
@@ -604,7 +605,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             };
             values.push(v);
         }
-        let Some(elem @ Type::Scalar(_)) = elem else {
+        let Some(elem @ (Type::Scalar(_) | Type::Buffer(_))) = elem else {
             return self.error(
                 Diagnostic::error(
                     Code::TypeMismatch,

@@ -65,6 +65,12 @@ impl FnCx<'_, '_> {
             }
             ExprKind::Call { func, args } => self.call(*func, args, e),
             ExprKind::Intrinsic { op, args } => self.intrinsic(*op, args, e),
+            ExprKind::Host {
+                op: crate::ir::HostOp::ArrayLength,
+                args,
+            } if args.len() == 1 && args[0].ty.is_buffer_array() => {
+                self.buffer_array_length(&args[0], e)
+            }
             ExprKind::Host { .. } | ExprKind::Launch(_) | ExprKind::Str(_) => {
                 Err(Diagnostic::error(
                     Code::HostOnlyInDevice,
@@ -92,6 +98,12 @@ impl FnCx<'_, '_> {
             .and_then(|p| self.cx.resource(p))
             .map(|r| (r.var, r.kind))
             .ok_or_else(|| {
+                if super::buffer_array::array_element(e).is_some() {
+                    return unsupported(
+                        e.span,
+                        "a buffer of a buffer array used other than by indexing it (`bufs[k][i]`) or asking its `length()`",
+                    );
+                }
                 unsupported(
                     e.span,
                     "a resource here must be a kernel or helper parameter (or a local assigned one)",
@@ -127,6 +139,9 @@ impl FnCx<'_, '_> {
         index: &Expr,
         i: Word,
     ) -> Res<(Word, ScalarType, Word)> {
+        if super::buffer_array::array_element(base).is_some() {
+            return self.buffer_array_element(base, index, i);
+        }
         let (var, kind) = self.resource_of(base)?;
         let ResourceKind::Buffer { elem, storage, .. } = kind else {
             return Err(unsupported(

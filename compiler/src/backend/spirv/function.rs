@@ -101,6 +101,7 @@ pub(crate) fn compile_kernel_body(cx: &mut Ctx) -> Res<Word> {
             Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {
                 Slot::Resource(Some(i))
             }
+            ty if ty.is_buffer_array() => Slot::Resource(Some(i)),
             // Read field by field from the push-constant block (never assigned: sema).
             Type::Struct(_) => Slot::Push(f.cx.push_member(i)?),
             _ => Slot::Unit,

@@ -121,6 +121,9 @@ impl FnCx<'_, '_> {
         let [buf] = args else {
             return Err(arity(e, 1));
         };
+        if super::buffer_array::array_element(buf).is_some() {
+            return self.buffer_array_elem_length(buf);
+        }
         let (var, kind) = self.resource_of(buf)?;
         if !matches!(kind, ResourceKind::Buffer { .. }) {
             return Err(unsupported(buf.span, "`length()` of a non-buffer"));

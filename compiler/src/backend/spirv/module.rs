@@ -2,8 +2,6 @@
 //! inputs, the workgroup-size spec constants and the kernel's global variables (the
 //! push-constant block, storage buffers and storage images) with their layout.
 
-use std::collections::BTreeSet;
-
 use cajeta_runtime::reflection::Access;
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{
@@ -20,83 +18,7 @@ use crate::ir::{ImageFormat, ScalarType, TextureDim, Type};
 /// Workgroup size used when a launch gives no `block:` (SPEC §7).
 pub(crate) const DEFAULT_WORKGROUP_SIZE: [u32; 3] = [64, 1, 1];
 
-/// Capabilities and extensions the module uses, collected while lowering.
-#[derive(Debug, Default)]
-pub(crate) struct FeatureSet {
-    caps: BTreeSet<Capability>,
-    exts: BTreeSet<&'static str>,
-    /// Vulkan features needed beyond what the capabilities imply (atomics on 64-bit or
-    /// float elements need per-storage-class features).
-    feats: BTreeSet<&'static str>,
-}
-
-impl FeatureSet {
-    /// Records a capability (`Shader` is always present and need not be recorded).
-    pub(crate) fn require(&mut self, cap: Capability) {
-        self.caps.insert(cap);
-    }
-
-    /// Forgets a capability the finished module turned out not to need.
-    pub(crate) fn forget(&mut self, cap: Capability) {
-        self.caps.remove(&cap);
-    }
-
-    /// Records an extension.
-    pub(crate) fn extension(&mut self, ext: &'static str) {
-        self.exts.insert(ext);
-    }
-
-    /// Records a Vulkan device feature the module needs (by its Vulkan name).
-    pub(crate) fn vulkan_feature(&mut self, feature: &'static str) {
-        self.feats.insert(feature);
-    }
-
-    /// Whether a capability was recorded.
-    pub(crate) fn has(&self, cap: Capability) -> bool {
-        self.caps.contains(&cap)
-    }
-
-    /// All capabilities, `Shader` first, then in SPIR-V enumerant order.
-    pub(crate) fn capabilities(&self) -> Vec<Capability> {
-        let mut caps = vec![Capability::Shader];
-        caps.extend(
-            self.caps
-                .iter()
-                .copied()
-                .filter(|&c| c != Capability::Shader),
-        );
-        caps
-    }
-
-    /// All extensions, sorted.
-    pub(crate) fn extensions(&self) -> Vec<&'static str> {
-        self.exts.iter().copied().collect()
-    }
-
-    /// The Vulkan device features the capabilities need, in capability order.
-    pub(crate) fn vulkan_features(&self) -> Vec<&'static str> {
-        self.caps
-            .iter()
-            .filter_map(|cap| match cap {
-                Capability::Int64 => Some("shaderInt64"),
-                Capability::Float64 => Some("shaderFloat64"),
-                Capability::Int16 => Some("shaderInt16"),
-                Capability::Float16 => Some("shaderFloat16"),
-                Capability::BFloat16TypeKHR => Some("shaderBFloat16Type"),
-                Capability::Int8 => Some("shaderInt8"),
-                Capability::StorageBuffer16BitAccess => Some("storageBuffer16BitAccess"),
-                Capability::StorageBuffer8BitAccess => Some("storageBuffer8BitAccess"),
-                Capability::StoragePushConstant16 => Some("storagePushConstant16"),
-                Capability::StoragePushConstant8 => Some("storagePushConstant8"),
-                Capability::StorageImageExtendedFormats => {
-                    Some("shaderStorageImageExtendedFormats")
-                }
-                _ => None,
-            })
-            .chain(self.feats.iter().copied())
-            .collect()
-    }
-}
+pub(crate) use super::feature_set::FeatureSet;
 
 /// Where a value is stored, for the small-width storage capabilities.
 #[derive(Debug, Clone, Copy)]
@@ -122,6 +44,22 @@ pub(crate) enum ResourceKind {
         storage: Word,
         /// `ArrayStride`.
         stride: u32,
+    },
+    /// A buffer array (`KernelBuffer<T>[]`): a runtime-sized array of storage-buffer
+    /// descriptors, each a block like [`ResourceKind::Buffer`]'s.
+    BufferArray {
+        /// Element (lane) type in the IR.
+        elem: ScalarType,
+        /// 1 for scalar elements, N for `Vector<elem, N>` elements.
+        lanes: u8,
+        /// SPIR-V type of a stored element.
+        storage: Word,
+        /// `ArrayStride` of the elements inside each buffer.
+        stride: u32,
+        /// The block type of one buffer.
+        block: Word,
+        /// The push-constant member holding the number of buffers bound.
+        count_member: usize,
     },
     /// A storage image.
     Image {
@@ -157,6 +95,8 @@ pub(crate) struct Resource {
     pub(crate) kind: ResourceKind,
     /// How the kernel uses it.
     pub(crate) access: Access,
+    /// For a buffer array: some access indexes it with an index not provably uniform.
+    pub(crate) non_uniform: bool,
 }
 
 /// One member of the push-constant block.
@@ -261,6 +201,9 @@ impl Ctx<'_> {
                         usage[i],
                     )
                 }
+                ty @ Type::Array(_) if ty.is_buffer_array() => {
+                    self.declare_buffer_array(param, usage[i])?
+                }
                 Type::Image2D(format) => {
                     let image = self.image_type(*format);
                     let kind = ResourceKind::Image {
@@ -320,6 +263,7 @@ impl Ctx<'_> {
             };
             self.globals.params.push(place);
         }
+        self.buffer_array_counts(&mut offset);
         self.globals.push_size = offset.div_ceil(4) * 4;
         if !self.globals.push_members.is_empty() {
             self.declare_push_block()?;
@@ -352,7 +296,7 @@ impl Ctx<'_> {
         );
     }
 
-    fn declare_resource(
+    pub(crate) fn declare_resource(
         &mut self,
         name: &str,
         ty: Word,
@@ -374,10 +318,11 @@ impl Ctx<'_> {
             _ => Access::Read,
         };
         // Sampled images and samplers are read-only by type and take no such decoration.
-        let storage = matches!(
+        let buffer = matches!(
             kind,
-            ResourceKind::Buffer { .. } | ResourceKind::Image { .. }
+            ResourceKind::Buffer { .. } | ResourceKind::BufferArray { .. }
         );
+        let storage = buffer || matches!(kind, ResourceKind::Image { .. });
         if storage && !access.writes() {
             self.b.decorate(var, Decoration::NonWritable, []);
         }
@@ -390,7 +335,7 @@ impl Ctx<'_> {
         // read 0; tests/device/vector_math.cajeta). Program order within an invocation needs
         // no decoration in SPIR-V, so this only works around the driver; it costs L1 caching
         // of such buffers on NVIDIA.
-        if matches!(kind, ResourceKind::Buffer { .. }) && access.reads() && access.writes() {
+        if buffer && access.reads() && access.writes() {
             self.b.decorate(var, Decoration::Coherent, []);
         }
         self.globals.resources.push(Resource {
@@ -398,6 +343,7 @@ impl Ctx<'_> {
             var,
             kind,
             access,
+            non_uniform: false,
         });
         ParamPlace::Binding(self.globals.resources.len() - 1)
     }
@@ -436,6 +382,11 @@ impl Ctx<'_> {
         let var = self.global_variable(block, StorageClass::PushConstant, "push_constants");
         self.globals.push_block = Some(var);
         Ok(())
+    }
+
+    /// Records the 8/16-bit storage capability a buffer element of type `ty` needs.
+    pub(crate) fn small_buffer_storage(&mut self, ty: &Type) -> Res<()> {
+        self.small_storage(ty, StorageBuf)
     }
 
     /// Records the 8/16-bit storage capability a stored scalar or vector of `ty` needs.
@@ -538,6 +489,9 @@ impl Ctx<'_> {
     /// Emits the capabilities, extensions, memory model, entry point and execution mode,
     /// once the functions are lowered and everything they need is known.
     pub(crate) fn finish_module(&mut self, entry: Word) {
+        if self.features.has(Capability::ShaderNonUniform) {
+            super::buffer_array::propagate_non_uniform(self.b.module_mut());
+        }
         let preserve = self.float_controls();
         let caps = self.features.capabilities();
         for cap in super::narrow_caps::unneeded(self.b.module_ref(), |c| caps.contains(&c)) {

@@ -2,8 +2,8 @@
 //! globals, so the runtime never recomputes a layout.
 
 use cajeta_runtime::reflection::{
-    Binding, DescriptorType, Parameter, ParameterSlot, PushConstantBlock, PushConstantMember,
-    Reflection, SpecConstant,
+    Binding, DescriptorArray, DescriptorType, Parameter, ParameterSlot, PushConstantBlock,
+    PushConstantMember, Reflection, SpecConstant,
 };
 
 use super::module::{ParamPlace, ResourceKind, DEFAULT_WORKGROUP_SIZE};
@@ -21,6 +21,21 @@ pub(crate) fn build(cx: &Ctx) -> Reflection {
         .map(|(i, r)| {
             let (descriptor_type, element_type, element_stride, image_format) = match r.kind {
                 ResourceKind::Buffer {
+                    elem,
+                    lanes,
+                    stride,
+                    ..
+                } => (
+                    DescriptorType::StorageBuffer,
+                    Some(if lanes > 1 {
+                        crate::ir::Type::Vector(elem, lanes).to_string()
+                    } else {
+                        elem.name().to_string()
+                    }),
+                    Some(stride),
+                    None,
+                ),
+                ResourceKind::BufferArray {
                     elem,
                     lanes,
                     stride,
@@ -68,6 +83,15 @@ pub(crate) fn build(cx: &Ctx) -> Reflection {
                 element_stride,
                 image_format,
                 access: r.access,
+                array: match r.kind {
+                    ResourceKind::BufferArray { count_member, .. } => Some(DescriptorArray {
+                        capacity_spec_id: cajeta_runtime::reflection::BUFFER_ARRAY_SPEC_BASE
+                            + i as u32,
+                        count_member,
+                        non_uniform: r.non_uniform,
+                    }),
+                    _ => None,
+                },
             }
         })
         .collect();
@@ -95,6 +119,16 @@ pub(crate) fn build(cx: &Ctx) -> Reflection {
             })
             .collect();
     spec_constants.extend(cx.mem.spec_constants());
+    for (i, r) in cx.globals.resources.iter().enumerate() {
+        if let ResourceKind::BufferArray { .. } = r.kind {
+            spec_constants.push(SpecConstant {
+                id: cajeta_runtime::reflection::BUFFER_ARRAY_SPEC_BASE + i as u32,
+                name: format!("{}.capacity", r.name),
+                ty: "uint32".to_string(),
+                default: 1,
+            });
+        }
+    }
     let parameters = cx
         .kernel
         .params()

@@ -27,6 +27,7 @@ enum TyKey {
     Pointer(StorageClass, Word),
     RuntimeArray(Word),
     BufferBlock(Word),
+    DescriptorArray(Word, Word),
     Image(ImageFormat),
     Texture(TextureDim, ScalarType),
     Sampler,
@@ -167,6 +168,14 @@ impl Ctx<'_> {
             cx.b.decorate(id, Decoration::Block, []);
             cx.b.member_decorate(id, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
             id
+        })
+    }
+
+    /// `OpTypeArray` of `length` buffer blocks: the type of a buffer-array binding. Unlike an
+    /// array inside a block it takes no `ArrayStride` (descriptors have no layout).
+    pub(crate) fn descriptor_array_type(&mut self, block: Word, length: Word) -> Word {
+        self.cached(TyKey::DescriptorArray(block, length), |cx| {
+            cx.b.type_array(block, length)
         })
     }
 
