@@ -17,3 +17,4 @@ mod host_io;
 mod int_precision;
 mod precision_device;
 mod precision_golden;
+mod ray_query;

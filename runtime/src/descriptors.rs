@@ -10,6 +10,7 @@ pub(crate) struct DescriptorCounts {
     pub storage_images: u32,
     pub sampled_images: u32,
     pub samplers: u32,
+    pub acceleration_structures: u32,
 }
 
 impl DescriptorCounts {
@@ -20,6 +21,10 @@ impl DescriptorCounts {
             (vk::DescriptorType::STORAGE_IMAGE, self.storage_images),
             (vk::DescriptorType::SAMPLED_IMAGE, self.sampled_images),
             (vk::DescriptorType::SAMPLER, self.samplers),
+            (
+                vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
+                self.acceleration_structures,
+            ),
         ]
         .into_iter()
         .filter(|&(_, n)| n > 0)
@@ -36,6 +41,7 @@ impl DescriptorCounts {
             && self.storage_images >= need.storage_images
             && self.sampled_images >= need.sampled_images
             && self.samplers >= need.samplers
+            && self.acceleration_structures >= need.acceleration_structures
     }
 
     /// Takes `need` out of what is left.
@@ -44,6 +50,7 @@ impl DescriptorCounts {
         self.storage_images -= need.storage_images;
         self.sampled_images -= need.sampled_images;
         self.samplers -= need.samplers;
+        self.acceleration_structures -= need.acceleration_structures;
     }
 
     /// Component-wise maximum.
@@ -53,6 +60,9 @@ impl DescriptorCounts {
             storage_images: self.storage_images.max(other.storage_images),
             sampled_images: self.sampled_images.max(other.sampled_images),
             samplers: self.samplers.max(other.samplers),
+            acceleration_structures: self
+                .acceleration_structures
+                .max(other.acceleration_structures),
         }
     }
 }

@@ -509,6 +509,12 @@ pub(crate) const SPIRV_EXTENSIONS: &[(&str, ExtensionNeed)] = &[
         "SPV_KHR_bfloat16",
         ExtensionNeed::Device(crate::bfloat16::BFLOAT16_EXT),
     ),
+    // Never enabled by this runtime yet (it builds no acceleration structures), so a
+    // ray-query kernel is refused at load everywhere, naming VK_KHR_ray_query.
+    (
+        "SPV_KHR_ray_query",
+        ExtensionNeed::Device("VK_KHR_ray_query"),
+    ),
     (
         "SPV_KHR_shader_clock",
         ExtensionNeed::Device(SHADER_CLOCK_EXT),

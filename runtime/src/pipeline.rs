@@ -220,7 +220,14 @@ impl Kernel {
                 None => false,
             };
             if !ok {
-                return Err(unsupported(format!("SPIR-V extension `{ext}`")));
+                return Err(unsupported(
+                    match SPIRV_EXTENSIONS.iter().find(|(n, _)| n == ext) {
+                        Some((_, ExtensionNeed::Device(d))) => {
+                            format!("SPIR-V extension `{ext}` (device extension `{d}`)")
+                        }
+                        _ => format!("SPIR-V extension `{ext}`"),
+                    },
+                ));
             }
         }
         let counts = check_layout(shared, reflection).map_err(|m| {
@@ -457,6 +464,7 @@ fn check_layout(
             }
             DescriptorType::SampledImage => counts.sampled_images += 1,
             DescriptorType::Sampler => counts.samplers += 1,
+            DescriptorType::AccelerationStructure => counts.acceleration_structures += 1,
         }
     }
     if let Some(check) = &r.bounds_check {
@@ -584,5 +592,6 @@ pub(crate) fn descriptor_type(t: DescriptorType) -> vk::DescriptorType {
         DescriptorType::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
         DescriptorType::SampledImage => vk::DescriptorType::SAMPLED_IMAGE,
         DescriptorType::Sampler => vk::DescriptorType::SAMPLER,
+        DescriptorType::AccelerationStructure => vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
     }
 }

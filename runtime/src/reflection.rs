@@ -185,6 +185,8 @@ pub enum DescriptorType {
     SampledImage,
     /// `Sampler`: `VK_DESCRIPTOR_TYPE_SAMPLER`.
     Sampler,
+    /// `AccelerationStructure`: `VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR`.
+    AccelerationStructure,
 }
 
 /// How a kernel touches a resource.

@@ -23,7 +23,9 @@ pub mod visit;
 
 pub use device::{CapabilityNeed, CoopOp, CoopUse, DeviceQuery, OptionFlag, CAPABILITIES};
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
-pub use intrinsic::{AtomicOp, Axis, BarrierKind, HostOp, Intrinsic, PrecisionFn, VecFn, WaveOp};
+pub use intrinsic::{
+    AtomicOp, Axis, BarrierKind, HostOp, Intrinsic, PrecisionFn, RayQueryOp, VecFn, WaveOp,
+};
 pub use math_fns::{BitCast, BitsFn, MathFn};
 pub use pod::StructDef;
 pub use types::{ImageFormat, ScalarType, TextureDim, Type};

@@ -452,6 +452,11 @@ pub enum Type {
     Texture(TextureDim, ScalarType),
     /// `Sampler`: a separate sampler.
     Sampler,
+    /// `AccelerationStructure`: a top-level acceleration structure a kernel traces rays
+    /// against with `RayQuery` (kernel parameters only).
+    AccelStruct,
+    /// `RayQuery`: the state of one ray query (`SPV_KHR_ray_query`; device locals only).
+    RayQuery,
     /// Host array `T[]`.
     Array(Box<Type>),
     /// Host `String`.
@@ -567,7 +572,11 @@ impl Type {
     pub fn is_resource(&self) -> bool {
         matches!(
             self,
-            Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler
+            Type::Buffer(_)
+                | Type::Image2D(_)
+                | Type::Texture(..)
+                | Type::Sampler
+                | Type::AccelStruct
         )
     }
 
@@ -598,6 +607,8 @@ impl Type {
             | Type::Image2D(_)
             | Type::Texture(..)
             | Type::Sampler
+            | Type::AccelStruct
+            | Type::RayQuery
             | Type::Shared(_)
             | Type::Enum(_)
             | Type::Struct(_)
@@ -618,6 +629,8 @@ impl fmt::Display for Type {
             Type::Image2D(format) => write!(f, "Image2D<{}>", format.source_name()),
             Type::Texture(dim, s) => write!(f, "{}<{s}>", dim.class_name()),
             Type::Sampler => f.write_str("Sampler"),
+            Type::AccelStruct => f.write_str("AccelerationStructure"),
+            Type::RayQuery => f.write_str("RayQuery"),
             Type::Array(t) => write!(f, "{t}[]"),
             Type::String => f.write_str("String"),
             Type::Stream => f.write_str("KernelStream"),

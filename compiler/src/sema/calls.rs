@@ -234,6 +234,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Type::Image2D(_) => "Image2D",
             Type::Texture(dim, _) => dim.class_name(),
             Type::Sampler => "Sampler",
+            Type::AccelStruct => "AccelerationStructure",
+            Type::RayQuery => "RayQuery",
             Type::Buffer(_) if matches!(name.name.as_str(), "vload" | "vstore") => {
                 return self.buffer_vector_call(r, name, None, args, span)
             }

@@ -147,6 +147,20 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
         if body::unresolved(p, t) {
             continue;
         }
+        if *t == Type::RayQuery {
+            diags.push(
+                Diagnostic::error(
+                    Code::KernelSignature,
+                    p.ty.span,
+                    format!(
+                        "parameter `{}` of type RayQuery: a ray query is a local of the kernel",
+                        p.name.name
+                    ),
+                )
+                .with_note("help: declare it where it is used: `RayQuery q = RayQuery.create();`"),
+            );
+            continue;
+        }
         if f.kind == FunctionKind::Device && t.is_buffer_array() {
             diags.push(
                 Diagnostic::error(

@@ -488,6 +488,14 @@ pub fn resolve_type(
                     arity(0)?;
                     Ok(Type::Sampler)
                 }
+                "AccelerationStructure" => {
+                    arity(0)?;
+                    Ok(Type::AccelStruct)
+                }
+                "RayQuery" => {
+                    arity(0)?;
+                    Ok(Type::RayQuery)
+                }
                 n if TextureDim::from_class_name(n).is_some() => {
                     let dim = TextureDim::from_class_name(n).unwrap_or(TextureDim::D2);
                     let texel = match args.as_slice() {

@@ -29,6 +29,7 @@ const POOL_CAPACITY: DescriptorCounts = DescriptorCounts {
     storage_images: 64,
     sampled_images: 32,
     samplers: 32,
+    acceleration_structures: 0,
 };
 /// Descriptor sets per pool.
 const POOL_SETS: u32 = 64;

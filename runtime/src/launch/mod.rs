@@ -441,6 +441,15 @@ pub(crate) fn prepare(
                             other.describe()
                         ));
                     }
+                    // Where the device has VK_KHR_ray_query this is where an acceleration
+                    // structure would be bound; the runtime builds none yet, and loading a
+                    // ray-query kernel is refused before any launch (pipeline.rs).
+                    (DescriptorType::AccelerationStructure, other) => {
+                        return Err(format!(
+                            "parameter `{name}` expects an acceleration structure, got {}; this runtime does not build or bind acceleration structures yet",
+                            other.describe()
+                        ));
+                    }
                     (DescriptorType::StorageImage, other) => {
                         return Err(format!(
                             "parameter `{name}` expects an image, got {}",

@@ -195,6 +195,10 @@ impl FnCx<'_, '_> {
 
     fn load(&mut self, place: &Place, e: &Expr) -> Res<Word> {
         match place {
+            Place::Local(_) if e.ty == Type::RayQuery => Err(unsupported(
+                e.span,
+                "a RayQuery used as a value (it is used only through its methods, `q.proceed()`)",
+            )),
             Place::Local(l) => match self.slots.get(l.0).copied() {
                 Some(Slot::Var(var)) => {
                     let ty = self.cx.ir_value_type(&e.ty, e.span)?;
@@ -228,6 +232,17 @@ impl FnCx<'_, '_> {
     /// `place = value`.
     pub(crate) fn store(&mut self, place: &Place, value: &Expr, span: Span) -> Res<()> {
         match place {
+            Place::Local(_) if value.ty == Type::RayQuery => {
+                if super::ray_query::is_create(value) {
+                    // The variable is the query; a fresh one needs no instruction.
+                    Ok(())
+                } else {
+                    Err(unsupported(
+                        span,
+                        "a RayQuery local given anything but `RayQuery.create()` (queries are not copied)",
+                    ))
+                }
+            }
             Place::Local(l) => match self.slots.get(l.0).copied() {
                 Some(Slot::Var(var)) => {
                     let v = self.expr(value)?;

@@ -98,9 +98,11 @@ pub(crate) fn compile_kernel_body(cx: &mut Ctx) -> Res<Word> {
                     Slot::Push(member)
                 }
             }
-            Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {
-                Slot::Resource(Some(i))
-            }
+            Type::Buffer(_)
+            | Type::Image2D(_)
+            | Type::Texture(..)
+            | Type::Sampler
+            | Type::AccelStruct => Slot::Resource(Some(i)),
             ty if ty.is_buffer_array() => Slot::Resource(Some(i)),
             // Read field by field from the push-constant block (never assigned: sema).
             Type::Struct(_) => Slot::Push(f.cx.push_member(i)?),
@@ -126,12 +128,16 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
             ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => {
                 param_types.push(cx.ir_value_type(ty, p.span)?)
             }
-            Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {}
+            Type::Buffer(_)
+            | Type::Image2D(_)
+            | Type::Texture(..)
+            | Type::Sampler
+            | Type::AccelStruct => {}
             ty @ (Type::Array(_) | Type::String | Type::Stream) => {
                 return Err(host_only(p.span, ty))
             }
             Type::Shared(_) => {}
-            ty @ (Type::Enum(_) | Type::Struct(_) | Type::CoopMatrix(_)) => {
+            ty @ (Type::Enum(_) | Type::Struct(_) | Type::CoopMatrix(_) | Type::RayQuery) => {
                 return Err(unsupported(
                     p.span,
                     format!("a helper parameter of type `{ty}`"),
@@ -211,10 +217,18 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 ty @ (Type::Scalar(_)
                 | Type::Vector(..)
                 | Type::Matrix(..)
-                | Type::CoopMatrix(_)) => Slot::Var(self.new_var(ty, &local.name, None)?),
-                Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {
-                    Slot::Resource(None)
+                | Type::CoopMatrix(_)
+                | Type::RayQuery) => {
+                    if *ty == Type::RayQuery {
+                        self.cx.ray_query_features();
+                    }
+                    Slot::Var(self.new_var(ty, &local.name, None)?)
                 }
+                Type::Buffer(_)
+                | Type::Image2D(_)
+                | Type::Texture(..)
+                | Type::Sampler
+                | Type::AccelStruct => Slot::Resource(None),
                 Type::Shared(_) => Slot::Shared(None),
                 Type::Void => Slot::Unit,
                 ty @ (Type::Enum(_) | Type::Struct(_)) => {

@@ -37,6 +37,7 @@ impl FnCx<'_, '_> {
             Intrinsic::Bits(f) => self.bits(f, args, e),
             Intrinsic::BitCast(c) => self.bit_cast(c, args, e),
             Intrinsic::Clock { device } => self.read_clock(device, e),
+            Intrinsic::RayQuery(op) => self.ray_query(op, args, e),
             Intrinsic::WorkgroupReduce => self.workgroup_reduce(args, e),
             Intrinsic::IntDot { acc_sat } => self.int_dot(acc_sat, args, e),
             Intrinsic::Wave(w) => self.wave(w, args, e),

@@ -37,6 +37,7 @@ mod narrow_caps;
 mod pod;
 mod precision;
 mod psc;
+mod ray_query;
 mod reflect;
 mod storage;
 #[cfg(test)]

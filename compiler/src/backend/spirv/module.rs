@@ -77,6 +77,11 @@ pub(crate) enum ResourceKind {
         /// The `OpTypeImage` (sampled = 1).
         image: Word,
     },
+    /// A top-level acceleration structure (`SPV_KHR_ray_query`).
+    AccelStruct {
+        /// The `OpTypeAccelerationStructureKHR`.
+        ty: Word,
+    },
     /// A separate sampler.
     Sampler {
         /// The `OpTypeSampler`.
@@ -233,6 +238,18 @@ impl Ctx<'_> {
                         usage[i],
                     )
                 }
+                Type::AccelStruct => {
+                    let ty = self.accel_struct_type();
+                    self.ray_query_features();
+                    let kind = ResourceKind::AccelStruct { ty };
+                    self.declare_resource(
+                        &param.name,
+                        ty,
+                        StorageClass::UniformConstant,
+                        kind,
+                        usage[i],
+                    )
+                }
                 Type::Sampler => {
                     let sampler = self.sampler_type();
                     let kind = ResourceKind::Sampler { sampler };
@@ -254,7 +271,7 @@ impl Ctx<'_> {
                 ty @ (Type::Array(_) | Type::String | Type::Stream) => {
                     return Err(host_only(param.span, ty))
                 }
-                ty @ (Type::Shared(_) | Type::Enum(_) | Type::CoopMatrix(_)) => {
+                ty @ (Type::Shared(_) | Type::Enum(_) | Type::CoopMatrix(_) | Type::RayQuery) => {
                     return Err(unsupported(
                         param.span,
                         format!("a kernel parameter of type `{ty}`"),

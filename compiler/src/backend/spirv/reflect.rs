@@ -73,6 +73,9 @@ pub(crate) fn build(cx: &Ctx) -> Reflection {
                     ),
                 ),
                 ResourceKind::Sampler { .. } => (DescriptorType::Sampler, None, None, None),
+                ResourceKind::AccelStruct { .. } => {
+                    (DescriptorType::AccelerationStructure, None, None, None)
+                }
             };
             Binding {
                 name: r.name.clone(),

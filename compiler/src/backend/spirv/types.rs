@@ -28,6 +28,8 @@ enum TyKey {
     RuntimeArray(Word),
     BufferBlock(Word),
     DescriptorArray(Word, Word),
+    AccelStruct,
+    RayQuery,
     Image(ImageFormat),
     Texture(TextureDim, ScalarType),
     Sampler,
@@ -253,6 +255,18 @@ impl Ctx<'_> {
         })
     }
 
+    /// `OpTypeAccelerationStructureKHR`.
+    pub(crate) fn accel_struct_type(&mut self) -> Word {
+        self.cached(TyKey::AccelStruct, |cx| {
+            cx.b.type_acceleration_structure_khr()
+        })
+    }
+
+    /// `OpTypeRayQueryKHR`.
+    pub(crate) fn ray_query_type(&mut self) -> Word {
+        self.cached(TyKey::RayQuery, |cx| cx.b.type_ray_query_khr())
+    }
+
     /// `OpTypeSampler`.
     pub(crate) fn sampler_type(&mut self) -> Word {
         self.cached(TyKey::Sampler, |cx| cx.b.type_sampler())
@@ -332,10 +346,13 @@ impl Ctx<'_> {
                 let column = self.vector_type(lane, u32::from(*r));
                 Ok(self.matrix_type(column, u32::from(*c)))
             }
+            // Held only in a `Function` variable (never loaded or stored as a whole).
+            Type::RayQuery => Ok(self.ray_query_type()),
             Type::Buffer(_)
             | Type::Image2D(_)
             | Type::Texture(..)
             | Type::Sampler
+            | Type::AccelStruct
             | Type::Shared(_)
             | Type::Enum(_)
             | Type::Struct(_) => Err(unsupported(
