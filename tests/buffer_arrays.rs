@@ -70,6 +70,12 @@ fn gather_reflects_a_non_uniform_array() {
         .as_ref()
         .expect("array");
     assert!(!array.non_uniform, "scaleOne indexes by a parameter");
+    let looped = kernel("sumAll");
+    let array = looped.reflection.bindings[0].array.as_ref().expect("array");
+    assert!(
+        !array.non_uniform,
+        "sumAll indexes by a uniform loop counter"
+    );
     assert!(!uniform
         .reflection
         .vulkan_features

@@ -11,10 +11,11 @@
 //! unchecked mode `k` is clamped to the last buffer, so that no access ever reaches a
 //! descriptor that was not bound (which is undefined behaviour that can lose the device).
 //!
-//! Uniformity: an index built only from constants, the kernel's scalar parameters and
-//! `bufs.length` is dynamically uniform and needs only `shaderStorageBufferArrayDynamicIndexing`.
-//! Any other index (one that depends on the thread id, a buffer's contents or a local) is
-//! decorated `NonUniform`, with the access chains built from it, as GLSL's `nonuniformEXT`
+//! Uniformity: an index built only from constants, the kernel's scalar parameters,
+//! `bufs.length` and locals that provably hold such values (`uniformity.rs`: loop counters of
+//! loops with uniform bounds, for one) is dynamically uniform and needs only
+//! `shaderStorageBufferArrayDynamicIndexing`. Any other index (one that depends on the thread
+//! id or a buffer's contents) is decorated `NonUniform`, with the access chains built from it, as GLSL's `nonuniformEXT`
 //! would be, but automatically; such a kernel needs `shaderStorageBufferArrayNonUniformIndexing`
 //! (`SPV_EXT_descriptor_indexing` before SPIR-V 1.5), and a device without it refuses to load
 //! it, naming the feature.
@@ -27,7 +28,7 @@ use super::function::{FnCx, Slot};
 use super::module::{ParamPlace, PushMember, ResourceKind};
 use super::{unsupported, Ctx, Res};
 use crate::ir::{Expr, Local};
-use crate::ir::{ExprKind, HostOp, Place, ScalarType, Type};
+use crate::ir::{ExprKind, Place, ScalarType, Type};
 
 /// GLSL.std.450 `UMin`.
 const GLSL_UMIN: u32 = 38;
@@ -311,27 +312,13 @@ impl FnCx<'_, '_> {
         self.cx.b.decorate(id, Decoration::NonUniform, []);
     }
 
-    /// Whether `e` is provably dynamically uniform: built from constants, the kernel's
-    /// never-assigned scalar parameters and buffer-array lengths only.
-    fn is_uniform(&self, e: &Expr) -> bool {
-        match &e.kind {
-            ExprKind::Const(_) => true,
-            ExprKind::Load(Place::Local(l)) => {
-                matches!(self.slots.get(l.0), Some(Slot::Push(_)))
-            }
-            ExprKind::Host {
-                op: HostOp::ArrayLength,
-                args,
-            } => args.iter().all(|a| a.ty.is_buffer_array()),
-            ExprKind::Unary(_, a) | ExprKind::Convert(a) => self.is_uniform(a),
-            ExprKind::Binary(_, a, b) => self.is_uniform(a) && self.is_uniform(b),
-            ExprKind::Select {
-                cond,
-                then,
-                otherwise,
-            } => self.is_uniform(cond) && self.is_uniform(then) && self.is_uniform(otherwise),
-            _ => false,
-        }
+    /// Whether `e` is provably dynamically uniform (see `uniformity.rs`).
+    fn is_uniform(&mut self, e: &Expr) -> bool {
+        let func = self.func;
+        let uniform = self
+            .uniform
+            .get_or_insert_with(|| super::uniformity::uniform_locals(func));
+        super::uniformity::is_uniform_expr(e, uniform)
     }
 
     /// Folds guard `outer` (the array index's) into the pending guard (the element index's):

@@ -72,6 +72,8 @@ pub(crate) struct FnCx<'a, 'm> {
     loops: Vec<LoopCx>,
     /// The labeled-jump flag variable, once needed.
     exit_flag: Option<Word>,
+    /// Per local, whether it holds a dynamically uniform value (computed on first need).
+    pub(crate) uniform: Option<Vec<bool>>,
 }
 
 /// Lowers the kernel body to the entry-point function and returns its id.
@@ -206,6 +208,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
             vars: Vec::new(),
             loops: Vec::new(),
             exit_flag: None,
+            uniform: None,
         })
     }
 

@@ -44,6 +44,7 @@ mod storage;
 mod tests;
 mod textures;
 mod types;
+mod uniformity;
 mod vector;
 mod vector_ops;
 mod wave;
