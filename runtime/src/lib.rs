@@ -27,6 +27,7 @@ mod batch;
 mod bfloat16;
 mod bounds;
 mod cache;
+mod descriptors;
 mod device;
 mod device_profile;
 mod error;
@@ -54,6 +55,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub use bounds::BoundsViolation;
 pub use cache::cache_dir_from_env;
+pub use descriptors::BUFFER_ARRAY_CAPACITY;
 pub use device::{DeviceInfo, DeviceLimits, DeviceType, VALIDATION_LAYER};
 pub use device_profile::{DeviceProfile, ProfileLimits, COMPUTE_LIMITS, DEVICE_PROFILE_SCHEMA};
 pub use error::{Result, RuntimeError};

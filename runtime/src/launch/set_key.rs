@@ -49,6 +49,8 @@ impl SetKey {
 fn bound_handle(b: &Bound) -> (u64, i32) {
     match b {
         Bound::Buffer(buf) => (buf.inner.raw.buffer.as_raw(), 0),
+        // The element number stands in the layout's place: a binding's elements differ by it.
+        Bound::ArrayElement(buf, e) => (buf.inner.raw.buffer.as_raw(), *e as i32),
         Bound::Image(img, l) => (img.inner.view.as_raw(), l.as_raw()),
         Bound::Texture(tex, l) => (tex.inner.view.as_raw(), l.as_raw()),
         Bound::Sampler(smp) => (smp.inner.sampler.as_raw(), 0),
