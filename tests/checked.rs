@@ -104,6 +104,33 @@ fn an_index_past_its_dimension_is_out_of_bounds() {
     );
 }
 
+#[test]
+fn run_program_checked_reports_a_buffer_array_index() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let name = "tests/checked/buffer_array.cajeta";
+    let text =
+        std::fs::read_to_string(tests_dir().join("checked").join("buffer_array.cajeta")).unwrap();
+    let mut sources = SourceMap::new();
+    let mut out = Vec::new();
+    let mut io = HostIo {
+        stdout: &mut out,
+        context: Some(ctx),
+    };
+    let options = checked(TargetEnv::Vulkan1_1);
+    let r = driver::run_program(&mut sources, &[(name.into(), text)], &options, &[], &mut io);
+    let Err(RunError::Runtime(error)) = r else {
+        panic!("expected a runtime error");
+    };
+    assert_eq!(
+        error.render(&sources),
+        "tests/checked/buffer_array.cajeta:10:9: runtime error: kernel `k`: index 3 out of bounds for `bufs` of length 3\n  \
+         note: and 3 more out-of-bounds access(es) in the same launch\n\
+         tests/checked/buffer_array.cajeta:19:9: note: in this launch"
+    );
+}
+
 const EMBEDDED: &str = r#"
 package demo;
 import cajeta.xpu.*;

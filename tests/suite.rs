@@ -1,6 +1,7 @@
 //! The cajetac test suites, one module each, linked into one test binary. Run one suite with
 //! a filter on its module name, e.g. `cargo test -p cajeta-tests -- golden::`.
 
+mod buffer_arrays;
 mod checked;
 mod concurrency;
 mod device;
@@ -19,3 +20,4 @@ mod llvm_backend;
 mod precision_device;
 mod precision_golden;
 mod precision_local;
+mod ray_query;

@@ -74,6 +74,11 @@ const FEATURES: &[(&str, Level, Field)] = &[
     ("shaderStorageImageExtendedFormats", Level::Core, |f| {
         &mut f.core.shader_storage_image_extended_formats
     }),
+    (
+        "shaderStorageBufferArrayDynamicIndexing",
+        Level::Core,
+        |f| &mut f.core.shader_storage_buffer_array_dynamic_indexing,
+    ),
     ("shaderStorageImageReadWithoutFormat", Level::Core, |f| {
         &mut f.core.shader_storage_image_read_without_format
     }),
@@ -121,6 +126,14 @@ const FEATURES: &[(&str, Level, Field)] = &[
     ("shaderSharedInt64Atomics", Level::V12, |f| {
         &mut f.v12.shader_shared_int64_atomics
     }),
+    ("runtimeDescriptorArray", Level::V12, |f| {
+        &mut f.v12.runtime_descriptor_array
+    }),
+    (
+        "shaderStorageBufferArrayNonUniformIndexing",
+        Level::V12,
+        |f| &mut f.v12.shader_storage_buffer_array_non_uniform_indexing,
+    ),
     ("shaderFloat16", Level::V12, |f| &mut f.v12.shader_float16),
     ("shaderInt8", Level::V12, |f| &mut f.v12.shader_int8),
     ("scalarBlockLayout", Level::V12, |f| {
@@ -444,6 +457,11 @@ pub(crate) const CAPABILITY_FEATURES: &[(&str, &str)] = &[
         "vulkanMemoryModelDeviceScope",
     ),
     ("DotProduct", "shaderIntegerDotProduct"),
+    ("RuntimeDescriptorArray", "runtimeDescriptorArray"),
+    (
+        "StorageBufferArrayNonUniformIndexing",
+        "shaderStorageBufferArrayNonUniformIndexing",
+    ),
     ("CooperativeMatrixKHR", "cooperativeMatrix"),
     ("BFloat16TypeKHR", "shaderBFloat16Type"),
 ];
@@ -501,6 +519,7 @@ pub(crate) const SPIRV_EXTENSIONS: &[(&str, ExtensionNeed)] = &[
         "SPV_KHR_subgroup_vote",
         ExtensionNeed::Device("VK_EXT_shader_subgroup_vote"),
     ),
+    ("SPV_EXT_descriptor_indexing", ExtensionNeed::Core(2)),
     ("SPV_KHR_integer_dot_product", ExtensionNeed::Core(3)),
     ("SPV_KHR_non_semantic_info", ExtensionNeed::Core(3)),
     ("SPV_KHR_terminate_invocation", ExtensionNeed::Core(3)),
@@ -515,6 +534,12 @@ pub(crate) const SPIRV_EXTENSIONS: &[(&str, ExtensionNeed)] = &[
     (
         "SPV_KHR_bfloat16",
         ExtensionNeed::Device(crate::bfloat16::BFLOAT16_EXT),
+    ),
+    // Never enabled by this runtime yet (it builds no acceleration structures), so a
+    // ray-query kernel is refused at load everywhere, naming VK_KHR_ray_query.
+    (
+        "SPV_KHR_ray_query",
+        ExtensionNeed::Device("VK_KHR_ray_query"),
     ),
     (
         "SPV_KHR_shader_clock",

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use ash::vk;
 
+use crate::descriptors::{buffer_array_capacity, DescriptorCounts};
 use crate::device::{capability_requirements, DeviceShared};
 use crate::error::{vk_err, Result, RuntimeError};
 use crate::features::{is_known_feature, ExtensionNeed, SPIRV_EXTENSIONS, SUBGROUP_CAPABILITIES};
@@ -33,60 +34,6 @@ pub(crate) const PSC_SPEC_BASE: u32 = USER_SPEC_BASE + 1024;
 /// SpecId of the dynamic shared-memory size.
 pub(crate) const SHARED_SPEC_ID: u32 = 3;
 
-/// How many descriptors of each type one set of a kernel needs; sizes descriptor pools.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct DescriptorCounts {
-    pub storage_buffers: u32,
-    pub storage_images: u32,
-    pub sampled_images: u32,
-    pub samplers: u32,
-}
-
-impl DescriptorCounts {
-    /// Pool sizes for `sets` sets of at least this shape each.
-    pub(crate) fn pool_sizes(&self) -> Vec<vk::DescriptorPoolSize> {
-        [
-            (vk::DescriptorType::STORAGE_BUFFER, self.storage_buffers),
-            (vk::DescriptorType::STORAGE_IMAGE, self.storage_images),
-            (vk::DescriptorType::SAMPLED_IMAGE, self.sampled_images),
-            (vk::DescriptorType::SAMPLER, self.samplers),
-        ]
-        .into_iter()
-        .filter(|&(_, n)| n > 0)
-        .map(|(ty, descriptor_count)| vk::DescriptorPoolSize {
-            ty,
-            descriptor_count,
-        })
-        .collect()
-    }
-
-    /// Whether `self` (what is left in a pool) can hold `need`.
-    pub(crate) fn covers(&self, need: &DescriptorCounts) -> bool {
-        self.storage_buffers >= need.storage_buffers
-            && self.storage_images >= need.storage_images
-            && self.sampled_images >= need.sampled_images
-            && self.samplers >= need.samplers
-    }
-
-    /// Takes `need` out of what is left.
-    pub(crate) fn take(&mut self, need: &DescriptorCounts) {
-        self.storage_buffers -= need.storage_buffers;
-        self.storage_images -= need.storage_images;
-        self.sampled_images -= need.sampled_images;
-        self.samplers -= need.samplers;
-    }
-
-    /// Component-wise maximum.
-    pub(crate) fn max(&self, other: &DescriptorCounts) -> DescriptorCounts {
-        DescriptorCounts {
-            storage_buffers: self.storage_buffers.max(other.storage_buffers),
-            storage_images: self.storage_images.max(other.storage_images),
-            sampled_images: self.sampled_images.max(other.sampled_images),
-            samplers: self.samplers.max(other.samplers),
-        }
-    }
-}
-
 /// What a cached pipeline is specialized for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct PipelineKey {
@@ -105,6 +52,8 @@ pub(crate) struct KernelInner {
     pub(crate) set_layout: vk::DescriptorSetLayout,
     pub(crate) pipeline_layout: vk::PipelineLayout,
     pub(crate) counts: DescriptorCounts,
+    /// Per reflection binding (in order), its descriptor count: 1, or a buffer array's capacity.
+    pub(crate) binding_counts: Vec<u32>,
     pipelines: Mutex<HashMap<PipelineKey, vk::Pipeline>>,
     /// The pipeline the last launch used, checked before hashing into `pipelines`.
     last: Mutex<Option<(PipelineKey, vk::Pipeline)>>,
@@ -271,7 +220,14 @@ impl Kernel {
                 None => false,
             };
             if !ok {
-                return Err(unsupported(format!("SPIR-V extension `{ext}`")));
+                return Err(unsupported(
+                    match SPIRV_EXTENSIONS.iter().find(|(n, _)| n == ext) {
+                        Some((_, ExtensionNeed::Device(d))) => {
+                            format!("SPIR-V extension `{ext}` (device extension `{d}`)")
+                        }
+                        _ => format!("SPIR-V extension `{ext}`"),
+                    },
+                ));
             }
         }
         let counts = check_layout(shared, reflection).map_err(|m| {
@@ -346,6 +302,18 @@ impl Kernel {
             }
         }
         entries.extend(key.psc.iter().copied().filter(|&(id, _)| declared(id)));
+        // Buffer arrays are as long as the set layout's binding (see `DescriptorArray`).
+        for (b, &count) in self
+            .inner
+            .reflection
+            .bindings
+            .iter()
+            .zip(&self.inner.binding_counts)
+        {
+            if let Some(a) = &b.array {
+                entries.push((a.capacity_spec_id, count));
+            }
+        }
         Ok(entries)
     }
 
@@ -433,12 +401,18 @@ impl Kernel {
     }
 }
 
-/// Checks bindings, parameters and the push block; returns the descriptor counts.
+/// Checks bindings, parameters and the push block; returns the descriptor counts and each
+/// binding's descriptor count.
 fn check_layout(
     shared: &DeviceShared,
     r: &Reflection,
-) -> std::result::Result<DescriptorCounts, String> {
+) -> std::result::Result<(DescriptorCounts, Vec<u32>), String> {
     let mut counts = DescriptorCounts::default();
+    let pc = &r.push_constants;
+    let arrays = r.bindings.iter().filter(|b| b.array.is_some()).count() as u32;
+    let singles = r.bindings.len() as u32 - arrays + u32::from(r.bounds_check.is_some());
+    let capacity = buffer_array_capacity(&shared.raw_limits, singles, arrays);
+    let mut binding_counts = Vec::with_capacity(r.bindings.len());
     for (i, b) in r.bindings.iter().enumerate() {
         if b.set != 0 {
             return Err(format!(
@@ -449,6 +423,33 @@ fn check_layout(
         if r.bindings[..i].iter().any(|o| o.binding == b.binding) {
             return Err(format!("binding number {} is used twice", b.binding));
         }
+        if let Some(a) = &b.array {
+            if b.descriptor_type != DescriptorType::StorageBuffer {
+                return Err(format!(
+                    "binding `{}` is an array of {:?} descriptors; only storage-buffer arrays are supported",
+                    b.name, b.descriptor_type
+                ));
+            }
+            if capacity == 0 {
+                return Err(format!(
+                    "binding `{}` is a buffer array, but the device's storage-buffer limits leave no room for one",
+                    b.name
+                ));
+            }
+            match pc.members.get(a.count_member) {
+                Some(m) if m.ty == "uint32" => {}
+                _ => {
+                    return Err(format!(
+                        "buffer array `{}` has no uint32 push constant for its count",
+                        b.name
+                    ))
+                }
+            }
+            counts.storage_buffers += capacity;
+            binding_counts.push(capacity);
+            continue;
+        }
+        binding_counts.push(1);
         match b.descriptor_type {
             DescriptorType::StorageBuffer => counts.storage_buffers += 1,
             DescriptorType::StorageImage => {
@@ -463,6 +464,7 @@ fn check_layout(
             }
             DescriptorType::SampledImage => counts.sampled_images += 1,
             DescriptorType::Sampler => counts.samplers += 1,
+            DescriptorType::AccelerationStructure => counts.acceleration_structures += 1,
         }
     }
     if let Some(check) = &r.bounds_check {
@@ -474,7 +476,6 @@ fn check_layout(
         }
         counts.storage_buffers += 1;
     }
-    let pc = &r.push_constants;
     let limit = shared.info.limits.max_push_constants_size;
     if pc.size > limit {
         return Err(format!(
@@ -509,7 +510,7 @@ fn check_layout(
             ));
         }
     }
-    Ok(counts)
+    Ok((counts, binding_counts))
 }
 
 /// Creates module, set layout and pipeline layout. The kernel is assembled with null handles
@@ -520,7 +521,7 @@ fn create_objects(
     spirv: &[u32],
     r: &Reflection,
     entry: CString,
-    counts: DescriptorCounts,
+    (counts, binding_counts): (DescriptorCounts, Vec<u32>),
 ) -> Result<Kernel> {
     let mut inner = KernelInner {
         shared: shared.clone(),
@@ -530,6 +531,7 @@ fn create_objects(
         set_layout: vk::DescriptorSetLayout::null(),
         pipeline_layout: vk::PipelineLayout::null(),
         counts,
+        binding_counts,
         pipelines: Mutex::new(HashMap::new()),
         last: Mutex::new(None),
         created: AtomicUsize::new(0),
@@ -541,20 +543,25 @@ fn create_objects(
     // level (checked by `compute_entry_points`).
     inner.module = unsafe { device.create_shader_module(&module_info, None) }
         .map_err(vk_err("vkCreateShaderModule"))?;
-    let layout_binding = |binding: u32, ty: DescriptorType| {
+    let layout_binding = |binding: u32, ty: DescriptorType, count: u32| {
         vk::DescriptorSetLayoutBinding::default()
             .binding(binding)
             .descriptor_type(descriptor_type(ty))
-            .descriptor_count(1)
+            .descriptor_count(count)
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
     };
     let mut bindings: Vec<vk::DescriptorSetLayoutBinding> = r
         .bindings
         .iter()
-        .map(|b| layout_binding(b.binding, b.descriptor_type))
+        .zip(&inner.binding_counts)
+        .map(|(b, &count)| layout_binding(b.binding, b.descriptor_type, count))
         .collect();
     if let Some(check) = &r.bounds_check {
-        bindings.push(layout_binding(check.binding, DescriptorType::StorageBuffer));
+        bindings.push(layout_binding(
+            check.binding,
+            DescriptorType::StorageBuffer,
+            1,
+        ));
     }
     let set_info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
     // SAFETY: valid device and create info.
@@ -585,5 +592,6 @@ pub(crate) fn descriptor_type(t: DescriptorType) -> vk::DescriptorType {
         DescriptorType::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
         DescriptorType::SampledImage => vk::DescriptorType::SAMPLED_IMAGE,
         DescriptorType::Sampler => vk::DescriptorType::SAMPLER,
+        DescriptorType::AccelerationStructure => vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
     }
 }

@@ -144,6 +144,33 @@ pub struct Binding {
     pub image_format: Option<String>,
     /// How the kernel uses the resource; drives hazard tracking.
     pub access: Access,
+    /// Present for a buffer-array parameter (`KernelBuffer<T>[] bufs`): the binding is a
+    /// runtime-sized array of storage buffers, bound from a host array of buffers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub array: Option<DescriptorArray>,
+}
+
+/// SpecId of the capacity of the buffer array at binding `b`: `BUFFER_ARRAY_SPEC_BASE + b`
+/// (after the workgroup size, the shared size, the user slots and the `psc` parameters).
+pub const BUFFER_ARRAY_SPEC_BASE: u32 = 4096;
+
+/// A descriptor array binding (buffer arrays). The kernel declares an array whose length is a
+/// specialization constant; the runtime gives the binding a fixed capacity
+/// ([`crate::BUFFER_ARRAY_CAPACITY`] or less where the device allows fewer storage buffers),
+/// specializes the length to it, writes the launch's buffers at elements `0..count` and repeats
+/// the first one in the rest, and pushes `count` where the kernel reads it: the kernel bounds
+/// its array index by that count, so no element past the launch's buffers is ever accessed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DescriptorArray {
+    /// SpecId of the array's length (the capacity), [`BUFFER_ARRAY_SPEC_BASE`] + binding.
+    pub capacity_spec_id: u32,
+    /// Index into [`PushConstantBlock::members`] of the `uint32` the runtime sets to the number
+    /// of buffers bound (`bufs.length` in the kernel).
+    pub count_member: usize,
+    /// Whether the kernel indexes the array with an index it cannot prove dynamically uniform
+    /// (decorated `NonUniform`; needs `shaderStorageBufferArrayNonUniformIndexing`).
+    #[serde(default)]
+    pub non_uniform: bool,
 }
 
 /// Descriptor kinds a kernel can bind.
@@ -158,6 +185,8 @@ pub enum DescriptorType {
     SampledImage,
     /// `Sampler`: `VK_DESCRIPTOR_TYPE_SAMPLER`.
     Sampler,
+    /// `AccelerationStructure`: `VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR`.
+    AccelerationStructure,
 }
 
 /// How a kernel touches a resource.

@@ -204,7 +204,7 @@ impl Stream {
             batch.keep.push(Keep::Kernel(kernel.clone()));
             for (_, _, b) in bindings.drain(..) {
                 batch.keep.push(match b {
-                    Bound::Buffer(buf) => Keep::Buffer(buf),
+                    Bound::Buffer(buf) | Bound::ArrayElement(buf, _) => Keep::Buffer(buf),
                     Bound::Image(img, _) => Keep::Image(img),
                     Bound::Texture(tex, _) => Keep::Texture(tex),
                     Bound::Sampler(smp) => Keep::Sampler(smp),
@@ -283,7 +283,7 @@ unsafe fn write_set(
     let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> = bindings
         .iter()
         .map(|(_, _, b)| match b {
-            Bound::Buffer(buf) => [vk::DescriptorBufferInfo {
+            Bound::Buffer(buf) | Bound::ArrayElement(buf, _) => [vk::DescriptorBufferInfo {
                 buffer: buf.inner.raw.buffer,
                 offset: buf.offset(),
                 range: if buf.is_slice() {
@@ -313,7 +313,7 @@ unsafe fn write_set(
                 image_view: vk::ImageView::null(),
                 image_layout: vk::ImageLayout::UNDEFINED,
             }],
-            Bound::Buffer(_) => [vk::DescriptorImageInfo::default()],
+            Bound::Buffer(_) | Bound::ArrayElement(..) => [vk::DescriptorImageInfo::default()],
         })
         .collect();
     let writes: Vec<vk::WriteDescriptorSet> = bindings
@@ -326,6 +326,7 @@ unsafe fn write_set(
                 .descriptor_type(*ty);
             match b {
                 Bound::Buffer(_) => w.buffer_info(&buffer_infos[i]),
+                Bound::ArrayElement(_, e) => w.dst_array_element(*e).buffer_info(&buffer_infos[i]),
                 _ => w.image_info(&image_infos[i]),
             }
         })

@@ -266,6 +266,13 @@ impl<'a> From<&'a cajeta_runtime::Sampler> for Arg<'a> {
     }
 }
 
+/// A buffer-array argument (`KernelBuffer<T>[]` parameter): the buffers in index order.
+impl<'a> From<&'a [cajeta_runtime::Buffer]> for Arg<'a> {
+    fn from(b: &'a [cajeta_runtime::Buffer]) -> Self {
+        Arg::Raw(KernelArg::Buffers(b))
+    }
+}
+
 /// Builds a `&[Arg]` from values: `args![&x, &y, 2.0f32, n]`.
 #[macro_export]
 macro_rules! args {

@@ -275,6 +275,9 @@ pub enum Intrinsic {
         /// Device scope (comparable across workgroups) rather than subgroup scope.
         device: bool,
     },
+    /// A `RayQuery` method (`SPV_KHR_ray_query`); args `[query, …]` (the query is a read of
+    /// a `RayQuery` local, lowered to its variable).
+    RayQuery(RayQueryOp),
     /// A `Barrier.*` call; args `[]` or `[order]` (a `MemoryOrder` constant).
     Barrier(BarrierKind),
     /// An atomic on a buffer or shared element.
@@ -395,6 +398,18 @@ impl Intrinsic {
             "idot.dot" => Intrinsic::IntDot { acc_sat: false },
             "idot.dot_acc_sat" => Intrinsic::IntDot { acc_sat: true },
             "workgroup.reduce" => Intrinsic::WorkgroupReduce,
+            "rayquery.create" => Intrinsic::RayQuery(RayQueryOp::Create),
+            "rayquery.initialize" => Intrinsic::RayQuery(RayQueryOp::Initialize),
+            "rayquery.proceed" => Intrinsic::RayQuery(RayQueryOp::Proceed),
+            "rayquery.terminate" => Intrinsic::RayQuery(RayQueryOp::Terminate),
+            "rayquery.confirm_intersection" => Intrinsic::RayQuery(RayQueryOp::ConfirmIntersection),
+            "rayquery.candidate_type" => Intrinsic::RayQuery(RayQueryOp::Type { committed: false }),
+            "rayquery.committed_type" => Intrinsic::RayQuery(RayQueryOp::Type { committed: true }),
+            "rayquery.candidate_t" => Intrinsic::RayQuery(RayQueryOp::T { committed: false }),
+            "rayquery.committed_t" => Intrinsic::RayQuery(RayQueryOp::T { committed: true }),
+            "rayquery.committed_primitive_index" => Intrinsic::RayQuery(RayQueryOp::PrimitiveIndex),
+            "rayquery.committed_instance_id" => Intrinsic::RayQuery(RayQueryOp::InstanceId),
+            "rayquery.committed_barycentrics" => Intrinsic::RayQuery(RayQueryOp::Barycentrics),
             "thread.clock" => Intrinsic::Clock { device: false },
             "thread.device_clock" => Intrinsic::Clock { device: true },
             "spec.geti" => Intrinsic::SpecInt,
@@ -668,4 +683,35 @@ impl HostOp {
             _ => return None,
         })
     }
+}
+
+/// A `RayQuery` operation (`OpRayQuery*KHR`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RayQueryOp {
+    /// `RayQuery.create()`: a fresh query, the initializer of a `RayQuery` local.
+    Create,
+    /// `q.initialize(scene, flags, cullMask, origin, tMin, direction, tMax)`.
+    Initialize,
+    /// `q.proceed()`: `true` while there is a candidate intersection to look at.
+    Proceed,
+    /// `q.terminate()`.
+    Terminate,
+    /// `q.confirmIntersection()`: commits the current candidate triangle.
+    ConfirmIntersection,
+    /// `q.candidateType()` / `q.committedType()` (`RayHit.*` values).
+    Type {
+        /// The committed intersection rather than the candidate.
+        committed: bool,
+    },
+    /// `q.candidateT()` / `q.committedT()`.
+    T {
+        /// The committed intersection rather than the candidate.
+        committed: bool,
+    },
+    /// `q.committedPrimitiveIndex()`.
+    PrimitiveIndex,
+    /// `q.committedInstanceId()`.
+    InstanceId,
+    /// `q.committedBarycentrics()`.
+    Barycentrics,
 }

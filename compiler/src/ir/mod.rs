@@ -24,8 +24,8 @@ pub mod visit;
 pub use device::{CapabilityNeed, CoopOp, CoopUse, DeviceQuery, OptionFlag, CAPABILITIES};
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
 pub use intrinsic::{
-    AtomicOp, Axis, BarrierKind, HostDeviceQuery, HostOp, Intrinsic, PrecisionFn, StringOp, VecFn,
-    WaveOp,
+    AtomicOp, Axis, BarrierKind, HostDeviceQuery, HostOp, Intrinsic, PrecisionFn, RayQueryOp,
+    StringOp, VecFn, WaveOp,
 };
 pub use math_fns::{BitCast, BitsFn, MathFn};
 pub use pod::StructDef;

@@ -452,6 +452,11 @@ pub enum Type {
     Texture(TextureDim, ScalarType),
     /// `Sampler`: a separate sampler.
     Sampler,
+    /// `AccelerationStructure`: a top-level acceleration structure a kernel traces rays
+    /// against with `RayQuery` (kernel parameters only).
+    AccelStruct,
+    /// `RayQuery`: the state of one ray query (`SPV_KHR_ray_query`; device locals only).
+    RayQuery,
     /// Host array `T[]`.
     Array(Box<Type>),
     /// Host `String`.
@@ -569,14 +574,33 @@ impl Type {
     pub fn is_resource(&self) -> bool {
         matches!(
             self,
-            Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler
+            Type::Buffer(_)
+                | Type::Image2D(_)
+                | Type::Texture(..)
+                | Type::Sampler
+                | Type::AccelStruct
         )
     }
 
-    /// True for types that exist only in host code.
+    /// The buffer type of a buffer array `KernelBuffer<T>[]` (a kernel parameter bound to an
+    /// array of storage-buffer descriptors, or the host array of buffers bound to one).
+    pub fn buffer_array_elem(&self) -> Option<&Type> {
+        match self {
+            Type::Array(e) if matches!(**e, Type::Buffer(_)) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// True for `KernelBuffer<T>[]`.
+    pub fn is_buffer_array(&self) -> bool {
+        self.buffer_array_elem().is_some()
+    }
+
+    /// True for types that exist only in host code (a buffer array is also a kernel parameter).
     pub fn is_host_only(&self) -> bool {
         match self {
-            Type::Array(_) | Type::String | Type::Stream | Type::Event => true,
+            Type::Array(e) => !matches!(**e, Type::Buffer(_)),
+            Type::String | Type::Stream | Type::Event => true,
             Type::Void
             | Type::Scalar(_)
             | Type::Vector(..)
@@ -585,6 +609,8 @@ impl Type {
             | Type::Image2D(_)
             | Type::Texture(..)
             | Type::Sampler
+            | Type::AccelStruct
+            | Type::RayQuery
             | Type::Shared(_)
             | Type::Enum(_)
             | Type::Struct(_)
@@ -605,6 +631,8 @@ impl fmt::Display for Type {
             Type::Image2D(format) => write!(f, "Image2D<{}>", format.source_name()),
             Type::Texture(dim, s) => write!(f, "{}<{s}>", dim.class_name()),
             Type::Sampler => f.write_str("Sampler"),
+            Type::AccelStruct => f.write_str("AccelerationStructure"),
+            Type::RayQuery => f.write_str("RayQuery"),
             Type::Array(t) => write!(f, "{t}[]"),
             Type::String => f.write_str("String"),
             Type::Stream => f.write_str("KernelStream"),

@@ -1,9 +1,10 @@
 //! The reflection entries (SPEC §7) that follow from a [`KernelLayout`] alone: bindings,
-//! the push-constant block, the parameters' slots and the workgroup-size spec constants.
-//! A backend adds what only its lowering knows (capabilities, `Spec` slots, `psc` ids).
+//! the push-constant block, the parameters' slots, the workgroup-size and buffer-array
+//! capacity spec constants. A backend adds what only its lowering knows (capabilities,
+//! `Spec` slots, `psc` ids, whether a buffer array is indexed non-uniformly).
 
 use cajeta_runtime::reflection::{
-    Access, Binding, DescriptorType, Parameter, ParameterSlot, PushConstantBlock,
+    Access, Binding, DescriptorArray, DescriptorType, Parameter, ParameterSlot, PushConstantBlock,
     PushConstantMember, SpecConstant,
 };
 
@@ -24,6 +25,8 @@ pub struct ReflectedInterface {
     pub parameters: Vec<Parameter>,
     /// The workgroup size's three spec constants.
     pub workgroup_spec_constants: Vec<SpecConstant>,
+    /// One capacity spec constant per buffer array, in binding order.
+    pub buffer_array_spec_constants: Vec<SpecConstant>,
 }
 
 /// How a resource the kernel reads (`reads`) and writes (`writes`) is reported. An unused
@@ -37,7 +40,8 @@ pub fn access_from_usage(reads: bool, writes: bool) -> Access {
     }
 }
 
-/// The reflection of `layout`, with `access[b]` the access of binding `b`.
+/// The reflection of `layout`, with `access[b]` the access of binding `b`. A buffer array's
+/// [`DescriptorArray::non_uniform`] is left false for the backend to set.
 pub fn reflect_interface(
     layout: &KernelLayout,
     kernel_params: &[crate::ir::Local],
@@ -48,6 +52,7 @@ pub fn reflect_interface(
         .iter()
         .zip(access)
         .map(|(slot, &access)| {
+            let mut array = None;
             let (descriptor_type, element_type, element_stride, image_format) = match &slot.kind {
                 BindingKind::Buffer {
                     lane,
@@ -56,14 +61,30 @@ pub fn reflect_interface(
                     ..
                 } => (
                     DescriptorType::StorageBuffer,
-                    Some(if *lanes > 1 {
-                        Type::Vector(*lane, *lanes).to_string()
-                    } else {
-                        lane.name().to_string()
-                    }),
+                    Some(element_name(*lane, *lanes)),
                     Some(*stride),
                     None,
                 ),
+                BindingKind::BufferArray {
+                    lane,
+                    lanes,
+                    stride,
+                    capacity_spec_id,
+                    count_member,
+                    ..
+                } => {
+                    array = Some(DescriptorArray {
+                        capacity_spec_id: *capacity_spec_id,
+                        count_member: *count_member,
+                        non_uniform: false,
+                    });
+                    (
+                        DescriptorType::StorageBuffer,
+                        Some(element_name(*lane, *lanes)),
+                        Some(*stride),
+                        None,
+                    )
+                }
                 BindingKind::StorageImage(format) => (
                     DescriptorType::StorageImage,
                     None,
@@ -87,6 +108,9 @@ pub fn reflect_interface(
                     ),
                 ),
                 BindingKind::Sampler => (DescriptorType::Sampler, None, None, None),
+                BindingKind::AccelStruct => {
+                    (DescriptorType::AccelerationStructure, None, None, None)
+                }
             };
             Binding {
                 name: slot.name.clone(),
@@ -97,6 +121,7 @@ pub fn reflect_interface(
                 element_stride,
                 image_format,
                 access,
+                array,
             }
         })
         .collect();
@@ -121,6 +146,21 @@ pub fn reflect_interface(
             default,
         })
         .collect();
+    let buffer_array_spec_constants = layout
+        .bindings
+        .iter()
+        .filter_map(|slot| match slot.kind {
+            BindingKind::BufferArray {
+                capacity_spec_id, ..
+            } => Some(SpecConstant {
+                id: capacity_spec_id,
+                name: format!("{}.capacity", slot.name),
+                ty: "uint32".to_string(),
+                default: 1,
+            }),
+            _ => None,
+        })
+        .collect();
     let parameters = kernel_params
         .iter()
         .zip(&layout.params)
@@ -141,5 +181,15 @@ pub fn reflect_interface(
         },
         parameters,
         workgroup_spec_constants,
+        buffer_array_spec_constants,
+    }
+}
+
+/// The reflection's name of a buffer element: the lane type, or `Vector<lane, N>`.
+fn element_name(lane: ScalarType, lanes: u8) -> String {
+    if lanes > 1 {
+        Type::Vector(lane, lanes).to_string()
+    } else {
+        lane.name().to_string()
     }
 }

@@ -7,6 +7,12 @@
 //! specialization constants with fixed ids. Like Slang's layout pass, this is computed from
 //! the checked program rather than while a backend declares its globals, so the rspirv and
 //! the LLVM backends (and their reflection documents) cannot disagree about it.
+//!
+//! A buffer array (`KernelBuffer<T>[]`) takes one binding holding an array of storage-buffer
+//! descriptors whose length is the spec constant [`BUFFER_ARRAY_SPEC_BASE`] + binding (the
+//! runtime sets it to the binding's capacity), plus a hidden `uint32` push-constant member
+//! `name.length` (the number of buffers bound) placed after every parameter's member. An
+//! `AccelerationStructure` parameter takes one binding of an acceleration structure.
 
 mod interface;
 
@@ -28,6 +34,9 @@ pub const USER_SPEC_BASE: u32 = 4;
 pub const PSC_SPEC_BASE: u32 = USER_SPEC_BASE + 1024;
 /// The one descriptor set every binding lives in.
 pub const DESCRIPTOR_SET: u32 = 0;
+/// Specialization-constant id of the capacity of the buffer array at binding 0 (binding `b`
+/// has `BUFFER_ARRAY_SPEC_BASE + b`).
+pub use cajeta_runtime::reflection::BUFFER_ARRAY_SPEC_BASE;
 
 /// What a descriptor-bound parameter is bound as.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,12 +52,31 @@ pub enum BindingKind {
         /// std430 array stride in bytes.
         stride: u32,
     },
+    /// An array of storage buffers of `elem` (`KernelBuffer<T>[]`), each laid out like
+    /// [`BindingKind::Buffer`]'s; its length is the spec constant `capacity_spec_id`.
+    BufferArray {
+        /// Element type.
+        elem: Type,
+        /// Lane scalar type of the element.
+        lane: ScalarType,
+        /// 1 for scalar elements, N for `Vector<lane, N>` elements.
+        lanes: u8,
+        /// std430 array stride in bytes.
+        stride: u32,
+        /// Specialization-constant id of the array's length ([`BUFFER_ARRAY_SPEC_BASE`] +
+        /// binding).
+        capacity_spec_id: u32,
+        /// Index into [`KernelLayout::push`] of the hidden `uint32` number of buffers bound.
+        count_member: usize,
+    },
     /// A storage image of the given texel format.
     StorageImage(ImageFormat),
     /// A sampled texture of the given shape whose texels read as the given scalar type.
     Texture(TextureDim, ScalarType),
     /// A separate sampler.
     Sampler,
+    /// A top-level acceleration structure (`AccelerationStructure`, ray queries).
+    AccelStruct,
 }
 
 /// One descriptor binding.
@@ -67,10 +95,12 @@ pub struct BindingSlot {
 /// One member of the push-constant block.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PushSlot {
-    /// Parameter name.
+    /// Parameter name (`bufs.length` for a buffer array's hidden count).
     pub name: String,
-    /// Index of the kernel parameter.
+    /// Index of the kernel parameter (for a hidden count, the buffer array's).
     pub param: usize,
+    /// Whether this is a buffer array's hidden count rather than a parameter's value.
+    pub hidden: bool,
     /// IR type (scalar, vector, matrix or POD struct).
     pub ty: Type,
     /// std430 byte offset in the block.
@@ -93,7 +123,8 @@ pub enum ParamSlot {
 pub struct KernelLayout {
     /// Descriptor bindings in parameter (= binding) order.
     pub bindings: Vec<BindingSlot>,
-    /// Push-constant members in parameter order.
+    /// Push-constant members in parameter order, then the buffer arrays' hidden counts in
+    /// binding order.
     pub push: Vec<PushSlot>,
     /// Size of the push-constant block: the end of the last member rounded up to 4.
     pub push_size: u32,
@@ -125,6 +156,7 @@ pub fn kernel_layout(kernel: &Function) -> Result<KernelLayout, Diagnostic> {
                     ty: ty.clone(),
                     offset,
                     size,
+                    hidden: false,
                 });
                 offset += size;
                 layout.params.push(ParamSlot::Push(layout.push.len() - 1));
@@ -144,9 +176,33 @@ pub fn kernel_layout(kernel: &Function) -> Result<KernelLayout, Diagnostic> {
                     stride,
                 }
             }
+            ty @ Type::Array(_) if ty.is_buffer_array() => {
+                let Some(Type::Buffer(elem)) = ty.buffer_array_elem() else {
+                    return Err(unsupported(
+                        param.span,
+                        "internal error: not a buffer array",
+                    ));
+                };
+                let stride = elem.std430_stride().ok_or_else(|| {
+                    unsupported(param.span, format!("KernelBuffer<{elem}> has no layout"))
+                })?;
+                let (Some(lane), lanes) = (elem.elem_scalar(), elem.lanes() as u8) else {
+                    return Err(unsupported(param.span, format!("KernelBuffer<{elem}>[]")));
+                };
+                BindingKind::BufferArray {
+                    elem: (**elem).clone(),
+                    lane,
+                    lanes,
+                    stride,
+                    capacity_spec_id: BUFFER_ARRAY_SPEC_BASE + layout.bindings.len() as u32,
+                    // Set by `buffer_array_counts` once every parameter has its member.
+                    count_member: usize::MAX,
+                }
+            }
             Type::Image2D(format) => BindingKind::StorageImage(*format),
             Type::Texture(dim, texel) => BindingKind::Texture(*dim, *texel),
             Type::Sampler => BindingKind::Sampler,
+            Type::AccelStruct => BindingKind::AccelStruct,
             Type::Void => {
                 return Err(Diagnostic::error(
                     Code::KernelSignature,
@@ -161,7 +217,7 @@ pub fn kernel_layout(kernel: &Function) -> Result<KernelLayout, Diagnostic> {
                     format!("`{ty}` exists only in host code and cannot be used in a kernel"),
                 ))
             }
-            ty @ (Type::Shared(_) | Type::Enum(_) | Type::CoopMatrix(_)) => {
+            ty @ (Type::Shared(_) | Type::Enum(_) | Type::CoopMatrix(_) | Type::RayQuery) => {
                 return Err(unsupported(
                     param.span,
                     format!("a kernel parameter of type `{ty}`"),
@@ -178,8 +234,30 @@ pub fn kernel_layout(kernel: &Function) -> Result<KernelLayout, Diagnostic> {
             kind,
         });
     }
+    buffer_array_counts(&mut layout, &mut offset);
     layout.push_size = offset.div_ceil(4) * 4;
     Ok(layout)
+}
+
+/// Appends the hidden `uint32` count member of every buffer array after the parameters'
+/// members, advancing the block's end `offset`.
+fn buffer_array_counts(layout: &mut KernelLayout, offset: &mut u32) {
+    for slot in &mut layout.bindings {
+        let BindingKind::BufferArray { count_member, .. } = &mut slot.kind else {
+            continue;
+        };
+        *offset = offset.div_ceil(4) * 4;
+        *count_member = layout.push.len();
+        layout.push.push(PushSlot {
+            name: format!("{}.length", slot.name),
+            param: slot.param,
+            ty: Type::Scalar(ScalarType::U32),
+            offset: *offset,
+            size: 4,
+            hidden: true,
+        });
+        *offset += 4;
+    }
 }
 
 fn unsupported(span: crate::diagnostics::Span, message: impl Into<String>) -> Diagnostic {

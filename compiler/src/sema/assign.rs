@@ -64,6 +64,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     self.refuse_pod_store(&b, e.span)?;
                     return self.lane_place(b, super::vector::LaneSel::Index(index), e.span);
                 }
+                if self.is_device() && b.ty.is_buffer_array() {
+                    return self.error(
+                        Diagnostic::error(
+                            Code::NotAssignable,
+                            e.span,
+                            "the buffers of a buffer array are bound at launch and cannot be replaced in device code",
+                        )
+                        .with_note("help: store into an element of one of them: `bufs[i][j] = v`"),
+                    );
+                }
                 self.index_place(b, base, index, e.span)
             }
             _ => self.error(
@@ -132,7 +142,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             }
         };
         let i = self.expr(index, Some(&scalar(ScalarType::U32)))?;
-        let device_index = matches!(b.ty, Type::Buffer(_) | Type::Shared(_));
+        let device_index =
+            matches!(b.ty, Type::Buffer(_) | Type::Shared(_)) || b.ty.is_buffer_array();
         let i = self.index_value(i, index.span, device_index)?;
         Ok((
             Place::Index {

@@ -441,7 +441,20 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 return;
             }
         };
-        if self.is_device() && (t.is_host_only() || t.is_resource()) {
+        if !self.is_device() && t == Type::RayQuery {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::DeviceOnlyInHost,
+                    ty.span,
+                    "a RayQuery exists only in kernels and @Device methods",
+                )
+                .with_note(
+                    "host code passes the scene to the kernel as an AccelerationStructure argument",
+                ),
+            );
+            return;
+        }
+        if self.is_device() && (t.is_host_only() || t.is_resource() || t.is_buffer_array()) {
             self.diags.push(
                 Diagnostic::error(
                     Code::HostOnlyInDevice,

@@ -234,6 +234,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Type::Image2D(_) => "Image2D",
             Type::Texture(dim, _) => dim.class_name(),
             Type::Sampler => "Sampler",
+            Type::AccelStruct => "AccelerationStructure",
+            Type::RayQuery => "RayQuery",
             Type::Buffer(_) if matches!(name.name.as_str(), "vload" | "vstore") => {
                 return self.buffer_vector_call(r, name, None, args, span)
             }
@@ -564,7 +566,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             return self.host_only(span, "allocation");
         }
         let t = match resolve_type(elem, &HashMap::new()) {
-            Ok(t @ Type::Scalar(_)) => t,
+            // A buffer array starts with every element null, like Java's `new T[n]`.
+            Ok(t @ (Type::Scalar(_) | Type::Buffer(_))) => t,
             Ok(other) => {
                 return self.error(Diagnostic::error(
                     Code::UnsupportedFeature,
@@ -612,7 +615,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             };
             values.push(v);
         }
-        let Some(elem @ Type::Scalar(_)) = elem else {
+        let Some(elem @ (Type::Scalar(_) | Type::Buffer(_))) = elem else {
             return self.error(
                 Diagnostic::error(
                     Code::TypeMismatch,

@@ -104,7 +104,7 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
             }
         }
         FunctionKind::Device => {
-            if f.ret.is_resource() || f.ret.is_host_only() {
+            if f.ret.is_resource() || f.ret.is_host_only() || f.ret.is_buffer_array() {
                 diags.push(Diagnostic::error(
                     Code::KernelSignature,
                     f.decl.ret.span,
@@ -148,6 +148,34 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
         }
         let pod_in_helper = f.kind == FunctionKind::Device && matches!(t, Type::Struct(_));
         if body::unresolved(p, t) {
+            continue;
+        }
+        if *t == Type::RayQuery {
+            diags.push(
+                Diagnostic::error(
+                    Code::KernelSignature,
+                    p.ty.span,
+                    format!(
+                        "parameter `{}` of type RayQuery: a ray query is a local of the kernel",
+                        p.name.name
+                    ),
+                )
+                .with_note("help: declare it where it is used: `RayQuery q = RayQuery.create();`"),
+            );
+            continue;
+        }
+        if f.kind == FunctionKind::Device && t.is_buffer_array() {
+            diags.push(
+                Diagnostic::error(
+                    Code::KernelSignature,
+                    p.ty.span,
+                    format!(
+                        "parameter `{}` of type {t}: buffer arrays are kernel parameters only",
+                        p.name.name
+                    ),
+                )
+                .with_note("help: index the array in the kernel (`bufs[i][j]`) and pass the helper the values"),
+            );
             continue;
         }
         if t.is_host_only() || *t == Type::Void || pod_in_helper {

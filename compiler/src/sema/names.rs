@@ -407,8 +407,7 @@ pub fn resolve_type(
         ast::TypeExprKind::Array(inner) => {
             let elem = resolve_type(inner, generics)?;
             match elem {
-                Type::Scalar(_) => Ok(Type::Array(Box::new(elem))),
-                Type::String => Ok(Type::Array(Box::new(elem))),
+                Type::Scalar(_) | Type::String | Type::Buffer(_) => Ok(Type::Array(Box::new(elem))),
                 other => Err(Diagnostic::error(
                     Code::UnsupportedFeature,
                     t.span,
@@ -494,6 +493,14 @@ pub fn resolve_type(
                 "Sampler" => {
                     arity(0)?;
                     Ok(Type::Sampler)
+                }
+                "AccelerationStructure" => {
+                    arity(0)?;
+                    Ok(Type::AccelStruct)
+                }
+                "RayQuery" => {
+                    arity(0)?;
+                    Ok(Type::RayQuery)
                 }
                 n if TextureDim::from_class_name(n).is_some() => {
                     let dim = TextureDim::from_class_name(n).unwrap_or(TextureDim::D2);

@@ -10,11 +10,12 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use crate::descriptors::DescriptorCounts;
 use crate::device::DeviceShared;
 use crate::error::{vk_err, Result, RuntimeError};
 use crate::launch::{Bound, SetKey};
 use crate::memory::{Staging, StagingKind, StagingPool};
-use crate::pipeline::{DescriptorCounts, Kernel};
+use crate::pipeline::Kernel;
 use crate::profile::Timed;
 use crate::resources::{Buffer, Image2D};
 use crate::sync::BarrierBatch;
@@ -28,6 +29,7 @@ const POOL_CAPACITY: DescriptorCounts = DescriptorCounts {
     storage_images: 64,
     sampled_images: 32,
     samplers: 32,
+    acceleration_structures: 0,
 };
 /// Descriptor sets per pool.
 const POOL_SETS: u32 = 64;

@@ -167,6 +167,10 @@ impl PushBlock {
 pub enum KernelArg<'a> {
     /// A `KernelBuffer<T>` parameter.
     Buffer(&'a Buffer),
+    /// A buffer-array parameter (`KernelBuffer<T>[]`): its buffers in index order (at least
+    /// one, at most the kernel's capacity, [`crate::BUFFER_ARRAY_CAPACITY`] or the device's
+    /// smaller limit).
+    Buffers(&'a [Buffer]),
     /// An `Image2D` parameter, or a `Texture2D` parameter fed by a storage image created with
     /// `SAMPLED` usage ([`Image2D::is_sampled`]).
     Image(&'a Image2D),
@@ -185,6 +189,7 @@ impl KernelArg<'_> {
     pub(crate) fn describe(&self) -> String {
         match self {
             KernelArg::Buffer(_) => "a buffer".into(),
+            KernelArg::Buffers(b) => format!("an array of {} buffers", b.len()),
             KernelArg::Image(i) => format!("an {} image", i.format()),
             KernelArg::Texture(t) => format!("a {} {} texture", t.desc().dim, t.format()),
             KernelArg::Sampler(_) => "a sampler".into(),

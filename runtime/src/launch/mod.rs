@@ -28,6 +28,8 @@ pub(crate) type LaunchShape = ([u32; 3], [u32; 3], Option<u32>, u32);
 /// A resource bound for one launch.
 pub(crate) enum Bound {
     Buffer(Buffer),
+    /// Element `.1` of a buffer-array binding.
+    ArrayElement(Buffer, u32),
     /// A storage image, or a storage image bound as a sampled texture.
     Image(Image2D, vk::ImageLayout),
     Texture(Texture, vk::ImageLayout),
@@ -54,6 +56,67 @@ fn check_sampled_format(
             "parameter `{name}` samples {} texels ({want}), got an {got} resource holding {} texels",
             class(want.class()),
             class(got.class())
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the buffers of buffer-array parameter `name` and adds one descriptor per element of
+/// the binding's `capacity`: the buffers at `0..len`, the first buffer again in the rest (the
+/// kernel never indexes past `len`, so every element is valid without partially bound
+/// descriptors), and one hazard-tracked usage per buffer with the binding's access.
+#[allow(clippy::too_many_arguments)]
+fn buffer_array(
+    shared: &DeviceShared,
+    kernel: &Kernel,
+    name: &str,
+    binding: u32,
+    bufs: &[Buffer],
+    capacity: u32,
+    bindings: &mut Vec<(u32, vk::DescriptorType, Bound)>,
+    usages: &mut Vec<Usage>,
+    reads: bool,
+    writes: bool,
+) -> Result<(), String> {
+    let Some(first) = bufs.first() else {
+        return Err(format!(
+            "parameter `{name}`: an empty buffer array (bind at least one buffer)"
+        ));
+    };
+    if bufs.len() > capacity as usize {
+        return Err(format!(
+            "parameter `{name}`: {} buffers exceed the array's capacity of {capacity} on this device (at most {} per array; maxPerStageDescriptorStorageBuffers = {})",
+            bufs.len(),
+            crate::BUFFER_ARRAY_CAPACITY,
+            shared.raw_limits.max_per_stage_descriptor_storage_buffers
+        ));
+    }
+    let max = u64::from(shared.raw_limits.max_storage_buffer_range);
+    for (k, buf) in bufs.iter().enumerate() {
+        if !Arc::ptr_eq(&buf.inner.shared, &kernel.inner.shared) {
+            return Err(format!(
+                "parameter `{name}`: buffer {k} belongs to a different Context"
+            ));
+        }
+        if buf.size() > max {
+            return Err(format!(
+                "parameter `{name}`: buffer {k} of {} bytes exceeds maxStorageBufferRange = {max}",
+                buf.size()
+            ));
+        }
+        // A buffer listed twice is tracked once: its usage is the same either way.
+        if bufs[..k].iter().any(|o| o.id() == buf.id()) {
+            continue;
+        }
+        let handle = Handle::Buffer(buf.inner.raw.buffer);
+        usages.push(Usage::shader(buf.id(), handle, reads, writes));
+    }
+    for e in 0..capacity {
+        let buf = bufs.get(e as usize).unwrap_or(first);
+        bindings.push((
+            binding,
+            vk::DescriptorType::STORAGE_BUFFER,
+            Bound::ArrayElement(buf.clone(), e),
         ));
     }
     Ok(())
@@ -231,6 +294,33 @@ pub(crate) fn prepare(
                     return Err(format!("parameter `{name}` points at missing binding {i}"));
                 };
                 let (reads, writes) = (b.access.reads(), b.access.writes());
+                if let Some(array) = &b.array {
+                    let capacity = kernel.inner.binding_counts.get(i).copied().unwrap_or(0);
+                    let KernelArg::Buffers(bufs) = arg else {
+                        return Err(format!(
+                            "parameter `{name}` expects an array of buffers, got {}",
+                            arg.describe()
+                        ));
+                    };
+                    buffer_array(
+                        shared, kernel, name, b.binding, bufs, capacity, bindings, usages, reads,
+                        writes,
+                    )?;
+                    let Some(m) = r.push_constants.members.get(array.count_member) else {
+                        return Err(format!("parameter `{name}` has no count push constant"));
+                    };
+                    let start = m.offset as usize;
+                    let count = (bufs.len() as u32).to_le_bytes();
+                    match push.as_mut_slice().get_mut(start..start + 4) {
+                        Some(dst) => dst.copy_from_slice(&count),
+                        None => {
+                            return Err(format!(
+                                "parameter `{name}`'s count overruns the push-constant block"
+                            ))
+                        }
+                    }
+                    continue;
+                }
                 match (b.descriptor_type, arg) {
                     (DescriptorType::StorageBuffer, KernelArg::Buffer(buf)) => {
                         if !std::sync::Arc::ptr_eq(&buf.inner.shared, &kernel.inner.shared) {
@@ -355,6 +445,15 @@ pub(crate) fn prepare(
                     (DescriptorType::StorageBuffer, other) => {
                         return Err(format!(
                             "parameter `{name}` expects a buffer, got {}",
+                            other.describe()
+                        ));
+                    }
+                    // Where the device has VK_KHR_ray_query this is where an acceleration
+                    // structure would be bound; the runtime builds none yet, and loading a
+                    // ray-query kernel is refused before any launch (pipeline.rs).
+                    (DescriptorType::AccelerationStructure, other) => {
+                        return Err(format!(
+                            "parameter `{name}` expects an acceleration structure, got {}; this runtime does not build or bind acceleration structures yet",
                             other.describe()
                         ));
                     }

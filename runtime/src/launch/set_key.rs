@@ -54,6 +54,12 @@ fn bound_handle(b: &Bound) -> (u64, i64, u64) {
             buf.offset() as i64,
             buf.size(),
         ),
+        // An element of a buffer array: its place in the binding is its place in the list.
+        Bound::ArrayElement(buf, _) => (
+            buf.inner.raw.buffer.as_raw(),
+            buf.offset() as i64,
+            buf.size(),
+        ),
         Bound::Image(img, l) => (img.inner.view.as_raw(), i64::from(l.as_raw()), 0),
         Bound::Texture(tex, l) => (tex.inner.view.as_raw(), i64::from(l.as_raw()), 0),
         Bound::Sampler(smp) => (smp.inner.sampler.as_raw(), 0, 0),

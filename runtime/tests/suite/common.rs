@@ -123,6 +123,7 @@ pub fn storage_buffer(name: &str, binding: u32, access: Access) -> Binding {
         element_stride: Some(4),
         image_format: None,
         access,
+        array: None,
     }
 }
 
@@ -136,6 +137,7 @@ pub fn storage_image(name: &str, binding: u32, access: Access) -> Binding {
         element_stride: None,
         image_format: Some("r32f".into()),
         access,
+        array: None,
     }
 }
 

@@ -131,6 +131,7 @@ fn probe_reflection(format: Option<&str>) -> Reflection {
         element_stride: None,
         image_format: format.map(str::to_string),
         access: Access::Read,
+        array: None,
     };
     let smp = Binding {
         name: "smp".into(),
@@ -141,6 +142,7 @@ fn probe_reflection(format: Option<&str>) -> Reflection {
         element_stride: None,
         image_format: None,
         access: Access::Read,
+        array: None,
     };
     let mut out = storage_buffer("out", 2, Access::Write);
     out.element_type = Some("float32".into());

@@ -17,6 +17,7 @@ use crate::ir::{Expr, Launch, Type};
 /// A kernel argument with the resources it names kept alive for the launch.
 enum OwnedArg {
     Buffer(Buffer),
+    Buffers(Vec<Buffer>),
     Image(Rc<ImageObj>),
     Texture(Rc<TextureObj>),
     Sampler(Rc<SamplerObj>),
@@ -28,6 +29,7 @@ impl OwnedArg {
     fn as_arg(&self) -> KernelArg<'_> {
         match self {
             OwnedArg::Buffer(b) => KernelArg::Buffer(b),
+            OwnedArg::Buffers(b) => KernelArg::Buffers(b),
             OwnedArg::Image(i) => KernelArg::Image(i.raw()),
             OwnedArg::Texture(t) => KernelArg::Texture(&t.texture),
             OwnedArg::Sampler(s) => KernelArg::Sampler(&s.sampler),
@@ -58,6 +60,40 @@ fn scalar_arg(s: Scalar) -> OwnedArg {
 }
 
 impl Interp<'_> {
+    /// The device memory of every buffer in the host array bound to buffer-array parameter
+    /// `param` (`e` is the argument): a null or unallocated element is an error naming it.
+    fn array_buffers(
+        &self,
+        a: &super::value::ArrayRef,
+        e: &Expr,
+        param: &str,
+    ) -> Result<Vec<Buffer>, Fail> {
+        let a = a.borrow();
+        let mut out = Vec::with_capacity(a.len());
+        for k in 0..a.len() {
+            match a.get(k) {
+                Some(Value::Buffer(b)) => {
+                    let live = self.live_buffer(&b, e, e.span).map_err(|mut f| {
+                        f.message = format!(
+                            "element {k} of the buffer array for `{param}`: {}",
+                            f.message
+                        );
+                        f
+                    })?;
+                    out.push(live);
+                }
+                Some(Value::Void) => {
+                    return err(
+                        e.span,
+                        format!("element {k} of the buffer array for `{param}` is null"),
+                    )
+                }
+                _ => return internal(e.span, format!("element {k} of a buffer array")),
+            }
+        }
+        Ok(out)
+    }
+
     fn eval_dims(
         &mut self,
         f: &mut Frame,
@@ -102,6 +138,9 @@ impl Interp<'_> {
             owned.push(match (&p.ty, v) {
                 (Type::Buffer(_), Value::Buffer(b)) => {
                     OwnedArg::Buffer(self.live_buffer(&b, e, e.span)?)
+                }
+                (ty, Value::Array(a)) if ty.is_buffer_array() => {
+                    OwnedArg::Buffers(self.array_buffers(&a, e, &p.name)?)
                 }
                 (Type::Image2D(_), Value::Image(i)) => OwnedArg::Image(i),
                 (Type::Texture(..), Value::Texture(t)) => OwnedArg::Texture(t),

@@ -265,6 +265,18 @@ fn module_text(
             }
             BindingKind::Texture(..) => return Err(refuse(span, "texture parameters")),
             BindingKind::Sampler => return Err(refuse(span, "sampler parameters")),
+            BindingKind::BufferArray { elem, .. } => {
+                return Err(refuse(
+                    span,
+                    format!("buffer-array parameters (`KernelBuffer<{elem}>[]`)"),
+                ))
+            }
+            BindingKind::AccelStruct => {
+                return Err(refuse(
+                    span,
+                    "`AccelerationStructure` parameters (ray queries)",
+                ))
+            }
         };
         let decl = format!(
             "declare {ty} @llvm.spv.resource.handlefrombinding.{mangled}(i32, i32, i32, i32, ptr)"
@@ -279,6 +291,9 @@ fn module_text(
     let mut push_params = Vec::new();
     for slot in &layout.push {
         let span = kernel.params()[slot.param].span;
+        if slot.hidden {
+            return Err(refuse(span, "a buffer array's hidden length"));
+        }
         let s = types::scalar_of(&slot.ty, span)
             .map_err(|_| refuse(span, format!("a `{}` parameter", slot.ty)))?;
         let stored = types::stored(s, span)?;

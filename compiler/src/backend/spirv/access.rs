@@ -44,7 +44,10 @@ pub(crate) fn analyze(
     };
     // In the kernel, a resource parameter denotes itself.
     let env = (0..f.locals.len())
-        .map(|i| (i < f.param_count && f.locals[i].ty.is_resource()).then_some(i))
+        .map(|i| {
+            let ty = &f.locals[i].ty;
+            (i < f.param_count && (ty.is_resource() || ty.is_buffer_array())).then_some(i)
+        })
         .collect();
     walker.function(kernel, env)?;
     Ok(walker.usage)
@@ -204,6 +207,7 @@ impl Walker<'_> {
                 Ok(())
             }
             Place::Index { base, index } => {
+                self.array_index(base, env)?;
                 self.expr(index, env)?;
                 self.mark(base, env, false, true);
                 Ok(())
@@ -219,11 +223,21 @@ impl Walker<'_> {
         match place {
             Place::Local(_) => Ok(()),
             Place::Index { base, index } => {
+                self.array_index(base, env)?;
                 self.expr(index, env)?;
                 self.mark(base, env, true, false);
                 Ok(())
             }
             Place::Lane { base, .. } | Place::Field { base, .. } => self.load_place(base, env),
+        }
+    }
+
+    /// Walks the array index `k` of an access to `bufs[k][i]` (`base` is `bufs[k]`): it may
+    /// read other resources. The array itself is marked by the access, not by selecting it.
+    fn array_index(&mut self, base: &Expr, env: &mut Env) -> Res<()> {
+        match super::buffer_array::array_element(base) {
+            Some((_, k)) => self.expr(k, env),
+            None => Ok(()),
         }
     }
 
@@ -265,6 +279,10 @@ impl Walker<'_> {
 fn resource_of(e: &Expr, env: &Env) -> Option<usize> {
     match &e.kind {
         ExprKind::Load(Place::Local(l)) => env.get(l.0).copied().flatten(),
+        // `bufs[k]`: every buffer of the array shares the parameter's access.
+        ExprKind::Load(Place::Index { base, .. }) if base.ty.is_buffer_array() => {
+            resource_of(base, env)
+        }
         _ => None,
     }
 }

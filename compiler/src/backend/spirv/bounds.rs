@@ -41,10 +41,10 @@ pub(crate) struct BoundsState {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Guard {
     /// `bool`: the index is in bounds.
-    ok: Word,
+    pub(crate) ok: Word,
     /// The `report` arguments: site id, index (low, high word; x, y for images), length
     /// (length, 0; width, height for images).
-    args: [Word; 5],
+    pub(crate) args: [Word; 5],
 }
 
 /// The reflection entry of a checked module.
@@ -159,6 +159,13 @@ impl FnCx<'_, '_> {
     /// Whether the module is compiled in checked mode.
     pub(crate) fn checked(&self) -> bool {
         self.cx.bounds.is_some()
+    }
+
+    /// Makes `guard` the pending one (a buffer array's two checks merged into one).
+    pub(crate) fn set_pending_guard(&mut self, guard: Guard) {
+        if let Some(b) = self.cx.bounds.as_mut() {
+            b.pending = Some(guard);
+        }
     }
 
     /// The guard of the element pointer formed last (checked mode), for the access using it.

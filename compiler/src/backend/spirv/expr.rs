@@ -65,6 +65,12 @@ impl FnCx<'_, '_> {
             }
             ExprKind::Call { func, args } => self.call(*func, args, e),
             ExprKind::Intrinsic { op, args } => self.intrinsic(*op, args, e),
+            ExprKind::Host {
+                op: crate::ir::HostOp::ArrayLength,
+                args,
+            } if args.len() == 1 && args[0].ty.is_buffer_array() => {
+                self.buffer_array_length(&args[0], e)
+            }
             ExprKind::Host { .. } | ExprKind::Launch(_) | ExprKind::Str(_) => {
                 Err(Diagnostic::error(
                     Code::HostOnlyInDevice,
@@ -92,6 +98,12 @@ impl FnCx<'_, '_> {
             .and_then(|p| self.cx.resource(p))
             .map(|r| (r.var, r.kind))
             .ok_or_else(|| {
+                if super::buffer_array::array_element(e).is_some() {
+                    return unsupported(
+                        e.span,
+                        "a buffer of a buffer array used other than by indexing it (`bufs[k][i]`) or asking its `length()`",
+                    );
+                }
                 unsupported(
                     e.span,
                     "a resource here must be a kernel or helper parameter (or a local assigned one)",
@@ -127,6 +139,9 @@ impl FnCx<'_, '_> {
         index: &Expr,
         i: Word,
     ) -> Res<(Word, ScalarType, Word)> {
+        if super::buffer_array::array_element(base).is_some() {
+            return self.buffer_array_element(base, index, i);
+        }
         let (var, kind) = self.resource_of(base)?;
         let ResourceKind::Buffer { elem, storage, .. } = kind else {
             return Err(unsupported(
@@ -180,6 +195,10 @@ impl FnCx<'_, '_> {
 
     fn load(&mut self, place: &Place, e: &Expr) -> Res<Word> {
         match place {
+            Place::Local(_) if e.ty == Type::RayQuery => Err(unsupported(
+                e.span,
+                "a RayQuery used as a value (it is used only through its methods, `q.proceed()`)",
+            )),
             Place::Local(l) => match self.slots.get(l.0).copied() {
                 Some(Slot::Var(var)) => {
                     let ty = self.cx.ir_value_type(&e.ty, e.span)?;
@@ -213,6 +232,17 @@ impl FnCx<'_, '_> {
     /// `place = value`.
     pub(crate) fn store(&mut self, place: &Place, value: &Expr, span: Span) -> Res<()> {
         match place {
+            Place::Local(_) if value.ty == Type::RayQuery => {
+                if super::ray_query::is_create(value) {
+                    // The variable is the query; a fresh one needs no instruction.
+                    Ok(())
+                } else {
+                    Err(unsupported(
+                        span,
+                        "a RayQuery local given anything but `RayQuery.create()` (queries are not copied)",
+                    ))
+                }
+            }
             Place::Local(l) => match self.slots.get(l.0).copied() {
                 Some(Slot::Var(var)) => {
                     let v = self.expr(value)?;

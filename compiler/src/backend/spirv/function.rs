@@ -72,6 +72,8 @@ pub(crate) struct FnCx<'a, 'm> {
     loops: Vec<LoopCx>,
     /// The labeled-jump flag variable, once needed.
     exit_flag: Option<Word>,
+    /// Per local, whether it holds a dynamically uniform value (computed on first need).
+    pub(crate) uniform: Option<Vec<bool>>,
 }
 
 /// Lowers the kernel body to the entry-point function and returns its id.
@@ -98,9 +100,12 @@ pub(crate) fn compile_kernel_body(cx: &mut Ctx) -> Res<Word> {
                     Slot::Push(member)
                 }
             }
-            Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {
-                Slot::Resource(Some(i))
-            }
+            Type::Buffer(_)
+            | Type::Image2D(_)
+            | Type::Texture(..)
+            | Type::Sampler
+            | Type::AccelStruct => Slot::Resource(Some(i)),
+            ty if ty.is_buffer_array() => Slot::Resource(Some(i)),
             // Read field by field from the push-constant block (never assigned: sema).
             Type::Struct(_) => Slot::Push(f.cx.push_member(i)?),
             _ => Slot::Unit,
@@ -125,12 +130,16 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
             ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => {
                 param_types.push(cx.ir_value_type(ty, p.span)?)
             }
-            Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {}
+            Type::Buffer(_)
+            | Type::Image2D(_)
+            | Type::Texture(..)
+            | Type::Sampler
+            | Type::AccelStruct => {}
             ty @ (Type::Array(_) | Type::String | Type::Stream | Type::Event) => {
                 return Err(host_only(p.span, ty))
             }
             Type::Shared(_) => {}
-            ty @ (Type::Enum(_) | Type::Struct(_) | Type::CoopMatrix(_)) => {
+            ty @ (Type::Enum(_) | Type::Struct(_) | Type::CoopMatrix(_) | Type::RayQuery) => {
                 return Err(unsupported(
                     p.span,
                     format!("a helper parameter of type `{ty}`"),
@@ -199,6 +208,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
             vars: Vec::new(),
             loops: Vec::new(),
             exit_flag: None,
+            uniform: None,
         })
     }
 
@@ -210,10 +220,18 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 ty @ (Type::Scalar(_)
                 | Type::Vector(..)
                 | Type::Matrix(..)
-                | Type::CoopMatrix(_)) => Slot::Var(self.new_var(ty, &local.name, None)?),
-                Type::Buffer(_) | Type::Image2D(_) | Type::Texture(..) | Type::Sampler => {
-                    Slot::Resource(None)
+                | Type::CoopMatrix(_)
+                | Type::RayQuery) => {
+                    if *ty == Type::RayQuery {
+                        self.cx.ray_query_features();
+                    }
+                    Slot::Var(self.new_var(ty, &local.name, None)?)
                 }
+                Type::Buffer(_)
+                | Type::Image2D(_)
+                | Type::Texture(..)
+                | Type::Sampler
+                | Type::AccelStruct => Slot::Resource(None),
                 Type::Shared(_) => Slot::Shared(None),
                 Type::Void => Slot::Unit,
                 ty @ (Type::Enum(_) | Type::Struct(_)) => {

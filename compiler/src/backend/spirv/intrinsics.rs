@@ -37,6 +37,7 @@ impl FnCx<'_, '_> {
             Intrinsic::Bits(f) => self.bits(f, args, e),
             Intrinsic::BitCast(c) => self.bit_cast(c, args, e),
             Intrinsic::Clock { device } => self.read_clock(device, e),
+            Intrinsic::RayQuery(op) => self.ray_query(op, args, e),
             Intrinsic::WorkgroupReduce => self.workgroup_reduce(args, e),
             Intrinsic::IntDot { acc_sat } => self.int_dot(acc_sat, args, e),
             Intrinsic::Wave(w) => self.wave(w, args, e),
@@ -125,6 +126,9 @@ impl FnCx<'_, '_> {
         let [buf] = args else {
             return Err(arity(e, 1));
         };
+        if super::buffer_array::array_element(buf).is_some() {
+            return self.buffer_array_elem_length(buf);
+        }
         let (var, kind) = self.resource_of(buf)?;
         if !matches!(kind, ResourceKind::Buffer { .. }) {
             return Err(unsupported(buf.span, "`length()` of a non-buffer"));

@@ -1,8 +1,7 @@
 //! Module-level declarations: capabilities and extensions, the entry point, built-in
 //! inputs, the workgroup-size spec constants and the kernel's global variables (the
-//! push-constant block, storage buffers and storage images) with their layout.
-
-use std::collections::BTreeSet;
+//! push-constant block, storage buffers, buffer arrays, images, samplers and acceleration
+//! structures) as the [`crate::layout`] step placed them.
 
 use cajeta_runtime::reflection::Access;
 use rspirv::dr::{Instruction, Operand};
@@ -19,83 +18,7 @@ use crate::layout::{access_from_usage, BindingKind, BindingSlot, KernelLayout, P
 
 pub(crate) use crate::layout::DEFAULT_WORKGROUP_SIZE;
 
-/// Capabilities and extensions the module uses, collected while lowering.
-#[derive(Debug, Default)]
-pub(crate) struct FeatureSet {
-    caps: BTreeSet<Capability>,
-    exts: BTreeSet<&'static str>,
-    /// Vulkan features needed beyond what the capabilities imply (atomics on 64-bit or
-    /// float elements need per-storage-class features).
-    feats: BTreeSet<&'static str>,
-}
-
-impl FeatureSet {
-    /// Records a capability (`Shader` is always present and need not be recorded).
-    pub(crate) fn require(&mut self, cap: Capability) {
-        self.caps.insert(cap);
-    }
-
-    /// Forgets a capability the finished module turned out not to need.
-    pub(crate) fn forget(&mut self, cap: Capability) {
-        self.caps.remove(&cap);
-    }
-
-    /// Records an extension.
-    pub(crate) fn extension(&mut self, ext: &'static str) {
-        self.exts.insert(ext);
-    }
-
-    /// Records a Vulkan device feature the module needs (by its Vulkan name).
-    pub(crate) fn vulkan_feature(&mut self, feature: &'static str) {
-        self.feats.insert(feature);
-    }
-
-    /// Whether a capability was recorded.
-    pub(crate) fn has(&self, cap: Capability) -> bool {
-        self.caps.contains(&cap)
-    }
-
-    /// All capabilities, `Shader` first, then in SPIR-V enumerant order.
-    pub(crate) fn capabilities(&self) -> Vec<Capability> {
-        let mut caps = vec![Capability::Shader];
-        caps.extend(
-            self.caps
-                .iter()
-                .copied()
-                .filter(|&c| c != Capability::Shader),
-        );
-        caps
-    }
-
-    /// All extensions, sorted.
-    pub(crate) fn extensions(&self) -> Vec<&'static str> {
-        self.exts.iter().copied().collect()
-    }
-
-    /// The Vulkan device features the capabilities need, in capability order.
-    pub(crate) fn vulkan_features(&self) -> Vec<&'static str> {
-        self.caps
-            .iter()
-            .filter_map(|cap| match cap {
-                Capability::Int64 => Some("shaderInt64"),
-                Capability::Float64 => Some("shaderFloat64"),
-                Capability::Int16 => Some("shaderInt16"),
-                Capability::Float16 => Some("shaderFloat16"),
-                Capability::BFloat16TypeKHR => Some("shaderBFloat16Type"),
-                Capability::Int8 => Some("shaderInt8"),
-                Capability::StorageBuffer16BitAccess => Some("storageBuffer16BitAccess"),
-                Capability::StorageBuffer8BitAccess => Some("storageBuffer8BitAccess"),
-                Capability::StoragePushConstant16 => Some("storagePushConstant16"),
-                Capability::StoragePushConstant8 => Some("storagePushConstant8"),
-                Capability::StorageImageExtendedFormats => {
-                    Some("shaderStorageImageExtendedFormats")
-                }
-                _ => None,
-            })
-            .chain(self.feats.iter().copied())
-            .collect()
-    }
-}
+pub(crate) use super::feature_set::FeatureSet;
 
 /// Where a value is stored, for the small-width storage capabilities.
 #[derive(Debug, Clone, Copy)]
@@ -118,6 +41,18 @@ pub(crate) enum ResourceKind {
         /// SPIR-V type of a stored element (`uint32` for booleans).
         storage: Word,
     },
+    /// A buffer array (`KernelBuffer<T>[]`): a runtime-sized array of storage-buffer
+    /// descriptors, each a block like [`ResourceKind::Buffer`]'s.
+    BufferArray {
+        /// Element (lane) type in the IR.
+        elem: ScalarType,
+        /// SPIR-V type of a stored element.
+        storage: Word,
+        /// The block type of one buffer.
+        block: Word,
+        /// The push-constant member holding the number of buffers bound (the layout's).
+        count_member: usize,
+    },
     /// A storage image.
     Image {
         /// Texel format.
@@ -133,6 +68,11 @@ pub(crate) enum ResourceKind {
         texel: ScalarType,
         /// The `OpTypeImage` (sampled = 1).
         image: Word,
+    },
+    /// A top-level acceleration structure (`SPV_KHR_ray_query`).
+    AccelStruct {
+        /// The `OpTypeAccelerationStructureKHR`.
+        ty: Word,
     },
     /// A separate sampler.
     Sampler {
@@ -152,6 +92,8 @@ pub(crate) struct Resource {
     pub(crate) kind: ResourceKind,
     /// How the kernel uses it.
     pub(crate) access: Access,
+    /// For a buffer array: some access indexes it with an index not provably uniform.
+    pub(crate) non_uniform: bool,
 }
 
 /// One member of the push-constant block.
@@ -227,6 +169,16 @@ impl Ctx<'_> {
             };
             self.globals.params.push(place);
         }
+        // The buffer arrays' hidden counts, after every parameter's member.
+        for slot in layout.push.iter().filter(|slot| slot.hidden) {
+            let storage = self.u32_type();
+            self.globals.push_members.push(PushMember {
+                name: slot.name.clone(),
+                ty: slot.ty.clone(),
+                storage,
+                offset: slot.offset,
+            });
+        }
         self.globals.push_size = layout.push_size;
         if !self.globals.push_members.is_empty() {
             self.declare_push_block()?;
@@ -278,6 +230,13 @@ impl Ctx<'_> {
                 let kind = ResourceKind::Sampler { sampler };
                 self.declare_resource(name, sampler, StorageClass::UniformConstant, kind, usage)
             }
+            BindingKind::BufferArray { .. } => self.declare_buffer_array(slot, span, usage)?,
+            BindingKind::AccelStruct => {
+                let ty = self.accel_struct_type();
+                self.ray_query_features();
+                let kind = ResourceKind::AccelStruct { ty };
+                self.declare_resource(name, ty, StorageClass::UniformConstant, kind, usage)
+            }
         })
     }
 
@@ -306,7 +265,7 @@ impl Ctx<'_> {
         );
     }
 
-    fn declare_resource(
+    pub(crate) fn declare_resource(
         &mut self,
         name: &str,
         ty: Word,
@@ -323,10 +282,11 @@ impl Ctx<'_> {
         // An unused resource is reported (and decorated) as read-only.
         let access = access_from_usage(usage.reads, usage.writes);
         // Sampled images and samplers are read-only by type and take no such decoration.
-        let storage = matches!(
+        let buffer = matches!(
             kind,
-            ResourceKind::Buffer { .. } | ResourceKind::Image { .. }
+            ResourceKind::Buffer { .. } | ResourceKind::BufferArray { .. }
         );
+        let storage = buffer || matches!(kind, ResourceKind::Image { .. });
         if storage && !access.writes() {
             self.b.decorate(var, Decoration::NonWritable, []);
         }
@@ -339,7 +299,7 @@ impl Ctx<'_> {
         // read 0; tests/device/vector_math.cajeta). Program order within an invocation needs
         // no decoration in SPIR-V, so this only works around the driver; it costs L1 caching
         // of such buffers on NVIDIA.
-        if matches!(kind, ResourceKind::Buffer { .. }) && access.reads() && access.writes() {
+        if buffer && access.reads() && access.writes() {
             self.b.decorate(var, Decoration::Coherent, []);
         }
         self.globals.resources.push(Resource {
@@ -347,6 +307,7 @@ impl Ctx<'_> {
             var,
             kind,
             access,
+            non_uniform: false,
         });
         ParamPlace::Binding(self.globals.resources.len() - 1)
     }
@@ -385,6 +346,11 @@ impl Ctx<'_> {
         let var = self.global_variable(block, StorageClass::PushConstant, "push_constants");
         self.globals.push_block = Some(var);
         Ok(())
+    }
+
+    /// Records the 8/16-bit storage capability a buffer element of type `ty` needs.
+    pub(crate) fn small_buffer_storage(&mut self, ty: &Type) -> Res<()> {
+        self.small_storage(ty, StorageBuf)
     }
 
     /// Records the 8/16-bit storage capability a stored scalar or vector of `ty` needs.
@@ -487,6 +453,9 @@ impl Ctx<'_> {
     /// Emits the capabilities, extensions, memory model, entry point and execution mode,
     /// once the functions are lowered and everything they need is known.
     pub(crate) fn finish_module(&mut self, entry: Word) {
+        if self.features.has(Capability::ShaderNonUniform) {
+            super::buffer_array::propagate_non_uniform(self.b.module_mut());
+        }
         let preserve = self.float_controls();
         let caps = self.features.capabilities();
         for cap in super::narrow_caps::unneeded(self.b.module_ref(), |c| caps.contains(&c)) {

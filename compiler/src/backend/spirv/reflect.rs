@@ -11,9 +11,16 @@ use crate::layout::{reflect_interface, KernelLayout, DEFAULT_WORKGROUP_SIZE, PSC
 pub(crate) fn build(cx: &Ctx, layout: &KernelLayout) -> Reflection {
     let (major, minor) = cx.env.spirv_version();
     let access: Vec<_> = cx.globals.resources.iter().map(|r| r.access).collect();
-    let interface = reflect_interface(layout, cx.kernel.params(), &access);
+    let mut interface = reflect_interface(layout, cx.kernel.params(), &access);
+    // Whether a buffer array is indexed non-uniformly is known only once lowered.
+    for (binding, r) in interface.bindings.iter_mut().zip(&cx.globals.resources) {
+        if let Some(array) = &mut binding.array {
+            array.non_uniform = r.non_uniform;
+        }
+    }
     let mut spec_constants = interface.workgroup_spec_constants;
     spec_constants.extend(cx.mem.spec_constants());
+    spec_constants.extend(interface.buffer_array_spec_constants);
     let mut parameters = interface.parameters;
     for (i, p) in parameters.iter_mut().enumerate() {
         p.psc_spec_id = cx

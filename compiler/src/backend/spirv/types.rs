@@ -27,6 +27,9 @@ enum TyKey {
     Pointer(StorageClass, Word),
     RuntimeArray(Word),
     BufferBlock(Word),
+    DescriptorArray(Word, Word),
+    AccelStruct,
+    RayQuery,
     Image(ImageFormat),
     Texture(TextureDim, ScalarType),
     Sampler,
@@ -170,6 +173,14 @@ impl Ctx<'_> {
         })
     }
 
+    /// `OpTypeArray` of `length` buffer blocks: the type of a buffer-array binding. Unlike an
+    /// array inside a block it takes no `ArrayStride` (descriptors have no layout).
+    pub(crate) fn descriptor_array_type(&mut self, block: Word, length: Word) -> Word {
+        self.cached(TyKey::DescriptorArray(block, length), |cx| {
+            cx.b.type_array(block, length)
+        })
+    }
+
     /// The storage-image type of a format: 2D, not depth, not arrayed, single-sampled,
     /// sampled = 2 (storage), with the real texel format (never `Unknown`, which would need
     /// `StorageImageWriteWithoutFormat`). The sampled type is the format's channel type.
@@ -242,6 +253,18 @@ impl Ctx<'_> {
                 None,
             )
         })
+    }
+
+    /// `OpTypeAccelerationStructureKHR`.
+    pub(crate) fn accel_struct_type(&mut self) -> Word {
+        self.cached(TyKey::AccelStruct, |cx| {
+            cx.b.type_acceleration_structure_khr()
+        })
+    }
+
+    /// `OpTypeRayQueryKHR`.
+    pub(crate) fn ray_query_type(&mut self) -> Word {
+        self.cached(TyKey::RayQuery, |cx| cx.b.type_ray_query_khr())
     }
 
     /// `OpTypeSampler`.
@@ -323,10 +346,13 @@ impl Ctx<'_> {
                 let column = self.vector_type(lane, u32::from(*r));
                 Ok(self.matrix_type(column, u32::from(*c)))
             }
+            // Held only in a `Function` variable (never loaded or stored as a whole).
+            Type::RayQuery => Ok(self.ray_query_type()),
             Type::Buffer(_)
             | Type::Image2D(_)
             | Type::Texture(..)
             | Type::Sampler
+            | Type::AccelStruct
             | Type::Shared(_)
             | Type::Enum(_)
             | Type::Struct(_) => Err(unsupported(
