@@ -71,11 +71,12 @@ impl Event {
     }
 
     /// Marks everything recorded on `stream` so far and writes the event's timestamp after
-    /// it. When the stream has unfinished work (recorded or running), that work is submitted
-    /// with the timestamp, so the event completes as soon as the device gets there. On an idle
-    /// stream nothing is submitted: the timestamp goes out with the stream's next work (or
-    /// when the event is waited for, queried or waited on by another stream), so a span that
-    /// starts at an event on an idle stream times device work, not the host's recording.
+    /// it. When the stream has recorded, unsubmitted work, that work is submitted with the
+    /// timestamp, so the event completes as soon as the device gets there. Otherwise (an idle
+    /// stream, or one whose submissions are all out) nothing is submitted: the timestamp goes
+    /// out with the stream's next work (or when the event is waited for, queried or waited on
+    /// by another stream), so a span that starts at such an event times device work, not the
+    /// host's recording of it.
     pub fn record_on(&self, stream: &Stream) -> Result<()> {
         stream.check_owner(&self.shared, "event")?;
         let mut at = lock(&self.at);
@@ -87,7 +88,8 @@ impl Event {
             state.wait_seq(old.seq)?;
         }
         let mut state = lock(&stream.inner.state);
-        let idle = state.recorded() == 0 && state.is_done(u64::MAX)?;
+        // Work recorded before the event and not yet submitted.
+        let pending = state.recorded() > 0;
         if let Some(pool) = self.pool {
             let batch = state.ensure_recording()?;
             let device = self.shared.device();
@@ -104,7 +106,11 @@ impl Event {
             }
             batch.commands += 1;
         }
-        let seq = if !idle {
+        // Recorded work goes out now with the timestamp after it, so the event completes as
+        // soon as the device has run it. With nothing recorded the timestamp waits for the
+        // stream's next work (even while earlier submissions still run): flushing it alone
+        // would start a span before the host has even recorded the work it is meant to time.
+        let seq = if pending {
             state.flush()?
         } else if state.recorded() > 0 {
             // The recording batch becomes submission `submitted + 1`.

@@ -95,34 +95,6 @@ const PIPELINE: &str = "function(sroa,early-cse,instcombine<no-verify-fixpoint>,
      loop(indvars),loop-vectorize,instcombine<no-verify-fixpoint>,simplifycfg),\
      globaldce,strip-dead-prototypes";
 
-/// EXPERIMENT (temporary): the code generator's level from `CAJETA_JIT_OPT`.
-fn codegen_level() -> OptimizationLevel {
-    static FLAGS: std::sync::Once = std::sync::Once::new();
-    FLAGS.call_once(|| {
-        if let Ok(flags) = std::env::var("CAJETA_JIT_FLAGS") {
-            let args: Vec<std::ffi::CString> = std::iter::once("cajetac")
-                .chain(flags.split_whitespace())
-                .map(|a| std::ffi::CString::new(a).unwrap_or_default())
-                .collect();
-            let ptrs: Vec<*const std::ffi::c_char> = args.iter().map(|a| a.as_ptr()).collect();
-            // SAFETY: argv of valid C strings that outlive the call.
-            unsafe {
-                inkwell::llvm_sys::support::LLVMParseCommandLineOptions(
-                    ptrs.len() as i32,
-                    ptrs.as_ptr(),
-                    std::ptr::null(),
-                )
-            };
-        }
-    });
-    match std::env::var("CAJETA_JIT_OPT").as_deref() {
-        Ok("none") => OptimizationLevel::None,
-        Ok("less") => OptimizationLevel::Less,
-        Ok("aggressive") => OptimizationLevel::Aggressive,
-        _ => OptimizationLevel::Default,
-    }
-}
-
 /// The host's target: its CPU and features.
 fn target_machine() -> Result<TargetMachine, String> {
     // LLVM's target registry is not safe to initialize from two threads at once (runs may
@@ -142,7 +114,7 @@ fn target_machine() -> Result<TargetMachine, String> {
             &triple,
             &cpu,
             &features,
-            codegen_level(),
+            OptimizationLevel::Default,
             RelocMode::Default,
             CodeModel::JITDefault,
         )
@@ -276,7 +248,7 @@ fn map_and_run(
     let internal = |e: String| Ran::Internal(format!("internal error: {e}"));
     let start = Instant::now();
     let engine = m
-        .create_jit_execution_engine(codegen_level())
+        .create_jit_execution_engine(OptimizationLevel::Default)
         .map_err(|e| internal(format!("LLVM JIT: {e}")))?;
     let ctx = m.get_context();
     let symbols = super::runtime_functions()
