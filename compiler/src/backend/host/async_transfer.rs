@@ -29,6 +29,8 @@ pub struct PendingArray {
     layout: super::lanes::Layout,
     /// Bytes of the array's (padded) image before rounding to whole words.
     exact: usize,
+    /// The array's memory is the buffer's image: the data lands straight in it.
+    plain: bool,
 }
 
 impl Interp<'_> {
@@ -95,8 +97,17 @@ impl Interp<'_> {
                 land(&t.array, t.sfp, t.int_lane, t.layout, exact, bytes);
             }
             _ => {
-                let (bytes, exact) = download_image(&t);
-                if bytes.is_empty() {
+                // A plain array needs no image: the data lands straight in it.
+                let plain = t.is_plain();
+                let (empty, exact) = if plain {
+                    let n = super::buffer_transfer::plain_bytes(&t.array.borrow())
+                        .map_or(0, <[u8]>::len);
+                    (n == 0, n)
+                } else {
+                    let (bytes, exact) = download_image(&t);
+                    (bytes.is_empty(), exact)
+                };
+                if empty {
                     return Ok(Value::Void);
                 }
                 let pending = rt_value(span, stream.stream.download_buffer_async(&t.buffer))?;
@@ -110,6 +121,7 @@ impl Interp<'_> {
                     int_lane: t.int_lane,
                     layout: t.layout,
                     exact,
+                    plain,
                 });
             }
         }
@@ -130,6 +142,15 @@ impl Interp<'_> {
             all.drain(..split).collect()
         };
         for p in ready {
+            if p.plain {
+                let mut array = p.array.borrow_mut();
+                if let Some(out) = super::buffer_transfer::plain_bytes_mut(&mut array) {
+                    let r = p.pending.finish(out);
+                    drop(array);
+                    self.device.waited(span, r)?;
+                    continue;
+                }
+            }
             let mut bytes = vec![0u8; p.pending.len() as usize];
             let r = p.pending.finish(&mut bytes);
             self.device.waited(span, r)?;
