@@ -13,6 +13,7 @@
 
 pub mod const_fold;
 mod device;
+mod host_op;
 mod int_precision;
 mod intrinsic;
 mod math_fns;
@@ -22,10 +23,10 @@ mod types;
 pub mod visit;
 
 pub use device::{CapabilityNeed, CoopOp, CoopUse, DeviceQuery, OptionFlag, CAPABILITIES};
+pub use host_op::{HostDeviceQuery, HostOp, StringOp};
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
 pub use intrinsic::{
-    AtomicOp, Axis, BarrierKind, HostDeviceQuery, HostOp, Intrinsic, PrecisionFn, RayQueryOp,
-    StringOp, VecFn, WaveOp,
+    AtomicOp, Axis, BarrierKind, Intrinsic, PrecisionFn, RayQueryOp, VecFn, WaveOp,
 };
 pub use math_fns::{BitCast, BitsFn, MathFn};
 pub use pod::StructDef;

@@ -215,6 +215,7 @@ pub(crate) fn concat(a: &Value, b: &Value) -> Text {
 /// appended in place (the string's capacity grows geometrically, so a string built by
 /// `s = s + x` in a loop costs amortized time per character, not a copy per step); else a
 /// new string is made and `dst` replaced, leaving every other holder's string unchanged.
+#[cfg_attr(not(feature = "native-host"), allow(dead_code))]
 pub(crate) fn append(dst: &mut Value, b: &Value) {
     if let Value::Str(t) = dst {
         if let Some(s) = t.unique_mut() {

@@ -16,6 +16,8 @@ mod eval;
 mod files;
 pub mod format;
 mod hostops;
+// The native host code's string `+` (backend/llvm/bridge.rs).
+#[cfg(feature = "native-host")]
 pub(crate) use hostops::{append, concat};
 mod int_precision;
 mod int_transfer;

@@ -1,0 +1,236 @@
+//! Host-only operations (SPEC §9): the `@Intrinsic("host.…")` methods of the stdlib, each run
+//! by the host interpreter (native host code lowers a few itself and delegates the rest).
+
+use super::types::{ImageFormat, ScalarType, TextureDim};
+
+/// Host-only operations (SPEC §9), run by the host interpreter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HostOp {
+    /// `heap T[n]`: args `[n]`; result type `T[]`.
+    NewArray,
+    /// `[a, b, c]`: args are the elements; result type `T[]`.
+    ArrayLiteral,
+    /// `arr.length` / `args.length`.
+    ArrayLength,
+    /// `heap KernelBuffer<T>(n)`: args `[n]`.
+    NewBuffer,
+    /// The legacy `heap Buffer<T>(device, n)`: args `[device, n]` (int64). The buffer has
+    /// no device memory until [`HostOp::BufferAllocate`]; `device` must be 0.
+    NewLegacyBuffer,
+    /// `buf.allocate()`: device memory for a buffer that has none (legacy form, or freed).
+    BufferAllocate,
+    /// `heap Image2D(w, h)`: args `[w, h]`.
+    NewImage2D,
+    /// `buf.upload(arr)`.
+    BufferUpload,
+    /// `buf.download(arr)`.
+    BufferDownload,
+    /// `buf.uploadAsync(arr, s)`: the upload, submitted at once.
+    BufferUploadAsync,
+    /// `buf.downloadAsync(arr, s)`: submitted at once; lands at the next synchronization.
+    BufferDownloadAsync,
+    /// `buf.length()` on the host.
+    BufferLength,
+    /// `buf.slice(offset, count)`: a view of `count` elements from `offset`; the result has
+    /// the receiver's type.
+    BufferSlice,
+    /// `buf.free()`.
+    BufferFree,
+    /// `img.download(arr)`.
+    ImageDownload,
+    /// `img.imageWidth()` on the host.
+    ImageWidth,
+    /// `img.imageHeight()` on the host.
+    ImageHeight,
+    /// `KernelStream.current()`.
+    StreamCurrent,
+    /// `s.sync()`.
+    StreamSync,
+    /// `KernelStream.create()`: a new stream of the run's context.
+    StreamCreate,
+    /// `s.destroy()`: fails while the stream has unfinished work.
+    StreamDestroy,
+    /// `s.waitFor(e)`: later work on `s` is ordered after `e`'s marker.
+    StreamWaitEvent,
+    /// `Event.create()`.
+    EventCreate,
+    /// `e.recordOn(s)`.
+    EventRecord,
+    /// `e.waitHost()`.
+    EventWaitHost,
+    /// `e.query()` → boolean.
+    EventQuery,
+    /// `Event.elapsedMs(a, b)` → float64 milliseconds.
+    EventElapsed,
+    /// `Device.name()` etc. in host code: a property of the run's device.
+    DeviceQuery(HostDeviceQuery),
+    /// `System.out.println(x)`; args `[]` or `[x]`.
+    Println,
+    /// `System.out.print(x)`.
+    Print,
+    /// `a + b` where either side is a `String`: args are the two sides, any type.
+    Concat,
+    /// `String.valueOf(x)` / implicit string conversion.
+    ToString,
+    /// `System.out.printf(fmt, args…)`: args `[fmt, args…]` (any number, any types).
+    Printf,
+    /// `Integer.parseInt(s)` → int32.
+    ParseInt,
+    /// `Float.parseFloat(s)` → float32.
+    ParseFloat,
+    /// `Long.parseLong(s)` → int64.
+    ParseLong,
+    /// `Double.parseDouble(s)` → float64.
+    ParseDouble,
+    /// `Files.readFloat32(path)` and friends: the whole file as raw little-endian elements.
+    FileRead(ScalarType),
+    /// `Files.writeFloat32(path, arr)` and friends: raw little-endian elements.
+    FileWrite(ScalarType),
+    /// `Files.readImage(path)`: PNG/JPEG decoded to float32 luminance in [0, 1], row-major.
+    ReadImage,
+    /// `Files.imageWidth(path)`.
+    ImageFileWidth,
+    /// `Files.imageHeight(path)`.
+    ImageFileHeight,
+    /// `img.save(path)`: PNG (8-bit, clamped to [0, 1]) or PFM (exact floats).
+    ImageSave,
+    /// `heap Texture2D(w, h [, TextureFormat.F [, levels]])` and the other shapes: args are
+    /// the sizes of the shape, then the mip level count.
+    NewTexture(TextureDim, ImageFormat),
+    /// `heap Sampler(filter, address)`.
+    NewSampler,
+    /// `tex.upload(arr)`: every layer of level 0.
+    TextureUpload,
+    /// `tex.uploadLevel(level, arr)`.
+    TextureUploadLevel,
+    /// `tex.textureWidth()` on the host.
+    TextureWidth,
+    /// `tex.textureHeight()` on the host.
+    TextureHeight,
+    /// `tex.textureDepth()` / `textureLayers()` on the host.
+    TextureDepth,
+    /// A method of a `String` value: args `[receiver, args…]`.
+    StringMethod(StringOp),
+}
+
+/// The methods of `String` (Java's, indexed by UTF-16 code units as Java's are).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StringOp {
+    /// `s.length()` → int32.
+    Length,
+    /// `s.charAt(i)` → int32 (the UTF-16 code unit).
+    CharAt,
+    /// `s.substring(begin)` / `s.substring(begin, end)`.
+    Substring,
+    /// `s.equals(t)`.
+    Equals,
+    /// `s.isEmpty()`.
+    IsEmpty,
+    /// `s.contains(t)`.
+    Contains,
+    /// `s.startsWith(t)`.
+    StartsWith,
+    /// `s.endsWith(t)`.
+    EndsWith,
+    /// `s.indexOf(t)` → int32, -1 when absent.
+    IndexOf,
+    /// `s.compareTo(t)` → int32, as Java's.
+    CompareTo,
+    /// `s.trim()`.
+    Trim,
+    /// `s.toUpperCase()`.
+    ToUpperCase,
+    /// `s.toLowerCase()`.
+    ToLowerCase,
+}
+
+/// What a host-side `Device` query asks about the run's device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HostDeviceQuery {
+    /// `Device.name()`: `deviceName`.
+    Name,
+    /// `Device.memoryBytes()`: the size of the largest device-local heap.
+    MemoryBytes,
+    /// `Device.waveSize()`: `subgroupSize`.
+    WaveSize,
+    /// `Device.sharedBytesPerBlock()`: `maxComputeSharedMemorySize`.
+    SharedBytesPerBlock,
+    /// `Device.maxBlockSize()`: `maxComputeWorkGroupInvocations`.
+    MaxBlockSize,
+    /// `Device.isIntegrated()`: the device shares memory with the host (an integrated GPU or
+    /// a CPU implementation).
+    IsIntegrated,
+}
+
+impl HostOp {
+    /// Maps a stdlib `@Intrinsic("…")` name of a host method to the operation.
+    pub fn from_name(name: &str) -> Option<HostOp> {
+        Some(match name {
+            "host.buffer.upload" => HostOp::BufferUpload,
+            "host.buffer.download" => HostOp::BufferDownload,
+            "host.buffer.upload_async" => HostOp::BufferUploadAsync,
+            "host.buffer.download_async" => HostOp::BufferDownloadAsync,
+            "host.buffer.length" => HostOp::BufferLength,
+            "host.buffer.slice" => HostOp::BufferSlice,
+            "host.buffer.free" => HostOp::BufferFree,
+            "host.buffer.allocate" => HostOp::BufferAllocate,
+            "host.image2d.download" => HostOp::ImageDownload,
+            "host.image2d.width" => HostOp::ImageWidth,
+            "host.image2d.height" => HostOp::ImageHeight,
+            "host.stream.current" => HostOp::StreamCurrent,
+            "host.stream.sync" => HostOp::StreamSync,
+            "host.stream.create" => HostOp::StreamCreate,
+            "host.stream.destroy" => HostOp::StreamDestroy,
+            "host.stream.wait_event" => HostOp::StreamWaitEvent,
+            "host.event.create" => HostOp::EventCreate,
+            "host.event.record" => HostOp::EventRecord,
+            "host.event.wait_host" => HostOp::EventWaitHost,
+            "host.event.query" => HostOp::EventQuery,
+            "host.event.elapsed" => HostOp::EventElapsed,
+            "host.device.name" => HostOp::DeviceQuery(HostDeviceQuery::Name),
+            "host.device.memory_bytes" => HostOp::DeviceQuery(HostDeviceQuery::MemoryBytes),
+            "host.device.wave_size" => HostOp::DeviceQuery(HostDeviceQuery::WaveSize),
+            "host.device.shared_bytes_per_block" => {
+                HostOp::DeviceQuery(HostDeviceQuery::SharedBytesPerBlock)
+            }
+            "host.device.max_block_size" => HostOp::DeviceQuery(HostDeviceQuery::MaxBlockSize),
+            "host.device.is_integrated" => HostOp::DeviceQuery(HostDeviceQuery::IsIntegrated),
+            "host.println" => HostOp::Println,
+            "host.print" => HostOp::Print,
+            "host.printf" => HostOp::Printf,
+            "host.integer.parse" => HostOp::ParseInt,
+            "host.float.parse" => HostOp::ParseFloat,
+            "host.long.parse" => HostOp::ParseLong,
+            "host.double.parse" => HostOp::ParseDouble,
+            "host.files.read_float32" => HostOp::FileRead(ScalarType::F32),
+            "host.files.read_int32" => HostOp::FileRead(ScalarType::I32),
+            "host.files.read_uint32" => HostOp::FileRead(ScalarType::U32),
+            "host.files.write_float32" => HostOp::FileWrite(ScalarType::F32),
+            "host.files.write_int32" => HostOp::FileWrite(ScalarType::I32),
+            "host.files.write_uint32" => HostOp::FileWrite(ScalarType::U32),
+            "host.files.read_image" => HostOp::ReadImage,
+            "host.files.image_width" => HostOp::ImageFileWidth,
+            "host.files.image_height" => HostOp::ImageFileHeight,
+            "host.image2d.save" => HostOp::ImageSave,
+            "host.texture.upload" => HostOp::TextureUpload,
+            "host.texture.upload_level" => HostOp::TextureUploadLevel,
+            "host.texture.width" => HostOp::TextureWidth,
+            "host.texture.height" => HostOp::TextureHeight,
+            "host.texture.depth" => HostOp::TextureDepth,
+            "host.string.length" => HostOp::StringMethod(StringOp::Length),
+            "host.string.char_at" => HostOp::StringMethod(StringOp::CharAt),
+            "host.string.substring" => HostOp::StringMethod(StringOp::Substring),
+            "host.string.equals" => HostOp::StringMethod(StringOp::Equals),
+            "host.string.is_empty" => HostOp::StringMethod(StringOp::IsEmpty),
+            "host.string.contains" => HostOp::StringMethod(StringOp::Contains),
+            "host.string.starts_with" => HostOp::StringMethod(StringOp::StartsWith),
+            "host.string.ends_with" => HostOp::StringMethod(StringOp::EndsWith),
+            "host.string.index_of" => HostOp::StringMethod(StringOp::IndexOf),
+            "host.string.compare_to" => HostOp::StringMethod(StringOp::CompareTo),
+            "host.string.trim" => HostOp::StringMethod(StringOp::Trim),
+            "host.string.to_upper_case" => HostOp::StringMethod(StringOp::ToUpperCase),
+            "host.string.to_lower_case" => HostOp::StringMethod(StringOp::ToLowerCase),
+            _ => return None,
+        })
+    }
+}
