@@ -65,13 +65,11 @@ fn unchecked_kernels_have_no_violation_binding() {
         .all(|(_, k)| k.reflection.bounds_check.is_none()));
 }
 
-#[test]
-fn run_program_checked_reports_the_access_and_the_launch() {
-    let Some(ctx) = device_context(false) else {
-        return;
-    };
-    let name = "tests/checked/shared.cajeta";
-    let text = std::fs::read_to_string(tests_dir().join("checked").join("shared.cajeta")).unwrap();
+/// Runs `tests/checked/<file>` checked through `driver::run_program` (named by its path from
+/// the repository root) and renders the runtime error it must end with.
+fn runtime_error_of(ctx: cajeta_runtime::Context, file: &str) -> String {
+    let name = format!("tests/checked/{file}");
+    let text = std::fs::read_to_string(tests_dir().join("checked").join(file)).unwrap();
     let mut sources = SourceMap::new();
     let mut out = Vec::new();
     let mut io = HostIo {
@@ -79,12 +77,20 @@ fn run_program_checked_reports_the_access_and_the_launch() {
         context: Some(ctx),
     };
     let options = checked(TargetEnv::Vulkan1_1);
-    let r = driver::run_program(&mut sources, &[(name.into(), text)], &options, &[], &mut io);
+    let r = driver::run_program(&mut sources, &[(name, text)], &options, &[], &mut io);
     let Err(RunError::Runtime(error)) = r else {
         panic!("expected a runtime error");
     };
+    error.render(&sources)
+}
+
+#[test]
+fn run_program_checked_reports_the_access_and_the_launch() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
     assert_eq!(
-        error.render(&sources),
+        runtime_error_of(ctx, "shared.cajeta"),
         "tests/checked/shared.cajeta:11:9: runtime error: kernel `k`: index 64 out of bounds for `tile` of length 64\n\
          tests/checked/shared.cajeta:19:9: note: in this launch"
     );
@@ -109,22 +115,8 @@ fn run_program_checked_reports_a_buffer_array_index() {
     let Some(ctx) = device_context(false) else {
         return;
     };
-    let name = "tests/checked/buffer_array.cajeta";
-    let text =
-        std::fs::read_to_string(tests_dir().join("checked").join("buffer_array.cajeta")).unwrap();
-    let mut sources = SourceMap::new();
-    let mut out = Vec::new();
-    let mut io = HostIo {
-        stdout: &mut out,
-        context: Some(ctx),
-    };
-    let options = checked(TargetEnv::Vulkan1_1);
-    let r = driver::run_program(&mut sources, &[(name.into(), text)], &options, &[], &mut io);
-    let Err(RunError::Runtime(error)) = r else {
-        panic!("expected a runtime error");
-    };
     assert_eq!(
-        error.render(&sources),
+        runtime_error_of(ctx, "buffer_array.cajeta"),
         "tests/checked/buffer_array.cajeta:10:9: runtime error: kernel `k`: index 3 out of bounds for `bufs` of length 3\n  \
          note: and 3 more out-of-bounds access(es) in the same launch\n\
          tests/checked/buffer_array.cajeta:19:9: note: in this launch"

@@ -101,15 +101,7 @@ fn no_contraction(m: &mut Module) {
         }
     }
     for id in ids {
-        m.annotations.push(Instruction::new(
-            Op::Decorate,
-            None,
-            None,
-            vec![
-                Operand::IdRef(id),
-                Operand::Decoration(Decoration::NoContraction),
-            ],
-        ));
+        decorate(m, id, Decoration::NoContraction, []);
     }
 }
 
@@ -254,16 +246,12 @@ fn spec_workgroup_size(m: &mut Module) -> Result<(), String> {
             Some(id),
             vec![Operand::LiteralBit32(default)],
         ));
-        m.annotations.push(Instruction::new(
-            Op::Decorate,
-            None,
-            None,
-            vec![
-                Operand::IdRef(id),
-                Operand::Decoration(Decoration::SpecId),
-                Operand::LiteralBit32(axis as u32),
-            ],
-        ));
+        decorate(
+            m,
+            id,
+            Decoration::SpecId,
+            [Operand::LiteralBit32(axis as u32)],
+        );
         ids[axis] = id;
     }
     let v3 = type_id(
@@ -278,16 +266,12 @@ fn spec_workgroup_size(m: &mut Module) -> Result<(), String> {
         Some(composite),
         ids.iter().map(|&i| Operand::IdRef(i)).collect(),
     ));
-    m.annotations.push(Instruction::new(
-        Op::Decorate,
-        None,
-        None,
-        vec![
-            Operand::IdRef(composite),
-            Operand::Decoration(Decoration::BuiltIn),
-            Operand::BuiltIn(BuiltIn::WorkgroupSize),
-        ],
-    ));
+    decorate(
+        m,
+        composite,
+        Decoration::BuiltIn,
+        [Operand::BuiltIn(BuiltIn::WorkgroupSize)],
+    );
     if !llvm_vars.is_empty() {
         read_composite_instead(m, &llvm_vars, composite);
     }
@@ -371,15 +355,7 @@ fn decorate_push_block(m: &mut Module, layout: &KernelLayout) {
         })
     };
     if !decorated(m, None, Decoration::Block) {
-        m.annotations.push(Instruction::new(
-            Op::Decorate,
-            None,
-            None,
-            vec![
-                Operand::IdRef(block),
-                Operand::Decoration(Decoration::Block),
-            ],
-        ));
+        decorate(m, block, Decoration::Block, []);
     }
     for (i, slot) in layout.push.iter().enumerate() {
         if !decorated(m, Some(i as u32), Decoration::Offset) {
@@ -396,4 +372,17 @@ fn decorate_push_block(m: &mut Module, layout: &KernelLayout) {
             ));
         }
     }
+}
+
+/// Adds `OpDecorate id decoration extra…`.
+fn decorate(
+    m: &mut Module,
+    id: Word,
+    decoration: Decoration,
+    extra: impl IntoIterator<Item = Operand>,
+) {
+    let mut operands = vec![Operand::IdRef(id), Operand::Decoration(decoration)];
+    operands.extend(extra);
+    m.annotations
+        .push(Instruction::new(Op::Decorate, None, None, operands));
 }
