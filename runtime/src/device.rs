@@ -219,6 +219,8 @@ pub(crate) struct DeviceShared {
     next_command: AtomicU64,
     pub(crate) tracker: Mutex<Tracker>,
     pub(crate) validation: bool,
+    /// Acceleration-structure entry points and limits, where the device can build them.
+    pub(crate) accel: Option<crate::acceleration::AccelSupport>,
     // Drop order matters: device before instance.
     pub(crate) logical: LogicalDevice,
     pub(crate) instance: InstanceHandle,
@@ -257,6 +259,12 @@ impl DeviceShared {
             enabled = supported.enable_only(c.levels, only);
             enabled_names = only.clone();
         }
+        // Acceleration structures (and ray queries) whenever the device offers them: a host
+        // program builds its scenes whether or not a kernel asked for a feature.
+        let accel_names = enabled.enable_acceleration(&supported, c.levels);
+        let accel_on = accel_names.contains(&"accelerationStructure");
+        let ray_query_on = accel_names.contains(&"rayQuery");
+        enabled_names.extend(accel_names.iter().map(|n| n.to_string()));
         // The extension-gated structs are chained (and their extensions enabled) only when one
         // of their features is enabled: a device made for kernels that need neither stays
         // within what older validation layers know.
@@ -269,6 +277,8 @@ impl DeviceShared {
             atomic_float2: c.levels.atomic_float2
                 && (wants("shaderBufferFloat32AtomicMinMax")
                     || wants("shaderSharedFloat32AtomicMinMax")),
+            accel_struct: accel_on,
+            ray_query: ray_query_on,
             ..c.levels
         };
         let mut ext_names: Vec<&CStr> = Vec::new();
@@ -286,6 +296,13 @@ impl DeviceShared {
         }
         if levels.atomic_float2 {
             ext_names.push(ash::ext::shader_atomic_float2::NAME);
+        }
+        if levels.accel_struct {
+            ext_names.push(ash::khr::acceleration_structure::NAME);
+            ext_names.push(ash::khr::deferred_host_operations::NAME);
+        }
+        if levels.ray_query {
+            ext_names.push(ash::khr::ray_query::NAME);
         }
         let ext_ptrs: Vec<*const std::ffi::c_char> = ext_names.iter().map(|e| e.as_ptr()).collect();
         let priorities = [1.0f32];
@@ -311,13 +328,17 @@ impl DeviceShared {
             device: logical.0.clone(),
             physical_device: c.physical,
             debug_settings: Default::default(),
-            buffer_device_address: false,
+            // Acceleration-structure builds address their buffers by device address.
+            buffer_device_address: accel_on,
             allocation_sizes: Default::default(),
         })
         .map_err(|e| RuntimeError::Allocation {
             what: "the allocator".into(),
             message: e.to_string(),
         })?;
+        let accel = accel_on.then(|| {
+            crate::acceleration::AccelSupport::new(&instance.instance, c.physical, &logical.0)
+        });
         let pipeline_cache_path = opts
             .cache_dir
             .as_deref()
@@ -386,6 +407,7 @@ impl DeviceShared {
             next_command: AtomicU64::new(1),
             tracker: Mutex::new(Tracker::default()),
             validation: opts.validation,
+            accel,
             logical,
             instance,
         })

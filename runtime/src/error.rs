@@ -36,6 +36,12 @@ pub enum RuntimeError {
         /// The extension name.
         extension: String,
     },
+    /// The device cannot build acceleration structures.
+    #[error("building acceleration structures needs Vulkan extension `VK_KHR_acceleration_structure` (with `VK_KHR_deferred_host_operations` and the `accelerationStructure` and `bufferDeviceAddress` features), which device `{device}` does not support")]
+    AccelerationUnsupported {
+        /// Name of the device.
+        device: String,
+    },
     /// The Vulkan implementation is older than the runtime needs.
     #[error("{what} supports Vulkan {found}, but Vulkan 1.1 or newer is required")]
     VersionTooOld {

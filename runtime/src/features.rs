@@ -32,6 +32,10 @@ enum Level {
     ShaderClock,
     /// `VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT` (`VK_EXT_shader_atomic_float2`).
     AtomicFloat2,
+    /// `VkPhysicalDeviceAccelerationStructureFeaturesKHR` (`VK_KHR_acceleration_structure`).
+    AccelStruct,
+    /// `VkPhysicalDeviceRayQueryFeaturesKHR` (`VK_KHR_ray_query`).
+    RayQuery,
 }
 
 /// The device extension behind [`Level::AtomicFloat`].
@@ -42,6 +46,15 @@ pub(crate) const SHADER_CLOCK_EXT: &str = "VK_KHR_shader_clock";
 
 /// The device extension behind [`Level::AtomicFloat2`].
 pub(crate) const ATOMIC_FLOAT2_EXT: &str = "VK_EXT_shader_atomic_float2";
+
+/// The device extension behind [`Level::AccelStruct`].
+pub(crate) const ACCEL_STRUCT_EXT: &str = "VK_KHR_acceleration_structure";
+
+/// The device extension `VK_KHR_acceleration_structure` depends on.
+pub(crate) const DEFERRED_HOST_OPS_EXT: &str = "VK_KHR_deferred_host_operations";
+
+/// The device extension behind [`Level::RayQuery`].
+pub(crate) const RAY_QUERY_EXT: &str = "VK_KHR_ray_query";
 
 /// The device extension behind [`Level::CoopMatrix`].
 pub(crate) const COOP_MATRIX_EXT: &str = "VK_KHR_cooperative_matrix";
@@ -60,6 +73,8 @@ pub(crate) struct FeatureStructs {
     bfloat16: crate::bfloat16::Bfloat16Features,
     shader_clock: vk::PhysicalDeviceShaderClockFeaturesKHR<'static>,
     atomic_float2: vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT<'static>,
+    accel_struct: vk::PhysicalDeviceAccelerationStructureFeaturesKHR<'static>,
+    ray_query: vk::PhysicalDeviceRayQueryFeaturesKHR<'static>,
 }
 
 /// Accessor for one `VkBool32` feature field.
@@ -227,6 +242,11 @@ pub(crate) struct Levels {
     pub shader_clock: bool,
     /// Whether `VK_EXT_shader_atomic_float2` is available.
     pub atomic_float2: bool,
+    /// Whether `VK_KHR_acceleration_structure` and `VK_KHR_deferred_host_operations` are
+    /// available on a Vulkan 1.2+ device (whose 1.2 features hold `bufferDeviceAddress`).
+    pub accel_struct: bool,
+    /// Whether `VK_KHR_ray_query` is available too (it depends on acceleration structures).
+    pub ray_query: bool,
 }
 
 impl Levels {
@@ -242,6 +262,8 @@ impl Levels {
             Level::Bfloat16 => self.bfloat16,
             Level::ShaderClock => self.shader_clock,
             Level::AtomicFloat2 => self.atomic_float2,
+            Level::AccelStruct => self.accel_struct,
+            Level::RayQuery => self.ray_query,
         }
     }
 }
@@ -265,6 +287,8 @@ impl FeatureStructs {
         self.bfloat16.p_next = std::ptr::null_mut();
         self.shader_clock.p_next = std::ptr::null_mut();
         self.atomic_float2.p_next = std::ptr::null_mut();
+        self.accel_struct.p_next = std::ptr::null_mut();
+        self.ray_query.p_next = std::ptr::null_mut();
         let mut features2 = vk::PhysicalDeviceFeatures2::default().features(self.core);
         if levels.allows(Level::V11) {
             features2 = features2.push_next(&mut self.v11);
@@ -292,6 +316,12 @@ impl FeatureStructs {
         }
         if levels.allows(Level::AtomicFloat2) {
             features2 = features2.push_next(&mut self.atomic_float2);
+        }
+        if levels.allows(Level::AccelStruct) {
+            features2 = features2.push_next(&mut self.accel_struct);
+        }
+        if levels.allows(Level::RayQuery) {
+            features2 = features2.push_next(&mut self.ray_query);
         }
         let result = f(&mut features2);
         let core = features2.features;
@@ -345,6 +375,35 @@ impl FeatureStructs {
             }
         }
         (enabled, names)
+    }
+
+    /// Turns on, in this set of enabled features, what building acceleration structures needs
+    /// (`accelerationStructure` and `bufferDeviceAddress`) and what ray-query kernels need
+    /// (`rayQuery`), where `supported` has them. These are not in [`FEATURES`]: they are
+    /// enabled whenever the device offers them, also in a context made for an exact feature
+    /// list, because a host program builds its scenes without any kernel asking for them.
+    /// Returns the names enabled; `accelerationStructure` is absent when the device cannot
+    /// build acceleration structures (and then nothing else is enabled).
+    pub(crate) fn enable_acceleration(
+        &mut self,
+        supported: &FeatureStructs,
+        levels: Levels,
+    ) -> Vec<&'static str> {
+        let mut names = Vec::new();
+        if !levels.allows(Level::AccelStruct)
+            || supported.accel_struct.acceleration_structure != vk::TRUE
+            || supported.v12.buffer_device_address != vk::TRUE
+        {
+            return names;
+        }
+        self.accel_struct.acceleration_structure = vk::TRUE;
+        self.v12.buffer_device_address = vk::TRUE;
+        names.extend(["accelerationStructure", "bufferDeviceAddress"]);
+        if levels.allows(Level::RayQuery) && supported.ray_query.ray_query == vk::TRUE {
+            self.ray_query.ray_query = vk::TRUE;
+            names.push("rayQuery");
+        }
+        names
     }
 
     /// A struct set enabling only the supported features named in `only`; unknown or
@@ -535,12 +594,9 @@ pub(crate) const SPIRV_EXTENSIONS: &[(&str, ExtensionNeed)] = &[
         "SPV_KHR_bfloat16",
         ExtensionNeed::Device(crate::bfloat16::BFLOAT16_EXT),
     ),
-    // Never enabled by this runtime yet (it builds no acceleration structures), so a
-    // ray-query kernel is refused at load everywhere, naming VK_KHR_ray_query.
-    (
-        "SPV_KHR_ray_query",
-        ExtensionNeed::Device("VK_KHR_ray_query"),
-    ),
+    // Enabled (with `rayQuery`) wherever the device offers it next to acceleration
+    // structures; elsewhere a ray-query kernel is refused at load, naming VK_KHR_ray_query.
+    ("SPV_KHR_ray_query", ExtensionNeed::Device(RAY_QUERY_EXT)),
     (
         "SPV_KHR_shader_clock",
         ExtensionNeed::Device(SHADER_CLOCK_EXT),

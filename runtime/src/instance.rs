@@ -10,7 +10,8 @@ use ash::vk;
 use crate::device::{DeviceInfo, DeviceLimits, DeviceType, VALIDATION_LAYER};
 use crate::error::{vk_err, Result, RuntimeError};
 use crate::features::{
-    FeatureStructs, Levels, ATOMIC_FLOAT2_EXT, ATOMIC_FLOAT_EXT, COOP_MATRIX_EXT, SHADER_CLOCK_EXT,
+    FeatureStructs, Levels, ACCEL_STRUCT_EXT, ATOMIC_FLOAT2_EXT, ATOMIC_FLOAT_EXT, COOP_MATRIX_EXT,
+    DEFERRED_HOST_OPS_EXT, RAY_QUERY_EXT, SHADER_CLOCK_EXT,
 };
 use crate::lock;
 
@@ -364,6 +365,9 @@ impl InstanceHandle {
         } else {
             (String::new(), String::new())
         };
+        let accel_struct_offered = minor >= 2
+            && extensions.iter().any(|e| e == ACCEL_STRUCT_EXT)
+            && extensions.iter().any(|e| e == DEFERRED_HOST_OPS_EXT);
         let levels = Levels {
             minor,
             atomic_float: extensions.iter().any(|e| e == ATOMIC_FLOAT_EXT),
@@ -373,6 +377,8 @@ impl InstanceHandle {
                 .any(|e| e == crate::bfloat16::BFLOAT16_EXT),
             shader_clock: extensions.iter().any(|e| e == SHADER_CLOCK_EXT),
             atomic_float2: extensions.iter().any(|e| e == ATOMIC_FLOAT2_EXT),
+            accel_struct: accel_struct_offered,
+            ray_query: accel_struct_offered && extensions.iter().any(|e| e == RAY_QUERY_EXT),
         };
         let mut supported = FeatureStructs::query(instance, physical, levels);
         let (_, mut feature_names) = supported.enable_supported(levels);

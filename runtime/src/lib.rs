@@ -23,6 +23,7 @@
 
 #![warn(missing_docs)]
 
+mod acceleration;
 mod batch;
 mod bfloat16;
 mod bounds;
@@ -54,6 +55,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+pub use acceleration::{AccelInstance, AccelLevel, AccelStats, AccelStruct, SerializedHeader};
 pub use bounds::BoundsViolation;
 pub use cache::cache_dir_from_env;
 pub use coop_shapes::CoopMatrixShape;
@@ -297,6 +299,45 @@ impl Context {
     /// A separate sampler with `filter` and `address` on every axis.
     pub fn create_sampler(&self, filter: Filter, address: AddressMode) -> Result<Sampler> {
         Sampler::new(&self.inner.shared, filter, address)
+    }
+
+    /// A bottom-level acceleration structure of triangles: `vertices` holds `x y z` per vertex;
+    /// `indices`, three per triangle, index the vertices (without it, every three vertices
+    /// make one triangle). Built on the device and waited for. Needs
+    /// `VK_KHR_acceleration_structure` ([`RuntimeError::AccelerationUnsupported`] otherwise);
+    /// an empty array, a length that is no multiple of 3 or an index past the vertices is
+    /// [`RuntimeError::InvalidResource`].
+    pub fn build_blas_triangles(
+        &self,
+        vertices: &[f32],
+        indices: Option<&[u32]>,
+    ) -> Result<AccelStruct> {
+        acceleration::build(
+            &self.inner.shared,
+            acceleration::Geometry::Triangles { vertices, indices },
+        )
+    }
+
+    /// A bottom-level acceleration structure of axis-aligned boxes, `minX minY minZ maxX maxY
+    /// maxZ` each (a ray query reports them as candidates for the kernel to decide on).
+    pub fn build_blas_aabbs(&self, boxes: &[f32]) -> Result<AccelStruct> {
+        acceleration::build(&self.inner.shared, acceleration::Geometry::Aabbs(boxes))
+    }
+
+    /// A top-level acceleration structure over `instances` (at least one): what an
+    /// `AccelerationStructure` kernel parameter binds. It keeps the bottom-level structures
+    /// alive.
+    pub fn build_tlas(&self, instances: &[AccelInstance<'_>]) -> Result<AccelStruct> {
+        acceleration::build(
+            &self.inner.shared,
+            acceleration::Geometry::Instances(instances),
+        )
+    }
+
+    /// Whether this context can build acceleration structures (the device offers
+    /// `VK_KHR_acceleration_structure` and the runtime enabled it).
+    pub fn supports_acceleration_structures(&self) -> bool {
+        self.inner.shared.accel.is_some()
     }
 
     /// Loads a kernel from SPIR-V words and its reflection document. Refuses kernels needing a

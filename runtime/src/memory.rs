@@ -99,7 +99,7 @@ impl RawBuffer {
     }
 
     /// The mapped bytes of a host-visible buffer.
-    fn mapped_mut(&mut self) -> Option<&mut [u8]> {
+    pub(crate) fn mapped_mut(&mut self) -> Option<&mut [u8]> {
         self.allocation.as_mut().and_then(|a| a.mapped_slice_mut())
     }
 
@@ -111,7 +111,8 @@ impl RawBuffer {
             .map(|p| p.as_ptr().cast::<u8>())
     }
 
-    fn mapped(&self) -> Option<&[u8]> {
+    /// The mapped bytes of a host-visible buffer.
+    pub(crate) fn mapped(&self) -> Option<&[u8]> {
         self.allocation.as_ref().and_then(|a| a.mapped_slice())
     }
 

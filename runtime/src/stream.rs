@@ -208,6 +208,7 @@ impl Stream {
                     Bound::Image(img, _) => Keep::Image(img),
                     Bound::Texture(tex, _) => Keep::Texture(tex),
                     Bound::Sampler(smp) => Keep::Sampler(smp),
+                    Bound::AccelStruct(a) => Keep::AccelStruct(a),
                 });
             }
         }
@@ -313,13 +314,30 @@ unsafe fn write_set(
                 image_view: vk::ImageView::null(),
                 image_layout: vk::ImageLayout::UNDEFINED,
             }],
-            Bound::Buffer(_) | Bound::ArrayElement(..) => [vk::DescriptorImageInfo::default()],
+            Bound::Buffer(_) | Bound::ArrayElement(..) | Bound::AccelStruct(_) => {
+                [vk::DescriptorImageInfo::default()]
+            }
+        })
+        .collect();
+    let accel_handles: Vec<[vk::AccelerationStructureKHR; 1]> = bindings
+        .iter()
+        .map(|(_, _, b)| match b {
+            Bound::AccelStruct(a) => [a.inner.handle],
+            _ => [vk::AccelerationStructureKHR::null()],
+        })
+        .collect();
+    // An acceleration structure travels in a chained struct; the write's count is set by hand.
+    let mut accel_infos: Vec<vk::WriteDescriptorSetAccelerationStructureKHR> = accel_handles
+        .iter()
+        .map(|h| {
+            vk::WriteDescriptorSetAccelerationStructureKHR::default().acceleration_structures(h)
         })
         .collect();
     let writes: Vec<vk::WriteDescriptorSet> = bindings
         .iter()
+        .zip(accel_infos.iter_mut())
         .enumerate()
-        .map(|(i, (binding, ty, b))| {
+        .map(|(i, ((binding, ty, b), accel))| {
             let w = vk::WriteDescriptorSet::default()
                 .dst_set(set)
                 .dst_binding(*binding)
@@ -327,6 +345,11 @@ unsafe fn write_set(
             match b {
                 Bound::Buffer(_) => w.buffer_info(&buffer_infos[i]),
                 Bound::ArrayElement(_, e) => w.dst_array_element(*e).buffer_info(&buffer_infos[i]),
+                Bound::AccelStruct(_) => {
+                    let mut w = w.push_next(accel);
+                    w.descriptor_count = 1;
+                    w
+                }
                 _ => w.image_info(&image_infos[i]),
             }
         })

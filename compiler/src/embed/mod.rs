@@ -266,6 +266,13 @@ impl<'a> From<&'a cajeta_runtime::Sampler> for Arg<'a> {
     }
 }
 
+/// An `AccelerationStructure` argument: a top-level structure (`Context::build_tlas`).
+impl<'a> From<&'a cajeta_runtime::AccelStruct> for Arg<'a> {
+    fn from(a: &'a cajeta_runtime::AccelStruct) -> Self {
+        Arg::Raw(KernelArg::AccelStruct(a))
+    }
+}
+
 /// A buffer-array argument (`KernelBuffer<T>[]` parameter): the buffers in index order.
 impl<'a> From<&'a [cajeta_runtime::Buffer]> for Arg<'a> {
     fn from(b: &'a [cajeta_runtime::Buffer]) -> Self {

@@ -44,6 +44,7 @@ pub(crate) enum Keep {
     Staging(Arc<Staging>),
     Texture(Texture),
     Sampler(Sampler),
+    AccelStruct(crate::acceleration::AccelStruct),
 }
 
 struct DescPool {

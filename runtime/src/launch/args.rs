@@ -178,6 +178,8 @@ pub enum KernelArg<'a> {
     Texture(&'a Texture),
     /// A `Sampler` parameter.
     Sampler(&'a Sampler),
+    /// An `AccelerationStructure` parameter: a top-level structure.
+    AccelStruct(&'a crate::acceleration::AccelStruct),
     /// A scalar parameter.
     Scalar(ScalarValue),
     /// A vector or POD push-constant parameter as raw std430 bytes (length must equal the
@@ -193,6 +195,12 @@ impl KernelArg<'_> {
             KernelArg::Image(i) => format!("an {} image", i.format()),
             KernelArg::Texture(t) => format!("a {} {} texture", t.desc().dim, t.format()),
             KernelArg::Sampler(_) => "a sampler".into(),
+            KernelArg::AccelStruct(a) => match a.level() {
+                crate::acceleration::AccelLevel::Top => "a top-level acceleration structure".into(),
+                crate::acceleration::AccelLevel::Bottom => {
+                    "a bottom-level acceleration structure".into()
+                }
+            },
             KernelArg::Scalar(v) => format!("a {} value", v.type_name()),
             KernelArg::Bytes(b) => format!("{} raw bytes", b.len()),
         }

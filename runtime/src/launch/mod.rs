@@ -34,6 +34,8 @@ pub(crate) enum Bound {
     Image(Image2D, vk::ImageLayout),
     Texture(Texture, vk::ImageLayout),
     Sampler(Sampler),
+    /// A top-level acceleration structure (immutable once built: no hazard tracking).
+    AccelStruct(crate::acceleration::AccelStruct),
 }
 
 /// Checks that a sampled binding's reflected format (if any) reads the same class of values
@@ -448,12 +450,28 @@ pub(crate) fn prepare(
                             other.describe()
                         ));
                     }
-                    // Where the device has VK_KHR_ray_query this is where an acceleration
-                    // structure would be bound; the runtime builds none yet, and loading a
-                    // ray-query kernel is refused before any launch (pipeline.rs).
+                    // Loading a ray-query kernel already needed VK_KHR_ray_query (pipeline.rs),
+                    // so reaching here means the device can trace against the structure.
+                    (DescriptorType::AccelerationStructure, KernelArg::AccelStruct(a)) => {
+                        if !std::sync::Arc::ptr_eq(&a.inner.shared, &kernel.inner.shared) {
+                            return Err(format!(
+                                "parameter `{name}`: the acceleration structure belongs to a different Context"
+                            ));
+                        }
+                        if a.level() != crate::acceleration::AccelLevel::Top {
+                            return Err(format!(
+                                "parameter `{name}` expects a top-level acceleration structure, got a bottom-level one (instance it in a top-level structure with Context::build_tlas)"
+                            ));
+                        }
+                        bindings.push((
+                            b.binding,
+                            vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
+                            Bound::AccelStruct((*a).clone()),
+                        ));
+                    }
                     (DescriptorType::AccelerationStructure, other) => {
                         return Err(format!(
-                            "parameter `{name}` expects an acceleration structure, got {}; this runtime does not build or bind acceleration structures yet",
+                            "parameter `{name}` expects an acceleration structure, got {}",
                             other.describe()
                         ));
                     }

@@ -63,5 +63,6 @@ fn bound_handle(b: &Bound) -> (u64, i64, u64) {
         Bound::Image(img, l) => (img.inner.view.as_raw(), i64::from(l.as_raw()), 0),
         Bound::Texture(tex, l) => (tex.inner.view.as_raw(), i64::from(l.as_raw()), 0),
         Bound::Sampler(smp) => (smp.inner.sampler.as_raw(), 0, 0),
+        Bound::AccelStruct(a) => (a.inner.handle.as_raw(), 0, 0),
     }
 }

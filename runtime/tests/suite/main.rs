@@ -4,6 +4,7 @@
 
 mod common;
 
+mod acceleration;
 mod buffers;
 mod errors;
 mod faults;
