@@ -109,6 +109,11 @@ pub enum HostOp {
     TextureHeight,
     /// `tex.textureDepth()` / `textureLayers()` on the host.
     TextureDepth,
+    /// `AccelerationStructure.fromTriangles(vertices [, indices])`: a scene of one
+    /// bottom-level triangle structure under one identity instance.
+    AccelFromTriangles,
+    /// `AccelerationStructure.fromAabbs(boxes)`: the same with axis-aligned boxes.
+    AccelFromAabbs,
     /// A method of a `String` value: args `[receiver, args…]`.
     StringMethod(StringOp),
 }
@@ -217,6 +222,8 @@ impl HostOp {
             "host.texture.width" => HostOp::TextureWidth,
             "host.texture.height" => HostOp::TextureHeight,
             "host.texture.depth" => HostOp::TextureDepth,
+            "host.accel.from_triangles" => HostOp::AccelFromTriangles,
+            "host.accel.from_aabbs" => HostOp::AccelFromAabbs,
             "host.string.length" => HostOp::StringMethod(StringOp::Length),
             "host.string.char_at" => HostOp::StringMethod(StringOp::CharAt),
             "host.string.substring" => HostOp::StringMethod(StringOp::Substring),

@@ -518,3 +518,29 @@ fn every_example_runs_with_no_arguments() {
     assert!(examples.len() >= 10);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn a_bad_scene_array_is_a_runtime_error_with_exit_3_on_both_hosts() {
+    let file = repo().join("compiler/tests/native_host/scene_errors.cajeta");
+    for host in ["native", "interp"] {
+        let out = cajetac()
+            .args(["run", "--host", host])
+            .arg(&file)
+            .args(["--", "1"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "--host {host}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        // Without a device the run still fails at the same call, saying there is none.
+        assert!(
+            err.contains("scene_errors.cajeta:11:41: runtime error: "),
+            "--host {host}: {err}"
+        );
+        if cajeta_runtime::Context::new().is_ok() {
+            assert!(
+                err.contains("AccelerationStructure.fromTriangles: the vertex array holds 4 floats, not a multiple of 3"),
+                "--host {host}: {err}"
+            );
+        }
+    }
+}

@@ -672,3 +672,73 @@ fn stream_and_event_errors_match_the_interpreter() {
         }
     }
 }
+
+#[test]
+fn scene_building_errors_match_the_interpreter() {
+    // Bad arrays are refused by the runtime before it asks the device anything, but a
+    // context is still needed: without a device both executors only say so.
+    let ctx = match cajeta_runtime::Context::new() {
+        Ok(c) => c,
+        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("CI=true but no usable Vulkan device: {e}")
+        }
+        Err(_) => return,
+    };
+    let file = "scene_errors.cajeta";
+    let src = std::fs::read_to_string(corpus_dir().join(file)).unwrap();
+    let triangles = "AccelerationStructure.fromTriangles";
+    let cases = [
+        (
+            "1",
+            "11:41",
+            format!("{triangles}: the vertex array holds 4 floats, not a multiple of 3 (x, y, z per vertex)"),
+        ),
+        (
+            "2",
+            "15:41",
+            format!("{triangles}: index 4 at position 2 is out of range for 4 vertices"),
+        ),
+        (
+            "3",
+            "19:41",
+            format!("{triangles}: a triangle acceleration structure needs at least one triangle (the vertex array is empty)"),
+        ),
+        (
+            "4",
+            "22:41",
+            format!("{triangles}: 4 vertices without an index array do not make whole triangles (three vertices each)"),
+        ),
+        (
+            "5",
+            "26:41",
+            "AccelerationStructure.fromAabbs: the box array holds 5 floats, not a non-zero multiple of 6 (minX, minY, minZ, maxX, maxY, maxZ per box)".to_string(),
+        ),
+        (
+            "6",
+            "30:41",
+            "AccelerationStructure.fromAabbs: box 0 has a minimum above its maximum (or a NaN bound)".to_string(),
+        ),
+    ];
+    for (what, at, message) in cases {
+        let r = differential_with(file, &src, &[what.to_string()]);
+        assert_eq!(r.out, "", "case {what}");
+        assert_eq!(
+            r.end,
+            format!("runtime error: {file}:{at}: runtime error: {message}"),
+            "case {what}"
+        );
+    }
+    // Valid input: built where the device can, else the error names the extension.
+    let r = differential_with(file, &src, &[]);
+    if ctx.supports_acceleration_structures() {
+        assert_eq!((r.out.as_str(), r.end.as_str()), ("built\n", "returned 0"));
+    } else {
+        assert_eq!(
+            r.end,
+            format!(
+                "runtime error: {file}:32:39: runtime error: {triangles}: building acceleration structures needs Vulkan extension `VK_KHR_acceleration_structure` (with `VK_KHR_deferred_host_operations` and the `accelerationStructure` and `bufferDeviceAddress` features), which device `{}` does not support",
+                ctx.device_info().name
+            )
+        );
+    }
+}

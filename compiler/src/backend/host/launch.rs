@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use cajeta_runtime::{Buffer, KernelArg, LaunchConfig, ScalarValue};
 
+use super::acceleration::AccelObj;
 use super::device::ImageObj;
 use super::eval::{err, internal, Fail, Frame, Interp};
 use super::ops::{bf16_to_bits, f16_to_bits};
@@ -21,6 +22,7 @@ enum OwnedArg {
     Image(Rc<ImageObj>),
     Texture(Rc<TextureObj>),
     Sampler(Rc<SamplerObj>),
+    AccelStruct(Rc<AccelObj>),
     Scalar(ScalarValue),
     Bytes(Vec<u8>),
 }
@@ -33,6 +35,7 @@ impl OwnedArg {
             OwnedArg::Image(i) => KernelArg::Image(i.raw()),
             OwnedArg::Texture(t) => KernelArg::Texture(&t.texture),
             OwnedArg::Sampler(s) => KernelArg::Sampler(&s.sampler),
+            OwnedArg::AccelStruct(a) => KernelArg::AccelStruct(&a.tlas),
             OwnedArg::Scalar(s) => KernelArg::Scalar(*s),
             OwnedArg::Bytes(b) => KernelArg::Bytes(b),
         }
@@ -145,6 +148,7 @@ impl Interp<'_> {
                 (Type::Image2D(_), Value::Image(i)) => OwnedArg::Image(i),
                 (Type::Texture(..), Value::Texture(t)) => OwnedArg::Texture(t),
                 (Type::Sampler, Value::Sampler(s)) => OwnedArg::Sampler(s),
+                (Type::AccelStruct, Value::AccelStruct(a)) => OwnedArg::AccelStruct(a),
                 (Type::Scalar(_), Value::Scalar(s)) => scalar_arg(s),
                 (ty @ (Type::Vector(..) | Type::Matrix(..)), Value::Vector(lanes)) => {
                     OwnedArg::Bytes(super::lanes::push_bytes(ty, &lanes))

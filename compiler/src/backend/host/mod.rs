@@ -8,6 +8,7 @@
 //! [`eval::MAX_CALL_DEPTH`] nested host calls end in an error instead of a stack overflow;
 //! its output is forwarded to [`HostIo::stdout`] on the calling thread.
 
+mod acceleration;
 mod async_transfer;
 mod buffer_transfer;
 mod device;

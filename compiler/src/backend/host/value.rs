@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
 
+use super::acceleration::AccelObj;
 use super::device::{BufferObj, ImageObj, StreamObj};
 use super::format;
 use super::streams::EventObj;
@@ -241,6 +242,8 @@ pub enum Value {
     Stream(Rc<StreamObj>),
     /// An `Event`.
     Event(Rc<EventObj>),
+    /// An `AccelerationStructure` (a top-level structure).
+    AccelStruct(Rc<AccelObj>),
 }
 
 impl Value {
@@ -277,6 +280,7 @@ impl Value {
             (Value::Sampler(a), Value::Sampler(b)) => Rc::ptr_eq(a, b),
             (Value::Stream(a), Value::Stream(b)) => Rc::ptr_eq(a, b),
             (Value::Event(a), Value::Event(b)) => Rc::ptr_eq(a, b),
+            (Value::AccelStruct(a), Value::AccelStruct(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
     }
@@ -352,6 +356,7 @@ impl Value {
             Value::Sampler(_) => f.write_str("Sampler"),
             Value::Stream(_) => f.write_str("KernelStream"),
             Value::Event(_) => f.write_str("Event"),
+            Value::AccelStruct(_) => f.write_str("AccelerationStructure"),
         }
     }
 }
