@@ -2,8 +2,9 @@
 //! declares RayQueryKHR and SPV_KHR_ray_query and reflects its scene as an
 //! acceleration-structure binding, misuse of a `RayQuery` in device code is refused with a
 //! message, and the runtime refuses to load the kernel on a device where VK_KHR_ray_query is not
-//! enabled (every device this runtime drives today: it builds no acceleration structures yet),
-//! naming the extension.
+//! enabled (lavapipe and the H200's driver), naming the extension. A host program that builds
+//! a scene and traces it runs on both executors: it returns 777 where the device has ray
+//! queries, and elsewhere stops at the first thing the device lacks, naming it.
 
 use cajeta_runtime::DescriptorType;
 use cajeta_tests::{device_context, tests_dir};
@@ -102,5 +103,80 @@ fn loading_a_ray_query_kernel_is_refused_naming_vk_khr_ray_query() {
         let text = e.to_string();
         assert!(text.contains("VK_KHR_ray_query"), "{text}");
         assert!(text.contains("trace"), "{text}");
+    }
+}
+
+/// Runs `tests/ray_query/trace_scene.cajeta` on `ctx` with `mode`: its result or rendered
+/// runtime error.
+fn run_trace_scene(
+    ctx: &cajeta_runtime::Context,
+    mode: driver::HostMode,
+) -> Result<String, String> {
+    use cajetac::backend::host::{HostIo, HostOutcome};
+    use cajetac::diagnostics::SourceMap;
+    let name = "tests/ray_query/trace_scene.cajeta";
+    let text = std::fs::read_to_string(tests_dir().join("ray_query").join("trace_scene.cajeta"))
+        .expect("trace_scene.cajeta");
+    let mut sources = SourceMap::new();
+    let mut out = Vec::new();
+    let mut io = HostIo {
+        stdout: &mut out,
+        context: Some(ctx.clone()),
+    };
+    let files = [(name.to_string(), text)];
+    let r = driver::run_program_mode(
+        &mut sources,
+        &files,
+        &SpirvOptions::default(),
+        &[],
+        &mut io,
+        None,
+        mode,
+    );
+    let printed = String::from_utf8_lossy(&out).into_owned();
+    match r {
+        Ok(HostOutcome::Returned(v)) => Ok(format!("{v}")),
+        Ok(HostOutcome::Void) => Err("returned nothing".into()),
+        Err(driver::RunError::Runtime(e)) => Err(e.render(&sources)),
+        Err(driver::RunError::Compile(d)) => Err(render_human(&sources, &d)),
+        Err(driver::RunError::NotNative(m)) => Err(format!("not native: {m}")),
+        Err(driver::RunError::NoEntryPoint) => Err(format!("no entry point; printed:\n{printed}")),
+    }
+}
+
+#[test]
+fn a_scene_built_by_host_code_is_traced_where_the_device_has_ray_queries() {
+    let text = std::fs::read_to_string(tests_dir().join("ray_query").join("trace_scene.cajeta"))
+        .expect("trace_scene.cajeta");
+    for env in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] {
+        let k = compile(&text, env).expect("compiles");
+        assert_eq!(k.len(), 1);
+        cajeta_tests::spirv_val(&k[0].words, env, "trace_scene.trace").expect("spirv-val");
+    }
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let has_ray_query = ctx.enabled_features().iter().any(|f| f == "rayQuery");
+    for mode in [driver::HostMode::Native, driver::HostMode::Interp] {
+        let r = run_trace_scene(&ctx, mode);
+        if has_ray_query {
+            assert_eq!(r.as_deref(), Ok("777"), "{mode:?}");
+            continue;
+        }
+        let e = r.expect_err("no ray queries on this device");
+        if !ctx.supports_acceleration_structures() {
+            // lavapipe: the scene cannot even be built.
+            assert!(
+                e.contains("trace_scene.cajeta:53:39: runtime error: AccelerationStructure.fromTriangles: building acceleration structures needs Vulkan extension `VK_KHR_acceleration_structure`"),
+                "{mode:?}: {e}"
+            );
+        } else {
+            // The H200: the scene builds, and loading the kernel at its launch is refused.
+            assert!(
+                e.contains("trace_scene.cajeta:60:")
+                    && e.contains("runtime error: kernel `trace` needs SPIR-V extension `SPV_KHR_ray_query` (device extension `VK_KHR_ray_query`)"),
+                "{mode:?}: {e}"
+            );
+        }
     }
 }
