@@ -114,6 +114,9 @@ pub enum HostOp {
     AccelFromTriangles,
     /// `AccelerationStructure.fromAabbs(boxes)`: the same with axis-aligned boxes.
     AccelFromAabbs,
+    /// `AccelerationStructure.instanced(part, transforms [, customIndices, masks])`: instances
+    /// of a one-instance scene's bottom-level structure.
+    AccelInstanced,
     /// A method of a `String` value: args `[receiver, args…]`.
     StringMethod(StringOp),
 }
@@ -224,6 +227,7 @@ impl HostOp {
             "host.texture.depth" => HostOp::TextureDepth,
             "host.accel.from_triangles" => HostOp::AccelFromTriangles,
             "host.accel.from_aabbs" => HostOp::AccelFromAabbs,
+            "host.accel.instanced" => HostOp::AccelInstanced,
             "host.string.length" => HostOp::StringMethod(StringOp::Length),
             "host.string.char_at" => HostOp::StringMethod(StringOp::CharAt),
             "host.string.substring" => HostOp::StringMethod(StringOp::Substring),

@@ -533,7 +533,7 @@ fn a_bad_scene_array_is_a_runtime_error_with_exit_3_on_both_hosts() {
         let err = String::from_utf8_lossy(&out.stderr);
         // Without a device the run still fails at the same call, saying there is none.
         assert!(
-            err.contains("scene_errors.cajeta:11:41: runtime error: "),
+            err.contains("scene_errors.cajeta:13:41: runtime error: "),
             "--host {host}: {err}"
         );
         if cajeta_runtime::Context::new().is_ok() {

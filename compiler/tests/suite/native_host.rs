@@ -690,32 +690,32 @@ fn scene_building_errors_match_the_interpreter() {
     let cases = [
         (
             "1",
-            "11:41",
+            "13:41",
             format!("{triangles}: the vertex array holds 4 floats, not a multiple of 3 (x, y, z per vertex)"),
         ),
         (
             "2",
-            "15:41",
+            "17:41",
             format!("{triangles}: index 4 at position 2 is out of range for 4 vertices"),
         ),
         (
             "3",
-            "19:41",
+            "21:41",
             format!("{triangles}: a triangle acceleration structure needs at least one triangle (the vertex array is empty)"),
         ),
         (
             "4",
-            "22:41",
+            "24:41",
             format!("{triangles}: 4 vertices without an index array do not make whole triangles (three vertices each)"),
         ),
         (
             "5",
-            "26:41",
+            "28:41",
             "AccelerationStructure.fromAabbs: the box array holds 5 floats, not a non-zero multiple of 6 (minX, minY, minZ, maxX, maxY, maxZ per box)".to_string(),
         ),
         (
             "6",
-            "30:41",
+            "32:41",
             "AccelerationStructure.fromAabbs: box 0 has a minimum above its maximum (or a NaN bound)".to_string(),
         ),
     ];
@@ -728,17 +728,45 @@ fn scene_building_errors_match_the_interpreter() {
             "case {what}"
         );
     }
-    // Valid input: built where the device can, else the error names the extension.
+    // Valid input (and the instance cases, which need scenes first): built where the device
+    // can, else the error at the first scene names the extension.
+    let instance_cases = [
+        (
+            "7",
+            "42:41",
+            "AccelerationStructure.instanced: the transform array holds 3 floats, not a non-zero multiple of 12 (a row-major 3x4 matrix per instance)",
+        ),
+        (
+            "8",
+            "47:41",
+            "AccelerationStructure.instanced: mask 256 of instance 1 does not fit in 8 bits",
+        ),
+        (
+            "9",
+            "51:41",
+            "AccelerationStructure.instanced: the part is itself an instanced scene; instance a scene made by fromTriangles or fromAabbs",
+        ),
+    ];
     let r = differential_with(file, &src, &[]);
     if ctx.supports_acceleration_structures() {
         assert_eq!((r.out.as_str(), r.end.as_str()), ("built\n", "returned 0"));
+        for (what, at, message) in instance_cases {
+            let r = differential_with(file, &src, &[what.to_string()]);
+            assert_eq!(
+                r.end,
+                format!("runtime error: {file}:{at}: runtime error: {message}"),
+                "case {what}"
+            );
+        }
     } else {
-        assert_eq!(
-            r.end,
-            format!(
-                "runtime error: {file}:32:39: runtime error: {triangles}: building acceleration structures needs Vulkan extension `VK_KHR_acceleration_structure` (with `VK_KHR_deferred_host_operations` and the `accelerationStructure` and `bufferDeviceAddress` features), which device `{}` does not support",
-                ctx.device_info().name
-            )
+        let unsupported = format!(
+            "runtime error: {file}:34:39: runtime error: {triangles}: building acceleration structures needs Vulkan extension `VK_KHR_acceleration_structure` (with `VK_KHR_deferred_host_operations` and the `accelerationStructure` and `bufferDeviceAddress` features), which device `{}` does not support",
+            ctx.device_info().name
         );
+        assert_eq!(r.end, unsupported);
+        for (what, _, _) in instance_cases {
+            let r = differential_with(file, &src, &[what.to_string()]);
+            assert_eq!(r.end, unsupported, "case {what}");
+        }
     }
 }

@@ -151,7 +151,9 @@ impl Interp<'_> {
             | HostOp::EventWaitHost
             | HostOp::EventQuery
             | HostOp::EventElapsed => self.stream_op(f, op, args, e),
-            HostOp::AccelFromTriangles | HostOp::AccelFromAabbs => self.accel_op(f, op, args, e),
+            HostOp::AccelFromTriangles | HostOp::AccelFromAabbs | HostOp::AccelInstanced => {
+                self.accel_op(f, op, args, e)
+            }
             HostOp::StringMethod(m) => {
                 let values = self.eval_all(f, args)?;
                 super::strings::method(m, &values, span)
