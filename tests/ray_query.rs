@@ -156,7 +156,7 @@ fn a_scene_built_by_host_code_is_traced_where_the_device_has_ray_queries() {
     let Some(ctx) = device_context(false) else {
         return;
     };
-    let has_ray_query = ctx.enabled_features().iter().any(|f| f == "rayQuery");
+    let has_ray_query = ctx.supports_ray_queries();
     for mode in [driver::HostMode::Native, driver::HostMode::Interp] {
         let r = run_trace_scene(&ctx, mode);
         if has_ray_query {

@@ -260,11 +260,13 @@ impl DeviceShared {
             enabled_names = only.clone();
         }
         // Acceleration structures (and ray queries) whenever the device offers them: a host
-        // program builds its scenes whether or not a kernel asked for a feature.
+        // program builds its scenes whether or not a kernel asked for a feature. They are not
+        // listed among the enabled kernel features (`Context::supports_acceleration_structures`
+        // and `supports_ray_queries` report them), so a context made for an exact feature
+        // list still lists exactly those.
         let accel_names = enabled.enable_acceleration(&supported, c.levels);
         let accel_on = accel_names.contains(&"accelerationStructure");
         let ray_query_on = accel_names.contains(&"rayQuery");
-        enabled_names.extend(accel_names.iter().map(|n| n.to_string()));
         // The extension-gated structs are chained (and their extensions enabled) only when one
         // of their features is enabled: a device made for kernels that need neither stays
         // within what older validation layers know.

@@ -383,7 +383,8 @@ impl FeatureStructs {
     /// enabled whenever the device offers them, also in a context made for an exact feature
     /// list, because a host program builds its scenes without any kernel asking for them.
     /// Returns the names enabled; `accelerationStructure` is absent when the device cannot
-    /// build acceleration structures (and then nothing else is enabled).
+    /// build acceleration structures (and then nothing else is enabled). The names are not
+    /// added to the context's enabled kernel features.
     pub(crate) fn enable_acceleration(
         &mut self,
         supported: &FeatureStructs,

@@ -335,9 +335,20 @@ impl Context {
     }
 
     /// Whether this context can build acceleration structures (the device offers
-    /// `VK_KHR_acceleration_structure` and the runtime enabled it).
+    /// `VK_KHR_acceleration_structure` and the runtime enabled it, with the
+    /// `accelerationStructure` and `bufferDeviceAddress` features).
     pub fn supports_acceleration_structures(&self) -> bool {
         self.inner.shared.accel.is_some()
+    }
+
+    /// Whether this context runs ray-query kernels: `VK_KHR_ray_query` and its `rayQuery`
+    /// feature are enabled (the runtime enables them wherever the device offers them next to
+    /// acceleration structures).
+    pub fn supports_ray_queries(&self) -> bool {
+        self.inner
+            .shared
+            .enabled_extensions
+            .contains(crate::features::RAY_QUERY_EXT)
     }
 
     /// Loads a kernel from SPIR-V words and its reflection document. Refuses kernels needing a
