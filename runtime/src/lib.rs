@@ -37,6 +37,7 @@ mod event;
 mod feature_names;
 mod features;
 mod instance;
+mod kernel_needs;
 mod launch;
 mod memory;
 mod pipeline;
