@@ -426,6 +426,13 @@ impl<'a> FnLower<'a> {
             ExprKind::Construct(_) | ExprKind::Splat(_) | ExprKind::Swizzle(..) => {
                 Err(refuse(e.span, "vector and matrix values"))
             }
+            ExprKind::Host {
+                op: crate::ir::HostOp::Printf,
+                ..
+            } => Err(refuse(
+                e.span,
+                "printing from kernels (`System.out.printf`/`println`; the SPIR-V backend lowers it to NonSemantic.DebugPrintf)",
+            )),
             ExprKind::Str(_) | ExprKind::Host { .. } | ExprKind::Launch(_) => {
                 Err(refuse(e.span, "host-only expressions"))
             }
