@@ -17,6 +17,7 @@ use crate::descriptors::{buffer_array_capacity, DescriptorCounts};
 use crate::device::{capability_requirements, DeviceShared};
 use crate::error::{vk_err, Result, RuntimeError};
 use crate::features::{is_known_feature, ExtensionNeed, SPIRV_EXTENSIONS, SUBGROUP_CAPABILITIES};
+use crate::kernel_printf::KernelPrintf;
 use crate::lock;
 use crate::reflection::{DescriptorType, ParameterSlot, Reflection};
 use crate::resources::ImageFormat;
@@ -148,6 +149,25 @@ impl Kernel {
             requirement,
             device: shared.info.name.clone(),
         };
+        // Without active printing, a printing kernel runs with its printing removed.
+        let printf_state = &shared.instance.printf_state;
+        let stripped = match printf_state {
+            KernelPrintf::Active => None,
+            _ => crate::kernel_printf::strip_printf(spirv),
+        };
+        if stripped.is_some() {
+            shared
+                .instance
+                .sink
+                .printf
+                .warn_dropped(&name, printf_state);
+        }
+        // The layer consumes the printf instructions, or they were removed here: either way
+        // the device never sees SPV_KHR_non_semantic_info.
+        let printing_handled = stripped.is_some()
+            || (*printf_state == KernelPrintf::Active
+                && crate::kernel_printf::kernel_prints(spirv));
+        let spirv = stripped.as_deref().unwrap_or(spirv);
         let (version, entries) = compute_entry_points(spirv).map_err(&invalid)?;
         if !entries.contains(&reflection.entry_point) {
             return Err(invalid(format!(
@@ -214,6 +234,9 @@ impl Kernel {
             }
         }
         for ext in &reflection.extensions {
+            if ext == "SPV_KHR_non_semantic_info" && printing_handled {
+                continue;
+            }
             let ok = match SPIRV_EXTENSIONS.iter().find(|(n, _)| n == ext) {
                 Some((_, ExtensionNeed::Core(m))) => *m <= minor,
                 Some((_, ExtensionNeed::Device(d))) => shared.enabled_extensions.contains(*d),
