@@ -38,9 +38,11 @@ pub(crate) struct PrintfSink {
 }
 
 impl PrintfSink {
-    /// Stores one message as the layer sent it.
+    /// Stores one message: the text of one printf call, its final newline removed.
     pub(crate) fn push(&self, message: &str) {
-        crate::lock(&self.messages).push(message_text(message).to_string());
+        let text = message_text(message);
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        crate::lock(&self.messages).push(text.to_string());
     }
 
     /// Every message collected since the previous call, oldest first.

@@ -336,8 +336,9 @@ impl Context {
         self.inner.shared.instance.printf_state.clone()
     }
 
-    /// The lines kernels printed since the previous call, in launch order (within a
-    /// launch, in the order the device wrote them). The layer delivers a launch's messages
+    /// What kernels printed since the previous call, one entry per printf call (its final
+    /// newline removed), in launch order (within a launch, in the order the device wrote
+    /// them). The layer delivers a launch's messages
     /// when the host waits for it, so they are here after the `sync()` or download that
     /// completed the launch.
     pub fn take_kernel_output(&self) -> Vec<String> {

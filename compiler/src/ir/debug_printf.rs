@@ -2,10 +2,11 @@
 //! (the `NonSemantic.DebugPrintf` instruction the Vulkan validation layer services), parsed
 //! once here so that the checker and the SPIR-V backend agree on what each argument becomes.
 //!
-//! A conversion is `%[flags][width][.precision][vN][l]conv`: flags among `-+ #0`, `vN`
-//! (N = 2, 3 or 4) a vector of N lanes printed comma-separated, `l` a 64-bit integer
-//! (`%ld`, `%lu`, `%lx`; scalars only), and `conv` one of `d i o u x X` (integers) or
-//! `a A e E f F g G` (floats). `%%` is a percent sign. The text itself, escapes already
+//! A conversion is `%[flags][width][.precision][vN]conv`: flags among `-+ #0`, `vN`
+//! (N = 2, 3 or 4) a vector of N lanes printed comma-separated, and `conv` one of
+//! `d i o u x X` (32-bit integers) or `a A e E f F g G` (floats); a 64-bit integer prints
+//! with exactly `%lu` or `%lx` (no flags, width or vector: the only forms the validation
+//! layer reads as 64 bits in every version). `%%` is a percent sign. The text itself, escapes already
 //! resolved by the lexer, goes into the module unchanged as an `OpString`.
 
 /// What a conversion prints.
@@ -111,6 +112,14 @@ pub fn parse(format: &str) -> Result<Vec<Spec>, String> {
                 "`{text}`: `l` applies to the integer conversions only (`%ld`, `%lu`, `%lx`)"
             ));
         }
+        // The validation layer (1.3.239, Debian's) reads a value as 64 bits only for the
+        // exact texts `%lu` and `%lx`; any other `l` form it reads as 32 bits, printing
+        // the low half and shifting every later argument by a word.
+        if long && text != "%lu" && text != "%lx" {
+            return Err(format!(
+                "`{text}`: 64-bit integers print only as plain `%lu` or `%lx` (the validation layer reads other `l` forms as 32 bits); a signed value prints its two's complement"
+            ));
+        }
         if long && lanes.is_some() {
             return Err(format!(
                 "`{text}`: vectors of 64-bit integers cannot be printed; print each lane with `%lu`"
@@ -137,7 +146,7 @@ mod tests {
 
     #[test]
     fn conversions_vectors_and_long_integers_parse() {
-        let specs = parse("i=%d x=%08x f=%.3f v=%v4f u=%v2u big=%lu %% done\n").unwrap();
+        let specs = parse("i=%d x=%08x f=%.3f v=%v4f u=%v2u big=%lu %% done %lx\n").unwrap();
         let summary: Vec<_> = specs
             .iter()
             .map(|s| (s.conv, s.class, s.lanes, s.long))
@@ -151,6 +160,7 @@ mod tests {
                 ('f', Class::Float, Some(4), false),
                 ('u', Class::Integer, Some(2), false),
                 ('u', Class::Integer, None, true),
+                ('x', Class::Integer, None, true),
             ]
         );
     }

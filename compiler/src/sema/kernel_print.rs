@@ -10,7 +10,7 @@ use crate::ir::{self, ExprKind, HostOp, ScalarType, Type};
 use crate::syntax::ast;
 
 /// The note every malformed kernel format carries.
-const FORMAT_NOTE: &str = "kernel printf follows GLSL's debugPrintfEXT: %d %i %u %o %x %X, %f %e %g %a (and upper case), %v2f..%v4f for vectors, %ld %lu %lx for 64-bit integers, %%";
+const FORMAT_NOTE: &str = "kernel printf follows GLSL's debugPrintfEXT: %d %i %u %o %x %X, %f %e %g %a (and upper case), %v2f..%v4f for vectors, exactly %lu or %lx for 64-bit integers, %%";
 
 impl FnCtx<'_, '_> {
     /// `System.out.printf(fmt, args…)` in a kernel or device helper.
@@ -133,10 +133,9 @@ impl FnCtx<'_, '_> {
                     ))
                 } else if spec.class == Class::Integer && !spec.long && s.bits() == 64 {
                     Some(format!(
-                        "`{}` prints 32 bits but {} has 64; use `%l{}`",
+                        "`{}` prints 32 bits but {} has 64; print it with `%lu` or `%lx`, or cast it to a 32-bit type",
                         conversion_text(spec),
                         v.ty,
-                        spec.conv
                     ))
                 } else {
                     None

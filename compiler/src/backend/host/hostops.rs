@@ -26,14 +26,8 @@ impl Interp<'_> {
     /// Writes what kernels printed (collected at the waits so far) to the program's output.
     pub fn write_kernel_output(&mut self, span: crate::diagnostics::Span) -> Result<(), Fail> {
         for line in self.device.kernel_output() {
-            // The layer's messages are whole lines without their final newline, or with it
-            // when the format ended in `\n`.
-            let r = if line.ends_with('\n') {
-                self.out.write_all(line.as_bytes())
-            } else {
-                writeln!(self.out, "{line}")
-            };
-            if let Err(x) = r {
+            // Each printf call's text is a line of its own, as the layer reports it.
+            if let Err(x) = writeln!(self.out, "{line}") {
                 return err(span, format!("cannot write to standard output: {x}"));
             }
         }
