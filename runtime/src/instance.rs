@@ -284,7 +284,9 @@ impl InstanceHandle {
         // SAFETY: every pointer in `info` refers to locals alive for this call.
         let created = {
             let _serial = crate::lock(&crate::DRIVER_SERIAL);
-            if printing {
+            // Any instance with the layer: the layer reads its settings once per process,
+            // and a later printing context must still get the larger buffer.
+            if layer_on {
                 crate::kernel_printf::configure_layer();
             }
             let created = unsafe { entry.create_instance(&info, None) };

@@ -73,8 +73,9 @@ const PRINTF_BUFFER_BYTES: u32 = 1 << 20;
 /// Points the layer at a settings file asking for [`PRINTF_BUFFER_BYTES`], unless the user
 /// set `VK_LAYER_SETTINGS_PATH` already. Layer 1.3.239 takes the setting only from such a
 /// file (`VK_EXT_layer_settings` is newer), and reads it once per process, when the first
-/// instance with the layer is created: the caller holds `DRIVER_SERIAL`, so no instance or
-/// device creation (whose loader and driver read the environment) runs meanwhile.
+/// instance with the layer is created, printing or not: so every instance with the layer
+/// calls this first. The caller holds `DRIVER_SERIAL`, so no instance or device creation
+/// (whose loader and driver read the environment) runs meanwhile.
 pub(crate) fn configure_layer() {
     static DONE: OnceLock<()> = OnceLock::new();
     DONE.get_or_init(|| {
