@@ -115,6 +115,27 @@ fn message_text(message: &str) -> &str {
     }
 }
 
+/// A module as the device gets it: without active printing, a printing kernel loses its
+/// printf instructions (with the one-time warning). The flag says whether the module's
+/// `SPV_KHR_non_semantic_info` needs nothing from the device: the instructions were removed
+/// here, or the layer consumes them.
+pub(crate) fn for_device(
+    instance: &crate::instance::InstanceHandle,
+    spirv: &[u32],
+    kernel: &str,
+) -> (Option<Vec<u32>>, bool) {
+    let state = &instance.printf_state;
+    if *state == KernelPrintf::Active {
+        return (None, kernel_prints(spirv));
+    }
+    let stripped = strip_printf(spirv);
+    if stripped.is_some() {
+        instance.sink.printf.warn_dropped(kernel, state);
+    }
+    let handled = stripped.is_some();
+    (stripped, handled)
+}
+
 /// Opcodes and the literal string reader needed to find the printf instructions.
 const OP_EXTENSION: u32 = 10;
 const OP_EXT_INST_IMPORT: u32 = 11;
@@ -202,7 +223,7 @@ mod tests {
     fn string_words(s: &str) -> Vec<u32> {
         let mut bytes = s.as_bytes().to_vec();
         bytes.push(0);
-        while bytes.len() % 4 != 0 {
+        while !bytes.len().is_multiple_of(4) {
             bytes.push(0);
         }
         bytes

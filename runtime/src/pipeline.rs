@@ -17,7 +17,6 @@ use crate::descriptors::{buffer_array_capacity, DescriptorCounts};
 use crate::device::{capability_requirements, DeviceShared};
 use crate::error::{vk_err, Result, RuntimeError};
 use crate::features::{is_known_feature, ExtensionNeed, SPIRV_EXTENSIONS, SUBGROUP_CAPABILITIES};
-use crate::kernel_printf::KernelPrintf;
 use crate::lock;
 use crate::reflection::{DescriptorType, ParameterSlot, Reflection};
 use crate::resources::ImageFormat;
@@ -149,24 +148,8 @@ impl Kernel {
             requirement,
             device: shared.info.name.clone(),
         };
-        // Without active printing, a printing kernel runs with its printing removed.
-        let printf_state = &shared.instance.printf_state;
-        let stripped = match printf_state {
-            KernelPrintf::Active => None,
-            _ => crate::kernel_printf::strip_printf(spirv),
-        };
-        if stripped.is_some() {
-            shared
-                .instance
-                .sink
-                .printf
-                .warn_dropped(&name, printf_state);
-        }
-        // The layer consumes the printf instructions, or they were removed here: either way
-        // the device never sees SPV_KHR_non_semantic_info.
-        let printing_handled = stripped.is_some()
-            || (*printf_state == KernelPrintf::Active
-                && crate::kernel_printf::kernel_prints(spirv));
+        let (stripped, printing_handled) =
+            crate::kernel_printf::for_device(&shared.instance, spirv, &name);
         let spirv = stripped.as_deref().unwrap_or(spirv);
         let (version, entries) = compute_entry_points(spirv).map_err(&invalid)?;
         if !entries.contains(&reflection.entry_point) {
