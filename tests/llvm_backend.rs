@@ -304,3 +304,17 @@ fn examples_agree_through_llvm() {
     let _ = std::fs::remove_dir_all(&out_dir);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+#[test]
+fn kernel_printf_is_refused_by_name() {
+    let path = tests_dir().join("device/kernel_printf.cajeta");
+    let (_, module) = cajeta_tests::frontend(&path);
+    let module = module.expect("checks");
+    let diags = compile_one(&module, "show", KernelBackend::Llvm).expect_err("refused");
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    let d = &diags[0];
+    assert_eq!(d.code, Code::LlvmBackendUnsupported);
+    assert!(d.message.contains("printing from kernels"), "{}", d.message);
+    assert_ne!(d.primary, cajetac::diagnostics::Span::default(), "no span");
+    assert!(compile_one(&module, "show", KernelBackend::Rspirv).is_ok());
+}

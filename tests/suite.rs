@@ -16,6 +16,7 @@ mod fuzz_campaign;
 mod golden;
 mod host_io;
 mod int_precision;
+mod kernel_printf;
 mod llvm_backend;
 mod precision_device;
 mod precision_golden;

@@ -230,7 +230,7 @@ impl DeviceShared {
     /// Creates the instance, selects the device and creates the logical device with every
     /// supported feature from the runtime's table enabled.
     pub(crate) fn new(opts: &ContextOptions) -> Result<DeviceShared> {
-        let instance = InstanceHandle::new(opts.validation)?;
+        let instance = InstanceHandle::new(opts.validation, opts.kernel_printf)?;
         let candidates = instance.candidates()?;
         let chosen = select(&candidates, opts.device.as_deref())?;
         let Some(c) = candidates.into_iter().nth(chosen) else {
@@ -505,7 +505,7 @@ impl Drop for DeviceShared {
 
 /// Lists every usable device (for `Context::list_devices`) with a throw-away instance.
 pub(crate) fn list_devices() -> Result<Vec<DeviceInfo>> {
-    let instance = InstanceHandle::new(false)?;
+    let instance = InstanceHandle::new(false, false)?;
     Ok(instance.candidates()?.into_iter().map(|c| c.info).collect())
 }
 

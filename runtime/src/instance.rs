@@ -13,6 +13,7 @@ use crate::features::{
     FeatureStructs, Levels, ACCEL_STRUCT_EXT, ATOMIC_FLOAT2_EXT, ATOMIC_FLOAT_EXT, COOP_MATRIX_EXT,
     DEFERRED_HOST_OPS_EXT, RAY_QUERY_EXT, SHADER_CLOCK_EXT,
 };
+use crate::kernel_printf::{KernelPrintf, PrintfSink, PRINTF_MESSAGE_ID};
 use crate::lock;
 
 /// Collects validation-layer messages; the messenger callback's user data points here.
@@ -22,6 +23,11 @@ pub(crate) struct MessageSink {
     reported: Mutex<usize>,
     /// Messages that only say the layer is older than an extension the device enabled.
     notices: Mutex<Vec<String>>,
+    /// Whether validation messages are collected (validation mode; with the layer on for
+    /// printing only, its few remaining checks are not this run's business).
+    collect_validation: bool,
+    /// Kernel printf output.
+    pub(crate) printf: PrintfSink,
 }
 
 /// Extensions newer than some validation layers in use (Debian's is 1.3.239), with the
@@ -76,11 +82,7 @@ unsafe extern "system" fn debug_callback(
 ) -> vk::Bool32 {
     let wanted = vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
         | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR;
-    if user.is_null()
-        || data.is_null()
-        || !types.contains(vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION)
-        || !severity.intersects(wanted)
-    {
+    if user.is_null() || data.is_null() {
         return vk::FALSE;
     }
     // SAFETY: the layer passes a valid callback-data struct; `user` is the `MessageSink` boxed
@@ -97,6 +99,16 @@ unsafe extern "system" fn debug_callback(
             text(data.message_as_c_str()),
         )
     };
+    if id.trim() == PRINTF_MESSAGE_ID {
+        sink.printf.push(&message);
+        return vk::FALSE;
+    }
+    if !sink.collect_validation
+        || !types.contains(vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION)
+        || !severity.intersects(wanted)
+    {
+        return vk::FALSE;
+    }
     let level = if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) {
         "error"
     } else {
@@ -121,6 +133,8 @@ pub(crate) struct InstanceHandle {
     pub(crate) sink: Box<MessageSink>,
     /// API version the instance was created with.
     api_version: u32,
+    /// Whether kernel printing works (see `kernel_printf.rs`).
+    pub(crate) printf_state: KernelPrintf,
 }
 
 impl Drop for InstanceHandle {
@@ -176,8 +190,9 @@ fn c_name(bytes: std::result::Result<&CStr, std::ffi::FromBytesUntilNulError>) -
 
 impl InstanceHandle {
     /// Loads the Vulkan loader and creates an instance (Vulkan 1.1 to 1.3), with the validation
-    /// layer, synchronization validation and a messenger when `validation` is set.
-    pub(crate) fn new(validation: bool) -> Result<InstanceHandle> {
+    /// layer, synchronization validation and a messenger when `validation` is set, and the
+    /// layer's debug printf when `printf` is set and the layer is installed.
+    pub(crate) fn new(validation: bool, printf: bool) -> Result<InstanceHandle> {
         // SAFETY: loading the system loader library; failure is reported, not linked.
         let entry =
             unsafe { ash::Entry::load() }.map_err(|e| RuntimeError::Loader(e.to_string()))?;
@@ -192,7 +207,10 @@ impl InstanceHandle {
             });
         }
         let api_version = loader_version.min(vk::API_VERSION_1_3);
-        let sink = Box::<MessageSink>::default();
+        let sink = Box::new(MessageSink {
+            collect_validation: validation,
+            ..MessageSink::default()
+        });
         let app_name = c"cajeta-runtime";
         let app = vk::ApplicationInfo::default()
             .application_name(app_name)
@@ -201,61 +219,63 @@ impl InstanceHandle {
 
         let mut layers: Vec<CString> = Vec::new();
         let mut extensions: Vec<CString> = Vec::new();
-        if validation {
-            // SAFETY: plain global queries.
-            let available = unsafe { entry.enumerate_instance_layer_properties() }
-                .map_err(vk_err("vkEnumerateInstanceLayerProperties"))?;
-            if !available
-                .iter()
-                .any(|l| c_name(l.layer_name_as_c_str()) == VALIDATION_LAYER)
-            {
-                return Err(RuntimeError::LayerMissing {
-                    layer: VALIDATION_LAYER.into(),
-                });
-            }
-            let layer = CString::new(VALIDATION_LAYER).map_err(|_| RuntimeError::LayerMissing {
-                layer: VALIDATION_LAYER.into(),
-            })?;
-            // SAFETY: `layer` is a valid NUL-terminated name.
-            let mut ext_names: Vec<String> =
-                unsafe { entry.enumerate_instance_extension_properties(Some(&layer)) }
-                    .map_err(vk_err("vkEnumerateInstanceExtensionProperties"))?
-                    .iter()
-                    .map(|e| c_name(e.extension_name_as_c_str()))
-                    .collect();
-            // SAFETY: plain global query.
-            ext_names.extend(
-                unsafe { entry.enumerate_instance_extension_properties(None) }
-                    .map_err(vk_err("vkEnumerateInstanceExtensionProperties"))?
-                    .iter()
-                    .map(|e| c_name(e.extension_name_as_c_str())),
-            );
-            for needed in [
-                ash::ext::debug_utils::NAME,
-                ash::ext::validation_features::NAME,
-            ] {
-                let name = needed.to_string_lossy().into_owned();
-                if !ext_names.contains(&name) {
-                    return Err(RuntimeError::ExtensionMissing { extension: name });
+        let mut printf_state = KernelPrintf::Off;
+        if validation || printf {
+            match layer_extensions(&entry)? {
+                Ok(found) => {
+                    layers.push(found.0);
+                    extensions = found.1;
+                    if printf {
+                        printf_state = KernelPrintf::Active;
+                    }
                 }
-                extensions.push(needed.to_owned());
+                Err(e) if validation => return Err(e),
+                Err(RuntimeError::LayerMissing { layer }) => {
+                    printf_state = KernelPrintf::Unavailable(format!(
+                        "kernel printing needs the Khronos validation layer ({layer}), which is not installed"
+                    ))
+                }
+                Err(e) => {
+                    printf_state = KernelPrintf::Unavailable(format!(
+                        "kernel printing needs the Khronos validation layer: {e}"
+                    ))
+                }
             }
-            layers.push(layer);
         }
+        let layer_on = !layers.is_empty();
         let layer_ptrs: Vec<*const std::ffi::c_char> = layers.iter().map(|l| l.as_ptr()).collect();
         let ext_ptrs: Vec<*const std::ffi::c_char> =
             extensions.iter().map(|e| e.as_ptr()).collect();
 
-        let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
-        let mut validation_features =
-            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
+        let printing = printf_state == KernelPrintf::Active;
+        let mut enables = Vec::new();
+        if validation {
+            enables.push(vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION);
+        }
+        if printing {
+            enables.push(vk::ValidationFeatureEnableEXT::DEBUG_PRINTF);
+        }
+        // Printing alone: the layer's checks would only cost time.
+        let disables = if validation {
+            Vec::new()
+        } else {
+            vec![
+                vk::ValidationFeatureDisableEXT::CORE_CHECKS,
+                vk::ValidationFeatureDisableEXT::THREAD_SAFETY,
+                vk::ValidationFeatureDisableEXT::API_PARAMETERS,
+                vk::ValidationFeatureDisableEXT::OBJECT_LIFETIMES,
+            ]
+        };
+        let mut validation_features = vk::ValidationFeaturesEXT::default()
+            .enabled_validation_features(&enables)
+            .disabled_validation_features(&disables);
         let sink_ptr = &*sink as *const MessageSink as *mut c_void;
-        let mut messenger_info = messenger_create_info(sink_ptr);
+        let mut messenger_info = messenger_create_info(sink_ptr, printing);
         let mut info = vk::InstanceCreateInfo::default()
             .application_info(&app)
             .enabled_layer_names(&layer_ptrs)
             .enabled_extension_names(&ext_ptrs);
-        if validation {
+        if layer_on {
             // Chained into instance creation too, so messages from vkCreateInstance and
             // vkDestroyInstance are collected as well.
             info = info
@@ -265,6 +285,11 @@ impl InstanceHandle {
         // SAFETY: every pointer in `info` refers to locals alive for this call.
         let created = {
             let _serial = crate::lock(&crate::DRIVER_SERIAL);
+            // Any instance with the layer: the layer reads its settings once per process,
+            // and a later printing context must still get the larger buffer.
+            if layer_on {
+                crate::kernel_printf::configure_layer();
+            }
             let created = unsafe { entry.create_instance(&info, None) };
             if created.is_ok() {
                 pin_driver(&entry, &app);
@@ -289,10 +314,12 @@ impl InstanceHandle {
             debug: None,
             sink,
             api_version,
+            printf_state,
         };
-        if validation {
+        if layer_on {
             let utils = ash::ext::debug_utils::Instance::new(&handle.entry, &handle.instance);
-            let info = messenger_create_info(&*handle.sink as *const MessageSink as *mut c_void);
+            let info =
+                messenger_create_info(&*handle.sink as *const MessageSink as *mut c_void, printing);
             // SAFETY: the sink outlives the messenger (both owned by `handle`, messenger
             // destroyed first in Drop).
             let messenger = unsafe { utils.create_debug_utils_messenger(&info, None) }
@@ -458,15 +485,70 @@ impl InstanceHandle {
     }
 }
 
-fn messenger_create_info(user: *mut c_void) -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
+/// The messenger: warnings and errors, and the layer's printf output (an information
+/// message) when `printing`.
+fn messenger_create_info(
+    user: *mut c_void,
+    printing: bool,
+) -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
+    let mut severity = vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR;
+    if printing {
+        severity |= vk::DebugUtilsMessageSeverityFlagsEXT::INFO;
+    }
     vk::DebugUtilsMessengerCreateInfoEXT::default()
-        .message_severity(
-            vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-                | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
-        )
+        .message_severity(severity)
         .message_type(vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION)
         .pfn_user_callback(Some(debug_callback))
         .user_data(user)
+}
+
+/// The validation layer's name and the instance extensions it needs (debug utils and
+/// validation features); the inner error says what is missing.
+fn layer_extensions(
+    entry: &ash::Entry,
+) -> Result<std::result::Result<(CString, Vec<CString>), RuntimeError>> {
+    // SAFETY: plain global queries.
+    let available = unsafe { entry.enumerate_instance_layer_properties() }
+        .map_err(vk_err("vkEnumerateInstanceLayerProperties"))?;
+    let missing = || RuntimeError::LayerMissing {
+        layer: VALIDATION_LAYER.into(),
+    };
+    if !available
+        .iter()
+        .any(|l| c_name(l.layer_name_as_c_str()) == VALIDATION_LAYER)
+    {
+        return Ok(Err(missing()));
+    }
+    let Ok(layer) = CString::new(VALIDATION_LAYER) else {
+        return Ok(Err(missing()));
+    };
+    // SAFETY: `layer` is a valid NUL-terminated name.
+    let mut ext_names: Vec<String> =
+        unsafe { entry.enumerate_instance_extension_properties(Some(&layer)) }
+            .map_err(vk_err("vkEnumerateInstanceExtensionProperties"))?
+            .iter()
+            .map(|e| c_name(e.extension_name_as_c_str()))
+            .collect();
+    // SAFETY: plain global query.
+    ext_names.extend(
+        unsafe { entry.enumerate_instance_extension_properties(None) }
+            .map_err(vk_err("vkEnumerateInstanceExtensionProperties"))?
+            .iter()
+            .map(|e| c_name(e.extension_name_as_c_str())),
+    );
+    let mut extensions = Vec::new();
+    for needed in [
+        ash::ext::debug_utils::NAME,
+        ash::ext::validation_features::NAME,
+    ] {
+        let name = needed.to_string_lossy().into_owned();
+        if !ext_names.contains(&name) {
+            return Ok(Err(RuntimeError::ExtensionMissing { extension: name }));
+        }
+        extensions.push(needed.to_owned());
+    }
+    Ok(Ok((layer, extensions)))
 }
 
 /// A physical device the runtime could use.

@@ -38,6 +38,7 @@ mod feature_names;
 mod features;
 mod instance;
 mod kernel_needs;
+mod kernel_printf;
 mod launch;
 mod memory;
 mod pipeline;
@@ -66,6 +67,7 @@ pub use device_profile::{DeviceProfile, ProfileLimits, COMPUTE_LIMITS, DEVICE_PR
 pub use error::{Result, RuntimeError};
 pub use event::Event;
 pub use features::{known_features, required_features};
+pub use kernel_printf::{kernel_prints, KernelPrintf};
 pub use launch::{KernelArg, LaunchConfig, ScalarValue};
 pub use pipeline::Kernel;
 pub use precision::{FloatStorage, IntStorage, PrecisionOptions, PrecisionVariant};
@@ -128,6 +130,23 @@ pub struct ContextOptions {
     /// whatever this says: it binds the violation record and reports the first violation as
     /// [`RuntimeError::OutOfBounds`].
     pub checked: bool,
+    /// Turn on printing from kernels (`NonSemantic.DebugPrintf`) through the Khronos
+    /// validation layer's debug printf, when the layer is installed; see
+    /// [`Context::kernel_printf`] and [`Context::take_kernel_output`]. Off, or without the
+    /// layer, printing kernels run with their printing removed.
+    pub kernel_printf: bool,
+}
+
+/// `CAJETA_KERNEL_PRINTF`: `1`/`true`/`yes`/`on` turns kernel printing on, `0`/`false`/
+/// `no`/`off` off; `None` when unset or anything else (the caller decides: `cajetac`
+/// turns printing on when a kernel of the program prints).
+pub fn kernel_printf_from_env() -> Option<bool> {
+    let v = std::env::var("CAJETA_KERNEL_PRINTF").ok()?;
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
 }
 
 impl ContextOptions {
@@ -158,7 +177,14 @@ impl ContextOptions {
             no_host_visible: false,
             precision: PrecisionOptions::default(),
             checked: flag("CAJETA_CHECKED"),
+            kernel_printf: kernel_printf_from_env().unwrap_or(false),
         }
+    }
+
+    /// These options with kernel printing on or off (see [`ContextOptions::kernel_printf`]).
+    pub fn with_kernel_printf(mut self, on: bool) -> Self {
+        self.kernel_printf = on;
+        self
     }
 
     /// These options with checked mode on or off (see [`ContextOptions::checked`]).
@@ -356,6 +382,23 @@ impl Context {
     /// feature, capability, extension or SPIR-V version the device lacks, naming it.
     pub fn load_kernel(&self, spirv: &[u32], reflection: &Reflection) -> Result<Kernel> {
         Kernel::load(&self.inner.shared, spirv, reflection)
+    }
+
+    /// Whether kernel printing works in this context.
+    pub fn kernel_printf(&self) -> KernelPrintf {
+        self.inner.shared.instance.printf_state.clone()
+    }
+
+    /// What kernels printed since the previous call, one entry per printf call (its final
+    /// newline removed), in launch order (within a launch, in the order the device wrote
+    /// them). The layer delivers a launch's messages
+    /// when the host waits for it, so they are here after the `sync()` or download that
+    /// completed the launch.
+    pub fn take_kernel_output(&self) -> Vec<String> {
+        if self.inner.shared.instance.printf_state != KernelPrintf::Active {
+            return Vec::new();
+        }
+        self.inner.shared.instance.sink.printf.take()
     }
 
     /// The context's stream; every call returns the same stream.

@@ -148,6 +148,9 @@ impl Kernel {
             requirement,
             device: shared.info.name.clone(),
         };
+        let (stripped, printing_handled) =
+            crate::kernel_printf::for_device(&shared.instance, spirv, &name);
+        let spirv = stripped.as_deref().unwrap_or(spirv);
         let (version, entries) = compute_entry_points(spirv).map_err(&invalid)?;
         if !entries.contains(&reflection.entry_point) {
             return Err(invalid(format!(
@@ -214,6 +217,9 @@ impl Kernel {
             }
         }
         for ext in &reflection.extensions {
+            if ext == "SPV_KHR_non_semantic_info" && printing_handled {
+                continue;
+            }
             let ok = match SPIRV_EXTENSIONS.iter().find(|(n, _)| n == ext) {
                 Some((_, ExtensionNeed::Core(m))) => *m <= minor,
                 Some((_, ExtensionNeed::Device(d))) => shared.enabled_extensions.contains(*d),

@@ -352,7 +352,14 @@ fn interpret(
     if let Some(opts) = context_options.filter(|_| io.context.is_none() && !kernels.is_empty()) {
         let reflections: Vec<&cajeta_runtime::Reflection> =
             kernels.values().map(|k| &k.reflection).collect();
-        let opts = opts.with_features(cajeta_runtime::required_features(&reflections));
+        // Printing kernels turn the validation layer's printf on (CAJETA_KERNEL_PRINTF=0:
+        // off, their printing dropped).
+        let prints = kernels
+            .values()
+            .any(|k| cajeta_runtime::kernel_prints(&k.words));
+        let opts = opts
+            .with_features(cajeta_runtime::required_features(&reflections))
+            .with_kernel_printf(cajeta_runtime::kernel_printf_from_env().unwrap_or(prints));
         // Made on a thread of its own while the host code compiles (natively, tens of
         // milliseconds; the device's creation takes about as long): the first device use
         // waits for it.

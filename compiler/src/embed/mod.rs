@@ -177,7 +177,13 @@ impl Device {
     /// The default device with exactly the features `program` needs enabled; fails naming a
     /// feature the device lacks.
     pub fn for_program(program: &Program) -> Result<Device> {
-        let opts = ContextOptions::from_env().with_features(program.required_features());
+        let prints = program
+            .kernels
+            .iter()
+            .any(|k| cajeta_runtime::kernel_prints(&k.words));
+        let opts = ContextOptions::from_env()
+            .with_features(program.required_features())
+            .with_kernel_printf(cajeta_runtime::kernel_printf_from_env().unwrap_or(prints));
         Device::with_options(opts)
     }
 

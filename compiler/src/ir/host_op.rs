@@ -171,6 +171,27 @@ pub enum HostDeviceQuery {
 }
 
 impl HostOp {
+    /// Whether the operation may wait for the device to finish work: after it, the lines
+    /// kernels printed in the finished launches are written out (backend/host).
+    pub fn may_wait_for_device(self) -> bool {
+        matches!(
+            self,
+            HostOp::BufferUpload
+                | HostOp::BufferDownload
+                | HostOp::BufferUploadAsync
+                | HostOp::BufferDownloadAsync
+                | HostOp::BufferFree
+                | HostOp::ImageDownload
+                | HostOp::TextureUpload
+                | HostOp::TextureUploadLevel
+                | HostOp::StreamSync
+                | HostOp::StreamDestroy
+                | HostOp::EventWaitHost
+                | HostOp::EventQuery
+                | HostOp::EventElapsed
+        )
+    }
+
     /// Maps a stdlib `@Intrinsic("…")` name of a host method to the operation.
     pub fn from_name(name: &str) -> Option<HostOp> {
         Some(match name {

@@ -12,6 +12,7 @@
 //! methods.
 
 pub mod const_fold;
+pub mod debug_printf;
 mod device;
 mod host_op;
 mod int_precision;

@@ -211,6 +211,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 if name.name == "printf" {
                     return self.printf_call(args, span);
                 }
+                if self.is_device() && matches!(name.name.as_str(), "println" | "print") {
+                    return self.kernel_print(args, name.name == "println", span);
+                }
                 return self.intrinsic_call("SystemOut", None, name, args, span);
             }
         }

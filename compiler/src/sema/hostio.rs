@@ -12,11 +12,7 @@ impl FnCtx<'_, '_> {
     /// An unsuffixed literal argument takes its default type (`int32`, `float64`).
     pub fn printf_call(&mut self, args: &[ast::Arg], span: Span) -> R<ir::Expr> {
         if self.is_device() {
-            return self.error(Diagnostic::error(
-                Code::HostOnlyInDevice,
-                span,
-                "`System.out.printf` is host-only",
-            ));
+            return self.kernel_printf(args, span);
         }
         let Some((first, rest)) = args.split_first() else {
             return self.error(Diagnostic::error(

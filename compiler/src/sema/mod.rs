@@ -17,6 +17,7 @@ mod device;
 mod expr;
 mod hostio;
 mod int_precision;
+mod kernel_print;
 mod launch;
 mod literals;
 mod loops;

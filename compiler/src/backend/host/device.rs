@@ -221,6 +221,14 @@ impl<'a> Device<'a> {
         }
     }
 
+    /// The lines kernels printed since the last call (none before a context exists).
+    pub fn kernel_output(&self) -> Vec<String> {
+        self.context
+            .as_ref()
+            .map(Context::take_kernel_output)
+            .unwrap_or_default()
+    }
+
     /// Every stream of the run the program can still use: the default one and those it made.
     pub(super) fn streams(&self) -> impl Iterator<Item = &Rc<StreamObj>> {
         self.stream.iter().chain(self.created.iter())

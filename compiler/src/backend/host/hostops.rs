@@ -7,8 +7,34 @@ use super::value::{Array, Scalar, Text, Value};
 use crate::ir::{Expr, HostOp, Type};
 
 impl Interp<'_> {
-    /// Runs a host operation; `e` is the whole expression (for its type and span).
+    /// Runs a host operation; `e` is the whole expression (for its type and span). After
+    /// one that may have waited for the device, the lines kernels printed go out first.
     pub fn host_op(
+        &mut self,
+        f: &mut Frame,
+        op: HostOp,
+        args: &[Expr],
+        e: &Expr,
+    ) -> Result<Value, Fail> {
+        let value = self.host_op_inner(f, op, args, e);
+        if op.may_wait_for_device() {
+            self.write_kernel_output(e.span)?;
+        }
+        value
+    }
+
+    /// Writes what kernels printed (collected at the waits so far) to the program's output.
+    pub fn write_kernel_output(&mut self, span: crate::diagnostics::Span) -> Result<(), Fail> {
+        for line in self.device.kernel_output() {
+            // Each printf call's text is a line of its own, as the layer reports it.
+            if let Err(x) = writeln!(self.out, "{line}") {
+                return err(span, format!("cannot write to standard output: {x}"));
+            }
+        }
+        Ok(())
+    }
+
+    fn host_op_inner(
         &mut self,
         f: &mut Frame,
         op: HostOp,

@@ -359,6 +359,7 @@ impl Job<'_> {
             .executor
             .run(&mut interp, self.entry, entry_args, span)
             .and_then(|v| interp.device.finish().map(|()| v))
+            .and_then(|v| interp.write_kernel_output(span).map(|()| v))
             .map(SentValue::from_value)
             .map_err(|e| *e);
         *self.lock_context() = interp.device.into_context();

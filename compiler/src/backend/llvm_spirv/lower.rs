@@ -10,6 +10,10 @@
 
 use std::fmt::Write;
 
+/// What the refusal of a kernel `printf` names (the rspirv backend lowers it to
+/// `NonSemantic.DebugPrintf`).
+const PRINTF: &str = "printing from kernels (`System.out.printf`/`println`)";
+
 use super::types::{self, float_const, int_const, scalar, scalar_of};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
@@ -348,6 +352,10 @@ impl<'a> FnLower<'a> {
                     self.emit(format!("call void @{name}()"));
                     return Ok(None);
                 }
+                ExprKind::Host {
+                    op: crate::ir::HostOp::Printf,
+                    ..
+                } => return Err(refuse(e.span, PRINTF)),
                 _ => return Err(refuse(e.span, "this statement")),
             }
         }
@@ -426,6 +434,10 @@ impl<'a> FnLower<'a> {
             ExprKind::Construct(_) | ExprKind::Splat(_) | ExprKind::Swizzle(..) => {
                 Err(refuse(e.span, "vector and matrix values"))
             }
+            ExprKind::Host {
+                op: crate::ir::HostOp::Printf,
+                ..
+            } => Err(refuse(e.span, PRINTF)),
             ExprKind::Str(_) | ExprKind::Host { .. } | ExprKind::Launch(_) => {
                 Err(refuse(e.span, "host-only expressions"))
             }

@@ -60,10 +60,19 @@ pub fn disassemble(words: &[u32]) -> String {
             _ => {}
         }
     }
+    for inst in &module.debug_string_source {
+        if let (Some(id), [Operand::LiteralString(s)]) = (inst.result_id, inst.operands.as_slice())
+        {
+            if inst.class.opcode == Op::String {
+                literals.insert(id, quoted(s));
+            }
+        }
+    }
     let text = module.disassemble();
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
-        out.push_str(&rewrite(line, &literals).unwrap_or_else(|| line.to_string()));
+        let line = rewrite(line, &literals).unwrap_or_else(|| numbered_debug_printf(line));
+        out.push_str(&line);
         out.push('\n');
     }
     // rspirv's text has no final newline; keep it that way.
@@ -80,11 +89,41 @@ fn rewrite(line: &str, literals: &HashMap<u32, String>) -> Option<String> {
     let text = literals.get(&id)?;
     let mut parts = rhs.split_whitespace();
     let op = parts.next()?;
+    if op == "OpString" {
+        return Some(format!("{lhs} = {op} {text}"));
+    }
     if op != "OpConstant" && op != "OpSpecConstant" {
         return None;
     }
     let ty = parts.next()?;
     Some(format!("{lhs} = {op}  {ty}  {text}"))
+}
+
+/// A string literal as `spirv-dis` writes it (and `spirv-as` reads it back): only `"` and
+/// `\\` escaped, every other character (a newline of a printf format too) as it is. rspirv
+/// writes Rust escapes (`\n`), which `spirv-as` would read as the letter.
+fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+/// A `NonSemantic.DebugPrintf` instruction with its number (`1`) where rspirv prints its
+/// name: `spirv-as` has no grammar for that set and only reads the number back.
+fn numbered_debug_printf(line: &str) -> String {
+    if line.contains("OpExtInst ") {
+        if let Some((head, tail)) = line.split_once(" DebugPrintf ") {
+            return format!("{head} 1 {tail}");
+        }
+    }
+    line.to_string()
 }
 
 /// The literal of a constant of type `ty` whose value has the bit pattern `bits`.

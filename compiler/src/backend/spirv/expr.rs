@@ -71,6 +71,10 @@ impl FnCx<'_, '_> {
             } if args.len() == 1 && args[0].ty.is_buffer_array() => {
                 self.buffer_array_length(&args[0], e)
             }
+            ExprKind::Host {
+                op: crate::ir::HostOp::Printf,
+                args,
+            } => self.debug_printf(args, e),
             ExprKind::Host { .. } | ExprKind::Launch(_) | ExprKind::Str(_) => {
                 Err(Diagnostic::error(
                     Code::HostOnlyInDevice,

@@ -24,6 +24,7 @@ mod bitcast;
 mod bounds;
 mod buffer_array;
 mod coop;
+mod debug_printf;
 mod disasm;
 mod expr;
 mod feature_set;

@@ -139,6 +139,8 @@ pub(crate) struct Globals {
     interface: Vec<(Word, StorageClass)>,
     /// The `GLSL.std.450` import, once used.
     glsl: Option<Word>,
+    /// The `NonSemantic.DebugPrintf` import, once a kernel prints.
+    debug_printf: Option<Word>,
 }
 
 impl Ctx<'_> {
@@ -428,6 +430,18 @@ impl Ctx<'_> {
         }
         let id = self.b.ext_inst_import("GLSL.std.450");
         self.globals.glsl = Some(id);
+        id
+    }
+
+    /// The `NonSemantic.DebugPrintf` extended instruction set (with the
+    /// `SPV_KHR_non_semantic_info` extension it needs), imported on first use.
+    pub(crate) fn debug_printf_set(&mut self) -> Word {
+        if let Some(id) = self.globals.debug_printf {
+            return id;
+        }
+        self.features.extension("SPV_KHR_non_semantic_info");
+        let id = self.b.ext_inst_import("NonSemantic.DebugPrintf");
+        self.globals.debug_printf = Some(id);
         id
     }
 
