@@ -206,6 +206,10 @@ pub(crate) struct DeviceShared {
     pub(crate) profile_spans_only: bool,
     /// `timestampValidBits` of the compute queue family.
     pub(crate) timestamp_valid_bits: u32,
+    /// Whether `hostQueryReset` is enabled: timestamp queries are then reset from the host
+    /// (`vkResetQueryPool`) instead of by a command, so no reset runs on the queue inside a
+    /// span that events or the profile time.
+    pub(crate) host_query_reset: bool,
     /// Accumulated GPU times.
     pub(crate) profile: Mutex<ProfileStats>,
     /// Set once a call reported `VK_ERROR_DEVICE_LOST`.
@@ -265,6 +269,9 @@ impl DeviceShared {
         // and `supports_ray_queries` report them), so a context made for an exact feature
         // list still lists exactly those.
         let accel_names = enabled.enable_acceleration(&supported, c.levels);
+        // Host query resets (core in Vulkan 1.2) whenever offered, for the runtime's own
+        // timestamps; like the above, not listed among the kernel features.
+        let host_query_reset = enabled.enable_host_query_reset(&supported, c.levels);
         let accel_on = accel_names.contains(&"accelerationStructure");
         let ray_query_on = accel_names.contains(&"rayQuery");
         // The extension-gated structs are chained (and their extensions enabled) only when one
@@ -395,6 +402,7 @@ impl DeviceShared {
             profiling: (opts.profile || opts.profile_spans_only) && timestamp_valid_bits > 0,
             profile_spans_only: opts.profile_spans_only,
             timestamp_valid_bits,
+            host_query_reset,
             profile: Mutex::new(ProfileStats::default()),
             lost: AtomicBool::new(false),
             host_visible_device_local,

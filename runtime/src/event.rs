@@ -91,12 +91,18 @@ impl Event {
         // Work recorded before the event and not yet submitted.
         let pending = state.recorded() > 0;
         if let Some(pool) = self.pool {
+            let host_reset = self.shared.host_query_reset;
             let batch = state.ensure_recording()?;
             let device = self.shared.device();
             // SAFETY: the batch is recording; the pool is this event's and no pending work
-            // uses it (waited above).
+            // uses it (waited above), so the host may reset it. A reset recorded as a command
+            // would run on the queue between a span's two events and lengthen it.
             unsafe {
-                device.cmd_reset_query_pool(batch.cmd, pool, 0, 1);
+                if host_reset {
+                    device.reset_query_pool(pool, 0, 1);
+                } else {
+                    device.cmd_reset_query_pool(batch.cmd, pool, 0, 1);
+                }
                 device.cmd_write_timestamp(
                     batch.cmd,
                     vk::PipelineStageFlags::BOTTOM_OF_PIPE,

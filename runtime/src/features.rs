@@ -412,6 +412,19 @@ impl FeatureStructs {
         names
     }
 
+    /// Enables `hostQueryReset` when the device supports it (Vulkan 1.2): whether it did.
+    pub(crate) fn enable_host_query_reset(
+        &mut self,
+        supported: &FeatureStructs,
+        levels: Levels,
+    ) -> bool {
+        let on = levels.allows(Level::V12) && supported.v12.host_query_reset == vk::TRUE;
+        if on {
+            self.v12.host_query_reset = vk::TRUE;
+        }
+        on
+    }
+
     /// A struct set enabling only the supported features named in `only`; unknown or
     /// unsupported names are left out (the caller checks them first).
     pub(crate) fn enable_only(&mut self, levels: Levels, only: &[String]) -> FeatureStructs {

@@ -34,10 +34,15 @@ impl Batch {
         if pool >= self.queries.len() {
             self.queries.push(create_query_pool(device)?);
         }
-        // SAFETY: recording state; the pool is this batch's and not in use by pending work.
+        // SAFETY: recording state; the pool is this batch's and not in use by pending work,
+        // so the host may reset it too (which keeps the reset out of the timed work).
         unsafe {
             if pool >= self.queries_reset {
-                device.cmd_reset_query_pool(self.cmd, self.queries[pool], 0, QUERIES_PER_POOL);
+                if shared.host_query_reset {
+                    device.reset_query_pool(self.queries[pool], 0, QUERIES_PER_POOL);
+                } else {
+                    device.cmd_reset_query_pool(self.cmd, self.queries[pool], 0, QUERIES_PER_POOL);
+                }
                 self.queries_reset = pool + 1;
             }
         }
