@@ -144,3 +144,77 @@ pub(crate) fn drop_coherent(module: &mut Module) {
             ))
     });
 }
+
+/// Makes every shared-memory load and store take part in inter-invocation ordering under the
+/// Vulkan memory model, as glslang does for GLSL's (implicitly coherent) `shared`: a store gets
+/// `MakePointerAvailable|NonPrivatePointer`, a load `MakePointerVisible|NonPrivatePointer`, at
+/// workgroup scope (`workgroup_scope` is the id of the constant 2). Under that model a plain
+/// access is private: a workgroup barrier orders only non-private accesses, so without this a
+/// tile staged in shared memory before `Barrier.workgroup()` is not formally visible to the
+/// other invocations that read it after the barrier.
+pub(crate) fn make_shared_non_private(module: &mut Module, workgroup_scope: Word) {
+    use rspirv::spirv::{MemoryAccess, StorageClass};
+    use std::collections::HashSet;
+    let shared_pointer_types: HashSet<Word> = module
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::TypePointer
+                && matches!(
+                    i.operands.first(),
+                    Some(Operand::StorageClass(StorageClass::Workgroup))
+                )
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    let is_shared = |i: &rspirv::dr::Instruction| {
+        i.result_type
+            .is_some_and(|t| shared_pointer_types.contains(&t))
+    };
+    let mut shared: HashSet<Word> = module
+        .types_global_values
+        .iter()
+        .filter(|i| is_shared(i))
+        .filter_map(|i| i.result_id)
+        .collect();
+    for f in &module.functions {
+        for i in f.blocks.iter().flat_map(|b| &b.instructions) {
+            if is_shared(i) {
+                shared.extend(i.result_id);
+            }
+        }
+    }
+    for f in &mut module.functions {
+        for i in f.blocks.iter_mut().flat_map(|b| &mut b.instructions) {
+            let (make, fixed) = match i.class.opcode {
+                Op::Load => (MemoryAccess::MAKE_POINTER_VISIBLE, 1),
+                Op::Store => (MemoryAccess::MAKE_POINTER_AVAILABLE, 2),
+                // Pointer, layout, stride (always emitted, coop.rs).
+                Op::CooperativeMatrixLoadKHR => (MemoryAccess::MAKE_POINTER_VISIBLE, 3),
+                // Pointer, object, layout, stride.
+                Op::CooperativeMatrixStoreKHR => (MemoryAccess::MAKE_POINTER_AVAILABLE, 4),
+                _ => continue,
+            };
+            let on_shared =
+                matches!(i.operands.first(), Some(Operand::IdRef(p)) if shared.contains(p));
+            if !on_shared || i.operands.len() < fixed {
+                continue;
+            }
+            let flags = make | MemoryAccess::NON_PRIVATE_POINTER;
+            match i.operands.get_mut(fixed) {
+                // Operands of earlier flags (an `Aligned` literal) precede the scope.
+                Some(Operand::MemoryAccess(existing)) => {
+                    if existing.intersects(
+                        MemoryAccess::MAKE_POINTER_AVAILABLE | MemoryAccess::MAKE_POINTER_VISIBLE,
+                    ) {
+                        continue;
+                    }
+                    *existing |= flags;
+                }
+                None => i.operands.push(Operand::MemoryAccess(flags)),
+                Some(_) => continue,
+            }
+            i.operands.push(Operand::IdScope(workgroup_scope));
+        }
+    }
+}
