@@ -466,3 +466,22 @@ fn cooperative_matrix_shapes_of_the_profile_are_checked() {
         .push(cajeta_runtime::CoopMatrixShape::emitted());
     assert!(check_profile(&module, &kernels, &p).is_ok());
 }
+
+/// `Device.hasCoopMatrix` folds per profile: the H200 lists 16×16×16 fp16→fp32, bf16→fp32 and
+/// 16×8×32 int8→int32 but not 32×32×32, lavapipe lists none, so only the listed shapes'
+/// branches leave an addition.
+#[test]
+fn coop_shape_queries_fold_per_profile() {
+    for (p, adds) in [
+        (Some(profile("h200")), 3),
+        (Some(profile("lavapipe")), 0),
+        (None, 0),
+    ] {
+        let asm = &compile("device_coop_shape", p.as_ref())["shapes"];
+        assert_eq!(asm.matches("OpIAdd").count(), adds, "{asm}");
+        let eight = asm
+            .lines()
+            .any(|l| l.contains("OpConstant ") && l.trim_end().ends_with(" 8"));
+        assert!(!eight, "{asm}");
+    }
+}

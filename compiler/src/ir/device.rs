@@ -88,8 +88,70 @@ pub enum DeviceQuery {
     /// `Device.limit("maxComputeWorkGroupInvocations")` (`uint32`): args `[Str]`, a name of
     /// `cajeta_runtime::COMPUTE_LIMITS`. Without a profile: the Vulkan-guaranteed minimum.
     Limit,
+    /// `Device.hasCoopMatrix("16x16x16 float16 float32")` (`boolean`): whether the device
+    /// lists that cooperative-matrix shape at subgroup scope, A and B of the first type, the
+    /// accumulator and result of the second: args `[Str]` in [`CoopShapeQuery::parse`]'s form.
+    /// Without a profile, or with one that records no shapes: false.
+    HasCoopMatrix,
     /// `Option.fp16Storage`…
     Option(OptionFlag),
+}
+
+/// The argument of `Device.hasCoopMatrix`: `"MxNxK A C"`, A (M×K) × B (K×N) + C (M×N), the
+/// component types by their Cajeta names (`float16`, `bfloat16`, `int8`, `int32`…).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoopShapeQuery {
+    /// Rows of A and C.
+    pub m: u32,
+    /// Columns of B and C.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+    /// Component type of A and B.
+    pub ab: String,
+    /// Component type of the accumulator and the result.
+    pub acc: String,
+}
+
+impl CoopShapeQuery {
+    /// The component types a device can report (`VkComponentTypeKHR`).
+    pub const COMPONENTS: [&'static str; 12] = [
+        "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+        "uint16", "uint32", "uint64",
+    ];
+
+    /// Parses `"16x16x16 float16 float32"`; the error says what is wrong.
+    pub fn parse(text: &str) -> Result<CoopShapeQuery, String> {
+        let parts: Vec<&str> = text.split_whitespace().collect();
+        let [dims, ab, acc] = parts.as_slice() else {
+            return Err(format!(
+                "`{text}` is not a cooperative-matrix shape: expected `MxNxK A C`"
+            ));
+        };
+        let dims: Vec<Option<u32>> = dims
+            .split('x')
+            .map(|d| d.parse().ok().filter(|&v| v > 0))
+            .collect();
+        let [Some(m), Some(n), Some(k)] = dims.as_slice() else {
+            return Err(format!(
+                "`{text}`: the dimensions are three positive numbers, as in `16x16x16`"
+            ));
+        };
+        for t in [ab, acc] {
+            if !Self::COMPONENTS.contains(t) {
+                return Err(format!(
+                    "`{text}`: `{t}` is not a cooperative-matrix component type"
+                ));
+            }
+        }
+        Ok(CoopShapeQuery {
+            m: *m,
+            n: *n,
+            k: *k,
+            ab: ab.to_string(),
+            acc: acc.to_string(),
+        })
+    }
 }
 
 impl DeviceQuery {
@@ -110,6 +172,7 @@ impl DeviceQuery {
             "device.supports" => DeviceQuery::Supports,
             "device.extension_version" => DeviceQuery::ExtensionVersion,
             "device.limit" => DeviceQuery::Limit,
+            "device.has_coop_matrix" => DeviceQuery::HasCoopMatrix,
             _ => return None,
         })
     }
