@@ -485,3 +485,39 @@ fn coop_shape_queries_fold_per_profile() {
         assert!(!eight, "{asm}");
     }
 }
+
+/// float16 accumulators (`CoopMatrixAcc<float16>`): compiled for the H200 the kernel
+/// multiplies in the 16×16×16 float16 × float16 + float16 shape, records it in the reflection
+/// and validates; a profile that lists shapes but not that one refuses it with E0030 naming
+/// the shape (even though it lists the float32-accumulator one).
+#[test]
+fn float16_accumulators_record_their_shape_and_are_checked_against_the_profile() {
+    let path = tests_dir().join("kernels").join("device_coop_acc16.cajeta");
+    let (map, module) = frontend(&path);
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let h200 = profile("h200");
+    let kernels = compile_kernels(&module, &options(Some(&h200), TargetEnv::Vulkan1_3), None)
+        .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let k = &kernels[0].1;
+    let shape = cajeta_runtime::CoopMatrixShape::subgroup16("float16", "float16");
+    assert_eq!(k.reflection.coop_matrix_shapes, vec![shape.clone()]);
+    if let Err(e) = spirv_val(&k.words, TargetEnv::Vulkan1_3, "device_coop_acc16") {
+        assert!(validator_too_old(&e), "{e}");
+    }
+    let asm = disassemble(&k.words);
+    // Two float16 accumulator scalings (the float32 factors narrowed) and the float32 copy.
+    assert_eq!(asm.matches("OpMatrixTimesScalar").count(), 2, "{asm}");
+    assert_eq!(asm.matches("OpFConvert").count(), 3, "{asm}");
+    if let Err(d) = check_profile(&module, &kernels, &h200) {
+        panic!("{}", render_human(&map, &d));
+    }
+    let mut without = h200.clone();
+    without.coop_matrix_shapes.retain(|s| *s != shape);
+    assert!(without.has_extension("VK_KHR_cooperative_matrix"));
+    let err = check_profile(&module, &kernels, &without).expect_err("refused");
+    let text = render_human(&map, &err);
+    assert!(
+        text.contains("E0030") && text.contains("16x16x16 float16 x float16 + float16"),
+        "{text}"
+    );
+}

@@ -5,6 +5,8 @@
 //! specialization stage (`specialize/device.rs`) replaces them by constants for its target, so
 //! the backends never see them.
 
+use super::types::ScalarType;
+
 /// `Option.*`: one per precision option of SPEC §8, read from the effective variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OptionFlag {
@@ -294,6 +296,46 @@ impl CoopUse {
     pub const DIM: u32 = 16;
 }
 
+/// A cooperative matrix type: its use and component type, 16×16 at subgroup scope.
+/// `CoopMatrixA` / `CoopMatrixB` are float16, `CoopMatrixAcc` float32;
+/// `CoopMatrixAcc<float16>` holds float16 accumulators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CoopType {
+    /// A, B or accumulator.
+    pub usage: CoopUse,
+    /// The component type.
+    pub component: ScalarType,
+}
+
+impl CoopType {
+    /// The type a bare class name (`CoopMatrixAcc`) denotes.
+    pub fn default_of(usage: CoopUse) -> CoopType {
+        let component = match usage {
+            CoopUse::A | CoopUse::B => ScalarType::F16,
+            CoopUse::Acc => ScalarType::F32,
+        };
+        CoopType { usage, component }
+    }
+
+    /// The component types a matrix of `usage` may have today.
+    pub fn allowed_components(usage: CoopUse) -> &'static [ScalarType] {
+        match usage {
+            CoopUse::A | CoopUse::B => &[ScalarType::F16],
+            CoopUse::Acc => &[ScalarType::F32, ScalarType::F16],
+        }
+    }
+}
+
+impl std::fmt::Display for CoopType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if *self == CoopType::default_of(self.usage) {
+            f.write_str(self.usage.class_name())
+        } else {
+            write!(f, "{}<{}>", self.usage.class_name(), self.component)
+        }
+    }
+}
+
 /// `CoopMatrix.*` operations (subgroup scope; every invocation of the subgroup must take part).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CoopOp {
@@ -312,6 +354,9 @@ pub enum CoopOp {
     /// `store(dst, offset, stride, acc[, layout])`: writes the accumulator to a buffer or a
     /// shared array, row-major unless a layout says otherwise.
     Store,
+    /// `convert(acc)`: the accumulator with each element converted to the result's component
+    /// type (float16 ↔ float32).
+    Convert,
 }
 
 impl CoopOp {
@@ -324,6 +369,7 @@ impl CoopOp {
             "coop.scale" => CoopOp::Scale,
             "coop.add" => CoopOp::Add,
             "coop.store" => CoopOp::Store,
+            "coop.convert" => CoopOp::Convert,
             _ => return None,
         })
     }

@@ -23,7 +23,8 @@ mod types;
 pub mod visit;
 
 pub use device::{
-    CapabilityNeed, CoopOp, CoopShapeQuery, CoopUse, DeviceQuery, OptionFlag, CAPABILITIES,
+    CapabilityNeed, CoopOp, CoopShapeQuery, CoopType, CoopUse, DeviceQuery, OptionFlag,
+    CAPABILITIES,
 };
 pub use host_op::{HostDeviceQuery, HostOp, StringOp};
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};

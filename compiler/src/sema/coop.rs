@@ -5,7 +5,7 @@
 
 use super::body::{FnCtx, R};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{self, CoopOp, CoopUse, ScalarType, Type};
+use crate::ir::{self, CoopOp, CoopUse, Type};
 
 /// Whether a buffer or shared array of `elem` can hold cooperative-matrix data: a numeric
 /// scalar, or a vector of four 32-bit lanes (16 bytes: eight float16, four float32).
@@ -14,14 +14,6 @@ pub fn memory_element(elem: &Type) -> bool {
         Type::Scalar(s) => s.is_numeric() && !s.is_precision(),
         Type::Vector(s, 4) => s.bits() == 32 && !s.is_precision(),
         _ => false,
-    }
-}
-
-/// The component type of a cooperative matrix of this use.
-pub fn component(u: CoopUse) -> ScalarType {
-    match u {
-        CoopUse::A | CoopUse::B => ScalarType::F16,
-        CoopUse::Acc => ScalarType::F32,
     }
 }
 
@@ -34,14 +26,14 @@ impl FnCtx<'_, '_> {
             CoopOp::Store => (args.first(), args.get(3).map(|m| &m.ty)),
             _ => return Ok(()),
         };
-        let (Some(memory), Some(Type::CoopMatrix(u))) = (memory, matrix) else {
+        let (Some(memory), Some(Type::CoopMatrix(t))) = (memory, matrix) else {
             return Ok(());
         };
         let elem = match &memory.ty {
             Type::Buffer(e) | Type::Shared(e) => &**e,
             _ => return Ok(()),
         };
-        let want = component(*u);
+        let want = t.component;
         match elem {
             Type::Scalar(s) if *s != want => {
                 let found = memory.ty.clone();
@@ -50,9 +42,8 @@ impl FnCtx<'_, '_> {
                         Code::TypeMismatch,
                         memory.span,
                         format!(
-                            "a {} holds {want}: its memory must be an array of {want} or of \
-                             128-bit vectors, found {found}",
-                            u.class_name()
+                            "a {t} holds {want}: its memory must be an array of {want} or of \
+                             128-bit vectors, found {found}"
                         ),
                     )
                     .with_label(format!("this is {found}"))
@@ -64,5 +55,85 @@ impl FnCtx<'_, '_> {
             }
             _ => Ok(()),
         }
+    }
+}
+
+impl FnCtx<'_, '_> {
+    /// The result type of a cooperative-matrix call, and E-TypeMismatch where an operand that
+    /// must be an accumulator is not. `loadAcc`, `zeroAcc` and `convert` produce the
+    /// accumulator type their context expects (`hint`: a declaration's or assignment's type),
+    /// `CoopMatrixAcc` (float32) without one; `mulAdd`, `scale` and `add` produce their
+    /// accumulator operand's type (the stdlib declares them generic in it).
+    pub fn coop_result(
+        &mut self,
+        op: CoopOp,
+        args: &[ir::Expr],
+        ret: Type,
+        hint: Option<ir::CoopType>,
+    ) -> R<Type> {
+        let accumulator = match op {
+            CoopOp::MulAdd => args.get(2),
+            CoopOp::Scale | CoopOp::Add | CoopOp::Convert => args.first(),
+            CoopOp::Store => args.get(3),
+            CoopOp::Load | CoopOp::ZeroAcc => None,
+        };
+        if let (CoopOp::Load | CoopOp::Store, Some(memory)) = (op, args.first()) {
+            if !matches!(memory.ty, Type::Buffer(_) | Type::Shared(_)) {
+                let found = memory.ty.clone();
+                return self.error(
+                    Diagnostic::error(
+                        Code::TypeMismatch,
+                        memory.span,
+                        format!(
+                            "`{}` needs a KernelBuffer or Shared array of scalars or 128-bit \
+                             vectors, found {found}",
+                            op_name(op)
+                        ),
+                    )
+                    .with_label(format!("this is {found}")),
+                );
+            }
+        }
+        if let Some(a) = accumulator {
+            if !matches!(&a.ty, Type::CoopMatrix(t) if t.usage == CoopUse::Acc) {
+                let found = a.ty.clone();
+                return self.error(
+                    Diagnostic::error(
+                        Code::TypeMismatch,
+                        a.span,
+                        format!(
+                            "`CoopMatrix.{}` takes an accumulator (CoopMatrixAcc or \
+                             CoopMatrixAcc<float16>), found {found}",
+                            op_name(op)
+                        ),
+                    )
+                    .with_label(format!("this is {found}")),
+                );
+            }
+        }
+        Ok(match (op, &ret, hint) {
+            (CoopOp::Load | CoopOp::ZeroAcc | CoopOp::Convert, Type::CoopMatrix(r), Some(h))
+                if h.usage == r.usage =>
+            {
+                Type::CoopMatrix(h)
+            }
+            (CoopOp::Convert, Type::CoopMatrix(_), _) => {
+                Type::CoopMatrix(ir::CoopType::default_of(CoopUse::Acc))
+            }
+            _ => ret,
+        })
+    }
+}
+
+/// The stdlib method name of an operation, for messages.
+fn op_name(op: CoopOp) -> &'static str {
+    match op {
+        CoopOp::Load => "load",
+        CoopOp::ZeroAcc => "zeroAcc",
+        CoopOp::MulAdd => "mulAdd",
+        CoopOp::Scale => "scale",
+        CoopOp::Add => "add",
+        CoopOp::Store => "store",
+        CoopOp::Convert => "convert",
     }
 }

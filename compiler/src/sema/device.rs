@@ -36,7 +36,7 @@ pub fn coop_type(name: &str) -> Option<Type> {
     [CoopUse::A, CoopUse::B, CoopUse::Acc]
         .into_iter()
         .find(|u| u.class_name() == name)
-        .map(Type::CoopMatrix)
+        .map(|u| Type::CoopMatrix(ir::CoopType::default_of(u)))
 }
 
 /// Whether `name` has the shape of a Vulkan extension name: `VK_<AUTHOR>_<name>`.

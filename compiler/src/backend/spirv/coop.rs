@@ -35,13 +35,27 @@ impl FnCx<'_, '_> {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
                 let zero = self.cx.ir_constant(
                     &crate::ir::Constant::Float(0.0),
-                    &crate::ir::Type::Scalar(ScalarType::F32),
+                    &Type::Scalar(coop_component(&e.ty)),
                     e.span,
                 )?;
                 self.op_with(Op::CompositeConstruct, ty, vec![Operand::IdRef(zero)])
             }
+            (CoopOp::Convert, [m]) => {
+                let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+                let value = self.expr(m)?;
+                if m.ty == e.ty {
+                    return Ok(value);
+                }
+                self.op(Op::FConvert, ty, &[value])
+            }
             (CoopOp::MulAdd, [a, b, c]) => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+                self.cx
+                    .features
+                    .coop_shape(cajeta_runtime::CoopMatrixShape::subgroup16(
+                        &coop_component(&a.ty).to_string(),
+                        &coop_component(&e.ty).to_string(),
+                    ));
                 let (a, b, c) = (self.expr(a)?, self.expr(b)?, self.expr(c)?);
                 self.cx
                     .b
@@ -50,7 +64,13 @@ impl FnCx<'_, '_> {
             }
             (CoopOp::Scale, [m, factor]) => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
-                let (m, factor) = (self.expr(m)?, self.expr(factor)?);
+                let (m, mut factor) = (self.expr(m)?, self.expr(factor)?);
+                // OpMatrixTimesScalar wants the scalar in the component type.
+                let component = coop_component(&e.ty);
+                if component != ScalarType::F32 {
+                    let narrow = self.cx.value_type(component, e.span)?;
+                    factor = self.op(Op::FConvert, narrow, &[factor])?;
+                }
                 self.op(Op::MatrixTimesScalar, ty, &[m, factor])
             }
             (CoopOp::Add, [x, y]) => {
@@ -100,6 +120,14 @@ impl FnCx<'_, '_> {
             }
         };
         Ok(self.cx.const_u32(value))
+    }
+}
+
+/// The component type of a cooperative-matrix IR type (float32 for anything else).
+fn coop_component(ty: &Type) -> ScalarType {
+    match ty {
+        Type::CoopMatrix(t) => t.component,
+        _ => ScalarType::F32,
     }
 }
 
