@@ -521,3 +521,42 @@ fn float16_accumulators_record_their_shape_and_are_checked_against_the_profile()
         "{text}"
     );
 }
+
+/// bfloat16 A and B (`CoopMatrixA<bfloat16>`): the kernel needs `shaderBFloat16CooperativeMatrix`
+/// and the 16×16×16 bfloat16 × bfloat16 + float32 shape. The recorded H200 profile lists the
+/// shape but predates the runtime's query of that feature, so it refuses the kernel naming the
+/// feature; the same profile with the feature accepts it.
+#[test]
+fn bfloat16_matrices_need_their_feature_and_shape() {
+    let path = tests_dir().join("kernels").join("coop_bf16.cajeta");
+    let (map, module) = frontend(&path);
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let h200 = profile("h200");
+    let kernels = compile_kernels(&module, &options(Some(&h200), TargetEnv::Vulkan1_3), None)
+        .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let r = &kernels[0].1.reflection;
+    assert_eq!(
+        r.coop_matrix_shapes,
+        vec![cajeta_runtime::CoopMatrixShape::subgroup16(
+            "bfloat16", "float32"
+        )]
+    );
+    assert!(r
+        .vulkan_features
+        .iter()
+        .any(|f| f == "shaderBFloat16CooperativeMatrix"));
+    let err = check_profile(&module, &kernels, &h200).expect_err("refused");
+    let text = render_human(&map, &err);
+    assert!(
+        text.contains("E0030") && text.contains("shaderBFloat16CooperativeMatrix"),
+        "{text}"
+    );
+    let mut with = h200.clone();
+    with.features.push("shaderBFloat16CooperativeMatrix".into());
+    if let Err(d) = check_profile(&module, &kernels, &with) {
+        panic!("{}", render_human(&map, &d));
+    }
+    with.coop_matrix_shapes.retain(|s| s.a != "bfloat16");
+    let err = check_profile(&module, &kernels, &with).expect_err("refused");
+    assert!(render_human(&map, &err).contains("16x16x16 bfloat16 x bfloat16 + float32"));
+}

@@ -194,6 +194,9 @@ const FEATURES: &[(&str, Level, Field)] = &[
     ("shaderBFloat16Type", Level::Bfloat16, |f| {
         &mut f.bfloat16.shader_bfloat16_type
     }),
+    ("shaderBFloat16CooperativeMatrix", Level::Bfloat16, |f| {
+        &mut f.bfloat16.shader_bfloat16_cooperative_matrix
+    }),
     ("shaderSubgroupClock", Level::ShaderClock, |f| {
         &mut f.shader_clock.shader_subgroup_clock
     }),
@@ -464,6 +467,10 @@ pub(crate) const CAPABILITY_FEATURES: &[(&str, &str)] = &[
     ),
     ("CooperativeMatrixKHR", "cooperativeMatrix"),
     ("BFloat16TypeKHR", "shaderBFloat16Type"),
+    (
+        "BFloat16CooperativeMatrixKHR",
+        "shaderBFloat16CooperativeMatrix",
+    ),
 ];
 
 /// Subgroup capabilities and the `VkSubgroupFeatureFlags` bit each one needs in compute.

@@ -297,8 +297,9 @@ impl CoopUse {
 }
 
 /// A cooperative matrix type: its use and component type, 16×16 at subgroup scope.
-/// `CoopMatrixA` / `CoopMatrixB` are float16, `CoopMatrixAcc` float32;
-/// `CoopMatrixAcc<float16>` holds float16 accumulators.
+/// `CoopMatrixA` / `CoopMatrixB` are float16 (`<bfloat16>`: native bfloat16,
+/// `SPV_KHR_bfloat16`), `CoopMatrixAcc` float32; `CoopMatrixAcc<float16>` holds float16
+/// accumulators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CoopType {
     /// A, B or accumulator.
@@ -320,7 +321,7 @@ impl CoopType {
     /// The component types a matrix of `usage` may have today.
     pub fn allowed_components(usage: CoopUse) -> &'static [ScalarType] {
         match usage {
-            CoopUse::A | CoopUse::B => &[ScalarType::F16],
+            CoopUse::A | CoopUse::B => &[ScalarType::F16, ScalarType::BF16],
             CoopUse::Acc => &[ScalarType::F32, ScalarType::F16],
         }
     }

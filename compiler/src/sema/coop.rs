@@ -5,7 +5,7 @@
 
 use super::body::{FnCtx, R};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{self, CoopOp, CoopUse, Type};
+use crate::ir::{self, CoopOp, CoopUse, ScalarType, Type};
 
 /// Whether a buffer or shared array of `elem` can hold cooperative-matrix data: a numeric
 /// scalar, or a vector of four 32-bit lanes (16 bytes: eight float16, four float32).
@@ -34,6 +34,26 @@ impl FnCtx<'_, '_> {
             _ => return Ok(()),
         };
         let want = t.component;
+        // bfloat16 scalars live in float32 registers and have no native buffer form here: a
+        // bfloat16 tile comes from 128-bit vectors holding its bits.
+        if want == ScalarType::BF16 && matches!(elem, Type::Scalar(_)) {
+            let found = memory.ty.clone();
+            return self.error(
+                Diagnostic::error(
+                    Code::TypeMismatch,
+                    memory.span,
+                    format!(
+                        "a {t} is loaded from and stored to arrays of 128-bit vectors, found \
+                         {found}"
+                    ),
+                )
+                .with_label(format!("this is {found}"))
+                .with_note(
+                    "help: keep bfloat16 data as raw bits, eight to a Vector<uint32,4> \
+                     (KernelBuffer<Vector<uint32,4>> or Shared<Vector<uint32,4>>)",
+                ),
+            );
+        }
         match elem {
             Type::Scalar(s) if *s != want => {
                 let found = memory.ty.clone();
@@ -111,6 +131,9 @@ impl FnCtx<'_, '_> {
                 );
             }
         }
+        if let (CoopOp::MulAdd, [a, b, c]) = (op, args) {
+            self.check_mul_add_types(a, b, c)?;
+        }
         Ok(match (op, &ret, hint) {
             (CoopOp::Load | CoopOp::ZeroAcc | CoopOp::Convert, Type::CoopMatrix(r), Some(h))
                 if h.usage == r.usage =>
@@ -122,6 +145,62 @@ impl FnCtx<'_, '_> {
             }
             _ => ret,
         })
+    }
+}
+
+impl FnCtx<'_, '_> {
+    /// `mulAdd(a, b, c)`: `a` a CoopMatrixA and `b` a CoopMatrixB of one component type, and
+    /// `c` an accumulator that type multiplies into (float16: float16 or float32; bfloat16:
+    /// float32). E0008 otherwise.
+    fn check_mul_add_types(&mut self, a: &ir::Expr, b: &ir::Expr, c: &ir::Expr) -> R<()> {
+        let use_of = |e: &ir::Expr, u: CoopUse| match &e.ty {
+            Type::CoopMatrix(t) if t.usage == u => Some(t.component),
+            _ => None,
+        };
+        for (e, u) in [(a, CoopUse::A), (b, CoopUse::B)] {
+            if use_of(e, u).is_none() {
+                let found = e.ty.clone();
+                return self.error(
+                    Diagnostic::error(
+                        Code::TypeMismatch,
+                        e.span,
+                        format!(
+                            "`CoopMatrix.mulAdd` takes a {} here, found {found}",
+                            u.class_name()
+                        ),
+                    )
+                    .with_label(format!("this is {found}")),
+                );
+            }
+        }
+        let (ab, bb) = (use_of(a, CoopUse::A), use_of(b, CoopUse::B));
+        let acc = use_of(c, CoopUse::Acc);
+        let ok = match (ab, bb, acc) {
+            (
+                Some(ScalarType::F16),
+                Some(ScalarType::F16),
+                Some(ScalarType::F16 | ScalarType::F32),
+            ) => true,
+            (Some(ScalarType::BF16), Some(ScalarType::BF16), Some(ScalarType::F32)) => true,
+            // A non-accumulator `c` is reported by the caller.
+            (_, _, None) => true,
+            _ => false,
+        };
+        if ok {
+            return Ok(());
+        }
+        self.error(
+            Diagnostic::error(
+                Code::TypeMismatch,
+                c.span,
+                format!(
+                    "`CoopMatrix.mulAdd` of {} × {} into {}: A and B must have one component \
+                     type, float16 accumulating into float16 or float32, bfloat16 into float32",
+                    a.ty, b.ty, c.ty
+                ),
+            )
+            .with_label("these types do not multiply"),
+        )
     }
 }
 

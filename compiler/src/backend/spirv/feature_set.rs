@@ -82,6 +82,7 @@ impl FeatureSet {
                 Capability::Int16 => Some("shaderInt16"),
                 Capability::Float16 => Some("shaderFloat16"),
                 Capability::BFloat16TypeKHR => Some("shaderBFloat16Type"),
+                Capability::BFloat16CooperativeMatrixKHR => Some("shaderBFloat16CooperativeMatrix"),
                 Capability::Int8 => Some("shaderInt8"),
                 Capability::StorageBuffer16BitAccess => Some("storageBuffer16BitAccess"),
                 Capability::StorageBuffer8BitAccess => Some("storageBuffer8BitAccess"),

@@ -132,7 +132,13 @@ impl Ctx<'_> {
         if self.env.spirv_version() < (1, 5) {
             self.features.extension("SPV_KHR_vulkan_memory_model");
         }
-        let component = self.float_type(t.component.bits());
+        let component = if t.component == crate::ir::ScalarType::BF16 {
+            self.features
+                .require(Capability::BFloat16CooperativeMatrixKHR);
+            self.bf16_native_type()
+        } else {
+            self.float_type(t.component.bits())
+        };
         let scope = self.const_u32(rspirv::spirv::Scope::Subgroup as u32);
         let dim = self.const_u32(crate::ir::CoopUse::DIM);
         let usage = self.const_u32(t.usage.spirv_use());
