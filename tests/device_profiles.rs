@@ -560,3 +560,44 @@ fn bfloat16_matrices_need_their_feature_and_shape() {
     let err = check_profile(&module, &kernels, &with).expect_err("refused");
     assert!(render_human(&map, &err).contains("16x16x16 bfloat16 x bfloat16 + float32"));
 }
+
+/// examples/gemm.cajeta's bfloat16 kernel: for a device that multiplies bfloat16 matrices (the
+/// H200's profile with `shaderBFloat16CooperativeMatrix`, which the recorded profile predates)
+/// it holds the eight bfloat16 mulAdds on tiles from the shared vector arrays and validates;
+/// for the recorded profile (the feature unknown) and for lavapipe its branch folds away.
+#[test]
+fn the_gemm_examples_bfloat16_kernel_compiles_where_the_device_multiplies_bfloat16() {
+    let (map, module) = frontend(&tests_dir().join("../examples/gemm.cajeta"));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let mut bf16 = profile("h200");
+    bf16.features.push("shaderBFloat16CooperativeMatrix".into());
+    if let Some(all) = &mut bf16.all_features {
+        all.push("shaderBFloat16CooperativeMatrix".into());
+    }
+    for (p, coop) in [
+        (bf16, true),
+        (profile("h200"), false),
+        (profile("lavapipe"), false),
+    ] {
+        let kernels = compile_kernels(&module, &options(Some(&p), TargetEnv::Vulkan1_3), None)
+            .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+        let k = &kernels
+            .iter()
+            .find(|(_, k)| k.name == "gemmCoopBf16")
+            .expect("kernel")
+            .1;
+        let asm = disassemble(&k.words);
+        let mul_adds = asm.matches("OpCooperativeMatrixMulAddKHR").count();
+        assert_eq!(mul_adds, if coop { 8 } else { 0 }, "{}:\n{asm}", p.name);
+        if coop {
+            assert!(asm.contains("OpTypeFloat 16 BFloat16KHR"), "{asm}");
+            assert_eq!(loads_from_shared_vectors(&asm), 6, "{asm}");
+            if let Err(e) = spirv_val(&k.words, TargetEnv::Vulkan1_3, "gemmCoopBf16") {
+                assert!(validator_too_old(&e), "{e}");
+            }
+            if let Err(d) = check_profile(&module, &kernels, &p) {
+                panic!("{}", render_human(&map, &d));
+            }
+        }
+    }
+}
