@@ -346,6 +346,11 @@ fn tiled_cooperative_gemms_compile_for_the_h200_and_validate() {
             "gemm",
             false,
         ),
+        (
+            root.join("bench/src/bin/coop_gemm/prefetch.cajeta"),
+            "gemm",
+            false,
+        ),
     ];
     for (path, kernel, has_fallback) in sources {
         let (map, module) = frontend(&path);
@@ -387,6 +392,21 @@ fn tiled_cooperative_gemms_compile_for_the_h200_and_validate() {
                 "{asm}"
             );
             assert_eq!(loads_from_shared_vectors(&asm), 6, "{tag}:\n{asm}");
+            // Under the Vulkan memory model the staged tiles reach the other invocations
+            // through the barrier only as non-private accesses (as glslang emits them).
+            let non_private = asm
+                .lines()
+                .filter(|l| l.contains("OpCooperativeMatrixLoadKHR"))
+                .filter(|l| l.contains("MakePointerVisible|NonPrivatePointer"))
+                .count();
+            assert_eq!(non_private, 6, "{tag}:\n{asm}");
+            // The unrolled K step holds no division guard (its `/ 8` is by a constant).
+            let k_step = asm
+                .split(" Unroll")
+                .nth(1)
+                .and_then(|rest| rest.split("OpControlBarrier").next())
+                .expect("an unrolled loop before the second barrier");
+            assert!(!k_step.contains("OpSelect"), "{tag}:\n{k_step}");
         }
     }
 }
@@ -445,4 +465,139 @@ fn cooperative_matrix_shapes_of_the_profile_are_checked() {
     p.coop_matrix_shapes
         .push(cajeta_runtime::CoopMatrixShape::emitted());
     assert!(check_profile(&module, &kernels, &p).is_ok());
+}
+
+/// `Device.hasCoopMatrix` folds per profile: the H200 lists 16×16×16 fp16→fp32, bf16→fp32 and
+/// 16×8×32 int8→int32 but not 32×32×32, lavapipe lists none, so only the listed shapes'
+/// branches leave an addition.
+#[test]
+fn coop_shape_queries_fold_per_profile() {
+    for (p, adds) in [
+        (Some(profile("h200")), 3),
+        (Some(profile("lavapipe")), 0),
+        (None, 0),
+    ] {
+        let asm = &compile("device_coop_shape", p.as_ref())["shapes"];
+        assert_eq!(asm.matches("OpIAdd").count(), adds, "{asm}");
+        let eight = asm
+            .lines()
+            .any(|l| l.contains("OpConstant ") && l.trim_end().ends_with(" 8"));
+        assert!(!eight, "{asm}");
+    }
+}
+
+/// float16 accumulators (`CoopMatrixAcc<float16>`): compiled for the H200 the kernel
+/// multiplies in the 16×16×16 float16 × float16 + float16 shape, records it in the reflection
+/// and validates; a profile that lists shapes but not that one refuses it with E0030 naming
+/// the shape (even though it lists the float32-accumulator one).
+#[test]
+fn float16_accumulators_record_their_shape_and_are_checked_against_the_profile() {
+    let path = tests_dir().join("kernels").join("device_coop_acc16.cajeta");
+    let (map, module) = frontend(&path);
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let h200 = profile("h200");
+    let kernels = compile_kernels(&module, &options(Some(&h200), TargetEnv::Vulkan1_3), None)
+        .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let k = &kernels[0].1;
+    let shape = cajeta_runtime::CoopMatrixShape::subgroup16("float16", "float16");
+    assert_eq!(k.reflection.coop_matrix_shapes, vec![shape.clone()]);
+    if let Err(e) = spirv_val(&k.words, TargetEnv::Vulkan1_3, "device_coop_acc16") {
+        assert!(validator_too_old(&e), "{e}");
+    }
+    let asm = disassemble(&k.words);
+    // Two float16 accumulator scalings (the float32 factors narrowed) and the float32 copy.
+    assert_eq!(asm.matches("OpMatrixTimesScalar").count(), 2, "{asm}");
+    assert_eq!(asm.matches("OpFConvert").count(), 3, "{asm}");
+    if let Err(d) = check_profile(&module, &kernels, &h200) {
+        panic!("{}", render_human(&map, &d));
+    }
+    let mut without = h200.clone();
+    without.coop_matrix_shapes.retain(|s| *s != shape);
+    assert!(without.has_extension("VK_KHR_cooperative_matrix"));
+    let err = check_profile(&module, &kernels, &without).expect_err("refused");
+    let text = render_human(&map, &err);
+    assert!(
+        text.contains("E0030") && text.contains("16x16x16 float16 x float16 + float16"),
+        "{text}"
+    );
+}
+
+/// bfloat16 A and B (`CoopMatrixA<bfloat16>`): the kernel needs `shaderBFloat16CooperativeMatrix`
+/// and the 16×16×16 bfloat16 × bfloat16 + float32 shape. The recorded H200 profile lists the
+/// shape but predates the runtime's query of that feature, so it refuses the kernel naming the
+/// feature; the same profile with the feature accepts it.
+#[test]
+fn bfloat16_matrices_need_their_feature_and_shape() {
+    let path = tests_dir().join("kernels").join("coop_bf16.cajeta");
+    let (map, module) = frontend(&path);
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let h200 = profile("h200");
+    let kernels = compile_kernels(&module, &options(Some(&h200), TargetEnv::Vulkan1_3), None)
+        .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let r = &kernels[0].1.reflection;
+    assert_eq!(
+        r.coop_matrix_shapes,
+        vec![cajeta_runtime::CoopMatrixShape::subgroup16(
+            "bfloat16", "float32"
+        )]
+    );
+    assert!(r
+        .vulkan_features
+        .iter()
+        .any(|f| f == "shaderBFloat16CooperativeMatrix"));
+    let err = check_profile(&module, &kernels, &h200).expect_err("refused");
+    let text = render_human(&map, &err);
+    assert!(
+        text.contains("E0030") && text.contains("shaderBFloat16CooperativeMatrix"),
+        "{text}"
+    );
+    let mut with = h200.clone();
+    with.features.push("shaderBFloat16CooperativeMatrix".into());
+    if let Err(d) = check_profile(&module, &kernels, &with) {
+        panic!("{}", render_human(&map, &d));
+    }
+    with.coop_matrix_shapes.retain(|s| s.a != "bfloat16");
+    let err = check_profile(&module, &kernels, &with).expect_err("refused");
+    assert!(render_human(&map, &err).contains("16x16x16 bfloat16 x bfloat16 + float32"));
+}
+
+/// examples/gemm.cajeta's bfloat16 kernel: for a device that multiplies bfloat16 matrices (the
+/// H200's profile with `shaderBFloat16CooperativeMatrix`, which the recorded profile predates)
+/// it holds the eight bfloat16 mulAdds on tiles from the shared vector arrays and validates;
+/// for the recorded profile (the feature unknown) and for lavapipe its branch folds away.
+#[test]
+fn the_gemm_examples_bfloat16_kernel_compiles_where_the_device_multiplies_bfloat16() {
+    let (map, module) = frontend(&tests_dir().join("../examples/gemm.cajeta"));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let mut bf16 = profile("h200");
+    bf16.features.push("shaderBFloat16CooperativeMatrix".into());
+    if let Some(all) = &mut bf16.all_features {
+        all.push("shaderBFloat16CooperativeMatrix".into());
+    }
+    for (p, coop) in [
+        (bf16, true),
+        (profile("h200"), false),
+        (profile("lavapipe"), false),
+    ] {
+        let kernels = compile_kernels(&module, &options(Some(&p), TargetEnv::Vulkan1_3), None)
+            .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+        let k = &kernels
+            .iter()
+            .find(|(_, k)| k.name == "gemmCoopBf16")
+            .expect("kernel")
+            .1;
+        let asm = disassemble(&k.words);
+        let mul_adds = asm.matches("OpCooperativeMatrixMulAddKHR").count();
+        assert_eq!(mul_adds, if coop { 8 } else { 0 }, "{}:\n{asm}", p.name);
+        if coop {
+            assert!(asm.contains("OpTypeFloat 16 BFloat16KHR"), "{asm}");
+            assert_eq!(loads_from_shared_vectors(&asm), 6, "{asm}");
+            if let Err(e) = spirv_val(&k.words, TargetEnv::Vulkan1_3, "gemmCoopBf16") {
+                assert!(validator_too_old(&e), "{e}");
+            }
+            if let Err(d) = check_profile(&module, &kernels, &p) {
+                panic!("{}", render_human(&map, &d));
+            }
+        }
+    }
 }

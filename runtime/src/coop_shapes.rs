@@ -28,17 +28,22 @@ pub struct CoopMatrixShape {
 }
 
 impl CoopMatrixShape {
-    /// The only form the compiler emits today: 16×16×16, float16 × float16 + float32 at
-    /// subgroup scope.
+    /// The default form: 16×16×16, float16 × float16 + float32 at subgroup scope.
     pub fn emitted() -> CoopMatrixShape {
+        CoopMatrixShape::subgroup16("float16", "float32")
+    }
+
+    /// 16×16×16 at subgroup scope, A and B of type `ab`, accumulator and result of type `acc`
+    /// (the shapes the compiler emits).
+    pub fn subgroup16(ab: &str, acc: &str) -> CoopMatrixShape {
         CoopMatrixShape {
             m: 16,
             n: 16,
             k: 16,
-            a: "float16".into(),
-            b: "float16".into(),
-            c: "float32".into(),
-            result: "float32".into(),
+            a: ab.into(),
+            b: ab.into(),
+            c: acc.into(),
+            result: acc.into(),
             scope: "subgroup".into(),
         }
     }

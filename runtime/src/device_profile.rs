@@ -332,16 +332,22 @@ impl DeviceProfile {
                 ));
             }
         }
-        // A profile that lists shapes must list the one cooperative matrices compile to.
-        let emitted = crate::CoopMatrixShape::emitted();
-        if r.capabilities.iter().any(|c| c == "CooperativeMatrixKHR")
-            && !self.coop_matrix_shapes.is_empty()
-            && !self.coop_matrix_shapes.contains(&emitted)
+        // A profile that lists shapes must list every one the kernel multiplies in.
+        let fallback = [crate::CoopMatrixShape::emitted()];
+        let used = if r.coop_matrix_shapes.is_empty()
+            && r.capabilities.iter().any(|c| c == "CooperativeMatrixKHR")
         {
-            return Err(format!(
-                "cooperative matrices {}x{}x{} {} x {} + {} at {} scope",
-                emitted.m, emitted.n, emitted.k, emitted.a, emitted.b, emitted.c, emitted.scope
-            ));
+            &fallback[..]
+        } else {
+            &r.coop_matrix_shapes[..]
+        };
+        if !self.coop_matrix_shapes.is_empty() {
+            if let Some(s) = used.iter().find(|s| !self.coop_matrix_shapes.contains(s)) {
+                return Err(format!(
+                    "cooperative matrices {}x{}x{} {} x {} + {} at {} scope",
+                    s.m, s.n, s.k, s.a, s.b, s.c, s.scope
+                ));
+            }
         }
         if let Some(n) = r.required_subgroup_size {
             subgroup_size_allowed(n, self.subgroup_size_range)?;
@@ -476,6 +482,15 @@ mod tests {
         );
         p.coop_matrix_shapes.push(CoopMatrixShape::emitted());
         assert_eq!(p.check(&r), Ok(()));
+        // A kernel that records its shapes is checked against those instead.
+        r.coop_matrix_shapes = vec![CoopMatrixShape::subgroup16("float16", "float16")];
+        assert_eq!(
+            p.check(&r).unwrap_err(),
+            "cooperative matrices 16x16x16 float16 x float16 + float16 at subgroup scope"
+        );
+        p.coop_matrix_shapes = r.coop_matrix_shapes.clone();
+        assert_eq!(p.check(&r), Ok(()));
+        r.coop_matrix_shapes.clear();
         r.capabilities.pop();
         r.push_constants.size = 256;
         assert!(p

@@ -214,6 +214,9 @@ const FEATURES: &[(&str, Level, Field)] = &[
     ("shaderBFloat16Type", Level::Bfloat16, |f| {
         &mut f.bfloat16.shader_bfloat16_type
     }),
+    ("shaderBFloat16CooperativeMatrix", Level::Bfloat16, |f| {
+        &mut f.bfloat16.shader_bfloat16_cooperative_matrix
+    }),
     ("shaderSubgroupClock", Level::ShaderClock, |f| {
         &mut f.shader_clock.shader_subgroup_clock
     }),

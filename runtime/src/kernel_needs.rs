@@ -64,6 +64,10 @@ pub(crate) const CAPABILITY_FEATURES: &[(&str, &str)] = &[
     ),
     ("CooperativeMatrixKHR", "cooperativeMatrix"),
     ("BFloat16TypeKHR", "shaderBFloat16Type"),
+    (
+        "BFloat16CooperativeMatrixKHR",
+        "shaderBFloat16CooperativeMatrix",
+    ),
 ];
 
 /// Subgroup capabilities and the `VkSubgroupFeatureFlags` bit each one needs in compute.

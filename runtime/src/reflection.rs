@@ -50,6 +50,12 @@ pub struct Reflection {
     /// cannot give it refuses the kernel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required_subgroup_size: Option<u32>,
+    /// The cooperative-matrix shapes the kernel multiplies in (one per `mulAdd` type
+    /// combination), which a device must list. Empty in a reflection written before shapes
+    /// were recorded: a kernel with `CooperativeMatrixKHR` then needs the 16×16×16
+    /// float16 × float16 + float32 shape.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub coop_matrix_shapes: Vec<crate::CoopMatrixShape>,
 }
 
 fn is_zero(v: &u32) -> bool {

@@ -62,7 +62,7 @@ codes! {
     NotConstant = 0028, "a value that must be a compile-time constant is not";
     InvalidShared = 0029, "a misplaced or malformed shared-memory array";
     MissingDeviceFeature = 0030, "a kernel needs a feature the target device profile lacks";
-    UnknownDeviceName = 0040, "an unknown feature, or a malformed extension name, in a `Device.*` query";
+    UnknownDeviceName = 0040, "an unknown feature, a malformed extension name or an unknown limit name, or a malformed cooperative-matrix shape (`Device.hasCoopMatrix(\"MxNxK A C\")`), in a `Device.*` query";
     InvalidPsc = 0041, "`psc(p)` on something that is not a scalar kernel parameter";
     NestingTooDeep = 0042, "expressions, statements or types nested deeper than the compiler's limit";
     NameTooLong = 0043, "an identifier longer than the compiler's limit";

@@ -5,6 +5,8 @@
 //! specialization stage (`specialize/device.rs`) replaces them by constants for its target, so
 //! the backends never see them.
 
+use super::types::ScalarType;
+
 /// `Option.*`: one per precision option of SPEC §8, read from the effective variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OptionFlag {
@@ -88,8 +90,70 @@ pub enum DeviceQuery {
     /// `Device.limit("maxComputeWorkGroupInvocations")` (`uint32`): args `[Str]`, a name of
     /// `cajeta_runtime::COMPUTE_LIMITS`. Without a profile: the Vulkan-guaranteed minimum.
     Limit,
+    /// `Device.hasCoopMatrix("16x16x16 float16 float32")` (`boolean`): whether the device
+    /// lists that cooperative-matrix shape at subgroup scope, A and B of the first type, the
+    /// accumulator and result of the second: args `[Str]` in [`CoopShapeQuery::parse`]'s form.
+    /// Without a profile, or with one that records no shapes: false.
+    HasCoopMatrix,
     /// `Option.fp16Storage`…
     Option(OptionFlag),
+}
+
+/// The argument of `Device.hasCoopMatrix`: `"MxNxK A C"`, A (M×K) × B (K×N) + C (M×N), the
+/// component types by their Cajeta names (`float16`, `bfloat16`, `int8`, `int32`…).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoopShapeQuery {
+    /// Rows of A and C.
+    pub m: u32,
+    /// Columns of B and C.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+    /// Component type of A and B.
+    pub ab: String,
+    /// Component type of the accumulator and the result.
+    pub acc: String,
+}
+
+impl CoopShapeQuery {
+    /// The component types a device can report (`VkComponentTypeKHR`).
+    pub const COMPONENTS: [&'static str; 12] = [
+        "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+        "uint16", "uint32", "uint64",
+    ];
+
+    /// Parses `"16x16x16 float16 float32"`; the error says what is wrong.
+    pub fn parse(text: &str) -> Result<CoopShapeQuery, String> {
+        let parts: Vec<&str> = text.split_whitespace().collect();
+        let [dims, ab, acc] = parts.as_slice() else {
+            return Err(format!(
+                "`{text}` is not a cooperative-matrix shape: expected `MxNxK A C`"
+            ));
+        };
+        let dims: Vec<Option<u32>> = dims
+            .split('x')
+            .map(|d| d.parse().ok().filter(|&v| v > 0))
+            .collect();
+        let [Some(m), Some(n), Some(k)] = dims.as_slice() else {
+            return Err(format!(
+                "`{text}`: the dimensions are three positive numbers, as in `16x16x16`"
+            ));
+        };
+        for t in [ab, acc] {
+            if !Self::COMPONENTS.contains(t) {
+                return Err(format!(
+                    "`{text}`: `{t}` is not a cooperative-matrix component type"
+                ));
+            }
+        }
+        Ok(CoopShapeQuery {
+            m: *m,
+            n: *n,
+            k: *k,
+            ab: ab.to_string(),
+            acc: acc.to_string(),
+        })
+    }
 }
 
 impl DeviceQuery {
@@ -110,6 +174,7 @@ impl DeviceQuery {
             "device.supports" => DeviceQuery::Supports,
             "device.extension_version" => DeviceQuery::ExtensionVersion,
             "device.limit" => DeviceQuery::Limit,
+            "device.has_coop_matrix" => DeviceQuery::HasCoopMatrix,
             _ => return None,
         })
     }
@@ -231,6 +296,47 @@ impl CoopUse {
     pub const DIM: u32 = 16;
 }
 
+/// A cooperative matrix type: its use and component type, 16×16 at subgroup scope.
+/// `CoopMatrixA` / `CoopMatrixB` are float16 (`<bfloat16>`: native bfloat16,
+/// `SPV_KHR_bfloat16`), `CoopMatrixAcc` float32; `CoopMatrixAcc<float16>` holds float16
+/// accumulators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CoopType {
+    /// A, B or accumulator.
+    pub usage: CoopUse,
+    /// The component type.
+    pub component: ScalarType,
+}
+
+impl CoopType {
+    /// The type a bare class name (`CoopMatrixAcc`) denotes.
+    pub fn default_of(usage: CoopUse) -> CoopType {
+        let component = match usage {
+            CoopUse::A | CoopUse::B => ScalarType::F16,
+            CoopUse::Acc => ScalarType::F32,
+        };
+        CoopType { usage, component }
+    }
+
+    /// The component types a matrix of `usage` may have today.
+    pub fn allowed_components(usage: CoopUse) -> &'static [ScalarType] {
+        match usage {
+            CoopUse::A | CoopUse::B => &[ScalarType::F16, ScalarType::BF16],
+            CoopUse::Acc => &[ScalarType::F32, ScalarType::F16],
+        }
+    }
+}
+
+impl std::fmt::Display for CoopType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if *self == CoopType::default_of(self.usage) {
+            f.write_str(self.usage.class_name())
+        } else {
+            write!(f, "{}<{}>", self.usage.class_name(), self.component)
+        }
+    }
+}
+
 /// `CoopMatrix.*` operations (subgroup scope; every invocation of the subgroup must take part).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CoopOp {
@@ -249,6 +355,9 @@ pub enum CoopOp {
     /// `store(dst, offset, stride, acc[, layout])`: writes the accumulator to a buffer or a
     /// shared array, row-major unless a layout says otherwise.
     Store,
+    /// `convert(acc)`: the accumulator with each element converted to the result's component
+    /// type (float16 ↔ float32).
+    Convert,
 }
 
 impl CoopOp {
@@ -261,6 +370,7 @@ impl CoopOp {
             "coop.scale" => CoopOp::Scale,
             "coop.add" => CoopOp::Add,
             "coop.store" => CoopOp::Store,
+            "coop.convert" => CoopOp::Convert,
             _ => return None,
         })
     }

@@ -23,7 +23,10 @@ pub mod printf;
 mod types;
 pub mod visit;
 
-pub use device::{CapabilityNeed, CoopOp, CoopUse, DeviceQuery, OptionFlag, CAPABILITIES};
+pub use device::{
+    CapabilityNeed, CoopOp, CoopShapeQuery, CoopType, CoopUse, DeviceQuery, OptionFlag,
+    CAPABILITIES,
+};
 pub use host_op::{HostDeviceQuery, HostOp, StringOp};
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
 pub use intrinsic::{

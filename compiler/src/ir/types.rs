@@ -472,9 +472,9 @@ pub enum Type {
     Enum(String),
     /// A POD class: scalar and vector fields, std430 layout (kernel parameters, host values).
     Struct(std::sync::Arc<super::pod::StructDef>),
-    /// `CoopMatrixA` / `CoopMatrixB` / `CoopMatrixAcc`: a 16×16 cooperative matrix held by a
-    /// subgroup (kernel locals only).
-    CoopMatrix(super::device::CoopUse),
+    /// `CoopMatrixA` / `CoopMatrixB` / `CoopMatrixAcc[<float16>]`: a 16×16 cooperative matrix
+    /// held by a subgroup (kernel locals only).
+    CoopMatrix(super::device::CoopType),
 }
 
 impl Type {
@@ -640,7 +640,7 @@ impl fmt::Display for Type {
             Type::Shared(s) => write!(f, "Shared<{s}>"),
             Type::Struct(d) => f.write_str(&d.name),
             Type::Enum(name) => f.write_str(name),
-            Type::CoopMatrix(u) => f.write_str(u.class_name()),
+            Type::CoopMatrix(t) => write!(f, "{t}"),
         }
     }
 }

@@ -59,6 +59,10 @@ pub struct FnCtx<'s, 'a> {
     pub(super) unresolved: std::collections::HashSet<LocalId>,
     /// In a constructor: `this`, the value being built (`constructors.rs`).
     pub(super) this: Option<LocalId>,
+    /// The cooperative-matrix type the method call being checked is expected to produce
+    /// (`CoopMatrixAcc<float16> c = CoopMatrix.zeroAcc()`): set for each method call from
+    /// its context, taken by `CoopMatrix.loadAcc` / `zeroAcc` / `convert` (sema/coop.rs).
+    pub(super) coop_hint: Option<ir::CoopType>,
 }
 
 /// Whether parameter `p` got type `ty` only because its written type did not resolve.
@@ -96,6 +100,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             finals: std::collections::HashSet::new(),
             unresolved: std::collections::HashSet::new(),
             this: None,
+            coop_hint: None,
         };
         for (p, ty) in f.decl.params.iter().zip(&f.params) {
             if let Ok(id) = ctx.declare(&p.name, ty.clone()) {

@@ -269,6 +269,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         args: &[ast::Arg],
         span: Span,
     ) -> R<ir::Expr> {
+        let coop_hint = self.coop_hint.take();
         let Some(overloads) = self.syms.intrinsic(class, &name.name) else {
             return self.error(
                 Diagnostic::error(
@@ -375,9 +376,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let (true, Some(op)) = (device, m.device) {
             self.check_memory_intrinsic(op, &mut all, span)?;
         }
-        if let Some(Intrinsic::Coop(op)) = m.device {
-            self.check_coop_memory(op, &all, &ret)?;
-        }
+        let ret = match m.device {
+            Some(Intrinsic::Coop(op)) => {
+                let ret = self.coop_result(op, &all, ret, coop_hint)?;
+                self.check_coop_memory(op, &all, &ret)?;
+                ret
+            }
+            _ => ret,
+        };
         let ret = super::memory::lane_result(m.device, &all, ret);
         // A slice has its buffer's type (T above is the host transfer type, which differs
         // for vector and precision buffers).

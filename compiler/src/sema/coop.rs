@@ -17,14 +17,6 @@ pub fn memory_element(elem: &Type) -> bool {
     }
 }
 
-/// The component type of a cooperative matrix of this use.
-pub fn component(u: CoopUse) -> ScalarType {
-    match u {
-        CoopUse::A | CoopUse::B => ScalarType::F16,
-        CoopUse::Acc => ScalarType::F32,
-    }
-}
-
 impl FnCtx<'_, '_> {
     /// E-TypeMismatch when the memory operand of a load or store holds scalars other than the
     /// matrix's component type (a 128-bit vector array is always accepted).
@@ -34,14 +26,34 @@ impl FnCtx<'_, '_> {
             CoopOp::Store => (args.first(), args.get(3).map(|m| &m.ty)),
             _ => return Ok(()),
         };
-        let (Some(memory), Some(Type::CoopMatrix(u))) = (memory, matrix) else {
+        let (Some(memory), Some(Type::CoopMatrix(t))) = (memory, matrix) else {
             return Ok(());
         };
         let elem = match &memory.ty {
             Type::Buffer(e) | Type::Shared(e) => &**e,
             _ => return Ok(()),
         };
-        let want = component(*u);
+        let want = t.component;
+        // bfloat16 scalars live in float32 registers and have no native buffer form here: a
+        // bfloat16 tile comes from 128-bit vectors holding its bits.
+        if want == ScalarType::BF16 && matches!(elem, Type::Scalar(_)) {
+            let found = memory.ty.clone();
+            return self.error(
+                Diagnostic::error(
+                    Code::TypeMismatch,
+                    memory.span,
+                    format!(
+                        "a {t} is loaded from and stored to arrays of 128-bit vectors, found \
+                         {found}"
+                    ),
+                )
+                .with_label(format!("this is {found}"))
+                .with_note(
+                    "help: keep bfloat16 data as raw bits, eight to a Vector<uint32,4> \
+                     (KernelBuffer<Vector<uint32,4>> or Shared<Vector<uint32,4>>)",
+                ),
+            );
+        }
         match elem {
             Type::Scalar(s) if *s != want => {
                 let found = memory.ty.clone();
@@ -50,9 +62,8 @@ impl FnCtx<'_, '_> {
                         Code::TypeMismatch,
                         memory.span,
                         format!(
-                            "a {} holds {want}: its memory must be an array of {want} or of \
-                             128-bit vectors, found {found}",
-                            u.class_name()
+                            "a {t} holds {want}: its memory must be an array of {want} or of \
+                             128-bit vectors, found {found}"
                         ),
                     )
                     .with_label(format!("this is {found}"))
@@ -64,5 +75,144 @@ impl FnCtx<'_, '_> {
             }
             _ => Ok(()),
         }
+    }
+}
+
+impl FnCtx<'_, '_> {
+    /// The result type of a cooperative-matrix call, and E-TypeMismatch where an operand that
+    /// must be an accumulator is not. `loadAcc`, `zeroAcc` and `convert` produce the
+    /// accumulator type their context expects (`hint`: a declaration's or assignment's type),
+    /// `CoopMatrixAcc` (float32) without one; `mulAdd`, `scale` and `add` produce their
+    /// accumulator operand's type (the stdlib declares them generic in it).
+    pub fn coop_result(
+        &mut self,
+        op: CoopOp,
+        args: &[ir::Expr],
+        ret: Type,
+        hint: Option<ir::CoopType>,
+    ) -> R<Type> {
+        let accumulator = match op {
+            CoopOp::MulAdd => args.get(2),
+            CoopOp::Scale | CoopOp::Add | CoopOp::Convert => args.first(),
+            CoopOp::Store => args.get(3),
+            CoopOp::Load | CoopOp::ZeroAcc => None,
+        };
+        if let (CoopOp::Load | CoopOp::Store, Some(memory)) = (op, args.first()) {
+            if !matches!(memory.ty, Type::Buffer(_) | Type::Shared(_)) {
+                let found = memory.ty.clone();
+                return self.error(
+                    Diagnostic::error(
+                        Code::TypeMismatch,
+                        memory.span,
+                        format!(
+                            "`{}` needs a KernelBuffer or Shared array of scalars or 128-bit \
+                             vectors, found {found}",
+                            op_name(op)
+                        ),
+                    )
+                    .with_label(format!("this is {found}")),
+                );
+            }
+        }
+        if let Some(a) = accumulator {
+            if !matches!(&a.ty, Type::CoopMatrix(t) if t.usage == CoopUse::Acc) {
+                let found = a.ty.clone();
+                return self.error(
+                    Diagnostic::error(
+                        Code::TypeMismatch,
+                        a.span,
+                        format!(
+                            "`CoopMatrix.{}` takes an accumulator (CoopMatrixAcc or \
+                             CoopMatrixAcc<float16>), found {found}",
+                            op_name(op)
+                        ),
+                    )
+                    .with_label(format!("this is {found}")),
+                );
+            }
+        }
+        if let (CoopOp::MulAdd, [a, b, c]) = (op, args) {
+            self.check_mul_add_types(a, b, c)?;
+        }
+        Ok(match (op, &ret, hint) {
+            (CoopOp::Load | CoopOp::ZeroAcc | CoopOp::Convert, Type::CoopMatrix(r), Some(h))
+                if h.usage == r.usage =>
+            {
+                Type::CoopMatrix(h)
+            }
+            (CoopOp::Convert, Type::CoopMatrix(_), _) => {
+                Type::CoopMatrix(ir::CoopType::default_of(CoopUse::Acc))
+            }
+            _ => ret,
+        })
+    }
+}
+
+impl FnCtx<'_, '_> {
+    /// `mulAdd(a, b, c)`: `a` a CoopMatrixA and `b` a CoopMatrixB of one component type, and
+    /// `c` an accumulator that type multiplies into (float16: float16 or float32; bfloat16:
+    /// float32). E0008 otherwise.
+    fn check_mul_add_types(&mut self, a: &ir::Expr, b: &ir::Expr, c: &ir::Expr) -> R<()> {
+        let use_of = |e: &ir::Expr, u: CoopUse| match &e.ty {
+            Type::CoopMatrix(t) if t.usage == u => Some(t.component),
+            _ => None,
+        };
+        for (e, u) in [(a, CoopUse::A), (b, CoopUse::B)] {
+            if use_of(e, u).is_none() {
+                let found = e.ty.clone();
+                return self.error(
+                    Diagnostic::error(
+                        Code::TypeMismatch,
+                        e.span,
+                        format!(
+                            "`CoopMatrix.mulAdd` takes a {} here, found {found}",
+                            u.class_name()
+                        ),
+                    )
+                    .with_label(format!("this is {found}")),
+                );
+            }
+        }
+        let (ab, bb) = (use_of(a, CoopUse::A), use_of(b, CoopUse::B));
+        let acc = use_of(c, CoopUse::Acc);
+        let ok = match (ab, bb, acc) {
+            (
+                Some(ScalarType::F16),
+                Some(ScalarType::F16),
+                Some(ScalarType::F16 | ScalarType::F32),
+            ) => true,
+            (Some(ScalarType::BF16), Some(ScalarType::BF16), Some(ScalarType::F32)) => true,
+            // A non-accumulator `c` is reported by the caller.
+            (_, _, None) => true,
+            _ => false,
+        };
+        if ok {
+            return Ok(());
+        }
+        self.error(
+            Diagnostic::error(
+                Code::TypeMismatch,
+                c.span,
+                format!(
+                    "`CoopMatrix.mulAdd` of {} × {} into {}: A and B must have one component \
+                     type, float16 accumulating into float16 or float32, bfloat16 into float32",
+                    a.ty, b.ty, c.ty
+                ),
+            )
+            .with_label("these types do not multiply"),
+        )
+    }
+}
+
+/// The stdlib method name of an operation, for messages.
+fn op_name(op: CoopOp) -> &'static str {
+    match op {
+        CoopOp::Load => "load",
+        CoopOp::ZeroAcc => "zeroAcc",
+        CoopOp::MulAdd => "mulAdd",
+        CoopOp::Scale => "scale",
+        CoopOp::Add => "add",
+        CoopOp::Store => "store",
+        CoopOp::Convert => "convert",
     }
 }

@@ -36,7 +36,7 @@ pub fn coop_type(name: &str) -> Option<Type> {
     [CoopUse::A, CoopUse::B, CoopUse::Acc]
         .into_iter()
         .find(|u| u.class_name() == name)
-        .map(Type::CoopMatrix)
+        .map(|u| Type::CoopMatrix(ir::CoopType::default_of(u)))
 }
 
 /// Whether `name` has the shape of a Vulkan extension name: `VK_<AUTHOR>_<name>`.
@@ -105,6 +105,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             "hasFeature" => DeviceQuery::HasFeature,
             "extensionVersion" => DeviceQuery::ExtensionVersion,
             "limit" => DeviceQuery::Limit,
+            "hasCoopMatrix" => DeviceQuery::HasCoopMatrix,
             _ => return None,
         };
         Some(self.string_query(query, name, args, span))
@@ -140,8 +141,20 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 .with_note("the name is looked up when the kernel is compiled for a device"),
             );
         };
+        if query == DeviceQuery::HasCoopMatrix {
+            if let Err(why) = ir::CoopShapeQuery::parse(text) {
+                return self.error(
+                    Diagnostic::error(Code::UnknownDeviceName, arg.span, why).with_note(format!(
+                        "a shape reads `16x16x16 float16 float32`: M×N×K, the type of A and B, \
+                         the type of the accumulator (one of {})",
+                        ir::CoopShapeQuery::COMPONENTS.join(", ")
+                    )),
+                );
+            }
+        }
         let limits = || cajeta_runtime::COMPUTE_LIMITS.iter().map(|l| l.0);
         let ok = match query {
+            DeviceQuery::HasCoopMatrix => true,
             DeviceQuery::HasExtension | DeviceQuery::ExtensionVersion => is_extension_name(text),
             DeviceQuery::Limit => limits().any(|l| l == text),
             _ => cajeta_runtime::known_features().contains(&text.as_str()),

@@ -266,7 +266,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 }))
             }
             ast::ExprKind::Call(name, args) => self.call(name, args, span),
-            ast::ExprKind::MethodCall(recv, name, args) => self.method_call(recv, name, args, span),
+            ast::ExprKind::MethodCall(recv, name, args) => {
+                self.coop_hint = match hint {
+                    Some(Type::CoopMatrix(t)) => Some(*t),
+                    _ => None,
+                };
+                self.method_call(recv, name, args, span)
+            }
             ast::ExprKind::GenericMethodCall(recv, name, targs, args) => {
                 self.generic_method_call(recv, name, targs, args, span)
             }

@@ -107,10 +107,12 @@ pub fn generic_allows(op: Intrinsic, t: &Type) -> Option<Result<(), &'static str
             Some(ScalarType::I32 | ScalarType::U32 | ScalarType::F32 | ScalarType::F16) => Ok(()),
             _ => Err("int32, uint32, float32 or float16"),
         },
-        // The memory a cooperative matrix is loaded from or stored to (sema/device.rs checks
-        // the element against the matrix).
+        // The memory a cooperative matrix is loaded from or stored to (sema/coop.rs checks
+        // the element against the matrix), or the matrix `C` a store writes (sema/coop.rs
+        // checks that it is an accumulator and that the memory operand is memory).
         Intrinsic::Coop(CoopOp::Load | CoopOp::Store) => match t {
             Type::Buffer(e) | Type::Shared(e) if super::coop::memory_element(e) => Ok(()),
+            Type::CoopMatrix(_) => Ok(()),
             _ => Err("a KernelBuffer or Shared array of scalars or 128-bit vectors"),
         },
         _ => return None,

@@ -104,8 +104,25 @@ fn evaluate(q: DeviceQuery, args: &[Expr], target: &Target) -> Option<ExprKind> 
             let (_, need) = CAPABILITIES.get(index)?;
             boolean(supports(profile, *need))
         }
+        DeviceQuery::HasCoopMatrix => boolean(profile.is_some_and(|p| has_coop_matrix(p, text()))),
         DeviceQuery::Option(flag) => boolean(option_value(flag, target)),
     }
+}
+
+/// Whether the profile lists the cooperative-matrix shape `text` (`"16x16x16 float16
+/// float32"`, checked by sema) at subgroup scope, with A = B and accumulator = result types.
+fn has_coop_matrix(profile: &DeviceProfile, text: &str) -> bool {
+    let Ok(q) = crate::ir::CoopShapeQuery::parse(text) else {
+        return false;
+    };
+    profile.coop_matrix_shapes.iter().any(|s| {
+        (s.m, s.n, s.k) == (q.m, q.n, q.k)
+            && s.a == q.ab
+            && s.b == q.ab
+            && s.c == q.acc
+            && s.result == q.acc
+            && s.scope == "subgroup"
+    })
 }
 
 /// `VkPhysicalDeviceType` of a profile's `device_type` name.
@@ -207,6 +224,51 @@ mod tests {
                 assert!(features.contains(&f), "{name} needs unknown feature {f}");
             }
         }
+    }
+
+    #[test]
+    fn coop_matrix_shapes_fold_from_the_profile() {
+        let h200 =
+            DeviceProfile::from_json(include_str!("../../../tests/profiles/h200.json")).unwrap();
+        let lavapipe =
+            DeviceProfile::from_json(include_str!("../../../tests/profiles/lavapipe.json"))
+                .unwrap();
+        // The H200 lists these (tests/profiles/h200.json).
+        for shape in [
+            "16x16x16 float16 float32",
+            "16x16x16 float16 float16",
+            "16x8x16 float16 float32",
+            "16x16x16 bfloat16 float32",
+            "16x8x32 int8 int32",
+        ] {
+            assert!(has_coop_matrix(&h200, shape), "{shape}");
+            assert!(!has_coop_matrix(&lavapipe, shape), "{shape}");
+        }
+        for shape in [
+            "32x32x32 float16 float32",
+            "16x16x16 int8 int32",
+            "16x16x16 float32 float32",
+        ] {
+            assert!(!has_coop_matrix(&h200, shape), "{shape}");
+        }
+        let query = |t: &str| Expr {
+            kind: ExprKind::Str(t.into()),
+            ty: crate::ir::Type::String,
+            span: Default::default(),
+        };
+        let on = |p: Option<DeviceProfile>, t: &str| {
+            let target = Target {
+                profile: p,
+                ..Default::default()
+            };
+            evaluate(DeviceQuery::HasCoopMatrix, &[query(t)], &target)
+        };
+        let value = |k: Option<ExprKind>| match k {
+            Some(ExprKind::Const(Constant::Bool(b))) => Some(b),
+            _ => None,
+        };
+        assert_eq!(value(on(Some(h200), "16x8x32 int8 int32")), Some(true));
+        assert_eq!(value(on(None, "16x16x16 float16 float32")), Some(false));
     }
 
     #[test]

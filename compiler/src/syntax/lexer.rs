@@ -266,6 +266,9 @@ pub const GENERIC_TYPES: &[&str] = &[
     "Texture3D",
     "Texture2DArray",
     "TextureCube",
+    "CoopMatrixA",
+    "CoopMatrixB",
+    "CoopMatrixAcc",
 ];
 
 fn unescape(slice: &str) -> String {

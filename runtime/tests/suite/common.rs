@@ -203,6 +203,7 @@ pub fn reflection(entry: &str, params: Vec<Param>) -> Reflection {
         static_shared_bytes: 0,
         bounds_check: None,
         required_subgroup_size: None,
+        coop_matrix_shapes: vec![],
     }
 }
 

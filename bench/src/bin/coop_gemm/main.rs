@@ -7,6 +7,9 @@
 //!   128×128×32 blocks staged in shared memory with 128-bit copies, 4×2 accumulators per
 //!   subgroup, eight subgroups a workgroup (A and B read as the same bytes, eight float16 a
 //!   `Vector<uint32,4>`);
+//! - cajetac prefetch (`prefetch.cajeta`): the GLSL kernel's fastest shape written in Cajeta,
+//!   128×128×64 blocks, the next K slice loaded into registers while the current one is
+//!   multiplied (needs 32-wide subgroups);
 //! - hand-written GLSL (`bench/glsl/gemm/coop_tiled.comp`, `GL_KHR_cooperative_matrix`,
 //!   blocks staged in shared memory, each subgroup holding a block of 16×16 tiles), in the
 //!   tile shapes that `--spv-dir DIR` lists in `DIR/variants.txt` (compiled beforehand by
@@ -20,8 +23,12 @@
 //! match the host exactly on sampled elements.
 //!
 //! ```text
-//! coop_gemm [--sizes 4096,8192] [--reps 5] [--spv-dir DIR] [--torch]
+//! coop_gemm [--sizes 4096,8192] [--reps 5] [--spv-dir DIR] [--torch] [--variants NAME,...]
 //! ```
+//!
+//! Each variant has a short name: `cajeta-naive`, `cajeta-tiled32`, `cajeta-prefetch64`, and
+//! `glsl-STEM` for each GLSL module; `--variants` runs only those whose name contains one of
+//! the given words (`--variants prefetch64,glsl-b128x128x64_w64x32`).
 
 mod probe;
 
@@ -54,8 +61,13 @@ public final class CoopGemm {
 /// The tiled Cajeta GEMM (examples/gemm.cajeta's cooperative kernel, C = A·B).
 const CAJETA_TILED: &str = include_str!("tiled.cajeta");
 
+/// The Cajeta GEMM at the GLSL kernel's fastest shape, with register prefetch.
+const CAJETA_PREFETCH: &str = include_str!("prefetch.cajeta");
+
 /// One variant: label, kernel, launch shape (workgroup tile and threads), exact or not.
 struct Variant {
+    /// The short name `--variants` selects by.
+    name: String,
     label: String,
     kernel: cajeta_runtime::Kernel,
     /// Rows and columns of C per workgroup.
@@ -125,6 +137,11 @@ fn run(args: &[String]) -> Result<(), String> {
         &options,
     )
     .map_err(err)?;
+    let prefetch = Program::compile_files(
+        &[("coop_gemm_prefetch.cajeta".into(), CAJETA_PREFETCH.into())],
+        &options,
+    )
+    .map_err(err)?;
     let ctx = Context::with_options(
         ContextOptions::from_env()
             .with_validation(false)
@@ -134,6 +151,7 @@ fn run(args: &[String]) -> Result<(), String> {
                     .required_features()
                     .into_iter()
                     .chain(tiled.required_features())
+                    .chain(prefetch.required_features())
                     .collect(),
             ),
     )
@@ -141,6 +159,7 @@ fn run(args: &[String]) -> Result<(), String> {
     let ours = program.get("gemm").map_err(err)?;
     let sub = ctx.device_info().subgroup_size;
     let mut variants = vec![Variant {
+        name: "cajeta-naive".into(),
         label: "cajetac CoopMatrix (16x16 per subgroup)".into(),
         kernel: ctx
             .load_kernel(&ours.words, &ours.reflection)
@@ -151,6 +170,7 @@ fn run(args: &[String]) -> Result<(), String> {
     }];
     let ours_tiled = tiled.get("gemm").map_err(err)?;
     variants.push(Variant {
+        name: "cajeta-tiled32".into(),
         label: "cajetac CoopMatrix tiled (128x128x32, 4x2 per subgroup, shared uvec4)".into(),
         kernel: ctx
             .load_kernel(&ours_tiled.words, &ours_tiled.reflection)
@@ -159,6 +179,22 @@ fn run(args: &[String]) -> Result<(), String> {
         threads: 8 * sub,
         exact: true,
     });
+    if sub == 32 {
+        let ours_prefetch = prefetch.get("gemm").map_err(err)?;
+        variants.push(Variant {
+            name: "cajeta-prefetch64".into(),
+            label: "cajetac CoopMatrix prefetch (128x128x64, 4x2 per subgroup, register prefetch)"
+                .into(),
+            kernel: ctx
+                .load_kernel(&ours_prefetch.words, &ours_prefetch.reflection)
+                .map_err(err)?,
+            tile: [128, 128],
+            threads: 256,
+            exact: true,
+        });
+    } else {
+        println!("cajeta-prefetch64 skipped: it needs 32-wide subgroups, the device has {sub}");
+    }
     if let Some(dir) = value_of("--spv-dir") {
         // `variants.txt`: one GLSL module a line: file stem, block rows, block columns,
         // threads per workgroup, 1 when its results must be exact (fp32 accumulators).
@@ -181,12 +217,22 @@ fn run(args: &[String]) -> Result<(), String> {
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect();
             variants.push(Variant {
+                name: format!("glsl-{stem}"),
                 label: format!("GLSL coopmat {stem}"),
                 kernel: ctx.load_kernel(&words, &ours.reflection).map_err(err)?,
                 tile: [num(bm)?, num(bn)?],
                 threads: num(threads)?,
                 exact: exact == "1",
             });
+        }
+    }
+    if let Some(wanted) = value_of("--variants") {
+        let words: Vec<&str> = wanted.split(',').filter(|w| !w.is_empty()).collect();
+        variants.retain(|v| words.iter().any(|w| v.name.contains(w)));
+        if variants.is_empty() {
+            return Err(format!(
+                "--variants {wanted}: no variant's name contains any of these"
+            ));
         }
     }
     let torch = if args.iter().any(|a| a == "--torch") {
@@ -199,13 +245,13 @@ fn run(args: &[String]) -> Result<(), String> {
         ctx.device_info().name,
         ctx.device_info().driver_info
     );
-    println!("| GEMM | variant | ms | TFLOP/s | of torch fp16 | max abs error (sampled) |");
-    println!("|---|---|---:|---:|---:|---:|");
+    println!("| GEMM | variant | name | ms | TFLOP/s | of torch fp16 | max abs error (sampled) |");
+    println!("|---|---|---|---:|---:|---:|---:|");
     for &s in &sizes {
         for (dtype, rate) in [("fp16", "torch fp16"), ("bf16", "torch bf16")] {
             if let Some(t) = torch.get(&(s, dtype)) {
                 println!(
-                    "| {s}³ | {rate} (cuBLAS) | {:.3} | {:.1} | — | — |",
+                    "| {s}³ | {rate} (cuBLAS) | torch | {:.3} | {:.1} | — | — |",
                     2.0 * f64::from(s).powi(3) / t / 1e9,
                     t
                 );
@@ -284,8 +330,8 @@ fn gemm(
         let tflops = 2.0 * (n * n * n) as f64 / (ms * 1e-3) / 1e12;
         let of = torch.map_or("—".to_string(), |t| format!("{:.1}%", 100.0 * tflops / t));
         println!(
-            "| {s}³ | {} | {ms:.3} | {tflops:.1} | {of} | {worst} |",
-            v.label
+            "| {s}³ | {} | {} | {ms:.3} | {tflops:.1} | {of} | {worst} |",
+            v.label, v.name
         );
     }
     Ok(())

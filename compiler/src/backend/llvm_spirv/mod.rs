@@ -190,6 +190,8 @@ fn compile(
         static_shared_bytes: u32::try_from(shared_bytes).unwrap_or(u32::MAX),
         bounds_check: None,
         required_subgroup_size: None,
+        // The LLVM backend lowers no cooperative matrices (docs/backends.md).
+        coop_matrix_shapes: Vec::new(),
     };
     Ok(CompiledKernel {
         name: kernel.name.clone(),

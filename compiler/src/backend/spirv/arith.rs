@@ -21,11 +21,23 @@ impl FnCx<'_, '_> {
         span: Span,
     ) -> Res<Word> {
         let ty = self.cx.value_type(s, span)?;
+        let signed = s.is_signed_integer();
+        // A constant divisor other than 0 (and -1 when signed) needs no guard: `i / 8` in an
+        // index stays one instruction, as in GLSL.
+        let all_ones = if s.bits() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << s.bits()) - 1
+        };
+        if let Some(d) = self.cx.constant_bits(ty, y) {
+            if d != 0 && !(signed && d == all_ones) {
+                return self.divrem_unguarded(op, signed, ty, x, y);
+            }
+        }
         let bool_ty = self.cx.bool_type();
         let zero = self.cx.const_int(s, 0, span)?;
         let one = self.cx.const_int(s, 1, span)?;
         let by_zero = self.op(Op::IEqual, bool_ty, &[y, zero])?;
-        let signed = s.is_signed_integer();
         let mut guard = by_zero;
         if signed {
             let min = self.cx.const_int(s, 1i128 << (s.bits() - 1), span)?;
@@ -36,20 +48,32 @@ impl FnCx<'_, '_> {
             guard = self.op(Op::LogicalOr, bool_ty, &[by_zero, overflow])?;
         }
         let divisor = self.op(Op::Select, ty, &[guard, one, y])?;
-        let q = match (op, signed) {
-            (BinaryOp::Div, true) => self.op(Op::SDiv, ty, &[x, divisor])?,
-            (BinaryOp::Div, false) => self.op(Op::UDiv, ty, &[x, divisor])?,
+        let q = self.divrem_unguarded(op, signed, ty, x, divisor)?;
+        self.op(Op::Select, ty, &[by_zero, zero, q])
+    }
+
+    /// `x / d` or `x % d` for a divisor known to be neither 0 nor (signed) -1.
+    fn divrem_unguarded(
+        &mut self,
+        op: BinaryOp,
+        signed: bool,
+        ty: Word,
+        x: Word,
+        d: Word,
+    ) -> Res<Word> {
+        match (op, signed) {
+            (BinaryOp::Div, true) => self.op(Op::SDiv, ty, &[x, d]),
+            (BinaryOp::Div, false) => self.op(Op::UDiv, ty, &[x, d]),
             // Signed `%` is `x - (x / y) * y` rather than OpSRem: NVIDIA's 580 driver returned
             // -100 for -100 srem -31 and 63 for -129 srem 64 (measured on the H200), while
             // OpSDiv matched Java on every case. The identity is exact with wrapping ops.
             (_, true) => {
-                let quot = self.op(Op::SDiv, ty, &[x, divisor])?;
-                let back = self.op(Op::IMul, ty, &[quot, divisor])?;
-                self.op(Op::ISub, ty, &[x, back])?
+                let quot = self.op(Op::SDiv, ty, &[x, d])?;
+                let back = self.op(Op::IMul, ty, &[quot, d])?;
+                self.op(Op::ISub, ty, &[x, back])
             }
-            (_, false) => self.op(Op::UMod, ty, &[x, divisor])?,
-        };
-        self.op(Op::Select, ty, &[by_zero, zero, q])
+            (_, false) => self.op(Op::UMod, ty, &[x, d]),
+        }
     }
 
     /// Shifts: the count is converted to the left operand's type and masked to the width.

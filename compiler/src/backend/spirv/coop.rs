@@ -35,13 +35,27 @@ impl FnCx<'_, '_> {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
                 let zero = self.cx.ir_constant(
                     &crate::ir::Constant::Float(0.0),
-                    &crate::ir::Type::Scalar(ScalarType::F32),
+                    &Type::Scalar(coop_component(&e.ty)),
                     e.span,
                 )?;
                 self.op_with(Op::CompositeConstruct, ty, vec![Operand::IdRef(zero)])
             }
+            (CoopOp::Convert, [m]) => {
+                let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+                let value = self.expr(m)?;
+                if m.ty == e.ty {
+                    return Ok(value);
+                }
+                self.op(Op::FConvert, ty, &[value])
+            }
             (CoopOp::MulAdd, [a, b, c]) => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+                self.cx
+                    .features
+                    .coop_shape(cajeta_runtime::CoopMatrixShape::subgroup16(
+                        &coop_component(&a.ty).to_string(),
+                        &coop_component(&e.ty).to_string(),
+                    ));
                 let (a, b, c) = (self.expr(a)?, self.expr(b)?, self.expr(c)?);
                 self.cx
                     .b
@@ -50,7 +64,13 @@ impl FnCx<'_, '_> {
             }
             (CoopOp::Scale, [m, factor]) => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
-                let (m, factor) = (self.expr(m)?, self.expr(factor)?);
+                let (m, mut factor) = (self.expr(m)?, self.expr(factor)?);
+                // OpMatrixTimesScalar wants the scalar in the component type.
+                let component = coop_component(&e.ty);
+                if component != ScalarType::F32 {
+                    let narrow = self.cx.value_type(component, e.span)?;
+                    factor = self.op(Op::FConvert, narrow, &[factor])?;
+                }
                 self.op(Op::MatrixTimesScalar, ty, &[m, factor])
             }
             (CoopOp::Add, [x, y]) => {
@@ -103,6 +123,14 @@ impl FnCx<'_, '_> {
     }
 }
 
+/// The component type of a cooperative-matrix IR type (float32 for anything else).
+fn coop_component(ty: &Type) -> ScalarType {
+    match ty {
+        Type::CoopMatrix(t) => t.component,
+        _ => ScalarType::F32,
+    }
+}
+
 /// Whether a barrier or atomic of the module uses `Device` scope, which under the Vulkan memory
 /// model (that cooperative matrices bring) needs `VulkanMemoryModelDeviceScope`.
 pub(crate) fn uses_device_scope(module: &Module) -> bool {
@@ -143,4 +171,78 @@ pub(crate) fn drop_coherent(module: &mut Module) {
                 Some(Operand::Decoration(Decoration::Coherent))
             ))
     });
+}
+
+/// Makes every shared-memory load and store take part in inter-invocation ordering under the
+/// Vulkan memory model, as glslang does for GLSL's (implicitly coherent) `shared`: a store gets
+/// `MakePointerAvailable|NonPrivatePointer`, a load `MakePointerVisible|NonPrivatePointer`, at
+/// workgroup scope (`workgroup_scope` is the id of the constant 2). Under that model a plain
+/// access is private: a workgroup barrier orders only non-private accesses, so without this a
+/// tile staged in shared memory before `Barrier.workgroup()` is not formally visible to the
+/// other invocations that read it after the barrier.
+pub(crate) fn make_shared_non_private(module: &mut Module, workgroup_scope: Word) {
+    use rspirv::spirv::{MemoryAccess, StorageClass};
+    use std::collections::HashSet;
+    let shared_pointer_types: HashSet<Word> = module
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::TypePointer
+                && matches!(
+                    i.operands.first(),
+                    Some(Operand::StorageClass(StorageClass::Workgroup))
+                )
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    let is_shared = |i: &rspirv::dr::Instruction| {
+        i.result_type
+            .is_some_and(|t| shared_pointer_types.contains(&t))
+    };
+    let mut shared: HashSet<Word> = module
+        .types_global_values
+        .iter()
+        .filter(|i| is_shared(i))
+        .filter_map(|i| i.result_id)
+        .collect();
+    for f in &module.functions {
+        for i in f.blocks.iter().flat_map(|b| &b.instructions) {
+            if is_shared(i) {
+                shared.extend(i.result_id);
+            }
+        }
+    }
+    for f in &mut module.functions {
+        for i in f.blocks.iter_mut().flat_map(|b| &mut b.instructions) {
+            let (make, fixed) = match i.class.opcode {
+                Op::Load => (MemoryAccess::MAKE_POINTER_VISIBLE, 1),
+                Op::Store => (MemoryAccess::MAKE_POINTER_AVAILABLE, 2),
+                // Pointer, layout, stride (always emitted, coop.rs).
+                Op::CooperativeMatrixLoadKHR => (MemoryAccess::MAKE_POINTER_VISIBLE, 3),
+                // Pointer, object, layout, stride.
+                Op::CooperativeMatrixStoreKHR => (MemoryAccess::MAKE_POINTER_AVAILABLE, 4),
+                _ => continue,
+            };
+            let on_shared =
+                matches!(i.operands.first(), Some(Operand::IdRef(p)) if shared.contains(p));
+            if !on_shared || i.operands.len() < fixed {
+                continue;
+            }
+            let flags = make | MemoryAccess::NON_PRIVATE_POINTER;
+            match i.operands.get_mut(fixed) {
+                // Operands of earlier flags (an `Aligned` literal) precede the scope.
+                Some(Operand::MemoryAccess(existing)) => {
+                    if existing.intersects(
+                        MemoryAccess::MAKE_POINTER_AVAILABLE | MemoryAccess::MAKE_POINTER_VISIBLE,
+                    ) {
+                        continue;
+                    }
+                    *existing |= flags;
+                }
+                None => i.operands.push(Operand::MemoryAccess(flags)),
+                Some(_) => continue,
+            }
+            i.operands.push(Operand::IdScope(workgroup_scope));
+        }
+    }
 }

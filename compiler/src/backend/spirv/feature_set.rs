@@ -13,9 +13,23 @@ pub(crate) struct FeatureSet {
     /// Vulkan features needed beyond what the capabilities imply (atomics on 64-bit or
     /// float elements need per-storage-class features).
     feats: BTreeSet<&'static str>,
+    /// Cooperative-matrix shapes multiplied in (`mulAdd`), for the reflection.
+    coop_shapes: Vec<cajeta_runtime::CoopMatrixShape>,
 }
 
 impl FeatureSet {
+    /// Records a cooperative-matrix shape the module multiplies in.
+    pub(crate) fn coop_shape(&mut self, shape: cajeta_runtime::CoopMatrixShape) {
+        if !self.coop_shapes.contains(&shape) {
+            self.coop_shapes.push(shape);
+        }
+    }
+
+    /// The cooperative-matrix shapes recorded, in first-use order.
+    pub(crate) fn coop_shapes(&self) -> &[cajeta_runtime::CoopMatrixShape] {
+        &self.coop_shapes
+    }
+
     /// Records a capability (`Shader` is always present and need not be recorded).
     pub(crate) fn require(&mut self, cap: Capability) {
         self.caps.insert(cap);
@@ -68,6 +82,7 @@ impl FeatureSet {
                 Capability::Int16 => Some("shaderInt16"),
                 Capability::Float16 => Some("shaderFloat16"),
                 Capability::BFloat16TypeKHR => Some("shaderBFloat16Type"),
+                Capability::BFloat16CooperativeMatrixKHR => Some("shaderBFloat16CooperativeMatrix"),
                 Capability::Int8 => Some("shaderInt8"),
                 Capability::StorageBuffer16BitAccess => Some("storageBuffer16BitAccess"),
                 Capability::StorageBuffer8BitAccess => Some("storageBuffer8BitAccess"),

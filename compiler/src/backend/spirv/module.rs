@@ -483,6 +483,8 @@ impl Ctx<'_> {
                 self.features.vulkan_feature("vulkanMemoryModelDeviceScope");
             }
             super::coop::drop_coherent(self.b.module_mut());
+            let workgroup = self.const_u32(2);
+            super::coop::make_shared_non_private(self.b.module_mut(), workgroup);
             MemoryModel::Vulkan
         } else {
             MemoryModel::GLSL450

@@ -61,5 +61,6 @@ pub(crate) fn build(cx: &Ctx, layout: &KernelLayout) -> Reflection {
         static_shared_bytes: cx.mem.static_shared_bytes,
         bounds_check: super::bounds::reflection(cx),
         required_subgroup_size: cx.kernel.wave_width,
+        coop_matrix_shapes: cx.features.coop_shapes().to_vec(),
     }
 }

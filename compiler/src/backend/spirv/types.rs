@@ -34,7 +34,7 @@ enum TyKey {
     Texture(TextureDim, ScalarType),
     Sampler,
     SampledImage(Word),
-    CoopMatrix(crate::ir::CoopUse),
+    CoopMatrix(crate::ir::CoopType),
 }
 
 /// Interned type and constant ids of one module.
@@ -119,9 +119,9 @@ impl Ctx<'_> {
         })
     }
 
-    /// `OpTypeCooperativeMatrixKHR` of a use (16×16, subgroup scope; A and B float16, the
-    /// accumulator float32). Records the capability, extension and Vulkan feature.
-    pub(crate) fn coop_matrix_type(&mut self, u: crate::ir::CoopUse) -> Word {
+    /// `OpTypeCooperativeMatrixKHR` of a use and component type (16×16, subgroup scope).
+    /// Records the capability, extension and Vulkan feature.
+    pub(crate) fn coop_matrix_type(&mut self, t: crate::ir::CoopType) -> Word {
         self.features.require(Capability::CooperativeMatrixKHR);
         self.features.extension("SPV_KHR_cooperative_matrix");
         self.features.vulkan_feature("cooperativeMatrix");
@@ -132,14 +132,17 @@ impl Ctx<'_> {
         if self.env.spirv_version() < (1, 5) {
             self.features.extension("SPV_KHR_vulkan_memory_model");
         }
-        let component = match u {
-            crate::ir::CoopUse::Acc => self.float_type(32),
-            _ => self.float_type(16),
+        let component = if t.component == crate::ir::ScalarType::BF16 {
+            self.features
+                .require(Capability::BFloat16CooperativeMatrixKHR);
+            self.bf16_native_type()
+        } else {
+            self.float_type(t.component.bits())
         };
         let scope = self.const_u32(rspirv::spirv::Scope::Subgroup as u32);
         let dim = self.const_u32(crate::ir::CoopUse::DIM);
-        let usage = self.const_u32(u.spirv_use());
-        self.cached(TyKey::CoopMatrix(u), |cx| {
+        let usage = self.const_u32(t.usage.spirv_use());
+        self.cached(TyKey::CoopMatrix(t), |cx| {
             cx.b.type_cooperative_matrix_khr(component, scope, dim, dim, usage)
         })
     }
@@ -359,7 +362,7 @@ impl Ctx<'_> {
                 span,
                 format!("a `{ty}` cannot be used as a value in device code"),
             )),
-            Type::CoopMatrix(u) => Ok(self.coop_matrix_type(*u)),
+            Type::CoopMatrix(t) => Ok(self.coop_matrix_type(*t)),
             Type::Array(_) | Type::String | Type::Stream | Type::Event => Err(host_only(span, ty)),
         }
     }
@@ -382,6 +385,15 @@ impl Ctx<'_> {
 
     /// A constant of scalar type `s` from its bit pattern (integers: two's complement
     /// truncated to the width; floats: the IEEE encoding of that width).
+    /// The bit pattern of `id` when it is a scalar constant of type `ty` made by this module.
+    pub(crate) fn constant_bits(&self, ty: Word, id: Word) -> Option<u64> {
+        self.types
+            .constants
+            .iter()
+            .find(|(&(t, _), &c)| t == ty && c == id)
+            .map(|(&(_, bits), _)| bits)
+    }
+
     fn const_bits(&mut self, s: ScalarType, bits: u64, span: Span) -> Res<Word> {
         let ty = self.value_type(s, span)?;
         let width = s.bits();

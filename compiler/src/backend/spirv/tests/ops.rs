@@ -372,3 +372,48 @@ fn int64_push_constant_and_division() {
     assert!(r.vulkan_features.contains(&"shaderInt64".to_string()));
     assert_eq!(r.bindings[0].element_stride, Some(8));
 }
+
+/// `a / d` and `a % d` for each constant divisor `d`, on scalar type `s`.
+fn constant_divisor_kernel(s: ScalarType, divisors: &[Expr]) -> Module {
+    let mut k = Fb::kernel("divc");
+    let out = k.param("out", Type::buffer(Type::Scalar(s)));
+    let a = k.param("a", Type::Scalar(s));
+    let mut body = Vec::new();
+    for (n, d) in divisors.iter().enumerate() {
+        let n = 2 * n as u32;
+        body.push(set_at(
+            &out,
+            u32c(n),
+            bin(BinaryOp::Div, a.clone(), d.clone()),
+        ));
+        body.push(set_at(
+            &out,
+            u32c(n + 1),
+            bin(BinaryOp::Rem, a.clone(), d.clone()),
+        ));
+    }
+    module(vec![k.body(body)])
+}
+
+#[test]
+fn constant_divisors_other_than_zero_and_minus_one_need_no_guard() {
+    let (_, dis) = build(
+        &constant_divisor_kernel(ScalarType::U32, &[u32c(8), u32c(5)]),
+        0,
+    );
+    assert_eq!(count_op(&dis, "OpSelect"), 0, "{dis}");
+    assert_eq!(count_op(&dis, "OpUDiv"), 2, "{dis}");
+    assert_eq!(count_op(&dis, "OpUMod"), 2, "{dis}");
+    let (_, dis) = build(
+        &constant_divisor_kernel(ScalarType::I32, &[i32c(8), i32c(-3)]),
+        0,
+    );
+    assert_eq!(count_op(&dis, "OpSelect"), 0, "{dis}");
+    // Each `/` and each `%` (derived from OpSDiv).
+    assert_eq!(count_op(&dis, "OpSDiv"), 4, "{dis}");
+    // 0 and (signed) -1 keep their guards: a select of the divisor and of the result each.
+    let (_, dis) = build(&constant_divisor_kernel(ScalarType::U32, &[u32c(0)]), 0);
+    assert_eq!(count_op(&dis, "OpSelect"), 4, "{dis}");
+    let (_, dis) = build(&constant_divisor_kernel(ScalarType::I32, &[i32c(-1)]), 0);
+    assert_eq!(count_op(&dis, "OpSelect"), 4, "{dis}");
+}
