@@ -215,6 +215,8 @@ pub(crate) struct DeviceShared {
     pub(crate) host_visible_device_local: bool,
     /// Size of the largest device-local heap.
     pub(crate) device_local_heap: u64,
+    /// How buffer transfers are pipelined (normalized).
+    pub(crate) transfer: crate::TransferOptions,
     next_resource: AtomicU64,
     next_command: AtomicU64,
     pub(crate) tracker: Mutex<Tracker>,
@@ -375,6 +377,7 @@ impl DeviceShared {
             profile: Mutex::new(ProfileStats::default()),
             lost: AtomicBool::new(false),
             host_visible_device_local,
+            transfer: opts.transfer.normalized(),
             device_local_heap: memory
                 .memory_heaps_as_slice()
                 .iter()

@@ -35,6 +35,7 @@ mod error;
 mod event;
 mod feature_names;
 mod features;
+mod host_copy;
 mod instance;
 mod launch;
 mod memory;
@@ -49,12 +50,15 @@ mod stream;
 mod sync;
 mod texture;
 mod transfer;
+mod transfer_chunked;
+mod transfer_options;
 
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub use bounds::BoundsViolation;
+pub use transfer_options::TransferOptions;
 pub use cache::cache_dir_from_env;
 pub use coop_shapes::CoopMatrixShape;
 pub use descriptors::BUFFER_ARRAY_CAPACITY;
@@ -125,12 +129,16 @@ pub struct ContextOptions {
     /// whatever this says: it binds the violation record and reports the first violation as
     /// [`RuntimeError::OutOfBounds`].
     pub checked: bool,
+    /// How buffer transfers move data: pipelining, chunk size, copy threads
+    /// ([`TransferOptions::from_env`] in [`ContextOptions::from_env`]).
+    pub transfer: TransferOptions,
 }
 
 impl ContextOptions {
     /// Options from the environment: `CAJETA_DEVICE=<index|name substring>`,
     /// `CAJETA_VALIDATION=1` and `CAJETA_PROFILE=1` (also `true`, `yes`, `on`), and the cache
-    /// directory of [`cache_dir_from_env`] (`CAJETA_CACHE_DIR`), and `CAJETA_CHECKED=1`.
+    /// directory of [`cache_dir_from_env`] (`CAJETA_CACHE_DIR`), `CAJETA_CHECKED=1`, and the
+    /// transfer tunables of [`TransferOptions::from_env`].
     pub fn from_env() -> Self {
         let device = std::env::var("CAJETA_DEVICE")
             .ok()
@@ -155,6 +163,7 @@ impl ContextOptions {
             no_host_visible: false,
             precision: PrecisionOptions::default(),
             checked: flag("CAJETA_CHECKED"),
+            transfer: TransferOptions::from_env(),
         }
     }
 
@@ -192,6 +201,12 @@ impl ContextOptions {
     /// These options with the pipeline cache in `dir` (`None`: in memory only).
     pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Self {
         self.cache_dir = dir;
+        self
+    }
+
+    /// These options with the transfer tunables `transfer`.
+    pub fn with_transfer(mut self, transfer: TransferOptions) -> Self {
+        self.transfer = transfer;
         self
     }
 

@@ -4,6 +4,7 @@
 //! `memory.rs`) and record a copy; when the device has host-visible device-local memory and no
 //! recorded or running command uses the buffer, the data is written straight into the buffer
 //! instead. Downloads record a copy into a staging buffer, submit everything and wait.
+//! Buffer transfers larger than the chunk size are pipelined instead (`transfer_chunked.rs`).
 
 use std::sync::Arc;
 
@@ -34,6 +35,9 @@ impl Stream {
         if Arc::strong_count(&buffer.inner) == 1 && !buffer.is_slice() && buffer.write_mapped(data)
         {
             return Ok(CommandId(shared.next_command_id()));
+        }
+        if shared.transfer.chunks(buffer.size()) {
+            return self.upload_chunked(&mut state, buffer, data);
         }
         let mut staging = state.take_staging(StagingKind::Upload, data.len() as u64)?;
         staging.write(data)?;
@@ -166,6 +170,9 @@ impl Stream {
             && buffer.inner.raw.mapped_ptr().is_some()
         {
             return self.read_host_visible(buffer, out);
+        }
+        if self.shared().transfer.chunks(buffer.size()) {
+            return self.download_chunked(buffer, out);
         }
         let usage = Usage::transfer_read(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
         let region = vk::BufferCopy {

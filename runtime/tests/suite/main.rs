@@ -5,6 +5,7 @@
 mod common;
 
 mod buffers;
+mod chunked;
 mod errors;
 mod faults;
 mod images;
