@@ -158,7 +158,14 @@ mod tests {
 
     #[test]
     fn parallel_copy_moves_every_byte() {
-        for len in [0usize, 1, 4095, PARALLEL_FROM - 1, PARALLEL_FROM + 12_345, 9 << 20] {
+        for len in [
+            0usize,
+            1,
+            4095,
+            PARALLEL_FROM - 1,
+            PARALLEL_FROM + 12_345,
+            9 << 20,
+        ] {
             let src: Vec<u8> = (0..len).map(|i| (i * 7 % 253) as u8).collect();
             for threads in [1, 2, 3, 8] {
                 let mut dst = vec![0u8; len];

@@ -44,6 +44,7 @@ mod precision;
 mod precision_codec;
 mod profile;
 mod psc;
+mod queues;
 pub mod reflection;
 mod resources;
 mod stream;
@@ -58,7 +59,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub use bounds::BoundsViolation;
-pub use transfer_options::TransferOptions;
 pub use cache::cache_dir_from_env;
 pub use coop_shapes::CoopMatrixShape;
 pub use descriptors::BUFFER_ARRAY_CAPACITY;
@@ -80,6 +80,7 @@ pub use stream::{CommandId, Stream};
 pub use sync::{BarrierRecord, Hazard};
 pub use texture::{AddressMode, Filter, Sampler, Texture, TextureDesc, TextureDim};
 pub use transfer::PendingDownload;
+pub use transfer_options::TransferOptions;
 
 use device::DeviceShared;
 
@@ -118,7 +119,8 @@ pub struct ContextOptions {
     pub features: Option<Vec<String>>,
     /// Where the pipeline cache is persisted; `None` keeps it in memory only.
     pub cache_dir: Option<PathBuf>,
-    /// Never place buffers in host-visible device-local memory (always stage uploads).
+    /// Never place buffers in host-visible device-local memory (always stage uploads);
+    /// `CAJETA_NO_HOST_VISIBLE=1` in [`ContextOptions::from_env`].
     pub no_host_visible: bool,
     /// Precision options (SPEC §8) for embedders that compile kernels for this context:
     /// [`Context::precision_variant`] resolves them against the device.
@@ -132,13 +134,19 @@ pub struct ContextOptions {
     /// How buffer transfers move data: pipelining, chunk size, copy threads
     /// ([`TransferOptions::from_env`] in [`ContextOptions::from_env`]).
     pub transfer: TransferOptions,
+    /// Queue slots streams are spread over (0: the default, 2; at most 8). The default stream
+    /// submits to slot 0, streams from [`Context::create_stream`] to slots 1.. in turn; each
+    /// slot is its own queue of the compute family while the device has enough, else slots
+    /// share queues. 1: every stream on one queue. `CAJETA_QUEUES` sets it.
+    pub queues: usize,
 }
 
 impl ContextOptions {
     /// Options from the environment: `CAJETA_DEVICE=<index|name substring>`,
     /// `CAJETA_VALIDATION=1` and `CAJETA_PROFILE=1` (also `true`, `yes`, `on`), and the cache
-    /// directory of [`cache_dir_from_env`] (`CAJETA_CACHE_DIR`), `CAJETA_CHECKED=1`, and the
-    /// transfer tunables of [`TransferOptions::from_env`].
+    /// directory of [`cache_dir_from_env`] (`CAJETA_CACHE_DIR`), `CAJETA_CHECKED=1`,
+    /// `CAJETA_NO_HOST_VISIBLE=1`, `CAJETA_QUEUES=<n>`, and the transfer tunables of
+    /// [`TransferOptions::from_env`].
     pub fn from_env() -> Self {
         let device = std::env::var("CAJETA_DEVICE")
             .ok()
@@ -160,10 +168,14 @@ impl ContextOptions {
             profile_spans_only: false,
             features: None,
             cache_dir: cache_dir_from_env(),
-            no_host_visible: false,
+            no_host_visible: flag("CAJETA_NO_HOST_VISIBLE"),
             precision: PrecisionOptions::default(),
             checked: flag("CAJETA_CHECKED"),
             transfer: TransferOptions::from_env(),
+            queues: std::env::var("CAJETA_QUEUES")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0),
         }
     }
 
@@ -207,6 +219,12 @@ impl ContextOptions {
     /// These options with the transfer tunables `transfer`.
     pub fn with_transfer(mut self, transfer: TransferOptions) -> Self {
         self.transfer = transfer;
+        self
+    }
+
+    /// These options with `queues` queue slots (see [`ContextOptions::queues`]).
+    pub fn with_queues(mut self, queues: usize) -> Self {
+        self.queues = queues;
         self
     }
 
@@ -257,7 +275,7 @@ impl Context {
     /// A context with explicit options.
     pub fn with_options(opts: ContextOptions) -> Result<Context> {
         let shared = Arc::new(DeviceShared::new(&opts)?);
-        let stream = Stream::new(&shared)?;
+        let stream = Stream::new(&shared, 0)?;
         Ok(Context {
             inner: Arc::new(ContextInner {
                 shared,
@@ -364,12 +382,14 @@ impl Context {
         self.inner.shared.profiling
     }
 
-    /// A new in-order stream on the context's queue, with its own command buffers. Streams run
-    /// concurrently only in the sense that their submissions interleave; hazards are tracked in
-    /// recording order across all streams, so order work on a shared resource with an
-    /// [`Event`] (`wait_event` submits the marked work first) or a `sync()`.
+    /// A new in-order stream with its own command buffers, on the next queue slot (see
+    /// [`ContextOptions::queues`]): where the device has a second compute queue, its work
+    /// runs beside the default stream's. Work on different streams is unordered, as with
+    /// CUDA streams: order work on a shared resource with an [`Event`] (`wait_event` makes
+    /// this stream's later submissions wait on a semaphore the event's stream signals) or a
+    /// `sync()`. The barriers the hazard tracker records order each stream's own commands.
     pub fn create_stream(&self) -> Result<Stream> {
-        Stream::new(&self.inner.shared)
+        Stream::new(&self.inner.shared, self.inner.shared.slot_for_new_stream())
     }
 
     /// Validation messages (type VALIDATION, severity warning or error) collected so far;

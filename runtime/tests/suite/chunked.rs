@@ -114,7 +114,11 @@ fn kernel_between_chunked_transfers_sees_the_data_with_one_barrier_each() {
     );
     let down = log.iter().find(|r| r.resource == y.id()).unwrap();
     assert_eq!(
-        (down.hazard, down.before_label.as_str(), down.src_access.as_str()),
+        (
+            down.hazard,
+            down.before_label.as_str(),
+            down.src_access.as_str()
+        ),
         (Hazard::ReadAfterWrite, "download", "SHADER_WRITE")
     );
 }

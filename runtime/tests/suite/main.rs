@@ -9,5 +9,6 @@ mod chunked;
 mod errors;
 mod faults;
 mod images;
+mod queues;
 mod streams;
 mod textures;
