@@ -21,3 +21,4 @@ mod precision_device;
 mod precision_golden;
 mod precision_local;
 mod ray_query;
+mod transfer_chunks;
