@@ -3,7 +3,9 @@
 //! timestamps). Where the streams sit on different queues the device runs both at once and
 //! the together span is below the sum of the parts.
 
-use cajeta_runtime::{Context, Event, Kernel, KernelArg, LaunchConfig, ScalarValue, Stream};
+use cajeta_runtime::{
+    Context, ContextOptions, Event, KernelArg, LaunchConfig, Reflection, ScalarValue, Stream,
+};
 
 /// Elements the kernel chain touches, launches in the chain, and bytes uploaded.
 fn sizes(quick: bool) -> (u32, usize, u64) {
@@ -19,9 +21,18 @@ fn ms(a: &Event, b: &Event) -> Result<f64, String> {
     Event::elapsed_ms(a, b).map_err(|e| e.to_string())
 }
 
-/// Runs the measurement and prints its lines; returns (kernel ms, upload ms, together ms).
-pub fn run(ctx: &Context, inc: &Kernel, quick: bool) -> Result<(f64, f64, f64), String> {
+/// Runs the measurement with the `inc` kernel (`words`, `reflection`) and prints its line;
+/// returns (kernel ms, upload ms, together ms). Its own context stages every upload (no
+/// direct writes into host-visible device memory), so the upload is device copies on a
+/// queue.
+pub fn run(words: &[u32], reflection: &Reflection, quick: bool) -> Result<(f64, f64, f64), String> {
     let e = |x: cajeta_runtime::RuntimeError| x.to_string();
+    let ctx = &Context::with_options(ContextOptions {
+        no_host_visible: true,
+        ..ContextOptions::from_env().with_validation(false)
+    })
+    .map_err(e)?;
+    let inc = &ctx.load_kernel(words, reflection).map_err(e)?;
     let (n, launches, bytes) = sizes(quick);
     let work = ctx.create_buffer(4 * u64::from(n)).map_err(e)?;
     let target = ctx.create_buffer(bytes).map_err(e)?;

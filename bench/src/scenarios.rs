@@ -72,8 +72,7 @@ pub fn run_all(quick: bool, only: Only) -> Result<(String, String, Vec<Row>), St
         return Ok((info.name, driver, rows));
     }
     if only == Only::Overlap {
-        let k = ctx.load_kernel(&inc.words, &inc.reflection).map_err(e)?;
-        crate::overlap::run(&ctx, &k, quick)?;
+        crate::overlap::run(&inc.words, &inc.reflection, quick)?;
         return Ok((info.name, driver, Vec::new()));
     }
     let mut rows = Vec::new();
@@ -215,9 +214,6 @@ pub fn run_all(quick: bool, only: Only) -> Result<(String, String, Vec<Row>), St
     // 3. Upload and download bandwidth against the bus.
     rows.extend(crate::transfers::run(&ctx, &base, quick)?);
     // 4. A kernel chain on one stream during an upload on another.
-    {
-        let k = ctx.load_kernel(&inc.words, &inc.reflection).map_err(e)?;
-        crate::overlap::run(&ctx, &k, quick)?;
-    }
+    crate::overlap::run(&inc.words, &inc.reflection, quick)?;
     Ok((info.name, driver, rows))
 }
