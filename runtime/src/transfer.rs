@@ -24,7 +24,9 @@ impl Stream {
     /// Records a copy of `data` into `buffer` through a staging buffer. `data.len()` must equal
     /// the buffer size. When the buffer lives in host-visible memory and no recorded or running
     /// command uses it, the data is written into it directly (nothing is recorded; the returned
-    /// id is still fresh and ordered).
+    /// id is still fresh and ordered). Larger than [`crate::TransferOptions::chunk_bytes`], the
+    /// upload is pipelined: submitted chunk by chunk through a ring of staging buffers, and
+    /// returning once the last chunk is in staging memory (`data` is free then).
     pub fn upload_buffer(&self, buffer: &Buffer, data: &[u8]) -> Result<CommandId> {
         self.check_owner(&buffer.inner.shared, "buffer")?;
         check_length("buffer", buffer.size(), data.len())?;
@@ -161,7 +163,8 @@ impl Stream {
     /// recorded work and waits for it. A whole buffer made in host-visible memory
     /// ([`MemoryKind::HostVisible`], [`MemoryKind::HostCached`]) is read straight from its
     /// mapping, with no copy on the device; as for any download, work on *other* streams
-    /// that writes it must be ordered before (an event or a sync).
+    /// that writes it must be ordered before (an event or a sync). Larger than
+    /// [`crate::TransferOptions::chunk_bytes`], the download is pipelined in chunks.
     pub fn download_buffer(&self, buffer: &Buffer, out: &mut [u8]) -> Result<()> {
         self.check_owner(&buffer.inner.shared, "buffer")?;
         check_length("buffer", buffer.size(), out.len())?;
