@@ -20,6 +20,7 @@ fn chunked_transfers_are_exact_in_the_interpreter() {
             ring_depth: 2,
             threads: 2,
             pipelined: true,
+            import_host: false,
         })
     };
     let ctx = match Context::with_options(options) {

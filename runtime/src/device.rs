@@ -219,6 +219,8 @@ pub(crate) struct DeviceShared {
     pub(crate) device_local_heap: u64,
     /// How buffer transfers are pipelined (normalized).
     pub(crate) transfer: crate::TransferOptions,
+    /// `VK_EXT_external_memory_host`, when asked for and present (`transfer_import.rs`).
+    pub(crate) host_import: Option<crate::transfer_import::HostImport>,
     next_resource: AtomicU64,
     next_command: AtomicU64,
     pub(crate) tracker: Mutex<Tracker>,
@@ -291,6 +293,14 @@ impl DeviceShared {
         if levels.atomic_float2 {
             ext_names.push(ash::ext::shader_atomic_float2::NAME);
         }
+        let host_import = opts.transfer.import_host
+            && c.info
+                .extensions
+                .iter()
+                .any(|e| e == "VK_EXT_external_memory_host");
+        if host_import {
+            ext_names.push(ash::ext::external_memory_host::NAME);
+        }
         let ext_ptrs: Vec<*const std::ffi::c_char> = ext_names.iter().map(|e| e.as_ptr()).collect();
         // SAFETY: valid physical device.
         let families = unsafe {
@@ -321,6 +331,9 @@ impl DeviceShared {
             })
             .map_err(vk_err("vkCreateDevice"))?;
         let logical = LogicalDevice(device);
+        let host_import = host_import.then(|| {
+            crate::transfer_import::HostImport::new(&instance.instance, c.physical, &logical.0)
+        });
         // Slots beyond the hardware queues share them, lock included (a queue is externally
         // synchronized).
         let hardware_queues: Vec<QueueSlot> = (0..hardware as u32)
@@ -396,6 +409,7 @@ impl DeviceShared {
             lost: AtomicBool::new(false),
             host_visible_device_local,
             transfer: opts.transfer.normalized(),
+            host_import,
             device_local_heap: memory
                 .memory_heaps_as_slice()
                 .iter()

@@ -52,6 +52,7 @@ mod sync;
 mod texture;
 mod transfer;
 mod transfer_chunked;
+mod transfer_import;
 mod transfer_options;
 
 use std::fmt;

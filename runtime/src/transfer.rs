@@ -39,6 +39,9 @@ impl Stream {
             return Ok(CommandId(shared.next_command_id()));
         }
         if shared.transfer.chunks(buffer.size()) {
+            if let Some(id) = self.upload_imported(&mut state, buffer, data)? {
+                return Ok(id);
+            }
             return self.upload_chunked(&mut state, buffer, data);
         }
         let mut staging = state.take_staging(StagingKind::Upload, data.len() as u64)?;
@@ -175,6 +178,9 @@ impl Stream {
             return self.read_host_visible(buffer, out);
         }
         if self.shared().transfer.chunks(buffer.size()) {
+            if self.download_imported(buffer, out)? {
+                return Ok(());
+            }
             return self.download_chunked(buffer, out);
         }
         let usage = Usage::transfer_read(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));

@@ -18,6 +18,10 @@ pub struct TransferOptions {
     /// `false`: every transfer goes through one staging buffer as one command (the path
     /// before pipelining), for comparison.
     pub pipelined: bool,
+    /// Large transfers copy straight from / to the host array by importing its pages with
+    /// `VK_EXT_external_memory_host` where the device has it (no host copy; the call waits for
+    /// the device copy). Off by default: a comparison switch until measured on real GPUs.
+    pub import_host: bool,
 }
 
 /// Default chunk of a pipelined transfer.
@@ -34,13 +38,15 @@ impl Default for TransferOptions {
             ring_depth: DEFAULT_RING_DEPTH,
             threads: crate::host_copy::default_threads(),
             pipelined: true,
+            import_host: false,
         }
     }
 }
 
 impl TransferOptions {
     /// The defaults, overridden by `CAJETA_TRANSFER_CHUNK_KIB`, `CAJETA_TRANSFER_RING`,
-    /// `CAJETA_TRANSFER_THREADS` and `CAJETA_TRANSFER_PIPELINED=0` where set and valid.
+    /// `CAJETA_TRANSFER_THREADS`, `CAJETA_TRANSFER_PIPELINED=0` and
+    /// `CAJETA_TRANSFER_IMPORT=1` where set and valid.
     pub fn from_env() -> Self {
         let number = |name: &str| {
             std::env::var(name)
@@ -60,6 +66,9 @@ impl TransferOptions {
         }
         if let Ok(v) = std::env::var("CAJETA_TRANSFER_PIPELINED") {
             o.pipelined = !matches!(v.trim(), "0" | "false" | "no" | "off");
+        }
+        if let Ok(v) = std::env::var("CAJETA_TRANSFER_IMPORT") {
+            o.import_host = matches!(v.trim(), "1" | "true" | "yes" | "on");
         }
         o.normalized()
     }
@@ -94,6 +103,7 @@ mod tests {
             ring_depth: 0,
             threads: 0,
             pipelined: true,
+            import_host: false,
         }
         .normalized();
         assert_eq!((o.chunk_bytes, o.ring_depth, o.threads), (GRANULE, 2, 1));

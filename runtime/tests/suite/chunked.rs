@@ -17,6 +17,7 @@ fn chunked_context(ring: usize, threads: usize) -> Option<Context> {
             ring_depth: ring,
             threads,
             pipelined: true,
+            import_host: false,
         })
     })
 }
@@ -213,4 +214,60 @@ fn direct_writes_into_host_visible_memory_copy_in_parallel() {
     let mut out = vec![0u8; len];
     s.download_buffer(&buf, &mut out).unwrap();
     assert_eq!(first_difference(&out, &data), None);
+}
+
+#[test]
+fn imported_host_arrays_transfer_exactly_where_the_device_allows() {
+    // `VK_EXT_external_memory_host` (lavapipe has it): arrays at odd addresses and of odd
+    // sizes, imported page-wise; a device without it stages, with the same bytes.
+    let Some(ctx) = context_with(ContextOptions {
+        no_host_visible: true,
+        ..ContextOptions::from_env().with_transfer(TransferOptions {
+            chunk_bytes: CHUNK as u64,
+            import_host: true,
+            ..TransferOptions::default()
+        })
+    }) else {
+        return;
+    };
+    let s = ctx.default_stream();
+    let add1 = add1_kernel(&ctx);
+    for (k, len) in [CHUNK + 4, 5 * CHUNK + 12, (3 << 20) + 4]
+        .into_iter()
+        .enumerate()
+    {
+        // A sub-slice 3 bytes into a larger allocation: never page-aligned.
+        let backing = pattern(len + 64, k as u32 + 40);
+        let data = &backing[3..3 + len];
+        let buf = ctx.create_buffer(len as u64).unwrap();
+        s.upload_buffer(&buf, data).unwrap();
+        let mut back = vec![0u8; len + 64];
+        s.download_buffer(&buf, &mut back[5..5 + len]).unwrap();
+        assert_eq!(
+            first_difference(&back[5..5 + len], data),
+            None,
+            "{len} bytes"
+        );
+        assert!(back[..5].iter().all(|&b| b == 0), "bytes before the target");
+        assert!(
+            back[5 + len..].iter().all(|&b| b == 0),
+            "bytes after the target"
+        );
+        // The device sees the imported upload: add one to every word.
+        let n = (len / 4) as u32;
+        let y = ctx.create_buffer(len as u64).unwrap();
+        s.launch(
+            &add1,
+            &LaunchConfig::new([n.div_ceil(64), 1, 1], [64, 1, 1]),
+            &[KernelArg::Buffer(&buf), KernelArg::Buffer(&y), u32arg(n)],
+        )
+        .unwrap();
+        let mut out = vec![0u8; len];
+        s.download_buffer(&y, &mut out).unwrap();
+        let want: Vec<u32> = bytes_u32(&data[..4 * n as usize])
+            .iter()
+            .map(|v| v.wrapping_add(1))
+            .collect();
+        assert!(bytes_u32(&out[..4 * n as usize]) == want, "{len} bytes + 1");
+    }
 }
