@@ -43,20 +43,25 @@ fn chunked_transfers_are_exact_in_native_host_code() {
         eprintln!("skipping: no cajetac executable next to the test binary");
         return;
     };
-    let out = std::process::Command::new(cajetac)
-        .args(["run", "--host", "native"])
-        .arg(program())
-        .env("CAJETA_TRANSFER_CHUNK_KIB", "64")
-        .env("CAJETA_TRANSFER_RING", "3")
-        .env("CAJETA_TRANSFER_THREADS", "2")
-        .env("CAJETA_NO_HOST_VISIBLE", "1")
-        .output()
-        .expect("run cajetac");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        stdout.trim(),
-        "777",
-        "stderr:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // Staged and pipelined, then imported (`VK_EXT_external_memory_host`, where the device
+    // has it; otherwise pipelined again).
+    for import in ["0", "1"] {
+        let out = std::process::Command::new(&cajetac)
+            .args(["run", "--host", "native"])
+            .arg(program())
+            .env("CAJETA_TRANSFER_CHUNK_KIB", "64")
+            .env("CAJETA_TRANSFER_RING", "3")
+            .env("CAJETA_TRANSFER_THREADS", "2")
+            .env("CAJETA_NO_HOST_VISIBLE", "1")
+            .env("CAJETA_TRANSFER_IMPORT", import)
+            .output()
+            .expect("run cajetac");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            stdout.trim(),
+            "777",
+            "CAJETA_TRANSFER_IMPORT={import}, stderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
