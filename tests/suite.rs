@@ -22,3 +22,4 @@ mod precision_device;
 mod precision_golden;
 mod precision_local;
 mod ray_query;
+mod transfer_chunks;

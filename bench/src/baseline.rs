@@ -16,7 +16,6 @@ pub struct RawBuf {
     pub buffer: vk::Buffer,
     memory: vk::DeviceMemory,
     pub mapped: *mut u8,
-    pub size: u64,
 }
 
 /// A compute pipeline with a one-set layout and its descriptor set.
@@ -175,7 +174,6 @@ impl Baseline {
                 buffer,
                 memory,
                 mapped,
-                size,
             })
         }
     }

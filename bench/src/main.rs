@@ -2,14 +2,21 @@
 //! in the same process (see `baseline.rs`). Scenarios (issue 4):
 //! - launch + sync of an empty kernel;
 //! - 1,000 back-to-back dependent launches in one stream (host time per launch, GPU time);
-//! - upload and download bandwidth for 256 MiB (32 MiB with `--quick`).
+//! - upload and download bandwidth of a host array at 4 KiB, 1 MiB, 256 MiB and 1 GiB
+//!   (4 KiB, 1 MiB, 32 MiB with `--quick`) against the bus: a raw copy between filled pinned
+//!   memory and device memory timed with GPU timestamps (issue 14; see `transfers.rs`);
+//! - a kernel chain on a created stream during a 1 GiB upload on the default stream, alone
+//!   and together, timed with events (issue 15; see `overlap.rs`).
 //!
-//! Usage: `cargo run --release -p cajeta-bench -- [--quick] [--json FILE] [--markdown FILE]`.
-//! Prints a markdown table (medians, ratio = ours / baseline for times, baseline / ours for
-//! bandwidths, so > 1 means slower than the floor in both cases).
+//! Usage: `cargo run --release -p cajeta-bench -- [--quick] [--transfers | --overlap]
+//! [--json FILE] [--markdown FILE]` (`--transfers`, `--overlap`: only those). Prints a markdown table
+//! (medians, ratio = ours / baseline for times, baseline / ours for bandwidths, so > 1 means
+//! slower than the floor in both cases).
 
 mod baseline;
+mod overlap;
 mod scenarios;
+mod transfers;
 
 use std::time::Instant;
 
@@ -102,6 +109,13 @@ fn markdown(r: &Report) -> String {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
+    let only = if args.iter().any(|a| a == "--transfers") {
+        scenarios::Only::Transfers
+    } else if args.iter().any(|a| a == "--overlap") {
+        scenarios::Only::Overlap
+    } else {
+        scenarios::Only::All
+    };
     let value_of = |flag: &str| {
         args.iter()
             .position(|a| a == flag)
@@ -109,7 +123,7 @@ fn main() {
             .cloned()
     };
     let (json, md) = (value_of("--json"), value_of("--markdown"));
-    match scenarios::run_all(quick) {
+    match scenarios::run_all(quick, only) {
         Ok((device, driver, rows)) => {
             let report = Report {
                 device,

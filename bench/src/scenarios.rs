@@ -36,8 +36,19 @@ fn u32arg(v: u32) -> KernelArg<'static> {
     KernelArg::Scalar(ScalarValue::U32(v))
 }
 
-/// Runs every scenario; returns the device name, the driver and the rows.
-pub fn run_all(quick: bool) -> Result<(String, String, Vec<Row>), String> {
+/// Which scenarios to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Only {
+    /// Every scenario.
+    All,
+    /// The transfer rows.
+    Transfers,
+    /// The two-stream overlap line.
+    Overlap,
+}
+
+/// Runs the scenarios `only` selects; returns the device name, the driver and the rows.
+pub fn run_all(quick: bool, only: Only) -> Result<(String, String, Vec<Row>), String> {
     let program = Program::compile("bench.cajeta", SOURCE).map_err(|e| e.to_string())?;
     let empty = program.get("empty").map_err(|e| e.to_string())?.clone();
     let inc = program.get("inc").map_err(|e| e.to_string())?.clone();
@@ -52,11 +63,21 @@ pub fn run_all(quick: bool) -> Result<(String, String, Vec<Row>), String> {
     let info = ctx.device_info().clone();
     let base = Baseline::new(&info.name)?;
     let e = |x: cajeta_runtime::RuntimeError| x.to_string();
+    let driver = format!(
+        "{} {}, Vulkan {}",
+        info.driver_name, info.driver_info, info.api_version
+    );
+    if only == Only::Transfers {
+        let rows = crate::transfers::run(&ctx, &base, quick)?;
+        return Ok((info.name, driver, rows));
+    }
+    if only == Only::Overlap {
+        crate::overlap::run(&inc.words, &inc.reflection, quick)?;
+        return Ok((info.name, driver, Vec::new()));
+    }
     let mut rows = Vec::new();
     let reps = if quick { 50 } else { 500 };
     let chain_reps = if quick { 3 } else { 11 };
-    let mib: u64 = if quick { 32 } else { 256 };
-    let transfer_reps = if quick { 3 } else { 9 };
 
     // 1. Empty kernel: launch + sync.
     {
@@ -190,107 +211,9 @@ pub fn run_all(quick: bool) -> Result<(String, String, Vec<Row>), String> {
         }
     }
 
-    // 3. Upload and download bandwidth.
-    {
-        let bytes = mib << 20;
-        let data: Vec<u8> = (0..bytes).map(|i| (i % 251) as u8).collect();
-        let mut back = vec![0u8; bytes as usize];
-        let buf = ctx.create_buffer(bytes).map_err(e)?;
-        let s = ctx.default_stream();
-        let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-        let dev = base.buffer(
-            bytes,
-            vk::BufferUsageFlags::STORAGE_BUFFER
-                | vk::BufferUsageFlags::TRANSFER_SRC
-                | vk::BufferUsageFlags::TRANSFER_DST,
-            vk::MemoryPropertyFlags::DEVICE_LOCAL,
-        )?;
-        let stage_up = base.buffer(bytes, vk::BufferUsageFlags::TRANSFER_SRC, host)?;
-        let stage_down = base.buffer(bytes, vk::BufferUsageFlags::TRANSFER_DST, host)?;
-        let region = [vk::BufferCopy {
-            src_offset: 0,
-            dst_offset: 0,
-            size: bytes,
-        }];
-        let (mut up, mut down) = (Vec::new(), Vec::new());
-        let (mut bup, mut bdown) = (Vec::new(), Vec::new());
-        for rep in 0..transfer_reps + 1 {
-            let t = Instant::now();
-            s.upload_buffer(&buf, &data).map_err(e)?;
-            s.sync().map_err(e)?;
-            let u = t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            s.download_buffer(&buf, &mut back).map_err(e)?;
-            let d = t.elapsed().as_secs_f64();
-            if rep > 0 {
-                up.push(bytes as f64 / u / 1e9);
-                down.push(bytes as f64 / d / 1e9);
-            }
-            if back != data {
-                return Err("runtime round trip corrupted the data".into());
-            }
-            back.fill(0);
-            let t = Instant::now();
-            // SAFETY: the mapping covers `bytes` bytes and the GPU is idle.
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), stage_up.mapped, data.len()) };
-            base.begin()?;
-            // SAFETY: recording state.
-            unsafe {
-                base.device
-                    .cmd_copy_buffer(base.cmd, stage_up.buffer, dev.buffer, &region)
-            };
-            base.submit_wait()?;
-            let u = t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            base.begin()?;
-            // SAFETY: recording state.
-            unsafe {
-                base.device
-                    .cmd_copy_buffer(base.cmd, dev.buffer, stage_down.buffer, &region)
-            };
-            base.barrier(
-                stage_down.buffer,
-                (
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::AccessFlags::TRANSFER_WRITE,
-                ),
-                (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
-            );
-            base.submit_wait()?;
-            // SAFETY: the copy finished and was made visible to the host.
-            unsafe {
-                std::ptr::copy_nonoverlapping(stage_down.mapped, back.as_mut_ptr(), back.len())
-            };
-            let d = t.elapsed().as_secs_f64();
-            if rep > 0 {
-                bup.push(bytes as f64 / u / 1e9);
-                bdown.push(bytes as f64 / d / 1e9);
-            }
-            if back != data || stage_up.size != bytes {
-                return Err("baseline round trip corrupted the data".into());
-            }
-            back.fill(0);
-        }
-        drop(buf);
-        base.free(dev);
-        base.free(stage_up);
-        base.free(stage_down);
-        rows.push(Row::rate(
-            &format!("upload {mib} MiB (host array -> device buffer)"),
-            "GB/s",
-            &mut up,
-            &mut bup,
-        ));
-        rows.push(Row::rate(
-            &format!("download {mib} MiB (device buffer -> host array)"),
-            "GB/s",
-            &mut down,
-            &mut bdown,
-        ));
-    }
-    let driver = format!(
-        "{} {}, Vulkan {}",
-        info.driver_name, info.driver_info, info.api_version
-    );
+    // 3. Upload and download bandwidth against the bus.
+    rows.extend(crate::transfers::run(&ctx, &base, quick)?);
+    // 4. A kernel chain on one stream during an upload on another.
+    crate::overlap::run(&inc.words, &inc.reflection, quick)?;
     Ok((info.name, driver, rows))
 }

@@ -8,8 +8,8 @@
 use std::collections::HashSet;
 use std::ffi::CStr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
@@ -18,6 +18,7 @@ use crate::error::{vk_err, Result, RuntimeError};
 use crate::features::{self, FeatureStructs};
 use crate::instance::{Candidate, InstanceHandle};
 use crate::profile::ProfileStats;
+use crate::queues::{QueueSlot, DEFAULT_QUEUE_SLOTS, MAX_QUEUE_SLOTS};
 use crate::sync::Tracker;
 use crate::{lock, ContextOptions};
 
@@ -182,7 +183,11 @@ impl Drop for LogicalDevice {
 /// cache, id counters, and the hazard tracker with its barrier log.
 pub(crate) struct DeviceShared {
     pub(crate) physical: vk::PhysicalDevice,
-    pub(crate) queue: vk::Queue,
+    /// The queue slots streams submit to (see [`QueueSlot`]); slot 0 is the default
+    /// stream's.
+    pub(crate) queues: Vec<QueueSlot>,
+    /// The slot the next created stream gets (round robin over slots 1.., then 0).
+    next_slot: AtomicUsize,
     pub(crate) queue_family: u32,
     pub(crate) info: DeviceInfo,
     /// Full limits, for checks `DeviceLimits` does not expose (image size, buffer range).
@@ -197,9 +202,6 @@ pub(crate) struct DeviceShared {
     pub(crate) pipeline_cache: vk::PipelineCache,
     /// Where the pipeline cache is saved on drop, if anywhere.
     pipeline_cache_path: Option<PathBuf>,
-    /// Serializes `vkQueueSubmit` across the device's streams (the queue is externally
-    /// synchronized in Vulkan).
-    pub(crate) queue_lock: Mutex<()>,
     /// Whether launches and transfers are timed.
     pub(crate) profiling: bool,
     /// Profiling times whole submissions only (two timestamps per submission).
@@ -219,6 +221,10 @@ pub(crate) struct DeviceShared {
     pub(crate) host_visible_device_local: bool,
     /// Size of the largest device-local heap.
     pub(crate) device_local_heap: u64,
+    /// How buffer transfers are pipelined (normalized).
+    pub(crate) transfer: crate::TransferOptions,
+    /// `VK_EXT_external_memory_host`, when asked for and present (`transfer_import.rs`).
+    pub(crate) host_import: Option<crate::transfer_import::HostImport>,
     next_resource: AtomicU64,
     next_command: AtomicU64,
     pub(crate) tracker: Mutex<Tracker>,
@@ -313,8 +319,29 @@ impl DeviceShared {
         if levels.ray_query {
             ext_names.push(ash::khr::ray_query::NAME);
         }
+        let host_import = opts.transfer.import_host
+            && c.info
+                .extensions
+                .iter()
+                .any(|e| e == "VK_EXT_external_memory_host");
+        if host_import {
+            ext_names.push(ash::ext::external_memory_host::NAME);
+        }
         let ext_ptrs: Vec<*const std::ffi::c_char> = ext_names.iter().map(|e| e.as_ptr()).collect();
-        let priorities = [1.0f32];
+        // SAFETY: valid physical device.
+        let families = unsafe {
+            instance
+                .instance
+                .get_physical_device_queue_family_properties(c.physical)
+        };
+        let family = families.get(c.queue_family as usize).copied();
+        let slots = if opts.queues == 0 {
+            DEFAULT_QUEUE_SLOTS
+        } else {
+            opts.queues.min(MAX_QUEUE_SLOTS)
+        };
+        let hardware = (family.map_or(1, |f| f.queue_count) as usize).clamp(1, slots);
+        let priorities = vec![1.0f32; hardware];
         let queue_info = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(c.queue_family)
             .queue_priorities(&priorities)];
@@ -330,8 +357,22 @@ impl DeviceShared {
             })
             .map_err(vk_err("vkCreateDevice"))?;
         let logical = LogicalDevice(device);
-        // SAFETY: family and index were requested above.
-        let queue = unsafe { logical.0.get_device_queue(c.queue_family, 0) };
+        let host_import = host_import.then(|| {
+            crate::transfer_import::HostImport::new(&instance.instance, c.physical, &logical.0)
+        });
+        // Slots beyond the hardware queues share them, lock included (a queue is externally
+        // synchronized).
+        let hardware_queues: Vec<QueueSlot> = (0..hardware as u32)
+            .map(|i| QueueSlot {
+                // SAFETY: family and index were requested above.
+                queue: unsafe { logical.0.get_device_queue(c.queue_family, i) },
+                hardware_index: i,
+                lock: Arc::new(Mutex::new(())),
+            })
+            .collect();
+        let queues: Vec<QueueSlot> = (0..slots)
+            .map(|i| hardware_queues[i % hardware].clone())
+            .collect();
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: instance.instance.clone(),
             device: logical.0.clone(),
@@ -354,15 +395,7 @@ impl DeviceShared {
             .map(|d| crate::cache::pipeline_cache_path(d, &c.info));
         let pipeline_cache =
             crate::cache::create_pipeline_cache(&logical.0, pipeline_cache_path.as_deref())?;
-        // SAFETY: valid physical device.
-        let families = unsafe {
-            instance
-                .instance
-                .get_physical_device_queue_family_properties(c.physical)
-        };
-        let timestamp_valid_bits = families
-            .get(c.queue_family as usize)
-            .map_or(0, |f| f.timestamp_valid_bits);
+        let timestamp_valid_bits = family.map_or(0, |f| f.timestamp_valid_bits);
         // SAFETY: valid physical device.
         let memory = unsafe {
             instance
@@ -387,7 +420,8 @@ impl DeviceShared {
             .collect();
         Ok(DeviceShared {
             physical: c.physical,
-            queue,
+            queues,
+            next_slot: AtomicUsize::new(1),
             queue_family: c.queue_family,
             enabled_features: enabled_names.into_iter().collect(),
             info: c.info,
@@ -398,7 +432,6 @@ impl DeviceShared {
             allocator: Mutex::new(Some(allocator)),
             pipeline_cache,
             pipeline_cache_path,
-            queue_lock: Mutex::new(()),
             profiling: (opts.profile || opts.profile_spans_only) && timestamp_valid_bits > 0,
             profile_spans_only: opts.profile_spans_only,
             timestamp_valid_bits,
@@ -406,6 +439,8 @@ impl DeviceShared {
             profile: Mutex::new(ProfileStats::default()),
             lost: AtomicBool::new(false),
             host_visible_device_local,
+            transfer: opts.transfer.normalized(),
+            host_import,
             device_local_heap: memory
                 .memory_heaps_as_slice()
                 .iter()
@@ -442,6 +477,17 @@ impl DeviceShared {
     /// A fresh resource id, unique within the context.
     pub(crate) fn next_resource_id(&self) -> u64 {
         self.next_resource.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The queue slot for a newly created stream: slots 1.. in turn, then slot 0 again, so
+    /// that created streams run beside the default stream where the device has the queues.
+    pub(crate) fn slot_for_new_stream(&self) -> usize {
+        let n = self.queues.len();
+        if n <= 1 {
+            return 0;
+        }
+        let k = self.next_slot.fetch_add(1, Ordering::Relaxed);
+        1 + (k - 1) % (n - 1)
     }
 
     /// A fresh command sequence number, unique and increasing within the context.

@@ -223,14 +223,25 @@ fn submit_up_to(state: &mut crate::batch::Batches, seq: u64) -> Result<()> {
 }
 
 impl Stream {
-    /// Orders this stream's later work after `event`'s. All streams of a context submit to
-    /// one queue; this submits the event's stream up to the marker (if it was not yet), so
-    /// commands recorded here from now on are submitted after it, and the barriers the hazard
-    /// tracker records (which see every stream's commands in recording order) do the rest.
-    /// No host wait. Fails if the event was never recorded or belongs to another context.
+    /// Orders this stream's later work after `event`'s, with no host wait (like
+    /// `cudaStreamWaitEvent`). The event's stream is submitted up to the marker. On the same
+    /// queue slot, submission order does the rest (with the barriers the hazard tracker
+    /// records). On another slot, the event's queue signals a semaphore after the marked
+    /// work and this stream's next submission waits on it (all commands, all memory: a full
+    /// dependency); work already recorded here is submitted first, not held back. Fails if
+    /// the event was never recorded or belongs to another context.
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         self.check_owner(&event.shared, "event")?;
-        event.marker().map(|_| ())
+        let (marked, _) = event.marker()?;
+        let from = marked.slot();
+        if from == self.slot() {
+            return Ok(());
+        }
+        let mut state = lock(&self.inner.state);
+        state.flush()?;
+        let semaphore = crate::queues::signal_after_submitted(self.shared(), from)?;
+        state.wait_semaphore(semaphore);
+        Ok(())
     }
 
     /// True when nothing is recorded and unsubmitted and every submission has finished

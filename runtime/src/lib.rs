@@ -36,6 +36,7 @@ mod error;
 mod event;
 mod feature_names;
 mod features;
+mod host_copy;
 mod instance;
 mod kernel_needs;
 mod kernel_printf;
@@ -46,12 +47,16 @@ mod precision;
 mod precision_codec;
 mod profile;
 mod psc;
+mod queues;
 pub mod reflection;
 mod resources;
 mod stream;
 mod sync;
 mod texture;
 mod transfer;
+mod transfer_chunked;
+mod transfer_import;
+mod transfer_options;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -81,6 +86,7 @@ pub use stream::{CommandId, Stream};
 pub use sync::{BarrierRecord, Hazard};
 pub use texture::{AddressMode, Filter, Sampler, Texture, TextureDesc, TextureDim};
 pub use transfer::PendingDownload;
+pub use transfer_options::TransferOptions;
 
 use device::DeviceShared;
 
@@ -119,7 +125,8 @@ pub struct ContextOptions {
     pub features: Option<Vec<String>>,
     /// Where the pipeline cache is persisted; `None` keeps it in memory only.
     pub cache_dir: Option<PathBuf>,
-    /// Never place buffers in host-visible device-local memory (always stage uploads).
+    /// Never place buffers in host-visible device-local memory (always stage uploads);
+    /// `CAJETA_NO_HOST_VISIBLE=1` in [`ContextOptions::from_env`].
     pub no_host_visible: bool,
     /// Precision options (SPEC §8) for embedders that compile kernels for this context:
     /// [`Context::precision_variant`] resolves them against the device.
@@ -135,6 +142,14 @@ pub struct ContextOptions {
     /// [`Context::kernel_printf`] and [`Context::take_kernel_output`]. Off, or without the
     /// layer, printing kernels run with their printing removed.
     pub kernel_printf: bool,
+    /// How buffer transfers move data: pipelining, chunk size, copy threads
+    /// ([`TransferOptions::from_env`] in [`ContextOptions::from_env`]).
+    pub transfer: TransferOptions,
+    /// Queue slots streams are spread over (0: the default, 2; at most 8). The default stream
+    /// submits to slot 0, streams from [`Context::create_stream`] to slots 1.. in turn; each
+    /// slot is its own queue of the compute family while the device has enough, else slots
+    /// share queues. 1: every stream on one queue. `CAJETA_QUEUES` sets it.
+    pub queues: usize,
 }
 
 /// `CAJETA_KERNEL_PRINTF`: `1`/`true`/`yes`/`on` turns kernel printing on, `0`/`false`/
@@ -152,7 +167,9 @@ pub fn kernel_printf_from_env() -> Option<bool> {
 impl ContextOptions {
     /// Options from the environment: `CAJETA_DEVICE=<index|name substring>`,
     /// `CAJETA_VALIDATION=1` and `CAJETA_PROFILE=1` (also `true`, `yes`, `on`), and the cache
-    /// directory of [`cache_dir_from_env`] (`CAJETA_CACHE_DIR`), and `CAJETA_CHECKED=1`.
+    /// directory of [`cache_dir_from_env`] (`CAJETA_CACHE_DIR`), `CAJETA_CHECKED=1`,
+    /// `CAJETA_NO_HOST_VISIBLE=1`, `CAJETA_QUEUES=<n>`, and the transfer tunables of
+    /// [`TransferOptions::from_env`].
     pub fn from_env() -> Self {
         let device = std::env::var("CAJETA_DEVICE")
             .ok()
@@ -174,10 +191,15 @@ impl ContextOptions {
             profile_spans_only: false,
             features: None,
             cache_dir: cache_dir_from_env(),
-            no_host_visible: false,
+            no_host_visible: flag("CAJETA_NO_HOST_VISIBLE"),
             precision: PrecisionOptions::default(),
             checked: flag("CAJETA_CHECKED"),
             kernel_printf: kernel_printf_from_env().unwrap_or(false),
+            transfer: TransferOptions::from_env(),
+            queues: std::env::var("CAJETA_QUEUES")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0),
         }
     }
 
@@ -221,6 +243,18 @@ impl ContextOptions {
     /// These options with the pipeline cache in `dir` (`None`: in memory only).
     pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Self {
         self.cache_dir = dir;
+        self
+    }
+
+    /// These options with the transfer tunables `transfer`.
+    pub fn with_transfer(mut self, transfer: TransferOptions) -> Self {
+        self.transfer = transfer;
+        self
+    }
+
+    /// These options with `queues` queue slots (see [`ContextOptions::queues`]).
+    pub fn with_queues(mut self, queues: usize) -> Self {
+        self.queues = queues;
         self
     }
 
@@ -271,7 +305,7 @@ impl Context {
     /// A context with explicit options.
     pub fn with_options(opts: ContextOptions) -> Result<Context> {
         let shared = Arc::new(DeviceShared::new(&opts)?);
-        let stream = Stream::new(&shared)?;
+        let stream = Stream::new(&shared, 0)?;
         Ok(Context {
             inner: Arc::new(ContextInner {
                 shared,
@@ -445,12 +479,14 @@ impl Context {
         self.inner.shared.profiling
     }
 
-    /// A new in-order stream on the context's queue, with its own command buffers. Streams run
-    /// concurrently only in the sense that their submissions interleave; hazards are tracked in
-    /// recording order across all streams, so order work on a shared resource with an
-    /// [`Event`] (`wait_event` submits the marked work first) or a `sync()`.
+    /// A new in-order stream with its own command buffers, on the next queue slot (see
+    /// [`ContextOptions::queues`]): where the device has a second compute queue, its work
+    /// runs beside the default stream's. Work on different streams is unordered, as with
+    /// CUDA streams: order work on a shared resource with an [`Event`] (`wait_event` makes
+    /// this stream's later submissions wait on a semaphore the event's stream signals) or a
+    /// `sync()`. The barriers the hazard tracker records order each stream's own commands.
     pub fn create_stream(&self) -> Result<Stream> {
-        Stream::new(&self.inner.shared)
+        Stream::new(&self.inner.shared, self.inner.shared.slot_for_new_stream())
     }
 
     /// Validation messages (type VALIDATION, severity warning or error) collected so far;

@@ -241,9 +241,10 @@ impl Staging {
     /// to the device.
     pub(crate) fn write(&mut self, data: &[u8]) -> Result<()> {
         let size = self.size;
+        let threads = self.shared.transfer.threads;
         match self.raw.mapped_mut().and_then(|m| m.get_mut(..data.len())) {
             Some(dst) => {
-                dst.copy_from_slice(data);
+                crate::host_copy::copy(dst, data, threads);
                 Ok(())
             }
             None => Err(RuntimeError::Allocation {
@@ -263,7 +264,7 @@ impl Staging {
     pub(crate) fn read_into(&self, out: &mut [u8]) -> Result<()> {
         match self.raw.mapped().and_then(|m| m.get(..out.len())) {
             Some(src) => {
-                out.copy_from_slice(src);
+                crate::host_copy::copy(out, src, self.shared.transfer.threads);
                 Ok(())
             }
             None => Err(RuntimeError::Allocation {

@@ -307,7 +307,8 @@ impl Buffer {
         // SAFETY: the mapping covers the buffer's `size` bytes (checked above); the device
         // does not access it (caller's guarantee) and other host writers are excluded by the
         // lock. The memory is HOST_COHERENT, and the next vkQueueSubmit makes it visible.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
+        let dst = unsafe { std::slice::from_raw_parts_mut(ptr, data.len()) };
+        crate::host_copy::copy(dst, data, self.inner.shared.transfer.threads);
         true
     }
 
@@ -329,7 +330,8 @@ impl Buffer {
         let _guard = lock(&self.inner.host_lock);
         // SAFETY: the mapping covers the buffer's `size` bytes (checked above); gpu-allocator
         // maps host-visible memory HOST_COHERENT; the device no longer writes it (caller).
-        unsafe { std::ptr::copy_nonoverlapping(ptr, out.as_mut_ptr(), out.len()) };
+        let src = unsafe { std::slice::from_raw_parts(ptr.cast_const(), out.len()) };
+        crate::host_copy::copy(out, src, self.inner.shared.transfer.threads);
         true
     }
 

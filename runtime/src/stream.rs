@@ -35,8 +35,8 @@ pub(crate) struct StreamShared {
     pub(crate) state: Mutex<Batches>,
 }
 
-/// An in-order command stream on the context's compute queue. Cheap to clone; clones are
-/// the same stream.
+/// An in-order command stream on one of the context's compute queues (see
+/// [`crate::ContextOptions::queues`]). Cheap to clone; clones are the same stream.
 #[derive(Clone)]
 pub struct Stream {
     pub(crate) inner: Arc<StreamShared>,
@@ -53,13 +53,25 @@ impl fmt::Debug for Stream {
 }
 
 impl Stream {
-    pub(crate) fn new(shared: &Arc<DeviceShared>) -> Result<Stream> {
+    /// A stream submitting to queue slot `slot` (see `queues.rs`).
+    pub(crate) fn new(shared: &Arc<DeviceShared>, slot: usize) -> Result<Stream> {
         Ok(Stream {
             inner: Arc::new(StreamShared {
                 shared: shared.clone(),
-                state: Mutex::new(Batches::new(shared)?),
+                state: Mutex::new(Batches::new(shared, slot)?),
             }),
         })
+    }
+
+    /// The queue slot this stream submits to (0 for the default stream).
+    pub(crate) fn slot(&self) -> usize {
+        lock(&self.inner.state).slot()
+    }
+
+    /// Index, within the compute queue family, of the queue this stream submits to. Streams
+    /// on different queues may run at the same time on the device.
+    pub fn queue_index(&self) -> u32 {
+        self.shared().queues[self.slot()].hardware_index
     }
 
     pub(crate) fn shared(&self) -> &Arc<DeviceShared> {

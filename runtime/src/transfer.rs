@@ -4,6 +4,7 @@
 //! `memory.rs`) and record a copy; when the device has host-visible device-local memory and no
 //! recorded or running command uses the buffer, the data is written straight into the buffer
 //! instead. Downloads record a copy into a staging buffer, submit everything and wait.
+//! Buffer transfers larger than the chunk size are pipelined instead (`transfer_chunked.rs`).
 
 use std::sync::Arc;
 
@@ -23,7 +24,9 @@ impl Stream {
     /// Records a copy of `data` into `buffer` through a staging buffer. `data.len()` must equal
     /// the buffer size. When the buffer lives in host-visible memory and no recorded or running
     /// command uses it, the data is written into it directly (nothing is recorded; the returned
-    /// id is still fresh and ordered).
+    /// id is still fresh and ordered). Larger than [`crate::TransferOptions::chunk_bytes`], the
+    /// upload is pipelined: submitted chunk by chunk through a ring of staging buffers, and
+    /// returning once the last chunk is in staging memory (`data` is free then).
     pub fn upload_buffer(&self, buffer: &Buffer, data: &[u8]) -> Result<CommandId> {
         self.check_owner(&buffer.inner.shared, "buffer")?;
         check_length("buffer", buffer.size(), data.len())?;
@@ -34,6 +37,12 @@ impl Stream {
         if Arc::strong_count(&buffer.inner) == 1 && !buffer.is_slice() && buffer.write_mapped(data)
         {
             return Ok(CommandId(shared.next_command_id()));
+        }
+        if shared.transfer.chunks(buffer.size()) {
+            if let Some(id) = self.upload_imported(&mut state, buffer, data)? {
+                return Ok(id);
+            }
+            return self.upload_chunked(&mut state, buffer, data);
         }
         let mut staging = state.take_staging(StagingKind::Upload, data.len() as u64)?;
         staging.write(data)?;
@@ -157,7 +166,8 @@ impl Stream {
     /// recorded work and waits for it. A whole buffer made in host-visible memory
     /// ([`MemoryKind::HostVisible`], [`MemoryKind::HostCached`]) is read straight from its
     /// mapping, with no copy on the device; as for any download, work on *other* streams
-    /// that writes it must be ordered before (an event or a sync).
+    /// that writes it must be ordered before (an event or a sync). Larger than
+    /// [`crate::TransferOptions::chunk_bytes`], the download is pipelined in chunks.
     pub fn download_buffer(&self, buffer: &Buffer, out: &mut [u8]) -> Result<()> {
         self.check_owner(&buffer.inner.shared, "buffer")?;
         check_length("buffer", buffer.size(), out.len())?;
@@ -166,6 +176,12 @@ impl Stream {
             && buffer.inner.raw.mapped_ptr().is_some()
         {
             return self.read_host_visible(buffer, out);
+        }
+        if self.shared().transfer.chunks(buffer.size()) {
+            if self.download_imported(buffer, out)? {
+                return Ok(());
+            }
+            return self.download_chunked(buffer, out);
         }
         let usage = Usage::transfer_read(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
         let region = vk::BufferCopy {

@@ -66,9 +66,12 @@ pub(crate) fn run_once(
     let cmds = [cmd];
     let submit = vk::SubmitInfo::default().command_buffers(&cmds);
     {
-        let _queue = lock(&shared.queue_lock);
-        // SAFETY: the queue is externally synchronized by `queue_lock`; `cmd` is executable.
-        unsafe { device.queue_submit(shared.queue, &[submit], once.fence) }
+        // The default stream's queue; the build is waited for below, so work on any queue
+        // submitted after it returns sees the finished structure.
+        let q = &shared.queues[0];
+        let _queue = lock(&q.lock);
+        // SAFETY: the queue is externally synchronized by its slot's lock; `cmd` is executable.
+        unsafe { device.queue_submit(q.queue, &[submit], once.fence) }
             .map_err(vk_err("vkQueueSubmit"))
             .map_err(|e| shared.note_device_lost(e))?;
     }

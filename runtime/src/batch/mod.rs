@@ -82,6 +82,9 @@ pub(crate) struct Batch {
     pub(crate) barriers: BarrierBatch,
     /// Checked launches whose violation records are read once the fence signals.
     pub(crate) checks: Vec<crate::bounds::PendingCheck>,
+    /// Semaphores (from other slots' events) the submission waited on; destroyed once the
+    /// fence signals.
+    waited: Vec<vk::Semaphore>,
 }
 
 impl Batch {
@@ -184,6 +187,9 @@ impl Batch {
             for &q in &self.queries {
                 device.destroy_query_pool(q, None);
             }
+            for &semaphore in &self.waited {
+                device.destroy_semaphore(semaphore, None);
+            }
             device.destroy_fence(self.fence, None);
         }
     }
@@ -207,11 +213,15 @@ pub(crate) struct Batches {
     check_pool: Vec<Buffer>,
     /// The first bounds violation read from a finished batch, not reported yet.
     violation: Option<crate::BoundsViolation>,
+    /// The queue slot this stream submits to.
+    slot: usize,
+    /// Semaphores signalled by other slots' events that the next submission waits on.
+    waits: Vec<vk::Semaphore>,
 }
 
 impl Batches {
-    /// An empty set of batches with its own command pool.
-    pub(crate) fn new(shared: &Arc<DeviceShared>) -> Result<Batches> {
+    /// An empty set of batches with its own command pool, submitting to queue `slot`.
+    pub(crate) fn new(shared: &Arc<DeviceShared>, slot: usize) -> Result<Batches> {
         let info = vk::CommandPoolCreateInfo::default()
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
             .queue_family_index(shared.queue_family);
@@ -229,6 +239,8 @@ impl Batches {
             scratch: None,
             check_pool: Vec::new(),
             violation: None,
+            slot: slot.min(shared.queues.len().saturating_sub(1)),
+            waits: Vec::new(),
         })
     }
 
@@ -341,6 +353,7 @@ impl Batches {
             last_set: None,
             barriers: BarrierBatch::default(),
             checks: Vec::new(),
+            waited: Vec::new(),
         })
     }
 
@@ -359,17 +372,24 @@ impl Batches {
                 let device = self.shared.device();
                 batch.timestamp_span_end(device);
                 let cmds = [batch.cmd];
-                let submit = vk::SubmitInfo::default().command_buffers(&cmds);
+                // Events from other slots: their semaphores gate every command of this
+                // submission (and, in submission order, all later ones).
+                let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; self.waits.len()];
+                let submit = vk::SubmitInfo::default()
+                    .command_buffers(&cmds)
+                    .wait_semaphores(&self.waits)
+                    .wait_dst_stage_mask(&stages);
+                let q = &self.shared.queues[self.slot];
                 // SAFETY: the batch was recording; the queue is externally synchronized by
-                // `queue_lock`, shared by every stream of the device.
+                // its slot's lock, shared by every stream that submits to it.
                 let submitted = unsafe {
                     device
                         .end_command_buffer(batch.cmd)
                         .map_err(vk_err("vkEndCommandBuffer"))
                         .and_then(|()| {
-                            let _queue = crate::lock(&self.shared.queue_lock);
+                            let _queue = crate::lock(&q.lock);
                             device
-                                .queue_submit(self.shared.queue, &[submit], batch.fence)
+                                .queue_submit(q.queue, &[submit], batch.fence)
                                 .map_err(vk_err("vkQueueSubmit"))
                         })
                 };
@@ -377,6 +397,7 @@ impl Batches {
                     Ok(()) => {
                         self.submitted += 1;
                         batch.seq = self.submitted;
+                        batch.waited.append(&mut self.waits);
                         self.in_flight.push(batch);
                     }
                     Err(e) => {
@@ -460,6 +481,22 @@ impl Batches {
         Ok(())
     }
 
+    /// Makes this stream's next submission wait on `semaphore` (signalled by another slot's
+    /// event); the submission's batch destroys it once finished.
+    pub(crate) fn wait_semaphore(&mut self, semaphore: vk::Semaphore) {
+        self.waits.push(semaphore);
+    }
+
+    /// The queue slot this stream submits to.
+    pub(crate) fn slot(&self) -> usize {
+        self.slot
+    }
+
+    /// Waits out semaphores no submission has consumed (the stream is going away).
+    fn retire_waits(&mut self) {
+        crate::queues::consume_waits(&self.shared, self.slot, &mut self.waits);
+    }
+
     /// Resets a finished (or never submitted) batch and puts it on the free list, releasing
     /// what it kept alive. A batch that fails to reset is destroyed instead.
     fn recycle(&mut self, mut batch: Batch) {
@@ -473,6 +510,10 @@ impl Batches {
             }
             check.record.zero_readback();
             self.check_pool.push(check.record);
+        }
+        for semaphore in batch.waited.drain(..) {
+            // SAFETY: the submission that waited on it has finished (or never ran).
+            unsafe { self.shared.device().destroy_semaphore(semaphore, None) };
         }
         batch.timed.clear();
         batch.span = None;
@@ -521,6 +562,7 @@ impl Batches {
 
 impl Drop for Batches {
     fn drop(&mut self) {
+        self.retire_waits();
         let device = self.shared.device();
         // Work recorded but never submitted is dropped; submitted work is waited for so the
         // objects its batch keeps alive are released only after the GPU is done with them.

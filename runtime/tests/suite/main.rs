@@ -6,8 +6,10 @@ mod common;
 
 mod acceleration;
 mod buffers;
+mod chunked;
 mod errors;
 mod faults;
 mod images;
+mod queues;
 mod streams;
 mod textures;

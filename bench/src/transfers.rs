@@ -1,0 +1,155 @@
+//! Transfer bandwidth against the bus: the runtime's `upload_buffer` + `sync` and
+//! `download_buffer` of a host array (wall time, as a program sees them) at 4 KiB, 1 MiB,
+//! 256 MiB and 1 GiB, against the best the link can do: a raw `vkCmdCopyBuffer` between an
+//! already-filled pinned host-visible buffer and device-local memory, timed on the GPU with
+//! timestamps (no host copy, no submission cost).
+
+use std::time::Instant;
+
+use ash::vk;
+use cajeta_runtime::Context;
+
+use crate::baseline::Baseline;
+use crate::{median, Row};
+
+/// The sizes measured and the samples taken of each (after one warm-up).
+fn plan(quick: bool) -> Vec<(u64, usize)> {
+    if quick {
+        vec![(4 << 10, 51), (1 << 20, 21), (32 << 20, 3)]
+    } else {
+        vec![(4 << 10, 201), (1 << 20, 51), (256 << 20, 9), (1 << 30, 5)]
+    }
+}
+
+/// `4 KiB`, `1 MiB`, `1 GiB`.
+fn size_name(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b => format!("{} KiB", b >> 10),
+    }
+}
+
+/// Runs the transfer rows; prints one line per size and direction as it goes.
+pub fn run(ctx: &Context, base: &Baseline, quick: bool) -> Result<Vec<Row>, String> {
+    let e = |x: cajeta_runtime::RuntimeError| x.to_string();
+    let mut rows = Vec::new();
+    for (bytes, reps) in plan(quick) {
+        let len = bytes as usize;
+        let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        let mut back = vec![0u8; len];
+        let (mut up, mut down) = (Vec::new(), Vec::new());
+        {
+            let buf = ctx.create_buffer(bytes).map_err(e)?;
+            let s = ctx.default_stream();
+            for rep in 0..=reps {
+                let t = Instant::now();
+                s.upload_buffer(&buf, &data).map_err(e)?;
+                s.sync().map_err(e)?;
+                let u = t.elapsed().as_secs_f64();
+                let t = Instant::now();
+                s.download_buffer(&buf, &mut back).map_err(e)?;
+                let d = t.elapsed().as_secs_f64();
+                if rep > 0 {
+                    up.push(u);
+                    down.push(d);
+                }
+                if back != data {
+                    return Err(format!(
+                        "runtime round trip of {} corrupted the data",
+                        size_name(bytes)
+                    ));
+                }
+                back.fill(0);
+            }
+        }
+        let (bus_up, bus_down) = bus(base, bytes, reps, &data)?;
+        let name = size_name(bytes);
+        for (dir, ours, bus) in [
+            ("upload", &mut up, bus_up),
+            ("download", &mut down, bus_down),
+        ] {
+            let mut ours_rate: Vec<f64> = ours.iter().map(|s| bytes as f64 / s / 1e9).collect();
+            let mut bus_rate: Vec<f64> = bus.iter().map(|ns| bytes as f64 / ns).collect();
+            let t_ours = median(ours) * 1e6;
+            let row = Row::rate(
+                &format!("{dir} {name} (host array, vs bus: GPU-timed raw copy)"),
+                "GB/s",
+                &mut ours_rate,
+                &mut bus_rate,
+            );
+            println!(
+                "transfer {dir} {name}: cajeta {:.2} GB/s ({t_ours:.1} us, median of {reps}), \
+                 bus {:.2} GB/s, {:.0}% of the bus",
+                row.ours,
+                row.baseline,
+                100.0 * row.ours / row.baseline
+            );
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
+/// GPU nanoseconds of `reps` raw copies each way between a filled pinned host-visible buffer
+/// and a device-local one.
+fn bus(
+    base: &Baseline,
+    bytes: u64,
+    reps: usize,
+    data: &[u8],
+) -> Result<(Vec<f64>, Vec<f64>), String> {
+    let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+    let dev = base.buffer(
+        bytes,
+        vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+        vk::MemoryPropertyFlags::DEVICE_LOCAL,
+    )?;
+    let pinned = base.buffer(
+        bytes,
+        vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+        host,
+    )?;
+    // SAFETY: the mapping covers `bytes` bytes and the GPU is idle.
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), pinned.mapped, data.len()) };
+    let region = [vk::BufferCopy {
+        src_offset: 0,
+        dst_offset: 0,
+        size: bytes,
+    }];
+    let (mut up, mut down) = (Vec::new(), Vec::new());
+    let timed = |src: vk::Buffer, dst: vk::Buffer| -> Result<f64, String> {
+        base.begin()?;
+        base.timestamp(0);
+        // SAFETY: recording state; both buffers alive and idle.
+        unsafe { base.device.cmd_copy_buffer(base.cmd, src, dst, &region) };
+        base.timestamp(1);
+        base.submit_wait()?;
+        base.gpu_ns()
+    };
+    for rep in 0..=reps {
+        let u = timed(pinned.buffer, dev.buffer)?;
+        let d = timed(dev.buffer, pinned.buffer)?;
+        if rep > 0 {
+            up.push(u);
+            down.push(d);
+        }
+    }
+    base.free(dev);
+    base.free(pinned);
+    Ok((up, down))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_named_in_binary_units() {
+        assert_eq!(size_name(4096), "4 KiB");
+        assert_eq!(size_name(1 << 20), "1 MiB");
+        assert_eq!(size_name(256 << 20), "256 MiB");
+        assert_eq!(size_name(1 << 30), "1 GiB");
+        assert!(plan(false).iter().any(|&(b, _)| b == 1 << 30));
+    }
+}
