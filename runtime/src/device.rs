@@ -213,6 +213,10 @@ pub(crate) struct DeviceShared {
     /// Whether device-local memory is also host-visible (unified memory, ReBAR, lavapipe):
     /// uploads then write buffers directly instead of going through a staging copy.
     pub(crate) host_visible_device_local: bool,
+    /// Whether `bufferDeviceAddress` is enabled: buffers are then created with
+    /// `SHADER_DEVICE_ADDRESS` usage, so kernels can address them past
+    /// `maxStorageBufferRange` (`ParameterSlot::Address`).
+    pub(crate) buffer_address: bool,
     /// Size of the largest device-local heap.
     pub(crate) device_local_heap: u64,
     next_resource: AtomicU64,
@@ -223,6 +227,13 @@ pub(crate) struct DeviceShared {
     pub(crate) logical: LogicalDevice,
     pub(crate) instance: InstanceHandle,
 }
+
+/// The Vulkan feature behind buffer device addresses.
+const BUFFER_DEVICE_ADDRESS: &str = "bufferDeviceAddress";
+
+/// What kernels' address variants need, enabled (where supported) even on a context made for
+/// exactly the features of the kernels' descriptor modules.
+const ADDRESS_VARIANT_FEATURES: [&str; 2] = [BUFFER_DEVICE_ADDRESS, "shaderInt64"];
 
 impl DeviceShared {
     /// Creates the instance, selects the device and creates the logical device with every
@@ -244,9 +255,21 @@ impl DeviceShared {
                 .filter(|f| features::FLOAT_CONTROL_PROPERTIES.contains(&f.as_str()))
                 .cloned(),
         );
+        // Buffer device addresses are always enabled where the device has them: whether a
+        // launch needs a kernel's address variant (a buffer past maxStorageBufferRange) is
+        // known only at the launch, after the device exists.
+        let buffer_address = c.info.features.iter().any(|f| f == BUFFER_DEVICE_ADDRESS);
         if let Some(only) = &opts.features {
+            let mut only = only.clone();
+            // An address variant also reads its buffers' `uint64` lengths.
+            for feature in ADDRESS_VARIANT_FEATURES {
+                let has = c.info.features.iter().any(|f| f == feature);
+                if buffer_address && has && !only.iter().any(|f| f == feature) {
+                    only.push(feature.to_string());
+                }
+            }
             // Enable exactly what the caller's kernels need, refusing what the device lacks.
-            for feature in only {
+            for feature in &only {
                 if !c.info.features.contains(feature) {
                     return Err(RuntimeError::FeatureMissing {
                         feature: feature.clone(),
@@ -254,8 +277,8 @@ impl DeviceShared {
                     });
                 }
             }
-            enabled = supported.enable_only(c.levels, only);
-            enabled_names = only.clone();
+            enabled = supported.enable_only(c.levels, &only);
+            enabled_names = only;
         }
         // The extension-gated structs are chained (and their extensions enabled) only when one
         // of their features is enabled: a device made for kernels that need neither stays
@@ -311,7 +334,7 @@ impl DeviceShared {
             device: logical.0.clone(),
             physical_device: c.physical,
             debug_settings: Default::default(),
-            buffer_device_address: false,
+            buffer_device_address: buffer_address,
             allocation_sizes: Default::default(),
         })
         .map_err(|e| RuntimeError::Allocation {
@@ -375,6 +398,7 @@ impl DeviceShared {
             profile: Mutex::new(ProfileStats::default()),
             lost: AtomicBool::new(false),
             host_visible_device_local,
+            buffer_address,
             device_local_heap: memory
                 .memory_heaps_as_slice()
                 .iter()

@@ -135,6 +135,9 @@ const FEATURES: &[(&str, Level, Field)] = &[
         |f| &mut f.v12.shader_storage_buffer_array_non_uniform_indexing,
     ),
     ("shaderFloat16", Level::V12, |f| &mut f.v12.shader_float16),
+    ("bufferDeviceAddress", Level::V12, |f| {
+        &mut f.v12.buffer_device_address
+    }),
     ("shaderInt8", Level::V12, |f| &mut f.v12.shader_int8),
     ("scalarBlockLayout", Level::V12, |f| {
         &mut f.v12.scalar_block_layout
@@ -418,6 +421,7 @@ pub(crate) const CAPABILITY_FEATURES: &[(&str, &str)] = &[
         "shaderSignedZeroInfNanPreserveFloat32",
     ),
     ("Int64", "shaderInt64"),
+    ("PhysicalStorageBufferAddresses", "bufferDeviceAddress"),
     ("Float64", "shaderFloat64"),
     ("Int16", "shaderInt16"),
     ("Float16", "shaderFloat16"),
@@ -511,6 +515,7 @@ pub(crate) const SPIRV_EXTENSIONS: &[(&str, ExtensionNeed)] = &[
     ("SPV_KHR_8bit_storage", ExtensionNeed::Core(2)),
     ("SPV_KHR_vulkan_memory_model", ExtensionNeed::Core(2)),
     ("SPV_KHR_float_controls", ExtensionNeed::Core(2)),
+    ("SPV_KHR_physical_storage_buffer", ExtensionNeed::Core(2)),
     (
         "SPV_KHR_shader_ballot",
         ExtensionNeed::Device("VK_EXT_shader_subgroup_ballot"),

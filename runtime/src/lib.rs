@@ -26,6 +26,7 @@
 mod batch;
 mod bfloat16;
 mod bounds;
+mod buffer_address;
 mod cache;
 mod coop_shapes;
 mod descriptors;
@@ -55,6 +56,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub use bounds::BoundsViolation;
+pub use buffer_address::BufferAddressing;
 pub use cache::cache_dir_from_env;
 pub use coop_shapes::CoopMatrixShape;
 pub use descriptors::BUFFER_ARRAY_CAPACITY;
@@ -125,6 +127,9 @@ pub struct ContextOptions {
     /// whatever this says: it binds the violation record and reports the first violation as
     /// [`RuntimeError::OutOfBounds`].
     pub checked: bool,
+    /// Which kernel variant launches of compiled programs take ([`BufferAddressing`]);
+    /// `None` reads `CAJETA_BUFFER_ADDRESS` at each launch.
+    pub buffer_addressing: Option<BufferAddressing>,
 }
 
 impl ContextOptions {
@@ -155,6 +160,7 @@ impl ContextOptions {
             no_host_visible: false,
             precision: PrecisionOptions::default(),
             checked: flag("CAJETA_CHECKED"),
+            buffer_addressing: None,
         }
     }
 
@@ -206,6 +212,7 @@ struct ContextInner {
     shared: Arc<DeviceShared>,
     stream: Stream,
     precision: PrecisionOptions,
+    buffer_addressing: Option<BufferAddressing>,
 }
 
 impl Drop for ContextInner {
@@ -248,6 +255,7 @@ impl Context {
                 shared,
                 stream,
                 precision: opts.precision,
+                buffer_addressing: opts.buffer_addressing,
             }),
         })
     }

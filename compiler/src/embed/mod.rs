@@ -131,6 +131,7 @@ impl Program {
                 name: reflection.entry_point.clone(),
                 words,
                 reflection,
+                by_address: Default::default(),
             });
         }
         Ok(Program { kernels })
@@ -325,7 +326,7 @@ impl Kernel {
             let Arg::Buffer(_, elem) = arg else { continue };
             let binding = match param.slot {
                 ParameterSlot::Binding(i) => r.bindings.get(i),
-                ParameterSlot::PushConstant(_) => None,
+                ParameterSlot::PushConstant(_) | ParameterSlot::Address { .. } => None,
             };
             let Some(b) = binding.filter(|b| b.descriptor_type == DescriptorType::StorageBuffer)
             else {

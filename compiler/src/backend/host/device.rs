@@ -24,7 +24,7 @@ use super::textures::rt_format;
 use super::value::Value;
 use super::HostError;
 
-use crate::backend::spirv::CompiledKernel;
+use crate::backend::spirv::{AddressVariant, CompiledKernel};
 use crate::diagnostics::Span;
 use crate::ir::{Constant, Expr, ExprKind, FunctionId, HostOp, ScalarType, Type};
 
@@ -113,7 +113,8 @@ pub struct Device<'a> {
     context: Option<Context>,
     /// The context being created elsewhere, when `context` is `None`.
     pending: Option<super::PendingContext>,
-    loaded: HashMap<FunctionId, Kernel>,
+    /// Loaded kernels, by function and whether it is the address variant.
+    loaded: HashMap<(FunctionId, bool), Kernel>,
     stream: Option<Rc<StreamObj>>,
     /// Streams made by `KernelStream.create()`, waited for at the end of the run.
     pub(super) created: Vec<Rc<StreamObj>>,
@@ -274,26 +275,48 @@ impl<'a> Device<'a> {
         Ok(s)
     }
 
+    /// The compiled kernel `id` (its module and reflection, with its address variant).
+    pub(super) fn compiled(&self, id: FunctionId) -> Option<&'a CompiledKernel> {
+        self.kernels.get(&id)
+    }
+
+    /// The loaded kernel `id`, or its address variant (`by_address`, see
+    /// [`super::launch`]'s choice), loading it on first use.
     pub(super) fn kernel(
         &mut self,
         id: FunctionId,
         name: &str,
         span: Span,
+        by_address: bool,
     ) -> Result<&Kernel, Fail> {
-        if !self.loaded.contains_key(&id) {
-            let Some(compiled) = self.kernels.get(&id) else {
+        if !self.loaded.contains_key(&(id, by_address)) {
+            let Some(mut compiled) = self.kernels.get(&id) else {
                 return err(
                     span,
                     format!("kernel `{name}` has no compiled SPIR-V module"),
                 );
             };
+            if by_address {
+                compiled = match &compiled.by_address {
+                    AddressVariant::Compiled(v) => v,
+                    AddressVariant::Refused(why) => {
+                        return err(
+                            span,
+                            format!("kernel `{name}` needs its buffer-address variant, which did not compile: {why}"),
+                        )
+                    }
+                    AddressVariant::None => {
+                        return internal(span, format!("kernel `{name}` has no address variant"))
+                    }
+                };
+            }
             let kernel = self
                 .context(span)?
                 .load_kernel(&compiled.words, &compiled.reflection)
                 .or_else(|e| err(span, e.to_string()))?;
-            self.loaded.insert(id, kernel);
+            self.loaded.insert((id, by_address), kernel);
         }
-        match self.loaded.get(&id) {
+        match self.loaded.get(&(id, by_address)) {
             Some(k) => Ok(k),
             None => internal(span, "kernel vanished"),
         }

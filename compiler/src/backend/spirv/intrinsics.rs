@@ -130,11 +130,16 @@ impl FnCx<'_, '_> {
             return self.buffer_array_elem_length(buf);
         }
         let (var, kind) = self.resource_of(buf)?;
-        if !matches!(kind, ResourceKind::Buffer { .. }) {
-            return Err(unsupported(buf.span, "`length()` of a non-buffer"));
+        match kind {
+            ResourceKind::Buffer {
+                address: Some(a), ..
+            } => self.address_length32(a, e.span),
+            ResourceKind::Buffer { .. } => {
+                let uint = self.cx.u32_type();
+                self.cx.b.array_length(uint, None, var, 0).ice(e.span)
+            }
+            _ => Err(unsupported(buf.span, "`length()` of a non-buffer")),
         }
-        let uint = self.cx.u32_type();
-        self.cx.b.array_length(uint, None, var, 0).ice(e.span)
     }
 
     /// Component `axis` of a `v3uint` built-in input.
