@@ -586,7 +586,13 @@ impl Interp<'_> {
             }
             (HostOp::BufferLength, [b]) => {
                 let obj = self.eval_buffer(f, b)?;
-                int_value(obj.len, &e.ty, span)
+                // `length()` (uint32) saturates past 0xFFFFFFFF elements, as in kernels;
+                // `length64()` gives the whole count.
+                let len = match e.ty {
+                    Type::Scalar(ScalarType::U32) => obj.len.min(u64::from(u32::MAX)),
+                    _ => obj.len,
+                };
+                int_value(len, &e.ty, span)
             }
             (HostOp::BufferFree, [b]) => {
                 let obj = self.eval_buffer(f, b)?;
