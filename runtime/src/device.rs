@@ -231,10 +231,6 @@ pub(crate) struct DeviceShared {
 /// The Vulkan feature behind buffer device addresses.
 const BUFFER_DEVICE_ADDRESS: &str = "bufferDeviceAddress";
 
-/// What kernels' address variants need, enabled (where supported) even on a context made for
-/// exactly the features of the kernels' descriptor modules.
-const ADDRESS_VARIANT_FEATURES: [&str; 2] = [BUFFER_DEVICE_ADDRESS, "shaderInt64"];
-
 impl DeviceShared {
     /// Creates the instance, selects the device and creates the logical device with every
     /// supported feature from the runtime's table enabled.
@@ -255,21 +251,9 @@ impl DeviceShared {
                 .filter(|f| features::FLOAT_CONTROL_PROPERTIES.contains(&f.as_str()))
                 .cloned(),
         );
-        // Buffer device addresses are always enabled where the device has them: whether a
-        // launch needs a kernel's address variant (a buffer past maxStorageBufferRange) is
-        // known only at the launch, after the device exists.
-        let buffer_address = c.info.features.iter().any(|f| f == BUFFER_DEVICE_ADDRESS);
         if let Some(only) = &opts.features {
-            let mut only = only.clone();
-            // An address variant also reads its buffers' `uint64` lengths.
-            for feature in ADDRESS_VARIANT_FEATURES {
-                let has = c.info.features.iter().any(|f| f == feature);
-                if buffer_address && has && !only.iter().any(|f| f == feature) {
-                    only.push(feature.to_string());
-                }
-            }
             // Enable exactly what the caller's kernels need, refusing what the device lacks.
-            for feature in &only {
+            for feature in only {
                 if !c.info.features.contains(feature) {
                     return Err(RuntimeError::FeatureMissing {
                         feature: feature.clone(),
@@ -277,9 +261,12 @@ impl DeviceShared {
                     });
                 }
             }
-            enabled = supported.enable_only(c.levels, &only);
-            enabled_names = only;
+            enabled = supported.enable_only(c.levels, only);
+            enabled_names = only.clone();
         }
+        // Buffers are made addressable (`SHADER_DEVICE_ADDRESS`) once the feature is on: with
+        // every supported feature, or when the caller's kernels (their address variants) need it.
+        let buffer_address = enabled_names.iter().any(|f| f == BUFFER_DEVICE_ADDRESS);
         // The extension-gated structs are chained (and their extensions enabled) only when one
         // of their features is enabled: a device made for kernels that need neither stays
         // within what older validation layers know.

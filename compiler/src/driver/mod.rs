@@ -375,8 +375,18 @@ fn interpret(
 ) -> Result<HostOutcome, RunError> {
     let mut pending = None;
     if let Some(opts) = context_options.filter(|_| io.context.is_none() && !kernels.is_empty()) {
-        let reflections: Vec<&cajeta_runtime::Reflection> =
-            kernels.values().map(|k| &k.reflection).collect();
+        // Address variants count: a launch may need one (a buffer past the descriptor range).
+        // A device without their features fails this context, and a plain one is made.
+        let reflections: Vec<&cajeta_runtime::Reflection> = kernels
+            .values()
+            .flat_map(|k| {
+                let variant = match &k.by_address {
+                    spirv::AddressVariant::Compiled(v) => Some(&v.reflection),
+                    _ => None,
+                };
+                std::iter::once(&k.reflection).chain(variant)
+            })
+            .collect();
         let opts = opts.with_features(cajeta_runtime::required_features(&reflections));
         // Made on a thread of its own while the host code compiles (natively, tens of
         // milliseconds; the device's creation takes about as long): the first device use
