@@ -142,7 +142,7 @@ fn buffer_address(
         ));
     }
     let align = shared.raw_limits.min_storage_buffer_offset_alignment;
-    if align > 0 && buf.offset() % align != 0 {
+    if align > 0 && !buf.offset().is_multiple_of(align) {
         return Err(format!(
             "parameter `{name}`: a buffer slice at byte offset {} is not bound: offsets must be multiples of minStorageBufferOffsetAlignment = {align}",
             buf.offset()
