@@ -198,3 +198,23 @@ public final class Scale {
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+#[test]
+fn a_buffer_past_max_buffer_size_is_refused_naming_the_limit() {
+    let Some(ctx) = context(BufferAddressing::Auto, false) else {
+        return;
+    };
+    let Some(max) = ctx.device_info().limits.max_buffer_size else {
+        return; // before Vulkan 1.3 the device does not report it
+    };
+    let err = ctx
+        .create_buffer(max + 1)
+        .err()
+        .expect("a buffer past maxBufferSize");
+    let text = err.to_string();
+    assert!(
+        text.contains(&format!("{} bytes", max + 1))
+            && text.contains(&format!("maxBufferSize = {max}")),
+        "{text}"
+    );
+}

@@ -81,6 +81,9 @@ pub struct DeviceLimits {
     pub max_storage_buffer_range: u32,
     /// `maxImageDimension2D` in texels.
     pub max_image_dimension_2d: u32,
+    /// `maxBufferSize` (Vulkan 1.3, `VkPhysicalDeviceMaintenance4Properties`): the largest
+    /// buffer the device creates; `None` on devices before Vulkan 1.3, which do not report it.
+    pub max_buffer_size: Option<u64>,
 }
 
 /// Description of one physical device with a compute queue.

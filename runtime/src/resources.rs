@@ -208,6 +208,13 @@ impl Buffer {
                 "buffer size must be greater than zero".into(),
             ));
         }
+        // Past it vkCreateBuffer's behaviour is undefined; past device memory the allocation
+        // fails with its own error.
+        if let Some(max) = shared.info.limits.max_buffer_size.filter(|&m| size > m) {
+            return Err(RuntimeError::InvalidResource(format!(
+                "a buffer of {size} bytes exceeds the device's maxBufferSize = {max}"
+            )));
+        }
         let mut usage = vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST;
