@@ -218,3 +218,48 @@ fn a_buffer_past_max_buffer_size_is_refused_naming_the_limit() {
         "{text}"
     );
 }
+
+#[test]
+fn the_embedding_api_takes_the_address_variant_past_the_descriptor_range() {
+    use cajetac::embed::{args, Device, Program};
+    let Some(ctx) = context(BufferAddressing::Auto, false) else {
+        return;
+    };
+    let range = u64::from(ctx.device_info().limits.max_storage_buffer_range);
+    let count = (range / 4 + 4096) as usize;
+    if !ctx
+        .device_info()
+        .features
+        .iter()
+        .any(|f| f == "bufferDeviceAddress")
+        || count > 1 << 28
+    {
+        return;
+    }
+    let text = std::fs::read_to_string(tests_dir().join("../examples/big_buffer.cajeta")).unwrap();
+    let program = Program::compile("big_buffer.cajeta", &text).expect("compiles");
+    let device = Device::with_options(ContextOptions {
+        buffer_addressing: Some(BufferAddressing::Auto),
+        ..ContextOptions::from_env()
+    })
+    .expect("device");
+    let fill = device.kernel(&program, "fill").expect("fill");
+    let x = device.buffer::<f32>(count).expect("buffer past the range");
+    let stream = device.stream();
+    fill.launch(&stream, [64, 1, 1], [256, 1, 1], args![&x])
+        .expect("launched through the address variant");
+    let got = x.download(&stream).expect("download");
+    assert!(got.iter().enumerate().all(|(i, &v)| v == (i % 1024) as f32));
+    // With addresses off, the same launch names the descriptor limit.
+    let never = Device::with_options(ContextOptions {
+        buffer_addressing: Some(BufferAddressing::Never),
+        ..ContextOptions::from_env()
+    })
+    .expect("device");
+    let fill = never.kernel(&program, "fill").expect("fill");
+    let x = never.buffer::<f32>(count).expect("buffer");
+    let err = fill
+        .launch(&never.stream(), [64, 1, 1], [256, 1, 1], args![&x])
+        .expect_err("past the range without addresses");
+    assert!(err.to_string().contains("maxStorageBufferRange"), "{err}");
+}
