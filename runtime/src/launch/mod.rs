@@ -3,6 +3,7 @@
 //! packed into push-constant bytes and descriptor writes. Nothing here touches a command
 //! buffer, so a rejected launch leaves the stream exactly as it was.
 
+mod address;
 mod args;
 mod set_key;
 
@@ -120,38 +121,6 @@ fn buffer_array(
         ));
     }
     Ok(())
-}
-
-/// The device address of `buf` (a slice's first byte) and its element count at `stride`
-/// bytes per element, for a parameter the kernel addresses through its address.
-fn buffer_address(
-    shared: &DeviceShared,
-    kernel: &Kernel,
-    name: &str,
-    buf: &Buffer,
-    stride: u32,
-) -> Result<(u64, u64), String> {
-    if !Arc::ptr_eq(&buf.inner.shared, &kernel.inner.shared) {
-        return Err(format!(
-            "parameter `{name}`: the buffer belongs to a different Context"
-        ));
-    }
-    if !shared.buffer_address || buf.inner.device_address == 0 {
-        return Err(format!(
-            "parameter `{name}`: the kernel addresses its buffer through a buffer device address, which this device does not support (bufferDeviceAddress)"
-        ));
-    }
-    let align = shared.raw_limits.min_storage_buffer_offset_alignment;
-    if align > 0 && !buf.offset().is_multiple_of(align) {
-        return Err(format!(
-            "parameter `{name}`: a buffer slice at byte offset {} is not bound: offsets must be multiples of minStorageBufferOffsetAlignment = {align}",
-            buf.offset()
-        ));
-    }
-    Ok((
-        buf.inner.device_address + buf.offset(),
-        buf.size() / u64::from(stride.max(1)),
-    ))
 }
 
 /// The pipeline a checked launch runs.
@@ -503,35 +472,22 @@ pub(crate) fn prepare(
                 element_stride,
                 access,
             } => {
-                let KernelArg::Buffer(buf) = arg else {
-                    return Err(format!(
-                        "parameter `{name}` expects a buffer, got {}",
-                        arg.describe()
-                    ));
+                let slot = address::AddressSlot {
+                    address_member,
+                    length_member,
+                    element_stride,
+                    access,
                 };
-                let (address, count) = buffer_address(shared, kernel, name, buf, element_stride)?;
-                usages.push(Usage::shader(
-                    buf.id(),
-                    Handle::Buffer(buf.inner.raw.buffer),
-                    access.reads(),
-                    access.writes(),
-                ));
-                for (member, value) in [(address_member, address), (length_member, count)] {
-                    let Some(m) = r.push_constants.members.get(member) else {
-                        return Err(format!(
-                            "parameter `{name}` points at missing push constant {member}"
-                        ));
-                    };
-                    let start = m.offset as usize;
-                    match push.as_mut_slice().get_mut(start..start + 8) {
-                        Some(dst) => dst.copy_from_slice(&value.to_le_bytes()),
-                        None => {
-                            return Err(format!(
-                                "parameter `{name}` overruns the push-constant block"
-                            ))
-                        }
-                    }
-                }
+                address::bind(
+                    shared,
+                    kernel,
+                    name,
+                    arg,
+                    &slot,
+                    &r.push_constants,
+                    push,
+                    usages,
+                )?;
             }
             ParameterSlot::PushConstant(i) => {
                 let Some(m) = r.push_constants.members.get(i) else {

@@ -24,7 +24,7 @@ use super::textures::rt_format;
 use super::value::Value;
 use super::HostError;
 
-use crate::backend::spirv::{AddressVariant, CompiledKernel};
+use crate::backend::spirv::CompiledKernel;
 use crate::diagnostics::Span;
 use crate::ir::{Constant, Expr, ExprKind, FunctionId, HostOp, ScalarType, Type};
 
@@ -109,12 +109,12 @@ impl fmt::Debug for StreamObj {
 
 /// The runtime side of one run.
 pub struct Device<'a> {
-    kernels: &'a HashMap<FunctionId, CompiledKernel>,
+    pub(super) kernels: &'a HashMap<FunctionId, CompiledKernel>,
     context: Option<Context>,
     /// The context being created elsewhere, when `context` is `None`.
     pending: Option<super::PendingContext>,
     /// Loaded kernels, by function and whether it is the address variant.
-    loaded: HashMap<(FunctionId, bool), Kernel>,
+    pub(super) loaded: HashMap<(FunctionId, bool), Kernel>,
     stream: Option<Rc<StreamObj>>,
     /// Streams made by `KernelStream.create()`, waited for at the end of the run.
     pub(super) created: Vec<Rc<StreamObj>>,
@@ -273,53 +273,6 @@ impl<'a> Device<'a> {
         let s = Rc::new(StreamObj::new(stream, true));
         self.stream = Some(s.clone());
         Ok(s)
-    }
-
-    /// The compiled kernel `id` (its module and reflection, with its address variant).
-    pub(super) fn compiled(&self, id: FunctionId) -> Option<&'a CompiledKernel> {
-        self.kernels.get(&id)
-    }
-
-    /// The loaded kernel `id`, or its address variant (`by_address`, see
-    /// [`super::launch`]'s choice), loading it on first use.
-    pub(super) fn kernel(
-        &mut self,
-        id: FunctionId,
-        name: &str,
-        span: Span,
-        by_address: bool,
-    ) -> Result<&Kernel, Fail> {
-        if !self.loaded.contains_key(&(id, by_address)) {
-            let Some(mut compiled) = self.kernels.get(&id) else {
-                return err(
-                    span,
-                    format!("kernel `{name}` has no compiled SPIR-V module"),
-                );
-            };
-            if by_address {
-                compiled = match &compiled.by_address {
-                    AddressVariant::Compiled(v) => v,
-                    AddressVariant::Refused(why) => {
-                        return err(
-                            span,
-                            format!("kernel `{name}` needs its buffer-address variant, which did not compile: {why}"),
-                        )
-                    }
-                    AddressVariant::None => {
-                        return internal(span, format!("kernel `{name}` has no address variant"))
-                    }
-                };
-            }
-            let kernel = self
-                .context(span)?
-                .load_kernel(&compiled.words, &compiled.reflection)
-                .or_else(|e| err(span, e.to_string()))?;
-            self.loaded.insert((id, by_address), kernel);
-        }
-        match self.loaded.get(&(id, by_address)) {
-            Some(k) => Ok(k),
-            None => internal(span, "kernel vanished"),
-        }
     }
 }
 
