@@ -80,7 +80,7 @@ fn buffer_address(
     }
     if !shared.buffer_address || buf.inner.device_address == 0 {
         return Err(format!(
-            "parameter `{name}`: the kernel addresses its buffer through a buffer device address, which this device does not support (bufferDeviceAddress)"
+            "parameter `{name}`: the kernel addresses its buffer through a buffer device address, but this context was made without the bufferDeviceAddress feature (the device lacks it, or the context's feature list left it out)"
         ));
     }
     let align = shared.raw_limits.min_storage_buffer_offset_alignment;
