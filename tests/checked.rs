@@ -47,6 +47,16 @@ fn checked_kernels_pass_spirv_val() {
                 if let Err(e) = spirv_val(&k.words, env, &tag) {
                     failures.push(format!("{}: {e}", path.display()));
                 }
+                // The address variant's 64-bit bounds checks validate too.
+                if let cajetac::backend::spirv::AddressVariant::Compiled(v) = &k.by_address {
+                    assert!(
+                        v.reflection.bounds_check.is_some(),
+                        "{tag}: unchecked variant"
+                    );
+                    if let Err(e) = spirv_val(&v.words, env, &format!("{tag}-addr")) {
+                        failures.push(format!("{} (address variant): {e}", path.display()));
+                    }
+                }
             }
         }
     }

@@ -29,6 +29,7 @@ fn options(p: Option<&DeviceProfile>, env: TargetEnv) -> SpirvOptions {
             ..Default::default()
         },
         checked: false,
+        buffer_address: false,
         backend: Default::default(),
     }
 }

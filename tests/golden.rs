@@ -3,7 +3,7 @@
 //! vulkan1.1 and vulkan1.3 (and the vulkan1.3 build passes for vulkan1.3).
 
 use cajeta_tests::{check_golden, files, frontend, spirv_val, tests_dir};
-use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
+use cajetac::backend::spirv::{disassemble, AddressVariant, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::render_human;
 use cajetac::driver::compile_kernels;
 
@@ -48,9 +48,22 @@ fn kernels_match_goldens_and_validate() {
                 }
             };
             assert!(!kernels.is_empty(), "{stem} has no kernels");
+            // Every kernel's address variant passes spirv-val too; those of the `address_*`
+            // files also have goldens (`.addr` before the environment suffix).
+            let mut variants = Vec::new();
             for (_, k) in &kernels {
+                variants.push((k, ""));
+                match &k.by_address {
+                    AddressVariant::Compiled(v) => variants.push((v, ".addr")),
+                    AddressVariant::Refused(why) => {
+                        failures.push(format!("{stem}.{}: address variant refused: {why}", k.name))
+                    }
+                    AddressVariant::None => {}
+                }
+            }
+            for (k, variant) in variants {
                 modules += 1;
-                let tag = format!("{stem}.{}.{}", k.name, env.name());
+                let tag = format!("{stem}.{}{variant}.{}", k.name, env.name());
                 let vals: &[TargetEnv] = if env == TargetEnv::Vulkan1_1 {
                     &[TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3]
                 } else {
@@ -61,12 +74,15 @@ fn kernels_match_goldens_and_validate() {
                         failures.push(e);
                     }
                 }
+                if !variant.is_empty() && !stem.starts_with("address_") {
+                    continue;
+                }
                 let suffix = if env == TargetEnv::Vulkan1_1 {
                     String::new()
                 } else {
                     ".vk13".to_string()
                 };
-                let asm = golden_dir.join(format!("{stem}.{}{suffix}.spvasm", k.name));
+                let asm = golden_dir.join(format!("{stem}.{}{variant}{suffix}.spvasm", k.name));
                 let text = disassemble(&k.words);
                 if let Err(e) = check_golden(&asm, &text) {
                     failures.push(e);
@@ -77,9 +93,10 @@ fn kernels_match_goldens_and_validate() {
                 }
                 if env == TargetEnv::Vulkan1_1 {
                     let json = serde_json::to_string_pretty(&k.reflection).unwrap() + "\n";
-                    if let Err(e) =
-                        check_golden(&golden_dir.join(format!("{stem}.{}.json", k.name)), &json)
-                    {
+                    if let Err(e) = check_golden(
+                        &golden_dir.join(format!("{stem}.{}{variant}.json", k.name)),
+                        &json,
+                    ) {
                         failures.push(e);
                     }
                 }

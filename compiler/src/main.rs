@@ -237,6 +237,7 @@ fn build(
             profile: profile.clone(),
         },
         checked: false,
+        buffer_address: false,
     };
     let kernels = match driver::compile_kernels(&module, &options, kernel) {
         Ok(k) => k,
@@ -425,6 +426,7 @@ fn run(
             profile: device_profile,
         },
         checked: opts.checked,
+        buffer_address: false,
     };
     opts.precision = precision.options();
     let result = driver::run_program_entry(

@@ -82,6 +82,9 @@ pub struct DeviceLimits {
     pub max_storage_buffer_range: u32,
     /// `maxImageDimension2D` in texels.
     pub max_image_dimension_2d: u32,
+    /// `maxBufferSize` (Vulkan 1.3, `VkPhysicalDeviceMaintenance4Properties`): the largest
+    /// buffer the device creates; `None` on devices before Vulkan 1.3, which do not report it.
+    pub max_buffer_size: Option<u64>,
 }
 
 /// Description of one physical device with a compute queue.
@@ -219,6 +222,10 @@ pub(crate) struct DeviceShared {
     /// Whether device-local memory is also host-visible (unified memory, ReBAR, lavapipe):
     /// uploads then write buffers directly instead of going through a staging copy.
     pub(crate) host_visible_device_local: bool,
+    /// Whether `bufferDeviceAddress` is enabled: buffers are then created with
+    /// `SHADER_DEVICE_ADDRESS` usage, so kernels can address them past
+    /// `maxStorageBufferRange` (`ParameterSlot::Address`).
+    pub(crate) buffer_address: bool,
     /// Size of the largest device-local heap.
     pub(crate) device_local_heap: u64,
     /// How buffer transfers are pipelined (normalized).
@@ -235,6 +242,9 @@ pub(crate) struct DeviceShared {
     pub(crate) logical: LogicalDevice,
     pub(crate) instance: InstanceHandle,
 }
+
+/// The Vulkan feature behind buffer device addresses.
+const BUFFER_DEVICE_ADDRESS: &str = "bufferDeviceAddress";
 
 impl DeviceShared {
     /// Creates the instance, selects the device and creates the logical device with every
@@ -280,6 +290,9 @@ impl DeviceShared {
         let host_query_reset = enabled.enable_host_query_reset(&supported, c.levels);
         let accel_on = accel_names.contains(&"accelerationStructure");
         let ray_query_on = accel_names.contains(&"rayQuery");
+        // Buffers are made addressable (`SHADER_DEVICE_ADDRESS`) once the feature is on: with
+        // every supported feature, or when the caller's kernels (their address variants) need it.
+        let buffer_address = enabled_names.iter().any(|f| f == BUFFER_DEVICE_ADDRESS);
         // The extension-gated structs are chained (and their extensions enabled) only when one
         // of their features is enabled: a device made for kernels that need neither stays
         // within what older validation layers know.
@@ -378,8 +391,8 @@ impl DeviceShared {
             device: logical.0.clone(),
             physical_device: c.physical,
             debug_settings: Default::default(),
-            // Acceleration-structure builds address their buffers by device address.
-            buffer_device_address: accel_on,
+            // Address variants' buffers and acceleration-structure builds use device addresses.
+            buffer_device_address: buffer_address || accel_on,
             allocation_sizes: Default::default(),
         })
         .map_err(|e| RuntimeError::Allocation {
@@ -441,6 +454,7 @@ impl DeviceShared {
             host_visible_device_local,
             transfer: opts.transfer.normalized(),
             host_import,
+            buffer_address,
             device_local_heap: memory
                 .memory_heaps_as_slice()
                 .iter()

@@ -155,6 +155,9 @@ const FEATURES: &[(&str, Level, Field)] = &[
         |f| &mut f.v12.shader_storage_buffer_array_non_uniform_indexing,
     ),
     ("shaderFloat16", Level::V12, |f| &mut f.v12.shader_float16),
+    ("bufferDeviceAddress", Level::V12, |f| {
+        &mut f.v12.buffer_device_address
+    }),
     ("shaderInt8", Level::V12, |f| &mut f.v12.shader_int8),
     ("scalarBlockLayout", Level::V12, |f| {
         &mut f.v12.scalar_block_layout

@@ -373,6 +373,7 @@ impl InstanceHandle {
         let mut float_controls = vk::PhysicalDeviceFloatControlsProperties::default();
         let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
         let mut dot_product = vk::PhysicalDeviceShaderIntegerDotProductProperties::default();
+        let mut maintenance4 = vk::PhysicalDeviceMaintenance4Properties::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
         if minor >= 2 {
             props2 = props2.push_next(&mut driver).push_next(&mut float_controls);
@@ -380,7 +381,8 @@ impl InstanceHandle {
         if minor >= 3 {
             props2 = props2
                 .push_next(&mut size_control)
-                .push_next(&mut dot_product);
+                .push_next(&mut dot_product)
+                .push_next(&mut maintenance4);
         }
         // SAFETY: the chain holds locals alive for this call.
         unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
@@ -438,6 +440,7 @@ impl InstanceHandle {
                 timestamp_period_ns: l.timestamp_period,
                 max_storage_buffer_range: l.max_storage_buffer_range,
                 max_image_dimension_2d: l.max_image_dimension2_d,
+                max_buffer_size: (minor >= 3).then_some(maintenance4.max_buffer_size),
             },
             all_features,
             features: feature_names,

@@ -18,6 +18,7 @@ pub(crate) const CAPABILITY_FEATURES: &[(&str, &str)] = &[
         "shaderSignedZeroInfNanPreserveFloat32",
     ),
     ("Int64", "shaderInt64"),
+    ("PhysicalStorageBufferAddresses", "bufferDeviceAddress"),
     ("Float64", "shaderFloat64"),
     ("Int16", "shaderInt16"),
     ("Float16", "shaderFloat16"),
@@ -115,6 +116,7 @@ pub(crate) const SPIRV_EXTENSIONS: &[(&str, ExtensionNeed)] = &[
     ("SPV_KHR_8bit_storage", ExtensionNeed::Core(2)),
     ("SPV_KHR_vulkan_memory_model", ExtensionNeed::Core(2)),
     ("SPV_KHR_float_controls", ExtensionNeed::Core(2)),
+    ("SPV_KHR_physical_storage_buffer", ExtensionNeed::Core(2)),
     (
         "SPV_KHR_shader_ballot",
         ExtensionNeed::Device("VK_EXT_shader_subgroup_ballot"),

@@ -27,6 +27,7 @@ mod acceleration;
 mod batch;
 mod bfloat16;
 mod bounds;
+mod buffer_address;
 mod cache;
 mod coop_shapes;
 mod descriptors;
@@ -64,6 +65,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub use acceleration::{AccelInstance, AccelLevel, AccelStats, AccelStruct, SerializedHeader};
 pub use bounds::BoundsViolation;
+pub use buffer_address::BufferAddressing;
 pub use cache::cache_dir_from_env;
 pub use coop_shapes::CoopMatrixShape;
 pub use descriptors::BUFFER_ARRAY_CAPACITY;
@@ -150,6 +152,9 @@ pub struct ContextOptions {
     /// slot is its own queue of the compute family while the device has enough, else slots
     /// share queues. 1: every stream on one queue. `CAJETA_QUEUES` sets it.
     pub queues: usize,
+    /// Which kernel variant launches of compiled programs take ([`BufferAddressing`]);
+    /// `None` reads `CAJETA_BUFFER_ADDRESS` at each launch.
+    pub buffer_addressing: Option<BufferAddressing>,
 }
 
 /// `CAJETA_KERNEL_PRINTF`: `1`/`true`/`yes`/`on` turns kernel printing on, `0`/`false`/
@@ -200,6 +205,7 @@ impl ContextOptions {
                 .ok()
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(0),
+            buffer_addressing: None,
         }
     }
 
@@ -269,6 +275,7 @@ struct ContextInner {
     shared: Arc<DeviceShared>,
     stream: Stream,
     precision: PrecisionOptions,
+    buffer_addressing: Option<BufferAddressing>,
 }
 
 impl Drop for ContextInner {
@@ -311,6 +318,7 @@ impl Context {
                 shared,
                 stream,
                 precision: opts.precision,
+                buffer_addressing: opts.buffer_addressing,
             }),
         })
     }

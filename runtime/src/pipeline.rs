@@ -508,6 +508,15 @@ fn check_layout(
         let ok = match p.slot {
             ParameterSlot::Binding(i) => i < r.bindings.len(),
             ParameterSlot::PushConstant(i) => i < pc.members.len(),
+            ParameterSlot::Address {
+                address_member,
+                length_member,
+                element_stride,
+                ..
+            } => {
+                let fits = |m: usize| pc.members.get(m).is_some_and(|m| m.size == 8);
+                fits(address_member) && fits(length_member) && element_stride > 0
+            }
         };
         if !ok {
             return Err(format!(

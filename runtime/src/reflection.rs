@@ -126,6 +126,20 @@ pub enum ParameterSlot {
     Binding(usize),
     /// Index into [`PushConstantBlock::members`].
     PushConstant(usize),
+    /// A buffer the kernel addresses through its buffer device address (a kernel variant
+    /// compiled for buffers past `maxStorageBufferRange`, or forced): the launch writes the
+    /// buffer's 64-bit device address and its 64-bit element count into two push-constant
+    /// members instead of binding a descriptor.
+    Address {
+        /// Index into [`PushConstantBlock::members`] of the 8-byte address.
+        address_member: usize,
+        /// Index into [`PushConstantBlock::members`] of the `uint64` element count.
+        length_member: usize,
+        /// std430 array stride of an element in bytes.
+        element_stride: u32,
+        /// How the kernel touches the buffer (for hazard tracking).
+        access: Access,
+    },
 }
 
 /// One descriptor binding in set 0.

@@ -175,6 +175,8 @@ pub(crate) struct BufferInner {
     pub(crate) raw: RawBuffer,
     /// The memory kind it was created with.
     pub(crate) kind: MemoryKind,
+    /// Its buffer device address (0 where the device has no `bufferDeviceAddress`).
+    pub(crate) device_address: u64,
     /// Serializes direct host writes into a host-visible buffer.
     host_lock: Mutex<()>,
 }
@@ -206,9 +208,19 @@ impl Buffer {
                 "buffer size must be greater than zero".into(),
             ));
         }
-        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+        // Past it vkCreateBuffer's behaviour is undefined; past device memory the allocation
+        // fails with its own error.
+        if let Some(max) = shared.info.limits.max_buffer_size.filter(|&m| size > m) {
+            return Err(RuntimeError::InvalidResource(format!(
+                "a buffer of {size} bytes exceeds the device's maxBufferSize = {max}"
+            )));
+        }
+        let mut usage = vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST;
+        if shared.buffer_address {
+            usage |= vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
+        }
         // Where device-local memory is host-visible too, buffers live there so uploads can
         // write them directly (see `upload_buffer`); shaders see device-local memory either way.
         let location = match kind {
@@ -225,6 +237,14 @@ impl Buffer {
             &format!("buffer of {size} bytes"),
         )?;
         let id = ResourceId(shared.next_resource_id());
+        let device_address = if shared.buffer_address {
+            let info = vk::BufferDeviceAddressInfo::default().buffer(raw.buffer);
+            // SAFETY: the buffer was created with SHADER_DEVICE_ADDRESS usage on a device
+            // with bufferDeviceAddress enabled, and its memory is bound.
+            unsafe { shared.logical.0.get_buffer_device_address(&info) }
+        } else {
+            0
+        };
         Ok(Buffer {
             inner: Arc::new(BufferInner {
                 shared: shared.clone(),
@@ -232,6 +252,7 @@ impl Buffer {
                 size,
                 raw,
                 kind,
+                device_address,
                 host_lock: Mutex::new(()),
             }),
             offset: 0,
@@ -257,6 +278,7 @@ impl Buffer {
                 size,
                 raw,
                 kind: MemoryKind::HostCached,
+                device_address: 0,
                 host_lock: Mutex::new(()),
             }),
             offset: 0,

@@ -20,7 +20,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::spirv::{CompiledKernel, SpirvOptions};
+use crate::backend::spirv::{AddressVariant, CompiledKernel, SpirvOptions};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{self, FunctionId};
 
@@ -36,6 +36,12 @@ struct CachedKernel {
     name: String,
     words: Vec<u32>,
     reflection: cajeta_runtime::Reflection,
+    /// The address variant's words and reflection, when compiled.
+    #[serde(default)]
+    by_address: Option<(Vec<u32>, cajeta_runtime::Reflection)>,
+    /// Why the backend refused the address variant.
+    #[serde(default)]
+    by_address_refused: Option<String>,
 }
 
 /// Identifies the compiler build: the running executable's path, size and modification time,
@@ -125,6 +131,18 @@ pub fn compile_kernels_cached(
                     (
                         FunctionId(k.function),
                         CompiledKernel {
+                            by_address: match (k.by_address, k.by_address_refused) {
+                                (Some((words, reflection)), _) => {
+                                    AddressVariant::Compiled(Box::new(CompiledKernel {
+                                        name: k.name.clone(),
+                                        words,
+                                        reflection,
+                                        by_address: AddressVariant::None,
+                                    }))
+                                }
+                                (None, Some(why)) => AddressVariant::Refused(why),
+                                (None, None) => AddressVariant::None,
+                            },
                             name: k.name,
                             words: k.words,
                             reflection: k.reflection,
@@ -153,6 +171,14 @@ fn store(dir: &Path, key: &str, kernels: &[(FunctionId, CompiledKernel)]) {
                 name: k.name.clone(),
                 words: k.words.clone(),
                 reflection: k.reflection.clone(),
+                by_address: match &k.by_address {
+                    AddressVariant::Compiled(v) => Some((v.words.clone(), v.reflection.clone())),
+                    _ => None,
+                },
+                by_address_refused: match &k.by_address {
+                    AddressVariant::Refused(why) => Some(why.clone()),
+                    _ => None,
+                },
             })
             .collect(),
     };

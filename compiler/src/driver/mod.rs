@@ -152,8 +152,33 @@ pub fn register_llvm_kernel_backend(compile: KernelCompiler) {
     let _ = LLVM_KERNEL_BACKEND.set(compile);
 }
 
-/// One kernel through the backend the options choose.
+/// One kernel through the backend the options choose, with its address variant
+/// ([`spirv::AddressVariant`]) when it has a `KernelBuffer<T>` parameter.
 fn compile_one(
+    module: &ir::Module,
+    id: FunctionId,
+    options: &SpirvOptions,
+) -> Result<CompiledKernel, Vec<Diagnostic>> {
+    let mut kernel = compile_one_variant(module, id, options)?;
+    if !options.buffer_address && crate::layout::has_addressable_buffer(module.function(id)) {
+        let by_address = SpirvOptions {
+            buffer_address: true,
+            ..options.clone()
+        };
+        kernel.by_address = match compile_one_variant(module, id, &by_address) {
+            Ok(v) => spirv::AddressVariant::Compiled(Box::new(v)),
+            Err(d) => spirv::AddressVariant::Refused(
+                d.first()
+                    .map(|d| format!("error[{}]: {}", d.code.as_str(), d.message))
+                    .unwrap_or_default(),
+            ),
+        };
+    }
+    Ok(kernel)
+}
+
+/// One kernel (one variant) through the backend the options choose.
+fn compile_one_variant(
     module: &ir::Module,
     id: FunctionId,
     options: &SpirvOptions,
@@ -350,8 +375,18 @@ fn interpret(
 ) -> Result<HostOutcome, RunError> {
     let mut pending = None;
     if let Some(opts) = context_options.filter(|_| io.context.is_none() && !kernels.is_empty()) {
-        let reflections: Vec<&cajeta_runtime::Reflection> =
-            kernels.values().map(|k| &k.reflection).collect();
+        // Address variants count: a launch may need one (a buffer past the descriptor range).
+        // A device without their features fails this context, and a plain one is made.
+        let reflections: Vec<&cajeta_runtime::Reflection> = kernels
+            .values()
+            .flat_map(|k| {
+                let variant = match &k.by_address {
+                    spirv::AddressVariant::Compiled(v) => Some(&v.reflection),
+                    _ => None,
+                };
+                std::iter::once(&k.reflection).chain(variant)
+            })
+            .collect();
         // Printing kernels turn the validation layer's printf on (CAJETA_KERNEL_PRINTF=0:
         // off, their printing dropped).
         let prints = kernels

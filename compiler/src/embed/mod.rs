@@ -40,7 +40,7 @@ use cajeta_runtime::{
     RuntimeError, ScalarValue, Stream,
 };
 
-use crate::backend::spirv::{CompiledKernel, SpirvOptions};
+use crate::backend::spirv::{AddressVariant, CompiledKernel, SpirvOptions};
 use crate::diagnostics::{render_human, SourceMap};
 
 pub use buffer::{DeviceBuffer, Element};
@@ -131,6 +131,7 @@ impl Program {
                 name: reflection.entry_point.clone(),
                 words,
                 reflection,
+                by_address: Default::default(),
             });
         }
         Ok(Program { kernels })
@@ -204,11 +205,25 @@ impl Device {
         self.ctx.default_stream()
     }
 
-    /// Loads kernel `name` of `program`.
+    /// Loads kernel `name` of `program`, with its address variant (taken by launches as
+    /// [`cajeta_runtime::BufferAddressing`] says: docs/runtime.md, "Buffers past the
+    /// descriptor range").
     pub fn kernel(&self, program: &Program, name: &str) -> Result<Kernel> {
         let k = program.get(name)?;
+        let by_address = match &k.by_address {
+            AddressVariant::None => None,
+            // A variant the device cannot load is reported when a launch needs it.
+            AddressVariant::Compiled(v) => Some(
+                self.ctx
+                    .load_kernel(&v.words, &v.reflection)
+                    .map_err(|e| e.to_string()),
+            ),
+            AddressVariant::Refused(why) => Some(Err(why.clone())),
+        };
         Ok(Kernel {
             kernel: self.ctx.load_kernel(&k.words, &k.reflection)?,
+            by_address,
+            ctx: self.ctx.clone(),
         })
     }
 
@@ -299,6 +314,9 @@ pub use crate::args;
 #[derive(Debug, Clone)]
 pub struct Kernel {
     kernel: cajeta_runtime::Kernel,
+    /// The address variant, or why it is not available.
+    by_address: Option<std::result::Result<cajeta_runtime::Kernel, String>>,
+    ctx: Context,
 }
 
 impl Kernel {
@@ -338,7 +356,7 @@ impl Kernel {
             let Arg::Buffer(_, elem) = arg else { continue };
             let binding = match param.slot {
                 ParameterSlot::Binding(i) => r.bindings.get(i),
-                ParameterSlot::PushConstant(_) => None,
+                ParameterSlot::PushConstant(_) | ParameterSlot::Address { .. } => None,
             };
             let Some(b) = binding.filter(|b| b.descriptor_type == DescriptorType::StorageBuffer)
             else {
@@ -360,7 +378,30 @@ impl Kernel {
                 Arg::Raw(k) => k,
             })
             .collect();
-        Ok(stream.launch(&self.kernel, config, &raw)?)
+        let kernel = match &self.by_address {
+            Some(variant) => {
+                let mode = self.ctx.buffer_addressing().map_err(launch_err)?;
+                let push = match variant {
+                    Ok(k) => k.reflection().push_constants.size,
+                    Err(_) => 0,
+                };
+                let buffers = raw.iter().filter_map(|a| match a {
+                    KernelArg::Buffer(b) => Some(*b),
+                    _ => None,
+                });
+                if self.ctx.wants_address_variant(mode, push, buffers) {
+                    variant.as_ref().map_err(|why| {
+                        launch_err(format!(
+                            "the launch needs the kernel's buffer-address variant, which is not available: {why}"
+                        ))
+                    })?
+                } else {
+                    &self.kernel
+                }
+            }
+            None => &self.kernel,
+        };
+        Ok(stream.launch(kernel, config, &raw)?)
     }
 }
 

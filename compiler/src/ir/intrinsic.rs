@@ -234,6 +234,8 @@ pub enum Intrinsic {
     ImageHeight,
     /// `buf.length()`: the runtime array length.
     BufferLength,
+    /// `buf.length64()`: the length as `uint64` (past 2^32 elements on addressed buffers).
+    BufferLength64,
     /// `tex.sample(s, coords…)`: filtered, normalized coordinates, explicit LOD 0.
     TextureSample,
     /// `tex.sampleLod(s, coords…, lod)`.
@@ -341,6 +343,7 @@ impl Intrinsic {
             "image2d.width" => Intrinsic::ImageWidth,
             "image2d.height" => Intrinsic::ImageHeight,
             "buffer.length" => Intrinsic::BufferLength,
+            "buffer.length64" => Intrinsic::BufferLength64,
             "texture.sample" => Intrinsic::TextureSample,
             "texture.sample_lod" => Intrinsic::TextureSampleLod,
             "texture.fetch" => Intrinsic::TextureFetch,

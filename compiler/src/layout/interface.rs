@@ -40,12 +40,14 @@ pub fn access_from_usage(reads: bool, writes: bool) -> Access {
     }
 }
 
-/// The reflection of `layout`, with `access[b]` the access of binding `b`. A buffer array's
+/// The reflection of `layout`, with `access[b]` the access of binding `b` and
+/// `address_access[a]` that of addressed buffer `a`. A buffer array's
 /// [`DescriptorArray::non_uniform`] is left false for the backend to set.
 pub fn reflect_interface(
     layout: &KernelLayout,
     kernel_params: &[crate::ir::Local],
     access: &[Access],
+    address_access: &[Access],
 ) -> ReflectedInterface {
     let bindings = layout
         .bindings
@@ -170,6 +172,15 @@ pub fn reflect_interface(
             slot: match *slot {
                 ParamSlot::Binding(i) => ParameterSlot::Binding(i),
                 ParamSlot::Push(i) => ParameterSlot::PushConstant(i),
+                ParamSlot::Address(a) => {
+                    let slot = &layout.addressed[a];
+                    ParameterSlot::Address {
+                        address_member: slot.address_member,
+                        length_member: slot.length_member,
+                        element_stride: slot.stride,
+                        access: address_access.get(a).copied().unwrap_or(Access::ReadWrite),
+                    }
+                }
             },
         })
         .collect();

@@ -13,6 +13,13 @@
 //! runtime sets it to the binding's capacity), plus a hidden `uint32` push-constant member
 //! `name.length` (the number of buffers bound) placed after every parameter's member. An
 //! `AccelerationStructure` parameter takes one binding of an acceleration structure.
+//!
+//! The *address variant* of a kernel ([`kernel_layout_for`] with `by_address`) takes no
+//! descriptor for its `KernelBuffer<T>` parameters: each becomes two 8-byte push-constant
+//! members in parameter order, `b.address` (its buffer device address, a
+//! `PhysicalStorageBuffer` pointer in SPIR-V) and `b.length` (its `uint64` element count), so
+//! the kernel can address buffers past `maxStorageBufferRange` (docs/runtime.md, "Buffers
+//! past the descriptor range"). Buffer arrays stay descriptors.
 
 mod interface;
 
@@ -99,7 +106,8 @@ pub struct PushSlot {
     pub name: String,
     /// Index of the kernel parameter (for a hidden count, the buffer array's).
     pub param: usize,
-    /// Whether this is a buffer array's hidden count rather than a parameter's value.
+    /// Whether this is a buffer array's hidden count or an addressed buffer's address or
+    /// length rather than a parameter's value.
     pub hidden: bool,
     /// IR type (scalar, vector, matrix or POD struct).
     pub ty: Type,
@@ -109,6 +117,27 @@ pub struct PushSlot {
     pub size: u32,
 }
 
+/// A buffer parameter addressed through its buffer device address (address variant).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AddressSlot {
+    /// Parameter name.
+    pub name: String,
+    /// Index of the kernel parameter.
+    pub param: usize,
+    /// Element type.
+    pub elem: Type,
+    /// Lane scalar type of the element.
+    pub lane: ScalarType,
+    /// 1 for scalar elements, N for `Vector<lane, N>` elements.
+    pub lanes: u8,
+    /// std430 array stride in bytes.
+    pub stride: u32,
+    /// Index into [`KernelLayout::push`] of the 8-byte device address.
+    pub address_member: usize,
+    /// Index into [`KernelLayout::push`] of the `uint64` element count.
+    pub length_member: usize,
+}
+
 /// Where one kernel parameter lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamSlot {
@@ -116,6 +145,8 @@ pub enum ParamSlot {
     Binding(usize),
     /// Index into [`KernelLayout::push`].
     Push(usize),
+    /// Index into [`KernelLayout::addressed`].
+    Address(usize),
 }
 
 /// The resource interface of one kernel.
@@ -130,6 +161,9 @@ pub struct KernelLayout {
     pub push_size: u32,
     /// Per kernel parameter, where it lives.
     pub params: Vec<ParamSlot>,
+    /// The buffer parameters addressed through device addresses (address variant only), in
+    /// parameter order.
+    pub addressed: Vec<AddressSlot>,
 }
 
 impl KernelLayout {
@@ -141,6 +175,21 @@ impl KernelLayout {
 
 /// Computes the interface of `kernel`; a parameter type no kernel can take is a diagnostic.
 pub fn kernel_layout(kernel: &Function) -> Result<KernelLayout, Diagnostic> {
+    kernel_layout_for(kernel, false)
+}
+
+/// Whether `kernel` has a parameter its address variant addresses (a `KernelBuffer<T>`).
+pub fn has_addressable_buffer(kernel: &Function) -> bool {
+    kernel
+        .params()
+        .iter()
+        .any(|p| matches!(p.ty, Type::Buffer(_)))
+}
+
+/// [`kernel_layout`], or with `by_address` the address variant's: every `KernelBuffer<T>`
+/// parameter becomes an [`AddressSlot`] (two 8-byte push-constant members) instead of a
+/// binding.
+pub fn kernel_layout_for(kernel: &Function, by_address: bool) -> Result<KernelLayout, Diagnostic> {
     let mut layout = KernelLayout::default();
     let mut offset = 0u32;
     for (i, param) in kernel.params().iter().enumerate() {
@@ -169,6 +218,37 @@ pub fn kernel_layout(kernel: &Function) -> Result<KernelLayout, Diagnostic> {
                 let (Some(lane), lanes) = (elem.elem_scalar(), elem.lanes() as u8) else {
                     return Err(unsupported(param.span, format!("KernelBuffer<{elem}>")));
                 };
+                if by_address {
+                    let mut member = |suffix: &str| {
+                        offset = offset.div_ceil(8) * 8;
+                        layout.push.push(PushSlot {
+                            name: format!("{}.{suffix}", param.name),
+                            param: i,
+                            ty: Type::Scalar(ScalarType::U64),
+                            offset,
+                            size: 8,
+                            hidden: true,
+                        });
+                        offset += 8;
+                        layout.push.len() - 1
+                    };
+                    let address_member = member("address");
+                    let length_member = member("length");
+                    layout
+                        .params
+                        .push(ParamSlot::Address(layout.addressed.len()));
+                    layout.addressed.push(AddressSlot {
+                        name: param.name.clone(),
+                        param: i,
+                        elem: (**elem).clone(),
+                        lane,
+                        lanes,
+                        stride,
+                        address_member,
+                        length_member,
+                    });
+                    continue;
+                }
                 BindingKind::Buffer {
                     elem: (**elem).clone(),
                     lane,

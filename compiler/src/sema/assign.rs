@@ -144,7 +144,15 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let i = self.expr(index, Some(&scalar(ScalarType::U32)))?;
         let device_index =
             matches!(b.ty, Type::Buffer(_) | Type::Shared(_)) || b.ty.is_buffer_array();
-        let i = self.index_value(i, index.span, device_index)?;
+        // A buffer takes 64-bit indices as they are (buffers past 2^32 elements; the backend
+        // compares them with the 64-bit length in checked mode).
+        let wide = matches!(b.ty, Type::Buffer(_))
+            && matches!(i.ty, Type::Scalar(s) if s.is_integer() && s.bits() == 64);
+        let i = if wide {
+            i
+        } else {
+            self.index_value(i, index.span, device_index)?
+        };
         Ok((
             Place::Index {
                 base: Box::new(b),

@@ -1,5 +1,5 @@
 //! The grid-stride loop `for (uint32 i, T v : buf.range(n)) body` (SPEC §5), lowered to the
-//! ordinary loop it stands for:
+//! ordinary loop it stands for (with a `uint64` index, `$n` and `i` are `uint64`):
 //!
 //! ```text
 //! { uint32 $n = n;
@@ -87,17 +87,24 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 ),
             );
         };
-        let is_u32 = matches!(&index_ty.kind, TypeExprKind::Named { name, args } if name == "uint32" && args.is_empty());
-        if !is_u32 {
-            return self.range_error(
-                Diagnostic::error(
-                    Code::TypeMismatch,
-                    index_ty.span,
-                    "the index of a grid-stride loop is a uint32",
+        // `uint64` counts past 2^32 elements (buffers past 4 GiB, addressed).
+        let index_name = match &index_ty.kind {
+            TypeExprKind::Named { name, args }
+                if args.is_empty() && (name == "uint32" || name == "uint64") =>
+            {
+                name.clone()
+            }
+            _ => {
+                return self.range_error(
+                    Diagnostic::error(
+                        Code::TypeMismatch,
+                        index_ty.span,
+                        "the index of a grid-stride loop is a uint32 or a uint64",
+                    )
+                    .with_label("not uint32 or uint64"),
                 )
-                .with_label("not uint32"),
-            );
-        }
+            }
+        };
         let ExprKind::MethodCall(buf, method, args) = &range.kind else {
             return self.range_error(self.not_a_range(range.span));
         };
@@ -108,16 +115,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         };
         let sp = range.span;
         let n_name = format!("$range_n{}", sp.start);
-        let u32_ty = TypeExpr {
+        let index_type = TypeExpr {
             kind: TypeExprKind::Named {
-                name: "uint32".to_string(),
+                name: index_name,
                 args: Vec::new(),
             },
             span: index_ty.span,
         };
         let count_decl = Stmt::Local {
             is_final: false,
-            ty: u32_ty.clone(),
+            ty: index_type.clone(),
             decls: vec![(ident(&n_name, count.value.span), Some(count.value.clone()))],
             span: count.value.span,
         };
@@ -138,7 +145,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let lowered = Stmt::For {
             init: vec![Stmt::Local {
                 is_final: false,
-                ty: u32_ty,
+                ty: index_type,
                 decls: vec![(index.clone(), Some(thread_call("globalIdX", sp)))],
                 span: index.span,
             }],

@@ -400,7 +400,7 @@ impl IntLower<'_, '_> {
                 let e = mk(ExprKind::Intrinsic { op, args }, mapped, span);
                 match (packed, op) {
                     // Four (two) lanes per word.
-                    (Some(bits), Intrinsic::BufferLength) => {
+                    (Some(bits), Intrinsic::BufferLength | Intrinsic::BufferLength64) => {
                         let shift = if bits == 8 { 2 } else { 1 };
                         let c = int_like(&e, shift);
                         bin(BinaryOp::Shl, e, c)

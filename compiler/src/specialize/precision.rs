@@ -399,6 +399,10 @@ impl Lower<'_, '_> {
                     // Two halves per word.
                     return bin(BinaryOp::Shl, e, u32c(1, span));
                 }
+                if packed && op == Intrinsic::BufferLength64 {
+                    let one = Expr::constant(Constant::Int(1), e.ty.clone(), span);
+                    return bin(BinaryOp::Shl, e, one);
+                }
                 e
             }
             other => {

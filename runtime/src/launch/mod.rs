@@ -3,6 +3,7 @@
 //! packed into push-constant bytes and descriptor writes. Nothing here touches a command
 //! buffer, so a rejected launch leaves the stream exactly as it was.
 
+mod address;
 mod args;
 mod set_key;
 
@@ -482,6 +483,29 @@ pub(crate) fn prepare(
                         ));
                     }
                 }
+            }
+            ParameterSlot::Address {
+                address_member,
+                length_member,
+                element_stride,
+                access,
+            } => {
+                let slot = address::AddressSlot {
+                    address_member,
+                    length_member,
+                    element_stride,
+                    access,
+                };
+                address::bind(
+                    shared,
+                    kernel,
+                    name,
+                    arg,
+                    &slot,
+                    &r.push_constants,
+                    push,
+                    usages,
+                )?;
             }
             ParameterSlot::PushConstant(i) => {
                 let Some(m) = r.push_constants.members.get(i) else {

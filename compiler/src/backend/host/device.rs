@@ -109,11 +109,12 @@ impl fmt::Debug for StreamObj {
 
 /// The runtime side of one run.
 pub struct Device<'a> {
-    kernels: &'a HashMap<FunctionId, CompiledKernel>,
+    pub(super) kernels: &'a HashMap<FunctionId, CompiledKernel>,
     context: Option<Context>,
     /// The context being created elsewhere, when `context` is `None`.
     pending: Option<super::PendingContext>,
-    loaded: HashMap<FunctionId, Kernel>,
+    /// Loaded kernels, by function and whether it is the address variant.
+    pub(super) loaded: HashMap<(FunctionId, bool), Kernel>,
     stream: Option<Rc<StreamObj>>,
     /// Streams made by `KernelStream.create()`, waited for at the end of the run.
     pub(super) created: Vec<Rc<StreamObj>>,
@@ -280,31 +281,6 @@ impl<'a> Device<'a> {
         let s = Rc::new(StreamObj::new(stream, true));
         self.stream = Some(s.clone());
         Ok(s)
-    }
-
-    pub(super) fn kernel(
-        &mut self,
-        id: FunctionId,
-        name: &str,
-        span: Span,
-    ) -> Result<&Kernel, Fail> {
-        if !self.loaded.contains_key(&id) {
-            let Some(compiled) = self.kernels.get(&id) else {
-                return err(
-                    span,
-                    format!("kernel `{name}` has no compiled SPIR-V module"),
-                );
-            };
-            let kernel = self
-                .context(span)?
-                .load_kernel(&compiled.words, &compiled.reflection)
-                .or_else(|e| err(span, e.to_string()))?;
-            self.loaded.insert(id, kernel);
-        }
-        match self.loaded.get(&id) {
-            Some(k) => Ok(k),
-            None => internal(span, "kernel vanished"),
-        }
     }
 }
 
@@ -571,7 +547,13 @@ impl Interp<'_> {
             }
             (HostOp::BufferLength, [b]) => {
                 let obj = self.eval_buffer(f, b)?;
-                int_value(obj.len, &e.ty, span)
+                // `length()` (uint32) saturates past 0xFFFFFFFF elements, as in kernels;
+                // `length64()` gives the whole count.
+                let len = match e.ty {
+                    Type::Scalar(ScalarType::U32) => obj.len.min(u64::from(u32::MAX)),
+                    _ => obj.len,
+                };
+                int_value(len, &e.ty, span)
             }
             (HostOp::BufferFree, [b]) => {
                 let obj = self.eval_buffer(f, b)?;

@@ -434,7 +434,9 @@ impl<'a> Interp<'a> {
                     })
                 })
             }
-            Intrinsic::BufferLength => self.host_op(f, crate::ir::HostOp::BufferLength, args, e),
+            Intrinsic::BufferLength | Intrinsic::BufferLength64 => {
+                self.host_op(f, crate::ir::HostOp::BufferLength, args, e)
+            }
             Intrinsic::ImageWidth => self.host_op(f, crate::ir::HostOp::ImageWidth, args, e),
             Intrinsic::ImageHeight => self.host_op(f, crate::ir::HostOp::ImageHeight, args, e),
             other => err(

@@ -12,6 +12,7 @@ use super::ops::{bf16_to_bits, f16_to_bits};
 use super::textures::{SamplerObj, TextureObj};
 use super::value::{Scalar, Value};
 
+use crate::backend::spirv::AddressVariant;
 use crate::diagnostics::Span;
 use crate::ir::{Expr, Launch, Type};
 
@@ -176,7 +177,10 @@ impl Interp<'_> {
         for e in &l.spec {
             spec_values.push((self.eval_scalar(f, e)?, e.span));
         }
-        let kernel = self.device.kernel(l.kernel, &kernel_fn.name, span)?;
+        let by_address = self.by_address(l, &owned, span)?;
+        let kernel = self
+            .device
+            .kernel(l.kernel, &kernel_fn.name, span, by_address)?;
         let spec = super::launch_opts::spec_bits(kernel.reflection(), &spec_values)?;
         let shared_bytes =
             super::launch_opts::shared_size(kernel_fn, &arg_scalars, shared_bytes, span)?;
@@ -196,5 +200,23 @@ impl Interp<'_> {
             self.device.checked_launches.insert(id, span);
         }
         Ok(Value::Void)
+    }
+
+    /// Whether this launch takes the kernel's address variant: when it has one and
+    /// `CAJETA_BUFFER_ADDRESS` (auto: a buffer argument past `maxStorageBufferRange`) says so.
+    fn by_address(&mut self, l: &Launch, args: &[OwnedArg], span: Span) -> Result<bool, Fail> {
+        let push_bytes = match self.device.compiled(l.kernel).map(|k| &k.by_address) {
+            Some(AddressVariant::Compiled(v)) => v.reflection.push_constants.size,
+            // A refused variant is reported when the launch needs it.
+            Some(AddressVariant::Refused(_)) => 0,
+            Some(AddressVariant::None) | None => return Ok(false),
+        };
+        let ctx = self.device.context(span)?;
+        let mode = ctx.buffer_addressing().or_else(|e| err(span, e))?;
+        let buffers = args.iter().filter_map(|a| match a {
+            OwnedArg::Buffer(b) => Some(b),
+            _ => None,
+        });
+        Ok(ctx.wants_address_variant(mode, push_bytes, buffers))
     }
 }

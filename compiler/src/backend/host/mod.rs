@@ -22,6 +22,7 @@ mod hostops;
 pub(crate) use hostops::{append, concat};
 mod int_precision;
 mod int_transfer;
+mod kernels;
 mod lanes;
 mod launch;
 mod launch_opts;

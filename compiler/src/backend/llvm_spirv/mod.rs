@@ -133,6 +133,12 @@ fn compile(
     if options.checked {
         return Err(refuse(kernel.span, "checked mode (`--checked`)"));
     }
+    if options.buffer_address {
+        return Err(refuse(
+            kernel.span,
+            "buffers addressed through buffer device addresses (the address variant for buffers past maxStorageBufferRange)",
+        ));
+    }
     if kernel.wave_width.is_some() {
         return Err(refuse(kernel.span, "`@Wave(width = …)`"));
     }
@@ -171,7 +177,7 @@ fn compile(
             layout::access_from_usage(r, w)
         })
         .collect();
-    let interface = layout::reflect_interface(&layout, kernel.params(), &access);
+    let interface = layout::reflect_interface(&layout, kernel.params(), &access, &[]);
     let (major, minor) = options.target_env.spirv_version();
     let reflection = cajeta_runtime::Reflection {
         entry_point: kernel.name.clone(),
@@ -197,6 +203,7 @@ fn compile(
         name: kernel.name.clone(),
         words,
         reflection,
+        by_address: Default::default(),
     })
 }
 

@@ -229,6 +229,60 @@ impl FnCx<'_, '_> {
         Ok(safe)
     }
 
+    /// [`Self::check_index`] against the `uint64` length `len` of an addressed buffer: the
+    /// index (of integer type `ty`, sign-extended when signed, so a negative one is out of
+    /// bounds) is compared in 64 bits and returned as a `uint64` (0 when out of bounds). The
+    /// report carries the length saturated to 32 bits.
+    pub(crate) fn check_index_wide(
+        &mut self,
+        i: Word,
+        ty: ScalarType,
+        len: Word,
+        resource: &str,
+        span: Span,
+    ) -> Res<Word> {
+        let uint = self.cx.u32_type();
+        let u64_ty = self.cx.int_type(64, false);
+        let bool_ty = self.cx.bool_type();
+        let wide = match (ty.bits(), ty.is_signed_integer()) {
+            (64, true) => self.op(Op::Bitcast, u64_ty, &[i])?,
+            (64, false) => i,
+            (_, true) => {
+                let i64_ty = self.cx.int_type(64, true);
+                let narrow = self.convert_int(i, ty, ScalarType::I32, span)?;
+                let s = self.op(Op::SConvert, i64_ty, &[narrow])?;
+                self.op(Op::Bitcast, u64_ty, &[s])?
+            }
+            (_, false) => {
+                let narrow = self.convert_int(i, ty, ScalarType::U32, span)?;
+                self.op(Op::UConvert, u64_ty, &[narrow])?
+            }
+        };
+        let ok = self.op(Op::ULessThan, bool_ty, &[wide, len])?;
+        let zero64 = self.cx.const_int(ScalarType::U64, 0, span)?;
+        let safe = self.op(Op::Select, u64_ty, &[ok, wide, zero64])?;
+        let lo = self.op(Op::UConvert, uint, &[wide])?;
+        let c32 = self.cx.const_int(ScalarType::U64, 32, span)?;
+        let high = self.op(Op::ShiftRightLogical, u64_ty, &[wide, c32])?;
+        let hi = self.op(Op::UConvert, uint, &[high])?;
+        let max = self
+            .cx
+            .const_int(ScalarType::U64, i128::from(u32::MAX), span)?;
+        let fits = self.op(Op::ULessThanEqual, bool_ty, &[len, max])?;
+        let len_lo = self.op(Op::UConvert, uint, &[len])?;
+        let all = self.cx.const_u32(u32::MAX);
+        let len32 = self.op(Op::Select, uint, &[fits, len_lo, all])?;
+        let zero = self.cx.const_u32(0);
+        let site = self.new_site(resource, "buffer", ty.is_signed_integer(), span);
+        if let Some(b) = self.cx.bounds.as_mut() {
+            b.pending = Some(Guard {
+                ok,
+                args: [site, lo, hi, len32, zero],
+            });
+        }
+        Ok(safe)
+    }
+
     /// Checks a storage-image coordinate (`v2int` or `v2uint`) against the image's size;
     /// returns the coordinate to access with (`(0, 0)` when out of bounds) and the guard.
     pub(crate) fn check_texel(

@@ -165,11 +165,16 @@ pub(crate) fn uses_device_scope(module: &Module) -> bool {
 /// visible.
 pub(crate) fn drop_coherent(module: &mut Module) {
     module.annotations.retain(|i| {
-        !(i.class.opcode == Op::Decorate
-            && matches!(
-                i.operands.get(1),
-                Some(Operand::Decoration(Decoration::Coherent))
-            ))
+        // `OpMemberDecorate` (an addressed buffer's block) has the decoration one later.
+        let at = match i.class.opcode {
+            Op::Decorate => 1,
+            Op::MemberDecorate => 2,
+            _ => return true,
+        };
+        !matches!(
+            i.operands.get(at),
+            Some(Operand::Decoration(Decoration::Coherent))
+        )
     });
 }
 

@@ -97,11 +97,22 @@ impl FnCx<'_, '_> {
 
     /// The resource an expression denotes: its global variable and kind. Resource
     /// expressions are always reads of resource locals, resolved statically.
-    pub(crate) fn resource_of(&self, e: &Expr) -> Res<(Word, ResourceKind)> {
-        self.resource_param(e)
+    /// An addressed buffer's "variable" is its pointer, loaded from the push constants here.
+    pub(crate) fn resource_of(&mut self, e: &Expr) -> Res<(Word, ResourceKind)> {
+        let found = self
+            .resource_param(e)
             .and_then(|p| self.cx.resource(p))
-            .map(|r| (r.var, r.kind))
-            .ok_or_else(|| {
+            .map(|r| (r.var, r.kind));
+        if let Some((
+            _,
+            kind @ ResourceKind::Buffer {
+                address: Some(a), ..
+            },
+        )) = found
+        {
+            return Ok((self.address_pointer(a)?, kind));
+        }
+        found.ok_or_else(|| {
                 if super::buffer_array::array_element(e).is_some() {
                     return unsupported(
                         e.span,
@@ -147,14 +158,25 @@ impl FnCx<'_, '_> {
             return self.buffer_array_element(base, index, i);
         }
         let (var, kind) = self.resource_of(base)?;
-        let ResourceKind::Buffer { elem, storage, .. } = kind else {
+        let ResourceKind::Buffer {
+            elem,
+            storage,
+            address,
+        } = kind
+        else {
             return Err(unsupported(
                 base.span,
                 "only buffers can be indexed in device code",
             ));
         };
         let mut i = i;
-        if self.checked() {
+        if let (Some(a), true) = (address, self.checked()) {
+            let len = self.address_length(a)?;
+            let name = self.resource_name(base);
+            let ty = super::bounds::index_type(index)?;
+            let at = base.span.to(index.span);
+            i = self.check_index_wide(i, ty, len, &name, at)?;
+        } else if self.checked() {
             let uint = self.cx.u32_type();
             let len = self.emit(
                 Op::ArrayLength,
@@ -166,10 +188,18 @@ impl FnCx<'_, '_> {
             let at = base.span.to(index.span);
             i = self.check_index(i, ty, len, &name, "buffer", at)?;
         }
-        let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, storage);
+        let ptr_ty = self.cx.pointer_type(kind.buffer_class(), storage);
         let zero = self.cx.const_u32(0);
         let ptr = self.op(Op::AccessChain, ptr_ty, &[var, zero, i])?;
         Ok((ptr, elem, storage))
+    }
+
+    /// The storage class of pointers into the buffer `base` denotes (`StorageBuffer` unless
+    /// it is addressed).
+    pub(crate) fn buffer_class(&self, base: &Expr) -> StorageClass {
+        self.resource_param(base)
+            .and_then(|p| self.cx.resource(p))
+            .map_or(StorageClass::StorageBuffer, |r| r.kind.buffer_class())
     }
 
     /// The source name of the resource parameter an expression denotes.

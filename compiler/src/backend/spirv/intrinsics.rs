@@ -25,6 +25,7 @@ impl FnCx<'_, '_> {
             Intrinsic::ImageWidth => self.image_width(args, e),
             Intrinsic::ImageHeight => self.image_height(args, e),
             Intrinsic::BufferLength => self.buffer_length(args, e),
+            Intrinsic::BufferLength64 => self.buffer_length64(args, e),
             Intrinsic::TextureSample => self.texture_sample(args, e, false),
             Intrinsic::TextureSampleLod => self.texture_sample(args, e, true),
             Intrinsic::TextureFetch => self.texture_fetch(args, e, false),
@@ -130,11 +131,40 @@ impl FnCx<'_, '_> {
             return self.buffer_array_elem_length(buf);
         }
         let (var, kind) = self.resource_of(buf)?;
-        if !matches!(kind, ResourceKind::Buffer { .. }) {
-            return Err(unsupported(buf.span, "`length()` of a non-buffer"));
+        match kind {
+            ResourceKind::Buffer {
+                address: Some(a), ..
+            } => self.address_length32(a, e.span),
+            ResourceKind::Buffer { .. } => {
+                let uint = self.cx.u32_type();
+                self.cx.b.array_length(uint, None, var, 0).ice(e.span)
+            }
+            _ => Err(unsupported(buf.span, "`length()` of a non-buffer")),
         }
-        let uint = self.cx.u32_type();
-        self.cx.b.array_length(uint, None, var, 0).ice(e.span)
+    }
+
+    /// `buf.length64()`: an addressed buffer's `uint64` count, or `OpArrayLength` widened.
+    fn buffer_length64(&mut self, args: &[Expr], e: &Expr) -> Res<Word> {
+        let [buf] = args else {
+            return Err(arity(e, 1));
+        };
+        let u64_ty = self.cx.int_type(64, false);
+        if super::buffer_array::array_element(buf).is_some() {
+            let len = self.buffer_array_elem_length(buf)?;
+            return self.op(Op::UConvert, u64_ty, &[len]);
+        }
+        let (var, kind) = self.resource_of(buf)?;
+        match kind {
+            ResourceKind::Buffer {
+                address: Some(a), ..
+            } => self.address_length(a),
+            ResourceKind::Buffer { .. } => {
+                let uint = self.cx.u32_type();
+                let len = self.cx.b.array_length(uint, None, var, 0).ice(e.span)?;
+                self.op(Op::UConvert, u64_ty, &[len])
+            }
+            _ => Err(unsupported(buf.span, "`length64()` of a non-buffer")),
+        }
     }
 
     /// Component `axis` of a `v3uint` built-in input.

@@ -18,6 +18,7 @@
 //! on it). Unsupported input yields a diagnostic, never a panic.
 
 mod access;
+mod address;
 mod arith;
 mod atomics;
 mod bitcast;
@@ -148,6 +149,11 @@ pub struct SpirvOptions {
     /// out-of-bounds one is skipped and reported through an extra binding (see
     /// `cajeta_runtime::BoundsCheck`).
     pub checked: bool,
+    /// Compile the kernel's address variant: every `KernelBuffer<T>` parameter is addressed
+    /// through its buffer device address (`PhysicalStorageBuffer64`) and its `uint64` length
+    /// from the push-constant block instead of a descriptor (see [`crate::layout`]). The
+    /// driver sets it to make [`CompiledKernel::by_address`].
+    pub buffer_address: bool,
 }
 
 impl SpirvOptions {
@@ -166,6 +172,22 @@ pub struct CompiledKernel {
     pub words: Vec<u32>,
     /// Bindings, push constants, spec constants, capabilities and features of the module.
     pub reflection: cajeta_runtime::Reflection,
+    /// The kernel's address variant, which launches use for buffers past
+    /// `maxStorageBufferRange` (or always, with `CAJETA_BUFFER_ADDRESS=always`).
+    pub by_address: AddressVariant,
+}
+
+/// A kernel's address variant ([`SpirvOptions::buffer_address`]).
+#[derive(Debug, Clone, Default)]
+pub enum AddressVariant {
+    /// Not made: the kernel has no `KernelBuffer<T>` parameter, or this is a variant itself.
+    #[default]
+    None,
+    /// Compiled.
+    Compiled(Box<CompiledKernel>),
+    /// The backend refused it: the diagnostic's message (code included), reported when a
+    /// launch needs the variant.
+    Refused(String),
 }
 
 /// Compiles one kernel of `module`, with the device helpers it calls, to a SPIR-V module.
@@ -218,7 +240,7 @@ fn compile(
             .iter()
             .all(|op| p.subgroup_operations.iter().any(|o| o == op))
     });
-    let layout = crate::layout::kernel_layout(kernel)?;
+    let layout = crate::layout::kernel_layout_for(kernel, options.buffer_address)?;
     cx.declare_globals(&layout, &usage)?;
     if kernel.wave_width.is_some() {
         // A required subgroup size is a pipeline property of Vulkan 1.3's subgroup size
@@ -234,6 +256,7 @@ fn compile(
     }
     cx.emit_bounds_report(kernel.span)?;
     cx.finish_module(entry);
+    address::align_physical_accesses(cx.b.module_mut());
     let mut reflection = reflect::build(&cx, &layout);
     reflection.precision_variant = options.target.precision.name();
     let words = cx.b.module().assemble();
@@ -241,6 +264,7 @@ fn compile(
         name: kernel.name.clone(),
         words,
         reflection,
+        by_address: AddressVariant::None,
     })
 }
 

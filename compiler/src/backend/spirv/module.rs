@@ -40,6 +40,8 @@ pub(crate) enum ResourceKind {
         elem: ScalarType,
         /// SPIR-V type of a stored element (`uint32` for booleans).
         storage: Word,
+        /// In the address variant: where its address and length live (`None`: a descriptor).
+        address: Option<BufferAddress>,
     },
     /// A buffer array (`KernelBuffer<T>[]`): a runtime-sized array of storage-buffer
     /// descriptors, each a block like [`ResourceKind::Buffer`]'s.
@@ -81,6 +83,31 @@ pub(crate) enum ResourceKind {
     },
 }
 
+/// A buffer parameter addressed through its buffer device address (the address variant).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BufferAddress {
+    /// Push-constant member holding the `uint64` address of its block. (A pointer-typed
+    /// member would make spirv-val ask for the push-constant capability of the pointee's
+    /// 8/16-bit elements.)
+    pub(crate) pointer_member: usize,
+    /// The `PhysicalStorageBuffer` pointer type to its block.
+    pub(crate) pointer_type: Word,
+    /// Push-constant member holding its `uint64` element count.
+    pub(crate) length_member: usize,
+}
+
+impl ResourceKind {
+    /// The storage class of pointers into a buffer of this kind.
+    pub(crate) fn buffer_class(&self) -> StorageClass {
+        match self {
+            ResourceKind::Buffer {
+                address: Some(_), ..
+            } => StorageClass::PhysicalStorageBuffer,
+            _ => StorageClass::StorageBuffer,
+        }
+    }
+}
+
 /// A descriptor-bound kernel parameter; its binding is its index in [`Globals::resources`].
 #[derive(Debug, Clone)]
 pub(crate) struct Resource {
@@ -116,6 +143,8 @@ pub(crate) enum ParamPlace {
     Binding(usize),
     /// Index into [`Globals::push_members`].
     Push(usize),
+    /// Index into [`Globals::addressed`].
+    Address(usize),
 }
 
 /// The module's global declarations.
@@ -131,6 +160,9 @@ pub(crate) struct Globals {
     pub(crate) push_size: u32,
     /// Resource parameters in parameter (= binding) order.
     pub(crate) resources: Vec<Resource>,
+    /// Buffer parameters addressed through device addresses (`var` unused), in parameter
+    /// order.
+    pub(crate) addressed: Vec<Resource>,
     /// Per kernel parameter, where it lives.
     pub(crate) params: Vec<ParamPlace>,
     /// Built-in inputs declared so far.
@@ -167,12 +199,19 @@ impl Ctx<'_> {
                     let slot = &layout.bindings[b];
                     self.declare_binding(slot, param.span, usage[i])?
                 }
+                Some(&ParamSlot::Address(a)) => {
+                    let slot = &layout.addressed[a];
+                    self.declare_addressed(slot, layout, param.span, usage[i])?
+                }
                 None => return Err(unsupported(param.span, "internal error: no layout")),
             };
             self.globals.params.push(place);
         }
         // The buffer arrays' hidden counts, after every parameter's member.
-        for slot in layout.push.iter().filter(|slot| slot.hidden) {
+        let counts = layout.push.iter().filter(|slot| {
+            slot.hidden && matches!(layout.params.get(slot.param), Some(ParamSlot::Binding(_)))
+        });
+        for slot in counts {
             let storage = self.u32_type();
             self.globals.push_members.push(PushMember {
                 name: slot.name.clone(),
@@ -207,6 +246,7 @@ impl Ctx<'_> {
                 let kind = ResourceKind::Buffer {
                     elem: *lane,
                     storage,
+                    address: None,
                 };
                 self.declare_resource(name, block, StorageClass::StorageBuffer, kind, usage)
             }
@@ -449,6 +489,7 @@ impl Ctx<'_> {
     pub(crate) fn resource(&self, param: usize) -> Option<&Resource> {
         match self.globals.params.get(param)? {
             ParamPlace::Binding(i) => self.globals.resources.get(*i),
+            ParamPlace::Address(i) => self.globals.addressed.get(*i),
             ParamPlace::Push(_) => None,
         }
     }
@@ -495,7 +536,12 @@ impl Ctx<'_> {
         for ext in self.features.extensions() {
             self.b.extension(ext);
         }
-        self.b.memory_model(AddressingModel::Logical, model);
+        let addressing = if self.globals.addressed.is_empty() {
+            AddressingModel::Logical
+        } else {
+            AddressingModel::PhysicalStorageBuffer64
+        };
+        self.b.memory_model(addressing, model);
         // SPIR-V 1.4 made the interface list every global the entry point references;
         // before that it lists only Input/Output variables.
         let all = self.env.spirv_version() >= (1, 4);

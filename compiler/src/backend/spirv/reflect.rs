@@ -11,7 +11,8 @@ use crate::layout::{reflect_interface, KernelLayout, DEFAULT_WORKGROUP_SIZE, PSC
 pub(crate) fn build(cx: &Ctx, layout: &KernelLayout) -> Reflection {
     let (major, minor) = cx.env.spirv_version();
     let access: Vec<_> = cx.globals.resources.iter().map(|r| r.access).collect();
-    let mut interface = reflect_interface(layout, cx.kernel.params(), &access);
+    let address_access: Vec<_> = cx.globals.addressed.iter().map(|r| r.access).collect();
+    let mut interface = reflect_interface(layout, cx.kernel.params(), &access, &address_access);
     // Whether a buffer array is indexed non-uniformly is known only once lowered.
     for (binding, r) in interface.bindings.iter_mut().zip(&cx.globals.resources) {
         if let Some(array) = &mut binding.array {

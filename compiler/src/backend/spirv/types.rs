@@ -163,15 +163,20 @@ impl Ctx<'_> {
     /// with the given byte stride. Keyed by the stored type so that, e.g., `boolean` and
     /// `uint32` buffers share one decorated declaration.
     pub(crate) fn buffer_block_type(&mut self, elem: Word, stride: u32) -> Word {
-        let array = self.cached(TyKey::RuntimeArray(elem), |cx| {
-            let id = cx.b.type_runtime_array(elem);
-            cx.b.decorate(id, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
-            id
-        });
+        let array = self.buffer_array_type(elem, stride);
         self.cached(TyKey::BufferBlock(array), |cx| {
             let id = cx.b.type_struct([array]);
             cx.b.decorate(id, Decoration::Block, []);
             cx.b.member_decorate(id, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+            id
+        })
+    }
+
+    /// The runtime array `T[]` of a buffer's elements stored as `elem`, `stride` bytes apart.
+    pub(crate) fn buffer_array_type(&mut self, elem: Word, stride: u32) -> Word {
+        self.cached(TyKey::RuntimeArray(elem), |cx| {
+            let id = cx.b.type_runtime_array(elem);
+            cx.b.decorate(id, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
             id
         })
     }

@@ -141,7 +141,8 @@ impl FnCx<'_, '_> {
         let (elem_ptr, elem, _) = self.buffer_element(base, index)?;
         let guard = self.take_guard();
         let stored = self.cx.storage_type(elem, e.span)?;
-        let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, stored);
+        let class = self.buffer_class(base);
+        let ptr_ty = self.cx.pointer_type(class, stored);
         let l = self.cx.const_u32(u32::from(lane));
         let ptr = self.op(Op::AccessChain, ptr_ty, &[elem_ptr, l])?;
         let v = self.guarded(guard, Some(stored), |s| s.op(Op::Load, stored, &[ptr]))?;
@@ -197,7 +198,8 @@ impl FnCx<'_, '_> {
                 if elem == ScalarType::Bool {
                     v = self.write_stored(v, elem, stored, 1)?;
                 }
-                let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, stored);
+                let class = self.buffer_class(base);
+                let ptr_ty = self.cx.pointer_type(class, stored);
                 let ptr = self.op(Op::AccessChain, ptr_ty, &[elem_ptr, index])?;
                 let store = |s: &mut Self| s.cx.b.store(ptr, v, None, []).ice(span).map(|_| 0);
                 self.guarded(guard, None, store).map(drop)
@@ -229,7 +231,7 @@ impl FnCx<'_, '_> {
         let lanes = self.cx.const_u32(u32::from(n));
         // Wrapping uint32 arithmetic, like any buffer index computed in the kernel.
         let base = self.op(Op::IMul, uint, &[i, lanes])?;
-        let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, storage);
+        let ptr_ty = self.cx.pointer_type(kind.buffer_class(), storage);
         let zero = self.cx.const_u32(0);
         let mut ptrs = Vec::new();
         for k in 0..u32::from(n) {
