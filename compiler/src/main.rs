@@ -239,7 +239,7 @@ fn build(
         checked: false,
         buffer_address: false,
     };
-    let kernels = match driver::compile_kernels(&module, &options, kernel) {
+    let kernels = match driver::compile_kernel_modules(&module, &options, kernel) {
         Ok(k) => k,
         Err(d) => return report.compile(&sources, &d),
     };

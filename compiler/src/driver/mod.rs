@@ -103,19 +103,31 @@ fn parse_stdlib(
     }
 }
 
-/// Compiles every kernel (or only `only`, by name) to SPIR-V.
+/// Compiles every kernel (or only `only`, by name) to SPIR-V, each with its address variant
+/// where it has one (what a launch may need: `cajetac run`, the embedding API).
 pub fn compile_kernels(
     module: &ir::Module,
     options: &SpirvOptions,
     only: Option<&str>,
 ) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
-    with_stage_stack(|| compile_kernels_on_this_stack(module, options, only))
+    with_stage_stack(|| compile_kernels_on_this_stack(module, options, only, true))
+}
+
+/// [`compile_kernels`] without the address variants: the modules `cajetac build` writes,
+/// compiled once each.
+pub fn compile_kernel_modules(
+    module: &ir::Module,
+    options: &SpirvOptions,
+    only: Option<&str>,
+) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
+    with_stage_stack(|| compile_kernels_on_this_stack(module, options, only, false))
 }
 
 fn compile_kernels_on_this_stack(
     module: &ir::Module,
     options: &SpirvOptions,
     only: Option<&str>,
+    address_variants: bool,
 ) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
     let module = &*crate::specialize::specialize(module, &options.target)?;
     let mut out = Vec::new();
@@ -125,7 +137,12 @@ fn compile_kernels_on_this_stack(
         if only.is_some_and(|n| n != f.name && n != f.qualified_name) {
             continue;
         }
-        match compile_one(module, id, options) {
+        let compiled = if address_variants {
+            compile_one(module, id, options)
+        } else {
+            compile_one_variant(module, id, options)
+        };
+        match compiled {
             Ok(k) => out.push((id, k)),
             Err(mut d) => diags.append(&mut d),
         }
