@@ -17,7 +17,7 @@ use rspirv::spirv::{Capability, Decoration, MemoryAccess, Op, StorageClass, Word
 use super::access::Usage;
 use super::function::FnCx;
 use super::module::{BufferAddress, ParamPlace, PushMember, Resource, ResourceKind};
-use super::{Ctx, Res};
+use super::{unsupported, Ctx, Res};
 use crate::diagnostics::Span;
 use crate::ir::{ScalarType, Type};
 use crate::layout::{access_from_usage, AddressSlot, KernelLayout};
@@ -89,6 +89,8 @@ impl Ctx<'_> {
                     pointer_member,
                     pointer_type: pointer,
                     length_member,
+                    // Sub-word elements are read and written as 32-bit words.
+                    stride: if usage.bits_view { 4 } else { slot.stride },
                 }),
             },
             access,
@@ -103,6 +105,62 @@ impl FnCx<'_, '_> {
     pub(crate) fn address_pointer(&mut self, address: BufferAddress) -> Res<Word> {
         let bits = self.load_push(address.pointer_member)?;
         self.op(Op::ConvertUToPtr, address.pointer_type, &[bits])
+    }
+
+    /// Pointer to element `i` (of integer type `index`) of the buffer `var` of `kind` denotes.
+    ///
+    /// Through a descriptor it is `OpAccessChain %var 0 %i`. For an addressed buffer the
+    /// element's byte offset is computed here in 64-bit integers and added to the block's
+    /// address, and the block pointer formed there is indexed at element 0: NVIDIA's driver
+    /// (580 on the H200) computed `OpAccessChain`'s offset into the runtime array in 32 bits, so
+    /// element i + 2^30 of a 16 GiB float32 buffer was element i. Indexing the block (not a
+    /// bare element pointer) keeps the block member's decorations (`Coherent`, `NonWritable`).
+    pub(crate) fn buffer_element_pointer(
+        &mut self,
+        var: Word,
+        kind: ResourceKind,
+        i: Word,
+        index: ScalarType,
+    ) -> Res<Word> {
+        let ResourceKind::Buffer {
+            storage, address, ..
+        } = kind
+        else {
+            return Err(unsupported(
+                self.func.span,
+                "internal error: an element pointer into something other than a buffer",
+            ));
+        };
+        let ptr_ty = self.cx.pointer_type(kind.buffer_class(), storage);
+        let zero = self.cx.const_u32(0);
+        let Some(a) = address else {
+            return self.op(Op::AccessChain, ptr_ty, &[var, zero, i]);
+        };
+        let span = self.func.span;
+        let u64_ty = self.cx.int_type(64, false);
+        let wide = match (index.bits(), index.is_signed_integer()) {
+            (64, false) => i,
+            (64, true) => self.op(Op::Bitcast, u64_ty, &[i])?,
+            // As the bounds check widens it (bounds.rs): signed indices sign-extend.
+            (_, false) => {
+                let narrow = self.convert_int(i, index, ScalarType::U32, span)?;
+                self.op(Op::UConvert, u64_ty, &[narrow])?
+            }
+            (_, true) => {
+                let i64_ty = self.cx.int_type(64, true);
+                let narrow = self.convert_int(i, index, ScalarType::I32, span)?;
+                let s = self.op(Op::SConvert, i64_ty, &[narrow])?;
+                self.op(Op::Bitcast, u64_ty, &[s])?
+            }
+        };
+        let stride = self
+            .cx
+            .const_int(ScalarType::U64, i128::from(a.stride), span)?;
+        let offset = self.op(Op::IMul, u64_ty, &[wide, stride])?;
+        let base = self.load_push(a.pointer_member)?;
+        let at = self.op(Op::IAdd, u64_ty, &[base, offset])?;
+        let block = self.op(Op::ConvertUToPtr, a.pointer_type, &[at])?;
+        self.op(Op::AccessChain, ptr_ty, &[block, zero, zero])
     }
 
     /// The `uint64` element count of an addressed buffer.

@@ -188,9 +188,13 @@ impl FnCx<'_, '_> {
             let at = base.span.to(index.span);
             i = self.check_index(i, ty, len, &name, "buffer", at)?;
         }
-        let ptr_ty = self.cx.pointer_type(kind.buffer_class(), storage);
-        let zero = self.cx.const_u32(0);
-        let ptr = self.op(Op::AccessChain, ptr_ty, &[var, zero, i])?;
+        // A checked addressed index is the bounds check's `uint64` already.
+        let index_ty = if address.is_some() && self.checked() {
+            ScalarType::U64
+        } else {
+            super::bounds::index_type(index)?
+        };
+        let ptr = self.buffer_element_pointer(var, kind, i, index_ty)?;
         Ok((ptr, elem, storage))
     }
 

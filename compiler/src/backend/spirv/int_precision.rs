@@ -172,9 +172,7 @@ impl FnCx<'_, '_> {
                 let ResourceKind::Buffer { storage, .. } = kind else {
                     return Err(unsupported(recv.span, "a packed lane store needs a buffer"));
                 };
-                let ptr_ty = self.cx.pointer_type(kind.buffer_class(), storage);
-                let zero = self.cx.const_u32(0);
-                let ptr = self.op(Op::AccessChain, ptr_ty, &[var, zero, word])?;
+                let ptr = self.buffer_element_pointer(var, kind, word, ScalarType::U32)?;
                 (ptr, storage, SCOPE_DEVICE)
             }
         };

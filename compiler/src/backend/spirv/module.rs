@@ -94,6 +94,8 @@ pub(crate) struct BufferAddress {
     pub(crate) pointer_type: Word,
     /// Push-constant member holding its `uint64` element count.
     pub(crate) length_member: usize,
+    /// The byte stride of the block's runtime array.
+    pub(crate) stride: u32,
 }
 
 impl ResourceKind {

@@ -231,8 +231,6 @@ impl FnCx<'_, '_> {
         let lanes = self.cx.const_u32(u32::from(n));
         // Wrapping uint32 arithmetic, like any buffer index computed in the kernel.
         let base = self.op(Op::IMul, uint, &[i, lanes])?;
-        let ptr_ty = self.cx.pointer_type(kind.buffer_class(), storage);
-        let zero = self.cx.const_u32(0);
         let mut ptrs = Vec::new();
         for k in 0..u32::from(n) {
             let offset = self.cx.const_u32(k);
@@ -241,7 +239,7 @@ impl FnCx<'_, '_> {
             } else {
                 self.op(Op::IAdd, uint, &[base, offset])?
             };
-            ptrs.push(self.op(Op::AccessChain, ptr_ty, &[var, zero, at])?);
+            ptrs.push(self.buffer_element_pointer(var, kind, at, ScalarType::U32)?);
         }
         Ok((ptrs, elem, storage))
     }
