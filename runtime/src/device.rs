@@ -290,6 +290,7 @@ impl DeviceShared {
         let host_query_reset = enabled.enable_host_query_reset(&supported, c.levels);
         let accel_on = accel_names.contains(&"accelerationStructure");
         let ray_query_on = accel_names.contains(&"rayQuery");
+        let ray_tracing_on = accel_names.contains(&"rayTracingPipeline");
         // Buffers are made addressable (`SHADER_DEVICE_ADDRESS`) once the feature is on: with
         // every supported feature, or when the caller's kernels (their address variants) need it.
         let buffer_address = enabled_names.iter().any(|f| f == BUFFER_DEVICE_ADDRESS);
@@ -307,6 +308,7 @@ impl DeviceShared {
                     || wants("shaderSharedFloat32AtomicMinMax")),
             accel_struct: accel_on,
             ray_query: ray_query_on,
+            ray_tracing_pipeline: ray_tracing_on,
             ..c.levels
         };
         let mut ext_names: Vec<&CStr> = Vec::new();
@@ -331,6 +333,9 @@ impl DeviceShared {
         }
         if levels.ray_query {
             ext_names.push(ash::khr::ray_query::NAME);
+        }
+        if levels.ray_tracing_pipeline {
+            ext_names.push(ash::khr::ray_tracing_pipeline::NAME);
         }
         let host_import = opts.transfer.import_host
             && c.info

@@ -41,6 +41,8 @@ enum Level {
     AccelStruct,
     /// `VkPhysicalDeviceRayQueryFeaturesKHR` (`VK_KHR_ray_query`).
     RayQuery,
+    /// `VkPhysicalDeviceRayTracingPipelineFeaturesKHR` (`VK_KHR_ray_tracing_pipeline`).
+    RayTracingPipeline,
 }
 
 /// The device extension behind [`Level::AtomicFloat`].
@@ -61,6 +63,9 @@ pub(crate) const DEFERRED_HOST_OPS_EXT: &str = "VK_KHR_deferred_host_operations"
 /// The device extension behind [`Level::RayQuery`].
 pub(crate) const RAY_QUERY_EXT: &str = "VK_KHR_ray_query";
 
+/// The device extension behind [`Level::RayTracingPipeline`].
+pub(crate) const RAY_TRACING_PIPELINE_EXT: &str = "VK_KHR_ray_tracing_pipeline";
+
 /// The device extension behind [`Level::CoopMatrix`].
 pub(crate) const COOP_MATRIX_EXT: &str = "VK_KHR_cooperative_matrix";
 
@@ -80,6 +85,7 @@ pub(crate) struct FeatureStructs {
     atomic_float2: vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT<'static>,
     accel_struct: vk::PhysicalDeviceAccelerationStructureFeaturesKHR<'static>,
     ray_query: vk::PhysicalDeviceRayQueryFeaturesKHR<'static>,
+    ray_tracing: vk::PhysicalDeviceRayTracingPipelineFeaturesKHR<'static>,
 }
 
 /// Accessor for one `VkBool32` feature field.
@@ -258,6 +264,8 @@ pub(crate) struct Levels {
     pub accel_struct: bool,
     /// Whether `VK_KHR_ray_query` is available too (it depends on acceleration structures).
     pub ray_query: bool,
+    /// Whether `VK_KHR_ray_tracing_pipeline` is available too (likewise).
+    pub ray_tracing_pipeline: bool,
 }
 
 impl Levels {
@@ -275,6 +283,7 @@ impl Levels {
             Level::AtomicFloat2 => self.atomic_float2,
             Level::AccelStruct => self.accel_struct,
             Level::RayQuery => self.ray_query,
+            Level::RayTracingPipeline => self.ray_tracing_pipeline,
         }
     }
 }
@@ -300,6 +309,7 @@ impl FeatureStructs {
         self.atomic_float2.p_next = std::ptr::null_mut();
         self.accel_struct.p_next = std::ptr::null_mut();
         self.ray_query.p_next = std::ptr::null_mut();
+        self.ray_tracing.p_next = std::ptr::null_mut();
         let mut features2 = vk::PhysicalDeviceFeatures2::default().features(self.core);
         if levels.allows(Level::V11) {
             features2 = features2.push_next(&mut self.v11);
@@ -333,6 +343,9 @@ impl FeatureStructs {
         }
         if levels.allows(Level::RayQuery) {
             features2 = features2.push_next(&mut self.ray_query);
+        }
+        if levels.allows(Level::RayTracingPipeline) {
+            features2 = features2.push_next(&mut self.ray_tracing);
         }
         let result = f(&mut features2);
         let core = features2.features;
@@ -402,18 +415,30 @@ impl FeatureStructs {
         levels: Levels,
     ) -> Vec<&'static str> {
         let mut names = Vec::new();
+        let ray_query = levels.allows(Level::RayQuery) && supported.ray_query.ray_query == vk::TRUE;
+        let pipeline = levels.allows(Level::RayTracingPipeline)
+            && supported.ray_tracing.ray_tracing_pipeline == vk::TRUE;
+        // Building and sizing structures is valid only with `rayQuery` or
+        // `rayTracingPipeline` enabled (VUID-vkGetAccelerationStructureBuildSizesKHR-
+        // rayTracingPipeline-03617): a device with neither builds none.
         if !levels.allows(Level::AccelStruct)
             || supported.accel_struct.acceleration_structure != vk::TRUE
             || supported.v12.buffer_device_address != vk::TRUE
+            || !(ray_query || pipeline)
         {
             return names;
         }
         self.accel_struct.acceleration_structure = vk::TRUE;
         self.v12.buffer_device_address = vk::TRUE;
         names.extend(["accelerationStructure", "bufferDeviceAddress"]);
-        if levels.allows(Level::RayQuery) && supported.ray_query.ray_query == vk::TRUE {
+        if ray_query {
             self.ray_query.ray_query = vk::TRUE;
             names.push("rayQuery");
+        } else {
+            // The H200's driver: acceleration structures and ray-tracing pipelines, no ray
+            // queries. The pipeline feature is enabled only to make building valid.
+            self.ray_tracing.ray_tracing_pipeline = vk::TRUE;
+            names.push("rayTracingPipeline");
         }
         names
     }

@@ -11,7 +11,7 @@ use crate::device::{DeviceInfo, DeviceLimits, DeviceType, VALIDATION_LAYER};
 use crate::error::{vk_err, Result, RuntimeError};
 use crate::features::{
     FeatureStructs, Levels, ACCEL_STRUCT_EXT, ATOMIC_FLOAT2_EXT, ATOMIC_FLOAT_EXT, COOP_MATRIX_EXT,
-    DEFERRED_HOST_OPS_EXT, RAY_QUERY_EXT, SHADER_CLOCK_EXT,
+    DEFERRED_HOST_OPS_EXT, RAY_QUERY_EXT, RAY_TRACING_PIPELINE_EXT, SHADER_CLOCK_EXT,
 };
 use crate::kernel_printf::{KernelPrintf, PrintfSink, PRINTF_MESSAGE_ID};
 use crate::lock;
@@ -408,6 +408,8 @@ impl InstanceHandle {
             atomic_float2: extensions.iter().any(|e| e == ATOMIC_FLOAT2_EXT),
             accel_struct: accel_struct_offered,
             ray_query: accel_struct_offered && extensions.iter().any(|e| e == RAY_QUERY_EXT),
+            ray_tracing_pipeline: accel_struct_offered
+                && extensions.iter().any(|e| e == RAY_TRACING_PIPELINE_EXT),
         };
         let mut supported = FeatureStructs::query(instance, physical, levels);
         let (_, mut feature_names) = supported.enable_supported(levels);
