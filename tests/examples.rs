@@ -128,6 +128,7 @@ fn examples_run_small_and_write_their_pictures() {
                 Err(e) => failures.push(format!("{name}: {png} not written or not a picture: {e}")),
             }
         }
+        let _ = std::fs::remove_dir_all(&out_dir);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

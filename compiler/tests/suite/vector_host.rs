@@ -13,11 +13,13 @@ fn run(tag: &str, body: &str) -> Output {
         "package t;\nimport cajeta.xpu.*;\npublic final class P {{\n    public static int32 run() {{\n{body}\n    }}\n}}\n"
     );
     std::fs::write(&file, src).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_cajetac"))
+    let out = Command::new(env!("CARGO_BIN_EXE_cajetac"))
         .arg("run")
         .arg(&file)
         .output()
-        .unwrap()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    out
 }
 
 #[test]
