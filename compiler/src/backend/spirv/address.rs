@@ -101,12 +101,6 @@ impl Ctx<'_> {
 }
 
 impl FnCx<'_, '_> {
-    /// The pointer to an addressed buffer's block, from its push-constant address.
-    pub(crate) fn address_pointer(&mut self, address: BufferAddress) -> Res<Word> {
-        let bits = self.load_push(address.pointer_member)?;
-        self.op(Op::ConvertUToPtr, address.pointer_type, &[bits])
-    }
-
     /// Pointer to element `i` (of integer type `index`) of the buffer `var` of `kind` denotes.
     ///
     /// Through a descriptor it is `OpAccessChain %var 0 %i`. For an addressed buffer the

@@ -97,21 +97,13 @@ impl FnCx<'_, '_> {
 
     /// The resource an expression denotes: its global variable and kind. Resource
     /// expressions are always reads of resource locals, resolved statically.
-    /// An addressed buffer's "variable" is its pointer, loaded from the push constants here.
+    /// An addressed buffer has no variable (its `var` is 0): its element pointers and lengths
+    /// come from its push-constant address and count ([`Self::buffer_element_pointer`]).
     pub(crate) fn resource_of(&mut self, e: &Expr) -> Res<(Word, ResourceKind)> {
         let found = self
             .resource_param(e)
             .and_then(|p| self.cx.resource(p))
             .map(|r| (r.var, r.kind));
-        if let Some((
-            _,
-            kind @ ResourceKind::Buffer {
-                address: Some(a), ..
-            },
-        )) = found
-        {
-            return Ok((self.address_pointer(a)?, kind));
-        }
         found.ok_or_else(|| {
                 if super::buffer_array::array_element(e).is_some() {
                     return unsupported(
