@@ -49,7 +49,8 @@ impl CoopMatrixShape {
     }
 }
 
-fn component_name(t: vk::ComponentTypeKHR) -> String {
+/// A component type by its Cajeta name.
+pub(crate) fn component_name(t: vk::ComponentTypeKHR) -> String {
     match t {
         vk::ComponentTypeKHR::FLOAT16 => "float16".into(),
         vk::ComponentTypeKHR::FLOAT32 => "float32".into(),
@@ -68,7 +69,8 @@ fn component_name(t: vk::ComponentTypeKHR) -> String {
     }
 }
 
-fn scope_name(s: vk::ScopeKHR) -> String {
+/// A scope by its lower-case name.
+pub(crate) fn scope_name(s: vk::ScopeKHR) -> String {
     match s {
         vk::ScopeKHR::DEVICE => "device".into(),
         vk::ScopeKHR::WORKGROUP => "workgroup".into(),

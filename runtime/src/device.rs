@@ -122,6 +122,9 @@ pub struct DeviceInfo {
     /// The cooperative-matrix shapes the device lists (`VK_KHR_cooperative_matrix`; empty
     /// without it).
     pub coop_matrix_shapes: Vec<crate::CoopMatrixShape>,
+    /// What `VK_NV_cooperative_matrix2` offers (workgroup-scope and flexible-dimension
+    /// matrices); `None` without it.
+    pub coop_matrix2: Option<crate::CoopMatrix2Info>,
     /// `subgroupSize`.
     pub subgroup_size: u32,
     /// `[minSubgroupSize, maxSubgroupSize]`: the subgroup sizes a kernel may require
@@ -301,6 +304,10 @@ impl DeviceShared {
         let levels = crate::features::Levels {
             coop_matrix: c.levels.coop_matrix && wants("cooperativeMatrix"),
             bfloat16: c.levels.bfloat16 && wants("shaderBFloat16Type"),
+            coop_matrix2: c.levels.coop_matrix2
+                && crate::coop_matrix2::FEATURE_NAMES
+                    .iter()
+                    .any(|(name, _)| wants(name)),
             shader_clock: c.levels.shader_clock
                 && (wants("shaderSubgroupClock") || wants("shaderDeviceClock")),
             atomic_float2: c.levels.atomic_float2
@@ -320,6 +327,9 @@ impl DeviceShared {
         }
         if levels.bfloat16 {
             ext_names.push(crate::bfloat16::BFLOAT16_EXT_NAME);
+        }
+        if levels.coop_matrix2 {
+            ext_names.push(crate::coop_matrix2::COOP_MATRIX2_EXT_NAME);
         }
         if levels.shader_clock {
             ext_names.push(ash::khr::shader_clock::NAME);

@@ -125,6 +125,10 @@ pub struct DeviceProfile {
     /// before the runtime recorded them; then no shape is checked).
     #[serde(default)]
     pub coop_matrix_shapes: Vec<crate::CoopMatrixShape>,
+    /// What `VK_NV_cooperative_matrix2` offers; absent without it (or in a profile saved
+    /// before the runtime recorded it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coop_matrix2: Option<crate::CoopMatrix2Info>,
 }
 
 fn type_name(t: DeviceType) -> &'static str {
@@ -169,6 +173,7 @@ impl DeviceProfile {
             all_features: Some(d.all_features.clone()),
             extension_versions: Some(d.extension_versions.iter().cloned().collect()),
             coop_matrix_shapes: d.coop_matrix_shapes.clone(),
+            coop_matrix2: d.coop_matrix2.clone(),
         }
     }
 
@@ -418,6 +423,7 @@ mod tests {
             all_features: None,
             extension_versions: None,
             coop_matrix_shapes: vec![],
+            coop_matrix2: None,
         }
     }
 

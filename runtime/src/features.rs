@@ -33,6 +33,8 @@ enum Level {
     CoopMatrix,
     /// `VkPhysicalDeviceShaderBfloat16FeaturesKHR` (`VK_KHR_shader_bfloat16`).
     Bfloat16,
+    /// `VkPhysicalDeviceCooperativeMatrix2FeaturesNV` (`VK_NV_cooperative_matrix2`).
+    CoopMatrix2,
     /// `VkPhysicalDeviceShaderClockFeaturesKHR` (`VK_KHR_shader_clock`).
     ShaderClock,
     /// `VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT` (`VK_EXT_shader_atomic_float2`).
@@ -81,6 +83,7 @@ pub(crate) struct FeatureStructs {
     atomic_float: vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT<'static>,
     coop_matrix: vk::PhysicalDeviceCooperativeMatrixFeaturesKHR<'static>,
     bfloat16: crate::bfloat16::Bfloat16Features,
+    coop_matrix2: crate::coop_matrix2::CoopMatrix2Features,
     shader_clock: vk::PhysicalDeviceShaderClockFeaturesKHR<'static>,
     atomic_float2: vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT<'static>,
     accel_struct: vk::PhysicalDeviceAccelerationStructureFeaturesKHR<'static>,
@@ -226,6 +229,33 @@ const FEATURES: &[(&str, Level, Field)] = &[
     ("shaderBFloat16CooperativeMatrix", Level::Bfloat16, |f| {
         &mut f.bfloat16.shader_bfloat16_cooperative_matrix
     }),
+    ("cooperativeMatrixWorkgroupScope", Level::CoopMatrix2, |f| {
+        &mut f.coop_matrix2.workgroup_scope
+    }),
+    (
+        "cooperativeMatrixFlexibleDimensions",
+        Level::CoopMatrix2,
+        |f| &mut f.coop_matrix2.flexible_dimensions,
+    ),
+    ("cooperativeMatrixReductions", Level::CoopMatrix2, |f| {
+        &mut f.coop_matrix2.reductions
+    }),
+    ("cooperativeMatrixConversions", Level::CoopMatrix2, |f| {
+        &mut f.coop_matrix2.conversions
+    }),
+    (
+        "cooperativeMatrixPerElementOperations",
+        Level::CoopMatrix2,
+        |f| &mut f.coop_matrix2.per_element_operations,
+    ),
+    (
+        "cooperativeMatrixTensorAddressing",
+        Level::CoopMatrix2,
+        |f| &mut f.coop_matrix2.tensor_addressing,
+    ),
+    ("cooperativeMatrixBlockLoads", Level::CoopMatrix2, |f| {
+        &mut f.coop_matrix2.block_loads
+    }),
     ("shaderSubgroupClock", Level::ShaderClock, |f| {
         &mut f.shader_clock.shader_subgroup_clock
     }),
@@ -255,6 +285,8 @@ pub(crate) struct Levels {
     pub coop_matrix: bool,
     /// Whether `VK_KHR_shader_bfloat16` is available.
     pub bfloat16: bool,
+    /// Whether `VK_NV_cooperative_matrix2` is available.
+    pub coop_matrix2: bool,
     /// Whether `VK_KHR_shader_clock` is available.
     pub shader_clock: bool,
     /// Whether `VK_EXT_shader_atomic_float2` is available.
@@ -279,6 +311,7 @@ impl Levels {
             Level::AtomicFloat => self.atomic_float,
             Level::CoopMatrix => self.coop_matrix,
             Level::Bfloat16 => self.bfloat16,
+            Level::CoopMatrix2 => self.coop_matrix2,
             Level::ShaderClock => self.shader_clock,
             Level::AtomicFloat2 => self.atomic_float2,
             Level::AccelStruct => self.accel_struct,
@@ -305,6 +338,7 @@ impl FeatureStructs {
         self.atomic_float.p_next = std::ptr::null_mut();
         self.coop_matrix.p_next = std::ptr::null_mut();
         self.bfloat16.p_next = std::ptr::null_mut();
+        self.coop_matrix2.p_next = std::ptr::null_mut();
         self.shader_clock.p_next = std::ptr::null_mut();
         self.atomic_float2.p_next = std::ptr::null_mut();
         self.accel_struct.p_next = std::ptr::null_mut();
@@ -331,6 +365,9 @@ impl FeatureStructs {
         }
         if levels.allows(Level::Bfloat16) {
             features2 = features2.push_next(&mut self.bfloat16);
+        }
+        if levels.allows(Level::CoopMatrix2) {
+            features2 = features2.push_next(&mut self.coop_matrix2);
         }
         if levels.allows(Level::ShaderClock) {
             features2 = features2.push_next(&mut self.shader_clock);

@@ -404,6 +404,9 @@ impl InstanceHandle {
             bfloat16: extensions
                 .iter()
                 .any(|e| e == crate::bfloat16::BFLOAT16_EXT),
+            coop_matrix2: extensions
+                .iter()
+                .any(|e| e == crate::coop_matrix2::COOP_MATRIX2_EXT),
             shader_clock: extensions.iter().any(|e| e == SHADER_CLOCK_EXT),
             atomic_float2: extensions.iter().any(|e| e == ATOMIC_FLOAT2_EXT),
             accel_struct: accel_struct_offered,
@@ -451,6 +454,12 @@ impl InstanceHandle {
                 instance,
                 physical,
                 levels.coop_matrix,
+            ),
+            coop_matrix2: crate::coop_matrix2::query(
+                &self.entry,
+                instance,
+                physical,
+                levels.coop_matrix2,
             ),
             extensions,
             extension_versions,

@@ -29,6 +29,7 @@ mod bfloat16;
 mod bounds;
 mod buffer_address;
 mod cache;
+mod coop_matrix2;
 mod coop_shapes;
 mod descriptors;
 mod device;
@@ -67,6 +68,7 @@ pub use acceleration::{AccelInstance, AccelLevel, AccelStats, AccelStruct, Seria
 pub use bounds::BoundsViolation;
 pub use buffer_address::BufferAddressing;
 pub use cache::cache_dir_from_env;
+pub use coop_matrix2::{CoopMatrix2Info, CoopMatrixFlexible};
 pub use coop_shapes::CoopMatrixShape;
 pub use descriptors::BUFFER_ARRAY_CAPACITY;
 pub use device::{DeviceInfo, DeviceLimits, DeviceType, VALIDATION_LAYER};

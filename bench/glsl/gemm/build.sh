@@ -31,4 +31,21 @@ b64x256x32_w32x64 64 256 32 32 64
 b128x64x64_w32x32 128 64 64 32 32
 b128x128x64_w64x32_f16 128 128 64 64 32 -DACC_F16
 LIST
+# Workgroup-scope matrices (VK_NV_cooperative_matrix2): stem BM BN BK threads [extra].
+wg=$(dirname "$0")/coop_workgroup.comp
+while read -r stem bm bn bk threads extra; do
+    [ -z "$stem" ] && continue
+    "$glslang" -V --target-env vulkan1.3 -S comp -e gemm --source-entrypoint main \
+        -DBM=$bm -DBN=$bn -DBK=$bk $extra "$wg" -o "$dir/$stem.spv" >/dev/null
+    exact=1; [[ "$extra" == *ACC_F16* ]] && exact=0
+    echo "$stem $bm $bn $threads $exact" >> "$dir/variants.txt"
+done <<'LIST'
+wg128x128x32_t256 128 128 32 256
+wg128x128x64_t256 128 128 64 256
+wg128x256x32_t256 128 256 32 256
+wg256x128x32_t256 256 128 32 256
+wg128x128x32_t128 128 128 32 128
+wg64x64x32_t128 64 64 32 128
+wg128x128x32_t256_f16 128 128 32 256 -DACC_F16
+LIST
 echo "$(wc -l < "$dir/variants.txt") modules in $dir"

@@ -14,6 +14,7 @@
 //!
 //! ```text
 //! big_buffer [--big-mib N (16384)] [--small-mib N (1024)] [--reps N (10)] [--grid G (4096)]
+//!            [--source FILE (the example)]
 //! ```
 
 use cajeta_runtime::{Buffer, Context, ContextOptions, Kernel, KernelArg, LaunchConfig, Stream};
@@ -41,7 +42,13 @@ struct Kernels {
 /// variants.
 fn load(ctx: &Context) -> Result<(Kernels, Kernels), String> {
     let mut sources = SourceMap::new();
-    let files = [("big_buffer.cajeta".to_string(), SOURCE.to_string())];
+    // `--source FILE` measures other kernels of the same names and parameters (a variant
+    // of the example being tried) against the same host-side checks.
+    let text = match std::env::args().skip_while(|a| a != "--source").nth(1) {
+        Some(path) => std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?,
+        None => SOURCE.to_string(),
+    };
+    let files = [("big_buffer.cajeta".to_string(), text)];
     let module =
         cajetac::driver::frontend(&mut sources, &files).map_err(|d| render_human(&sources, &d))?;
     let options = SpirvOptions {

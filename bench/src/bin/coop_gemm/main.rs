@@ -216,10 +216,19 @@ fn run(args: &[String]) -> Result<(), String> {
                 .chunks_exact(4)
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect();
+            // A module the driver refuses (a workgroup-scope matrix shape it does not take)
+            // is reported and skipped, so the other variants still run.
+            let kernel = match ctx.load_kernel(&words, &ours.reflection) {
+                Ok(k) => k,
+                Err(e) => {
+                    println!("glsl-{stem} skipped: the device refused it: {e}");
+                    continue;
+                }
+            };
             variants.push(Variant {
                 name: format!("glsl-{stem}"),
                 label: format!("GLSL coopmat {stem}"),
-                kernel: ctx.load_kernel(&words, &ours.reflection).map_err(err)?,
+                kernel,
                 tile: [num(bm)?, num(bn)?],
                 threads: num(threads)?,
                 exact: exact == "1",
@@ -240,6 +249,33 @@ fn run(args: &[String]) -> Result<(), String> {
     } else {
         HashMap::new()
     };
+    match &ctx.device_info().coop_matrix2 {
+        Some(nv2) => {
+            println!(
+                "VK_NV_cooperative_matrix2: features {:?}; workgroup scope up to {} invocations, \
+                 {} bytes of shared memory reserved; flexible dimensions up to {}",
+                nv2.features,
+                nv2.workgroup_scope_max_workgroup_size,
+                nv2.workgroup_scope_reserved_shared_memory,
+                nv2.flexible_dimensions_max_dimension
+            );
+            for f in &nv2.flexible {
+                println!(
+                    "  flexible {} granularity {}x{}x{} {}x{} + {} -> {} ({} invocations)",
+                    f.scope,
+                    f.m_granularity,
+                    f.n_granularity,
+                    f.k_granularity,
+                    f.a,
+                    f.b,
+                    f.c,
+                    f.result,
+                    f.workgroup_invocations
+                );
+            }
+        }
+        None => println!("VK_NV_cooperative_matrix2: not offered"),
+    }
     println!(
         "\nDevice: {} ({}); median of {reps} runs, GPU time from Vulkan timestamps\n",
         ctx.device_info().name,
