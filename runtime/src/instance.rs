@@ -32,9 +32,10 @@ pub(crate) struct MessageSink {
 
 /// Extensions newer than some validation layers in use (Debian's is 1.3.239), with the
 /// `VkStructureType` of their feature struct.
-const NEWER_THAN_OLD_LAYERS: [(&str, &str); 2] = [
+const NEWER_THAN_OLD_LAYERS: [(&str, &str); 3] = [
     ("VK_KHR_cooperative_matrix", "(1000506000)"),
     ("VK_KHR_shader_bfloat16", "(1000141000)"),
+    ("VK_NV_cooperative_matrix2", "(1000593000)"),
 ];
 
 /// Whether a message only says that the layer predates one of [`NEWER_THAN_OLD_LAYERS`]: it
