@@ -63,8 +63,36 @@ pub fn run(ctx: &Context, base: &Baseline, quick: bool) -> Result<Vec<Row>, Stri
                 back.fill(0);
             }
         }
+        let pinned = if bytes >= 32 << 20 {
+            pinned_rates(ctx, bytes, reps, &data, &mut back)?
+        } else {
+            None
+        };
         let (bus_up, bus_down) = bus(base, bytes, reps, &data)?;
         let name = size_name(bytes);
+        if let Some((mut pu, mut pd, pin_ms)) = pinned {
+            for (dir, ours, bus) in [
+                ("upload", &mut pu, &bus_up),
+                ("download", &mut pd, &bus_down),
+            ] {
+                let mut rate: Vec<f64> = ours.iter().map(|s| bytes as f64 / s / 1e9).collect();
+                let mut bus_rate: Vec<f64> = bus.iter().map(|ns| bytes as f64 / ns).collect();
+                let row = Row::rate(
+                    &format!("{dir} {name} (pinned host array, vs bus)"),
+                    "GB/s",
+                    &mut rate,
+                    &mut bus_rate,
+                );
+                println!(
+                    "transfer {dir} {name} pinned: cajeta {:.2} GB/s (median of {reps}; pinning \
+                     the array took {pin_ms:.1} ms), bus {:.2} GB/s, {:.0}% of the bus",
+                    row.ours,
+                    row.baseline,
+                    100.0 * row.ours / row.baseline
+                );
+                rows.push(row);
+            }
+        }
         for (dir, ours, bus) in [
             ("upload", &mut up, bus_up),
             ("download", &mut down, bus_down),
@@ -89,6 +117,54 @@ pub fn run(ctx: &Context, base: &Baseline, quick: bool) -> Result<Vec<Row>, Stri
         }
     }
     Ok(rows)
+}
+
+/// Seconds of `reps` uploads from and downloads into pinned arrays (`Context::pin_host`, as
+/// the host executors pin an array at its second large transfer) and the milliseconds the
+/// two pins took; `None` where the device cannot pin host memory.
+type PinnedRates = Option<(Vec<f64>, Vec<f64>, f64)>;
+
+fn pinned_rates(
+    ctx: &Context,
+    bytes: u64,
+    reps: usize,
+    data: &[u8],
+    back: &mut [u8],
+) -> Result<PinnedRates, String> {
+    let e = |x: cajeta_runtime::RuntimeError| x.to_string();
+    let t = Instant::now();
+    // SAFETY: `data` and `back` outlive the pins (dropped at the end of this function) and
+    // are neither freed nor reallocated meanwhile.
+    let Some(pin_up) = (unsafe { ctx.pin_host(data.as_ptr(), data.len()) }) else {
+        return Ok(None);
+    };
+    // SAFETY: as above.
+    let Some(pin_down) = (unsafe { ctx.pin_host(back.as_ptr(), back.len()) }) else {
+        return Ok(None);
+    };
+    let pin_ms = t.elapsed().as_secs_f64() * 1e3;
+    let buf = ctx.create_buffer(bytes).map_err(e)?;
+    let s = ctx.default_stream();
+    let (mut up, mut down) = (Vec::new(), Vec::new());
+    for rep in 0..=reps {
+        let t = Instant::now();
+        s.upload_buffer_pinned(&buf, data, &pin_up).map_err(e)?;
+        let u = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        s.download_buffer_pinned(&buf, back, &pin_down).map_err(e)?;
+        let d = t.elapsed().as_secs_f64();
+        if rep > 0 {
+            up.push(u);
+            down.push(d);
+        }
+        if back != data {
+            return Err(format!(
+                "pinned round trip of {bytes} bytes corrupted the data"
+            ));
+        }
+        back.fill(0);
+    }
+    Ok(Some((up, down, pin_ms)))
 }
 
 /// GPU nanoseconds of `reps` raw copies each way between a filled pinned host-visible buffer

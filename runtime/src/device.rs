@@ -347,11 +347,13 @@ impl DeviceShared {
         if levels.ray_tracing_pipeline {
             ext_names.push(ash::khr::ray_tracing_pipeline::NAME);
         }
-        let host_import = opts.transfer.import_host
-            && c.info
-                .extensions
-                .iter()
-                .any(|e| e == "VK_EXT_external_memory_host");
+        // Enabled wherever offered: host arrays are pinned through it (`Context::pin_host`);
+        // importing at every large transfer is the separate `import_host` option.
+        let host_import = c
+            .info
+            .extensions
+            .iter()
+            .any(|e| e == "VK_EXT_external_memory_host");
         if host_import {
             ext_names.push(ash::ext::external_memory_host::NAME);
         }

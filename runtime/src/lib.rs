@@ -39,6 +39,7 @@ mod event;
 mod feature_names;
 mod features;
 mod host_copy;
+mod host_pin;
 mod instance;
 mod kernel_needs;
 mod kernel_printf;
@@ -76,6 +77,7 @@ pub use device_profile::{DeviceProfile, ProfileLimits, COMPUTE_LIMITS, DEVICE_PR
 pub use error::{Result, RuntimeError};
 pub use event::Event;
 pub use features::{known_features, required_features};
+pub use host_pin::HostPin;
 pub use kernel_printf::{kernel_prints, KernelPrintf};
 pub use launch::{KernelArg, LaunchConfig, ScalarValue};
 pub use pipeline::Kernel;

@@ -444,7 +444,11 @@ impl PendingDownload {
 }
 
 /// A host array must hold exactly the bytes of the resource (region) it is copied to or from.
-fn check_length(resource: &'static str, resource_bytes: u64, host_len: usize) -> Result<()> {
+pub(crate) fn check_length(
+    resource: &'static str,
+    resource_bytes: u64,
+    host_len: usize,
+) -> Result<()> {
     if host_len as u64 == resource_bytes {
         Ok(())
     } else {

@@ -60,17 +60,22 @@ impl HostImport {
 }
 
 /// A host range imported as device memory and bound to a buffer.
-struct Imported {
-    buffer: vk::Buffer,
+pub(crate) struct Imported {
+    pub(crate) buffer: vk::Buffer,
     memory: vk::DeviceMemory,
     /// Offset of the array's first byte in the buffer.
-    offset: u64,
+    pub(crate) offset: u64,
 }
 
 impl Imported {
     /// Imports the pages around `ptr .. ptr + len`; `None` when the device refuses (the caller
     /// then stages).
-    fn new(shared: &DeviceShared, import: &HostImport, ptr: *const u8, len: usize) -> Option<Self> {
+    pub(crate) fn new(
+        shared: &DeviceShared,
+        import: &HostImport,
+        ptr: *const u8,
+        len: usize,
+    ) -> Option<Self> {
         let device = shared.device();
         let a = import.alignment as usize;
         let start = (ptr as usize) / a * a;
@@ -146,7 +151,7 @@ impl Imported {
     }
 
     /// Destroys buffer and memory; the caller waited for every command that used them.
-    fn destroy(self, shared: &DeviceShared) {
+    pub(crate) fn destroy(self, shared: &DeviceShared) {
         let device = shared.device();
         // SAFETY: no pending command uses them (caller).
         unsafe {
@@ -166,7 +171,11 @@ impl Stream {
         data: &[u8],
     ) -> Result<Option<CommandId>> {
         let shared = self.shared().clone();
-        let Some(import) = shared.host_import.as_ref() else {
+        let Some(import) = shared
+            .host_import
+            .as_ref()
+            .filter(|_| shared.transfer.import_host)
+        else {
             return Ok(None);
         };
         let Some(imported) = Imported::new(&shared, import, data.as_ptr(), data.len()) else {
@@ -193,7 +202,11 @@ impl Stream {
     /// Reports as `sync()` does.
     pub(crate) fn download_imported(&self, buffer: &Buffer, out: &mut [u8]) -> Result<bool> {
         let shared = self.shared().clone();
-        let Some(import) = shared.host_import.as_ref() else {
+        let Some(import) = shared
+            .host_import
+            .as_ref()
+            .filter(|_| shared.transfer.import_host)
+        else {
             return Ok(false);
         };
         let Some(imported) = Imported::new(&shared, import, out.as_ptr(), out.len()) else {
@@ -237,7 +250,7 @@ impl Stream {
     }
 
     /// Records the tracker's barriers and `copy` into the stream, submits and waits for it.
-    fn run_imported(
+    pub(crate) fn run_imported(
         &self,
         state: &mut Batches,
         usage: Usage,

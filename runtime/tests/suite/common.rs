@@ -50,7 +50,7 @@ pub fn assemble(text: &str) -> Vec<u32> {
         .collect()
 }
 
-fn in_ci() -> bool {
+pub fn in_ci() -> bool {
     std::env::var("CI")
         .map(|v| v == "true" || v == "1")
         .unwrap_or(false)

@@ -10,6 +10,7 @@ mod chunked;
 mod errors;
 mod faults;
 mod images;
+mod pinned;
 mod queues;
 mod streams;
 mod textures;

@@ -55,7 +55,17 @@ impl Interp<'_> {
             HostOp::BufferUpload | HostOp::BufferUploadAsync if t.is_plain() => {
                 let array = t.array.borrow();
                 let bytes = super::buffer_transfer::plain_bytes(&array).unwrap_or_default();
-                if !bytes.is_empty() {
+                // A synchronous upload of a large array may go straight from its pinned pages.
+                let pin = match op {
+                    HostOp::BufferUpload => self.device.pin_for(span, &t.array, bytes)?,
+                    _ => None,
+                };
+                if let Some(pin) = pin {
+                    rt(stream
+                        .stream
+                        .upload_buffer_pinned(&t.buffer, bytes, &pin)
+                        .map(|_| ()))?;
+                } else if !bytes.is_empty() {
                     rt(stream.stream.upload_buffer(&t.buffer, bytes).map(|_| ()))?;
                 }
                 if op == HostOp::BufferUploadAsync {
@@ -68,7 +78,10 @@ impl Interp<'_> {
                 if bytes.is_empty() {
                     return Ok(Value::Void);
                 }
-                let r = stream.stream.download_buffer(&t.buffer, bytes);
+                let r = match self.device.pin_for(span, &t.array, bytes)? {
+                    Some(pin) => stream.stream.download_buffer_pinned(&t.buffer, bytes, &pin),
+                    None => stream.stream.download_buffer(&t.buffer, bytes),
+                };
                 drop(array);
                 self.device.waited(span, r)?;
             }

@@ -120,6 +120,8 @@ pub struct Device<'a> {
     pub(super) created: Vec<Rc<StreamObj>>,
     /// Where each checked launch not yet waited for was made (checked mode's notes).
     pub(super) checked_launches: HashMap<CommandId, Span>,
+    /// Large host arrays pinned for direct transfers.
+    pub(super) pins: super::host_pins::HostPins,
 }
 
 impl<'a> Device<'a> {
@@ -136,6 +138,7 @@ impl<'a> Device<'a> {
             stream: None,
             created: Vec::new(),
             checked_launches: HashMap::new(),
+            pins: Default::default(),
         }
     }
 

@@ -16,6 +16,7 @@ mod device_query;
 mod eval;
 mod files;
 pub mod format;
+mod host_pins;
 mod hostops;
 // The native host code's string `+` (backend/llvm/bridge.rs).
 #[cfg(feature = "native-host")]

@@ -1,0 +1,201 @@
+//! Host memory pinned for the device: `cudaHostRegister`'s counterpart. The pages of a host
+//! range are imported once as device memory (`VK_EXT_external_memory_host`) and stay
+//! page-locked while the [`HostPin`] lives, so every later transfer to or from that range is
+//! one device copy at the bus's rate, with no staging copy on the CPU. Importing costs about
+//! what one staged transfer of the range does, so it pays from the second transfer of the
+//! same memory on; the host executors pin an array at its second large transfer
+//! (docs/runtime.md, "Transfers").
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use crate::device::DeviceShared;
+use crate::error::{Result, RuntimeError};
+use crate::resources::Buffer;
+use crate::stream::{CommandId, Stream};
+use crate::sync::{Handle, Usage};
+use crate::transfer_import::Imported;
+use crate::{lock, Context};
+
+/// A host range imported as device memory (see the module documentation). Dropping it
+/// releases the import; every transfer through it has finished by then (they wait).
+pub struct HostPin {
+    shared: Arc<DeviceShared>,
+    imported: Option<Imported>,
+    start: usize,
+    len: usize,
+}
+
+impl std::fmt::Debug for HostPin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostPin")
+            .field("start", &self.start)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl HostPin {
+    /// The pinned range's length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the pinned range is empty (never: a pin of nothing is refused).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether `data` lies inside the pinned range.
+    pub fn covers(&self, data: &[u8]) -> bool {
+        self.offset_of(data.as_ptr(), data.len()).is_some()
+    }
+
+    /// Offset of `data` in the import's buffer, when `data` lies inside the pinned range.
+    fn offset_of(&self, data: *const u8, len: usize) -> Option<u64> {
+        let at = data as usize;
+        let inside = at >= self.start && at.checked_add(len)? <= self.start + self.len;
+        let imported = self.imported.as_ref()?;
+        inside.then(|| imported.offset + (at - self.start) as u64)
+    }
+
+    fn buffer(&self) -> vk::Buffer {
+        self.imported
+            .as_ref()
+            .map_or(vk::Buffer::null(), |i| i.buffer)
+    }
+
+    fn check(&self, stream: &Stream, data: *const u8, len: usize) -> Result<u64> {
+        if !Arc::ptr_eq(&self.shared, stream.shared()) {
+            return Err(RuntimeError::ForeignResource("pinned host memory".into()));
+        }
+        self.offset_of(data, len).ok_or_else(|| {
+            RuntimeError::InvalidResource(format!(
+                "{len} bytes at {data:p} are not inside the pinned host range ({} bytes)",
+                self.len
+            ))
+        })
+    }
+}
+
+impl Drop for HostPin {
+    fn drop(&mut self) {
+        if let Some(imported) = self.imported.take() {
+            imported.destroy(&self.shared);
+        }
+    }
+}
+
+impl Context {
+    /// Pins `len` bytes at `ptr` for direct transfers ([`Stream::upload_buffer_pinned`],
+    /// [`Stream::download_buffer_pinned`]); `None` where the device cannot import host memory
+    /// (no `VK_EXT_external_memory_host`, or the driver refuses the range).
+    ///
+    /// # Safety
+    /// The range must be memory of this process that stays allocated, in place, for as long
+    /// as the returned pin lives: the device reads and writes those pages directly.
+    pub unsafe fn pin_host(&self, ptr: *const u8, len: usize) -> Option<HostPin> {
+        let shared = self.inner.shared.clone();
+        let import = shared.host_import.as_ref()?;
+        if len == 0 {
+            return None;
+        }
+        let imported = Imported::new(&shared, import, ptr, len)?;
+        Some(HostPin {
+            shared,
+            imported: Some(imported),
+            start: ptr as usize,
+            len,
+        })
+    }
+}
+
+impl Stream {
+    /// [`Stream::upload_buffer`] from pinned memory: one device copy from `data` (which must
+    /// lie inside `pin`) into `buffer`, submitted and waited for, so `data` may change as soon
+    /// as this returns.
+    pub fn upload_buffer_pinned(
+        &self,
+        buffer: &Buffer,
+        data: &[u8],
+        pin: &HostPin,
+    ) -> Result<CommandId> {
+        self.check_owner(&buffer.inner.shared, "buffer")?;
+        crate::transfer::check_length("buffer", buffer.size(), data.len())?;
+        let src_offset = pin.check(self, data.as_ptr(), data.len())?;
+        let usage = Usage::transfer_write(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
+        let region = vk::BufferCopy {
+            src_offset,
+            dst_offset: buffer.offset(),
+            size: data.len() as u64,
+        };
+        let (src, dst) = (pin.buffer(), buffer.inner.raw.buffer);
+        let mut state = lock(&self.inner.state);
+        self.run_imported(
+            &mut state,
+            usage,
+            "upload",
+            data.len() as u64,
+            |device, cmd| {
+                // SAFETY: recording state; both buffers outlive the wait inside run_imported.
+                unsafe { device.cmd_copy_buffer(cmd, src, dst, &[region]) }
+            },
+        )
+    }
+
+    /// [`Stream::download_buffer`] into pinned memory: one device copy from `buffer` into
+    /// `out` (which must lie inside `pin`), waited for like any download.
+    pub fn download_buffer_pinned(
+        &self,
+        buffer: &Buffer,
+        out: &mut [u8],
+        pin: &HostPin,
+    ) -> Result<()> {
+        self.check_owner(&buffer.inner.shared, "buffer")?;
+        crate::transfer::check_length("buffer", buffer.size(), out.len())?;
+        if buffer.memory_kind() != crate::MemoryKind::Device {
+            // Host-visible memory is read straight from its mapping, as without a pin.
+            return self.download_buffer(buffer, out);
+        }
+        let dst_offset = pin.check(self, out.as_ptr(), out.len())?;
+        let usage = Usage::transfer_read(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
+        let region = vk::BufferCopy {
+            src_offset: buffer.offset(),
+            dst_offset,
+            size: out.len() as u64,
+        };
+        let (src, dst) = (buffer.inner.raw.buffer, pin.buffer());
+        let mut state = lock(&self.inner.state);
+        self.run_imported(
+            &mut state,
+            usage,
+            "download",
+            out.len() as u64,
+            |device, cmd| {
+                let to_host = vk::BufferMemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                    .dst_access_mask(vk::AccessFlags::HOST_READ)
+                    .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                    .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                    .buffer(dst)
+                    .offset(0)
+                    .size(vk::WHOLE_SIZE);
+                // SAFETY: recording state; both buffers outlive the wait inside run_imported.
+                unsafe {
+                    device.cmd_copy_buffer(cmd, src, dst, &[region]);
+                    device.cmd_pipeline_barrier(
+                        cmd,
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::PipelineStageFlags::HOST,
+                        vk::DependencyFlags::empty(),
+                        &[],
+                        &[to_host],
+                        &[],
+                    );
+                }
+            },
+        )?;
+        state.sync()
+    }
+}
