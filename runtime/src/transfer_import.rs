@@ -104,13 +104,21 @@ impl Imported {
         // SAFETY: just created.
         let req = unsafe { device.get_buffer_memory_requirements(buffer) };
         let bits = req.memory_type_bits & props.memory_type_bits;
-        let coherent = (0..32u32).find(|&i| {
-            bits & (1 << i) != 0
-                && import
-                    .type_flags
-                    .get(i as usize)
-                    .is_some_and(|f| f.contains(vk::MemoryPropertyFlags::HOST_COHERENT))
-        });
+        // Host-coherent, and cached where offered: the pages are ordinary cached memory of
+        // this process (what CUDA's pinned memory is), which the host reads back after a
+        // download.
+        let with = |flags: vk::MemoryPropertyFlags| {
+            (0..32u32).find(|&i| {
+                bits & (1 << i) != 0
+                    && import
+                        .type_flags
+                        .get(i as usize)
+                        .is_some_and(|f| f.contains(flags))
+            })
+        };
+        let coherent =
+            with(vk::MemoryPropertyFlags::HOST_COHERENT | vk::MemoryPropertyFlags::HOST_CACHED)
+                .or_else(|| with(vk::MemoryPropertyFlags::HOST_COHERENT));
         let destroy_buffer = || {
             // SAFETY: never used by the device.
             unsafe { device.destroy_buffer(buffer, None) }
