@@ -583,8 +583,11 @@ impl Drop for DeviceShared {
                 .0
                 .destroy_pipeline_cache(self.pipeline_cache, None);
         }
-        // The allocator frees its memory blocks through the device, so it must go first.
-        drop(lock(&self.allocator).take());
+        // The allocator frees its memory blocks through the device, so it must go first;
+        // those `vkFreeMemory` calls are serialized as in `memory.rs`.
+        let allocator = lock(&self.allocator).take();
+        let _serial = lock(&crate::DRIVER_SERIAL);
+        drop(allocator);
     }
 }
 

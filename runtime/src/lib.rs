@@ -103,6 +103,9 @@ use device::DeviceShared;
 /// H200's driver (580.159) 16 threads doing so with their own contexts while others compiled
 /// pipelines now and then all stopped inside the driver (threads parked on its locks, no GPU
 /// fault); these calls are rare and slow anyway, so one at a time costs nothing measurable.
+/// Memory allocation and freeing (`memory.rs`, which may call `vkAllocateMemory` /
+/// `vkFreeMemory`) take it too, after a fresh-cache run stopped with a thread allocating
+/// past 4 GiB inside the driver while another created a device.
 pub(crate) static DRIVER_SERIAL: Mutex<()> = Mutex::new(());
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -22,6 +22,11 @@ fn allocate(
     location: MemoryLocation,
     linear: bool,
 ) -> Result<Allocation> {
+    // A new memory block is a `vkAllocateMemory`: serialized with device creation and
+    // pipeline compiles (see `DRIVER_SERIAL`), since a run of the test suite on the H200 with
+    // fresh driver caches once stopped with one thread allocating a buffer past 4 GiB inside
+    // the driver while another created a device. Taken before the allocator's own lock.
+    let _serial = lock(&crate::DRIVER_SERIAL);
     let mut guard = lock(&shared.allocator);
     let Some(allocator) = guard.as_mut() else {
         return Err(RuntimeError::Allocation {
@@ -46,6 +51,8 @@ fn allocate(
 /// Returns an allocation to the allocator. Failures are ignored: this runs from `Drop`, and the
 /// allocator only fails for allocations it does not know, which cannot happen here.
 fn free(shared: &DeviceShared, allocation: Allocation) {
+    // Freeing a block is a `vkFreeMemory`: serialized as allocation is.
+    let _serial = lock(&crate::DRIVER_SERIAL);
     if let Some(allocator) = lock(&shared.allocator).as_mut() {
         let _ = allocator.free(allocation);
     }
