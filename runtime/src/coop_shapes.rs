@@ -36,17 +36,62 @@ impl CoopMatrixShape {
     /// 16×16×16 at subgroup scope, A and B of type `ab`, accumulator and result of type `acc`
     /// (the shapes the compiler emits).
     pub fn subgroup16(ab: &str, acc: &str) -> CoopMatrixShape {
+        CoopMatrixShape::subgroup([16, 16, 16], ab, ab, acc)
+    }
+
+    /// `[m, n, k]` at subgroup scope: A of type `a` (M×K), B of type `b` (K×N), accumulator
+    /// and result of type `acc` (M×N).
+    pub fn subgroup([m, n, k]: [u32; 3], a: &str, b: &str, acc: &str) -> CoopMatrixShape {
         CoopMatrixShape {
-            m: 16,
-            n: 16,
-            k: 16,
-            a: ab.into(),
-            b: ab.into(),
+            m,
+            n,
+            k,
+            a: a.into(),
+            b: b.into(),
             c: acc.into(),
             result: acc.into(),
             scope: "subgroup".into(),
         }
     }
+}
+
+/// `16x8x32 int8 x int8 + int32 at subgroup scope` (the result type added where it differs
+/// from the accumulator's).
+impl std::fmt::Display for CoopMatrixShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}x{}x{} {} x {} + {}",
+            self.m, self.n, self.k, self.a, self.b, self.c
+        )?;
+        if self.result != self.c {
+            write!(f, " -> {}", self.result)?;
+        }
+        write!(f, " at {} scope", self.scope)
+    }
+}
+
+impl CoopMatrixShape {
+    /// The shape as `Device.hasCoopMatrix` spells it (`"16x8x32 int8 int32"`) where that form
+    /// can say it (subgroup scope, A and B of one type, result of the accumulator's), the
+    /// long form otherwise.
+    pub fn query_form(&self) -> String {
+        if self.scope == "subgroup" && self.a == self.b && self.c == self.result {
+            format!("{}x{}x{} {} {}", self.m, self.n, self.k, self.a, self.c)
+        } else {
+            self.to_string()
+        }
+    }
+}
+
+/// A device's list of shapes for messages that say what it offers: each in
+/// [`CoopMatrixShape::query_form`], `, `-separated; `none` for an empty list.
+pub fn offered(list: &[CoopMatrixShape]) -> String {
+    if list.is_empty() {
+        return "none".into();
+    }
+    let names: Vec<String> = list.iter().map(|s| s.query_form()).collect();
+    names.join(", ")
 }
 
 fn component_name(t: vk::ComponentTypeKHR) -> String {
