@@ -602,3 +602,87 @@ fn the_gemm_examples_bfloat16_kernel_compiles_where_the_device_multiplies_bfloat
         }
     }
 }
+
+/// Sizes in the type and integer matrices (`tests/kernels/coop_int8.cajeta`): compiled for the
+/// H200 each kernel records the M×N×K and types it multiplies in, which the profile lists, so
+/// it is accepted; without one of those shapes in the list the profile refuses the kernel with
+/// E0030 naming the shape and listing the ones the device offers.
+#[test]
+fn sized_and_integer_matrices_are_checked_against_the_profiles_shapes() {
+    let (map, module) = frontend(&tests_dir().join("kernels").join("coop_int8.cajeta"));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let h200 = profile("h200");
+    let kernels = compile_kernels(&module, &options(Some(&h200), TargetEnv::Vulkan1_3), None)
+        .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let shape = |name: &str| {
+        let k = &kernels.iter().find(|(_, k)| k.name == name).expect(name).1;
+        k.reflection.coop_matrix_shapes.clone()
+    };
+    use cajeta_runtime::CoopMatrixShape as S;
+    assert_eq!(
+        shape("gemmS8"),
+        vec![S::subgroup([16, 16, 32], "int8", "int8", "int32")]
+    );
+    assert_eq!(
+        shape("gemmU8"),
+        vec![S::subgroup([16, 8, 32], "uint8", "uint8", "uint32")]
+    );
+    let f16 = S::subgroup([16, 8, 16], "float16", "float16", "float32");
+    assert_eq!(shape("tile16x8"), vec![f16.clone()]);
+    if let Err(d) = check_profile(&module, &kernels, &h200) {
+        panic!("{}", render_human(&map, &d));
+    }
+    let mut without = h200.clone();
+    without.coop_matrix_shapes.retain(|s| *s != f16);
+    let text = render_human(
+        &map,
+        &check_profile(&module, &kernels, &without).expect_err("refused"),
+    );
+    assert!(
+        text.contains("E0030")
+            && text.contains(
+                "kernel `tile16x8` needs cooperative matrices 16x8x16 float16 x float16 + float32"
+            )
+            && text.contains("the device offers: 16x16x16 float16 float16")
+            && text.contains("16x8x32 int8 int32"),
+        "{text}"
+    );
+    assert_eq!(text.matches("error[E0030]").count(), 1, "{text}");
+}
+
+/// int8 × uint8 is valid SPIR-V (each operand's signedness is its own flag) but the H200 lists
+/// no mixed-signedness shape: compiling for it is E0030 naming the combination.
+#[test]
+fn mixed_signedness_is_refused_where_the_device_does_not_list_it() {
+    let (map, module) = frontend(&tests_dir().join("kernels").join("coop_int8_mixed.cajeta"));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let h200 = profile("h200");
+    let kernels = compile_kernels(&module, &options(Some(&h200), TargetEnv::Vulkan1_3), None)
+        .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let asm = disassemble(&kernels[0].1.words);
+    assert!(
+        asm.contains(
+            "MatrixASignedComponentsKHR|MatrixCSignedComponentsKHR|MatrixResultSignedComponentsKHR"
+        ),
+        "{asm}"
+    );
+    let text = render_human(
+        &map,
+        &check_profile(&module, &kernels, &h200).expect_err("refused"),
+    );
+    assert!(
+        text.contains("E0030") && text.contains("16x16x32 int8 x uint8 + int32"),
+        "{text}"
+    );
+    let mut with = h200.clone();
+    with.coop_matrix_shapes
+        .push(cajeta_runtime::CoopMatrixShape::subgroup(
+            [16, 16, 32],
+            "int8",
+            "uint8",
+            "int32",
+        ));
+    if let Err(d) = check_profile(&module, &kernels, &with) {
+        panic!("{}", render_human(&map, &d));
+    }
+}
