@@ -686,3 +686,39 @@ fn mixed_signedness_is_refused_where_the_device_does_not_list_it() {
         panic!("{}", render_human(&map, &d));
     }
 }
+
+/// tests/device/device_coop_int8.cajeta compiled for the H200 takes both cooperative paths
+/// (the 16x16x32 int8 and 16x8x16 float16 shapes are listed), passes the profile check and
+/// validates; for lavapipe and without a profile only the scalar paths remain.
+#[test]
+fn the_int8_device_program_takes_its_cooperative_paths_for_the_h200() {
+    let (map, module) = frontend(&tests_dir().join("device").join("device_coop_int8.cajeta"));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    for (p, coop) in [
+        (Some(profile("h200")), true),
+        (Some(profile("lavapipe")), false),
+        (None, false),
+    ] {
+        let kernels = compile_kernels(&module, &options(p.as_ref(), TargetEnv::Vulkan1_3), None)
+            .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+        if let Some(p) = &p {
+            if let Err(d) = check_profile(&module, &kernels, p) {
+                panic!("{}", render_human(&map, &d));
+            }
+        }
+        for (_, k) in kernels.iter().filter(|(_, k)| k.name != "probe") {
+            let tag = format!("{}.{}", k.name, p.as_ref().map_or("baseline", |p| &p.name));
+            if let Err(e) = spirv_val(&k.words, TargetEnv::Vulkan1_3, &tag) {
+                assert!(validator_too_old(&e), "{e}");
+            }
+            let asm = disassemble(&k.words);
+            let mul_adds = asm.matches("OpCooperativeMatrixMulAddKHR").count();
+            assert_eq!(mul_adds, usize::from(coop), "{tag}:\n{asm}");
+            assert_eq!(
+                k.reflection.coop_matrix_shapes.len(),
+                usize::from(coop),
+                "{tag}"
+            );
+        }
+    }
+}
