@@ -12,7 +12,11 @@ use cajetac::diagnostics::render_human;
 use cajetac::driver::compile_kernels;
 
 fn kernel(name: &str) -> CompiledKernel {
-    let (map, module) = frontend(&tests_dir().join("kernels").join("coop_int8.cajeta"));
+    kernel_of(&tests_dir().join("kernels").join("coop_int8.cajeta"), name)
+}
+
+fn kernel_of(path: &std::path::Path, name: &str) -> CompiledKernel {
+    let (map, module) = frontend(path);
     let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
     compile_kernels(&module, &SpirvOptions::default(), None)
         .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)))
@@ -218,6 +222,48 @@ fn a_16x8x16_float16_tile_matches_the_host_where_the_device_lists_it() {
             let at = 2 * (col * 16 + r);
             let h = u16::from_le_bytes([half[at], half[at + 1]]);
             assert_eq!(h, f16_bits(want), "float16 c[{r}][{col}] (column-major)");
+        }
+    }
+}
+
+/// The coop_gemm bench's tiled int8 GEMM (`bench/src/bin/coop_gemm/int8_tiled.cajeta`: A and B
+/// staged through shared arrays of 128-bit vectors, int8 tiles read from them) at 256×256×128,
+/// every element checked.
+#[test]
+fn the_benchs_tiled_int8_gemm_matches_the_host_where_the_device_lists_16x16x32() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let path = tests_dir().join("../bench/src/bin/coop_gemm/int8_tiled.cajeta");
+    let Some(k) = load_where_listed(&ctx, &kernel_of(&path, "gemm")) else {
+        return;
+    };
+    let (m, n, kk) = (256usize, 256usize, 128usize);
+    let a: Vec<i8> = (0..m * kk).map(|i| ((i * 7 + 3) % 19) as i8 - 9).collect();
+    let b: Vec<i8> = (0..kk * n).map(|i| ((i * 11) % 15) as i8 - 7).collect();
+    let bytes = |v: &[i8]| v.iter().map(|x| *x as u8).collect::<Vec<u8>>();
+    let (ba, bb) = (buffer(&ctx, &bytes(&a)), buffer(&ctx, &bytes(&b)));
+    let bc = buffer(&ctx, &vec![0u8; m * n * 4]);
+    let args = [
+        KernelArg::Buffer(&ba),
+        KernelArg::Buffer(&bb),
+        KernelArg::Buffer(&bc),
+        KernelArg::Scalar(ScalarValue::U32(m as u32)),
+        KernelArg::Scalar(ScalarValue::U32(n as u32)),
+        KernelArg::Scalar(ScalarValue::U32(kk as u32)),
+    ];
+    let sg = ctx.device_info().subgroup_size;
+    let cfg = LaunchConfig::new([(n / 128) as u32, (m / 128) as u32, 1], [8 * sg, 1, 1]);
+    ctx.default_stream()
+        .launch(&k, &cfg, &args)
+        .expect("launch");
+    let got = words(&download(&ctx, &bc, m * n * 4));
+    for r in 0..m {
+        for col in 0..n {
+            let want: i32 = (0..kk)
+                .map(|i| i32::from(a[r * kk + i]) * i32::from(b[i * n + col]))
+                .sum();
+            assert_eq!(got[r * n + col] as i32, want, "c[{r}][{col}]");
         }
     }
 }

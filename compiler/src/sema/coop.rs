@@ -202,11 +202,10 @@ impl FnCtx<'_, '_> {
             return Ok(());
         };
         use ScalarType::{BF16, F16, F32, I32, I8, U32, U8};
-        let ok = match (ta.component, tb.component, tc.component) {
-            (F16, F16, F16 | F32) | (BF16, BF16, F32) => true,
-            (I8 | U8, I8 | U8, I32 | U32) => true,
-            _ => false,
-        };
+        let ok = matches!(
+            (ta.component, tb.component, tc.component),
+            (F16, F16, F16 | F32) | (BF16, BF16, F32) | (I8 | U8, I8 | U8, I32 | U32)
+        );
         if !ok {
             return self.error(
                 Diagnostic::error(
