@@ -722,3 +722,34 @@ fn the_int8_device_program_takes_its_cooperative_paths_for_the_h200() {
         }
     }
 }
+
+/// examples/gemm_int8.cajeta's cooperative kernel: for the H200 it holds the eight int8
+/// mulAdds on tiles from the shared vector arrays, its integer epilogue (sixteen scalings),
+/// passes the profile check and validates; for lavapipe its branch folds away.
+#[test]
+fn the_int8_gemm_example_takes_its_cooperative_path_for_the_h200() {
+    let (map, module) = frontend(&tests_dir().join("../examples/gemm_int8.cajeta"));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    for (p, coop) in [(profile("h200"), true), (profile("lavapipe"), false)] {
+        let kernels = compile_kernels(&module, &options(Some(&p), TargetEnv::Vulkan1_3), None)
+            .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+        if let Err(d) = check_profile(&module, &kernels, &p) {
+            panic!("{}", render_human(&map, &d));
+        }
+        let k = &kernels
+            .iter()
+            .find(|(_, k)| k.name == "gemmCoop")
+            .expect("kernel")
+            .1;
+        let asm = disassemble(&k.words);
+        let mul_adds = asm.matches("OpCooperativeMatrixMulAddKHR").count();
+        assert_eq!(mul_adds, if coop { 8 } else { 0 }, "{}:\n{asm}", p.name);
+        if coop {
+            assert_eq!(asm.matches("OpMatrixTimesScalar").count(), 16, "{asm}");
+            assert_eq!(loads_from_shared_vectors(&asm), 6, "{asm}");
+            if let Err(e) = spirv_val(&k.words, TargetEnv::Vulkan1_3, "gemm_int8.gemmCoop") {
+                assert!(validator_too_old(&e), "{e}");
+            }
+        }
+    }
+}
