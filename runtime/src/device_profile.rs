@@ -345,7 +345,7 @@ impl DeviceProfile {
             if let Some(s) = used.iter().find(|s| !self.coop_matrix_shapes.contains(s)) {
                 return Err(format!(
                     "cooperative matrices {s} (the device offers: {})",
-                    crate::coop_shapes::offered(&self.coop_matrix_shapes)
+                    crate::coop_shapes::list_text(&self.coop_matrix_shapes)
                 ));
             }
         }

@@ -121,37 +121,6 @@ fn compute_entry_points(spirv: &[u32]) -> std::result::Result<(u32, Vec<String>)
     Ok((version, names))
 }
 
-/// Every cooperative-matrix shape the kernel multiplies in must be one the device lists
-/// (`vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`); checked before the features so a
-/// device without cooperative matrices names the shape the kernel wanted. A device that has
-/// the extension but reported no shapes (the query failed) is left to the driver.
-fn check_coop_shapes(
-    shared: &DeviceShared,
-    reflection: &Reflection,
-) -> std::result::Result<(), String> {
-    let offered = &shared.info.coop_matrix_shapes;
-    let has_extension = shared
-        .enabled_extensions
-        .contains(crate::features::COOP_MATRIX_EXT);
-    if has_extension && offered.is_empty() {
-        return Ok(());
-    }
-    match reflection
-        .coop_matrix_shapes
-        .iter()
-        .find(|s| !offered.contains(s))
-    {
-        Some(s) if !has_extension => Err(format!(
-            "cooperative matrices {s} (the device has no VK_KHR_cooperative_matrix)"
-        )),
-        Some(s) => Err(format!(
-            "cooperative matrices {s} (the device offers: {})",
-            crate::coop_shapes::offered(offered)
-        )),
-        None => Ok(()),
-    }
-}
-
 /// Parses `"vulkan1.2"` into 2.
 fn target_env_minor(env: &str) -> Option<u32> {
     env.strip_prefix("vulkan1.")?.parse().ok()
@@ -190,7 +159,14 @@ impl Kernel {
                 entries.join(", ")
             )));
         }
-        check_coop_shapes(shared, reflection).map_err(&unsupported)?;
+        crate::coop_shapes::check_kernel(
+            &shared.info.coop_matrix_shapes,
+            shared
+                .enabled_extensions
+                .contains(crate::features::COOP_MATRIX_EXT),
+            &reflection.coop_matrix_shapes,
+        )
+        .map_err(&unsupported)?;
         let minor = shared.api_minor();
         let spirv_minor = (version >> 8) & 0xff;
         let needed_vulkan = match spirv_minor {

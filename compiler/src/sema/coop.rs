@@ -3,9 +3,84 @@
 //! 128-bit vectors that the load reinterprets (SPIR-V lets the pointer's element type differ
 //! from the component type; offset and stride then count vectors).
 
+use std::collections::HashMap;
+
 use super::body::{FnCtx, R};
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, CoopOp, CoopUse, ScalarType, Type};
+use crate::syntax::ast;
+
+/// The type `CoopMatrixA<T, M, K>` / `CoopMatrixB<T, K, N>` / `CoopMatrixAcc<T, M, N>` (or
+/// `<T>`, or bare: 16×16 of the class's default component) spelled with class name `class`:
+/// E0024 for a component the class cannot hold, E0008 for a malformed argument list or size.
+pub(super) fn resolve_coop_type(
+    class: &str,
+    args: &[ast::TypeArg],
+    span: Span,
+    generics: &HashMap<String, Type>,
+) -> Result<Type, Diagnostic> {
+    let Some(Type::CoopMatrix(default)) = super::device::coop_type(class) else {
+        return Ok(Type::Void);
+    };
+    let (component, dims) = match args {
+        [] => return Ok(Type::CoopMatrix(default)),
+        [arg] => (arg, None),
+        [arg, r, c] => (arg, Some((r, c))),
+        _ => {
+            return Err(Diagnostic::error(
+                Code::TypeMismatch,
+                span,
+                format!(
+                    "`{class}` takes a component type, optionally with its size: `{class}<T>` or \
+                     `{class}<T, {}>`",
+                    default.usage.dims_names()
+                ),
+            ))
+        }
+    };
+    let s = super::names::lane_type(component, span, generics)?;
+    let allowed = ir::CoopType::allowed_components(default.usage);
+    if !allowed.contains(&s) {
+        let names: Vec<String> = allowed.iter().map(|a| a.to_string()).collect();
+        return Err(Diagnostic::error(
+            Code::UnsupportedFeature,
+            span,
+            format!(
+                "`{class}<{s}>` is not supported: a {class} holds {}",
+                names.join(", ")
+            ),
+        ));
+    }
+    let (rows, cols) = match dims {
+        None => (CoopUse::DIM, CoopUse::DIM),
+        Some((r, c)) => (coop_dim(r, class)?, coop_dim(c, class)?),
+    };
+    Ok(Type::CoopMatrix(ir::CoopType {
+        usage: default.usage,
+        component: s,
+        rows,
+        cols,
+    }))
+}
+
+/// A size argument of a cooperative-matrix type (`CoopMatrixA<int8, 16, 32>`): an integer
+/// from 1 to [`CoopUse::MAX_DIM`].
+fn coop_dim(arg: &ast::TypeArg, class: &str) -> Result<u32, Diagnostic> {
+    let (value, span) = match arg {
+        ast::TypeArg::Int(text, span) => (text.parse::<u32>().ok(), *span),
+        ast::TypeArg::Type(t) => (None, t.span),
+    };
+    let max = CoopUse::MAX_DIM;
+    match value {
+        Some(v @ 1..) if v <= max => Ok(v),
+        _ => Err(Diagnostic::error(
+            Code::TypeMismatch,
+            span,
+            format!("the sizes of a {class} are integers from 1 to {max}"),
+        )
+        .with_label("not a size")),
+    }
+}
 
 /// Whether a buffer or shared array of `elem` can hold cooperative-matrix data: a numeric
 /// scalar, or a vector of four 32-bit lanes (16 bytes: eight float16, four float32).

@@ -557,48 +557,7 @@ pub fn resolve_type(
                 }
                 n if ENUM_CLASSES.contains(&n) => Ok(Type::Enum(n.to_string())),
                 n if super::device::coop_type(n).is_some() => {
-                    let Some(Type::CoopMatrix(default)) = super::device::coop_type(n) else {
-                        return Ok(Type::Void);
-                    };
-                    let (component, dims) = match args.as_slice() {
-                        [] => return Ok(Type::CoopMatrix(default)),
-                        [arg] => (arg, None),
-                        [arg, r, c] => (arg, Some((r, c))),
-                        _ => {
-                            return Err(Diagnostic::error(
-                                Code::TypeMismatch,
-                                t.span,
-                                format!(
-                                    "`{n}` takes a component type, optionally with its size: \
-                                     `{n}<T>` or `{n}<T, {}>`",
-                                    default.usage.dims_names()
-                                ),
-                            ))
-                        }
-                    };
-                    let s = lane_type(component, t.span, generics)?;
-                    let allowed = crate::ir::CoopType::allowed_components(default.usage);
-                    if !allowed.contains(&s) {
-                        let names: Vec<String> = allowed.iter().map(|a| a.to_string()).collect();
-                        return Err(Diagnostic::error(
-                            Code::UnsupportedFeature,
-                            t.span,
-                            format!(
-                                "`{n}<{s}>` is not supported: a {n} holds {}",
-                                names.join(", ")
-                            ),
-                        ));
-                    }
-                    let (rows, cols) = match dims {
-                        None => (crate::ir::CoopUse::DIM, crate::ir::CoopUse::DIM),
-                        Some((r, c)) => (coop_dim(r, n)?, coop_dim(c, n)?),
-                    };
-                    Ok(Type::CoopMatrix(crate::ir::CoopType {
-                        usage: default.usage,
-                        component: s,
-                        rows,
-                        cols,
-                    }))
+                    super::coop::resolve_coop_type(n, args, t.span, generics)
                 }
                 "String" => Ok(Type::String),
                 "Event" => {
@@ -619,7 +578,7 @@ pub fn resolve_type(
 
 /// The lane type `T` of `Vector<T, N>` / `Matrix<T, R, C>`: a scalar (boolean allowed, for
 /// comparison masks).
-fn lane_type(
+pub(super) fn lane_type(
     arg: &ast::TypeArg,
     span: crate::diagnostics::Span,
     generics: &HashMap<String, Type>,
@@ -655,25 +614,6 @@ fn type_int(arg: &ast::TypeArg, what: &str) -> Result<u8, Diagnostic> {
             format!("{what} must be 2, 3 or 4"),
         )
         .with_label("not 2, 3 or 4")),
-    }
-}
-
-/// A size argument of a cooperative-matrix type (`CoopMatrixA<int8, 16, 32>`): an integer
-/// from 1 to [`crate::ir::CoopUse::MAX_DIM`].
-fn coop_dim(arg: &ast::TypeArg, class: &str) -> Result<u32, Diagnostic> {
-    let (value, span) = match arg {
-        ast::TypeArg::Int(text, span) => (text.parse::<u32>().ok(), *span),
-        ast::TypeArg::Type(t) => (None, t.span),
-    };
-    let max = crate::ir::CoopUse::MAX_DIM;
-    match value {
-        Some(v @ 1..) if v <= max => Ok(v),
-        _ => Err(Diagnostic::error(
-            Code::TypeMismatch,
-            span,
-            format!("the sizes of a {class} are integers from 1 to {max}"),
-        )
-        .with_label("not a size")),
     }
 }
 
