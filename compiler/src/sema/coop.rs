@@ -1,4 +1,6 @@
-//! Checks of `CoopMatrix.load*` / `store` memory operands: the buffer or shared array a
+//! Cooperative matrices in sema: resolving `CoopMatrixA<T, M, K>`-style types, the result
+//! type and operand checks of `CoopMatrix.*` calls (component types and sizes that multiply,
+//! scale factors, conversions), and their memory operands: the buffer or shared array a
 //! cooperative matrix is read from or written to must hold the matrix's component type, or
 //! 128-bit vectors that the load reinterprets (SPIR-V lets the pointer's element type differ
 //! from the component type; offset and stride then count vectors).
@@ -83,7 +85,8 @@ fn coop_dim(arg: &ast::TypeArg, class: &str) -> Result<u32, Diagnostic> {
 }
 
 /// Whether a buffer or shared array of `elem` can hold cooperative-matrix data: a numeric
-/// scalar, or a vector of four 32-bit lanes (16 bytes: eight float16, four float32).
+/// scalar, or a vector of four 32-bit lanes (16 bytes: sixteen int8, eight float16, four
+/// float32).
 pub fn memory_element(elem: &Type) -> bool {
     match elem {
         Type::Scalar(s) => s.is_numeric() && !s.is_precision(),
