@@ -602,3 +602,154 @@ fn the_gemm_examples_bfloat16_kernel_compiles_where_the_device_multiplies_bfloat
         }
     }
 }
+
+/// Sizes in the type and integer matrices (`tests/kernels/coop_int8.cajeta`): compiled for the
+/// H200 each kernel records the M×N×K and types it multiplies in, which the profile lists, so
+/// it is accepted; without one of those shapes in the list the profile refuses the kernel with
+/// E0030 naming the shape and listing the ones the device offers.
+#[test]
+fn sized_and_integer_matrices_are_checked_against_the_profiles_shapes() {
+    let (map, module) = frontend(&tests_dir().join("kernels").join("coop_int8.cajeta"));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let h200 = profile("h200");
+    let kernels = compile_kernels(&module, &options(Some(&h200), TargetEnv::Vulkan1_3), None)
+        .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let shape = |name: &str| {
+        let k = &kernels.iter().find(|(_, k)| k.name == name).expect(name).1;
+        k.reflection.coop_matrix_shapes.clone()
+    };
+    use cajeta_runtime::CoopMatrixShape as S;
+    assert_eq!(
+        shape("gemmS8"),
+        vec![S::subgroup([16, 16, 32], "int8", "int8", "int32")]
+    );
+    assert_eq!(
+        shape("gemmU8"),
+        vec![S::subgroup([16, 8, 32], "uint8", "uint8", "uint32")]
+    );
+    let f16 = S::subgroup([16, 8, 16], "float16", "float16", "float32");
+    assert_eq!(shape("tile16x8"), vec![f16.clone()]);
+    if let Err(d) = check_profile(&module, &kernels, &h200) {
+        panic!("{}", render_human(&map, &d));
+    }
+    let mut without = h200.clone();
+    without.coop_matrix_shapes.retain(|s| *s != f16);
+    let text = render_human(
+        &map,
+        &check_profile(&module, &kernels, &without).expect_err("refused"),
+    );
+    assert!(
+        text.contains("E0030")
+            && text.contains(
+                "kernel `tile16x8` needs cooperative matrices 16x8x16 float16 x float16 + float32"
+            )
+            && text.contains("the device offers: 16x16x16 float16 float16")
+            && text.contains("16x8x32 int8 int32"),
+        "{text}"
+    );
+    assert_eq!(text.matches("error[E0030]").count(), 1, "{text}");
+}
+
+/// int8 × uint8 is valid SPIR-V (each operand's signedness is its own flag) but the H200 lists
+/// no mixed-signedness shape: compiling for it is E0030 naming the combination.
+#[test]
+fn mixed_signedness_is_refused_where_the_device_does_not_list_it() {
+    let (map, module) = frontend(&tests_dir().join("kernels").join("coop_int8_mixed.cajeta"));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let h200 = profile("h200");
+    let kernels = compile_kernels(&module, &options(Some(&h200), TargetEnv::Vulkan1_3), None)
+        .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let asm = disassemble(&kernels[0].1.words);
+    assert!(
+        asm.contains(
+            "MatrixASignedComponentsKHR|MatrixCSignedComponentsKHR|MatrixResultSignedComponentsKHR"
+        ),
+        "{asm}"
+    );
+    let text = render_human(
+        &map,
+        &check_profile(&module, &kernels, &h200).expect_err("refused"),
+    );
+    assert!(
+        text.contains("E0030") && text.contains("16x16x32 int8 x uint8 + int32"),
+        "{text}"
+    );
+    let mut with = h200.clone();
+    with.coop_matrix_shapes
+        .push(cajeta_runtime::CoopMatrixShape::subgroup(
+            [16, 16, 32],
+            "int8",
+            "uint8",
+            "int32",
+        ));
+    if let Err(d) = check_profile(&module, &kernels, &with) {
+        panic!("{}", render_human(&map, &d));
+    }
+}
+
+/// tests/device/device_coop_int8.cajeta compiled for the H200 takes both cooperative paths
+/// (the 16x16x32 int8 and 16x8x16 float16 shapes are listed), passes the profile check and
+/// validates; for lavapipe and without a profile only the scalar paths remain.
+#[test]
+fn the_int8_device_program_takes_its_cooperative_paths_for_the_h200() {
+    let (map, module) = frontend(&tests_dir().join("device").join("device_coop_int8.cajeta"));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    for (p, coop) in [
+        (Some(profile("h200")), true),
+        (Some(profile("lavapipe")), false),
+        (None, false),
+    ] {
+        let kernels = compile_kernels(&module, &options(p.as_ref(), TargetEnv::Vulkan1_3), None)
+            .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+        if let Some(p) = &p {
+            if let Err(d) = check_profile(&module, &kernels, p) {
+                panic!("{}", render_human(&map, &d));
+            }
+        }
+        for (_, k) in kernels.iter().filter(|(_, k)| k.name != "probe") {
+            let tag = format!("{}.{}", k.name, p.as_ref().map_or("baseline", |p| &p.name));
+            if let Err(e) = spirv_val(&k.words, TargetEnv::Vulkan1_3, &tag) {
+                assert!(validator_too_old(&e), "{e}");
+            }
+            let asm = disassemble(&k.words);
+            let mul_adds = asm.matches("OpCooperativeMatrixMulAddKHR").count();
+            assert_eq!(mul_adds, usize::from(coop), "{tag}:\n{asm}");
+            assert_eq!(
+                k.reflection.coop_matrix_shapes.len(),
+                usize::from(coop),
+                "{tag}"
+            );
+        }
+    }
+}
+
+/// examples/gemm_int8.cajeta's cooperative kernel: for the H200 it holds the eight int8
+/// mulAdds on tiles from the shared vector arrays, its integer epilogue (sixteen scalings),
+/// passes the profile check and validates; for lavapipe its branch folds away.
+#[test]
+fn the_int8_gemm_example_takes_its_cooperative_path_for_the_h200() {
+    let (map, module) = frontend(&tests_dir().join("../examples/gemm_int8.cajeta"));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    for (p, coop) in [(profile("h200"), true), (profile("lavapipe"), false)] {
+        let kernels = compile_kernels(&module, &options(Some(&p), TargetEnv::Vulkan1_3), None)
+            .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+        if let Err(d) = check_profile(&module, &kernels, &p) {
+            panic!("{}", render_human(&map, &d));
+        }
+        let k = &kernels
+            .iter()
+            .find(|(_, k)| k.name == "gemmCoop")
+            .expect("kernel")
+            .1;
+        let asm = disassemble(&k.words);
+        let mul_adds = asm.matches("OpCooperativeMatrixMulAddKHR").count();
+        assert_eq!(mul_adds, if coop { 8 } else { 0 }, "{}:\n{asm}", p.name);
+        if coop {
+            assert_eq!(asm.matches("OpMatrixTimesScalar").count(), 16, "{asm}");
+            assert_eq!(loads_from_shared_vectors(&asm), 6, "{asm}");
+            if let Err(e) = spirv_val(&k.words, TargetEnv::Vulkan1_3, "gemm_int8.gemmCoop") {
+                assert!(validator_too_old(&e), "{e}");
+            }
+        }
+    }
+}

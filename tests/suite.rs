@@ -5,6 +5,7 @@ mod big_buffers;
 mod buffer_arrays;
 mod checked;
 mod concurrency;
+mod coop_shapes;
 mod device;
 mod device_memory;
 mod device_profiles;

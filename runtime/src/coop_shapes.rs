@@ -36,17 +36,62 @@ impl CoopMatrixShape {
     /// 16×16×16 at subgroup scope, A and B of type `ab`, accumulator and result of type `acc`
     /// (the shapes the compiler emits).
     pub fn subgroup16(ab: &str, acc: &str) -> CoopMatrixShape {
+        CoopMatrixShape::subgroup([16, 16, 16], ab, ab, acc)
+    }
+
+    /// `[m, n, k]` at subgroup scope: A of type `a` (M×K), B of type `b` (K×N), accumulator
+    /// and result of type `acc` (M×N).
+    pub fn subgroup([m, n, k]: [u32; 3], a: &str, b: &str, acc: &str) -> CoopMatrixShape {
         CoopMatrixShape {
-            m: 16,
-            n: 16,
-            k: 16,
-            a: ab.into(),
-            b: ab.into(),
+            m,
+            n,
+            k,
+            a: a.into(),
+            b: b.into(),
             c: acc.into(),
             result: acc.into(),
             scope: "subgroup".into(),
         }
     }
+}
+
+/// `16x8x32 int8 x int8 + int32 at subgroup scope` (the result type added where it differs
+/// from the accumulator's).
+impl std::fmt::Display for CoopMatrixShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}x{}x{} {} x {} + {}",
+            self.m, self.n, self.k, self.a, self.b, self.c
+        )?;
+        if self.result != self.c {
+            write!(f, " -> {}", self.result)?;
+        }
+        write!(f, " at {} scope", self.scope)
+    }
+}
+
+impl CoopMatrixShape {
+    /// The shape as `Device.hasCoopMatrix` spells it (`"16x8x32 int8 int32"`) where that form
+    /// can say it (subgroup scope, A and B of one type, result of the accumulator's), the
+    /// long form otherwise.
+    pub fn query_form(&self) -> String {
+        if self.scope == "subgroup" && self.a == self.b && self.c == self.result {
+            format!("{}x{}x{} {} {}", self.m, self.n, self.k, self.a, self.c)
+        } else {
+            self.to_string()
+        }
+    }
+}
+
+/// A device's list of shapes for messages that say what it offers: each in
+/// [`CoopMatrixShape::query_form`], `, `-separated; `none` for an empty list.
+pub(crate) fn list_text(list: &[CoopMatrixShape]) -> String {
+    if list.is_empty() {
+        return "none".into();
+    }
+    let names: Vec<String> = list.iter().map(|s| s.query_form()).collect();
+    names.join(", ")
 }
 
 /// A component type by its Cajeta name.
@@ -108,4 +153,58 @@ pub(crate) fn query(
             scope: scope_name(p.scope),
         })
         .collect()
+}
+
+/// Load-time check: every shape a kernel multiplies in (`used`, its reflection's list) must be
+/// one the device lists (`offered`). `Err` names the first missing one, with the device's list,
+/// or says the device has no `VK_KHR_cooperative_matrix` (`has_extension` false). A device
+/// that has the extension but reported no shapes (the query failed) is left to the driver.
+pub(crate) fn check_kernel(
+    offered: &[CoopMatrixShape],
+    has_extension: bool,
+    used: &[CoopMatrixShape],
+) -> Result<(), String> {
+    if has_extension && offered.is_empty() {
+        return Ok(());
+    }
+    match used.iter().find(|s| !offered.contains(s)) {
+        Some(s) if !has_extension => Err(format!(
+            "cooperative matrices {s} (the device has no VK_KHR_cooperative_matrix)"
+        )),
+        Some(s) => Err(format!(
+            "cooperative matrices {s} (the device offers: {})",
+            list_text(offered)
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_needs_every_shape_it_multiplies_in_listed() {
+        let int8 = CoopMatrixShape::subgroup([16, 16, 32], "int8", "int8", "int32");
+        let f16 = CoopMatrixShape::subgroup16("float16", "float32");
+        let mixed = CoopMatrixShape::subgroup([16, 16, 32], "int8", "uint8", "int32");
+        let list = [f16.clone(), int8.clone()];
+        assert_eq!(
+            check_kernel(&list, true, &[int8.clone(), f16.clone()]),
+            Ok(())
+        );
+        assert_eq!(
+            check_kernel(&list, true, &[f16.clone(), mixed.clone()]).unwrap_err(),
+            "cooperative matrices 16x16x32 int8 x uint8 + int32 at subgroup scope (the device \
+             offers: 16x16x16 float16 float32, 16x16x32 int8 int32)"
+        );
+        assert_eq!(
+            check_kernel(&[], false, std::slice::from_ref(&int8)).unwrap_err(),
+            "cooperative matrices 16x16x32 int8 x int8 + int32 at subgroup scope (the device \
+             has no VK_KHR_cooperative_matrix)"
+        );
+        // No shapes used, or a device whose list could not be read: nothing to refuse.
+        assert_eq!(check_kernel(&[], false, &[]), Ok(()));
+        assert_eq!(check_kernel(&[], true, &[mixed]), Ok(()));
+    }
 }

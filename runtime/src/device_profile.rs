@@ -349,8 +349,8 @@ impl DeviceProfile {
         if !self.coop_matrix_shapes.is_empty() {
             if let Some(s) = used.iter().find(|s| !self.coop_matrix_shapes.contains(s)) {
                 return Err(format!(
-                    "cooperative matrices {}x{}x{} {} x {} + {} at {} scope",
-                    s.m, s.n, s.k, s.a, s.b, s.c, s.scope
+                    "cooperative matrices {s} (the device offers: {})",
+                    crate::coop_shapes::list_text(&self.coop_matrix_shapes)
                 ));
             }
         }
@@ -484,16 +484,17 @@ mod tests {
         p.coop_matrix_shapes = vec![other];
         assert_eq!(
             p.check(&r).unwrap_err(),
-            "cooperative matrices 16x16x16 float16 x float16 + float32 at subgroup scope"
+            "cooperative matrices 16x16x16 float16 x float16 + float32 at subgroup scope \
+             (the device offers: 16x8x16 float16 float32)"
         );
         p.coop_matrix_shapes.push(CoopMatrixShape::emitted());
         assert_eq!(p.check(&r), Ok(()));
         // A kernel that records its shapes is checked against those instead.
         r.coop_matrix_shapes = vec![CoopMatrixShape::subgroup16("float16", "float16")];
-        assert_eq!(
-            p.check(&r).unwrap_err(),
-            "cooperative matrices 16x16x16 float16 x float16 + float16 at subgroup scope"
-        );
+        assert!(p.check(&r).unwrap_err().starts_with(
+            "cooperative matrices 16x16x16 float16 x float16 + float16 at subgroup scope \
+             (the device offers: 16x8x16 float16 float32"
+        ));
         p.coop_matrix_shapes = r.coop_matrix_shapes.clone();
         assert_eq!(p.check(&r), Ok(()));
         r.coop_matrix_shapes.clear();

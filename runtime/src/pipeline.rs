@@ -159,6 +159,14 @@ impl Kernel {
                 entries.join(", ")
             )));
         }
+        crate::coop_shapes::check_kernel(
+            &shared.info.coop_matrix_shapes,
+            shared
+                .enabled_extensions
+                .contains(crate::features::COOP_MATRIX_EXT),
+            &reflection.coop_matrix_shapes,
+        )
+        .map_err(&unsupported)?;
         let minor = shared.api_minor();
         let spirv_minor = (version >> 8) & 0xff;
         let needed_vulkan = match spirv_minor {

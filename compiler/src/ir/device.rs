@@ -261,15 +261,15 @@ pub const CAPABILITIES: &[(&str, CapabilityNeed)] = &[
     ),
 ];
 
-/// The role of a cooperative matrix (`SPV_KHR_cooperative_matrix` `MatrixUse`). Every matrix
-/// is 16×16 at subgroup scope: A and B hold float16, the accumulator float32.
+/// The role of a cooperative matrix (`SPV_KHR_cooperative_matrix` `MatrixUse`) at subgroup
+/// scope: A is M×K, B K×N, the accumulator M×N.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CoopUse {
-    /// Left operand (`MatrixAKHR`), float16.
+    /// Left operand (`MatrixAKHR`), M×K.
     A,
-    /// Right operand (`MatrixBKHR`), float16.
+    /// Right operand (`MatrixBKHR`), K×N.
     B,
-    /// Accumulator and result (`MatrixAccumulatorKHR`), float32.
+    /// Accumulator and result (`MatrixAccumulatorKHR`), M×N.
     Acc,
 }
 
@@ -292,20 +292,36 @@ impl CoopUse {
         }
     }
 
-    /// Rows = columns of every cooperative matrix.
+    /// The names of the two size arguments of the class (`M, K` for A…), for messages.
+    pub fn dims_names(self) -> &'static str {
+        match self {
+            CoopUse::A => "M, K",
+            CoopUse::B => "K, N",
+            CoopUse::Acc => "M, N",
+        }
+    }
+
+    /// Rows = columns of a matrix spelled without sizes (`CoopMatrixA`, `CoopMatrixAcc<float16>`).
     pub const DIM: u32 = 16;
+
+    /// The largest row or column count a matrix type may spell (devices list 8 to 32 today).
+    pub const MAX_DIM: u32 = 256;
 }
 
-/// A cooperative matrix type: its use and component type, 16×16 at subgroup scope.
+/// A cooperative matrix type: its use, component type and size, at subgroup scope.
 /// `CoopMatrixA` / `CoopMatrixB` are float16 (`<bfloat16>`: native bfloat16,
-/// `SPV_KHR_bfloat16`), `CoopMatrixAcc` float32; `CoopMatrixAcc<float16>` holds float16
-/// accumulators.
+/// `SPV_KHR_bfloat16`; `<int8>` / `<uint8>`: 8-bit integers), `CoopMatrixAcc` float32
+/// (`<float16>`, `<int32>`, `<uint32>`); without size arguments 16×16.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CoopType {
     /// A, B or accumulator.
     pub usage: CoopUse,
     /// The component type.
     pub component: ScalarType,
+    /// Rows (M for A and the accumulator, K for B).
+    pub rows: u32,
+    /// Columns (K for A, N for B and the accumulator).
+    pub cols: u32,
 }
 
 impl CoopType {
@@ -315,24 +331,56 @@ impl CoopType {
             CoopUse::A | CoopUse::B => ScalarType::F16,
             CoopUse::Acc => ScalarType::F32,
         };
-        CoopType { usage, component }
+        CoopType {
+            usage,
+            component,
+            rows: CoopUse::DIM,
+            cols: CoopUse::DIM,
+        }
     }
 
-    /// The component types a matrix of `usage` may have today.
+    /// The component types a matrix of `usage` may have.
     pub fn allowed_components(usage: CoopUse) -> &'static [ScalarType] {
         match usage {
-            CoopUse::A | CoopUse::B => &[ScalarType::F16, ScalarType::BF16],
-            CoopUse::Acc => &[ScalarType::F32, ScalarType::F16],
+            CoopUse::A | CoopUse::B => &[
+                ScalarType::F16,
+                ScalarType::BF16,
+                ScalarType::I8,
+                ScalarType::U8,
+            ],
+            CoopUse::Acc => &[
+                ScalarType::F32,
+                ScalarType::F16,
+                ScalarType::I32,
+                ScalarType::U32,
+            ],
         }
+    }
+
+    /// The same type with another component type (a conversion's result).
+    pub fn with_component(self, component: ScalarType) -> CoopType {
+        CoopType { component, ..self }
+    }
+
+    /// Whether the size is the 16×16 of a type spelled without sizes.
+    pub fn is_default_size(&self) -> bool {
+        self.rows == CoopUse::DIM && self.cols == CoopUse::DIM
     }
 }
 
 impl std::fmt::Display for CoopType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if *self == CoopType::default_of(self.usage) {
-            f.write_str(self.usage.class_name())
+        let name = self.usage.class_name();
+        if !self.is_default_size() {
+            write!(
+                f,
+                "{name}<{}, {}, {}>",
+                self.component, self.rows, self.cols
+            )
+        } else if *self == CoopType::default_of(self.usage) {
+            f.write_str(name)
         } else {
-            write!(f, "{}<{}>", self.usage.class_name(), self.component)
+            write!(f, "{name}<{}>", self.component)
         }
     }
 }
@@ -340,7 +388,7 @@ impl std::fmt::Display for CoopType {
 /// `CoopMatrix.*` operations (subgroup scope; every invocation of the subgroup must take part).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CoopOp {
-    /// `loadA(src, offset, stride[, layout])` / `loadB` / `loadAcc`: the 16×16 tile starting
+    /// `loadA(src, offset, stride[, layout])` / `loadB` / `loadAcc`: the tile starting
     /// at element `offset` of a buffer or shared array, rows (columns when column-major)
     /// `stride` elements apart; the result type says which use.
     Load,
@@ -356,7 +404,7 @@ pub enum CoopOp {
     /// shared array, row-major unless a layout says otherwise.
     Store,
     /// `convert(acc)`: the accumulator with each element converted to the result's component
-    /// type (float16 ↔ float32).
+    /// type (float16 ↔ float32, integer ↔ float); the size is kept.
     Convert,
 }
 

@@ -378,7 +378,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
         let ret = match m.device {
             Some(Intrinsic::Coop(op)) => {
-                let ret = self.coop_result(op, &all, ret, coop_hint)?;
+                let ret = self.coop_result(op, &mut all, ret, coop_hint)?;
                 self.check_coop_memory(op, &all, &ret)?;
                 ret
             }

@@ -557,33 +557,7 @@ pub fn resolve_type(
                 }
                 n if ENUM_CLASSES.contains(&n) => Ok(Type::Enum(n.to_string())),
                 n if super::device::coop_type(n).is_some() => {
-                    let Some(Type::CoopMatrix(default)) = super::device::coop_type(n) else {
-                        return Ok(Type::Void);
-                    };
-                    match args.as_slice() {
-                        [] => Ok(Type::CoopMatrix(default)),
-                        [arg] => {
-                            let s = lane_type(arg, t.span, generics)?;
-                            let allowed = crate::ir::CoopType::allowed_components(default.usage);
-                            if !allowed.contains(&s) {
-                                let names: Vec<String> =
-                                    allowed.iter().map(|a| a.to_string()).collect();
-                                return Err(Diagnostic::error(
-                                    Code::UnsupportedFeature,
-                                    t.span,
-                                    format!(
-                                        "`{n}<{s}>` is not supported: a {n} holds {}",
-                                        names.join(" or ")
-                                    ),
-                                ));
-                            }
-                            Ok(Type::CoopMatrix(crate::ir::CoopType {
-                                usage: default.usage,
-                                component: s,
-                            }))
-                        }
-                        _ => arity(1).map(|()| Type::Void),
-                    }
+                    super::coop::resolve_coop_type(n, args, t.span, generics)
                 }
                 "String" => Ok(Type::String),
                 "Event" => {
@@ -604,7 +578,7 @@ pub fn resolve_type(
 
 /// The lane type `T` of `Vector<T, N>` / `Matrix<T, R, C>`: a scalar (boolean allowed, for
 /// comparison masks).
-fn lane_type(
+pub(super) fn lane_type(
     arg: &ast::TypeArg,
     span: crate::diagnostics::Span,
     generics: &HashMap<String, Type>,

@@ -24,12 +24,17 @@
 //!
 //! ```text
 //! coop_gemm [--sizes 4096,8192] [--reps 5] [--spv-dir DIR] [--torch] [--variants NAME,...]
+//! coop_gemm --int8 [--sizes 4096,8192] [--reps 5] [--torch]
 //! ```
+//!
+//! `--int8` runs the int8 GEMMs instead (int8.rs: 16×16×32 int8 tiles into int32, TOPS, against
+//! torch's `_int_mm`).
 //!
 //! Each variant has a short name: `cajeta-naive`, `cajeta-tiled32`, `cajeta-prefetch64`, and
 //! `glsl-STEM` for each GLSL module; `--variants` runs only those whose name contains one of
 //! the given words (`--variants prefetch64,glsl-b128x128x64_w64x32`).
 
+mod int8;
 mod probe;
 
 use std::collections::HashMap;
@@ -130,6 +135,9 @@ fn run(args: &[String]) -> Result<(), String> {
         },
         ..SpirvOptions::default()
     };
+    if args.iter().any(|a| a == "--int8") {
+        return int8::run(&sizes, reps, &options, args.iter().any(|a| a == "--torch"));
+    }
     let program = Program::compile_files(&[("coop_gemm.cajeta".into(), CAJETA.into())], &options)
         .map_err(err)?;
     let tiled = Program::compile_files(

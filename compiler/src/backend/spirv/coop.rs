@@ -1,6 +1,6 @@
 //! Cooperative matrices (`SPV_KHR_cooperative_matrix`): `CoopMatrix.load*`, `zeroAcc`,
-//! `mulAdd` and `store`, all 16×16 at subgroup scope, row- or column-major in buffers and
-//! shared arrays.
+//! `mulAdd`, the element-wise accumulator operations and `store`, of the sizes their types
+//! spell, at subgroup scope, row- or column-major in buffers and shared arrays.
 //!
 //! The matrix type records the `CooperativeMatrixKHR` capability, the SPIR-V extension and the
 //! `cooperativeMatrix` Vulkan feature (see `types.rs`), so a kernel whose cooperative-matrix
@@ -33,50 +33,69 @@ impl FnCx<'_, '_> {
             }
             (CoopOp::ZeroAcc, []) => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
-                let zero = self.cx.ir_constant(
-                    &crate::ir::Constant::Float(0.0),
-                    &Type::Scalar(coop_component(&e.ty)),
-                    e.span,
-                )?;
+                let component = coop_component(&e.ty);
+                let zero = if component.is_integer() {
+                    crate::ir::Constant::Int(0)
+                } else {
+                    crate::ir::Constant::Float(0.0)
+                };
+                let zero = self
+                    .cx
+                    .ir_constant(&zero, &Type::Scalar(component), e.span)?;
                 self.op_with(Op::CompositeConstruct, ty, vec![Operand::IdRef(zero)])
             }
             (CoopOp::Convert, [m]) => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
                 let value = self.expr(m)?;
-                if m.ty == e.ty {
+                let (from, to) = (coop_component(&m.ty), coop_component(&e.ty));
+                if from == to {
                     return Ok(value);
                 }
-                self.op(Op::FConvert, ty, &[value])
+                // Sema allows float ↔ float and integer ↔ float (no same-width integer pair).
+                let opcode = match (from.is_float(), to.is_float()) {
+                    (true, true) => Op::FConvert,
+                    (false, true) if from.is_signed_integer() => Op::ConvertSToF,
+                    (false, true) => Op::ConvertUToF,
+                    (true, false) if to.is_signed_integer() => Op::ConvertFToS,
+                    (true, false) => Op::ConvertFToU,
+                    (false, false) => {
+                        return Err(unsupported(
+                            e.span,
+                            format!("converting {} to {}", m.ty, e.ty),
+                        ))
+                    }
+                };
+                self.op(opcode, ty, &[value])
             }
             (CoopOp::MulAdd, [a, b, c]) => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
-                self.cx
-                    .features
-                    .coop_shape(cajeta_runtime::CoopMatrixShape::subgroup16(
-                        &coop_component(&a.ty).to_string(),
-                        &coop_component(&e.ty).to_string(),
-                    ));
+                let (shape, operands) = mul_add_shape(&a.ty, &b.ty, &e.ty);
+                self.cx.features.coop_shape(shape);
                 let (a, b, c) = (self.expr(a)?, self.expr(b)?, self.expr(c)?);
                 self.cx
                     .b
-                    .cooperative_matrix_mul_add_khr(ty, None, a, b, c, None)
+                    .cooperative_matrix_mul_add_khr(ty, None, a, b, c, operands)
                     .ice(e.span)
             }
             (CoopOp::Scale, [m, factor]) => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
-                let (m, mut factor) = (self.expr(m)?, self.expr(factor)?);
+                let (m, mut factor_id) = (self.expr(m)?, self.expr(factor)?);
                 // OpMatrixTimesScalar wants the scalar in the component type.
                 let component = coop_component(&e.ty);
-                if component != ScalarType::F32 {
-                    let narrow = self.cx.value_type(component, e.span)?;
-                    factor = self.op(Op::FConvert, narrow, &[factor])?;
+                if let Some(from) = factor.ty.as_scalar() {
+                    factor_id = self.convert(factor_id, from, component, e.span)?;
                 }
-                self.op(Op::MatrixTimesScalar, ty, &[m, factor])
+                self.op(Op::MatrixTimesScalar, ty, &[m, factor_id])
             }
             (CoopOp::Add, [x, y]) => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
                 let (x, y) = (self.expr(x)?, self.expr(y)?);
-                self.op(Op::FAdd, ty, &[x, y])
+                let opcode = if coop_component(&e.ty).is_integer() {
+                    Op::IAdd
+                } else {
+                    Op::FAdd
+                };
+                self.op(opcode, ty, &[x, y])
             }
             (CoopOp::Store, [dst, offset, stride, value, layout @ ..]) if layout.len() <= 1 => {
                 let ptr = self.coop_pointer(dst, offset)?;
@@ -121,6 +140,46 @@ impl FnCx<'_, '_> {
         };
         Ok(self.cx.const_u32(value))
     }
+}
+
+/// The shape `a × b + c` multiplies in (M×N×K from A's rows, B's columns and A's columns) as
+/// the reflection records it, and the `Matrix*SignedComponents` operands that say which of
+/// the integer operands are signed (none for float matrices).
+fn mul_add_shape(
+    a: &Type,
+    b: &Type,
+    c: &Type,
+) -> (
+    cajeta_runtime::CoopMatrixShape,
+    Option<rspirv::spirv::CooperativeMatrixOperands>,
+) {
+    use rspirv::spirv::CooperativeMatrixOperands as Ops;
+    let dims = |t: &Type| match t {
+        Type::CoopMatrix(t) => (t.rows, t.cols),
+        _ => (0, 0),
+    };
+    let ((m, k), (_, n)) = (dims(a), dims(b));
+    let (ca, cb, cc) = (coop_component(a), coop_component(b), coop_component(c));
+    let shape = cajeta_runtime::CoopMatrixShape::subgroup(
+        [m, n, k],
+        &ca.to_string(),
+        &cb.to_string(),
+        &cc.to_string(),
+    );
+    let mut operands = Ops::NONE_KHR;
+    for (s, flag) in [
+        (ca, Ops::MATRIX_A_SIGNED_COMPONENTS_KHR),
+        (cb, Ops::MATRIX_B_SIGNED_COMPONENTS_KHR),
+        (
+            cc,
+            Ops::MATRIX_C_SIGNED_COMPONENTS_KHR | Ops::MATRIX_RESULT_SIGNED_COMPONENTS_KHR,
+        ),
+    ] {
+        if s.is_signed_integer() {
+            operands |= flag;
+        }
+    }
+    (shape, (!operands.is_empty()).then_some(operands))
 }
 
 /// The component type of a cooperative-matrix IR type (float32 for anything else).

@@ -72,6 +72,7 @@ pub fn disassemble(words: &[u32]) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
         let line = rewrite(line, &literals).unwrap_or_else(|| numbered_debug_printf(line));
+        let line = cooperative_matrix_operands(&line);
         out.push_str(&line);
         out.push('\n');
     }
@@ -124,6 +125,50 @@ fn numbered_debug_printf(line: &str) -> String {
         }
     }
     line.to_string()
+}
+
+/// `OpCooperativeMatrixMulAddKHR`'s operand mask as `spirv-as` reads it
+/// (`MatrixASignedComponentsKHR|MatrixBSignedComponentsKHR`) where rspirv prints the Rust
+/// flags (`CooperativeMatrixOperands(MATRIX_A_SIGNED_COMPONENTS_KHR | …)`).
+fn cooperative_matrix_operands(line: &str) -> String {
+    const NAMES: [(&str, &str); 5] = [
+        (
+            "MATRIX_A_SIGNED_COMPONENTS_KHR",
+            "MatrixASignedComponentsKHR",
+        ),
+        (
+            "MATRIX_B_SIGNED_COMPONENTS_KHR",
+            "MatrixBSignedComponentsKHR",
+        ),
+        (
+            "MATRIX_C_SIGNED_COMPONENTS_KHR",
+            "MatrixCSignedComponentsKHR",
+        ),
+        (
+            "MATRIX_RESULT_SIGNED_COMPONENTS_KHR",
+            "MatrixResultSignedComponentsKHR",
+        ),
+        ("SATURATING_ACCUMULATION_KHR", "SaturatingAccumulationKHR"),
+    ];
+    let Some((head, rest)) = line.split_once("CooperativeMatrixOperands(") else {
+        return line.to_string();
+    };
+    let Some((flags, tail)) = rest.split_once(')') else {
+        return line.to_string();
+    };
+    let names: Option<Vec<&str>> = flags
+        .split('|')
+        .map(|f| {
+            NAMES
+                .iter()
+                .find(|(rust, _)| *rust == f.trim())
+                .map(|n| n.1)
+        })
+        .collect();
+    match names {
+        Some(names) => format!("{head}{}{tail}", names.join("|")),
+        None => line.to_string(),
+    }
 }
 
 /// The literal of a constant of type `ty` whose value has the bit pattern `bits`.

@@ -119,7 +119,7 @@ impl Ctx<'_> {
         })
     }
 
-    /// `OpTypeCooperativeMatrixKHR` of a use and component type (16×16, subgroup scope).
+    /// `OpTypeCooperativeMatrixKHR` of a use, component type and size (subgroup scope).
     /// Records the capability, extension and Vulkan feature.
     pub(crate) fn coop_matrix_type(&mut self, t: crate::ir::CoopType) -> Word {
         self.features.require(Capability::CooperativeMatrixKHR);
@@ -132,18 +132,21 @@ impl Ctx<'_> {
         if self.env.spirv_version() < (1, 5) {
             self.features.extension("SPV_KHR_vulkan_memory_model");
         }
-        let component = if t.component == crate::ir::ScalarType::BF16 {
-            self.features
-                .require(Capability::BFloat16CooperativeMatrixKHR);
-            self.bf16_native_type()
-        } else {
-            self.float_type(t.component.bits())
+        let component = match t.component {
+            crate::ir::ScalarType::BF16 => {
+                self.features
+                    .require(Capability::BFloat16CooperativeMatrixKHR);
+                self.bf16_native_type()
+            }
+            s if s.is_integer() => self.int_type(s.bits(), s.is_signed_integer()),
+            s => self.float_type(s.bits()),
         };
         let scope = self.const_u32(rspirv::spirv::Scope::Subgroup as u32);
-        let dim = self.const_u32(crate::ir::CoopUse::DIM);
+        let rows = self.const_u32(t.rows);
+        let cols = self.const_u32(t.cols);
         let usage = self.const_u32(t.usage.spirv_use());
         self.cached(TyKey::CoopMatrix(t), |cx| {
-            cx.b.type_cooperative_matrix_khr(component, scope, dim, dim, usage)
+            cx.b.type_cooperative_matrix_khr(component, scope, rows, cols, usage)
         })
     }
 
