@@ -72,11 +72,16 @@ impl Event {
 
     /// Marks everything recorded on `stream` so far and writes the event's timestamp after
     /// it. When the stream has recorded, unsubmitted work, that work is submitted with the
-    /// timestamp, so the event completes as soon as the device gets there. Otherwise (an idle
-    /// stream, or one whose submissions are all out) nothing is submitted: the timestamp goes
-    /// out with the stream's next work (or when the event is waited for, queried or waited on
-    /// by another stream), so a span that starts at such an event times device work, not the
-    /// host's recording of it.
+    /// timestamp, so the event completes as soon as the device gets there. So is the
+    /// timestamp alone when the stream's last submission was asked for by the program
+    /// ([`Stream::flush`], [`Stream::download_buffer_async`]) and nothing was recorded since:
+    /// the event then marks the end of that work (`downloadAsync` then `recordOn` is how a
+    /// pipeline learns when a frame is back), and its timestamp is when that work ended, not
+    /// when the event was first waited for. Otherwise (an idle stream, or one whose last
+    /// submission was an event's) nothing is submitted: the timestamp goes out with the
+    /// stream's next work (or when the event is waited for, queried or waited on by another
+    /// stream), so a span that starts at such an event times device work, not the host's
+    /// recording of it.
     pub fn record_on(&self, stream: &Stream) -> Result<()> {
         stream.check_owner(&self.shared, "event")?;
         let mut at = lock(&self.at);
@@ -88,8 +93,9 @@ impl Event {
             state.wait_seq(old.seq)?;
         }
         let mut state = lock(&stream.inner.state);
-        // Work recorded before the event and not yet submitted.
-        let pending = state.recorded() > 0;
+        // Work recorded before the event and not yet submitted, or work the program has
+        // just submitted itself (an end marker for it).
+        let pending = state.recorded() > 0 || (state.flushed_on_request && state.in_flight() > 0);
         if let Some(pool) = self.pool {
             let host_reset = self.shared.host_query_reset;
             let batch = state.ensure_recording()?;
@@ -113,9 +119,11 @@ impl Event {
             batch.commands += 1;
         }
         // Recorded work goes out now with the timestamp after it, so the event completes as
-        // soon as the device has run it. With nothing recorded the timestamp waits for the
-        // stream's next work (even while earlier submissions still run): flushing it alone
-        // would start a span before the host has even recorded the work it is meant to time.
+        // soon as the device has run it; so does the timestamp alone after a submission the
+        // program asked for (it ends that work). Otherwise, with nothing recorded, the
+        // timestamp waits for the stream's next work (even while earlier submissions still
+        // run): flushing it alone would start a span before the host has even recorded the
+        // work it is meant to time.
         let seq = if pending {
             state.flush()?
         } else if state.recorded() > 0 {

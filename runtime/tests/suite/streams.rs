@@ -325,6 +325,67 @@ fn event_timestamps_span_the_profiled_launch() {
 }
 
 #[test]
+fn an_event_after_an_async_download_marks_its_end_not_the_wait() {
+    // downloadAsync submits; an event recorded right after it goes out at once, so its
+    // timestamp is when the download ended, not when the host got round to waiting for it
+    // (a pipelined loop's per-frame event). An event after an event-made submission still
+    // waits for the next work (the opening marker of a span).
+    let Some(ctx) = context_with(ContextOptions::from_env().with_profile(true)) else {
+        return;
+    };
+    if !ctx.is_profiling() {
+        eprintln!("notice: the device's compute queue has no timestamps; events not timed");
+        return;
+    }
+    let fill = fill_kernel(&ctx);
+    let n = 1u32 << 12;
+    let buf = ctx.create_buffer(4 * u64::from(n)).unwrap();
+    let s = ctx.create_stream().unwrap();
+    let (t0, t1, t2) = (
+        Event::create(&ctx).unwrap(),
+        Event::create(&ctx).unwrap(),
+        Event::create(&ctx).unwrap(),
+    );
+    let nap = std::time::Duration::from_millis(300);
+    t0.record_on(&s).unwrap();
+    s.launch(
+        &fill,
+        &LaunchConfig::new([n / 64, 1, 1], [64, 1, 1]),
+        &[KernelArg::Buffer(&buf), u32arg(n), u32arg(7)],
+    )
+    .unwrap();
+    let pending = s.download_buffer_async(&buf).unwrap();
+    t1.record_on(&s).unwrap();
+    std::thread::sleep(nap);
+    let work_ms = Event::elapsed_ms(&t0, &t1).unwrap();
+    let mut out = vec![0u8; 4 * n as usize];
+    pending.finish(&mut out).unwrap();
+    let want: Vec<u32> = (0..n).map(|i| 3 * i + 7).collect();
+    assert_eq!(bytes_u32(&out), want);
+    // t1 ended the download; t2, recorded with nothing pending after t1's own submission,
+    // goes out with the next launch (after the nap), so t1..t2 spans the nap.
+    t2.record_on(&s).unwrap();
+    std::thread::sleep(nap);
+    s.launch(
+        &fill,
+        &LaunchConfig::new([n / 64, 1, 1], [64, 1, 1]),
+        &[KernelArg::Buffer(&buf), u32arg(n), u32arg(8)],
+    )
+    .unwrap();
+    s.sync().unwrap();
+    let gap_ms = Event::elapsed_ms(&t1, &t2).unwrap();
+    eprintln!("launch + download {work_ms:.3} ms; t1..t2 {gap_ms:.3} ms");
+    assert!(
+        work_ms > 0.0 && work_ms < 250.0,
+        "the end marker waited for the host: {work_ms} ms"
+    );
+    assert!(
+        gap_ms >= 250.0,
+        "the opening marker went out early: {gap_ms} ms"
+    );
+}
+
+#[test]
 fn slices_bind_a_range_and_downloads_can_finish_later() {
     let Some(ctx) = context_with(ContextOptions::from_env()) else {
         return;
