@@ -19,6 +19,7 @@ mod host_io;
 mod int_precision;
 mod kernel_printf;
 mod llvm_backend;
+mod pipeline_example;
 mod precision_device;
 mod precision_golden;
 mod precision_local;
