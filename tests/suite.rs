@@ -21,6 +21,7 @@ mod int_precision;
 mod kernel_printf;
 mod llvm_backend;
 mod pinned_transfers;
+mod pipeline_example;
 mod precision_device;
 mod precision_golden;
 mod precision_local;

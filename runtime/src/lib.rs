@@ -154,7 +154,7 @@ pub struct ContextOptions {
     /// How buffer transfers move data: pipelining, chunk size, copy threads
     /// ([`TransferOptions::from_env`] in [`ContextOptions::from_env`]).
     pub transfer: TransferOptions,
-    /// Queue slots streams are spread over (0: the default, 2; at most 8). The default stream
+    /// Queue slots streams are spread over (0: the default, 4; at most 8). The default stream
     /// submits to slot 0, streams from [`Context::create_stream`] to slots 1.. in turn; each
     /// slot is its own queue of the compute family while the device has enough, else slots
     /// share queues. 1: every stream on one queue. `CAJETA_QUEUES` sets it.

@@ -15,8 +15,13 @@ use ash::vk;
 use crate::device::DeviceShared;
 use crate::error::{vk_err, Result};
 
-/// Queue slots when [`crate::ContextOptions::queues`] is 0 (the default).
-pub(crate) const DEFAULT_QUEUE_SLOTS: usize = 2;
+/// Queue slots when [`crate::ContextOptions::queues`] is 0 (the default): the default
+/// stream's and three more, so that a three-stream pipeline (upload / compute / download of
+/// three frames in flight) has a queue per stream where the family has the queues. With two
+/// slots every created stream shared slot 1, and on one queue the hazard tracker's pipeline
+/// barriers (which order *all* earlier work of the queue) chained the streams' transfers
+/// and kernels one after another.
+pub(crate) const DEFAULT_QUEUE_SLOTS: usize = 4;
 /// Most queue slots a context uses.
 pub(crate) const MAX_QUEUE_SLOTS: usize = 8;
 

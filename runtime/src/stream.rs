@@ -68,6 +68,13 @@ impl Stream {
         lock(&self.inner.state).slot()
     }
 
+    /// The queue slot this stream submits to: 0 for the default stream, 1.. for created
+    /// streams in turn (see [`crate::ContextOptions::queues`]). Streams on different slots
+    /// are on different queues where the device has enough ([`Stream::queue_index`]).
+    pub fn queue_slot(&self) -> usize {
+        self.slot()
+    }
+
     /// Index, within the compute queue family, of the queue this stream submits to. Streams
     /// on different queues may run at the same time on the device.
     pub fn queue_index(&self) -> u32 {
@@ -238,9 +245,14 @@ impl Stream {
         Ok(id)
     }
 
-    /// Submits everything recorded so far without waiting for it.
+    /// Submits everything recorded so far without waiting for it. An event recorded next,
+    /// with nothing recorded in between, marks the end of this work (see
+    /// [`crate::Event::record_on`]).
     pub fn flush(&self) -> Result<()> {
-        lock(&self.inner.state).flush().map(|_| ())
+        let mut state = lock(&self.inner.state);
+        state.flush()?;
+        state.flushed_on_request = state.in_flight() > 0;
+        Ok(())
     }
 
     /// Submits everything recorded and waits until the device has finished it. In validation

@@ -330,6 +330,7 @@ impl Stream {
             },
         )?;
         let seq = state.flush()?;
+        state.flushed_on_request = true;
         Ok(PendingDownload {
             stream: self.clone(),
             staging,

@@ -82,6 +82,8 @@ pub enum HostOp {
     ParseLong,
     /// `Double.parseDouble(s)` → float64.
     ParseDouble,
+    /// `System.nanoTime()` → int64: a monotonic host clock in nanoseconds (arbitrary origin).
+    NanoTime,
     /// `Files.readFloat32(path)` and friends: the whole file as raw little-endian elements.
     FileRead(ScalarType),
     /// `Files.writeFloat32(path, arr)` and friends: raw little-endian elements.
@@ -231,6 +233,7 @@ impl HostOp {
             "host.float.parse" => HostOp::ParseFloat,
             "host.long.parse" => HostOp::ParseLong,
             "host.double.parse" => HostOp::ParseDouble,
+            "host.system.nano_time" => HostOp::NanoTime,
             "host.files.read_float32" => HostOp::FileRead(ScalarType::F32),
             "host.files.read_int32" => HostOp::FileRead(ScalarType::I32),
             "host.files.read_uint32" => HostOp::FileRead(ScalarType::U32),

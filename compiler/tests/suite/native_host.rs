@@ -96,6 +96,16 @@ fn integers_agree_with_the_interpreter() {
 }
 
 #[test]
+fn nano_time_is_monotonic_on_both_executors() {
+    let r = corpus("nano_time.cajeta");
+    assert_eq!(
+        r.out,
+        "monotonic: true\ntime passed: true\nunder a minute: true\nwork: true\n"
+    );
+    assert_eq!(r.end, "returned 0");
+}
+
+#[test]
 fn floats_agree_with_the_interpreter() {
     let r = corpus("floats.cajeta");
     let lines: Vec<&str> = r.out.lines().collect();

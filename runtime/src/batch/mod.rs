@@ -217,6 +217,9 @@ pub(crate) struct Batches {
     slot: usize,
     /// Semaphores signalled by other slots' events that the next submission waits on.
     waits: Vec<vk::Semaphore>,
+    /// The last submission was asked for by the program (`Stream::flush`, an asynchronous
+    /// transfer) rather than by an event: an event recorded next marks its end (`event.rs`).
+    pub(crate) flushed_on_request: bool,
 }
 
 impl Batches {
@@ -241,6 +244,7 @@ impl Batches {
             violation: None,
             slot: slot.min(shared.queues.len().saturating_sub(1)),
             waits: Vec::new(),
+            flushed_on_request: false,
         })
     }
 
@@ -395,6 +399,7 @@ impl Batches {
                 };
                 match submitted {
                     Ok(()) => {
+                        self.flushed_on_request = false;
                         self.submitted += 1;
                         batch.seq = self.submitted;
                         batch.waited.append(&mut self.waits);

@@ -131,6 +131,31 @@ fn created_streams_take_the_slots_after_the_default_one() {
 }
 
 #[test]
+fn by_default_three_created_streams_get_three_slots_of_their_own() {
+    // The default options (queues 0) give a three-stream pipeline one slot per stream, the
+    // default stream's apart; a fourth created stream wraps around to slot 1.
+    let Some(ctx) = context_with(ContextOptions {
+        no_host_visible: true,
+        ..ContextOptions::from_env().with_queues(0)
+    }) else {
+        return;
+    };
+    let created: Vec<Stream> = (0..4).map(|_| ctx.create_stream().unwrap()).collect();
+    let slots: Vec<usize> = created.iter().map(Stream::queue_slot).collect();
+    assert_eq!(ctx.default_stream().queue_slot(), 0);
+    assert_eq!(slots, [1, 2, 3, 1]);
+    // Slot k is queue k of the family while it has that many (lavapipe has one), else the
+    // slots share its queues in turn: with `hw` queues in use, slot k is queue k % hw.
+    let indices: Vec<usize> = created.iter().map(|s| s.queue_index() as usize).collect();
+    eprintln!("queue indices of four created streams: {indices:?}");
+    let hw = 1 + indices.iter().copied().max().unwrap_or(0);
+    assert!(hw <= 4, "{indices:?}");
+    for (slot, index) in slots.iter().zip(&indices) {
+        assert_eq!(*index, slot % hw, "{indices:?}");
+    }
+}
+
+#[test]
 fn a_stream_dropped_after_waiting_on_an_event_cleans_up() {
     let Some(ctx) = context_with_queues(2) else {
         return;

@@ -325,6 +325,152 @@ fn event_timestamps_span_the_profiled_launch() {
 }
 
 #[test]
+fn an_event_after_an_async_download_marks_its_end_not_the_wait() {
+    // downloadAsync submits; an event recorded right after it goes out at once, so its
+    // timestamp is when the download ended, not when the host got round to waiting for it
+    // (a pipelined loop's per-frame event). An event after an event-made submission still
+    // waits for the next work (the opening marker of a span).
+    let Some(ctx) = context_with(ContextOptions::from_env().with_profile(true)) else {
+        return;
+    };
+    if !ctx.is_profiling() {
+        eprintln!("notice: the device's compute queue has no timestamps; events not timed");
+        return;
+    }
+    let fill = fill_kernel(&ctx);
+    let n = 1u32 << 12;
+    let buf = ctx.create_buffer(4 * u64::from(n)).unwrap();
+    let s = ctx.create_stream().unwrap();
+    let (t0, t1, t2) = (
+        Event::create(&ctx).unwrap(),
+        Event::create(&ctx).unwrap(),
+        Event::create(&ctx).unwrap(),
+    );
+    let nap = std::time::Duration::from_millis(300);
+    t0.record_on(&s).unwrap();
+    s.launch(
+        &fill,
+        &LaunchConfig::new([n / 64, 1, 1], [64, 1, 1]),
+        &[KernelArg::Buffer(&buf), u32arg(n), u32arg(7)],
+    )
+    .unwrap();
+    let pending = s.download_buffer_async(&buf).unwrap();
+    t1.record_on(&s).unwrap();
+    std::thread::sleep(nap);
+    let work_ms = Event::elapsed_ms(&t0, &t1).unwrap();
+    let mut out = vec![0u8; 4 * n as usize];
+    pending.finish(&mut out).unwrap();
+    let want: Vec<u32> = (0..n).map(|i| 3 * i + 7).collect();
+    assert_eq!(bytes_u32(&out), want);
+    // t1 ended the download; t2, recorded with nothing pending after t1's own submission,
+    // goes out with the next launch (after the nap), so t1..t2 spans the nap.
+    t2.record_on(&s).unwrap();
+    std::thread::sleep(nap);
+    s.launch(
+        &fill,
+        &LaunchConfig::new([n / 64, 1, 1], [64, 1, 1]),
+        &[KernelArg::Buffer(&buf), u32arg(n), u32arg(8)],
+    )
+    .unwrap();
+    s.sync().unwrap();
+    let gap_ms = Event::elapsed_ms(&t1, &t2).unwrap();
+    eprintln!("launch + download {work_ms:.3} ms; t1..t2 {gap_ms:.3} ms");
+    assert!(
+        work_ms > 0.0 && work_ms < 250.0,
+        "the end marker waited for the host: {work_ms} ms"
+    );
+    assert!(
+        gap_ms >= 250.0,
+        "the opening marker went out early: {gap_ms} ms"
+    );
+}
+
+#[test]
+fn re_recording_an_event_does_not_wait_for_its_previous_marker() {
+    // As cudaEventRecord: moving an event's marker while the work it marked still runs
+    // returns at once (the running marker keeps its timestamp slot, the new one gets a
+    // fresh one), and each marker's timestamp is right. Under validation, so that a slot
+    // reset while its timestamp is pending would be reported.
+    let options = ContextOptions::from_env().with_profile(true);
+    let validated = ContextOptions {
+        validation: true,
+        ..options.clone()
+    };
+    let Some(ctx) = Context::with_options(validated)
+        .ok()
+        .or_else(|| context_with(options))
+    else {
+        return;
+    };
+    if !ctx.is_profiling() {
+        eprintln!("notice: the device's compute queue has no timestamps; events not timed");
+        return;
+    }
+    let fill = fill_kernel(&ctx);
+    let n = N_RERECORD;
+    let buf = ctx.create_buffer(4 * u64::from(n)).unwrap();
+    let s = ctx.create_stream().unwrap();
+    let (t0, e, t1) = (
+        Event::create(&ctx).unwrap(),
+        Event::create(&ctx).unwrap(),
+        Event::create(&ctx).unwrap(),
+    );
+    let cfg = LaunchConfig::new([n / 256, 1, 1], [256, 1, 1]);
+    // The work: a fill and a download; t0 goes out with it, e right after it.
+    let work = |k: u32| {
+        t0.record_on(&s).unwrap();
+        s.launch(
+            &fill,
+            &cfg,
+            &[KernelArg::Buffer(&buf), u32arg(n), u32arg(k)],
+        )
+        .unwrap();
+        let pending = s.download_buffer_async(&buf).unwrap();
+        e.record_on(&s).unwrap();
+        pending
+    };
+    // Once to warm up (lavapipe compiles the shader at its first dispatch).
+    let mut out = vec![0u8; 4 * n as usize];
+    work(4).finish(&mut out).unwrap();
+    // Again, moving e's marker (to the stream's next work, t1's) while it runs.
+    let pending = work(5);
+    let moved = std::time::Instant::now();
+    e.record_on(&s).unwrap();
+    let rerecord_ms = moved.elapsed().as_secs_f64() * 1e3;
+    t1.record_on(&s).unwrap();
+    s.sync().unwrap();
+    pending.finish(&mut out).unwrap();
+    let got = bytes_u32(&out);
+    assert!(got.iter().enumerate().all(|(i, &v)| v == 3 * i as u32 + 5));
+    // e's new marker and t1 mark the same point, just after the work: t0..e is the work's
+    // device time, e..t1 about nothing.
+    let work_ms = Event::elapsed_ms(&t0, &e).unwrap();
+    let gap = Event::elapsed_ms(&e, &t1).unwrap();
+    eprintln!(
+        "work {work_ms:.3} ms on the device; re-record {rerecord_ms:.3} ms; e..t1 {gap:.3} ms"
+    );
+    assert!(
+        work_ms > 0.0 && gap >= 0.0 && gap < work_ms,
+        "{work_ms} {gap}"
+    );
+    if work_ms > 20.0 {
+        assert!(
+            rerecord_ms < work_ms / 4.0,
+            "re-recording waited for the marked work: {rerecord_ms} ms of {work_ms} ms"
+        );
+    } else {
+        eprintln!("notice: the work was too short to tell a wait from none");
+    }
+    drop(e);
+    let messages = ctx.validation_messages();
+    assert!(messages.is_empty(), "{messages:#?}");
+}
+
+/// Elements the re-recording test fills: 16 MiB, long enough on lavapipe (tens of ms) to
+/// tell a wait from none.
+const N_RERECORD: u32 = 16384 * 256;
+
+#[test]
 fn slices_bind_a_range_and_downloads_can_finish_later() {
     let Some(ctx) = context_with(ContextOptions::from_env()) else {
         return;

@@ -139,6 +139,7 @@ impl Interp<'_> {
                 };
                 r.map(Value::Scalar).or_else(|m| err(span, m))
             }
+            HostOp::NanoTime => Ok(Value::Scalar(Scalar::I64(nano_time()))),
             HostOp::FileRead(_)
             | HostOp::FileWrite(_)
             | HostOp::ReadImage
@@ -261,4 +262,12 @@ pub fn int_value(n: u64, ty: &Type, span: crate::diagnostics::Span) -> Result<Va
         Some(s) if s.is_integer() => Ok(Value::Scalar(Scalar::from_int_wrapping(n as i128, s))),
         _ => internal(span, format!("integer result of type {ty}")),
     }
+}
+
+/// Nanoseconds since the first call in this process, on the monotonic clock (Java's
+/// `System.nanoTime()` has an arbitrary origin too); saturates after 292 years.
+fn nano_time() -> i64 {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let origin = *ORIGIN.get_or_init(std::time::Instant::now);
+    i64::try_from(origin.elapsed().as_nanos()).unwrap_or(i64::MAX)
 }
