@@ -18,8 +18,8 @@ use super::types::{self, float_const, int_const, scalar, scalar_of};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::ir::{
-    BarrierKind, Block, Constant, Expr, ExprKind, Function, FunctionId, Intrinsic, LoopId, Place,
-    ScalarType, Stmt, Type,
+    Block, Constant, Expr, ExprKind, Function, FunctionId, Intrinsic, LoopId, Place, ScalarType,
+    Stmt, Type,
 };
 
 type Res<T> = Result<T, Diagnostic>;
@@ -340,16 +340,10 @@ impl<'a> FnLower<'a> {
                     return Ok(None);
                 }
                 ExprKind::Intrinsic {
-                    op: Intrinsic::Barrier(BarrierKind::Workgroup),
+                    op: Intrinsic::Barrier(kind),
                     args,
-                } if args.is_empty() => {
-                    // OpControlBarrier(Workgroup, Workgroup, AcquireRelease | WorkgroupMemory),
-                    // what the rspirv backend emits for `Barrier.workgroup()`.
-                    // The intrinsic may read and write any memory (LLVM's default for it),
-                    // so the optimizer keeps shared-memory accesses on their side of it.
-                    let name = "llvm.spv.group.memory.barrier.with.group.sync";
-                    self.declare(format!("declare void @{name}()"));
-                    self.emit(format!("call void @{name}()"));
+                } => {
+                    self.barrier(*kind, args, e)?;
                     return Ok(None);
                 }
                 ExprKind::Host {

@@ -15,11 +15,13 @@
 //! the construct; docs/backends.md lists the coverage per feature.
 
 mod arith;
+mod atomics;
 mod cleanup;
 mod emit;
 mod lower;
 mod post;
 mod resources;
+mod spirv_ops;
 mod types;
 
 use std::fmt::Write;

@@ -14,7 +14,7 @@ use rspirv::binary::Assemble;
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
-use super::cleanup;
+use super::{cleanup, spirv_ops};
 
 use crate::backend::spirv::FeatureSet;
 use crate::layout::{KernelLayout, DEFAULT_WORKGROUP_SIZE, DESCRIPTOR_SET};
@@ -34,6 +34,8 @@ pub(crate) fn fix_up(
 ) -> Result<(Vec<u32>, Features), String> {
     let mut m = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
     check_entry_point(&m, kernel)?;
+    spirv_ops::replace_placeholders(&mut m)?;
+    spirv_ops::fix_atomic_semantics(&mut m);
     check_structured(&m)?;
     check_bindings(&m, layout)?;
     spec_workgroup_size(&mut m)?;
@@ -165,7 +167,7 @@ fn check_bindings(m: &Module, layout: &KernelLayout) -> Result<(), String> {
     Ok(())
 }
 
-fn next_id(m: &mut Module) -> Word {
+pub(super) fn next_id(m: &mut Module) -> Word {
     let header = m
         .header
         .get_or_insert_with(|| rspirv::dr::ModuleHeader::new(1));
@@ -175,7 +177,7 @@ fn next_id(m: &mut Module) -> Word {
 }
 
 /// The id of the type `op operands`, declared if missing (SPIR-V forbids duplicates).
-fn type_id(m: &mut Module, op: Op, operands: Vec<Operand>) -> Word {
+pub(super) fn type_id(m: &mut Module, op: Op, operands: Vec<Operand>) -> Word {
     let found = m
         .types_global_values
         .iter()
@@ -199,7 +201,7 @@ fn uint_type(m: &mut Module) -> Word {
 }
 
 /// The id of the `uint32` constant `value`, declared if missing.
-fn uint_const(m: &mut Module, value: u32) -> Word {
+pub(super) fn uint_const(m: &mut Module, value: u32) -> Word {
     let uint = uint_type(m);
     let found = m.types_global_values.iter().find(|i| {
         i.class.opcode == Op::Constant

@@ -69,6 +69,7 @@ impl FnLower<'_> {
             Intrinsic::WorkgroupId(a) => builtin("llvm.spv.group.id.i32", a),
             Intrinsic::ImageLoad => return self.image_load(args, e),
             Intrinsic::Math(f) => return self.math(*f, args, e),
+            Intrinsic::Atomic(op) => return self.atomic(*op, args, e),
             Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
             Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
             Intrinsic::GlobalSize(a) => {

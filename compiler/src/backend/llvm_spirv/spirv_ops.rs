@@ -1,0 +1,330 @@
+//! SPIR-V instructions LLVM 23.1's SPIR-V target cannot be asked for, written as calls of
+//! placeholder functions (`@"spirv.op.<Instruction>.<signature>"`, declared only) that the
+//! post-pass replaces by the instruction itself, the call's arguments becoming its id
+//! operands in order. LLVM treats such a call as an opaque function that may read and
+//! write any memory (and, declared `convergent`, keeps it out of new control flow), so the
+//! optimizer moves nothing across it; the target emits it as an `OpFunctionCall` of an
+//! imported function, which [`replace_placeholders`] turns back into the instruction and
+//! removes with its `Linkage` capability.
+//!
+//! Used for what the target crashes on or has no intrinsic for: `OpAtomicCompareExchange`
+//! (LLVM's `cmpxchg` crashes the target for Vulkan), `OpControlBarrier`/`OpMemoryBarrier`
+//! with the semantics of `Barrier.*(order)`.
+
+use std::collections::{HashMap, HashSet};
+
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{Capability, Decoration, Op, Word};
+
+/// `OpAtomicCompareExchange(pointer, scope, equal, unequal, value, comparator)`.
+pub(crate) const ATOMIC_COMPARE_EXCHANGE: &str = "AtomicCompareExchange";
+/// `OpControlBarrier(execution, memory, semantics)`.
+pub(crate) const CONTROL_BARRIER: &str = "ControlBarrier";
+/// `OpMemoryBarrier(memory, semantics)`.
+pub(crate) const MEMORY_BARRIER: &str = "MemoryBarrier";
+
+const PREFIX: &str = "spirv.op.";
+
+/// The instructions placeholders may stand for.
+fn opcode(name: &str) -> Option<Op> {
+    Some(match name {
+        ATOMIC_COMPARE_EXCHANGE => Op::AtomicCompareExchange,
+        CONTROL_BARRIER => Op::ControlBarrier,
+        MEMORY_BARRIER => Op::MemoryBarrier,
+        _ => return None,
+    })
+}
+
+/// The LLVM name of the placeholder for `op` with this signature (one function per
+/// signature: LLVM does not overload ordinary functions).
+pub(crate) fn placeholder(op: &str, ret: &str, params: &[&str]) -> String {
+    let signature: String = std::iter::once(ret)
+        .chain(params.iter().copied())
+        .collect::<Vec<_>>()
+        .join("_")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    format!("@\"{PREFIX}{op}.{signature}\"")
+}
+
+/// Replaces every call of a placeholder by its instruction and removes the placeholders.
+pub(crate) fn replace_placeholders(m: &mut Module) -> Result<(), String> {
+    let mut ops: HashMap<Word, Op> = HashMap::new();
+    for i in &m.annotations {
+        let (
+            Some(Operand::IdRef(target)),
+            Some(Operand::Decoration(Decoration::LinkageAttributes)),
+        ) = (i.operands.first(), i.operands.get(1))
+        else {
+            continue;
+        };
+        let Some(Operand::LiteralString(name)) = i.operands.get(2) else {
+            continue;
+        };
+        let Some(rest) = name.strip_prefix(PREFIX) else {
+            continue;
+        };
+        let base = rest.split('.').next().unwrap_or_default();
+        let op = opcode(base).ok_or_else(|| format!("unknown placeholder `{name}`"))?;
+        ops.insert(*target, op);
+    }
+    if ops.is_empty() {
+        return Ok(());
+    }
+    let void_types: HashSet<Word> = m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::TypeVoid)
+        .filter_map(|i| i.result_id)
+        .collect();
+    // The target passes a pointer argument through an `OpBitcast` to the `i8` pointer it
+    // gives an undefined function's parameter; the instruction takes the pointer itself.
+    let mut casts: HashMap<Word, Word> = HashMap::new();
+    for f in &m.functions {
+        for b in &f.blocks {
+            for inst in &b.instructions {
+                if let (Op::Bitcast, Some(id), Some(Operand::IdRef(from))) =
+                    (inst.class.opcode, inst.result_id, inst.operands.first())
+                {
+                    casts.insert(id, *from);
+                }
+            }
+        }
+    }
+    let mut uncast = HashSet::new();
+    for f in &mut m.functions {
+        for b in &mut f.blocks {
+            for inst in &mut b.instructions {
+                if inst.class.opcode != Op::FunctionCall {
+                    continue;
+                }
+                let Some(Operand::IdRef(callee)) = inst.operands.first() else {
+                    continue;
+                };
+                let Some(&op) = ops.get(callee) else {
+                    continue;
+                };
+                let void = inst.result_type.is_some_and(|t| void_types.contains(&t));
+                let (ty, id) = if void {
+                    (None, None)
+                } else {
+                    (inst.result_type, inst.result_id)
+                };
+                let operands = inst.operands[1..]
+                    .iter()
+                    .map(|o| match o {
+                        Operand::IdRef(a) if casts.contains_key(a) => {
+                            uncast.insert(*a);
+                            Operand::IdRef(casts[a])
+                        }
+                        o => o.clone(),
+                    })
+                    .collect();
+                *inst = Instruction::new(op, ty, id, operands);
+            }
+        }
+    }
+    element_pointers(m, &uncast, &casts);
+    // The casts fed only placeholders (the target makes one per call), unless another
+    // instruction still uses them.
+    let mut used = HashSet::new();
+    for f in &m.functions {
+        for i in f.blocks.iter().flat_map(|b| &b.instructions) {
+            used.extend(i.operands.iter().filter_map(|o| o.id_ref_any()));
+        }
+    }
+    for f in &mut m.functions {
+        for b in &mut f.blocks {
+            b.instructions.retain(|i| {
+                !i.result_id
+                    .is_some_and(|id| uncast.contains(&id) && !used.contains(&id))
+            });
+        }
+    }
+    let removed: HashSet<Word> = ops.keys().copied().collect();
+    let mut gone = removed.clone();
+    m.functions.retain(|f| {
+        let id = f.def.as_ref().and_then(|d| d.result_id);
+        if id.is_some_and(|id| removed.contains(&id)) {
+            gone.extend(f.parameters.iter().filter_map(|p| p.result_id));
+            false
+        } else {
+            true
+        }
+    });
+    let targets_gone =
+        |i: &Instruction| matches!(i.operands.first(), Some(Operand::IdRef(t)) if gone.contains(t));
+    m.annotations.retain(|i| !targets_gone(i));
+    m.debug_names.retain(|i| !targets_gone(i));
+    let still_linked = m
+        .annotations
+        .iter()
+        .any(|i| i.operands.get(1) == Some(&Operand::Decoration(Decoration::LinkageAttributes)));
+    if !still_linked {
+        m.capabilities
+            .retain(|i| i.operands.first() != Some(&Operand::Capability(Capability::Linkage)));
+    }
+    Ok(())
+}
+
+/// The order bits of memory semantics (Acquire, Release, AcquireRelease,
+/// SequentiallyConsistent).
+const ORDER_BITS: u32 = 0x2 | 0x4 | 0x8 | 0x10;
+
+/// Gives relaxed atomics no semantics bits, as the rspirv backend: LLVM's target adds the
+/// storage-class bit (`UniformMemory`, `WorkgroupMemory`) to every atomic's semantics, also
+/// a `monotonic` one's.
+pub(crate) fn fix_atomic_semantics(m: &mut Module) {
+    let constants: HashMap<Word, u32> = m
+        .types_global_values
+        .iter()
+        .filter_map(
+            |i| match (i.class.opcode, i.result_id, i.operands.first()) {
+                (Op::Constant, Some(id), Some(Operand::LiteralBit32(v))) => Some((id, *v)),
+                (Op::ConstantNull, Some(id), _) => Some((id, 0)),
+                _ => None,
+            },
+        )
+        .collect();
+    let mut relaxed = Vec::new();
+    for (fi, f) in m.functions.iter().enumerate() {
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for (ii, inst) in b.instructions.iter().enumerate() {
+                let rmw = matches!(
+                    inst.class.opcode,
+                    Op::AtomicIAdd
+                        | Op::AtomicISub
+                        | Op::AtomicSMin
+                        | Op::AtomicUMin
+                        | Op::AtomicSMax
+                        | Op::AtomicUMax
+                        | Op::AtomicAnd
+                        | Op::AtomicOr
+                        | Op::AtomicXor
+                        | Op::AtomicExchange
+                );
+                // Scope and semantics are `IdScope`/`IdMemorySemantics` operands.
+                let Some(sem) = inst.operands.get(2).and_then(Operand::id_ref_any) else {
+                    continue;
+                };
+                if rmw && constants.get(&sem).is_some_and(|v| v & ORDER_BITS == 0) {
+                    relaxed.push((fi, bi, ii));
+                }
+            }
+        }
+    }
+    if relaxed.is_empty() {
+        return;
+    }
+    let zero = super::post::uint_const(m, 0);
+    for (fi, bi, ii) in relaxed {
+        m.functions[fi].blocks[bi].instructions[ii].operands[2] = Operand::IdMemorySemantics(zero);
+    }
+}
+
+/// Where a placeholder instruction with a result takes a pointer to an aggregate (LLVM folds
+/// the pointer to element 0 of a one-element shared array into the array's own variable),
+/// an `OpAccessChain` to its first scalar, of the instruction's result type, instead.
+fn element_pointers(m: &mut Module, uncast: &HashSet<Word>, casts: &HashMap<Word, Word>) {
+    let sources: HashSet<Word> = uncast
+        .iter()
+        .filter_map(|c| casts.get(c))
+        .copied()
+        .collect();
+    if sources.is_empty() {
+        return;
+    }
+    let mut types: HashMap<Word, Instruction> = HashMap::new();
+    let mut value_type: HashMap<Word, Word> = HashMap::new();
+    for i in &m.types_global_values {
+        if let Some(id) = i.result_id {
+            types.insert(id, i.clone());
+            value_type.extend(i.result_type.map(|t| (id, t)));
+        }
+    }
+    for i in m
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
+    {
+        if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
+            value_type.insert(id, t);
+        }
+    }
+    // (function, block, instruction, operand) of each pointer operand to re-point.
+    let mut fixes = Vec::new();
+    for (fi, f) in m.functions.iter().enumerate() {
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for (ii, inst) in b.instructions.iter().enumerate() {
+                let (Some(want), Some(Operand::IdRef(p))) =
+                    (inst.result_type, inst.operands.first())
+                else {
+                    continue;
+                };
+                if !sources.contains(p) || !is_atomic(inst.class.opcode) {
+                    continue;
+                }
+                let Some((class, pointee)) = value_type.get(p).and_then(|t| pointer_of(&types, *t))
+                else {
+                    continue;
+                };
+                if pointee == want {
+                    continue;
+                }
+                // Element 0 of each level down to the scalar.
+                let mut depth = 0;
+                let mut ty = pointee;
+                while ty != want {
+                    match types.get(&ty).map(|t| (t.class.opcode, t.operands.first())) {
+                        Some((
+                            Op::TypeArray | Op::TypeRuntimeArray | Op::TypeStruct,
+                            Some(Operand::IdRef(e)),
+                        )) => {
+                            ty = *e;
+                            depth += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                if ty == want && depth > 0 {
+                    fixes.push((fi, bi, ii, *p, class, want, depth));
+                }
+            }
+        }
+    }
+    // Back to front, so that inserting keeps the earlier positions valid.
+    for (fi, bi, ii, p, class, want, depth) in fixes.into_iter().rev() {
+        let ptr_ty = super::post::type_id(
+            m,
+            Op::TypePointer,
+            vec![Operand::StorageClass(class), Operand::IdRef(want)],
+        );
+        let zero = super::post::uint_const(m, 0);
+        let id = super::post::next_id(m);
+        let mut operands = vec![Operand::IdRef(p)];
+        operands.extend(std::iter::repeat_n(Operand::IdRef(zero), depth));
+        let chain = Instruction::new(Op::AccessChain, Some(ptr_ty), Some(id), operands);
+        let block = &mut m.functions[fi].blocks[bi].instructions;
+        block[ii].operands[0] = Operand::IdRef(id);
+        block.insert(ii, chain);
+    }
+}
+
+fn is_atomic(op: Op) -> bool {
+    op == Op::AtomicCompareExchange
+}
+
+/// The storage class and pointee of pointer type `t`.
+fn pointer_of(
+    types: &HashMap<Word, Instruction>,
+    t: Word,
+) -> Option<(rspirv::spirv::StorageClass, Word)> {
+    let i = types.get(&t)?;
+    match (i.class.opcode, i.operands.first(), i.operands.get(1)) {
+        (Op::TypePointer, Some(Operand::StorageClass(c)), Some(Operand::IdRef(p))) => {
+            Some((*c, *p))
+        }
+        _ => None,
+    }
+}
