@@ -89,27 +89,31 @@ impl FnLower<'_> {
             Type::Buffer(t) | Type::Shared(t) => t.as_scalar(),
             _ => None,
         };
-        match elem {
-            Some(ScalarType::I32 | ScalarType::U32) => {}
-            Some(s) if s.is_float() => {
-                return Err(refuse(
-                    e.span,
-                    format!("atomics on `{}` elements", s.name()),
-                ))
-            }
+        let float = match elem {
+            Some(ScalarType::I32 | ScalarType::U32) => false,
+            Some(ScalarType::F32) => true,
             _ => return Err(refuse(e.span, format!("atomics on `{}`", recv.ty))),
-        }
+        };
         let signed = elem == Some(ScalarType::I32);
         let (p, space, _) = self.element_pointer(recv, index)?;
+        if float && !self.bit_pointers.contains(&p) {
+            return Err(refuse(e.span, "a float atomic outside a bit view"));
+        }
         let (scope, class_bit, sync) = if space == 3 {
             (SCOPE_WORKGROUP, SEM_WORKGROUP_MEMORY, "workgroup")
         } else {
             (SCOPE_DEVICE, SEM_UNIFORM_MEMORY, "device")
         };
         let value = self.expr(&args[2])?;
+        let value = self.to_bits_if(&p, value);
+        if float && !matches!(op, AtomicOp::CompareExchange | AtomicOp::Exchange) {
+            let at = (p.as_str(), space, scope, class_bit);
+            return self.float_atomic(op, at, order, value);
+        }
         let t = self.tmp();
         if op == AtomicOp::CompareExchange {
             let desired = self.expr(&args[3])?;
+            let desired = self.to_bits_if(&p, desired);
             let sem = if order == 0 { 0 } else { order | class_bit };
             let uneq = unequal_semantics(order, class_bit);
             let name = self.spirv_op(
@@ -129,7 +133,7 @@ impl FnLower<'_> {
                 "{t} = call i32 {name}(ptr addrspace({space}) {p}, i32 {scope}, i32 {sem}, i32 {uneq}, i32 {}, i32 {})",
                 desired.text, value.text
             ));
-            return Ok(Val::new(t, "i32"));
+            return Ok(self.from_bits_if(float, Val::new(t, "i32")));
         }
         let rmw = match op {
             AtomicOp::Add => "add",
@@ -148,7 +152,148 @@ impl FnLower<'_> {
             value.text,
             llvm_ordering(order)
         ));
-        Ok(Val::new(t, "i32"))
+        Ok(self.from_bits_if(float, Val::new(t, "i32")))
+    }
+
+    /// A float add, subtract, min or max on the bits at `p`: a compare-exchange loop, as the
+    /// rspirv backend on a device without native float atomics. Its atomics are relaxed;
+    /// an order becomes a release fence before the loop and an acquire fence after it.
+    /// Returns the old value.
+    fn float_atomic(
+        &mut self,
+        op: AtomicOp,
+        (p, space, scope, class_bit): (&str, u32, u32, u32),
+        order: u32,
+        bits: Val,
+    ) -> Res<Val> {
+        let fence = |f: &mut Self, sem: u32| {
+            let name = f.spirv_op(spirv_ops::MEMORY_BARRIER, "void", &["i32"; 2], true);
+            f.emit(format!(
+                "call void {name}(i32 {scope}, i32 {})",
+                sem | class_bit
+            ));
+        };
+        if order & (SEM_RELEASE | SEM_ACQ_REL) != 0 {
+            fence(self, SEM_RELEASE);
+        }
+        let sync = if space == 3 { "workgroup" } else { "device" };
+        let init = self.tmp();
+        self.emit(format!(
+            "{init} = load atomic i32, ptr addrspace({space}) {p} syncscope(\"{sync}\") monotonic, align 4"
+        ));
+        let v = self.tmp();
+        self.emit(format!("{v} = bitcast i32 {} to float", bits.text));
+        let (pre, head, done) = (
+            self.block.clone(),
+            self.label("cas"),
+            self.label("cas_done"),
+        );
+        self.emit(format!("br label %{head}"));
+        self.start_block(&head);
+        let (old, oldf, new, newb, got, same) = (
+            self.tmp(),
+            self.tmp(),
+            self.tmp(),
+            self.tmp(),
+            self.tmp(),
+            self.tmp(),
+        );
+        self.emit(format!(
+            "{old} = phi i32 [ {init}, %{pre} ], [ {got}, %{head} ]"
+        ));
+        self.emit(format!("{oldf} = bitcast i32 {old} to float"));
+        match op {
+            AtomicOp::Add => self.emit(format!("{new} = fadd float {oldf}, {v}")),
+            AtomicOp::Sub => self.emit(format!("{new} = fsub float {oldf}, {v}")),
+            AtomicOp::Min | AtomicOp::Max => {
+                let c = self.tmp();
+                let cmp = if op == AtomicOp::Min { "olt" } else { "ogt" };
+                self.emit(format!("{c} = fcmp {cmp} float {v}, {oldf}"));
+                self.emit(format!("{new} = select i1 {c}, float {v}, float {oldf}"));
+            }
+            other => {
+                return Err(refuse(
+                    crate::diagnostics::Span::default(),
+                    format!("the float atomic {other:?}"),
+                ))
+            }
+        }
+        self.emit(format!("{newb} = bitcast float {new} to i32"));
+        let name = self.spirv_op(
+            spirv_ops::ATOMIC_COMPARE_EXCHANGE,
+            "i32",
+            &[
+                &format!("ptr addrspace({space})"),
+                "i32",
+                "i32",
+                "i32",
+                "i32",
+                "i32",
+            ],
+            false,
+        );
+        self.emit(format!(
+            "{got} = call i32 {name}(ptr addrspace({space}) {p}, i32 {scope}, i32 0, i32 0, i32 {newb}, i32 {old})"
+        ));
+        self.emit(format!("{same} = icmp eq i32 {got}, {old}"));
+        self.emit(format!("br i1 {same}, label %{done}, label %{head}"));
+        self.start_block(&done);
+        if order & (SEM_ACQUIRE | SEM_ACQ_REL) != 0 {
+            fence(self, SEM_ACQUIRE);
+        }
+        Ok(self.from_bits_if(true, Val::new(old, "i32")))
+    }
+
+    /// The element type of shared array `local` in LLVM IR: `i32` bits for a `float32`
+    /// array some atomic works on (the atomics run on its bit view), else its stored type.
+    pub(super) fn shared_element_type(
+        &self,
+        local: usize,
+        elem: ScalarType,
+        span: crate::diagnostics::Span,
+    ) -> Res<&'static str> {
+        let atomic_here = |e: &Expr| match &e.kind {
+            ExprKind::Intrinsic {
+                op: crate::ir::Intrinsic::Atomic(_),
+                args,
+            } => matches!(
+                args.first().map(|a| &a.kind),
+                Some(ExprKind::Load(crate::ir::Place::Local(l))) if l.0 == local
+            ),
+            _ => false,
+        };
+        if elem.is_float() && crate::ir::visit::find_expr(&self.kernel.body, &atomic_here).is_some()
+        {
+            return Ok("i32");
+        }
+        super::types::stored(elem, span)
+    }
+
+    /// `v` as the `i32` bits a store through `p` takes when `p` points into a bit view.
+    pub(super) fn to_bits_if(&mut self, p: &str, v: Val) -> Val {
+        if !self.bit_pointers.contains(p) || v.ty != "float" {
+            return v;
+        }
+        let t = self.tmp();
+        self.emit(format!("{t} = bitcast float {} to i32", v.text));
+        Val::new(t, "i32")
+    }
+
+    /// `v` (bits) as a `float32` when `float`.
+    fn from_bits_if(&mut self, float: bool, v: Val) -> Val {
+        if !float {
+            return v;
+        }
+        let t = self.tmp();
+        self.emit(format!("{t} = bitcast i32 {} to float", v.text));
+        Val::new(t, "float")
+    }
+
+    /// A plain load of the float whose bits are at `p`.
+    pub(super) fn load_bits(&mut self, p: &str, space: u32) -> Val {
+        let t = self.tmp();
+        self.emit(format!("{t} = load i32, ptr addrspace({space}) {p}"));
+        self.from_bits_if(true, Val::new(t, "i32"))
     }
 
     /// `Barrier.workgroup/workgroupMemory/deviceMemory([order])`, as the rspirv backend:

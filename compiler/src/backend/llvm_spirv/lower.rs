@@ -68,6 +68,9 @@ pub(crate) struct FnLower<'a> {
     pub(crate) shared_bytes: u64,
     /// Per local: the `addrspace(3)` global and element of a `Shared<T>` local.
     pub(super) shared: Vec<(usize, String, ScalarType, u32)>,
+    /// Element pointers into a float buffer's or shared array's `i32` bit view (float
+    /// atomics on it are compare-exchange loops on the bits): accesses through them bit-cast.
+    pub(super) bit_pointers: std::collections::HashSet<String>,
     pub(super) next: usize,
     /// Label of the block being emitted.
     pub(super) block: String,
@@ -98,6 +101,7 @@ impl<'a> FnLower<'a> {
             globals: Vec::new(),
             shared_bytes: 0,
             shared: Vec::new(),
+            bit_pointers: Default::default(),
         }
     }
 
@@ -304,6 +308,7 @@ impl<'a> FnLower<'a> {
             Place::Index { base, index } => {
                 let (p, space, s) = self.element_pointer(base, index)?;
                 let v = self.stored_form(v, s);
+                let v = self.to_bits_if(&p, v);
                 self.emit(format!(
                     "store {} {}, ptr addrspace({space}) {p}",
                     v.ty, v.text
@@ -376,6 +381,9 @@ impl<'a> FnLower<'a> {
             }
             ExprKind::Load(Place::Index { base, index }) => {
                 let (p, space, s) = self.element_pointer(base, index)?;
+                if self.bit_pointers.contains(&p) {
+                    return Ok(self.load_bits(&p, space));
+                }
                 let stored = types::stored(s, e.span)?;
                 let t = self.tmp();
                 self.emit(format!("{t} = load {stored}, ptr addrspace({space}) {p}"));

@@ -76,6 +76,12 @@ pub(crate) enum Handle {
 }
 
 impl Handle {
+    /// Whether this is a float buffer declared with `uint32` elements (its bit view: float
+    /// atomics on it are compare-exchange loops on the bits, plain accesses bit-cast).
+    pub(crate) fn is_bit_view(&self) -> bool {
+        matches!(self, Handle::Buffer { elem, ty, .. } if elem.is_float() && ty.contains("x i32]"))
+    }
+
     /// The binding number.
     pub(crate) fn binding(&self) -> u32 {
         match self {
@@ -227,6 +233,14 @@ fn module_text(
         emit::TRIPLE
     );
     let mut decls = Vec::new();
+    let bit_views = match module
+        .functions
+        .iter()
+        .position(|f| std::ptr::eq(f, kernel))
+    {
+        Some(id) => crate::backend::spirv::float_atomic_bit_views(module, FunctionId(id))?,
+        None => Vec::new(),
+    };
     for slot in &layout.bindings {
         let span = kernel.params()[slot.param].span;
         let writes = access.get(slot.param).is_some_and(|a| a.1);
@@ -247,7 +261,10 @@ fn module_text(
         };
         let (ty, mangled, handle) = match &slot.kind {
             BindingKind::Buffer { lane, lanes: 1, .. } if *lane != ir::ScalarType::Bool => {
-                let elem = types::stored(*lane, span)?;
+                let mut elem = types::stored(*lane, span)?;
+                if bit_views.get(slot.param).copied().unwrap_or(false) {
+                    elem = "i32";
+                }
                 let (ty, mangled) = types::buffer_handle(elem, writes);
                 let h = Handle::Buffer {
                     var: var.clone(),

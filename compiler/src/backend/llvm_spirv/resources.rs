@@ -28,21 +28,26 @@ impl FnLower<'_> {
             // No `inbounds`: an index past the end must not become poison in LLVM (the
             // rspirv backend leaves such an access to the driver, as Vulkan does).
             let i = self.expr(index)?;
-            let ty = types::stored(elem, base.span)?;
+            let ty = self.shared_element_type(l.0, elem, base.span)?;
             let p = self.tmp();
+            if ty != types::stored(elem, base.span)? {
+                self.bit_pointers.insert(p.clone());
+            }
             self.emit(format!(
                 "{p} = getelementptr [{n} x {ty}], ptr addrspace(3) {global}, i32 0, i32 {}",
                 i.text
             ));
             return Ok((p, 3, elem));
         }
-        let Some(Some(Handle::Buffer {
+        let handle = self.handles.get(l.0).cloned().flatten();
+        let bits = handle.as_ref().is_some_and(Handle::is_bit_view);
+        let Some(Handle::Buffer {
             var,
             ty,
             mangled,
             elem,
             ..
-        })) = self.handles.get(l.0).cloned()
+        }) = handle
         else {
             return Err(refuse(
                 base.span,
@@ -51,6 +56,9 @@ impl FnLower<'_> {
         };
         let i = self.expr(index)?;
         let p = self.tmp();
+        if bits {
+            self.bit_pointers.insert(p.clone());
+        }
         self.declare(format!(
             "declare ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty}, i32)"
         ));
@@ -199,7 +207,7 @@ impl FnLower<'_> {
             return Err(refuse(span, "a `Shared<T>` local assigned twice"));
         }
         let elem = scalar_of(elem, span)?;
-        let ty = types::stored(elem, span)?;
+        let ty = self.shared_element_type(local, elem, span)?;
         let n = *n as u32;
         let global = format!("@shared.{}.{local}", self.kernel_tag());
         self.globals.push(format!(

@@ -80,13 +80,23 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<(), String> {
         .collect();
     // The target passes a pointer argument through an `OpBitcast` to the `i8` pointer it
     // gives an undefined function's parameter; the instruction takes the pointer itself.
+    let pointer_types: HashSet<Word> = m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::TypePointer)
+        .filter_map(|i| i.result_id)
+        .collect();
     let mut casts: HashMap<Word, Word> = HashMap::new();
     for f in &m.functions {
         for b in &f.blocks {
             for inst in &b.instructions {
-                if let (Op::Bitcast, Some(id), Some(Operand::IdRef(from))) =
-                    (inst.class.opcode, inst.result_id, inst.operands.first())
-                {
+                let to_pointer = inst.result_type.is_some_and(|t| pointer_types.contains(&t));
+                if let (Op::Bitcast, true, Some(id), Some(Operand::IdRef(from))) = (
+                    inst.class.opcode,
+                    to_pointer,
+                    inst.result_id,
+                    inst.operands.first(),
+                ) {
                     casts.insert(id, *from);
                 }
             }
@@ -203,6 +213,7 @@ pub(crate) fn fix_atomic_semantics(m: &mut Module) {
                         | Op::AtomicOr
                         | Op::AtomicXor
                         | Op::AtomicExchange
+                        | Op::AtomicLoad
                 );
                 // Scope and semantics are `IdScope`/`IdMemorySemantics` operands.
                 let Some(sem) = inst.operands.get(2).and_then(Operand::id_ref_any) else {
