@@ -19,6 +19,7 @@ mod atomics;
 mod cleanup;
 mod emit;
 mod lower;
+mod math_bits;
 mod post;
 mod resources;
 mod spirv_ops;

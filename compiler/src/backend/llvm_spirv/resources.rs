@@ -78,6 +78,7 @@ impl FnLower<'_> {
             Intrinsic::ImageLoad => return self.image_load(args, e),
             Intrinsic::Math(f) => return self.math(*f, args, e),
             Intrinsic::Atomic(op) => return self.atomic(*op, args, e),
+            Intrinsic::Bits(f) => return self.bits(*f, args, e),
             Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
             Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
             Intrinsic::GlobalSize(a) => {
@@ -131,12 +132,7 @@ impl FnLower<'_> {
                 };
                 return self.expr(x);
             }
-            other => {
-                return Err(refuse(
-                    e.span,
-                    format!("`Math.{other:?}` on `{}`", s.name()),
-                ))
-            }
+            other => return self.glsl_math(other, args, e),
         };
         let ty = scalar(s, e.span)?;
         let suffix = if float { "f32" } else { "i32" };

@@ -22,8 +22,24 @@ pub(crate) const ATOMIC_COMPARE_EXCHANGE: &str = "AtomicCompareExchange";
 pub(crate) const CONTROL_BARRIER: &str = "ControlBarrier";
 /// `OpMemoryBarrier(memory, semantics)`.
 pub(crate) const MEMORY_BARRIER: &str = "MemoryBarrier";
+/// `OpBitCount(x)`.
+pub(crate) const BIT_COUNT: &str = "BitCount";
+/// `OpBitReverse(x)`.
+pub(crate) const BIT_REVERSE: &str = "BitReverse";
+/// `OpBitFieldSExtract(x, offset, count)`.
+pub(crate) const BIT_FIELD_S_EXTRACT: &str = "BitFieldSExtract";
+/// `OpBitFieldUExtract(x, offset, count)`.
+pub(crate) const BIT_FIELD_U_EXTRACT: &str = "BitFieldUExtract";
+/// `OpBitFieldInsert(base, insert, offset, count)`.
+pub(crate) const BIT_FIELD_INSERT: &str = "BitFieldInsert";
+/// `OpIsNan(x)`.
+pub(crate) const IS_NAN: &str = "IsNan";
+/// `OpIsInf(x)`.
+pub(crate) const IS_INF: &str = "IsInf";
 
 const PREFIX: &str = "spirv.op.";
+/// The prefix of a `GLSL.std.450` instruction's placeholder; its number follows.
+pub(crate) const GLSL: &str = "glsl";
 
 /// The instructions placeholders may stand for.
 fn opcode(name: &str) -> Option<Op> {
@@ -31,8 +47,40 @@ fn opcode(name: &str) -> Option<Op> {
         ATOMIC_COMPARE_EXCHANGE => Op::AtomicCompareExchange,
         CONTROL_BARRIER => Op::ControlBarrier,
         MEMORY_BARRIER => Op::MemoryBarrier,
+        BIT_COUNT => Op::BitCount,
+        BIT_REVERSE => Op::BitReverse,
+        BIT_FIELD_S_EXTRACT => Op::BitFieldSExtract,
+        BIT_FIELD_U_EXTRACT => Op::BitFieldUExtract,
+        BIT_FIELD_INSERT => Op::BitFieldInsert,
+        IS_NAN => Op::IsNan,
+        IS_INF => Op::IsInf,
         _ => return None,
     })
+}
+
+/// What a placeholder stands for: a core instruction or a `GLSL.std.450` one (by number).
+#[derive(Clone, Copy)]
+enum Replacement {
+    Core(Op),
+    Glsl(u32),
+}
+
+/// The `GLSL.std.450` import's id, declared if missing.
+fn glsl_import(m: &mut Module) -> Word {
+    let found = m.ext_inst_imports.iter().find(
+        |i| matches!(i.operands.first(), Some(Operand::LiteralString(s)) if s == "GLSL.std.450"),
+    );
+    if let Some(id) = found.and_then(|i| i.result_id) {
+        return id;
+    }
+    let id = super::post::next_id(m);
+    m.ext_inst_imports.push(Instruction::new(
+        Op::ExtInstImport,
+        None,
+        Some(id),
+        vec![Operand::LiteralString("GLSL.std.450".to_string())],
+    ));
+    id
 }
 
 /// The LLVM name of the placeholder for `op` with this signature (one function per
@@ -50,7 +98,7 @@ pub(crate) fn placeholder(op: &str, ret: &str, params: &[&str]) -> String {
 
 /// Replaces every call of a placeholder by its instruction and removes the placeholders.
 pub(crate) fn replace_placeholders(m: &mut Module) -> Result<(), String> {
-    let mut ops: HashMap<Word, Op> = HashMap::new();
+    let mut ops: HashMap<Word, Replacement> = HashMap::new();
     for i in &m.annotations {
         let (
             Some(Operand::IdRef(target)),
@@ -65,13 +113,24 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<(), String> {
         let Some(rest) = name.strip_prefix(PREFIX) else {
             continue;
         };
-        let base = rest.split('.').next().unwrap_or_default();
-        let op = opcode(base).ok_or_else(|| format!("unknown placeholder `{name}`"))?;
+        let mut parts = rest.split('.');
+        let base = parts.next().unwrap_or_default();
+        let op = if base == GLSL {
+            parts
+                .next()
+                .and_then(|n| n.parse().ok())
+                .map(Replacement::Glsl)
+        } else {
+            opcode(base).map(Replacement::Core)
+        };
+        let op = op.ok_or_else(|| format!("unknown placeholder `{name}`"))?;
         ops.insert(*target, op);
     }
-    if ops.is_empty() {
-        return Ok(());
-    }
+    let glsl = if ops.values().any(|r| matches!(r, Replacement::Glsl(_))) {
+        glsl_import(m)
+    } else {
+        0
+    };
     let void_types: HashSet<Word> = m
         .types_global_values
         .iter()
@@ -131,7 +190,14 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<(), String> {
                         o => o.clone(),
                     })
                     .collect();
-                *inst = Instruction::new(op, ty, id, operands);
+                *inst = match op {
+                    Replacement::Core(op) => Instruction::new(op, ty, id, operands),
+                    Replacement::Glsl(n) => {
+                        let mut all = vec![Operand::IdRef(glsl), Operand::LiteralExtInstInteger(n)];
+                        all.extend(operands);
+                        Instruction::new(Op::ExtInst, ty, id, all)
+                    }
+                };
             }
         }
     }
@@ -167,6 +233,13 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<(), String> {
         |i: &Instruction| matches!(i.operands.first(), Some(Operand::IdRef(t)) if gone.contains(t));
     m.annotations.retain(|i| !targets_gone(i));
     m.debug_names.retain(|i| !targets_gone(i));
+    // LLVM's target writes the helpers it makes for some intrinsics (`llvm.fshl`, which
+    // instcombine forms from a rotation's shifts) as exported functions; a Vulkan module
+    // links nothing, so they are plain functions.
+    m.annotations.retain(|i| {
+        !(i.operands.get(1) == Some(&Operand::Decoration(Decoration::LinkageAttributes))
+            && i.operands.get(3) == Some(&Operand::LinkageType(rspirv::spirv::LinkageType::Export)))
+    });
     let still_linked = m
         .annotations
         .iter()
