@@ -24,6 +24,7 @@ mod post;
 mod resources;
 mod spirv_ops;
 mod types;
+mod waves;
 
 use std::fmt::Write;
 

@@ -79,6 +79,7 @@ impl FnLower<'_> {
             Intrinsic::Math(f) => return self.math(*f, args, e),
             Intrinsic::Atomic(op) => return self.atomic(*op, args, e),
             Intrinsic::Bits(f) => return self.bits(*f, args, e),
+            Intrinsic::Wave(op) => return self.wave(*op, args, e),
             Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
             Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
             Intrinsic::GlobalSize(a) => {

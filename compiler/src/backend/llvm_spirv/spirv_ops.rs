@@ -14,7 +14,7 @@
 use std::collections::{HashMap, HashSet};
 
 use rspirv::dr::{Instruction, Module, Operand};
-use rspirv::spirv::{Capability, Decoration, Op, Word};
+use rspirv::spirv::{Capability, Decoration, GroupOperation, Op, Word};
 
 /// `OpAtomicCompareExchange(pointer, scope, equal, unequal, value, comparator)`.
 pub(crate) const ATOMIC_COMPARE_EXCHANGE: &str = "AtomicCompareExchange";
@@ -58,11 +58,71 @@ fn opcode(name: &str) -> Option<Op> {
     })
 }
 
-/// What a placeholder stands for: a core instruction or a `GLSL.std.450` one (by number).
+/// The prefix of a core instruction's placeholder by opcode number (`core.<opcode>`, then
+/// `.g<operation>` for a group operation, the literal operand after the scope).
+const CORE: &str = "core";
+
+/// The placeholder operation name of core instruction `op`, with a group operation.
+pub(crate) fn core_op(op: Op, operation: Option<GroupOperation>) -> String {
+    match operation {
+        Some(g) => format!("{CORE}.{}.g{}", op as u32, g as u32),
+        None => format!("{CORE}.{}", op as u32),
+    }
+}
+
+/// What a placeholder stands for: a core instruction (with the group operation that
+/// follows its scope operand) or a `GLSL.std.450` one (by number).
 #[derive(Clone, Copy)]
 enum Replacement {
-    Core(Op),
+    Core(Op, Option<GroupOperation>),
     Glsl(u32),
+}
+
+/// The capabilities an instruction a placeholder stands for needs (as the rspirv backend
+/// declares them); the target knows nothing of them.
+fn capabilities_of(op: Op) -> &'static [Capability] {
+    use Capability as C;
+    match op {
+        Op::GroupNonUniformElect => &[C::GroupNonUniform],
+        Op::GroupNonUniformAny | Op::GroupNonUniformAll | Op::GroupNonUniformAllEqual => {
+            &[C::GroupNonUniform, C::GroupNonUniformVote]
+        }
+        Op::GroupNonUniformBallot | Op::GroupNonUniformBroadcastFirst => {
+            &[C::GroupNonUniform, C::GroupNonUniformBallot]
+        }
+        Op::GroupNonUniformShuffle => &[C::GroupNonUniform, C::GroupNonUniformShuffle],
+        Op::GroupNonUniformQuadBroadcast | Op::GroupNonUniformQuadSwap => {
+            &[C::GroupNonUniform, C::GroupNonUniformQuad]
+        }
+        Op::GroupNonUniformIAdd
+        | Op::GroupNonUniformFAdd
+        | Op::GroupNonUniformSMin
+        | Op::GroupNonUniformUMin
+        | Op::GroupNonUniformFMin
+        | Op::GroupNonUniformSMax
+        | Op::GroupNonUniformUMax
+        | Op::GroupNonUniformFMax
+        | Op::GroupNonUniformBitwiseAnd
+        | Op::GroupNonUniformBitwiseOr
+        | Op::GroupNonUniformBitwiseXor => &[C::GroupNonUniform, C::GroupNonUniformArithmetic],
+        _ => &[],
+    }
+}
+
+/// Declares `cap` unless the module has it.
+fn require(m: &mut Module, cap: Capability) {
+    let has = m
+        .capabilities
+        .iter()
+        .any(|i| i.operands.first() == Some(&Operand::Capability(cap)));
+    if !has {
+        m.capabilities.push(Instruction::new(
+            Op::Capability,
+            None,
+            None,
+            vec![Operand::Capability(cap)],
+        ));
+    }
 }
 
 /// The `GLSL.std.450` import's id, declared if missing.
@@ -120,8 +180,17 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<(), String> {
                 .next()
                 .and_then(|n| n.parse().ok())
                 .map(Replacement::Glsl)
+        } else if base == CORE {
+            let code = parts.next().and_then(|n| n.parse::<u32>().ok());
+            let operation = parts
+                .next()
+                .and_then(|g| g.strip_prefix('g'))
+                .and_then(|g| g.parse::<u32>().ok())
+                .and_then(GroupOperation::from_u32);
+            code.and_then(Op::from_u32)
+                .map(|op| Replacement::Core(op, operation))
         } else {
-            opcode(base).map(Replacement::Core)
+            opcode(base).map(|op| Replacement::Core(op, None))
         };
         let op = op.ok_or_else(|| format!("unknown placeholder `{name}`"))?;
         ops.insert(*target, op);
@@ -191,7 +260,12 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<(), String> {
                     })
                     .collect();
                 *inst = match op {
-                    Replacement::Core(op) => Instruction::new(op, ty, id, operands),
+                    Replacement::Core(op, None) => Instruction::new(op, ty, id, operands),
+                    Replacement::Core(op, Some(g)) => {
+                        let mut operands: Vec<Operand> = operands;
+                        operands.insert(1.min(operands.len()), Operand::GroupOperation(g));
+                        Instruction::new(op, ty, id, operands)
+                    }
                     Replacement::Glsl(n) => {
                         let mut all = vec![Operand::IdRef(glsl), Operand::LiteralExtInstInteger(n)];
                         all.extend(operands);
@@ -216,6 +290,13 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<(), String> {
                 !i.result_id
                     .is_some_and(|id| uncast.contains(&id) && !used.contains(&id))
             });
+        }
+    }
+    for op in ops.values() {
+        if let Replacement::Core(op, _) = op {
+            for &cap in capabilities_of(*op) {
+                require(m, cap);
+            }
         }
     }
     let removed: HashSet<Word> = ops.keys().copied().collect();
