@@ -22,6 +22,7 @@ mod lower;
 mod math_bits;
 mod post;
 mod resources;
+mod spec;
 mod spirv_ops;
 mod types;
 mod waves;
@@ -149,9 +150,6 @@ fn compile(
             "buffers addressed through buffer device addresses (the address variant for buffers past maxStorageBufferRange)",
         ));
     }
-    if kernel.wave_width.is_some() {
-        return Err(refuse(kernel.span, "`@Wave(width = …)`"));
-    }
     crate::backend::spirv::check_kernel_shape(kernel)?;
     let access = crate::backend::spirv::resource_access(module, kernel_id)?;
     let layout = layout::kernel_layout(kernel)?;
@@ -173,12 +171,19 @@ fn compile(
             break;
         }
     }
-    let (words, features) = result.map_err(|e| {
+    let (words, mut features) = result.map_err(|e| {
         refuse(
             kernel.span,
             format!("this kernel (LLVM's SPIR-V target: {})", e.trim()),
         )
     })?;
+    if kernel.wave_width.is_some() {
+        // As with rspirv: the module is unchanged, the required subgroup size is a pipeline
+        // property of Vulkan 1.3's subgroup size control (the runtime sets it).
+        features
+            .vulkan_features
+            .push("subgroupSizeControl".to_string());
+    }
     let access: Vec<_> = layout
         .bindings
         .iter()
@@ -188,6 +193,27 @@ fn compile(
         })
         .collect();
     let interface = layout::reflect_interface(&layout, kernel.params(), &access, &[]);
+    let mut spec_constants = interface.workgroup_spec_constants;
+    let mut parameters = interface.parameters;
+    for spec in &features.spec_constants {
+        // The names the rspirv backend gives them.
+        let name = match spec.id.checked_sub(layout::PSC_SPEC_BASE) {
+            Some(i) => {
+                let param = kernel.params().get(i as usize);
+                if let Some(p) = parameters.get_mut(i as usize) {
+                    p.psc_spec_id = Some(spec.id);
+                }
+                format!("psc_{}", param.map_or("", |p| p.name.as_str()))
+            }
+            None => format!("spec_slot_{}", spec.id - layout::USER_SPEC_BASE),
+        };
+        spec_constants.push(cajeta_runtime::SpecConstant {
+            id: spec.id,
+            name,
+            ty: spec.ty.clone(),
+            default: spec.default,
+        });
+    }
     let (major, minor) = options.target_env.spirv_version();
     let reflection = cajeta_runtime::Reflection {
         entry_point: kernel.name.clone(),
@@ -197,15 +223,15 @@ fn compile(
         default_workgroup_size: layout::DEFAULT_WORKGROUP_SIZE,
         bindings: interface.bindings,
         push_constants: interface.push_constants,
-        spec_constants: interface.workgroup_spec_constants,
+        spec_constants,
         capabilities: features.capabilities,
         extensions: features.extensions,
         vulkan_features: features.vulkan_features,
         precision_variant: options.target.precision.name(),
-        parameters: interface.parameters,
+        parameters,
         static_shared_bytes: u32::try_from(shared_bytes).unwrap_or(u32::MAX),
         bounds_check: None,
-        required_subgroup_size: None,
+        required_subgroup_size: kernel.wave_width,
         // The LLVM backend lowers no cooperative matrices (docs/backends.md).
         coop_matrix_shapes: Vec::new(),
     };

@@ -21,6 +21,8 @@ use crate::layout::{KernelLayout, DEFAULT_WORKGROUP_SIZE, DESCRIPTOR_SET};
 
 /// The capabilities, extensions and Vulkan features of the finished module (reflection).
 pub(crate) struct Features {
+    /// The specialization constants of `Spec` slots and `psc`, by SpecId.
+    pub(crate) spec_constants: Vec<spirv_ops::SpecConstant>,
     pub(crate) capabilities: Vec<String>,
     pub(crate) extensions: Vec<String>,
     pub(crate) vulkan_features: Vec<String>,
@@ -34,7 +36,7 @@ pub(crate) fn fix_up(
 ) -> Result<(Vec<u32>, Features), String> {
     let mut m = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
     check_entry_point(&m, kernel)?;
-    spirv_ops::replace_placeholders(&mut m)?;
+    let spec_constants = spirv_ops::replace_placeholders(&mut m)?;
     spirv_ops::fix_atomic_semantics(&mut m);
     check_structured(&m)?;
     check_bindings(&m, layout)?;
@@ -59,6 +61,7 @@ pub(crate) fn fix_up(
         })
         .collect();
     let features = Features {
+        spec_constants,
         capabilities: features
             .capabilities()
             .iter()

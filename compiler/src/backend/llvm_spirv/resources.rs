@@ -80,6 +80,9 @@ impl FnLower<'_> {
             Intrinsic::Atomic(op) => return self.atomic(*op, args, e),
             Intrinsic::Bits(f) => return self.bits(*f, args, e),
             Intrinsic::Wave(op) => return self.wave(*op, args, e),
+            Intrinsic::SpecInt => return self.spec_value(false, args, e),
+            Intrinsic::SpecFloat => return self.spec_value(true, args, e),
+            Intrinsic::Psc => return self.psc(args, e),
             Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
             Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
             Intrinsic::GlobalSize(a) => {

@@ -156,9 +156,103 @@ pub(crate) fn placeholder(op: &str, ret: &str, params: &[&str]) -> String {
     format!("@\"{PREFIX}{op}.{signature}\"")
 }
 
-/// Replaces every call of a placeholder by its instruction and removes the placeholders.
-pub(crate) fn replace_placeholders(m: &mut Module) -> Result<(), String> {
+/// The prefix of a specialization constant's placeholder.
+const SPEC_PREFIX: &str = "spirv.spec.";
+
+/// The LLVM name of the placeholder of spec constant `id` with default bits `bits`.
+pub(crate) fn spec_placeholder(id: u32, bits: u32, s: crate::ir::ScalarType) -> String {
+    format!("@\"{SPEC_PREFIX}{id}.{bits}.{}\"", s.name())
+}
+
+/// A specialization constant the post-pass declared: SpecId, type name, default bits.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct SpecConstant {
+    pub(crate) id: u32,
+    pub(crate) ty: String,
+    pub(crate) default: u32,
+}
+
+/// Declares one `OpSpecConstant` per spec-constant placeholder (decorated with its SpecId)
+/// and turns every call of a placeholder into an `OpCopyObject` of it; returns them.
+fn declare_spec_constants(
+    m: &mut Module,
+    specs: &HashMap<Word, SpecConstant>,
+) -> Result<Vec<SpecConstant>, String> {
+    let mut by_id: HashMap<u32, (Word, SpecConstant)> = HashMap::new();
+    let result_types: HashMap<Word, Word> = m
+        .functions
+        .iter()
+        .filter_map(|f| f.def.as_ref())
+        .filter_map(|d| Some((d.result_id?, d.result_type?)))
+        .collect();
+    let mut constant_of: HashMap<Word, Word> = HashMap::new();
+    let mut sorted: Vec<_> = specs.iter().collect();
+    sorted.sort_by_key(|(f, s)| (s.id, **f));
+    for (function, spec) in sorted {
+        if let Some((c, known)) = by_id.get(&spec.id) {
+            if known != spec {
+                return Err(format!(
+                    "specialization constant {} used with two types or defaults",
+                    spec.id
+                ));
+            }
+            constant_of.insert(*function, *c);
+            continue;
+        }
+        let ty = *result_types
+            .get(function)
+            .ok_or("a specialization constant's placeholder without a type")?;
+        let c = super::post::next_id(m);
+        m.types_global_values.push(Instruction::new(
+            Op::SpecConstant,
+            Some(ty),
+            Some(c),
+            vec![Operand::LiteralBit32(spec.default)],
+        ));
+        m.annotations.push(Instruction::new(
+            Op::Decorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(c),
+                Operand::Decoration(Decoration::SpecId),
+                Operand::LiteralBit32(spec.id),
+            ],
+        ));
+        by_id.insert(spec.id, (c, spec.clone()));
+        constant_of.insert(*function, c);
+    }
+    for inst in m
+        .functions
+        .iter_mut()
+        .flat_map(|f| f.blocks.iter_mut())
+        .flat_map(|b| b.instructions.iter_mut())
+    {
+        if inst.class.opcode != Op::FunctionCall {
+            continue;
+        }
+        let Some(Operand::IdRef(callee)) = inst.operands.first() else {
+            continue;
+        };
+        if let Some(&c) = constant_of.get(callee) {
+            *inst = Instruction::new(
+                Op::CopyObject,
+                inst.result_type,
+                inst.result_id,
+                vec![Operand::IdRef(c)],
+            );
+        }
+    }
+    let mut out: Vec<SpecConstant> = by_id.into_values().map(|(_, s)| s).collect();
+    out.sort();
+    Ok(out)
+}
+
+/// Replaces every call of a placeholder by its instruction and removes the placeholders;
+/// returns the specialization constants declared for spec-constant placeholders.
+pub(crate) fn replace_placeholders(m: &mut Module) -> Result<Vec<SpecConstant>, String> {
     let mut ops: HashMap<Word, Replacement> = HashMap::new();
+    let mut specs: HashMap<Word, SpecConstant> = HashMap::new();
     for i in &m.annotations {
         let (
             Some(Operand::IdRef(target)),
@@ -170,6 +264,19 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<(), String> {
         let Some(Operand::LiteralString(name)) = i.operands.get(2) else {
             continue;
         };
+        if let Some(rest) = name.strip_prefix(SPEC_PREFIX) {
+            let parts: Vec<&str> = rest.split('.').collect();
+            let (Some(id), Some(default), Some(ty)) = (
+                parts.first().and_then(|p| p.parse().ok()),
+                parts.get(1).and_then(|p| p.parse().ok()),
+                parts.get(2),
+            ) else {
+                return Err(format!("malformed placeholder `{name}`"));
+            };
+            let ty = ty.to_string();
+            specs.insert(*target, SpecConstant { id, ty, default });
+            continue;
+        }
         let Some(rest) = name.strip_prefix(PREFIX) else {
             continue;
         };
@@ -299,7 +406,8 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<(), String> {
             }
         }
     }
-    let removed: HashSet<Word> = ops.keys().copied().collect();
+    let spec_constants = declare_spec_constants(m, &specs)?;
+    let removed: HashSet<Word> = ops.keys().chain(specs.keys()).copied().collect();
     let mut gone = removed.clone();
     m.functions.retain(|f| {
         let id = f.def.as_ref().and_then(|d| d.result_id);
@@ -329,7 +437,7 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<(), String> {
         m.capabilities
             .retain(|i| i.operands.first() != Some(&Operand::Capability(Capability::Linkage)));
     }
-    Ok(())
+    Ok(spec_constants)
 }
 
 /// The order bits of memory semantics (Acquire, Release, AcquireRelease,
