@@ -18,8 +18,8 @@ use super::types::{self, float_const, int_const, scalar, scalar_of};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::ir::{
-    Block, Constant, Expr, ExprKind, Function, FunctionId, Intrinsic, LoopId, Place, ScalarType,
-    Stmt, Type,
+    Constant, Expr, ExprKind, Function, FunctionId, Intrinsic, LoopId, Place, ScalarType, Stmt,
+    Type,
 };
 
 type Res<T> = Result<T, Diagnostic>;
@@ -76,6 +76,12 @@ pub(crate) struct FnLower<'a> {
     pub(super) block: String,
     /// Per loop id: (continue target, break target).
     pub(super) loops: Vec<(LoopId, String, String)>,
+    /// Per loop of `loops`: whether a `break`/`continue` of an outer loop leaves it (see
+    /// `jumps`).
+    pub(super) escapes: Vec<bool>,
+    /// Whether a `continue` of the innermost loop may be pending (`jumps`): the statements
+    /// after this point in its body run only when none is.
+    pub(super) continue_pending: bool,
 }
 
 impl Val {
@@ -97,6 +103,8 @@ impl<'a> FnLower<'a> {
             next: 0,
             block: "entry".to_string(),
             loops: Vec::new(),
+            escapes: Vec::new(),
+            continue_pending: false,
             calls: Vec::new(),
             globals: Vec::new(),
             shared_bytes: 0,
@@ -201,9 +209,12 @@ impl<'a> FnLower<'a> {
         })
     }
 
-    pub(super) fn block(&mut self, stmts: &Block) -> Res<()> {
-        for s in stmts {
+    pub(super) fn block(&mut self, stmts: &[Stmt]) -> Res<()> {
+        for (i, s) in stmts.iter().enumerate() {
             self.stmt(s)?;
+            if self.continue_pending && i + 1 < stmts.len() {
+                return self.guarded_rest(&stmts[i + 1..]);
+            }
         }
         Ok(())
     }
@@ -263,11 +274,16 @@ impl<'a> FnLower<'a> {
                 }
                 self.start_block(&body_l);
                 self.loops.push((*id, cont.clone(), exit.clone()));
+                self.escapes.push(false);
+                let pending = std::mem::replace(&mut self.continue_pending, false);
                 let r = self.block(body);
+                self.continue_pending = pending;
                 self.loops.pop();
+                let escaped = self.escapes.pop().unwrap_or(false);
                 r?;
                 self.emit(format!("br label %{cont}"));
                 self.start_block(&cont);
+                self.clear_jump();
                 self.block(continuing)?;
                 if let Some(c) = post_cond {
                     let c = self.expr(c)?;
@@ -276,20 +292,12 @@ impl<'a> FnLower<'a> {
                     self.emit(format!("br label %{head}"));
                 }
                 self.start_block(&exit);
+                if escaped {
+                    self.dispatch_escapes();
+                }
             }
-            Stmt::Break(id) | Stmt::Continue(id) => {
-                let Some((_, cont, exit)) = self.loops.iter().rev().find(|(l, _, _)| l == id)
-                else {
-                    return Err(refuse(self.kernel.span, "a `break` outside its loop"));
-                };
-                let target = if matches!(s, Stmt::Break(_)) {
-                    exit
-                } else {
-                    cont
-                };
-                let line = format!("br label %{target}");
-                self.terminate(line);
-            }
+            Stmt::Break(id) => self.jump(*id, false)?,
+            Stmt::Continue(id) => self.jump(*id, true)?,
             Stmt::Return(None, _) => self.terminate("ret void".to_string()),
             Stmt::Return(Some(e), _) => {
                 let v = self.expr(e)?;

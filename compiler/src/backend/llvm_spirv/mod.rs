@@ -18,6 +18,7 @@ mod arith;
 mod atomics;
 mod cleanup;
 mod emit;
+mod jumps;
 mod lower;
 mod math_bits;
 mod post;
@@ -159,10 +160,14 @@ fn compile(
     // forms LLVM 23's SPIR-V target lowers wrongly (measured: a shared-memory tree reduction
     // read a fixed element instead of `t[l + s]` on lavapipe); such kernels get only SSA
     // promotion and CSE.
-    let pipes: &[&str] = if shared_bytes > 0 {
-        &emit::SHARED_MEMORY_PIPELINES
-    } else {
-        &emit::PIPELINES
+    // A labeled jump out of nested loops (lowered one loop at a time, see `jumps`) also
+    // gets LLVM's region structurizer after optimization.
+    let labeled_jumps = text.contains(jumps::JUMP_LOCAL);
+    let pipes: &[&str] = match (shared_bytes > 0, labeled_jumps) {
+        (true, false) => &emit::SHARED_MEMORY_PIPELINES,
+        (true, true) => &emit::SHARED_MEMORY_JUMP_PIPELINES,
+        (false, false) => &emit::PIPELINES,
+        (false, true) => &emit::JUMP_PIPELINES,
     };
     for &pipeline in pipes {
         result = emit::emit_spirv(&text, pipeline)

@@ -137,6 +137,18 @@ fn check_structured(m: &Module) -> Result<(), String> {
             if merge_at.is_some_and(|at| at + 2 != n) {
                 return Err("a merge instruction not just before its branch".to_string());
             }
+            // A selection merge heads a conditional branch or a switch (LLVM's structurizer
+            // left one before a plain `OpBranch` after O2 threaded labeled jumps).
+            let selection = merge_at.is_some_and(|at| {
+                b.instructions[at].class.opcode == Op::SelectionMerge
+                    && !matches!(
+                        b.instructions.get(at + 1).map(|i| i.class.opcode),
+                        Some(Op::BranchConditional | Op::Switch)
+                    )
+            });
+            if selection {
+                return Err("a selection merge without a conditional branch".to_string());
+            }
             let switch = n > 0 && b.instructions[n - 1].class.opcode == Op::Switch;
             let merged = n > 1 && b.instructions[n - 2].class.opcode == Op::SelectionMerge;
             if switch && !merged {
