@@ -18,6 +18,7 @@ mod arith;
 mod atomics;
 mod cleanup;
 mod emit;
+mod images;
 mod jumps;
 mod lower;
 mod math_bits;

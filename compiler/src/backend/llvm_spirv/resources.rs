@@ -83,6 +83,8 @@ impl FnLower<'_> {
             Intrinsic::SpecInt => return self.spec_value(false, args, e),
             Intrinsic::SpecFloat => return self.spec_value(true, args, e),
             Intrinsic::Psc => return self.psc(args, e),
+            Intrinsic::ImageWidth => return self.image_size(args, e, 0),
+            Intrinsic::ImageHeight => return self.image_size(args, e, 1),
             Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
             Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
             Intrinsic::GlobalSize(a) => {
