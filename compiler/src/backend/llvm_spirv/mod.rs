@@ -28,6 +28,7 @@ mod spec;
 mod spirv_ops;
 mod types;
 mod waves;
+mod workgroup_reduce;
 
 use std::fmt::Write;
 

@@ -84,6 +84,7 @@ impl FnLower<'_> {
             Intrinsic::SpecFloat => return self.spec_value(true, args, e),
             Intrinsic::Psc => return self.psc(args, e),
             Intrinsic::ImageWidth => return self.image_size(args, e, 0),
+            Intrinsic::WorkgroupReduce => return self.workgroup_reduce(args, e),
             Intrinsic::ImageHeight => return self.image_size(args, e, 1),
             Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
             Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),

@@ -141,7 +141,7 @@ impl FnLower<'_> {
 
     /// A scalar `uint32` input built-in, through the target's `__spirv_BuiltIn<Name>`
     /// global convention.
-    fn scalar_builtin(&mut self, name: &str) -> Res<Val> {
+    pub(super) fn scalar_builtin(&mut self, name: &str) -> Res<Val> {
         let global = format!("@__spirv_BuiltIn{name} = external addrspace(7) global i32");
         if !self.globals.contains(&global) {
             self.globals.push(global);
