@@ -11,6 +11,11 @@
 //! LLVM 23.1's SPIR-V target crashes (a segmentation fault) on `cmpxchg` for Vulkan, and
 //! has no intrinsic for a barrier with another order than acquire-release.
 
+use std::collections::HashMap;
+
+use rspirv::dr::{Module, Operand};
+use rspirv::spirv::{Op, Word};
+
 use super::lower::{FnLower, Val};
 use super::refuse;
 use super::spirv_ops;
@@ -105,7 +110,7 @@ impl FnLower<'_> {
             (SCOPE_DEVICE, SEM_UNIFORM_MEMORY, "device")
         };
         let value = self.expr(&args[2])?;
-        let value = self.to_bits_if(&p, value);
+        let value = self.bits_for_store(&p, value);
         if float && !matches!(op, AtomicOp::CompareExchange | AtomicOp::Exchange) {
             let at = (p.as_str(), space, scope, class_bit);
             return self.float_atomic(op, at, order, value);
@@ -113,7 +118,7 @@ impl FnLower<'_> {
         let t = self.tmp();
         if op == AtomicOp::CompareExchange {
             let desired = self.expr(&args[3])?;
-            let desired = self.to_bits_if(&p, desired);
+            let desired = self.bits_for_store(&p, desired);
             let sem = if order == 0 { 0 } else { order | class_bit };
             let uneq = unequal_semantics(order, class_bit);
             let name = self.spirv_op(
@@ -133,7 +138,7 @@ impl FnLower<'_> {
                 "{t} = call i32 {name}(ptr addrspace({space}) {p}, i32 {scope}, i32 {sem}, i32 {uneq}, i32 {}, i32 {})",
                 desired.text, value.text
             ));
-            return Ok(self.from_bits_if(float, Val::new(t, "i32")));
+            return Ok(self.float_from_bits_if(float, Val::new(t, "i32")));
         }
         let rmw = match op {
             AtomicOp::Add => "add",
@@ -152,7 +157,7 @@ impl FnLower<'_> {
             value.text,
             llvm_ordering(order)
         ));
-        Ok(self.from_bits_if(float, Val::new(t, "i32")))
+        Ok(self.float_from_bits_if(float, Val::new(t, "i32")))
     }
 
     /// A float add, subtract, min or max on the bits at `p`: a compare-exchange loop, as the
@@ -241,7 +246,7 @@ impl FnLower<'_> {
         if order & (SEM_ACQUIRE | SEM_ACQ_REL) != 0 {
             fence(self, SEM_ACQUIRE);
         }
-        Ok(self.from_bits_if(true, Val::new(old, "i32")))
+        Ok(self.float_from_bits_if(true, Val::new(old, "i32")))
     }
 
     /// The element type of shared array `local` in LLVM IR: `i32` bits for a `float32`
@@ -270,7 +275,7 @@ impl FnLower<'_> {
     }
 
     /// `v` as the `i32` bits a store through `p` takes when `p` points into a bit view.
-    pub(super) fn to_bits_if(&mut self, p: &str, v: Val) -> Val {
+    pub(super) fn bits_for_store(&mut self, p: &str, v: Val) -> Val {
         if !self.bit_pointers.contains(p) || v.ty != "float" {
             return v;
         }
@@ -280,7 +285,7 @@ impl FnLower<'_> {
     }
 
     /// `v` (bits) as a `float32` when `float`.
-    fn from_bits_if(&mut self, float: bool, v: Val) -> Val {
+    fn float_from_bits_if(&mut self, float: bool, v: Val) -> Val {
         if !float {
             return v;
         }
@@ -293,7 +298,7 @@ impl FnLower<'_> {
     pub(super) fn load_bits(&mut self, p: &str, space: u32) -> Val {
         let t = self.tmp();
         self.emit(format!("{t} = load i32, ptr addrspace({space}) {p}"));
-        self.from_bits_if(true, Val::new(t, "i32"))
+        self.float_from_bits_if(true, Val::new(t, "i32"))
     }
 
     /// `Barrier.workgroup/workgroupMemory/deviceMemory([order])`, as the rspirv backend:
@@ -362,5 +367,61 @@ impl FnLower<'_> {
             params.join(", ")
         ));
         name
+    }
+}
+
+/// The order bits of memory semantics (Acquire, Release, AcquireRelease,
+/// SequentiallyConsistent).
+const ORDER_BITS: u32 = 0x2 | 0x4 | 0x8 | 0x10;
+
+/// Gives relaxed atomics no semantics bits, as the rspirv backend: LLVM's target adds the
+/// storage-class bit (`UniformMemory`, `WorkgroupMemory`) to every atomic's semantics, also
+/// a `monotonic` one's.
+pub(crate) fn fix_atomic_semantics(m: &mut Module) {
+    let constants: HashMap<Word, u32> = m
+        .types_global_values
+        .iter()
+        .filter_map(
+            |i| match (i.class.opcode, i.result_id, i.operands.first()) {
+                (Op::Constant, Some(id), Some(Operand::LiteralBit32(v))) => Some((id, *v)),
+                (Op::ConstantNull, Some(id), _) => Some((id, 0)),
+                _ => None,
+            },
+        )
+        .collect();
+    let mut relaxed = Vec::new();
+    for (fi, f) in m.functions.iter().enumerate() {
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for (ii, inst) in b.instructions.iter().enumerate() {
+                let rmw = matches!(
+                    inst.class.opcode,
+                    Op::AtomicIAdd
+                        | Op::AtomicISub
+                        | Op::AtomicSMin
+                        | Op::AtomicUMin
+                        | Op::AtomicSMax
+                        | Op::AtomicUMax
+                        | Op::AtomicAnd
+                        | Op::AtomicOr
+                        | Op::AtomicXor
+                        | Op::AtomicExchange
+                        | Op::AtomicLoad
+                );
+                // Scope and semantics are `IdScope`/`IdMemorySemantics` operands.
+                let Some(sem) = inst.operands.get(2).and_then(Operand::id_ref_any) else {
+                    continue;
+                };
+                if rmw && constants.get(&sem).is_some_and(|v| v & ORDER_BITS == 0) {
+                    relaxed.push((fi, bi, ii));
+                }
+            }
+        }
+    }
+    if relaxed.is_empty() {
+        return;
+    }
+    let zero = super::post::uint_const(m, 0);
+    for (fi, bi, ii) in relaxed {
+        m.functions[fi].blocks[bi].instructions[ii].operands[2] = Operand::IdMemorySemantics(zero);
     }
 }

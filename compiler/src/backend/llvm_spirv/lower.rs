@@ -316,7 +316,7 @@ impl<'a> FnLower<'a> {
             Place::Index { base, index } => {
                 let (p, space, s) = self.element_pointer(base, index)?;
                 let v = self.stored_form(v, s);
-                let v = self.to_bits_if(&p, v);
+                let v = self.bits_for_store(&p, v);
                 self.emit(format!(
                     "store {} {}, ptr addrspace({space}) {p}",
                     v.ty, v.text

@@ -22,6 +22,7 @@ mod images;
 mod jumps;
 mod lower;
 mod math_bits;
+mod pointer_args;
 mod post;
 mod resources;
 mod spec;

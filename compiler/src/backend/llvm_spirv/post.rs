@@ -14,7 +14,7 @@ use rspirv::binary::Assemble;
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
-use super::{cleanup, spirv_ops};
+use super::{atomics, cleanup, spirv_ops};
 
 use crate::backend::spirv::FeatureSet;
 use crate::layout::{KernelLayout, DEFAULT_WORKGROUP_SIZE, DESCRIPTOR_SET};
@@ -22,7 +22,7 @@ use crate::layout::{KernelLayout, DEFAULT_WORKGROUP_SIZE, DESCRIPTOR_SET};
 /// The capabilities, extensions and Vulkan features of the finished module (reflection).
 pub(crate) struct Features {
     /// The specialization constants of `Spec` slots and `psc`, by SpecId.
-    pub(crate) spec_constants: Vec<spirv_ops::SpecConstant>,
+    pub(crate) spec_constants: Vec<super::spec::SpecConstant>,
     pub(crate) capabilities: Vec<String>,
     pub(crate) extensions: Vec<String>,
     pub(crate) vulkan_features: Vec<String>,
@@ -37,7 +37,7 @@ pub(crate) fn fix_up(
     let mut m = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
     check_entry_point(&m, kernel)?;
     let spec_constants = spirv_ops::replace_placeholders(&mut m)?;
-    spirv_ops::fix_atomic_semantics(&mut m);
+    atomics::fix_atomic_semantics(&mut m);
     check_structured(&m)?;
     check_bindings(&m, layout)?;
     spec_workgroup_size(&mut m)?;

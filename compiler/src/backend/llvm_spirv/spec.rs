@@ -6,9 +6,13 @@
 //! post-pass ([`super::spirv_ops`]) turns into the module's one `OpSpecConstant` with that
 //! `SpecId` (each call a copy of it).
 
+use std::collections::HashMap;
+
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{Decoration, Op, Word};
+
 use super::lower::{FnLower, Val};
 use super::refuse;
-use super::spirv_ops;
 use super::types::scalar;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::{Constant, Expr, ExprKind, FunctionKind, Place, ScalarType, Type};
@@ -33,7 +37,7 @@ impl FnLower<'_> {
             (true, Constant::Float(f)) => (ScalarType::F32, (*f as f32).to_bits()),
             _ => return Err(refuse(e.span, "a `Spec` default of another type")),
         };
-        Ok(self.spec_constant(USER_SPEC_BASE + *slot as u32, bits, ty, e)?)
+        self.spec_constant(USER_SPEC_BASE + *slot as u32, bits, ty, e)
     }
 
     /// `psc(p)`: `spec != 0 ? spec : p` (unordered for floats: a NaN spec value counts as
@@ -76,7 +80,7 @@ impl FnLower<'_> {
         if s == ScalarType::Bool {
             return Err(refuse(e.span, "a boolean specialization constant"));
         }
-        let name = spirv_ops::spec_placeholder(id, bits, s);
+        let name = spec_placeholder(id, bits, s);
         self.declare(format!(
             "declare {ty} {name}() memory(none) nounwind willreturn"
         ));
@@ -84,4 +88,96 @@ impl FnLower<'_> {
         self.emit(format!("{t} = call {ty} {name}()"));
         Ok(Val::new(t, ty))
     }
+}
+
+/// The prefix of a specialization constant's placeholder.
+pub(super) const SPEC_PREFIX: &str = "spirv.spec.";
+
+/// The LLVM name of the placeholder of spec constant `id` with default bits `bits`.
+pub(crate) fn spec_placeholder(id: u32, bits: u32, s: crate::ir::ScalarType) -> String {
+    format!("@\"{SPEC_PREFIX}{id}.{bits}.{}\"", s.name())
+}
+
+/// A specialization constant the post-pass declared: SpecId, type name, default bits.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct SpecConstant {
+    pub(crate) id: u32,
+    pub(crate) ty: String,
+    pub(crate) default: u32,
+}
+
+/// Declares one `OpSpecConstant` per spec-constant placeholder (decorated with its SpecId)
+/// and turns every call of a placeholder into an `OpCopyObject` of it; returns them.
+pub(super) fn declare_spec_constants(
+    m: &mut Module,
+    specs: &HashMap<Word, SpecConstant>,
+) -> Result<Vec<SpecConstant>, String> {
+    let mut by_id: HashMap<u32, (Word, SpecConstant)> = HashMap::new();
+    let result_types: HashMap<Word, Word> = m
+        .functions
+        .iter()
+        .filter_map(|f| f.def.as_ref())
+        .filter_map(|d| Some((d.result_id?, d.result_type?)))
+        .collect();
+    let mut constant_of: HashMap<Word, Word> = HashMap::new();
+    let mut sorted: Vec<_> = specs.iter().collect();
+    sorted.sort_by_key(|(f, s)| (s.id, **f));
+    for (function, spec) in sorted {
+        if let Some((c, known)) = by_id.get(&spec.id) {
+            if known != spec {
+                return Err(format!(
+                    "specialization constant {} used with two types or defaults",
+                    spec.id
+                ));
+            }
+            constant_of.insert(*function, *c);
+            continue;
+        }
+        let ty = *result_types
+            .get(function)
+            .ok_or("a specialization constant's placeholder without a type")?;
+        let c = super::post::next_id(m);
+        m.types_global_values.push(Instruction::new(
+            Op::SpecConstant,
+            Some(ty),
+            Some(c),
+            vec![Operand::LiteralBit32(spec.default)],
+        ));
+        m.annotations.push(Instruction::new(
+            Op::Decorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(c),
+                Operand::Decoration(Decoration::SpecId),
+                Operand::LiteralBit32(spec.id),
+            ],
+        ));
+        by_id.insert(spec.id, (c, spec.clone()));
+        constant_of.insert(*function, c);
+    }
+    for inst in m
+        .functions
+        .iter_mut()
+        .flat_map(|f| f.blocks.iter_mut())
+        .flat_map(|b| b.instructions.iter_mut())
+    {
+        if inst.class.opcode != Op::FunctionCall {
+            continue;
+        }
+        let Some(Operand::IdRef(callee)) = inst.operands.first() else {
+            continue;
+        };
+        if let Some(&c) = constant_of.get(callee) {
+            *inst = Instruction::new(
+                Op::CopyObject,
+                inst.result_type,
+                inst.result_id,
+                vec![Operand::IdRef(c)],
+            );
+        }
+    }
+    let mut out: Vec<SpecConstant> = by_id.into_values().map(|(_, s)| s).collect();
+    out.sort();
+    Ok(out)
 }

@@ -156,103 +156,13 @@ pub(crate) fn placeholder(op: &str, ret: &str, params: &[&str]) -> String {
     format!("@\"{PREFIX}{op}.{signature}\"")
 }
 
-/// The prefix of a specialization constant's placeholder.
-const SPEC_PREFIX: &str = "spirv.spec.";
-
-/// The LLVM name of the placeholder of spec constant `id` with default bits `bits`.
-pub(crate) fn spec_placeholder(id: u32, bits: u32, s: crate::ir::ScalarType) -> String {
-    format!("@\"{SPEC_PREFIX}{id}.{bits}.{}\"", s.name())
-}
-
-/// A specialization constant the post-pass declared: SpecId, type name, default bits.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct SpecConstant {
-    pub(crate) id: u32,
-    pub(crate) ty: String,
-    pub(crate) default: u32,
-}
-
-/// Declares one `OpSpecConstant` per spec-constant placeholder (decorated with its SpecId)
-/// and turns every call of a placeholder into an `OpCopyObject` of it; returns them.
-fn declare_spec_constants(
-    m: &mut Module,
-    specs: &HashMap<Word, SpecConstant>,
-) -> Result<Vec<SpecConstant>, String> {
-    let mut by_id: HashMap<u32, (Word, SpecConstant)> = HashMap::new();
-    let result_types: HashMap<Word, Word> = m
-        .functions
-        .iter()
-        .filter_map(|f| f.def.as_ref())
-        .filter_map(|d| Some((d.result_id?, d.result_type?)))
-        .collect();
-    let mut constant_of: HashMap<Word, Word> = HashMap::new();
-    let mut sorted: Vec<_> = specs.iter().collect();
-    sorted.sort_by_key(|(f, s)| (s.id, **f));
-    for (function, spec) in sorted {
-        if let Some((c, known)) = by_id.get(&spec.id) {
-            if known != spec {
-                return Err(format!(
-                    "specialization constant {} used with two types or defaults",
-                    spec.id
-                ));
-            }
-            constant_of.insert(*function, *c);
-            continue;
-        }
-        let ty = *result_types
-            .get(function)
-            .ok_or("a specialization constant's placeholder without a type")?;
-        let c = super::post::next_id(m);
-        m.types_global_values.push(Instruction::new(
-            Op::SpecConstant,
-            Some(ty),
-            Some(c),
-            vec![Operand::LiteralBit32(spec.default)],
-        ));
-        m.annotations.push(Instruction::new(
-            Op::Decorate,
-            None,
-            None,
-            vec![
-                Operand::IdRef(c),
-                Operand::Decoration(Decoration::SpecId),
-                Operand::LiteralBit32(spec.id),
-            ],
-        ));
-        by_id.insert(spec.id, (c, spec.clone()));
-        constant_of.insert(*function, c);
-    }
-    for inst in m
-        .functions
-        .iter_mut()
-        .flat_map(|f| f.blocks.iter_mut())
-        .flat_map(|b| b.instructions.iter_mut())
-    {
-        if inst.class.opcode != Op::FunctionCall {
-            continue;
-        }
-        let Some(Operand::IdRef(callee)) = inst.operands.first() else {
-            continue;
-        };
-        if let Some(&c) = constant_of.get(callee) {
-            *inst = Instruction::new(
-                Op::CopyObject,
-                inst.result_type,
-                inst.result_id,
-                vec![Operand::IdRef(c)],
-            );
-        }
-    }
-    let mut out: Vec<SpecConstant> = by_id.into_values().map(|(_, s)| s).collect();
-    out.sort();
-    Ok(out)
-}
-
 /// Replaces every call of a placeholder by its instruction and removes the placeholders;
 /// returns the specialization constants declared for spec-constant placeholders.
-pub(crate) fn replace_placeholders(m: &mut Module) -> Result<Vec<SpecConstant>, String> {
+pub(crate) fn replace_placeholders(
+    m: &mut Module,
+) -> Result<Vec<super::spec::SpecConstant>, String> {
     let mut ops: HashMap<Word, Replacement> = HashMap::new();
-    let mut specs: HashMap<Word, SpecConstant> = HashMap::new();
+    let mut specs: HashMap<Word, super::spec::SpecConstant> = HashMap::new();
     for i in &m.annotations {
         let (
             Some(Operand::IdRef(target)),
@@ -264,7 +174,7 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<Vec<SpecConstant>, 
         let Some(Operand::LiteralString(name)) = i.operands.get(2) else {
             continue;
         };
-        if let Some(rest) = name.strip_prefix(SPEC_PREFIX) {
+        if let Some(rest) = name.strip_prefix(super::spec::SPEC_PREFIX) {
             let parts: Vec<&str> = rest.split('.').collect();
             let (Some(id), Some(default), Some(ty)) = (
                 parts.first().and_then(|p| p.parse().ok()),
@@ -274,7 +184,7 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<Vec<SpecConstant>, 
                 return Err(format!("malformed placeholder `{name}`"));
             };
             let ty = ty.to_string();
-            specs.insert(*target, SpecConstant { id, ty, default });
+            specs.insert(*target, super::spec::SpecConstant { id, ty, default });
             continue;
         }
         let Some(rest) = name.strip_prefix(PREFIX) else {
@@ -382,7 +292,7 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<Vec<SpecConstant>, 
             }
         }
     }
-    element_pointers(m, &uncast, &casts);
+    super::pointer_args::element_pointers(m, &uncast, &casts);
     // The casts fed only placeholders (the target makes one per call), unless another
     // instruction still uses them.
     let mut used = HashSet::new();
@@ -406,7 +316,7 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<Vec<SpecConstant>, 
             }
         }
     }
-    let spec_constants = declare_spec_constants(m, &specs)?;
+    let spec_constants = super::spec::declare_spec_constants(m, &specs)?;
     let removed: HashSet<Word> = ops.keys().chain(specs.keys()).copied().collect();
     let mut gone = removed.clone();
     m.functions.retain(|f| {
@@ -438,166 +348,4 @@ pub(crate) fn replace_placeholders(m: &mut Module) -> Result<Vec<SpecConstant>, 
             .retain(|i| i.operands.first() != Some(&Operand::Capability(Capability::Linkage)));
     }
     Ok(spec_constants)
-}
-
-/// The order bits of memory semantics (Acquire, Release, AcquireRelease,
-/// SequentiallyConsistent).
-const ORDER_BITS: u32 = 0x2 | 0x4 | 0x8 | 0x10;
-
-/// Gives relaxed atomics no semantics bits, as the rspirv backend: LLVM's target adds the
-/// storage-class bit (`UniformMemory`, `WorkgroupMemory`) to every atomic's semantics, also
-/// a `monotonic` one's.
-pub(crate) fn fix_atomic_semantics(m: &mut Module) {
-    let constants: HashMap<Word, u32> = m
-        .types_global_values
-        .iter()
-        .filter_map(
-            |i| match (i.class.opcode, i.result_id, i.operands.first()) {
-                (Op::Constant, Some(id), Some(Operand::LiteralBit32(v))) => Some((id, *v)),
-                (Op::ConstantNull, Some(id), _) => Some((id, 0)),
-                _ => None,
-            },
-        )
-        .collect();
-    let mut relaxed = Vec::new();
-    for (fi, f) in m.functions.iter().enumerate() {
-        for (bi, b) in f.blocks.iter().enumerate() {
-            for (ii, inst) in b.instructions.iter().enumerate() {
-                let rmw = matches!(
-                    inst.class.opcode,
-                    Op::AtomicIAdd
-                        | Op::AtomicISub
-                        | Op::AtomicSMin
-                        | Op::AtomicUMin
-                        | Op::AtomicSMax
-                        | Op::AtomicUMax
-                        | Op::AtomicAnd
-                        | Op::AtomicOr
-                        | Op::AtomicXor
-                        | Op::AtomicExchange
-                        | Op::AtomicLoad
-                );
-                // Scope and semantics are `IdScope`/`IdMemorySemantics` operands.
-                let Some(sem) = inst.operands.get(2).and_then(Operand::id_ref_any) else {
-                    continue;
-                };
-                if rmw && constants.get(&sem).is_some_and(|v| v & ORDER_BITS == 0) {
-                    relaxed.push((fi, bi, ii));
-                }
-            }
-        }
-    }
-    if relaxed.is_empty() {
-        return;
-    }
-    let zero = super::post::uint_const(m, 0);
-    for (fi, bi, ii) in relaxed {
-        m.functions[fi].blocks[bi].instructions[ii].operands[2] = Operand::IdMemorySemantics(zero);
-    }
-}
-
-/// Where a placeholder instruction with a result takes a pointer to an aggregate (LLVM folds
-/// the pointer to element 0 of a one-element shared array into the array's own variable),
-/// an `OpAccessChain` to its first scalar, of the instruction's result type, instead.
-fn element_pointers(m: &mut Module, uncast: &HashSet<Word>, casts: &HashMap<Word, Word>) {
-    let sources: HashSet<Word> = uncast
-        .iter()
-        .filter_map(|c| casts.get(c))
-        .copied()
-        .collect();
-    if sources.is_empty() {
-        return;
-    }
-    let mut types: HashMap<Word, Instruction> = HashMap::new();
-    let mut value_type: HashMap<Word, Word> = HashMap::new();
-    for i in &m.types_global_values {
-        if let Some(id) = i.result_id {
-            types.insert(id, i.clone());
-            value_type.extend(i.result_type.map(|t| (id, t)));
-        }
-    }
-    for i in m
-        .functions
-        .iter()
-        .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
-    {
-        if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
-            value_type.insert(id, t);
-        }
-    }
-    // (function, block, instruction, operand) of each pointer operand to re-point.
-    let mut fixes = Vec::new();
-    for (fi, f) in m.functions.iter().enumerate() {
-        for (bi, b) in f.blocks.iter().enumerate() {
-            for (ii, inst) in b.instructions.iter().enumerate() {
-                let (Some(want), Some(Operand::IdRef(p))) =
-                    (inst.result_type, inst.operands.first())
-                else {
-                    continue;
-                };
-                if !sources.contains(p) || !is_atomic(inst.class.opcode) {
-                    continue;
-                }
-                let Some((class, pointee)) = value_type.get(p).and_then(|t| pointer_of(&types, *t))
-                else {
-                    continue;
-                };
-                if pointee == want {
-                    continue;
-                }
-                // Element 0 of each level down to the scalar.
-                let mut depth = 0;
-                let mut ty = pointee;
-                while ty != want {
-                    match types.get(&ty).map(|t| (t.class.opcode, t.operands.first())) {
-                        Some((
-                            Op::TypeArray | Op::TypeRuntimeArray | Op::TypeStruct,
-                            Some(Operand::IdRef(e)),
-                        )) => {
-                            ty = *e;
-                            depth += 1;
-                        }
-                        _ => break,
-                    }
-                }
-                if ty == want && depth > 0 {
-                    fixes.push((fi, bi, ii, *p, class, want, depth));
-                }
-            }
-        }
-    }
-    // Back to front, so that inserting keeps the earlier positions valid.
-    for (fi, bi, ii, p, class, want, depth) in fixes.into_iter().rev() {
-        let ptr_ty = super::post::type_id(
-            m,
-            Op::TypePointer,
-            vec![Operand::StorageClass(class), Operand::IdRef(want)],
-        );
-        let zero = super::post::uint_const(m, 0);
-        let id = super::post::next_id(m);
-        let mut operands = vec![Operand::IdRef(p)];
-        operands.extend(std::iter::repeat_n(Operand::IdRef(zero), depth));
-        let chain = Instruction::new(Op::AccessChain, Some(ptr_ty), Some(id), operands);
-        let block = &mut m.functions[fi].blocks[bi].instructions;
-        block[ii].operands[0] = Operand::IdRef(id);
-        block.insert(ii, chain);
-    }
-}
-
-fn is_atomic(op: Op) -> bool {
-    op == Op::AtomicCompareExchange
-}
-
-/// The storage class and pointee of pointer type `t`.
-fn pointer_of(
-    types: &HashMap<Word, Instruction>,
-    t: Word,
-) -> Option<(rspirv::spirv::StorageClass, Word)> {
-    let i = types.get(&t)?;
-    match (i.class.opcode, i.operands.first(), i.operands.get(1)) {
-        (Op::TypePointer, Some(Operand::StorageClass(c)), Some(Operand::IdRef(p))) => {
-            Some((*c, *p))
-        }
-        _ => None,
-    }
 }
