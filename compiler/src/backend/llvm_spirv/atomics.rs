@@ -152,12 +152,51 @@ impl FnLower<'_> {
             AtomicOp::Xor => "xor",
             AtomicOp::Exchange | AtomicOp::CompareExchange => "xchg",
         };
+        if space == 3 {
+            // On shared memory the instruction itself: LLVM 23.1's target crashed (a
+            // segmentation fault) on an `atomicrmw` at element 0 of a shared array, whose
+            // pointer LLVM folds into the array's global.
+            let opcode = match rmw {
+                "add" => Op::AtomicIAdd,
+                "sub" => Op::AtomicISub,
+                "min" => Op::AtomicSMin,
+                "umin" => Op::AtomicUMin,
+                "max" => Op::AtomicSMax,
+                "umax" => Op::AtomicUMax,
+                "and" => Op::AtomicAnd,
+                "or" => Op::AtomicOr,
+                "xor" => Op::AtomicXor,
+                _ => Op::AtomicExchange,
+            };
+            let sem = if order == 0 { 0 } else { order | class_bit };
+            let operands = [
+                format!("i32 {scope}"),
+                format!("i32 {sem}"),
+                format!("i32 {}", value.text),
+            ];
+            let r = self.shared_atomic_op(opcode, p.as_str(), &operands);
+            return Ok(self.float_from_bits_if(float, r));
+        }
         self.emit(format!(
             "{t} = atomicrmw {rmw} ptr addrspace({space}) {p}, i32 {} syncscope(\"{sync}\") {}, align 4",
             value.text,
             llvm_ordering(order)
         ));
         Ok(self.float_from_bits_if(float, Val::new(t, "i32")))
+    }
+
+    /// The atomic instruction `opcode` on the shared element at `p` (an `i32`), with these
+    /// further operands, through its placeholder (which may touch any memory).
+    fn shared_atomic_op(&mut self, opcode: Op, p: &str, operands: &[String]) -> Val {
+        let mut params = vec!["ptr addrspace(3)"];
+        params.extend(operands.iter().map(|_| "i32"));
+        let name = self.spirv_op(&spirv_ops::core_op(opcode, None), "i32", &params, false);
+        let t = self.tmp();
+        self.emit(format!(
+            "{t} = call i32 {name}(ptr addrspace(3) {p}, {})",
+            operands.join(", ")
+        ));
+        Val::new(t, "i32")
     }
 
     /// A float add, subtract, min or max on the bits at `p`: a compare-exchange loop, as the
@@ -182,10 +221,16 @@ impl FnLower<'_> {
             fence(self, SEM_RELEASE);
         }
         let sync = if space == 3 { "workgroup" } else { "device" };
-        let init = self.tmp();
-        self.emit(format!(
-            "{init} = load atomic i32, ptr addrspace({space}) {p} syncscope(\"{sync}\") monotonic, align 4"
-        ));
+        let init = if space == 3 {
+            let operands = [format!("i32 {scope}"), "i32 0".to_string()];
+            self.shared_atomic_op(Op::AtomicLoad, p, &operands).text
+        } else {
+            let init = self.tmp();
+            self.emit(format!(
+                "{init} = load atomic i32, ptr addrspace({space}) {p} syncscope(\"{sync}\") monotonic, align 4"
+            ));
+            init
+        };
         let v = self.tmp();
         self.emit(format!("{v} = bitcast i32 {} to float", bits.text));
         let (pre, head, done) = (

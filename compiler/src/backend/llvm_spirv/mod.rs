@@ -25,6 +25,7 @@ mod math_bits;
 mod pointer_args;
 mod post;
 mod resources;
+mod shared;
 mod spec;
 mod spirv_ops;
 mod types;
@@ -166,7 +167,9 @@ fn compile(
     // A labeled jump out of nested loops (lowered one loop at a time, see `jumps`) also
     // gets LLVM's region structurizer after optimization.
     let labeled_jumps = text.contains(jumps::JUMP_LOCAL);
-    let pipes: &[&str] = match (shared_bytes > 0, labeled_jumps) {
+    // (A dynamic shared array takes no static bytes but is indexed the same way.)
+    let shared_arrays = shared_bytes > 0 || text.contains("addrspace(3) global");
+    let pipes: &[&str] = match (shared_arrays, labeled_jumps) {
         (true, false) => &emit::SHARED_MEMORY_PIPELINES,
         (true, true) => &emit::SHARED_MEMORY_JUMP_PIPELINES,
         (false, false) => &emit::PIPELINES,
@@ -206,6 +209,7 @@ fn compile(
     for spec in &features.spec_constants {
         // The names the rspirv backend gives them.
         let name = match spec.id.checked_sub(layout::PSC_SPEC_BASE) {
+            _ if spec.id == layout::SHARED_SPEC_ID => shared::SHARED_BYTES_NAME.to_string(),
             Some(i) => {
                 let param = kernel.params().get(i as usize);
                 if let Some(p) = parameters.get_mut(i as usize) {

@@ -100,7 +100,21 @@ pub(super) fn element_pointers(
 }
 
 fn is_atomic(op: Op) -> bool {
-    op == Op::AtomicCompareExchange
+    matches!(
+        op,
+        Op::AtomicCompareExchange
+            | Op::AtomicLoad
+            | Op::AtomicExchange
+            | Op::AtomicIAdd
+            | Op::AtomicISub
+            | Op::AtomicSMin
+            | Op::AtomicUMin
+            | Op::AtomicSMax
+            | Op::AtomicUMax
+            | Op::AtomicAnd
+            | Op::AtomicOr
+            | Op::AtomicXor
+    )
 }
 
 /// The storage class and pointee of pointer type `t`.

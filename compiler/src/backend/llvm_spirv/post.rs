@@ -14,7 +14,7 @@ use rspirv::binary::Assemble;
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
-use super::{atomics, cleanup, spirv_ops};
+use super::{atomics, cleanup, shared, spirv_ops};
 
 use crate::backend::spirv::FeatureSet;
 use crate::layout::{KernelLayout, DEFAULT_WORKGROUP_SIZE, DESCRIPTOR_SET};
@@ -36,7 +36,11 @@ pub(crate) fn fix_up(
 ) -> Result<(Vec<u32>, Features), String> {
     let mut m = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
     check_entry_point(&m, kernel)?;
-    let spec_constants = spirv_ops::replace_placeholders(&mut m)?;
+    let mut spec_constants = spirv_ops::replace_placeholders(&mut m)?;
+    if let Some(bytes) = shared::fix_dynamic_length(&mut m, &spec_constants)? {
+        spec_constants.push(bytes);
+        spec_constants.sort();
+    }
     atomics::fix_atomic_semantics(&mut m);
     check_structured(&m)?;
     check_bindings(&m, layout)?;

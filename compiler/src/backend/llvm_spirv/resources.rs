@@ -28,6 +28,7 @@ impl FnLower<'_> {
             // No `inbounds`: an index past the end must not become poison in LLVM (the
             // rspirv backend leaves such an access to the driver, as Vulkan does).
             let i = self.expr(index)?;
+            let i = self.opaque_if_constant(i);
             let ty = self.shared_element_type(l.0, elem, base.span)?;
             let p = self.tmp();
             if ty != types::stored(elem, base.span)? {
@@ -85,6 +86,7 @@ impl FnLower<'_> {
             Intrinsic::Psc => return self.psc(args, e),
             Intrinsic::ImageWidth => return self.image_size(args, e, 0),
             Intrinsic::WorkgroupReduce => return self.workgroup_reduce(args, e),
+            Intrinsic::SharedLength => return self.shared_length(args, e),
             Intrinsic::ImageHeight => return self.image_size(args, e, 1),
             Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
             Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
@@ -203,13 +205,13 @@ impl FnLower<'_> {
                 "a `Shared<T>` local not initialized with `shared T[n]`",
             ));
         };
-        let Some(ExprKind::Const(Constant::Int(n))) = args.first().map(|a| &a.kind) else {
-            return Err(refuse(span, "a shared array of dynamic length"));
-        };
         if self.shared.iter().any(|(s, ..)| *s == local) {
             return Err(refuse(span, "a `Shared<T>` local assigned twice"));
         }
         let elem = scalar_of(elem, span)?;
+        let Some(ExprKind::Const(Constant::Int(n))) = args.first().map(|a| &a.kind) else {
+            return self.bind_dynamic_shared(local, elem, span);
+        };
         let ty = self.shared_element_type(local, elem, span)?;
         let n = *n as u32;
         let global = format!("@shared.{}.{local}", self.kernel_tag());
