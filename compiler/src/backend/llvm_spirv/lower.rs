@@ -153,7 +153,8 @@ impl<'a> FnLower<'a> {
             if i < self.kernel.param_count && self.handles.get(i).is_some_and(|h| h.is_some()) {
                 continue;
             }
-            if matches!(local.ty, Type::Shared(_)) {
+            // A local of a dead branch the device specialization removed has no type left.
+            if matches!(local.ty, Type::Shared(_) | Type::Void) {
                 continue;
             }
             if matches!(local.ty, Type::Buffer(_) | Type::Image2D(_)) {
