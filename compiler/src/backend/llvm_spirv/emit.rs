@@ -20,9 +20,15 @@ pub(crate) const PIPELINES: [&str; 2] = [
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>)",
 ];
 
-/// The pipeline of kernels with shared arrays (see `compile`): no loop unrolling and no
-/// instcombine, which fold the arrays' GEPs into offsets the SPIR-V target mislowers.
-pub(crate) const SHARED_MEMORY_PIPELINES: [&str; 1] = ["function(sroa,early-cse)"];
+/// The pipelines of kernels with shared arrays (see `compile`): no loop unrolling and no
+/// instcombine, which fold the arrays' GEPs into offsets the SPIR-V target mislowers; then,
+/// when the target could not structure the result (a merge instruction away from its
+/// branch, seen for the bounds-checked indexing of a multi-dimensional shared array), the
+/// same with `simplifycfg`.
+pub(crate) const SHARED_MEMORY_PIPELINES: [&str; 2] = [
+    "function(sroa,early-cse)",
+    "function(sroa,early-cse,simplifycfg)",
+];
 
 /// What kernels with a labeled jump out of nested loops run after optimizing: LLVM's
 /// region structurizer with the passes it expects before it (switches lowered to branches,
