@@ -20,9 +20,33 @@ pub(crate) const PIPELINES: [&str; 2] = [
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>)",
 ];
 
-/// The pipeline of kernels with shared arrays (see `compile`): no loop unrolling and no
-/// instcombine, which fold the arrays' GEPs into offsets the SPIR-V target mislowers.
-pub(crate) const SHARED_MEMORY_PIPELINES: [&str; 1] = ["function(sroa,early-cse)"];
+/// The pipelines of kernels with shared arrays (see `compile`): no loop unrolling and no
+/// instcombine, which fold the arrays' GEPs into offsets the SPIR-V target mislowers; then,
+/// when the target could not structure the result (a merge instruction away from its
+/// branch, seen for the bounds-checked indexing of a multi-dimensional shared array), the
+/// same with `simplifycfg`.
+pub(crate) const SHARED_MEMORY_PIPELINES: [&str; 2] = [
+    "function(sroa,early-cse)",
+    "function(sroa,early-cse,simplifycfg)",
+];
+
+/// What kernels with a labeled jump out of nested loops run after optimizing: LLVM's
+/// region structurizer with the passes it expects before it (switches lowered to branches,
+/// irreducible loops fixed, loop exits unified), as AMDGPU runs it. Without it LLVM 23.1's
+/// SPIR-V target left invalid modules for jumps out of three nested loops (a selection
+/// merge before a plain branch after O2; a selection header not dominating its merge
+/// after the other pipeline); `structurizecfg` alone, without `unify-loop-exits`, gave
+/// wrong results on lavapipe (tests/device/control_flow.cajeta). [`PIPELINES`] followed by
+/// the structurizer.
+pub(crate) const JUMP_PIPELINES: [&str; 2] = [
+    "default<O2>,function(lower-switch,fix-irreducible,unify-loop-exits,structurizecfg)",
+    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,lower-switch,fix-irreducible,unify-loop-exits,structurizecfg)",
+];
+
+/// [`SHARED_MEMORY_PIPELINES`] followed by the structurizer, for kernels with shared arrays
+/// and labeled jumps.
+pub(crate) const SHARED_MEMORY_JUMP_PIPELINES: [&str; 1] =
+    ["function(sroa,early-cse,lower-switch,fix-irreducible,unify-loop-exits,structurizecfg)"];
 
 // inkwell 0.11 has no `target-spirv` feature; the static LLVM has the target linked in
 // (llvm-sys links every component), so its initializers are declared here.

@@ -18,8 +18,8 @@ use super::types::{self, float_const, int_const, scalar, scalar_of};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::ir::{
-    BarrierKind, Block, Constant, Expr, ExprKind, Function, FunctionId, Intrinsic, LoopId, Place,
-    ScalarType, Stmt, Type,
+    Constant, Expr, ExprKind, Function, FunctionId, Intrinsic, LoopId, Place, ScalarType, Stmt,
+    Type,
 };
 
 type Res<T> = Result<T, Diagnostic>;
@@ -68,11 +68,20 @@ pub(crate) struct FnLower<'a> {
     pub(crate) shared_bytes: u64,
     /// Per local: the `addrspace(3)` global and element of a `Shared<T>` local.
     pub(super) shared: Vec<(usize, String, ScalarType, u32)>,
+    /// Element pointers into a float buffer's or shared array's `i32` bit view (float
+    /// atomics on it are compare-exchange loops on the bits): accesses through them bit-cast.
+    pub(super) bit_pointers: std::collections::HashSet<String>,
     pub(super) next: usize,
     /// Label of the block being emitted.
     pub(super) block: String,
     /// Per loop id: (continue target, break target).
     pub(super) loops: Vec<(LoopId, String, String)>,
+    /// Per loop of `loops`: whether a `break`/`continue` of an outer loop leaves it (see
+    /// `jumps`).
+    pub(super) escapes: Vec<bool>,
+    /// Whether a `continue` of the innermost loop may be pending (`jumps`): the statements
+    /// after this point in its body run only when none is.
+    pub(super) continue_pending: bool,
 }
 
 impl Val {
@@ -94,10 +103,13 @@ impl<'a> FnLower<'a> {
             next: 0,
             block: "entry".to_string(),
             loops: Vec::new(),
+            escapes: Vec::new(),
+            continue_pending: false,
             calls: Vec::new(),
             globals: Vec::new(),
             shared_bytes: 0,
             shared: Vec::new(),
+            bit_pointers: Default::default(),
         }
     }
 
@@ -141,7 +153,8 @@ impl<'a> FnLower<'a> {
             if i < self.kernel.param_count && self.handles.get(i).is_some_and(|h| h.is_some()) {
                 continue;
             }
-            if matches!(local.ty, Type::Shared(_)) {
+            // A local of a dead branch the device specialization removed has no type left.
+            if matches!(local.ty, Type::Shared(_) | Type::Void) {
                 continue;
             }
             if matches!(local.ty, Type::Buffer(_) | Type::Image2D(_)) {
@@ -197,9 +210,12 @@ impl<'a> FnLower<'a> {
         })
     }
 
-    pub(super) fn block(&mut self, stmts: &Block) -> Res<()> {
-        for s in stmts {
+    pub(super) fn block(&mut self, stmts: &[Stmt]) -> Res<()> {
+        for (i, s) in stmts.iter().enumerate() {
             self.stmt(s)?;
+            if self.continue_pending && i + 1 < stmts.len() {
+                return self.guarded_rest(&stmts[i + 1..]);
+            }
         }
         Ok(())
     }
@@ -259,11 +275,16 @@ impl<'a> FnLower<'a> {
                 }
                 self.start_block(&body_l);
                 self.loops.push((*id, cont.clone(), exit.clone()));
+                self.escapes.push(false);
+                let pending = std::mem::replace(&mut self.continue_pending, false);
                 let r = self.block(body);
+                self.continue_pending = pending;
                 self.loops.pop();
+                let escaped = self.escapes.pop().unwrap_or(false);
                 r?;
                 self.emit(format!("br label %{cont}"));
                 self.start_block(&cont);
+                self.clear_jump();
                 self.block(continuing)?;
                 if let Some(c) = post_cond {
                     let c = self.expr(c)?;
@@ -272,20 +293,12 @@ impl<'a> FnLower<'a> {
                     self.emit(format!("br label %{head}"));
                 }
                 self.start_block(&exit);
+                if escaped {
+                    self.dispatch_escapes();
+                }
             }
-            Stmt::Break(id) | Stmt::Continue(id) => {
-                let Some((_, cont, exit)) = self.loops.iter().rev().find(|(l, _, _)| l == id)
-                else {
-                    return Err(refuse(self.kernel.span, "a `break` outside its loop"));
-                };
-                let target = if matches!(s, Stmt::Break(_)) {
-                    exit
-                } else {
-                    cont
-                };
-                let line = format!("br label %{target}");
-                self.terminate(line);
-            }
+            Stmt::Break(id) => self.jump(*id, false)?,
+            Stmt::Continue(id) => self.jump(*id, true)?,
             Stmt::Return(None, _) => self.terminate("ret void".to_string()),
             Stmt::Return(Some(e), _) => {
                 let v = self.expr(e)?;
@@ -304,6 +317,7 @@ impl<'a> FnLower<'a> {
             Place::Index { base, index } => {
                 let (p, space, s) = self.element_pointer(base, index)?;
                 let v = self.stored_form(v, s);
+                let v = self.bits_for_store(&p, v);
                 self.emit(format!(
                     "store {} {}, ptr addrspace({space}) {p}",
                     v.ty, v.text
@@ -340,16 +354,10 @@ impl<'a> FnLower<'a> {
                     return Ok(None);
                 }
                 ExprKind::Intrinsic {
-                    op: Intrinsic::Barrier(BarrierKind::Workgroup),
+                    op: Intrinsic::Barrier(kind),
                     args,
-                } if args.is_empty() => {
-                    // OpControlBarrier(Workgroup, Workgroup, AcquireRelease | WorkgroupMemory),
-                    // what the rspirv backend emits for `Barrier.workgroup()`.
-                    // The intrinsic may read and write any memory (LLVM's default for it),
-                    // so the optimizer keeps shared-memory accesses on their side of it.
-                    let name = "llvm.spv.group.memory.barrier.with.group.sync";
-                    self.declare(format!("declare void @{name}()"));
-                    self.emit(format!("call void @{name}()"));
+                } => {
+                    self.barrier(*kind, args, e)?;
                     return Ok(None);
                 }
                 ExprKind::Host {
@@ -382,6 +390,9 @@ impl<'a> FnLower<'a> {
             }
             ExprKind::Load(Place::Index { base, index }) => {
                 let (p, space, s) = self.element_pointer(base, index)?;
+                if self.bit_pointers.contains(&p) {
+                    return Ok(self.load_bits(&p, space));
+                }
                 let stored = types::stored(s, e.span)?;
                 let t = self.tmp();
                 self.emit(format!("{t} = load {stored}, ptr addrspace({space}) {p}"));

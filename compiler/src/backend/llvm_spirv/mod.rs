@@ -15,12 +15,22 @@
 //! the construct; docs/backends.md lists the coverage per feature.
 
 mod arith;
+mod atomics;
 mod cleanup;
 mod emit;
+mod images;
+mod jumps;
 mod lower;
+mod math_bits;
+mod pointer_args;
 mod post;
 mod resources;
+mod shared;
+mod spec;
+mod spirv_ops;
 mod types;
+mod waves;
+mod workgroup_reduce;
 
 use std::fmt::Write;
 
@@ -74,6 +84,12 @@ pub(crate) enum Handle {
 }
 
 impl Handle {
+    /// Whether this is a float buffer declared with `uint32` elements (its bit view: float
+    /// atomics on it are compare-exchange loops on the bits, plain accesses bit-cast).
+    pub(crate) fn is_bit_view(&self) -> bool {
+        matches!(self, Handle::Buffer { elem, ty, .. } if elem.is_float() && ty.contains("x i32]"))
+    }
+
     /// The binding number.
     pub(crate) fn binding(&self) -> u32 {
         match self {
@@ -139,9 +155,6 @@ fn compile(
             "buffers addressed through buffer device addresses (the address variant for buffers past maxStorageBufferRange)",
         ));
     }
-    if kernel.wave_width.is_some() {
-        return Err(refuse(kernel.span, "`@Wave(width = …)`"));
-    }
     crate::backend::spirv::check_kernel_shape(kernel)?;
     let access = crate::backend::spirv::resource_access(module, kernel_id)?;
     let layout = layout::kernel_layout(kernel)?;
@@ -151,10 +164,16 @@ fn compile(
     // forms LLVM 23's SPIR-V target lowers wrongly (measured: a shared-memory tree reduction
     // read a fixed element instead of `t[l + s]` on lavapipe); such kernels get only SSA
     // promotion and CSE.
-    let pipes: &[&str] = if shared_bytes > 0 {
-        &emit::SHARED_MEMORY_PIPELINES
-    } else {
-        &emit::PIPELINES
+    // A labeled jump out of nested loops (lowered one loop at a time, see `jumps`) also
+    // gets LLVM's region structurizer after optimization.
+    let labeled_jumps = text.contains(jumps::JUMP_LOCAL);
+    // (A dynamic shared array takes no static bytes but is indexed the same way.)
+    let shared_arrays = shared_bytes > 0 || text.contains("addrspace(3) global");
+    let pipes: &[&str] = match (shared_arrays, labeled_jumps) {
+        (true, false) => &emit::SHARED_MEMORY_PIPELINES,
+        (true, true) => &emit::SHARED_MEMORY_JUMP_PIPELINES,
+        (false, false) => &emit::PIPELINES,
+        (false, true) => &emit::JUMP_PIPELINES,
     };
     for &pipeline in pipes {
         result = emit::emit_spirv(&text, pipeline)
@@ -163,12 +182,19 @@ fn compile(
             break;
         }
     }
-    let (words, features) = result.map_err(|e| {
+    let (words, mut features) = result.map_err(|e| {
         refuse(
             kernel.span,
             format!("this kernel (LLVM's SPIR-V target: {})", e.trim()),
         )
     })?;
+    if kernel.wave_width.is_some() {
+        // As with rspirv: the module is unchanged, the required subgroup size is a pipeline
+        // property of Vulkan 1.3's subgroup size control (the runtime sets it).
+        features
+            .vulkan_features
+            .push("subgroupSizeControl".to_string());
+    }
     let access: Vec<_> = layout
         .bindings
         .iter()
@@ -178,6 +204,28 @@ fn compile(
         })
         .collect();
     let interface = layout::reflect_interface(&layout, kernel.params(), &access, &[]);
+    let mut spec_constants = interface.workgroup_spec_constants;
+    let mut parameters = interface.parameters;
+    for spec in &features.spec_constants {
+        // The names the rspirv backend gives them.
+        let name = match spec.id.checked_sub(layout::PSC_SPEC_BASE) {
+            _ if spec.id == layout::SHARED_SPEC_ID => shared::SHARED_BYTES_NAME.to_string(),
+            Some(i) => {
+                let param = kernel.params().get(i as usize);
+                if let Some(p) = parameters.get_mut(i as usize) {
+                    p.psc_spec_id = Some(spec.id);
+                }
+                format!("psc_{}", param.map_or("", |p| p.name.as_str()))
+            }
+            None => format!("spec_slot_{}", spec.id - layout::USER_SPEC_BASE),
+        };
+        spec_constants.push(cajeta_runtime::SpecConstant {
+            id: spec.id,
+            name,
+            ty: spec.ty.clone(),
+            default: spec.default,
+        });
+    }
     let (major, minor) = options.target_env.spirv_version();
     let reflection = cajeta_runtime::Reflection {
         entry_point: kernel.name.clone(),
@@ -187,15 +235,15 @@ fn compile(
         default_workgroup_size: layout::DEFAULT_WORKGROUP_SIZE,
         bindings: interface.bindings,
         push_constants: interface.push_constants,
-        spec_constants: interface.workgroup_spec_constants,
+        spec_constants,
         capabilities: features.capabilities,
         extensions: features.extensions,
         vulkan_features: features.vulkan_features,
         precision_variant: options.target.precision.name(),
-        parameters: interface.parameters,
+        parameters,
         static_shared_bytes: u32::try_from(shared_bytes).unwrap_or(u32::MAX),
         bounds_check: None,
-        required_subgroup_size: None,
+        required_subgroup_size: kernel.wave_width,
         // The LLVM backend lowers no cooperative matrices (docs/backends.md).
         coop_matrix_shapes: Vec::new(),
     };
@@ -225,6 +273,14 @@ fn module_text(
         emit::TRIPLE
     );
     let mut decls = Vec::new();
+    let bit_views = match module
+        .functions
+        .iter()
+        .position(|f| std::ptr::eq(f, kernel))
+    {
+        Some(id) => crate::backend::spirv::float_atomic_bit_views(module, FunctionId(id))?,
+        None => Vec::new(),
+    };
     for slot in &layout.bindings {
         let span = kernel.params()[slot.param].span;
         let writes = access.get(slot.param).is_some_and(|a| a.1);
@@ -245,7 +301,10 @@ fn module_text(
         };
         let (ty, mangled, handle) = match &slot.kind {
             BindingKind::Buffer { lane, lanes: 1, .. } if *lane != ir::ScalarType::Bool => {
-                let elem = types::stored(*lane, span)?;
+                let mut elem = types::stored(*lane, span)?;
+                if bit_views.get(slot.param).copied().unwrap_or(false) {
+                    elem = "i32";
+                }
                 let (ty, mangled) = types::buffer_handle(elem, writes);
                 let h = Handle::Buffer {
                     var: var.clone(),

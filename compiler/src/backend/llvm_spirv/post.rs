@@ -14,13 +14,15 @@ use rspirv::binary::Assemble;
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
-use super::cleanup;
+use super::{atomics, cleanup, shared, spirv_ops};
 
 use crate::backend::spirv::FeatureSet;
 use crate::layout::{KernelLayout, DEFAULT_WORKGROUP_SIZE, DESCRIPTOR_SET};
 
 /// The capabilities, extensions and Vulkan features of the finished module (reflection).
 pub(crate) struct Features {
+    /// The specialization constants of `Spec` slots and `psc`, by SpecId.
+    pub(crate) spec_constants: Vec<super::spec::SpecConstant>,
     pub(crate) capabilities: Vec<String>,
     pub(crate) extensions: Vec<String>,
     pub(crate) vulkan_features: Vec<String>,
@@ -34,6 +36,12 @@ pub(crate) fn fix_up(
 ) -> Result<(Vec<u32>, Features), String> {
     let mut m = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
     check_entry_point(&m, kernel)?;
+    let mut spec_constants = spirv_ops::replace_placeholders(&mut m)?;
+    if let Some(bytes) = shared::fix_dynamic_length(&mut m, &spec_constants)? {
+        spec_constants.push(bytes);
+        spec_constants.sort();
+    }
+    atomics::fix_atomic_semantics(&mut m);
     check_structured(&m)?;
     check_bindings(&m, layout)?;
     spec_workgroup_size(&mut m)?;
@@ -57,6 +65,7 @@ pub(crate) fn fix_up(
         })
         .collect();
     let features = Features {
+        spec_constants,
         capabilities: features
             .capabilities()
             .iter()
@@ -132,6 +141,18 @@ fn check_structured(m: &Module) -> Result<(), String> {
             if merge_at.is_some_and(|at| at + 2 != n) {
                 return Err("a merge instruction not just before its branch".to_string());
             }
+            // A selection merge heads a conditional branch or a switch (LLVM's structurizer
+            // left one before a plain `OpBranch` after O2 threaded labeled jumps).
+            let selection = merge_at.is_some_and(|at| {
+                b.instructions[at].class.opcode == Op::SelectionMerge
+                    && !matches!(
+                        b.instructions.get(at + 1).map(|i| i.class.opcode),
+                        Some(Op::BranchConditional | Op::Switch)
+                    )
+            });
+            if selection {
+                return Err("a selection merge without a conditional branch".to_string());
+            }
             let switch = n > 0 && b.instructions[n - 1].class.opcode == Op::Switch;
             let merged = n > 1 && b.instructions[n - 2].class.opcode == Op::SelectionMerge;
             if switch && !merged {
@@ -165,7 +186,7 @@ fn check_bindings(m: &Module, layout: &KernelLayout) -> Result<(), String> {
     Ok(())
 }
 
-fn next_id(m: &mut Module) -> Word {
+pub(super) fn next_id(m: &mut Module) -> Word {
     let header = m
         .header
         .get_or_insert_with(|| rspirv::dr::ModuleHeader::new(1));
@@ -175,7 +196,7 @@ fn next_id(m: &mut Module) -> Word {
 }
 
 /// The id of the type `op operands`, declared if missing (SPIR-V forbids duplicates).
-fn type_id(m: &mut Module, op: Op, operands: Vec<Operand>) -> Word {
+pub(super) fn type_id(m: &mut Module, op: Op, operands: Vec<Operand>) -> Word {
     let found = m
         .types_global_values
         .iter()
@@ -199,7 +220,7 @@ fn uint_type(m: &mut Module) -> Word {
 }
 
 /// The id of the `uint32` constant `value`, declared if missing.
-fn uint_const(m: &mut Module, value: u32) -> Word {
+pub(super) fn uint_const(m: &mut Module, value: u32) -> Word {
     let uint = uint_type(m);
     let found = m.types_global_values.iter().find(|i| {
         i.class.opcode == Op::Constant

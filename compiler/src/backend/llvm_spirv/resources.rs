@@ -28,21 +28,27 @@ impl FnLower<'_> {
             // No `inbounds`: an index past the end must not become poison in LLVM (the
             // rspirv backend leaves such an access to the driver, as Vulkan does).
             let i = self.expr(index)?;
-            let ty = types::stored(elem, base.span)?;
+            let i = self.opaque_if_constant(i);
+            let ty = self.shared_element_type(l.0, elem, base.span)?;
             let p = self.tmp();
+            if ty != types::stored(elem, base.span)? {
+                self.bit_pointers.insert(p.clone());
+            }
             self.emit(format!(
                 "{p} = getelementptr [{n} x {ty}], ptr addrspace(3) {global}, i32 0, i32 {}",
                 i.text
             ));
             return Ok((p, 3, elem));
         }
-        let Some(Some(Handle::Buffer {
+        let handle = self.handles.get(l.0).cloned().flatten();
+        let bits = handle.as_ref().is_some_and(Handle::is_bit_view);
+        let Some(Handle::Buffer {
             var,
             ty,
             mangled,
             elem,
             ..
-        })) = self.handles.get(l.0).cloned()
+        }) = handle
         else {
             return Err(refuse(
                 base.span,
@@ -51,6 +57,9 @@ impl FnLower<'_> {
         };
         let i = self.expr(index)?;
         let p = self.tmp();
+        if bits {
+            self.bit_pointers.insert(p.clone());
+        }
         self.declare(format!(
             "declare ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty}, i32)"
         ));
@@ -69,6 +78,16 @@ impl FnLower<'_> {
             Intrinsic::WorkgroupId(a) => builtin("llvm.spv.group.id.i32", a),
             Intrinsic::ImageLoad => return self.image_load(args, e),
             Intrinsic::Math(f) => return self.math(*f, args, e),
+            Intrinsic::Atomic(op) => return self.atomic(*op, args, e),
+            Intrinsic::Bits(f) => return self.bits(*f, args, e),
+            Intrinsic::Wave(op) => return self.wave(*op, args, e),
+            Intrinsic::SpecInt => return self.spec_value(false, args, e),
+            Intrinsic::SpecFloat => return self.spec_value(true, args, e),
+            Intrinsic::Psc => return self.psc(args, e),
+            Intrinsic::ImageWidth => return self.image_size(args, e, 0),
+            Intrinsic::WorkgroupReduce => return self.workgroup_reduce(args, e),
+            Intrinsic::SharedLength => return self.shared_length(args, e),
+            Intrinsic::ImageHeight => return self.image_size(args, e, 1),
             Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
             Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
             Intrinsic::GlobalSize(a) => {
@@ -122,12 +141,7 @@ impl FnLower<'_> {
                 };
                 return self.expr(x);
             }
-            other => {
-                return Err(refuse(
-                    e.span,
-                    format!("`Math.{other:?}` on `{}`", s.name()),
-                ))
-            }
+            other => return self.glsl_math(other, args, e),
         };
         let ty = scalar(s, e.span)?;
         let suffix = if float { "f32" } else { "i32" };
@@ -191,14 +205,14 @@ impl FnLower<'_> {
                 "a `Shared<T>` local not initialized with `shared T[n]`",
             ));
         };
-        let Some(ExprKind::Const(Constant::Int(n))) = args.first().map(|a| &a.kind) else {
-            return Err(refuse(span, "a shared array of dynamic length"));
-        };
         if self.shared.iter().any(|(s, ..)| *s == local) {
             return Err(refuse(span, "a `Shared<T>` local assigned twice"));
         }
         let elem = scalar_of(elem, span)?;
-        let ty = types::stored(elem, span)?;
+        let Some(ExprKind::Const(Constant::Int(n))) = args.first().map(|a| &a.kind) else {
+            return self.bind_dynamic_shared(local, elem, span);
+        };
+        let ty = self.shared_element_type(local, elem, span)?;
         let n = *n as u32;
         let global = format!("@shared.{}.{local}", self.kernel_tag());
         self.globals.push(format!(

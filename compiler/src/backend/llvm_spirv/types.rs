@@ -55,7 +55,7 @@ pub(crate) fn buffer_handle(elem: &str, writable: bool) -> (String, String) {
 }
 
 /// `target("spirv.Image", T, 1 (2-D), 2 (depth unknown), 0, 0, 2 (storage), format)` of a
-/// one-channel storage image format, its mangling and its channel's LLVM type.
+/// one-channel storage image format (R32F, R16F, R8_UNORM, R32I, R32UI), its mangling and its channel's LLVM type.
 pub(crate) fn image_handle(
     format: ImageFormat,
     span: Span,
@@ -64,6 +64,8 @@ pub(crate) fn image_handle(
     // whose sampled type the target declares as a signed `OpTypeInt`.
     let (kind, channel, mangled, code) = match format {
         ImageFormat::R32f => ("Image", "float", "f32", 3),
+        ImageFormat::R16f => ("Image", "float", "f32", 9),
+        ImageFormat::R8 => ("Image", "float", "f32", 15),
         ImageFormat::R32i => ("SignedImage", "i32", "i32", 24),
         ImageFormat::R32ui => ("Image", "i32", "i32", 33),
         other => {

@@ -289,6 +289,14 @@ pub(crate) fn resource_access(module: &ir::Module, kernel: FunctionId) -> Res<Ve
     Ok(usage.iter().map(|u| (u.reads, u.writes)).collect())
 }
 
+/// Per kernel parameter: whether a float atomic on it needs the buffer's integer bit view
+/// on a device without native float atomics (the LLVM kernel backend runs every float
+/// atomic but an exchange as a compare-exchange loop on the bits).
+pub(crate) fn float_atomic_bit_views(module: &ir::Module, kernel: FunctionId) -> Res<Vec<bool>> {
+    let usage = access::analyze(module, kernel, atomics::NativeFloatAtomics::default())?;
+    Ok(usage.iter().map(|u| u.bits_view).collect())
+}
+
 /// Rejects a function whose parameter count exceeds its locals (malformed IR), so that
 /// slicing the parameters can never panic.
 pub(crate) fn check_shape(f: &ir::Function) -> Res<()> {

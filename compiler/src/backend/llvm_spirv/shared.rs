@@ -1,0 +1,229 @@
+//! Shared arrays of dynamic length and `t.length()`.
+//!
+//! As with rspirv, a kernel's one `shared T[m]` of a length that is not a constant is a
+//! workgroup array whose length is the launch's byte size (`SpecId 3`, default one
+//! element) divided by the element size, an `OpSpecConstantOp`: LLVM IR has no array of a
+//! specialization-constant length, so the array is declared with a marker length
+//! ([`DYNAMIC_LENGTH`]) that the post-pass ([`fix_dynamic_length`]) replaces. Its
+//! `length()` is that byte size divided by the element size in the code (the byte size
+//! through a spec-constant placeholder, see [`super::spec`]).
+
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{Decoration, Op};
+
+use super::lower::{FnLower, Val};
+use super::refuse;
+use super::spec::SpecConstant;
+use super::types;
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{Expr, ExprKind, Place, ScalarType};
+use crate::layout::SHARED_SPEC_ID;
+
+type Res<T> = Result<T, Diagnostic>;
+
+/// The length a dynamic shared array is declared with in LLVM IR (a prime no fixed-size
+/// array of the kernel is expected to have; the post-pass refuses a module where one does).
+pub(crate) const DYNAMIC_LENGTH: u32 = 1_048_573;
+
+/// Bytes per element of the 32-bit scalars the backend's shared arrays hold.
+const ELEMENT_BYTES: u32 = 4;
+
+impl FnLower<'_> {
+    /// `t = shared T[m]` with `m` not a constant: the kernel's dynamic shared array.
+    pub(super) fn bind_dynamic_shared(
+        &mut self,
+        local: usize,
+        elem: ScalarType,
+        span: Span,
+    ) -> Res<()> {
+        if self.shared.iter().any(|(_, _, _, n)| *n == DYNAMIC_LENGTH) {
+            return Err(Diagnostic::error(
+                Code::InvalidShared,
+                span,
+                "a kernel can have only one dynamic shared array",
+            ));
+        }
+        let ty = self.shared_element_type(local, elem, span)?;
+        let global = format!("@shared.{}.{local}", self.kernel_tag());
+        self.globals.push(format!(
+            "{global} = internal addrspace(3) global [{DYNAMIC_LENGTH} x {ty}] poison"
+        ));
+        self.shared.push((local, global, elem, DYNAMIC_LENGTH));
+        Ok(())
+    }
+
+    /// A constant element index of a shared array as an `OpCopyObject` of it, which LLVM
+    /// cannot fold: with a constant index the GEP becomes a constant expression, which
+    /// LLVM 23.1's target lowered to element 0 (measured: `t[1] = 0` of a two-element
+    /// shared array stored to `t[0]` on lavapipe).
+    pub(super) fn opaque_if_constant(&mut self, i: Val) -> Val {
+        if i.text.parse::<i64>().is_err() {
+            return i;
+        }
+        let op = super::spirv_ops::core_op(Op::CopyObject, None);
+        let name = super::spirv_ops::placeholder(&op, "i32", &["i32"]);
+        self.declare(format!(
+            "declare i32 {name}(i32) memory(none) nounwind willreturn"
+        ));
+        let t = self.tmp();
+        self.emit(format!("{t} = call i32 {name}(i32 {})", i.text));
+        Val::new(t, "i32")
+    }
+
+    /// `t.length()` of a shared array.
+    pub(super) fn shared_length(&mut self, args: &[Expr], e: &Expr) -> Res<Val> {
+        let Some(ExprKind::Load(Place::Local(l))) = args.first().map(|a| &a.kind) else {
+            return Err(refuse(
+                e.span,
+                "`length()` of a shared array that is not a local",
+            ));
+        };
+        let Some(&(_, _, _, n)) = self.shared.iter().find(|(s, ..)| *s == l.0) else {
+            return Err(refuse(
+                e.span,
+                "`length()` of a shared array before its declaration",
+            ));
+        };
+        if n != DYNAMIC_LENGTH {
+            return Ok(Val::new(n.to_string(), "i32"));
+        }
+        let name = super::spec::spec_placeholder(SHARED_SPEC_ID, ELEMENT_BYTES, ScalarType::U32);
+        let ty = types::scalar(ScalarType::U32, e.span)?;
+        self.declare(format!(
+            "declare {ty} {name}() memory(none) nounwind willreturn"
+        ));
+        let (bytes, len) = (self.tmp(), self.tmp());
+        self.emit(format!("{bytes} = call {ty} {name}()"));
+        self.emit(format!("{len} = udiv i32 {bytes}, {ELEMENT_BYTES}"));
+        Ok(Val::new(len, "i32"))
+    }
+}
+
+/// Gives the array type of marker length [`DYNAMIC_LENGTH`] the length `SpecId 3 / 4` (the
+/// `OpSpecConstant` of `SpecId 3` that `length()` made, or a new one); returns the spec
+/// constant when this declared it. `spec` lists those the module has.
+pub(crate) fn fix_dynamic_length(
+    m: &mut Module,
+    spec: &[SpecConstant],
+) -> Result<Option<SpecConstant>, String> {
+    let marker =
+        m.types_global_values
+            .iter()
+            .find_map(|i| match (i.class.opcode, i.operands.first()) {
+                (Op::Constant, Some(Operand::LiteralBit32(v))) if *v == DYNAMIC_LENGTH => {
+                    Some((i.result_id?, i.result_type?))
+                }
+                _ => None,
+            });
+    let Some((marker, uint)) = marker else {
+        return Ok(None);
+    };
+    let arrays: Vec<usize> = m
+        .types_global_values
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| {
+            i.class.opcode == Op::TypeArray && i.operands.get(1) == Some(&Operand::IdRef(marker))
+        })
+        .map(|(at, _)| at)
+        .collect();
+    let [at] = arrays.as_slice() else {
+        return Err("a shared array with the dynamic array's marker length".to_string());
+    };
+    let at = *at;
+    // The byte size's spec constant, moved before the array if the spec pass put it after.
+    let existing = m
+        .annotations
+        .iter()
+        .find_map(|i| match i.operands.as_slice() {
+            [Operand::IdRef(t), Operand::Decoration(Decoration::SpecId), Operand::LiteralBit32(id)]
+                if *id == SHARED_SPEC_ID =>
+            {
+                Some(*t)
+            }
+            _ => None,
+        });
+    let mut declared = None;
+    let bytes = match existing {
+        Some(id) => {
+            let from = m
+                .types_global_values
+                .iter()
+                .position(|i| i.result_id == Some(id))
+                .ok_or("the shared byte size without its constant")?;
+            let inst = m.types_global_values.remove(from);
+            let to = if from < at { at - 1 } else { at };
+            m.types_global_values.insert(to, inst);
+            id
+        }
+        None => {
+            let id = super::post::next_id(m);
+            m.types_global_values.insert(
+                at,
+                Instruction::new(
+                    Op::SpecConstant,
+                    Some(uint),
+                    Some(id),
+                    vec![Operand::LiteralBit32(ELEMENT_BYTES)],
+                ),
+            );
+            m.annotations.push(Instruction::new(
+                Op::Decorate,
+                None,
+                None,
+                vec![
+                    Operand::IdRef(id),
+                    Operand::Decoration(Decoration::SpecId),
+                    Operand::LiteralBit32(SHARED_SPEC_ID),
+                ],
+            ));
+            declared = Some(SpecConstant {
+                id: SHARED_SPEC_ID,
+                ty: ScalarType::U32.name().to_string(),
+                default: ELEMENT_BYTES,
+            });
+            id
+        }
+    };
+    if let Some(s) = spec.iter().find(|s| s.id == SHARED_SPEC_ID) {
+        if s.default != ELEMENT_BYTES {
+            return Err("the shared byte size with another default".to_string());
+        }
+    }
+    let at = m
+        .types_global_values
+        .iter()
+        .position(|i| {
+            i.result_id.is_some()
+                && i.class.opcode == Op::TypeArray
+                && i.operands.get(1) == Some(&Operand::IdRef(marker))
+        })
+        .ok_or("the dynamic shared array's type went missing")?;
+    let (size, length) = (super::post::next_id(m), super::post::next_id(m));
+    let new: [Instruction; 2] = [
+        Instruction::new(
+            Op::Constant,
+            Some(uint),
+            Some(size),
+            vec![Operand::LiteralBit32(ELEMENT_BYTES)],
+        ),
+        Instruction::new(
+            Op::SpecConstantOp,
+            Some(uint),
+            Some(length),
+            vec![
+                Operand::LiteralSpecConstantOpInteger(Op::UDiv),
+                Operand::IdRef(bytes),
+                Operand::IdRef(size),
+            ],
+        ),
+    ];
+    for (k, inst) in new.into_iter().enumerate() {
+        m.types_global_values.insert(at + k, inst);
+    }
+    m.types_global_values[at + 2].operands[1] = Operand::IdRef(length);
+    Ok(declared)
+}
+
+/// The spec-constant name the reflection gives SpecId 3.
+pub(crate) const SHARED_BYTES_NAME: &str = "shared_bytes";

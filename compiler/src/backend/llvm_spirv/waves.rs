@@ -1,0 +1,155 @@
+//! `Wave.*` (subgroup) and `Quad.*` operations: the same `OpGroupNonUniform*` instruction
+//! as the rspirv backend, at `Subgroup` scope, each through a [`super::spirv_ops`]
+//! placeholder declared `convergent` (LLVM keeps it at its place in the control flow and
+//! moves no memory access across it); the post-pass adds the capabilities the instructions
+//! need. `Wave.width()` and `Wave.laneId()` are the `SubgroupSize` and
+//! `SubgroupLocalInvocationId` built-ins through the target's `__spirv_BuiltIn<Name>`
+//! convention.
+
+use rspirv::spirv::{GroupOperation, Op};
+
+use super::lower::{FnLower, Val};
+use super::refuse;
+use super::spirv_ops;
+use super::types::{scalar, scalar_of};
+use crate::diagnostics::Diagnostic;
+use crate::ir::{Constant, Expr, ExprKind, WaveOp};
+
+type Res<T> = Result<T, Diagnostic>;
+
+/// `Subgroup` scope.
+const SCOPE_SUBGROUP: u32 = 3;
+
+impl FnLower<'_> {
+    /// Lowers a `Wave.*` / `Quad.*` call.
+    pub(super) fn wave(&mut self, op: WaveOp, args: &[Expr], e: &Expr) -> Res<Val> {
+        match op {
+            WaveOp::Width => return self.scalar_builtin("SubgroupSize"),
+            WaveOp::LaneId => return self.scalar_builtin("SubgroupLocalInvocationId"),
+            WaveOp::IsFirstLane => return self.group_op(Op::GroupNonUniformElect, None, "i1", &[]),
+            WaveOp::Ballot => {
+                let p = self.wave_arg(args, 0, e)?;
+                let mask = self.group_op(Op::GroupNonUniformBallot, None, "<4 x i32>", &[p])?;
+                let t = self.tmp();
+                self.emit(format!(
+                    "{t} = extractelement <4 x i32> {}, i32 0",
+                    mask.text
+                ));
+                return Ok(Val::new(t, "i32"));
+            }
+            WaveOp::Any | WaveOp::All => {
+                let p = self.wave_arg(args, 0, e)?;
+                let opcode = if op == WaveOp::Any {
+                    Op::GroupNonUniformAny
+                } else {
+                    Op::GroupNonUniformAll
+                };
+                return self.group_op(opcode, None, "i1", &[p]);
+            }
+            _ => {}
+        }
+        let s = scalar_of(&e.ty, e.span)?;
+        let ty = scalar(s, e.span)?;
+        if s.bits() != 32 {
+            return Err(refuse(
+                e.span,
+                format!("subgroup operations on `{}`", s.name()),
+            ));
+        }
+        let (float, signed) = (s.is_float(), s.is_signed_integer());
+        let v = self.wave_arg(args, 0, e)?;
+        let reduce = Some(GroupOperation::Reduce);
+        let scan = Some(GroupOperation::ExclusiveScan);
+        let (opcode, operation) = match op {
+            WaveOp::Shuffle => {
+                let lane = self.wave_arg(args, 1, e)?;
+                return self.group_op(Op::GroupNonUniformShuffle, None, ty, &[v, lane]);
+            }
+            WaveOp::BroadcastFirst => (Op::GroupNonUniformBroadcastFirst, None),
+            WaveOp::ReduceSum if float => (Op::GroupNonUniformFAdd, reduce),
+            WaveOp::ReduceSum => (Op::GroupNonUniformIAdd, reduce),
+            WaveOp::PrefixSum if float => (Op::GroupNonUniformFAdd, scan),
+            WaveOp::PrefixSum => (Op::GroupNonUniformIAdd, scan),
+            WaveOp::ReduceMin if float => (Op::GroupNonUniformFMin, reduce),
+            WaveOp::ReduceMin if signed => (Op::GroupNonUniformSMin, reduce),
+            WaveOp::ReduceMin => (Op::GroupNonUniformUMin, reduce),
+            WaveOp::ReduceMax if float => (Op::GroupNonUniformFMax, reduce),
+            WaveOp::ReduceMax if signed => (Op::GroupNonUniformSMax, reduce),
+            WaveOp::ReduceMax => (Op::GroupNonUniformUMax, reduce),
+            WaveOp::ReduceAnd => (Op::GroupNonUniformBitwiseAnd, reduce),
+            WaveOp::ReduceOr => (Op::GroupNonUniformBitwiseOr, reduce),
+            WaveOp::ReduceXor => (Op::GroupNonUniformBitwiseXor, reduce),
+            WaveOp::QuadBroadcast => {
+                // Before SPIR-V 1.5 the index must be a constant (sema made it one).
+                let Some(ExprKind::Const(Constant::Int(l))) = args.get(1).map(|a| &a.kind) else {
+                    return Err(refuse(
+                        e.span,
+                        "`Quad.broadcast` with a lane that is not a constant",
+                    ));
+                };
+                let lane = Val::new((*l as u32).to_string(), "i32");
+                return self.group_op(Op::GroupNonUniformQuadBroadcast, None, ty, &[v, lane]);
+            }
+            WaveOp::QuadSwapHorizontal | WaveOp::QuadSwapVertical | WaveOp::QuadSwapDiagonal => {
+                let direction = match op {
+                    WaveOp::QuadSwapHorizontal => 0,
+                    WaveOp::QuadSwapVertical => 1,
+                    _ => 2,
+                };
+                let d = Val::new(direction.to_string(), "i32");
+                return self.group_op(Op::GroupNonUniformQuadSwap, None, ty, &[v, d]);
+            }
+            WaveOp::Width
+            | WaveOp::LaneId
+            | WaveOp::IsFirstLane
+            | WaveOp::Ballot
+            | WaveOp::Any
+            | WaveOp::All => return Err(refuse(e.span, "a malformed subgroup operation")),
+        };
+        self.group_op(opcode, operation, ty, &[v])
+    }
+
+    fn wave_arg(&mut self, args: &[Expr], i: usize, e: &Expr) -> Res<Val> {
+        let a = args
+            .get(i)
+            .ok_or_else(|| refuse(e.span, "a malformed subgroup operation"))?;
+        self.expr(a)
+    }
+
+    /// `opcode(Subgroup, [operation,] operands…)` through its convergent placeholder.
+    fn group_op(
+        &mut self,
+        opcode: Op,
+        operation: Option<GroupOperation>,
+        ret: &'static str,
+        operands: &[Val],
+    ) -> Res<Val> {
+        let name = spirv_ops::core_op(opcode, operation);
+        let mut params = vec!["i32"];
+        params.extend(operands.iter().map(|v| v.ty));
+        let f = spirv_ops::placeholder(&name, ret, &params);
+        self.declare(format!(
+            "declare {ret} {f}({}) convergent nounwind",
+            params.join(", ")
+        ));
+        let mut list = vec![format!("i32 {SCOPE_SUBGROUP}")];
+        list.extend(operands.iter().map(|v| format!("{} {}", v.ty, v.text)));
+        let t = self.tmp();
+        self.emit(format!("{t} = call {ret} {f}({})", list.join(", ")));
+        Ok(Val::new(t, ret))
+    }
+
+    /// A scalar `uint32` input built-in, through the target's `__spirv_BuiltIn<Name>`
+    /// global convention.
+    pub(super) fn scalar_builtin(&mut self, name: &str) -> Res<Val> {
+        let global = format!("@__spirv_BuiltIn{name} = external addrspace(7) global i32");
+        if !self.globals.contains(&global) {
+            self.globals.push(global);
+        }
+        let t = self.tmp();
+        self.emit(format!(
+            "{t} = load i32, ptr addrspace(7) @__spirv_BuiltIn{name}"
+        ));
+        Ok(Val::new(t, "i32"))
+    }
+}
