@@ -101,8 +101,26 @@ fn through_both(failures: &mut Vec<String>) -> (BTreeSet<String>, BTreeSet<Strin
                             "{key}: interfaces differ\nrspirv: {a}\nllvm:   {b}"
                         ));
                     }
-                    if k.reflection.capabilities.iter().any(|c| c == "Int8") {
+                    // `Int8` (which needs the device's shaderInt8) only where the rspirv
+                    // module has 8-bit code too, not for LLVM's resource-name strings.
+                    let int8 = |r: &Reflection| r.capabilities.iter().any(|c| c == "Int8");
+                    if int8(&k.reflection) && !int8(&reference.reflection) {
                         failures.push(format!("{key}: declares Int8 without 8-bit code"));
+                    }
+                    // The storage-access capabilities of 8- and 16-bit buffer elements and
+                    // push constants (which spirv-val does not insist on, but devices do:
+                    // the runtime checks their features) are declared as with rspirv. The
+                    // arithmetic widths may differ: LLVM folds some narrow operations away.
+                    for c in &reference.reflection.capabilities {
+                        let needed = [
+                            "StorageBuffer8BitAccess",
+                            "StorageBuffer16BitAccess",
+                            "StoragePushConstant8",
+                            "StoragePushConstant16",
+                        ];
+                        if needed.contains(&c.as_str()) && !k.reflection.capabilities.contains(c) {
+                            failures.push(format!("{key}: rspirv declares {c}, LLVM does not"));
+                        }
                     }
                 }
                 Err(diags) => {

@@ -14,7 +14,7 @@ use std::fmt::Write;
 /// `NonSemantic.DebugPrintf`).
 const PRINTF: &str = "printing from kernels (`System.out.printf`/`println`)";
 
-use super::types::{self, float_const, int_const, scalar, scalar_of};
+use super::types::{self, float_const_of, int_const, scalar, scalar_of};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::ir::{
@@ -369,8 +369,11 @@ impl<'a> FnLower<'a> {
                 let ty = scalar(s, e.span)?;
                 let text = match c {
                     Constant::Bool(b) => b.to_string(),
+                    // Sema may type an integer literal as a float (as the rspirv backend
+                    // accepts).
+                    Constant::Int(bits) if s.is_float() => float_const_of(s, *bits as i64 as f64),
                     Constant::Int(bits) => int_const(s, *bits),
-                    Constant::Float(f) => float_const(*f),
+                    Constant::Float(f) => float_const_of(s, *f),
                 };
                 Ok(Val { text, ty })
             }

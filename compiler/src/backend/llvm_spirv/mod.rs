@@ -21,6 +21,7 @@ mod lower;
 mod post;
 mod resources;
 mod types;
+mod vulkan_fixups;
 
 use std::fmt::Write;
 
@@ -298,6 +299,7 @@ fn module_text(
     }
     let mut push_fields = Vec::new();
     let mut push_params = Vec::new();
+    let mut push_end = 0u32;
     for slot in &layout.push {
         let span = kernel.params()[slot.param].span;
         if slot.hidden {
@@ -306,9 +308,18 @@ fn module_text(
         let s = types::scalar_of(&slot.ty, span)
             .map_err(|_| refuse(span, format!("a `{}` parameter", slot.ty)))?;
         let stored = types::stored(s, span)?;
-        if slot.offset != 4 * push_fields.len() as u32 {
+        // LLVM places each member at its natural alignment (its size, for scalars): that
+        // must be the layout's std430 offset, which the Offset decorations then state.
+        let size = if s == ir::ScalarType::Bool {
+            4
+        } else {
+            s.size_bytes()
+        };
+        let natural = push_end.div_ceil(size) * size;
+        if slot.offset != natural {
             return Err(refuse(span, "a push-constant block with padding"));
         }
+        push_end = natural + size;
         push_fields.push(stored);
         push_params.push((slot.param, s, stored));
     }

@@ -8,13 +8,16 @@
 //!   where LLVM left them out.
 //! - What LLVM leaves unused goes ([`cleanup`]), with the `Int8`/`Int64` capabilities the
 //!   resource-name strings and 64-bit GEP indices implied.
+//! - 8- and 16-bit values in buffers and push constants get their storage-access
+//!   capabilities, and `OpOrdered`/`OpUnordered` become `OpIsNan` tests
+//!   ([`vulkan_fixups`]).
 //! - The entry point must be the kernel's name and bindings must be the layout's.
 
 use rspirv::binary::Assemble;
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
-use super::cleanup;
+use super::{cleanup, vulkan_fixups};
 
 use crate::backend::spirv::FeatureSet;
 use crate::layout::{KernelLayout, DEFAULT_WORKGROUP_SIZE, DESCRIPTOR_SET};
@@ -41,6 +44,8 @@ pub(crate) fn fix_up(
     cleanup::narrow_constant_indices(&mut m, uint_const);
     cleanup::remove_unused(&mut m);
     cleanup::drop_unused_width_capabilities(&mut m);
+    vulkan_fixups::ordered_tests(&mut m, next_id);
+    vulkan_fixups::storage_access_capabilities(&mut m);
     no_contraction(&mut m);
     let mut features = FeatureSet::default();
     for inst in &m.capabilities {

@@ -130,7 +130,7 @@ impl FnLower<'_> {
             }
         };
         let ty = scalar(s, e.span)?;
-        let suffix = if float { "f32" } else { "i32" };
+        let suffix = types::mangle(ty);
         let mut operands = Vec::new();
         for a in args {
             let v = self.expr(a)?;

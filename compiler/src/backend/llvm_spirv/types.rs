@@ -6,13 +6,38 @@ use super::refuse;
 use crate::diagnostics::{Diagnostic, Span};
 use crate::ir::{ImageFormat, ScalarType, Type};
 
-/// The LLVM type of a scalar the backend lowers (booleans, 32-bit integers and floats).
+/// The LLVM type of a scalar the backend lowers: booleans, 8- to 64-bit integers (LLVM's
+/// integers carry no sign: the operations pick it), `float16`, `float32` and `float64`.
+/// `bfloat16` is refused: the rspirv backend computes it in float32 registers rounded after
+/// every operation, which this backend does not reproduce.
 pub(crate) fn scalar(s: ScalarType, span: Span) -> Result<&'static str, Diagnostic> {
     match s {
         ScalarType::Bool => Ok("i1"),
+        ScalarType::I8 | ScalarType::U8 => Ok("i8"),
+        ScalarType::I16 | ScalarType::U16 => Ok("i16"),
         ScalarType::I32 | ScalarType::U32 => Ok("i32"),
+        ScalarType::I64 | ScalarType::U64 => Ok("i64"),
+        ScalarType::F16 => Ok("half"),
         ScalarType::F32 => Ok("float"),
+        ScalarType::F64 => Ok("double"),
         other => Err(refuse(span, format!("the scalar type `{}`", other.name()))),
+    }
+}
+
+/// The suffix LLVM mangles an intrinsic overloaded on `ty` with (`llvm.sqrt.f16`, …).
+pub(crate) fn mangle(ty: &str) -> String {
+    match ty {
+        "half" => "f16".to_string(),
+        "float" => "f32".to_string(),
+        "double" => "f64".to_string(),
+        other => match other.strip_prefix('<').and_then(|v| v.strip_suffix('>')) {
+            // `<4 x float>` → `v4f32`.
+            Some(v) => match v.split_once(" x ") {
+                Some((n, lane)) => format!("v{n}{}", mangle(lane)),
+                None => other.to_string(),
+            },
+            None => other.to_string(),
+        },
     }
 }
 
@@ -44,10 +69,7 @@ pub(crate) fn stored(s: ScalarType, span: Span) -> Result<&'static str, Diagnost
 /// `target("spirv.VulkanBuffer", [0 x T], 12, writable)` and its intrinsic-name mangling.
 pub(crate) fn buffer_handle(elem: &str, writable: bool) -> (String, String) {
     let w = u8::from(writable);
-    let mangled_elem = match elem {
-        "float" => "f32",
-        other => other,
-    };
+    let mangled_elem = mangle(elem);
     (
         format!("target(\"spirv.VulkanBuffer\", [0 x {elem}], 12, {w})"),
         format!("tspirv.VulkanBuffer_a0{mangled_elem}_12_{w}t"),
@@ -80,16 +102,31 @@ pub(crate) fn image_handle(
     ))
 }
 
-/// An LLVM constant of scalar type `s` from the IR's constant encoding.
+/// An LLVM constant of scalar type `s` from the IR's constant encoding (the low `bits()`
+/// bits of `bits`, written as the signed value LLVM reads back to the same bits).
 pub(crate) fn int_const(s: ScalarType, bits: u64) -> String {
-    match s {
-        ScalarType::Bool => (if bits != 0 { "true" } else { "false" }).to_string(),
+    match s.bits() {
+        _ if s == ScalarType::Bool => (if bits != 0 { "true" } else { "false" }).to_string(),
+        8 => (bits as u8 as i8).to_string(),
+        16 => (bits as u16 as i16).to_string(),
+        64 => (bits as i64).to_string(),
         _ => (bits as u32 as i32).to_string(),
     }
 }
 
-/// A float constant as LLVM spells it: the bits of the value as a double, in hex (exact for
-/// every float32, which the IR already rounded to).
+/// A float constant of LLVM type `float`/`double`: the bits of the value as a double, in
+/// hex (exact for every float32, which the IR already rounded to).
 pub(crate) fn float_const(v: f64) -> String {
     format!("0x{:016X}", v.to_bits())
+}
+
+/// A float constant of scalar type `s`: `half` takes LLVM's `0xH` spelling of its 16 bits
+/// (LLVM refuses a double spelling it would have to round), the others [`float_const`].
+/// A `float` constant is rounded to float32 first, as the rspirv backend does.
+pub(crate) fn float_const_of(s: ScalarType, v: f64) -> String {
+    match s {
+        ScalarType::F16 => format!("0xH{:04X}", crate::backend::spirv::f64_to_f16_bits(v)),
+        ScalarType::F32 => float_const(f64::from(v as f32)),
+        _ => float_const(v),
+    }
 }

@@ -57,6 +57,7 @@ mod workgroup_reduce;
 pub use disasm::disassemble;
 #[cfg(feature = "native-host")]
 pub(crate) use module::FeatureSet;
+pub(crate) use types::f64_to_f16_bits;
 
 use std::collections::{HashMap, VecDeque};
 
