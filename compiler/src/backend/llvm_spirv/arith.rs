@@ -6,14 +6,25 @@ use super::lower::{FnLower, Val};
 use super::refuse;
 use super::types::{float_const_of, int_const, scalar, scalar_of};
 use crate::diagnostics::{Diagnostic, Span};
-use crate::ir::{BinaryOp, Expr, ScalarType, UnaryOp};
+use crate::ir::{BinaryOp, Expr, ScalarType, Type, UnaryOp};
 
 type Res<T> = Result<T, Diagnostic>;
 
 impl FnLower<'_> {
     pub(super) fn unary(&mut self, op: UnaryOp, x: &Expr, e: &Expr) -> Res<Val> {
+        if let Type::Vector(s, n) = e.ty {
+            let v = self.expr(x)?;
+            return self.per_lane((s, n), s, &[v], e.span, |f, l| {
+                f.unary_value(op, s, l[0].clone())
+            });
+        }
         let s = scalar_of(&e.ty, e.span)?;
         let v = self.expr(x)?;
+        self.unary_value(op, s, v)
+    }
+
+    /// A unary operator on a scalar of type `s`.
+    pub(super) fn unary_value(&mut self, op: UnaryOp, s: ScalarType, v: Val) -> Res<Val> {
         let t = self.tmp();
         let line = match (op, s.is_float()) {
             (UnaryOp::Neg, true) => format!("{t} = fneg {} {}", v.ty, v.text),
@@ -26,19 +37,51 @@ impl FnLower<'_> {
     }
 
     pub(super) fn binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr, e: &Expr) -> Res<Val> {
+        if matches!(a.ty, Type::Matrix(..)) || matches!(b.ty, Type::Matrix(..)) {
+            return Err(refuse(e.span, "matrix values"));
+        }
+        if let Type::Vector(s, n) = a.ty {
+            // Lane by lane through the scalar lowering, which keeps its SPEC §4 guards (as
+            // the rspirv backend does for division and comparisons); LLVM revectorizes
+            // what it can.
+            let cs = b.ty.elem_scalar().unwrap_or(s);
+            let out = if op.is_comparison() {
+                ScalarType::Bool
+            } else {
+                s
+            };
+            let (x, y) = (self.expr(a)?, self.expr(b)?);
+            return self.per_lane((s, n), out, &[x, y], e.span, |f, l| {
+                f.binary_value(op, s, l[0].clone(), cs, l[1].clone(), e.span)
+            });
+        }
         let s = scalar_of(&a.ty, a.span)?;
+        let cs = scalar_of(&b.ty, b.span)?;
         let x = self.expr(a)?;
-        let mut y = self.expr(b)?;
+        let y = self.expr(b)?;
+        self.binary_value(op, s, x, cs, y, e.span)
+    }
+
+    /// A binary operator on scalars: `x` of type `s`, `y` of type `cs` (which differs from
+    /// `s` only for a shift count).
+    pub(super) fn binary_value(
+        &mut self,
+        op: BinaryOp,
+        s: ScalarType,
+        x: Val,
+        cs: ScalarType,
+        mut y: Val,
+        span: Span,
+    ) -> Res<Val> {
         let ty = x.ty;
         let float = s.is_float();
         let signed = s.is_signed_integer();
         if op.is_shift() {
             // The count is converted to the left operand's type and masked to its width.
-            let cs = scalar_of(&b.ty, b.span)?;
             if !cs.is_integer() || !s.is_integer() {
-                return Err(refuse(b.span, format!("a shift of `{s}` by `{cs}`")));
+                return Err(refuse(span, format!("a shift of `{s}` by `{cs}`")));
             }
-            y = self.convert_int(y, cs, s, b.span)?;
+            y = self.convert_int(y, cs, s, span)?;
             let m = self.tmp();
             self.emit(format!("{m} = and {ty} {}, {}", y.text, s.bits() - 1));
             y = Val { text: m, ty };
@@ -68,7 +111,7 @@ impl FnLower<'_> {
                 _ => "icmp uge",
             };
             if s == ScalarType::Bool && !matches!(op, BinaryOp::Eq | BinaryOp::Ne) {
-                return Err(refuse(e.span, "ordering comparisons of booleans"));
+                return Err(refuse(span, "ordering comparisons of booleans"));
             }
             self.emit(format!("{t} = {cond} {ty} {xa}, {ya}"));
             return Ok(Val { text: t, ty: "i1" });
@@ -88,7 +131,7 @@ impl FnLower<'_> {
                 (BinaryOp::BitAnd, false) => "and",
                 (BinaryOp::BitOr, false) => "or",
                 (BinaryOp::BitXor, false) => "xor",
-                _ => return Err(refuse(e.span, format!("the operator {op:?} on `{s:?}`"))),
+                _ => return Err(refuse(span, format!("the operator {op:?} on `{s:?}`"))),
             };
             format!("{t} = {inst} {ty} {xa}, {ya}")
         };
@@ -136,22 +179,40 @@ impl FnLower<'_> {
 
     /// A numeric conversion (SPEC §3), instruction for instruction as the rspirv backend's.
     pub(super) fn convert(&mut self, x: &Expr, e: &Expr) -> Res<Val> {
+        if let (Type::Vector(from, n), Type::Vector(to, _)) = (&x.ty, &e.ty) {
+            let (from, to) = (*from, *to);
+            let v = self.expr(x)?;
+            return self.per_lane((from, *n), to, &[v], e.span, |f, l| {
+                f.convert_value(l[0].clone(), from, to, e.span)
+            });
+        }
         let from = scalar_of(&x.ty, x.span)?;
         let to = scalar_of(&e.ty, e.span)?;
         let v = self.expr(x)?;
+        self.convert_value(v, from, to, e.span)
+    }
+
+    /// A scalar conversion from `from` to `to`.
+    pub(super) fn convert_value(
+        &mut self,
+        v: Val,
+        from: ScalarType,
+        to: ScalarType,
+        span: Span,
+    ) -> Res<Val> {
         if from == to {
             return Ok(v);
         }
         if from == ScalarType::Bool || to == ScalarType::Bool {
             return Err(refuse(
-                e.span,
+                span,
                 format!("the conversion from `{from}` to `{to}`"),
             ));
         }
-        let to_ty = scalar(to, e.span)?;
+        let to_ty = scalar(to, span)?;
         let t = self.tmp();
         let line = match (from.is_float(), to.is_float()) {
-            (false, false) => return self.convert_int(v, from, to, e.span),
+            (false, false) => return self.convert_int(v, from, to, span),
             (false, true) if from.is_signed_integer() => {
                 format!("{t} = sitofp {} {} to {to_ty}", v.ty, v.text)
             }
@@ -161,7 +222,7 @@ impl FnLower<'_> {
             }
             // Round to nearest even, as `OpFConvert` does by default.
             (true, true) => format!("{t} = fptrunc {} {} to {to_ty}", v.ty, v.text),
-            (true, false) => return self.float_to_int(v, from, to, e.span),
+            (true, false) => return self.float_to_int(v, from, to, span),
         };
         self.emit(line);
         Ok(Val { text: t, ty: to_ty })

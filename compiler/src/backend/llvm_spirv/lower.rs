@@ -310,9 +310,8 @@ impl<'a> FnLower<'a> {
                 ));
                 Ok(())
             }
-            Place::Field { .. } | Place::Lane { .. } => {
-                Err(refuse(span, "stores to struct fields or vector lanes"))
-            }
+            Place::Lane { base, lane } => self.store_lane(base, *lane, v, span),
+            Place::Field { .. } => Err(refuse(span, "stores to struct fields")),
         }
     }
 
@@ -321,8 +320,12 @@ impl<'a> FnLower<'a> {
             return v;
         }
         let t = self.tmp();
-        self.emit(format!("{t} = zext i1 {} to i32", v.text));
-        Val { text: t, ty: "i32" }
+        let ty = match types::split_vector(v.ty) {
+            Some((n, _)) => types::vector("i32", n, Span::default()).unwrap_or("i32"),
+            None => "i32",
+        };
+        self.emit(format!("{t} = zext {} {} to {ty}", v.ty, v.text));
+        Val { text: t, ty }
     }
 
     pub(super) fn expr_or_void(&mut self, e: &Expr) -> Res<Option<Val>> {
@@ -337,6 +340,13 @@ impl<'a> FnLower<'a> {
                 }
                 ExprKind::Call { func, args } => {
                     self.call(*func, args, e)?;
+                    return Ok(None);
+                }
+                ExprKind::Intrinsic {
+                    op: Intrinsic::BufferVstore,
+                    args,
+                } => {
+                    self.vstore(args, e.span)?;
                     return Ok(None);
                 }
                 ExprKind::Intrinsic {
@@ -385,20 +395,13 @@ impl<'a> FnLower<'a> {
             }
             ExprKind::Load(Place::Index { base, index }) => {
                 let (p, space, s) = self.element_pointer(base, index)?;
-                let stored = types::stored(s, e.span)?;
+                let stored = types::stored_value(&e.ty, e.span)?;
                 let t = self.tmp();
                 self.emit(format!("{t} = load {stored}, ptr addrspace({space}) {p}"));
-                if s == ScalarType::Bool {
-                    let b = self.tmp();
-                    self.emit(format!("{b} = icmp ne i32 {t}, 0"));
-                    return Ok(Val { text: b, ty: "i1" });
-                }
-                Ok(Val {
-                    text: t,
-                    ty: stored,
-                })
+                self.loaded_form(Val::new(t, stored), s, e.span)
             }
-            ExprKind::Load(_) => Err(refuse(e.span, "reading struct fields or vector lanes")),
+            ExprKind::Load(Place::Lane { base, lane }) => self.load_lane(base, *lane, e.span),
+            ExprKind::Load(_) => Err(refuse(e.span, "reading struct fields")),
             ExprKind::Unary(op, x) => self.unary(*op, x, e),
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e),
             ExprKind::LogicalAnd(a, b) => self.short_circuit(a, b, true),
@@ -434,9 +437,9 @@ impl<'a> FnLower<'a> {
             }
             ExprKind::Intrinsic { op, args } => self.intrinsic(op, args, e),
             ExprKind::Call { func, args } => self.call(*func, args, e),
-            ExprKind::Construct(_) | ExprKind::Splat(_) | ExprKind::Swizzle(..) => {
-                Err(refuse(e.span, "vector and matrix values"))
-            }
+            ExprKind::Construct(parts) => self.construct(parts, e),
+            ExprKind::Splat(x) => self.splat(x, e),
+            ExprKind::Swizzle(x, lanes) => self.swizzle(x, lanes, e),
             ExprKind::Host {
                 op: crate::ir::HostOp::Printf,
                 ..

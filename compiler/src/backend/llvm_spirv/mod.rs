@@ -21,6 +21,7 @@ mod lower;
 mod post;
 mod resources;
 mod types;
+mod vectors;
 mod vulkan_fixups;
 
 use std::fmt::Write;
@@ -50,8 +51,10 @@ pub(crate) enum Handle {
         ty: String,
         /// The type's intrinsic-name mangling.
         mangled: String,
-        /// Element type.
+        /// Element type (the lane type of vector elements).
         elem: ir::ScalarType,
+        /// 1 for scalar elements, N for `Vector<elem, N>` elements.
+        lanes: u8,
         /// Binding number.
         binding: u32,
         /// The `handlefrombinding` call that makes it (a function's entry line).
@@ -245,8 +248,11 @@ fn module_text(
             )
         };
         let (ty, mangled, handle) = match &slot.kind {
-            BindingKind::Buffer { lane, lanes: 1, .. } if *lane != ir::ScalarType::Bool => {
-                let elem = types::stored(*lane, span)?;
+            BindingKind::Buffer { lane, lanes, .. } => {
+                let mut elem = types::stored(*lane, span)?;
+                if *lanes > 1 {
+                    elem = types::vector(elem, *lanes, span)?;
+                }
                 let (ty, mangled) = types::buffer_handle(elem, writes);
                 let h = Handle::Buffer {
                     var: var.clone(),
@@ -254,6 +260,7 @@ fn module_text(
                     ty: ty.clone(),
                     mangled: mangled.clone(),
                     elem: *lane,
+                    lanes: *lanes,
                     binding: slot.binding,
                 };
                 (ty, mangled, h)
@@ -269,9 +276,6 @@ fn module_text(
                     binding: slot.binding,
                 };
                 (ty, mangled, h)
-            }
-            BindingKind::Buffer { elem, .. } => {
-                return Err(refuse(span, format!("`KernelBuffer<{elem}>` parameters")))
             }
             BindingKind::Texture(..) => return Err(refuse(span, "texture parameters")),
             BindingKind::Sampler => return Err(refuse(span, "sampler parameters")),

@@ -46,6 +46,7 @@ pub(crate) fn fix_up(
     cleanup::drop_unused_width_capabilities(&mut m);
     vulkan_fixups::ordered_tests(&mut m, next_id);
     vulkan_fixups::storage_access_capabilities(&mut m);
+    vulkan_fixups::std430_array_strides(&mut m);
     no_contraction(&mut m);
     let mut features = FeatureSet::default();
     for inst in &m.capabilities {

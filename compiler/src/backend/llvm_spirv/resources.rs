@@ -69,6 +69,8 @@ impl FnLower<'_> {
             Intrinsic::WorkgroupId(a) => builtin("llvm.spv.group.id.i32", a),
             Intrinsic::ImageLoad => return self.image_load(args, e),
             Intrinsic::Math(f) => return self.math(*f, args, e),
+            Intrinsic::Vector(f) => return self.vector_fn(*f, args, e),
+            Intrinsic::BufferVload => return self.vload(args, e),
             Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
             Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
             Intrinsic::GlobalSize(a) => {

@@ -41,12 +41,49 @@ pub(crate) fn mangle(ty: &str) -> String {
     }
 }
 
-/// The LLVM type of a value of IR type `ty` (scalars only).
+/// The LLVM type of a value of IR type `ty` (scalars and vectors).
 pub(crate) fn value(ty: &Type, span: Span) -> Result<&'static str, Diagnostic> {
     match ty {
         Type::Scalar(s) => scalar(*s, span),
+        Type::Vector(s, n) => vector(scalar(*s, span)?, *n, span),
         other => Err(refuse(span, format!("values of type `{other}`"))),
     }
+}
+
+/// The type a value of IR type `ty` is stored as in a buffer or the push-constant block
+/// (boolean lanes as `uint32`, as in the rspirv backend).
+pub(crate) fn stored_value(ty: &Type, span: Span) -> Result<&'static str, Diagnostic> {
+    match ty {
+        Type::Scalar(s) => stored(*s, span),
+        Type::Vector(s, n) => vector(stored(*s, span)?, *n, span),
+        other => Err(refuse(span, format!("values of type `{other}`"))),
+    }
+}
+
+macro_rules! vector_types {
+    ($lane:expr, $n:expr, $($t:literal),*) => {
+        match ($lane, $n) {
+            $(
+                ($t, 2) => Some(concat!("<2 x ", $t, ">")),
+                ($t, 3) => Some(concat!("<3 x ", $t, ">")),
+                ($t, 4) => Some(concat!("<4 x ", $t, ">")),
+            )*
+            _ => None,
+        }
+    };
+}
+
+/// `<n x lane>` for a lane type [`scalar`] gives and 2 to 4 lanes.
+pub(crate) fn vector(lane: &str, n: u8, span: Span) -> Result<&'static str, Diagnostic> {
+    vector_types!(lane, n, "i1", "i8", "i16", "i32", "i64", "half", "float", "double")
+        .ok_or_else(|| refuse(span, format!("vectors of {n} `{lane}` lanes")))
+}
+
+/// The lane count and lane type of a vector type `<n x lane>`; `None` for a scalar.
+pub(crate) fn split_vector(ty: &'static str) -> Option<(u8, &'static str)> {
+    let inner = ty.strip_prefix('<')?.strip_suffix('>')?;
+    let (n, lane) = inner.split_once(" x ")?;
+    Some((n.parse().ok()?, lane))
 }
 
 /// The scalar type of `ty`, or a refusal.

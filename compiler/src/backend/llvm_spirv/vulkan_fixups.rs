@@ -137,3 +137,55 @@ pub(crate) fn ordered_tests(m: &mut Module, mut next_id: impl FnMut(&mut Module)
         block.splice(ii..=ii, lines);
     }
 }
+
+/// Sets the `ArrayStride` of runtime arrays of 3-lane vectors to std430's (four lanes: the
+/// layout's stride, and what relaxed block layout requires); LLVM's SPIR-V target writes
+/// the vector's 12-byte store size. The element pointers are access chains by element
+/// index, so only the decoration changes.
+pub(crate) fn std430_array_strides(m: &mut Module) {
+    let defs: HashMap<Word, Instruction> = m
+        .types_global_values
+        .iter()
+        .filter_map(|i| i.result_id.map(|id| (id, i.clone())))
+        .collect();
+    let lane_bytes = |id: Word| match defs.get(&id) {
+        Some(i) if matches!(i.class.opcode, Op::TypeInt | Op::TypeFloat) => {
+            match i.operands.first() {
+                Some(Operand::LiteralBit32(w)) => Some(w / 8),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let mut strides = HashMap::new();
+    for (id, i) in &defs {
+        if i.class.opcode != Op::TypeRuntimeArray {
+            continue;
+        }
+        let Some(Operand::IdRef(elem)) = i.operands.first() else {
+            continue;
+        };
+        let Some(v) = defs.get(elem) else {
+            continue;
+        };
+        if let (Op::TypeVector, [Operand::IdRef(lane), Operand::LiteralBit32(3)]) =
+            (v.class.opcode, v.operands.as_slice())
+        {
+            if let Some(b) = lane_bytes(*lane) {
+                strides.insert(*id, 4 * b);
+            }
+        }
+    }
+    for a in &mut m.annotations {
+        if a.class.opcode != Op::Decorate {
+            continue;
+        }
+        if let [Operand::IdRef(id), Operand::Decoration(rspirv::spirv::Decoration::ArrayStride), Operand::LiteralBit32(s)] =
+            a.operands.as_mut_slice()
+        {
+            if let Some(&stride) = strides.get(id) {
+                *s = stride;
+            }
+        }
+    }
+}
