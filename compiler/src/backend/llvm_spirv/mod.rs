@@ -15,6 +15,7 @@
 //! the construct; docs/backends.md lists the coverage per feature.
 
 mod arith;
+mod buffers;
 mod cleanup;
 mod emit;
 mod lower;

@@ -40,6 +40,7 @@ pub(crate) fn fix_up(
     check_structured(&m)?;
     check_bindings(&m, layout)?;
     spec_workgroup_size(&mut m)?;
+    super::buffers::replace_array_length_calls(&mut m)?;
     decorate_push_block(&mut m, layout);
     cleanup::narrow_constant_indices(&mut m, uint_const);
     cleanup::remove_unused(&mut m);

@@ -71,6 +71,8 @@ impl FnLower<'_> {
             Intrinsic::Math(f) => return self.math(*f, args, e),
             Intrinsic::Vector(f) => return self.vector_fn(*f, args, e),
             Intrinsic::BufferVload => return self.vload(args, e),
+            Intrinsic::BufferLength => return self.buffer_length(args, e, false),
+            Intrinsic::BufferLength64 => return self.buffer_length(args, e, true),
             Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
             Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
             Intrinsic::GlobalSize(a) => {
