@@ -73,6 +73,9 @@ pub(crate) struct FnLower<'a> {
     pub(super) block: String,
     /// Per loop id: (continue target, break target).
     pub(super) loops: Vec<(LoopId, String, String)>,
+    /// Matrix and POD parameters read in the push-constant block: (parameter, its first
+    /// member).
+    pub(super) push_places: Vec<(usize, usize)>,
 }
 
 impl Val {
@@ -98,6 +101,7 @@ impl<'a> FnLower<'a> {
             globals: Vec::new(),
             shared_bytes: 0,
             shared: Vec::new(),
+            push_places: Vec::new(),
         }
     }
 
@@ -136,9 +140,17 @@ impl<'a> FnLower<'a> {
     }
 
     /// Declares one `alloca` per non-resource local and copies scalar parameters in.
-    pub(crate) fn prologue(&mut self, push_loads: &[(usize, Val)]) -> Res<()> {
+    pub(crate) fn prologue(&mut self, incoming: &[(usize, Val)]) -> Res<()> {
         for (i, local) in self.kernel.locals.iter().enumerate() {
             if i < self.kernel.param_count && self.handles.get(i).is_some_and(|h| h.is_some()) {
+                continue;
+            }
+            // A kernel's matrix and POD parameters are read in the push-constant block.
+            let kernel = self.kernel.kind == crate::ir::FunctionKind::Kernel;
+            if kernel
+                && i < self.kernel.param_count
+                && matches!(local.ty, Type::Matrix(..) | Type::Struct(_))
+            {
                 continue;
             }
             if matches!(local.ty, Type::Shared(_)) {
@@ -153,7 +165,7 @@ impl<'a> FnLower<'a> {
             let ty = types::value(&local.ty, local.span)?;
             let _ = writeln!(self.allocas, "  %l{i} = alloca {ty}");
         }
-        for (i, v) in push_loads {
+        for (i, v) in incoming {
             self.emit(format!("store {} {}, ptr %l{i}", v.ty, v.text));
         }
         Ok(())
@@ -170,31 +182,6 @@ impl<'a> FnLower<'a> {
             self.emit("unreachable");
         }
         Ok(())
-    }
-
-    /// Loads push-constant member `member` of LLVM type `stored`, converted to `ty`.
-    pub(crate) fn push_load(
-        &mut self,
-        member: usize,
-        s: ScalarType,
-        stored: &'static str,
-        span: Span,
-    ) -> Res<Val> {
-        let p = self.tmp();
-        self.emit(format!(
-            "{p} = getelementptr inbounds %PushConstants, ptr addrspace(13) @push_constants, i32 0, i32 {member}"
-        ));
-        let v = self.tmp();
-        self.emit(format!("{v} = load {stored}, ptr addrspace(13) {p}"));
-        if s == ScalarType::Bool {
-            let b = self.tmp();
-            self.emit(format!("{b} = icmp ne i32 {v}, 0"));
-            return Ok(Val { text: b, ty: "i1" });
-        }
-        Ok(Val {
-            text: v,
-            ty: scalar(s, span)?,
-        })
     }
 
     pub(super) fn block(&mut self, stmts: &Block) -> Res<()> {
@@ -401,7 +388,7 @@ impl<'a> FnLower<'a> {
                 self.loaded_form(Val::new(t, stored), s, e.span)
             }
             ExprKind::Load(Place::Lane { base, lane }) => self.load_lane(base, *lane, e.span),
-            ExprKind::Load(_) => Err(refuse(e.span, "reading struct fields")),
+            ExprKind::Load(place @ Place::Field { .. }) => self.load_field(place, e),
             ExprKind::Unary(op, x) => self.unary(*op, x, e),
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e),
             ExprKind::LogicalAnd(a, b) => self.short_circuit(a, b, true),

@@ -20,6 +20,7 @@ mod cleanup;
 mod emit;
 mod lower;
 mod post;
+mod push;
 mod resources;
 mod types;
 mod vectors;
@@ -302,46 +303,17 @@ fn module_text(
         entry.push_str(handle.create());
         handles[slot.param] = Some(handle);
     }
-    let mut push_fields = Vec::new();
-    let mut push_params = Vec::new();
-    let mut push_end = 0u32;
-    for slot in &layout.push {
-        let span = kernel.params()[slot.param].span;
-        if slot.hidden {
-            return Err(refuse(span, "a buffer array's hidden length"));
-        }
-        let s = types::scalar_of(&slot.ty, span)
-            .map_err(|_| refuse(span, format!("a `{}` parameter", slot.ty)))?;
-        let stored = types::stored(s, span)?;
-        // LLVM places each member at its natural alignment (its size, for scalars): that
-        // must be the layout's std430 offset, which the Offset decorations then state.
-        let size = if s == ir::ScalarType::Bool {
-            4
-        } else {
-            s.size_bytes()
-        };
-        let natural = push_end.div_ceil(size) * size;
-        if slot.offset != natural {
-            return Err(refuse(span, "a push-constant block with padding"));
-        }
-        push_end = natural + size;
-        push_fields.push(stored);
-        push_params.push((slot.param, s, stored));
-    }
-    if !push_fields.is_empty() {
+    let push = push::push_block(kernel, layout)?;
+    if !push.fields.is_empty() {
         let _ = writeln!(
             head,
             "%PushConstants = type {{ {} }}\n@push_constants = external hidden addrspace(13) externally_initialized global %PushConstants",
-            push_fields.join(", ")
+            push.fields.join(", ")
         );
     }
     let mut f = lower::FnLower::new(kernel, &handles);
-    let mut loads = Vec::new();
-    for (member, (param, s, stored)) in push_params.into_iter().enumerate() {
-        let v = f.push_load(member, s, stored, kernel.span)?;
-        loads.push((param, v));
-    }
-    f.prologue(&loads)?;
+    f.prologue(&[])?;
+    f.load_push_block(&push, kernel.span)?;
     f.lower_body()?;
     decls.extend(f.decls.iter().cloned());
     decls.extend(f.globals.iter().cloned());

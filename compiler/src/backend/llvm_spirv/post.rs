@@ -324,7 +324,10 @@ fn read_composite_instead(m: &mut Module, vars: &[Word], composite: Word) {
     }
 }
 
-/// `Block` and member `Offset`s on the push-constant struct, where missing.
+/// `Block` on the push-constant struct where missing, and every member's `Offset` from the
+/// layout (std430): LLVM's own offsets follow its data layout (a `<3 x float>` takes 16
+/// bytes there, 12 in std430), and the members are only ever reached by index, so the
+/// layout's offsets are the ones that hold.
 fn decorate_push_block(m: &mut Module, layout: &KernelLayout) {
     let pointer = m.types_global_values.iter().find_map(|i| {
         (i.class.opcode == Op::Variable
@@ -346,38 +349,31 @@ fn decorate_push_block(m: &mut Module, layout: &KernelLayout) {
     let Some(block) = block else {
         return;
     };
-    let decorated = |m: &Module, member: Option<u32>, d: Decoration| {
-        m.annotations.iter().any(|i| match member {
-            None => {
-                i.class.opcode == Op::Decorate
-                    && i.operands.first() == Some(&Operand::IdRef(block))
-                    && i.operands.get(1) == Some(&Operand::Decoration(d))
-            }
-            Some(n) => {
-                i.class.opcode == Op::MemberDecorate
-                    && i.operands.first() == Some(&Operand::IdRef(block))
-                    && i.operands.get(1) == Some(&Operand::LiteralBit32(n))
-                    && i.operands.get(2) == Some(&Operand::Decoration(d))
-            }
-        })
-    };
-    if !decorated(m, None, Decoration::Block) {
+    let has_block = m.annotations.iter().any(|i| {
+        i.class.opcode == Op::Decorate
+            && i.operands.first() == Some(&Operand::IdRef(block))
+            && i.operands.get(1) == Some(&Operand::Decoration(Decoration::Block))
+    });
+    if !has_block {
         decorate(m, block, Decoration::Block, []);
     }
-    for (i, slot) in layout.push.iter().enumerate() {
-        if !decorated(m, Some(i as u32), Decoration::Offset) {
-            m.annotations.push(Instruction::new(
-                Op::MemberDecorate,
-                None,
-                None,
-                vec![
-                    Operand::IdRef(block),
-                    Operand::LiteralBit32(i as u32),
-                    Operand::Decoration(Decoration::Offset),
-                    Operand::LiteralBit32(slot.offset),
-                ],
-            ));
-        }
+    m.annotations.retain(|i| {
+        !(i.class.opcode == Op::MemberDecorate
+            && i.operands.first() == Some(&Operand::IdRef(block))
+            && i.operands.get(2) == Some(&Operand::Decoration(Decoration::Offset)))
+    });
+    for (n, offset) in super::push::member_offsets(layout).into_iter().enumerate() {
+        m.annotations.push(Instruction::new(
+            Op::MemberDecorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(block),
+                Operand::LiteralBit32(n as u32),
+                Operand::Decoration(Decoration::Offset),
+                Operand::LiteralBit32(offset),
+            ],
+        ));
     }
 }
 

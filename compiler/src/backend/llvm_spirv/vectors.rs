@@ -139,14 +139,17 @@ impl FnLower<'_> {
                 Type::Vector(s, _) => Some(Type::Scalar(s)),
                 _ => None,
             },
-            Place::Field { .. } => None,
+            Place::Field { base, field } => match self.place_type(base)? {
+                Type::Struct(d) => d.fields.get(*field).map(|(_, t)| t.clone()),
+                _ => None,
+            },
         }
     }
 
     /// `v.y` of a vector place: the whole vector read, then its lane.
     pub(super) fn load_lane(&mut self, base: &Place, lane: u8, span: Span) -> Res<Val> {
         let Some(ty) = self.place_type(base) else {
-            return Err(refuse(span, "reading struct fields"));
+            return Err(refuse(span, "reading this vector's lanes"));
         };
         let whole = Expr {
             kind: ExprKind::Load(base.clone()),
