@@ -29,6 +29,17 @@ impl FnLower<'_> {
         let [buf] = args else {
             return Err(refuse(e.span, "a malformed `length()`"));
         };
+        if super::buffer_arrays::array_element(buf).is_some() {
+            // `bufs[k].length()`: the marker takes the (clamped) index of the buffer.
+            let (h, index) = self.select_buffer(buf)?;
+            let name = format!("{ARRAY_LENGTH}{}", h.binding());
+            self.declare(format!(
+                "declare i32 @\"{name}\"(i32) nounwind willreturn memory(none)"
+            ));
+            let n = self.tmp();
+            self.emit(format!("{n} = call i32 @\"{name}\"(i32 {})", index.text));
+            return self.widen_length(n, wide);
+        }
         let handle = match &buf.kind {
             ExprKind::Load(Place::Local(l)) => self.handles.get(l.0).cloned().flatten(),
             _ => None,
@@ -45,6 +56,11 @@ impl FnLower<'_> {
         ));
         let n = self.tmp();
         self.emit(format!("{n} = call i32 @\"{name}\"()"));
+        self.widen_length(n, wide)
+    }
+
+    /// The count `n` as `uint32`, or zero-extended to `uint64` for `length64()`.
+    fn widen_length(&mut self, n: String, wide: bool) -> Res<Val> {
         if !wide {
             return Ok(Val::new(n, "i32"));
         }
@@ -55,8 +71,10 @@ impl FnLower<'_> {
 }
 
 /// Replaces every call of a `cajeta.array_length.<binding>` function with `OpArrayLength`
-/// of member 0 of that binding's variable, then removes the functions' declarations, their
-/// `Import` linkage and the `Linkage` capability it implied.
+/// of member 0 of that binding's variable (of a buffer array's chosen buffer, through an
+/// access chain by the call's index argument, `NonUniform` where the index is), then
+/// removes the functions' declarations, their `Import` linkage and the `Linkage`
+/// capability it implied.
 pub(crate) fn replace_array_length_calls(m: &mut Module) -> Result<(), String> {
     // The declared functions, by id, with the binding each stands for.
     let mut markers: HashMap<Word, u32> = HashMap::new();
@@ -73,38 +91,77 @@ pub(crate) fn replace_array_length_calls(m: &mut Module) -> Result<(), String> {
         return Ok(());
     }
     let mut vars: HashMap<u32, Word> = HashMap::new();
+    let mut non_uniform: Vec<Word> = Vec::new();
     for a in &m.annotations {
-        if let [Operand::IdRef(id), Operand::Decoration(Decoration::Binding), Operand::LiteralBit32(b)] =
-            a.operands.as_slice()
-        {
-            vars.insert(*b, *id);
+        match a.operands.as_slice() {
+            [Operand::IdRef(id), Operand::Decoration(Decoration::Binding), Operand::LiteralBit32(b)] =>
+            {
+                vars.insert(*b, *id);
+            }
+            [Operand::IdRef(id), Operand::Decoration(Decoration::NonUniform)] => {
+                non_uniform.push(*id);
+            }
+            _ => {}
         }
     }
-    for f in &mut m.functions {
-        for b in &mut f.blocks {
-            for i in &mut b.instructions {
-                if i.class.opcode != Op::FunctionCall {
-                    continue;
+    let mut calls = Vec::new();
+    for (fi, f) in m.functions.iter().enumerate() {
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for (ii, i) in b.instructions.iter().enumerate() {
+                let callee = match i.operands.first() {
+                    Some(Operand::IdRef(c)) if i.class.opcode == Op::FunctionCall => *c,
+                    _ => continue,
+                };
+                if let Some(&binding) = markers.get(&callee) {
+                    calls.push((fi, bi, ii, binding));
                 }
-                let Some(Operand::IdRef(callee)) = i.operands.first() else {
-                    continue;
-                };
-                let Some(binding) = markers.get(callee) else {
-                    continue;
-                };
-                let Some(&var) = vars.get(binding) else {
-                    return Err(format!(
-                        "the length of buffer binding {binding}, which the kernel never accesses"
-                    ));
-                };
-                *i = Instruction::new(
-                    Op::ArrayLength,
-                    i.result_type,
-                    i.result_id,
-                    vec![Operand::IdRef(var), Operand::LiteralBit32(0)],
-                );
             }
         }
+    }
+    // Back to front, so that earlier positions stay valid while instructions are inserted.
+    for (fi, bi, ii, binding) in calls.into_iter().rev() {
+        let Some(&var) = vars.get(&binding) else {
+            return Err(format!(
+                "the length of buffer binding {binding}, which the kernel never accesses"
+            ));
+        };
+        let call = m.functions[fi].blocks[bi].instructions[ii].clone();
+        let mut lines = Vec::new();
+        let mut block = var;
+        if let Some(Operand::IdRef(k)) = call.operands.get(1) {
+            let pointer = block_pointer_type(m, var)
+                .ok_or_else(|| format!("buffer array binding {binding}: no descriptor array"))?;
+            block = super::post::next_id(m);
+            lines.push(Instruction::new(
+                Op::AccessChain,
+                Some(pointer),
+                Some(block),
+                vec![Operand::IdRef(var), Operand::IdRef(*k)],
+            ));
+            if non_uniform.contains(k) {
+                let result = call.result_id.filter(|r| !non_uniform.contains(r));
+                for id in [Some(block), result].into_iter().flatten() {
+                    m.annotations.push(Instruction::new(
+                        Op::Decorate,
+                        None,
+                        None,
+                        vec![
+                            Operand::IdRef(id),
+                            Operand::Decoration(Decoration::NonUniform),
+                        ],
+                    ));
+                }
+            }
+        }
+        lines.push(Instruction::new(
+            Op::ArrayLength,
+            call.result_type,
+            call.result_id,
+            vec![Operand::IdRef(block), Operand::LiteralBit32(0)],
+        ));
+        m.functions[fi].blocks[bi]
+            .instructions
+            .splice(ii..=ii, lines);
     }
     let is_marker = |i: &Instruction| matches!(i.operands.first(), Some(Operand::IdRef(id)) if markers.contains_key(id));
     m.functions.retain(|f| {
@@ -124,4 +181,33 @@ pub(crate) fn replace_array_length_calls(m: &mut Module) -> Result<(), String> {
             .retain(|c| c.operands.first() != Some(&Operand::Capability(Capability::Linkage)));
     }
     Ok(())
+}
+
+/// The `StorageBuffer` pointer type to one buffer of the descriptor array `var` points to.
+fn block_pointer_type(m: &mut Module, var: Word) -> Option<Word> {
+    let def = |m: &Module, id: Word| {
+        m.types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(id))
+            .cloned()
+    };
+    let var_ty = def(m, var)?.result_type?;
+    let Some(Operand::IdRef(array)) = def(m, var_ty)?.operands.get(1).cloned() else {
+        return None;
+    };
+    let array = def(m, array)?;
+    if array.class.opcode != Op::TypeArray {
+        return None;
+    }
+    let Some(Operand::IdRef(block)) = array.operands.first().cloned() else {
+        return None;
+    };
+    Some(super::post::type_id(
+        m,
+        Op::TypePointer,
+        vec![
+            Operand::StorageClass(rspirv::spirv::StorageClass::StorageBuffer),
+            Operand::IdRef(block),
+        ],
+    ))
 }

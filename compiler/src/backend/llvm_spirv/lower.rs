@@ -431,6 +431,12 @@ impl<'a> FnLower<'a> {
                 op: crate::ir::HostOp::Printf,
                 ..
             } => Err(refuse(e.span, PRINTF)),
+            ExprKind::Host {
+                op: crate::ir::HostOp::ArrayLength,
+                args,
+            } if args.len() == 1 && args[0].ty.is_buffer_array() => {
+                self.buffer_array_count(&args[0], e.span)
+            }
             ExprKind::Str(_) | ExprKind::Host { .. } | ExprKind::Launch(_) => {
                 Err(refuse(e.span, "host-only expressions"))
             }

@@ -15,6 +15,7 @@
 //! the construct; docs/backends.md lists the coverage per feature.
 
 mod arith;
+mod buffer_arrays;
 mod buffers;
 mod cleanup;
 mod emit;
@@ -62,6 +63,23 @@ pub(crate) enum Handle {
         /// The `handlefrombinding` call that makes it (a function's entry line).
         create: String,
     },
+    /// A buffer array (`KernelBuffer<T>[]`): a handle per access ([`buffer_arrays`]).
+    BufferArray {
+        /// The handle type of one buffer.
+        ty: String,
+        /// The type's intrinsic-name mangling.
+        mangled: String,
+        /// Element lane type.
+        elem: ir::ScalarType,
+        /// 1 for scalar elements, N for `Vector<elem, N>` elements.
+        lanes: u8,
+        /// Binding number.
+        binding: u32,
+        /// The global naming the binding.
+        name: String,
+        /// The push-constant member holding the number of buffers bound.
+        count_member: usize,
+    },
     /// A one-channel storage image.
     Image {
         /// The SSA value of the handle.
@@ -83,7 +101,9 @@ impl Handle {
     /// The binding number.
     pub(crate) fn binding(&self) -> u32 {
         match self {
-            Handle::Buffer { binding, .. } | Handle::Image { binding, .. } => *binding,
+            Handle::Buffer { binding, .. }
+            | Handle::Image { binding, .. }
+            | Handle::BufferArray { binding, .. } => *binding,
         }
     }
 
@@ -92,6 +112,7 @@ impl Handle {
     pub(crate) fn create(&self) -> &str {
         match self {
             Handle::Buffer { create, .. } | Handle::Image { create, .. } => create,
+            Handle::BufferArray { .. } => "",
         }
     }
 }
@@ -183,7 +204,15 @@ fn compile(
             layout::access_from_usage(r, w)
         })
         .collect();
-    let interface = layout::reflect_interface(&layout, kernel.params(), &access, &[]);
+    let mut interface = layout::reflect_interface(&layout, kernel.params(), &access, &[]);
+    // Whether a buffer array is indexed non-uniformly shows in the finished module.
+    for b in &mut interface.bindings {
+        if let Some(array) = &mut b.array {
+            array.non_uniform = features.non_uniform_bindings.contains(&b.binding);
+        }
+    }
+    let mut spec_constants = interface.workgroup_spec_constants;
+    spec_constants.extend(interface.buffer_array_spec_constants);
     let (major, minor) = options.target_env.spirv_version();
     let reflection = cajeta_runtime::Reflection {
         entry_point: kernel.name.clone(),
@@ -193,7 +222,7 @@ fn compile(
         default_workgroup_size: layout::DEFAULT_WORKGROUP_SIZE,
         bindings: interface.bindings,
         push_constants: interface.push_constants,
-        spec_constants: interface.workgroup_spec_constants,
+        spec_constants,
         capabilities: features.capabilities,
         extensions: features.extensions,
         vulkan_features: features.vulkan_features,
@@ -231,6 +260,7 @@ fn module_text(
         emit::TRIPLE
     );
     let mut decls = Vec::new();
+    let push = push::push_block(kernel, layout)?;
     for slot in &layout.bindings {
         let span = kernel.params()[slot.param].span;
         let writes = access.get(slot.param).is_some_and(|a| a.1);
@@ -281,11 +311,27 @@ fn module_text(
             }
             BindingKind::Texture(..) => return Err(refuse(span, "texture parameters")),
             BindingKind::Sampler => return Err(refuse(span, "sampler parameters")),
-            BindingKind::BufferArray { elem, .. } => {
-                return Err(refuse(
-                    span,
-                    format!("buffer-array parameters (`KernelBuffer<{elem}>[]`)"),
-                ))
+            BindingKind::BufferArray {
+                lane,
+                lanes,
+                count_member,
+                ..
+            } => {
+                let mut elem = types::stored(*lane, span)?;
+                if *lanes > 1 {
+                    elem = types::vector(elem, *lanes, span)?;
+                }
+                let (ty, mangled) = types::buffer_handle(elem, writes);
+                let h = Handle::BufferArray {
+                    ty: ty.clone(),
+                    mangled: mangled.clone(),
+                    elem: *lane,
+                    lanes: *lanes,
+                    binding: slot.binding,
+                    name: name.clone(),
+                    count_member: push.first_member[*count_member],
+                };
+                (ty, mangled, h)
             }
             BindingKind::AccelStruct => {
                 return Err(refuse(
@@ -303,7 +349,6 @@ fn module_text(
         entry.push_str(handle.create());
         handles[slot.param] = Some(handle);
     }
-    let push = push::push_block(kernel, layout)?;
     if !push.fields.is_empty() {
         let _ = writeln!(
             head,

@@ -27,6 +27,8 @@ pub(crate) struct Features {
     pub(crate) capabilities: Vec<String>,
     pub(crate) extensions: Vec<String>,
     pub(crate) vulkan_features: Vec<String>,
+    /// The buffer-array bindings indexed non-uniformly.
+    pub(crate) non_uniform_bindings: Vec<u32>,
 }
 
 /// Fixes up `words` (see the module comment) and reports its features.
@@ -41,6 +43,7 @@ pub(crate) fn fix_up(
     check_bindings(&m, layout)?;
     spec_workgroup_size(&mut m)?;
     super::buffers::replace_array_length_calls(&mut m)?;
+    super::buffer_arrays::specialize_array_lengths(&mut m, layout, uint_const, next_id)?;
     decorate_push_block(&mut m, layout);
     cleanup::narrow_constant_indices(&mut m, uint_const);
     cleanup::remove_unused(&mut m);
@@ -55,6 +58,18 @@ pub(crate) fn fix_up(
             features.require(*c);
         }
     }
+    // Indexing a buffer array with a uniform index needs a feature and no capability (as
+    // the rspirv backend reports it).
+    let arrays = layout
+        .bindings
+        .iter()
+        .any(|b| matches!(b.kind, crate::layout::BindingKind::BufferArray { .. }));
+    if arrays {
+        features.vulkan_feature("shaderStorageBufferArrayDynamicIndexing");
+    }
+    if features.has(rspirv::spirv::Capability::StorageBufferArrayNonUniformIndexing) {
+        features.vulkan_feature("shaderStorageBufferArrayNonUniformIndexing");
+    }
     let extensions: Vec<String> = m
         .extensions
         .iter()
@@ -63,7 +78,9 @@ pub(crate) fn fix_up(
             _ => None,
         })
         .collect();
+    let non_uniform_bindings = super::buffer_arrays::non_uniform_bindings(&m);
     let features = Features {
+        non_uniform_bindings,
         capabilities: features
             .capabilities()
             .iter()
@@ -172,7 +189,7 @@ fn check_bindings(m: &Module, layout: &KernelLayout) -> Result<(), String> {
     Ok(())
 }
 
-fn next_id(m: &mut Module) -> Word {
+pub(super) fn next_id(m: &mut Module) -> Word {
     let header = m
         .header
         .get_or_insert_with(|| rspirv::dr::ModuleHeader::new(1));
@@ -182,7 +199,7 @@ fn next_id(m: &mut Module) -> Word {
 }
 
 /// The id of the type `op operands`, declared if missing (SPIR-V forbids duplicates).
-fn type_id(m: &mut Module, op: Op, operands: Vec<Operand>) -> Word {
+pub(super) fn type_id(m: &mut Module, op: Op, operands: Vec<Operand>) -> Word {
     let found = m
         .types_global_values
         .iter()

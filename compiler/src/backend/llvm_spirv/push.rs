@@ -26,6 +26,9 @@ pub(crate) struct PushBlock {
     pub(crate) fields: Vec<String>,
     /// Per parameter in the block: the parameter, its IR type and its first member.
     pub(crate) params: Vec<(usize, Type, usize)>,
+    /// Per slot of the layout's block: its first member (a buffer array's hidden count
+    /// included).
+    pub(crate) first_member: Vec<usize>,
 }
 
 /// The scalar and vector leaves of a value of type `ty` at byte `offset`, with their
@@ -76,15 +79,24 @@ pub(crate) fn push_block(kernel: &Function, layout: &KernelLayout) -> Res<PushBl
     let mut block = PushBlock {
         fields: Vec::new(),
         params: Vec::new(),
+        first_member: Vec::new(),
     };
-    for slot in &layout.push {
+    for (n, slot) in layout.push.iter().enumerate() {
         let span = kernel.params()[slot.param].span;
+        block.first_member.push(block.fields.len());
         if slot.hidden {
-            return Err(refuse(span, "a buffer array's hidden length"));
+            // Only a buffer array's count is hidden here (address variants are refused).
+            let count = layout.bindings.iter().any(|b| {
+                matches!(b.kind, crate::layout::BindingKind::BufferArray { count_member, .. } if count_member == n)
+            });
+            if !count {
+                return Err(refuse(span, "a hidden push constant"));
+            }
+        } else {
+            block
+                .params
+                .push((slot.param, slot.ty.clone(), block.fields.len()));
         }
-        block
-            .params
-            .push((slot.param, slot.ty.clone(), block.fields.len()));
         let mut out = Vec::new();
         leaves(&slot.ty, slot.offset, &mut out);
         for (_, t) in out {
@@ -114,7 +126,7 @@ impl FnLower<'_> {
     }
 
     /// Member `member` of the block, of (scalar or vector) type `ty`.
-    fn load_member(&mut self, member: usize, ty: &Type, span: Span) -> Res<Val> {
+    pub(super) fn load_member(&mut self, member: usize, ty: &Type, span: Span) -> Res<Val> {
         if let Type::Vector(s, 3) = ty {
             // Three scalar members (see `leaves`).
             let mut lanes = Vec::new();

@@ -18,6 +18,9 @@ impl FnLower<'_> {
         base: &Expr,
         index: &Expr,
     ) -> Res<(String, u32, ScalarType)> {
+        if super::buffer_arrays::array_element(base).is_some() {
+            return self.array_element_pointer(base, index);
+        }
         let ExprKind::Load(Place::Local(l)) = &base.kind else {
             return Err(refuse(
                 base.span,

@@ -47,7 +47,7 @@ mod storage;
 mod tests;
 mod textures;
 mod types;
-mod uniformity;
+pub(crate) mod uniformity;
 mod unroll;
 mod vector;
 mod vector_ops;
