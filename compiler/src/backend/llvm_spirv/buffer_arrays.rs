@@ -139,14 +139,7 @@ impl FnLower<'_> {
             return Err(refuse(base.span, "a buffer array"));
         };
         let i = self.expr(index)?;
-        self.declare(format!(
-            "declare ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty}, i32)"
-        ));
-        let p = self.tmp();
-        self.emit(format!(
-            "{p} = call ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty} {var}, i32 {})",
-            i.text
-        ));
+        let p = self.buffer_pointer(&var, &ty, &mangled, &i);
         Ok((p, 11, elem))
     }
 }

@@ -59,6 +59,37 @@ impl FnLower<'_> {
         self.widen_length(n, wide)
     }
 
+    /// `llvm.spv.resource.getpointer` of element `index` (an `i32` or, for a `uint64`
+    /// index, an `i64`: the access chain takes it as it is, as in the rspirv backend) of the
+    /// buffer handle `var` of type `ty`.
+    pub(super) fn buffer_pointer(
+        &mut self,
+        var: &str,
+        ty: &str,
+        mangled: &str,
+        index: &Val,
+    ) -> String {
+        let suffix = if index.ty == "i32" { "" } else { ".i64" };
+        let index = if matches!(index.ty, "i32" | "i64") {
+            index.text.clone()
+        } else {
+            // Narrower indices are unsigned counts: zero-extended.
+            let w = self.tmp();
+            self.emit(format!("{w} = zext {} {} to i32", index.ty, index.text));
+            w
+        };
+        let index_ty = if suffix.is_empty() { "i32" } else { "i64" };
+        let name = format!("llvm.spv.resource.getpointer.p11.{mangled}{suffix}");
+        self.declare(format!(
+            "declare ptr addrspace(11) @{name}({ty}, {index_ty})"
+        ));
+        let p = self.tmp();
+        self.emit(format!(
+            "{p} = call ptr addrspace(11) @{name}({ty} {var}, {index_ty} {index})"
+        ));
+        p
+    }
+
     /// The count `n` as `uint32`, or zero-extended to `uint64` for `length64()`.
     fn widen_length(&mut self, n: String, wide: bool) -> Res<Val> {
         if !wide {

@@ -34,8 +34,8 @@ impl FnLower<'_> {
             let ty = types::stored(elem, base.span)?;
             let p = self.tmp();
             self.emit(format!(
-                "{p} = getelementptr [{n} x {ty}], ptr addrspace(3) {global}, i32 0, i32 {}",
-                i.text
+                "{p} = getelementptr [{n} x {ty}], ptr addrspace(3) {global}, i32 0, {} {}",
+                i.ty, i.text
             ));
             return Ok((p, 3, elem));
         }
@@ -53,14 +53,7 @@ impl FnLower<'_> {
             ));
         };
         let i = self.expr(index)?;
-        let p = self.tmp();
-        self.declare(format!(
-            "declare ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty}, i32)"
-        ));
-        self.emit(format!(
-            "{p} = call ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty} {var}, i32 {})",
-            i.text
-        ));
+        let p = self.buffer_pointer(&var, &ty, &mangled, &i);
         Ok((p, 11, elem))
     }
 

@@ -239,14 +239,7 @@ impl FnLower<'_> {
         else {
             return Err(refuse(base.span, "`vload`/`vstore` on this buffer"));
         };
-        self.declare(format!(
-            "declare ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty}, i32)"
-        ));
-        let p = self.tmp();
-        self.emit(format!(
-            "{p} = call ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty} {var}, i32 {})",
-            index.text
-        ));
+        let p = self.buffer_pointer(&var, &ty, &mangled, &index);
         Ok((p, elem))
     }
 
