@@ -76,6 +76,9 @@ pub(crate) struct FnLower<'a> {
     /// Matrix and POD parameters read in the push-constant block: (parameter, its first
     /// member).
     pub(super) push_places: Vec<(usize, usize)>,
+    /// Values standing for the locals numbered past the function's own (lanes handed to a
+    /// scalar lowering, see `vectors.rs`).
+    pub(super) lane_values: Vec<Val>,
 }
 
 impl Val {
@@ -102,6 +105,7 @@ impl<'a> FnLower<'a> {
             shared_bytes: 0,
             shared: Vec::new(),
             push_places: Vec::new(),
+            lane_values: Vec::new(),
         }
     }
 
@@ -374,6 +378,11 @@ impl<'a> FnLower<'a> {
                 };
                 Ok(Val { text, ty })
             }
+            ExprKind::Load(Place::Local(l)) if l.0 >= self.kernel.locals.len() => self
+                .lane_values
+                .get(l.0 - self.kernel.locals.len())
+                .cloned()
+                .ok_or_else(|| refuse(e.span, "an unknown local")),
             ExprKind::Load(Place::Local(l)) => {
                 let ty = types::value(&e.ty, e.span)?;
                 let t = self.tmp();

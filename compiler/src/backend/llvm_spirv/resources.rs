@@ -64,6 +64,9 @@ impl FnLower<'_> {
             Intrinsic::LocalId(a) => builtin("llvm.spv.thread.id.in.group.i32", a),
             Intrinsic::WorkgroupId(a) => builtin("llvm.spv.group.id.i32", a),
             Intrinsic::ImageLoad => return self.image_load(args, e),
+            Intrinsic::Math(f) if args.iter().any(|a| matches!(a.ty, Type::Vector(..))) => {
+                return self.vector_math(*f, args, e)
+            }
             Intrinsic::Math(f) => return self.math(*f, args, e),
             Intrinsic::Vector(f) => return self.vector_fn(*f, args, e),
             Intrinsic::BufferVload => return self.vload(args, e),

@@ -11,7 +11,7 @@ use super::lower::{FnLower, Val};
 use super::types::{self, scalar, split_vector};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
-use crate::ir::{Expr, ExprKind, Place, ScalarType, Type, VecFn};
+use crate::ir::{Expr, ExprKind, LocalId, MathFn, Place, ScalarType, Type, VecFn};
 
 type Res<T> = Result<T, Diagnostic>;
 
@@ -292,6 +292,42 @@ impl FnLower<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// `Math.*` on vectors: the scalar lowering (`math`) lane by lane, handed each lane as
+    /// a value standing for a local past the function's own.
+    pub(super) fn vector_math(&mut self, f: MathFn, args: &[Expr], e: &Expr) -> Res<Val> {
+        let Some(Type::Vector(s, n)) = args.first().map(|a| a.ty.clone()) else {
+            return Err(refuse(e.span, format!("`Math.{f:?}` on these operands")));
+        };
+        let out = e.ty.elem_scalar().unwrap_or(s);
+        let mut values = Vec::new();
+        for a in args {
+            values.push(self.expr(a)?);
+        }
+        let base = self.kernel.locals.len() + self.lane_values.len();
+        let lane_args: Vec<Expr> = args
+            .iter()
+            .enumerate()
+            .map(|(j, a)| Expr {
+                kind: ExprKind::Load(Place::Local(LocalId(base + j))),
+                ty: Type::Scalar(a.ty.elem_scalar().unwrap_or(s)),
+                span: a.span,
+            })
+            .collect();
+        let lane_e = Expr {
+            kind: ExprKind::Const(crate::ir::Constant::Int(0)),
+            ty: Type::Scalar(out),
+            span: e.span,
+        };
+        let r = self.per_lane((s, n), out, &values, e.span, |fl, lanes| {
+            fl.lane_values.truncate(base - fl.kernel.locals.len());
+            fl.lane_values.extend(lanes.iter().cloned());
+            let r = fl.math(f, &lane_args, &lane_e);
+            fl.lane_values.truncate(base - fl.kernel.locals.len());
+            r
+        });
+        r
     }
 
     /// A call of the LLVM intrinsic `llvm.<name>` overloaded on the type of its operands.
