@@ -38,7 +38,7 @@ impl FnLower<'_> {
 
     pub(super) fn binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr, e: &Expr) -> Res<Val> {
         if matches!(a.ty, Type::Matrix(..)) || matches!(b.ty, Type::Matrix(..)) {
-            return Err(refuse(e.span, "matrix values"));
+            return self.matrix_binary(op, a, b, e);
         }
         if let Type::Vector(s, n) = a.ty {
             // Lane by lane through the scalar lowering, which keeps its SPEC §4 guards (as

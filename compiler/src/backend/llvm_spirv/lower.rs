@@ -383,6 +383,11 @@ impl<'a> FnLower<'a> {
                 .get(l.0 - self.kernel.locals.len())
                 .cloned()
                 .ok_or_else(|| refuse(e.span, "an unknown local")),
+            ExprKind::Load(place @ Place::Local(l))
+                if self.push_places.iter().any(|(p, _)| *p == l.0) =>
+            {
+                self.load_field(place, e)
+            }
             ExprKind::Load(Place::Local(l)) => {
                 let ty = types::value(&e.ty, e.span)?;
                 let t = self.tmp();

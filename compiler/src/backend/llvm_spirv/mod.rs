@@ -20,6 +20,7 @@ mod buffers;
 mod cleanup;
 mod emit;
 mod lower;
+mod matrices;
 mod post;
 mod push;
 mod resources;

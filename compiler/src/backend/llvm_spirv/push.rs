@@ -190,12 +190,22 @@ impl FnLower<'_> {
         }
     }
 
-    /// Reads a POD parameter's field (a scalar or vector).
+    /// Reads a matrix parameter, or a POD parameter's field (a scalar, vector or matrix).
     pub(super) fn load_field(&mut self, place: &Place, e: &Expr) -> Res<Val> {
         let (member, ty) = self.push_member(place, e.span)?;
-        if !matches!(ty, Type::Scalar(_) | Type::Vector(..)) {
-            return Err(refuse(e.span, format!("values of type `{ty}`")));
+        match ty {
+            Type::Scalar(_) | Type::Vector(..) => self.load_member(member, &ty, e.span),
+            Type::Matrix(s, rows, cols) => {
+                let column = Type::Vector(s, rows);
+                let per_column = leaf_count(&column);
+                let mut columns = Vec::new();
+                for c in 0..usize::from(cols) {
+                    columns.push(self.load_member(member + c * per_column, &column, e.span)?);
+                }
+                let mty = types::value(&ty, e.span)?;
+                Ok(self.from_columns(mty, &columns))
+            }
+            other => Err(refuse(e.span, format!("values of type `{other}`"))),
         }
-        self.load_member(member, &ty, e.span)
     }
 }

@@ -46,8 +46,40 @@ pub(crate) fn value(ty: &Type, span: Span) -> Result<&'static str, Diagnostic> {
     match ty {
         Type::Scalar(s) => scalar(*s, span),
         Type::Vector(s, n) => vector(scalar(*s, span)?, *n, span),
+        Type::Matrix(s, rows, cols) => matrix(scalar(*s, span)?, *rows, *cols, span),
         other => Err(refuse(span, format!("values of type `{other}`"))),
     }
+}
+
+macro_rules! matrix_types {
+    ($lane:expr, $r:expr, $c:expr, $($t:literal),*) => {
+        match ($lane, $r, $c) {
+            $(
+                ($t, 2, 2) => Some(concat!("[2 x <2 x ", $t, ">]")),
+                ($t, 2, 3) => Some(concat!("[3 x <2 x ", $t, ">]")),
+                ($t, 2, 4) => Some(concat!("[4 x <2 x ", $t, ">]")),
+                ($t, 3, 2) => Some(concat!("[2 x <3 x ", $t, ">]")),
+                ($t, 3, 3) => Some(concat!("[3 x <3 x ", $t, ">]")),
+                ($t, 3, 4) => Some(concat!("[4 x <3 x ", $t, ">]")),
+                ($t, 4, 2) => Some(concat!("[2 x <4 x ", $t, ">]")),
+                ($t, 4, 3) => Some(concat!("[3 x <4 x ", $t, ">]")),
+                ($t, 4, 4) => Some(concat!("[4 x <4 x ", $t, ">]")),
+            )*
+            _ => None,
+        }
+    };
+}
+
+/// A `Matrix<lane, rows, cols>` value: the array of its columns, `[cols x <rows x lane>]`
+/// (column-major, as the IR).
+pub(crate) fn matrix(
+    lane: &str,
+    rows: u8,
+    cols: u8,
+    span: Span,
+) -> Result<&'static str, Diagnostic> {
+    matrix_types!(lane, rows, cols, "half", "float", "double")
+        .ok_or_else(|| refuse(span, format!("matrices of `{lane}` {rows}x{cols}")))
 }
 
 /// The type a value of IR type `ty` is stored as in a buffer or the push-constant block

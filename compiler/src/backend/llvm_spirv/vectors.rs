@@ -62,7 +62,7 @@ impl FnLower<'_> {
     }
 
     /// A vector of type `ty` from its lanes, in order.
-    fn from_lanes(&mut self, ty: &'static str, lanes: &[Val]) -> Val {
+    pub(super) fn from_lanes(&mut self, ty: &'static str, lanes: &[Val]) -> Val {
         let mut acc = "poison".to_string();
         for (i, l) in lanes.iter().enumerate() {
             acc = self.insert_lane(ty, &acc, l, i as u8);
@@ -72,9 +72,6 @@ impl FnLower<'_> {
 
     /// `Vector<T, N>(parts…)`: the lanes of the scalar and vector parts, in order.
     pub(super) fn construct(&mut self, parts: &[Expr], e: &Expr) -> Res<Val> {
-        let Type::Vector(..) = e.ty else {
-            return Err(refuse(e.span, "matrix values"));
-        };
         let ty = types::value(&e.ty, e.span)?;
         let mut lanes = Vec::new();
         for p in parts {
@@ -90,6 +87,9 @@ impl FnLower<'_> {
                 }
                 None => lanes.push(v),
             }
+        }
+        if let Type::Matrix(..) = e.ty {
+            return self.construct_matrix(lanes, e);
         }
         Ok(self.from_lanes(ty, &lanes))
     }
@@ -108,6 +108,9 @@ impl FnLower<'_> {
     /// One lane (a scalar) or several (a vector, `shufflevector`) of a vector.
     pub(super) fn swizzle(&mut self, x: &Expr, lanes: &[u8], e: &Expr) -> Res<Val> {
         let v = self.expr(x)?;
+        if let Type::Matrix(s, rows, _) = x.ty {
+            return self.matrix_lanes(&v, (s, rows), lanes, e);
+        }
         if let [lane] = lanes {
             if !matches!(e.ty, Type::Vector(..)) {
                 return Ok(self.lane_of(&v, *lane));
@@ -349,14 +352,14 @@ impl FnLower<'_> {
     }
 
     /// A float operation (`fadd`, `fmul`, …) of two values of one type.
-    fn fop(&mut self, inst: &str, x: &Val, y: &Val) -> Val {
+    pub(super) fn fop(&mut self, inst: &str, x: &Val, y: &Val) -> Val {
         let t = self.tmp();
         self.emit(format!("{t} = {inst} {} {}, {}", x.ty, x.text, y.text));
         Val::new(t, x.ty)
     }
 
     /// `((x0*y0 + x1*y1) + x2*y2) + x3*y3`, each step rounded.
-    fn dot_value(&mut self, x: &Val, y: &Val, n: u8) -> Val {
+    pub(super) fn dot_value(&mut self, x: &Val, y: &Val, n: u8) -> Val {
         let products = self.fop("fmul", x, y);
         let mut sum = self.lane_of(&products, 0);
         for i in 1..n {
@@ -369,6 +372,10 @@ impl FnLower<'_> {
     /// `Vector<T, N>` methods; the receiver is `args[0]`.
     pub(super) fn vector_fn(&mut self, f: VecFn, args: &[Expr], e: &Expr) -> Res<Val> {
         let span = e.span;
+        if let (VecFn::Transpose, [m]) = (f, args) {
+            let v = self.expr(m)?;
+            return self.transpose(&v, &m.ty, e);
+        }
         let Some(Type::Vector(s, n)) = args.first().map(|a| a.ty.clone()) else {
             return Err(refuse(span, format!("`{f:?}` on matrices")));
         };
