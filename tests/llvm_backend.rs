@@ -336,3 +336,78 @@ fn kernel_printf_is_refused_by_name() {
     assert_ne!(d.primary, cajetac::diagnostics::Span::default(), "no span");
     assert!(compile_one(&module, "show", KernelBackend::Rspirv).is_ok());
 }
+
+/// Compiles `source` (one kernel `k`) through both backends; the LLVM result.
+fn compile_source(source: &str) -> Result<CompiledKernel, Vec<cajetac::diagnostics::Diagnostic>> {
+    let mut sources = cajetac::diagnostics::SourceMap::new();
+    let module = driver::frontend(
+        &mut sources,
+        &[("t.cajeta".to_string(), source.to_string())],
+    )
+    .expect("checks");
+    assert!(compile_one(&module, "k", KernelBackend::Rspirv).is_ok());
+    compile_one(&module, "k", KernelBackend::Llvm)
+}
+
+#[test]
+fn what_the_llvm_backend_cannot_lower_is_refused_by_name() {
+    // bfloat16 (float32 registers rounded after every operation in the rspirv backend).
+    let bf16 = "package t;\nimport cajeta.xpu.*;\npublic final class T {\n    @Kernel\n    public static void k(KernelBuffer<bfloat16> a) {\n        uint32 i = KernelThread.globalIdX();\n        a[i] = a[i] * (bfloat16) 2.0;\n    }\n}\n";
+    let diags = compile_source(bf16).expect_err("refused");
+    assert_eq!(diags[0].code, Code::LlvmBackendUnsupported, "{diags:?}");
+    assert!(
+        diags[0].message.contains("bfloat16"),
+        "{}",
+        diags[0].message
+    );
+    // The length of a buffer nothing else touches: LLVM declares no variable for it, so
+    // there is nothing for OpArrayLength to take.
+    let length_only = "package t;\nimport cajeta.xpu.*;\npublic final class T {\n    @Kernel\n    public static void k(KernelBuffer<float32> a, KernelBuffer<uint32> out) {\n        out[KernelThread.globalIdX()] = a.length();\n    }\n}\n";
+    let diags = compile_source(length_only).expect_err("refused");
+    assert_eq!(diags[0].code, Code::LlvmBackendUnsupported, "{diags:?}");
+    assert!(
+        diags[0].message.contains("never accesses"),
+        "{}",
+        diags[0].message
+    );
+}
+
+#[test]
+fn vectors_and_pods_in_push_constants_keep_the_std430_offsets() {
+    // A 3-lane vector, a scalar packed right after it (offset 28 in std430, 32 in LLVM's
+    // own layout) and a POD with a vec3 field: the module's Offsets must be the layout's.
+    let source = "package t;\nimport cajeta.xpu.*;\npublic final class P {\n    float32 a;\n    Vector<float32,3> v;\n    uint32 c;\n}\npublic final class T {\n    @Kernel\n    public static void k(KernelBuffer<Vector<float32,4>> out, Vector<float32,3> s, float32 t, P p) {\n        uint32 i = KernelThread.globalIdX();\n        out[i] = stack Vector<float32,4>(s * t + p.v * p.a, (float32) p.c);\n    }\n}\n";
+    let k = compile_source(source).expect("LLVM compiles k");
+    spirv_val(&k.words, TargetEnv::Vulkan1_3, "llvm-push-offsets").expect("valid");
+    let text = cajetac::backend::spirv::disassemble(&k.words);
+    let offsets: Vec<u32> = k
+        .reflection
+        .push_constants
+        .members
+        .iter()
+        .map(|m| m.offset)
+        .collect();
+    // s at 0 (three scalar members 0, 4, 8), t at 12, p at 16: a 16, v 32..40, c 44.
+    assert_eq!(offsets, [0, 12, 16], "{text}");
+    let block = text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("OpName ")?
+                .strip_suffix(" \"PushConstants\"")
+        })
+        .expect("the push-constant block is named");
+    for (member, offset) in [
+        (0, 0),
+        (1, 4),
+        (2, 8),
+        (3, 12),
+        (4, 16),
+        (5, 32),
+        (6, 36),
+        (7, 40),
+        (8, 44),
+    ] {
+        let line = format!("OpMemberDecorate {block} {member} Offset {offset}");
+        assert!(text.contains(&line), "missing `{line}`:\n{text}");
+    }
+}
