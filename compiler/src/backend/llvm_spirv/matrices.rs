@@ -22,7 +22,7 @@ impl FnLower<'_> {
     }
 
     /// The matrix of LLVM type `ty` from its columns.
-    pub(super) fn from_columns(&mut self, ty: &'static str, columns: &[Val]) -> Val {
+    pub(super) fn build_matrix(&mut self, ty: &'static str, columns: &[Val]) -> Val {
         let mut acc = "poison".to_string();
         for (c, col) in columns.iter().enumerate() {
             let t = self.tmp();
@@ -47,9 +47,9 @@ impl FnLower<'_> {
         }
         let mut columns = Vec::new();
         for chunk in lanes.chunks(usize::from(rows)) {
-            columns.push(self.from_lanes(column_ty, chunk));
+            columns.push(self.build_vector(column_ty, chunk));
         }
-        Ok(self.from_columns(ty, &columns))
+        Ok(self.build_matrix(ty, &columns))
     }
 
     /// The lanes `lanes` (column-major: lane `l` is column `l / R`, row `l % R`) of matrix
@@ -71,7 +71,7 @@ impl FnLower<'_> {
             return Ok(one.clone());
         }
         let ty = types::value(&e.ty, e.span)?;
-        Ok(self.from_lanes(ty, &picked))
+        Ok(self.build_vector(ty, &picked))
     }
 
     /// `m.transpose()`.
@@ -86,9 +86,9 @@ impl FnLower<'_> {
         let mut out = Vec::new();
         for r in 0..rows {
             let lanes: Vec<Val> = columns.iter().map(|col| self.lane_of(col, r)).collect();
-            out.push(self.from_lanes(out_col, &lanes));
+            out.push(self.build_vector(out_col, &lanes));
         }
-        Ok(self.from_columns(ty, &out))
+        Ok(self.build_matrix(ty, &out))
     }
 
     /// `m * v`: the columns scaled by `v`'s lanes, summed in order.
@@ -101,7 +101,7 @@ impl FnLower<'_> {
         for c in 0..cols {
             let column = self.column(m, c, column_ty);
             let k = self.lane_of(v, c);
-            let ks = self.from_lanes(column_ty, &vec![k; usize::from(rows)]);
+            let ks = self.build_vector(column_ty, &vec![k; usize::from(rows)]);
             let term = self.fop("fmul", &column, &ks);
             acc = Some(match acc {
                 None => term,
@@ -129,7 +129,7 @@ impl FnLower<'_> {
                     let column = self.column(&y, c, col_ty);
                     columns.push(self.matrix_times_vector(&x, &a.ty, &column, span)?);
                 }
-                Ok(self.from_columns(ty, &columns))
+                Ok(self.build_matrix(ty, &columns))
             }
             (Type::Vector(s, n), Type::Matrix(_, _, cols)) => {
                 let ty = types::value(&e.ty, span)?;
@@ -139,18 +139,18 @@ impl FnLower<'_> {
                     let column = self.column(&y, c, col_ty);
                     lanes.push(self.dot_value(&x, &column, *n));
                 }
-                Ok(self.from_lanes(ty, &lanes))
+                Ok(self.build_vector(ty, &lanes))
             }
             (Type::Matrix(s, rows, cols), Type::Scalar(_)) => {
                 let ty = types::value(&e.ty, span)?;
                 let col_ty = types::value(&Type::Vector(*s, *rows), span)?;
-                let ks = self.from_lanes(col_ty, &vec![y.clone(); usize::from(*rows)]);
+                let ks = self.build_vector(col_ty, &vec![y.clone(); usize::from(*rows)]);
                 let mut columns = Vec::new();
                 for c in 0..*cols {
                     let column = self.column(&x, c, col_ty);
                     columns.push(self.fop("fmul", &column, &ks));
                 }
-                Ok(self.from_columns(ty, &columns))
+                Ok(self.build_matrix(ty, &columns))
             }
             _ => Err(refuse(
                 span,

@@ -203,7 +203,7 @@ impl FnLower<'_> {
                     columns.push(self.load_member(member + c * per_column, &column, e.span)?);
                 }
                 let mty = types::value(&ty, e.span)?;
-                Ok(self.from_columns(mty, &columns))
+                Ok(self.build_matrix(mty, &columns))
             }
             other => Err(refuse(e.span, format!("values of type `{other}`"))),
         }

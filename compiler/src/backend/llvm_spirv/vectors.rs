@@ -62,7 +62,7 @@ impl FnLower<'_> {
     }
 
     /// A vector of type `ty` from its lanes, in order.
-    pub(super) fn from_lanes(&mut self, ty: &'static str, lanes: &[Val]) -> Val {
+    pub(super) fn build_vector(&mut self, ty: &'static str, lanes: &[Val]) -> Val {
         let mut acc = "poison".to_string();
         for (i, l) in lanes.iter().enumerate() {
             acc = self.insert_lane(ty, &acc, l, i as u8);
@@ -91,7 +91,7 @@ impl FnLower<'_> {
         if let Type::Matrix(..) = e.ty {
             return self.construct_matrix(lanes, e);
         }
-        Ok(self.from_lanes(ty, &lanes))
+        Ok(self.build_vector(ty, &lanes))
     }
 
     /// The scalar `x` in every lane of the vector type of `e`.
@@ -102,7 +102,7 @@ impl FnLower<'_> {
         let ty = types::value(&e.ty, e.span)?;
         let v = self.expr(x)?;
         let lanes = vec![v; usize::from(n)];
-        Ok(self.from_lanes(ty, &lanes))
+        Ok(self.build_vector(ty, &lanes))
     }
 
     /// One lane (a scalar) or several (a vector, `shufflevector`) of a vector.
@@ -242,7 +242,7 @@ impl FnLower<'_> {
         else {
             return Err(refuse(base.span, "`vload`/`vstore` on this buffer"));
         };
-        let p = self.buffer_pointer(&var, &ty, &mangled, &index);
+        let p = self.buffer_pointer(&var, &ty, &mangled, index);
         Ok((p, elem))
     }
 
@@ -271,7 +271,7 @@ impl FnLower<'_> {
             let v = self.loaded_form(Val::new(t, stored), s, e.span)?;
             lanes.push(v);
         }
-        Ok(self.from_lanes(ty, &lanes))
+        Ok(self.build_vector(ty, &lanes))
     }
 
     /// `buf.vstore(i, v)`: the lanes of `v` to elements `N*i … N*i+N-1`.
@@ -423,7 +423,7 @@ impl FnLower<'_> {
             (VecFn::Normalize, [x]) if float => {
                 let d = self.dot_value(x, x, n);
                 let len = sqrt(self, &d);
-                let lens = self.from_lanes(x.ty, &vec![len; usize::from(n)]);
+                let lens = self.build_vector(x.ty, &vec![len; usize::from(n)]);
                 Ok(self.fop("fdiv", x, &lens))
             }
             (VecFn::Cross, [x, y]) if float && n == 3 => {
