@@ -411,3 +411,19 @@ fn vectors_and_pods_in_push_constants_keep_the_std430_offsets() {
         assert!(text.contains(&line), "missing `{line}`:\n{text}");
     }
 }
+
+#[test]
+fn shared_arrays_of_other_widths_count_their_bytes_as_rspirv() {
+    let source = "package t;\nimport cajeta.xpu.*;\npublic final class T {\n    @Kernel\n    public static void k(KernelBuffer<int16> a) {\n        uint32 l = KernelThread.x();\n        Shared<int16> t = shared int16[64];\n        Shared<float64> d = shared float64[8];\n        t[l] = a[l];\n        d[l % 8] = 1.0;\n        Barrier.workgroup();\n        a[l] = t[63 - l] + (int16) d[0];\n    }\n}\n";
+    let mut sources = cajetac::diagnostics::SourceMap::new();
+    let module = driver::frontend(
+        &mut sources,
+        &[("t.cajeta".to_string(), source.to_string())],
+    )
+    .expect("checks");
+    let reference = compile_one(&module, "k", KernelBackend::Rspirv).expect("rspirv");
+    let k = compile_one(&module, "k", KernelBackend::Llvm).expect("LLVM compiles k");
+    spirv_val(&k.words, TargetEnv::Vulkan1_3, "llvm-shared-widths").expect("valid");
+    assert_eq!(k.reflection.static_shared_bytes, 64 * 2 + 8 * 8);
+    assert_eq!(interface(&reference.reflection), interface(&k.reflection));
+}

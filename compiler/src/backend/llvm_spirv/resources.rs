@@ -207,7 +207,13 @@ impl FnLower<'_> {
         self.globals.push(format!(
             "{global} = internal addrspace(3) global [{n} x {ty}] poison"
         ));
-        self.shared_bytes += u64::from(n) * 4;
+        // The element's stored size (booleans as uint32), as the rspirv backend counts it.
+        let elem_bytes = if elem == ScalarType::Bool {
+            4
+        } else {
+            elem.size_bytes()
+        };
+        self.shared_bytes += u64::from(n) * u64::from(elem_bytes);
         self.shared.push((local, global, elem, n));
         Ok(())
     }
