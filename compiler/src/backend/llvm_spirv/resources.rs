@@ -31,7 +31,10 @@ impl FnLower<'_> {
             // No `inbounds`: an index past the end must not become poison in LLVM (the
             // rspirv backend leaves such an access to the driver, as Vulkan does).
             let i = self.expr(index)?;
-            let ty = types::stored(elem, base.span)?;
+            let ty = match &base.ty {
+                Type::Shared(t) => types::stored_value(t, base.span)?,
+                _ => types::stored(elem, base.span)?,
+            };
             let p = self.tmp();
             self.emit(format!(
                 "{p} = getelementptr [{n} x {ty}], ptr addrspace(3) {global}, i32 0, {} {}",
@@ -200,8 +203,13 @@ impl FnLower<'_> {
         if self.shared.iter().any(|(s, ..)| *s == local) {
             return Err(refuse(span, "a `Shared<T>` local assigned twice"));
         }
-        let elem = scalar_of(elem, span)?;
-        let ty = types::stored(elem, span)?;
+        // Scalars and vectors: `elem` is the lane type, `ty` the stored element.
+        let ty = types::stored_value(elem, span)?;
+        let lanes = u32::from(elem.lanes() as u8);
+        let elem = scalar_of(
+            &Type::Scalar(elem.elem_scalar().unwrap_or(ScalarType::Bool)),
+            span,
+        )?;
         let n = *n as u32;
         let global = format!("@shared.{}.{local}", self.kernel_tag());
         self.globals.push(format!(
@@ -213,7 +221,9 @@ impl FnLower<'_> {
         } else {
             elem.size_bytes()
         };
-        self.shared_bytes += u64::from(n) * u64::from(elem_bytes);
+        // A 3-lane vector takes four lanes' room, as in std430.
+        let lanes = if lanes == 3 { 4 } else { lanes };
+        self.shared_bytes += u64::from(n) * u64::from(elem_bytes * lanes);
         self.shared.push((local, global, elem, n));
         Ok(())
     }
