@@ -200,6 +200,15 @@ impl FnLower<'_> {
         to: ScalarType,
         span: Span,
     ) -> Res<Val> {
+        // bfloat16 lives in float32 registers (`expr` rounds the result to bfloat16).
+        let bf = |s: ScalarType| {
+            if s == ScalarType::BF16 {
+                ScalarType::F32
+            } else {
+                s
+            }
+        };
+        let (from, to) = (bf(from), bf(to));
         if from == to {
             return Ok(v);
         }

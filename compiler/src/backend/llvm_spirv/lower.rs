@@ -307,6 +307,9 @@ impl<'a> FnLower<'a> {
     }
 
     pub(super) fn stored_form(&mut self, v: Val, s: ScalarType) -> Val {
+        if s == ScalarType::BF16 && v.ty == "float" {
+            return self.bf16_to_bits(v);
+        }
         if s != ScalarType::Bool {
             return v;
         }
@@ -364,6 +367,14 @@ impl<'a> FnLower<'a> {
     }
 
     pub(super) fn expr(&mut self, e: &Expr) -> Res<Val> {
+        let v = self.expr_unrounded(e)?;
+        if Self::rounds_to_bf16(e) {
+            return Ok(self.round_bf16(v));
+        }
+        Ok(v)
+    }
+
+    fn expr_unrounded(&mut self, e: &Expr) -> Res<Val> {
         match &e.kind {
             ExprKind::Const(c) => {
                 let s = scalar_of(&e.ty, e.span)?;

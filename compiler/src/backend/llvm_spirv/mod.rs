@@ -15,6 +15,7 @@
 //! the construct; docs/backends.md lists the coverage per feature.
 
 mod arith;
+mod bfloat16;
 mod buffer_arrays;
 mod buffers;
 mod cleanup;

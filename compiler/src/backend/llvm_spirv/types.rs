@@ -8,8 +8,7 @@ use crate::ir::{ImageFormat, ScalarType, Type};
 
 /// The LLVM type of a scalar the backend lowers: booleans, 8- to 64-bit integers (LLVM's
 /// integers carry no sign: the operations pick it), `float16`, `float32` and `float64`.
-/// `bfloat16` is refused: the rspirv backend computes it in float32 registers rounded after
-/// every operation, which this backend does not reproduce.
+/// `bfloat16` is a `float` register rounded after every operation (`bfloat16.rs`).
 pub(crate) fn scalar(s: ScalarType, span: Span) -> Result<&'static str, Diagnostic> {
     match s {
         ScalarType::Bool => Ok("i1"),
@@ -18,7 +17,8 @@ pub(crate) fn scalar(s: ScalarType, span: Span) -> Result<&'static str, Diagnost
         ScalarType::I32 | ScalarType::U32 => Ok("i32"),
         ScalarType::I64 | ScalarType::U64 => Ok("i64"),
         ScalarType::F16 => Ok("half"),
-        ScalarType::F32 => Ok("float"),
+        // Computed in float32 registers (`bfloat16.rs`).
+        ScalarType::F32 | ScalarType::BF16 => Ok("float"),
         ScalarType::F64 => Ok("double"),
         other => Err(refuse(span, format!("the scalar type `{}`", other.name()))),
     }
@@ -45,6 +45,10 @@ pub(crate) fn mangle(ty: &str) -> String {
 pub(crate) fn value(ty: &Type, span: Span) -> Result<&'static str, Diagnostic> {
     match ty {
         Type::Scalar(s) => scalar(*s, span),
+        Type::Vector(ScalarType::BF16, _) | Type::Matrix(ScalarType::BF16, ..) => Err(refuse(
+            span,
+            format!("vectors and matrices of `bfloat16` (`{ty}`)"),
+        )),
         Type::Vector(s, n) => vector(scalar(*s, span)?, *n, span),
         Type::Matrix(s, rows, cols) => matrix(scalar(*s, span)?, *rows, *cols, span),
         other => Err(refuse(span, format!("values of type `{other}`"))),
@@ -87,6 +91,9 @@ pub(crate) fn matrix(
 pub(crate) fn stored_value(ty: &Type, span: Span) -> Result<&'static str, Diagnostic> {
     match ty {
         Type::Scalar(s) => stored(*s, span),
+        Type::Vector(ScalarType::BF16, _) => {
+            Err(refuse(span, format!("vectors of `bfloat16` (`{ty}`)")))
+        }
         Type::Vector(s, n) => vector(stored(*s, span)?, *n, span),
         other => Err(refuse(span, format!("values of type `{other}`"))),
     }
@@ -131,6 +138,8 @@ pub(crate) fn scalar_of(ty: &Type, span: Span) -> Result<ScalarType, Diagnostic>
 pub(crate) fn stored(s: ScalarType, span: Span) -> Result<&'static str, Diagnostic> {
     match s {
         ScalarType::Bool => Ok("i32"),
+        // The 16 high bits of the float32 register.
+        ScalarType::BF16 => Ok("i16"),
         other => scalar(other, span),
     }
 }

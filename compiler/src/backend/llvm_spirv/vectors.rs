@@ -203,6 +203,9 @@ impl FnLower<'_> {
 
     /// A value as read from memory of stored type: boolean lanes back from `uint32`.
     pub(super) fn loaded_form(&mut self, v: Val, s: ScalarType, span: Span) -> Res<Val> {
+        if s == ScalarType::BF16 && v.ty == "i16" {
+            return Ok(self.bf16_from_bits(v));
+        }
         if s != ScalarType::Bool {
             return Ok(v);
         }
