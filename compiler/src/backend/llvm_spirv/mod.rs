@@ -16,6 +16,7 @@
 
 mod arith;
 mod bfloat16;
+mod bit_casts;
 mod buffer_arrays;
 mod buffers;
 mod cleanup;

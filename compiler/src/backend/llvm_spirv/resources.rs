@@ -73,6 +73,7 @@ impl FnLower<'_> {
             Intrinsic::Math(f) => return self.math(*f, args, e),
             Intrinsic::Vector(f) => return self.vector_fn(*f, args, e),
             Intrinsic::BufferVload => return self.vload(args, e),
+            Intrinsic::BitCast(c) => return self.bit_cast(*c, args, e),
             Intrinsic::BufferLength => return self.buffer_length(args, e, false),
             Intrinsic::BufferLength64 => return self.buffer_length(args, e, true),
             Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
