@@ -364,6 +364,27 @@ fn a_length_without_a_buffer_variable_is_refused_by_name() {
 }
 
 #[test]
+fn float64_transcendentals_are_refused_rather_than_emitted_invalid() {
+    // GLSL.std.450 `Exp` takes 16- and 32-bit floats only.
+    let source = "package t;\nimport cajeta.xpu.*;\npublic final class T {\n    @Kernel\n    public static void k(KernelBuffer<float64> a) {\n        uint32 i = KernelThread.globalIdX();\n        a[i] = Math.exp(a[i]) + Math.sqrt(a[i]);\n    }\n}\n";
+    let mut sources = cajetac::diagnostics::SourceMap::new();
+    let module = driver::frontend(
+        &mut sources,
+        &[("t.cajeta".to_string(), source.to_string())],
+    )
+    .expect("checks");
+    let diags = compile_one(&module, "k", KernelBackend::Llvm).expect_err("refused");
+    assert_eq!(diags[0].code, Code::LlvmBackendUnsupported, "{diags:?}");
+    assert!(diags[0].message.contains("float64"), "{}", diags[0].message);
+    // `Math.sqrt` alone is defined for float64.
+    let sqrt_only = source.replace("Math.exp(a[i]) + ", "");
+    let module =
+        driver::frontend(&mut sources, &[("t.cajeta".to_string(), sqrt_only)]).expect("checks");
+    let k = compile_one(&module, "k", KernelBackend::Llvm).expect("LLVM compiles sqrt");
+    spirv_val(&k.words, TargetEnv::Vulkan1_3, "llvm-f64-sqrt").expect("valid");
+}
+
+#[test]
 fn vectors_and_pods_in_push_constants_keep_the_std430_offsets() {
     // A 3-lane vector, a scalar packed right after it (offset 28 in std430, 32 in LLVM's
     // own layout) and a POD with a vec3 field: the module's Offsets must be the layout's.

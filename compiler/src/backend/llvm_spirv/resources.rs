@@ -98,6 +98,32 @@ impl FnLower<'_> {
     /// → `SMin`, …); functions without such an intrinsic are refused.
     pub(super) fn math(&mut self, f: MathFn, args: &[Expr], e: &Expr) -> Res<Val> {
         let s = scalar_of(&e.ty, e.span)?;
+        // GLSL.std.450 defines its trigonometric, exponential and logarithmic instructions
+        // for 16- and 32-bit floats only: on float64 they would make an invalid module.
+        let transcendental = matches!(
+            f,
+            MathFn::Sin
+                | MathFn::Cos
+                | MathFn::Tan
+                | MathFn::Asin
+                | MathFn::Acos
+                | MathFn::Atan
+                | MathFn::Atan2
+                | MathFn::Sinh
+                | MathFn::Cosh
+                | MathFn::Tanh
+                | MathFn::Exp
+                | MathFn::Exp2
+                | MathFn::Log
+                | MathFn::Log2
+                | MathFn::Pow
+        );
+        if transcendental && s == ScalarType::F64 {
+            return Err(refuse(
+                e.span,
+                format!("`Math.{f:?}` on `float64` (GLSL.std.450 has it for 16- and 32-bit floats only)"),
+            ));
+        }
         let float = s.is_float();
         let signed = s.is_signed_integer();
         let name = match f {
