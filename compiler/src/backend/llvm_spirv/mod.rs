@@ -3,13 +3,17 @@
 //! emitted as SPIR-V by LLVM's own SPIR-V backend (feature `native-host`, which links LLVM).
 //!
 //! Stages: [`crate::layout`] places the parameters (the same interface as the rspirv
-//! backend, so reflection and runtime are shared); [`lower`] (with [`arith`] and
-//! [`resources`]) writes the kernel as LLVM IR
+//! backend, so reflection and runtime are shared); [`lower`] writes the kernel as LLVM IR
 //! text — text rather than inkwell's builder because inkwell 0.11 cannot represent the
-//! target-extension types (`target("spirv.Image", …)`) the resource intrinsics take;
-//! [`emit`] parses, verifies, optimizes and emits it; [`post`] fixes up what LLVM's SPIR-V
-//! target does not produce for Vulkan compute (workgroup size as specialization constants,
-//! the push-constant block's decorations, the `Int8` capability its resource names imply).
+//! target-extension types (`target("spirv.Image", …)`) the resource intrinsics take — with
+//! [`arith`] (operators, conversions), [`bfloat16`], [`bit_casts`], [`vectors`],
+//! [`matrices`], [`push`] (the push-constant block), [`resources`] (buffers, images,
+//! shared arrays, built-ins, `Math`), [`buffers`] (lengths) and [`buffer_arrays`];
+//! [`emit`] parses, verifies, optimizes and emits it; [`post`] (with [`cleanup`] and
+//! [`vulkan_fixups`]) fixes up what LLVM's SPIR-V target does not produce for Vulkan
+//! compute (workgroup size as specialization constants, the push-constant block's
+//! decorations, storage-access capabilities, `OpArrayLength`, buffer-array lengths) and
+//! strips the `Int8` capability its resource names imply.
 //!
 //! What the backend does not lower is refused with [`Code::LlvmBackendUnsupported`] naming
 //! the construct; docs/backends.md lists the coverage per feature.
