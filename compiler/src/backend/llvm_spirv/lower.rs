@@ -157,7 +157,9 @@ impl<'a> FnLower<'a> {
             {
                 continue;
             }
-            if matches!(local.ty, Type::Shared(_)) {
+            // Shared arrays are globals; a local the device folding left unused is `void`
+            // (`specialize::device_fold`) and needs no storage.
+            if matches!(local.ty, Type::Shared(_) | Type::Void) {
                 continue;
             }
             if matches!(local.ty, Type::Buffer(_) | Type::Image2D(_)) {
