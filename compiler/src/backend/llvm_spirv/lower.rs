@@ -157,9 +157,7 @@ impl<'a> FnLower<'a> {
             {
                 continue;
             }
-            // Shared arrays are globals; a local the device folding left unused is `void`
-            // (`specialize::device_fold`) and needs no storage.
-            if matches!(local.ty, Type::Shared(_) | Type::Void) {
+            if matches!(local.ty, Type::Shared(_)) {
                 continue;
             }
             if matches!(local.ty, Type::Buffer(_) | Type::Image2D(_)) {
