@@ -101,8 +101,26 @@ fn through_both(failures: &mut Vec<String>) -> (BTreeSet<String>, BTreeSet<Strin
                             "{key}: interfaces differ\nrspirv: {a}\nllvm:   {b}"
                         ));
                     }
-                    if k.reflection.capabilities.iter().any(|c| c == "Int8") {
+                    // `Int8` (which needs the device's shaderInt8) only where the rspirv
+                    // module has 8-bit code too, not for LLVM's resource-name strings.
+                    let int8 = |r: &Reflection| r.capabilities.iter().any(|c| c == "Int8");
+                    if int8(&k.reflection) && !int8(&reference.reflection) {
                         failures.push(format!("{key}: declares Int8 without 8-bit code"));
+                    }
+                    // The storage-access capabilities of 8- and 16-bit buffer elements and
+                    // push constants (which spirv-val does not insist on, but devices do:
+                    // the runtime checks their features) are declared as with rspirv. The
+                    // arithmetic widths may differ: LLVM folds some narrow operations away.
+                    for c in &reference.reflection.capabilities {
+                        let needed = [
+                            "StorageBuffer8BitAccess",
+                            "StorageBuffer16BitAccess",
+                            "StoragePushConstant8",
+                            "StoragePushConstant16",
+                        ];
+                        if needed.contains(&c.as_str()) && !k.reflection.capabilities.contains(c) {
+                            failures.push(format!("{key}: rspirv declares {c}, LLVM does not"));
+                        }
                     }
                 }
                 Err(diags) => {
@@ -317,4 +335,107 @@ fn kernel_printf_is_refused_by_name() {
     assert!(d.message.contains("printing from kernels"), "{}", d.message);
     assert_ne!(d.primary, cajetac::diagnostics::Span::default(), "no span");
     assert!(compile_one(&module, "show", KernelBackend::Rspirv).is_ok());
+}
+
+/// Compiles `source` (one kernel `k`) through both backends; the LLVM result.
+fn compile_source(source: &str) -> Result<CompiledKernel, Vec<cajetac::diagnostics::Diagnostic>> {
+    let mut sources = cajetac::diagnostics::SourceMap::new();
+    let module = driver::frontend(
+        &mut sources,
+        &[("t.cajeta".to_string(), source.to_string())],
+    )
+    .expect("checks");
+    assert!(compile_one(&module, "k", KernelBackend::Rspirv).is_ok());
+    compile_one(&module, "k", KernelBackend::Llvm)
+}
+
+#[test]
+fn a_length_without_a_buffer_variable_is_refused_by_name() {
+    // The length of a buffer nothing else touches: LLVM declares no variable for it, so
+    // there is nothing for OpArrayLength to take.
+    let length_only = "package t;\nimport cajeta.xpu.*;\npublic final class T {\n    @Kernel\n    public static void k(KernelBuffer<float32> a, KernelBuffer<uint32> out) {\n        out[KernelThread.globalIdX()] = a.length();\n    }\n}\n";
+    let diags = compile_source(length_only).expect_err("refused");
+    assert_eq!(diags[0].code, Code::LlvmBackendUnsupported, "{diags:?}");
+    assert!(
+        diags[0].message.contains("never accesses"),
+        "{}",
+        diags[0].message
+    );
+}
+
+#[test]
+fn float64_transcendentals_are_refused_rather_than_emitted_invalid() {
+    // GLSL.std.450 `Exp` takes 16- and 32-bit floats only.
+    let source = "package t;\nimport cajeta.xpu.*;\npublic final class T {\n    @Kernel\n    public static void k(KernelBuffer<float64> a) {\n        uint32 i = KernelThread.globalIdX();\n        a[i] = Math.exp(a[i]) + Math.sqrt(a[i]);\n    }\n}\n";
+    let mut sources = cajetac::diagnostics::SourceMap::new();
+    let module = driver::frontend(
+        &mut sources,
+        &[("t.cajeta".to_string(), source.to_string())],
+    )
+    .expect("checks");
+    let diags = compile_one(&module, "k", KernelBackend::Llvm).expect_err("refused");
+    assert_eq!(diags[0].code, Code::LlvmBackendUnsupported, "{diags:?}");
+    assert!(diags[0].message.contains("float64"), "{}", diags[0].message);
+    // `Math.sqrt` alone is defined for float64.
+    let sqrt_only = source.replace("Math.exp(a[i]) + ", "");
+    let module =
+        driver::frontend(&mut sources, &[("t.cajeta".to_string(), sqrt_only)]).expect("checks");
+    let k = compile_one(&module, "k", KernelBackend::Llvm).expect("LLVM compiles sqrt");
+    spirv_val(&k.words, TargetEnv::Vulkan1_3, "llvm-f64-sqrt").expect("valid");
+}
+
+#[test]
+fn vectors_and_pods_in_push_constants_keep_the_std430_offsets() {
+    // A 3-lane vector, a scalar packed right after it (offset 28 in std430, 32 in LLVM's
+    // own layout) and a POD with a vec3 field: the module's Offsets must be the layout's.
+    let source = "package t;\nimport cajeta.xpu.*;\npublic final class P {\n    float32 a;\n    Vector<float32,3> v;\n    uint32 c;\n}\npublic final class T {\n    @Kernel\n    public static void k(KernelBuffer<Vector<float32,4>> out, Vector<float32,3> s, float32 t, P p) {\n        uint32 i = KernelThread.globalIdX();\n        out[i] = stack Vector<float32,4>(s * t + p.v * p.a, (float32) p.c);\n    }\n}\n";
+    let k = compile_source(source).expect("LLVM compiles k");
+    spirv_val(&k.words, TargetEnv::Vulkan1_3, "llvm-push-offsets").expect("valid");
+    let text = cajetac::backend::spirv::disassemble(&k.words);
+    let offsets: Vec<u32> = k
+        .reflection
+        .push_constants
+        .members
+        .iter()
+        .map(|m| m.offset)
+        .collect();
+    // s at 0 (three scalar members 0, 4, 8), t at 12, p at 16: a 16, v 32..40, c 44.
+    assert_eq!(offsets, [0, 12, 16], "{text}");
+    let block = text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("OpName ")?
+                .strip_suffix(" \"PushConstants\"")
+        })
+        .expect("the push-constant block is named");
+    for (member, offset) in [
+        (0, 0),
+        (1, 4),
+        (2, 8),
+        (3, 12),
+        (4, 16),
+        (5, 32),
+        (6, 36),
+        (7, 40),
+        (8, 44),
+    ] {
+        let line = format!("OpMemberDecorate {block} {member} Offset {offset}");
+        assert!(text.contains(&line), "missing `{line}`:\n{text}");
+    }
+}
+
+#[test]
+fn shared_arrays_of_other_widths_count_their_bytes_as_rspirv() {
+    let source = "package t;\nimport cajeta.xpu.*;\npublic final class T {\n    @Kernel\n    public static void k(KernelBuffer<int16> a) {\n        uint32 l = KernelThread.x();\n        Shared<int16> t = shared int16[64];\n        Shared<float64> d = shared float64[8];\n        t[l] = a[l];\n        d[l % 8] = 1.0;\n        Barrier.workgroup();\n        a[l] = t[63 - l] + (int16) d[0];\n    }\n}\n";
+    let mut sources = cajetac::diagnostics::SourceMap::new();
+    let module = driver::frontend(
+        &mut sources,
+        &[("t.cajeta".to_string(), source.to_string())],
+    )
+    .expect("checks");
+    let reference = compile_one(&module, "k", KernelBackend::Rspirv).expect("rspirv");
+    let k = compile_one(&module, "k", KernelBackend::Llvm).expect("LLVM compiles k");
+    spirv_val(&k.words, TargetEnv::Vulkan1_3, "llvm-shared-widths").expect("valid");
+    assert_eq!(k.reflection.static_shared_bytes, 64 * 2 + 8 * 8);
+    assert_eq!(interface(&reference.reflection), interface(&k.reflection));
 }

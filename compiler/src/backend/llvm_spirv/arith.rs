@@ -4,16 +4,27 @@
 
 use super::lower::{FnLower, Val};
 use super::refuse;
-use super::types::{float_const, scalar, scalar_of};
-use crate::diagnostics::Diagnostic;
-use crate::ir::{BinaryOp, Expr, ScalarType, UnaryOp};
+use super::types::{float_const_of, int_const, scalar, scalar_of};
+use crate::diagnostics::{Diagnostic, Span};
+use crate::ir::{BinaryOp, Expr, ScalarType, Type, UnaryOp};
 
 type Res<T> = Result<T, Diagnostic>;
 
 impl FnLower<'_> {
     pub(super) fn unary(&mut self, op: UnaryOp, x: &Expr, e: &Expr) -> Res<Val> {
+        if let Type::Vector(s, n) = e.ty {
+            let v = self.expr(x)?;
+            return self.per_lane((s, n), s, &[v], e.span, |f, l| {
+                f.unary_value(op, s, l[0].clone())
+            });
+        }
         let s = scalar_of(&e.ty, e.span)?;
         let v = self.expr(x)?;
+        self.unary_value(op, s, v)
+    }
+
+    /// A unary operator on a scalar of type `s`.
+    pub(super) fn unary_value(&mut self, op: UnaryOp, s: ScalarType, v: Val) -> Res<Val> {
         let t = self.tmp();
         let line = match (op, s.is_float()) {
             (UnaryOp::Neg, true) => format!("{t} = fneg {} {}", v.ty, v.text),
@@ -26,25 +37,57 @@ impl FnLower<'_> {
     }
 
     pub(super) fn binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr, e: &Expr) -> Res<Val> {
+        if matches!(a.ty, Type::Matrix(..)) || matches!(b.ty, Type::Matrix(..)) {
+            return self.matrix_binary(op, a, b, e);
+        }
+        if let Type::Vector(s, n) = a.ty {
+            // Lane by lane through the scalar lowering, which keeps its SPEC §4 guards (as
+            // the rspirv backend does for division and comparisons); LLVM revectorizes
+            // what it can.
+            let cs = b.ty.elem_scalar().unwrap_or(s);
+            let out = if op.is_comparison() {
+                ScalarType::Bool
+            } else {
+                s
+            };
+            let (x, y) = (self.expr(a)?, self.expr(b)?);
+            return self.per_lane((s, n), out, &[x, y], e.span, |f, l| {
+                f.binary_value(op, s, l[0].clone(), cs, l[1].clone(), e.span)
+            });
+        }
         let s = scalar_of(&a.ty, a.span)?;
+        let cs = scalar_of(&b.ty, b.span)?;
         let x = self.expr(a)?;
-        let mut y = self.expr(b)?;
+        let y = self.expr(b)?;
+        self.binary_value(op, s, x, cs, y, e.span)
+    }
+
+    /// A binary operator on scalars: `x` of type `s`, `y` of type `cs` (which differs from
+    /// `s` only for a shift count).
+    pub(super) fn binary_value(
+        &mut self,
+        op: BinaryOp,
+        s: ScalarType,
+        x: Val,
+        cs: ScalarType,
+        mut y: Val,
+        span: Span,
+    ) -> Res<Val> {
         let ty = x.ty;
         let float = s.is_float();
         let signed = s.is_signed_integer();
         if op.is_shift() {
             // The count is converted to the left operand's type and masked to its width.
-            let cs = scalar_of(&b.ty, b.span)?;
-            let cy = scalar(cs, b.span)?;
-            if cy != ty {
-                return Err(refuse(b.span, "a shift count of another width"));
+            if !cs.is_integer() || !s.is_integer() {
+                return Err(refuse(span, format!("a shift of `{s}` by `{cs}`")));
             }
+            y = self.convert_int(y, cs, s, span)?;
             let m = self.tmp();
             self.emit(format!("{m} = and {ty} {}, {}", y.text, s.bits() - 1));
             y = Val { text: m, ty };
         }
         if matches!(op, BinaryOp::Div | BinaryOp::Rem) && !float {
-            return self.int_divrem(op, signed, x, y);
+            return self.int_divrem(op, s, x, y);
         }
         let t = self.tmp();
         let (xa, ya) = (&x.text, &y.text);
@@ -68,7 +111,7 @@ impl FnLower<'_> {
                 _ => "icmp uge",
             };
             if s == ScalarType::Bool && !matches!(op, BinaryOp::Eq | BinaryOp::Ne) {
-                return Err(refuse(e.span, "ordering comparisons of booleans"));
+                return Err(refuse(span, "ordering comparisons of booleans"));
             }
             self.emit(format!("{t} = {cond} {ty} {xa}, {ya}"));
             return Ok(Val { text: t, ty: "i1" });
@@ -88,7 +131,7 @@ impl FnLower<'_> {
                 (BinaryOp::BitAnd, false) => "and",
                 (BinaryOp::BitOr, false) => "or",
                 (BinaryOp::BitXor, false) => "xor",
-                _ => return Err(refuse(e.span, format!("the operator {op:?} on `{s:?}`"))),
+                _ => return Err(refuse(span, format!("the operator {op:?} on `{s:?}`"))),
             };
             format!("{t} = {inst} {ty} {xa}, {ya}")
         };
@@ -99,15 +142,17 @@ impl FnLower<'_> {
     /// Integer `/` and `%` as the rspirv backend lowers them: the divisor is replaced by 1
     /// when it is 0 (the result is then forced to 0) or when a signed `MIN / -1` would
     /// overflow; signed `%` is `x - (x / y) * y`.
-    pub(super) fn int_divrem(&mut self, op: BinaryOp, signed: bool, x: Val, y: Val) -> Res<Val> {
+    pub(super) fn int_divrem(&mut self, op: BinaryOp, s: ScalarType, x: Val, y: Val) -> Res<Val> {
+        let signed = s.is_signed_integer();
         let ty = x.ty;
+        let min = int_const(s, 1u64 << (s.bits() - 1));
         let (xa, ya) = (x.text, y.text);
         let by_zero = self.tmp();
         self.emit(format!("{by_zero} = icmp eq {ty} {ya}, 0"));
         let mut guard = by_zero.clone();
         if signed {
             let (xm, ym, ov, g) = (self.tmp(), self.tmp(), self.tmp(), self.tmp());
-            self.emit(format!("{xm} = icmp eq {ty} {xa}, -2147483648"));
+            self.emit(format!("{xm} = icmp eq {ty} {xa}, {min}"));
             self.emit(format!("{ym} = icmp eq {ty} {ya}, -1"));
             self.emit(format!("{ov} = and i1 {xm}, {ym}"));
             self.emit(format!("{g} = or i1 {by_zero}, {ov}"));
@@ -132,42 +177,137 @@ impl FnLower<'_> {
         Ok(Val { text: r, ty })
     }
 
+    /// A numeric conversion (SPEC §3), instruction for instruction as the rspirv backend's.
     pub(super) fn convert(&mut self, x: &Expr, e: &Expr) -> Res<Val> {
+        if let (Type::Vector(from, n), Type::Vector(to, _)) = (&x.ty, &e.ty) {
+            let (from, to) = (*from, *to);
+            let v = self.expr(x)?;
+            return self.per_lane((from, *n), to, &[v], e.span, |f, l| {
+                f.convert_value(l[0].clone(), from, to, e.span)
+            });
+        }
         let from = scalar_of(&x.ty, x.span)?;
         let to = scalar_of(&e.ty, e.span)?;
         let v = self.expr(x)?;
-        let to_ty = scalar(to, e.span)?;
-        if from == to || (from.is_integer() && to.is_integer() && v.ty == to_ty) {
-            return Ok(Val {
-                text: v.text,
-                ty: to_ty,
-            });
+        self.convert_value(v, from, to, e.span)
+    }
+
+    /// A scalar conversion from `from` to `to`.
+    pub(super) fn convert_value(
+        &mut self,
+        v: Val,
+        from: ScalarType,
+        to: ScalarType,
+        span: Span,
+    ) -> Res<Val> {
+        // bfloat16 lives in float32 registers (`expr` rounds the result to bfloat16).
+        let bf = |s: ScalarType| {
+            if s == ScalarType::BF16 {
+                ScalarType::F32
+            } else {
+                s
+            }
+        };
+        let (from, to) = (bf(from), bf(to));
+        if from == to {
+            return Ok(v);
         }
+        if from == ScalarType::Bool || to == ScalarType::Bool {
+            return Err(refuse(
+                span,
+                format!("the conversion from `{from}` to `{to}`"),
+            ));
+        }
+        let to_ty = scalar(to, span)?;
         let t = self.tmp();
         let line = match (from.is_float(), to.is_float()) {
+            (false, false) => return self.convert_int(v, from, to, span),
             (false, true) if from.is_signed_integer() => {
                 format!("{t} = sitofp {} {} to {to_ty}", v.ty, v.text)
             }
             (false, true) => format!("{t} = uitofp {} {} to {to_ty}", v.ty, v.text),
-            (true, false) if to.is_integer() => return self.float_to_int(v, to),
-            _ => return Err(refuse(e.span, format!("the conversion {from:?} → {to:?}"))),
+            (true, true) if from.bits() < to.bits() => {
+                format!("{t} = fpext {} {} to {to_ty}", v.ty, v.text)
+            }
+            // Round to nearest even, as `OpFConvert` does by default.
+            (true, true) => format!("{t} = fptrunc {} {} to {to_ty}", v.ty, v.text),
+            (true, false) => return self.float_to_int(v, from, to, span),
         };
         self.emit(line);
         Ok(Val { text: t, ty: to_ty })
     }
 
-    /// float32 to a 32-bit integer, truncating, saturating, NaN → 0: clamped in the float
-    /// domain first so that `fptosi`/`fptoui` never sees an out-of-range value.
-    pub(super) fn float_to_int(&mut self, v: Val, to: ScalarType) -> Res<Val> {
+    /// Integer to integer: the low bits when narrowing, sign- or zero-extension by the
+    /// source's signedness when widening, the same bits when only the signedness changes.
+    pub(super) fn convert_int(
+        &mut self,
+        v: Val,
+        from: ScalarType,
+        to: ScalarType,
+        span: Span,
+    ) -> Res<Val> {
+        let to_ty = scalar(to, span)?;
+        let (fb, tb) = (from.bits(), to.bits());
+        if fb == tb {
+            return Ok(Val {
+                text: v.text,
+                ty: to_ty,
+            });
+        }
+        let inst = if tb < fb {
+            "trunc"
+        } else if from.is_signed_integer() {
+            "sext"
+        } else {
+            "zext"
+        };
+        let t = self.tmp();
+        self.emit(format!("{t} = {inst} {} {} to {to_ty}", v.ty, v.text));
+        Ok(Val { text: t, ty: to_ty })
+    }
+
+    /// Float to integer, truncating toward zero and saturating, NaN → 0, with the rspirv
+    /// backend's constants: clamped in the float domain first so that `fptosi`/`fptoui`
+    /// never sees an out-of-range value, then values at or past the range's ends and NaN
+    /// fixed up with selects.
+    pub(super) fn float_to_int(
+        &mut self,
+        v: Val,
+        from: ScalarType,
+        to: ScalarType,
+        span: Span,
+    ) -> Res<Val> {
+        let fty = v.ty;
+        let ity = scalar(to, span)?;
         let signed = to.is_signed_integer();
-        let limit = if signed { 2f64.powi(31) } else { 2f64.powi(32) };
-        let below = limit - limit / 2f64.powi(24);
-        let lower = if signed { -limit } else { 0.0 };
-        let hi: i64 = if signed { i32::MAX as i64 } else { -1 };
-        let x = &v.text;
-        let (ge, c1, le, c2, r, over, r2, nan, out) = (
-            self.tmp(),
-            self.tmp(),
+        let n = to.bits();
+        let max_finite = match from {
+            ScalarType::F16 => 65504.0,
+            ScalarType::F32 => f64::from(f32::MAX),
+            _ => f64::MAX,
+        };
+        let limit = 2f64.powi(if signed { n as i32 - 1 } else { n as i32 });
+        let below = (limit - limit / 2f64.powi(from.mantissa_bits() as i32)).min(max_finite);
+        let (threshold, representable) = if limit <= max_finite {
+            (limit, true)
+        } else {
+            (f64::INFINITY, false)
+        };
+        let lower = if signed {
+            (-limit).max(-max_finite)
+        } else {
+            0.0
+        };
+        let c = |x: f64| float_const_of(from, x);
+        let (lo_c, up_c, th_c) = (c(lower), c(below), c(threshold));
+        let (lo_i, hi_i) = if signed {
+            (1u64 << (n - 1), (1u64 << (n - 1)) - 1)
+        } else {
+            (0, if n == 64 { u64::MAX } else { (1u64 << n) - 1 })
+        };
+        let (lo_i, hi_i) = (int_const(to, lo_i), int_const(to, hi_i));
+        let x = v.text;
+        let (ge, c1, le, c2, r, over, mut out) = (
             self.tmp(),
             self.tmp(),
             self.tmp(),
@@ -176,25 +316,52 @@ impl FnLower<'_> {
             self.tmp(),
             self.tmp(),
         );
-        let (lo_c, up_c, lim_c) = (float_const(lower), float_const(below), float_const(limit));
-        self.emit(format!("{ge} = fcmp oge float {x}, {lo_c}"));
-        self.emit(format!("{c1} = select i1 {ge}, float {x}, float {lo_c}"));
-        self.emit(format!("{le} = fcmp ole float {c1}, {up_c}"));
-        self.emit(format!("{c2} = select i1 {le}, float {c1}, float {up_c}"));
+        self.emit(format!("{ge} = fcmp oge {fty} {x}, {lo_c}"));
+        self.emit(format!("{c1} = select i1 {ge}, {fty} {x}, {fty} {lo_c}"));
+        self.emit(format!("{le} = fcmp ole {fty} {c1}, {up_c}"));
+        self.emit(format!("{c2} = select i1 {le}, {fty} {c1}, {fty} {up_c}"));
         let inst = if signed { "fptosi" } else { "fptoui" };
-        self.emit(format!("{r} = {inst} float {c2} to i32"));
-        self.emit(format!("{over} = fcmp oge float {x}, {lim_c}"));
-        self.emit(format!("{r2} = select i1 {over}, i32 {hi}, i32 {r}"));
+        self.emit(format!("{r} = {inst} {fty} {c2} to {ity}"));
+        self.emit(format!("{over} = fcmp oge {fty} {x}, {th_c}"));
+        self.emit(format!("{out} = select i1 {over}, {ity} {hi_i}, {ity} {r}"));
+        if signed && !representable {
+            // The range's low end is no finite float of this type: only -inf is below it.
+            let (under, r3) = (self.tmp(), self.tmp());
+            let neg_inf = c(f64::NEG_INFINITY);
+            self.emit(format!("{under} = fcmp ole {fty} {x}, {neg_inf}"));
+            self.emit(format!(
+                "{r3} = select i1 {under}, {ity} {lo_i}, {ity} {out}"
+            ));
+            out = r3;
+        }
         // NaN by its bits: LLVM canonicalizes `fcmp uno` and `fcmp une x, x` to an
         // `OpUnordered`, which the SPIR-V target emits although only kernels may use it.
-        let (bits, mag) = (self.tmp(), self.tmp());
-        self.emit(format!("{bits} = bitcast float {x} to i32"));
-        self.emit(format!("{mag} = and i32 {bits}, 2147483647"));
-        self.emit(format!("{nan} = icmp ugt i32 {mag}, 2139095040"));
-        self.emit(format!("{out} = select i1 {nan}, i32 0, i32 {r2}"));
+        let w = from.bits();
+        let bty = format!("i{w}");
+        let mag_mask = int_const(from_bits_type(w), (1u64 << (w - 1)) - 1);
+        // `mantissa_bits` counts the implicit bit: the stored fraction is one bit less.
+        let fraction = from.mantissa_bits() - 1;
+        let inf_bits = int_const(
+            from_bits_type(w),
+            ((1u64 << (w - 1 - fraction)) - 1) << fraction,
+        );
+        let (bits, mag, nan, done) = (self.tmp(), self.tmp(), self.tmp(), self.tmp());
+        self.emit(format!("{bits} = bitcast {fty} {x} to {bty}"));
+        self.emit(format!("{mag} = and {bty} {bits}, {mag_mask}"));
+        self.emit(format!("{nan} = icmp ugt {bty} {mag}, {inf_bits}"));
+        self.emit(format!("{done} = select i1 {nan}, {ity} 0, {ity} {out}"));
         Ok(Val {
-            text: out,
-            ty: "i32",
+            text: done,
+            ty: ity,
         })
+    }
+}
+
+/// The unsigned integer type of a float's width (for constants over its bits).
+fn from_bits_type(w: u32) -> ScalarType {
+    match w {
+        16 => ScalarType::U16,
+        64 => ScalarType::U64,
+        _ => ScalarType::U32,
     }
 }

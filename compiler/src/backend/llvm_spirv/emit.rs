@@ -57,7 +57,7 @@ extern "C" {
     fn LLVMInitializeSPIRVAsmPrinter();
 }
 
-fn init_target() {
+pub(crate) fn init_target() {
     // LLVM's target registry is not safe to initialize from two threads at once.
     static INIT: std::sync::Once = std::sync::Once::new();
     INIT.call_once(|| {

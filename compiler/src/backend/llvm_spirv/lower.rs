@@ -14,7 +14,7 @@ use std::fmt::Write;
 /// `NonSemantic.DebugPrintf`).
 const PRINTF: &str = "printing from kernels (`System.out.printf`/`println`)";
 
-use super::types::{self, float_const, int_const, scalar, scalar_of};
+use super::types::{self, float_const_of, int_const, scalar, scalar_of};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::ir::{
@@ -82,6 +82,12 @@ pub(crate) struct FnLower<'a> {
     /// Whether a `continue` of the innermost loop may be pending (`jumps`): the statements
     /// after this point in its body run only when none is.
     pub(super) continue_pending: bool,
+    /// Matrix and POD parameters read in the push-constant block: (parameter, its first
+    /// member).
+    pub(super) push_places: Vec<(usize, usize)>,
+    /// Values standing for the locals numbered past the function's own (lanes handed to a
+    /// scalar lowering, see `vectors.rs`).
+    pub(super) lane_values: Vec<Val>,
 }
 
 impl Val {
@@ -110,6 +116,8 @@ impl<'a> FnLower<'a> {
             shared_bytes: 0,
             shared: Vec::new(),
             bit_pointers: Default::default(),
+            push_places: Vec::new(),
+            lane_values: Vec::new(),
         }
     }
 
@@ -148,9 +156,17 @@ impl<'a> FnLower<'a> {
     }
 
     /// Declares one `alloca` per non-resource local and copies scalar parameters in.
-    pub(crate) fn prologue(&mut self, push_loads: &[(usize, Val)]) -> Res<()> {
+    pub(crate) fn prologue(&mut self, incoming: &[(usize, Val)]) -> Res<()> {
         for (i, local) in self.kernel.locals.iter().enumerate() {
             if i < self.kernel.param_count && self.handles.get(i).is_some_and(|h| h.is_some()) {
+                continue;
+            }
+            // A kernel's matrix and POD parameters are read in the push-constant block.
+            let kernel = self.kernel.kind == crate::ir::FunctionKind::Kernel;
+            if kernel
+                && i < self.kernel.param_count
+                && matches!(local.ty, Type::Matrix(..) | Type::Struct(_))
+            {
                 continue;
             }
             // A local of a dead branch the device specialization removed has no type left.
@@ -166,7 +182,7 @@ impl<'a> FnLower<'a> {
             let ty = types::value(&local.ty, local.span)?;
             let _ = writeln!(self.allocas, "  %l{i} = alloca {ty}");
         }
-        for (i, v) in push_loads {
+        for (i, v) in incoming {
             self.emit(format!("store {} {}, ptr %l{i}", v.ty, v.text));
         }
         Ok(())
@@ -183,31 +199,6 @@ impl<'a> FnLower<'a> {
             self.emit("unreachable");
         }
         Ok(())
-    }
-
-    /// Loads push-constant member `member` of LLVM type `stored`, converted to `ty`.
-    pub(crate) fn push_load(
-        &mut self,
-        member: usize,
-        s: ScalarType,
-        stored: &'static str,
-        span: Span,
-    ) -> Res<Val> {
-        let p = self.tmp();
-        self.emit(format!(
-            "{p} = getelementptr inbounds %PushConstants, ptr addrspace(13) @push_constants, i32 0, i32 {member}"
-        ));
-        let v = self.tmp();
-        self.emit(format!("{v} = load {stored}, ptr addrspace(13) {p}"));
-        if s == ScalarType::Bool {
-            let b = self.tmp();
-            self.emit(format!("{b} = icmp ne i32 {v}, 0"));
-            return Ok(Val { text: b, ty: "i1" });
-        }
-        Ok(Val {
-            text: v,
-            ty: scalar(s, span)?,
-        })
     }
 
     pub(super) fn block(&mut self, stmts: &[Stmt]) -> Res<()> {
@@ -324,19 +315,25 @@ impl<'a> FnLower<'a> {
                 ));
                 Ok(())
             }
-            Place::Field { .. } | Place::Lane { .. } => {
-                Err(refuse(span, "stores to struct fields or vector lanes"))
-            }
+            Place::Lane { base, lane } => self.store_lane(base, *lane, v, span),
+            Place::Field { .. } => Err(refuse(span, "stores to struct fields")),
         }
     }
 
     pub(super) fn stored_form(&mut self, v: Val, s: ScalarType) -> Val {
+        if s == ScalarType::BF16 && v.ty == "float" {
+            return self.bf16_to_bits(v);
+        }
         if s != ScalarType::Bool {
             return v;
         }
         let t = self.tmp();
-        self.emit(format!("{t} = zext i1 {} to i32", v.text));
-        Val { text: t, ty: "i32" }
+        let ty = match types::split_vector(v.ty) {
+            Some((n, _)) => types::vector("i32", n, Span::default()).unwrap_or("i32"),
+            None => "i32",
+        };
+        self.emit(format!("{t} = zext {} {} to {ty}", v.ty, v.text));
+        Val { text: t, ty }
     }
 
     pub(super) fn expr_or_void(&mut self, e: &Expr) -> Res<Option<Val>> {
@@ -351,6 +348,13 @@ impl<'a> FnLower<'a> {
                 }
                 ExprKind::Call { func, args } => {
                     self.call(*func, args, e)?;
+                    return Ok(None);
+                }
+                ExprKind::Intrinsic {
+                    op: Intrinsic::BufferVstore,
+                    args,
+                } => {
+                    self.vstore(args, e.span)?;
                     return Ok(None);
                 }
                 ExprKind::Intrinsic {
@@ -371,16 +375,37 @@ impl<'a> FnLower<'a> {
     }
 
     pub(super) fn expr(&mut self, e: &Expr) -> Res<Val> {
+        let v = self.expr_unrounded(e)?;
+        if Self::rounds_to_bf16(e) {
+            return Ok(self.round_bf16(v));
+        }
+        Ok(v)
+    }
+
+    fn expr_unrounded(&mut self, e: &Expr) -> Res<Val> {
         match &e.kind {
             ExprKind::Const(c) => {
                 let s = scalar_of(&e.ty, e.span)?;
                 let ty = scalar(s, e.span)?;
                 let text = match c {
                     Constant::Bool(b) => b.to_string(),
+                    // Sema may type an integer literal as a float (as the rspirv backend
+                    // accepts).
+                    Constant::Int(bits) if s.is_float() => float_const_of(s, *bits as i64 as f64),
                     Constant::Int(bits) => int_const(s, *bits),
-                    Constant::Float(f) => float_const(*f),
+                    Constant::Float(f) => float_const_of(s, *f),
                 };
                 Ok(Val { text, ty })
+            }
+            ExprKind::Load(Place::Local(l)) if l.0 >= self.kernel.locals.len() => self
+                .lane_values
+                .get(l.0 - self.kernel.locals.len())
+                .cloned()
+                .ok_or_else(|| refuse(e.span, "an unknown local")),
+            ExprKind::Load(place @ Place::Local(l))
+                if self.push_places.iter().any(|(p, _)| *p == l.0) =>
+            {
+                self.load_field(place, e)
             }
             ExprKind::Load(Place::Local(l)) => {
                 let ty = types::value(&e.ty, e.span)?;
@@ -393,20 +418,13 @@ impl<'a> FnLower<'a> {
                 if self.bit_pointers.contains(&p) {
                     return Ok(self.load_bits(&p, space));
                 }
-                let stored = types::stored(s, e.span)?;
+                let stored = types::stored_value(&e.ty, e.span)?;
                 let t = self.tmp();
                 self.emit(format!("{t} = load {stored}, ptr addrspace({space}) {p}"));
-                if s == ScalarType::Bool {
-                    let b = self.tmp();
-                    self.emit(format!("{b} = icmp ne i32 {t}, 0"));
-                    return Ok(Val { text: b, ty: "i1" });
-                }
-                Ok(Val {
-                    text: t,
-                    ty: stored,
-                })
+                self.loaded_form(Val::new(t, stored), s, e.span)
             }
-            ExprKind::Load(_) => Err(refuse(e.span, "reading struct fields or vector lanes")),
+            ExprKind::Load(Place::Lane { base, lane }) => self.load_lane(base, *lane, e.span),
+            ExprKind::Load(place @ Place::Field { .. }) => self.load_field(place, e),
             ExprKind::Unary(op, x) => self.unary(*op, x, e),
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e),
             ExprKind::LogicalAnd(a, b) => self.short_circuit(a, b, true),
@@ -442,13 +460,19 @@ impl<'a> FnLower<'a> {
             }
             ExprKind::Intrinsic { op, args } => self.intrinsic(op, args, e),
             ExprKind::Call { func, args } => self.call(*func, args, e),
-            ExprKind::Construct(_) | ExprKind::Splat(_) | ExprKind::Swizzle(..) => {
-                Err(refuse(e.span, "vector and matrix values"))
-            }
+            ExprKind::Construct(parts) => self.construct(parts, e),
+            ExprKind::Splat(x) => self.splat(x, e),
+            ExprKind::Swizzle(x, lanes) => self.swizzle(x, lanes, e),
             ExprKind::Host {
                 op: crate::ir::HostOp::Printf,
                 ..
             } => Err(refuse(e.span, PRINTF)),
+            ExprKind::Host {
+                op: crate::ir::HostOp::ArrayLength,
+                args,
+            } if args.len() == 1 && args[0].ty.is_buffer_array() => {
+                self.buffer_array_count(&args[0], e.span)
+            }
             ExprKind::Str(_) | ExprKind::Host { .. } | ExprKind::Launch(_) => {
                 Err(refuse(e.span, "host-only expressions"))
             }

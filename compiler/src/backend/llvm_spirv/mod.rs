@@ -3,32 +3,46 @@
 //! emitted as SPIR-V by LLVM's own SPIR-V backend (feature `native-host`, which links LLVM).
 //!
 //! Stages: [`crate::layout`] places the parameters (the same interface as the rspirv
-//! backend, so reflection and runtime are shared); [`lower`] (with [`arith`] and
-//! [`resources`]) writes the kernel as LLVM IR
+//! backend, so reflection and runtime are shared); [`lower`] writes the kernel as LLVM IR
 //! text — text rather than inkwell's builder because inkwell 0.11 cannot represent the
-//! target-extension types (`target("spirv.Image", …)`) the resource intrinsics take;
-//! [`emit`] parses, verifies, optimizes and emits it; [`post`] fixes up what LLVM's SPIR-V
-//! target does not produce for Vulkan compute (workgroup size as specialization constants,
-//! the push-constant block's decorations, the `Int8` capability its resource names imply).
+//! target-extension types (`target("spirv.Image", …)`) the resource intrinsics take — with
+//! [`arith`] (operators, conversions), [`bfloat16`], [`bit_casts`], [`vectors`],
+//! [`matrices`], [`push`] (the push-constant block), [`resources`] (buffers, images,
+//! shared arrays, built-ins, `Math`), [`buffers`] (lengths) and [`buffer_arrays`];
+//! [`emit`] parses, verifies, optimizes and emits it; [`post`] (with [`cleanup`] and
+//! [`vulkan_fixups`]) fixes up what LLVM's SPIR-V target does not produce for Vulkan
+//! compute (workgroup size as specialization constants, the push-constant block's
+//! decorations, storage-access capabilities, `OpArrayLength`, buffer-array lengths) and
+//! strips the `Int8` capability its resource names imply.
 //!
 //! What the backend does not lower is refused with [`Code::LlvmBackendUnsupported`] naming
 //! the construct; docs/backends.md lists the coverage per feature.
 
 mod arith;
 mod atomics;
+mod bfloat16;
+mod bit_casts;
+mod buffer_arrays;
+mod buffers;
 mod cleanup;
 mod emit;
 mod images;
+mod isolate;
 mod jumps;
 mod lower;
 mod math_bits;
+mod matrices;
 mod pointer_args;
 mod post;
+mod push;
 mod resources;
 mod shared;
 mod spec;
 mod spirv_ops;
+mod storage_widths;
 mod types;
+mod vectors;
+mod vulkan_fixups;
 mod waves;
 mod workgroup_reduce;
 
@@ -59,12 +73,31 @@ pub(crate) enum Handle {
         ty: String,
         /// The type's intrinsic-name mangling.
         mangled: String,
-        /// Element type.
+        /// Element type (the lane type of vector elements).
         elem: ir::ScalarType,
+        /// 1 for scalar elements, N for `Vector<elem, N>` elements.
+        lanes: u8,
         /// Binding number.
         binding: u32,
         /// The `handlefrombinding` call that makes it (a function's entry line).
         create: String,
+    },
+    /// A buffer array (`KernelBuffer<T>[]`): a handle per access ([`buffer_arrays`]).
+    BufferArray {
+        /// The handle type of one buffer.
+        ty: String,
+        /// The type's intrinsic-name mangling.
+        mangled: String,
+        /// Element lane type.
+        elem: ir::ScalarType,
+        /// 1 for scalar elements, N for `Vector<elem, N>` elements.
+        lanes: u8,
+        /// Binding number.
+        binding: u32,
+        /// The global naming the binding.
+        name: String,
+        /// The push-constant member holding the number of buffers bound.
+        count_member: usize,
     },
     /// A one-channel storage image.
     Image {
@@ -93,7 +126,9 @@ impl Handle {
     /// The binding number.
     pub(crate) fn binding(&self) -> u32 {
         match self {
-            Handle::Buffer { binding, .. } | Handle::Image { binding, .. } => *binding,
+            Handle::Buffer { binding, .. }
+            | Handle::Image { binding, .. }
+            | Handle::BufferArray { binding, .. } => *binding,
         }
     }
 
@@ -102,6 +137,7 @@ impl Handle {
     pub(crate) fn create(&self) -> &str {
         match self {
             Handle::Buffer { create, .. } | Handle::Image { create, .. } => create,
+            Handle::BufferArray { .. } => "",
         }
     }
 }
@@ -159,6 +195,13 @@ fn compile(
     let access = crate::backend::spirv::resource_access(module, kernel_id)?;
     let layout = layout::kernel_layout(kernel)?;
     let (text, shared_bytes) = module_text(module, kernel, &layout, &access)?;
+    if let Some(dir) = std::env::var_os("CAJETA_DUMP_LLVM_KERNELS") {
+        // For looking at what the SPIR-V target is given (docs/backends.md).
+        let _ = std::fs::write(
+            std::path::Path::new(&dir).join(format!("{}.ll", kernel.name)),
+            &text,
+        );
+    }
     let mut result = Err(String::new());
     // Shared arrays are indexed with GEPs, which O2's unrolling and instcombine fold into
     // forms LLVM 23's SPIR-V target lowers wrongly (measured: a shared-memory tree reduction
@@ -176,8 +219,15 @@ fn compile(
         (false, true) => &emit::JUMP_PIPELINES,
     };
     for &pipeline in pipes {
-        result = emit::emit_spirv(&text, pipeline)
-            .and_then(|words| post::fix_up(words, &layout, &kernel.name));
+        // LLVM 23.1's SPIR-V target crashes on some kernels with shared arrays (a shared
+        // array indexed in a loop): those are emitted in a child process, so a crash is a
+        // refusal instead of the end of the compiler (`isolate.rs`).
+        let emitted = if shared_arrays {
+            isolate::emit_isolated(&text, pipeline)
+        } else {
+            emit::emit_spirv(&text, pipeline)
+        };
+        result = emitted.and_then(|words| post::fix_up(words, &layout, &kernel.name));
         if result.is_ok() {
             break;
         }
@@ -203,7 +253,13 @@ fn compile(
             layout::access_from_usage(r, w)
         })
         .collect();
-    let interface = layout::reflect_interface(&layout, kernel.params(), &access, &[]);
+    let mut interface = layout::reflect_interface(&layout, kernel.params(), &access, &[]);
+    // Whether a buffer array is indexed non-uniformly shows in the finished module.
+    for b in &mut interface.bindings {
+        if let Some(array) = &mut b.array {
+            array.non_uniform = features.non_uniform_bindings.contains(&b.binding);
+        }
+    }
     let mut spec_constants = interface.workgroup_spec_constants;
     let mut parameters = interface.parameters;
     for spec in &features.spec_constants {
@@ -226,6 +282,7 @@ fn compile(
             default: spec.default,
         });
     }
+    spec_constants.extend(interface.buffer_array_spec_constants);
     let (major, minor) = options.target_env.spirv_version();
     let reflection = cajeta_runtime::Reflection {
         entry_point: kernel.name.clone(),
@@ -281,6 +338,7 @@ fn module_text(
         Some(id) => crate::backend::spirv::float_atomic_bit_views(module, FunctionId(id))?,
         None => Vec::new(),
     };
+    let push = push::push_block(kernel, layout)?;
     for slot in &layout.bindings {
         let span = kernel.params()[slot.param].span;
         let writes = access.get(slot.param).is_some_and(|a| a.1);
@@ -300,9 +358,11 @@ fn module_text(
             )
         };
         let (ty, mangled, handle) = match &slot.kind {
-            BindingKind::Buffer { lane, lanes: 1, .. } if *lane != ir::ScalarType::Bool => {
+            BindingKind::Buffer { lane, lanes, .. } => {
                 let mut elem = types::stored(*lane, span)?;
-                if bit_views.get(slot.param).copied().unwrap_or(false) {
+                if *lanes > 1 {
+                    elem = types::vector(elem, *lanes, span)?;
+                } else if bit_views.get(slot.param).copied().unwrap_or(false) {
                     elem = "i32";
                 }
                 let (ty, mangled) = types::buffer_handle(elem, writes);
@@ -312,6 +372,7 @@ fn module_text(
                     ty: ty.clone(),
                     mangled: mangled.clone(),
                     elem: *lane,
+                    lanes: *lanes,
                     binding: slot.binding,
                 };
                 (ty, mangled, h)
@@ -328,16 +389,29 @@ fn module_text(
                 };
                 (ty, mangled, h)
             }
-            BindingKind::Buffer { elem, .. } => {
-                return Err(refuse(span, format!("`KernelBuffer<{elem}>` parameters")))
-            }
             BindingKind::Texture(..) => return Err(refuse(span, "texture parameters")),
             BindingKind::Sampler => return Err(refuse(span, "sampler parameters")),
-            BindingKind::BufferArray { elem, .. } => {
-                return Err(refuse(
-                    span,
-                    format!("buffer-array parameters (`KernelBuffer<{elem}>[]`)"),
-                ))
+            BindingKind::BufferArray {
+                lane,
+                lanes,
+                count_member,
+                ..
+            } => {
+                let mut elem = types::stored(*lane, span)?;
+                if *lanes > 1 {
+                    elem = types::vector(elem, *lanes, span)?;
+                }
+                let (ty, mangled) = types::buffer_handle(elem, writes);
+                let h = Handle::BufferArray {
+                    ty: ty.clone(),
+                    mangled: mangled.clone(),
+                    elem: *lane,
+                    lanes: *lanes,
+                    binding: slot.binding,
+                    name: name.clone(),
+                    count_member: push.first_member[*count_member],
+                };
+                (ty, mangled, h)
             }
             BindingKind::AccelStruct => {
                 return Err(refuse(
@@ -355,36 +429,16 @@ fn module_text(
         entry.push_str(handle.create());
         handles[slot.param] = Some(handle);
     }
-    let mut push_fields = Vec::new();
-    let mut push_params = Vec::new();
-    for slot in &layout.push {
-        let span = kernel.params()[slot.param].span;
-        if slot.hidden {
-            return Err(refuse(span, "a buffer array's hidden length"));
-        }
-        let s = types::scalar_of(&slot.ty, span)
-            .map_err(|_| refuse(span, format!("a `{}` parameter", slot.ty)))?;
-        let stored = types::stored(s, span)?;
-        if slot.offset != 4 * push_fields.len() as u32 {
-            return Err(refuse(span, "a push-constant block with padding"));
-        }
-        push_fields.push(stored);
-        push_params.push((slot.param, s, stored));
-    }
-    if !push_fields.is_empty() {
+    if !push.fields.is_empty() {
         let _ = writeln!(
             head,
             "%PushConstants = type {{ {} }}\n@push_constants = external hidden addrspace(13) externally_initialized global %PushConstants",
-            push_fields.join(", ")
+            push.fields.join(", ")
         );
     }
     let mut f = lower::FnLower::new(kernel, &handles);
-    let mut loads = Vec::new();
-    for (member, (param, s, stored)) in push_params.into_iter().enumerate() {
-        let v = f.push_load(member, s, stored, kernel.span)?;
-        loads.push((param, v));
-    }
-    f.prologue(&loads)?;
+    f.prologue(&[])?;
+    f.load_push_block(&push, kernel.span)?;
     f.lower_body()?;
     decls.extend(f.decls.iter().cloned());
     decls.extend(f.globals.iter().cloned());

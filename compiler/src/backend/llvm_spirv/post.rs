@@ -8,13 +8,16 @@
 //!   where LLVM left them out.
 //! - What LLVM leaves unused goes ([`cleanup`]), with the `Int8`/`Int64` capabilities the
 //!   resource-name strings and 64-bit GEP indices implied.
+//! - 8- and 16-bit values in buffers and push constants get their storage-access
+//!   capabilities, and `OpOrdered`/`OpUnordered` become `OpIsNan` tests
+//!   ([`vulkan_fixups`]).
 //! - The entry point must be the kernel's name and bindings must be the layout's.
 
 use rspirv::binary::Assemble;
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
-use super::{atomics, cleanup, shared, spirv_ops};
+use super::{atomics, cleanup, shared, spirv_ops, vulkan_fixups};
 
 use crate::backend::spirv::FeatureSet;
 use crate::layout::{KernelLayout, DEFAULT_WORKGROUP_SIZE, DESCRIPTOR_SET};
@@ -26,6 +29,8 @@ pub(crate) struct Features {
     pub(crate) capabilities: Vec<String>,
     pub(crate) extensions: Vec<String>,
     pub(crate) vulkan_features: Vec<String>,
+    /// The buffer-array bindings indexed non-uniformly.
+    pub(crate) non_uniform_bindings: Vec<u32>,
 }
 
 /// Fixes up `words` (see the module comment) and reports its features.
@@ -45,16 +50,35 @@ pub(crate) fn fix_up(
     check_structured(&m)?;
     check_bindings(&m, layout)?;
     spec_workgroup_size(&mut m)?;
+    super::buffers::replace_array_length_calls(&mut m)?;
+    super::buffer_arrays::specialize_array_lengths(&mut m, layout, uint_const, next_id)?;
     decorate_push_block(&mut m, layout);
     cleanup::narrow_constant_indices(&mut m, uint_const);
     cleanup::remove_unused(&mut m);
     cleanup::drop_unused_width_capabilities(&mut m);
+    vulkan_fixups::ordered_tests(&mut m, next_id);
+    vulkan_fixups::storage_access_capabilities(&mut m);
+    super::storage_widths::layout_storage_capabilities(&mut m, layout);
+    super::storage_widths::drop_storage_only_widths(&mut m);
+    vulkan_fixups::std430_array_strides(&mut m);
     no_contraction(&mut m);
     let mut features = FeatureSet::default();
     for inst in &m.capabilities {
         if let Some(Operand::Capability(c)) = inst.operands.first() {
             features.require(*c);
         }
+    }
+    // Indexing a buffer array with a uniform index needs a feature and no capability (as
+    // the rspirv backend reports it).
+    let arrays = layout
+        .bindings
+        .iter()
+        .any(|b| matches!(b.kind, crate::layout::BindingKind::BufferArray { .. }));
+    if arrays {
+        features.vulkan_feature("shaderStorageBufferArrayDynamicIndexing");
+    }
+    if features.has(rspirv::spirv::Capability::StorageBufferArrayNonUniformIndexing) {
+        features.vulkan_feature("shaderStorageBufferArrayNonUniformIndexing");
     }
     let extensions: Vec<String> = m
         .extensions
@@ -64,8 +88,10 @@ pub(crate) fn fix_up(
             _ => None,
         })
         .collect();
+    let non_uniform_bindings = super::buffer_arrays::non_uniform_bindings(&m);
     let features = Features {
         spec_constants,
+        non_uniform_bindings,
         capabilities: features
             .capabilities()
             .iter()
@@ -338,7 +364,10 @@ fn read_composite_instead(m: &mut Module, vars: &[Word], composite: Word) {
     }
 }
 
-/// `Block` and member `Offset`s on the push-constant struct, where missing.
+/// `Block` on the push-constant struct where missing, and every member's `Offset` from the
+/// layout (std430): LLVM's own offsets follow its data layout (a `<3 x float>` takes 16
+/// bytes there, 12 in std430), and the members are only ever reached by index, so the
+/// layout's offsets are the ones that hold.
 fn decorate_push_block(m: &mut Module, layout: &KernelLayout) {
     let pointer = m.types_global_values.iter().find_map(|i| {
         (i.class.opcode == Op::Variable
@@ -360,38 +389,31 @@ fn decorate_push_block(m: &mut Module, layout: &KernelLayout) {
     let Some(block) = block else {
         return;
     };
-    let decorated = |m: &Module, member: Option<u32>, d: Decoration| {
-        m.annotations.iter().any(|i| match member {
-            None => {
-                i.class.opcode == Op::Decorate
-                    && i.operands.first() == Some(&Operand::IdRef(block))
-                    && i.operands.get(1) == Some(&Operand::Decoration(d))
-            }
-            Some(n) => {
-                i.class.opcode == Op::MemberDecorate
-                    && i.operands.first() == Some(&Operand::IdRef(block))
-                    && i.operands.get(1) == Some(&Operand::LiteralBit32(n))
-                    && i.operands.get(2) == Some(&Operand::Decoration(d))
-            }
-        })
-    };
-    if !decorated(m, None, Decoration::Block) {
+    let has_block = m.annotations.iter().any(|i| {
+        i.class.opcode == Op::Decorate
+            && i.operands.first() == Some(&Operand::IdRef(block))
+            && i.operands.get(1) == Some(&Operand::Decoration(Decoration::Block))
+    });
+    if !has_block {
         decorate(m, block, Decoration::Block, []);
     }
-    for (i, slot) in layout.push.iter().enumerate() {
-        if !decorated(m, Some(i as u32), Decoration::Offset) {
-            m.annotations.push(Instruction::new(
-                Op::MemberDecorate,
-                None,
-                None,
-                vec![
-                    Operand::IdRef(block),
-                    Operand::LiteralBit32(i as u32),
-                    Operand::Decoration(Decoration::Offset),
-                    Operand::LiteralBit32(slot.offset),
-                ],
-            ));
-        }
+    m.annotations.retain(|i| {
+        !(i.class.opcode == Op::MemberDecorate
+            && i.operands.first() == Some(&Operand::IdRef(block))
+            && i.operands.get(2) == Some(&Operand::Decoration(Decoration::Offset)))
+    });
+    for (n, offset) in super::push::member_offsets(layout).into_iter().enumerate() {
+        m.annotations.push(Instruction::new(
+            Op::MemberDecorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(block),
+                Operand::LiteralBit32(n as u32),
+                Operand::Decoration(Decoration::Offset),
+                Operand::LiteralBit32(offset),
+            ],
+        ));
     }
 }
 

@@ -18,6 +18,9 @@ impl FnLower<'_> {
         base: &Expr,
         index: &Expr,
     ) -> Res<(String, u32, ScalarType)> {
+        if super::buffer_arrays::array_element(base).is_some() {
+            return self.array_element_pointer(base, index);
+        }
         let ExprKind::Load(Place::Local(l)) = &base.kind else {
             return Err(refuse(
                 base.span,
@@ -29,14 +32,24 @@ impl FnLower<'_> {
             // rspirv backend leaves such an access to the driver, as Vulkan does).
             let i = self.expr(index)?;
             let i = self.opaque_if_constant(i);
-            let ty = self.shared_element_type(l.0, elem, base.span)?;
+            // Vectors keep their vector type; scalars may be a float atomic's bit view.
+            let vector = match &base.ty {
+                Type::Shared(t) if matches!(t.as_ref(), Type::Vector(..)) => {
+                    Some(types::stored_value(t, base.span)?)
+                }
+                _ => None,
+            };
+            let ty = match vector {
+                Some(t) => t,
+                None => self.shared_element_type(l.0, elem, base.span)?,
+            };
             let p = self.tmp();
-            if ty != types::stored(elem, base.span)? {
+            if vector.is_none() && ty != types::stored(elem, base.span)? {
                 self.bit_pointers.insert(p.clone());
             }
             self.emit(format!(
-                "{p} = getelementptr [{n} x {ty}], ptr addrspace(3) {global}, i32 0, i32 {}",
-                i.text
+                "{p} = getelementptr [{n} x {ty}], ptr addrspace(3) {global}, i32 0, {} {}",
+                i.ty, i.text
             ));
             return Ok((p, 3, elem));
         }
@@ -56,17 +69,10 @@ impl FnLower<'_> {
             ));
         };
         let i = self.expr(index)?;
-        let p = self.tmp();
+        let p = self.buffer_pointer(&var, &ty, &mangled, &i);
         if bits {
             self.bit_pointers.insert(p.clone());
         }
-        self.declare(format!(
-            "declare ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty}, i32)"
-        ));
-        self.emit(format!(
-            "{p} = call ptr addrspace(11) @llvm.spv.resource.getpointer.p11.{mangled}({ty} {var}, i32 {})",
-            i.text
-        ));
         Ok((p, 11, elem))
     }
 
@@ -77,6 +83,9 @@ impl FnLower<'_> {
             Intrinsic::LocalId(a) => builtin("llvm.spv.thread.id.in.group.i32", a),
             Intrinsic::WorkgroupId(a) => builtin("llvm.spv.group.id.i32", a),
             Intrinsic::ImageLoad => return self.image_load(args, e),
+            Intrinsic::Math(f) if args.iter().any(|a| matches!(a.ty, Type::Vector(..))) => {
+                return self.vector_math(*f, args, e)
+            }
             Intrinsic::Math(f) => return self.math(*f, args, e),
             Intrinsic::Atomic(op) => return self.atomic(*op, args, e),
             Intrinsic::Bits(f) => return self.bits(*f, args, e),
@@ -88,6 +97,11 @@ impl FnLower<'_> {
             Intrinsic::WorkgroupReduce => return self.workgroup_reduce(args, e),
             Intrinsic::SharedLength => return self.shared_length(args, e),
             Intrinsic::ImageHeight => return self.image_size(args, e, 1),
+            Intrinsic::Vector(f) => return self.vector_fn(*f, args, e),
+            Intrinsic::BufferVload => return self.vload(args, e),
+            Intrinsic::BitCast(c) => return self.bit_cast(*c, args, e),
+            Intrinsic::BufferLength => return self.buffer_length(args, e, false),
+            Intrinsic::BufferLength64 => return self.buffer_length(args, e, true),
             Intrinsic::WorkgroupSize(a) => return self.builtin_lane("WorkgroupSize", *a),
             Intrinsic::WorkgroupCount(a) => return self.builtin_lane("NumWorkgroups", *a),
             Intrinsic::GlobalSize(a) => {
@@ -110,6 +124,32 @@ impl FnLower<'_> {
     /// → `SMin`, …); functions without such an intrinsic are refused.
     pub(super) fn math(&mut self, f: MathFn, args: &[Expr], e: &Expr) -> Res<Val> {
         let s = scalar_of(&e.ty, e.span)?;
+        // GLSL.std.450 defines its trigonometric, exponential and logarithmic instructions
+        // for 16- and 32-bit floats only: on float64 they would make an invalid module.
+        let transcendental = matches!(
+            f,
+            MathFn::Sin
+                | MathFn::Cos
+                | MathFn::Tan
+                | MathFn::Asin
+                | MathFn::Acos
+                | MathFn::Atan
+                | MathFn::Atan2
+                | MathFn::Sinh
+                | MathFn::Cosh
+                | MathFn::Tanh
+                | MathFn::Exp
+                | MathFn::Exp2
+                | MathFn::Log
+                | MathFn::Log2
+                | MathFn::Pow
+        );
+        if transcendental && s == ScalarType::F64 {
+            return Err(refuse(
+                e.span,
+                format!("`Math.{f:?}` on `float64` (GLSL.std.450 has it for 16- and 32-bit floats only)"),
+            ));
+        }
         let float = s.is_float();
         let signed = s.is_signed_integer();
         let name = match f {
@@ -144,7 +184,7 @@ impl FnLower<'_> {
             other => return self.glsl_math(other, args, e),
         };
         let ty = scalar(s, e.span)?;
-        let suffix = if float { "f32" } else { "i32" };
+        let suffix = types::mangle(ty);
         let mut operands = Vec::new();
         for a in args {
             let v = self.expr(a)?;
@@ -208,17 +248,38 @@ impl FnLower<'_> {
         if self.shared.iter().any(|(s, ..)| *s == local) {
             return Err(refuse(span, "a `Shared<T>` local assigned twice"));
         }
-        let elem = scalar_of(elem, span)?;
+        // Scalars and vectors: `lane` is the lane type, `ty` the stored element.
+        let lanes = u32::from(elem.lanes() as u8);
+        let lane = scalar_of(
+            &Type::Scalar(elem.elem_scalar().unwrap_or(ScalarType::Bool)),
+            span,
+        )?;
         let Some(ExprKind::Const(Constant::Int(n))) = args.first().map(|a| &a.kind) else {
-            return self.bind_dynamic_shared(local, elem, span);
+            if lanes > 1 {
+                return Err(refuse(span, "a shared array of vectors of dynamic length"));
+            }
+            return self.bind_dynamic_shared(local, lane, span);
         };
-        let ty = self.shared_element_type(local, elem, span)?;
+        let ty = if lanes > 1 {
+            types::stored_value(elem, span)?
+        } else {
+            self.shared_element_type(local, lane, span)?
+        };
+        let elem = lane;
         let n = *n as u32;
         let global = format!("@shared.{}.{local}", self.kernel_tag());
         self.globals.push(format!(
             "{global} = internal addrspace(3) global [{n} x {ty}] poison"
         ));
-        self.shared_bytes += u64::from(n) * 4;
+        // The element's stored size (booleans as uint32), as the rspirv backend counts it.
+        let elem_bytes = if elem == ScalarType::Bool {
+            4
+        } else {
+            elem.size_bytes()
+        };
+        // A 3-lane vector takes four lanes' room, as in std430.
+        let lanes = if lanes == 3 { 4 } else { lanes };
+        self.shared_bytes += u64::from(n) * u64::from(elem_bytes * lanes);
         self.shared.push((local, global, elem, n));
         Ok(())
     }

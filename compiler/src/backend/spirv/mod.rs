@@ -47,7 +47,7 @@ mod storage;
 mod tests;
 mod textures;
 mod types;
-mod uniformity;
+pub(crate) mod uniformity;
 mod unroll;
 mod vector;
 mod vector_ops;
@@ -57,6 +57,7 @@ mod workgroup_reduce;
 pub use disasm::disassemble;
 #[cfg(feature = "native-host")]
 pub(crate) use module::FeatureSet;
+pub(crate) use types::f64_to_f16_bits;
 
 use std::collections::{HashMap, VecDeque};
 

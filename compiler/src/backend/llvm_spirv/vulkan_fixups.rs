@@ -1,0 +1,191 @@
+//! Fix-ups of LLVM's SPIR-V output that concern what Vulkan's `Shader` environment allows:
+//! the storage-access capabilities 8- and 16-bit values in buffers and push constants need
+//! (LLVM declares only `Int8`/`Int16`/`Float16`), and the `OpOrdered`/`OpUnordered` tests
+//! LLVM makes of `x == x`/`x != x` (only `Kernel` modules may use them).
+
+use std::collections::{HashMap, HashSet};
+
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{Capability, Op, StorageClass, Word};
+
+/// Declares `StorageBuffer8BitAccess`/`StorageBuffer16BitAccess` and
+/// `StoragePushConstant8`/`StoragePushConstant16` where a storage-buffer or push-constant
+/// pointer reaches an 8- or 16-bit scalar, as the rspirv backend does (SPIR-V 1.6 has the
+/// capabilities in core: no extension).
+pub(crate) fn storage_access_capabilities(m: &mut Module) {
+    let defs: HashMap<Word, &Instruction> = m
+        .types_global_values
+        .iter()
+        .filter_map(|i| i.result_id.map(|id| (id, i)))
+        .collect();
+    let mut needed = Vec::new();
+    for i in &m.types_global_values {
+        if i.class.opcode != Op::TypePointer {
+            continue;
+        }
+        let (Some(Operand::StorageClass(class)), Some(Operand::IdRef(pointee))) =
+            (i.operands.first(), i.operands.get(1))
+        else {
+            continue;
+        };
+        let mut widths = HashSet::new();
+        scalar_widths(&defs, *pointee, &mut widths, 0);
+        for w in widths {
+            let cap = match (class, w) {
+                (StorageClass::StorageBuffer, 8) => Capability::StorageBuffer8BitAccess,
+                (StorageClass::StorageBuffer, 16) => Capability::StorageBuffer16BitAccess,
+                (StorageClass::PushConstant, 8) => Capability::StoragePushConstant8,
+                (StorageClass::PushConstant, 16) => Capability::StoragePushConstant16,
+                _ => continue,
+            };
+            if !needed.contains(&cap) {
+                needed.push(cap);
+            }
+        }
+    }
+    for cap in needed {
+        let declared = m
+            .capabilities
+            .iter()
+            .any(|i| i.operands.first() == Some(&Operand::Capability(cap)));
+        if !declared {
+            m.capabilities.push(Instruction::new(
+                Op::Capability,
+                None,
+                None,
+                vec![Operand::Capability(cap)],
+            ));
+        }
+    }
+}
+
+/// The widths of the scalars type `id` holds (through structs, arrays and vectors).
+fn scalar_widths(defs: &HashMap<Word, &Instruction>, id: Word, out: &mut HashSet<u32>, depth: u32) {
+    let Some(i) = defs.get(&id) else {
+        return;
+    };
+    if depth > 16 {
+        return;
+    }
+    match i.class.opcode {
+        Op::TypeInt | Op::TypeFloat => {
+            if let Some(Operand::LiteralBit32(w)) = i.operands.first() {
+                out.insert(*w);
+            }
+        }
+        Op::TypeStruct => {
+            for op in &i.operands {
+                if let Operand::IdRef(member) = op {
+                    scalar_widths(defs, *member, out, depth + 1);
+                }
+            }
+        }
+        Op::TypeArray | Op::TypeRuntimeArray | Op::TypeVector | Op::TypeMatrix => {
+            if let Some(Operand::IdRef(elem)) = i.operands.first() {
+                scalar_widths(defs, *elem, out, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Rewrites `OpUnordered a b` as `IsNan a || IsNan b` and `OpOrdered a b` as its negation
+/// (same result id), which the `Shader` capability allows.
+pub(crate) fn ordered_tests(m: &mut Module, mut next_id: impl FnMut(&mut Module) -> Word) {
+    let mut found = Vec::new();
+    for (fi, f) in m.functions.iter().enumerate() {
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for (ii, i) in b.instructions.iter().enumerate() {
+                if matches!(i.class.opcode, Op::Ordered | Op::Unordered) {
+                    found.push((fi, bi, ii));
+                }
+            }
+        }
+    }
+    // Back to front, so that earlier indices stay valid while instructions are inserted.
+    for (fi, bi, ii) in found.into_iter().rev() {
+        let i = m.functions[fi].blocks[bi].instructions[ii].clone();
+        let (Some(ty), Some(result), [Operand::IdRef(a), Operand::IdRef(b)]) =
+            (i.result_type, i.result_id, i.operands.as_slice())
+        else {
+            continue;
+        };
+        let (na, nb) = (next_id(m), next_id(m));
+        let mut lines = vec![
+            Instruction::new(Op::IsNan, Some(ty), Some(na), vec![Operand::IdRef(*a)]),
+            Instruction::new(Op::IsNan, Some(ty), Some(nb), vec![Operand::IdRef(*b)]),
+        ];
+        let either = [Operand::IdRef(na), Operand::IdRef(nb)].to_vec();
+        if i.class.opcode == Op::Unordered {
+            lines.push(Instruction::new(
+                Op::LogicalOr,
+                Some(ty),
+                Some(result),
+                either,
+            ));
+        } else {
+            let any = next_id(m);
+            lines.push(Instruction::new(Op::LogicalOr, Some(ty), Some(any), either));
+            lines.push(Instruction::new(
+                Op::LogicalNot,
+                Some(ty),
+                Some(result),
+                vec![Operand::IdRef(any)],
+            ));
+        }
+        let block = &mut m.functions[fi].blocks[bi].instructions;
+        block.splice(ii..=ii, lines);
+    }
+}
+
+/// Sets the `ArrayStride` of runtime arrays of 3-lane vectors to std430's (four lanes: the
+/// layout's stride, and what relaxed block layout requires); LLVM's SPIR-V target writes
+/// the vector's 12-byte store size. The element pointers are access chains by element
+/// index, so only the decoration changes.
+pub(crate) fn std430_array_strides(m: &mut Module) {
+    let defs: HashMap<Word, Instruction> = m
+        .types_global_values
+        .iter()
+        .filter_map(|i| i.result_id.map(|id| (id, i.clone())))
+        .collect();
+    let lane_bytes = |id: Word| match defs.get(&id) {
+        Some(i) if matches!(i.class.opcode, Op::TypeInt | Op::TypeFloat) => {
+            match i.operands.first() {
+                Some(Operand::LiteralBit32(w)) => Some(w / 8),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let mut strides = HashMap::new();
+    for (id, i) in &defs {
+        if i.class.opcode != Op::TypeRuntimeArray {
+            continue;
+        }
+        let Some(Operand::IdRef(elem)) = i.operands.first() else {
+            continue;
+        };
+        let Some(v) = defs.get(elem) else {
+            continue;
+        };
+        if let (Op::TypeVector, [Operand::IdRef(lane), Operand::LiteralBit32(3)]) =
+            (v.class.opcode, v.operands.as_slice())
+        {
+            if let Some(b) = lane_bytes(*lane) {
+                strides.insert(*id, 4 * b);
+            }
+        }
+    }
+    for a in &mut m.annotations {
+        if a.class.opcode != Op::Decorate {
+            continue;
+        }
+        if let [Operand::IdRef(id), Operand::Decoration(rspirv::spirv::Decoration::ArrayStride), Operand::LiteralBit32(s)] =
+            a.operands.as_mut_slice()
+        {
+            if let Some(&stride) = strides.get(id) {
+                *s = stride;
+            }
+        }
+    }
+}
