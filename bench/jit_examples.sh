@@ -5,16 +5,20 @@
 # and machine code; in a real run it overlaps the creation of the device's context).
 #
 #   cargo build --release -p cajetac
-#   bash bench/jit_examples.sh [RUNS] [CAJETAC]
+#   bash bench/jit_examples.sh [RUNS] [CAJETAC] [EXAMPLE.cajeta…]   (default: examples/*.cajeta)
 #
 # An example that fails (or prints no timing) is reported as such; the others go on.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 bin=${2:-target/release/cajetac}
+shift $(($# < 2 ? $# : 2))
+examples=("$@")
+if ((${#examples[@]} == 0)); then
+    examples=(examples/*.cajeta)
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-examples=(examples/*.cajeta)
 declare -A times
 for ((r = 0; r < runs; r++)); do
     for ex in "${examples[@]}"; do
