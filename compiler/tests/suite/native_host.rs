@@ -169,6 +169,57 @@ fn runtime_errors_match_the_interpreter_position_and_message() {
     assert_eq!(r.out, "-9223372036854775808 0.1 1.0E308 42\n");
 }
 
+/// One function's checks share one failure path in native code: each failing check must
+/// still report its own position and values.
+#[test]
+fn checks_sharing_one_failure_path_keep_their_positions_and_values() {
+    let file = "failure_sites.cajeta";
+    let src = std::fs::read_to_string(corpus_dir().join(file)).unwrap();
+    let cases = [
+        ("0", None),
+        (
+            "1",
+            Some("10:22: runtime error: array index 4 out of bounds for length 4"),
+        ),
+        (
+            "2",
+            Some("14:26: runtime error: array index -1 out of bounds for length 4"),
+        ),
+        ("3", Some("17:18: runtime error: integer division by zero")),
+        ("4", Some("20:18: runtime error: integer remainder by zero")),
+        (
+            "5",
+            Some("23:18: runtime error: array index 201 out of bounds for length 4"),
+        ),
+        (
+            "6",
+            Some("27:26: runtime error: array index 4294967295 out of bounds for length 4"),
+        ),
+    ];
+    for (what, error) in cases {
+        let r = differential_with(file, &src, &[what.to_string()]);
+        assert!(
+            r.out.starts_with(&format!("picked {what}\n")),
+            "{what}: {}",
+            r.out
+        );
+        match error {
+            None => {
+                assert_eq!(r.out, "picked 0\nsum 202\n", "{what}");
+                assert_eq!(r.end, "returned 0", "{what}");
+            }
+            Some(message) => {
+                assert_eq!(r.out, format!("picked {what}\n"), "{what}");
+                assert!(
+                    r.end.starts_with("runtime error: ") && r.end.ends_with(message),
+                    "{what}: {}",
+                    r.end
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn arrays_agree_with_the_interpreter() {
     let r = corpus("arrays.cajeta");

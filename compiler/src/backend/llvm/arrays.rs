@@ -9,8 +9,9 @@
 //! access for a load, the statement for a store), after Java's evaluation order: index,
 //! then the stored value, then the check.
 
+use inkwell::basic_block::BasicBlock;
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue, PhiValue, PointerValue};
 use inkwell::IntPredicate;
 
 use super::codegen::{b, Codegen, FnState, Gen};
@@ -69,31 +70,63 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 .builder
                 .build_int_compare(IntPredicate::SLT, len, i64t.const_zero(), "null"))?;
         let bad = b(self.builder.build_or(outside, null, "bad"))?;
-        let fail_bb = self.ctx.append_basic_block(st.func, "index.fail");
-        let ok_bb = self.ctx.append_basic_block(st.func, "index.ok");
-        b(self.builder.build_conditional_branch(bad, fail_bb, ok_bb))?;
-        self.builder.position_at_end(fail_bb);
         let site = self.site(SiteKind::Index, span);
         let unsigned = u64::from(index_type == ScalarType::U64);
-        let args = [
-            self.ctx.i32_type().const_int(site as u64, false).into(),
+        let i32t = self.ctx.i32_type();
+        let here = self
+            .builder
+            .get_insert_block()
+            .ok_or("internal error: no block")?;
+        let (fail_bb, phis) = self.index_fail_block(st)?;
+        let incoming: [BasicValueEnum<'ctx>; 4] = [
+            i32t.const_int(site as u64, false).into(),
             i.into(),
-            self.ctx.i32_type().const_int(unsigned, false).into(),
+            i32t.const_int(unsigned, false).into(),
             len.into(),
         ];
-        b(self
-            .builder
-            .build_call(self.rt["cajeta_index_fail"], &args, ""))?;
-        let flag = self.unwinding.as_pointer_value();
-        b(self
-            .builder
-            .build_store(flag, self.ctx.bool_type().const_all_ones()))?;
-        b(self.builder.build_unconditional_branch(st.unwind))?;
+        for (phi, v) in phis.iter().zip(incoming) {
+            phi.add_incoming(&[(&v, here)]);
+        }
+        let ok_bb = self.ctx.append_basic_block(st.func, "index.ok");
+        b(self.builder.build_conditional_branch(bad, fail_bb, ok_bb))?;
         self.builder.position_at_end(ok_bb);
         let elem = self.storage_type(self.elem_of(st, l)?)?;
         // SAFETY (of the generated code): `i` was checked against the length above.
         let p = unsafe { b(self.builder.build_in_bounds_gep(elem, data, &[i], "elem"))? };
         Ok(p)
+    }
+
+    /// The function's one `cajeta_index_fail(site, index, unsigned, len)` call, its
+    /// arguments phis that each failing bounds check adds to (made at the first).
+    fn index_fail_block(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+    ) -> Gen<(BasicBlock<'ctx>, [PhiValue<'ctx>; 4])> {
+        if let Some(f) = st.index_fail {
+            return Ok(f);
+        }
+        let here = self
+            .builder
+            .get_insert_block()
+            .ok_or("internal error: no block")?;
+        let bb = self.ctx.append_basic_block(st.func, "index.fail");
+        self.builder.position_at_end(bb);
+        let (i32t, i64t) = (self.ctx.i32_type(), self.ctx.i64_type());
+        let phis = [
+            b(self.builder.build_phi(i32t, "site"))?,
+            b(self.builder.build_phi(i64t, "index"))?,
+            b(self.builder.build_phi(i32t, "unsigned"))?,
+            b(self.builder.build_phi(i64t, "len"))?,
+        ];
+        let args: Vec<BasicMetadataValueEnum> =
+            phis.iter().map(|p| p.as_basic_value().into()).collect();
+        b(self
+            .builder
+            .build_call(self.rt["cajeta_index_fail"], &args, ""))?;
+        b(self.builder.build_unconditional_branch(st.failed))?;
+        self.builder.position_at_end(here);
+        st.index_fail = Some((bb, phis));
+        Ok((bb, phis))
     }
 
     /// `l[index]` (expression `e`).

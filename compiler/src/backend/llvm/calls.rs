@@ -19,7 +19,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// a too-deep recursion is reported, as the interpreter does).
     pub fn call(
         &mut self,
-        st: &FnState<'ctx, 'm>,
+        st: &mut FnState<'ctx, 'm>,
         func: FunctionId,
         args: &[BasicMetadataValueEnum<'ctx>],
         span: Span,

@@ -12,7 +12,8 @@
 //!
 //! Runtime errors do not unwind through native frames: the failing code records the error
 //! (`cajeta_fail(site)`), sets the module's `cajeta.unwinding` flag and returns from its
-//! function; every call site tests the flag after the call and returns too, up to
+//! function (each function has one such path, which every check branches to: fewer blocks
+//! for LLVM's code generator, the larger part of the JIT time); every call site tests the flag after the call and returns too, up to
 //! `cajeta.main`, which reports failure to Rust. The recursion limit is the interpreter's:
 //! `cajeta.depth` counts the active host calls and a call site refuses to go deeper than
 //! `MAX_CALL_DEPTH`.
@@ -25,7 +26,7 @@ use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{
-    BasicValueEnum, FunctionValue, GlobalValue, InstructionValue, IntValue, PointerValue,
+    BasicValueEnum, FunctionValue, GlobalValue, InstructionValue, IntValue, PhiValue, PointerValue,
 };
 use inkwell::AddressSpace;
 
@@ -93,6 +94,15 @@ pub struct FnState<'ctx, 'm> {
     pub loops: HashMap<LoopId, (BasicBlock<'ctx>, BasicBlock<'ctx>)>,
     /// Returns a dummy value while a runtime error propagates.
     pub unwind: BasicBlock<'ctx>,
+    /// Sets `cajeta.unwinding` and goes to `unwind`: where every failure of the function
+    /// ends, so that the code generator sees one such block instead of one per check.
+    pub failed: BasicBlock<'ctx>,
+    /// The function's one call of `cajeta_fail`, its site a phi of the failing checks
+    /// (made at the first check).
+    pub fail_site: Option<(BasicBlock<'ctx>, PhiValue<'ctx>)>,
+    /// The function's one call of `cajeta_index_fail`, its arguments phis of the failing
+    /// bounds checks (made at the first check).
+    pub index_fail: Option<(BasicBlock<'ctx>, [PhiValue<'ctx>; 4])>,
 }
 
 impl<'ctx, 'm> Codegen<'ctx, 'm> {
@@ -185,6 +195,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let func = self.funcs[&id];
         let entry = self.ctx.append_basic_block(func, "entry");
         let unwind = self.ctx.append_basic_block(func, "unwind");
+        let failed = self.ctx.append_basic_block(func, "failed");
+        self.builder.position_at_end(failed);
+        b(self.builder.build_store(
+            self.unwinding.as_pointer_value(),
+            self.ctx.bool_type().const_all_ones(),
+        ))?;
+        b(self.builder.build_unconditional_branch(unwind))?;
         self.builder.position_at_end(entry);
         let ptr = self.ctx.ptr_type(AddressSpace::default());
         let i64t = self.ctx.i64_type();
@@ -243,6 +260,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             out,
             loops: HashMap::new(),
             unwind,
+            failed,
+            fail_site: None,
+            index_fail: None,
         };
         // Object parameters: the callee's own reference in its frame.
         for (i, p) in ir_fn.params().iter().enumerate() {
@@ -462,28 +482,37 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         (self.sites.len() - 1) as i32
     }
 
-    /// In the current block: records the error of `site` and returns from the function.
-    pub fn fail(&mut self, st: &FnState<'ctx, 'm>, site: i32) -> Gen<()> {
-        let site = self.ctx.i32_type().const_int(site as u64, true);
-        b(self
+    /// Branches to the function's `cajeta_fail` call with `site` when `bad` holds, and
+    /// continues in a new block otherwise.
+    pub fn fail_if(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        bad: IntValue<'ctx>,
+        site: i32,
+    ) -> Gen<()> {
+        let here = self
             .builder
-            .build_call(self.rt["cajeta_fail"], &[site.into()], ""))?;
-        let flag = self.unwinding.as_pointer_value();
-        b(self
-            .builder
-            .build_store(flag, self.ctx.bool_type().const_all_ones()))?;
-        b(self.builder.build_unconditional_branch(st.unwind))?;
-        Ok(())
-    }
-
-    /// Branches to a new block that fails with `site` when `bad` holds, and continues in
-    /// the other one.
-    pub fn fail_if(&mut self, st: &FnState<'ctx, 'm>, bad: IntValue<'ctx>, site: i32) -> Gen<()> {
-        let fail_bb = self.ctx.append_basic_block(st.func, "fail");
+            .get_insert_block()
+            .ok_or("internal error: no block")?;
+        let (fail_bb, phi) = match st.fail_site {
+            Some(f) => f,
+            None => {
+                let bb = self.ctx.append_basic_block(st.func, "fail");
+                self.builder.position_at_end(bb);
+                let phi = b(self.builder.build_phi(self.ctx.i32_type(), "site"))?;
+                let site = phi.as_basic_value().into_int_value();
+                b(self
+                    .builder
+                    .build_call(self.rt["cajeta_fail"], &[site.into()], ""))?;
+                b(self.builder.build_unconditional_branch(st.failed))?;
+                self.builder.position_at_end(here);
+                st.fail_site = Some((bb, phi));
+                (bb, phi)
+            }
+        };
+        phi.add_incoming(&[(&self.ctx.i32_type().const_int(site as u64, true), here)]);
         let ok_bb = self.ctx.append_basic_block(st.func, "ok");
         b(self.builder.build_conditional_branch(bad, fail_bb, ok_bb))?;
-        self.builder.position_at_end(fail_bb);
-        self.fail(st, site)?;
         self.builder.position_at_end(ok_bb);
         Ok(())
     }

@@ -89,17 +89,10 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             ok.get_type().const_zero(),
             "failed",
         ))?;
-        let fail_bb = self.ctx.append_basic_block(st.func, "delegate.fail");
         let ok_bb = self.ctx.append_basic_block(st.func, "delegate.ok");
         b(self
             .builder
-            .build_conditional_branch(failed, fail_bb, ok_bb))?;
-        self.builder.position_at_end(fail_bb);
-        let flag = self.unwinding.as_pointer_value();
-        b(self
-            .builder
-            .build_store(flag, self.ctx.bool_type().const_all_ones()))?;
-        b(self.builder.build_unconditional_branch(st.unwind))?;
+            .build_conditional_branch(failed, st.failed, ok_bb))?;
         self.builder.position_at_end(ok_bb);
         Ok(())
     }

@@ -15,6 +15,7 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use inkwell::context::Context;
+use inkwell::execution_engine::{ExecutionEngine, JitFunction};
 use inkwell::module::{Linkage, Module};
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine};
@@ -62,6 +63,17 @@ fn build<'ctx>(
     ir: &ir::Module,
     entry: FunctionId,
 ) -> Result<(Module<'ctx>, Vec<Site>), String> {
+    let (module, sites) = lower(ctx, ir, entry)?;
+    optimize(&module)?;
+    Ok((module, sites))
+}
+
+/// Lowers the host code reachable from `entry` to a verified, unoptimized module.
+fn lower<'ctx>(
+    ctx: &'ctx Context,
+    ir: &ir::Module,
+    entry: FunctionId,
+) -> Result<(Module<'ctx>, Vec<Site>), String> {
     let ids = reachable(ir, entry);
     let mut cg = Codegen::new(ctx, ir, "cajeta_host");
     cg.declare(&ids);
@@ -70,16 +82,20 @@ fn build<'ctx>(
     }
     cg.entry_wrapper(entry)?;
     let Codegen { module, sites, .. } = cg;
+    module
+        .verify()
+        .map_err(|e| format!("internal error: invalid LLVM IR: {e}"))?;
+    Ok((module, sites))
+}
+
+/// Runs [`PIPELINE`] over the module for the host's target.
+fn optimize(module: &Module<'_>) -> Result<(), String> {
     let machine = target_machine()?;
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     module
-        .verify()
-        .map_err(|e| format!("internal error: invalid LLVM IR: {e}"))?;
-    module
         .run_passes(PIPELINE, &machine, PassBuilderOptions::create())
-        .map_err(|e| format!("internal error: LLVM passes: {e}"))?;
-    Ok((module, sites))
+        .map_err(|e| format!("internal error: LLVM passes: {e}"))
 }
 
 /// The optimization pipeline: a short, fixed list of LLVM passes instead of `default<O2>`,
@@ -129,6 +145,38 @@ pub fn emit_ir(module: &ir::Module, entry: FunctionId) -> Result<String, String>
         let ctx = Context::create();
         let (m, _) = build(&ctx, module, entry)?;
         Ok(m.print_to_string().to_string())
+    })
+}
+
+/// How long compiling a program's host code takes, stage by stage ([`compile_time`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CompileTime {
+    /// Lowering the typed IR to LLVM IR (and verifying it).
+    pub lower: Duration,
+    /// The optimization pipeline.
+    pub optimize: Duration,
+    /// Machine code generation by the JIT, up to the entry point's address.
+    pub machine_code: Duration,
+}
+
+/// Compiles the program's host code from `entry` as a run would, without running it, and
+/// says how long each stage took: what `cajetac run` reports as its JIT compile under
+/// `CAJETA_HOST_TIMING=1`, measured in process so that a benchmark (`bench/`'s `jit_time`)
+/// can repeat it without a device or the process's start.
+pub fn compile_time(module: &ir::Module, entry: FunctionId) -> Result<CompileTime, String> {
+    crate::driver::with_stage_stack(|| {
+        let ctx = Context::create();
+        let start = Instant::now();
+        let (m, _) = lower(&ctx, module, entry)?;
+        let lowered = Instant::now();
+        optimize(&m)?;
+        let optimized = Instant::now();
+        let _code = machine_code(&m)?;
+        Ok(CompileTime {
+            lower: lowered - start,
+            optimize: optimized - lowered,
+            machine_code: optimized.elapsed(),
+        })
     })
 }
 
@@ -237,19 +285,30 @@ extern "C" fn fmod(a: f64, b: f64) -> f64 {
     a % b
 }
 
-fn map_and_run(
-    m: &Module<'_>,
-    sites: Vec<Site>,
-    entry: &ir::Function,
-    interp: &mut Interp<'_>,
-    args: &[Value],
-    timing: &mut Timing,
-) -> Result<Value, Ran> {
-    let internal = |e: String| Ran::Internal(format!("internal error: {e}"));
-    let start = Instant::now();
+/// The signature of `cajeta.main` (see `Codegen::entry_wrapper`).
+type Main = unsafe extern "C" fn(*mut u64, *const Value) -> i32;
+
+/// Generates the module's machine code in an MCJIT engine at the default level and
+/// returns the engine (which owns the code) and the entry point.
+fn machine_code<'ctx>(
+    m: &Module<'ctx>,
+) -> Result<(ExecutionEngine<'ctx>, JitFunction<'ctx, Main>), String> {
+    let engine = engine(m, OptimizationLevel::Default)?;
+    // SAFETY: `cajeta.main` is built by `Codegen::entry_wrapper` with exactly this type.
+    let main = unsafe { engine.get_function::<Main>("cajeta.main") }
+        .map_err(|e| format!("LLVM JIT: {e}"))?;
+    Ok((engine, main))
+}
+
+/// An MCJIT engine for `m` at code generation level `level`, the runtime's functions and
+/// the code generator's helpers mapped.
+fn engine<'ctx>(
+    m: &Module<'ctx>,
+    level: OptimizationLevel,
+) -> Result<ExecutionEngine<'ctx>, String> {
     let engine = m
-        .create_jit_execution_engine(OptimizationLevel::Default)
-        .map_err(|e| internal(format!("LLVM JIT: {e}")))?;
+        .create_jit_execution_engine(level)
+        .map_err(|e| format!("LLVM JIT: {e}"))?;
     let ctx = m.get_context();
     let symbols = super::runtime_functions()
         .into_iter()
@@ -266,10 +325,20 @@ fn map_and_run(
         });
         engine.add_global_mapping(&f, addr);
     }
-    type Main = unsafe extern "C" fn(*mut u64, *const Value) -> i32;
-    // SAFETY: `cajeta.main` is built by `Codegen::entry_wrapper` with exactly this type.
-    let main = unsafe { engine.get_function::<Main>("cajeta.main") }
-        .map_err(|e| internal(format!("LLVM JIT: {e}")))?;
+    Ok(engine)
+}
+
+fn map_and_run(
+    m: &Module<'_>,
+    sites: Vec<Site>,
+    entry: &ir::Function,
+    interp: &mut Interp<'_>,
+    args: &[Value],
+    timing: &mut Timing,
+) -> Result<Value, Ran> {
+    let internal = |e: String| Ran::Internal(format!("internal error: {e}"));
+    let start = Instant::now();
+    let (_engine, main) = machine_code(m).map_err(internal)?;
     timing.jit = start.elapsed();
     let start = Instant::now();
     let args_ptr = args.first().map_or(std::ptr::null(), |a| a as *const Value);

@@ -27,7 +27,7 @@ mod runtime;
 mod scalar_fns;
 mod text;
 
-pub use jit::{emit_ir, Native};
+pub use jit::{compile_time, emit_ir, CompileTime, Native};
 
 /// Every C-ABI function the generated code may call: symbol, signature, address.
 fn runtime_functions() -> Vec<(&'static str, &'static str, usize)> {

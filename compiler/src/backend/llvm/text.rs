@@ -60,7 +60,12 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 
     /// Fails with `site` when the runtime call's `i32` status is 0.
-    fn fail_unless(&mut self, st: &FnState<'ctx, 'm>, ok: IntValue<'ctx>, site: i32) -> Gen<()> {
+    fn fail_unless(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        ok: IntValue<'ctx>,
+        site: i32,
+    ) -> Gen<()> {
         let zero = ok.get_type().const_zero();
         let bad = b(self
             .builder
