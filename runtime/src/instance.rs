@@ -32,10 +32,19 @@ pub(crate) struct MessageSink {
 
 /// Extensions newer than some validation layers in use (Debian's is 1.3.239), with the
 /// `VkStructureType` of their feature struct.
-const NEWER_THAN_OLD_LAYERS: [(&str, &str); 3] = [
+const NEWER_THAN_OLD_LAYERS: [(&str, &str); 4] = [
     ("VK_KHR_cooperative_matrix", "(1000506000)"),
     ("VK_KHR_shader_bfloat16", "(1000141000)"),
     ("VK_NV_cooperative_matrix2", "(1000593000)"),
+    // Its properties struct, chained into vkGetPhysicalDeviceProperties2.
+    ("VK_NV_cooperative_matrix2", "(1000593002)"),
+];
+
+/// The messages of a layer that meets a struct it does not know in a `pNext` chain.
+const UNKNOWN_STRUCT_VUIDS: [&str; 3] = [
+    "VUID-VkDeviceCreateInfo-pNext-pNext",
+    "VUID-VkPhysicalDeviceFeatures2-pNext-pNext",
+    "VUID-VkPhysicalDeviceProperties2-pNext-pNext",
 ];
 
 /// Whether a message only says that the layer predates one of [`NEWER_THAN_OLD_LAYERS`]: it
@@ -47,7 +56,7 @@ fn layer_predates_extension(id: &str, message: &str) -> bool {
             && message.contains(&format!(
                 "Device Extension {ext} is not supported by this layer"
             )))
-            || (id == "VUID-VkDeviceCreateInfo-pNext-pNext"
+            || (UNKNOWN_STRUCT_VUIDS.contains(&id)
                 && message.contains(&format!("unknown VkStructureType {s_type}")))
     })
 }
@@ -587,6 +596,11 @@ mod tests {
         assert!(layer_predates_extension(
             "VUID-VkDeviceCreateInfo-pNext-pNext",
             unknown_bf16
+        ));
+        let nv2_properties = "vkGetPhysicalDeviceProperties2: pProperties->pNext chain includes a structure with unknown VkStructureType (1000593002); Allowed structures are [...]";
+        assert!(layer_predates_extension(
+            "VUID-VkPhysicalDeviceProperties2-pNext-pNext",
+            nv2_properties
         ));
         let unknown_other = "vkCreateDevice: pCreateInfo->pNext chain includes a structure with unknown VkStructureType (1000999000)";
         assert!(!layer_predates_extension(

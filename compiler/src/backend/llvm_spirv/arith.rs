@@ -165,9 +165,14 @@ impl FnLower<'_> {
             (BinaryOp::Div, true) => self.emit(format!("{q} = sdiv {ty} {xa}, {d}")),
             (BinaryOp::Div, false) => self.emit(format!("{q} = udiv {ty} {xa}, {d}")),
             (_, true) => {
+                // The quotient goes through an opaque copy: LLVM folds `x - (x / y) * y`
+                // back into `srem`, which becomes OpSRem, and NVIDIA's 580 driver computes
+                // OpSRem wrongly for negative operands (measured on the H200 for int64
+                // lanes through this backend; rspirv avoids OpSRem for the same reason).
                 let (quot, back) = (self.tmp(), self.tmp());
                 self.emit(format!("{quot} = sdiv {ty} {xa}, {d}"));
-                self.emit(format!("{back} = mul {ty} {quot}, {d}"));
+                let quot = self.opaque_copy(Val::new(quot, ty));
+                self.emit(format!("{back} = mul {ty} {}, {d}", quot.text));
                 self.emit(format!("{q} = sub {ty} {xa}, {back}"));
             }
             (_, false) => self.emit(format!("{q} = urem {ty} {xa}, {d}")),

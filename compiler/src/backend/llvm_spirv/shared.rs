@@ -70,6 +70,20 @@ impl FnLower<'_> {
         Val::new(t, "i32")
     }
 
+    /// `v` through an `OpCopyObject` placeholder: a value LLVM cannot fold into the
+    /// instructions around it.
+    pub(super) fn opaque_copy(&mut self, v: Val) -> Val {
+        let op = super::spirv_ops::core_op(Op::CopyObject, None);
+        let name = super::spirv_ops::placeholder(&op, v.ty, &[v.ty]);
+        self.declare(format!(
+            "declare {ty} {name}({ty}) memory(none) nounwind willreturn",
+            ty = v.ty
+        ));
+        let t = self.tmp();
+        self.emit(format!("{t} = call {} {name}({} {})", v.ty, v.ty, v.text));
+        Val::new(t, v.ty)
+    }
+
     /// `t.length()` of a shared array.
     pub(super) fn shared_length(&mut self, args: &[Expr], e: &Expr) -> Res<Val> {
         let Some(ExprKind::Load(Place::Local(l))) = args.first().map(|a| &a.kind) else {
