@@ -14,7 +14,6 @@ use crate::device::DeviceShared;
 use crate::error::{Result, RuntimeError};
 use crate::resources::Buffer;
 use crate::stream::{CommandId, Stream};
-use crate::sync::{Handle, Usage};
 use crate::transfer_import::Imported;
 use crate::{lock, Context};
 
@@ -124,23 +123,13 @@ impl Stream {
         self.check_owner(&buffer.inner.shared, "buffer")?;
         crate::transfer::check_length("buffer", buffer.size(), data.len())?;
         let src_offset = pin.check(self, data.as_ptr(), data.len())?;
-        let usage = Usage::transfer_write(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
-        let region = vk::BufferCopy {
-            src_offset,
-            dst_offset: buffer.offset(),
-            size: data.len() as u64,
-        };
-        let (src, dst) = (pin.buffer(), buffer.inner.raw.buffer);
         let mut state = lock(&self.inner.state);
-        self.run_imported(
+        self.copy_from_host_buffer(
             &mut state,
-            usage,
-            "upload",
+            buffer,
+            pin.buffer(),
+            src_offset,
             data.len() as u64,
-            |device, cmd| {
-                // SAFETY: recording state; both buffers outlive the wait inside run_imported.
-                unsafe { device.cmd_copy_buffer(cmd, src, dst, &[region]) }
-            },
         )
     }
 
@@ -159,43 +148,6 @@ impl Stream {
             return self.download_buffer(buffer, out);
         }
         let dst_offset = pin.check(self, out.as_ptr(), out.len())?;
-        let usage = Usage::transfer_read(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
-        let region = vk::BufferCopy {
-            src_offset: buffer.offset(),
-            dst_offset,
-            size: out.len() as u64,
-        };
-        let (src, dst) = (buffer.inner.raw.buffer, pin.buffer());
-        let mut state = lock(&self.inner.state);
-        self.run_imported(
-            &mut state,
-            usage,
-            "download",
-            out.len() as u64,
-            |device, cmd| {
-                let to_host = vk::BufferMemoryBarrier::default()
-                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                    .dst_access_mask(vk::AccessFlags::HOST_READ)
-                    .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                    .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                    .buffer(dst)
-                    .offset(0)
-                    .size(vk::WHOLE_SIZE);
-                // SAFETY: recording state; both buffers outlive the wait inside run_imported.
-                unsafe {
-                    device.cmd_copy_buffer(cmd, src, dst, &[region]);
-                    device.cmd_pipeline_barrier(
-                        cmd,
-                        vk::PipelineStageFlags::TRANSFER,
-                        vk::PipelineStageFlags::HOST,
-                        vk::DependencyFlags::empty(),
-                        &[],
-                        &[to_host],
-                        &[],
-                    );
-                }
-            },
-        )?;
-        state.sync()
+        self.copy_to_host_buffer(buffer, pin.buffer(), dst_offset, out.len() as u64)
     }
 }

@@ -189,19 +189,13 @@ impl Stream {
         let Some(imported) = Imported::new(&shared, import, data.as_ptr(), data.len()) else {
             return Ok(None);
         };
-        let usage = Usage::transfer_write(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
-        let region = vk::BufferCopy {
-            src_offset: imported.offset,
-            dst_offset: buffer.offset(),
-            size: data.len() as u64,
-        };
-        let bytes = data.len() as u64;
-        let id = self.run_imported(state, usage, "upload", bytes, |device, cmd| {
-            // SAFETY: recording state; both buffers alive until the wait below.
-            unsafe {
-                device.cmd_copy_buffer(cmd, imported.buffer, buffer.inner.raw.buffer, &[region])
-            }
-        });
+        let id = self.copy_from_host_buffer(
+            state,
+            buffer,
+            imported.buffer,
+            imported.offset,
+            data.len() as u64,
+        );
         imported.destroy(&shared);
         id.map(Some)
     }
@@ -220,16 +214,53 @@ impl Stream {
         let Some(imported) = Imported::new(&shared, import, out.as_ptr(), out.len()) else {
             return Ok(false);
         };
-        let usage = Usage::transfer_read(buffer.id(), Handle::Buffer(buffer.inner.raw.buffer));
+        let copied =
+            self.copy_to_host_buffer(buffer, imported.buffer, imported.offset, out.len() as u64);
+        imported.destroy(&shared);
+        copied.map(|()| true)
+    }
+
+    /// One device copy of `len` bytes from offset `src_offset` of `src` (host memory the
+    /// device reads directly: an import or a pin) into `buffer`, submitted and waited for.
+    pub(crate) fn copy_from_host_buffer(
+        &self,
+        state: &mut Batches,
+        buffer: &Buffer,
+        src: vk::Buffer,
+        src_offset: u64,
+        len: u64,
+    ) -> Result<CommandId> {
+        let dst = buffer.inner.raw.buffer;
+        let usage = Usage::transfer_write(buffer.id(), Handle::Buffer(dst));
+        let region = vk::BufferCopy {
+            src_offset,
+            dst_offset: buffer.offset(),
+            size: len,
+        };
+        self.run_imported(state, usage, "upload", len, |device, cmd| {
+            // SAFETY: recording state; both buffers outlive the wait inside run_imported.
+            unsafe { device.cmd_copy_buffer(cmd, src, dst, &[region]) }
+        })
+    }
+
+    /// One device copy of `buffer` into `dst` at `dst_offset` (host memory the device writes
+    /// directly), made visible to the host, submitted and waited for; reports as `sync()`.
+    pub(crate) fn copy_to_host_buffer(
+        &self,
+        buffer: &Buffer,
+        dst: vk::Buffer,
+        dst_offset: u64,
+        len: u64,
+    ) -> Result<()> {
+        let src = buffer.inner.raw.buffer;
+        let usage = Usage::transfer_read(buffer.id(), Handle::Buffer(src));
         let region = vk::BufferCopy {
             src_offset: buffer.offset(),
-            dst_offset: imported.offset,
-            size: out.len() as u64,
+            dst_offset,
+            size: len,
         };
-        let dst = imported.buffer;
         let mut state = lock(&self.inner.state);
-        let bytes = out.len() as u64;
-        let ran = self.run_imported(&mut state, usage, "download", bytes, |device, cmd| {
+        self.run_imported(&mut state, usage, "download", len, |device, cmd| {
             let to_host = vk::BufferMemoryBarrier::default()
                 .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
                 .dst_access_mask(vk::AccessFlags::HOST_READ)
@@ -238,9 +269,9 @@ impl Stream {
                 .buffer(dst)
                 .offset(0)
                 .size(vk::WHOLE_SIZE);
-            // SAFETY: recording state; both buffers alive until the wait below.
+            // SAFETY: recording state; both buffers outlive the wait inside run_imported.
             unsafe {
-                device.cmd_copy_buffer(cmd, buffer.inner.raw.buffer, dst, &[region]);
+                device.cmd_copy_buffer(cmd, src, dst, &[region]);
                 device.cmd_pipeline_barrier(
                     cmd,
                     vk::PipelineStageFlags::TRANSFER,
@@ -251,14 +282,12 @@ impl Stream {
                     &[],
                 );
             }
-        });
-        imported.destroy(&shared);
-        ran?;
-        state.sync().map(|()| true)
+        })?;
+        state.sync()
     }
 
     /// Records the tracker's barriers and `copy` into the stream, submits and waits for it.
-    pub(crate) fn run_imported(
+    fn run_imported(
         &self,
         state: &mut Batches,
         usage: Usage,

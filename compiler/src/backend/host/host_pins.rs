@@ -24,11 +24,19 @@ use crate::diagnostics::Span;
 /// `CAJETA_PIN_MIN_KIB` overrides it (the tests pin small arrays).
 const PIN_MIN_BYTES: usize = 16 << 20;
 
-fn min_bytes() -> usize {
-    std::env::var("CAJETA_PIN_MIN_KIB")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .map_or(PIN_MIN_BYTES, |k| k.saturating_mul(1024).max(1))
+/// The smallest array pinned, from the environment; `None` when pinning is off.
+fn threshold_from_env() -> Option<usize> {
+    let off = std::env::var("CAJETA_PIN_HOST")
+        .is_ok_and(|v| matches!(v.trim(), "0" | "false" | "no" | "off"));
+    if off {
+        return None;
+    }
+    Some(
+        std::env::var("CAJETA_PIN_MIN_KIB")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .map_or(PIN_MIN_BYTES, |k| k.saturating_mul(1024).max(1)),
+    )
 }
 
 /// One large array seen by a transfer.
@@ -44,14 +52,19 @@ struct Entry {
 }
 
 /// The pins of one run.
-#[derive(Default)]
 pub(crate) struct HostPins {
     entries: Vec<Entry>,
+    /// The smallest array pinned (`None`: pinning off), read once per run.
+    threshold: Option<usize>,
 }
 
-fn enabled() -> bool {
-    std::env::var("CAJETA_PIN_HOST")
-        .map_or(true, |v| !matches!(v.trim(), "0" | "false" | "no" | "off"))
+impl Default for HostPins {
+    fn default() -> Self {
+        HostPins {
+            entries: Vec::new(),
+            threshold: threshold_from_env(),
+        }
+    }
 }
 
 impl HostPins {
@@ -63,7 +76,7 @@ impl HostPins {
         array: &ArrayRef,
         bytes: &[u8],
     ) -> Option<Rc<HostPin>> {
-        if bytes.len() < min_bytes() || !enabled() {
+        if self.threshold.is_none_or(|min| bytes.len() < min) {
             return None;
         }
         self.release_unreachable();
