@@ -133,22 +133,7 @@ pub fn run(sizes: &[u32], reps: usize, options: &SpirvOptions, torch: bool) -> R
                 KernelArg::Scalar(ScalarValue::U32(s)),
                 KernelArg::Scalar(ScalarValue::U32(s)),
             ];
-            let mut times = Vec::new();
-            for rep in 0..=reps {
-                ctx.clear_profile();
-                stream.launch(kernel, &cfg, &args).map_err(err)?;
-                stream.sync().map_err(err)?;
-                let ns: f64 = ctx
-                    .profile_report()
-                    .entries
-                    .iter()
-                    .filter(|e| e.kind == cajeta_runtime::ProfileKind::Kernel)
-                    .map(|e| e.total_ns)
-                    .sum();
-                if rep > 0 {
-                    times.push(ns / 1e6);
-                }
-            }
+            let mut times = super::kernel_ms(&ctx, &stream, kernel, &cfg, &args, reps)?;
             let mut out = vec![0u8; (4 * n * n) as usize];
             stream.download_buffer(&c, &mut out).map_err(err)?;
             for t in 0..256u64 {

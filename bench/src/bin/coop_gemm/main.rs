@@ -81,6 +81,35 @@ struct Variant {
     exact: bool,
 }
 
+/// GPU milliseconds of `reps` launches of `kernel` (the runtime's timestamp profile), after
+/// one uncounted warm-up launch.
+fn kernel_ms(
+    ctx: &Context,
+    stream: &cajeta_runtime::Stream,
+    kernel: &cajeta_runtime::Kernel,
+    cfg: &LaunchConfig,
+    args: &[KernelArg<'_>],
+    reps: usize,
+) -> Result<Vec<f64>, String> {
+    let mut times = Vec::new();
+    for rep in 0..=reps {
+        ctx.clear_profile();
+        stream.launch(kernel, cfg, args).map_err(err)?;
+        stream.sync().map_err(err)?;
+        let ns: f64 = ctx
+            .profile_report()
+            .entries
+            .iter()
+            .filter(|e| e.kind == cajeta_runtime::ProfileKind::Kernel)
+            .map(|e| e.total_ns)
+            .sum();
+        if rep > 0 {
+            times.push(ns / 1e6);
+        }
+    }
+    Ok(times)
+}
+
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
@@ -336,22 +365,7 @@ fn gemm(
             KernelArg::Scalar(ScalarValue::U32(s)),
             KernelArg::Scalar(ScalarValue::U32(s)),
         ];
-        let mut times = Vec::new();
-        for rep in 0..=reps {
-            ctx.clear_profile();
-            stream.launch(&v.kernel, &cfg, &args).map_err(err)?;
-            stream.sync().map_err(err)?;
-            let ns: f64 = ctx
-                .profile_report()
-                .entries
-                .iter()
-                .filter(|e| e.kind == cajeta_runtime::ProfileKind::Kernel)
-                .map(|e| e.total_ns)
-                .sum();
-            if rep > 0 {
-                times.push(ns / 1e6);
-            }
-        }
+        let mut times = kernel_ms(ctx, &stream, &v.kernel, &cfg, &args, reps)?;
         let mut out = vec![0u8; (4 * n * n) as usize];
         stream.download_buffer(&c, &mut out).map_err(err)?;
         let mut worst = 0.0f64;
