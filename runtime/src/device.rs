@@ -14,9 +14,10 @@ use std::sync::{Arc, Mutex};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
-use crate::error::{vk_err, Result, RuntimeError};
+use crate::error::{Result, RuntimeError};
 use crate::features::{self, FeatureStructs};
 use crate::instance::{Candidate, InstanceHandle};
+use crate::logical_device::LogicalDevice;
 use crate::profile::ProfileStats;
 use crate::queues::{QueueSlot, DEFAULT_QUEUE_SLOTS, MAX_QUEUE_SLOTS};
 use crate::sync::Tracker;
@@ -172,17 +173,6 @@ pub(crate) fn select_info(devices: &[DeviceInfo], selector: Option<&str>) -> Res
 pub(crate) fn select(candidates: &[Candidate], selector: Option<&str>) -> Result<usize> {
     let infos: Vec<DeviceInfo> = candidates.iter().map(|c| c.info.clone()).collect();
     select_info(&infos, selector)
-}
-
-/// The logical device; destroyed on drop (after the allocator, before the instance).
-pub(crate) struct LogicalDevice(pub(crate) ash::Device);
-
-impl Drop for LogicalDevice {
-    fn drop(&mut self) {
-        let _serial = crate::lock(&crate::DRIVER_SERIAL);
-        // SAFETY: every object made from the device is gone: they hold Arc<DeviceShared>.
-        unsafe { self.0.destroy_device(None) };
-    }
 }
 
 /// Everything device-wide: handles, limits, enabled features, the allocator, the pipeline
@@ -370,35 +360,21 @@ impl DeviceShared {
         } else {
             opts.queues.min(MAX_QUEUE_SLOTS)
         };
-        let mut hardware = (family.map_or(1, |f| f.queue_count) as usize).clamp(1, slots);
-        let device = loop {
+        let wanted = (family.map_or(1, |f| f.queue_count) as usize).clamp(1, slots);
+        let (logical, hardware) = crate::logical_device::create(wanted, |hardware| {
             let priorities = vec![1.0f32; hardware];
             let queue_info = [vk::DeviceQueueCreateInfo::default()
                 .queue_family_index(c.queue_family)
                 .queue_priorities(&priorities)];
-            let created = enabled.with_chain(levels, |features2| {
+            enabled.with_chain(levels, |features2| {
                 let info = vk::DeviceCreateInfo::default()
                     .queue_create_infos(&queue_info)
                     .enabled_extension_names(&ext_ptrs)
                     .push_next(features2);
-                let _serial = crate::lock(&crate::DRIVER_SERIAL);
                 // SAFETY: all pointers refer to locals alive for this call.
                 unsafe { instance.instance.create_device(c.physical, &info, None) }
-            });
-            match created {
-                Ok(d) => break d,
-                // A 16-thread run of the test suite on the H200, with twenty-odd devices
-                // alive at once, saw this for some of them: a device with fewer queues (the
-                // slots then share them) is still a working context.
-                Err(
-                    vk::Result::ERROR_INITIALIZATION_FAILED
-                    | vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
-                    | vk::Result::ERROR_TOO_MANY_OBJECTS,
-                ) if hardware > 1 => hardware = 1,
-                Err(e) => return Err(vk_err("vkCreateDevice")(e)),
-            }
-        };
-        let logical = LogicalDevice(device);
+            })
+        })?;
         let host_import = host_import.then(|| {
             crate::transfer_import::HostImport::new(&instance.instance, c.physical, &logical.0)
         });

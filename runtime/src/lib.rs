@@ -44,6 +44,7 @@ mod instance;
 mod kernel_needs;
 mod kernel_printf;
 mod launch;
+mod logical_device;
 mod memory;
 mod pipeline;
 mod precision;
