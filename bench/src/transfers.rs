@@ -70,6 +70,25 @@ pub fn run(ctx: &Context, base: &Baseline, quick: bool) -> Result<Vec<Row>, Stri
         };
         let (bus_up, bus_down) = bus(base, bytes, reps, &data)?;
         let name = size_name(bytes);
+        if bytes >= 32 << 20 {
+            // The same pinned transfers between arrays backed by 2 MiB pages (transparent
+            // huge pages asked for with madvise before the first touch): whether the page
+            // size of the imported memory bounds the device's copies.
+            let mut huge_data = huge_page_vec(len);
+            huge_data.copy_from_slice(&data);
+            let mut huge_back = huge_page_vec(len);
+            if let Some((mut pu, mut pd, pin_ms)) =
+                pinned_rates(ctx, bytes, reps, &huge_data, &mut huge_back)?
+            {
+                for (dir, ours) in [("upload", &mut pu), ("download", &mut pd)] {
+                    let rate = bytes as f64 / median(ours) / 1e9;
+                    println!(
+                        "transfer {dir} {name} pinned, 2 MiB pages: cajeta {rate:.2} GB/s \
+                         (median of {reps}; pinning took {pin_ms:.1} ms)"
+                    );
+                }
+            }
+        }
         if let Some((mut pu, mut pd, pin_ms)) = pinned {
             for (dir, ours, bus) in [
                 ("upload", &mut pu, &bus_up),
@@ -164,6 +183,55 @@ fn pinned_rates(
         }
         back.fill(0);
     }
+    // The same download split across several streams (each on its own queue where the
+    // device has them), the parts copied at once: whether one copy's rate, rather than the
+    // link, bounds downloads into pinned memory.
+    for parts in [2usize, 4] {
+        let streams: Vec<_> = (0..parts)
+            .map(|_| ctx.create_stream())
+            .collect::<Result<_, _>>()
+            .map_err(e)?;
+        let part = (bytes as usize).div_ceil(parts).next_multiple_of(4096);
+        let mut times = Vec::new();
+        for rep in 0..=reps {
+            let t = Instant::now();
+            std::thread::scope(|scope| -> Result<(), String> {
+                let handles: Vec<_> = back
+                    .chunks_mut(part)
+                    .zip(&streams)
+                    .enumerate()
+                    .map(|(i, (chunk, s))| {
+                        let (buf, pin) = (&buf, &pin_down);
+                        scope.spawn(move || -> Result<(), String> {
+                            let view = buf
+                                .slice((i * part) as u64, chunk.len() as u64)
+                                .map_err(e)?;
+                            s.download_buffer_pinned(&view, chunk, pin).map_err(e)
+                        })
+                    })
+                    .collect();
+                for h in handles {
+                    h.join()
+                        .map_err(|_| "download thread panicked".to_string())??;
+                }
+                Ok(())
+            })?;
+            if rep > 0 {
+                times.push(t.elapsed().as_secs_f64());
+            }
+            if back != data {
+                return Err(format!(
+                    "split pinned download of {bytes} bytes corrupted the data"
+                ));
+            }
+            back.fill(0);
+        }
+        println!(
+            "transfer download {} pinned, {parts} streams at once: cajeta {:.2} GB/s (median of {reps})",
+            size_name(bytes),
+            bytes as f64 / median(&mut times) / 1e9
+        );
+    }
     Ok(Some((up, down, pin_ms)))
 }
 
@@ -228,4 +296,19 @@ mod tests {
         assert_eq!(size_name(1 << 30), "1 GiB");
         assert!(plan(false).iter().any(|&(b, _)| b == 1 << 30));
     }
+}
+
+/// A zeroed vector of `len` bytes whose pages the kernel is asked to back with transparent
+/// huge pages (`MADV_HUGEPAGE` on the 2 MiB-aligned interior before the first write).
+fn huge_page_vec(len: usize) -> Vec<u8> {
+    let mut v: Vec<u8> = Vec::with_capacity(len);
+    let start = (v.as_ptr() as usize).div_ceil(2 << 20) * (2 << 20);
+    let end = (v.as_ptr() as usize + len) / (2 << 20) * (2 << 20);
+    if end > start {
+        // SAFETY: the range lies inside the vector's allocation; the advice changes how its
+        // pages are backed, not their contents.
+        unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+    }
+    v.resize(len, 0);
+    v
 }
