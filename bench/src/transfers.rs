@@ -284,20 +284,6 @@ fn bus(
     Ok((up, down))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_are_named_in_binary_units() {
-        assert_eq!(size_name(4096), "4 KiB");
-        assert_eq!(size_name(1 << 20), "1 MiB");
-        assert_eq!(size_name(256 << 20), "256 MiB");
-        assert_eq!(size_name(1 << 30), "1 GiB");
-        assert!(plan(false).iter().any(|&(b, _)| b == 1 << 30));
-    }
-}
-
 /// A zeroed vector of `len` bytes whose pages the kernel is asked to back with transparent
 /// huge pages (`MADV_HUGEPAGE` on the 2 MiB-aligned interior before the first write).
 fn huge_page_vec(len: usize) -> Vec<u8> {
@@ -311,4 +297,18 @@ fn huge_page_vec(len: usize) -> Vec<u8> {
     }
     v.resize(len, 0);
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_named_in_binary_units() {
+        assert_eq!(size_name(4096), "4 KiB");
+        assert_eq!(size_name(1 << 20), "1 MiB");
+        assert_eq!(size_name(256 << 20), "256 MiB");
+        assert_eq!(size_name(1 << 30), "1 GiB");
+        assert!(plan(false).iter().any(|&(b, _)| b == 1 << 30));
+    }
 }
