@@ -90,12 +90,18 @@ unsafe fn slot<'a>(f: *mut Frame, slot: i64) -> &'a mut Value {
     &mut (&mut *f)[slot as usize]
 }
 
-/// The address of a slot (an object argument of a native call; the callee clones it).
+/// The size of a frame slot: the stride of the slots from [`cajeta_frame_base`].
+pub const SLOT_BYTES: u64 = std::mem::size_of::<Value>() as u64;
+
+/// The address of the frame's first slot. Slot `s` is at `s * SLOT_BYTES` from it for as
+/// long as the frame lives: a frame keeps the length `cajeta_frame_new` gave it (nothing
+/// pushes to or truncates a native frame), so its storage never moves. The generated code
+/// takes object arguments of native calls there (the callee clones them).
 ///
 /// # Safety
-/// As for [`slot`].
-pub unsafe extern "C" fn cajeta_frame_slot(f: *mut Frame, s: i64) -> *const Value {
-    slot(f, s)
+/// `f` is a live frame.
+pub unsafe extern "C" fn cajeta_frame_base(f: *mut Frame) -> *mut Value {
+    (&mut *f).as_mut_ptr()
 }
 
 /// `f[s] = *v` (a clone: objects are shared by reference).
@@ -329,9 +335,9 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             cajeta_frame_free as *const () as usize,
         ),
         (
-            "cajeta_frame_slot",
-            "p(pl)",
-            cajeta_frame_slot as *const () as usize,
+            "cajeta_frame_base",
+            "p(p)",
+            cajeta_frame_base as *const () as usize,
         ),
         (
             "cajeta_frame_set_value",

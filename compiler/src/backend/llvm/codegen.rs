@@ -82,6 +82,9 @@ pub struct FnState<'ctx, 'm> {
     pub frame: PointerValue<'ctx>,
     /// That call, erased when nothing used the frame and else given the final slot count.
     pub frame_new: InstructionValue<'ctx>,
+    /// The address of the frame's first slot (`cajeta_frame_base`, right after
+    /// `cajeta_frame_new`): a slot's address is computed from it instead of asked for.
+    pub frame_base: PointerValue<'ctx>,
     /// The `cajeta_frame_free` calls before each return.
     pub frame_frees: Vec<InstructionValue<'ctx>>,
     /// Whether anything used the frame.
@@ -247,6 +250,15 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             .ok_or("internal error: frame")?
             .into_pointer_value();
         let frame_new = frame.as_instruction().ok_or("internal error: frame call")?;
+        let frame_base = b(self.builder.build_call(
+            self.rt["cajeta_frame_base"],
+            &[frame.into()],
+            "frame.base",
+        ))?
+        .try_as_basic_value()
+        .basic()
+        .ok_or("internal error: frame base")?
+        .into_pointer_value();
         let mut st = FnState {
             ir: ir_fn,
             func,
@@ -254,6 +266,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             views,
             frame,
             frame_new,
+            frame_base,
             frame_frees: Vec::new(),
             frame_used: false,
             next_slot: ir_fn.locals.len(),
@@ -295,6 +308,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         if !st.frame_used {
             for free in st.frame_frees {
                 free.erase_from_basic_block();
+            }
+            if let Some(base) = st.frame_base.as_instruction() {
+                base.erase_from_basic_block();
             }
             st.frame_new.erase_from_basic_block();
             return Ok(());

@@ -388,11 +388,24 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 (t, Some(t))
             }
         };
-        let frame = self.frame(st);
-        let p = self
-            .rt_call("cajeta_frame_slot", &[frame.into(), self.i64c(slot).into()])?
-            .ok_or("internal error: slot")?;
-        Ok((p, temp))
+        let p = self.slot_address(st, slot)?;
+        Ok((p.into(), temp))
+    }
+
+    /// The address of frame slot `slot`: the frame's base plus the slot's offset (a frame
+    /// never changes length after `cajeta_frame_new`, so its slots never move).
+    pub fn slot_address(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        slot: u64,
+    ) -> Gen<PointerValue<'ctx>> {
+        self.frame(st);
+        let offset = self.i64c(slot * super::bridge::SLOT_BYTES);
+        // SAFETY (of the generated code): `slot` is below the frame's final slot count.
+        b(unsafe {
+            self.builder
+                .build_in_bounds_gep(self.ctx.i8_type(), st.frame_base, &[offset], "slot")
+        })
     }
 
     /// Clears a temporary slot.

@@ -1,7 +1,10 @@
 //! Optimizing and running the module: a short O2-class pass pipeline, then MCJIT.
 //!
-//! The code is generated for the host's CPU and its features (like `-march=native`: the
-//! JIT runs the code where it compiles it). Floats keep strict IEEE semantics whatever the
+//! The optimizer's cost models see the host's CPU and its features (`target_machine`), but
+//! MCJIT builds its own target machine, for a generic x86-64: the machine code uses SSE2
+//! (as `gcc -O2` does by default), and a loop vectorized for AVX2's width is split into
+//! SSE halves. Marking the functions for the host's CPU (`target-cpu`/`target-features`)
+//! was measured and made the compile 5–10% slower (docs/PERFORMANCE.md). Floats keep strict IEEE semantics whatever the
 //! CPU: no instruction carries fast-math flags and the target's `AllowFPOpFusion` stays at
 //! its default (fuse only explicit `fmuladd`, which is never emitted), so no multiply-add
 //! is contracted even where the CPU has FMA.
@@ -100,15 +103,21 @@ fn optimize(module: &Module<'_>) -> Result<(), String> {
 
 /// The optimization pipeline: a short, fixed list of LLVM passes instead of `default<O2>`,
 /// whose analyses (scalar evolution above all) took about two thirds of the examples' JIT
-/// time. Cleanup and inlining, then the loop work the benchmarks need: hoisting, rotation,
-/// induction variables and vectorization. Against `default<O2>` it halves the optimization
-/// time and leaves every `host_speed` loop within its 1.5x of gcc (docs/PERFORMANCE.md
-/// "Host code"). `instcombine<no-verify-fixpoint>` as in LLVM's own pipelines: the bare
-/// pass name verifies that one round reached a fixpoint and aborts the process when not.
-const PIPELINE: &str = "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg),\
+/// time. Before inlining only what the inliner's cost model needs (locals to registers,
+/// CFG cleanup); after it one round of cleanup and the loop work the benchmarks need:
+/// hoisting, rotation and vectorization. The first such list took half the optimization
+/// time of `default<O2>`, this one about a third less again, and it leaves every `host_speed` loop within its 1.5x of gcc
+/// (docs/PERFORMANCE.md "Host code"). Induction-variable simplification (`indvars`, the
+/// most expensive pass of the list, 8% of the JIT time) and a first `early-cse` and
+/// `instcombine` round before inlining were dropped: they cost a third of the
+/// optimization time, and what they changed in the loops' code is mostly a sign extension
+/// per array index (32-bit indices not widened to 64 bits). `instcombine<no-verify-fixpoint>` as in
+/// LLVM's own pipelines: the bare pass name verifies that one round reached a fixpoint and
+/// aborts the process when not.
+const PIPELINE: &str = "function(sroa,simplifycfg),\
      cgscc(inline),\
      function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(loop-rotate,licm),gvn,\
-     loop(indvars),loop-vectorize,instcombine<no-verify-fixpoint>,simplifycfg),\
+     loop-vectorize,instcombine<no-verify-fixpoint>,simplifycfg),\
      globaldce,strip-dead-prototypes";
 
 /// The host's target: its CPU and features.
