@@ -14,6 +14,8 @@ use cajetac::driver;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+mod images;
+
 fn options(backend: KernelBackend) -> SpirvOptions {
     // The driver reaches the LLVM backend only once the program links it in.
     cajetac::backend::llvm_spirv::enable();
@@ -217,7 +219,7 @@ fn device_programs_agree_through_llvm() {
 
 #[test]
 fn refusals_name_the_construct_and_the_backend_at_a_span() {
-    let path = tests_dir().join("kernels/textures.cajeta");
+    let path = tests_dir().join("kernels/ray_query.cajeta");
     let (_, module) = cajeta_tests::frontend(&path);
     let module = module.expect("checks");
     let name = module
@@ -229,7 +231,7 @@ fn refusals_name_the_construct_and_the_backend_at_a_span() {
     assert_eq!(diags.len(), 1, "{diags:?}");
     let d = &diags[0];
     assert_eq!(d.code, Code::LlvmBackendUnsupported);
-    assert!(d.message.contains("texture"), "{}", d.message);
+    assert!(d.message.contains("ray queries"), "{}", d.message);
     assert!(d.message.contains("--backend llvm"), "{}", d.message);
     assert_ne!(d.primary, cajetac::diagnostics::Span::default(), "no span");
     // The default backend takes the same kernel.
@@ -264,7 +266,8 @@ fn one_channel_integer_images_keep_their_signedness() {
 /// The examples whose kernels all go through LLVM: each runs with its small input on the
 /// default device and must pass its own checks (`main` returns 0, `run()` 777), as it does
 /// through rspirv in `examples.rs`.
-const LLVM_EXAMPLES: [&str; 4] = [
+const LLVM_EXAMPLES: [&str; 5] = [
+    "blur.cajeta",
     "img_rmw.cajeta",
     "mandelbrot.cajeta",
     "noise.cajeta",

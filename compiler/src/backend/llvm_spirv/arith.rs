@@ -160,6 +160,16 @@ impl FnLower<'_> {
         }
         let d = self.tmp();
         self.emit(format!("{d} = select i1 {guard}, {ty} 1, {ty} {ya}"));
+        // A constant divisor other than a power of two goes through an opaque copy: with
+        // it and a dividend bounded by a branch LLVM's correlated value propagation
+        // narrows the division to 8 or 16 bits, which needs the `Int8`/`Int16`
+        // capabilities (and device features) the rspirv module does not (measured on
+        // tests/device/texture_fetch.cajeta). Drivers still see the constant through the
+        // copy; powers of two stay visible to LLVM, which makes them shifts and masks.
+        let d = match ya.parse::<i64>() {
+            Ok(c) if c.unsigned_abs().count_ones() > 1 => self.opaque_copy(Val::new(d, ty)).text,
+            _ => d,
+        };
         let q = self.tmp();
         match (op, signed) {
             (BinaryOp::Div, true) => self.emit(format!("{q} = sdiv {ty} {xa}, {d}")),

@@ -173,7 +173,7 @@ impl<'a> FnLower<'a> {
             if matches!(local.ty, Type::Shared(_) | Type::Void) {
                 continue;
             }
-            if matches!(local.ty, Type::Buffer(_) | Type::Image2D(_)) {
+            if super::textures::is_resource_argument(&local.ty) {
                 return Err(refuse(
                     local.span,
                     "a resource held in a local or passed to a `@Device` helper",
@@ -484,7 +484,7 @@ impl<'a> FnLower<'a> {
         let mut operands = Vec::new();
         let mut resources = Vec::new();
         for a in args {
-            if matches!(a.ty, Type::Buffer(_) | Type::Image2D(_)) {
+            if super::textures::is_resource_argument(&a.ty) {
                 let handle = match &a.kind {
                     ExprKind::Load(Place::Local(l)) => self.handles.get(l.0).cloned().flatten(),
                     _ => None,

@@ -40,6 +40,7 @@ mod shared;
 mod spec;
 mod spirv_ops;
 mod storage_widths;
+mod textures;
 mod types;
 mod vectors;
 mod vulkan_fixups;
@@ -99,7 +100,7 @@ pub(crate) enum Handle {
         /// The push-constant member holding the number of buffers bound.
         count_member: usize,
     },
-    /// A one-channel storage image.
+    /// A storage image.
     Image {
         /// The SSA value of the handle.
         var: String,
@@ -109,6 +110,36 @@ pub(crate) enum Handle {
         mangled: String,
         /// The channel's LLVM type.
         channel: &'static str,
+        /// Binding number.
+        binding: u32,
+        /// The `handlefrombinding` call that makes it (a function's entry line).
+        create: String,
+    },
+    /// A sampled texture (`textures`).
+    Texture {
+        /// The SSA value of the handle.
+        var: String,
+        /// Its `target(…)` type.
+        ty: String,
+        /// The type's intrinsic-name mangling.
+        mangled: String,
+        /// Its shape.
+        dim: ir::TextureDim,
+        /// The LLVM type of the texel vector its reads return.
+        texel: &'static str,
+        /// Binding number.
+        binding: u32,
+        /// The `handlefrombinding` call that makes it (a function's entry line).
+        create: String,
+    },
+    /// A separate sampler.
+    Sampler {
+        /// The SSA value of the handle.
+        var: String,
+        /// Its `target(…)` type.
+        ty: String,
+        /// The type's intrinsic-name mangling.
+        mangled: String,
         /// Binding number.
         binding: u32,
         /// The `handlefrombinding` call that makes it (a function's entry line).
@@ -128,6 +159,8 @@ impl Handle {
         match self {
             Handle::Buffer { binding, .. }
             | Handle::Image { binding, .. }
+            | Handle::Texture { binding, .. }
+            | Handle::Sampler { binding, .. }
             | Handle::BufferArray { binding, .. } => *binding,
         }
     }
@@ -136,7 +169,10 @@ impl Handle {
     /// target maps all of them to the binding's one variable).
     pub(crate) fn create(&self) -> &str {
         match self {
-            Handle::Buffer { create, .. } | Handle::Image { create, .. } => create,
+            Handle::Buffer { create, .. }
+            | Handle::Image { create, .. }
+            | Handle::Texture { create, .. }
+            | Handle::Sampler { create, .. } => create,
             Handle::BufferArray { .. } => "",
         }
     }
@@ -378,7 +414,7 @@ fn module_text(
                 (ty, mangled, h)
             }
             BindingKind::StorageImage(format) => {
-                let (ty, mangled, channel) = types::image_handle(*format, span)?;
+                let (ty, mangled, channel) = images::image_handle(*format, span)?;
                 let h = Handle::Image {
                     var: var.clone(),
                     create: create_line(&ty, &mangled),
@@ -389,8 +425,30 @@ fn module_text(
                 };
                 (ty, mangled, h)
             }
-            BindingKind::Texture(..) => return Err(refuse(span, "texture parameters")),
-            BindingKind::Sampler => return Err(refuse(span, "sampler parameters")),
+            BindingKind::Texture(dim, texel) => {
+                let (ty, mangled, texel) = textures::texture_handle(*dim, *texel, span)?;
+                let h = Handle::Texture {
+                    var: var.clone(),
+                    create: create_line(&ty, &mangled),
+                    ty: ty.clone(),
+                    mangled: mangled.clone(),
+                    dim: *dim,
+                    texel,
+                    binding: slot.binding,
+                };
+                (ty, mangled, h)
+            }
+            BindingKind::Sampler => {
+                let (ty, mangled) = textures::sampler_handle();
+                let h = Handle::Sampler {
+                    var: var.clone(),
+                    create: create_line(&ty, &mangled),
+                    ty: ty.clone(),
+                    mangled: mangled.clone(),
+                    binding: slot.binding,
+                };
+                (ty, mangled, h)
+            }
             BindingKind::BufferArray {
                 lane,
                 lanes,

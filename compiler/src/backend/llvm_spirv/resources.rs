@@ -88,6 +88,9 @@ impl FnLower<'_> {
             }
             Intrinsic::Math(f) => return self.math(*f, args, e),
             Intrinsic::Atomic(op) => return self.atomic(*op, args, e),
+            Intrinsic::Bits(f) if args.iter().any(|a| matches!(a.ty, Type::Vector(..))) => {
+                return self.vector_bits(*f, args, e)
+            }
             Intrinsic::Bits(f) => return self.bits(*f, args, e),
             Intrinsic::Wave(op) => return self.wave(*op, args, e),
             Intrinsic::SpecInt => return self.spec_value(false, args, e),
@@ -97,6 +100,13 @@ impl FnLower<'_> {
             Intrinsic::WorkgroupReduce => return self.workgroup_reduce(args, e),
             Intrinsic::SharedLength => return self.shared_length(args, e),
             Intrinsic::ImageHeight => return self.image_size(args, e, 1),
+            Intrinsic::TextureSample => return self.texture_sample(args, e, false),
+            Intrinsic::TextureSampleLod => return self.texture_sample(args, e, true),
+            Intrinsic::TextureFetch => return self.texture_fetch(args, e, false),
+            Intrinsic::TextureFetchLod => return self.texture_fetch(args, e, true),
+            Intrinsic::TextureWidth => return self.texture_size(args, e, 0),
+            Intrinsic::TextureHeight => return self.texture_size(args, e, 1),
+            Intrinsic::TextureDepth => return self.texture_size(args, e, 2),
             Intrinsic::Vector(f) => return self.vector_fn(*f, args, e),
             Intrinsic::BufferVload => return self.vload(args, e),
             Intrinsic::BitCast(c) => return self.bit_cast(*c, args, e),
@@ -342,10 +352,10 @@ impl FnLower<'_> {
         if value.ty != channel {
             return Err(refuse(
                 v.span,
-                "a texel of another type than the image's channel",
+                "a texel of another type than the image's texels",
             ));
         }
-        self.emit(format!("store {channel} {}, ptr {p}", value.text));
+        self.emit(format!("store volatile {channel} {}, ptr {p}", value.text));
         Ok(())
     }
 
@@ -355,7 +365,7 @@ impl FnLower<'_> {
         };
         let (p, channel) = self.texel_pointer(img, x, y)?;
         let t = self.tmp();
-        self.emit(format!("{t} = load {channel}, ptr {p}"));
+        self.emit(format!("{t} = load volatile {channel}, ptr {p}"));
         Ok(Val {
             text: t,
             ty: channel,

@@ -4,7 +4,7 @@
 
 use super::refuse;
 use crate::diagnostics::{Diagnostic, Span};
-use crate::ir::{ImageFormat, ScalarType, Type};
+use crate::ir::{ScalarType, Type};
 
 /// The LLVM type of a scalar the backend lowers: booleans, 8- to 64-bit integers (LLVM's
 /// integers carry no sign: the operations pick it), `float16`, `float32` and `float64`.
@@ -152,34 +152,6 @@ pub(crate) fn buffer_handle(elem: &str, writable: bool) -> (String, String) {
         format!("target(\"spirv.VulkanBuffer\", [0 x {elem}], 12, {w})"),
         format!("tspirv.VulkanBuffer_a0{mangled_elem}_12_{w}t"),
     )
-}
-
-/// `target("spirv.Image", T, 1 (2-D), 2 (depth unknown), 0, 0, 2 (storage), format)` of a
-/// one-channel storage image format (R32F, R16F, R8_UNORM, R32I, R32UI), its mangling and its channel's LLVM type.
-pub(crate) fn image_handle(
-    format: ImageFormat,
-    span: Span,
-) -> Result<(String, String, &'static str), Diagnostic> {
-    // SPIR-V `ImageFormat` enumerants; a signed-integer format takes `spirv.SignedImage`,
-    // whose sampled type the target declares as a signed `OpTypeInt`.
-    let (kind, channel, mangled, code) = match format {
-        ImageFormat::R32f => ("Image", "float", "f32", 3),
-        ImageFormat::R16f => ("Image", "float", "f32", 9),
-        ImageFormat::R8 => ("Image", "float", "f32", 15),
-        ImageFormat::R32i => ("SignedImage", "i32", "i32", 24),
-        ImageFormat::R32ui => ("Image", "i32", "i32", 33),
-        other => {
-            return Err(refuse(
-                span,
-                format!("storage images of format {}", other.source_name()),
-            ))
-        }
-    };
-    Ok((
-        format!("target(\"spirv.{kind}\", {channel}, 1, 2, 0, 0, 2, {code})"),
-        format!("tspirv.{kind}_{mangled}_1_2_0_0_2_{code}t"),
-        channel,
-    ))
 }
 
 /// An LLVM constant of scalar type `s` from the IR's constant encoding (the low `bits()`

@@ -11,7 +11,7 @@ use super::lower::{FnLower, Val};
 use super::types::{self, scalar, split_vector};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
-use crate::ir::{Expr, ExprKind, LocalId, MathFn, Place, ScalarType, Type, VecFn};
+use crate::ir::{BitsFn, Expr, ExprKind, LocalId, MathFn, Place, ScalarType, Type, VecFn};
 
 type Res<T> = Result<T, Diagnostic>;
 
@@ -303,8 +303,39 @@ impl FnLower<'_> {
     /// `Math.*` on vectors: the scalar lowering (`math`) lane by lane, handed each lane as
     /// a value standing for a local past the function's own.
     pub(super) fn vector_math(&mut self, f: MathFn, args: &[Expr], e: &Expr) -> Res<Val> {
-        let Some(Type::Vector(s, n)) = args.first().map(|a| a.ty.clone()) else {
-            return Err(refuse(e.span, format!("`Math.{f:?}` on these operands")));
+        self.lanewise(
+            args,
+            e,
+            &format!("`Math.{f:?}`"),
+            |fl, lane_args, lane_e| fl.math(f, lane_args, lane_e),
+        )
+    }
+
+    /// `Bits.*` on vectors: each lane through the scalar lowering (scalar operands, such
+    /// as a rotation's count, go to every lane).
+    pub(super) fn vector_bits(&mut self, f: BitsFn, args: &[Expr], e: &Expr) -> Res<Val> {
+        self.lanewise(
+            args,
+            e,
+            &format!("`Bits.{}`", f.name()),
+            |fl, lane_args, lane_e| fl.bits(f, lane_args, lane_e),
+        )
+    }
+
+    /// A vector intrinsic (`what`) lane by lane: `scalar` lowers one lane, its operands
+    /// standing for the lanes of `args` (a scalar operand is every lane's).
+    fn lanewise(
+        &mut self,
+        args: &[Expr],
+        e: &Expr,
+        what: &str,
+        mut scalar: impl FnMut(&mut Self, &[Expr], &Expr) -> Res<Val>,
+    ) -> Res<Val> {
+        let Some((s, n)) = args.iter().find_map(|a| match a.ty {
+            Type::Vector(s, n) => Some((s, n)),
+            _ => None,
+        }) else {
+            return Err(refuse(e.span, format!("{what} on these operands")));
         };
         let out = e.ty.elem_scalar().unwrap_or(s);
         let mut values = Vec::new();
@@ -326,14 +357,13 @@ impl FnLower<'_> {
             ty: Type::Scalar(out),
             span: e.span,
         };
-        let r = self.per_lane((s, n), out, &values, e.span, |fl, lanes| {
+        self.per_lane((s, n), out, &values, e.span, |fl, lanes| {
             fl.lane_values.truncate(base - fl.kernel.locals.len());
             fl.lane_values.extend(lanes.iter().cloned());
-            let r = fl.math(f, &lane_args, &lane_e);
+            let r = scalar(fl, &lane_args, &lane_e);
             fl.lane_values.truncate(base - fl.kernel.locals.len());
             r
-        });
-        r
+        })
     }
 
     /// A call of the LLVM intrinsic `llvm.<name>` overloaded on the type of its operands.
