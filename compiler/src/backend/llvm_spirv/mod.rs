@@ -114,6 +114,9 @@ pub(crate) enum Handle {
         /// The `handlefrombinding` call that makes it (a function's entry line).
         create: String,
     },
+    /// A shared array passed to a `@Device` helper (no descriptor: the helper indexes the
+    /// array's global).
+    Shared(shared::SharedArray),
 }
 
 impl Handle {
@@ -123,12 +126,25 @@ impl Handle {
         matches!(self, Handle::Buffer { elem, ty, .. } if elem.is_float() && ty.contains("x i32]"))
     }
 
-    /// The binding number.
+    /// The binding number (`u32::MAX` for a shared array, which has none).
     pub(crate) fn binding(&self) -> u32 {
         match self {
             Handle::Buffer { binding, .. }
             | Handle::Image { binding, .. }
             | Handle::BufferArray { binding, .. } => *binding,
+            Handle::Shared(_) => u32::MAX,
+        }
+    }
+
+    /// What tells helper specializations apart: the binding, or a shared array's global.
+    pub(crate) fn key(&self) -> String {
+        match self {
+            Handle::Shared(a) => a
+                .global
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == '.')
+                .collect(),
+            h => h.binding().to_string(),
         }
     }
 
@@ -137,7 +153,7 @@ impl Handle {
     pub(crate) fn create(&self) -> &str {
         match self {
             Handle::Buffer { create, .. } | Handle::Image { create, .. } => create,
-            Handle::BufferArray { .. } => "",
+            Handle::BufferArray { .. } | Handle::Shared(_) => "",
         }
     }
 }
@@ -437,6 +453,7 @@ fn module_text(
         );
     }
     let mut f = lower::FnLower::new(kernel, &handles);
+    f.helpers_share_atomics = shared::helpers_share_atomics(module);
     f.prologue(&[])?;
     f.load_push_block(&push, kernel.span)?;
     f.lower_body()?;
@@ -502,6 +519,7 @@ fn lower_helpers(
             incoming.push((i, lower::Val::new(format!("%a{i}"), ty)));
         }
         let mut f = lower::FnLower::new(helper, &resources);
+        f.helpers_share_atomics = shared::helpers_share_atomics(module);
         f.prologue(&incoming)?;
         f.lower_body()?;
         for d in f.decls.iter().chain(&f.globals) {

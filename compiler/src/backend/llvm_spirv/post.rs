@@ -47,6 +47,7 @@ pub(crate) fn fix_up(
         spec_constants.sort();
     }
     atomics::fix_atomic_semantics(&mut m);
+    let atomic_features = atomics::int64_atomics(&mut m);
     check_structured(&m)?;
     check_bindings(&m, layout)?;
     spec_workgroup_size(&mut m)?;
@@ -63,6 +64,9 @@ pub(crate) fn fix_up(
     vulkan_fixups::std430_array_strides(&mut m);
     no_contraction(&mut m);
     let mut features = FeatureSet::default();
+    for f in atomic_features {
+        features.vulkan_feature(f);
+    }
     for inst in &m.capabilities {
         if let Some(Operand::Capability(c)) = inst.operands.first() {
             features.require(*c);
