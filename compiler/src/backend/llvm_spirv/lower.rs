@@ -373,6 +373,13 @@ impl<'a> FnLower<'a> {
                     self.barrier(*kind, args, e)?;
                     return Ok(None);
                 }
+                ExprKind::Intrinsic {
+                    op: op @ Intrinsic::IntPrecision(crate::ir::IntPrecisionFn::StoreLane(_)),
+                    args,
+                } => {
+                    self.intrinsic(op, args, e)?;
+                    return Ok(None);
+                }
                 ExprKind::Host {
                     op: crate::ir::HostOp::Printf,
                     ..

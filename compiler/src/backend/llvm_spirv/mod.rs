@@ -27,6 +27,7 @@ mod buffers;
 mod cleanup;
 mod emit;
 mod images;
+mod int_pack;
 mod isolate;
 mod jumps;
 mod lower;

@@ -77,6 +77,11 @@ impl FnLower<'_> {
             }
             Intrinsic::Math(f) => return self.math(*f, args, e),
             Intrinsic::Atomic(op) => return self.atomic(*op, args, e),
+            Intrinsic::IntPrecision(f) => return self.int_precision(*f, args, e),
+            Intrinsic::IntDot { acc_sat } => return self.int_dot(*acc_sat, args, e),
+            Intrinsic::Bits(f) if args.iter().any(|a| matches!(a.ty, Type::Vector(..))) => {
+                return self.vector_bits(*f, args, e)
+            }
             Intrinsic::Bits(f) => return self.bits(*f, args, e),
             Intrinsic::Wave(op) => return self.wave(*op, args, e),
             Intrinsic::SpecInt => return self.spec_value(false, args, e),

@@ -11,7 +11,7 @@ use super::lower::{FnLower, Val};
 use super::types::{self, scalar, split_vector};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
-use crate::ir::{Expr, ExprKind, LocalId, MathFn, Place, ScalarType, Type, VecFn};
+use crate::ir::{BitsFn, Expr, ExprKind, LocalId, MathFn, Place, ScalarType, Type, VecFn};
 
 type Res<T> = Result<T, Diagnostic>;
 
@@ -300,11 +300,28 @@ impl FnLower<'_> {
         Ok(())
     }
 
-    /// `Math.*` on vectors: the scalar lowering (`math`) lane by lane, handed each lane as
-    /// a value standing for a local past the function's own.
+    /// `Math.*` on vectors: the scalar lowering (`math`) lane by lane.
     pub(super) fn vector_math(&mut self, f: MathFn, args: &[Expr], e: &Expr) -> Res<Val> {
+        self.lanewise(args, e, |fl, a, le| fl.math(f, a, le))
+    }
+
+    /// `Bits.*` on vectors: the scalar lowering (`bits`) lane by lane, which gives each
+    /// lane what the rspirv backend's one vector instruction gives it.
+    pub(super) fn vector_bits(&mut self, f: BitsFn, args: &[Expr], e: &Expr) -> Res<Val> {
+        self.lanewise(args, e, |fl, a, le| fl.bits(f, a, le))
+    }
+
+    /// A scalar lowering `scalar` of the call `e` applied lane by lane to its vector
+    /// arguments (scalar arguments go to every lane), handed each lane as a value standing
+    /// for a local past the function's own.
+    fn lanewise(
+        &mut self,
+        args: &[Expr],
+        e: &Expr,
+        mut scalar: impl FnMut(&mut Self, &[Expr], &Expr) -> Res<Val>,
+    ) -> Res<Val> {
         let Some(Type::Vector(s, n)) = args.first().map(|a| a.ty.clone()) else {
-            return Err(refuse(e.span, format!("`Math.{f:?}` on these operands")));
+            return Err(refuse(e.span, "a lane-by-lane function on these operands"));
         };
         let out = e.ty.elem_scalar().unwrap_or(s);
         let mut values = Vec::new();
@@ -329,7 +346,7 @@ impl FnLower<'_> {
         let r = self.per_lane((s, n), out, &values, e.span, |fl, lanes| {
             fl.lane_values.truncate(base - fl.kernel.locals.len());
             fl.lane_values.extend(lanes.iter().cloned());
-            let r = fl.math(f, &lane_args, &lane_e);
+            let r = scalar(fl, &lane_args, &lane_e);
             fl.lane_values.truncate(base - fl.kernel.locals.len());
             r
         });
