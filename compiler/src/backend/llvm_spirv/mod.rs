@@ -25,6 +25,7 @@ mod bit_casts;
 mod buffer_arrays;
 mod buffers;
 mod cleanup;
+mod clock;
 mod emit;
 mod images;
 mod int_pack;

@@ -47,7 +47,11 @@ pub(crate) fn fix_up(
         spec_constants.sort();
     }
     atomics::fix_atomic_semantics(&mut m);
-    let atomic_features = atomics::int64_atomics(&mut m);
+    let mut extra_features = atomics::int64_atomics(&mut m);
+    extra_features.extend(super::clock::declare_clock(&mut m));
+    if super::waves::subgroup_extended_types(&m) {
+        extra_features.push("shaderSubgroupExtendedTypes");
+    }
     check_structured(&m)?;
     check_bindings(&m, layout)?;
     spec_workgroup_size(&mut m)?;
@@ -64,7 +68,7 @@ pub(crate) fn fix_up(
     vulkan_fixups::std430_array_strides(&mut m);
     no_contraction(&mut m);
     let mut features = FeatureSet::default();
-    for f in atomic_features {
+    for f in extra_features {
         features.vulkan_feature(f);
     }
     for inst in &m.capabilities {

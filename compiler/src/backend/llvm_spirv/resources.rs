@@ -77,6 +77,7 @@ impl FnLower<'_> {
             }
             Intrinsic::Math(f) => return self.math(*f, args, e),
             Intrinsic::Atomic(op) => return self.atomic(*op, args, e),
+            Intrinsic::Clock { device } => return Ok(self.read_clock(*device)),
             Intrinsic::IntPrecision(f) => return self.int_precision(*f, args, e),
             Intrinsic::IntDot { acc_sat } => return self.int_dot(*acc_sat, args, e),
             Intrinsic::Bits(f) if args.iter().any(|a| matches!(a.ty, Type::Vector(..))) => {
