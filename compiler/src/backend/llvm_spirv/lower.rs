@@ -10,10 +10,6 @@
 
 use std::fmt::Write;
 
-/// What the refusal of a kernel `printf` names (the rspirv backend lowers it to
-/// `NonSemantic.DebugPrintf`).
-const PRINTF: &str = "printing from kernels (`System.out.printf`/`println`)";
-
 use super::types::{self, float_const_of, int_const, scalar, scalar_of};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
@@ -382,8 +378,11 @@ impl<'a> FnLower<'a> {
                 }
                 ExprKind::Host {
                     op: crate::ir::HostOp::Printf,
-                    ..
-                } => return Err(refuse(e.span, PRINTF)),
+                    args,
+                } => {
+                    self.debug_printf(args, e)?;
+                    return Ok(None);
+                }
                 _ => return Err(refuse(e.span, "this statement")),
             }
         }
@@ -481,8 +480,11 @@ impl<'a> FnLower<'a> {
             ExprKind::Swizzle(x, lanes) => self.swizzle(x, lanes, e),
             ExprKind::Host {
                 op: crate::ir::HostOp::Printf,
-                ..
-            } => Err(refuse(e.span, PRINTF)),
+                args,
+            } => {
+                self.debug_printf(args, e)?;
+                Ok(Val::new(String::new(), "void"))
+            }
             ExprKind::Host {
                 op: crate::ir::HostOp::ArrayLength,
                 args,

@@ -36,6 +36,7 @@ mod math_bits;
 mod matrices;
 mod pointer_args;
 mod post;
+mod printf;
 mod push;
 mod resources;
 mod shared;

@@ -41,6 +41,7 @@ pub(crate) fn fix_up(
 ) -> Result<(Vec<u32>, Features), String> {
     let mut m = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
     check_entry_point(&m, kernel)?;
+    super::printf::replace_prints(&mut m)?;
     let mut spec_constants = spirv_ops::replace_placeholders(&mut m)?;
     if let Some(bytes) = shared::fix_dynamic_length(&mut m, &spec_constants)? {
         spec_constants.push(bytes);
