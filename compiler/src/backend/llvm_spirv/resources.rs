@@ -31,7 +31,7 @@ impl FnLower<'_> {
             // No `inbounds`: an index past the end must not become poison in LLVM (the
             // rspirv backend leaves such an access to the driver, as Vulkan does).
             let i = self.expr(index)?;
-            let i = self.opaque_if_constant(i);
+            let i = self.opaque_copy(i);
             let p = self.tmp();
             if array.is_bit_view() {
                 self.bit_pointers.insert(p.clone());
