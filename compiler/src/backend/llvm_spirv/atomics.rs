@@ -326,7 +326,8 @@ impl FnLower<'_> {
             ),
             _ => false,
         };
-        if elem.is_float()
+        // Float atomics exist on `float32` only (sema), so only its arrays get a bit view.
+        if elem == ScalarType::F32
             && (self.helpers_share_atomics
                 || crate::ir::visit::find_expr(&self.kernel.body, &atomic_here).is_some())
         {

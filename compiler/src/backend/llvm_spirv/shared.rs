@@ -308,15 +308,17 @@ fn std430_size(m: &Module, ty: rspirv::spirv::Word) -> Option<u32> {
 /// The spec-constant name the reflection gives SpecId 3.
 pub(crate) const SHARED_BYTES_NAME: &str = "shared_bytes";
 
-/// Whether some `@Device` helper of `module` runs an atomic on a `Shared<T>` receiver.
+/// Whether some `@Device` helper of `module` runs an atomic on a `Shared<float32>`
+/// receiver (float atomics run on the array's `i32` bits).
 pub(crate) fn helpers_share_atomics(module: &crate::ir::Module) -> bool {
     let shared_atomic = |e: &Expr| match &e.kind {
         ExprKind::Intrinsic {
             op: crate::ir::Intrinsic::Atomic(_),
             args,
-        } => args
-            .first()
-            .is_some_and(|r| matches!(r.ty, crate::ir::Type::Shared(_))),
+        } => args.first().is_some_and(|r| match &r.ty {
+            crate::ir::Type::Shared(t) => t.as_scalar() == Some(ScalarType::F32),
+            _ => false,
+        }),
         _ => false,
     };
     module
