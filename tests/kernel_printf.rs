@@ -35,11 +35,15 @@ fn printing() -> Option<KernelPrintf> {
     Some(ctx.kernel_printf())
 }
 
-/// `cajetac run --host <host>` of the device program: (exit success, stdout, stderr).
-fn run_cajetac(host: &str, printf_env: Option<&str>) -> Option<(bool, String, String)> {
+/// `cajetac run --host <host> --backend <backend>` of the device program: (exit success,
+/// stdout, stderr).
+fn run_cajetac(
+    (host, backend): (&str, &str),
+    printf_env: Option<&str>,
+) -> Option<(bool, String, String)> {
     let cajetac = cajetac_program()?;
     let mut cmd = std::process::Command::new(cajetac);
-    cmd.args(["run", "--host", host])
+    cmd.args(["run", "--host", host, "--backend", backend])
         .arg(tests_dir().join("device/kernel_printf.cajeta"))
         .env_remove("CAJETA_KERNEL_PRINTF")
         .env_remove("CAJETA_VALIDATION");
@@ -77,10 +81,16 @@ fn cajetac_run_prints_kernel_lines_on_both_host_executors() {
     let Some(state) = printing() else {
         return;
     };
-    for host in ["native", "interp"] {
-        let Some((ok, stdout, stderr)) = run_cajetac(host, None) else {
+    // Both host executors, and the kernels through LLVM's SPIR-V target too.
+    for (host, backend) in [
+        ("native", "rspirv"),
+        ("interp", "rspirv"),
+        ("native", "llvm"),
+    ] {
+        let Some((ok, stdout, stderr)) = run_cajetac((host, backend), None) else {
             return;
         };
+        let host = format!("{host} --backend {backend}");
         assert!(ok, "--host {host} failed:\n{stdout}\n{stderr}");
         let kernel = kernel_lines_between_syncs(&stdout);
         match &state {
@@ -102,7 +112,7 @@ fn printing_turned_off_drops_the_lines_and_warns_once() {
     if printing().is_none() {
         return;
     }
-    let Some((ok, stdout, stderr)) = run_cajetac("interp", Some("0")) else {
+    let Some((ok, stdout, stderr)) = run_cajetac(("interp", "rspirv"), Some("0")) else {
         return;
     };
     assert!(ok, "{stdout}\n{stderr}");

@@ -327,17 +327,53 @@ fn examples_agree_through_llvm() {
 }
 
 #[test]
-fn kernel_printf_is_refused_by_name() {
-    let path = tests_dir().join("device/kernel_printf.cajeta");
+fn kernel_printf_lowers_to_the_same_debug_printf_instructions() {
+    let path = tests_dir().join("kernels/kernel_printf.cajeta");
     let (_, module) = cajeta_tests::frontend(&path);
     let module = module.expect("checks");
-    let diags = compile_one(&module, "show", KernelBackend::Llvm).expect_err("refused");
-    assert_eq!(diags.len(), 1, "{diags:?}");
-    let d = &diags[0];
-    assert_eq!(d.code, Code::LlvmBackendUnsupported);
-    assert!(d.message.contains("printing from kernels"), "{}", d.message);
-    assert_ne!(d.primary, cajetac::diagnostics::Span::default(), "no span");
-    assert!(compile_one(&module, "show", KernelBackend::Rspirv).is_ok());
+    let llvm = compile_one(&module, "show", KernelBackend::Llvm).expect("lowers");
+    let rspirv = compile_one(&module, "show", KernelBackend::Rspirv).expect("lowers");
+    // Each print is one `OpExtInst … DebugPrintf 1 %format args…` whose format is the
+    // same `OpString` as with rspirv (the helper's print included): (format's first line,
+    // argument count) per print.
+    let prints = |words: &[u32]| {
+        let text = cajetac::backend::spirv::disassemble(words);
+        let id_of = |line: &str| line.split(" = ").next().unwrap_or("").trim().to_string();
+        let set = text
+            .lines()
+            .find(|l| l.contains("OpExtInstImport \"NonSemantic.DebugPrintf\""))
+            .map(id_of)
+            .expect("the DebugPrintf import");
+        let strings: std::collections::HashMap<String, String> = text
+            .lines()
+            .filter_map(|l| {
+                let (id, rest) = l.split_once(" = OpString \"")?;
+                Some((id.trim().to_string(), rest.to_string()))
+            })
+            .collect();
+        let mut found: Vec<(String, usize)> = text
+            .lines()
+            .filter(|l| l.contains("OpExtInst "))
+            .filter_map(|l| {
+                let words: Vec<&str> = l.split_whitespace().collect();
+                let at = words.iter().position(|w| *w == "OpExtInst")?;
+                let (s, inst, fmt) = (words.get(at + 2)?, words.get(at + 3)?, words.get(at + 4)?);
+                if *s != set || *inst != "1" {
+                    return None;
+                }
+                Some((strings.get(*fmt)?.clone(), words.len() - at - 5))
+            })
+            .collect();
+        found.sort();
+        (
+            found,
+            text.contains("OpExtension \"SPV_KHR_non_semantic_info\""),
+        )
+    };
+    let (a, b) = (prints(&rspirv.words), prints(&llvm.words));
+    assert_eq!(a.0.len(), 6, "{a:?}");
+    assert_eq!(a, b);
+    assert!(b.1, "SPV_KHR_non_semantic_info missing");
 }
 
 /// Compiles `source` (one kernel `k`) through both backends; the LLVM result.

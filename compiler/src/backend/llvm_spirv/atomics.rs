@@ -94,12 +94,13 @@ impl FnLower<'_> {
             Type::Buffer(t) | Type::Shared(t) => t.as_scalar(),
             _ => None,
         };
-        let float = match elem {
-            Some(ScalarType::I32 | ScalarType::U32) => false,
-            Some(ScalarType::F32) => true,
+        let (float, ity) = match elem {
+            Some(ScalarType::I32 | ScalarType::U32) => (false, "i32"),
+            Some(ScalarType::I64 | ScalarType::U64) => (false, "i64"),
+            Some(ScalarType::F32) => (true, "i32"),
             _ => return Err(refuse(e.span, format!("atomics on `{}`", recv.ty))),
         };
-        let signed = elem == Some(ScalarType::I32);
+        let signed = matches!(elem, Some(ScalarType::I32 | ScalarType::I64));
         let (p, space, _) = self.element_pointer(recv, index)?;
         if float && !self.bit_pointers.contains(&p) {
             return Err(refuse(e.span, "a float atomic outside a bit view"));
@@ -123,22 +124,22 @@ impl FnLower<'_> {
             let uneq = unequal_semantics(order, class_bit);
             let name = self.spirv_op(
                 spirv_ops::ATOMIC_COMPARE_EXCHANGE,
-                "i32",
+                ity,
                 &[
                     &format!("ptr addrspace({space})"),
                     "i32",
                     "i32",
                     "i32",
-                    "i32",
-                    "i32",
+                    ity,
+                    ity,
                 ],
                 false,
             );
             self.emit(format!(
-                "{t} = call i32 {name}(ptr addrspace({space}) {p}, i32 {scope}, i32 {sem}, i32 {uneq}, i32 {}, i32 {})",
+                "{t} = call {ity} {name}(ptr addrspace({space}) {p}, i32 {scope}, i32 {sem}, i32 {uneq}, {ity} {}, {ity} {})",
                 desired.text, value.text
             ));
-            return Ok(self.float_from_bits_if(float, Val::new(t, "i32")));
+            return Ok(self.float_from_bits_if(float, Val::new(t, ity)));
         }
         let rmw = match op {
             AtomicOp::Add => "add",
@@ -172,31 +173,43 @@ impl FnLower<'_> {
             let operands = [
                 format!("i32 {scope}"),
                 format!("i32 {sem}"),
-                format!("i32 {}", value.text),
+                format!("{ity} {}", value.text),
             ];
-            let r = self.shared_atomic_op(opcode, p.as_str(), &operands);
+            let r = self.shared_atomic_op(opcode, p.as_str(), ity, &operands);
             return Ok(self.float_from_bits_if(float, r));
         }
+        let align = if ity == "i64" { 8 } else { 4 };
         self.emit(format!(
-            "{t} = atomicrmw {rmw} ptr addrspace({space}) {p}, i32 {} syncscope(\"{sync}\") {}, align 4",
+            "{t} = atomicrmw {rmw} ptr addrspace({space}) {p}, {ity} {} syncscope(\"{sync}\") {}, align {align}",
             value.text,
             llvm_ordering(order)
         ));
-        Ok(self.float_from_bits_if(float, Val::new(t, "i32")))
+        Ok(self.float_from_bits_if(float, Val::new(t, ity)))
     }
 
-    /// The atomic instruction `opcode` on the shared element at `p` (an `i32`), with these
-    /// further operands, through its placeholder (which may touch any memory).
-    fn shared_atomic_op(&mut self, opcode: Op, p: &str, operands: &[String]) -> Val {
+    /// The atomic instruction `opcode` on the shared element at `p` (an `i32` or `i64`,
+    /// `ity`), with these further operands (typed), through its placeholder (which may
+    /// touch any memory).
+    fn shared_atomic_op(
+        &mut self,
+        opcode: Op,
+        p: &str,
+        ity: &'static str,
+        operands: &[String],
+    ) -> Val {
         let mut params = vec!["ptr addrspace(3)"];
-        params.extend(operands.iter().map(|_| "i32"));
-        let name = self.spirv_op(&spirv_ops::core_op(opcode, None), "i32", &params, false);
+        params.extend(
+            operands
+                .iter()
+                .map(|o| o.split(' ').next().unwrap_or("i32")),
+        );
+        let name = self.spirv_op(&spirv_ops::core_op(opcode, None), ity, &params, false);
         let t = self.tmp();
         self.emit(format!(
-            "{t} = call i32 {name}(ptr addrspace(3) {p}, {})",
+            "{t} = call {ity} {name}(ptr addrspace(3) {p}, {})",
             operands.join(", ")
         ));
-        Val::new(t, "i32")
+        Val::new(t, ity)
     }
 
     /// A float add, subtract, min or max on the bits at `p`: a compare-exchange loop, as the
@@ -223,7 +236,8 @@ impl FnLower<'_> {
         let sync = if space == 3 { "workgroup" } else { "device" };
         let init = if space == 3 {
             let operands = [format!("i32 {scope}"), "i32 0".to_string()];
-            self.shared_atomic_op(Op::AtomicLoad, p, &operands).text
+            self.shared_atomic_op(Op::AtomicLoad, p, "i32", &operands)
+                .text
         } else {
             let init = self.tmp();
             self.emit(format!(
@@ -312,7 +326,10 @@ impl FnLower<'_> {
             ),
             _ => false,
         };
-        if elem.is_float() && crate::ir::visit::find_expr(&self.kernel.body, &atomic_here).is_some()
+        // Float atomics exist on `float32` only (sema), so only its arrays get a bit view.
+        if elem == ScalarType::F32
+            && (self.helpers_share_atomics
+                || crate::ir::visit::find_expr(&self.kernel.body, &atomic_here).is_some())
         {
             return Ok("i32");
         }
@@ -469,4 +486,85 @@ pub(crate) fn fix_atomic_semantics(m: &mut Module) {
     for (fi, bi, ii) in relaxed {
         m.functions[fi].blocks[bi].instructions[ii].operands[2] = Operand::IdMemorySemantics(zero);
     }
+}
+
+/// Declares `Int64Atomics` where an atomic works on a 64-bit integer (LLVM's target does
+/// not for the placeholder instructions) and returns the Vulkan features those atomics
+/// need, per storage class, as the rspirv backend reports them
+/// (`shaderBufferInt64Atomics`, `shaderSharedInt64Atomics`).
+pub(crate) fn int64_atomics(m: &mut Module) -> Vec<&'static str> {
+    let int64: std::collections::HashSet<Word> = m
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::TypeInt && i.operands.first() == Some(&Operand::LiteralBit32(64))
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    let pointer_class: HashMap<Word, rspirv::spirv::StorageClass> = m
+        .types_global_values
+        .iter()
+        .filter_map(
+            |i| match (i.class.opcode, i.result_id, i.operands.first()) {
+                (Op::TypePointer, Some(id), Some(Operand::StorageClass(c))) => Some((id, *c)),
+                _ => None,
+            },
+        )
+        .collect();
+    let result_types: HashMap<Word, Word> = m
+        .all_inst_iter()
+        .filter_map(|i| Some((i.result_id?, i.result_type?)))
+        .collect();
+    let mut features = Vec::new();
+    for i in m.all_inst_iter() {
+        let atomic = matches!(
+            i.class.opcode,
+            Op::AtomicIAdd
+                | Op::AtomicISub
+                | Op::AtomicSMin
+                | Op::AtomicUMin
+                | Op::AtomicSMax
+                | Op::AtomicUMax
+                | Op::AtomicAnd
+                | Op::AtomicOr
+                | Op::AtomicXor
+                | Op::AtomicExchange
+                | Op::AtomicCompareExchange
+                | Op::AtomicLoad
+        );
+        if !atomic || !i.result_type.is_some_and(|t| int64.contains(&t)) {
+            continue;
+        }
+        let class = i
+            .operands
+            .first()
+            .and_then(Operand::id_ref_any)
+            .and_then(|p| result_types.get(&p))
+            .and_then(|t| pointer_class.get(t));
+        let feature = if class == Some(&rspirv::spirv::StorageClass::Workgroup) {
+            "shaderSharedInt64Atomics"
+        } else {
+            "shaderBufferInt64Atomics"
+        };
+        if !features.contains(&feature) {
+            features.push(feature);
+        }
+    }
+    if !features.is_empty() {
+        let has = m.capabilities.iter().any(|i| {
+            i.operands.first()
+                == Some(&Operand::Capability(
+                    rspirv::spirv::Capability::Int64Atomics,
+                ))
+        });
+        if !has {
+            m.capabilities.push(rspirv::dr::Instruction::new(
+                Op::Capability,
+                None,
+                None,
+                vec![Operand::Capability(rspirv::spirv::Capability::Int64Atomics)],
+            ));
+        }
+    }
+    features
 }

@@ -10,10 +10,6 @@
 
 use std::fmt::Write;
 
-/// What the refusal of a kernel `printf` names (the rspirv backend lowers it to
-/// `NonSemantic.DebugPrintf`).
-const PRINTF: &str = "printing from kernels (`System.out.printf`/`println`)";
-
 use super::types::{self, float_const_of, int_const, scalar, scalar_of};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
@@ -32,10 +28,7 @@ pub(crate) type HelperCall = (FunctionId, Vec<Option<Handle>>);
 pub(crate) fn helper_name(f: FunctionId, resources: &[Option<Handle>]) -> String {
     let bindings: String = resources
         .iter()
-        .map(|r| {
-            r.as_ref()
-                .map_or("_".to_string(), |h| h.binding().to_string())
-        })
+        .map(|r| r.as_ref().map_or("_".to_string(), Handle::key))
         .collect::<Vec<_>>()
         .join(".");
     format!("@\"helper.{}.{bindings}\"", f.0)
@@ -66,8 +59,12 @@ pub(crate) struct FnLower<'a> {
     pub(crate) globals: Vec<String>,
     /// Bytes of fixed-size workgroup memory its shared arrays take.
     pub(crate) shared_bytes: u64,
-    /// Per local: the `addrspace(3)` global and element of a `Shared<T>` local.
-    pub(super) shared: Vec<(usize, String, ScalarType, u32)>,
+    /// Per `Shared<T>` local: the shared array it denotes (declared here or passed in).
+    pub(super) shared: Vec<(usize, super::shared::SharedArray)>,
+    /// Whether some `@Device` helper of the module runs an atomic on a `Shared<T>`
+    /// (helpers may be passed any array, so every float shared array is then a bit view,
+    /// as in the rspirv backend).
+    pub(crate) helpers_share_atomics: bool,
     /// Element pointers into a float buffer's or shared array's `i32` bit view (float
     /// atomics on it are compare-exchange loops on the bits): accesses through them bit-cast.
     pub(super) bit_pointers: std::collections::HashSet<String>,
@@ -114,7 +111,15 @@ impl<'a> FnLower<'a> {
             calls: Vec::new(),
             globals: Vec::new(),
             shared_bytes: 0,
-            shared: Vec::new(),
+            shared: handles
+                .iter()
+                .enumerate()
+                .filter_map(|(i, h)| match h {
+                    Some(Handle::Shared(a)) => Some((i, a.clone())),
+                    _ => None,
+                })
+                .collect(),
+            helpers_share_atomics: false,
             bit_pointers: Default::default(),
             push_places: Vec::new(),
             lane_values: Vec::new(),
@@ -364,10 +369,20 @@ impl<'a> FnLower<'a> {
                     self.barrier(*kind, args, e)?;
                     return Ok(None);
                 }
+                ExprKind::Intrinsic {
+                    op: op @ Intrinsic::IntPrecision(crate::ir::IntPrecisionFn::StoreLane(_)),
+                    args,
+                } => {
+                    self.intrinsic(op, args, e)?;
+                    return Ok(None);
+                }
                 ExprKind::Host {
                     op: crate::ir::HostOp::Printf,
-                    ..
-                } => return Err(refuse(e.span, PRINTF)),
+                    args,
+                } => {
+                    self.debug_printf(args, e)?;
+                    return Ok(None);
+                }
                 _ => return Err(refuse(e.span, "this statement")),
             }
         }
@@ -465,8 +480,11 @@ impl<'a> FnLower<'a> {
             ExprKind::Swizzle(x, lanes) => self.swizzle(x, lanes, e),
             ExprKind::Host {
                 op: crate::ir::HostOp::Printf,
-                ..
-            } => Err(refuse(e.span, PRINTF)),
+                args,
+            } => {
+                self.debug_printf(args, e)?;
+                Ok(Val::new(String::new(), "void"))
+            }
             ExprKind::Host {
                 op: crate::ir::HostOp::ArrayLength,
                 args,
@@ -496,6 +514,16 @@ impl<'a> FnLower<'a> {
                     ));
                 };
                 resources.push(Some(h));
+                continue;
+            }
+            if matches!(a.ty, Type::Shared(_)) {
+                let Some(array) = self.shared_of(a).cloned() else {
+                    return Err(refuse(
+                        a.span,
+                        "a shared-array argument that is not a declared local",
+                    ));
+                };
+                resources.push(Some(Handle::Shared(array)));
                 continue;
             }
             resources.push(None);

@@ -25,8 +25,10 @@ mod bit_casts;
 mod buffer_arrays;
 mod buffers;
 mod cleanup;
+mod clock;
 mod emit;
 mod images;
+mod int_pack;
 mod isolate;
 mod jumps;
 mod lower;
@@ -34,6 +36,7 @@ mod math_bits;
 mod matrices;
 mod pointer_args;
 mod post;
+mod printf;
 mod push;
 mod resources;
 mod shared;
@@ -145,6 +148,9 @@ pub(crate) enum Handle {
         /// The `handlefrombinding` call that makes it (a function's entry line).
         create: String,
     },
+    /// A shared array passed to a `@Device` helper (no descriptor: the helper indexes the
+    /// array's global).
+    Shared(shared::SharedArray),
 }
 
 impl Handle {
@@ -154,7 +160,7 @@ impl Handle {
         matches!(self, Handle::Buffer { elem, ty, .. } if elem.is_float() && ty.contains("x i32]"))
     }
 
-    /// The binding number.
+    /// The binding number (`u32::MAX` for a shared array, which has none).
     pub(crate) fn binding(&self) -> u32 {
         match self {
             Handle::Buffer { binding, .. }
@@ -162,6 +168,19 @@ impl Handle {
             | Handle::Texture { binding, .. }
             | Handle::Sampler { binding, .. }
             | Handle::BufferArray { binding, .. } => *binding,
+            Handle::Shared(_) => u32::MAX,
+        }
+    }
+
+    /// What tells helper specializations apart: the binding, or a shared array's global.
+    pub(crate) fn key(&self) -> String {
+        match self {
+            Handle::Shared(a) => a
+                .global
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == '.')
+                .collect(),
+            h => h.binding().to_string(),
         }
     }
 
@@ -173,7 +192,7 @@ impl Handle {
             | Handle::Image { create, .. }
             | Handle::Texture { create, .. }
             | Handle::Sampler { create, .. } => create,
-            Handle::BufferArray { .. } => "",
+            Handle::BufferArray { .. } | Handle::Shared(_) => "",
         }
     }
 }
@@ -495,6 +514,7 @@ fn module_text(
         );
     }
     let mut f = lower::FnLower::new(kernel, &handles);
+    f.helpers_share_atomics = shared::helpers_share_atomics(module);
     f.prologue(&[])?;
     f.load_push_block(&push, kernel.span)?;
     f.lower_body()?;
@@ -560,6 +580,7 @@ fn lower_helpers(
             incoming.push((i, lower::Val::new(format!("%a{i}"), ty)));
         }
         let mut f = lower::FnLower::new(helper, &resources);
+        f.helpers_share_atomics = shared::helpers_share_atomics(module);
         f.prologue(&incoming)?;
         f.lower_body()?;
         for d in f.decls.iter().chain(&f.globals) {

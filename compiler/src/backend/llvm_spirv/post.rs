@@ -41,12 +41,18 @@ pub(crate) fn fix_up(
 ) -> Result<(Vec<u32>, Features), String> {
     let mut m = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
     check_entry_point(&m, kernel)?;
+    super::printf::replace_prints(&mut m)?;
     let mut spec_constants = spirv_ops::replace_placeholders(&mut m)?;
     if let Some(bytes) = shared::fix_dynamic_length(&mut m, &spec_constants)? {
         spec_constants.push(bytes);
         spec_constants.sort();
     }
     atomics::fix_atomic_semantics(&mut m);
+    let mut extra_features = atomics::int64_atomics(&mut m);
+    extra_features.extend(super::clock::declare_clock(&mut m));
+    if super::waves::subgroup_extended_types(&m) {
+        extra_features.push("shaderSubgroupExtendedTypes");
+    }
     check_structured(&m)?;
     check_bindings(&m, layout)?;
     spec_workgroup_size(&mut m)?;
@@ -63,6 +69,9 @@ pub(crate) fn fix_up(
     vulkan_fixups::std430_array_strides(&mut m);
     no_contraction(&mut m);
     let mut features = FeatureSet::default();
+    for f in extra_features {
+        features.vulkan_feature(f);
+    }
     for inst in &m.capabilities {
         if let Some(Operand::Capability(c)) = inst.operands.first() {
             features.require(*c);

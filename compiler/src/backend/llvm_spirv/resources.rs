@@ -27,31 +27,20 @@ impl FnLower<'_> {
                 "indexing something other than a buffer parameter",
             ));
         };
-        if let Some((_, global, elem, n)) = self.shared.iter().find(|(s, ..)| *s == l.0).cloned() {
+        if let Some(array) = self.shared_of(base).cloned() {
             // No `inbounds`: an index past the end must not become poison in LLVM (the
             // rspirv backend leaves such an access to the driver, as Vulkan does).
             let i = self.expr(index)?;
-            let i = self.opaque_if_constant(i);
-            // Vectors keep their vector type; scalars may be a float atomic's bit view.
-            let vector = match &base.ty {
-                Type::Shared(t) if matches!(t.as_ref(), Type::Vector(..)) => {
-                    Some(types::stored_value(t, base.span)?)
-                }
-                _ => None,
-            };
-            let ty = match vector {
-                Some(t) => t,
-                None => self.shared_element_type(l.0, elem, base.span)?,
-            };
+            let i = self.opaque_copy(i);
             let p = self.tmp();
-            if vector.is_none() && ty != types::stored(elem, base.span)? {
+            if array.is_bit_view() {
                 self.bit_pointers.insert(p.clone());
             }
             self.emit(format!(
-                "{p} = getelementptr [{n} x {ty}], ptr addrspace(3) {global}, i32 0, {} {}",
-                i.ty, i.text
+                "{p} = getelementptr [{} x {}], ptr addrspace(3) {}, i32 0, {} {}",
+                array.n, array.ty, array.global, i.ty, i.text
             ));
-            return Ok((p, 3, elem));
+            return Ok((p, 3, array.elem));
         }
         let handle = self.handles.get(l.0).cloned().flatten();
         let bits = handle.as_ref().is_some_and(Handle::is_bit_view);
@@ -88,6 +77,9 @@ impl FnLower<'_> {
             }
             Intrinsic::Math(f) => return self.math(*f, args, e),
             Intrinsic::Atomic(op) => return self.atomic(*op, args, e),
+            Intrinsic::Clock { device } => return Ok(self.read_clock(*device)),
+            Intrinsic::IntPrecision(f) => return self.int_precision(*f, args, e),
+            Intrinsic::IntDot { acc_sat } => return self.int_dot(*acc_sat, args, e),
             Intrinsic::Bits(f) if args.iter().any(|a| matches!(a.ty, Type::Vector(..))) => {
                 return self.vector_bits(*f, args, e)
             }
@@ -264,33 +256,36 @@ impl FnLower<'_> {
             &Type::Scalar(elem.elem_scalar().unwrap_or(ScalarType::Bool)),
             span,
         )?;
-        let Some(ExprKind::Const(Constant::Int(n))) = args.first().map(|a| &a.kind) else {
-            if lanes > 1 {
-                return Err(refuse(span, "a shared array of vectors of dynamic length"));
-            }
-            return self.bind_dynamic_shared(local, lane, span);
-        };
         let ty = if lanes > 1 {
             types::stored_value(elem, span)?
         } else {
             self.shared_element_type(local, lane, span)?
         };
-        let elem = lane;
+        // The element's stored size (booleans as uint32; a 3-lane vector takes four lanes'
+        // room, as in std430), as the rspirv backend counts it.
+        let lane_bytes = if lane == ScalarType::Bool {
+            4
+        } else {
+            lane.size_bytes()
+        };
+        let elem_bytes = lane_bytes * if lanes == 3 { 4 } else { lanes };
+        let Some(ExprKind::Const(Constant::Int(n))) = args.first().map(|a| &a.kind) else {
+            return self.bind_dynamic_shared(local, (lane, ty, elem_bytes), span);
+        };
         let n = *n as u32;
         let global = format!("@shared.{}.{local}", self.kernel_tag());
         self.globals.push(format!(
             "{global} = internal addrspace(3) global [{n} x {ty}] poison"
         ));
-        // The element's stored size (booleans as uint32), as the rspirv backend counts it.
-        let elem_bytes = if elem == ScalarType::Bool {
-            4
-        } else {
-            elem.size_bytes()
+        self.shared_bytes += u64::from(n) * u64::from(elem_bytes);
+        let array = super::shared::SharedArray {
+            global,
+            elem: lane,
+            ty,
+            n,
+            elem_bytes,
         };
-        // A 3-lane vector takes four lanes' room, as in std430.
-        let lanes = if lanes == 3 { 4 } else { lanes };
-        self.shared_bytes += u64::from(n) * u64::from(elem_bytes * lanes);
-        self.shared.push((local, global, elem, n));
+        self.shared.push((local, array));
         Ok(())
     }
 

@@ -1,12 +1,17 @@
-//! Shared arrays of dynamic length and `t.length()`.
+//! Shared arrays: what a function knows of one ([`SharedArray`]), those of dynamic length,
+//! and `t.length()`.
 //!
 //! As with rspirv, a kernel's one `shared T[m]` of a length that is not a constant is a
 //! workgroup array whose length is the launch's byte size (`SpecId 3`, default one
-//! element) divided by the element size, an `OpSpecConstantOp`: LLVM IR has no array of a
-//! specialization-constant length, so the array is declared with a marker length
-//! ([`DYNAMIC_LENGTH`]) that the post-pass ([`fix_dynamic_length`]) replaces. Its
-//! `length()` is that byte size divided by the element size in the code (the byte size
-//! through a spec-constant placeholder, see [`super::spec`]).
+//! element) divided by the element's std430 size (a 3-lane vector counts four lanes), an
+//! `OpSpecConstantOp`: LLVM IR has no array of a specialization-constant length, so the
+//! array is declared with a marker length ([`DYNAMIC_LENGTH`]) that the post-pass
+//! ([`fix_dynamic_length`]) replaces. Its `length()` is that byte size divided by the
+//! element size in the code (the byte size through a spec-constant placeholder, see
+//! [`super::spec`]).
+//!
+//! A `@Device` helper taking a `Shared<T>` is specialized per array passed (as per
+//! resource, [`super::Handle::Shared`]): it indexes the array's global directly.
 
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Decoration, Op};
@@ -25,31 +30,65 @@ type Res<T> = Result<T, Diagnostic>;
 /// array of the kernel is expected to have; the post-pass refuses a module where one does).
 pub(crate) const DYNAMIC_LENGTH: u32 = 1_048_573;
 
-/// Bytes per element of the 32-bit scalars the backend's shared arrays hold.
-const ELEMENT_BYTES: u32 = 4;
+/// A shared array as the functions indexing it see it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SharedArray {
+    /// The `addrspace(3)` global.
+    pub(crate) global: String,
+    /// The element's lane type.
+    pub(crate) elem: ScalarType,
+    /// The element's LLVM type as stored (`i32` bits for a float array atomics work on).
+    pub(crate) ty: &'static str,
+    /// The length, or [`DYNAMIC_LENGTH`].
+    pub(crate) n: u32,
+    /// Bytes per element (std430 size; what the dynamic length divides by).
+    pub(crate) elem_bytes: u32,
+}
+
+impl SharedArray {
+    /// Whether this is a float array's `i32` bit view.
+    pub(crate) fn is_bit_view(&self) -> bool {
+        self.elem.is_float() && self.ty == "i32"
+    }
+}
 
 impl FnLower<'_> {
-    /// `t = shared T[m]` with `m` not a constant: the kernel's dynamic shared array.
+    /// `t = shared T[m]` with `m` not a constant: the kernel's dynamic shared array of
+    /// elements of LLVM type `ty`, `elem_bytes` each.
     pub(super) fn bind_dynamic_shared(
         &mut self,
         local: usize,
-        elem: ScalarType,
+        (elem, ty, elem_bytes): (ScalarType, &'static str, u32),
         span: Span,
     ) -> Res<()> {
-        if self.shared.iter().any(|(_, _, _, n)| *n == DYNAMIC_LENGTH) {
+        if self.shared.iter().any(|(_, a)| a.n == DYNAMIC_LENGTH) {
             return Err(Diagnostic::error(
                 Code::InvalidShared,
                 span,
                 "a kernel can have only one dynamic shared array",
             ));
         }
-        let ty = self.shared_element_type(local, elem, span)?;
         let global = format!("@shared.{}.{local}", self.kernel_tag());
         self.globals.push(format!(
             "{global} = internal addrspace(3) global [{DYNAMIC_LENGTH} x {ty}] poison"
         ));
-        self.shared.push((local, global, elem, DYNAMIC_LENGTH));
+        let array = SharedArray {
+            global,
+            elem,
+            ty,
+            n: DYNAMIC_LENGTH,
+            elem_bytes,
+        };
+        self.shared.push((local, array));
         Ok(())
+    }
+
+    /// The shared array the `Shared<T>` expression `e` denotes (a local of this function).
+    pub(super) fn shared_of(&self, e: &Expr) -> Option<&SharedArray> {
+        let ExprKind::Load(Place::Local(l)) = &e.kind else {
+            return None;
+        };
+        self.shared.iter().find(|(s, _)| *s == l.0).map(|(_, a)| a)
     }
 
     /// A constant element index of a shared array as an `OpCopyObject` of it, which LLVM
@@ -92,7 +131,12 @@ impl FnLower<'_> {
                 "`length()` of a shared array that is not a local",
             ));
         };
-        let Some(&(_, _, _, n)) = self.shared.iter().find(|(s, ..)| *s == l.0) else {
+        let Some((n, size)) = self
+            .shared
+            .iter()
+            .find(|(s, _)| *s == l.0)
+            .map(|(_, a)| (a.n, a.elem_bytes))
+        else {
             return Err(refuse(
                 e.span,
                 "`length()` of a shared array before its declaration",
@@ -101,14 +145,14 @@ impl FnLower<'_> {
         if n != DYNAMIC_LENGTH {
             return Ok(Val::new(n.to_string(), "i32"));
         }
-        let name = super::spec::spec_placeholder(SHARED_SPEC_ID, ELEMENT_BYTES, ScalarType::U32);
+        let name = super::spec::spec_placeholder(SHARED_SPEC_ID, size, ScalarType::U32);
         let ty = types::scalar(ScalarType::U32, e.span)?;
         self.declare(format!(
             "declare {ty} {name}() memory(none) nounwind willreturn"
         ));
         let (bytes, len) = (self.tmp(), self.tmp());
         self.emit(format!("{bytes} = call {ty} {name}()"));
-        self.emit(format!("{len} = udiv i32 {bytes}, {ELEMENT_BYTES}"));
+        self.emit(format!("{len} = udiv i32 {bytes}, {size}"));
         Ok(Val::new(len, "i32"))
     }
 }
@@ -145,6 +189,11 @@ pub(crate) fn fix_dynamic_length(
         return Err("a shared array with the dynamic array's marker length".to_string());
     };
     let at = *at;
+    let element_bytes = match m.types_global_values[at].operands.first() {
+        Some(Operand::IdRef(t)) => std430_size(m, *t),
+        _ => None,
+    }
+    .ok_or("the dynamic shared array's element of an unknown size")?;
     // The byte size's spec constant, moved before the array if the spec pass put it after.
     let existing = m
         .annotations
@@ -178,7 +227,7 @@ pub(crate) fn fix_dynamic_length(
                     Op::SpecConstant,
                     Some(uint),
                     Some(id),
-                    vec![Operand::LiteralBit32(ELEMENT_BYTES)],
+                    vec![Operand::LiteralBit32(element_bytes)],
                 ),
             );
             m.annotations.push(Instruction::new(
@@ -194,13 +243,13 @@ pub(crate) fn fix_dynamic_length(
             declared = Some(SpecConstant {
                 id: SHARED_SPEC_ID,
                 ty: ScalarType::U32.name().to_string(),
-                default: ELEMENT_BYTES,
+                default: element_bytes,
             });
             id
         }
     };
     if let Some(s) = spec.iter().find(|s| s.id == SHARED_SPEC_ID) {
-        if s.default != ELEMENT_BYTES {
+        if s.default != element_bytes {
             return Err("the shared byte size with another default".to_string());
         }
     }
@@ -219,7 +268,7 @@ pub(crate) fn fix_dynamic_length(
             Op::Constant,
             Some(uint),
             Some(size),
-            vec![Operand::LiteralBit32(ELEMENT_BYTES)],
+            vec![Operand::LiteralBit32(element_bytes)],
         ),
         Instruction::new(
             Op::SpecConstantOp,
@@ -239,5 +288,42 @@ pub(crate) fn fix_dynamic_length(
     Ok(declared)
 }
 
+/// The std430 size of SPIR-V scalar or vector type `ty` (a 3-lane vector takes four
+/// lanes' room), as the rspirv backend sizes a dynamic shared array's elements.
+fn std430_size(m: &Module, ty: rspirv::spirv::Word) -> Option<u32> {
+    let def = m
+        .types_global_values
+        .iter()
+        .find(|i| i.result_id == Some(ty))?;
+    match (def.class.opcode, def.operands.as_slice()) {
+        (Op::TypeInt | Op::TypeFloat, [Operand::LiteralBit32(w), ..]) => Some(w / 8),
+        (Op::TypeVector, [Operand::IdRef(lane), Operand::LiteralBit32(n)]) => {
+            let lanes = if *n == 3 { 4 } else { *n };
+            Some(std430_size(m, *lane)? * lanes)
+        }
+        _ => None,
+    }
+}
+
 /// The spec-constant name the reflection gives SpecId 3.
 pub(crate) const SHARED_BYTES_NAME: &str = "shared_bytes";
+
+/// Whether some `@Device` helper of `module` runs an atomic on a `Shared<float32>`
+/// receiver (float atomics run on the array's `i32` bits).
+pub(crate) fn helpers_share_atomics(module: &crate::ir::Module) -> bool {
+    let shared_atomic = |e: &Expr| match &e.kind {
+        ExprKind::Intrinsic {
+            op: crate::ir::Intrinsic::Atomic(_),
+            args,
+        } => args.first().is_some_and(|r| match &r.ty {
+            crate::ir::Type::Shared(t) => t.as_scalar() == Some(ScalarType::F32),
+            _ => false,
+        }),
+        _ => false,
+    };
+    module
+        .functions
+        .iter()
+        .filter(|f| f.kind == crate::ir::FunctionKind::Device)
+        .any(|f| crate::ir::visit::find_expr(&f.body, &shared_atomic).is_some())
+}

@@ -6,6 +6,7 @@
 //! `SubgroupLocalInvocationId` built-ins through the target's `__spirv_BuiltIn<Name>`
 //! convention.
 
+use rspirv::dr::{Module, Operand};
 use rspirv::spirv::{GroupOperation, Op};
 
 use super::lower::{FnLower, Val};
@@ -13,7 +14,7 @@ use super::refuse;
 use super::spirv_ops;
 use super::types::{scalar, scalar_of};
 use crate::diagnostics::Diagnostic;
-use crate::ir::{Constant, Expr, ExprKind, WaveOp};
+use crate::ir::{Constant, Expr, ExprKind, ScalarType, WaveOp};
 
 type Res<T> = Result<T, Diagnostic>;
 
@@ -50,7 +51,11 @@ impl FnLower<'_> {
         }
         let s = scalar_of(&e.ty, e.span)?;
         let ty = scalar(s, e.span)?;
-        if s.bits() != 32 {
+        // `bfloat16` computes in float32 registers: a subgroup sum there would not round
+        // as the rspirv backend's bfloat16 one. Other widths are the instruction on the
+        // type itself; the post-pass asks for `shaderSubgroupExtendedTypes`
+        // ([`subgroup_extended_types`]).
+        if matches!(s, ScalarType::BF16 | ScalarType::BF16Native) {
             return Err(refuse(
                 e.span,
                 format!("subgroup operations on `{}`", s.name()),
@@ -152,4 +157,40 @@ impl FnLower<'_> {
         ));
         Ok(Val::new(t, "i32"))
     }
+}
+
+/// Whether a subgroup instruction of `m` works on an 8-, 16- or 64-bit integer or float,
+/// which Vulkan allows with `shaderSubgroupExtendedTypes` (the rspirv backend declares it
+/// likewise).
+pub(crate) fn subgroup_extended_types(m: &Module) -> bool {
+    let narrow_or_wide: std::collections::HashSet<rspirv::spirv::Word> = m
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            matches!(i.class.opcode, Op::TypeInt | Op::TypeFloat)
+                && !matches!(i.operands.first(), Some(Operand::LiteralBit32(32)))
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    m.all_inst_iter().any(|i| {
+        let group = matches!(
+            i.class.opcode,
+            Op::GroupNonUniformBroadcastFirst
+                | Op::GroupNonUniformShuffle
+                | Op::GroupNonUniformQuadBroadcast
+                | Op::GroupNonUniformQuadSwap
+                | Op::GroupNonUniformIAdd
+                | Op::GroupNonUniformFAdd
+                | Op::GroupNonUniformSMin
+                | Op::GroupNonUniformUMin
+                | Op::GroupNonUniformFMin
+                | Op::GroupNonUniformSMax
+                | Op::GroupNonUniformUMax
+                | Op::GroupNonUniformFMax
+                | Op::GroupNonUniformBitwiseAnd
+                | Op::GroupNonUniformBitwiseOr
+                | Op::GroupNonUniformBitwiseXor
+        );
+        group && i.result_type.is_some_and(|t| narrow_or_wide.contains(&t))
+    })
 }
