@@ -8,13 +8,6 @@
 //! way while other devices of this process live waits for one of them to be destroyed and
 //! tries again (first with fewer queues), for up to [`PATIENCE`]; only then is the failure
 //! the caller's error. With no other device alive it fails at once, as before.
-//!
-//! The same runs saw the driver crash inside `vkCreateDevice` (a segmentation fault in its
-//! own code) once or twice in ten runs, always with that many devices alive: the refusal
-//! path is not safe there. So a process keeps at most [`MAX_LIVE`] devices at once: one
-//! more waits for another to go (for up to [`PATIENCE`], then is tried anyway, so a program
-//! that holds many contexts on one thread is slowed, never stopped). Contexts are meant to be
-//! few and shared; sixteen is far above what a program needs.
 
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -26,19 +19,6 @@ use crate::lock;
 
 /// How long a creation refused for want of resources waits for other devices to go.
 const PATIENCE: Duration = Duration::from_secs(60);
-
-/// Most devices a process keeps at once before a new one waits (see the module
-/// documentation); `CAJETA_MAX_DEVICES` overrides it.
-const MAX_LIVE: usize = 16;
-
-/// [`MAX_LIVE`], or the environment's override.
-fn max_live() -> usize {
-    std::env::var("CAJETA_MAX_DEVICES")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(MAX_LIVE)
-}
 
 /// Devices of this process alive now, and the signal that one was destroyed.
 static LIVE: Mutex<usize> = Mutex::new(0);
@@ -79,24 +59,10 @@ pub(crate) fn create(
 ) -> Result<(LogicalDevice, usize)> {
     let deadline = Instant::now() + PATIENCE;
     let mut queues = queues.max(1);
-    let most = max_live();
     loop {
         // Counted before the call, so that a device being created is never missed by
         // another creation deciding whether to wait.
-        {
-            let mut live = lock(&LIVE);
-            while *live >= most {
-                let now = Instant::now();
-                if now >= deadline {
-                    break;
-                }
-                live = DESTROYED
-                    .wait_timeout(live, deadline - now)
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .0;
-            }
-            *live += 1;
-        }
+        *lock(&LIVE) += 1;
         let created = {
             let _serial = lock(&crate::DRIVER_SERIAL);
             create(queues)
