@@ -6,7 +6,7 @@
 //! for some of them, with four queues and with one alike: the driver runs out of something
 //! per process, and it comes back when another device goes. So a creation that fails that
 //! way while other devices of this process live waits for one of them to be destroyed and
-//! tries again (first with fewer queues), for up to [`PATIENCE`]; only then is the failure
+//! tries again (first with fewer queues), for up to [`PATIENCE`] (30 s); only then is the failure
 //! the caller's error. With no other device alive it fails at once, as before.
 
 use std::sync::{Condvar, Mutex};
@@ -18,7 +18,7 @@ use crate::error::{vk_err, Result};
 use crate::lock;
 
 /// How long a creation refused for want of resources waits for other devices to go.
-const PATIENCE: Duration = Duration::from_secs(60);
+const PATIENCE: Duration = Duration::from_secs(30);
 
 /// Devices of this process alive now, and the signal that one was destroyed.
 static LIVE: Mutex<usize> = Mutex::new(0);
@@ -73,6 +73,7 @@ pub(crate) fn create(
         };
         let mut live = lock(&LIVE);
         *live -= 1;
+        DESTROYED.notify_all();
         if !short_of_resources(e) {
             return Err(vk_err("vkCreateDevice")(e));
         }
