@@ -9,6 +9,8 @@
 //! layer reads as 64 bits in every version). `%%` is a percent sign. The text itself, escapes already
 //! resolved by the lexer, goes into the module unchanged as an `OpString`.
 
+use crate::ir::ScalarType;
+
 /// What a conversion prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Class {
@@ -29,6 +31,26 @@ pub struct Spec {
     pub lanes: Option<u32>,
     /// `l`: a 64-bit integer.
     pub long: bool,
+}
+
+impl Spec {
+    /// The scalar type the validation layer reads for this conversion given an argument
+    /// lane of type `elem` (both kernel backends convert to it): float32 for float
+    /// conversions; for integer ones 32 bits (64 with `l`), keeping the argument's
+    /// signedness (a boolean prints as `uint32`).
+    pub fn printed_type(&self, elem: ScalarType) -> ScalarType {
+        match (
+            self.class,
+            self.long,
+            elem.is_unsigned_integer() || elem == ScalarType::Bool,
+        ) {
+            (Class::Float, _, _) => ScalarType::F32,
+            (Class::Integer, true, true) => ScalarType::U64,
+            (Class::Integer, true, false) => ScalarType::I64,
+            (Class::Integer, false, true) => ScalarType::U32,
+            (Class::Integer, false, false) => ScalarType::I32,
+        }
+    }
 }
 
 /// The conversion characters and what they print.

@@ -18,7 +18,7 @@ use rspirv::spirv::{Capability, Decoration, Op, Word};
 use super::lower::{FnLower, Val};
 use super::refuse;
 use crate::diagnostics::Diagnostic;
-use crate::ir::debug_printf::{self, Class, Spec};
+use crate::ir::debug_printf::{self, Spec};
 use crate::ir::{Expr, ExprKind, ScalarType, Type};
 
 type Res<T> = Result<T, Diagnostic>;
@@ -89,7 +89,7 @@ impl FnLower<'_> {
                 ))
             }
         };
-        let to = printed_type(spec, elem);
+        let to = spec.printed_type(elem);
         let value = self.expr(v)?;
         match lanes {
             None => self.printf_lane(value, elem, to, v),
@@ -107,23 +107,6 @@ impl FnLower<'_> {
             return self.convert_value(Val::new(t, "i32"), ScalarType::U32, to, v.span);
         }
         self.convert_value(value, from, to, v.span)
-    }
-}
-
-/// The scalar type the validation layer reads for `spec` given an argument lane of type
-/// `elem` (as the rspirv backend): float32 for float conversions; for integer ones 32 bits
-/// (64 with `l`), keeping the argument's signedness (a boolean prints as `uint32`).
-fn printed_type(spec: &Spec, elem: ScalarType) -> ScalarType {
-    match (
-        spec.class,
-        spec.long,
-        elem.is_unsigned_integer() || elem == ScalarType::Bool,
-    ) {
-        (Class::Float, _, _) => ScalarType::F32,
-        (Class::Integer, true, true) => ScalarType::U64,
-        (Class::Integer, true, false) => ScalarType::I64,
-        (Class::Integer, false, true) => ScalarType::U32,
-        (Class::Integer, false, false) => ScalarType::I32,
     }
 }
 

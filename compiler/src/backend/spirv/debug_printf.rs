@@ -9,7 +9,7 @@ use rspirv::spirv::{Op, Word};
 
 use super::function::FnCx;
 use super::{unsupported, BuildExt, Res};
-use crate::ir::debug_printf::{self, Class, Spec};
+use crate::ir::debug_printf::{self, Spec};
 use crate::ir::{Expr, ExprKind, ScalarType, Type};
 
 /// `DebugPrintf` is instruction 1 of the `NonSemantic.DebugPrintf` set.
@@ -73,7 +73,7 @@ impl FnCx<'_, '_> {
                 ))
             }
         };
-        let to = printed_type(spec, elem);
+        let to = spec.printed_type(elem);
         let value = self.expr(v)?;
         // bfloat16 lives in float32 registers already.
         if elem == to || (elem == ScalarType::BF16 && to == ScalarType::F32) {
@@ -118,22 +118,5 @@ impl FnCx<'_, '_> {
             return self.convert(bit, ScalarType::U32, to, v.span);
         }
         self.convert(value, from, to, v.span)
-    }
-}
-
-/// The scalar type the validation layer reads for `spec` given an argument lane of type
-/// `elem`: float32 for float conversions; for integer ones 32 bits (64 with `l`), keeping
-/// the argument's signedness (a boolean prints as `uint32`).
-fn printed_type(spec: &Spec, elem: ScalarType) -> ScalarType {
-    match (
-        spec.class,
-        spec.long,
-        elem.is_unsigned_integer() || elem == ScalarType::Bool,
-    ) {
-        (Class::Float, _, _) => ScalarType::F32,
-        (Class::Integer, true, true) => ScalarType::U64,
-        (Class::Integer, true, false) => ScalarType::I64,
-        (Class::Integer, false, true) => ScalarType::U32,
-        (Class::Integer, false, false) => ScalarType::I32,
     }
 }
