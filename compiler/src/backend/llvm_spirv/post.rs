@@ -53,6 +53,7 @@ pub(crate) fn fix_up(
     if super::waves::subgroup_extended_types(&m) {
         extra_features.push("shaderSubgroupExtendedTypes");
     }
+    vulkan_fixups::merges_before_branches(&mut m);
     check_structured(&m)?;
     check_bindings(&m, layout)?;
     spec_workgroup_size(&mut m)?;

@@ -189,3 +189,42 @@ pub(crate) fn std430_array_strides(m: &mut Module) {
         }
     }
 }
+
+/// Moves each merge instruction (`OpSelectionMerge`/`OpLoopMerge`) down to just before its
+/// block's branch, as structured control flow requires. LLVM's SPIR-V target sometimes
+/// leaves ordinary instructions between the two (seen: the `l + 1` of a second guarded
+/// store, `if (l < 8) out[l] = …; if (l < m) out[l + 1] = …;`, computed after the merge);
+/// the merge only declares the construct, so moving it past them changes nothing they do.
+pub(crate) fn merges_before_branches(m: &mut Module) {
+    for b in m.functions.iter_mut().flat_map(|f| &mut f.blocks) {
+        let n = b.instructions.len();
+        let at = b
+            .instructions
+            .iter()
+            .position(|i| matches!(i.class.opcode, Op::SelectionMerge | Op::LoopMerge));
+        let Some(at) = at.filter(|&at| at + 2 < n) else {
+            continue;
+        };
+        // Only plain instructions in between: another merge or a terminator there would be
+        // a shape this does not understand, left for the structure check to refuse.
+        let plain = b.instructions[at + 1..n - 1].iter().all(|i| {
+            !matches!(
+                i.class.opcode,
+                Op::SelectionMerge
+                    | Op::LoopMerge
+                    | Op::Branch
+                    | Op::BranchConditional
+                    | Op::Switch
+                    | Op::Return
+                    | Op::ReturnValue
+                    | Op::Kill
+                    | Op::Unreachable
+                    | Op::Phi
+            )
+        });
+        if plain {
+            let merge = b.instructions.remove(at);
+            b.instructions.insert(n - 2, merge);
+        }
+    }
+}
