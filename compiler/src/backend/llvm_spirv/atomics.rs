@@ -247,6 +247,47 @@ impl FnLower<'_> {
         };
         let v = self.tmp();
         self.emit(format!("{v} = bitcast i32 {} to float", bits.text));
+        let old = self.cas_loop_i32(p, space, scope, &init, |fl, old| {
+            let (oldf, new, newb) = (fl.tmp(), fl.tmp(), fl.tmp());
+            fl.emit(format!("{oldf} = bitcast i32 {old} to float"));
+            match op {
+                AtomicOp::Add => fl.emit(format!("{new} = fadd float {oldf}, {v}")),
+                AtomicOp::Sub => fl.emit(format!("{new} = fsub float {oldf}, {v}")),
+                AtomicOp::Min | AtomicOp::Max => {
+                    let c = fl.tmp();
+                    let cmp = if op == AtomicOp::Min { "olt" } else { "ogt" };
+                    fl.emit(format!("{c} = fcmp {cmp} float {v}, {oldf}"));
+                    fl.emit(format!("{new} = select i1 {c}, float {v}, float {oldf}"));
+                }
+                other => {
+                    return Err(refuse(
+                        crate::diagnostics::Span::default(),
+                        format!("the float atomic {other:?}"),
+                    ))
+                }
+            }
+            fl.emit(format!("{newb} = bitcast float {new} to i32"));
+            Ok(newb)
+        })?;
+        if order & (SEM_ACQUIRE | SEM_ACQ_REL) != 0 {
+            fence(self, SEM_ACQUIRE);
+        }
+        Ok(self.float_from_bits_if(true, Val::new(old, "i32")))
+    }
+
+    /// A compare-exchange loop on the 32-bit word at `p` (address space `space`, Vulkan
+    /// scope `scope`, relaxed), first reading `init`: `next` computes the word to store
+    /// from the word read (an `i32` value) until the exchange finds what was read; returns
+    /// the word the successful round replaced. Float atomics without native instructions
+    /// and the packed lane stores are such loops.
+    pub(super) fn cas_loop_i32(
+        &mut self,
+        p: &str,
+        space: u32,
+        scope: u32,
+        init: &str,
+        next: impl FnOnce(&mut Self, &str) -> Res<String>,
+    ) -> Res<String> {
         let (pre, head, done) = (
             self.block.clone(),
             self.label("cas"),
@@ -254,58 +295,25 @@ impl FnLower<'_> {
         );
         self.emit(format!("br label %{head}"));
         self.start_block(&head);
-        let (old, oldf, new, newb, got, same) = (
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-        );
+        let (old, got, same) = (self.tmp(), self.tmp(), self.tmp());
         self.emit(format!(
             "{old} = phi i32 [ {init}, %{pre} ], [ {got}, %{head} ]"
         ));
-        self.emit(format!("{oldf} = bitcast i32 {old} to float"));
-        match op {
-            AtomicOp::Add => self.emit(format!("{new} = fadd float {oldf}, {v}")),
-            AtomicOp::Sub => self.emit(format!("{new} = fsub float {oldf}, {v}")),
-            AtomicOp::Min | AtomicOp::Max => {
-                let c = self.tmp();
-                let cmp = if op == AtomicOp::Min { "olt" } else { "ogt" };
-                self.emit(format!("{c} = fcmp {cmp} float {v}, {oldf}"));
-                self.emit(format!("{new} = select i1 {c}, float {v}, float {oldf}"));
-            }
-            other => {
-                return Err(refuse(
-                    crate::diagnostics::Span::default(),
-                    format!("the float atomic {other:?}"),
-                ))
-            }
-        }
-        self.emit(format!("{newb} = bitcast float {new} to i32"));
+        let new = next(self, &old)?;
+        let ptr_ty = format!("ptr addrspace({space})");
         let name = self.spirv_op(
             spirv_ops::ATOMIC_COMPARE_EXCHANGE,
             "i32",
-            &[
-                &format!("ptr addrspace({space})"),
-                "i32",
-                "i32",
-                "i32",
-                "i32",
-                "i32",
-            ],
+            &[&ptr_ty, "i32", "i32", "i32", "i32", "i32"],
             false,
         );
         self.emit(format!(
-            "{got} = call i32 {name}(ptr addrspace({space}) {p}, i32 {scope}, i32 0, i32 0, i32 {newb}, i32 {old})"
+            "{got} = call i32 {name}({ptr_ty} {p}, i32 {scope}, i32 0, i32 0, i32 {new}, i32 {old})"
         ));
         self.emit(format!("{same} = icmp eq i32 {got}, {old}"));
         self.emit(format!("br i1 {same}, label %{done}, label %{head}"));
         self.start_block(&done);
-        if order & (SEM_ACQUIRE | SEM_ACQ_REL) != 0 {
-            fence(self, SEM_ACQUIRE);
-        }
-        Ok(self.float_from_bits_if(true, Val::new(old, "i32")))
+        Ok(old)
     }
 
     /// The element type of shared array `local` in LLVM IR: `i32` bits for a `float32`

@@ -225,41 +225,19 @@ impl FnLower<'_> {
         self.emit(format!(
             "{init} = load i32, ptr addrspace({space}) {p}, align 4"
         ));
-        let (pre, head, done) = (
-            self.block.clone(),
-            self.label("lane_cas"),
-            self.label("lane_done"),
-        );
-        self.emit(format!("br label %{head}"));
-        self.start_block(&head);
-        let (old, got, same) = (self.tmp(), self.tmp(), self.tmp());
-        self.emit(format!(
-            "{old} = phi i32 [ {init}, %{pre} ], [ {got}, %{head} ]"
-        ));
-        let new = self.pure_placeholder(
-            spirv_ops::BIT_FIELD_INSERT,
-            "i32",
-            &[
-                Val::new(old.clone(), "i32"),
-                v,
-                Val::new(shift, "i32"),
-                Val::new(bits.to_string(), "i32"),
-            ],
-        );
-        let ptr_ty = format!("ptr addrspace({space})");
-        let name = self.spirv_op(
-            spirv_ops::ATOMIC_COMPARE_EXCHANGE,
-            "i32",
-            &[&ptr_ty, "i32", "i32", "i32", "i32", "i32"],
-            false,
-        );
-        self.emit(format!(
-            "{got} = call i32 {name}({ptr_ty} {p}, i32 {scope}, i32 0, i32 0, i32 {}, i32 {old})",
-            new.text
-        ));
-        self.emit(format!("{same} = icmp eq i32 {got}, {old}"));
-        self.emit(format!("br i1 {same}, label %{done}, label %{head}"));
-        self.start_block(&done);
+        self.cas_loop_i32(&p, space, scope, &init, |fl, old| {
+            let new = fl.pure_placeholder(
+                spirv_ops::BIT_FIELD_INSERT,
+                "i32",
+                &[
+                    Val::new(old.to_string(), "i32"),
+                    v,
+                    Val::new(shift, "i32"),
+                    Val::new(bits.to_string(), "i32"),
+                ],
+            );
+            Ok(new.text)
+        })?;
         Ok(())
     }
 
