@@ -223,6 +223,16 @@ impl ScalarType {
         )
     }
 
+    /// The type a value of this type is computed in: `float32` for `bfloat16` (which lives
+    /// in float32 registers, rounded after every operation), itself otherwise.
+    pub fn register_type(self) -> ScalarType {
+        if self == ScalarType::BF16 {
+            ScalarType::F32
+        } else {
+            self
+        }
+    }
+
     /// True for `uint8`..`uint64`.
     pub fn is_unsigned_integer(self) -> bool {
         matches!(

@@ -216,14 +216,7 @@ impl FnLower<'_> {
         span: Span,
     ) -> Res<Val> {
         // bfloat16 lives in float32 registers (`expr` rounds the result to bfloat16).
-        let bf = |s: ScalarType| {
-            if s == ScalarType::BF16 {
-                ScalarType::F32
-            } else {
-                s
-            }
-        };
-        let (from, to) = (bf(from), bf(to));
+        let (from, to) = (from.register_type(), to.register_type());
         if from == to {
             return Ok(v);
         }

@@ -154,14 +154,7 @@ impl FnCx<'_, '_> {
         span: Span,
     ) -> Res<Word> {
         // bfloat16 lives in float32 registers; `expr` rounds results to bfloat16.
-        let bf = |s: ScalarType| {
-            if s == ScalarType::BF16 {
-                ScalarType::F32
-            } else {
-                s
-            }
-        };
-        let (from, to) = (bf(from), bf(to));
+        let (from, to) = (from.register_type(), to.register_type());
         if from == to {
             return Ok(v);
         }
