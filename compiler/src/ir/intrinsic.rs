@@ -209,6 +209,45 @@ impl PrecisionFn {
     ];
 }
 
+/// The combining operation of `Workgroup.reduce(op, v)`: a `GroupOp` constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupOp {
+    /// `GroupOp.Add`
+    Add,
+    /// `GroupOp.Min`
+    Min,
+    /// `GroupOp.Max`
+    Max,
+    /// `GroupOp.And`
+    And,
+    /// `GroupOp.Or`
+    Or,
+    /// `GroupOp.Xor`
+    Xor,
+}
+
+impl GroupOp {
+    /// The operation a `Workgroup.reduce` operand names; an error (E-code `NotConstant`) when
+    /// it is not a constant.
+    pub fn of_operand(arg: &super::Expr) -> Result<GroupOp, crate::diagnostics::Diagnostic> {
+        match &arg.kind {
+            super::ExprKind::Const(super::Constant::Int(k)) => Ok(match k {
+                0 => GroupOp::Add,
+                1 => GroupOp::Min,
+                2 => GroupOp::Max,
+                3 => GroupOp::And,
+                4 => GroupOp::Or,
+                _ => GroupOp::Xor,
+            }),
+            _ => Err(crate::diagnostics::Diagnostic::error(
+                crate::diagnostics::Code::NotConstant,
+                arg.span,
+                "a GroupOp argument must be a constant (GroupOp.Add, Min, Max, And, Or, Xor)",
+            )),
+        }
+    }
+}
+
 /// Device-side intrinsics (usable in kernels and `@Device` helpers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Intrinsic {

@@ -30,7 +30,7 @@ pub use device::{
 pub use host_op::{HostDeviceQuery, HostOp, StringOp};
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
 pub use intrinsic::{
-    AtomicOp, Axis, BarrierKind, Intrinsic, PrecisionFn, RayQueryOp, VecFn, WaveOp,
+    AtomicOp, Axis, BarrierKind, GroupOp, Intrinsic, PrecisionFn, RayQueryOp, VecFn, WaveOp,
 };
 pub use math_fns::{BitCast, BitsFn, MathFn};
 pub use pod::StructDef;

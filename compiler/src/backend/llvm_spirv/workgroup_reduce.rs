@@ -10,7 +10,7 @@ use super::lower::{FnLower, Val};
 use super::refuse;
 use super::types::scalar;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{Axis, Constant, Expr, ExprKind, ScalarType};
+use crate::ir::{Axis, Expr, GroupOp, ScalarType};
 
 type Res<T> = Result<T, Diagnostic>;
 
@@ -21,39 +21,13 @@ const SCRATCH: u32 = 256;
 /// WorkgroupMemory)`.
 const BARRIER: &str = "llvm.spv.group.memory.barrier.with.group.sync";
 
-/// `GroupOp` constants.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum GroupOp {
-    Add,
-    Min,
-    Max,
-    And,
-    Or,
-    Xor,
-}
-
 impl FnLower<'_> {
     /// Lowers `Workgroup.reduce(op, v)`.
     pub(super) fn workgroup_reduce(&mut self, args: &[Expr], e: &Expr) -> Res<Val> {
         let [op_arg, v_arg] = args else {
             return Err(refuse(e.span, "a malformed `Workgroup.reduce`"));
         };
-        let op =
-            match &op_arg.kind {
-                ExprKind::Const(Constant::Int(k)) => match k {
-                    0 => GroupOp::Add,
-                    1 => GroupOp::Min,
-                    2 => GroupOp::Max,
-                    3 => GroupOp::And,
-                    4 => GroupOp::Or,
-                    _ => GroupOp::Xor,
-                },
-                _ => return Err(Diagnostic::error(
-                    Code::NotConstant,
-                    op_arg.span,
-                    "a GroupOp argument must be a constant (GroupOp.Add, Min, Max, And, Or, Xor)",
-                )),
-            };
+        let op = GroupOp::of_operand(op_arg)?;
         let Some(s) = e.ty.as_scalar() else {
             return Err(refuse(e.span, format!("`Workgroup.reduce` of `{}`", e.ty)));
         };

@@ -15,21 +15,10 @@ use super::function::FnCx;
 use super::memory::{SEM_ACQ_REL, SEM_WORKGROUP_MEMORY};
 use super::{unsupported, BuildExt, Res};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{Constant, Expr, ExprKind, ScalarType};
+use crate::ir::{Expr, GroupOp, ScalarType};
 
 /// Elements of the scratch array.
 const SCRATCH: u32 = 256;
-
-/// `GroupOp` constants.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum GroupOp {
-    Add,
-    Min,
-    Max,
-    And,
-    Or,
-    Xor,
-}
 
 impl FnCx<'_, '_> {
     /// Lowers `Workgroup.reduce(op, v)`.
@@ -40,22 +29,7 @@ impl FnCx<'_, '_> {
                 "internal error: Workgroup.reduce arity",
             ));
         };
-        let op =
-            match &op_arg.kind {
-                ExprKind::Const(Constant::Int(k)) => match k {
-                    0 => GroupOp::Add,
-                    1 => GroupOp::Min,
-                    2 => GroupOp::Max,
-                    3 => GroupOp::And,
-                    4 => GroupOp::Or,
-                    _ => GroupOp::Xor,
-                },
-                _ => return Err(Diagnostic::error(
-                    Code::NotConstant,
-                    op_arg.span,
-                    "a GroupOp argument must be a constant (GroupOp.Add, Min, Max, And, Or, Xor)",
-                )),
-            };
+        let op = GroupOp::of_operand(op_arg)?;
         let s =
             e.ty.as_scalar()
                 .ok_or_else(|| unsupported(e.span, "internal error: Workgroup.reduce type"))?;
