@@ -5,12 +5,14 @@
 //! `target/release/jit_time [--runs 11] [--with-context] [--llvm-args "-time-passes"]
 //! [FILE.cajeta…]` (default: every `examples/*.cajeta`, run from the repository's root).
 //! Each program is parsed and checked once; its host code is then compiled `--runs` times
-//! exactly as `cajetac run` compiles it (lowering, the optimization pipeline, MCJIT's machine
-//! code), without running it, so neither the device nor the process's start is in the
-//! figures. The programs take turns inside every round so that a machine's changing load
-//! spreads over all of them. Prints the median of each stage and of the total, the total's
-//! range, and the median CPU time of the compiling thread (which a loaded machine disturbs
-//! less than wall time).
+//! exactly as `cajetac run` compiles it (lowering, optimization up to inlining, then the
+//! partitions' optimization and machine code on several threads and the link), without
+//! running it, so neither the device nor the process's start is in the figures. The
+//! programs take turns inside every round so that a machine's changing load spreads over
+//! all of them. Prints the median of each stage and of the total, the total's range, the
+//! number of partitions (threads) and the median CPU time of the whole process during the
+//! compile, all threads together (`CAJETA_JIT_THREADS=1` compiles on the calling thread
+//! alone).
 //!
 //! `--with-context` creates a Vulkan context on another thread during every compile, as
 //! `cajetac run` does (it overlaps the two), to show what that costs the compile.
@@ -78,12 +80,12 @@ fn main() {
                     .map_err(|e| e.to_string())
                 })
             });
-            let start = thread_cpu_time();
+            let start = process_cpu_time();
             match compile_time(module, *entry) {
                 Ok(time) => times[k].push(time),
                 Err(e) => fail(&format!("{name}: {e}")),
             }
-            cpu[k].push(thread_cpu_time().saturating_sub(start));
+            cpu[k].push(process_cpu_time().saturating_sub(start));
             if let Some(Err(e)) = context.map(|t| t.join().unwrap_or(Ok(()))) {
                 fail(&format!("--with-context: {e}"));
             }
@@ -93,9 +95,11 @@ fn main() {
         // SAFETY: no LLVM object is alive any more; this prints the timers' reports.
         unsafe { LLVMShutdown() };
     }
-    println!("runs: {runs} (medians, ms; CPU: the compiling thread's CPU time)\n");
-    println!("| program | lower | optimize | machine code | JIT compile | range | CPU |");
-    println!("|---|---:|---:|---:|---:|---|---:|");
+    println!("runs: {runs} (medians, ms; CPU: the process's CPU time, all threads)\n");
+    println!(
+        "| program | lower | optimize to inlining | partitions and link | JIT compile | range | threads | CPU |"
+    );
+    println!("|---|---:|---:|---:|---:|---|---:|---:|");
     for (((name, _, _), t), cpu) in programs.iter().zip(&times).zip(&cpu) {
         let total: Vec<Duration> = t
             .iter()
@@ -103,13 +107,14 @@ fn main() {
             .collect();
         let (lo, hi) = (total.iter().min(), total.iter().max());
         println!(
-            "| {name} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1}–{:.1} | {:.1} |",
+            "| {name} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1}–{:.1} | {} | {:.1} |",
             ms(median(t.iter().map(|t| t.lower))),
             ms(median(t.iter().map(|t| t.optimize))),
             ms(median(t.iter().map(|t| t.machine_code))),
             ms(median(total.iter().copied())),
             lo.map_or(0.0, |d| ms(*d)),
             hi.map_or(0.0, |d| ms(*d)),
+            t.first().map_or(0, |t| t.partitions),
             ms(median(cpu.iter().copied())),
         );
     }
@@ -164,16 +169,16 @@ fn llvm_args(a: &str) {
     unsafe { LLVMParseCommandLineOptions(ptrs.len() as i32, ptrs.as_ptr(), c"".as_ptr()) };
 }
 
-/// The calling thread's CPU time (compilation runs on the calling thread).
-fn thread_cpu_time() -> Duration {
+/// The process's CPU time, all threads (the compile spreads over several).
+fn process_cpu_time() -> Duration {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `t` is a valid timespec to write; the clock exists on every Linux.
-    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
     if ok != 0 {
-        fail("clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+        fail("clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
     }
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }

@@ -5,7 +5,7 @@ use crate::ir::{Function, Intrinsic, Type};
 
 /// The first expression of `block` (in source order, outer before inner; a launch's stream,
 /// sizes, then arguments) satisfying `pred`.
-pub fn find_expr<'a>(block: &'a Block, pred: &dyn Fn(&Expr) -> bool) -> Option<&'a Expr> {
+pub fn find_expr<'a>(block: &'a [Stmt], pred: &dyn Fn(&Expr) -> bool) -> Option<&'a Expr> {
     fn expr<'a>(e: &'a Expr, pred: &dyn Fn(&Expr) -> bool) -> Option<&'a Expr> {
         if pred(e) {
             return Some(e);

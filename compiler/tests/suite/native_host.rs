@@ -130,6 +130,22 @@ fn statements_and_short_circuits_agree_with_the_interpreter() {
 }
 
 #[test]
+fn outlined_loops_agree_with_the_interpreter() {
+    let r = corpus("outlined_loops.cajeta");
+    let expected =
+        "first over 10: 6, over 99: -1\n0,1,2,3,4!\nreport stops at 7\nreport ran through\n\
+                    total 410 wide 107018 f 429.48681640625 seen true\nacc length 5 sum 406\nk 56\n\
+                    leaving at 312\nwrite 0\nwrite 1\nwrite 2\nwrite 3\n";
+    assert_eq!(r.out, expected);
+    assert!(
+        r.end
+            .ends_with("118:13: runtime error: array index 3 out of bounds for length 3"),
+        "{}",
+        r.end
+    );
+}
+
+#[test]
 fn calls_recursion_and_strings_agree_with_the_interpreter() {
     let r = corpus("calls.cajeta");
     assert!(r.out.starts_with("75025\n9\nfalse true\n"), "{}", r.out);

@@ -59,6 +59,10 @@ pub struct Codegen<'ctx, 'm> {
     pub rt: HashMap<&'static str, FunctionValue<'ctx>>,
     /// Failure sites, indexed by the `i32` passed to `cajeta_fail`.
     pub sites: Vec<Site>,
+    /// Functions whose outermost loops are outlined (`outline.rs`).
+    pub outline_in: std::collections::HashSet<FunctionId>,
+    /// Loops outlined so far (names the next one).
+    pub outlined: usize,
     /// `i1 cajeta.unwinding`: set once a runtime error is being propagated.
     pub unwinding: GlobalValue<'ctx>,
     /// `i32 cajeta.depth`: active host calls.
@@ -80,8 +84,9 @@ pub struct FnState<'ctx, 'm> {
     pub views: HashMap<LocalId, (PointerValue<'ctx>, PointerValue<'ctx>)>,
     /// The frame (`cajeta_frame_new` in the entry block).
     pub frame: PointerValue<'ctx>,
-    /// That call, erased when nothing used the frame and else given the final slot count.
-    pub frame_new: InstructionValue<'ctx>,
+    /// That call, erased when nothing used the frame and else given the final slot count
+    /// (`None` in an outlined loop, which works in its parent's frame).
+    pub frame_new: Option<InstructionValue<'ctx>>,
     /// The address of the frame's first slot (`cajeta_frame_base`, right after
     /// `cajeta_frame_new`): a slot's address is computed from it instead of asked for.
     pub frame_base: PointerValue<'ctx>,
@@ -106,6 +111,12 @@ pub struct FnState<'ctx, 'm> {
     /// The function's one call of `cajeta_index_fail`, its arguments phis of the failing
     /// bounds checks (made at the first check).
     pub index_fail: Option<(BasicBlock<'ctx>, [PhiValue<'ctx>; 4])>,
+    /// Whether this function's outermost loops become functions of their own
+    /// (`outline.rs`): set for functions that run a bounded number of times.
+    pub outline_loops: bool,
+    /// In an outlined loop: where a `return` leaves its value for the parent (the loop's
+    /// function then returns [`super::outline::RETURNED`]).
+    pub return_slot: Option<PointerValue<'ctx>>,
 }
 
 impl<'ctx, 'm> Codegen<'ctx, 'm> {
@@ -133,6 +144,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             funcs: HashMap::new(),
             rt,
             sites: Vec::new(),
+            outline_in: std::collections::HashSet::new(),
+            outlined: 0,
             unwinding,
             depth,
             literals: HashMap::new(),
@@ -188,6 +201,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             let value = self
                 .module
                 .add_function(&name, fn_type, Some(Linkage::Internal));
+            if self.outline_in.contains(&id) {
+                super::outline::mark_run_once(self.ctx, value);
+            }
             self.funcs.insert(id, value);
         }
     }
@@ -265,7 +281,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             locals,
             views,
             frame,
-            frame_new,
+            frame_new: Some(frame_new),
             frame_base,
             frame_frees: Vec::new(),
             frame_used: false,
@@ -276,6 +292,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             failed,
             fail_site: None,
             index_fail: None,
+            outline_loops: self.outline_in.contains(&id),
+            return_slot: None,
         };
         // Object parameters: the callee's own reference in its frame.
         for (i, p) in ir_fn.params().iter().enumerate() {
@@ -305,6 +323,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
 
     /// Erases the frame of a function that never used it, or sizes it.
     fn finish_frame(&self, st: FnState<'ctx, 'm>) -> Gen<()> {
+        let Some(frame_new) = st.frame_new else {
+            return Err("internal error: an outlined loop has no frame of its own".into());
+        };
         if !st.frame_used {
             for free in st.frame_frees {
                 free.erase_from_basic_block();
@@ -312,11 +333,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             if let Some(base) = st.frame_base.as_instruction() {
                 base.erase_from_basic_block();
             }
-            st.frame_new.erase_from_basic_block();
+            frame_new.erase_from_basic_block();
             return Ok(());
         }
         let slots = self.ctx.i64_type().const_int(st.next_slot as u64, false);
-        if !st.frame_new.set_operand(0, slots) {
+        if !frame_new.set_operand(0, slots) {
             return Err("internal error: frame size".into());
         }
         Ok(())
@@ -328,8 +349,20 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         st.frame
     }
 
-    /// Frees the frame and returns `value`.
+    /// Frees the frame and returns `value` (from an outlined loop: leaves `value` for the
+    /// parent, which returns it).
     pub fn ret(&self, st: &mut FnState<'ctx, 'm>, value: Option<BasicValueEnum<'ctx>>) -> Gen<()> {
+        if let Some(slot) = st.return_slot {
+            if let Some(v) = value {
+                b(self.builder.build_store(slot, v))?;
+            }
+            let status = self
+                .ctx
+                .i32_type()
+                .const_int(super::outline::RETURNED, false);
+            b(self.builder.build_return(Some(&status)))?;
+            return Ok(());
+        }
         let call =
             b(self
                 .builder
@@ -405,6 +438,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 body,
                 continuing,
                 post_cond,
+            } if st.outline_loops && st.loops.is_empty() => self.outline_loop(st, stmt)?,
+            Stmt::Loop {
+                id,
+                pre_cond,
+                body,
+                continuing,
+                post_cond,
             } => self.lower_loop(
                 st,
                 *id,
@@ -436,7 +476,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         Ok(())
     }
 
-    fn lower_loop(
+    /// Lowers a loop in place.
+    pub fn lower_loop(
         &mut self,
         st: &mut FnState<'ctx, 'm>,
         id: LoopId,

@@ -1,13 +1,14 @@
-//! Optimizing and running the module: a short O2-class pass pipeline, then MCJIT.
+//! Optimizing and running the module: a short O2-class pass pipeline, code generation on
+//! several threads ([`super::split`]), and an in-process link ([`super::orc`]).
 //!
 //! The optimizer's cost models see the host's CPU and its features (`target_machine`), but
-//! MCJIT builds its own target machine, for a generic x86-64: the machine code uses SSE2
-//! (as `gcc -O2` does by default), and a loop vectorized for AVX2's width is split into
-//! SSE halves. Marking the functions for the host's CPU (`target-cpu`/`target-features`)
-//! was measured and made the compile 5–10% slower (docs/PERFORMANCE.md). Floats keep strict IEEE semantics whatever the
-//! CPU: no instruction carries fast-math flags and the target's `AllowFPOpFusion` stays at
-//! its default (fuse only explicit `fmuladd`, which is never emitted), so no multiply-add
-//! is contracted even where the CPU has FMA.
+//! the code is generated for a generic x86-64 (`split::object_machine`): SSE2, as
+//! `gcc -O2` does by default, and a loop vectorized for AVX2's width is split into SSE
+//! halves. Marking the functions for the host's CPU (`target-cpu`/`target-features`) was
+//! measured and made the compile 5–10% slower (docs/PERFORMANCE.md). Floats keep strict
+//! IEEE semantics whatever the CPU: no instruction carries fast-math flags and the target's
+//! `AllowFPOpFusion` stays at its default (fuse only explicit `fmuladd`, which is never
+//! emitted), so no multiply-add is contracted even where the CPU has FMA.
 //!
 //! [`Native`] is a [`HostExecutor`]: it runs on the interpreter's thread (whose stack is
 //! sized for `MAX_CALL_DEPTH` frames) with the interpreter's state, so output, device work
@@ -18,15 +19,16 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use inkwell::context::Context;
-use inkwell::execution_engine::{ExecutionEngine, JitFunction};
-use inkwell::module::{Linkage, Module};
+use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
 
 use super::codegen::Codegen;
+use super::orc::Linked;
 use super::repr::{repr, Repr};
 use super::runtime::{self, Site};
+use super::split;
 use crate::backend::host::ops::{f16_from_bits, f16_to_bits, round_f16};
 use crate::backend::host::{Fail, HostError, HostExecutor, Interp, Scalar, Value};
 use crate::diagnostics::Span;
@@ -60,17 +62,6 @@ fn reachable(module: &ir::Module, entry: FunctionId) -> Vec<FunctionId> {
     order
 }
 
-/// Builds, verifies and optimizes the module of the program's host code from `entry`.
-fn build<'ctx>(
-    ctx: &'ctx Context,
-    ir: &ir::Module,
-    entry: FunctionId,
-) -> Result<(Module<'ctx>, Vec<Site>), String> {
-    let (module, sites) = lower(ctx, ir, entry)?;
-    optimize(&module)?;
-    Ok((module, sites))
-}
-
 /// Lowers the host code reachable from `entry` to a verified, unoptimized module.
 fn lower<'ctx>(
     ctx: &'ctx Context,
@@ -79,6 +70,9 @@ fn lower<'ctx>(
 ) -> Result<(Module<'ctx>, Vec<Site>), String> {
     let ids = reachable(ir, entry);
     let mut cg = Codegen::new(ctx, ir, "cajeta_host");
+    if outline_loops() {
+        cg.outline_in = super::outline::run_once(ir, &ids);
+    }
     cg.declare(&ids);
     for &id in &ids {
         cg.define(id)?;
@@ -91,37 +85,56 @@ fn lower<'ctx>(
     Ok((module, sites))
 }
 
-/// Runs [`PIPELINE`] over the module for the host's target.
-fn optimize(module: &Module<'_>) -> Result<(), String> {
+/// Runs `passes` over the module, for the host's target.
+fn run_passes(module: &Module<'_>, passes: &str) -> Result<(), String> {
     let machine = target_machine()?;
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     module
-        .run_passes(PIPELINE, &machine, PassBuilderOptions::create())
+        .run_passes(passes, &machine, PassBuilderOptions::create())
         .map_err(|e| format!("internal error: LLVM passes: {e}"))
 }
 
-/// The optimization pipeline: a short, fixed list of LLVM passes instead of `default<O2>`,
+/// The optimization pipeline, in two parts: [`INLINE`] on the whole module, then
+/// [`AFTER_INLINE`] on each partition (`split.rs`) — or on the whole module, for
+/// `--emit llvm`. It is a short, fixed list of LLVM passes instead of `default<O2>`,
 /// whose analyses (scalar evolution above all) took about two thirds of the examples' JIT
 /// time. Before inlining only what the inliner's cost model needs (locals to registers,
 /// CFG cleanup); after it one round of cleanup and the loop work the benchmarks need:
 /// hoisting, rotation and vectorization. The first such list took half the optimization
-/// time of `default<O2>`, this one about a third less again, and it leaves every `host_speed` loop within its 1.5x of gcc
-/// (docs/PERFORMANCE.md "Host code"). Induction-variable simplification (`indvars`, the
-/// most expensive pass of the list, 8% of the JIT time) and a first `early-cse` and
-/// `instcombine` round before inlining were dropped: they cost a third of the
-/// optimization time, and what they changed in the loops' code is mostly a sign extension
-/// per array index (32-bit indices not widened to 64 bits). `instcombine<no-verify-fixpoint>` as in
-/// LLVM's own pipelines: the bare pass name verifies that one round reached a fixpoint and
-/// aborts the process when not.
-const PIPELINE: &str = "function(sroa,simplifycfg),\
-     cgscc(inline),\
-     function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(loop-rotate,licm),gvn,\
-     loop-vectorize,instcombine<no-verify-fixpoint>,simplifycfg),\
-     globaldce,strip-dead-prototypes";
+/// time of `default<O2>`, this one about a third less again, and it leaves every
+/// `host_speed` loop within its 1.5x of gcc (docs/PERFORMANCE.md "Host code").
+/// Induction-variable simplification (`indvars`, the most expensive pass of the list, 8% of
+/// the JIT time) and a first `early-cse` and `instcombine` round before inlining were
+/// dropped: they cost a third of the optimization time, and what they changed in the
+/// loops' code is mostly a sign extension per array index (32-bit indices not widened to
+/// 64 bits).
+const INLINE: &str = "function(sroa,simplifycfg),cgscc(inline),globaldce";
 
-/// The host's target: its CPU and features.
-fn target_machine() -> Result<TargetMachine, String> {
+/// The function-local optimization after inlining (see [`INLINE`]).
+/// `instcombine<no-verify-fixpoint>` as in LLVM's own pipelines: the bare pass name
+/// verifies that one round reached a fixpoint and aborts the process when not.
+const AFTER_INLINE: &str =
+    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(loop-rotate,licm),gvn,\
+     loop-vectorize,instcombine<no-verify-fixpoint>,simplifycfg),strip-dead-prototypes";
+
+/// Whether the outermost loops of functions that run a bounded number of times are
+/// outlined (`outline.rs`); `CAJETA_JIT_OUTLINE=0` turns it off, to measure it.
+fn outline_loops() -> bool {
+    !std::env::var("CAJETA_JIT_OUTLINE").is_ok_and(|v| matches!(v.trim(), "0" | "off" | "no"))
+}
+
+/// How many threads generate code: the machine's parallelism, or `CAJETA_JIT_THREADS`.
+fn jit_threads() -> usize {
+    std::env::var("CAJETA_JIT_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// The host's target: its CPU and features (for the optimizer's cost models).
+pub(super) fn target_machine() -> Result<TargetMachine, String> {
     // LLVM's target registry is not safe to initialize from two threads at once (runs may
     // be concurrent: tests, embedders); once per process is enough.
     static INIT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
@@ -152,7 +165,9 @@ fn target_machine() -> Result<TargetMachine, String> {
 pub fn emit_ir(module: &ir::Module, entry: FunctionId) -> Result<String, String> {
     crate::driver::with_stage_stack(|| {
         let ctx = Context::create();
-        let (m, _) = build(&ctx, module, entry)?;
+        let (m, _) = lower(&ctx, module, entry)?;
+        run_passes(&m, INLINE)?;
+        run_passes(&m, AFTER_INLINE)?;
         Ok(m.print_to_string().to_string())
     })
 }
@@ -162,10 +177,70 @@ pub fn emit_ir(module: &ir::Module, entry: FunctionId) -> Result<String, String>
 pub struct CompileTime {
     /// Lowering the typed IR to LLVM IR (and verifying it).
     pub lower: Duration,
-    /// The optimization pipeline.
+    /// The optimization up to inlining, on the whole module.
     pub optimize: Duration,
-    /// Machine code generation by the JIT, up to the entry point's address.
+    /// The partitions' optimization after inlining and their code generation (on several
+    /// threads), and the link, up to the entry point's address.
     pub machine_code: Duration,
+    /// How many partitions (threads) generated code.
+    pub partitions: usize,
+}
+
+/// The program's host code, compiled and linked: `cajeta.main` and the JIT that owns it.
+struct Compiled {
+    /// Declared before `_linked`: the entry point must not outlive its code.
+    main: Main,
+    _linked: Linked,
+    sites: Vec<Site>,
+    time: CompileTime,
+}
+
+/// Lowers, optimizes, generates and links the host code reachable from `entry`.
+fn compile(module: &ir::Module, entry: FunctionId) -> Result<Compiled, String> {
+    crate::driver::with_stage_stack(|| {
+        let ctx = Context::create();
+        let start = Instant::now();
+        let (m, sites) = lower(&ctx, module, entry)?;
+        let lowered = Instant::now();
+        run_passes(&m, INLINE)?;
+        let inlined = Instant::now();
+        let plan = split::plan(&m, jit_threads());
+        let objects = split::compile(&m, &plan, AFTER_INLINE)?;
+        let symbols: Vec<(&str, usize)> = super::runtime_functions()
+            .into_iter()
+            .map(|(sym, _, addr)| (sym, addr))
+            .chain(helpers())
+            .collect();
+        let link_start = Instant::now();
+        let linked = Linked::new(&symbols)?;
+        let created = link_start.elapsed();
+        for object in &objects {
+            linked.add_object(object)?;
+        }
+        let addr = linked.address("cajeta.main")?;
+        if std::env::var_os("CAJETA_JIT_PLAN").is_some() {
+            eprintln!(
+                "cajeta jit link: JIT made in {:.1} ms, {} objects linked in {:.1} ms",
+                created.as_secs_f64() * 1e3,
+                objects.len(),
+                (link_start.elapsed() - created).as_secs_f64() * 1e3
+            );
+        }
+        // SAFETY: `cajeta.main` is built by `Codegen::entry_wrapper` with exactly this type,
+        // and its code lives as long as `linked`, which `Compiled` keeps.
+        let main = unsafe { std::mem::transmute::<usize, Main>(addr) };
+        Ok(Compiled {
+            main,
+            _linked: linked,
+            sites,
+            time: CompileTime {
+                lower: lowered - start,
+                optimize: inlined - lowered,
+                machine_code: inlined.elapsed(),
+                partitions: plan.len(),
+            },
+        })
+    })
 }
 
 /// Compiles the program's host code from `entry` as a run would, without running it, and
@@ -173,20 +248,7 @@ pub struct CompileTime {
 /// `CAJETA_HOST_TIMING=1`, measured in process so that a benchmark (`bench/`'s `jit_time`)
 /// can repeat it without a device or the process's start.
 pub fn compile_time(module: &ir::Module, entry: FunctionId) -> Result<CompileTime, String> {
-    crate::driver::with_stage_stack(|| {
-        let ctx = Context::create();
-        let start = Instant::now();
-        let (m, _) = lower(&ctx, module, entry)?;
-        let lowered = Instant::now();
-        optimize(&m)?;
-        let optimized = Instant::now();
-        let _code = machine_code(&m)?;
-        Ok(CompileTime {
-            lower: lowered - start,
-            optimize: optimized - lowered,
-            machine_code: optimized.elapsed(),
-        })
-    })
+    compile(module, entry).map(|c| c.time)
 }
 
 /// The native executor: compiles the host code reachable from the entry point and runs it.
@@ -209,28 +271,18 @@ impl HostExecutor for Native {
             })
         };
         let module = interp.module;
+        let compiled = compile(module, entry).map_err(internal)?;
+        let time = compiled.time;
         let start = Instant::now();
-        let ctx = Context::create();
-        let (m, sites) = build(&ctx, module, entry).map_err(internal)?;
-        let mut timing = Timing {
-            compile: start.elapsed(),
-            ..Timing::default()
-        };
-        let result = map_and_run(
-            &m,
-            sites,
-            module.function(entry),
-            interp,
-            &args,
-            &mut timing,
-        );
+        let result = run(compiled, module.function(entry), interp, &args);
         if std::env::var_os("CAJETA_HOST_TIMING").is_some() {
             eprintln!(
-                "native host code: compile {:.2} ms (IR and optimization {:.2} ms, machine code {:.2} ms), run {:.2} ms",
-                (timing.compile + timing.jit).as_secs_f64() * 1e3,
-                timing.compile.as_secs_f64() * 1e3,
-                timing.jit.as_secs_f64() * 1e3,
-                timing.run.as_secs_f64() * 1e3
+                "native host code: compile {:.2} ms (IR and optimization to inlining {:.2} ms, optimization and machine code on {} threads {:.2} ms), run {:.2} ms",
+                (time.lower + time.optimize + time.machine_code).as_secs_f64() * 1e3,
+                (time.lower + time.optimize).as_secs_f64() * 1e3,
+                time.partitions,
+                time.machine_code.as_secs_f64() * 1e3,
+                start.elapsed().as_secs_f64() * 1e3
             );
         }
         result.map_err(|e| match e {
@@ -238,17 +290,6 @@ impl HostExecutor for Native {
             Ran::Internal(m) => internal(m),
         })
     }
-}
-
-/// Where a native run's time went (`CAJETA_HOST_TIMING=1` prints it to standard error).
-#[derive(Default)]
-struct Timing {
-    /// Lowering and optimizing.
-    compile: Duration,
-    /// Machine code generation by the JIT.
-    jit: Duration,
-    /// Running the code.
-    run: Duration,
 }
 
 /// How a run did not return a value.
@@ -297,66 +338,23 @@ extern "C" fn fmod(a: f64, b: f64) -> f64 {
 /// The signature of `cajeta.main` (see `Codegen::entry_wrapper`).
 type Main = unsafe extern "C" fn(*mut u64, *const Value) -> i32;
 
-/// Generates the module's machine code in an MCJIT engine at the default level and
-/// returns the engine (which owns the code) and the entry point.
-fn machine_code<'ctx>(
-    m: &Module<'ctx>,
-) -> Result<(ExecutionEngine<'ctx>, JitFunction<'ctx, Main>), String> {
-    let engine = engine(m, OptimizationLevel::Default)?;
-    // SAFETY: `cajeta.main` is built by `Codegen::entry_wrapper` with exactly this type.
-    let main = unsafe { engine.get_function::<Main>("cajeta.main") }
-        .map_err(|e| format!("LLVM JIT: {e}"))?;
-    Ok((engine, main))
-}
-
-/// An MCJIT engine for `m` at code generation level `level`, the runtime's functions and
-/// the code generator's helpers mapped.
-fn engine<'ctx>(
-    m: &Module<'ctx>,
-    level: OptimizationLevel,
-) -> Result<ExecutionEngine<'ctx>, String> {
-    let engine = m
-        .create_jit_execution_engine(level)
-        .map_err(|e| format!("LLVM JIT: {e}"))?;
-    let ctx = m.get_context();
-    let symbols = super::runtime_functions()
-        .into_iter()
-        .map(|(sym, _, addr)| (sym, addr))
-        .chain(helpers());
-    for (sym, addr) in symbols {
-        // Declared (again, if the optimizer dropped it) so that it can be mapped by name.
-        let f = m.get_function(sym).unwrap_or_else(|| {
-            m.add_function(
-                sym,
-                ctx.void_type().fn_type(&[], false),
-                Some(Linkage::External),
-            )
-        });
-        engine.add_global_mapping(&f, addr);
-    }
-    Ok(engine)
-}
-
-fn map_and_run(
-    m: &Module<'_>,
-    sites: Vec<Site>,
+/// Runs compiled host code with `args`.
+fn run(
+    compiled: Compiled,
     entry: &ir::Function,
     interp: &mut Interp<'_>,
     args: &[Value],
-    timing: &mut Timing,
 ) -> Result<Value, Ran> {
     let internal = |e: String| Ran::Internal(format!("internal error: {e}"));
-    let start = Instant::now();
-    let (_engine, main) = machine_code(m).map_err(internal)?;
-    timing.jit = start.elapsed();
-    let start = Instant::now();
+    let Compiled { main, sites, .. } = &compiled;
+    let sites = sites.clone();
     let args_ptr = args.first().map_or(std::ptr::null(), |a| a as *const Value);
     let mut slot = 0u64;
     let ret = repr(&entry.return_type);
     let ((ok, value), error) = runtime::with_state(interp, sites, || {
         // SAFETY: the module was verified; the runtime state it calls is installed, and
         // `args_ptr` outlives the call.
-        let ok = unsafe { main.call(&mut slot, args_ptr) };
+        let ok = unsafe { main(&mut slot, args_ptr) };
         let value = match ret {
             // SAFETY: an object result is a box the entry function gave up.
             Repr::Object if ok != 0 => Some(unsafe { *Box::from_raw(slot as *mut Value) }),
@@ -364,7 +362,6 @@ fn map_and_run(
         };
         (ok, value)
     });
-    timing.run = start.elapsed();
     if ok == 0 {
         return Err(Ran::Failed(error.unwrap_or_else(|| HostError {
             message: "internal error: native code failed without an error".into(),

@@ -22,9 +22,12 @@ mod codegen;
 mod delegate;
 mod expr;
 mod jit;
+mod orc;
+mod outline;
 mod repr;
 mod runtime;
 mod scalar_fns;
+mod split;
 mod text;
 
 pub use jit::{compile_time, emit_ir, CompileTime, Native};
