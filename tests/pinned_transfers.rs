@@ -61,3 +61,35 @@ fn pinned_transfers_are_exact_on_both_host_executors() {
         assert!(!stderr.contains("pinned a host array"), "{host}: {stderr}");
     }
 }
+
+/// The same program with its arrays in driver-allocated host memory (`cajetac`'s global
+/// allocator, threshold lowered to 64 KiB) and transfers of more than 64 KiB taking the
+/// one-copy path into and out of that memory: every element still compared.
+#[test]
+fn driver_allocated_host_arrays_are_exact_on_both_host_executors() {
+    let Some(cajetac) = cajetac_program() else {
+        eprintln!("skipping: no cajetac executable next to the test binary");
+        return;
+    };
+    for host in ["native", "interp"] {
+        for pin in ["1", "0"] {
+            let out = std::process::Command::new(&cajetac)
+                .args(["run", "--host", host])
+                .arg(tests_dir().join("device").join("pinned_transfers.cajeta"))
+                .env("CAJETA_HOST_ALLOC_MIN_KIB", "64")
+                .env("CAJETA_TRANSFER_CHUNK_KIB", "64")
+                .env("CAJETA_PIN_MIN_KIB", "64")
+                .env("CAJETA_PIN_HOST", pin)
+                .env("CAJETA_NO_HOST_VISIBLE", "1")
+                .output()
+                .expect("run cajetac");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(
+                stdout.trim(),
+                "777",
+                "{host}, pinning {pin}: {stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}

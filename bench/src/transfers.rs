@@ -89,6 +89,31 @@ pub fn run(ctx: &Context, base: &Baseline, quick: bool) -> Result<Vec<Row>, Stri
                 }
             }
         }
+        if bytes >= 32 << 20 {
+            if let Some((mut du, mut dd)) = driver_memory_rates(ctx, bytes, reps, &data)? {
+                for (dir, ours, bus) in [
+                    ("upload", &mut du, &bus_up),
+                    ("download", &mut dd, &bus_down),
+                ] {
+                    let mut rate: Vec<f64> = ours.iter().map(|s| bytes as f64 / s / 1e9).collect();
+                    let mut bus_rate: Vec<f64> = bus.iter().map(|ns| bytes as f64 / ns).collect();
+                    let row = Row::rate(
+                        &format!("{dir} {name} (driver-allocated host array, vs bus)"),
+                        "GB/s",
+                        &mut rate,
+                        &mut bus_rate,
+                    );
+                    println!(
+                        "transfer {dir} {name} driver-allocated host memory: cajeta {:.2} GB/s \
+                         (median of {reps}), bus {:.2} GB/s, {:.0}% of the bus",
+                        row.ours,
+                        row.baseline,
+                        100.0 * row.ours / row.baseline
+                    );
+                    rows.push(row);
+                }
+            }
+        }
         if let Some((mut pu, mut pd, pin_ms)) = pinned {
             for (dir, ours, bus) in [
                 ("upload", &mut pu, &bus_up),
@@ -136,6 +161,55 @@ pub fn run(ctx: &Context, base: &Baseline, quick: bool) -> Result<Vec<Row>, Stri
         }
     }
     Ok(rows)
+}
+
+/// Seconds of each upload and each download.
+type UpDown = (Vec<f64>, Vec<f64>);
+
+/// Seconds of `reps` plain uploads from and downloads into host memory the driver allocated
+/// (`Context::alloc_host`, what `cajetac` gives large host arrays); `None` where the device
+/// has none.
+fn driver_memory_rates(
+    ctx: &Context,
+    bytes: u64,
+    reps: usize,
+    data: &[u8],
+) -> Result<Option<UpDown>, String> {
+    let e = |x: cajeta_runtime::RuntimeError| x.to_string();
+    let (Some(src), Some(dst)) = (ctx.alloc_host(data.len()), ctx.alloc_host(data.len())) else {
+        return Ok(None);
+    };
+    // SAFETY: two live, distinct allocations of `data.len()` bytes, used only here.
+    let (src, dst) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(src.as_ptr(), src.len()),
+            std::slice::from_raw_parts_mut(dst.as_ptr(), dst.len()),
+        )
+    };
+    src.copy_from_slice(data);
+    let buf = ctx.create_buffer(bytes).map_err(e)?;
+    let s = ctx.default_stream();
+    let (mut up, mut down) = (Vec::new(), Vec::new());
+    for rep in 0..=reps {
+        let t = Instant::now();
+        s.upload_buffer(&buf, src).map_err(e)?;
+        s.sync().map_err(e)?;
+        let u = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        s.download_buffer(&buf, dst).map_err(e)?;
+        let d = t.elapsed().as_secs_f64();
+        if rep > 0 {
+            up.push(u);
+            down.push(d);
+        }
+        if dst != data {
+            return Err(format!(
+                "driver-memory round trip of {bytes} bytes corrupted the data"
+            ));
+        }
+        dst.fill(0);
+    }
+    Ok(Some((up, down)))
 }
 
 /// Seconds of `reps` uploads from and downloads into pinned arrays (`Context::pin_host`, as

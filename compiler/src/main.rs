@@ -21,6 +21,13 @@ mod backend_choice;
 mod precision_flags;
 mod report;
 use backend_choice::{kernel_llvm_ir, resolve_backend, BackendArg};
+
+/// Large host blocks (host arrays of 16 MiB and more) are allocated by the GPU's driver
+/// while a run uses the device, so that their transfers are one device copy at the bus's
+/// rate (`cudaHostAlloc`'s counterpart; docs/runtime.md "Transfers"); the rest is the
+/// system allocator's.
+#[global_allocator]
+static ALLOCATOR: cajeta_runtime::HostMemoryAllocator = cajeta_runtime::HostMemoryAllocator;
 use precision_flags::PrecisionFlags;
 use report::{asks_for_json, clap_record, exit_status, ExitCode, Report};
 

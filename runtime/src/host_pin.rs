@@ -12,6 +12,7 @@ use ash::vk;
 
 use crate::device::DeviceShared;
 use crate::error::{Result, RuntimeError};
+use crate::host_alloc::HostAlloc;
 use crate::resources::Buffer;
 use crate::stream::{CommandId, Stream};
 use crate::transfer_import::Imported;
@@ -21,9 +22,18 @@ use crate::{lock, Context};
 /// releases the import; every transfer through it has finished by then (they wait).
 pub struct HostPin {
     shared: Arc<DeviceShared>,
-    imported: Option<Imported>,
+    source: Pinned,
     start: usize,
     len: usize,
+}
+
+/// What makes a pinned range visible to the device.
+enum Pinned {
+    /// The range's pages, imported (released on drop).
+    Imported(Option<Imported>),
+    /// Host memory the driver allocated (`Context::alloc_host`): nothing to import; the
+    /// range starts at `offset` in its buffer.
+    Allocated(Arc<HostAlloc>, u64),
 }
 
 impl std::fmt::Debug for HostPin {
@@ -55,14 +65,25 @@ impl HostPin {
     fn offset_of(&self, data: *const u8, len: usize) -> Option<u64> {
         let at = data as usize;
         let inside = at >= self.start && at.checked_add(len)? <= self.start + self.len;
-        let imported = self.imported.as_ref()?;
-        inside.then(|| imported.offset + (at - self.start) as u64)
+        let base = match &self.source {
+            Pinned::Imported(imported) => imported.as_ref()?.offset,
+            Pinned::Allocated(_, offset) => *offset,
+        };
+        inside.then(|| base + (at - self.start) as u64)
     }
 
     fn buffer(&self) -> vk::Buffer {
-        self.imported
-            .as_ref()
-            .map_or(vk::Buffer::null(), |i| i.buffer)
+        match &self.source {
+            Pinned::Imported(imported) => {
+                imported.as_ref().map_or(vk::Buffer::null(), |i| i.buffer)
+            }
+            Pinned::Allocated(alloc, _) => alloc.buffer,
+        }
+    }
+
+    /// Whether the range is host memory the driver allocated rather than imported pages.
+    pub fn is_driver_memory(&self) -> bool {
+        matches!(self.source, Pinned::Allocated(..))
     }
 
     fn check(&self, stream: &Stream, data: *const u8, len: usize) -> Result<u64> {
@@ -80,8 +101,10 @@ impl HostPin {
 
 impl Drop for HostPin {
     fn drop(&mut self) {
-        if let Some(imported) = self.imported.take() {
-            imported.destroy(&self.shared);
+        if let Pinned::Imported(imported) = &mut self.source {
+            if let Some(imported) = imported.take() {
+                imported.destroy(&self.shared);
+            }
         }
     }
 }
@@ -89,21 +112,31 @@ impl Drop for HostPin {
 impl Context {
     /// Pins `len` bytes at `ptr` for direct transfers ([`Stream::upload_buffer_pinned`],
     /// [`Stream::download_buffer_pinned`]); `None` where the device cannot import host memory
-    /// (no `VK_EXT_external_memory_host`, or the driver refuses the range).
+    /// (no `VK_EXT_external_memory_host`, or the driver refuses the range). A range inside
+    /// host memory this context allocated ([`Context::alloc_host`]) is pinned already: its
+    /// pin costs nothing.
     ///
     /// # Safety
     /// The range must be memory of this process that stays allocated, in place, for as long
     /// as the returned pin lives: the device reads and writes those pages directly.
     pub unsafe fn pin_host(&self, ptr: *const u8, len: usize) -> Option<HostPin> {
         let shared = self.inner.shared.clone();
-        let import = shared.host_import.as_ref()?;
         if len == 0 {
             return None;
         }
+        if let Some((alloc, offset)) = crate::host_alloc::find(&shared, ptr, len) {
+            return Some(HostPin {
+                shared,
+                source: Pinned::Allocated(alloc, offset),
+                start: ptr as usize,
+                len,
+            });
+        }
+        let import = shared.host_import.as_ref()?;
         let imported = Imported::new(&shared, import, ptr, len)?;
         Some(HostPin {
             shared,
-            imported: Some(imported),
+            source: Pinned::Imported(Some(imported)),
             start: ptr as usize,
             len,
         })

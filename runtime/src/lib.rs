@@ -38,6 +38,7 @@ mod error;
 mod event;
 mod feature_names;
 mod features;
+mod host_alloc;
 mod host_copy;
 mod host_pin;
 mod instance;
@@ -78,6 +79,10 @@ pub use device_profile::{DeviceProfile, ProfileLimits, COMPUTE_LIMITS, DEVICE_PR
 pub use error::{Result, RuntimeError};
 pub use event::Event;
 pub use features::{known_features, required_features};
+pub use host_alloc::{
+    provide as provide_host_memory, withdraw as withdraw_host_memory, HostAlloc,
+    HostMemoryAllocator, HOST_ALLOC_MIN_BYTES,
+};
 pub use host_pin::HostPin;
 pub use kernel_printf::{kernel_prints, KernelPrintf};
 pub use launch::{KernelArg, LaunchConfig, ScalarValue};

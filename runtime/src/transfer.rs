@@ -38,6 +38,15 @@ impl Stream {
         {
             return Ok(CommandId(shared.next_command_id()));
         }
+        if buffer.size() > shared.transfer.chunk_bytes {
+            if let Some((alloc, offset)) =
+                crate::host_alloc::find(shared, data.as_ptr(), data.len())
+            {
+                // Driver-allocated host memory: one device copy, waited for.
+                let len = data.len() as u64;
+                return self.copy_from_host_buffer(&mut state, buffer, alloc.buffer, offset, len);
+            }
+        }
         if shared.transfer.chunks(buffer.size()) {
             if let Some(id) = self.upload_imported(&mut state, buffer, data)? {
                 return Ok(id);
@@ -176,6 +185,14 @@ impl Stream {
             && buffer.inner.raw.mapped_ptr().is_some()
         {
             return self.read_host_visible(buffer, out);
+        }
+        if buffer.size() > self.shared().transfer.chunk_bytes {
+            if let Some((alloc, offset)) =
+                crate::host_alloc::find(self.shared(), out.as_ptr(), out.len())
+            {
+                // Driver-allocated host memory: one device copy, waited for.
+                return self.copy_to_host_buffer(buffer, alloc.buffer, offset, out.len() as u64);
+            }
         }
         if self.shared().transfer.chunks(buffer.size()) {
             if self.download_imported(buffer, out)? {

@@ -4,11 +4,16 @@
 
 mod common;
 
+/// Large blocks come from the driver while a test provides a context (`host_memory.rs`).
+#[global_allocator]
+static ALLOCATOR: cajeta_runtime::HostMemoryAllocator = cajeta_runtime::HostMemoryAllocator;
+
 mod acceleration;
 mod buffers;
 mod chunked;
 mod errors;
 mod faults;
+mod host_memory;
 mod images;
 mod pinned;
 mod queues;

@@ -122,6 +122,19 @@ pub struct Device<'a> {
     pub(super) checked_launches: HashMap<CommandId, Span>,
     /// Large host arrays pinned for direct transfers.
     pub(super) pins: super::host_pins::HostPins,
+    /// Large host blocks come from the context's device while the run uses it (where the
+    /// program installed `cajeta_runtime::HostMemoryAllocator`, as `cajetac` does).
+    provided: Option<ProvidedHostMemory>,
+}
+
+/// The run's context, provided for large host blocks ([`cajeta_runtime::provide_host_memory`])
+/// from its first use to the end of the run.
+struct ProvidedHostMemory(Context);
+
+impl Drop for ProvidedHostMemory {
+    fn drop(&mut self) {
+        cajeta_runtime::withdraw_host_memory(&self.0);
+    }
 }
 
 impl<'a> Device<'a> {
@@ -139,6 +152,7 @@ impl<'a> Device<'a> {
             created: Vec::new(),
             checked_launches: HashMap::new(),
             pins: Default::default(),
+            provided: None,
         }
     }
 
@@ -268,6 +282,14 @@ impl<'a> Device<'a> {
             match Context::new() {
                 Ok(c) => self.context = Some(c),
                 Err(e) => return err(span, format!("cannot use the GPU: {e}")),
+            }
+        }
+        if self.provided.is_none() {
+            if let Some(c) = &self.context {
+                // Host arrays allocated from here on, when large, are driver memory: their
+                // transfers are one device copy at the bus's rate (docs/runtime.md).
+                cajeta_runtime::provide_host_memory(c, cajeta_runtime::HOST_ALLOC_MIN_BYTES);
+                self.provided = Some(ProvidedHostMemory(c.clone()));
             }
         }
         match &self.context {
