@@ -32,20 +32,22 @@ impl Stream {
         check_length("buffer", buffer.size(), data.len())?;
         let shared = self.shared();
         let mut state = lock(&self.inner.state);
+        if buffer.size() > shared.transfer.chunk_bytes {
+            if let Some((alloc, offset)) =
+                crate::host_alloc::find(shared, data.as_ptr(), data.len())
+            {
+                // Driver-allocated host memory: one device copy, waited for. Before the
+                // direct write: the device's copy beats the CPU's write into a mapping
+                // (H200, 1 GiB: 51 against 31 GB/s).
+                let len = data.len() as u64;
+                return self.copy_from_host_buffer(&mut state, buffer, alloc.buffer, offset, len);
+            }
+        }
         // The stream lock is held: no other thread can record a use of the buffer meanwhile,
         // and a strong count of one means no batch (recording or in flight) holds it.
         if Arc::strong_count(&buffer.inner) == 1 && !buffer.is_slice() && buffer.write_mapped(data)
         {
             return Ok(CommandId(shared.next_command_id()));
-        }
-        if buffer.size() > shared.transfer.chunk_bytes {
-            if let Some((alloc, offset)) =
-                crate::host_alloc::find(shared, data.as_ptr(), data.len())
-            {
-                // Driver-allocated host memory: one device copy, waited for.
-                let len = data.len() as u64;
-                return self.copy_from_host_buffer(&mut state, buffer, alloc.buffer, offset, len);
-            }
         }
         if shared.transfer.chunks(buffer.size()) {
             if let Some(id) = self.upload_imported(&mut state, buffer, data)? {
