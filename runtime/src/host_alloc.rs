@@ -91,11 +91,16 @@ pub(crate) fn find(
 ) -> Option<(Arc<HostAlloc>, u64)> {
     let at = ptr as usize;
     let end = at.checked_add(len)?;
-    let live = lock(&LIVE);
-    let (&start, (size, weak)) = live.range(..=at).next_back()?;
-    if end > start + size {
-        return None;
-    }
+    let (start, weak) = {
+        let live = lock(&LIVE);
+        let (&start, (size, weak)) = live.range(..=at).next_back()?;
+        if end > start + size {
+            return None;
+        }
+        (start, weak.clone())
+    };
+    // Upgraded outside the lock: if this turns out to be the last reference, its drop
+    // takes the lock itself.
     let alloc = weak.upgrade()?;
     Arc::ptr_eq(&alloc.shared, shared).then(|| (alloc, (at - start) as u64))
 }
