@@ -1,6 +1,6 @@
 //! Lowering of host functions and statements to LLVM IR (expressions are in `expr.rs`, calls
 //! in `calls.rs`, the frame and the calls into the interpreter in `delegate.rs`, arrays in
-//! `arrays.rs`).
+//! `arrays.rs`, loops in `loops.rs`).
 //!
 //! Every IR function becomes one LLVM function of the same parameters (internal linkage, so
 //! the optimizer may inline and specialize freely); scalar and string locals are `alloca`s
@@ -59,7 +59,7 @@ pub struct Codegen<'ctx, 'm> {
     pub rt: HashMap<&'static str, FunctionValue<'ctx>>,
     /// Failure sites, indexed by the `i32` passed to `cajeta_fail`.
     pub sites: Vec<Site>,
-    /// Functions whose outermost loops are outlined (`outline.rs`).
+    /// Functions whose outermost loops are outlined (`loops.rs`).
     pub outline_in: std::collections::HashSet<FunctionId>,
     /// Loops outlined so far (names the next one).
     pub outlined: usize,
@@ -112,10 +112,10 @@ pub struct FnState<'ctx, 'm> {
     /// bounds checks (made at the first check).
     pub index_fail: Option<(BasicBlock<'ctx>, [PhiValue<'ctx>; 4])>,
     /// Whether this function's outermost loops become functions of their own
-    /// (`outline.rs`): set for functions that run a bounded number of times.
+    /// (`loops.rs`): set for functions that run a bounded number of times.
     pub outline_loops: bool,
     /// In an outlined loop: where a `return` leaves its value for the parent (the loop's
-    /// function then returns [`super::outline::RETURNED`]).
+    /// function then returns [`super::loops::RETURNED`]).
     pub return_slot: Option<PointerValue<'ctx>>,
 }
 
@@ -202,7 +202,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 .module
                 .add_function(&name, fn_type, Some(Linkage::Internal));
             if self.outline_in.contains(&id) {
-                super::outline::mark_run_once(self.ctx, value);
+                super::loops::mark_run_once(self.ctx, value);
             }
             self.funcs.insert(id, value);
         }
@@ -356,10 +356,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             if let Some(v) = value {
                 b(self.builder.build_store(slot, v))?;
             }
-            let status = self
-                .ctx
-                .i32_type()
-                .const_int(super::outline::RETURNED, false);
+            let status = self.ctx.i32_type().const_int(super::loops::RETURNED, false);
             b(self.builder.build_return(Some(&status)))?;
             return Ok(());
         }
@@ -473,55 +470,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 self.ret(st, v)?;
             }
         }
-        Ok(())
-    }
-
-    /// Lowers a loop in place.
-    pub fn lower_loop(
-        &mut self,
-        st: &mut FnState<'ctx, 'm>,
-        id: LoopId,
-        pre_cond: Option<&'m ir::Expr>,
-        body: &'m Block,
-        continuing: &'m Block,
-        post_cond: Option<&'m ir::Expr>,
-    ) -> Gen<()> {
-        let header = self.ctx.append_basic_block(st.func, "loop");
-        let body_bb = self.ctx.append_basic_block(st.func, "body");
-        let cont = self.ctx.append_basic_block(st.func, "continue");
-        let exit = self.ctx.append_basic_block(st.func, "endloop");
-        b(self.builder.build_unconditional_branch(header))?;
-        self.builder.position_at_end(header);
-        match pre_cond {
-            Some(c) => {
-                let c = self.cond(st, c)?;
-                b(self.builder.build_conditional_branch(c, body_bb, exit))?;
-            }
-            None => {
-                b(self.builder.build_unconditional_branch(body_bb))?;
-            }
-        }
-        self.builder.position_at_end(body_bb);
-        st.loops.insert(id, (cont, exit));
-        self.block(st, body)?;
-        if !self.terminated() {
-            b(self.builder.build_unconditional_branch(cont))?;
-        }
-        self.builder.position_at_end(cont);
-        self.block(st, continuing)?;
-        if !self.terminated() {
-            match post_cond {
-                Some(c) => {
-                    let c = self.cond(st, c)?;
-                    b(self.builder.build_conditional_branch(c, header, exit))?;
-                }
-                None => {
-                    b(self.builder.build_unconditional_branch(header))?;
-                }
-            }
-        }
-        st.loops.remove(&id);
-        self.builder.position_at_end(exit);
         Ok(())
     }
 

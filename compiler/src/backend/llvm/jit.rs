@@ -71,7 +71,7 @@ fn lower<'ctx>(
     let ids = reachable(ir, entry);
     let mut cg = Codegen::new(ctx, ir, "cajeta_host");
     if outline_loops() {
-        cg.outline_in = super::outline::run_once(ir, &ids);
+        cg.outline_in = super::loops::run_once(ir, &ids);
     }
     cg.declare(&ids);
     for &id in &ids {
@@ -119,7 +119,7 @@ const AFTER_INLINE: &str =
      loop-vectorize,instcombine<no-verify-fixpoint>,simplifycfg),strip-dead-prototypes";
 
 /// Whether the outermost loops of functions that run a bounded number of times are
-/// outlined (`outline.rs`); `CAJETA_JIT_OUTLINE=0` turns it off, to measure it.
+/// outlined (`loops.rs`); `CAJETA_JIT_OUTLINE=0` turns it off, to measure it.
 fn outline_loops() -> bool {
     !std::env::var("CAJETA_JIT_OUTLINE").is_ok_and(|v| matches!(v.trim(), "0" | "off" | "no"))
 }

@@ -10,10 +10,11 @@
 //! run programs through both.
 //!
 //! Stages: [`repr`] (how each type is held), [`codegen`] (functions and statements),
-//! [`expr`] (expressions), [`arrays`] (in-place array access), [`scalar_fns`] (`Math`/`Bits`), [`delegate`] (the frame and
-//! the calls into the interpreter) build the module; [`jit`] optimizes it with LLVM's
-//! short O2-class pass pipeline and runs it; [`runtime`] and [`bridge`] are the C-ABI functions
-//! the code calls.
+//! [`loops`] (loops, in place or outlined), [`expr`] (expressions), [`arrays`] (in-place
+//! array access), [`scalar_fns`] (`Math`/`Bits`), [`delegate`] (the frame and the calls into
+//! the interpreter) build the module; [`jit`] optimizes it with LLVM's short O2-class pass
+//! pipeline, [`split`] generates its code on several threads and [`orc`] links it;
+//! [`runtime`] and [`bridge`] are the C-ABI functions the code calls.
 
 mod arrays;
 mod bridge;
@@ -22,8 +23,8 @@ mod codegen;
 mod delegate;
 mod expr;
 mod jit;
+mod loops;
 mod orc;
-mod outline;
 mod repr;
 mod runtime;
 mod scalar_fns;

@@ -1,5 +1,6 @@
-//! Outlined loops: in a function that runs a bounded number of times (`main`, and what
-//! only it calls, outside loops), each outermost loop becomes a function of its own.
+//! Loops: lowered in place ([`Codegen::lower_loop`]), or outlined: in a function that runs
+//! a bounded number of times (`main`, and what only it calls, outside loops), each
+//! outermost loop becomes a function of its own ([`Codegen::outline_loop`]).
 //!
 //! Why: LLVM's code generation time grows with the size of a function, and one function is
 //! compiled on one thread. An example's `main` is most of its code (its checks are loop
@@ -25,7 +26,7 @@ use inkwell::AddressSpace;
 
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::repr::{repr, Repr};
-use crate::ir::{self, Block, ExprKind, FunctionId, LocalId, Stmt};
+use crate::ir::{self, Block, ExprKind, FunctionId, LocalId, LoopId, Stmt};
 
 /// The loop ended normally.
 pub const NORMAL: u64 = 0;
@@ -127,6 +128,55 @@ enum Passed {
 }
 
 impl<'ctx, 'm> Codegen<'ctx, 'm> {
+    /// Lowers a loop in place.
+    pub fn lower_loop(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        id: LoopId,
+        pre_cond: Option<&'m ir::Expr>,
+        body: &'m Block,
+        continuing: &'m Block,
+        post_cond: Option<&'m ir::Expr>,
+    ) -> Gen<()> {
+        let header = self.ctx.append_basic_block(st.func, "loop");
+        let body_bb = self.ctx.append_basic_block(st.func, "body");
+        let cont = self.ctx.append_basic_block(st.func, "continue");
+        let exit = self.ctx.append_basic_block(st.func, "endloop");
+        b(self.builder.build_unconditional_branch(header))?;
+        self.builder.position_at_end(header);
+        match pre_cond {
+            Some(c) => {
+                let c = self.cond(st, c)?;
+                b(self.builder.build_conditional_branch(c, body_bb, exit))?;
+            }
+            None => {
+                b(self.builder.build_unconditional_branch(body_bb))?;
+            }
+        }
+        self.builder.position_at_end(body_bb);
+        st.loops.insert(id, (cont, exit));
+        self.block(st, body)?;
+        if !self.terminated() {
+            b(self.builder.build_unconditional_branch(cont))?;
+        }
+        self.builder.position_at_end(cont);
+        self.block(st, continuing)?;
+        if !self.terminated() {
+            match post_cond {
+                Some(c) => {
+                    let c = self.cond(st, c)?;
+                    b(self.builder.build_conditional_branch(c, header, exit))?;
+                }
+                None => {
+                    b(self.builder.build_unconditional_branch(header))?;
+                }
+            }
+        }
+        st.loops.remove(&id);
+        self.builder.position_at_end(exit);
+        Ok(())
+    }
+
     /// Lowers the loop `stmt` (outermost in `st`'s function) as a call of a function of its
     /// own.
     pub fn outline_loop(&mut self, st: &mut FnState<'ctx, 'm>, stmt: &'m Stmt) -> Gen<()> {
