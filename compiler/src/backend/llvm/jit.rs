@@ -214,6 +214,14 @@ fn compile(module: &ir::Module, entry: FunctionId) -> Result<Compiled, String> {
         let link_start = Instant::now();
         let linked = Linked::new(&symbols)?;
         let created = link_start.elapsed();
+        if let Some(dir) = std::env::var_os("CAJETA_JIT_OBJECTS") {
+            // A debugging aid: the partitions' objects, for `readelf`/`objdump`.
+            for (i, object) in objects.iter().enumerate() {
+                let path = std::path::Path::new(&dir).join(format!("partition{i}.o"));
+                std::fs::write(&path, object)
+                    .map_err(|e| format!("CAJETA_JIT_OBJECTS: {}: {e}", path.display()))?;
+            }
+        }
         for object in &objects {
             linked.add_object(object)?;
         }

@@ -10,13 +10,13 @@ use inkwell::llvm_sys as sys;
 use sys::error::{LLVMDisposeErrorMessage, LLVMErrorRef, LLVMGetErrorMessage};
 use sys::orc2::lljit::{
     LLVMOrcCreateLLJIT, LLVMOrcCreateLLJITBuilder, LLVMOrcDisposeLLJIT, LLVMOrcLLJITAddObjectFile,
-    LLVMOrcLLJITGetGlobalPrefix, LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITLookup,
-    LLVMOrcLLJITMangleAndIntern, LLVMOrcLLJITRef,
+    LLVMOrcLLJITGetExecutionSession, LLVMOrcLLJITGetGlobalPrefix, LLVMOrcLLJITGetMainJITDylib,
+    LLVMOrcLLJITLookup, LLVMOrcLLJITMangleAndIntern, LLVMOrcLLJITRef,
 };
 use sys::orc2::{
     LLVMJITEvaluatedSymbol, LLVMJITSymbolFlags, LLVMJITSymbolGenericFlags, LLVMOrcAbsoluteSymbols,
     LLVMOrcCSymbolMapPair, LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess,
-    LLVMOrcJITDylibAddGenerator, LLVMOrcJITDylibDefine,
+    LLVMOrcExecutionSessionSetErrorReporter, LLVMOrcJITDylibAddGenerator, LLVMOrcJITDylibDefine,
 };
 
 /// The message of an LLVM error (consumed), or `None` for success.
@@ -37,6 +37,20 @@ fn error_message(err: LLVMErrorRef) -> Option<String> {
 /// One run's JIT: its linked code lives until it is dropped.
 pub struct Linked {
     jit: LLVMOrcLLJITRef,
+    /// What the JIT's session reported (a link's own errors: a missing symbol, a relocation
+    /// out of range), told with a failed lookup. Boxed: the reporter holds its address.
+    reported: Box<std::sync::Mutex<Vec<String>>>,
+}
+
+/// The session's error reporter: keeps the message for [`Linked::address`].
+extern "C" fn keep_report(ctx: *mut std::ffi::c_void, err: LLVMErrorRef) {
+    // SAFETY: `ctx` is the `reported` box of a live `Linked` (the reporter goes with it).
+    let reported = unsafe { &*(ctx as *const std::sync::Mutex<Vec<String>>) };
+    if let Some(m) = error_message(err) {
+        if let Ok(mut r) = reported.lock() {
+            r.push(m);
+        }
+    }
 }
 
 impl Linked {
@@ -49,7 +63,20 @@ impl Linked {
         if let Some(e) = error_message(err) {
             return Err(format!("LLVM JIT: {e}"));
         }
-        let linked = Linked { jit };
+        let linked = Linked {
+            jit,
+            reported: Box::new(std::sync::Mutex::new(Vec::new())),
+        };
+        // SAFETY: a live JIT; the box outlives it (disposed first in `drop`).
+        unsafe {
+            LLVMOrcExecutionSessionSetErrorReporter(
+                LLVMOrcLLJITGetExecutionSession(jit),
+                keep_report,
+                (&*linked.reported as *const std::sync::Mutex<Vec<String>>)
+                    .cast_mut()
+                    .cast(),
+            );
+        }
         let flags = || LLVMJITSymbolFlags {
             GenericFlags: LLVMJITSymbolGenericFlags::LLVMJITSymbolGenericFlagsExported as u8
                 | LLVMJITSymbolGenericFlags::LLVMJITSymbolGenericFlagsCallable as u8,
@@ -120,7 +147,14 @@ impl Linked {
         // SAFETY: a live JIT and a NUL-terminated name.
         let err = unsafe { LLVMOrcLLJITLookup(self.jit, &mut addr, c.as_ptr()) };
         match error_message(err) {
-            Some(e) => Err(format!("LLVM JIT: {e}")),
+            Some(e) => {
+                let reported = self
+                    .reported
+                    .lock()
+                    .map(|r| r.join("; "))
+                    .unwrap_or_default();
+                Err(format!("LLVM JIT: {e} ({reported})"))
+            }
             None if addr == 0 => Err(format!("LLVM JIT: `{name}` has no address")),
             None => Ok(addr as usize),
         }

@@ -18,7 +18,8 @@ use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::{Linkage, Module};
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, RelocMode, Target, TargetMachine};
-use inkwell::values::{AsValueRef, FunctionValue, GlobalValue};
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{FunctionValue, GlobalValue};
 use inkwell::OptimizationLevel;
 
 /// Partitions at most: past this the largest function bounds the time anyway.
@@ -112,18 +113,30 @@ fn declare_only<'ctx>(module: &Module<'ctx>, f: FunctionValue<'ctx>) {
     unsafe { f.delete() };
 }
 
-/// Leaves a global declared, for another partition defines it.
-fn declare_global(g: GlobalValue<'_>) {
-    // SAFETY: a null initializer makes the variable a declaration (LLVM's C API).
-    unsafe {
-        inkwell::llvm_sys::core::LLVMSetInitializer(g.as_value_ref(), std::ptr::null_mut());
-    }
-    g.set_linkage(Linkage::External);
+/// Replaces the definition of the global `g` by a declaration of the same name and type,
+/// for another partition defines it. A new one, not `g` without its initializer: `g` may be
+/// `dso_local` (it was internal before `externalize`), and a `dso_local` declaration would
+/// be reached by a 32-bit PC-relative address, which fails to link once the other
+/// partition's object lands more than 2 GiB away (seen on the H200 with 16 compiles at
+/// once); a plain declaration goes through the GOT.
+fn declare_global<'ctx>(module: &Module<'ctx>, g: GlobalValue<'ctx>) -> Result<(), String> {
+    let name = g.get_name().to_string_lossy().into_owned();
+    let ty = BasicTypeEnum::try_from(g.get_value_type())
+        .map_err(|_| format!("internal error: global `{name}` of a non-basic type"))?;
+    g.set_name(&format!("{name}.elsewhere"));
+    let decl = module.add_global(ty, None, &name);
+    decl.set_linkage(Linkage::External);
+    decl.set_constant(g.is_constant());
+    g.as_pointer_value()
+        .replace_all_uses_with(decl.as_pointer_value());
+    // SAFETY: no use of `g` is left.
+    unsafe { g.delete() };
+    Ok(())
 }
 
 /// Keeps the definitions of `owned` (and the globals, when `globals`); every other function
-/// becomes a declaration.
-fn keep_only(module: &Module<'_>, owned: &[String], globals: bool) {
+/// and global becomes a declaration.
+fn keep_only(module: &Module<'_>, owned: &[String], globals: bool) -> Result<(), String> {
     let defined: Vec<FunctionValue<'_>> = module
         .get_functions()
         .filter(|f| f.count_basic_blocks() > 0)
@@ -140,9 +153,10 @@ fn keep_only(module: &Module<'_>, owned: &[String], globals: bool) {
             .filter(|g| g.get_initializer().is_some())
             .collect();
         for g in defined {
-            declare_global(g);
+            declare_global(module, g)?;
         }
     }
+    Ok(())
 }
 
 /// The machine the objects are compiled for: a generic x86-64 (SSE2, as `gcc -O2`
@@ -229,7 +243,7 @@ pub fn compile(module: &Module<'_>, plan: &Plan, passes: &str) -> Result<Vec<Vec
                         let buf = MemoryBuffer::create_from_memory_range_copy(bytes, "cajeta_host");
                         let m = Module::parse_bitcode_from_buffer(&buf, &ctx)
                             .map_err(|e| format!("internal error: LLVM bitcode: {e}"))?;
-                        keep_only(&m, owned, i == 0);
+                        keep_only(&m, owned, i == 0)?;
                         object_of(&m, passes)
                     })
                     .map_err(|e| format!("cannot start a compile thread: {e}"))
@@ -243,4 +257,47 @@ pub fn compile(module: &Module<'_>, plan: &Plan, passes: &str) -> Result<Vec<Vec
             })
             .collect::<Result<Vec<_>, String>>()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A partition's declarations of what another partition defines must not be
+    /// `dso_local` (they were internal before the cut), or the code reaches them by 32-bit
+    /// PC-relative addresses that fail to link when the objects land far apart.
+    #[test]
+    fn declarations_of_other_partitions_symbols_are_not_dso_local() {
+        let ctx = Context::create();
+        let m = ctx.create_module("cut");
+        let i32t = ctx.i32_type();
+        let g = m.add_global(i32t, None, "flag");
+        g.set_linkage(Linkage::Internal);
+        g.set_initializer(&i32t.const_zero());
+        let f = m.add_function("reader", i32t.fn_type(&[], false), Some(Linkage::Internal));
+        let callee = m.add_function("other", i32t.fn_type(&[], false), Some(Linkage::Internal));
+        let b = ctx.create_builder();
+        for func in [f, callee] {
+            b.position_at_end(ctx.append_basic_block(func, "entry"));
+            let v = b
+                .build_load(i32t, g.as_pointer_value(), "v")
+                .expect("load")
+                .into_int_value();
+            b.build_return(Some(&v)).expect("ret");
+        }
+        assert!(m.print_to_string().to_string().contains("internal global"));
+        externalize(&m);
+        keep_only(&m, &["reader".to_string()], false).expect("cut");
+        let text = m.print_to_string().to_string();
+        assert!(text.contains("@flag = external global i32"), "{text}");
+        assert!(text.contains("declare i32 @other()"), "{text}");
+        let declarations = text
+            .lines()
+            .filter(|l| l.contains(" external ") || l.starts_with("declare "));
+        assert!(declarations.clone().count() == 2, "{text}");
+        for line in declarations {
+            assert!(!line.contains("dso_local"), "{line}");
+        }
+        m.verify().expect("valid module");
+    }
 }
