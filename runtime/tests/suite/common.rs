@@ -573,3 +573,16 @@ pub fn spec_fill_reflection() -> Reflection {
     }
     r
 }
+
+/// Bytes that differ from their neighbours and from one seed to the next (transfer tests).
+pub fn pattern(len: usize, seed: u32) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
+}

@@ -9,18 +9,6 @@ use cajeta_runtime::*;
 
 const CHUNK: u64 = 64 << 10;
 
-fn pattern(len: usize, seed: u32) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect()
-}
-
 /// A context with small transfer chunks, so that megabyte transfers count as large.
 fn small_chunk_context() -> Option<Context> {
     context_with(ContextOptions::from_env().with_transfer(TransferOptions {

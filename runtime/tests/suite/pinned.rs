@@ -6,18 +6,6 @@
 use crate::common::*;
 use cajeta_runtime::*;
 
-fn pattern(len: usize, seed: u32) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect()
-}
-
 /// A context whose device can pin host memory; `None` (a skip) where it cannot, except in
 /// CI, whose lavapipe has the extension.
 fn pinning_context() -> Option<Context> {
