@@ -213,14 +213,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let ir_fn = self.ir.function(id);
         let func = self.funcs[&id];
         let entry = self.ctx.append_basic_block(func, "entry");
-        let unwind = self.ctx.append_basic_block(func, "unwind");
-        let failed = self.ctx.append_basic_block(func, "failed");
-        self.builder.position_at_end(failed);
-        b(self.builder.build_store(
-            self.unwinding.as_pointer_value(),
-            self.ctx.bool_type().const_all_ones(),
-        ))?;
-        b(self.builder.build_unconditional_branch(unwind))?;
+        let (unwind, failed) = self.failure_path(func)?;
         self.builder.position_at_end(entry);
         let ptr = self.ctx.ptr_type(AddressSpace::default());
         let i64t = self.ctx.i64_type();
@@ -319,6 +312,23 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         self.builder.position_at_end(unwind);
         self.ret_default(&mut st)?;
         self.finish_frame(st)
+    }
+
+    /// A function's `unwind` block (left empty: how it returns is the caller's) and its
+    /// `failed` block, which sets `cajeta.unwinding` and goes there (see [`FnState`]).
+    pub fn failure_path(
+        &self,
+        func: FunctionValue<'ctx>,
+    ) -> Gen<(BasicBlock<'ctx>, BasicBlock<'ctx>)> {
+        let unwind = self.ctx.append_basic_block(func, "unwind");
+        let failed = self.ctx.append_basic_block(func, "failed");
+        self.builder.position_at_end(failed);
+        b(self.builder.build_store(
+            self.unwinding.as_pointer_value(),
+            self.ctx.bool_type().const_all_ones(),
+        ))?;
+        b(self.builder.build_unconditional_branch(unwind))?;
+        Ok((unwind, failed))
     }
 
     /// Erases the frame of a function that never used it, or sizes it.
@@ -429,27 +439,10 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 }
                 self.builder.position_at_end(join);
             }
-            Stmt::Loop {
-                id,
-                pre_cond,
-                body,
-                continuing,
-                post_cond,
-            } if st.outline_loops && st.loops.is_empty() => self.outline_loop(st, stmt)?,
-            Stmt::Loop {
-                id,
-                pre_cond,
-                body,
-                continuing,
-                post_cond,
-            } => self.lower_loop(
-                st,
-                *id,
-                pre_cond.as_ref(),
-                body,
-                continuing,
-                post_cond.as_ref(),
-            )?,
+            Stmt::Loop { .. } if st.outline_loops && st.loops.is_empty() => {
+                self.outline_loop(st, stmt)?
+            }
+            Stmt::Loop { .. } => self.lower_loop(st, stmt)?,
             Stmt::Break(id) | Stmt::Continue(id) => {
                 let Some(&(cont, exit)) = st.loops.get(id) else {
                     return Err("internal error: break/continue outside its loop".into());

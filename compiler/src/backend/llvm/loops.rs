@@ -26,7 +26,7 @@ use inkwell::AddressSpace;
 
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::repr::{repr, Repr};
-use crate::ir::{self, Block, ExprKind, FunctionId, LocalId, LoopId, Stmt};
+use crate::ir::{self, Block, ExprKind, FunctionId, LocalId, Stmt};
 
 /// The loop ended normally.
 pub const NORMAL: u64 = 0;
@@ -129,15 +129,18 @@ enum Passed {
 
 impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// Lowers a loop in place.
-    pub fn lower_loop(
-        &mut self,
-        st: &mut FnState<'ctx, 'm>,
-        id: LoopId,
-        pre_cond: Option<&'m ir::Expr>,
-        body: &'m Block,
-        continuing: &'m Block,
-        post_cond: Option<&'m ir::Expr>,
-    ) -> Gen<()> {
+    pub fn lower_loop(&mut self, st: &mut FnState<'ctx, 'm>, stmt: &'m Stmt) -> Gen<()> {
+        let Stmt::Loop {
+            id,
+            pre_cond,
+            body,
+            continuing,
+            post_cond,
+        } = stmt
+        else {
+            return Err("internal error: lowering a statement that is not a loop".into());
+        };
+        let id = *id;
         let header = self.ctx.append_basic_block(st.func, "loop");
         let body_bb = self.ctx.append_basic_block(st.func, "body");
         let cont = self.ctx.append_basic_block(st.func, "continue");
@@ -180,16 +183,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// Lowers the loop `stmt` (outermost in `st`'s function) as a call of a function of its
     /// own.
     pub fn outline_loop(&mut self, st: &mut FnState<'ctx, 'm>, stmt: &'m Stmt) -> Gen<()> {
-        let Stmt::Loop {
-            id,
-            pre_cond,
-            body,
-            continuing,
-            post_cond,
-        } = stmt
-        else {
-            return Err("internal error: outlining a statement that is not a loop".into());
-        };
         let c = self.ctx;
         let ptr = c.ptr_type(AddressSpace::default());
         let mut mentioned: Vec<LocalId> = Vec::new();
@@ -234,14 +227,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         };
 
         let entry = c.append_basic_block(func, "entry");
-        let unwind = c.append_basic_block(func, "unwind");
-        let failed = c.append_basic_block(func, "failed");
-        self.builder.position_at_end(failed);
-        b(self.builder.build_store(
-            self.unwinding.as_pointer_value(),
-            c.bool_type().const_all_ones(),
-        ))?;
-        b(self.builder.build_unconditional_branch(unwind))?;
+        let (unwind, failed) = self.failure_path(func)?;
         self.builder.position_at_end(unwind);
         b(self
             .builder
@@ -300,14 +286,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             outline_loops: false,
             return_slot: Some(param(2)?),
         };
-        self.lower_loop(
-            &mut inner,
-            *id,
-            pre_cond.as_ref(),
-            body,
-            continuing,
-            post_cond.as_ref(),
-        )?;
+        self.lower_loop(&mut inner, stmt)?;
         if !self.terminated() {
             // Copy out, on a normal exit only.
             for &(own, theirs, ty) in &copies {
