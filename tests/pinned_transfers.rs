@@ -7,6 +7,11 @@
 use cajeta_tests::{cajetac_program, tests_dir};
 
 fn run(host: &str, pin: &str) -> (String, String) {
+    run_with(host, pin, &[])
+}
+
+/// [`run`] with more environment (`env` after the pinning variables).
+fn run_with(host: &str, pin: &str, env: &[(&str, &str)]) -> (String, String) {
     let cajetac = cajetac_program().expect("cajetac");
     let out = std::process::Command::new(&cajetac)
         .args(["run", "--host", host])
@@ -15,6 +20,7 @@ fn run(host: &str, pin: &str) -> (String, String) {
         .env("CAJETA_PIN_HOST", pin)
         .env("CAJETA_PIN_HOST_LOG", "1")
         .env("CAJETA_NO_HOST_VISIBLE", "1")
+        .envs(env.iter().copied())
         .output()
         .expect("run cajetac");
     (
@@ -67,28 +73,21 @@ fn pinned_transfers_are_exact_on_both_host_executors() {
 /// one-copy path into and out of that memory: every element still compared.
 #[test]
 fn driver_allocated_host_arrays_are_exact_on_both_host_executors() {
-    let Some(cajetac) = cajetac_program() else {
+    if cajetac_program().is_none() {
         eprintln!("skipping: no cajetac executable next to the test binary");
         return;
-    };
+    }
+    let env = [
+        ("CAJETA_HOST_ALLOC_MIN_KIB", "64"),
+        ("CAJETA_TRANSFER_CHUNK_KIB", "64"),
+    ];
     for host in ["native", "interp"] {
         for pin in ["1", "0"] {
-            let out = std::process::Command::new(&cajetac)
-                .args(["run", "--host", host])
-                .arg(tests_dir().join("device").join("pinned_transfers.cajeta"))
-                .env("CAJETA_HOST_ALLOC_MIN_KIB", "64")
-                .env("CAJETA_TRANSFER_CHUNK_KIB", "64")
-                .env("CAJETA_PIN_MIN_KIB", "64")
-                .env("CAJETA_PIN_HOST", pin)
-                .env("CAJETA_NO_HOST_VISIBLE", "1")
-                .output()
-                .expect("run cajetac");
-            let stdout = String::from_utf8_lossy(&out.stdout);
+            let (stdout, stderr) = run_with(host, pin, &env);
             assert_eq!(
                 stdout.trim(),
                 "777",
-                "{host}, pinning {pin}: {stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
+                "{host}, pinning {pin}: {stdout}\n{stderr}"
             );
         }
     }

@@ -95,14 +95,8 @@ pub fn run(ctx: &Context, base: &Baseline, quick: bool) -> Result<Vec<Row>, Stri
                     ("upload", &mut du, &bus_up),
                     ("download", &mut dd, &bus_down),
                 ] {
-                    let mut rate: Vec<f64> = ours.iter().map(|s| bytes as f64 / s / 1e9).collect();
-                    let mut bus_rate: Vec<f64> = bus.iter().map(|ns| bytes as f64 / ns).collect();
-                    let row = Row::rate(
-                        &format!("{dir} {name} (driver-allocated host array, vs bus)"),
-                        "GB/s",
-                        &mut rate,
-                        &mut bus_rate,
-                    );
+                    let label = format!("{dir} {name} (driver-allocated host array, vs bus)");
+                    let row = rate_row(&label, bytes, ours, bus);
                     println!(
                         "transfer {dir} {name} driver-allocated host memory: cajeta {:.2} GB/s \
                          (median of {reps}), bus {:.2} GB/s, {:.0}% of the bus",
@@ -119,14 +113,8 @@ pub fn run(ctx: &Context, base: &Baseline, quick: bool) -> Result<Vec<Row>, Stri
                 ("upload", &mut pu, &bus_up),
                 ("download", &mut pd, &bus_down),
             ] {
-                let mut rate: Vec<f64> = ours.iter().map(|s| bytes as f64 / s / 1e9).collect();
-                let mut bus_rate: Vec<f64> = bus.iter().map(|ns| bytes as f64 / ns).collect();
-                let row = Row::rate(
-                    &format!("{dir} {name} (pinned host array, vs bus)"),
-                    "GB/s",
-                    &mut rate,
-                    &mut bus_rate,
-                );
+                let label = format!("{dir} {name} (pinned host array, vs bus)");
+                let row = rate_row(&label, bytes, ours, bus);
                 println!(
                     "transfer {dir} {name} pinned: cajeta {:.2} GB/s (median of {reps}; pinning \
                      the array took {pin_ms:.1} ms), bus {:.2} GB/s, {:.0}% of the bus",
@@ -141,15 +129,9 @@ pub fn run(ctx: &Context, base: &Baseline, quick: bool) -> Result<Vec<Row>, Stri
             ("upload", &mut up, bus_up),
             ("download", &mut down, bus_down),
         ] {
-            let mut ours_rate: Vec<f64> = ours.iter().map(|s| bytes as f64 / s / 1e9).collect();
-            let mut bus_rate: Vec<f64> = bus.iter().map(|ns| bytes as f64 / ns).collect();
             let t_ours = median(ours) * 1e6;
-            let row = Row::rate(
-                &format!("{dir} {name} (host array, vs bus: GPU-timed raw copy)"),
-                "GB/s",
-                &mut ours_rate,
-                &mut bus_rate,
-            );
+            let label = format!("{dir} {name} (host array, vs bus: GPU-timed raw copy)");
+            let row = rate_row(&label, bytes, ours, &bus);
             println!(
                 "transfer {dir} {name}: cajeta {:.2} GB/s ({t_ours:.1} us, median of {reps}), \
                  bus {:.2} GB/s, {:.0}% of the bus",
@@ -161,6 +143,14 @@ pub fn run(ctx: &Context, base: &Baseline, quick: bool) -> Result<Vec<Row>, Stri
         }
     }
     Ok(rows)
+}
+
+/// The row of `label`: `bytes` moved in each of `seconds` (ours) against each of `bus_ns`
+/// (the raw copy), as GB/s.
+fn rate_row(label: &str, bytes: u64, seconds: &[f64], bus_ns: &[f64]) -> Row {
+    let mut rate: Vec<f64> = seconds.iter().map(|s| bytes as f64 / s / 1e9).collect();
+    let mut bus_rate: Vec<f64> = bus_ns.iter().map(|ns| bytes as f64 / ns).collect();
+    Row::rate(label, "GB/s", &mut rate, &mut bus_rate)
 }
 
 /// Seconds of each upload and each download.
