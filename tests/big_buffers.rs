@@ -7,10 +7,10 @@
 
 use cajeta_runtime::{BufferAddressing, Context, ContextOptions};
 use cajeta_tests::{files, run_file_on, tests_dir};
-use cajetac::backend::host::{HostIo, HostOutcome};
-use cajetac::backend::spirv::{AddressVariant, KernelBackend, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::SourceMap;
 use cajetac::driver::{self, HostMode, RunError};
+use cajetac::host::interp::{HostIo, HostOutcome};
+use cajetac::kernel::spirv::{AddressVariant, KernelBackend, SpirvOptions, TargetEnv};
 
 /// A context whose launches take address variants as `mode` says (validation on or off).
 fn context(mode: BufferAddressing, validation: bool) -> Option<Context> {
@@ -164,7 +164,7 @@ public final class Wide {
 
 #[test]
 fn the_llvm_backend_refuses_address_variants_with_e0045() {
-    cajetac::backend::llvm_spirv::enable();
+    cajetac::kernel::llvm::enable();
     let text = r#"
 import cajeta.xpu.*;
 public final class Scale {

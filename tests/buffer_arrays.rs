@@ -8,8 +8,8 @@ use cajeta_runtime::{
     Context, Hazard, KernelArg, LaunchConfig, ScalarValue, BUFFER_ARRAY_CAPACITY,
 };
 use cajeta_tests::{device_context, tests_dir};
-use cajetac::backend::spirv::{CompiledKernel, SpirvOptions};
 use cajetac::driver;
+use cajetac::kernel::spirv::{CompiledKernel, SpirvOptions};
 
 const NON_UNIFORM: &str = "shaderStorageBufferArrayNonUniformIndexing";
 

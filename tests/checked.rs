@@ -6,11 +6,11 @@
 
 use cajeta_runtime::{BoundsViolation, ContextOptions, RuntimeError};
 use cajeta_tests::{device_context, files, frontend, run_file_on, spirv_val, tests_dir};
-use cajetac::backend::host::HostIo;
-use cajetac::backend::spirv::{SpirvOptions, TargetEnv};
 use cajetac::diagnostics::{render_human, SourceMap};
 use cajetac::driver::{self, RunError};
 use cajetac::embed::{args, Device, Error, Program};
+use cajetac::host::interp::HostIo;
+use cajetac::kernel::spirv::{SpirvOptions, TargetEnv};
 
 fn checked(env: TargetEnv) -> SpirvOptions {
     SpirvOptions {
@@ -48,7 +48,7 @@ fn checked_kernels_pass_spirv_val() {
                     failures.push(format!("{}: {e}", path.display()));
                 }
                 // The address variant's 64-bit bounds checks validate too.
-                if let cajetac::backend::spirv::AddressVariant::Compiled(v) = &k.by_address {
+                if let cajetac::kernel::spirv::AddressVariant::Compiled(v) = &k.by_address {
                     assert!(
                         v.reflection.bounds_check.is_some(),
                         "{tag}: unchecked variant"

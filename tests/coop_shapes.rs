@@ -7,9 +7,9 @@
 
 use cajeta_runtime::{Buffer, Context, Kernel, KernelArg, LaunchConfig, ScalarValue};
 use cajeta_tests::{device_context, frontend, tests_dir};
-use cajetac::backend::spirv::{CompiledKernel, SpirvOptions};
 use cajetac::diagnostics::render_human;
 use cajetac::driver::compile_kernels;
+use cajetac::kernel::spirv::{CompiledKernel, SpirvOptions};
 
 fn kernel(name: &str) -> CompiledKernel {
     kernel_of(&tests_dir().join("kernels").join("coop_int8.cajeta"), name)

@@ -5,8 +5,8 @@
 
 use cajeta_runtime::{Context, Hazard, ImageFormat, KernelArg, LaunchConfig, ScalarValue};
 use cajeta_tests::{device_context, files, run_file_on, tests_dir};
-use cajetac::backend::spirv::{CompiledKernel, SpirvOptions};
 use cajetac::driver;
+use cajetac::kernel::spirv::{CompiledKernel, SpirvOptions};
 
 pub(crate) fn run_file(ctx: &Context, path: &std::path::Path) -> Result<String, String> {
     let (printed, value) = run_file_on(ctx, path, &SpirvOptions::default());

@@ -5,8 +5,8 @@
 
 use cajeta_runtime::{Context, DeviceProfile, KernelArg, LaunchConfig, ScalarValue};
 use cajeta_tests::{device_context, frontend, run_file_on, spirv_val, tests_dir};
-use cajetac::backend::spirv::{disassemble, CompiledKernel, SpirvOptions, TargetEnv};
 use cajetac::driver;
+use cajetac::kernel::spirv::{disassemble, CompiledKernel, SpirvOptions, TargetEnv};
 use cajetac::specialize::Target;
 
 const NATIVE_ADD: &str = "shaderBufferFloat32AtomicAdd";

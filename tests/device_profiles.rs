@@ -7,9 +7,9 @@
 
 use cajeta_runtime::DeviceProfile;
 use cajeta_tests::{check_golden, files, frontend, spirv_val, tests_dir};
-use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::render_human;
 use cajetac::driver::{check_profile, compile_kernels};
+use cajetac::kernel::spirv::{disassemble, SpirvOptions, TargetEnv};
 use cajetac::specialize::Target;
 use std::collections::HashMap;
 
@@ -186,7 +186,7 @@ fn queries_fold_to_each_profiles_values() {
 /// result equals the host's exactly.
 #[test]
 fn coop_gemm_takes_the_devices_path_and_matches_the_host() {
-    use cajetac::backend::host::{HostIo, HostOutcome};
+    use cajetac::host::interp::{HostIo, HostOutcome};
     let Some(ctx) = cajeta_tests::device_context(false) else {
         return;
     };

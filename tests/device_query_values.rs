@@ -7,9 +7,9 @@
 
 use cajeta_runtime::{Context, DeviceProfile};
 use cajeta_tests::{device_context, run_on, tests_dir};
-use cajetac::backend::spirv::{disassemble, SpirvOptions};
 use cajetac::diagnostics::SourceMap;
 use cajetac::driver::compile_kernels;
+use cajetac::kernel::spirv::{disassemble, SpirvOptions};
 use cajetac::specialize::Target;
 
 const PROGRAM: &str = r#"

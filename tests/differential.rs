@@ -11,10 +11,10 @@
 //!   `x - y * trunc(x / y)` definition (docs/language.md lists these).
 
 use cajeta_tests::device_context;
-use cajetac::backend::host::{HostIo, HostOutcome};
-use cajetac::backend::spirv::{SpirvOptions, TargetEnv};
 use cajetac::diagnostics::{render_human, SourceMap};
 use cajetac::driver::{self, RunError};
+use cajetac::host::interp::{HostIo, HostOutcome};
+use cajetac::kernel::spirv::{SpirvOptions, TargetEnv};
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Kind {

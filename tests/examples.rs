@@ -8,10 +8,10 @@
 //! given, is the folder of `examples/data` (default: `examples/data`, from the repository root).
 
 use cajeta_tests::{device_context, spirv_val, tests_dir};
-use cajetac::backend::host::{HostIo, HostOutcome};
-use cajetac::backend::spirv::{SpirvOptions, TargetEnv};
 use cajetac::diagnostics::{render_human, SourceMap};
 use cajetac::driver::{self, RunError};
+use cajetac::host::interp::{HostIo, HostOutcome};
+use cajetac::kernel::spirv::{SpirvOptions, TargetEnv};
 
 fn examples() -> Vec<std::path::PathBuf> {
     let dir = tests_dir().join("../examples");

@@ -8,8 +8,8 @@
 
 use cajeta_runtime::DeviceProfile;
 use cajeta_tests::{device_context, frontend, run_file_on, spirv_val, tests_dir};
-use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
 use cajetac::driver;
+use cajetac::kernel::spirv::{disassemble, SpirvOptions, TargetEnv};
 use cajetac::specialize::Target;
 
 const PRESERVE32: &str = "shaderSignedZeroInfNanPreserveFloat32";

@@ -136,13 +136,13 @@ fn oracles_flag_panics_bad_spans_and_invalid_modules() {
     };
     assert!(fuzz::known_defect("corpus-1", &relaxed).is_none());
     // spirv-val really runs: garbage words are rejected.
-    let bogus = cajetac::backend::spirv::CompiledKernel {
+    let bogus = cajetac::kernel::spirv::CompiledKernel {
         words: vec![0x0723_0203, 0x0001_0300, 0, 5, 0],
         ..compiled_kernel()
     };
     let findings = Validator::default().validate(
         &[(
-            cajetac::backend::spirv::TargetEnv::Vulkan1_1,
+            cajetac::kernel::spirv::TargetEnv::Vulkan1_1,
             vec![(cajetac::ir::FunctionId(0), bogus)],
         )],
         false,
@@ -152,11 +152,11 @@ fn oracles_flag_panics_bad_spans_and_invalid_modules() {
 }
 
 /// A real compiled kernel to build test fixtures from.
-fn compiled_kernel() -> cajetac::backend::spirv::CompiledKernel {
+fn compiled_kernel() -> cajetac::kernel::spirv::CompiledKernel {
     let program = fuzz::generated(SEED, 1);
     let (mut c, findings) = oracle::compile(
         program.source,
-        &[cajetac::backend::spirv::TargetEnv::Vulkan1_1],
+        &[cajetac::kernel::spirv::TargetEnv::Vulkan1_1],
     );
     assert!(findings.is_empty(), "{findings:?}");
     c.kernels.remove(0).1.remove(0).1
@@ -187,7 +187,7 @@ fn the_campaigns_wrong_results_are_lavapipe_miscompiles() {
         return;
     };
     let dir = tests_dir().join("fuzz_findings").join("wrong_results");
-    let options = cajetac::backend::spirv::SpirvOptions::default();
+    let options = cajetac::kernel::spirv::SpirvOptions::default();
     let (printed, _) = run_file_on(&ctx, &dir.join("lavapipe_int64_compare.cajeta"), &options);
     let got = printed.lines().nth(1).unwrap_or("").trim_end().to_string();
     if ctx.device_info().name.contains("llvmpipe") {

@@ -3,9 +3,9 @@
 //! vulkan1.1 and vulkan1.3 (and the vulkan1.3 build passes for vulkan1.3).
 
 use cajeta_tests::{check_golden, files, frontend, spirv_val, tests_dir};
-use cajetac::backend::spirv::{disassemble, AddressVariant, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::render_human;
 use cajetac::driver::compile_kernels;
+use cajetac::kernel::spirv::{disassemble, AddressVariant, SpirvOptions, TargetEnv};
 
 #[test]
 fn kernels_match_goldens_and_validate() {

@@ -3,10 +3,10 @@
 //! and their printed output against Java's formatting.
 
 use cajeta_tests::{device_context, tests_dir};
-use cajetac::backend::host::{HostIo, HostOutcome};
-use cajetac::backend::spirv::SpirvOptions;
 use cajetac::diagnostics::SourceMap;
 use cajetac::driver::{self, RunError};
+use cajetac::host::interp::{HostIo, HostOutcome};
+use cajetac::kernel::spirv::SpirvOptions;
 use std::path::PathBuf;
 
 /// A fresh, empty folder for one test.

@@ -12,10 +12,10 @@ use cajeta_runtime::{Context, IntStorage, PrecisionOptions, PrecisionVariant};
 use cajeta_tests::{
     check_golden, device_context, files, frontend, spirv_val, tests_dir, workgroup_array_elements,
 };
-use cajetac::backend::host::{HostIo, HostOutcome};
-use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::{render_human, SourceMap};
 use cajetac::driver::{self, compile_kernels, RunError};
+use cajetac::host::interp::{HostIo, HostOutcome};
+use cajetac::kernel::spirv::{disassemble, SpirvOptions, TargetEnv};
 use cajetac::specialize::Target;
 
 /// A mode: its name, the variant, and the narrow capabilities its modules may declare.

@@ -8,9 +8,9 @@
 
 use cajeta_runtime::Reflection;
 use cajeta_tests::{device_context, files, run_file_on, spirv_val, tests_dir};
-use cajetac::backend::spirv::{CompiledKernel, KernelBackend, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::Code;
 use cajetac::driver;
+use cajetac::kernel::spirv::{CompiledKernel, KernelBackend, SpirvOptions, TargetEnv};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -18,7 +18,7 @@ mod images;
 
 fn options(backend: KernelBackend) -> SpirvOptions {
     // The driver reaches the LLVM backend only once the program links it in.
-    cajetac::backend::llvm_spirv::enable();
+    cajetac::kernel::llvm::enable();
     SpirvOptions {
         backend,
         target_env: TargetEnv::Vulkan1_3,
@@ -185,7 +185,7 @@ fn llvm_images_lower_to_one_image_instruction_each() {
     let (_, module) = cajeta_tests::frontend(&path);
     let module = module.expect("checks");
     let k = compile_one(&module, "rmw", KernelBackend::Llvm).expect("LLVM compiles rmw");
-    let text = cajetac::backend::spirv::disassemble(&k.words);
+    let text = cajetac::kernel::spirv::disassemble(&k.words);
     assert_eq!(text.matches("OpImageRead").count(), 1, "{text}");
     assert_eq!(text.matches("OpImageWrite").count(), 1, "{text}");
     assert!(text.contains("R32f"), "{text}");
@@ -251,7 +251,7 @@ fn one_channel_integer_images_keep_their_signedness() {
     let k = compile_one(&module, "ints", KernelBackend::Llvm).expect("LLVM compiles ints");
     spirv_val(&k.words, TargetEnv::Vulkan1_3, "llvm-int-images").expect("valid");
     assert_eq!(interface(&reference.reflection), interface(&k.reflection));
-    let text = cajetac::backend::spirv::disassemble(&k.words);
+    let text = cajetac::kernel::spirv::disassemble(&k.words);
     assert!(text.contains("R32ui") && text.contains("R32i"), "{text}");
     // LLVM 23 keeps an unsigned sampled type for `spirv.SignedImage` and marks the read
     // `SignExtend` instead (spirv-val accepts both forms).
@@ -276,7 +276,7 @@ const LLVM_EXAMPLES: [&str; 5] = [
 
 #[test]
 fn examples_agree_through_llvm() {
-    use cajetac::backend::host::{HostIo, HostOutcome};
+    use cajetac::host::interp::{HostIo, HostOutcome};
     let Some(ctx) = device_context(false) else {
         return;
     };
@@ -337,7 +337,7 @@ fn kernel_printf_lowers_to_the_same_debug_printf_instructions() {
     // same `OpString` as with rspirv (the helper's print included): (format's first line,
     // argument count) per print.
     let prints = |words: &[u32]| {
-        let text = cajetac::backend::spirv::disassemble(words);
+        let text = cajetac::kernel::spirv::disassemble(words);
         let id_of = |line: &str| line.split(" = ").next().unwrap_or("").trim().to_string();
         let set = text
             .lines()
@@ -430,7 +430,7 @@ fn vectors_and_pods_in_push_constants_keep_the_std430_offsets() {
     let source = "package t;\nimport cajeta.xpu.*;\npublic final class P {\n    float32 a;\n    Vector<float32,3> v;\n    uint32 c;\n}\npublic final class T {\n    @Kernel\n    public static void k(KernelBuffer<Vector<float32,4>> out, Vector<float32,3> s, float32 t, P p) {\n        uint32 i = KernelThread.globalIdX();\n        out[i] = stack Vector<float32,4>(s * t + p.v * p.a, (float32) p.c);\n    }\n}\n";
     let k = compile_source(source).expect("LLVM compiles k");
     spirv_val(&k.words, TargetEnv::Vulkan1_3, "llvm-push-offsets").expect("valid");
-    let text = cajetac::backend::spirv::disassemble(&k.words);
+    let text = cajetac::kernel::spirv::disassemble(&k.words);
     let offsets: Vec<u32> = k
         .reflection
         .push_constants

@@ -7,10 +7,10 @@
 //! `native_host` suite.)
 
 use cajeta_tests::{device_context, tests_dir};
-use cajetac::backend::host::{HostIo, HostOutcome};
-use cajetac::backend::spirv::SpirvOptions;
 use cajetac::diagnostics::SourceMap;
 use cajetac::driver::{self, HostMode, RunError};
+use cajetac::host::interp::{HostIo, HostOutcome};
+use cajetac::kernel::spirv::SpirvOptions;
 
 /// Runs the example with `args` after the output folder: what it printed and what `main`
 /// returned (or the rendered error).

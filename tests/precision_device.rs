@@ -6,10 +6,10 @@
 
 use cajeta_runtime::{Context, FloatStorage, PrecisionOptions};
 use cajeta_tests::{device_context, files};
-use cajetac::backend::host::{HostIo, HostOutcome};
-use cajetac::backend::spirv::SpirvOptions;
 use cajetac::diagnostics::{render_human, SourceMap};
 use cajetac::driver::{self, RunError};
+use cajetac::host::interp::{HostIo, HostOutcome};
+use cajetac::kernel::spirv::SpirvOptions;
 
 /// A variant, the options that ask for it and its tolerance relative to `max(1, |fp32|)`.
 struct Mode {

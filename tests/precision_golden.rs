@@ -8,9 +8,9 @@
 
 use cajeta_runtime::{FloatStorage, PrecisionVariant};
 use cajeta_tests::{check_golden, files, frontend, spirv_val, tests_dir, workgroup_array_elements};
-use cajetac::backend::spirv::{disassemble, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::render_human;
 use cajetac::driver::compile_kernels;
+use cajetac::kernel::spirv::{disassemble, SpirvOptions, TargetEnv};
 
 /// Every float variant of §8.
 fn variants() -> Vec<PrecisionVariant> {

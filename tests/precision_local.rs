@@ -8,7 +8,7 @@
 
 use cajeta_runtime::{Context, PrecisionOptions};
 use cajeta_tests::{device_context, files, run_file_on};
-use cajetac::backend::spirv::SpirvOptions;
+use cajetac::kernel::spirv::SpirvOptions;
 
 /// The packed-local modes and the options asking for them.
 fn modes() -> Vec<(&'static str, PrecisionOptions)> {

@@ -8,9 +8,9 @@
 
 use cajeta_runtime::DescriptorType;
 use cajeta_tests::{device_context, tests_dir};
-use cajetac::backend::spirv::{CompiledKernel, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::render_human;
 use cajetac::driver;
+use cajetac::kernel::spirv::{CompiledKernel, SpirvOptions, TargetEnv};
 
 fn compile(source: &str, env: TargetEnv) -> Result<Vec<CompiledKernel>, String> {
     let dir = std::env::temp_dir().join(format!("cajeta-rq-{}", std::process::id()));
@@ -112,8 +112,8 @@ fn run_trace_scene(
     ctx: &cajeta_runtime::Context,
     mode: driver::HostMode,
 ) -> Result<String, String> {
-    use cajetac::backend::host::{HostIo, HostOutcome};
     use cajetac::diagnostics::SourceMap;
+    use cajetac::host::interp::{HostIo, HostOutcome};
     let name = "tests/ray_query/trace_scene.cajeta";
     let text = std::fs::read_to_string(tests_dir().join("ray_query").join("trace_scene.cajeta"))
         .expect("trace_scene.cajeta");

@@ -5,7 +5,7 @@
 
 use cajeta_runtime::{Context, ContextOptions, TransferOptions};
 use cajeta_tests::{cajetac_program, run_file_on, tests_dir};
-use cajetac::backend::spirv::SpirvOptions;
+use cajetac::kernel::spirv::SpirvOptions;
 
 fn program() -> std::path::PathBuf {
     tests_dir().join("device").join("chunked_transfers.cajeta")

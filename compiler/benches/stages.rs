@@ -7,9 +7,9 @@
 #[allow(dead_code)]
 mod gen;
 
-use cajetac::backend::spirv::SpirvOptions;
 use cajetac::diagnostics::SourceMap;
 use cajetac::driver::{compile_kernels, frontend};
+use cajetac::kernel::spirv::SpirvOptions;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 

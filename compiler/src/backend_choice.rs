@@ -1,7 +1,7 @@
 //! `--backend`: which kernel backend emits the SPIR-V, the target environment it implies,
 //! and `--emit kernel-llvm`.
 
-use cajetac::backend::spirv::KernelBackend;
+use cajetac::kernel::spirv::KernelBackend;
 use clap::ValueEnum;
 
 /// `--backend`: which kernel backend emits the SPIR-V.
@@ -30,7 +30,7 @@ impl BackendArg {
 pub(crate) fn resolve_backend(env: &Option<String>, backend: BackendArg) -> (&str, KernelBackend) {
     #[cfg(feature = "native-host")]
     if backend == BackendArg::Llvm {
-        cajetac::backend::llvm_spirv::enable();
+        cajetac::kernel::llvm::enable();
     }
     let env = env.as_deref().unwrap_or(match backend {
         BackendArg::Llvm => "vulkan1.3",
@@ -46,7 +46,7 @@ pub(crate) fn kernel_llvm_ir(
     id: cajetac::ir::FunctionId,
 ) -> Result<String, Option<cajetac::diagnostics::Diagnostic>> {
     #[cfg(feature = "native-host")]
-    return cajetac::backend::llvm_spirv::kernel_ir(module, id).map_err(Some);
+    return cajetac::kernel::llvm::kernel_ir(module, id).map_err(Some);
     #[cfg(not(feature = "native-host"))]
     {
         let _ = (module, id);

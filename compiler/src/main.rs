@@ -9,11 +9,11 @@
 // The test build has the harness's `main`, not ours, so the commands are unused there.
 #![cfg_attr(test, allow(dead_code))]
 
-use cajetac::backend::host::{HostIo, HostOutcome, Value};
-use cajetac::backend::spirv::{disassemble, KernelBackend, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::json::{Kind, Level};
 use cajetac::diagnostics::SourceMap;
 use cajetac::driver::{self, RunError};
+use cajetac::host::interp::{HostIo, HostOutcome, Value};
+use cajetac::kernel::spirv::{disassemble, KernelBackend, SpirvOptions, TargetEnv};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -349,7 +349,7 @@ fn emit_llvm(
     driver::native_support().map_err(refuse)?;
     #[cfg(feature = "native-host")]
     {
-        let text = cajetac::backend::llvm::emit_ir(module, entry).map_err(refuse)?;
+        let text = cajetac::host::native::emit_ir(module, entry).map_err(refuse)?;
         let stem = files
             .first()
             .and_then(|f| f.file_stem())

@@ -2,9 +2,9 @@
 //! (`--error-format json`) one JSON record per line on stderr (docs/cli.md, "JSON
 //! diagnostics").
 
-use cajetac::backend::host::HostError;
 use cajetac::diagnostics::json::{Kind, Level, Record};
 use cajetac::diagnostics::{Diagnostic, SourceMap};
+use cajetac::host::interp::HostError;
 
 use crate::ErrorFormat;
 

@@ -20,7 +20,7 @@
 use cajeta_tests::fuzz::mutate::InputKind;
 use cajeta_tests::fuzz::oracle::{self, Finding, Kind, Reached, Validator};
 use cajeta_tests::fuzz::{self, InputConfig};
-use cajetac::backend::spirv::TargetEnv;
+use cajetac::kernel::spirv::TargetEnv;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 
 use super::{compile_one, interface};
 use cajeta_tests::tests_dir;
-use cajetac::backend::spirv::{disassemble, KernelBackend};
+use cajetac::kernel::spirv::{disassemble, KernelBackend};
 
 /// The image instructions whose counts must agree across the backends.
 const IMAGE_OPS: [&str; 6] = [

@@ -3,9 +3,9 @@
 pub mod fuzz;
 
 use cajeta_runtime::{Context, ContextOptions};
-use cajetac::backend::spirv::TargetEnv;
 use cajetac::diagnostics::{Diagnostic, SourceMap};
 use cajetac::ir;
+use cajetac::kernel::spirv::TargetEnv;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -212,10 +212,10 @@ pub fn run_on(
     ctx: &Context,
     name: &str,
     text: String,
-    options: &cajetac::backend::spirv::SpirvOptions,
+    options: &cajetac::kernel::spirv::SpirvOptions,
 ) -> (String, Result<String, String>) {
-    use cajetac::backend::host::{HostIo, HostOutcome};
     use cajetac::driver::{run_program, RunError};
+    use cajetac::host::interp::{HostIo, HostOutcome};
     let mut sources = SourceMap::new();
     let mut out = Vec::new();
     let mut io = HostIo {
@@ -248,7 +248,7 @@ pub fn run_on(
 pub fn run_file_on(
     ctx: &Context,
     path: &Path,
-    options: &cajetac::backend::spirv::SpirvOptions,
+    options: &cajetac::kernel::spirv::SpirvOptions,
 ) -> (String, Result<String, String>) {
     let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
     run_on(ctx, &path.display().to_string(), text, options)

@@ -18,8 +18,8 @@
 //! ```
 
 use cajeta_runtime::{Buffer, Context, ContextOptions, Kernel, KernelArg, LaunchConfig, Stream};
-use cajetac::backend::spirv::{AddressVariant, SpirvOptions};
 use cajetac::diagnostics::{render_human, SourceMap};
+use cajetac::kernel::spirv::{AddressVariant, SpirvOptions};
 
 const SOURCE: &str = include_str!("../../../examples/big_buffer.cajeta");
 

@@ -24,9 +24,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cajetac::backend::llvm::{compile_time, CompileTime};
 use cajetac::diagnostics::SourceMap;
 use cajetac::driver;
+use cajetac::host::native::{compile_time, CompileTime};
 use cajetac::ir::{FunctionId, Module};
 
 fn main() {

@@ -17,8 +17,8 @@ use cajeta_runtime::{
     decode_sfp, encode_sfp, Buffer, Context, ContextOptions, FloatStorage, Kernel, KernelArg,
     LaunchConfig, PrecisionOptions, PrecisionVariant, ScalarValue, Stream,
 };
-use cajetac::backend::spirv::SpirvOptions;
 use cajetac::diagnostics::{render_human, SourceMap};
+use cajetac::kernel::spirv::SpirvOptions;
 
 const SOURCE: &str = r#"
 package bench;

@@ -3,7 +3,7 @@
 //! (docs/cli.md, "JSON diagnostics", is the reference for the fields).
 //!
 //! A [`Record`] comes from a compile [`Diagnostic`] ([`Record::compile`]), a runtime error of
-//! host code (`backend::host::HostError::record`) or a message of the command itself
+//! host code (`host::interp::HostError::record`) or a message of the command itself
 //! ([`Record::plain`]). Positions are resolved against the [`SourceMap`] when the record is
 //! made, so a record owns all it prints. Its `rendered` field is the exact text the human
 //! format prints for it: the two formats cannot say different things.

@@ -20,9 +20,9 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::spirv::{AddressVariant, CompiledKernel, SpirvOptions};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{self, FunctionId};
+use crate::kernel::spirv::{AddressVariant, CompiledKernel, SpirvOptions};
 
 #[derive(Serialize, Deserialize)]
 struct Entry {

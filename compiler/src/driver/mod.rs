@@ -9,10 +9,10 @@ mod native;
 mod stdlib;
 mod stdlib_scan;
 
-use crate::backend::host::{self, HostIo, HostOutcome};
-use crate::backend::spirv::{self, CompiledKernel, SpirvOptions};
 use crate::diagnostics::{Diagnostic, SourceMap};
+use crate::host::interp::{self, HostIo, HostOutcome};
 use crate::ir::{self, FunctionId, FunctionKind};
+use crate::kernel::spirv::{self, CompiledKernel, SpirvOptions};
 use std::collections::HashMap;
 
 pub use native::{run_program_entry, run_program_mode};
@@ -159,12 +159,12 @@ pub type KernelCompiler =
     fn(&ir::Module, FunctionId, &SpirvOptions) -> Result<CompiledKernel, Vec<Diagnostic>>;
 
 /// The LLVM kernel backend, once a program has linked it in
-/// (`cajetac::backend::llvm_spirv::enable`). The driver does not name it itself, so that
+/// (`cajetac::kernel::llvm::enable`). The driver does not name it itself, so that
 /// programs that never choose `--backend llvm` (the test suites, benchmarks, embedders) do
 /// not link LLVM's SPIR-V target statically, as `run_program` keeps the native host apart.
 static LLVM_KERNEL_BACKEND: std::sync::OnceLock<KernelCompiler> = std::sync::OnceLock::new();
 
-/// Registers the LLVM kernel backend (called by `llvm_spirv::enable`).
+/// Registers the LLVM kernel backend (called by `kernel::llvm::enable`).
 pub fn register_llvm_kernel_backend(compile: KernelCompiler) {
     let _ = LLVM_KERNEL_BACKEND.set(compile);
 }
@@ -207,7 +207,7 @@ fn compile_one_variant(
             crate::diagnostics::Code::LlvmBackendUnsupported,
             module.function(id).span,
             "the LLVM kernel backend (`--backend llvm`) is not linked into this program: \
-             call `cajetac::backend::llvm_spirv::enable()` first (builds with the `native-host` feature)",
+             call `cajetac::kernel::llvm::enable()` first (builds with the `native-host` feature)",
         )]),
     }
 }
@@ -275,9 +275,9 @@ pub enum RunError {
     Compile(Vec<Diagnostic>),
     /// There is no `run`/`main` method.
     NoEntryPoint,
-    /// Host code failed at run time: [`host::HostError::render`] gives the text with its
-    /// position, [`host::HostError::record`] the JSON record.
-    Runtime(host::HostError),
+    /// Host code failed at run time: [`interp::HostError::render`] gives the text with its
+    /// position, [`interp::HostError::record`] the JSON record.
+    Runtime(interp::HostError),
     /// [`HostMode::Native`] was asked for and the program cannot run natively: why (the
     /// construct and its position, or that this build has no native backend).
     NotNative(String),
@@ -342,7 +342,6 @@ pub fn run_program_with(
     context_options: Option<cajeta_runtime::ContextOptions>,
 ) -> Result<HostOutcome, RunError> {
     let (module, kernels, entry) = prepare(sources, files, options)?;
-    let interp = &host::Interpret;
     interpret(
         &module,
         entry,
@@ -351,7 +350,7 @@ pub fn run_program_with(
         sources,
         io,
         context_options,
-        interp,
+        &interp::Interpret,
     )
 }
 
@@ -388,7 +387,7 @@ fn interpret(
     sources: &SourceMap,
     io: &mut HostIo,
     context_options: Option<cajeta_runtime::ContextOptions>,
-    executor: &dyn host::HostExecutor,
+    executor: &dyn interp::HostExecutor,
 ) -> Result<HostOutcome, RunError> {
     let mut pending = None;
     if let Some(opts) = context_options.filter(|_| io.context.is_none() && !kernels.is_empty()) {
@@ -424,6 +423,6 @@ fn interpret(
             });
         pending = made.is_ok().then_some(rx);
     }
-    host::run_host_pending(module, entry, args, kernels, sources, io, executor, pending)
+    interp::run_host_pending(module, entry, args, kernels, sources, io, executor, pending)
         .map_err(RunError::Runtime)
 }

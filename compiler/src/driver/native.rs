@@ -3,9 +3,9 @@
 //! the LLVM backend and so do not link LLVM.
 
 use super::{interpret, prepare, HostMode, RunError};
-use crate::backend::host::{HostExecutor, HostIo, HostOutcome, Interpret};
-use crate::backend::spirv::SpirvOptions;
 use crate::diagnostics::SourceMap;
+use crate::host::interp::{HostExecutor, HostIo, HostOutcome, Interpret};
+use crate::kernel::spirv::SpirvOptions;
 
 /// [`super::run_program_with`] with the host code run as `mode` says: natively (`Auto` and
 /// `Native` in builds with the `native-host` feature) or by the interpreter.
@@ -60,7 +60,7 @@ pub fn run_program_entry(
 fn native() -> Option<&'static dyn HostExecutor> {
     #[cfg(feature = "native-host")]
     {
-        Some(&crate::backend::llvm::Native)
+        Some(&crate::host::native::Native)
     }
     #[cfg(not(feature = "native-host"))]
     {

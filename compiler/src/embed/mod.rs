@@ -40,8 +40,8 @@ use cajeta_runtime::{
     RuntimeError, ScalarValue, Stream,
 };
 
-use crate::backend::spirv::{AddressVariant, CompiledKernel, SpirvOptions};
 use crate::diagnostics::{render_human, SourceMap};
+use crate::kernel::spirv::{AddressVariant, CompiledKernel, SpirvOptions};
 
 pub use buffer::{DeviceBuffer, Element};
 

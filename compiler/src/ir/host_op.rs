@@ -174,7 +174,7 @@ pub enum HostDeviceQuery {
 
 impl HostOp {
     /// Whether the operation may wait for the device to finish work: after it, the lines
-    /// kernels printed in the finished launches are written out (backend/host).
+    /// kernels printed in the finished launches are written out (host/interp).
     pub fn may_wait_for_device(self) -> bool {
         matches!(
             self,

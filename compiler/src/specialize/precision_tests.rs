@@ -3,9 +3,9 @@
 
 use cajeta_runtime::{FloatStorage, PrecisionVariant};
 
-use crate::backend::spirv::{disassemble, SpirvOptions};
 use crate::diagnostics::SourceMap;
 use crate::driver;
+use crate::kernel::spirv::{disassemble, SpirvOptions};
 
 const SRC: &str = r#"
 package t;

@@ -409,8 +409,8 @@ fn run_creates_the_context_with_exactly_the_features_the_kernels_need() {
     if !have_device() {
         return;
     }
-    use cajetac::backend::host::{HostIo, HostOutcome};
-    use cajetac::backend::spirv::SpirvOptions;
+    use cajetac::host::interp::{HostIo, HostOutcome};
+    use cajetac::kernel::spirv::SpirvOptions;
     let text = std::fs::read_to_string(repo().join("examples/img_rmw.cajeta")).unwrap();
     let mut sources = cajetac::diagnostics::SourceMap::new();
     let mut out = Vec::new();

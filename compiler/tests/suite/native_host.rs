@@ -6,10 +6,10 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use cajetac::backend::host::{HostIo, HostOutcome};
-use cajetac::backend::spirv::SpirvOptions;
 use cajetac::diagnostics::{render_human, SourceMap};
 use cajetac::driver::{self, HostMode, RunError};
+use cajetac::host::interp::{HostIo, HostOutcome};
+use cajetac::kernel::spirv::SpirvOptions;
 
 fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/native_host")

@@ -3,9 +3,9 @@
 //! programs just under the nesting limit must go through every stage (checker,
 //! specialization, SPIR-V emission) on an ordinary 2 MiB test thread.
 
-use cajetac::backend::spirv::SpirvOptions;
 use cajetac::diagnostics::{Code, Diagnostic, SourceMap};
 use cajetac::driver::{compile_kernels, frontend};
+use cajetac::kernel::spirv::SpirvOptions;
 use cajetac::syntax::nesting::MAX_NESTING;
 use std::time::{Duration, Instant};
 

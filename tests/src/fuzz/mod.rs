@@ -98,7 +98,7 @@ pub fn validates(label: &str) -> bool {
 pub fn check_input(text: &str, val: &mut Validator, validate: bool) -> (Reached, Vec<Finding>) {
     let (c, mut findings) = oracle::compile(
         text.to_string(),
-        &[cajetac::backend::spirv::TargetEnv::Vulkan1_1],
+        &[cajetac::kernel::spirv::TargetEnv::Vulkan1_1],
     );
     let mut reached = c.reached;
     if validate && !c.kernels.is_empty() {

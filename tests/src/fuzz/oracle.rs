@@ -12,11 +12,11 @@
 //!   (device and host agree on every output element).
 
 use super::gen::Program;
-use cajetac::backend::host::{self, HostIo, HostOutcome};
-use cajetac::backend::spirv::{CompiledKernel, SpirvOptions, TargetEnv};
 use cajetac::diagnostics::{render_human, render_json, Diagnostic, SourceMap};
 use cajetac::driver;
+use cajetac::host::interp::{self, HostIo, HostOutcome};
 use cajetac::ir::{self, FunctionId};
+use cajetac::kernel::spirv::{CompiledKernel, SpirvOptions, TargetEnv};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -338,7 +338,7 @@ pub fn run_on_device(c: &Compiled, ctx: &cajeta_runtime::Context) -> Option<Find
     };
     let sources = SourceMap::new();
     let result = catch_unwind(AssertUnwindSafe(|| {
-        host::run_host(module, entry, &[], &kernels, &sources, &mut io)
+        interp::run_host(module, entry, &[], &kernels, &sources, &mut io)
     }));
     let printed = String::from_utf8_lossy(&out).into_owned();
     match result {

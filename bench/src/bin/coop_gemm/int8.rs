@@ -13,8 +13,8 @@
 use std::collections::HashMap;
 
 use cajeta_runtime::{Context, ContextOptions, KernelArg, LaunchConfig, ScalarValue};
-use cajetac::backend::spirv::SpirvOptions;
 use cajetac::embed::Program;
+use cajetac::kernel::spirv::SpirvOptions;
 
 use super::{err, median};
 

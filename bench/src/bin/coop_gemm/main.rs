@@ -41,8 +41,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use cajeta_runtime::{Context, ContextOptions, KernelArg, LaunchConfig, ScalarValue};
-use cajetac::backend::spirv::SpirvOptions;
 use cajetac::embed::Program;
+use cajetac::kernel::spirv::SpirvOptions;
 
 /// The documented cooperative-matrix GEMM (docs/language.md).
 const CAJETA: &str = "package bench;

@@ -26,8 +26,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use cajeta_runtime::{Context, ContextOptions, Reflection};
-use cajetac::backend::spirv::{KernelBackend, SpirvOptions, TargetEnv};
 use cajetac::embed::Program;
+use cajetac::kernel::spirv::{KernelBackend, SpirvOptions, TargetEnv};
 
 use cases::{Sizes, Variant};
 
@@ -154,7 +154,7 @@ fn compile_examples(checked: bool) -> Result<HashMap<String, Compiled>, String> 
 
 /// The measured kernels the LLVM kernel backend compiles, and the names of those it refuses.
 fn compile_examples_llvm() -> (HashMap<String, Compiled>, Vec<String>) {
-    cajetac::backend::llvm_spirv::enable();
+    cajetac::kernel::llvm::enable();
     let options = SpirvOptions {
         backend: KernelBackend::Llvm,
         target_env: TargetEnv::Vulkan1_3,

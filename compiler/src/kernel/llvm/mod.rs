@@ -52,9 +52,9 @@ mod workgroup_reduce;
 
 use std::fmt::Write;
 
-use crate::backend::spirv::{CompiledKernel, SpirvOptions, TargetEnv};
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, FunctionId, FunctionKind, Type};
+use crate::kernel::spirv::{CompiledKernel, SpirvOptions, TargetEnv};
 use crate::layout::{self, BindingKind};
 
 /// An `UnsupportedByLlvmBackend` refusal naming the construct.
@@ -246,8 +246,8 @@ fn compile(
             "buffers addressed through buffer device addresses (the address variant for buffers past maxStorageBufferRange)",
         ));
     }
-    crate::backend::spirv::check_kernel_shape(kernel)?;
-    let access = crate::backend::spirv::resource_access(module, kernel_id)?;
+    crate::kernel::spirv::check_kernel_shape(kernel)?;
+    let access = crate::kernel::spirv::resource_access(module, kernel_id)?;
     let layout = layout::kernel_layout(kernel)?;
     let (text, shared_bytes) = module_text(module, kernel, &layout, &access)?;
     if let Some(dir) = std::env::var_os("CAJETA_DUMP_LLVM_KERNELS") {
@@ -390,7 +390,7 @@ fn module_text(
         .iter()
         .position(|f| std::ptr::eq(f, kernel))
     {
-        Some(id) => crate::backend::spirv::float_atomic_bit_views(module, FunctionId(id))?,
+        Some(id) => crate::kernel::spirv::float_atomic_bit_views(module, FunctionId(id))?,
         None => Vec::new(),
     };
     let push = push::push_block(kernel, layout)?;
@@ -562,7 +562,7 @@ fn lower_helpers(
         let Some(helper) = module.functions.get(id.0) else {
             return Err(refuse(Span::default(), "a call of an unknown function"));
         };
-        crate::backend::spirv::check_kernel_shape(helper)?;
+        crate::kernel::spirv::check_kernel_shape(helper)?;
         let ret = match &helper.return_type {
             Type::Void => "void",
             ty => types::value(ty, helper.span)?,
@@ -604,7 +604,7 @@ fn lower_helpers(
 /// The LLVM IR text `cajetac build --backend llvm --emit llvm` shows for a kernel.
 pub fn kernel_ir(module: &ir::Module, kernel_id: FunctionId) -> Result<String, Diagnostic> {
     let kernel = module.function(kernel_id);
-    let access = crate::backend::spirv::resource_access(module, kernel_id)?;
+    let access = crate::kernel::spirv::resource_access(module, kernel_id)?;
     let layout = layout::kernel_layout(kernel)?;
     module_text(module, kernel, &layout, &access).map(|(text, _)| text)
 }

@@ -177,7 +177,7 @@ pub(crate) fn float_const(v: f64) -> String {
 /// A `float` constant is rounded to float32 first, as the rspirv backend does.
 pub(crate) fn float_const_of(s: ScalarType, v: f64) -> String {
     match s {
-        ScalarType::F16 => format!("0xH{:04X}", crate::backend::spirv::f64_to_f16_bits(v)),
+        ScalarType::F16 => format!("0xH{:04X}", crate::kernel::spirv::f64_to_f16_bits(v)),
         ScalarType::F32 => float_const(f64::from(v as f32)),
         _ => float_const(v),
     }

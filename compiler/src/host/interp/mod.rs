@@ -18,7 +18,7 @@ mod files;
 pub mod format;
 mod host_pins;
 mod hostops;
-// The native host code's string `+` (backend/llvm/bridge.rs).
+// The native host code's string `+` (host/native/bridge.rs).
 #[cfg(feature = "native-host")]
 pub(crate) use hostops::{append, concat};
 mod int_precision;
@@ -46,9 +46,9 @@ use std::fmt;
 use std::io::{self, Write};
 use std::sync::{mpsc, Mutex, MutexGuard};
 
-use crate::backend::spirv::CompiledKernel;
 use crate::diagnostics::{json, SourceMap, Span};
 use crate::ir::{self, FunctionId, Type};
+use crate::kernel::spirv::CompiledKernel;
 pub use eval::{Fail, Frame, Interp, MAX_CALL_DEPTH};
 pub use value::{Array, Scalar, Text, Value};
 
@@ -171,7 +171,7 @@ pub fn run_host(
 /// Both executors get the same [`Interp`] (its device, its output, its kernels) and the
 /// entry's evaluated arguments, so device work, printing and runtime errors have one
 /// implementation; native code calls back into the interpreter for what it does not lower
-/// itself (`backend::llvm`).
+/// itself (`host::native`).
 pub trait HostExecutor: Sync {
     /// Runs `entry` with `args` on `interp`'s state; `span` is the entry's declaration.
     fn run(
@@ -340,7 +340,7 @@ struct Job<'a> {
 impl Job<'_> {
     /// Runs the entry method on the current thread, writing output to `tx`.
     fn run(self, tx: mpsc::Sender<Vec<u8>>) -> Result<SentValue, HostError> {
-        let mut out = io::LineWriter::new(crate::backend::ChannelWriter(tx));
+        let mut out = io::LineWriter::new(crate::host::ChannelWriter(tx));
         let entry_args = if self.takes_args {
             let strings = self.args.iter().map(Value::str).collect();
             let array = Array::from_values(&Type::String, strings).map_err(HostError::general)?;

@@ -13,9 +13,9 @@
 
 use std::cell::RefCell;
 
-use crate::backend::host::format::{java_f32, java_f64};
-use crate::backend::host::{HostError, Interp};
 use crate::diagnostics::Span;
+use crate::host::interp::format::{java_f32, java_f64};
+use crate::host::interp::{HostError, Interp};
 
 /// A string as native code sees it: `{ ptr, i64 }` in LLVM IR.
 #[repr(C)]
@@ -70,7 +70,7 @@ pub struct Site {
 impl Site {
     /// The interpreter's message for the same failure, word for word.
     fn error(&self, write_error: Option<&str>) -> HostError {
-        use crate::backend::host::MAX_CALL_DEPTH;
+        use crate::host::interp::MAX_CALL_DEPTH;
         let message = match &self.kind {
             SiteKind::Division => "integer division by zero".to_string(),
             SiteKind::Remainder => "integer remainder by zero".to_string(),

@@ -24,9 +24,9 @@ use super::textures::rt_format;
 use super::value::Value;
 use super::HostError;
 
-use crate::backend::spirv::CompiledKernel;
 use crate::diagnostics::Span;
 use crate::ir::{Constant, Expr, ExprKind, FunctionId, HostOp, ScalarType, Type};
+use crate::kernel::spirv::CompiledKernel;
 
 /// A `KernelBuffer<T>` of the host program.
 pub struct BufferObj {

@@ -12,9 +12,9 @@ use super::ops::{bf16_to_bits, f16_to_bits};
 use super::textures::{SamplerObj, TextureObj};
 use super::value::{Scalar, Value};
 
-use crate::backend::spirv::AddressVariant;
 use crate::diagnostics::Span;
 use crate::ir::{Expr, Launch, Type};
+use crate::kernel::spirv::AddressVariant;
 
 /// A kernel argument with the resources it names kept alive for the launch.
 enum OwnedArg {

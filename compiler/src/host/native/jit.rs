@@ -29,9 +29,9 @@ use super::orc::Linked;
 use super::repr::{repr, Repr};
 use super::runtime::{self, Site};
 use super::split;
-use crate::backend::host::ops::{f16_from_bits, f16_to_bits, round_f16};
-use crate::backend::host::{Fail, HostError, HostExecutor, Interp, Scalar, Value};
 use crate::diagnostics::Span;
+use crate::host::interp::ops::{f16_from_bits, f16_to_bits, round_f16};
+use crate::host::interp::{Fail, HostError, HostExecutor, Interp, Scalar, Value};
 use crate::ir::{self, ExprKind, FunctionId, FunctionKind};
 
 /// The host functions native code may call from `entry` (entry first, then in discovery

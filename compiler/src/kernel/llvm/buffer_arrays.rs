@@ -84,8 +84,8 @@ impl FnLower<'_> {
         else {
             return Err(refuse(arr.span, "a buffer array"));
         };
-        let uniform = crate::backend::spirv::uniformity::uniform_locals(self.kernel);
-        let non_uniform = !crate::backend::spirv::uniformity::is_uniform_expr(k, &uniform);
+        let uniform = crate::kernel::spirv::uniformity::uniform_locals(self.kernel);
+        let non_uniform = !crate::kernel::spirv::uniformity::is_uniform_expr(k, &uniform);
         let kv = self.expr(k)?;
         let count = self.buffer_array_count(arr, k.span)?;
         let (last, clamped) = (self.tmp(), self.tmp());

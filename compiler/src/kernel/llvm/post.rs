@@ -19,7 +19,7 @@ use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
 use super::{atomics, cleanup, shared, spirv_ops, vulkan_fixups};
 
-use crate::backend::spirv::FeatureSet;
+use crate::kernel::spirv::FeatureSet;
 use crate::layout::{KernelLayout, DEFAULT_WORKGROUP_SIZE, DESCRIPTOR_SET};
 
 /// The capabilities, extensions and Vulkan features of the finished module (reflection).

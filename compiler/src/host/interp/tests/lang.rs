@@ -329,7 +329,7 @@ fn return_from_inside_nested_loops() {
 
 #[test]
 fn half_precision_encodings_round_trip() {
-    use crate::backend::host::ops::{bf16_from_bits, bf16_to_bits, f16_from_bits, f16_to_bits};
+    use crate::host::interp::ops::{bf16_from_bits, bf16_to_bits, f16_from_bits, f16_to_bits};
     let cases: &[(f32, u16)] = &[
         (0.0, 0x0000),
         (-0.0, 0x8000),

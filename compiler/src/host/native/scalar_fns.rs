@@ -3,7 +3,7 @@
 //! The ones that LLVM has an exactly matching intrinsic for (see `inline_fn`) are
 //! inlined; every other call goes to
 //! `cajeta_scalar_fn`, which runs the interpreter's own implementation
-//! (`backend::host::math`) on the already computed operands, so the two executors cannot
+//! (`host::interp::math`) on the already computed operands, so the two executors cannot
 //! round differently. Operands and the result cross as 64-bit patterns: integers extended
 //! by their signedness, floats widened exactly to `double`, booleans 0 or 1.
 
@@ -14,7 +14,7 @@ use inkwell::FloatPredicate;
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::repr::{repr, Repr};
 use super::runtime::record;
-use crate::backend::host::{math, HostError, Scalar};
+use crate::host::interp::{math, HostError, Scalar};
 use crate::ir::{BitCast, Expr, ExprKind, Intrinsic, MathFn, ScalarType, Type};
 
 /// True when `e` is a `Math`/`Bits` call on native scalars with a native scalar result.

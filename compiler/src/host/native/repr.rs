@@ -3,7 +3,7 @@
 //! Scalars of the types with an exact LLVM lowering live in registers, and everything else
 //! (strings, arrays, vectors and matrices, PODs, buffers, images, textures, samplers,
 //! streams, `bfloat16`, whose rounding after every operation has no LLVM type) is an
-//! *object*: a [`crate::backend::host::Value`] in the function's frame, worked on by the
+//! *object*: a [`crate::host::interp::Value`] in the function's frame, worked on by the
 //! interpreter (`bridge.rs`) and freed by reference counting as there. Arrays of native
 //! scalars are objects that native code also indexes in place.
 

@@ -10,8 +10,8 @@ use inkwell::{AddressSpace, IntPredicate};
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::repr::{repr, Repr};
 use super::runtime::SiteKind;
-use crate::backend::host::MAX_CALL_DEPTH;
 use crate::diagnostics::Span;
+use crate::host::interp::MAX_CALL_DEPTH;
 use crate::ir::FunctionId;
 
 impl<'ctx, 'm> Codegen<'ctx, 'm> {

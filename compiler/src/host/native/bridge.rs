@@ -19,7 +19,7 @@
 use std::cell::RefCell;
 
 use super::runtime::{self, state};
-use crate::backend::host::{append, concat, Array, Fail, Frame, HostError, Interp, Scalar, Value};
+use crate::host::interp::{append, concat, Array, Fail, Frame, HostError, Interp, Scalar, Value};
 use crate::ir::{Expr, ScalarType, Stmt};
 
 /// The code of a scalar type passed to the frame setters: its index in

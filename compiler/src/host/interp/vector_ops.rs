@@ -1,6 +1,6 @@
 //! Vector operators and `Vector<T, N>` methods in host code, lane by lane through the scalar
 //! operations of [`ops`], so each lane rounds exactly as on the device (see
-//! `backend/spirv/vector_ops.rs` for the matching order of operations).
+//! `kernel/spirv/vector_ops.rs` for the matching order of operations).
 
 use std::rc::Rc;
 

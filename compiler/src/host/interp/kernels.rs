@@ -6,9 +6,9 @@ use cajeta_runtime::Kernel;
 
 use super::device::Device;
 use super::eval::{err, internal, Fail};
-use crate::backend::spirv::{AddressVariant, CompiledKernel};
 use crate::diagnostics::Span;
 use crate::ir::FunctionId;
+use crate::kernel::spirv::{AddressVariant, CompiledKernel};
 
 impl<'a> Device<'a> {
     /// The compiled kernel `id` (its module and reflection, with its address variant).

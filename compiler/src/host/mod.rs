@@ -1,16 +1,12 @@
-//! Backends: consumers of the checked [`crate::ir::Module`].
+//! Host executors: the two ways the host code of a program runs on the runtime.
 //!
-//! `spirv` compiles each kernel (and the `@Device` helpers it calls) to a SPIR-V module plus
-//! its reflection document; `host` interprets host code on the runtime; `llvm` (feature
-//! `native-host`) compiles host code to native code through LLVM's JIT; `llvm_spirv` (same
-//! feature) is the second kernel backend, through LLVM's SPIR-V target (`--backend llvm`).
+//! `interp` is the tree-walking interpreter over the IR (builds without LLVM, and the
+//! differential oracle); `native` (feature `native-host`) compiles host code to native code
+//! through LLVM's JIT. What both need lives here.
 
-pub mod host;
+pub mod interp;
 #[cfg(feature = "native-host")]
-pub mod llvm;
-#[cfg(feature = "native-host")]
-pub mod llvm_spirv;
-pub mod spirv;
+pub mod native;
 
 use std::io::{self, Write};
 use std::sync::mpsc;
