@@ -9,6 +9,8 @@ source scripts/deps.sh
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# The build without LLVM (no native host code, no LLVM kernel backend) stays warning-free too.
+cargo clippy -p cajetac --no-default-features --all-targets --locked -- -D warnings
 cargo test --workspace --locked
 # Everything once more with every context that reads the environment under the Khronos
 # validation layer (synchronization validation on; any VALIDATION message fails the test).
