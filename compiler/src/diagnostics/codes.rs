@@ -68,6 +68,7 @@ codes! {
     NameTooLong = 0043, "an identifier longer than the compiler's limit";
     TooManyErrors = 0044, "compilation stopped after too many errors";
     LlvmBackendUnsupported = 0045, "a construct the LLVM kernel backend (`--backend llvm`) cannot lower yet";
+    NonUniformBarrier = 0046, "a workgroup barrier reached under control flow that differs between the invocations of a workgroup";
 }
 
 impl fmt::Display for Code {

@@ -31,6 +31,9 @@ mod range_loop;
 mod shared_nd;
 mod textures;
 mod typed_literals;
+mod uniformity;
+#[cfg(test)]
+mod uniformity_tests;
 mod vector;
 mod vector_buffer;
 mod vector_ops;
@@ -74,6 +77,10 @@ pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagno
         });
     }
     check_recursion(&module, &calls, &mut diags);
+    if diags.is_empty() {
+        // On a well-typed module without recursion only: it follows calls.
+        uniformity::check(&module, &mut diags);
+    }
     if diags.is_empty() {
         Ok(module)
     } else {
