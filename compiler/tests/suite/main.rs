@@ -2,6 +2,7 @@
 //! parsing, host vectors, native host code against the interpreter), one module each, linked into one test binary. Run one with a
 //! filter on its module name, e.g. `cargo test -p cajetac --test suite -- cli::`.
 
+mod caches;
 mod checked;
 mod cli;
 mod error_format;
