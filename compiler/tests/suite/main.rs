@@ -8,6 +8,8 @@ mod cli;
 mod error_format;
 mod examples;
 #[cfg(feature = "native-host")]
+mod llvm_isolation;
+#[cfg(feature = "native-host")]
 mod native_host;
 mod parse_smoke;
 mod pathological;
