@@ -118,4 +118,7 @@ fn a_hanging_helper_is_killed_at_the_limit_and_refused() {
         !std::path::Path::new(&format!("/proc/{pid}")).exists(),
         "helper {pid} still running"
     );
+    if let Some(dir) = pid_file.parent() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
