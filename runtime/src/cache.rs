@@ -3,8 +3,9 @@
 //! `CAJETA_CACHE_DIR` names the directory; unset, it is `$XDG_CACHE_HOME/cajeta` or
 //! `$HOME/.cache/cajeta`; set to an empty string or `off`, nothing is read or written. The
 //! pipeline cache of a device lives in `pipelines-<vendor>-<device>-<hash>.bin`, where the hash
-//! covers the device name, driver and API version, so a driver update starts a fresh file
-//! (drivers also reject foreign data themselves: the blob's header carries the device UUID).
+//! covers the device name, driver and API version and the file format, so a driver update
+//! starts a fresh file (drivers also reject foreign data themselves: the blob's header carries
+//! the device UUID).
 //! The file is written when the last handle to the device goes, through a temporary file and a
 //! rename, so concurrent processes never see half a file.
 //!
@@ -14,8 +15,6 @@
 //! here: a file that does not verify is ignored with a one-line notice on stderr, the device
 //! starts from an empty cache, and the file is rewritten when the device goes.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use ash::vk;
@@ -41,19 +40,17 @@ pub fn cache_dir_from_env() -> Option<PathBuf> {
 
 /// The pipeline-cache file of `info` in `dir`.
 pub(crate) fn pipeline_cache_path(dir: &Path, info: &DeviceInfo) -> PathBuf {
-    let mut h = DefaultHasher::new();
-    (
-        &info.name,
-        &info.driver_name,
-        &info.driver_info,
-        &info.api_version,
-    )
-        .hash(&mut h);
+    // The file format is in the name too: a cajeta of another format (an older one, whose
+    // files have no header) keeps its own file instead of rewriting this one on every run.
+    let identity = format!(
+        "{:?}\0{:?}\0{:?}\0{:?}\0format {FORMAT}",
+        info.name, info.driver_name, info.driver_info, info.api_version
+    );
     dir.join(format!(
         "pipelines-{:04x}-{:04x}-{:016x}.bin",
         info.vendor_id,
         info.device_id,
-        h.finish()
+        crate::checksum::fnv1a64(identity.as_bytes())
     ))
 }
 
