@@ -519,6 +519,12 @@ extern "C" fn main(
     _argv: *const *const std::ffi::c_char,
 ) -> std::ffi::c_int {
     use std::io::Write as _;
+    // Started as the LLVM kernel backend's emission helper (a fresh process running one
+    // kernel through LLVM, docs/backends.md): that and nothing else.
+    #[cfg(feature = "native-host")]
+    if let Some(code) = cajetac::kernel::llvm::emit_helper_main() {
+        return code;
+    }
     // As std's runtime does: writing to a closed pipe is an error to handle, not a signal that
     // ends the process (`cajetac devices | head`).
     #[cfg(unix)]

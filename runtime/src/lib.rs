@@ -29,6 +29,7 @@ mod bfloat16;
 mod bounds;
 mod buffer_address;
 mod cache;
+pub mod checksum;
 mod coop_matrix2;
 mod coop_shapes;
 mod descriptors;

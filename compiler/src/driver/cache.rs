@@ -5,8 +5,13 @@
 //!
 //! Entries live in `<cache dir>/kernels/<key>.json` (`CAJETA_CACHE_DIR`, see
 //! `cajeta_runtime::cache_dir_from_env`; caching is off when that is `off` or empty). A
-//! missing, unreadable or mismatching entry is a miss, never an error; writes go through a
-//! temporary file and a rename.
+//! missing entry is a miss, never an error; writes go through a temporary file and a rename.
+//!
+//! An entry carries the compiler version that wrote it and an FNV-1a 64 checksum of its
+//! contents (key, version, every kernel's words and reflection and its address variant), so
+//! damage that still parses (a flipped bit in the SPIR-V words) is not handed to the driver: an
+//! entry that does not verify is recompiled and replaced, with one line on stderr
+//! ([`Lookup::Damaged`]).
 //!
 //! The folder is bounded: every rebuilt compiler and every edited program makes new keys, so
 //! after each write the least recently used entries (a hit refreshes an entry's modification
@@ -18,6 +23,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use cajeta_runtime::checksum::Fnv1a64;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::Diagnostic;
@@ -27,7 +33,46 @@ use crate::kernel::spirv::{AddressVariant, CompiledKernel, SpirvOptions};
 #[derive(Serialize, Deserialize)]
 struct Entry {
     key: String,
+    /// The version of the compiler that wrote the entry.
+    compiler: String,
     kernels: Vec<CachedKernel>,
+    /// [`Entry::checksum`] of the fields above, in hexadecimal.
+    checksum: String,
+}
+
+impl Entry {
+    /// FNV-1a 64 over every field but `checksum`, each part preceded by its length so that
+    /// bytes cannot move from one part to the next unnoticed. Reflections go in as their JSON
+    /// (deterministic: structs, vectors and integers only).
+    fn checksum(&self) -> String {
+        fn part(h: Fnv1a64, bytes: &[u8]) -> Fnv1a64 {
+            h.update(&(bytes.len() as u64).to_le_bytes()).update(bytes)
+        }
+        fn words(h: Fnv1a64, words: &[u32]) -> Fnv1a64 {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            part(h, &bytes)
+        }
+        fn reflection(h: Fnv1a64, r: &cajeta_runtime::Reflection) -> Fnv1a64 {
+            part(h, &serde_json::to_vec(r).unwrap_or_default())
+        }
+        let mut h = part(Fnv1a64::new(), self.key.as_bytes());
+        h = part(h, self.compiler.as_bytes());
+        for k in &self.kernels {
+            h = part(h, &(k.function as u64).to_le_bytes());
+            h = part(h, k.name.as_bytes());
+            h = words(h, &k.words);
+            h = reflection(h, &k.reflection);
+            match &k.by_address {
+                Some((w, r)) => h = reflection(words(h.update(&[1]), w), r),
+                None => h = h.update(&[0]),
+            }
+            match &k.by_address_refused {
+                Some(why) => h = part(h.update(&[1]), why.as_bytes()),
+                None => h = h.update(&[0]),
+            }
+        }
+        format!("{:016x}", h.finish())
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -99,28 +144,58 @@ fn entry_path(dir: &Path, key: &str) -> PathBuf {
 /// Compiled kernels with the function each one comes from.
 pub type Kernels = Vec<(FunctionId, CompiledKernel)>;
 
+/// Where [`compile_kernels_cached`]'s kernels came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// From the cache.
+    Hit,
+    /// Compiled: no cache, or no entry for the key.
+    Miss,
+    /// Compiled: the entry did not verify (damaged, or not of this compiler's format or
+    /// version); it was replaced, and a notice went to stderr.
+    Damaged,
+}
+
+/// The entry under `key`: `Ok(None)` when there is none, `Err` when there is one that does
+/// not verify.
+fn read_entry(path: &Path, key: &str, module: &ir::Module) -> Result<Option<Entry>, ()> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Ok(None);
+    };
+    let entry = serde_json::from_slice::<Entry>(&bytes).map_err(|_| ())?;
+    let verifies = entry.key == key
+        && entry.compiler == env!("CARGO_PKG_VERSION")
+        && entry.checksum == entry.checksum()
+        && entry.kernels.iter().all(|k| {
+            module
+                .functions
+                .get(k.function)
+                .is_some_and(|f| f.name == k.name)
+        });
+    if verifies {
+        Ok(Some(entry))
+    } else {
+        Err(())
+    }
+}
+
 /// Compiles like [`super::compile_kernels`], reusing a cached result under `key` from `dir`
-/// (when given). Returns the kernels and whether they came from the cache.
+/// (when given). Returns the kernels and where they came from. An entry that does not verify
+/// is recompiled and replaced, with a one-line notice on stderr.
 pub fn compile_kernels_cached(
     module: &ir::Module,
     options: &SpirvOptions,
     only: Option<&str>,
     dir: Option<&Path>,
     key: &str,
-) -> Result<(Kernels, bool), Vec<Diagnostic>> {
+) -> Result<(Kernels, Lookup), Vec<Diagnostic>> {
+    let mut lookup = Lookup::Miss;
     if let Some(dir) = dir {
-        let cached = std::fs::read(entry_path(dir, key))
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<Entry>(&bytes).ok())
-            .filter(|e| e.key == key)
-            .filter(|e| {
-                e.kernels.iter().all(|k| {
-                    module
-                        .functions
-                        .get(k.function)
-                        .is_some_and(|f| f.name == k.name)
-                })
-            });
+        let path = entry_path(dir, key);
+        let cached = read_entry(&path, key, module).unwrap_or_else(|()| {
+            lookup = Lookup::Damaged;
+            None
+        });
         if let Some(entry) = cached {
             // Best effort: a failure only makes the entry look older to eviction.
             let _ = set_last_used(&entry_path(dir, key), SystemTime::now());
@@ -150,20 +225,28 @@ pub fn compile_kernels_cached(
                     )
                 })
                 .collect();
-            return Ok((kernels, true));
+            return Ok((kernels, Lookup::Hit));
         }
     }
     let kernels = super::compile_kernels(module, options, only)?;
     if let Some(dir) = dir {
         store(dir, key, &kernels);
+        if lookup == Lookup::Damaged {
+            eprintln!(
+                "note: compile cache entry {} did not verify; recompiled",
+                entry_path(dir, key).display()
+            );
+        }
     }
-    Ok((kernels, false))
+    Ok((kernels, lookup))
 }
 
 /// Writes an entry (best effort: a failed write only costs a recompilation later).
 fn store(dir: &Path, key: &str, kernels: &[(FunctionId, CompiledKernel)]) {
-    let entry = Entry {
+    let mut entry = Entry {
         key: key.to_string(),
+        compiler: env!("CARGO_PKG_VERSION").to_string(),
+        checksum: String::new(),
         kernels: kernels
             .iter()
             .map(|(id, k)| CachedKernel {
@@ -182,6 +265,7 @@ fn store(dir: &Path, key: &str, kernels: &[(FunctionId, CompiledKernel)]) {
             })
             .collect(),
     };
+    entry.checksum = entry.checksum();
     let Ok(json) = serde_json::to_vec(&entry) else {
         return;
     };
@@ -263,10 +347,10 @@ mod tests {
     fn a_second_compile_of_the_same_sources_is_a_hit_and_equal() {
         let (dir, module, opts, key) = fresh_cache("hit");
         let (first, hit) = compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
-        assert!(!hit);
+        assert_eq!(hit, Lookup::Miss);
         assert_eq!(first.len(), 1);
         let (second, hit) = compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
-        assert!(hit);
+        assert_eq!(hit, Lookup::Hit);
         assert_eq!(second[0].0, first[0].0);
         assert_eq!(second[0].1.words, first[0].1.words);
         assert_eq!(second[0].1.reflection, first[0].1.reflection);
@@ -275,7 +359,78 @@ mod tests {
         assert_ne!(compile_key(&other, &opts, None, None), key);
         std::fs::write(entry_path(&dir, &key), b"{").unwrap();
         let (_, hit) = compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
-        assert!(!hit);
+        assert_eq!(hit, Lookup::Damaged);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Rewrites the entry under `key` with `damage` applied to its JSON.
+    fn damage_entry(dir: &Path, key: &str, damage: impl FnOnce(&mut serde_json::Value)) {
+        let path = entry_path(dir, key);
+        let mut json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        damage(&mut json);
+        std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+    }
+
+    #[test]
+    fn an_entry_that_does_not_verify_is_recompiled_and_replaced() {
+        let (dir, module, opts, key) = fresh_cache("verify");
+        let (good, hit) = compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
+        assert_eq!(hit, Lookup::Miss);
+        let stored = std::fs::read(entry_path(&dir, &key)).unwrap();
+        let flip_word = |j: &mut serde_json::Value| {
+            let w = &mut j["kernels"][0]["words"][5];
+            *w = (w.as_u64().unwrap() ^ 0x8000).into();
+        };
+        let flip_reflection = |j: &mut serde_json::Value| {
+            j["kernels"][0]["reflection"]["entry_point"] = "x".into();
+        };
+        let older_compiler = |j: &mut serde_json::Value| j["compiler"] = "0.0.0".into();
+        let no_checksum = |j: &mut serde_json::Value| {
+            j.as_object_mut().unwrap().remove("checksum");
+        };
+        type Damage = Box<dyn Fn(&mut serde_json::Value)>;
+        let damages: [(&str, Damage); 4] = [
+            ("a flipped word", Box::new(flip_word)),
+            ("a changed reflection", Box::new(flip_reflection)),
+            ("another compiler version", Box::new(older_compiler)),
+            ("no checksum (an older entry)", Box::new(no_checksum)),
+        ];
+        for (what, damage) in damages {
+            damage_entry(&dir, &key, damage);
+            let (again, hit) =
+                compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
+            assert_eq!(hit, Lookup::Damaged, "{what}");
+            assert_eq!(again[0].1.words, good[0].1.words, "{what}: recompiled");
+            // Replaced by what a fresh compile writes, and a hit from then on.
+            assert_eq!(
+                std::fs::read(entry_path(&dir, &key)).unwrap(),
+                stored,
+                "{what}"
+            );
+            let (_, hit) = compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
+            assert_eq!(hit, Lookup::Hit, "{what}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_checksum_covers_the_address_variant() {
+        let (dir, module, opts, key) = fresh_cache("variant");
+        compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
+        let path = entry_path(&dir, &key);
+        let mut entry: Entry = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(entry.checksum, entry.checksum());
+        let plain = entry.checksum();
+        let k = entry.kernels[0].reflection.clone();
+        entry.kernels[0].by_address = Some((vec![1, 2, 3], k.clone()));
+        let with_variant = entry.checksum();
+        assert_ne!(with_variant, plain);
+        entry.kernels[0].by_address = Some((vec![1, 2, 4], k));
+        assert_ne!(entry.checksum(), with_variant, "the variant's words");
+        entry.kernels[0].by_address = None;
+        entry.kernels[0].by_address_refused = Some("why".into());
+        assert_ne!(entry.checksum(), plain, "the refusal");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -320,7 +475,7 @@ mod tests {
         let old = SystemTime::now() - Duration::from_secs(3600);
         set_last_used(&path, old).unwrap();
         let (_, hit) = compile_kernels_cached(&module, &opts, None, Some(&dir), &key).unwrap();
-        assert!(hit);
+        assert_eq!(hit, Lookup::Hit);
         let used = std::fs::metadata(&path).unwrap().modified().unwrap();
         assert!(used > old + Duration::from_secs(1800));
         let _ = std::fs::remove_dir_all(&dir);

@@ -2,10 +2,13 @@
 //! parsing, host vectors, native host code against the interpreter), one module each, linked into one test binary. Run one with a
 //! filter on its module name, e.g. `cargo test -p cajetac --test suite -- cli::`.
 
+mod caches;
 mod checked;
 mod cli;
 mod error_format;
 mod examples;
+#[cfg(feature = "native-host")]
+mod llvm_isolation;
 #[cfg(feature = "native-host")]
 mod native_host;
 mod parse_smoke;

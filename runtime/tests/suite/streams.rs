@@ -222,15 +222,28 @@ fn the_pipeline_cache_is_saved_and_reloaded() {
         name.starts_with("pipelines-") && name.ends_with(".bin"),
         "{name}"
     );
-    let size = files[0].metadata().unwrap().len();
-    assert!(size > 0);
-    // A second context starts from the file and still works; a corrupt file is ignored.
+    let first = std::fs::read(files[0].path()).unwrap();
+    assert!(first.len() > 28, "a header and the driver's data");
+    assert!(first.starts_with(b"CAJETAPC"), "our header first");
+    // A second context starts from the file and still works; a corrupt file is ignored
+    // (garbage, or the driver's data with one flipped bit) and replaced.
     run().unwrap();
     std::fs::write(files[0].path(), b"garbage").unwrap();
     run().unwrap();
+    let rewritten = std::fs::read(files[0].path()).unwrap();
     assert!(
-        std::fs::metadata(files[0].path()).unwrap().len() > 7,
+        rewritten.len() > 28 && rewritten.starts_with(b"CAJETAPC"),
         "rewritten by the last run"
+    );
+    let mut flipped = rewritten.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x40;
+    std::fs::write(files[0].path(), &flipped).unwrap();
+    run().unwrap();
+    assert_ne!(
+        std::fs::read(files[0].path()).unwrap(),
+        flipped,
+        "a file that did not verify is rewritten"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,162 +1,262 @@
-//! Emission in a child process. LLVM 23.1's SPIR-V target ends the process with a
-//! segmentation fault on some kernels (a shared array indexed inside a loop crashes its
+//! Emission in another process. LLVM 23.1's SPIR-V target ends the process with a
+//! segmentation fault on some kernels (a shared array indexed inside a loop crashed its
 //! pointer-cast legalization, docs/backends.md); a compiler must refuse such a kernel, not
-//! die. So kernels of that kind are optimized and emitted by a `fork`ed child that sends the
-//! words (or LLVM's error) back through a pipe; a child that crashes, or takes longer than
-//! [`LIMIT_MS`], becomes an error naming what happened, which `compile` turns into E0045.
-//! The child only runs LLVM on its own copy of the text and exits with `_exit`, touching
-//! nothing the parent shares (glibc's allocator is fork-safe; LLVM's target registry is
-//! initialized in the parent first, so the child never takes its lock).
+//! die. So kernels of that kind are optimized and emitted by a helper process (`helper.rs`):
+//! `cajetac` started afresh with a hidden argument, given the pipeline and the LLVM IR on
+//! stdin, answering with the words (or LLVM's error) on stdout. A helper that crashes, or
+//! takes longer than the limit (60 s, `CAJETA_LLVM_HELPER_TIMEOUT_S`), is killed and becomes
+//! an error naming what happened, which `compile` turns into E0045.
+//!
+//! The helper is a new program (`std::process::Command`: spawn and exec), not a `fork` of
+//! this one: a forked copy of a threaded compiler runs on locks other threads may have held
+//! at the fork (the allocator's, LLVM's), and then waits forever.
+//!
+//! Which executable is the helper, first that answers (see [`emission_helper`]): the one
+//! `CAJETAC_EXE` names; this program itself when it called `emit_helper_main` (`cajetac`
+//! does); a `cajetac` beside this program's executable, or in the folder above it (cargo puts
+//! test binaries in `target/<profile>/deps`, `cajetac` in `target/<profile>`). A candidate
+//! other than this program is probed once: it must answer, and be of this very build. With no
+//! helper, kernels are emitted in this process, unisolated.
 
-use super::emit;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{mpsc, OnceLock};
+use std::time::{Duration, Instant};
 
-/// How long a child may take (a child that inherited a lock another thread held at the
-/// fork would wait forever).
-const LIMIT_MS: i32 = 60_000;
+use super::{emit, helper};
 
-/// [`emit::emit_spirv`] in a child process (on Unix; elsewhere in this one).
-#[cfg(unix)]
+/// How long a helper may take when `CAJETA_LLVM_HELPER_TIMEOUT_S` does not say.
+const DEFAULT_LIMIT: Duration = Duration::from_secs(60);
+
+/// The most of a helper's stderr kept for the error message.
+const STDERR_KEPT: u64 = 64 << 10;
+
+/// [`emit::emit_spirv`] in the helper process, or in this one when there is no helper.
 pub(crate) fn emit_isolated(text: &str, pipeline: &str) -> Result<Vec<u32>, String> {
-    emit::init_target();
-    let mut fds = [0i32; 2];
-    // SAFETY: `fds` has room for the two descriptors.
-    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+    let Some(exe) = emission_helper() else {
         return emit::emit_spirv(text, pipeline);
-    }
-    let [read_fd, write_fd] = fds;
-    // SAFETY: the child only runs `child` and leaves with `_exit`.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        // SAFETY: both descriptors are ours.
-        unsafe {
-            libc::close(read_fd);
-            libc::close(write_fd);
-        }
-        return emit::emit_spirv(text, pipeline);
-    }
-    if pid == 0 {
-        // SAFETY: in the child: its copy of the read end is closed, the write end is its own.
-        unsafe { libc::close(read_fd) };
-        child(write_fd, text, pipeline);
-    }
-    // SAFETY: the parent's copy of the write end; the child holds its own.
-    unsafe { libc::close(write_fd) };
-    let data = read_all(read_fd);
-    // SAFETY: our read end.
-    unsafe { libc::close(read_fd) };
-    let mut status = 0;
-    let finished = data.is_some();
-    if !finished {
-        // SAFETY: `pid` is our child; killing it ends the wait below.
-        unsafe { libc::kill(pid, libc::SIGKILL) };
-    }
-    // SAFETY: reaps our child.
-    unsafe { libc::waitpid(pid, &mut status, 0) };
-    let Some(data) = data else {
-        return Err(format!("LLVM did not finish within {} s", LIMIT_MS / 1000));
     };
-    if libc::WIFSIGNALED(status) {
-        return Err(format!(
-            "LLVM crashed (signal {}) emitting this kernel",
-            libc::WTERMSIG(status)
-        ));
+    // `None`: the helper no longer answers for this build (replaced since the probe).
+    run_helper(exe, pipeline, text, limit()).unwrap_or_else(|| emit::emit_spirv(text, pipeline))
+}
+
+/// The helper this program's LLVM kernel compiles use (looked up once, see the module
+/// comment), or `None` when kernels are emitted in process.
+pub fn emission_helper() -> Option<&'static Path> {
+    static HELPER: OnceLock<Option<PathBuf>> = OnceLock::new();
+    HELPER
+        .get_or_init(|| {
+            let current = std::env::current_exe().ok();
+            candidates(
+                std::env::var_os("CAJETAC_EXE").map(PathBuf::from),
+                current.as_deref(),
+                helper::executable_serves(),
+            )
+            .into_iter()
+            .find(|(exe, trusted)| *trusted || probe(exe))
+            .map(|(exe, _)| exe)
+        })
+        .as_deref()
+}
+
+/// The helper candidates in order, each with whether it needs no probe (this program itself
+/// when it serves the helper mode).
+fn candidates(
+    explicit: Option<PathBuf>,
+    current: Option<&Path>,
+    serves: bool,
+) -> Vec<(PathBuf, bool)> {
+    let mut list = Vec::new();
+    if let Some(exe) = explicit.filter(|e| !e.as_os_str().is_empty()) {
+        list.push((exe, false));
     }
-    match data.split_first() {
-        Some((0, words)) if words.len() % 4 == 0 => Ok(words
+    let Some(current) = current else {
+        return list;
+    };
+    if serves {
+        list.push((current.to_path_buf(), true));
+    }
+    let name = format!("cajetac{}", std::env::consts::EXE_SUFFIX);
+    let mut dirs = current.ancestors().skip(1).take(2);
+    list.extend(dirs.by_ref().map(|d| (d.join(&name), false)));
+    list.retain(|(exe, trusted)| *trusted || exe.is_file());
+    list
+}
+
+/// Whether `exe` answers a probe as a helper of this build.
+fn probe(exe: &Path) -> bool {
+    matches!(run_helper(exe, "", "", limit()), Some(Ok(words)) if words.is_empty())
+}
+
+/// The helper's time limit: `CAJETA_LLVM_HELPER_TIMEOUT_S` seconds, else a minute.
+fn limit() -> Duration {
+    std::env::var("CAJETA_LLVM_HELPER_TIMEOUT_S")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&s| s > 0)
+        .map_or(DEFAULT_LIMIT, Duration::from_secs)
+}
+
+/// Runs `exe` as the helper on one request. `None` when it could not be started or is of
+/// another build; otherwise the words or the error (LLVM's, a crash, the time limit).
+fn run_helper(
+    exe: &Path,
+    pipeline: &str,
+    text: &str,
+    limit: Duration,
+) -> Option<Result<Vec<u32>, String>> {
+    let deadline = Instant::now() + limit;
+    let mut child = Command::new(exe)
+        .arg(helper::HELPER_ARG)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    // Writing and reading on their own threads: a helper that stops reading or never answers
+    // must not block this one past the deadline.
+    let mut request = helper::request_header(pipeline).into_bytes();
+    request.extend_from_slice(text.as_bytes());
+    let stdin = child.stdin.take();
+    let writer = std::thread::spawn(move || {
+        if let Some(mut stdin) = stdin {
+            let _ = stdin.write_all(&request);
+        }
+    });
+    let (sender, answer) = mpsc::channel();
+    let stdout = child.stdout.take();
+    let reader = std::thread::spawn(move || {
+        let mut data = Vec::new();
+        if let Some(mut stdout) = stdout {
+            let _ = stdout.read_to_end(&mut data);
+        }
+        let _ = sender.send(data);
+    });
+    let stderr = child.stderr.take();
+    let errors = std::thread::spawn(move || {
+        let mut data = Vec::new();
+        if let Some(mut stderr) = stderr {
+            let _ = (&mut stderr).take(STDERR_KEPT).read_to_end(&mut data);
+            let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+        }
+        data
+    });
+    let answer = answer
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .ok();
+    let status = answer
+        .as_ref()
+        .and_then(|_| wait_until(&mut child, deadline));
+    let status = match status {
+        Some(status) => status,
+        None => {
+            // Killing it closes its pipes, which ends the three threads.
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = (writer.join(), reader.join(), errors.join());
+            return Some(Err(format!(
+                "LLVM did not finish within {} s",
+                limit.as_secs()
+            )));
+        }
+    };
+    let _ = (writer.join(), reader.join());
+    let stderr = errors.join().unwrap_or_default();
+    interpret(&answer.unwrap_or_default(), status, &stderr)
+}
+
+/// Waits for `child` until `deadline`; `None` when it has not exited by then.
+fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+    // It has closed its stdout, so it is exiting: poll briefly rather than block for good.
+    let mut pause = Duration::from_micros(100);
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// What a finished helper's answer, exit status and stderr mean. `None`: another build.
+fn interpret(answer: &[u8], status: ExitStatus, stderr: &[u8]) -> Option<Result<Vec<u32>, String>> {
+    // The helper's last words, if any (LLVM's "LLVM ERROR: …" before it aborts).
+    let said = String::from_utf8_lossy(stderr)
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| format!(": {}", l.chars().take(300).collect::<String>()))
+        .unwrap_or_default();
+    #[cfg(unix)]
+    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&status) {
+        return Some(Err(format!(
+            "LLVM crashed (signal {signal}) emitting this kernel{said}"
+        )));
+    }
+    Some(match answer.split_first() {
+        Some((&helper::WORDS, words)) if words.len() % 4 == 0 && status.success() => Ok(words
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect()),
-        Some((1, message)) => Err(String::from_utf8_lossy(message).into_owned()),
-        _ => Err("LLVM ended without emitting this kernel".into()),
-    }
+        Some((&helper::ERROR, message)) => Err(String::from_utf8_lossy(message).into_owned()),
+        Some((&helper::MISMATCH, _)) => return None,
+        _ => Err(format!(
+            "LLVM ended without emitting this kernel ({status}){said}"
+        )),
+    })
 }
 
-/// [`emit::emit_spirv`] in this process (no `fork` here).
-#[cfg(not(unix))]
-pub(crate) fn emit_isolated(text: &str, pipeline: &str) -> Result<Vec<u32>, String> {
-    emit::emit_spirv(text, pipeline)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// The child: emits, writes `0` and the words or `1` and the error, and exits.
-#[cfg(unix)]
-fn child(fd: i32, text: &str, pipeline: &str) -> ! {
-    // A crash here is expected now and then: no core file for it.
-    let none = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: sets this process's own limit from a valid struct.
-    unsafe { libc::setrlimit(libc::RLIMIT_CORE, &none) };
-    let result = std::panic::catch_unwind(|| emit::emit_spirv(text, pipeline));
-    let mut out = Vec::new();
-    match result {
-        Ok(Ok(words)) => {
-            out.push(0u8);
-            for w in words {
-                out.extend_from_slice(&w.to_le_bytes());
-            }
+    #[test]
+    fn candidates_come_in_the_documented_order_and_only_when_they_exist() {
+        let root = std::env::temp_dir().join(format!("cajeta-helper-cands-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let deps = root.join("debug").join("deps");
+        std::fs::create_dir_all(&deps).unwrap();
+        let name = format!("cajetac{}", std::env::consts::EXE_SUFFIX);
+        let test_binary = deps.join("suite-0123");
+        let explicit = root.join("mine");
+        for file in [&test_binary, &explicit, &root.join("debug").join(&name)] {
+            std::fs::write(file, b"").unwrap();
         }
-        Ok(Err(e)) => {
-            out.push(1u8);
-            out.extend_from_slice(e.as_bytes());
-        }
-        Err(_) => {
-            out.push(1u8);
-            out.extend_from_slice(b"LLVM panicked emitting this kernel");
-        }
+        // An embedder's test binary: the explicit one, then the cajetac one folder up (none
+        // beside it in deps/).
+        assert_eq!(
+            candidates(Some(explicit.clone()), Some(&test_binary), false),
+            [
+                (explicit.clone(), false),
+                (root.join("debug").join(&name), false)
+            ]
+        );
+        // cajetac itself: itself, trusted, before any other; a missing explicit one is
+        // skipped.
+        let cajetac = root.join("debug").join(&name);
+        assert_eq!(
+            candidates(Some(root.join("missing")), Some(&cajetac), true)[0],
+            (cajetac.clone(), true)
+        );
+        // Beside the executable before the folder above.
+        std::fs::write(deps.join(&name), b"").unwrap();
+        assert_eq!(
+            candidates(None, Some(&test_binary), false),
+            [(deps.join(&name), false), (cajetac, false)]
+        );
+        assert!(candidates(None, None, false).is_empty());
+        let _ = std::fs::remove_dir_all(&root);
     }
-    let mut at = 0;
-    while at < out.len() {
-        // SAFETY: writes from a live buffer to our pipe.
-        let n = unsafe { libc::write(fd, out[at..].as_ptr().cast(), out.len() - at) };
-        if n <= 0 {
-            break;
-        }
-        at += n as usize;
-    }
-    // SAFETY: leaves without running the parent's destructors or atexit handlers.
-    unsafe { libc::_exit(0) }
-}
 
-/// Everything the child writes until it closes the pipe; `None` when it takes longer than
-/// [`LIMIT_MS`].
-#[cfg(unix)]
-fn read_all(fd: i32) -> Option<Vec<u8>> {
-    let mut data = Vec::new();
-    let mut buf = [0u8; 65536];
-    let start = std::time::Instant::now();
-    loop {
-        let left = LIMIT_MS - start.elapsed().as_millis().min(LIMIT_MS as u128) as i32;
-        if left <= 0 {
-            return None;
-        }
-        let mut p = libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        let ready = unsafe { libc::poll(&mut p, 1, left) };
-        if ready == 0 {
-            return None;
-        }
-        if ready < 0 {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Some(data);
-        }
-        // SAFETY: reads into a live buffer.
-        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-        if n == 0 {
-            return Some(data);
-        }
-        if n < 0 {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Some(data);
-        }
-        data.extend_from_slice(&buf[..n as usize]);
+    #[test]
+    fn a_program_that_is_not_a_helper_is_not_used() {
+        // `true` answers nothing and exits 0; a missing file cannot be started.
+        assert!(!probe(Path::new("/bin/true")));
+        assert!(!probe(Path::new("/nonexistent/cajetac")));
     }
 }

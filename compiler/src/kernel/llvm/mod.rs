@@ -27,6 +27,7 @@ mod buffers;
 mod cleanup;
 mod clock;
 mod emit;
+mod helper;
 mod images;
 mod int_pack;
 mod isolate;
@@ -49,6 +50,9 @@ mod vectors;
 mod vulkan_fixups;
 mod waves;
 mod workgroup_reduce;
+
+pub use helper::{emit_helper_main, HELPER_ARG};
+pub use isolate::emission_helper;
 
 use std::fmt::Write;
 
@@ -275,7 +279,7 @@ fn compile(
     };
     for &pipeline in pipes {
         // LLVM 23.1's SPIR-V target crashes on some kernels with shared arrays (a shared
-        // array indexed in a loop): those are emitted in a child process, so a crash is a
+        // array indexed in a loop): those are emitted in a helper process, so a crash is a
         // refusal instead of the end of the compiler (`isolate.rs`).
         let emitted = if shared_arrays {
             isolate::emit_isolated(&text, pipeline)

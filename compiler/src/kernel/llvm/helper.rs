@@ -1,0 +1,149 @@
+//! The emission helper: `cajetac` started again, as a fresh process, to run LLVM's SPIR-V
+//! target on one kernel (`isolate.rs` starts it and reads its answer). Started with
+//! [`HELPER_ARG`] as its only argument, it reads a request from stdin and writes the answer to
+//! stdout:
+//!
+//! - request: the [`IDENTITY`] in hexadecimal, a newline, the pipeline, a newline, the
+//!   module's LLVM IR text. An empty pipeline is a probe: the answer says whether the
+//!   identities match, and LLVM does not run.
+//! - answer: [`WORDS`] and the SPIR-V words (little-endian), [`ERROR`] and LLVM's message,
+//!   or [`MISMATCH`] (another build's helper: the request's format or the emitter may differ).
+//!
+//! `CAJETA_LLVM_HELPER_FAULT` makes a helper fail on purpose, for the tests of what a failing
+//! helper becomes: `abort` aborts (SIGABRT), `hang` never answers, `hang:FILE` writes the
+//! helper's process id into FILE first.
+
+use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use cajeta_runtime::checksum::Fnv1a64;
+
+use super::emit;
+
+/// The argument that makes `cajetac` the helper (checked first thing in its `main`).
+pub const HELPER_ARG: &str = "--internal-llvm-emit-helper";
+
+/// What parent and helper must share: the compiler version and the text of the emitter and
+/// of this protocol, so a helper of another build (an older `cajetac` left beside a test
+/// binary) is not used.
+pub(super) const IDENTITY: u64 = Fnv1a64::new()
+    .update(env!("CARGO_PKG_VERSION").as_bytes())
+    .update(include_str!("emit.rs").as_bytes())
+    .update(include_str!("helper.rs").as_bytes())
+    .finish();
+
+/// Answer: the words follow.
+pub(super) const WORDS: u8 = 0;
+/// Answer: LLVM's error message follows.
+pub(super) const ERROR: u8 = 1;
+/// Answer: the request came from another build.
+pub(super) const MISMATCH: u8 = 2;
+
+/// Set once this process has passed [`emit_helper_main`] without being the helper: its own
+/// executable answers [`HELPER_ARG`], so it needs no search and no probe.
+static SERVES: AtomicBool = AtomicBool::new(false);
+
+/// Whether this process's executable is a helper (see [`SERVES`]).
+pub(super) fn executable_serves() -> bool {
+    SERVES.load(Ordering::Relaxed)
+}
+
+/// The start of a request for `pipeline` (the LLVM IR text follows).
+pub(super) fn request_header(pipeline: &str) -> String {
+    format!("{IDENTITY:016x}\n{pipeline}\n")
+}
+
+/// Runs the emission helper when this process was started as one: call it first thing in
+/// `main`. Returns the exit status to leave with when it was the helper, `None` otherwise
+/// (and then this program's own executable is used as the helper of its LLVM compiles, with
+/// no search: `cajetac` calls it, and an embedder's program may, see docs/backends.md).
+pub fn emit_helper_main() -> Option<i32> {
+    if std::env::args_os().nth(1).as_deref() != Some(OsStr::new(HELPER_ARG)) {
+        SERVES.store(true, Ordering::Relaxed);
+        return None;
+    }
+    no_core_files();
+    let mut request = Vec::new();
+    if std::io::stdin().lock().read_to_end(&mut request).is_err() {
+        return Some(2);
+    }
+    let answer = answer(&request);
+    let mut out = std::io::stdout().lock();
+    let written = out.write_all(&answer).and_then(|()| out.flush());
+    Some(if written.is_ok() { 0 } else { 2 })
+}
+
+/// A crash is expected now and then (docs/backends.md): no core file for it, whether the
+/// system writes cores to files (the limit) or pipes them to a collector (not dumpable). And
+/// when the compiler is killed, its helper goes with it.
+fn no_core_files() {
+    let none = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: sets this process's own limit from a valid struct.
+    unsafe { libc::setrlimit(libc::RLIMIT_CORE, &none) };
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain flags of this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+    }
+}
+
+/// The answer to `request` (see the module comment).
+fn answer(request: &[u8]) -> Vec<u8> {
+    let mut parts = request.splitn(3, |&b| b == b'\n');
+    let (Some(identity), Some(pipeline), Some(text)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return vec![MISMATCH];
+    };
+    if identity != format!("{IDENTITY:016x}").as_bytes() {
+        return vec![MISMATCH];
+    }
+    if pipeline.is_empty() {
+        return vec![WORDS];
+    }
+    let (Ok(pipeline), Ok(text)) = (std::str::from_utf8(pipeline), std::str::from_utf8(text))
+    else {
+        return failed("the request is not UTF-8");
+    };
+    fault_on_request();
+    match std::panic::catch_unwind(|| emit::emit_spirv(text, pipeline)) {
+        Ok(Ok(words)) => {
+            let mut out = Vec::with_capacity(1 + 4 * words.len());
+            out.push(WORDS);
+            for w in words {
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+            out
+        }
+        Ok(Err(e)) => failed(&e),
+        Err(_) => failed("LLVM panicked emitting this kernel"),
+    }
+}
+
+fn failed(message: &str) -> Vec<u8> {
+    let mut out = vec![ERROR];
+    out.extend_from_slice(message.as_bytes());
+    out
+}
+
+/// `CAJETA_LLVM_HELPER_FAULT` (see the module comment).
+fn fault_on_request() {
+    let Ok(fault) = std::env::var("CAJETA_LLVM_HELPER_FAULT") else {
+        return;
+    };
+    if fault == "abort" {
+        std::process::abort();
+    }
+    if let Some(rest) = fault.strip_prefix("hang") {
+        if let Some(file) = rest.strip_prefix(':') {
+            let _ = std::fs::write(file, std::process::id().to_string());
+        }
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+}
