@@ -21,6 +21,7 @@ mod kernel_print;
 mod launch;
 mod literals;
 mod loops;
+mod members;
 mod memory;
 mod names;
 mod operators;
