@@ -30,6 +30,7 @@ mod pod;
 mod precision;
 mod range_loop;
 mod shared_nd;
+mod swizzle_assign;
 mod textures;
 mod typed_literals;
 mod vector;
