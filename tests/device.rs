@@ -235,3 +235,84 @@ public final class Queries {
     assert_eq!(printed, want);
     assert!(ctx.device_local_heap_bytes() > 0 && info.subgroup_size > 0);
 }
+
+/// An `Image2D` written by one kernel and passed to the `Texture2D` parameter of the next
+/// (`tests/device/image_as_texture.cajeta`), on both host executors: the barrier log shows the
+/// move from the storage layout to the sampled one waiting for the storage write and making
+/// it visible to the sampling read, and the move back before the image is written again.
+#[test]
+fn image_written_then_sampled_is_transitioned_after_the_write() {
+    use cajetac::driver::{self, HostMode};
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let path = tests_dir().join("device/image_as_texture.cajeta");
+    let text = std::fs::read_to_string(&path).expect("program");
+    let mut modes = vec![HostMode::Interp];
+    if driver::native_support().is_ok() {
+        modes.push(HostMode::Native);
+    }
+    for mode in modes {
+        ctx.clear_barrier_log();
+        let mut sources = cajetac::diagnostics::SourceMap::new();
+        let mut out = Vec::new();
+        let mut io = cajetac::host::interp::HostIo {
+            stdout: &mut out,
+            context: Some(ctx.clone()),
+        };
+        let files = [("image_as_texture.cajeta".to_string(), text.clone())];
+        let result = driver::run_program_mode(
+            &mut sources,
+            &files,
+            &SpirvOptions::default(),
+            &[],
+            &mut io,
+            None,
+            mode,
+        );
+        let printed = String::from_utf8_lossy(&out).into_owned();
+        match result {
+            Ok(cajetac::host::interp::HostOutcome::Returned(v)) => {
+                assert_eq!(v.to_string(), "777", "{mode:?}: {printed}")
+            }
+            Ok(_) => panic!("{mode:?}: returned nothing"),
+            Err(driver::RunError::Runtime(e)) => panic!("{mode:?}: {}", e.render(&sources)),
+            Err(_) => panic!("{mode:?}: did not compile or run"),
+        }
+        let log = ctx.barrier_log();
+        let layout = |r: &cajeta_runtime::BarrierRecord| {
+            (
+                r.old_layout.clone().unwrap_or_default(),
+                r.new_layout.clone().unwrap_or_default(),
+            )
+        };
+        let to_sampled: Vec<_> = log
+            .iter()
+            .filter(|r| layout(r) == ("GENERAL".into(), "SHADER_READ_ONLY_OPTIMAL".into()))
+            .collect();
+        // Three storage writes read as textures: RGBA32F twice, R32UI once.
+        assert_eq!(to_sampled.len(), 3, "{mode:?}: {log:#?}");
+        for r in &to_sampled {
+            assert_eq!(r.hazard, Hazard::LayoutTransition);
+            assert!(r.before_label.starts_with("launch read"), "{r:#?}");
+            assert_eq!(
+                (
+                    r.src_stage.as_str(),
+                    r.src_access.as_str(),
+                    r.dst_access.as_str()
+                ),
+                ("COMPUTE_SHADER", "SHADER_WRITE", "SHADER_READ"),
+                "{mode:?}: the sampled read must wait for the storage write: {r:#?}"
+            );
+        }
+        // Written again after being sampled: back to GENERAL before the second `fill`.
+        let back: Vec<_> = log
+            .iter()
+            .filter(|r| layout(r) == ("SHADER_READ_ONLY_OPTIMAL".into(), "GENERAL".into()))
+            .collect();
+        assert!(
+            back.iter().any(|r| r.before_label == "launch fill"),
+            "{mode:?}: {log:#?}"
+        );
+    }
+}

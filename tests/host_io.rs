@@ -23,6 +23,16 @@ fn run(
     file: &str,
     args: &[String],
 ) -> (Result<String, String>, String) {
+    run_mode(ctx, file, args, driver::HostMode::Interp)
+}
+
+/// [`run`] on the host executor `mode`.
+fn run_mode(
+    ctx: Option<cajeta_runtime::Context>,
+    file: &str,
+    args: &[String],
+    mode: driver::HostMode,
+) -> (Result<String, String>, String) {
     let path = tests_dir().join("host_io").join(file);
     let text = std::fs::read_to_string(&path).unwrap();
     let mut sources = SourceMap::new();
@@ -31,12 +41,14 @@ fn run(
         stdout: &mut out,
         context: ctx,
     };
-    let result = driver::run_program(
+    let result = driver::run_program_mode(
         &mut sources,
         &[(file.to_string(), text)],
         &SpirvOptions::default(),
         args,
         &mut io,
+        None,
+        mode,
     );
     let printed = String::from_utf8_lossy(&out).into_owned();
     let r = match result {
@@ -321,5 +333,68 @@ fn string_equality_compares_text() {
     ] {
         let (r, printed) = run(None, "strings.cajeta", &args(a, b));
         assert_eq!(r, Ok(expect.to_string()), "{a} {b}; printed:\n{printed}");
+    }
+}
+
+/// `Files.readImageRGBA` reads every channel of an RGBA and of an RGB PNG (alpha 1), and
+/// `Files.writeImageRGBA` / `Files.writeImage` write 8-bit PNGs the `image` crate decodes to
+/// the values computed here, on both host executors; a size that does not match the array
+/// is a runtime error at the call.
+#[test]
+fn rgba_pngs_are_read_and_written_on_both_executors() {
+    use cajetac::driver::HostMode;
+    let mut modes = vec![HostMode::Interp];
+    if driver::native_support().is_ok() {
+        modes.push(HostMode::Native);
+    }
+    let (w, h) = (7u32, 5u32);
+    let rgba = image::RgbaImage::from_fn(w, h, |x, y| {
+        let i = (y * w + x) as u8;
+        image::Rgba([
+            i * 7,
+            255 - i * 3,
+            i.wrapping_mul(11).wrapping_add(5),
+            40 + i * 5,
+        ])
+    });
+    let rgb = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([x as u8 * 30, y as u8 * 40, 9]));
+    for mode in modes {
+        let dir = temp_dir(&format!("rgba-{mode:?}"));
+        rgba.save(dir.join("in.png")).unwrap();
+        rgb.save(dir.join("rgb.png")).unwrap();
+        let args = |name: &str| vec![dir.display().to_string(), name.to_string()];
+        let (r, printed) = run_mode(None, "rgba.cajeta", &args("in.png"), mode);
+        assert_eq!(r, Ok("777".to_string()), "{mode:?}: {printed}");
+        let out = image::open(dir.join("out.png")).unwrap();
+        assert_eq!(out.color(), image::ColorType::Rgba8, "{mode:?}");
+        let want: Vec<u8> = rgba
+            .pixels()
+            .flat_map(|p| [p[2], p[1], p[0], 255 - p[3]])
+            .collect();
+        assert_eq!(out.into_rgba8().into_raw(), want, "{mode:?}");
+        let alpha = image::open(dir.join("alpha.png")).unwrap();
+        assert_eq!(alpha.color(), image::ColorType::L8, "{mode:?}");
+        let want: Vec<u8> = rgba.pixels().map(|p| p[3]).collect();
+        assert_eq!(alpha.into_luma8().into_raw(), want, "{mode:?}");
+
+        let (r, printed) = run_mode(None, "rgba.cajeta", &args("rgb.png"), mode);
+        assert_eq!(r, Ok("777".to_string()), "{mode:?}: {printed}");
+        let out = image::open(dir.join("out.png")).unwrap().into_rgba8();
+        let want: Vec<u8> = rgb.pixels().flat_map(|p| [p[2], p[1], p[0], 0]).collect();
+        assert_eq!(
+            out.into_raw(),
+            want,
+            "{mode:?}: no alpha in the file reads as 1"
+        );
+
+        let mut bad = args("in.png");
+        bad.push("bad".into());
+        let (r, _) = run_mode(None, "rgba.cajeta", &bad, mode);
+        let e = r.unwrap_err();
+        assert!(
+            e.contains("rgba.cajeta:31:")
+                && e.contains("8 x 5 pixels of 4 channel(s) need 160 values, the array has 140"),
+            "{mode:?}: {e}"
+        );
     }
 }

@@ -90,6 +90,12 @@ pub enum HostOp {
     FileWrite(ScalarType),
     /// `Files.readImage(path)`: PNG/JPEG decoded to float32 luminance in [0, 1], row-major.
     ReadImage,
+    /// `Files.readImageRGBA(path)`: PNG/JPEG decoded to float32 RGBA in [0, 1], four values
+    /// per pixel, row-major (alpha 1 where the file has none).
+    ReadImageRgba,
+    /// `Files.writeImage(path, lum, w, h)` (1 channel) and `Files.writeImageRGBA(path, rgba,
+    /// w, h)` (4): a float32 array written as an 8-bit PNG, clamped to [0, 1].
+    WriteImage(u8),
     /// `Files.imageWidth(path)`.
     ImageFileWidth,
     /// `Files.imageHeight(path)`.
@@ -241,6 +247,9 @@ impl HostOp {
             "host.files.write_int32" => HostOp::FileWrite(ScalarType::I32),
             "host.files.write_uint32" => HostOp::FileWrite(ScalarType::U32),
             "host.files.read_image" => HostOp::ReadImage,
+            "host.files.read_image_rgba" => HostOp::ReadImageRgba,
+            "host.files.write_image" => HostOp::WriteImage(1),
+            "host.files.write_image_rgba" => HostOp::WriteImage(4),
             "host.files.image_width" => HostOp::ImageFileWidth,
             "host.files.image_height" => HostOp::ImageFileHeight,
             "host.image2d.save" => HostOp::ImageSave,

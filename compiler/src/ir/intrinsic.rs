@@ -94,6 +94,12 @@ pub enum WaveOp {
     ReduceXor,
     /// `Wave.prefixSum(v)`: exclusive scan.
     PrefixSum,
+    /// `Wave.inclusivePrefixSum(v)`: inclusive scan (this lane's value included).
+    InclusivePrefixSum,
+    /// `Wave.id()`: the wave's index in its workgroup (`SubgroupId`).
+    Id,
+    /// `Wave.count()`: the number of waves in the workgroup (`NumSubgroups`).
+    Count,
     /// `Wave.broadcastFirst(v)`.
     BroadcastFirst,
     /// `Quad.broadcast(v, lane)` (lane a constant 0..3).
@@ -431,6 +437,9 @@ impl Intrinsic {
             "wave.reduce_or" => Intrinsic::Wave(WaveOp::ReduceOr),
             "wave.reduce_xor" => Intrinsic::Wave(WaveOp::ReduceXor),
             "wave.prefix_sum" => Intrinsic::Wave(WaveOp::PrefixSum),
+            "wave.inclusive_prefix_sum" => Intrinsic::Wave(WaveOp::InclusivePrefixSum),
+            "wave.id" => Intrinsic::Wave(WaveOp::Id),
+            "wave.count" => Intrinsic::Wave(WaveOp::Count),
             "wave.broadcast_first" => Intrinsic::Wave(WaveOp::BroadcastFirst),
             "quad.broadcast" => Intrinsic::Wave(WaveOp::QuadBroadcast),
             "quad.swap_horizontal" => Intrinsic::Wave(WaveOp::QuadSwapHorizontal),

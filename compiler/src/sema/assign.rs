@@ -38,22 +38,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 },
             },
             ast::ExprKind::Field(base, field) => {
-                let b = match self.this_base(base) {
-                    Some(this) => this,
-                    None => self.expr(base, None)?,
-                };
-                if let Type::Struct(_) = b.ty {
-                    if self.is_device() {
-                        return self.error(Diagnostic::error(
-                            Code::NotAssignable,
-                            e.span,
-                            "POD parameters are read-only in device code",
-                        ));
-                    }
-                    return self.pod_field(b, field);
-                }
-                self.refuse_pod_store(&b, e.span)?;
-                self.lane_place(b, super::vector::LaneSel::Name(field), e.span)
+                let b = self.field_base(base)?;
+                self.field_place(b, field, e.span)
             }
             ast::ExprKind::Index(base, index) => {
                 if let Some(r) = self.nd_shared_place(e) {
@@ -87,9 +73,38 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
     }
 
+    /// The value whose field or lane `base.f` names (`this` inside a constructor).
+    pub(super) fn field_base(&mut self, base: &ast::Expr) -> R<ir::Expr> {
+        match self.this_base(base) {
+            Some(this) => Ok(this),
+            None => self.expr(base, None),
+        }
+    }
+
+    /// `b.field` as a place, `b` already checked: a POD field or one vector lane.
+    pub(super) fn field_place(
+        &mut self,
+        b: ir::Expr,
+        field: &ast::Ident,
+        span: Span,
+    ) -> R<(Place, Type)> {
+        if let Type::Struct(_) = b.ty {
+            if self.is_device() {
+                return self.error(Diagnostic::error(
+                    Code::NotAssignable,
+                    span,
+                    "POD parameters are read-only in device code",
+                ));
+            }
+            return self.pod_field(b, field);
+        }
+        self.refuse_pod_store(&b, span)?;
+        self.lane_place(b, super::vector::LaneSel::Name(field), span)
+    }
+
     /// A lane of a POD parameter's vector field (`p.range.y = …`) is read-only in device code
     /// like the field itself; the backend cannot store it, so `check` must refuse it too.
-    fn refuse_pod_store(&mut self, b: &ir::Expr, span: Span) -> R<()> {
+    pub(super) fn refuse_pod_store(&mut self, b: &ir::Expr, span: Span) -> R<()> {
         fn in_pod(p: &Place) -> bool {
             match p {
                 Place::Field { .. } => true,
@@ -199,7 +214,18 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         r: &ast::Expr,
         span: Span,
     ) -> R<(Vec<ir::Stmt>, Place, Type)> {
-        let (place, ty) = self.place(l)?;
+        let (place, ty) = match &l.kind {
+            // `q.xy = …`: several lanes at once (vectors have no fields, so a name of more
+            // than one letter on a vector is a swizzle).
+            ast::ExprKind::Field(base, field) => {
+                let b = self.field_base(base)?;
+                if matches!(b.ty, Type::Vector(..)) && field.name.chars().count() > 1 {
+                    return self.swizzle_assign(op, b, field, l.span, r, span);
+                }
+                self.field_place(b, field, l.span)?
+            }
+            _ => self.place(l)?,
+        };
         if let Type::Image2D(_) | Type::Buffer(_) = ty {
             if self.is_device() {
                 return self.error(Diagnostic::error(

@@ -271,14 +271,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     ) -> R<ir::Expr> {
         let coop_hint = self.coop_hint.take();
         let Some(overloads) = self.syms.intrinsic(class, &name.name) else {
-            return self.error(
-                Diagnostic::error(
-                    Code::UnknownMethod,
-                    name.span,
-                    format!("`{class}` has no method `{}`", name.name),
-                )
-                .with_label("unknown method"),
-            );
+            let d = Diagnostic::error(
+                Code::UnknownMethod,
+                name.span,
+                format!("`{class}` has no method `{}`", name.name),
+            )
+            .with_label("unknown method");
+            let d = self.with_known_methods(d, class, &name.name);
+            return self.error(d);
         };
         let args = self.positional(args)?;
         let Some(m) = self.pick_overload(overloads, &args) else {

@@ -3,7 +3,7 @@
 
 use super::body::{FnCtx, R};
 use crate::diagnostics::{Code, Diagnostic, Span};
-use crate::ir::{self, ExprKind, FunctionKind, ScalarType, Type};
+use crate::ir::{self, ExprKind, FunctionKind, ScalarType, TextureDim, Type};
 use crate::syntax::ast;
 
 impl<'s, 'a> FnCtx<'s, 'a> {
@@ -152,7 +152,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let mut values = Vec::new();
         for (a, p) in args.iter().zip(&params) {
             let v = self.expr(a, Some(p))?;
-            values.push(self.coerce(v, p, a.span)?);
+            values.push(match (&v.ty, p) {
+                (Type::Image2D(_), Type::Texture(..)) => self.image_as_texture(v, p, a.span)?,
+                _ => self.coerce(v, p, a.span)?,
+            });
         }
         Ok(ir::Expr {
             kind: ExprKind::Launch(Box::new(ir::Launch {
@@ -168,6 +171,40 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ty: Type::Void,
             span,
         })
+    }
+
+    /// An `Image2D<F>` argument for a `Texture2D<T>` parameter: Vulkan lets one image be both
+    /// a storage and a sampled image, and the runtime creates storage images with `SAMPLED`
+    /// usage, moving them to the sampled layout (after the storage writes) at the launch. The
+    /// argument stays an image; only the shape and the texel type must fit.
+    fn image_as_texture(&mut self, v: ir::Expr, p: &Type, span: Span) -> R<ir::Expr> {
+        let (Type::Image2D(format), Type::Texture(dim, texel)) = (&v.ty, p) else {
+            return self.coerce(v, p, span);
+        };
+        if *dim == TextureDim::D2 && format.channel_type() == *texel {
+            return Ok(v);
+        }
+        let help = if *dim != TextureDim::D2 {
+            "help: only a `Texture2D` parameter can read an `Image2D`; other shapes need a \
+             texture of their own (`heap Texture3D(…)` + `upload`)"
+                .to_string()
+        } else {
+            let reads = format.channel_type();
+            format!(
+                "help: an `{}` reads as {reads}: declare the parameter `Texture2D<{reads}>`, \
+                 or write the image with a format whose channels are {texel}",
+                v.ty
+            )
+        };
+        self.error(
+            Diagnostic::error(
+                Code::TypeMismatch,
+                span,
+                format!("expected {p}, found {}", v.ty),
+            )
+            .with_label(format!("this is {}", v.ty))
+            .with_note(help),
+        )
     }
 
     /// `spec: [v0, v1, …]`: numeric scalars; the host converts each to its slot's type.

@@ -218,6 +218,52 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     /// The place `v.x` / `v[i]` (one lane) of a vector held in a variable or buffer element.
     /// `b` is the checked base expression, which must read a place holding a vector.
     pub fn lane_place(&mut self, b: ir::Expr, which: LaneSel<'_>, span: Span) -> R<(Place, Type)> {
+        let (place, s, n) = self.vector_place(b, span)?;
+        let ty = Type::Vector(s, n);
+        let lane =
+            match which {
+                LaneSel::Index(i) => self.constant_lane(i, n)?,
+                LaneSel::Name(field) => match self.swizzle_lanes(field, &ty)?.as_slice() {
+                    [l] => *l,
+                    _ => return self.error(
+                        Diagnostic::error(
+                            Code::NotAssignable,
+                            field.span,
+                            "only one lane at a time can be incremented",
+                        )
+                        .with_note(
+                            "help: write `v.xy += stack Vector<…,2>(1, 1)`, or one lane at a time",
+                        ),
+                    ),
+                },
+            };
+        Ok((
+            Place::Lane {
+                base: Box::new(place),
+                lane,
+            },
+            Type::Scalar(s),
+        ))
+    }
+
+    /// The lanes a swizzle name picks from a vector of type `ty` (E0006 for a bad name).
+    pub(super) fn swizzle_lanes(&mut self, field: &ast::Ident, ty: &Type) -> R<Vec<u8>> {
+        let n = match ty {
+            Type::Vector(_, n) => *n,
+            _ => 0,
+        };
+        match parse_swizzle(&field.name, n) {
+            Ok(l) => Ok(l),
+            Err(msg) => self.error(Diagnostic::error(
+                Code::UnknownName,
+                field.span,
+                format!("{ty} has no lane `{}`: {msg}", field.name),
+            )),
+        }
+    }
+
+    /// The vector place `b` loads from, with its lane type and count.
+    pub(super) fn vector_place(&mut self, b: ir::Expr, span: Span) -> R<(Place, ScalarType, u8)> {
         // SPEC §8: a precision storage element read as arithmetic (`Convert(Load)`) is
         // still a place; its lane takes the storage lane type.
         let b = match b.kind {
@@ -240,37 +286,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 format!("this {ty} cannot be assigned to: only lanes of vector variables and buffer elements can"),
             ));
         };
-        let (s, n) = (*s, *n);
-        let lane = match which {
-            LaneSel::Index(i) => self.constant_lane(i, n)?,
-            LaneSel::Name(field) => match parse_swizzle(&field.name, n) {
-                Ok(l) if l.len() == 1 => l[0],
-                Ok(_) => {
-                    return self.error(
-                        Diagnostic::error(
-                            Code::NotAssignable,
-                            field.span,
-                            "only one lane at a time can be assigned",
-                        )
-                        .with_note("help: assign the lanes one by one, or build a new vector"),
-                    )
-                }
-                Err(msg) => {
-                    return self.error(Diagnostic::error(
-                        Code::UnknownName,
-                        field.span,
-                        format!("{ty} has no lane `{}`: {msg}", field.name),
-                    ))
-                }
-            },
-        };
-        Ok((
-            Place::Lane {
-                base: Box::new(place),
-                lane,
-            },
-            Type::Scalar(s),
-        ))
+        Ok((place, *s, *n))
     }
 }
 

@@ -171,13 +171,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     format!("wrong number of arguments to `{vt}.{}`", name.name),
                 )
             } else {
-                Diagnostic::error(
+                let d = Diagnostic::error(
                     Code::UnknownMethod,
                     name.span,
                     format!("`{vt}` has no method `{}`", name.name),
                 )
-                .with_label("unknown method")
-                .with_note("vector methods: all any select dot length normalize cross distance min max clamp lerp")
+                .with_label("unknown method");
+                self.with_known_methods(d, "Vector", &name.name)
             });
         };
         let need = |ok: bool, what: &str, this: &mut Self| -> R<()> {

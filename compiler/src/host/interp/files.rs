@@ -1,5 +1,5 @@
-//! Host file I/O (SPEC §9): raw little-endian arrays, images read as luminance, and
-//! `Image2D.save` to PNG or PFM. Every I/O failure is a runtime error naming the path.
+//! Host file I/O (SPEC §9): raw little-endian arrays, images read as luminance or RGBA,
+//! `Files.writeImage`/`writeImageRGBA` of float arrays and `Image2D.save`, to PNG or PFM. Every I/O failure is a runtime error naming the path.
 
 use std::path::Path;
 
@@ -79,6 +79,49 @@ impl Interp<'_> {
                 let img = img.or_else(|x| err(span, format!("cannot decode `{path}`: {x}")))?;
                 Ok(Value::array(Array::F32(img.to_luma32f().into_raw())))
             }
+            (HostOp::ReadImageRgba, [p]) => {
+                let path = self.eval_path(f, p)?;
+                let img = open_image(&path, span)?.decode();
+                let img = img.or_else(|x| err(span, format!("cannot decode `{path}`: {x}")))?;
+                Ok(Value::array(Array::F32(img.to_rgba32f().into_raw())))
+            }
+            (HostOp::WriteImage(channels), [p, a, w, h]) => {
+                let path = self.eval_path(f, p)?;
+                let array = match self.eval(f, a)? {
+                    Value::Array(a) => a,
+                    Value::Void => return err(a.span, "use of a null array"),
+                    other => {
+                        return internal(a.span, format!("expected an array, found {other:?}"))
+                    }
+                };
+                let (w, h) = (
+                    self.eval_u32(f, w, "width")?,
+                    self.eval_u32(f, h, "height")?,
+                );
+                let (method, format) = if channels == 1 {
+                    ("Files.writeImage", RtImageFormat::R32Float)
+                } else {
+                    ("Files.writeImageRGBA", RtImageFormat::Rgba32Float)
+                };
+                let bytes: Vec<u8> = match &*array.borrow() {
+                    Array::F32(v) => {
+                        let want = u64::from(w) * u64::from(h) * u64::from(channels);
+                        if v.len() as u64 != want {
+                            return err(
+                                span,
+                                format!(
+                                    "{method}: {w} x {h} pixels of {channels} channel(s) need {want} values, the array has {}",
+                                    v.len()
+                                ),
+                            );
+                        }
+                        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+                    }
+                    _ => return internal(span, "writing an image from a non-float32 array"),
+                };
+                save_image(method, &path, w, h, format, &bytes, span)?;
+                Ok(Value::Void)
+            }
             (HostOp::ImageFileWidth | HostOp::ImageFileHeight, [p]) => {
                 let path = self.eval_path(f, p)?;
                 let (w, h) = open_image(&path, span)?
@@ -92,7 +135,7 @@ impl Interp<'_> {
                 let path = self.eval_path(f, p)?;
                 let (w, h, format) = (img.width, img.height, img.format());
                 let bytes = self.image_bytes(&img, span)?;
-                save_image(&path, w, h, format, &bytes, span)?;
+                save_image("Image2D.save", &path, w, h, format, &bytes, span)?;
                 Ok(Value::Void)
             }
             (op, args) => internal(span, format!("{op:?} with {} arguments", args.len())),
@@ -143,7 +186,10 @@ fn quantize(x: f32) -> u8 {
     }
 }
 
+/// Writes `bytes` (texels of `format`) to `path` as PNG or PFM by its extension; `method`
+/// names the caller in errors.
 fn save_image(
+    method: &str,
     path: &str,
     w: u32,
     h: u32,
@@ -158,7 +204,9 @@ fn save_image(
     let Some((channels, texels)) = float_texels(format, bytes) else {
         return err(
             span,
-            format!("Image2D.save: {format} images hold integers, not [0, 1] values; download them instead"),
+            format!(
+                "{method}: {format} images hold integers, not [0, 1] values; download them instead"
+            ),
         );
     };
     let write_err = |x: &dyn std::fmt::Display| err(span, format!("cannot write `{path}`: {x}"));
@@ -197,7 +245,7 @@ fn save_image(
         }
         _ => err(
             span,
-            format!("Image2D.save writes `.png` or `.pfm` files, not `{path}`"),
+            format!("{method} writes `.png` or `.pfm` files, not `{path}`"),
         ),
     }
 }

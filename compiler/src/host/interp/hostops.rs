@@ -143,6 +143,8 @@ impl Interp<'_> {
             HostOp::FileRead(_)
             | HostOp::FileWrite(_)
             | HostOp::ReadImage
+            | HostOp::ReadImageRgba
+            | HostOp::WriteImage(_)
             | HostOp::ImageFileWidth
             | HostOp::ImageFileHeight
             | HostOp::ImageSave => self.file_op(f, op, args, e),

@@ -146,7 +146,9 @@ impl Interp<'_> {
                 (ty, Value::Array(a)) if ty.is_buffer_array() => {
                     OwnedArg::Buffers(self.array_buffers(&a, e, &p.name)?)
                 }
-                (Type::Image2D(_), Value::Image(i)) => OwnedArg::Image(i),
+                // An image also feeds a `Texture2D` parameter (checked by sema); the
+                // runtime binds it as a sampled image in the read-only layout.
+                (Type::Image2D(_) | Type::Texture(..), Value::Image(i)) => OwnedArg::Image(i),
                 (Type::Texture(..), Value::Texture(t)) => OwnedArg::Texture(t),
                 (Type::Sampler, Value::Sampler(s)) => OwnedArg::Sampler(s),
                 (Type::AccelStruct, Value::AccelStruct(a)) => OwnedArg::AccelStruct(a),

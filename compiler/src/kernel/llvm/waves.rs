@@ -27,6 +27,8 @@ impl FnLower<'_> {
         match op {
             WaveOp::Width => return self.scalar_builtin("SubgroupSize"),
             WaveOp::LaneId => return self.scalar_builtin("SubgroupLocalInvocationId"),
+            WaveOp::Id => return self.scalar_builtin("SubgroupId"),
+            WaveOp::Count => return self.scalar_builtin("NumSubgroups"),
             WaveOp::IsFirstLane => return self.group_op(Op::GroupNonUniformElect, None, "i1", &[]),
             WaveOp::Ballot => {
                 let p = self.wave_arg(args, 0, e)?;
@@ -65,6 +67,7 @@ impl FnLower<'_> {
         let v = self.wave_arg(args, 0, e)?;
         let reduce = Some(GroupOperation::Reduce);
         let scan = Some(GroupOperation::ExclusiveScan);
+        let inclusive = Some(GroupOperation::InclusiveScan);
         let (opcode, operation) = match op {
             WaveOp::Shuffle => {
                 let lane = self.wave_arg(args, 1, e)?;
@@ -75,6 +78,8 @@ impl FnLower<'_> {
             WaveOp::ReduceSum => (Op::GroupNonUniformIAdd, reduce),
             WaveOp::PrefixSum if float => (Op::GroupNonUniformFAdd, scan),
             WaveOp::PrefixSum => (Op::GroupNonUniformIAdd, scan),
+            WaveOp::InclusivePrefixSum if float => (Op::GroupNonUniformFAdd, inclusive),
+            WaveOp::InclusivePrefixSum => (Op::GroupNonUniformIAdd, inclusive),
             WaveOp::ReduceMin if float => (Op::GroupNonUniformFMin, reduce),
             WaveOp::ReduceMin if signed => (Op::GroupNonUniformSMin, reduce),
             WaveOp::ReduceMin => (Op::GroupNonUniformUMin, reduce),
@@ -106,6 +111,8 @@ impl FnLower<'_> {
             }
             WaveOp::Width
             | WaveOp::LaneId
+            | WaveOp::Id
+            | WaveOp::Count
             | WaveOp::IsFirstLane
             | WaveOp::Ballot
             | WaveOp::Any

@@ -49,6 +49,8 @@ impl FnCx<'_, '_> {
         match op {
             WaveOp::Width => return self.scalar_builtin(BuiltIn::SubgroupSize),
             WaveOp::LaneId => return self.scalar_builtin(BuiltIn::SubgroupLocalInvocationId),
+            WaveOp::Id => return self.scalar_builtin(BuiltIn::SubgroupId),
+            WaveOp::Count => return self.scalar_builtin(BuiltIn::NumSubgroups),
             WaveOp::IsFirstLane => {
                 let b = self.cx.bool_type();
                 return self.emit(Op::GroupNonUniformElect, Some(b), vec![id(scope)]);
@@ -125,6 +127,12 @@ impl FnCx<'_, '_> {
             WaveOp::PrefixSum => {
                 group(self, Op::GroupNonUniformIAdd, GroupOperation::ExclusiveScan)
             }
+            WaveOp::InclusivePrefixSum if float => {
+                group(self, Op::GroupNonUniformFAdd, GroupOperation::InclusiveScan)
+            }
+            WaveOp::InclusivePrefixSum => {
+                group(self, Op::GroupNonUniformIAdd, GroupOperation::InclusiveScan)
+            }
             WaveOp::ReduceMin if float => group(self, Op::GroupNonUniformFMin, reduce),
             WaveOp::ReduceMin if signed => group(self, Op::GroupNonUniformSMin, reduce),
             WaveOp::ReduceMin => group(self, Op::GroupNonUniformUMin, reduce),
@@ -163,6 +171,8 @@ impl FnCx<'_, '_> {
             }
             WaveOp::Width
             | WaveOp::LaneId
+            | WaveOp::Id
+            | WaveOp::Count
             | WaveOp::IsFirstLane
             | WaveOp::Ballot
             | WaveOp::Any
