@@ -26,4 +26,5 @@ mod precision_device;
 mod precision_golden;
 mod precision_local;
 mod ray_query;
+mod soak;
 mod transfer_chunks;

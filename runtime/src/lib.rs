@@ -87,6 +87,7 @@ pub use host_alloc::{
 pub use host_pin::HostPin;
 pub use kernel_printf::{kernel_prints, KernelPrintf};
 pub use launch::{KernelArg, LaunchConfig, ScalarValue};
+pub use memory::MemoryUsage;
 pub use pipeline::Kernel;
 pub use precision::{FloatStorage, IntStorage, PrecisionOptions, PrecisionVariant};
 pub use precision_codec::{decode_sfp, encode_sfp, sfp_buffer_bytes};
@@ -355,6 +356,11 @@ impl Context {
     /// The device this context runs on.
     pub fn device_info(&self) -> &DeviceInfo {
         &self.inner.shared.info
+    }
+
+    /// What the device's allocator holds now (live allocations and their bytes).
+    pub fn memory_usage(&self) -> MemoryUsage {
+        memory::usage(&self.inner.shared)
     }
 
     /// A device-local storage buffer of `size_bytes` bytes (contents undefined).

@@ -14,6 +14,32 @@ use crate::device::DeviceShared;
 use crate::error::{vk_err, Result, RuntimeError};
 use crate::lock;
 
+/// What a device's allocator holds at one moment: the soak test samples it to show that
+/// device memory does not grow without bound under load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemoryUsage {
+    /// Live allocations (buffers, images, staging areas) sub-allocated from device memory.
+    pub live_allocations: usize,
+    /// Bytes those allocations take.
+    pub allocated_bytes: u64,
+    /// Bytes of device memory the allocator holds in blocks (allocated or free).
+    pub reserved_bytes: u64,
+}
+
+/// The allocator's current [`MemoryUsage`] (zero once the device is shutting down).
+pub(crate) fn usage(shared: &DeviceShared) -> MemoryUsage {
+    let guard = lock(&shared.allocator);
+    let Some(allocator) = guard.as_ref() else {
+        return MemoryUsage::default();
+    };
+    let report = allocator.generate_report();
+    MemoryUsage {
+        live_allocations: report.allocations.len(),
+        allocated_bytes: report.total_allocated_bytes,
+        reserved_bytes: report.total_capacity_bytes,
+    }
+}
+
 /// Allocates memory for `requirements` and hands it back; errors name `what`.
 fn allocate(
     shared: &DeviceShared,
