@@ -177,7 +177,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 Err(()) => failed = true,
             }
         }
-        if failed {
+        if failed || self.syms.functions[fid.0].ret_unresolved() {
             return Err(());
         }
         self.calls.push((fid, span));
@@ -271,14 +271,26 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     ) -> R<ir::Expr> {
         let coop_hint = self.coop_hint.take();
         let Some(overloads) = self.syms.intrinsic(class, &name.name) else {
-            return self.error(
-                Diagnostic::error(
-                    Code::UnknownMethod,
-                    name.span,
-                    format!("`{class}` has no method `{}`", name.name),
-                )
-                .with_label("unknown method"),
-            );
+            let mut d = Diagnostic::error(
+                Code::UnknownMethod,
+                name.span,
+                format!("`{class}` has no method `{}`", name.name),
+            )
+            .with_label("unknown method");
+            let mut methods: Vec<&str> = self
+                .syms
+                .intrinsics
+                .get(class)
+                .into_iter()
+                .flat_map(|m| m.keys().map(String::as_str))
+                .collect();
+            methods.sort_unstable();
+            if let Some(similar) = crate::diagnostics::similar::closest(&name.name, methods) {
+                d = d.with_note(format!(
+                    "help: a method with a similar name exists: `{similar}`"
+                ));
+            }
+            return self.error(d);
         };
         let args = self.positional(args)?;
         let Some(m) = self.pick_overload(overloads, &args) else {
