@@ -36,6 +36,7 @@ mod vector_buffer;
 mod vector_ops;
 
 pub use crate::ir::const_fold::{float_to_int, round_to_float};
+pub use annotations::METHOD_ANNOTATION_NAMES;
 
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, FunctionId, FunctionKind, Type};

@@ -325,12 +325,16 @@ pub fn collect<'a>(
                 ));
                 continue;
             }
+            super::annotations::refuse_annotations(&class.annotations, "a class", diags);
             let mut methods: HashMap<String, FunctionId> = HashMap::new();
             for member in &class.members {
                 let m = match member {
                     ast::Member::Method(m) => m,
                     // Fields make the class a POD type (collected by `pod::collect_pods`).
-                    ast::Member::Field(_) => continue,
+                    ast::Member::Field(f) => {
+                        super::annotations::refuse_annotations(&f.annotations, "a field", diags);
+                        continue;
+                    }
                     ast::Member::Constructor(c) => {
                         let Some(pod) =
                             super::constructors::constructor_of(c, class, &syms.pods, diags)
