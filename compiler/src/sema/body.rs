@@ -421,12 +421,6 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         out: &mut ir::Block,
     ) {
         let t = match super::names::resolve_type(ty, &self.syms.pods) {
-            Ok(Type::Struct(_)) if self.is_device() => Err(Diagnostic::error(
-                Code::UnsupportedFeature,
-                ty.span,
-                "POD values exist in device code only as kernel parameters",
-            )
-            .with_note("help: read the fields you need into locals")),
             Ok(Type::Void) => Err(Diagnostic::error(
                 Code::TypeMismatch,
                 ty.span,

@@ -422,7 +422,9 @@ pub fn resolve_type(
         ast::TypeExprKind::Array(inner) => {
             let elem = resolve_type(inner, generics)?;
             match elem {
-                Type::Scalar(_) | Type::String | Type::Buffer(_) => Ok(Type::Array(Box::new(elem))),
+                Type::Scalar(_) | Type::String | Type::Buffer(_) | Type::Struct(_) => {
+                    Ok(Type::Array(Box::new(elem)))
+                }
                 other => Err(Diagnostic::error(
                     Code::UnsupportedFeature,
                     t.span,
@@ -459,11 +461,13 @@ pub fn resolve_type(
                         ));
                     };
                     match resolve_type(inner, generics)? {
-                        elem @ (Type::Scalar(_) | Type::Vector(..)) => Ok(Type::buffer(elem)),
+                        elem @ (Type::Scalar(_) | Type::Vector(..) | Type::Struct(_)) => {
+                            Ok(Type::buffer(elem))
+                        }
                         other => Err(Diagnostic::error(
                             Code::UnsupportedFeature,
                             inner.span,
-                            format!("KernelBuffer<{other}> is not supported: element types are scalars and vectors"),
+                            format!("KernelBuffer<{other}> is not supported: element types are scalars, vectors and POD classes"),
                         )),
                     }
                 }

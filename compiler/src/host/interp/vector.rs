@@ -114,7 +114,11 @@ impl Interp<'_> {
         field: usize,
         e: &Expr,
     ) -> Result<Value, Fail> {
-        Self::field_value(f, base, field, e.span)
+        let place = Place::Field {
+            base: Box::new(base.clone()),
+            field,
+        };
+        self.at_element(f, &place, None, e.span)
     }
 
     /// `p.field = value`: replaces one field of the POD value held in `base`.
@@ -126,8 +130,11 @@ impl Interp<'_> {
         value: &Expr,
         span: Span,
     ) -> Result<(), Fail> {
-        let v = self.eval(f, value)?;
-        Self::set_field(f, base, field, v, span)
+        let place = Place::Field {
+            base: Box::new(base.clone()),
+            field,
+        };
+        self.at_element(f, &place, Some(value), span).map(drop)
     }
 
     /// A vector or matrix from scalar and vector parts, in order; a POD value from its
@@ -193,7 +200,11 @@ impl Interp<'_> {
         lane: u8,
         e: &Expr,
     ) -> Result<Value, Fail> {
-        Self::lane_value(f, base, lane, e.span)
+        let place = Place::Lane {
+            base: Box::new(base.clone()),
+            lane,
+        };
+        self.at_element(f, &place, None, e.span)
     }
 
     /// `base.lane = value`: replaces one lane of the vector held in `base`.
@@ -205,7 +216,82 @@ impl Interp<'_> {
         value: &Expr,
         span: Span,
     ) -> Result<(), Fail> {
-        let v = Value::Scalar(self.eval_scalar(f, value)?);
-        Self::set_lane(f, base, lane, v, span)
+        let place = Place::Lane {
+            base: Box::new(base.clone()),
+            lane,
+        };
+        self.at_element(f, &place, Some(value), span).map(drop)
+    }
+
+    /// Reads the field or lane place `place`, or stores `value` into it. When the place is
+    /// part of a host array's element (`a[i].pos.x` of a POD array) the array and index are
+    /// evaluated first (then the value, as Java orders it), the element is held in a
+    /// scratch slot at the end of the frame while the field or lane is read or replaced,
+    /// and a changed element is written back.
+    fn at_element(
+        &mut self,
+        f: &mut Frame,
+        place: &Place,
+        value: Option<&Expr>,
+        span: Span,
+    ) -> Result<Value, Fail> {
+        let Some((array, index, _)) = element_root(place, f.len()) else {
+            return match value {
+                Some(value) => {
+                    let v = self.eval(f, value)?;
+                    Self::set_place(f, place, v, span).map(|()| Value::Void)
+                }
+                None => Self::place_value(f, place, span),
+            };
+        };
+        let a = self.eval(f, array)?;
+        let i = self.eval_scalar(f, index)?;
+        let v = value.map(|e| self.eval(f, e)).transpose()?;
+        let elem = super::eval::load_element(&a, i, span)?;
+        let Some((_, _, within)) = element_root(place, f.len()) else {
+            return internal(span, "an element place");
+        };
+        f.push(elem);
+        let result = match v {
+            Some(v) => Self::set_place(f, &within, v, span).map(|()| Value::Void),
+            None => Self::place_value(f, &within, span),
+        };
+        let elem = f.pop().unwrap_or(Value::Void);
+        let result = result?;
+        if value.is_some() {
+            super::eval::store_element(&a, i, elem, span)?;
+        }
+        Ok(result)
+    }
+}
+
+/// For a field or lane place rooted at an array element (`a[i].f…`): the array and index
+/// expressions, and the place with that root replaced by the local `slot`.
+fn element_root(place: &Place, slot: usize) -> Option<(&Expr, &Expr, Place)> {
+    match place {
+        Place::Index { base, index } => Some((base, index, Place::Local(crate::ir::LocalId(slot)))),
+        Place::Field { base, field } => {
+            let (a, i, inner) = element_root(base, slot)?;
+            Some((
+                a,
+                i,
+                Place::Field {
+                    base: Box::new(inner),
+                    field: *field,
+                },
+            ))
+        }
+        Place::Lane { base, lane } => {
+            let (a, i, inner) = element_root(base, slot)?;
+            Some((
+                a,
+                i,
+                Place::Lane {
+                    base: Box::new(inner),
+                    lane: *lane,
+                },
+            ))
+        }
+        Place::Local(_) => None,
     }
 }
