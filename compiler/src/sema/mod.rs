@@ -30,6 +30,7 @@ mod precision;
 mod range_loop;
 mod shared_nd;
 mod textures;
+mod type_hints;
 mod typed_literals;
 mod vector;
 mod vector_buffer;

@@ -583,66 +583,10 @@ pub fn resolve_type(
                     arity(0)?;
                     Ok(Type::Event)
                 }
-                _ => {
-                    let d = Diagnostic::error(
-                        Code::UnknownType,
-                        t.span,
-                        format!("unknown type `{name}`"),
-                    )
-                    .with_label("not a type");
-                    let known = crate::syntax::lexer::GENERIC_TYPES
-                        .iter()
-                        .copied()
-                        .chain(OTHER_TYPE_NAMES.iter().copied())
-                        .chain(ScalarType::ALL.iter().map(|s| s.name()))
-                        .chain(generics.keys().map(String::as_str));
-                    Err(match foreign_scalar_spelling(name) {
-                        Some(ours) => d.with_note(format!(
-                            "help: `{name}` is spelled `{ours}` here (scalar types spell their width)"
-                        )),
-                        None => match crate::diagnostics::similar::closest(name, known) {
-                            Some(similar) => d.with_note(format!(
-                                "help: a type with a similar name exists: `{similar}`"
-                            )),
-                            None => d.with_note(
-                                "scalar types spell their width: int32, uint32, float32, …",
-                            ),
-                        },
-                    })
-                }
+                _ => Err(super::type_hints::unknown_type(name, t.span, generics)),
             }
         }
     }
-}
-
-/// Type names outside [`crate::syntax::lexer::GENERIC_TYPES`] and the scalars, for the
-/// "similar name" hint of an unknown type.
-const OTHER_TYPE_NAMES: &[&str] = &[
-    "Sampler",
-    "AccelerationStructure",
-    "RayQuery",
-    "KernelStream",
-    "String",
-    "Event",
-];
-
-/// This language's spelling of a scalar type name from Java (or C), which people write
-/// out of habit: `int` → `int32`, `double` → `float64`. Java's `char` is an unsigned
-/// 16-bit code unit.
-fn foreign_scalar_spelling(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "int" | "Integer" => "int32",
-        "long" | "Long" => "int64",
-        "short" | "Short" => "int16",
-        "byte" | "Byte" => "int8",
-        "char" | "Character" => "uint16",
-        "float" | "Float" => "float32",
-        "double" | "Double" => "float64",
-        "bool" | "Boolean" => "boolean",
-        "uint" | "unsigned" => "uint32",
-        "half" => "float16",
-        _ => return None,
-    })
 }
 
 /// The lane type `T` of `Vector<T, N>` / `Matrix<T, R, C>`: a scalar (boolean allowed, for
