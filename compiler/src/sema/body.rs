@@ -438,12 +438,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 if self.is_device()
                     && (t.is_host_only() || t.is_resource() || t.is_buffer_array()) =>
             {
-                Err(Diagnostic::error(
+                let d = Diagnostic::error(
                     Code::HostOnlyInDevice,
                     ty.span,
                     format!("locals of type `{t}` are not allowed in device code"),
                 )
-                .with_note("device code may use scalars; resources come in as kernel parameters"))
+                .with_note("device code may use scalars; resources come in as kernel parameters");
+                Err(match &t {
+                    // `T[] t = shared T[n]` (or `heap T[n]`): an array for scratch memory.
+                    Type::Array(elem) if !t.is_buffer_array() => d.with_note(format!(
+                        "help: an array in a kernel is workgroup memory, declared `Shared<{elem}> t = shared {elem}[n];`"
+                    )),
+                    _ => d,
+                })
             }
             other => other,
         };

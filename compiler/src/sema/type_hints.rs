@@ -11,6 +11,10 @@ use crate::ir::{ScalarType, Type};
 pub(super) fn unknown_type(name: &str, span: Span, generics: &HashMap<String, Type>) -> Diagnostic {
     let d = Diagnostic::error(Code::UnknownType, span, format!("unknown type `{name}`"))
         .with_label("not a type");
+    if name == "var" {
+        return d
+            .with_note("help: write the local's type: `var` (type inference) is not supported");
+    }
     if let Some(ours) = foreign_scalar_spelling(name) {
         return d.with_note(format!(
             "help: `{name}` is spelled `{ours}` here (scalar types spell their width)"

@@ -34,6 +34,17 @@ pub(super) fn java_hint(
     if let Some(d) = unknown_generic(file, source, l) {
         return Some(d);
     }
+    if matches!(tok, Tok::LBrace) && expects_expr {
+        return Some(
+            Diagnostic::error(
+                Code::SyntaxError,
+                Span::new(file, l, r),
+                "array literals are written with brackets, not braces",
+            )
+            .with_label("Java's array initializer")
+            .with_note("help: write `[a, b, c]`, as in `int32[] zero = [0];`"),
+        );
+    }
     if matches!(tok, Tok::EmptyBrackets) {
         return Some(
             Diagnostic::error(
