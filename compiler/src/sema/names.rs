@@ -461,6 +461,15 @@ pub fn resolve_type(
                         ));
                     };
                     match resolve_type(inner, generics)? {
+                        Type::Struct(d) if precision_field(&d).is_some() => {
+                            let (field, ty) = precision_field(&d).unwrap_or_default();
+                            Err(Diagnostic::error(
+                                Code::UnsupportedFeature,
+                                inner.span,
+                                format!("KernelBuffer<{}> is not supported: its field `{field}` has the precision type `{ty}`", d.name),
+                            )
+                            .with_note("buffer elements of a POD class have one layout on every device: give the field a fixed width (float16, float32, int8, …)"))
+                        }
                         elem @ (Type::Scalar(_) | Type::Vector(..) | Type::Struct(_)) => {
                             Ok(Type::buffer(elem))
                         }
@@ -587,6 +596,15 @@ pub fn resolve_type(
             }
         }
     }
+}
+
+/// The first field of a POD whose lane is a precision type (`sfp`, `sint8`, …), whose width
+/// the device decides: name and type.
+fn precision_field(d: &crate::ir::StructDef) -> Option<(String, String)> {
+    d.fields
+        .iter()
+        .find(|(_, t)| t.elem_scalar().is_some_and(ScalarType::is_precision))
+        .map(|(n, t)| (n.clone(), t.to_string()))
 }
 
 /// The lane type `T` of `Vector<T, N>` / `Matrix<T, R, C>`: a scalar (boolean allowed, for
