@@ -107,6 +107,18 @@ fn run_program_checked_reports_the_access_and_the_launch() {
 }
 
 #[test]
+fn run_program_checked_reports_a_pod_buffer_element() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    assert_eq!(
+        runtime_error_of(ctx, "pod_buffer.cajeta"),
+        "tests/checked/pod_buffer.cajeta:16:13: runtime error: kernel `k`: index 8 out of bounds for `ps` of length 8\n\
+         tests/checked/pod_buffer.cajeta:23:9: note: in this launch"
+    );
+}
+
+#[test]
 fn an_index_past_its_dimension_is_out_of_bounds() {
     let Some(ctx) = device_context(false) else {
         return;

@@ -123,3 +123,21 @@ fn docs_list_every_code() {
         );
     }
 }
+
+/// docs/language.md's sentence on annotations names every one the checker accepts, and the
+/// annotation code it gives for the others.
+#[test]
+fn docs_list_every_annotation() {
+    let doc = std::fs::read_to_string(cajeta_tests::tests_dir().join("../docs/language.md"))
+        .expect("docs/language.md");
+    let start = doc.find("- A file is").expect("the bullet on files");
+    let end = start + 2 + doc[start + 2..].find("\n- ").expect("the next bullet");
+    let bullet = &doc[start..end];
+    for name in cajetac::sema::METHOD_ANNOTATION_NAMES {
+        assert!(
+            bullet.contains(&format!("`@{name}")),
+            "docs/language.md's bullet on annotations lacks @{name}:\n{bullet}"
+        );
+    }
+    assert!(bullet.contains("E0025"), "{bullet}");
+}

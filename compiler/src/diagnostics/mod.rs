@@ -4,6 +4,7 @@
 mod codes;
 pub mod json;
 mod render;
+pub mod similar;
 
 pub use codes::Code;
 pub use json::render_json;

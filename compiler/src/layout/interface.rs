@@ -57,6 +57,16 @@ pub fn reflect_interface(
             let mut array = None;
             let (descriptor_type, element_type, element_stride, image_format) = match &slot.kind {
                 BindingKind::Buffer {
+                    elem: Type::Struct(d),
+                    stride,
+                    ..
+                } => (
+                    DescriptorType::StorageBuffer,
+                    Some(d.name.clone()),
+                    Some(*stride),
+                    None,
+                ),
+                BindingKind::Buffer {
                     lane,
                     lanes,
                     stride,

@@ -52,9 +52,10 @@ pub enum BindingKind {
     Buffer {
         /// Element type.
         elem: Type,
-        /// Lane scalar type of the element.
+        /// Lane scalar type of the element (`uint32` for a POD element, whose fields are
+        /// reached through `elem`).
         lane: ScalarType,
-        /// 1 for scalar elements, N for `Vector<lane, N>` elements.
+        /// 1 for scalar and POD elements, N for `Vector<lane, N>` elements.
         lanes: u8,
         /// std430 array stride in bytes.
         stride: u32,
@@ -126,7 +127,7 @@ pub struct AddressSlot {
     pub param: usize,
     /// Element type.
     pub elem: Type,
-    /// Lane scalar type of the element.
+    /// Lane scalar type of the element (`uint32` for a POD element).
     pub lane: ScalarType,
     /// 1 for scalar elements, N for `Vector<lane, N>` elements.
     pub lanes: u8,
@@ -215,7 +216,7 @@ pub fn kernel_layout_for(kernel: &Function, by_address: bool) -> Result<KernelLa
                 let stride = elem.std430_stride().ok_or_else(|| {
                     unsupported(param.span, format!("KernelBuffer<{elem}> has no layout"))
                 })?;
-                let (Some(lane), lanes) = (elem.elem_scalar(), elem.lanes() as u8) else {
+                let (Some(lane), lanes) = (buffer_lane(elem), elem.lanes() as u8) else {
                     return Err(unsupported(param.span, format!("KernelBuffer<{elem}>")));
                 };
                 if by_address {
@@ -267,7 +268,10 @@ pub fn kernel_layout_for(kernel: &Function, by_address: bool) -> Result<KernelLa
                     unsupported(param.span, format!("KernelBuffer<{elem}> has no layout"))
                 })?;
                 let (Some(lane), lanes) = (elem.elem_scalar(), elem.lanes() as u8) else {
-                    return Err(unsupported(param.span, format!("KernelBuffer<{elem}>[]")));
+                    return Err(unsupported(
+                        param.span,
+                        format!("`KernelBuffer<{elem}>[]`: buffer arrays hold buffers of scalars and vectors"),
+                    ));
                 };
                 BindingKind::BufferArray {
                     elem: (**elem).clone(),
@@ -342,4 +346,13 @@ fn buffer_array_counts(layout: &mut KernelLayout, offset: &mut u32) {
 
 fn unsupported(span: crate::diagnostics::Span, message: impl Into<String>) -> Diagnostic {
     Diagnostic::error(Code::UnsupportedFeature, span, message)
+}
+
+/// The lane type a buffer binding records for its element `elem`: its scalar, or `uint32`
+/// for a POD element (a structured buffer, read field by field).
+fn buffer_lane(elem: &Type) -> Option<ScalarType> {
+    match elem {
+        Type::Struct(_) => Some(ScalarType::U32),
+        other => other.elem_scalar(),
+    }
 }

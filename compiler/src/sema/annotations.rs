@@ -1,25 +1,51 @@
 //! The method annotations the checker reads: `@Kernel` / `@Device` (what kind of function
-//! a method is), `@FastMath`, `@Override`, and `@Wave(width = N)` on kernels.
+//! a method is), `@FastMath`, `@Override`, and `@Wave(width = N)` on kernels. Classes and
+//! fields of user files take none (the stdlib's `@Intrinsic` is read elsewhere).
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::FunctionKind;
 use crate::syntax::ast;
 
+/// The annotations a method may carry (docs/language.md lists them; a test compares).
+pub const METHOD_ANNOTATION_NAMES: &[&str] = &["Kernel", "Device", "FastMath", "Wave", "Override"];
+
+/// The annotations a method may carry, for E0025's note.
+const METHOD_ANNOTATIONS: &str =
+    "method annotations: @Kernel, @Device, @FastMath, @Wave(width = N), @Override";
+
+/// E0025 for each annotation on `what` (a class or a field of a user file): the language
+/// gives them no meaning, and ignoring one would hide a misplaced `@Kernel`.
+pub fn refuse_annotations(
+    annotations: &[ast::Annotation],
+    what: &str,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for a in annotations {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidAnnotation,
+                a.span,
+                format!("`@{}` cannot mark {what}", a.name.name),
+            )
+            .with_note(format!(
+                "annotations mark methods only; {METHOD_ANNOTATIONS}"
+            )),
+        );
+    }
+}
+
 /// What kind of function a method is, from its annotations; unknown annotations, a method
 /// both `@Kernel` and `@Device`, a non-static method and a missing body are reported.
 pub fn function_kind(m: &ast::MethodDecl, diags: &mut Vec<Diagnostic>) -> FunctionKind {
     for a in &m.annotations {
-        if !matches!(
-            a.name.name.as_str(),
-            "Kernel" | "Device" | "FastMath" | "Override" | "Wave"
-        ) {
+        if !METHOD_ANNOTATION_NAMES.contains(&a.name.name.as_str()) {
             diags.push(
                 Diagnostic::error(
                     Code::InvalidAnnotation,
                     a.span,
                     format!("unknown annotation `@{}`", a.name.name),
                 )
-                .with_note("known annotations: @Kernel, @Device, @FastMath, @Wave(width = N)"),
+                .with_note(METHOD_ANNOTATIONS),
             );
         }
     }

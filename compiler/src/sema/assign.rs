@@ -89,7 +89,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         span: Span,
     ) -> R<(Place, Type)> {
         if let Type::Struct(_) = b.ty {
-            if self.is_device() {
+            if self.is_device() && !self.writable_pod(&b) {
                 return self.error(Diagnostic::error(
                     Code::NotAssignable,
                     span,
@@ -113,12 +113,28 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             }
         }
         match &b.kind {
-            ExprKind::Load(p) if self.is_device() && in_pod(p) => self.error(Diagnostic::error(
-                Code::NotAssignable,
-                span,
-                "POD parameters are read-only in device code",
-            )),
+            ExprKind::Load(p) if self.is_device() && in_pod(p) && !self.writable_pod(b) => self
+                .error(Diagnostic::error(
+                    Code::NotAssignable,
+                    span,
+                    "POD parameters are read-only in device code",
+                )),
             _ => Ok(()),
+        }
+    }
+
+    /// Whether the POD value `e` reads (or whose field or lane it reads) may be written in
+    /// device code: an element of a `KernelBuffer` or a local, unlike a POD parameter (one
+    /// push constant for the whole launch).
+    fn writable_pod(&self, e: &ir::Expr) -> bool {
+        let params = self.syms.functions[self.fid.0].params.len();
+        match &e.kind {
+            ExprKind::Load(p) => match root_place(p) {
+                Place::Index { base, .. } => matches!(base.ty, Type::Buffer(_)),
+                Place::Local(l) => l.0 >= params,
+                _ => false,
+            },
+            _ => false,
         }
     }
 
@@ -467,5 +483,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 .with_note("only assignments, increments and calls can be statements"),
             ),
         }
+    }
+}
+
+/// The place a field or lane place is part of (`buf[i]` of `buf[i].pos.x`, `p` of `p.v`).
+fn root_place(p: &Place) -> &Place {
+    match p {
+        Place::Field { base, .. } | Place::Lane { base, .. } => root_place(base),
+        other => other,
     }
 }

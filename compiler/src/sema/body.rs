@@ -421,55 +421,47 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         out: &mut ir::Block,
     ) {
         let t = match super::names::resolve_type(ty, &self.syms.pods) {
-            Ok(Type::Struct(_)) if self.is_device() => {
-                self.diags.push(
-                    Diagnostic::error(
-                        Code::UnsupportedFeature,
-                        ty.span,
-                        "POD values exist in device code only as kernel parameters",
-                    )
-                    .with_note("help: read the fields you need into locals"),
-                );
-                return;
-            }
-            Ok(Type::Void) => {
-                self.diags.push(Diagnostic::error(
-                    Code::TypeMismatch,
-                    ty.span,
-                    "a local cannot have type void",
-                ));
-                return;
-            }
-            Ok(t) => t,
-            Err(d) => {
-                self.diags.push(d);
-                return;
-            }
-        };
-        if !self.is_device() && t == Type::RayQuery {
-            self.diags.push(
-                Diagnostic::error(
-                    Code::DeviceOnlyInHost,
-                    ty.span,
-                    "a RayQuery exists only in kernels and @Device methods",
-                )
-                .with_note(
-                    "host code passes the scene to the kernel as an AccelerationStructure argument",
-                ),
-            );
-            return;
-        }
-        if self.is_device() && (t.is_host_only() || t.is_resource() || t.is_buffer_array()) {
-            self.diags.push(
-                Diagnostic::error(
+            Ok(Type::Void) => Err(Diagnostic::error(
+                Code::TypeMismatch,
+                ty.span,
+                "a local cannot have type void",
+            )),
+            Ok(Type::RayQuery) if !self.is_device() => Err(Diagnostic::error(
+                Code::DeviceOnlyInHost,
+                ty.span,
+                "a RayQuery exists only in kernels and @Device methods",
+            )
+            .with_note(
+                "host code passes the scene to the kernel as an AccelerationStructure argument",
+            )),
+            Ok(t)
+                if self.is_device()
+                    && (t.is_host_only() || t.is_resource() || t.is_buffer_array()) =>
+            {
+                let d = Diagnostic::error(
                     Code::HostOnlyInDevice,
                     ty.span,
                     format!("locals of type `{t}` are not allowed in device code"),
                 )
-                .with_note("device code may use scalars; resources come in as kernel parameters"),
-            );
-            return;
-        }
+                .with_note("device code may use scalars; resources come in as kernel parameters");
+                Err(match &t {
+                    // `T[] t = shared T[n]` (or `heap T[n]`): an array for scratch memory.
+                    Type::Array(elem) if !t.is_buffer_array() => d.with_note(format!(
+                        "help: an array in a kernel is workgroup memory, declared `Shared<{elem}> t = shared {elem}[n];`"
+                    )),
+                    _ => d,
+                })
+            }
+            other => other,
+        };
+        let t = match t {
+            Ok(t) => t,
+            Err(d) => {
+                self.diags.push(d);
+                self.declare_unresolved(decls);
+                return;
+            }
+        };
         if let Type::Shared(_) = t {
             if !self.shared_decl_ok(ty.span, decls) {
                 // Declared anyway, so that uses report nothing more.
@@ -513,6 +505,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
     }
 
+    /// Declares the names of a local declaration whose type was refused (the error is
+    /// already reported): each name is bound, assigned and marked unresolved, so that its
+    /// later uses are silent instead of one `cannot find` each. The initializers are not
+    /// checked: without the declared type they would mostly repeat the same error.
+    fn declare_unresolved(&mut self, decls: &[(ast::Ident, Option<ast::Expr>)]) {
+        for (name, _) in decls {
+            if let Ok(id) = self.declare(name, Type::Void) {
+                self.mark_assigned(id);
+                self.unresolved.insert(id);
+            }
+        }
+    }
+
     pub(super) fn return_stmt(
         &mut self,
         value: Option<&ast::Expr>,
@@ -520,6 +525,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         out: &mut ir::Block,
     ) {
         let ret = self.ret.clone();
+        if self.syms.functions[self.fid.0].ret_unresolved() {
+            // The return type did not resolve (E0007 at the declaration): check the value
+            // for its own errors only.
+            if let Some(e) = value {
+                let _ = self.expr(e, None);
+            }
+            return;
+        }
         match (value, &ret) {
             (None, Type::Void) => out.push(ir::Stmt::Return(self.implicit_return(span), span)),
             (Some(e), Type::Void) => self.diags.push(

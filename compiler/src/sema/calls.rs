@@ -177,7 +177,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 Err(()) => failed = true,
             }
         }
-        if failed {
+        if failed || self.syms.functions[fid.0].ret_unresolved() {
             return Err(());
         }
         self.calls.push((fid, span));
@@ -574,9 +574,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if self.is_device() {
             return self.host_only(span, "allocation");
         }
-        let t = match resolve_type(elem, &HashMap::new()) {
-            // A buffer array starts with every element null, like Java's `new T[n]`.
-            Ok(t @ (Type::Scalar(_) | Type::Buffer(_))) => t,
+        let t = match resolve_type(elem, &self.syms.pods) {
+            // A buffer array starts with every element null, like Java's `new T[n]`; an
+            // array of PODs with zeroed values.
+            Ok(t @ (Type::Scalar(_) | Type::Buffer(_) | Type::Struct(_))) => t,
             Ok(other) => {
                 return self.error(Diagnostic::error(
                     Code::UnsupportedFeature,
@@ -624,7 +625,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             };
             values.push(v);
         }
-        let Some(elem @ (Type::Scalar(_) | Type::Buffer(_))) = elem else {
+        let Some(elem @ (Type::Scalar(_) | Type::Buffer(_) | Type::Struct(_))) = elem else {
             return self.error(
                 Diagnostic::error(
                     Code::TypeMismatch,

@@ -355,7 +355,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 n.to_lowercase() == lower
                     || (n.len() > 2
                         && n.len().abs_diff(name.len()) <= 1
-                        && edit_distance(n, name) == 1)
+                        && crate::diagnostics::similar::edit_distance(n, name) == 1)
             })
     }
 
@@ -444,18 +444,4 @@ pub(super) fn range_text(t: ScalarType) -> String {
     } else {
         format!("0 to {}", (1u128 << bits) - 1)
     }
-}
-
-pub(super) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }

@@ -7,6 +7,33 @@ use crate::ir::{self, ExprKind, FunctionKind, ScalarType, TextureDim, Type};
 use crate::syntax::ast;
 
 impl<'s, 'a> FnCtx<'s, 'a> {
+    /// E0006 for `name.launch(…)` where this class has no method `name`, naming the
+    /// class's kernel of the closest name.
+    fn unknown_kernel(&mut self, name: &str, span: Span) -> R<ir::Expr> {
+        let mut kernels: Vec<&str> = self
+            .syms
+            .user_methods
+            .get(&self.class)
+            .into_iter()
+            .flat_map(|m| m.iter())
+            .filter(|(_, f)| self.syms.functions[f.0].kind == FunctionKind::Kernel)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        kernels.sort_unstable();
+        let mut d = Diagnostic::error(
+            Code::UnknownName,
+            span,
+            format!("cannot find kernel `{name}` in class `{}`", self.class),
+        )
+        .with_label("not declared");
+        if let Some(similar) = crate::diagnostics::similar::closest(name, kernels) {
+            d = d.with_note(format!(
+                "help: a kernel with a similar name exists: `{similar}`"
+            ));
+        }
+        self.error(d)
+    }
+
     /// `k.launch(stream, grid: [...], block: [...])(args)`.
     pub fn launch(&mut self, config: &ast::Expr, args: &[ast::Arg], span: Span) -> R<ir::Expr> {
         let ast::ExprKind::MethodCall(target, method, opts) = &config.kind else {
@@ -51,6 +78,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             },
             _ => None,
         };
+        if let (None, ast::ExprKind::Name(n)) = (kernel, &target.kind) {
+            return self.unknown_kernel(n, target.span);
+        }
         let Some(kid) = kernel.filter(|k| self.syms.functions[k.0].kind == FunctionKind::Kernel)
         else {
             return self.error(
@@ -150,12 +180,23 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             );
         }
         let mut values = Vec::new();
+        let mut unresolved = false;
         for (a, p) in args.iter().zip(&params) {
+            if *p == Type::Void {
+                // The parameter's type did not resolve (E0007 at the kernel): check the
+                // argument, but report no mismatch against a type nobody wrote.
+                let _ = self.expr(a, None);
+                unresolved = true;
+                continue;
+            }
             let v = self.expr(a, Some(p))?;
             values.push(match (&v.ty, p) {
                 (Type::Image2D(_), Type::Texture(..)) => self.image_as_texture(v, p, a.span)?,
                 _ => self.coerce(v, p, a.span)?,
             });
+        }
+        if unresolved {
+            return Err(());
         }
         Ok(ir::Expr {
             kind: ExprKind::Launch(Box::new(ir::Launch {

@@ -4,7 +4,7 @@
 //! unknown method makes it check again with the whole prelude, so the list is complete.
 
 use super::body::FnCtx;
-use super::expr::edit_distance;
+use crate::diagnostics::similar::edit_distance;
 use crate::diagnostics::Diagnostic;
 
 /// A class with at most this many methods has them all listed; a larger one its closest.

@@ -32,6 +32,7 @@ mod range_loop;
 mod shared_nd;
 mod swizzle_assign;
 mod textures;
+mod type_hints;
 mod typed_literals;
 mod uniformity;
 #[cfg(test)]
@@ -41,6 +42,7 @@ mod vector_buffer;
 mod vector_ops;
 
 pub use crate::ir::const_fold::{float_to_int, round_to_float};
+pub use annotations::METHOD_ANNOTATION_NAMES;
 
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, FunctionId, FunctionKind, Type};

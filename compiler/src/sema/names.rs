@@ -41,6 +41,17 @@ pub struct UserFunction<'a> {
     pub constructor: bool,
 }
 
+impl UserFunction<'_> {
+    /// Whether the written return type did not resolve (E0007 at the declaration, `ret`
+    /// left void): its `return`s and the values of its calls are then not checked against
+    /// a type nobody wrote.
+    pub fn ret_unresolved(&self) -> bool {
+        !self.constructor
+            && self.ret == Type::Void
+            && !matches!(self.decl.ret.kind, ast::TypeExprKind::Void)
+    }
+}
+
 /// A stdlib method carrying `@Intrinsic`.
 #[derive(Debug, Clone)]
 pub struct IntrinsicMethod<'a> {
@@ -314,12 +325,16 @@ pub fn collect<'a>(
                 ));
                 continue;
             }
+            super::annotations::refuse_annotations(&class.annotations, "a class", diags);
             let mut methods: HashMap<String, FunctionId> = HashMap::new();
             for member in &class.members {
                 let m = match member {
                     ast::Member::Method(m) => m,
                     // Fields make the class a POD type (collected by `pod::collect_pods`).
-                    ast::Member::Field(_) => continue,
+                    ast::Member::Field(f) => {
+                        super::annotations::refuse_annotations(&f.annotations, "a field", diags);
+                        continue;
+                    }
                     ast::Member::Constructor(c) => {
                         let Some(pod) =
                             super::constructors::constructor_of(c, class, &syms.pods, diags)
@@ -407,7 +422,9 @@ pub fn resolve_type(
         ast::TypeExprKind::Array(inner) => {
             let elem = resolve_type(inner, generics)?;
             match elem {
-                Type::Scalar(_) | Type::String | Type::Buffer(_) => Ok(Type::Array(Box::new(elem))),
+                Type::Scalar(_) | Type::String | Type::Buffer(_) | Type::Struct(_) => {
+                    Ok(Type::Array(Box::new(elem)))
+                }
                 other => Err(Diagnostic::error(
                     Code::UnsupportedFeature,
                     t.span,
@@ -444,11 +461,22 @@ pub fn resolve_type(
                         ));
                     };
                     match resolve_type(inner, generics)? {
-                        elem @ (Type::Scalar(_) | Type::Vector(..)) => Ok(Type::buffer(elem)),
+                        Type::Struct(d) if precision_field(&d).is_some() => {
+                            let (field, ty) = precision_field(&d).unwrap_or_default();
+                            Err(Diagnostic::error(
+                                Code::UnsupportedFeature,
+                                inner.span,
+                                format!("KernelBuffer<{}> is not supported: its field `{field}` has the precision type `{ty}`", d.name),
+                            )
+                            .with_note("buffer elements of a POD class have one layout on every device: give the field a fixed width (float16, float32, int8, …)"))
+                        }
+                        elem @ (Type::Scalar(_) | Type::Vector(..) | Type::Struct(_)) => {
+                            Ok(Type::buffer(elem))
+                        }
                         other => Err(Diagnostic::error(
                             Code::UnsupportedFeature,
                             inner.span,
-                            format!("KernelBuffer<{other}> is not supported: element types are scalars and vectors"),
+                            format!("KernelBuffer<{other}> is not supported: element types are scalars, vectors and POD classes"),
                         )),
                     }
                 }
@@ -564,16 +592,19 @@ pub fn resolve_type(
                     arity(0)?;
                     Ok(Type::Event)
                 }
-                _ => Err(Diagnostic::error(
-                    Code::UnknownType,
-                    t.span,
-                    format!("unknown type `{name}`"),
-                )
-                .with_label("not a type")
-                .with_note("scalar types spell their width: int32, uint32, float32, …")),
+                _ => Err(super::type_hints::unknown_type(name, t.span, generics)),
             }
         }
     }
+}
+
+/// The first field of a POD whose lane is a precision type (`sfp`, `sint8`, …), whose width
+/// the device decides: name and type.
+fn precision_field(d: &crate::ir::StructDef) -> Option<(String, String)> {
+    d.fields
+        .iter()
+        .find(|(_, t)| t.elem_scalar().is_some_and(ScalarType::is_precision))
+        .map(|(n, t)| (n.clone(), t.to_string()))
 }
 
 /// The lane type `T` of `Vector<T, N>` / `Matrix<T, R, C>`: a scalar (boolean allowed, for

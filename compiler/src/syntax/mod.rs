@@ -1,6 +1,7 @@
 //! Syntax: source text → [`ast::SourceFile`]. The lexer is logos, the grammar lalrpop.
 
 pub mod ast;
+mod java_hints;
 pub mod lexer;
 pub mod nesting;
 mod parse;

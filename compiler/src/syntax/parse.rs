@@ -2,6 +2,7 @@
 
 use super::ast::SourceFile;
 use super::grammar::SourceFileParser;
+use super::java_hints::java_hint;
 use super::lexer::{lex, Tok};
 use super::nesting::NestingGuard;
 use crate::diagnostics::{Code, Diagnostic, FileId, Span};
@@ -172,6 +173,10 @@ fn parse_error(file: FileId, source: &str, e: ParseError<usize, Tok, String>) ->
             token: (l, tok, r),
             expected,
         } => {
+            let expects_expr = expected.iter().any(|x| x == "\"stack\"");
+            if let Some(d) = java_hint(file, source, (l, &tok, r), expects_expr) {
+                return d;
+            }
             let mut d = Diagnostic::error(
                 Code::SyntaxError,
                 Span::new(file, l, r),

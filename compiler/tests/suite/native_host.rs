@@ -342,6 +342,24 @@ fn constructors_agree_with_the_interpreter() {
 }
 
 #[test]
+fn pod_arrays_agree_with_the_interpreter() {
+    let r = corpus("pod_arrays.cajeta");
+    assert_eq!(
+        r.out,
+        "{(0.0, 0.0), 0, false} 3\n\
+         {(0.0, 0.0), 0, false} {(0.0, 1.5), 42, true} {(0.0, 3.0), 4, false} {(0.0, 1.5), 0, true}\n\
+         {(1.0, 2.0), 7, true} {(-1.0, 3.0), 4, false} {(0.0, 3.0), 4, false}\n"
+    );
+    assert!(
+        r.end.contains(
+            "pod_arrays.cajeta:35:9: runtime error: array index 46 out of bounds for length 3"
+        ),
+        "{}",
+        r.end
+    );
+}
+
+#[test]
 fn legacy_buffer_errors_match_the_interpreter() {
     let file = "legacy_buffer_errors.cajeta";
     let src = std::fs::read_to_string(corpus_dir().join(file)).unwrap();

@@ -46,6 +46,11 @@ impl Interp<'_> {
             HostOp::BufferUpload | HostOp::BufferUploadAsync => "upload",
             _ => "download",
         };
+        if let Some(crate::ir::Type::Buffer(elem)) = args.first().map(|b| &b.ty) {
+            if let crate::ir::Type::Struct(d) = elem.as_ref() {
+                return self.pod_transfer(f, op, args, &d.clone(), span);
+            }
+        }
         let t = self.transfer(f, args, span, dir)?;
         self.refuse_pending_target(&t.array, span)?;
         let stream = self.transfer_stream(f, args, span)?;

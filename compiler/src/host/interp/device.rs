@@ -13,6 +13,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use cajeta_runtime::{
     Buffer, CommandId, Context, Image2D, ImageFormat as RtImageFormat, Kernel, MemoryKind, Stream,
@@ -25,7 +26,7 @@ use super::value::Value;
 use super::HostError;
 
 use crate::diagnostics::Span;
-use crate::ir::{Constant, Expr, ExprKind, FunctionId, HostOp, ScalarType, Type};
+use crate::ir::{Constant, Expr, ExprKind, FunctionId, HostOp, ScalarType, StructDef, Type};
 use crate::kernel::spirv::CompiledKernel;
 
 /// A `KernelBuffer<T>` of the host program.
@@ -34,6 +35,9 @@ pub struct BufferObj {
     pub elem: ScalarType,
     /// 1 for scalar elements, N for `Vector<elem, N>` elements.
     pub lanes: u8,
+    /// The POD class of a structured buffer's elements (`KernelBuffer<Particle>`, laid out
+    /// std430); `elem` is then `uint32` and `lanes` 1, unused.
+    pub pod: Option<Arc<StructDef>>,
     /// Length in elements.
     pub len: u64,
     /// Size of its device memory in bytes.
@@ -312,7 +316,9 @@ impl<'a> Device<'a> {
 impl BufferObj {
     /// The element type as written (`float32`, `Vector<float32,4>`).
     pub fn elem_type(&self) -> Type {
-        if self.lanes > 1 {
+        if let Some(d) = &self.pod {
+            Type::Struct(d.clone())
+        } else if self.lanes > 1 {
             Type::Vector(self.elem, self.lanes)
         } else {
             Type::Scalar(self.elem)
@@ -354,6 +360,21 @@ impl Interp<'_> {
         let Type::Buffer(elem_ty) = ty else {
             return internal(span, format!("buffer of type {ty}"));
         };
+        if let Type::Struct(d) = elem_ty.as_ref() {
+            let stride = u64::from(d.layout().0);
+            let Some(bytes) = len.checked_mul(stride) else {
+                return err(span, format!("buffer of {len} elements is too large"));
+            };
+            return Ok(BufferObj {
+                elem: ScalarType::U32,
+                lanes: 1,
+                pod: Some(d.clone()),
+                len,
+                bytes,
+                memory: RefCell::new(Memory::Unallocated),
+                slice: false,
+            });
+        }
         let (Some(elem), Some(stride)) = (elem_ty.elem_scalar(), elem_ty.std430_stride()) else {
             return internal(span, format!("buffer of type {ty}"));
         };
@@ -372,6 +393,7 @@ impl Interp<'_> {
         Ok(BufferObj {
             elem,
             lanes,
+            pod: None,
             len,
             bytes,
             memory: RefCell::new(Memory::Unallocated),
@@ -419,6 +441,7 @@ impl Interp<'_> {
         Ok(Value::Buffer(Rc::new(BufferObj {
             elem: obj.elem,
             lanes: obj.lanes,
+            pod: obj.pod.clone(),
             len: count,
             bytes: count * stride,
             memory: RefCell::new(Memory::Live(view)),

@@ -55,7 +55,16 @@ impl Interp<'_> {
                     return err(span, format!("negative array length {len}"));
                 }
                 let len = usize::try_from(len).unwrap_or(usize::MAX);
-                new_array(array_elem(&e.ty, span)?, len, span)
+                let elem = array_elem(&e.ty, span)?;
+                let array = new_array(elem, len, span)?;
+                if let (Type::Struct(_), Value::Array(a)) = (elem, &array) {
+                    // POD elements are values: a fresh array holds zeroed ones, not nulls.
+                    let zero = super::pod_transfer::zero_value(elem);
+                    if let Array::Values(v) = &mut *a.borrow_mut() {
+                        v.fill(zero);
+                    }
+                }
+                Ok(array)
             }
             HostOp::ArrayLiteral => {
                 let values = self.eval_all(f, args)?;

@@ -29,6 +29,7 @@ mod launch;
 mod launch_opts;
 pub mod math;
 pub mod ops;
+mod pod_transfer;
 mod precision;
 mod printf;
 mod streams;

@@ -114,7 +114,11 @@ impl Interp<'_> {
         field: usize,
         e: &Expr,
     ) -> Result<Value, Fail> {
-        Self::field_value(f, base, field, e.span)
+        let place = Place::Field {
+            base: Box::new(base.clone()),
+            field,
+        };
+        self.at_element(f, &place, None, e.span)
     }
 
     /// `p.field = value`: replaces one field of the POD value held in `base`.
@@ -126,8 +130,11 @@ impl Interp<'_> {
         value: &Expr,
         span: Span,
     ) -> Result<(), Fail> {
-        let v = self.eval(f, value)?;
-        Self::set_field(f, base, field, v, span)
+        let place = Place::Field {
+            base: Box::new(base.clone()),
+            field,
+        };
+        self.at_element(f, &place, Some(value), span).map(drop)
     }
 
     /// A vector or matrix from scalar and vector parts, in order; a POD value from its
@@ -193,7 +200,11 @@ impl Interp<'_> {
         lane: u8,
         e: &Expr,
     ) -> Result<Value, Fail> {
-        Self::lane_value(f, base, lane, e.span)
+        let place = Place::Lane {
+            base: Box::new(base.clone()),
+            lane,
+        };
+        self.at_element(f, &place, None, e.span)
     }
 
     /// `base.lane = value`: replaces one lane of the vector held in `base`.
@@ -205,7 +216,126 @@ impl Interp<'_> {
         value: &Expr,
         span: Span,
     ) -> Result<(), Fail> {
-        let v = Value::Scalar(self.eval_scalar(f, value)?);
-        Self::set_lane(f, base, lane, v, span)
+        let place = Place::Lane {
+            base: Box::new(base.clone()),
+            lane,
+        };
+        self.at_element(f, &place, Some(value), span).map(drop)
+    }
+
+    /// Reads the field or lane place `place`, or stores `value` into it. When the place is
+    /// part of a host array's element (`a[i].pos.x` of a POD array) the array and index are
+    /// evaluated first (then the value, as Java orders it), the field or lane is read from
+    /// or replaced in a copy of the element, and a changed element is written back. The
+    /// frame is left alone: native code holds the addresses of its slots.
+    fn at_element(
+        &mut self,
+        f: &mut Frame,
+        place: &Place,
+        value: Option<&Expr>,
+        span: Span,
+    ) -> Result<Value, Fail> {
+        let Some((array, index, within)) = element_root(place) else {
+            return match value {
+                Some(value) => {
+                    let v = self.eval(f, value)?;
+                    Self::set_place(f, place, v, span).map(|()| Value::Void)
+                }
+                None => Self::place_value(f, place, span),
+            };
+        };
+        let a = self.eval(f, array)?;
+        let i = self.eval_scalar(f, index)?;
+        let v = value.map(|e| self.eval(f, e)).transpose()?;
+        let elem = super::eval::load_element(&a, i, span)?;
+        match v {
+            Some(v) => {
+                let elem = replace_in(elem, &within, v, span)?;
+                super::eval::store_element(&a, i, elem, span)?;
+                Ok(Value::Void)
+            }
+            None => value_in(&elem, &within, span),
+        }
+    }
+}
+
+/// The part of `root` that `path` names (a field or lane path; its `Local` root stands for
+/// `root` itself).
+fn value_in(root: &Value, path: &Place, span: Span) -> Result<Value, Fail> {
+    match path {
+        Place::Local(_) => Ok(root.clone()),
+        Place::Field { base, field } => {
+            match fields_of(&value_in(root, base, span)?, span)?.get(*field) {
+                Some(v) => Ok(v.clone()),
+                None => internal(span, format!("field #{field}")),
+            }
+        }
+        Place::Lane { base, lane } => {
+            match lanes_of(&value_in(root, base, span)?, span)?.get(usize::from(*lane)) {
+                Some(s) => Ok(Value::Scalar(*s)),
+                None => internal(span, format!("lane {lane}")),
+            }
+        }
+        Place::Index { .. } => internal(span, "an element place inside an element"),
+    }
+}
+
+/// `root` with the part `path` names replaced by `v` (values are immutable: each level is
+/// rebuilt).
+fn replace_in(root: Value, path: &Place, v: Value, span: Span) -> Result<Value, Fail> {
+    match path {
+        Place::Local(_) => Ok(v),
+        Place::Field { base, field } => {
+            let mut fields = fields_of(&value_in(&root, base, span)?, span)?.to_vec();
+            match fields.get_mut(*field) {
+                Some(slot) => *slot = v,
+                None => return internal(span, format!("field #{field}")),
+            }
+            replace_in(root, base, Value::Struct(fields.into()), span)
+        }
+        Place::Lane { base, lane } => {
+            let Value::Scalar(s) = v else {
+                return internal(span, format!("lane value {v:?}"));
+            };
+            let mut lanes = lanes_of(&value_in(&root, base, span)?, span)?.to_vec();
+            match lanes.get_mut(usize::from(*lane)) {
+                Some(l) => *l = s,
+                None => return internal(span, format!("lane {lane}")),
+            }
+            replace_in(root, base, Value::Vector(lanes.into()), span)
+        }
+        Place::Index { .. } => internal(span, "an element place inside an element"),
+    }
+}
+
+/// For a field or lane place rooted at an array element (`a[i].f…`): the array and index
+/// expressions, and the field and lane path within the element (rooted at a placeholder
+/// `Local`).
+fn element_root(place: &Place) -> Option<(&Expr, &Expr, Place)> {
+    match place {
+        Place::Index { base, index } => Some((base, index, Place::Local(crate::ir::LocalId(0)))),
+        Place::Field { base, field } => {
+            let (a, i, inner) = element_root(base)?;
+            Some((
+                a,
+                i,
+                Place::Field {
+                    base: Box::new(inner),
+                    field: *field,
+                },
+            ))
+        }
+        Place::Lane { base, lane } => {
+            let (a, i, inner) = element_root(base)?;
+            Some((
+                a,
+                i,
+                Place::Lane {
+                    base: Box::new(inner),
+                    lane: *lane,
+                },
+            ))
+        }
+        Place::Local(_) => None,
     }
 }

@@ -244,6 +244,16 @@ fn compile(
     if options.checked {
         return Err(refuse(kernel.span, "checked mode (`--checked`)"));
     }
+    // Structured buffers (`KernelBuffer<Particle>`) and POD locals: this backend emits no
+    // struct types besides the push-constant block yet.
+    for (i, l) in kernel.locals.iter().enumerate() {
+        let what = match &l.ty {
+            Type::Buffer(e) if matches!(**e, Type::Struct(_)) => "a buffer of POD elements",
+            Type::Struct(_) if i >= kernel.param_count => "a POD local",
+            _ => continue,
+        };
+        return Err(refuse(l.span, format!("{what} (`{}`)", l.ty)));
+    }
     if options.buffer_address {
         return Err(refuse(
             kernel.span,

@@ -206,6 +206,16 @@ pub(crate) fn align_physical_accesses(module: &mut Module) {
                     align.insert(id, c * if n == 3 { 4 } else { n });
                 }
             }
+            // A POD element (`KernelBuffer<Particle>`): its largest member's alignment.
+            Op::TypeStruct => {
+                let members = i.operands.iter().map(|o| match o {
+                    Operand::IdRef(m) => align.get(m).copied(),
+                    _ => None,
+                });
+                if let Some(a) = members.collect::<Option<Vec<u32>>>() {
+                    align.insert(id, a.into_iter().max().unwrap_or(4));
+                }
+            }
             Op::TypePointer => {
                 let physical = matches!(
                     i.operands.first(),

@@ -219,6 +219,9 @@ impl FnCx<'_, '_> {
         let index = self.cx.const_u32(member as u32);
         let ptr = self.op(Op::AccessChain, ptr_ty, &[block, index])?;
         let v = self.op(Op::Load, m.storage, &[ptr])?;
+        if let Type::Struct(d) = &m.ty {
+            return self.convert_pod(v, d, false, span);
+        }
         let lanes = m.ty.lanes() as u8;
         self.read_stored(v, m.ty.elem_scalar().unwrap_or(ScalarType::U32), lanes)
     }
@@ -252,6 +255,9 @@ impl FnCx<'_, '_> {
                 };
                 let guard = self.take_guard();
                 let v = self.guarded(guard, Some(storage), |s| s.op(Op::Load, storage, &[ptr]))?;
+                if let Type::Struct(d) = &e.ty {
+                    return self.convert_pod(v, d, false, e.span);
+                }
                 self.stored_value(v, elem, storage, e.ty.lanes() as u8)
             }
             Place::Lane { base, lane } => self.load_lane(base, *lane, e),
@@ -311,17 +317,17 @@ impl FnCx<'_, '_> {
                 };
                 let guard = self.take_guard();
                 let v = self.expr(value)?;
-                let v = self.value_to_store(v, elem, storage, value.ty.lanes() as u8)?;
+                let v = match &value.ty {
+                    Type::Struct(d) => self.convert_pod(v, d, true, span)?,
+                    _ => self.value_to_store(v, elem, storage, value.ty.lanes() as u8)?,
+                };
                 self.guarded(guard, None, |s| {
                     s.cx.b.store(ptr, v, None, []).ice(span).map(|_| 0)
                 })?;
                 Ok(())
             }
             Place::Lane { base, lane } => self.store_lane(base, *lane, value, span),
-            Place::Field { .. } => Err(unsupported(
-                span,
-                "POD parameters are read-only in device code",
-            )),
+            Place::Field { .. } => self.store_pod_element_field(place, value, span),
         }
     }
 

@@ -221,6 +221,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 | Type::Vector(..)
                 | Type::Matrix(..)
                 | Type::CoopMatrix(_)
+                | Type::Struct(_)
                 | Type::RayQuery) => {
                     if *ty == Type::RayQuery {
                         self.cx.ray_query_features();
@@ -234,7 +235,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 | Type::AccelStruct => Slot::Resource(None),
                 Type::Shared(_) => Slot::Shared(None),
                 Type::Void => Slot::Unit,
-                ty @ (Type::Enum(_) | Type::Struct(_)) => {
+                ty @ Type::Enum(_) => {
                     return Err(unsupported(local.span, format!("a local of type `{ty}`")))
                 }
                 ty @ (Type::Array(_) | Type::String | Type::Stream | Type::Event) => {

@@ -45,8 +45,11 @@ pub(crate) struct TypeCache {
     constants: HashMap<(Word, u64), Word>,
     /// (vector type id, lane constant ids) → `OpConstantComposite` id.
     composites: HashMap<(Word, Vec<Word>), Word>,
-    /// POD class name → its explicitly laid out push-constant struct type.
+    /// POD class name → its explicitly laid out struct type (push constants, buffers).
     pub(crate) pods: HashMap<String, Word>,
+    /// POD class name → the same struct without layout decorations, the type of POD values
+    /// and locals (Vulkan forbids explicit layouts in `Function` storage from SPIR-V 1.4).
+    pub(crate) pod_values: HashMap<String, Word>,
 }
 
 impl Ctx<'_> {
@@ -359,14 +362,15 @@ impl Ctx<'_> {
             }
             // Held only in a `Function` variable (never loaded or stored as a whole).
             Type::RayQuery => Ok(self.ray_query_type()),
+            // The struct without layout; booleans are its `uint32` fields, as in memory.
+            Type::Struct(d) => self.pod_value_type(d, span),
             Type::Buffer(_)
             | Type::Image2D(_)
             | Type::Texture(..)
             | Type::Sampler
             | Type::AccelStruct
             | Type::Shared(_)
-            | Type::Enum(_)
-            | Type::Struct(_) => Err(unsupported(
+            | Type::Enum(_) => Err(unsupported(
                 span,
                 format!("a `{ty}` cannot be used as a value in device code"),
             )),

@@ -205,10 +205,26 @@ impl FnCx<'_, '_> {
                 self.guarded(guard, None, store).map(drop)
             }
             Place::Lane { .. } => Err(unsupported(span, "a lane of a lane")),
-            Place::Field { .. } => Err(unsupported(
-                span,
-                "POD parameters are read-only in device code",
-            )),
+            Place::Field { .. } => {
+                // A lane of a vector field of a POD buffer element (`buf[i].pos.x = …`).
+                let Some((field_ptr, ty, class)) = self.pod_element_pointer(base, span)? else {
+                    return Err(unsupported(
+                        span,
+                        "POD parameters are read-only in device code",
+                    ));
+                };
+                let elem = ty
+                    .elem_scalar()
+                    .ok_or_else(|| unsupported(span, format!("a lane of `{ty}`")))?;
+                let guard = self.take_guard();
+                let stored = self.cx.storage_type(elem, span)?;
+                let mut v = self.expr(value)?;
+                v = self.value_to_store(v, elem, stored, 1)?;
+                let ptr_ty = self.cx.pointer_type(class, stored);
+                let ptr = self.op(Op::AccessChain, ptr_ty, &[field_ptr, index])?;
+                let store = |s: &mut Self| s.cx.b.store(ptr, v, None, []).ice(span).map(|_| 0);
+                self.guarded(guard, None, store).map(drop)
+            }
         }
     }
 }
@@ -289,13 +305,23 @@ fn base_lanes(f: &FnCx, place: &Place) -> u8 {
             _ => 0,
         },
         Place::Lane { .. } => 1,
-        Place::Field { base, field } => match base.as_ref() {
-            Place::Local(l) => match &f.func.local(*l).ty {
-                Type::Struct(d) => d.fields.get(*field).map_or(0, |(_, t)| t.lanes() as u8),
-                _ => 0,
-            },
+        Place::Field { base, field } => match place_struct(f, base) {
+            Some(Type::Struct(d)) => d.fields.get(*field).map_or(0, |(_, t)| t.lanes() as u8),
             _ => 0,
         },
+    }
+}
+
+/// The type of the POD value a place holds: a POD local or parameter, an element of a
+/// buffer of PODs (`buf[i]`).
+fn place_struct(f: &FnCx, place: &Place) -> Option<Type> {
+    match place {
+        Place::Local(l) => Some(f.func.local(*l).ty.clone()),
+        Place::Index { base, .. } => match &base.ty {
+            Type::Buffer(elem) => Some((**elem).clone()),
+            _ => None,
+        },
+        Place::Field { .. } | Place::Lane { .. } => None,
     }
 }
 
