@@ -205,3 +205,29 @@ fn a_compile_error_becomes_a_cargo_error_line_and_the_rendered_diagnostic() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn names_the_generated_module_would_define_twice_are_refused() {
+    let dir = std::env::temp_dir().join(format!("cajeta-build-clash-{}", std::process::id()));
+    let source = "package t;\nimport cajeta.xpu.*;\npublic final class Kernels {\n    float32 a;\n}\n\
+                  public final class K {\n    @Kernel\n    \
+                  public static void load(KernelBuffer<float32> b) {\n        b[0] = 1.0f;\n    }\n    \
+                  @Kernel\n    public static void run(KernelBuffer<float32> b, Kernels p) {\n        \
+                  b[0] = p.a;\n    }\n}\n";
+    let failure = try_build(&dir, source).unwrap_err();
+    let file = dir.join("kernels/k.cajeta").display().to_string();
+    assert_eq!(failure.cargo_lines.len(), 2, "{:?}", failure.cargo_lines);
+    assert!(
+        failure.cargo_lines[0].starts_with(&format!("cargo::error={file}:8:24: error[E0026]")),
+        "{:?}",
+        failure.cargo_lines
+    );
+    assert!(
+        failure.cargo_lines[1].starts_with(&format!(
+            "cargo::error={file}:12:61: error[E0026]: a POD class named `Kernels`"
+        )),
+        "{:?}",
+        failure.cargo_lines
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

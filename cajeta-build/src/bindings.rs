@@ -84,16 +84,9 @@ pub fn describe(
                 continue;
             };
             match param(k, p, &local.ty) {
-                Ok(info) if pod_clash(&kernels, &params, &info) => {
-                    diags.push(Diagnostic::error(
-                        Code::DuplicateFunction,
-                        local.span,
-                        format!(
-                            "two different POD classes named `{}`: the generated module \
-                             defines one Rust struct per name",
-                            info.pod.as_ref().map_or("", |d| d.name.as_str())
-                        ),
-                    ));
+                Ok(info) if pod_clash(&kernels, &params, &info).is_some() => {
+                    let why = pod_clash(&kernels, &params, &info).unwrap_or_default();
+                    diags.push(Diagnostic::error(Code::DuplicateFunction, local.span, why));
                 }
                 Ok(mut info) => {
                     info.name = unique_name(&params, &local.name);
@@ -125,17 +118,29 @@ pub fn describe(
     }
 }
 
-/// Whether `info` holds a POD whose name an earlier parameter's different POD has.
-fn pod_clash(kernels: &[KernelInfo], params: &[ParamInfo], info: &ParamInfo) -> bool {
-    let Some(def) = &info.pod else {
-        return false;
-    };
+/// Why `info`'s POD cannot have its own Rust struct: an earlier parameter's different POD
+/// has its name, or it is named like the generated `Kernels` struct.
+fn pod_clash(kernels: &[KernelInfo], params: &[ParamInfo], info: &ParamInfo) -> Option<String> {
+    let def = info.pod.as_ref()?;
+    if def.name == "Kernels" {
+        return Some(
+            "a POD class named `Kernels` would clash with the generated `Kernels` struct"
+                .to_string(),
+        );
+    }
     kernels
         .iter()
         .flat_map(|k| &k.params)
         .chain(params)
         .filter_map(|p| p.pod.as_ref())
         .any(|d| d.name == def.name && d != def)
+        .then(|| {
+            format!(
+                "two different POD classes named `{}`: the generated module defines one Rust \
+                 struct per name",
+                def.name
+            )
+        })
 }
 
 /// The Rust name of a parameter: snake case, distinct from the launch's own parameters and

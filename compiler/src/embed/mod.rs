@@ -412,9 +412,9 @@ impl Kernel {
     /// runtime) every other argument's kind, scalar type and size; `Err` names the parameter.
     ///
     /// Recording does not wait: the launch runs when the stream is submitted (a download, an
-    /// event, `stream.sync()`). The [`CommandId`](cajeta_runtime::CommandId) returned is the
-    /// launch's sequence number in the context, the one the barrier log and the profile
-    /// report name it by; ignoring it is fine.
+    /// event, `stream.sync()`). The [`CommandId`] returned is the launch's sequence number in
+    /// the context, the one the barrier log and the profile report name it by; ignoring it is
+    /// fine.
     pub fn launch(
         &self,
         stream: &Stream,
