@@ -231,3 +231,31 @@ fn names_the_generated_module_would_define_twice_are_refused() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Whether the file holds a symbol of LLVM's C++ namespace (`llvm::…`, mangled `_ZN4llvm`).
+fn has_llvm_symbols(path: &Path) -> bool {
+    let bytes = std::fs::read(path).unwrap();
+    bytes.windows(8).any(|w| w == b"_ZN4llvm")
+}
+
+/// `cajeta-build` uses the compiler without its `native-host` feature, so the build scripts
+/// that use it (this crate's, here) link no LLVM, while this suite does (which shows the
+/// probe finds LLVM where it is).
+#[test]
+fn build_scripts_link_no_llvm() {
+    let build = target_dir().join("debug/build");
+    let script = std::fs::read_dir(&build)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("cajeta-tests-"))
+        .map(|e| e.path().join("build-script-build"))
+        .filter(|p| p.is_file())
+        .max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap())
+        .expect("this crate's build script");
+    assert!(
+        !has_llvm_symbols(&script),
+        "{} links LLVM",
+        script.display()
+    );
+    assert!(has_llvm_symbols(&std::env::current_exe().unwrap()));
+}
