@@ -3,6 +3,7 @@
 
 mod big_buffers;
 mod buffer_arrays;
+mod build_time;
 mod checked;
 mod concurrency;
 mod coop_shapes;

@@ -35,9 +35,12 @@ use std::fmt;
 use std::path::Path;
 
 pub use cajeta_runtime as rt;
+/// The runtime types an embedding names most: a launch's result, a raw argument (a POD's
+/// bytes), a stream.
+pub use cajeta_runtime::{CommandId, KernelArg, Stream};
 use cajeta_runtime::{
-    Context, ContextOptions, DescriptorType, KernelArg, LaunchConfig, ParameterSlot, Reflection,
-    RuntimeError, ScalarValue, Stream,
+    Context, ContextOptions, DescriptorType, LaunchConfig, ParameterSlot, Reflection, RuntimeError,
+    ScalarValue,
 };
 
 use crate::diagnostics::{render_human, SourceMap};
@@ -109,32 +112,41 @@ impl Program {
             let (spv, json) = (spv.as_ref(), json.as_ref());
             let bytes = std::fs::read(spv)
                 .map_err(|e| Error::Io(format!("cannot read `{}`: {e}", spv.display())))?;
-            if bytes.len() % 4 != 0 {
-                return Err(Error::Io(format!(
-                    "`{}` is not SPIR-V: its size is not a multiple of 4",
-                    spv.display()
-                )));
-            }
-            let words = bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
             let text = std::fs::read_to_string(json)
                 .map_err(|e| Error::Io(format!("cannot read `{}`: {e}", json.display())))?;
-            let reflection: Reflection = serde_json::from_str(&text).map_err(|e| {
-                Error::Io(format!(
-                    "`{}` is not a reflection document: {e}",
-                    json.display()
-                ))
-            })?;
-            kernels.push(CompiledKernel {
-                name: reflection.entry_point.clone(),
-                words,
-                reflection,
-                by_address: Default::default(),
-            });
+            let origin = (spv.display().to_string(), json.display().to_string());
+            kernels.push(kernel_from_bytes(&bytes, &text, &origin)?);
         }
         Ok(Program { kernels })
+    }
+
+    /// Builds a program from kernels held in memory: what the bindings `cajeta-build`
+    /// generates pass here (the SPIR-V and reflection it embedded with `include_bytes!`), and
+    /// what an embedder that ships its kernels inside its executable uses. Errors name each
+    /// kernel by its [`EmbeddedKernel::name`].
+    pub fn from_memory(kernels: &[EmbeddedKernel<'_>]) -> Result<Program> {
+        let mut out = Vec::new();
+        for k in kernels {
+            let origin = (
+                format!("{} (SPIR-V)", k.name),
+                format!("{} (reflection)", k.name),
+            );
+            let mut kernel = kernel_from_bytes(k.spv, k.reflection_json, &origin)?;
+            kernel.by_address = match &k.by_address {
+                EmbeddedVariant::None => AddressVariant::None,
+                EmbeddedVariant::Compiled {
+                    spv,
+                    reflection_json,
+                } => {
+                    let origin = (format!("{} (address variant)", k.name), origin.1.clone());
+                    let variant = kernel_from_bytes(spv, reflection_json, &origin)?;
+                    AddressVariant::Compiled(Box::new(variant))
+                }
+                EmbeddedVariant::Refused(why) => AddressVariant::Refused(why.to_string()),
+            };
+            out.push(kernel);
+        }
+        Ok(Program { kernels: out })
     }
 
     /// The kernels' names.
@@ -158,6 +170,63 @@ impl Program {
         let refs: Vec<&Reflection> = self.kernels.iter().map(|k| &k.reflection).collect();
         cajeta_runtime::required_features(&refs)
     }
+}
+
+/// One kernel held in memory for [`Program::from_memory`]: its SPIR-V module (little-endian
+/// words, as `cajetac build` writes them) and its reflection document.
+#[derive(Debug, Clone, Copy)]
+pub struct EmbeddedKernel<'a> {
+    /// The kernel's name, for error messages.
+    pub name: &'a str,
+    /// The SPIR-V module's bytes (a multiple of 4).
+    pub spv: &'a [u8],
+    /// The reflection document (JSON).
+    pub reflection_json: &'a str,
+    /// The kernel's buffer-address variant (docs/runtime.md, "Buffers past the descriptor
+    /// range").
+    pub by_address: EmbeddedVariant<'a>,
+}
+
+/// The buffer-address variant of an [`EmbeddedKernel`].
+#[derive(Debug, Clone, Copy)]
+pub enum EmbeddedVariant<'a> {
+    /// The kernel has none (no `KernelBuffer<T>` parameter).
+    None,
+    /// The variant's SPIR-V and reflection.
+    Compiled {
+        /// The SPIR-V module's bytes.
+        spv: &'a [u8],
+        /// The reflection document (JSON).
+        reflection_json: &'a str,
+    },
+    /// The compiler refused the variant: why (a launch that needs it reports this).
+    Refused(&'a str),
+}
+
+/// A kernel from its SPIR-V bytes and reflection text; `origin` names the two for errors.
+fn kernel_from_bytes(
+    bytes: &[u8],
+    json: &str,
+    origin: &(String, String),
+) -> Result<CompiledKernel> {
+    if !bytes.len().is_multiple_of(4) {
+        return Err(Error::Io(format!(
+            "`{}` is not SPIR-V: its size is not a multiple of 4",
+            origin.0
+        )));
+    }
+    let words = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let reflection: Reflection = serde_json::from_str(json)
+        .map_err(|e| Error::Io(format!("`{}` is not a reflection document: {e}", origin.1)))?;
+    Ok(CompiledKernel {
+        name: reflection.entry_point.clone(),
+        words,
+        reflection,
+        by_address: Default::default(),
+    })
 }
 
 /// A device to run kernels on: a runtime [`Context`] with conveniences.
@@ -243,6 +312,11 @@ impl Device {
 /// One kernel argument, typed: buffers carry their element type so the launch can check it
 /// against the reflection. Build them with `From` (`(&buffer).into()`, `2.0f32.into()`) or
 /// the [`args!`](crate::args) macro.
+///
+/// A vector or POD parameter travels in the push-constant block as its std430 bytes: pass
+/// [`KernelArg::Bytes`] (`args![&data, KernelArg::Bytes(&params), 0.25f32]`); the launch checks
+/// that their length is the parameter's size. The typed bindings `cajeta-build` generates
+/// (docs/build-rs.md) pack PODs from generated Rust structs instead.
 #[derive(Debug, Clone, Copy)]
 pub enum Arg<'a> {
     /// A typed buffer: the runtime buffer and the element type name (`"float32"`…).
@@ -287,6 +361,14 @@ impl<'a> From<&'a cajeta_runtime::Sampler> for Arg<'a> {
     }
 }
 
+/// Any runtime argument as is: how a vector or POD parameter's std430 bytes are passed
+/// (`args![KernelArg::Bytes(&bytes)]`).
+impl<'a> From<KernelArg<'a>> for Arg<'a> {
+    fn from(a: KernelArg<'a>) -> Self {
+        Arg::Raw(a)
+    }
+}
+
 /// An `AccelerationStructure` argument: a top-level structure (`Context::build_tlas`).
 impl<'a> From<&'a cajeta_runtime::AccelStruct> for Arg<'a> {
     fn from(a: &'a cajeta_runtime::AccelStruct) -> Self {
@@ -328,6 +410,11 @@ impl Kernel {
     /// Records a launch of `grid` workgroups of `block` threads on `stream`. Checks the
     /// argument count, every buffer's element type against the parameter's, and (in the
     /// runtime) every other argument's kind, scalar type and size; `Err` names the parameter.
+    ///
+    /// Recording does not wait: the launch runs when the stream is submitted (a download, an
+    /// event, `stream.sync()`). The [`CommandId`] returned is the launch's sequence number in
+    /// the context, the one the barrier log and the profile report name it by; ignoring it is
+    /// fine.
     pub fn launch(
         &self,
         stream: &Stream,

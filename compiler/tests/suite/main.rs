@@ -5,6 +5,7 @@
 mod caches;
 mod checked;
 mod cli;
+mod embed_memory;
 mod error_format;
 mod examples;
 #[cfg(feature = "native-host")]
