@@ -115,10 +115,11 @@ pub enum Tok {
     Ident(String),
     /// A generic type name directly followed by `<` (set by [`lex`]).
     GenericName(String),
-    /// An integer literal, as written.
-    #[regex(r"0[xX][0-9a-fA-F_]+[lL]?", |lex| lex.slice().to_string())]
-    #[regex(r"0[bB][01_]+[lL]?", |lex| lex.slice().to_string())]
-    #[regex(r"[0-9][0-9_]*[lL]?", |lex| lex.slice().to_string())]
+    /// An integer literal, as written, with its optional suffix: `L` (int64), `u` (uint32)
+    /// or `uL` (uint64), in either case.
+    #[regex(r"0[xX][0-9a-fA-F_]+([uU][lL]?|[lL])?", |lex| lex.slice().to_string())]
+    #[regex(r"0[bB][01_]+([uU][lL]?|[lL])?", |lex| lex.slice().to_string())]
+    #[regex(r"[0-9][0-9_]*([uU][lL]?|[lL])?", |lex| lex.slice().to_string())]
     IntLit(String),
     /// A float literal, as written.
     #[regex(r"[0-9][0-9_]*\.[0-9_]*([eE][+-]?[0-9_]+)?[fFdDhH]?", |lex| lex.slice().to_string())]

@@ -96,6 +96,17 @@ fn integers_agree_with_the_interpreter() {
 }
 
 #[test]
+fn literal_suffixes_agree_with_the_interpreter() {
+    let r = corpus("literal_suffixes.cajeta");
+    assert_eq!(
+        r.out,
+        "5 4294967295 18446744073709551615 12 170 15 18446744073709551615\n\
+         1333333333 true\n42 4294967296\n"
+    );
+    assert_eq!(r.end, "returned 63");
+}
+
+#[test]
 fn nano_time_is_monotonic_on_both_executors() {
     let r = corpus("nano_time.cajeta");
     assert_eq!(
