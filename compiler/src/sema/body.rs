@@ -15,6 +15,17 @@ pub(super) struct LoopFrame {
     pub(super) id: LoopId,
     pub(super) label: Option<String>,
     pub(super) broken: bool,
+    /// Set when this is a `switch` (the target of `break`, never of `continue`).
+    pub(super) switch: Option<SwitchFrame>,
+}
+
+/// What a `switch` being checked keeps (`switch.rs`).
+pub(super) struct SwitchFrame {
+    /// The definite-assignment state at each `break`/`yield` that leaves it.
+    pub(super) exits: Vec<Vec<bool>>,
+    /// A switch expression's result temporary (its type `void` until the first arm's value
+    /// fixes it) and the context's type hint.
+    pub(super) result: Option<(LocalId, Option<Type>)>,
 }
 
 /// Per-method checking state.
@@ -370,11 +381,15 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     .with_note("help: put the label on a `for`, `while` or `do` loop"),
                 ),
             },
+            ast::Stmt::Switch(sw) => self.switch_stmt(sw, out),
+            ast::Stmt::Yield(e, span) => self.yield_stmt(e, *span, out),
             ast::Stmt::Break(label, span) | ast::Stmt::Continue(label, span) => {
                 let is_break = matches!(s, ast::Stmt::Break(..));
                 if let Ok(idx) = self.find_loop(label.as_ref(), *span, is_break) {
                     let id = self.loops[idx].id;
-                    if is_break {
+                    if is_break && self.loops[idx].switch.is_some() {
+                        self.leave_switch(idx, out);
+                    } else if is_break {
                         self.loops[idx].broken = true;
                         out.push(ir::Stmt::Break(id));
                     } else {
@@ -384,7 +399,18 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 self.dead = true;
             }
             ast::Stmt::Return(value, span) => {
-                self.return_stmt(value.as_ref(), *span, out);
+                if self.in_switch_expr() {
+                    self.diags.push(
+                        Diagnostic::error(
+                            Code::InvalidSwitch,
+                            *span,
+                            "`return` cannot leave a switch expression",
+                        )
+                        .with_note("help: give the arm's value with `yield`"),
+                    );
+                } else {
+                    self.return_stmt(value.as_ref(), *span, out);
+                }
                 self.dead = true;
             }
         }

@@ -305,6 +305,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ast::ExprKind::NewArray { elem, len } => self.new_array(elem, len, span),
             ast::ExprKind::ArrayLit(items) => self.array_literal(items, hint, span),
             ast::ExprKind::SharedArray { elem, len } => self.shared_array(elem, len, span),
+            ast::ExprKind::Switch(sw) => self.switch_expr(sw, hint),
         }
     }
 

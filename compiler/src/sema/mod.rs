@@ -29,6 +29,7 @@ mod pod;
 mod precision;
 mod range_loop;
 mod shared_nd;
+mod switch;
 mod textures;
 mod typed_literals;
 mod uniformity;

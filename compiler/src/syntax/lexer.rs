@@ -90,6 +90,23 @@ pub enum Tok {
     /// `return`
     #[token("return")]
     Return,
+    /// `switch` in an expression (see `switch.rs`).
+    #[token("switch")]
+    Switch,
+    /// `switch` at the start of a statement (set by [`lex`]).
+    SwitchStmt,
+    /// `case`
+    #[token("case")]
+    Case,
+    /// `default`
+    #[token("default")]
+    Default,
+    /// `yield`: the value of a `switch` expression's arm.
+    #[token("yield")]
+    Yield,
+    /// `->` (a `switch` arm without fall-through)
+    #[token("->")]
+    Arrow,
     /// `true`
     #[token("true")]
     True,
@@ -384,7 +401,9 @@ pub fn lex(file: FileId, source: &str) -> (Vec<Spanned>, Vec<Diagnostic>) {
             }
         }
     }
-    (disambiguate(raw), errors)
+    let mut tokens = disambiguate(raw);
+    super::switch::mark_statement_switches(&mut tokens);
+    (tokens, errors)
 }
 
 /// Rewrites generic brackets and empty brackets (see the module doc). Tokens are taken out

@@ -4,6 +4,7 @@ pub mod ast;
 pub mod lexer;
 pub mod nesting;
 mod parse;
+pub mod switch;
 
 #[allow(clippy::all, missing_docs, unused_parens, unused_imports)]
 mod grammar {
