@@ -65,6 +65,9 @@ pub struct FnCtx<'s, 'a> {
     pub(super) spec_slots: Vec<(i128, bool, ir::Constant)>,
     /// Locals declared `final`.
     pub(super) finals: std::collections::HashSet<LocalId>,
+    /// `final` locals initialized with a constant, and that constant: Java's constant
+    /// variables, usable as `case` labels (`switch.rs`).
+    pub(super) final_consts: HashMap<LocalId, ir::Expr>,
     /// Parameters whose type did not resolve (E0007 at the declaration): their uses are
     /// errors already reported, not new ones.
     pub(super) unresolved: std::collections::HashSet<LocalId>,
@@ -109,6 +112,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             pending_shared_dims: None,
             spec_slots: Vec::new(),
             finals: std::collections::HashSet::new(),
+            final_consts: HashMap::new(),
             unresolved: std::collections::HashSet::new(),
             this: None,
             coop_hint: None,
@@ -328,9 +332,24 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 ..
             } => {
                 let first = self.locals.len();
+                let emitted = out.len();
                 self.local_decl(ty, decls, out);
                 if *is_final {
                     self.finals.extend((first..self.locals.len()).map(LocalId));
+                    for st in &out[emitted..] {
+                        if let ir::Stmt::Store {
+                            place: ir::Place::Local(id),
+                            value:
+                                v @ ir::Expr {
+                                    kind: ir::ExprKind::Const(_),
+                                    ..
+                                },
+                            ..
+                        } = st
+                        {
+                            self.final_consts.insert(*id, v.clone());
+                        }
+                    }
                 }
             }
             ast::Stmt::If {

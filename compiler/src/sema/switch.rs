@@ -348,7 +348,21 @@ impl FnCtx<'_, '_> {
 
     /// A case label's value: a constant of the selector's type.
     fn case_label(&mut self, label: &ast::Expr, sel_ty: &Type) -> R<u64> {
-        let v = self.expr(label, Some(sel_ty))?;
+        // A `final` local with a constant initializer is a constant (Java's constant
+        // variable): its value stands for it.
+        let named = match &label.kind {
+            ast::ExprKind::Name(n) => self
+                .lookup(n)
+                .and_then(|id| self.final_consts.get(&id).cloned()),
+            _ => None,
+        };
+        let v = match named {
+            Some(mut c) => {
+                c.span = label.span;
+                c
+            }
+            None => self.expr(label, Some(sel_ty))?,
+        };
         let v = self.coerce(v, sel_ty, label.span)?;
         match v.kind {
             ExprKind::Const(Constant::Int(bits)) => Ok(bits),
