@@ -15,6 +15,17 @@ pub(super) struct LoopFrame {
     pub(super) id: LoopId,
     pub(super) label: Option<String>,
     pub(super) broken: bool,
+    /// Set when this is a `switch` (the target of `break`, never of `continue`).
+    pub(super) switch: Option<SwitchFrame>,
+}
+
+/// What a `switch` being checked keeps (`switch.rs`).
+pub(super) struct SwitchFrame {
+    /// The definite-assignment state at each `break`/`yield` that leaves it.
+    pub(super) exits: Vec<Vec<bool>>,
+    /// A switch expression's result temporary (its type `void` until the first arm's value
+    /// fixes it) and the context's type hint.
+    pub(super) result: Option<(LocalId, Option<Type>)>,
 }
 
 /// Per-method checking state.
@@ -54,6 +65,9 @@ pub struct FnCtx<'s, 'a> {
     pub(super) spec_slots: Vec<(i128, bool, ir::Constant)>,
     /// Locals declared `final`.
     pub(super) finals: std::collections::HashSet<LocalId>,
+    /// `final` locals initialized with a constant, and that constant: Java's constant
+    /// variables, usable as `case` labels (`switch.rs`).
+    pub(super) final_consts: HashMap<LocalId, ir::Expr>,
     /// Parameters whose type did not resolve (E0007 at the declaration): their uses are
     /// errors already reported, not new ones.
     pub(super) unresolved: std::collections::HashSet<LocalId>,
@@ -98,6 +112,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             pending_shared_dims: None,
             spec_slots: Vec::new(),
             finals: std::collections::HashSet::new(),
+            final_consts: HashMap::new(),
             unresolved: std::collections::HashSet::new(),
             this: None,
             coop_hint: None,
@@ -317,9 +332,24 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 ..
             } => {
                 let first = self.locals.len();
+                let emitted = out.len();
                 self.local_decl(ty, decls, out);
                 if *is_final {
                     self.finals.extend((first..self.locals.len()).map(LocalId));
+                    for st in &out[emitted..] {
+                        if let ir::Stmt::Store {
+                            place: ir::Place::Local(id),
+                            value:
+                                v @ ir::Expr {
+                                    kind: ir::ExprKind::Const(_),
+                                    ..
+                                },
+                            ..
+                        } = st
+                        {
+                            self.final_consts.insert(*id, v.clone());
+                        }
+                    }
                 }
             }
             ast::Stmt::If {
@@ -370,11 +400,15 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     .with_note("help: put the label on a `for`, `while` or `do` loop"),
                 ),
             },
+            ast::Stmt::Switch(sw) => self.switch_stmt(sw, out),
+            ast::Stmt::Yield(e, span) => self.yield_stmt(e, *span, out),
             ast::Stmt::Break(label, span) | ast::Stmt::Continue(label, span) => {
                 let is_break = matches!(s, ast::Stmt::Break(..));
                 if let Ok(idx) = self.find_loop(label.as_ref(), *span, is_break) {
                     let id = self.loops[idx].id;
-                    if is_break {
+                    if is_break && self.loops[idx].switch.is_some() {
+                        self.leave_switch(idx, out);
+                    } else if is_break {
                         self.loops[idx].broken = true;
                         out.push(ir::Stmt::Break(id));
                     } else {
@@ -384,7 +418,18 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 self.dead = true;
             }
             ast::Stmt::Return(value, span) => {
-                self.return_stmt(value.as_ref(), *span, out);
+                if self.in_switch_expr() {
+                    self.diags.push(
+                        Diagnostic::error(
+                            Code::InvalidSwitch,
+                            *span,
+                            "`return` cannot leave a switch expression",
+                        )
+                        .with_note("help: give the arm's value with `yield`"),
+                    );
+                } else {
+                    self.return_stmt(value.as_ref(), *span, out);
+                }
                 self.dead = true;
             }
         }

@@ -43,7 +43,7 @@ fn literal_only(e: &ast::Expr) -> bool {
 /// An unsuffixed literal, possibly signed.
 fn is_bare_literal(e: &ast::Expr) -> bool {
     match &e.kind {
-        ast::ExprKind::Int(t) => !t.ends_with(['l', 'L']),
+        ast::ExprKind::Int(t) => !super::literals::has_int_suffix(t),
         ast::ExprKind::Float(t) => {
             let hex = t.starts_with("0x") || t.starts_with("0X");
             let last = t.chars().last().unwrap_or(' ');
@@ -125,8 +125,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         };
         match (&v.ty, to) {
             (Type::Scalar(f), Type::Scalar(t)) if is_implicit(*f, *t) => Ok(convert(v, *t)),
+            // A constant whose value `t` cannot hold. One that fits but has its own type (a
+            // suffixed literal, `5L` or `5u`) needs a cast like any other value (below).
             (Type::Scalar(f), Type::Scalar(t))
-                if f.is_integer() && t.is_integer() && matches!(v.kind, ExprKind::Const(_)) =>
+                if f.is_integer()
+                    && t.is_integer()
+                    && matches!(v.kind, ExprKind::Const(_))
+                    && !const_fits(&v, *f, *t) =>
             {
                 let shown = const_text(&v);
                 self.error(
@@ -300,6 +305,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ast::ExprKind::NewArray { elem, len } => self.new_array(elem, len, span),
             ast::ExprKind::ArrayLit(items) => self.array_literal(items, hint, span),
             ast::ExprKind::SharedArray { elem, len } => self.shared_array(elem, len, span),
+            ast::ExprKind::Switch(sw) => self.switch_expr(sw, hint),
         }
     }
 
@@ -430,6 +436,20 @@ pub(super) fn const_text(v: &ir::Expr) -> String {
             }
         }
         _ => "this value".to_string(),
+    }
+}
+
+/// Whether the integer constant `v` of type `from` is a value of `to`.
+fn const_fits(v: &ir::Expr, from: ScalarType, to: ScalarType) -> bool {
+    let ExprKind::Const(Constant::Int(bits)) = v.kind else {
+        return false;
+    };
+    let value = crate::ir::const_fold::int_value(bits, from);
+    let w = to.bits().clamp(1, 64);
+    if to.is_signed_integer() {
+        (-(1i128 << (w - 1))..(1i128 << (w - 1))).contains(&value)
+    } else {
+        (0..(1i128 << w)).contains(&value)
     }
 }
 

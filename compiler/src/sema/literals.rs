@@ -10,16 +10,35 @@ pub struct IntLiteral {
     /// Written in decimal (range-checked by value); hex/binary/octal literals may fill
     /// the type's bits, as in Java (`int32 x = 0xFFFFFFFF` is -1).
     pub decimal: bool,
-    /// `L` suffix: the literal is `int64`.
-    pub long: bool,
+    /// The type its suffix gives it: `L` is `int64`, `u` is `uint32`, `uL` is `uint64`
+    /// (either case); `None` when unsuffixed (typed from context, SPEC §3).
+    pub suffix: Option<ScalarType>,
+}
+
+/// Splits an integer literal's suffix off: the digits and the suffix's type.
+fn split_int_suffix(text: &str) -> (&str, Option<ScalarType>) {
+    let lower = text.to_ascii_lowercase();
+    // Hex digits never include `l` or `u`, so the suffix is unambiguous in every radix.
+    for (suffix, ty) in [
+        ("ul", ScalarType::U64),
+        ("u", ScalarType::U32),
+        ("l", ScalarType::I64),
+    ] {
+        if lower.ends_with(suffix) {
+            return (&text[..text.len() - suffix.len()], Some(ty));
+        }
+    }
+    (text, None)
+}
+
+/// Whether an integer literal's text carries a type suffix (`5L`, `5u`, `5uL`).
+pub fn has_int_suffix(text: &str) -> bool {
+    split_int_suffix(text).1.is_some()
 }
 
 /// Parses an integer literal's text.
 pub fn parse_int(text: &str) -> Result<IntLiteral, String> {
-    let (body, long) = match text.strip_suffix(['l', 'L']) {
-        Some(b) => (b, true),
-        None => (text, false),
-    };
+    let (body, suffix) = split_int_suffix(text);
     let clean: String = body.chars().filter(|c| *c != '_').collect();
     let (digits, radix) = if let Some(h) = clean
         .strip_prefix("0x")
@@ -49,7 +68,7 @@ pub fn parse_int(text: &str) -> Result<IntLiteral, String> {
     Ok(IntLiteral {
         value,
         decimal: radix == 10,
-        long,
+        suffix,
     })
 }
 
@@ -145,7 +164,14 @@ mod tests {
         assert_eq!(parse_int("0b101").unwrap().value, 5);
         assert_eq!(parse_int("017").unwrap().value, 15);
         assert_eq!(parse_int("1_000_000").unwrap().value, 1_000_000);
-        assert!(parse_int("5L").unwrap().long);
+        assert_eq!(parse_int("5L").unwrap().suffix, Some(ScalarType::I64));
+        assert_eq!(parse_int("5u").unwrap().suffix, Some(ScalarType::U32));
+        assert_eq!(parse_int("5U").unwrap().suffix, Some(ScalarType::U32));
+        assert_eq!(parse_int("5uL").unwrap().suffix, Some(ScalarType::U64));
+        assert_eq!(parse_int("0xFFul").unwrap().value, 255);
+        assert_eq!(parse_int("0b11U").unwrap().value, 3);
+        assert_eq!(parse_int("017u").unwrap().value, 15);
+        assert_eq!(parse_int("5").unwrap().suffix, None);
         assert!(parse_int("09").is_err());
     }
 

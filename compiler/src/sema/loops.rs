@@ -49,6 +49,9 @@ impl FnCtx<'_, '_> {
         self.dead = infinite && !broken;
     }
 
+    /// The frame a `break`/`continue` goes to: the innermost loop (or, for an unlabeled
+    /// `break`, switch statement), or the loop labeled so. Neither may leave a switch
+    /// expression (Java's rule: its arms end only by giving a value).
     pub(super) fn find_loop(
         &mut self,
         label: Option<&ast::Ident>,
@@ -56,22 +59,24 @@ impl FnCtx<'_, '_> {
         is_break: bool,
     ) -> R<usize> {
         let word = if is_break { "break" } else { "continue" };
-        match label {
-            None => match self.loops.len() {
-                0 => self.error(Diagnostic::error(
+        let found = match label {
+            None => self
+                .loops
+                .iter()
+                .rposition(|f| is_break || f.switch.is_none()),
+            Some(l) => self
+                .loops
+                .iter()
+                .rposition(|f| f.label.as_deref() == Some(l.name.as_str())),
+        };
+        let Some(i) = found else {
+            return match label {
+                None => self.error(Diagnostic::error(
                     Code::BreakOutsideLoop,
                     span,
                     format!("`{word}` outside of a loop"),
                 )),
-                n => Ok(n - 1),
-            },
-            Some(l) => match self
-                .loops
-                .iter()
-                .rposition(|f| f.label.as_deref() == Some(l.name.as_str()))
-            {
-                Some(i) => Ok(i),
-                None => self.error(
+                Some(l) => self.error(
                     Diagnostic::error(
                         Code::BreakOutsideLoop,
                         l.span,
@@ -79,8 +84,25 @@ impl FnCtx<'_, '_> {
                     )
                     .with_label("unknown label"),
                 ),
-            },
+            };
+        };
+        let crosses = self.loops[i..].iter().any(is_switch_expr);
+        if crosses {
+            return self.error(
+                Diagnostic::error(
+                    Code::InvalidSwitch,
+                    span,
+                    format!("`{word}` cannot leave a switch expression"),
+                )
+                .with_note("help: give the arm's value with `yield`"),
+            );
         }
+        Ok(i)
+    }
+
+    /// Whether a switch expression is being checked here (so `return` cannot leave it).
+    pub(super) fn in_switch_expr(&self) -> bool {
+        self.loops.iter().any(is_switch_expr)
     }
 
     /// Checks a loop body. `body_may_skip`: the body might not run (while/for), so
@@ -97,6 +119,7 @@ impl FnCtx<'_, '_> {
             id,
             label: label.map(|l| l.name.clone()),
             broken: false,
+            switch: None,
         });
         let before = self.assigned.clone();
         let was_dead = self.dead;
@@ -152,4 +175,9 @@ impl FnCtx<'_, '_> {
         });
         self.dead = infinite && !broken;
     }
+}
+
+/// Whether the frame is a switch expression's.
+fn is_switch_expr(f: &LoopFrame) -> bool {
+    f.switch.as_ref().is_some_and(|s| s.result.is_some())
 }

@@ -31,6 +31,7 @@ mod precision;
 mod range_loop;
 mod shared_nd;
 mod swizzle_assign;
+mod switch;
 mod textures;
 mod type_hints;
 mod typed_literals;

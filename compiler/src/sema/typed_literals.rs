@@ -34,7 +34,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             }
         };
         let hinted = match hint {
-            Some(Type::Scalar(s)) if !lit.long => Some(*s),
+            Some(Type::Scalar(s)) if lit.suffix.is_none() => Some(*s),
             _ => None,
         };
         if let Some(t) = hinted {
@@ -50,10 +50,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 return Ok(ir::Expr::constant(Constant::Int(bits), scalar(t), span));
             }
         }
-        let order: &[ScalarType] = if lit.long {
-            &[ScalarType::I64]
-        } else {
-            &[ScalarType::I32, ScalarType::I64]
+        let suffixed;
+        let order: &[ScalarType] = match lit.suffix {
+            Some(t) => {
+                suffixed = [t];
+                &suffixed
+            }
+            None => &[ScalarType::I32, ScalarType::I64],
         };
         for t in order {
             if let Some(bits) = fit_int(&lit, negative, *t) {
@@ -61,10 +64,24 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             }
         }
         let sign = if negative { "-" } else { "" };
+        let note = match lit.suffix {
+            Some(ScalarType::U32) => {
+                "a `u` literal is uint32: 0 to 4294967295 (not negative); `uL` makes it uint64"
+            }
+            Some(ScalarType::U64) => "a `uL` literal is uint64: 0 to 18446744073709551615 (not negative)",
+            _ => "int64 holds -9223372036854775808 to 9223372036854775807; uint64 up to 18446744073709551615",
+        };
         self.error(
-            Diagnostic::error(Code::LiteralOutOfRange, span, format!("integer literal {sign}{text} is out of range"))
-                .with_label(format!("does not fit in {}", order.last().copied().unwrap_or(ScalarType::I64)))
-                .with_note("int64 holds -9223372036854775808 to 9223372036854775807; uint64 up to 18446744073709551615"),
+            Diagnostic::error(
+                Code::LiteralOutOfRange,
+                span,
+                format!("integer literal {sign}{text} is out of range"),
+            )
+            .with_label(format!(
+                "does not fit in {}",
+                order.last().copied().unwrap_or(ScalarType::I64)
+            ))
+            .with_note(note),
         )
     }
 

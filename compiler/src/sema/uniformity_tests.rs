@@ -196,3 +196,44 @@ fn deeply_nested_loops_with_divergent_exits_are_walked_in_linear_time() {
     // Exponential re-walking (twice per nesting level) would not finish at all.
     assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
 }
+
+#[test]
+fn a_switch_is_as_uniform_as_its_selector() {
+    let ok = check(
+        r#"
+    @Kernel
+    public static void k(KernelBuffer<int32> b, uint32 n) {
+        Shared<int32> t = shared int32[64];
+        uint32 l = KernelThread.x();
+        for (uint32 r = 0; r < 4; r++) {
+            switch (n + r) {
+                case 1u:
+                    t[l] = 1;
+                    Barrier.workgroup();
+                case 2u:
+                    if (n > 9) { break; }
+                    continue;
+                default:
+                    t[l] = 2;
+            }
+            Barrier.workgroup();
+        }
+        b[l] = t[63u - l];
+    }"#,
+    );
+    assert!(ok.is_ok(), "{ok:?}");
+    let diags = check(
+        r#"
+    @Kernel
+    public static void k(KernelBuffer<int32> b) {
+        uint32 l = KernelThread.x();
+        int32 v = switch (l % 2u) {
+            case 1u -> { Barrier.workgroup(); yield 1; }
+            default -> 2;
+        };
+        b[l] = v;
+    }"#,
+    )
+    .unwrap_err();
+    assert_eq!(diags[0].code, Code::NonUniformBarrier, "{diags:?}");
+}

@@ -243,6 +243,47 @@ pub enum Stmt {
     Labeled(Ident, Box<Stmt>),
     /// `;`
     Empty(Span),
+    /// `switch (e) { … }` as a statement.
+    Switch(Box<Switch>),
+    /// `yield e;`: the value of the enclosing `switch` expression's arm.
+    Yield(Expr, Span),
+}
+
+/// `switch (selector) { cases }`, a statement or an expression (docs/language.md).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Switch {
+    /// The value switched on.
+    pub selector: Expr,
+    /// The `case`/`default` arms in source order (the order matters for fall-through).
+    pub cases: Vec<SwitchCase>,
+    /// The whole `switch`.
+    pub span: Span,
+    /// Nesting depth of the deepest part, kept for the parser's nesting limit.
+    pub depth: u32,
+}
+
+/// One arm of a `switch`: `case A, B:` statements, `case A -> …`, or `default`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwitchCase {
+    /// The constants it matches; empty for `default`.
+    pub labels: Vec<Expr>,
+    /// Whether it is the `default` arm.
+    pub is_default: bool,
+    /// What runs when it is chosen.
+    pub body: CaseBody,
+    /// The `case …` head up to its `:` or `->`, for diagnostics.
+    pub span: Span,
+}
+
+/// The body of a `switch` arm.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CaseBody {
+    /// `case A: s1 s2 …`: runs on into the next arm unless it jumps (Java's fall-through).
+    Colon(Vec<Stmt>),
+    /// `case A -> e;`: the arm's value (switch expression) or an expression statement.
+    Expr(Expr),
+    /// `case A -> { … }`: no fall-through.
+    Block(Block),
 }
 
 impl Stmt {
@@ -258,7 +299,9 @@ impl Stmt {
             | Stmt::Break(_, span)
             | Stmt::Continue(_, span)
             | Stmt::Return(_, span)
+            | Stmt::Yield(_, span)
             | Stmt::Empty(span) => *span,
+            Stmt::Switch(sw) => sw.span,
             Stmt::Expr(e) => e.span,
             Stmt::Block(b) => b.span,
             Stmt::Labeled(l, s) => l.span.to(s.span()),
@@ -461,4 +504,6 @@ pub enum ExprKind {
         /// Length: a constant expression or a kernel parameter.
         len: Box<Expr>,
     },
+    /// A `switch` expression: `switch (x) { case 1 -> 10; default -> 0; }`.
+    Switch(Box<Switch>),
 }

@@ -90,6 +90,23 @@ pub enum Tok {
     /// `return`
     #[token("return")]
     Return,
+    /// `switch` in an expression (see `switch.rs`).
+    #[token("switch")]
+    Switch,
+    /// `switch` at the start of a statement (set by [`lex`]).
+    SwitchStmt,
+    /// `case`
+    #[token("case")]
+    Case,
+    /// `default`
+    #[token("default")]
+    Default,
+    /// `yield`: the value of a `switch` expression's arm.
+    #[token("yield")]
+    Yield,
+    /// `->` (a `switch` arm without fall-through)
+    #[token("->")]
+    Arrow,
     /// `true`
     #[token("true")]
     True,
@@ -115,10 +132,11 @@ pub enum Tok {
     Ident(String),
     /// A generic type name directly followed by `<` (set by [`lex`]).
     GenericName(String),
-    /// An integer literal, as written.
-    #[regex(r"0[xX][0-9a-fA-F_]+[lL]?", |lex| lex.slice().to_string())]
-    #[regex(r"0[bB][01_]+[lL]?", |lex| lex.slice().to_string())]
-    #[regex(r"[0-9][0-9_]*[lL]?", |lex| lex.slice().to_string())]
+    /// An integer literal, as written, with its optional suffix: `L` (int64), `u` (uint32)
+    /// or `uL` (uint64), in either case.
+    #[regex(r"0[xX][0-9a-fA-F_]+([uU][lL]?|[lL])?", |lex| lex.slice().to_string())]
+    #[regex(r"0[bB][01_]+([uU][lL]?|[lL])?", |lex| lex.slice().to_string())]
+    #[regex(r"[0-9][0-9_]*([uU][lL]?|[lL])?", |lex| lex.slice().to_string())]
     IntLit(String),
     /// A float literal, as written.
     #[regex(r"[0-9][0-9_]*\.[0-9_]*([eE][+-]?[0-9_]+)?[fFdDhH]?", |lex| lex.slice().to_string())]
@@ -383,7 +401,9 @@ pub fn lex(file: FileId, source: &str) -> (Vec<Spanned>, Vec<Diagnostic>) {
             }
         }
     }
-    (disambiguate(raw), errors)
+    let mut tokens = disambiguate(raw);
+    super::switch::mark_statement_switches(&mut tokens);
+    (tokens, errors)
 }
 
 /// Rewrites generic brackets and empty brackets (see the module doc). Tokens are taken out

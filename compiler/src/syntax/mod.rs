@@ -5,6 +5,9 @@ mod java_hints;
 pub mod lexer;
 pub mod nesting;
 mod parse;
+pub mod switch;
+#[cfg(test)]
+mod switch_tests;
 
 #[allow(clippy::all, missing_docs, unused_parens, unused_imports)]
 mod grammar {

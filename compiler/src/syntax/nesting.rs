@@ -117,6 +117,7 @@ fn child_depth(kind: &ExprKind) -> u32 {
         }
         ExprKind::Launch { config, args: a } => config.depth.max(args(a)),
         ExprKind::ArrayLit(v) => v.iter().map(|e| e.depth).max().unwrap_or(0),
+        ExprKind::Switch(sw) => sw.depth,
     }
 }
 

@@ -96,6 +96,32 @@ fn integers_agree_with_the_interpreter() {
 }
 
 #[test]
+fn literal_suffixes_agree_with_the_interpreter() {
+    let r = corpus("literal_suffixes.cajeta");
+    assert_eq!(
+        r.out,
+        "5 4294967295 18446744073709551615 12 170 15 18446744073709551615\n\
+         1333333333 true\n42 4294967296\n"
+    );
+    assert_eq!(r.end, "returned 63");
+}
+
+#[test]
+fn switches_agree_with_the_interpreter() {
+    let r = corpus("switch.cajeta");
+    let lines: Vec<&str> = r.out.lines().collect();
+    // Fall-through from `default` into `case 5`, and from `case 1` into `case 2`.
+    assert_eq!(lines[0], "0: 4999 0 zero");
+    assert_eq!(lines[1], "1: 11 10 one");
+    assert_eq!(lines[2], "2: 10 20 many");
+    assert_eq!(lines[5], "5: 5000 0 many");
+    // `continue` of the loop from a switch; `break` in a switch leaves only the switch.
+    assert_eq!(lines[7], "total 3308");
+    assert_eq!(lines[8], "11 12 100 206 -7");
+    assert_eq!(r.end, "returned 321081");
+}
+
+#[test]
 fn nano_time_is_monotonic_on_both_executors() {
     let r = corpus("nano_time.cajeta");
     assert_eq!(

@@ -61,6 +61,12 @@ use crate::ir::{self, FunctionId, FunctionKind, Type};
 use crate::kernel::spirv::{CompiledKernel, SpirvOptions, TargetEnv};
 use crate::layout::{self, BindingKind};
 
+/// The attribute every emitted function carries so that LLVM's `simplifycfg` never turns a
+/// chain of equality tests (a desugared `switch`, or `if`s written so) into a lookup table:
+/// the table becomes a module-scope constant array in a storage class Vulkan rejects
+/// (`CrossWorkgroup`), and pipeline creation fails.
+const NO_TABLES: &str = "\"no-jump-tables\"=\"true\"";
+
 /// An `UnsupportedByLlvmBackend` refusal naming the construct.
 pub(crate) fn refuse(span: Span, what: impl std::fmt::Display) -> Diagnostic {
     Diagnostic::error(
@@ -543,7 +549,7 @@ fn module_text(
     let _ = write!(
         text,
         "\ndefine void @\"{}\"() #0 {{\nentry:\n{}{}{}}}\n\n\
-         attributes #0 = {{ \"hlsl.shader\"=\"compute\" \"hlsl.numthreads\"=\"{},{},{}\" }}\n",
+         attributes #0 = {{ \"hlsl.shader\"=\"compute\" \"hlsl.numthreads\"=\"{},{},{}\" {NO_TABLES} }}\n",
         kernel.name,
         f.allocas,
         entry,
@@ -606,7 +612,7 @@ fn lower_helpers(
         shared_bytes += f.shared_bytes;
         let _ = write!(
             text,
-            "\ndefine internal {ret} {name}({}) noinline {{\nentry:\n{}{entry}{}}}\n",
+            "\ndefine internal {ret} {name}({}) noinline {NO_TABLES} {{\nentry:\n{}{entry}{}}}\n",
             params.join(", "),
             f.allocas,
             f.body

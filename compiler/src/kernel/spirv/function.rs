@@ -374,6 +374,9 @@ impl<'a, 'm> FnCx<'a, 'm> {
     }
 
     fn lower_if(&mut self, cond: &Expr, then: &Block, otherwise: &Block) -> Res<()> {
+        if let Some(chain) = super::switch::chain(self.func, cond, then, otherwise) {
+            return self.lower_switch(chain);
+        }
         let c = self.expr(cond)?;
         let then_label = self.cx.b.id();
         let merge = self.cx.b.id();

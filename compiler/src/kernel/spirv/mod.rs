@@ -43,6 +43,7 @@ mod psc;
 mod ray_query;
 mod reflect;
 mod storage;
+mod switch;
 #[cfg(test)]
 mod tests;
 mod textures;
