@@ -6,7 +6,7 @@
 //! oracles).
 
 use cajeta_tests::fuzz::oracle::{self, Kind, Validator};
-use cajeta_tests::fuzz::{self, InputConfig};
+use cajeta_tests::fuzz::{self, executors, InputConfig};
 use cajeta_tests::{device_context, files, run_file_on, tests_dir};
 
 const SEED: u64 = 0x00C4_7E7A;
@@ -27,6 +27,8 @@ fn generated_programs_validate_and_match_the_host_on_the_device() {
     let ctx = device_context(false);
     let mut failures = Vec::new();
     let mut on_device = 0;
+    let mut ways = executors::FourWayCounts::default();
+    executors::enable_llvm_kernels();
     let programs = 100;
     for p in 0..programs {
         let program = fuzz::generated(SEED, p);
@@ -38,8 +40,13 @@ fn generated_programs_validate_and_match_the_host_on_the_device() {
         ));
         if let (Some(ctx), true) = (&ctx, p < 20 && findings.is_empty()) {
             on_device += 1;
-            if let Some(f) = oracle::run_on_device(&c, ctx) {
-                failures.push(format!("program {p}: {}\n{}", f.detail, program.source));
+            let (found, counts) = executors::run_four_ways(&c, ctx, &mut val);
+            ways.add(&counts);
+            for f in found {
+                match fuzz::known_defect("program", &f) {
+                    Some(name) => eprintln!("program {p}: known defect {name}"),
+                    None => failures.push(format!("program {p}: {}\n{}", f.detail, program.source)),
+                }
             }
         }
     }
@@ -59,6 +66,17 @@ fn generated_programs_validate_and_match_the_host_on_the_device() {
     assert!(
         ctx.is_none() || on_device >= 16,
         "only {on_device} programs on the device"
+    );
+    // Each of those ran four ways: rspirv and LLVM kernels, interpreted and native host code
+    // (LLVM runs only where the LLVM backend takes the kernels: most generated programs).
+    eprintln!("four-way runs: {ways:?}");
+    assert!(
+        ctx.is_none() || (ways.runs[0] == on_device && ways.runs[1] == on_device),
+        "{ways:?}"
+    );
+    assert!(
+        ctx.is_none() || ways.runs[3] >= on_device / 2,
+        "the LLVM kernel backend ran too few programs: {ways:?}"
     );
 }
 

@@ -19,7 +19,7 @@
 
 use cajeta_tests::fuzz::mutate::InputKind;
 use cajeta_tests::fuzz::oracle::{self, Finding, Kind, Reached, Validator};
-use cajeta_tests::fuzz::{self, InputConfig};
+use cajeta_tests::fuzz::{self, executors, InputConfig};
 use cajetac::kernel::spirv::TargetEnv;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
@@ -144,6 +144,7 @@ fn save(out: &Path, name: &str, text: &str, reduced: Option<&str>, detail: &str)
 /// The worker: runs indices from `from` to the end, one line per event on stdout.
 fn worker(a: &Args, from: u64) {
     oracle::quiet_panics();
+    executors::enable_llvm_kernels();
     let corpus = corpus();
     let mut val = Validator::default();
     let mut ctx: Option<cajeta_runtime::Context> = None;
@@ -157,6 +158,7 @@ fn worker(a: &Args, from: u64) {
             let _ = o.flush();
         }
         let (label, kind, reached, findings, device, text);
+        let mut ways = executors::FourWayCounts::default();
         let started = Instant::now();
         if i < a.inputs {
             let input = fuzz::input(&input_config(a), &corpus, i);
@@ -174,7 +176,9 @@ fn worker(a: &Args, from: u64) {
                     ctx = cajeta_tests::device_context(false);
                 }
                 if let Some(ctx) = &ctx {
-                    f.extend(oracle::run_on_device(&c, ctx));
+                    let (found, counts) = executors::run_four_ways(&c, ctx, &mut val);
+                    f.extend(found);
+                    ways = counts;
                 }
             }
             (label, kind, reached, findings, device) =
@@ -188,10 +192,16 @@ fn worker(a: &Args, from: u64) {
                 started.elapsed().as_millis()
             );
         }
+        // The runs of each of the four ways (docs/fuzzing.md), then whether LLVM refused.
         let mut lines = format!(
-            "D {i} {kind} {} {}\n",
+            "D {i} {kind} {} {} {}{}{}{}{}\n",
             reached_code(reached),
-            u8::from(device)
+            u8::from(device),
+            ways.runs[0],
+            ways.runs[1],
+            ways.runs[2],
+            ways.runs[3],
+            ways.llvm_refused
         );
         for f in &findings {
             let known = fuzz::known_defect(&label, f).unwrap_or("");
@@ -281,7 +291,20 @@ fn reduce_program(path: &Path) {
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
         lines.sort();
         lines.dedup();
-        for line in lines {
+        // The lines that move data to and from the device stay: without them the host
+        // compares against zeros, a different failure.
+        let keep = |l: &str| {
+            [
+                "launch(",
+                "download(",
+                "upload(",
+                "heap KernelBuffer",
+                "s.sync()",
+            ]
+            .iter()
+            .any(|k| l.contains(k))
+        };
+        for line in lines.into_iter().filter(|l| !keep(l)) {
             let candidate: String = text
                 .lines()
                 .filter(|l| *l != line)
@@ -305,6 +328,9 @@ struct Tally {
     by_kind: BTreeMap<String, u64>,
     by_reached: BTreeMap<String, u64>,
     device: u64,
+    /// Runs per way of `executors::Way::ALL`.
+    ways: [u64; 4],
+    llvm_refused: u64,
     findings: BTreeMap<String, (u64, Vec<u64>)>,
 }
 
@@ -338,13 +364,18 @@ fn supervise(a: &Args) {
         loop {
             match rx.recv_timeout(HANG) {
                 Ok(line) => {
-                    let parts: Vec<&str> = line.splitn(6, ' ').collect();
+                    let parts: Vec<&str> = line.splitn(7, ' ').collect();
                     match parts[0] {
                         "I" => current = parts[1].parse().ok(),
                         "D" => {
                             *tally.by_kind.entry(parts[2].to_string()).or_default() += 1;
                             *tally.by_reached.entry(parts[3].to_string()).or_default() += 1;
                             tally.device += u64::from(parts[4] == "1");
+                            let ways = parts.get(5).map_or(&b""[..], |w| w.as_bytes());
+                            for (k, n) in ways.iter().take(4).enumerate() {
+                                tally.ways[k] += u64::from(*n == b'1');
+                            }
+                            tally.llvm_refused += u64::from(ways.get(4) == Some(&b'1'));
                             next = parts[1].parse::<u64>().unwrap() + 1;
                             current = None;
                         }
@@ -460,6 +491,13 @@ fn summary(a: &Args, t: &Tally, elapsed: Duration) -> String {
     s.push_str(&format!(
         "generated programs run on the device: {}\n",
         t.device
+    ));
+    for (way, n) in executors::Way::ALL.iter().zip(t.ways) {
+        s.push_str(&format!("  {:<14} {n}\n", way.name()));
+    }
+    s.push_str(&format!(
+        "  (kernels the LLVM backend refused, LLVM runs skipped: {})\n",
+        t.llvm_refused
     ));
     s.push_str(&format!("findings ({} signatures):\n", t.findings.len()));
     for (sig, (n, idx)) in &t.findings {

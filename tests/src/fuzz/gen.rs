@@ -63,15 +63,15 @@ struct Var {
     assignable: bool,
 }
 
-struct Gen<'r> {
-    rng: &'r mut Rng,
+pub(super) struct Gen<'r> {
+    pub(super) rng: &'r mut Rng,
     cfg: GenConfig,
     scopes: Vec<Vec<Var>>,
     next_id: usize,
 }
 
 impl Gen<'_> {
-    fn fresh(&mut self, prefix: &str) -> String {
+    pub(super) fn fresh(&mut self, prefix: &str) -> String {
         self.next_id += 1;
         format!("{prefix}{}", self.next_id)
     }
@@ -132,7 +132,7 @@ impl Gen<'_> {
 
     /// An expression of type `ty`, at most `depth` deep, with a variable in it when
     /// `need_var`. Returns the text and whether a variable occurs in it.
-    fn expr(&mut self, ty: Ty, depth: usize, need_var: bool) -> (String, bool) {
+    pub(super) fn expr(&mut self, ty: Ty, depth: usize, need_var: bool) -> (String, bool) {
         if depth == 0 || self.rng.chance(20) {
             return self.leaf(ty, need_var);
         }
@@ -286,8 +286,9 @@ impl Gen<'_> {
     fn statement(&mut self, out: &mut Vec<String>, depth: usize, loops: usize) {
         let ed = self.cfg.max_depth;
         let deep = depth >= 3;
-        match self.rng.below(if deep { 6 } else { 10 }) {
+        match self.rng.below(if deep { 6 } else { 11 }) {
             0..=2 => self.statement_decl(out),
+            10 => self.statement_vector(out),
             3..=5 => self.assignment(out),
             6 => {
                 let (c, _) = self.expr(Ty::Bool, ed, true);

@@ -65,7 +65,8 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(kind: Kind, detail: impl Into<String>) -> Finding {
+    /// A finding of `kind` described by `detail`.
+    pub fn new(kind: Kind, detail: impl Into<String>) -> Finding {
         Finding {
             kind,
             detail: detail.into(),

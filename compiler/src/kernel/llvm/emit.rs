@@ -95,8 +95,16 @@ pub(crate) fn emit_spirv(text: &str, pipeline: &str) -> Result<Vec<u32>, String>
             CodeModel::Default,
         )
         .ok_or("cannot create a SPIR-V target machine")?;
+    // No CPU-style vectorization: a GPU's lanes are its invocations, and the vectors the
+    // loop vectorizer builds (8 lanes of `i32` for a loop over a 4-lane vector, found by the
+    // fuzz campaign) are wider than Vulkan allows; LLVM's SPIR-V target cannot legalize
+    // them and stops the process with `LLVM ERROR: unable to legalize instruction`.
+    let options = PassBuilderOptions::create();
+    options.set_loop_vectorization(false);
+    options.set_loop_slp_vectorization(false);
+    options.set_loop_interleaving(false);
     module
-        .run_passes(pipeline, &machine, PassBuilderOptions::create())
+        .run_passes(pipeline, &machine, options)
         .map_err(|e| format!("optimize: {}", e.to_string_lossy()))?;
     // Codegen mutates the module: it is emitted exactly once.
     let out = machine

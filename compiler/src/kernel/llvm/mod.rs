@@ -295,13 +295,11 @@ fn compile(
     };
     for &pipeline in pipes {
         // LLVM 23.1's SPIR-V target crashes on some kernels with shared arrays (a shared
-        // array indexed in a loop): those are emitted in a helper process, so a crash is a
+        // array indexed in a loop), and ends the process with `LLVM ERROR` on instructions
+        // it cannot legalize (found by the four-way fuzz campaign on a kernel without
+        // shared memory): every kernel is emitted in a helper process, so that a crash is a
         // refusal instead of the end of the compiler (`isolate.rs`).
-        let emitted = if shared_arrays {
-            isolate::emit_isolated(&text, pipeline)
-        } else {
-            emit::emit_spirv(&text, pipeline)
-        };
+        let emitted = isolate::emit_isolated(&text, pipeline);
         result = emitted.and_then(|words| post::fix_up(words, &layout, &kernel.name));
         if result.is_ok() {
             break;

@@ -21,12 +21,36 @@ pub(crate) fn drop_storage_only_widths(m: &mut Module) {
         (Capability::Int16, Op::TypeInt, 16),
         (Capability::Float16, Op::TypeFloat, 16),
     ] {
-        if storage_only(m, op, width) {
+        // The storage-access capabilities are what allow a narrow type without the
+        // arithmetic one (its loads, stores and conversions): without one of them (a kernel
+        // with no narrow buffer that only truncates through a narrow type, found by the fuzz
+        // campaign) the arithmetic capability stays.
+        if storage_only(m, op, width) && has_storage_access(m, width) {
             m.capabilities.retain(
                 |i| !matches!(i.operands.first(), Some(Operand::Capability(c)) if *c == cap),
             );
         }
     }
+}
+
+/// Whether the module declares a storage-access capability for `width`-bit types.
+fn has_storage_access(m: &Module, width: u32) -> bool {
+    let access: &[Capability] = if width == 8 {
+        &[
+            Capability::StorageBuffer8BitAccess,
+            Capability::UniformAndStorageBuffer8BitAccess,
+            Capability::StoragePushConstant8,
+        ]
+    } else {
+        &[
+            Capability::StorageBuffer16BitAccess,
+            Capability::UniformAndStorageBuffer16BitAccess,
+            Capability::StoragePushConstant16,
+        ]
+    };
+    m.capabilities
+        .iter()
+        .any(|i| matches!(i.operands.first(), Some(Operand::Capability(c)) if access.contains(c)))
 }
 
 fn storage_only(m: &Module, op: Op, width: u32) -> bool {

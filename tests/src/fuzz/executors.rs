@@ -1,0 +1,199 @@
+//! One answer from four executors: a generated program's `run()` compares the device's
+//! results with its own host recomputation and returns the number of differences, so it must
+//! return 0 whichever way its halves run. Each program runs with its kernels emitted by rspirv
+//! and by LLVM's SPIR-V target (`--backend llvm`, Vulkan 1.3), on the device, and its host
+//! code run by the interpreter and by native code: four runs, each of which must return 0
+//! and print nothing. A kernel the LLVM backend refuses (E0045, a documented subset) skips
+//! the two LLVM runs and is counted, not failed.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use super::oracle::{Compiled, Finding, Kind, Validator};
+use cajetac::diagnostics::{Code, SourceMap};
+use cajetac::driver;
+use cajetac::host::interp::{self, HostExecutor, HostIo, HostOutcome, Interpret};
+use cajetac::ir::FunctionId;
+use cajetac::kernel::spirv::{CompiledKernel, KernelBackend, SpirvOptions, TargetEnv};
+
+/// Which kernel backend and which host executor a run used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Way {
+    /// The kernels came from LLVM's SPIR-V target rather than rspirv.
+    pub llvm_kernels: bool,
+    /// The host code ran natively rather than in the interpreter.
+    pub native_host: bool,
+}
+
+impl Way {
+    /// The four ways, rspirv + interpreter first.
+    pub const ALL: [Way; 4] = [
+        Way {
+            llvm_kernels: false,
+            native_host: false,
+        },
+        Way {
+            llvm_kernels: false,
+            native_host: true,
+        },
+        Way {
+            llvm_kernels: true,
+            native_host: false,
+        },
+        Way {
+            llvm_kernels: true,
+            native_host: true,
+        },
+    ];
+
+    /// `rspirv+interp`, `llvm+native`, ….
+    pub fn name(self) -> &'static str {
+        match (self.llvm_kernels, self.native_host) {
+            (false, false) => "rspirv+interp",
+            (false, true) => "rspirv+native",
+            (true, false) => "llvm+interp",
+            (true, true) => "llvm+native",
+        }
+    }
+}
+
+/// Counts of a four-way campaign.
+#[derive(Clone, Debug, Default)]
+pub struct FourWayCounts {
+    /// Runs per way, in [`Way::ALL`]'s order.
+    pub runs: [usize; 4],
+    /// Programs whose kernels the LLVM backend refused (their LLVM runs skipped).
+    pub llvm_refused: usize,
+}
+
+impl FourWayCounts {
+    /// Adds another campaign's counts.
+    pub fn add(&mut self, other: &FourWayCounts) {
+        for (a, b) in self.runs.iter_mut().zip(other.runs) {
+            *a += b;
+        }
+        self.llvm_refused += other.llvm_refused;
+    }
+}
+
+/// How the detail of a finding on a module of the LLVM kernel backend starts.
+pub const LLVM_MODULE: &str = "LLVM kernel backend module: ";
+
+/// Makes `--backend llvm` available (idempotent).
+pub fn enable_llvm_kernels() {
+    cajetac::kernel::llvm::enable();
+}
+
+/// The program's kernels through LLVM's SPIR-V target, validated for Vulkan 1.3; `Ok(None)`
+/// when the backend refuses one of them (E0045), a finding when it fails otherwise.
+fn llvm_kernels(
+    c: &Compiled,
+    val: &mut Validator,
+) -> Result<Option<Vec<(FunctionId, CompiledKernel)>>, Finding> {
+    let Some(module) = c.module.as_ref() else {
+        return Ok(None);
+    };
+    let options = SpirvOptions {
+        backend: KernelBackend::Llvm,
+        target_env: TargetEnv::Vulkan1_3,
+        ..SpirvOptions::default()
+    };
+    match driver::compile_kernels(module, &options, None) {
+        Ok(k) => {
+            let findings = val.validate(&[(TargetEnv::Vulkan1_3, k.clone())], false);
+            match findings.into_iter().next() {
+                Some(f) => Err(Finding::new(f.kind, format!("{LLVM_MODULE}{}", f.detail))),
+                None => Ok(Some(k)),
+            }
+        }
+        Err(d) if d.iter().all(|d| d.code == Code::LlvmBackendUnsupported) => Ok(None),
+        Err(d) => Err(Finding::new(
+            Kind::CheckBuildDisagree,
+            format!(
+                "the LLVM kernel backend failed: {}",
+                d.iter()
+                    .map(|d| format!("{}: {}", d.code.as_str(), d.message))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        )),
+    }
+}
+
+/// Runs `run()` of the compiled program with `kernels` and `executor` on `ctx`.
+fn run_way(
+    c: &Compiled,
+    kernels: &[(FunctionId, CompiledKernel)],
+    executor: &dyn HostExecutor,
+    ctx: &cajeta_runtime::Context,
+    way: Way,
+) -> Option<Finding> {
+    let module = c.module.as_ref()?;
+    let kernels: HashMap<FunctionId, CompiledKernel> = kernels.iter().cloned().collect();
+    let entry = driver::entry_point(module)?;
+    let mut out = Vec::new();
+    let mut io = HostIo {
+        stdout: &mut out,
+        context: Some(ctx.clone()),
+    };
+    let sources = SourceMap::new();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        interp::run_host_with(module, entry, &[], &kernels, &sources, &mut io, executor)
+    }));
+    let printed = String::from_utf8_lossy(&out).into_owned();
+    let name = way.name();
+    match result {
+        Err(_) => Some(Finding::new(
+            Kind::Panic,
+            format!("{name}: panic while running"),
+        )),
+        Ok(Err(e)) => Some(Finding::new(
+            Kind::WrongResult,
+            format!("{name}: runtime error: {}", e.message),
+        )),
+        Ok(Ok(HostOutcome::Returned(v))) if v.to_string() == "0" && printed.is_empty() => None,
+        Ok(Ok(outcome)) => Some(Finding::new(
+            Kind::WrongResult,
+            format!(
+                "{name}: device and host disagree ({outcome:?}):\n{}",
+                printed.lines().take(20).collect::<Vec<_>>().join("\n")
+            ),
+        )),
+    }
+}
+
+/// Runs a compiled generated program the four ways on `ctx`; returns the findings and the
+/// counts. The rspirv kernels are the Vulkan 1.1 ones `c` holds.
+pub fn run_four_ways(
+    c: &Compiled,
+    ctx: &cajeta_runtime::Context,
+    val: &mut Validator,
+) -> (Vec<Finding>, FourWayCounts) {
+    let mut findings = Vec::new();
+    let mut counts = FourWayCounts::default();
+    let Some((_, rspirv)) = c.kernels.iter().find(|(e, _)| *e == TargetEnv::Vulkan1_1) else {
+        return (findings, counts);
+    };
+    let llvm = match llvm_kernels(c, val) {
+        Ok(k) => k,
+        Err(f) => {
+            findings.push(f);
+            None
+        }
+    };
+    if llvm.is_none() {
+        counts.llvm_refused += 1;
+    }
+    let native = cajetac::host::native::Native;
+    for (i, way) in Way::ALL.into_iter().enumerate() {
+        let kernels = match (way.llvm_kernels, &llvm) {
+            (false, _) => rspirv,
+            (true, Some(k)) => k,
+            (true, None) => continue,
+        };
+        let executor: &dyn HostExecutor = if way.native_host { &native } else { &Interpret };
+        counts.runs[i] += 1;
+        findings.extend(run_way(c, kernels, executor, ctx, way));
+    }
+    (findings, counts)
+}
