@@ -3,6 +3,7 @@
 
 mod big_buffers;
 mod buffer_arrays;
+mod cajeta_forms;
 mod checked;
 mod concurrency;
 mod coop_shapes;

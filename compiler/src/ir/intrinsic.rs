@@ -143,6 +143,12 @@ pub enum VecFn {
     Lerp,
     /// `m.transpose()` of a `Matrix<T, R, C>`: a `Matrix<T, C, R>`.
     Transpose,
+    /// `i.reflect(n)` (also `Math.reflect(i, n)`): `i - (2 * n.dot(i)) * n`, GLSL.std.450
+    /// `Reflect` (float vectors).
+    Reflect,
+    /// `i.refract(n, eta)` (also `Math.refract(i, n, eta)`): GLSL.std.450 `Refract`, `eta` a
+    /// scalar of the lane type; the zero vector on total internal reflection.
+    Refract,
 }
 
 /// The `Precision.*` functions of SPEC §8 and the packing operations `specialize` lowers the
@@ -411,6 +417,8 @@ impl Intrinsic {
             "vec.clamp" => Intrinsic::Vector(VecFn::Clamp),
             "vec.lerp" => Intrinsic::Vector(VecFn::Lerp),
             "mat.transpose" => Intrinsic::Vector(VecFn::Transpose),
+            "vec.reflect" => Intrinsic::Vector(VecFn::Reflect),
+            "vec.refract" => Intrinsic::Vector(VecFn::Refract),
             "barrier.workgroup" => Intrinsic::Barrier(BarrierKind::Workgroup),
             "barrier.workgroup_memory" => Intrinsic::Barrier(BarrierKind::WorkgroupMemory),
             "barrier.device_memory" => Intrinsic::Barrier(BarrierKind::DeviceMemory),

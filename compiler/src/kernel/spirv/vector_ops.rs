@@ -278,6 +278,11 @@ impl FnCx<'_, '_> {
                 let scaled = self.fop(Op::FMul, vty, diff, *t)?;
                 self.fop(Op::FAdd, vty, *x, scaled)
             }
+            // GLSL.std.450's own formulas (the host rounds each of their steps).
+            (VecFn::Reflect, [i, n]) => self.glsl_op(GlslStd450Op::Reflect, vty, &[*i, *n], span),
+            (VecFn::Refract, [i, n, eta]) => {
+                self.glsl_op(GlslStd450Op::Refract, vty, &[*i, *n, *eta], span)
+            }
             (VecFn::Min, [x, y]) => self.glsl_op(min_op(float, signed), vty, &[*x, *y], span),
             (VecFn::Max, [x, y]) => self.glsl_op(max_op(float, signed), vty, &[*x, *y], span),
             (VecFn::Clamp, [x, lo, hi]) => {

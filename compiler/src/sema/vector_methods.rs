@@ -1,0 +1,88 @@
+//! Vector forms spelled as Cajeta spells them that lower onto existing operations: the 8-bit
+//! integer dot product as a method (`Vector<int8,4>.dot(b [, acc])`, the `IntegerDot`
+//! operation) and `Math.reflect` / `Math.refract` as the `Vector` methods of the same names.
+
+use super::body::{FnCtx, R};
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{self, ExprKind, Intrinsic, ScalarType, Type};
+use crate::syntax::ast;
+
+impl<'s, 'a> FnCtx<'s, 'a> {
+    /// `a.dot(b)` / `a.dot(b, acc)` on `Vector<int8|uint8, 4>`: `IntegerDot`'s `sdot`/`udot`
+    /// (`…AccSat` with `acc`, which saturates at the result's range). The result is `int32`
+    /// for int8 lanes, `uint32` for uint8 lanes.
+    pub(super) fn int8_dot(
+        &mut self,
+        recv: ir::Expr,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> R<ir::Expr> {
+        let vt = recv.ty.clone();
+        let result = match vt {
+            Type::Vector(ScalarType::U8, _) => ScalarType::U32,
+            _ => ScalarType::I32,
+        };
+        if args.is_empty() || args.len() > 2 {
+            return self.error(Diagnostic::error(
+                Code::ArgumentCount,
+                span,
+                format!("`{vt}.dot` takes `(other)` or `(other, acc)`"),
+            ));
+        }
+        let mut values = vec![recv];
+        let other = self.expr(&args[0].value, Some(&vt))?;
+        values.push(self.coerce(other, &vt, args[0].value.span)?);
+        if let Some(acc) = args.get(1) {
+            let want = Type::Scalar(result);
+            let v = self.expr(&acc.value, Some(&want))?;
+            values.push(self.coerce(v, &want, acc.value.span)?);
+        }
+        Ok(ir::Expr {
+            kind: ExprKind::Intrinsic {
+                op: Intrinsic::IntDot {
+                    acc_sat: values.len() == 3,
+                },
+                args: values,
+            },
+            ty: Type::Scalar(result),
+            span,
+        })
+    }
+
+    /// `Math.reflect(i, n)` / `Math.refract(i, n, eta)`: the `Vector` methods on `i`
+    /// (GLSL's free-function spelling). `None` when the call is something else.
+    pub fn math_vector_call(
+        &mut self,
+        recv: &ast::Expr,
+        name: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> Option<R<ir::Expr>> {
+        if self.class_name(recv) != Some("Math")
+            || !matches!(name.name.as_str(), "reflect" | "refract")
+        {
+            return None;
+        }
+        let Some((first, rest)) = args.split_first() else {
+            return Some(self.error(Diagnostic::error(
+                Code::ArgumentCount,
+                span,
+                format!("`Math.{}` needs the incident vector first", name.name),
+            )));
+        };
+        Some(self.expr(&first.value, None).and_then(|i| match i.ty {
+            Type::Vector(s, _) if s.is_float() => self.vector_method(i, name, rest, span),
+            ref t => {
+                let t = t.clone();
+                self.error(
+                    Diagnostic::error(
+                        Code::TypeMismatch,
+                        first.value.span,
+                        format!("`Math.{}` takes float vectors, found {t}", name.name),
+                    )
+                    .with_label(format!("this is {t}")),
+                )
+            }
+        }))
+    }
+}

@@ -1,0 +1,147 @@
+//! Cajeta's library forms added for porting (docs/porting-from-cajeta.md): what the kernel
+//! backends refuse with a diagnostic instead of emitting an invalid module, and what each
+//! backend lowers them to. The values are checked by `tests/device/cajeta_*.cajeta` (on the
+//! device, against host code) and `compiler/tests/suite/cajeta_forms.rs` (both host
+//! executors).
+
+use cajeta_tests::spirv_val;
+use cajetac::diagnostics::{Code, Diagnostic, SourceMap};
+use cajetac::driver;
+use cajetac::kernel::spirv::{disassemble, CompiledKernel, KernelBackend, SpirvOptions, TargetEnv};
+
+/// Compiles the kernels of a program whose class body is `body`, for `env` through `backend`.
+fn compile(
+    body: &str,
+    env: TargetEnv,
+    backend: KernelBackend,
+) -> Result<Vec<CompiledKernel>, Vec<Diagnostic>> {
+    if backend == KernelBackend::Llvm {
+        cajetac::kernel::llvm::enable();
+    }
+    let source = format!("package t;\nimport cajeta.xpu.*;\npublic final class T {{\n{body}\n}}\n");
+    let mut sources = SourceMap::new();
+    let module = driver::frontend(&mut sources, &[("t.cajeta".to_string(), source)])?;
+    let options = SpirvOptions {
+        target_env: env,
+        backend,
+        ..SpirvOptions::default()
+    };
+    driver::compile_kernels(&module, &options, None)
+        .map(|ks| ks.into_iter().map(|(_, k)| k).collect())
+}
+
+fn kernel(stmt: &str, params: &str) -> String {
+    format!("    @Kernel\n    public static void k({params}) {{\n        uint32 i = KernelThread.globalIdX();\n        {stmt}\n    }}")
+}
+
+#[test]
+fn float64_logarithms_in_kernels_are_refused_not_emitted_invalid() {
+    // GLSL.std.450 has Log/Log2 for 16- and 32-bit floats only: `Math.log` on float64 used
+    // to make a module spirv-val rejects.
+    for f in ["log", "log10", "exp", "sin"] {
+        let body = kernel(
+            &format!("d[i] = Math.{f}(d[i]);"),
+            "KernelBuffer<float64> d",
+        );
+        let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Rspirv)
+            .expect_err("float64 transcendental refused");
+        assert_eq!(d[0].code, Code::UnsupportedFeature, "{f}: {d:?}");
+        assert!(d[0].message.contains(&format!("Math.{f}")), "{d:?}");
+        assert!(d[0].message.contains("float64"), "{d:?}");
+    }
+    // float64 `sqrt` and the geometric functions are defined for float64.
+    let body = kernel(
+        "d[i] = Math.sqrt(d[i]); w[i] = w[i].reflect(w[i + 1]) + Math.refract(w[i], w[i + 1], 0.5);",
+        "KernelBuffer<float64> d, KernelBuffer<Vector<float64, 3>> w",
+    );
+    for env in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] {
+        let ks = compile(&body, env, KernelBackend::Rspirv).expect("compiles");
+        spirv_val(&ks[0].words, env, "f64-optics").expect("valid");
+    }
+}
+
+#[test]
+fn log10_is_log2_times_log10_of_2_in_both_backends() {
+    let body = kernel(
+        "x[i] = Math.log10(x[i]); v[i] = Math.log10(v[i]);",
+        "KernelBuffer<float32> x, KernelBuffer<Vector<float32, 2>> v",
+    );
+    let ks = compile(&body, TargetEnv::Vulkan1_1, KernelBackend::Rspirv).expect("rspirv");
+    let text = disassemble(&ks[0].words);
+    assert_eq!(text.matches(" Log2 ").count(), 2, "{text}");
+    assert!(text.contains("0.30103"), "log10(2) constant: {text}");
+    assert!(
+        text.contains("OpDecorate") && text.contains("NoContraction"),
+        "{text}"
+    );
+    let ks = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Llvm).expect("llvm");
+    spirv_val(&ks[0].words, TargetEnv::Vulkan1_3, "llvm-log10").expect("valid");
+    assert!(disassemble(&ks[0].words).contains("Log2"));
+}
+
+#[test]
+fn reflect_and_refract_lower_to_glsl_and_llvm_refuses_them() {
+    let body = kernel(
+        "d[i] = d[i].reflect(d[i + 1]) + Math.refract(d[i], d[i + 1], 1.5f);",
+        "KernelBuffer<Vector<float32, 3>> d",
+    );
+    let ks = compile(&body, TargetEnv::Vulkan1_1, KernelBackend::Rspirv).expect("rspirv");
+    let text = disassemble(&ks[0].words);
+    assert!(
+        text.contains(" Reflect ") && text.contains(" Refract "),
+        "{text}"
+    );
+    let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Llvm).expect_err("refused");
+    assert_eq!(d[0].code, Code::LlvmBackendUnsupported, "{d:?}");
+    assert!(d[0].message.contains("Reflect"), "{d:?}");
+}
+
+#[test]
+fn misused_forms_get_diagnostics() {
+    let cases = [
+        // Math.reflect on scalars: GLSL's reflect of a float is not offered.
+        (
+            "f[i] = Math.reflect(f[i], 1.0f);",
+            Code::TypeMismatch,
+            "float vectors",
+        ),
+        // dot(b, acc) exists only for the 8-bit integer vectors.
+        (
+            "v[i] = stack Vector<float32, 4>(v[i].dot(v[i], 1.0f));",
+            Code::ArgumentCount,
+            "8-bit",
+        ),
+        // int32 vectors have no integer dot product.
+        (
+            "f[i] = (float32) w[i].dot(w[i]);",
+            Code::InvalidOperator,
+            "dot",
+        ),
+    ];
+    for (stmt, code, word) in cases {
+        let body = kernel(
+            stmt,
+            "KernelBuffer<float32> f, KernelBuffer<Vector<float32, 4>> v, KernelBuffer<Vector<int32, 4>> w",
+        );
+        let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Rspirv).expect_err(stmt);
+        assert_eq!(d[0].code, code, "{stmt}: {d:?}");
+        assert!(
+            d[0].message.contains(word) || d[0].notes.iter().any(|n| n.contains(word)),
+            "{stmt}: {d:?}"
+        );
+    }
+}
+
+#[test]
+fn integer_dot_method_and_uint32_rotations_validate() {
+    let body = kernel(
+        "o[i] = a[i].dot(a[i + 1]) + a[i].dot(a[i + 2], o[i]); u[i] = Bits.rotateLeft(u[i], i) + Bits.rotateRight(u[i], u[i + 1]);",
+        "KernelBuffer<Vector<int8, 4>> a, KernelBuffer<int32> o, KernelBuffer<uint32> u",
+    );
+    for env in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] {
+        let ks = compile(&body, env, KernelBackend::Rspirv).expect("compiles");
+        spirv_val(&ks[0].words, env, "idot-method").expect("valid");
+    }
+    let ks = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Llvm).expect("llvm");
+    spirv_val(&ks[0].words, TargetEnv::Vulkan1_3, "llvm-idot-method").expect("valid");
+}
