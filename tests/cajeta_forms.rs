@@ -145,3 +145,42 @@ fn integer_dot_method_and_uint32_rotations_validate() {
     let ks = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Llvm).expect("llvm");
     spirv_val(&ks[0].words, TargetEnv::Vulkan1_3, "llvm-idot-method").expect("valid");
 }
+
+#[test]
+fn matrix_methods_lower_to_glsl_and_are_checked() {
+    let body = kernel(
+        "o[i] = m.determinant() + m.inverse()[0][1] + m.hadamard(m)[1][1];",
+        "KernelBuffer<float32> o, Matrix<float32, 3, 3> m",
+    );
+    let ks = compile(&body, TargetEnv::Vulkan1_1, KernelBackend::Rspirv).expect("rspirv");
+    let text = disassemble(&ks[0].words);
+    assert!(
+        text.contains(" Determinant ") && text.contains(" MatrixInverse "),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("OpFMul").count(),
+        3,
+        "hadamard by column: {text}"
+    );
+    let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Llvm).expect_err("refused");
+    assert_eq!(d[0].code, Code::LlvmBackendUnsupported, "{d:?}");
+    let cases = [
+        ("o[i] = p.determinant();", Code::InvalidOperator, "square"),
+        ("o[i] = p.inverse()[0][0];", Code::InvalidOperator, "square"),
+        ("o[i] = p.hadamard(m)[0][0];", Code::TypeMismatch, ""),
+        ("o[i] = m.trace();", Code::UnknownMethod, "determinant()"),
+    ];
+    for (stmt, code, word) in cases {
+        let body = kernel(
+            stmt,
+            "KernelBuffer<float32> o, Matrix<float32, 3, 3> m, Matrix<float32, 2, 3> p",
+        );
+        let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Rspirv).expect_err(stmt);
+        assert_eq!(d[0].code, code, "{stmt}: {d:?}");
+        assert!(
+            d[0].message.contains(word) || d[0].notes.iter().any(|n| n.contains(word)),
+            "{stmt}: {d:?}"
+        );
+    }
+}

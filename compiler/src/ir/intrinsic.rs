@@ -149,6 +149,12 @@ pub enum VecFn {
     /// `i.refract(n, eta)` (also `Math.refract(i, n, eta)`): GLSL.std.450 `Refract`, `eta` a
     /// scalar of the lane type; the zero vector on total internal reflection.
     Refract,
+    /// `m.determinant()` of a square float matrix (GLSL.std.450 `Determinant`).
+    Determinant,
+    /// `m.inverse()` of a square float matrix (GLSL.std.450 `MatrixInverse`).
+    Inverse,
+    /// `a.hadamard(b)` of two matrices of one type: the element-wise product.
+    Hadamard,
 }
 
 /// The `Precision.*` functions of SPEC §8 and the packing operations `specialize` lowers the
@@ -417,6 +423,9 @@ impl Intrinsic {
             "vec.clamp" => Intrinsic::Vector(VecFn::Clamp),
             "vec.lerp" => Intrinsic::Vector(VecFn::Lerp),
             "mat.transpose" => Intrinsic::Vector(VecFn::Transpose),
+            "mat.determinant" => Intrinsic::Vector(VecFn::Determinant),
+            "mat.inverse" => Intrinsic::Vector(VecFn::Inverse),
+            "mat.hadamard" => Intrinsic::Vector(VecFn::Hadamard),
             "vec.reflect" => Intrinsic::Vector(VecFn::Reflect),
             "vec.refract" => Intrinsic::Vector(VecFn::Refract),
             "barrier.workgroup" => Intrinsic::Barrier(BarrierKind::Workgroup),

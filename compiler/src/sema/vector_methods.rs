@@ -1,10 +1,11 @@
 //! Vector forms spelled as Cajeta spells them that lower onto existing operations: the 8-bit
 //! integer dot product as a method (`Vector<int8,4>.dot(b [, acc])`, the `IntegerDot`
-//! operation) and `Math.reflect` / `Math.refract` as the `Vector` methods of the same names.
+//! operation) and `Math.reflect` / `Math.refract` as the `Vector` methods of the same names;
+//! and the `Matrix<T, R, C>` methods (`transpose determinant inverse hadamard`).
 
 use super::body::{FnCtx, R};
 use crate::diagnostics::{Code, Diagnostic, Span};
-use crate::ir::{self, ExprKind, Intrinsic, ScalarType, Type};
+use crate::ir::{self, ExprKind, Intrinsic, ScalarType, Type, VecFn};
 use crate::syntax::ast;
 
 impl<'s, 'a> FnCtx<'s, 'a> {
@@ -84,5 +85,71 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 )
             }
         }))
+    }
+
+    /// `m.transpose()`, `m.determinant()`, `m.inverse()` (square matrices) and
+    /// `m.hadamard(other)` (a matrix of the receiver's type) on a matrix receiver.
+    pub fn matrix_method(
+        &mut self,
+        recv: ir::Expr,
+        name: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> R<ir::Expr> {
+        let mt = recv.ty.clone();
+        let Type::Matrix(s, r, c) = mt else {
+            return self.error(Diagnostic::error(
+                Code::UnknownMethod,
+                name.span,
+                "not a matrix",
+            ));
+        };
+        let found = self
+            .syms
+            .intrinsic("Matrix", &name.name)
+            .and_then(|o| o.iter().find(|m| m.decl.params.len() == args.len()))
+            .and_then(|m| m.device);
+        let Some(Intrinsic::Vector(f)) = found else {
+            return self.error(
+                Diagnostic::error(
+                    Code::UnknownMethod,
+                    name.span,
+                    format!(
+                        "`{mt}` has no method `{}` taking {} argument(s)",
+                        name.name,
+                        args.len()
+                    ),
+                )
+                .with_note("matrix methods: transpose(), determinant(), inverse(), hadamard(m)"),
+            );
+        };
+        if matches!(f, VecFn::Determinant | VecFn::Inverse) && r != c {
+            return self.error(
+                Diagnostic::error(
+                    Code::InvalidOperator,
+                    name.span,
+                    format!("`{}` needs a square matrix, not {mt}", name.name),
+                )
+                .with_label(format!("called on {mt}")),
+            );
+        }
+        let mut values = vec![recv];
+        for a in args {
+            let v = self.expr(&a.value, Some(&mt))?;
+            values.push(self.coerce(v, &mt, a.value.span)?);
+        }
+        let ty = match f {
+            VecFn::Transpose => Type::Matrix(s, c, r),
+            VecFn::Determinant => Type::Scalar(s),
+            _ => mt,
+        };
+        Ok(ir::Expr {
+            kind: ExprKind::Intrinsic {
+                op: Intrinsic::Vector(f),
+                args: values,
+            },
+            ty,
+            span,
+        })
     }
 }

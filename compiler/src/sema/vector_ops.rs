@@ -225,7 +225,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             VecFn::Min | VecFn::Max | VecFn::Clamp => {
                 need(s.is_numeric(), "a numeric vector", self)?
             }
-            VecFn::Transpose => need(false, "a matrix", self)?,
+            VecFn::Transpose | VecFn::Determinant | VecFn::Inverse | VecFn::Hadamard => {
+                need(false, "a matrix", self)?
+            }
         }
         let mut values = vec![recv];
         let ty = if f == VecFn::Select {
@@ -378,51 +380,6 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         Ok(ir::Expr {
             kind: ExprKind::Binary(BinaryOp::Mul, Box::new(lv), Box::new(rv)),
             ty,
-            span,
-        })
-    }
-
-    /// `m.transpose()` on a matrix receiver.
-    pub fn matrix_method(
-        &mut self,
-        recv: ir::Expr,
-        name: &ast::Ident,
-        args: &[ast::Arg],
-        span: Span,
-    ) -> R<ir::Expr> {
-        let Type::Matrix(s, r, c) = recv.ty else {
-            return self.error(Diagnostic::error(
-                Code::UnknownMethod,
-                name.span,
-                "not a matrix",
-            ));
-        };
-        let found = self
-            .syms
-            .intrinsic("Matrix", &name.name)
-            .and_then(|o| o.first())
-            .and_then(|m| m.device);
-        let (Some(Intrinsic::Vector(VecFn::Transpose)), true) = (found, args.is_empty()) else {
-            let t = recv.ty.clone();
-            return self.error(
-                Diagnostic::error(
-                    Code::UnknownMethod,
-                    name.span,
-                    format!(
-                        "`{t}` has no method `{}` taking {} argument(s)",
-                        name.name,
-                        args.len()
-                    ),
-                )
-                .with_note("matrix methods: transpose()"),
-            );
-        };
-        Ok(ir::Expr {
-            kind: ExprKind::Intrinsic {
-                op: Intrinsic::Vector(VecFn::Transpose),
-                args: vec![recv],
-            },
-            ty: Type::Matrix(s, c, r),
             span,
         })
     }

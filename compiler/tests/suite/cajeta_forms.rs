@@ -98,3 +98,28 @@ fn int8_dot_products_sum_exactly_and_saturate_with_acc() {
     // 4 * 255²; saturated at uint32's maximum; plus 5.
     assert_eq!(out[1], "260100 4294967295 260105");
 }
+
+#[test]
+fn matrix_determinant_inverse_and_hadamard() {
+    let out = both(
+        "matrix",
+        "Matrix<float32, 2, 2> a = stack Matrix<float32, 2, 2>(4.0f, 2.0f, 7.0f, 6.0f);
+         Matrix<float64, 3, 3> b = stack Matrix<float64, 3, 3>(2.0, 0.0, 0.0, 0.0, 4.0, 0.0, 1.0, 0.0, 8.0);
+         Matrix<float32, 2, 2> s = stack Matrix<float32, 2, 2>(1.0f, 2.0f, 2.0f, 4.0f);
+         System.out.println(a.determinant() + \" \" + a.inverse() + \" \" + a.hadamard(a));
+         System.out.println(b.determinant() + \" \" + b.inverse() + \" \" + (b * b.inverse()));
+         System.out.println(s.determinant() + \" \" + s.inverse());",
+    );
+    // [[4, 7], [2, 6]]: 24 - 14; (1/10) [[6, -7], [-2, 4]] column-major; squares.
+    assert_eq!(
+        out[0],
+        "10.0 (0.6, -0.2, -0.7, 0.4) (16.0, 4.0, 49.0, 36.0)"
+    );
+    // [[2, 0, 1], [0, 4, 0], [0, 0, 8]]: 64; its inverse has -1/16 in row 0, column 2.
+    assert_eq!(
+        out[1],
+        "64.0 (0.5, 0.0, 0.0, 0.0, 0.25, 0.0, -0.0625, 0.0, 0.125) (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)"
+    );
+    // Singular: each cofactor divided by 0.
+    assert_eq!(out[2], "0.0 (Infinity, -Infinity, -Infinity, Infinity)");
+}

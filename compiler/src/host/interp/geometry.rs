@@ -102,3 +102,77 @@ pub(super) fn int8_dot(a: &[Rc<[Scalar]>], result: ScalarType) -> Result<Scalar,
     };
     Ok(Scalar::from_int_wrapping((acc + sum).clamp(lo, hi), result))
 }
+
+/// Element (row `r`, column `c`) of a column-major `n`×`n` matrix.
+fn at(m: &[Scalar], n: usize, r: usize, c: usize) -> Scalar {
+    m[c * n + r]
+}
+
+/// `m` without row `r` and column `c`, column-major.
+fn minor(m: &[Scalar], n: usize, r: usize, c: usize) -> Vec<Scalar> {
+    let mut out = Vec::with_capacity((n - 1) * (n - 1));
+    for cc in (0..n).filter(|&k| k != c) {
+        for rr in (0..n).filter(|&k| k != r) {
+            out.push(at(m, n, rr, cc));
+        }
+    }
+    out
+}
+
+/// The determinant by cofactor expansion along row 0, left to right: `m00*det(M00) -
+/// m01*det(M01) + …`, each product and sum rounded in the lane type.
+fn determinant(m: &[Scalar], n: usize) -> Result<Scalar, OpError> {
+    if n == 1 {
+        return m.first().copied().ok_or(OpError::Unsupported);
+    }
+    let mut sum: Option<Scalar> = None;
+    for c in 0..n {
+        let term = bin(
+            BinaryOp::Mul,
+            at(m, n, 0, c),
+            determinant(&minor(m, n, 0, c), n - 1)?,
+        )?;
+        sum = Some(match sum {
+            None => term,
+            Some(s) if c % 2 == 1 => bin(BinaryOp::Sub, s, term)?,
+            Some(s) => bin(BinaryOp::Add, s, term)?,
+        });
+    }
+    sum.ok_or(OpError::Unsupported)
+}
+
+/// The inverse: element (r, c) is the cofactor of (c, r) divided by the determinant (a
+/// singular matrix gives infinities or NaN, as the division does).
+fn inverse(m: &[Scalar], n: usize) -> Result<Vec<Scalar>, OpError> {
+    let det = determinant(m, n)?;
+    let mut out = Vec::with_capacity(n * n);
+    for c in 0..n {
+        for r in 0..n {
+            let d = determinant(&minor(m, n, c, r), n - 1)?;
+            let cof = if (r + c) % 2 == 1 {
+                bin(BinaryOp::Sub, konst(0.0, d)?, d)?
+            } else {
+                d
+            };
+            out.push(bin(BinaryOp::Div, cof, det)?);
+        }
+    }
+    Ok(out)
+}
+
+/// `m.determinant()`, `m.inverse()`, `a.hadamard(b)` on column-major lanes of an
+/// `rows`-row matrix (square for the first two).
+pub(super) fn matrix_fn(f: VecFn, a: &[Rc<[Scalar]>], rows: usize) -> Result<Value, OpError> {
+    let lanes = |l: Vec<Scalar>| Value::Vector(Rc::from(l));
+    match (f, a) {
+        (VecFn::Determinant, [m]) => Ok(Value::Scalar(determinant(m, rows)?)),
+        (VecFn::Inverse, [m]) => Ok(lanes(inverse(m, rows)?)),
+        (VecFn::Hadamard, [x, y]) => Ok(lanes(
+            x.iter()
+                .zip(y.iter())
+                .map(|(p, q)| bin(BinaryOp::Mul, *p, *q))
+                .collect::<Result<_, _>>()?,
+        )),
+        _ => Err(OpError::Unsupported),
+    }
+}

@@ -219,6 +219,14 @@ impl Interp<'_> {
                 usize::from(c),
             )));
         }
+        if let Some(Type::Matrix(_, r, _)) = args.first().map(|a| &a.ty) {
+            let mut lanes = Vec::with_capacity(args.len());
+            for a in args {
+                lanes.push(self.eval_lanes(f, a)?);
+            }
+            return super::geometry::matrix_fn(op, &lanes, usize::from(*r))
+                .or_else(|o| op_error(o, e.span, "", || format!("{op:?} on {}", args[0].ty)));
+        }
         let mut lanes = Vec::with_capacity(args.len());
         for a in args {
             // A scalar operand (refract's eta) is one lane.
