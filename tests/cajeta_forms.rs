@@ -184,3 +184,68 @@ fn matrix_methods_lower_to_glsl_and_are_checked() {
         );
     }
 }
+
+#[test]
+fn wave_and_quad_forms_lower_as_documented() {
+    let body = kernel(
+        "u[i] = Quad.broadcast(u[i], 2) + Quad.broadcast(u[i], i) + (Quad.any(u[i] > 1) ? 1 : 0) + (Quad.all(u[i] > 2) ? 1 : 0);
+        Barrier.wave();
+        s[i] = Wave.prefixProduct(s[i]) + Wave.rotate(s[i], u[0]);
+        f[i] = Wave.prefixProduct(f[i]);",
+        "KernelBuffer<uint32> u, KernelBuffer<int32> s, KernelBuffer<float32> f",
+    );
+    for env in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] {
+        let ks = compile(&body, env, KernelBackend::Rspirv).expect("rspirv");
+        spirv_val(&ks[0].words, env, "cajeta-waves").expect("valid");
+        let text = disassemble(&ks[0].words);
+        // The constant lane stays a quad broadcast; the variable lane and the rotation
+        // are shuffles (no SPV_KHR_subgroup_rotate needed).
+        assert_eq!(
+            text.matches("OpGroupNonUniformQuadBroadcast").count(),
+            1,
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("OpGroupNonUniformShuffle ").count(),
+            2,
+            "{text}"
+        );
+        assert!(!text.contains("Rotate"), "{text}");
+        // Quad votes: two quad swaps each.
+        assert_eq!(
+            text.matches("OpGroupNonUniformQuadSwap").count(),
+            4,
+            "{text}"
+        );
+        assert!(
+            text.contains("OpGroupNonUniformIMul") && text.contains("ExclusiveScan"),
+            "{text}"
+        );
+        assert!(text.contains("OpGroupNonUniformFMul"), "{text}");
+        // Barrier.wave(): Subgroup (3) execution and memory scope, AcquireRelease |
+        // WorkgroupMemory (0x108).
+        let barrier = text
+            .lines()
+            .find(|l| l.contains("OpControlBarrier"))
+            .expect("a control barrier");
+        let ids: Vec<&str> = barrier.split_whitespace().skip(1).collect();
+        let value = |id: &str| {
+            text.lines()
+                .find(|l| l.starts_with(&format!("{id} = OpConstant")))
+                .and_then(|l| l.split_whitespace().last())
+                .map(str::to_string)
+        };
+        assert_eq!(value(ids[0]).as_deref(), Some("3"), "{barrier}");
+        assert_eq!(value(ids[1]).as_deref(), Some("3"), "{barrier}");
+        assert_eq!(value(ids[2]).as_deref(), Some("264"), "{barrier}");
+    }
+    let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Llvm).expect_err("refused");
+    assert_eq!(d[0].code, Code::LlvmBackendUnsupported, "{d:?}");
+    // A constant lane outside the quad is an error; wave forms are kernel-only.
+    let bad = kernel("u[i] = Quad.broadcast(u[i], 4);", "KernelBuffer<uint32> u");
+    let d = compile(&bad, TargetEnv::Vulkan1_3, KernelBackend::Rspirv).expect_err("lane 4");
+    assert_eq!(d[0].code, Code::InvalidOperator, "{d:?}");
+    let host = "    public static int32 run() {\n        Barrier.wave();\n        return Wave.prefixProduct(2);\n    }";
+    let d = compile(host, TargetEnv::Vulkan1_3, KernelBackend::Rspirv).expect_err("host");
+    assert_eq!(d[0].code, Code::DeviceOnlyInHost, "{d:?}");
+}

@@ -376,6 +376,7 @@ impl FnLower<'_> {
     pub(super) fn barrier(&mut self, kind: BarrierKind, args: &[Expr], e: &Expr) -> Res<()> {
         let order = order_bits(args.first())?;
         match kind {
+            BarrierKind::Wave => return Err(refuse(e.span, "`Barrier.wave()`")),
             BarrierKind::Workgroup if order.is_none() => {
                 // OpControlBarrier(Workgroup, Workgroup, AcquireRelease | WorkgroupMemory).
                 // The intrinsic may read and write any memory (LLVM's default for it), so

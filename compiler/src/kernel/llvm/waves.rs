@@ -109,6 +109,9 @@ impl FnLower<'_> {
                 let d = Val::new(direction.to_string(), "i32");
                 return self.group_op(Op::GroupNonUniformQuadSwap, None, ty, &[v, d]);
             }
+            WaveOp::QuadAny | WaveOp::QuadAll | WaveOp::Rotate | WaveOp::PrefixProduct => {
+                return Err(refuse(e.span, format!("`{op:?}` (a subgroup operation)")))
+            }
             WaveOp::Width
             | WaveOp::LaneId
             | WaveOp::Id

@@ -52,6 +52,7 @@ mod unroll;
 mod vector;
 mod vector_ops;
 mod wave;
+mod wave_lanes;
 mod workgroup_reduce;
 
 pub use disasm::disassemble;
