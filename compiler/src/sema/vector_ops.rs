@@ -218,8 +218,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             | VecFn::Lerp
             | VecFn::Reflect
             | VecFn::Refract => need(
-                s.is_float() || f == VecFn::Dot && matches!(s, ScalarType::I8 | ScalarType::U8),
-                "a float vector (or, for dot, a Vector<int8,4> / Vector<uint8,4>)",
+                s.is_float(),
+                if f == VecFn::Dot {
+                    "a float vector (or a Vector<int8,4> / Vector<uint8,4>)"
+                } else {
+                    "a float vector"
+                },
                 self,
             )?,
             VecFn::Min | VecFn::Max | VecFn::Clamp => {
