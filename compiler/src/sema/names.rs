@@ -639,9 +639,11 @@ fn type_int(arg: &ast::TypeArg, what: &str) -> Result<u8, Diagnostic> {
     };
     match value {
         Some(n @ 2..=4) => Ok(n as u8),
-        Some(n @ (8 | 16)) if what.contains("Vector") => {
-            Err(wide_vector(n, span, "`Vector<T, 4>`"))
-        }
+        Some(n @ (8 | 16)) if what.contains("Vector") => Err(super::vector_methods::wide_vector(
+            n,
+            span,
+            "`Vector<T, 4>`",
+        )),
         _ => Err(Diagnostic::error(
             Code::TypeMismatch,
             span,
@@ -649,24 +651,6 @@ fn type_int(arg: &ast::TypeArg, what: &str) -> Result<u8, Diagnostic> {
         )
         .with_label("not 2, 3 or 4")),
     }
-}
-
-/// E0024 for an 8- or 16-lane vector (`Vector<T, 8>`, `vload<16>`), which Cajeta has and
-/// Vulkan does not: the help says why and what to write instead.
-pub(super) fn wide_vector(n: u32, span: crate::diagnostics::Span, instead: &str) -> Diagnostic {
-    Diagnostic::error(
-        Code::UnsupportedFeature,
-        span,
-        format!("{n}-lane vectors are not supported on Vulkan"),
-    )
-    .with_label(format!("{n} lanes"))
-    .with_note(
-        "SPIR-V has 8- and 16-component vectors only with the `Vector16` capability, which Vulkan does not allow in shaders; Vulkan vectors have 2, 3 or 4 lanes",
-    )
-    .with_note(format!(
-        "help: split it into {} × {instead} (or loop over the lanes)",
-        n / 4
-    ))
 }
 
 /// The format argument of `Image2D<F>`: a `TextureFormat` constant name.

@@ -90,7 +90,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 Some([ast::TypeArg::Int(text, tspan)]) => match text.parse::<u8>() {
                     Ok(n @ 2..=4) => n,
                     Ok(n @ (8 | 16)) => {
-                        let d = super::names::wide_vector(u32::from(n), *tspan, "`vload<4>`");
+                        let d =
+                            super::vector_methods::wide_vector(u32::from(n), *tspan, "`vload<4>`");
                         return self.error(d);
                     }
                     _ => {
