@@ -4,6 +4,7 @@
 mod big_buffers;
 mod buffer_arrays;
 mod build_time;
+mod cajeta_forms;
 mod checked;
 mod concurrency;
 mod coop_shapes;

@@ -37,6 +37,9 @@ pub enum BarrierKind {
     WorkgroupMemory,
     /// `Barrier.deviceMemory()`: memory-only fence on buffer and image memory.
     DeviceMemory,
+    /// `Barrier.wave()`: subgroup control barrier plus workgroup-memory acquire-release
+    /// (`OpControlBarrier Subgroup Subgroup AcquireRelease|WorkgroupMemory`).
+    Wave,
 }
 
 /// Atomic read-modify-write operations on `KernelBuffer<T>` / `Shared<T>` elements; each
@@ -102,8 +105,17 @@ pub enum WaveOp {
     Count,
     /// `Wave.broadcastFirst(v)`.
     BroadcastFirst,
-    /// `Quad.broadcast(v, lane)` (lane a constant 0..3).
+    /// `Quad.broadcast(v, lane)`: a constant lane 0..3 is `OpGroupNonUniformQuadBroadcast`; a
+    /// variable one (taken modulo 4) a shuffle to `(laneId & ~3) | (lane & 3)`.
     QuadBroadcast,
+    /// `Quad.any(p)`: `p` is true in some lane of the quad.
+    QuadAny,
+    /// `Quad.all(p)`: `p` is true in every lane of the quad.
+    QuadAll,
+    /// `Wave.rotate(v, delta)`: lane i gets `v` of lane `(i + delta) % width`.
+    Rotate,
+    /// `Wave.prefixProduct(v)`: exclusive product scan (lane 0 gets 1).
+    PrefixProduct,
     /// `Quad.swapHorizontal(v)`.
     QuadSwapHorizontal,
     /// `Quad.swapVertical(v)`.
@@ -143,6 +155,18 @@ pub enum VecFn {
     Lerp,
     /// `m.transpose()` of a `Matrix<T, R, C>`: a `Matrix<T, C, R>`.
     Transpose,
+    /// `i.reflect(n)` (also `Math.reflect(i, n)`): `i - (2 * n.dot(i)) * n`, GLSL.std.450
+    /// `Reflect` (float vectors).
+    Reflect,
+    /// `i.refract(n, eta)` (also `Math.refract(i, n, eta)`): GLSL.std.450 `Refract`, `eta` a
+    /// scalar of the lane type; the zero vector on total internal reflection.
+    Refract,
+    /// `m.determinant()` of a square float matrix (GLSL.std.450 `Determinant`).
+    Determinant,
+    /// `m.inverse()` of a square float matrix (GLSL.std.450 `MatrixInverse`).
+    Inverse,
+    /// `a.hadamard(b)` of two matrices of one type: the element-wise product.
+    Hadamard,
 }
 
 /// The `Precision.*` functions of SPEC §8 and the packing operations `specialize` lowers the
@@ -411,9 +435,15 @@ impl Intrinsic {
             "vec.clamp" => Intrinsic::Vector(VecFn::Clamp),
             "vec.lerp" => Intrinsic::Vector(VecFn::Lerp),
             "mat.transpose" => Intrinsic::Vector(VecFn::Transpose),
+            "mat.determinant" => Intrinsic::Vector(VecFn::Determinant),
+            "mat.inverse" => Intrinsic::Vector(VecFn::Inverse),
+            "mat.hadamard" => Intrinsic::Vector(VecFn::Hadamard),
+            "vec.reflect" => Intrinsic::Vector(VecFn::Reflect),
+            "vec.refract" => Intrinsic::Vector(VecFn::Refract),
             "barrier.workgroup" => Intrinsic::Barrier(BarrierKind::Workgroup),
             "barrier.workgroup_memory" => Intrinsic::Barrier(BarrierKind::WorkgroupMemory),
             "barrier.device_memory" => Intrinsic::Barrier(BarrierKind::DeviceMemory),
+            "barrier.wave" => Intrinsic::Barrier(BarrierKind::Wave),
             "atomic.add" => Intrinsic::Atomic(AtomicOp::Add),
             "atomic.sub" => Intrinsic::Atomic(AtomicOp::Sub),
             "atomic.min" => Intrinsic::Atomic(AtomicOp::Min),
@@ -442,6 +472,10 @@ impl Intrinsic {
             "wave.count" => Intrinsic::Wave(WaveOp::Count),
             "wave.broadcast_first" => Intrinsic::Wave(WaveOp::BroadcastFirst),
             "quad.broadcast" => Intrinsic::Wave(WaveOp::QuadBroadcast),
+            "quad.any" => Intrinsic::Wave(WaveOp::QuadAny),
+            "quad.all" => Intrinsic::Wave(WaveOp::QuadAll),
+            "wave.rotate" => Intrinsic::Wave(WaveOp::Rotate),
+            "wave.prefix_product" => Intrinsic::Wave(WaveOp::PrefixProduct),
             "quad.swap_horizontal" => Intrinsic::Wave(WaveOp::QuadSwapHorizontal),
             "quad.swap_vertical" => Intrinsic::Wave(WaveOp::QuadSwapVertical),
             "quad.swap_diagonal" => Intrinsic::Wave(WaveOp::QuadSwapDiagonal),

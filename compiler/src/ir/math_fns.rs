@@ -67,6 +67,9 @@ pub enum MathFn {
     Log,
     /// Base-2 logarithm.
     Log2,
+    /// Base-10 logarithm (host: correctly rounded as Java's `Math.log10`; device:
+    /// `log2(x) * log10(2)`, see docs/language.md).
+    Log10,
     /// `x^y`.
     Pow,
     /// Whether a float is NaN; result `boolean`.
@@ -77,7 +80,7 @@ pub enum MathFn {
 
 impl MathFn {
     /// Every function with its `@Intrinsic` name suffix (`math.<name>`).
-    pub const ALL: [(MathFn, &'static str); 33] = [
+    pub const ALL: [(MathFn, &'static str); 34] = [
         (MathFn::Sqrt, "sqrt"),
         (MathFn::Rsqrt, "rsqrt"),
         (MathFn::Floor, "floor"),
@@ -108,6 +111,7 @@ impl MathFn {
         (MathFn::Exp2, "exp2"),
         (MathFn::Log, "log"),
         (MathFn::Log2, "log2"),
+        (MathFn::Log10, "log10"),
         (MathFn::Pow, "pow"),
         (MathFn::IsNan, "isnan"),
         (MathFn::IsInf, "isinf"),
@@ -129,6 +133,30 @@ impl MathFn {
             MathFn::Clamp | MathFn::Mix | MathFn::Smoothstep | MathFn::Fma => 3,
             _ => 1,
         }
+    }
+
+    /// Whether GLSL.std.450 (and so a kernel) has the function for 16- and 32-bit floats
+    /// only: the trigonometric, hyperbolic, exponential and logarithmic ones.
+    pub fn glsl_32bit_only(self) -> bool {
+        matches!(
+            self,
+            MathFn::Sin
+                | MathFn::Cos
+                | MathFn::Tan
+                | MathFn::Asin
+                | MathFn::Acos
+                | MathFn::Atan
+                | MathFn::Atan2
+                | MathFn::Sinh
+                | MathFn::Cosh
+                | MathFn::Tanh
+                | MathFn::Exp
+                | MathFn::Exp2
+                | MathFn::Log
+                | MathFn::Log2
+                | MathFn::Log10
+                | MathFn::Pow
+        )
     }
 
     /// Whether only float operands are allowed (`abs min max clamp sign` also take integers).

@@ -217,6 +217,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 return self.intrinsic_call("SystemOut", None, name, args, span);
             }
         }
+        if let Some(r) = self.math_vector_call(recv, name, args, span) {
+            return r;
+        }
         if let Some(class) = self.class_name(recv) {
             if self.syms.is_class(class) {
                 let class = canonical_class(class).to_string();
@@ -443,6 +446,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             };
             let v = self.expr(args[i], expected.as_ref())?;
             let v = super::overloads::precision_index(m.device, v, expected.as_ref());
+            let v = super::overloads::rotate_count(m.device, v, expected.as_ref());
             let v = match (&generic_name, expected) {
                 (_, Some(t)) => self.coerce(v, &t, args[i].span)?,
                 (Some(g), None) => {

@@ -394,6 +394,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 }
                 args[1] = ir::Expr::constant(default, args[1].ty.clone(), args[1].span);
             }
+            // A variable lane is a shuffle in the backend (taken modulo 4 there).
             Intrinsic::Wave(WaveOp::QuadBroadcast) => match const_int(&args[1]) {
                 Some(v @ 0..=3) => {
                     args[1] = ir::Expr::constant(
@@ -402,13 +403,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                         args[1].span,
                     )
                 }
-                _ => {
+                Some(_) => {
                     return self.error(Diagnostic::error(
-                        Code::NotConstant,
+                        Code::InvalidOperator,
                         args[1].span,
-                        "Quad.broadcast's lane must be a constant 0, 1, 2 or 3",
+                        "Quad.broadcast's constant lane must be 0, 1, 2 or 3",
                     ))
                 }
+                None => {}
             },
             Intrinsic::Barrier(BarrierKind::WorkgroupMemory | BarrierKind::DeviceMemory)
                 if matches!(

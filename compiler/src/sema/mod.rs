@@ -40,6 +40,7 @@ mod uniformity;
 mod uniformity_tests;
 mod vector;
 mod vector_buffer;
+mod vector_methods;
 mod vector_ops;
 
 pub use crate::ir::const_fold::{float_to_int, round_to_float};

@@ -639,6 +639,11 @@ fn type_int(arg: &ast::TypeArg, what: &str) -> Result<u8, Diagnostic> {
     };
     match value {
         Some(n @ 2..=4) => Ok(n as u8),
+        Some(n @ (8 | 16)) if what.contains("Vector") => Err(super::vector_methods::wide_vector(
+            n,
+            span,
+            "`Vector<T, 4>`",
+        )),
         _ => Err(Diagnostic::error(
             Code::TypeMismatch,
             span,

@@ -4,7 +4,7 @@
 use super::body::FnCtx;
 use super::expr::convert;
 use super::names::IntrinsicMethod;
-use crate::ir::{self, ExprKind, Intrinsic, ScalarType, Type};
+use crate::ir::{self, BitsFn, ExprKind, Intrinsic, ScalarType, Type};
 use crate::syntax::ast;
 
 impl<'s, 'a> FnCtx<'s, 'a> {
@@ -70,6 +70,24 @@ pub(super) fn precision_index(
                 span,
             }
         }
+        _ => v,
+    }
+}
+
+/// The count of `Bits.rotateLeft/rotateRight`: a `uint32` is taken as the `int32` the
+/// declaration names, its bits kept (the rotation is modulo the width either way), so a
+/// count computed in `uint32` needs no cast.
+pub(super) fn rotate_count(
+    op: Option<Intrinsic>,
+    v: ir::Expr,
+    expected: Option<&Type>,
+) -> ir::Expr {
+    match (op, expected, &v.ty) {
+        (
+            Some(Intrinsic::Bits(BitsFn::RotateLeft | BitsFn::RotateRight)),
+            Some(Type::Scalar(ScalarType::I32)),
+            Type::Scalar(ScalarType::U32),
+        ) => convert(v, ScalarType::I32),
         _ => v,
     }
 }

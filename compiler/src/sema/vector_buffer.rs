@@ -89,6 +89,11 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             let n = match targs {
                 Some([ast::TypeArg::Int(text, tspan)]) => match text.parse::<u8>() {
                     Ok(n @ 2..=4) => n,
+                    Ok(n @ (8 | 16)) => {
+                        let d =
+                            super::vector_methods::wide_vector(u32::from(n), *tspan, "`vload<4>`");
+                        return self.error(d);
+                    }
                     _ => {
                         return self.error(
                             Diagnostic::error(

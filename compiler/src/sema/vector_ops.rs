@@ -193,18 +193,45 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 .with_label(format!("called on {vt}")),
             )
         };
+        if f == VecFn::Dot && matches!(s, ScalarType::I8 | ScalarType::U8) && n == 4 {
+            return self.int8_dot(recv, args, span);
+        }
+        if f == VecFn::Dot && args.len() != 1 {
+            return self.error(
+                Diagnostic::error(
+                    Code::ArgumentCount,
+                    span,
+                    format!("`{vt}.dot` takes one argument"),
+                )
+                .with_note("`dot(other, acc)` is the 8-bit integer dot product of `Vector<int8,4>` / `Vector<uint8,4>`"),
+            );
+        }
         match f {
             VecFn::All | VecFn::Any | VecFn::Select => {
                 need(s == ScalarType::Bool, "a Vector<boolean,N> mask", self)?
             }
             VecFn::Cross => need(s.is_float() && n == 3, "a 3-lane float vector", self)?,
-            VecFn::Dot | VecFn::Length | VecFn::Normalize | VecFn::Distance | VecFn::Lerp => {
-                need(s.is_float(), "a float vector", self)?
-            }
+            VecFn::Dot
+            | VecFn::Length
+            | VecFn::Normalize
+            | VecFn::Distance
+            | VecFn::Lerp
+            | VecFn::Reflect
+            | VecFn::Refract => need(
+                s.is_float(),
+                if f == VecFn::Dot {
+                    "a float vector (or a Vector<int8,4> / Vector<uint8,4>)"
+                } else {
+                    "a float vector"
+                },
+                self,
+            )?,
             VecFn::Min | VecFn::Max | VecFn::Clamp => {
                 need(s.is_numeric(), "a numeric vector", self)?
             }
-            VecFn::Transpose => need(false, "a matrix", self)?,
+            VecFn::Transpose | VecFn::Determinant | VecFn::Inverse | VecFn::Hadamard => {
+                need(false, "a matrix", self)?
+            }
         }
         let mut values = vec![recv];
         let ty = if f == VecFn::Select {
@@ -250,10 +277,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             target
         } else {
             let mut failed = false;
-            for a in args {
+            for (i, a) in args.iter().enumerate() {
+                // refract's eta is a scalar of the lane type (GLSL.std.450 `Refract`).
+                let want = if f == VecFn::Refract && i == 1 {
+                    Type::Scalar(s)
+                } else {
+                    vt.clone()
+                };
                 let checked = self
-                    .expr(&a.value, Some(&vt))
-                    .and_then(|v| self.broadcast_to(v, &vt, a.value.span));
+                    .expr(&a.value, Some(&want))
+                    .and_then(|v| self.broadcast_to(v, &want, a.value.span));
                 match checked {
                     Ok(v) => values.push(v),
                     Err(()) => failed = true,
@@ -351,51 +384,6 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         Ok(ir::Expr {
             kind: ExprKind::Binary(BinaryOp::Mul, Box::new(lv), Box::new(rv)),
             ty,
-            span,
-        })
-    }
-
-    /// `m.transpose()` on a matrix receiver.
-    pub fn matrix_method(
-        &mut self,
-        recv: ir::Expr,
-        name: &ast::Ident,
-        args: &[ast::Arg],
-        span: Span,
-    ) -> R<ir::Expr> {
-        let Type::Matrix(s, r, c) = recv.ty else {
-            return self.error(Diagnostic::error(
-                Code::UnknownMethod,
-                name.span,
-                "not a matrix",
-            ));
-        };
-        let found = self
-            .syms
-            .intrinsic("Matrix", &name.name)
-            .and_then(|o| o.first())
-            .and_then(|m| m.device);
-        let (Some(Intrinsic::Vector(VecFn::Transpose)), true) = (found, args.is_empty()) else {
-            let t = recv.ty.clone();
-            return self.error(
-                Diagnostic::error(
-                    Code::UnknownMethod,
-                    name.span,
-                    format!(
-                        "`{t}` has no method `{}` taking {} argument(s)",
-                        name.name,
-                        args.len()
-                    ),
-                )
-                .with_note("matrix methods: transpose()"),
-            );
-        };
-        Ok(ir::Expr {
-            kind: ExprKind::Intrinsic {
-                op: Intrinsic::Vector(VecFn::Transpose),
-                args: vec![recv],
-            },
-            ty: Type::Matrix(s, c, r),
             span,
         })
     }

@@ -3,6 +3,8 @@
 //! filter on its module name, e.g. `cargo test -p cajetac --test suite -- cli::`.
 
 mod caches;
+#[cfg(feature = "native-host")]
+mod cajeta_forms;
 mod checked;
 mod cli;
 mod embed_memory;

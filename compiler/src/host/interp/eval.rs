@@ -420,6 +420,7 @@ impl<'a> Interp<'a> {
                 })
             }
             Intrinsic::Vector(v) => self.eval_vector_fn(f, v, args, e),
+            Intrinsic::IntDot { .. } => self.eval_int8_dot(f, args, e),
             Intrinsic::IntPrecision(p) => {
                 let mut xs = Vec::with_capacity(args.len());
                 for a in args {

@@ -104,6 +104,9 @@ fn float_fn(f: MathFn, a: &[f64], round: &dyn Fn(f64) -> f64) -> f64 {
         MathFn::Exp2 => x.exp2(),
         MathFn::Log => x.ln(),
         MathFn::Log2 => x.log2(),
+        // Computed in f64 and rounded once to the operand's type, as the other
+        // transcendentals: log10 of an exact power of ten is exact.
+        MathFn::Log10 => x.log10(),
         MathFn::Pow => x.powf(y),
         // Boolean results are handled by the caller.
         MathFn::IsNan | MathFn::IsInf => f64::NAN,

@@ -16,6 +16,7 @@ mod device_query;
 mod eval;
 mod files;
 pub mod format;
+mod geometry;
 mod host_pins;
 mod hostops;
 // The native host code's string `+` (host/native/bridge.rs).

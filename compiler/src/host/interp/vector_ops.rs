@@ -92,7 +92,7 @@ fn vector_fn(f: VecFn, a: &[Rc<[Scalar]>]) -> Result<Value, OpError> {
                 .collect();
             lanes_value(l?)
         }
-        _ => return Err(OpError::Unsupported),
+        _ => return super::geometry::vector_fn(f, a),
     })
 }
 
@@ -219,11 +219,45 @@ impl Interp<'_> {
                 usize::from(c),
             )));
         }
+        if let Some(Type::Matrix(_, r, _)) = args.first().map(|a| &a.ty) {
+            let mut lanes = Vec::with_capacity(args.len());
+            for a in args {
+                lanes.push(self.eval_lanes(f, a)?);
+            }
+            return super::geometry::matrix_fn(op, &lanes, usize::from(*r))
+                .or_else(|o| op_error(o, e.span, "", || format!("{op:?} on {}", args[0].ty)));
+        }
         let mut lanes = Vec::with_capacity(args.len());
         for a in args {
-            lanes.push(self.eval_lanes(f, a)?);
+            // A scalar operand (refract's eta) is one lane.
+            lanes.push(match self.eval(f, a)? {
+                Value::Scalar(s) => Rc::from(vec![s]),
+                v => super::vector::lanes_of(&v, a.span)?,
+            });
         }
         vector_fn(op, &lanes)
             .or_else(|o| op_error(o, e.span, "", || format!("{op:?} on {}", args[0].ty)))
+    }
+}
+
+impl Interp<'_> {
+    /// `a.dot(b [, acc])` on `Vector<int8|uint8, 4>` (the `IntegerDot` operation).
+    pub(super) fn eval_int8_dot(
+        &mut self,
+        f: &mut Frame,
+        args: &[Expr],
+        e: &Expr,
+    ) -> Result<Value, Fail> {
+        let mut lanes = Vec::with_capacity(args.len());
+        for a in args {
+            lanes.push(match self.eval(f, a)? {
+                Value::Scalar(s) => Rc::from(vec![s]),
+                v => super::vector::lanes_of(&v, a.span)?,
+            });
+        }
+        let result = e.ty.elem_scalar().unwrap_or(crate::ir::ScalarType::I32);
+        super::geometry::int8_dot(&lanes, result)
+            .map(Value::Scalar)
+            .or_else(|o| op_error(o, e.span, "", || format!("integer dot on {}", args[0].ty)))
     }
 }

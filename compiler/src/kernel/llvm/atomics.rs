@@ -376,6 +376,14 @@ impl FnLower<'_> {
     pub(super) fn barrier(&mut self, kind: BarrierKind, args: &[Expr], e: &Expr) -> Res<()> {
         let order = order_bits(args.first())?;
         match kind {
+            BarrierKind::Wave => {
+                // OpControlBarrier(Subgroup, Subgroup, AcquireRelease | WorkgroupMemory).
+                let name = self.spirv_op(spirv_ops::CONTROL_BARRIER, "void", &["i32"; 3], true);
+                self.emit(format!(
+                    "call void {name}(i32 3, i32 3, i32 {})",
+                    SEM_ACQ_REL | SEM_WORKGROUP_MEMORY
+                ));
+            }
             BarrierKind::Workgroup if order.is_none() => {
                 // OpControlBarrier(Workgroup, Workgroup, AcquireRelease | WorkgroupMemory).
                 // The intrinsic may read and write any memory (LLVM's default for it), so

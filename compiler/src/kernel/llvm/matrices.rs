@@ -91,6 +91,21 @@ impl FnLower<'_> {
         Ok(self.build_matrix(ty, &out))
     }
 
+    /// `a.hadamard(b)`: the element-wise product, one `fmul` per column (as rspirv).
+    pub(super) fn hadamard(&mut self, a: &Val, b: &Val, mt: &Type, e: &Expr) -> Res<Val> {
+        let Type::Matrix(s, rows, cols) = *mt else {
+            return Err(refuse(e.span, "`hadamard()` of a non-matrix"));
+        };
+        let ty = types::value(&e.ty, e.span)?;
+        let col = types::value(&Type::Vector(s, rows), e.span)?;
+        let mut out = Vec::new();
+        for c in 0..cols {
+            let (x, y) = (self.column(a, c, col), self.column(b, c, col));
+            out.push(self.fop("fmul", &x, &y));
+        }
+        Ok(self.build_matrix(ty, &out))
+    }
+
     /// `m * v`: the columns scaled by `v`'s lanes, summed in order.
     fn matrix_times_vector(&mut self, m: &Val, mt: &Type, v: &Val, span: Span) -> Res<Val> {
         let Type::Matrix(s, rows, cols) = *mt else {

@@ -128,24 +128,7 @@ impl FnLower<'_> {
         let s = scalar_of(&e.ty, e.span)?;
         // GLSL.std.450 defines its trigonometric, exponential and logarithmic instructions
         // for 16- and 32-bit floats only: on float64 they would make an invalid module.
-        let transcendental = matches!(
-            f,
-            MathFn::Sin
-                | MathFn::Cos
-                | MathFn::Tan
-                | MathFn::Asin
-                | MathFn::Acos
-                | MathFn::Atan
-                | MathFn::Atan2
-                | MathFn::Sinh
-                | MathFn::Cosh
-                | MathFn::Tanh
-                | MathFn::Exp
-                | MathFn::Exp2
-                | MathFn::Log
-                | MathFn::Log2
-                | MathFn::Pow
-        );
+        let transcendental = f.glsl_32bit_only();
         if transcendental && s == ScalarType::F64 {
             return Err(refuse(
                 e.span,
@@ -175,6 +158,8 @@ impl FnLower<'_> {
             MathFn::Exp2 if float => "exp2",
             MathFn::Log if float => "log",
             MathFn::Log2 if float => "log2",
+            // The SPIR-V target lowers it as `Log2(x) * log10(2)`, as the rspirv backend does.
+            MathFn::Log10 if float => "log10",
             MathFn::Pow if float => "pow",
             // `abs` of an unsigned value is the value (as in the rspirv backend).
             MathFn::Abs => {

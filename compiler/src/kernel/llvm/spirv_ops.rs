@@ -104,7 +104,9 @@ fn capabilities_of(op: Op) -> &'static [Capability] {
         | Op::GroupNonUniformFMax
         | Op::GroupNonUniformBitwiseAnd
         | Op::GroupNonUniformBitwiseOr
-        | Op::GroupNonUniformBitwiseXor => &[C::GroupNonUniform, C::GroupNonUniformArithmetic],
+        | Op::GroupNonUniformBitwiseXor
+        | Op::GroupNonUniformIMul
+        | Op::GroupNonUniformFMul => &[C::GroupNonUniform, C::GroupNonUniformArithmetic],
         _ => &[],
     }
 }

@@ -409,6 +409,10 @@ impl FnLower<'_> {
             let v = self.expr(m)?;
             return self.transpose(&v, &m.ty, e);
         }
+        if let (VecFn::Hadamard, [a, b]) = (f, args) {
+            let (x, y) = (self.expr(a)?, self.expr(b)?);
+            return self.hadamard(&x, &y, &a.ty, e);
+        }
         let Some(Type::Vector(s, n)) = args.first().map(|a| a.ty.clone()) else {
             return Err(refuse(span, format!("`{f:?}` on matrices")));
         };
@@ -481,6 +485,27 @@ impl FnLower<'_> {
                 let diff = self.fop("fsub", y, x);
                 let scaled = self.fop("fmul", &diff, t);
                 Ok(self.fop("fadd", x, &scaled))
+            }
+            // GLSL.std.450 Reflect / Refract through their placeholders, as rspirv emits them.
+            (VecFn::Reflect, [_, _]) | (VecFn::Refract, [_, _, _]) if float => {
+                let inst = if f == VecFn::Reflect {
+                    rspirv::spirv::GlslStd450Op::Reflect
+                } else {
+                    rspirv::spirv::GlslStd450Op::Refract
+                };
+                let op = format!("{}.{}", super::spirv_ops::GLSL, inst as u32);
+                let ret = v[0].ty;
+                let params: Vec<&str> = v.iter().map(|x| x.ty).collect();
+                let name = super::spirv_ops::placeholder(&op, ret, &params);
+                self.declare(format!(
+                    "declare {ret} {name}({}) memory(none) nounwind willreturn",
+                    params.join(", ")
+                ));
+                let operands: Vec<String> =
+                    v.iter().map(|x| format!("{} {}", x.ty, x.text)).collect();
+                let t = self.tmp();
+                self.emit(format!("{t} = call {ret} {name}({})", operands.join(", ")));
+                Ok(Val::new(t, ret))
             }
             (VecFn::Min, [x, y]) => Ok(self.llvm_intrinsic(min, &[x.clone(), y.clone()])),
             (VecFn::Max, [x, y]) => Ok(self.llvm_intrinsic(max, &[x.clone(), y.clone()])),

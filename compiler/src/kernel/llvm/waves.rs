@@ -49,6 +49,10 @@ impl FnLower<'_> {
                 };
                 return self.group_op(opcode, None, "i1", &[p]);
             }
+            WaveOp::QuadAny | WaveOp::QuadAll => {
+                let p = self.wave_arg(args, 0, e)?;
+                return self.quad_vote(op == WaveOp::QuadAll, &p);
+            }
             _ => {}
         }
         let s = scalar_of(&e.ty, e.span)?;
@@ -90,12 +94,15 @@ impl FnLower<'_> {
             WaveOp::ReduceOr => (Op::GroupNonUniformBitwiseOr, reduce),
             WaveOp::ReduceXor => (Op::GroupNonUniformBitwiseXor, reduce),
             WaveOp::QuadBroadcast => {
-                // Before SPIR-V 1.5 the index must be a constant (sema made it one).
+                // Before SPIR-V 1.5 the index must be a constant: a variable lane is a
+                // shuffle from `(laneId & ~3) | (lane & 3)`, as in the rspirv backend.
                 let Some(ExprKind::Const(Constant::Int(l))) = args.get(1).map(|a| &a.kind) else {
-                    return Err(refuse(
-                        e.span,
-                        "`Quad.broadcast` with a lane that is not a constant",
-                    ));
+                    let lane = self.wave_arg(args, 1, e)?;
+                    let id = self.scalar_builtin("SubgroupLocalInvocationId")?;
+                    let base = self.int_op("and", &id.text, "-4");
+                    let within = self.int_op("and", &lane.text, "3");
+                    let from = self.int_op("or", &base.text, &within.text);
+                    return self.group_op(Op::GroupNonUniformShuffle, None, ty, &[v, from]);
                 };
                 let lane = Val::new((*l as u32).to_string(), "i32");
                 return self.group_op(Op::GroupNonUniformQuadBroadcast, None, ty, &[v, lane]);
@@ -109,6 +116,17 @@ impl FnLower<'_> {
                 let d = Val::new(direction.to_string(), "i32");
                 return self.group_op(Op::GroupNonUniformQuadSwap, None, ty, &[v, d]);
             }
+            WaveOp::PrefixProduct if float => (Op::GroupNonUniformFMul, scan),
+            WaveOp::PrefixProduct => (Op::GroupNonUniformIMul, scan),
+            WaveOp::Rotate => {
+                // A shuffle from `(laneId + delta) % width`, as in the rspirv backend.
+                let delta = self.wave_arg(args, 1, e)?;
+                let id = self.scalar_builtin("SubgroupLocalInvocationId")?;
+                let width = self.scalar_builtin("SubgroupSize")?;
+                let sum = self.int_op("add", &id.text, &delta.text);
+                let from = self.int_op("urem", &sum.text, &width.text);
+                return self.group_op(Op::GroupNonUniformShuffle, None, ty, &[v, from]);
+            }
             WaveOp::Width
             | WaveOp::LaneId
             | WaveOp::Id
@@ -116,9 +134,34 @@ impl FnLower<'_> {
             | WaveOp::IsFirstLane
             | WaveOp::Ballot
             | WaveOp::Any
-            | WaveOp::All => return Err(refuse(e.span, "a malformed subgroup operation")),
+            | WaveOp::All
+            | WaveOp::QuadAny
+            | WaveOp::QuadAll => return Err(refuse(e.span, "a malformed subgroup operation")),
         };
         self.group_op(opcode, operation, ty, &[v])
+    }
+
+    /// `{t} = {inst} i32 a, b`.
+    fn int_op(&mut self, inst: &str, a: &str, b: &str) -> Val {
+        let t = self.tmp();
+        self.emit(format!("{t} = {inst} i32 {a}, {b}"));
+        Val::new(t, "i32")
+    }
+
+    /// `Quad.any(p)` / `Quad.all(p)`: `p` as 0/1 combined with the horizontal and then the
+    /// vertical neighbour's through `OpGroupNonUniformQuadSwap`, as in the rspirv backend.
+    fn quad_vote(&mut self, all: bool, p: &Val) -> Res<Val> {
+        let t = self.tmp();
+        self.emit(format!("{t} = zext i1 {} to i32", p.text));
+        let mut x = Val::new(t, "i32");
+        for direction in ["0", "1"] {
+            let d = Val::new(direction.to_string(), "i32");
+            let other = self.group_op(Op::GroupNonUniformQuadSwap, None, "i32", &[x.clone(), d])?;
+            x = self.int_op(if all { "and" } else { "or" }, &x.text, &other.text);
+        }
+        let t = self.tmp();
+        self.emit(format!("{t} = icmp ne i32 {}, 0", x.text));
+        Ok(Val::new(t, "i1"))
     }
 
     fn wave_arg(&mut self, args: &[Expr], i: usize, e: &Expr) -> Res<Val> {
@@ -197,6 +240,8 @@ pub(crate) fn subgroup_extended_types(m: &Module) -> bool {
                 | Op::GroupNonUniformBitwiseAnd
                 | Op::GroupNonUniformBitwiseOr
                 | Op::GroupNonUniformBitwiseXor
+                | Op::GroupNonUniformIMul
+                | Op::GroupNonUniformFMul
         );
         group && i.result_type.is_some_and(|t| narrow_or_wide.contains(&t))
     })

@@ -50,6 +50,17 @@ impl FnCx<'_, '_> {
         if !float && f.float_only() {
             return Err(bad());
         }
+        if s == ScalarType::F64 && f.glsl_32bit_only() {
+            return Err(Diagnostic::error(
+                Code::UnsupportedFeature,
+                e.span,
+                format!("Math.{} is not available on `float64` in kernels", f.name()),
+            )
+            .with_note(
+                "GLSL.std.450 defines its trigonometric, exponential and logarithmic functions for 16- and 32-bit floats only",
+            )
+            .with_note("help: compute it in float32 (`(float32) x`), or on the host"));
+        }
         let mut vals = Vec::new();
         for a in args {
             vals.push(self.expr(a)?);
@@ -105,11 +116,33 @@ impl FnCx<'_, '_> {
             MathFn::Exp2 => G::Exp2,
             MathFn::Log => G::Log,
             MathFn::Log2 => G::Log2,
+            MathFn::Log10 => return self.log10(s, n, vals[0], e),
             MathFn::Pow => G::Pow,
             _ => return Err(bad()),
         };
         let ty = self.cx.ir_value_type(&args[0].ty, e.span)?;
         self.glsl_inst(ty, inst, &vals, e)
+    }
+
+    /// `Math.log10(x)` as `Log2(x) * log10(2)`: GLSL.std.450 has no base-10 logarithm. The
+    /// product is one more rounding on top of `Log2`'s precision (docs/language.md).
+    fn log10(&mut self, s: ScalarType, n: u32, x: Word, e: &Expr) -> Res<Word> {
+        let lane = self.cx.value_type(s, e.span)?;
+        let ty = self.lanes_type(lane, n);
+        let l2 = self.glsl_inst(ty, G::Log2, &[x], e)?;
+        let c = self.cx.const_float(s, std::f64::consts::LOG10_2, e.span)?;
+        let c = if n == 1 {
+            c
+        } else {
+            self.cx.const_composite(ty, vec![c; n as usize])
+        };
+        let r = self.op(Op::FMul, ty, &[l2, c])?;
+        if !self.func.fast_math {
+            self.cx
+                .b
+                .decorate(r, rspirv::spirv::Decoration::NoContraction, []);
+        }
+        Ok(r)
     }
 
     /// `lane` itself, or a vector of `n` of them.

@@ -396,6 +396,12 @@ impl FnCx<'_, '_> {
                 };
                 self.workgroup_control_barrier(sem, span)?;
             }
+            BarrierKind::Wave => {
+                // Execution and memory scope Subgroup (allowed in Vulkan compute since 1.1).
+                let scope = self.cx.const_u32(super::wave::SCOPE_SUBGROUP);
+                let sem = self.cx.const_u32(SEM_ACQ_REL | SEM_WORKGROUP_MEMORY);
+                self.cx.b.control_barrier(scope, scope, sem).ice(span)?;
+            }
             BarrierKind::WorkgroupMemory | BarrierKind::DeviceMemory => {
                 let o = order.unwrap_or(SEM_ACQ_REL);
                 if o == 0 {

@@ -53,6 +53,7 @@ mod unroll;
 mod vector;
 mod vector_ops;
 mod wave;
+mod wave_lanes;
 mod workgroup_reduce;
 
 pub use disasm::disassemble;

@@ -217,10 +217,31 @@ impl FnCx<'_, '_> {
         let recv = args
             .first()
             .ok_or_else(|| unsupported(e.span, "a vector method without a receiver"))?;
-        if let (VecFn::Transpose, Type::Matrix(..)) = (f, &recv.ty) {
+        if let Type::Matrix(s, rows, cols) = recv.ty {
             let m = self.expr(recv)?;
             let ty = self.cx.ir_value_type(&e.ty, e.span)?;
-            return self.op(Op::Transpose, ty, &[m]);
+            return match (f, args) {
+                (VecFn::Transpose, [_]) => self.op(Op::Transpose, ty, &[m]),
+                (VecFn::Determinant, [_]) => {
+                    self.glsl_op(GlslStd450Op::Determinant, ty, &[m], e.span)
+                }
+                (VecFn::Inverse, [_]) => {
+                    self.glsl_op(GlslStd450Op::MatrixInverse, ty, &[m], e.span)
+                }
+                (VecFn::Hadamard, [_, other]) => {
+                    // OpFMul takes no matrices: column by column.
+                    let b = self.expr(other)?;
+                    let col = self.cx.ir_value_type(&Type::Vector(s, rows), e.span)?;
+                    let mut columns = Vec::new();
+                    for k in 0..u32::from(cols) {
+                        let x = self.extract(col, m, k)?;
+                        let y = self.extract(col, b, k)?;
+                        columns.push(self.fop(Op::FMul, col, x, y)?);
+                    }
+                    self.op(Op::CompositeConstruct, ty, &columns)
+                }
+                _ => Err(unsupported(e.span, format!("{f:?} on a matrix"))),
+            };
         }
         let Type::Vector(s, n) = recv.ty else {
             return Err(unsupported(
@@ -277,6 +298,11 @@ impl FnCx<'_, '_> {
                 let diff = self.fop(Op::FSub, vty, *y, *x)?;
                 let scaled = self.fop(Op::FMul, vty, diff, *t)?;
                 self.fop(Op::FAdd, vty, *x, scaled)
+            }
+            // GLSL.std.450's own formulas (the host rounds each of their steps).
+            (VecFn::Reflect, [i, n]) => self.glsl_op(GlslStd450Op::Reflect, vty, &[*i, *n], span),
+            (VecFn::Refract, [i, n, eta]) => {
+                self.glsl_op(GlslStd450Op::Refract, vty, &[*i, *n, *eta], span)
             }
             (VecFn::Min, [x, y]) => self.glsl_op(min_op(float, signed), vty, &[*x, *y], span),
             (VecFn::Max, [x, y]) => self.glsl_op(max_op(float, signed), vty, &[*x, *y], span),

@@ -79,6 +79,10 @@ impl FnCx<'_, '_> {
                 };
                 return self.emit(opcode, Some(b), vec![id(scope), id(p)]);
             }
+            WaveOp::QuadAny | WaveOp::QuadAll => {
+                let p = self.arg(args, 0)?;
+                return self.quad_vote(op == WaveOp::QuadAll, p);
+            }
             _ => {}
         }
         let s = scalar_of(e)?;
@@ -143,12 +147,13 @@ impl FnCx<'_, '_> {
             WaveOp::ReduceOr => group(self, Op::GroupNonUniformBitwiseOr, reduce),
             WaveOp::ReduceXor => group(self, Op::GroupNonUniformBitwiseXor, reduce),
             WaveOp::QuadBroadcast => {
-                self.cx.features.require(Capability::GroupNonUniformQuad);
-                // Before SPIR-V 1.5 the index must be a constant (sema made it one).
+                // Before SPIR-V 1.5 the index must be a constant: a variable lane is a
+                // shuffle within the quad instead.
                 let lane = match args.get(1).map(|a| &a.kind) {
                     Some(ExprKind::Const(Constant::Int(l))) => self.cx.const_u32(*l as u32),
-                    _ => return Err(unsupported(e.span, "Quad.broadcast needs a constant lane")),
+                    _ => return self.quad_shuffle(v, ty, args),
                 };
+                self.cx.features.require(Capability::GroupNonUniformQuad);
                 self.emit(
                     Op::GroupNonUniformQuadBroadcast,
                     Some(ty),
@@ -169,6 +174,13 @@ impl FnCx<'_, '_> {
                     vec![id(scope), id(v), id(d)],
                 )
             }
+            WaveOp::PrefixProduct if float => {
+                group(self, Op::GroupNonUniformFMul, GroupOperation::ExclusiveScan)
+            }
+            WaveOp::PrefixProduct => {
+                group(self, Op::GroupNonUniformIMul, GroupOperation::ExclusiveScan)
+            }
+            WaveOp::Rotate => self.wave_rotate(v, ty, args),
             WaveOp::Width
             | WaveOp::LaneId
             | WaveOp::Id
@@ -176,7 +188,9 @@ impl FnCx<'_, '_> {
             | WaveOp::IsFirstLane
             | WaveOp::Ballot
             | WaveOp::Any
-            | WaveOp::All => Err(unsupported(e.span, "internal error: wave dispatch")),
+            | WaveOp::All
+            | WaveOp::QuadAny
+            | WaveOp::QuadAll => Err(unsupported(e.span, "internal error: wave dispatch")),
         }
     }
 

@@ -1,0 +1,125 @@
+//! Cajeta's library forms in host code (docs/porting-from-cajeta.md): each is run through
+//! both host executors, `--host interp` and `--host native`, which must print the same exact
+//! values (worked out by hand in the comments).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Runs `body` as the body of `run()` with `--host mode`; stdout, or the failure.
+fn run(tag: &str, mode: &str, body: &str) -> String {
+    let dir =
+        std::env::temp_dir().join(format!("cajetac-forms-{tag}-{mode}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file: PathBuf = dir.join("p.cajeta");
+    let src = format!(
+        "package t;\nimport cajeta.xpu.*;\npublic final class P {{\n    public static int32 run() {{\n{body}\n        return 777;\n    }}\n}}\n"
+    );
+    std::fs::write(&file, src).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cajetac"))
+        .args(["run", "--host", mode])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{tag} --host {mode}: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// The lines both executors print for `body` (they must agree).
+fn both(tag: &str, body: &str) -> Vec<String> {
+    let interp = run(tag, "interp", body);
+    let native = run(tag, "native", body);
+    assert_eq!(interp, native, "{tag}: the executors disagree");
+    interp.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn log10_is_exact_on_powers_of_ten() {
+    let out = both(
+        "log10",
+        "Vector<float32, 4> p = stack Vector<float32, 4>(1.0f, 10.0f, 100.0f, 0.1f);
+         System.out.println(Math.log10(1000.0f) + \" \" + Math.log10(0.001) + \" \" + Math.log10(p));
+         System.out.println(Math.log10(-1.0f) + \" \" + Math.log10(0.0) + \" \" + Math.log10(2.0));",
+    );
+    assert_eq!(out[0], "3.0 -3.0 (0.0, 1.0, 2.0, -1.0)");
+    assert_eq!(out[1], "NaN -Infinity 0.3010299956639812");
+}
+
+#[test]
+fn reflect_and_refract_follow_glsl() {
+    let out = both(
+        "optics",
+        "Vector<float32, 3> i = stack Vector<float32, 3>(1.0f, -1.0f, 0.0f);
+         Vector<float32, 3> n = stack Vector<float32, 3>(0.0f, 1.0f, 0.0f);
+         Vector<float32, 3> down = stack Vector<float32, 3>(0.0f, -1.0f, 0.0f);
+         Vector<float64, 3> grazing = stack Vector<float64, 3>(0.6, -0.8, 0.0);
+         Vector<float64, 3> up = stack Vector<float64, 3>(0.0, 1.0, 0.0);
+         System.out.println(i.reflect(n) + \" \" + Math.reflect(i, n));
+         System.out.println(down.refract(n, 0.5f) + \" \" + Math.refract(grazing, up, 2.0));
+         System.out.println(grazing.refract(up, 0.5));",
+    );
+    // reflect: i - 2 * dot(n, i) * n = (1, -1, 0) + 2 * (0, 1, 0).
+    assert_eq!(out[0], "(1.0, 1.0, 0.0) (1.0, 1.0, 0.0)");
+    // Straight down: unbent. eta 2 at 53° from the normal: total internal reflection → 0.
+    assert_eq!(out[1], "(0.0, -1.0, 0.0) (0.0, 0.0, 0.0)");
+    // eta 0.5: (0.3, -0.4, 0) - (0.5 * -0.8 + sqrt(1 - 0.25 * 0.36)) * (0, 1, 0).
+    assert_eq!(out[2], "(0.3, -0.9539392014169457, 0.0)");
+}
+
+#[test]
+fn bits_rotate_by_uint32_and_count() {
+    let out = both(
+        "bits",
+        "uint32 k = 33;
+         System.out.println(Bits.rotateLeft(0x80000001, k) + \" \" + Bits.rotateRight(1, k));
+         System.out.println(Bits.count(-1) + \" \" + Bits.count(stack Vector<uint32, 2>(7, 255)));",
+    );
+    assert_eq!(out[0], "3 -2147483648");
+    assert_eq!(out[1], "32 (3, 8)");
+}
+
+#[test]
+fn int8_dot_products_sum_exactly_and_saturate_with_acc() {
+    let out = both(
+        "idot",
+        "Vector<int8, 4> a = stack Vector<int8, 4>(1, -2, 3, -4);
+         Vector<int8, 4> b = stack Vector<int8, 4>(5, 6, -7, 8);
+         Vector<uint8, 4> u = stack Vector<uint8, 4>(255, 255, 255, 255);
+         System.out.println(a.dot(b) + \" \" + a.dot(b, -2147483600) + \" \" + b.dot(b, 2147483600));
+         System.out.println(u.dot(u) + \" \" + u.dot(u, 4294967000) + \" \" + u.dot(u, 5));",
+    );
+    // 5 - 12 - 21 - 32; below int32's minimum; 174 above its maximum.
+    assert_eq!(out[0], "-60 -2147483648 2147483647");
+    // 4 * 255²; saturated at uint32's maximum; plus 5.
+    assert_eq!(out[1], "260100 4294967295 260105");
+}
+
+#[test]
+fn matrix_determinant_inverse_and_hadamard() {
+    let out = both(
+        "matrix",
+        "Matrix<float32, 2, 2> a = stack Matrix<float32, 2, 2>(4.0f, 2.0f, 7.0f, 6.0f);
+         Matrix<float64, 3, 3> b = stack Matrix<float64, 3, 3>(2.0, 0.0, 0.0, 0.0, 4.0, 0.0, 1.0, 0.0, 8.0);
+         Matrix<float32, 2, 2> s = stack Matrix<float32, 2, 2>(1.0f, 2.0f, 2.0f, 4.0f);
+         System.out.println(a.determinant() + \" \" + a.inverse() + \" \" + a.hadamard(a));
+         System.out.println(b.determinant() + \" \" + b.inverse() + \" \" + (b * b.inverse()));
+         System.out.println(s.determinant() + \" \" + s.inverse());",
+    );
+    // [[4, 7], [2, 6]]: 24 - 14; (1/10) [[6, -7], [-2, 4]] column-major; squares.
+    assert_eq!(
+        out[0],
+        "10.0 (0.6, -0.2, -0.7, 0.4) (16.0, 4.0, 49.0, 36.0)"
+    );
+    // [[2, 0, 1], [0, 4, 0], [0, 0, 8]]: 64; its inverse has -1/16 in row 0, column 2.
+    assert_eq!(
+        out[1],
+        "64.0 (0.5, 0.0, 0.0, 0.0, 0.25, 0.0, -0.0625, 0.0, 0.125) (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)"
+    );
+    // Singular: each cofactor divided by 0.
+    assert_eq!(out[2], "0.0 (Infinity, -Infinity, -Infinity, Infinity)");
+}
