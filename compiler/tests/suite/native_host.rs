@@ -327,6 +327,62 @@ fn delegated_operations_agree_with_the_interpreter() {
 }
 
 #[test]
+fn vectors_and_matrices_agree_with_the_interpreter() {
+    let r = corpus("vectors.cajeta");
+    let lines: Vec<&str> = r.out.lines().collect();
+    // Independent spot checks: no FMA (`f * f + f` rounds twice), NaN and -0.0 through
+    // `Math.min`/`max` lane by lane, MIN / -1 and integer wrap per lane, saturating lanes.
+    assert_eq!(lines[7], "(0.11, 0.44444448) 0.12111112", "{}", r.out);
+    assert!(
+        lines[10].starts_with("(NaN, -0.0, -0.0, NaN) (NaN, 0.0, 0.0, NaN) "),
+        "{}",
+        r.out
+    );
+    assert!(
+        lines[12].starts_with("(3, -2, 2147483647, -2147483648) (1, -1, 0, 0) (14, -14, -2, 0) "),
+        "{}",
+        r.out
+    );
+    assert_eq!(lines[16], "2147483647 -2147483648 0 -2", "{}", r.out);
+    assert!(
+        r.end
+            .ends_with("vectors.cajeta:99:28: runtime error: integer division by zero"),
+        "{}",
+        r.end
+    );
+}
+
+/// How many hand-offs to the interpreter `cajetac run --host native` reports for `file`.
+fn handoffs(file: &str) -> u64 {
+    let out = cajetac()
+        .args(["run", "--host", "native"])
+        .arg(corpus_dir().join(file))
+        .env("CAJETA_HOST_TIMING", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("native host code: "))
+        .unwrap_or_else(|| panic!("no timing line: {err}"));
+    let count = line
+        .rsplit(", ")
+        .next()
+        .and_then(|t| t.strip_suffix(" hand-offs to the interpreter"))
+        .unwrap_or_else(|| panic!("no hand-off count: {line}"));
+    count.parse().unwrap()
+}
+
+#[test]
+fn vector_loops_run_without_the_interpreter() {
+    let r = corpus("vector_loops.cajeta");
+    assert!(r.end.starts_with("returned "), "{}", r.end);
+    assert_eq!(handoffs("vector_loops.cajeta"), 0);
+    // The count is real: the vector corpus prints through the interpreter.
+    assert!(handoffs("vectors.cajeta") > 10);
+}
+
+#[test]
 fn constructors_agree_with_the_interpreter() {
     let r = corpus("constructors.cajeta");
     assert_eq!(

@@ -16,7 +16,7 @@ use super::bridge::scalar_code;
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::repr::{fast_array, repr, Repr};
 use crate::ir::visit::{for_each_local_use_in_expr, for_each_local_use_in_stmt, LocalUse};
-use crate::ir::{Expr, ExprKind, HostOp, LocalId, Place, ScalarType, Stmt};
+use crate::ir::{Expr, ExprKind, HostOp, LocalId, Place, ScalarType, Stmt, Type};
 
 /// The locals a delegated piece reads and stores.
 #[derive(Default)]
@@ -120,12 +120,88 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let Some(p) = st.locals.get(l.0).copied().flatten() else {
             return Ok(());
         };
-        let Repr::Scalar(s) = repr(ty) else {
-            return Ok(());
-        };
         let t = self.llvm_type(ty).ok_or("internal error: local type")?;
-        let v = b(self.builder.build_load(t, p, ""))?;
-        self.scalar_into_slot(st, v, s, l.0 as u64)
+        match repr(ty) {
+            Repr::Scalar(s) => {
+                let v = b(self.builder.build_load(t, p, ""))?;
+                self.scalar_into_slot(st, v, s, l.0 as u64)
+            }
+            Repr::Vector(s, _) => {
+                let v = b(self.builder.build_load(t, p, ""))?;
+                self.vector_into_slot(st, v, s, l.0 as u64)
+            }
+            Repr::Object | Repr::Void => Ok(()),
+        }
+    }
+
+    /// Stores native vector `v` of lane type `s` into frame slot `slot` (its lanes pass
+    /// through the function's `out` words).
+    fn vector_into_slot(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        v: BasicValueEnum<'ctx>,
+        s: ScalarType,
+        slot: u64,
+    ) -> Gen<()> {
+        let lanes = self.split_lanes(v)?;
+        let i64t = self.ctx.i64_type();
+        for (i, l) in lanes.iter().enumerate() {
+            let bits = self.scalar_bits(*l, s)?;
+            let p = self.out_word(st, i)?;
+            b(self.builder.build_store(p, bits))?;
+        }
+        let frame = self.frame(st);
+        let code = self.ctx.i32_type().const_int(scalar_code(s), false);
+        let n = i64t.const_int(lanes.len() as u64, false);
+        let args = [
+            frame.into(),
+            self.i64c(slot).into(),
+            st.out.into(),
+            n.into(),
+            code.into(),
+        ];
+        self.rt_call("cajeta_frame_set_lanes", &args)?;
+        Ok(())
+    }
+
+    /// The vector of type `ty` in frame slot `slot`.
+    fn vector_from_slot(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        ty: &Type,
+        slot: u64,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        let Repr::Vector(s, n) = repr(ty) else {
+            return Err(format!("internal error: {ty} is not a native vector"));
+        };
+        let frame = self.frame(st);
+        let args = [
+            frame.into(),
+            self.i64c(slot).into(),
+            st.out.into(),
+            self.i64c(u64::from(n)).into(),
+        ];
+        self.rt_call("cajeta_frame_get_lanes", &args)?;
+        let mut lanes = Vec::with_capacity(usize::from(n));
+        for i in 0..usize::from(n) {
+            let p = self.out_word(st, i)?;
+            let bits = b(self.builder.build_load(self.ctx.i64_type(), p, ""))?.into_int_value();
+            lanes.push(self.scalar_from_bits(bits, s)?);
+        }
+        self.join_lanes(s, &lanes)
+    }
+
+    /// The address of word `i` of the function's `out` words.
+    pub fn out_word(&self, st: &FnState<'ctx, 'm>, i: usize) -> Gen<PointerValue<'ctx>> {
+        // SAFETY (of the generated code): `i` is below `OUT_WORDS` (at most 16 lanes).
+        b(unsafe {
+            self.builder.build_in_bounds_gep(
+                self.ctx.i64_type(),
+                st.out,
+                &[self.i64c(i as u64)],
+                "lane",
+            )
+        })
     }
 
     /// Stores native scalar `v` of type `s` into frame slot `slot`.
@@ -190,6 +266,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     self.scalar_into_slot(st, v, s, t)?;
                     t
                 }
+                (_, Repr::Vector(s, _)) => {
+                    let v = self.value(st, e)?;
+                    let t = self.temp_slot(st);
+                    self.vector_into_slot(st, v, s, t)?;
+                    temps.push(t);
+                    t
+                }
                 (_, Repr::Void) => return Err("internal error: void operand of `+`".into()),
             };
         }
@@ -242,6 +325,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     .into()
                 }
             }
+            Repr::Vector(..) => self.vector_from_slot(st, ty, l.0 as u64)?,
             Repr::Object | Repr::Void => return Ok(()),
         };
         b(self.builder.build_store(p, v))?;
@@ -296,17 +380,29 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let out = st.out;
         let r = repr(&e.ty);
         let uses = Uses::of_expr(e);
+        if let Repr::Vector(..) = r {
+            let t = self.temp_slot(st);
+            self.delegated(st, &uses, |cg, st, frame| {
+                let args = [frame.into(), node.into(), cg.i64c(t).into()];
+                cg.bridge(st, "cajeta_eval_into", &args)
+            })?;
+            let v = self.vector_from_slot(st, &e.ty, t)?;
+            self.clear_slot(st, t)?;
+            return Ok(Some(v));
+        }
         self.delegated(st, &uses, |cg, st, frame| {
             let args = [frame.into(), node.into(), out.into()];
             match r {
                 Repr::Void => cg.bridge(st, "cajeta_eval_void", &args[..2]),
                 Repr::Scalar(s) if s.is_float() => cg.bridge(st, "cajeta_eval_f64", &args),
                 Repr::Scalar(_) => cg.bridge(st, "cajeta_eval_int", &args),
-                Repr::Object => Err("internal error: object value in a scalar context".into()),
+                Repr::Object | Repr::Vector(..) => {
+                    Err("internal error: object value in a scalar context".into())
+                }
             }
         })?;
         Ok(Some(match r {
-            Repr::Void | Repr::Object => return Ok(None),
+            Repr::Void | Repr::Object | Repr::Vector(..) => return Ok(None),
             Repr::Scalar(s) if s.is_float() => {
                 let w = b(self.builder.build_load(self.ctx.f64_type(), out, ""))?;
                 let t = self.llvm_type(&e.ty).ok_or("internal error: type")?;
@@ -473,6 +569,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             let v = self.value(st, value)?;
             let p = st.locals[id.0].ok_or("internal error: local")?;
             b(self.builder.build_store(p, v))?;
+            return Ok(());
+        }
+        if self.lane_store(st, place, value)? {
             return Ok(());
         }
         if let Some((array, index)) = self.fast_index(st, place) {

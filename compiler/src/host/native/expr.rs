@@ -19,7 +19,7 @@ use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
 
 use super::codegen::{b, Codegen, FnState, Gen};
-use super::repr::{repr, Repr};
+use super::repr::{in_registers, repr, Repr};
 use super::runtime::SiteKind;
 use super::text::flatten;
 use crate::ir::{BinaryOp, Constant, Expr, ExprKind, HostOp, Place, ScalarType, Type, UnaryOp};
@@ -34,6 +34,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     ) -> Gen<Option<BasicValueEnum<'ctx>>> {
         if !self.native_node(st, e) {
             return self.delegate_value(st, e);
+        }
+        if let Some(v) = self.vector_expr(st, e)? {
+            return Ok(Some(v));
         }
         let v: BasicValueEnum = match &e.kind {
             ExprKind::Const(c) => self.constant(c, &e.ty)?,
@@ -110,8 +113,12 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// delegated); otherwise the interpreter evaluates it, operands and all.
     fn native_node(&self, st: &FnState<'ctx, 'm>, e: &'m Expr) -> bool {
         let scalar = |t: &Type| matches!(repr(t), Repr::Scalar(_));
+        if let Some(native) = self.vector_node(st, e) {
+            return native;
+        }
         match &e.kind {
-            ExprKind::Const(_) | ExprKind::Load(Place::Local(_)) => scalar(&e.ty),
+            ExprKind::Const(_) => scalar(&e.ty),
+            ExprKind::Load(Place::Local(_)) => in_registers(&e.ty),
             ExprKind::Load(place @ Place::Index { .. }) => {
                 scalar(&e.ty)
                     && self
@@ -121,7 +128,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             ExprKind::Unary(_, a) | ExprKind::Convert(a) => scalar(&e.ty) && scalar(&a.ty),
             ExprKind::Binary(_, a, x) => scalar(&e.ty) && scalar(&a.ty) && scalar(&x.ty),
             ExprKind::LogicalAnd(..) | ExprKind::LogicalOr(..) | ExprKind::Sequence(..) => true,
-            ExprKind::Select { .. } => scalar(&e.ty),
+            ExprKind::Select { .. } => in_registers(&e.ty),
             ExprKind::Call { func, .. } => self
                 .ir
                 .functions
@@ -189,7 +196,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         Ok(p)
     }
 
-    fn unary(
+    pub(super) fn unary(
         &self,
         op: UnaryOp,
         x: BasicValueEnum<'ctx>,
@@ -209,7 +216,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// A scalar binary operator; `ls`/`rs` are the operand types (they differ only for
     /// shifts), `e` the whole expression (division by zero is reported at it).
     #[allow(clippy::too_many_arguments)]
-    fn binary(
+    pub(super) fn binary(
         &mut self,
         st: &mut FnState<'ctx, 'm>,
         op: BinaryOp,

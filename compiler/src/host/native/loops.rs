@@ -265,7 +265,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             let v = b(self.builder.build_load(ty, theirs, "in"))?;
             b(self.builder.build_store(own, v))?;
         }
-        let out = b(self.builder.build_alloca(c.i64_type(), "out"))?;
+        let out = self.out_alloca()?;
         let mut inner = FnState {
             ir: st.ir,
             func,
@@ -332,7 +332,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let value: Option<BasicValueEnum<'ctx>> = match repr(&st.ir.return_type) {
             Repr::Void => None,
             Repr::Object => Some(b(self.builder.build_load(ptr, st.out, "returned"))?),
-            Repr::Scalar(_) => {
+            Repr::Scalar(_) | Repr::Vector(..) => {
                 let ty = self
                     .llvm_type(&st.ir.return_type)
                     .ok_or("internal error: return type")?;

@@ -11,7 +11,7 @@
 //!
 //! Stages: [`repr`] (how each type is held), [`codegen`] (functions and statements),
 //! [`loops`] (loops, in place or outlined), [`expr`] (expressions), [`arrays`] (in-place
-//! array access), [`scalar_fns`] (`Math`/`Bits`), [`delegate`] (the frame and the calls into
+//! array access), [`vectors`] (vectors and matrices in registers), [`scalar_fns`] (`Math`/`Bits`), [`delegate`] (the frame and the calls into
 //! the interpreter) build the module; [`jit`] optimizes it with LLVM's short O2-class pass
 //! pipeline, [`split`] generates its code on several threads and [`orc`] links it;
 //! [`runtime`] and [`bridge`] are the C-ABI functions the code calls.
@@ -30,6 +30,7 @@ mod runtime;
 mod scalar_fns;
 mod split;
 mod text;
+mod vectors;
 
 pub use jit::{compile_time, emit_ir, CompileTime, Native};
 

@@ -1,8 +1,9 @@
 //! How native host code holds each value, decided from its type alone.
 //!
-//! Scalars of the types with an exact LLVM lowering live in registers, and everything else
-//! (strings, arrays, vectors and matrices, PODs, buffers, images, textures, samplers,
-//! streams, `bfloat16`, whose rounding after every operation has no LLVM type) is an
+//! Scalars of the types with an exact LLVM lowering live in registers, and so do vectors and
+//! matrices of them (an LLVM vector of their lanes, a matrix's column-major); everything
+//! else (strings, arrays, PODs, buffers, images, textures, samplers, streams, `bfloat16`,
+//! whose rounding after every operation has no LLVM type) is an
 //! *object*: a [`crate::host::interp::Value`] in the function's frame, worked on by the
 //! interpreter (`bridge.rs`) and freed by reference counting as there. Arrays of native
 //! scalars are objects that native code also indexes in place.
@@ -14,6 +15,9 @@ use crate::ir::{ScalarType, Type};
 pub enum Repr {
     /// An LLVM scalar of this type.
     Scalar(ScalarType),
+    /// An LLVM vector of this many lanes of this native scalar type: a `Vector<T, N>`, or a
+    /// `Matrix<T, R, C>` as its R × C lanes column-major.
+    Vector(ScalarType, u8),
     /// A value in the frame.
     Object,
     /// No value.
@@ -32,6 +36,8 @@ pub fn repr(ty: &Type) -> Repr {
     match ty {
         Type::Void => Repr::Void,
         Type::Scalar(s) if native_scalar(*s) => Repr::Scalar(*s),
+        Type::Vector(s, n) if native_scalar(*s) => Repr::Vector(*s, *n),
+        Type::Matrix(s, r, c) if native_scalar(*s) => Repr::Vector(*s, r * c),
         _ => Repr::Object,
     }
 }
@@ -45,4 +51,9 @@ pub fn fast_array(ty: &Type) -> Option<ScalarType> {
         },
         _ => None,
     }
+}
+
+/// True for the values native code holds in registers (scalars, vectors, matrices).
+pub fn in_registers(ty: &Type) -> bool {
+    matches!(repr(ty), Repr::Scalar(_) | Repr::Vector(..))
 }
