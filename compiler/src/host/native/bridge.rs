@@ -19,7 +19,6 @@
 use std::cell::{Cell, RefCell};
 
 use super::runtime::{self, state};
-use super::scalar_fns::{bits_of, scalar_of};
 use crate::host::interp::{append, concat, Array, Fail, Frame, HostError, Interp, Scalar, Value};
 use crate::ir::{Expr, ScalarType, Stmt};
 
@@ -246,55 +245,6 @@ pub unsafe extern "C" fn cajeta_frame_get_f64(f: *mut Frame, s: i64) -> f64 {
     float_bits(slot(f, s))
 }
 
-/// `f[s] = ` the vector (or matrix) of the `n` lanes at `lanes`, each the 64-bit pattern
-/// of a scalar of type `code` (integers extended, floats widened to `double`).
-///
-/// # Safety
-/// As for [`slot`]; `lanes` points to `n` readable words.
-pub unsafe extern "C" fn cajeta_frame_set_lanes(
-    f: *mut Frame,
-    s: i64,
-    lanes: *const i64,
-    n: i64,
-    code: i32,
-) {
-    *slot(f, s) = lanes_value(lanes, n, code);
-}
-
-/// The vector of `n` lanes of type `code` at `lanes` (see [`cajeta_frame_set_lanes`]).
-///
-/// # Safety
-/// `lanes` points to `n` readable words.
-unsafe fn lanes_value(lanes: *const i64, n: i64, code: i32) -> Value {
-    let ty = scalar_of_code(code);
-    let bits = std::slice::from_raw_parts(lanes, n.max(0) as usize);
-    let lanes: Option<Vec<Scalar>> = bits.iter().map(|&b| scalar_of(b, ty)).collect();
-    lanes.map_or(Value::Void, |l| Value::Vector(l.into()))
-}
-
-/// A box holding the vector of lanes at `lanes` (a vector result of the entry function).
-///
-/// # Safety
-/// As for [`cajeta_frame_set_lanes`].
-pub unsafe extern "C" fn cajeta_lanes_box(lanes: *const i64, n: i64, code: i32) -> *mut Value {
-    Box::into_raw(Box::new(lanes_value(lanes, n, code)))
-}
-
-/// Writes the lanes of the vector (or matrix) in `f[s]` to `out` as 64-bit patterns (see
-/// [`cajeta_frame_set_lanes`]), at most `n`; zeros when the slot holds no vector.
-///
-/// # Safety
-/// As for [`slot`]; `out` points to `n` writable words.
-pub unsafe extern "C" fn cajeta_frame_get_lanes(f: *mut Frame, s: i64, out: *mut i64, n: i64) {
-    let out = std::slice::from_raw_parts_mut(out, n.max(0) as usize);
-    out.fill(0);
-    if let Value::Vector(lanes) = slot(f, s) {
-        for (o, l) in out.iter_mut().zip(lanes.iter()) {
-            *o = bits_of(*l);
-        }
-    }
-}
-
 /// The storage of the array in `f[s]`: element data (`f32` for `float16`, one byte per
 /// `boolean`) and length, or length -1 when the slot holds no scalar array.
 ///
@@ -457,21 +407,6 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             "cajeta_frame_get_f64",
             "d(pl)",
             cajeta_frame_get_f64 as *const () as usize,
-        ),
-        (
-            "cajeta_frame_set_lanes",
-            "v(plpli)",
-            cajeta_frame_set_lanes as *const () as usize,
-        ),
-        (
-            "cajeta_frame_get_lanes",
-            "v(plpl)",
-            cajeta_frame_get_lanes as *const () as usize,
-        ),
-        (
-            "cajeta_lanes_box",
-            "p(pli)",
-            cajeta_lanes_box as *const () as usize,
         ),
         (
             "cajeta_array_view",

@@ -128,37 +128,12 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 .into()
             };
             b(self.builder.build_store(out, widened))?;
-        } else if let (Some(v), Repr::Vector(s, n)) = (
+        } else if let (Some(v), true) = (
             result.try_as_basic_value().basic(),
-            repr(&ir_fn.return_type),
+            super::repr::aggregate(&ir_fn.return_type),
         ) {
-            // A vector result crosses boxed, as an object's (`cajeta_lanes_box`).
-            let words = b(self
-                .builder
-                .build_alloca(super::codegen::out_type(c), "lanes"))?;
-            for (i, lane) in self.split_lanes(v)?.into_iter().enumerate() {
-                let bits = self.scalar_bits(lane, s)?;
-                let index = c.i64_type().const_int(i as u64, false);
-                // SAFETY (of the generated code): at most 16 lanes.
-                let p = b(unsafe {
-                    self.builder
-                        .build_in_bounds_gep(c.i64_type(), words, &[index], "")
-                })?;
-                b(self.builder.build_store(p, bits))?;
-            }
-            let args = [
-                words.into(),
-                c.i64_type().const_int(u64::from(n), false).into(),
-                c.i32_type()
-                    .const_int(super::bridge::scalar_code(s), false)
-                    .into(),
-            ];
-            let boxed = b(self
-                .builder
-                .build_call(self.rt["cajeta_lanes_box"], &args, "boxed"))?
-            .try_as_basic_value()
-            .basic()
-            .ok_or("internal error: boxed lanes")?;
+            // A vector or POD result crosses boxed, as an object's.
+            let boxed = self.words_box(v, &ir_fn.return_type)?;
             b(self.builder.build_store(out, boxed))?;
         } else if let Some(v) = result.try_as_basic_value().basic() {
             b(self.builder.build_store(out, v))?;

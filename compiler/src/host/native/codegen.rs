@@ -96,8 +96,7 @@ pub struct FnState<'ctx, 'm> {
     pub frame_used: bool,
     /// Next free temporary slot of the frame.
     pub next_slot: usize,
-    /// An `alloca` of [`OUT_WORDS`] 64-bit words receiving results from the bridge (a
-    /// vector's or matrix's lanes, one word each) and passing lanes to it.
+    /// An 8-byte `alloca` receiving results from the bridge.
     pub out: PointerValue<'ctx>,
     /// `continue` and `break` targets of the enclosing loops.
     pub loops: HashMap<LoopId, (BasicBlock<'ctx>, BasicBlock<'ctx>)>,
@@ -167,6 +166,12 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 BasicTypeEnum::FloatType(t) => t.vec_type(u32::from(n)).into(),
                 _ => return None,
             },
+            Repr::Pod => {
+                let Type::Struct(d) = ty else { return None };
+                let fields: Option<Vec<BasicTypeEnum<'ctx>>> =
+                    d.fields.iter().map(|(_, t)| self.llvm_type(t)).collect();
+                self.ctx.struct_type(&fields?, false).into()
+            }
         })
     }
 
@@ -187,18 +192,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             },
             _ => return None,
         })
-    }
-
-    /// A function's [`FnState::out`], aligned for any vector stored there (an outlined
-    /// loop's `return v;` leaves `v` in its parent's `out`, with the vector's alignment:
-    /// LLVM aligns a vector to its size, 128 bytes for `Matrix<float64,4,4>`).
-    pub fn out_alloca(&self) -> Gen<PointerValue<'ctx>> {
-        let out = b(self.builder.build_alloca(out_type(self.ctx), "out"))?;
-        out.as_instruction()
-            .ok_or("internal error: out")?
-            .set_alignment(8 * OUT_WORDS)
-            .map_err(|e| format!("internal error: {e}"))?;
-        Ok(out)
     }
 
     /// Declares every function first, so that calls (and recursion) can refer to them.
@@ -239,7 +232,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let mut views = HashMap::new();
         for (i, local) in ir_fn.locals.iter().enumerate() {
             let slot = match repr(&local.ty) {
-                Repr::Scalar(_) | Repr::Vector(..) => {
+                Repr::Scalar(_) | Repr::Vector(..) | Repr::Pod => {
                     let t = self
                         .llvm_type(&local.ty)
                         .ok_or("internal error: local type")?;
@@ -265,7 +258,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             }
             locals.push(slot);
         }
-        let out = self.out_alloca()?;
+        let out = b(self.builder.build_alloca(i64t, "out"))?;
         let slots = i64t.const_int(ir_fn.locals.len() as u64, false);
         let call =
             b(self
@@ -532,14 +525,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         self.builder.position_at_end(ok_bb);
         Ok(())
     }
-}
-
-/// The words of [`FnState::out`]: the lanes of the largest matrix (4 × 4).
-pub const OUT_WORDS: u32 = 16;
-
-/// The type of [`FnState::out`].
-pub fn out_type(c: &Context) -> inkwell::types::ArrayType<'_> {
-    c.i64_type().array_type(OUT_WORDS)
 }
 
 /// The LLVM function type of a runtime signature string (see [`runtime::functions`]).

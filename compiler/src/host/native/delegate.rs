@@ -114,9 +114,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         (st.next_slot - 1) as u64
     }
 
-    /// Copies scalar local `l` from its register into the frame.
+    /// Copies local `l` from its register into the frame.
     fn sync_in(&mut self, st: &mut FnState<'ctx, 'm>, l: LocalId) -> Gen<()> {
-        let ty = &st.ir.locals[l.0].ty;
+        let ty: &'m Type = &st.ir.locals[l.0].ty;
         let Some(p) = st.locals.get(l.0).copied().flatten() else {
             return Ok(());
         };
@@ -126,82 +126,12 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 let v = b(self.builder.build_load(t, p, ""))?;
                 self.scalar_into_slot(st, v, s, l.0 as u64)
             }
-            Repr::Vector(s, _) => {
+            Repr::Vector(..) | Repr::Pod => {
                 let v = b(self.builder.build_load(t, p, ""))?;
-                self.vector_into_slot(st, v, s, l.0 as u64)
+                self.words_into_slot(st, v, ty, l.0 as u64)
             }
             Repr::Object | Repr::Void => Ok(()),
         }
-    }
-
-    /// Stores native vector `v` of lane type `s` into frame slot `slot` (its lanes pass
-    /// through the function's `out` words).
-    fn vector_into_slot(
-        &mut self,
-        st: &mut FnState<'ctx, 'm>,
-        v: BasicValueEnum<'ctx>,
-        s: ScalarType,
-        slot: u64,
-    ) -> Gen<()> {
-        let lanes = self.split_lanes(v)?;
-        let i64t = self.ctx.i64_type();
-        for (i, l) in lanes.iter().enumerate() {
-            let bits = self.scalar_bits(*l, s)?;
-            let p = self.out_word(st, i)?;
-            b(self.builder.build_store(p, bits))?;
-        }
-        let frame = self.frame(st);
-        let code = self.ctx.i32_type().const_int(scalar_code(s), false);
-        let n = i64t.const_int(lanes.len() as u64, false);
-        let args = [
-            frame.into(),
-            self.i64c(slot).into(),
-            st.out.into(),
-            n.into(),
-            code.into(),
-        ];
-        self.rt_call("cajeta_frame_set_lanes", &args)?;
-        Ok(())
-    }
-
-    /// The vector of type `ty` in frame slot `slot`.
-    fn vector_from_slot(
-        &mut self,
-        st: &mut FnState<'ctx, 'm>,
-        ty: &Type,
-        slot: u64,
-    ) -> Gen<BasicValueEnum<'ctx>> {
-        let Repr::Vector(s, n) = repr(ty) else {
-            return Err(format!("internal error: {ty} is not a native vector"));
-        };
-        let frame = self.frame(st);
-        let args = [
-            frame.into(),
-            self.i64c(slot).into(),
-            st.out.into(),
-            self.i64c(u64::from(n)).into(),
-        ];
-        self.rt_call("cajeta_frame_get_lanes", &args)?;
-        let mut lanes = Vec::with_capacity(usize::from(n));
-        for i in 0..usize::from(n) {
-            let p = self.out_word(st, i)?;
-            let bits = b(self.builder.build_load(self.ctx.i64_type(), p, ""))?.into_int_value();
-            lanes.push(self.scalar_from_bits(bits, s)?);
-        }
-        self.join_lanes(s, &lanes)
-    }
-
-    /// The address of word `i` of the function's `out` words.
-    pub fn out_word(&self, st: &FnState<'ctx, 'm>, i: usize) -> Gen<PointerValue<'ctx>> {
-        // SAFETY (of the generated code): `i` is below `OUT_WORDS` (at most 16 lanes).
-        b(unsafe {
-            self.builder.build_in_bounds_gep(
-                self.ctx.i64_type(),
-                st.out,
-                &[self.i64c(i as u64)],
-                "lane",
-            )
-        })
     }
 
     /// Stores native scalar `v` of type `s` into frame slot `slot`.
@@ -266,10 +196,10 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     self.scalar_into_slot(st, v, s, t)?;
                     t
                 }
-                (_, Repr::Vector(s, _)) => {
+                (_, Repr::Vector(..) | Repr::Pod) => {
                     let v = self.value(st, e)?;
                     let t = self.temp_slot(st);
-                    self.vector_into_slot(st, v, s, t)?;
+                    self.words_into_slot(st, v, &e.ty, t)?;
                     temps.push(t);
                     t
                 }
@@ -325,7 +255,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     .into()
                 }
             }
-            Repr::Vector(..) => self.vector_from_slot(st, ty, l.0 as u64)?,
+            Repr::Vector(..) | Repr::Pod => self.words_from_slot(st, ty, l.0 as u64)?,
             Repr::Object | Repr::Void => return Ok(()),
         };
         b(self.builder.build_store(p, v))?;
@@ -362,6 +292,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         for &l in &uses.read {
             self.sync_in(st, l)?;
         }
+        // A store to a field or lane of a vector or POD local (`p.v.y = 1`) replaces part
+        // of its value: the interpreter reads the rest from the frame.
+        for &l in &uses.stored {
+            if !uses.read.contains(&l) && super::repr::aggregate(&st.ir.locals[l.0].ty) {
+                self.sync_in(st, l)?;
+            }
+        }
         let frame = self.frame(st);
         call(self, st, frame)?;
         for &l in &uses.stored {
@@ -380,13 +317,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let out = st.out;
         let r = repr(&e.ty);
         let uses = Uses::of_expr(e);
-        if let Repr::Vector(..) = r {
+        if let Repr::Vector(..) | Repr::Pod = r {
             let t = self.temp_slot(st);
             self.delegated(st, &uses, |cg, st, frame| {
                 let args = [frame.into(), node.into(), cg.i64c(t).into()];
                 cg.bridge(st, "cajeta_eval_into", &args)
             })?;
-            let v = self.vector_from_slot(st, &e.ty, t)?;
+            let v = self.words_from_slot(st, &e.ty, t)?;
             self.clear_slot(st, t)?;
             return Ok(Some(v));
         }
@@ -396,13 +333,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 Repr::Void => cg.bridge(st, "cajeta_eval_void", &args[..2]),
                 Repr::Scalar(s) if s.is_float() => cg.bridge(st, "cajeta_eval_f64", &args),
                 Repr::Scalar(_) => cg.bridge(st, "cajeta_eval_int", &args),
-                Repr::Object | Repr::Vector(..) => {
+                Repr::Object | Repr::Vector(..) | Repr::Pod => {
                     Err("internal error: object value in a scalar context".into())
                 }
             }
         })?;
         Ok(Some(match r {
-            Repr::Void | Repr::Object | Repr::Vector(..) => return Ok(None),
+            Repr::Void | Repr::Object | Repr::Vector(..) | Repr::Pod => return Ok(None),
             Repr::Scalar(s) if s.is_float() => {
                 let w = b(self.builder.build_load(self.ctx.f64_type(), out, ""))?;
                 let t = self.llvm_type(&e.ty).ok_or("internal error: type")?;
@@ -571,7 +508,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             b(self.builder.build_store(p, v))?;
             return Ok(());
         }
-        if self.lane_store(st, place, value)? {
+        if self.place_store(st, place, value)? {
             return Ok(());
         }
         if let Some((array, index)) = self.fast_index(st, place) {

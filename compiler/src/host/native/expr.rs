@@ -47,6 +47,10 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 };
                 b(self.builder.build_load(t, p, ""))?
             }
+            ExprKind::Load(place @ (Place::Field { .. } | Place::Lane { .. })) => {
+                self.place_load(st, place)?
+            }
+            ExprKind::Construct(parts) => self.pod_construct(st, parts, &e.ty)?,
             ExprKind::Load(place @ Place::Index { .. }) => {
                 let (array, index) = self
                     .fast_index(st, place)
@@ -113,10 +117,16 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// delegated); otherwise the interpreter evaluates it, operands and all.
     fn native_node(&self, st: &FnState<'ctx, 'm>, e: &'m Expr) -> bool {
         let scalar = |t: &Type| matches!(repr(t), Repr::Scalar(_));
-        if let Some(native) = self.vector_node(st, e) {
+        if let Some(native) = self.vector_node(e) {
             return native;
         }
         match &e.kind {
+            ExprKind::Load(place @ (Place::Field { .. } | Place::Lane { .. })) => {
+                self.native_place(st, place).is_some()
+            }
+            ExprKind::Construct(parts) => {
+                repr(&e.ty) == Repr::Pod && parts.iter().all(|p| in_registers(&p.ty))
+            }
             ExprKind::Const(_) => scalar(&e.ty),
             ExprKind::Load(Place::Local(_)) => in_registers(&e.ty),
             ExprKind::Load(place @ Place::Index { .. }) => {

@@ -367,8 +367,8 @@ fn run(
         let ok = unsafe { main(&mut slot, args_ptr) };
         let value = match ret {
             // SAFETY: an object result is a box the entry function gave up.
-            // SAFETY: so is a vector result (`cajeta_lanes_box`).
-            Repr::Object | Repr::Vector(..) if ok != 0 => {
+            // SAFETY: so is a vector or POD result (`cajeta_words_box`).
+            Repr::Object | Repr::Vector(..) | Repr::Pod if ok != 0 => {
                 Some(unsafe { *Box::from_raw(slot as *mut Value) })
             }
             _ => None,

@@ -11,7 +11,7 @@
 //!
 //! Stages: [`repr`] (how each type is held), [`codegen`] (functions and statements),
 //! [`loops`] (loops, in place or outlined), [`expr`] (expressions), [`arrays`] (in-place
-//! array access), [`vectors`] (vectors and matrices in registers), [`scalar_fns`] (`Math`/`Bits`), [`delegate`] (the frame and the calls into
+//! array access), [`places`] (fields and lanes in place), [`vectors`] (vectors and matrices in registers), [`words`] (them and PODs crossing into the frame), [`scalar_fns`] (`Math`/`Bits`), [`delegate`] (the frame and the calls into
 //! the interpreter) build the module; [`jit`] optimizes it with LLVM's short O2-class pass
 //! pipeline, [`split`] generates its code on several threads and [`orc`] links it;
 //! [`runtime`] and [`bridge`] are the C-ABI functions the code calls.
@@ -25,12 +25,14 @@ mod expr;
 mod jit;
 mod loops;
 mod orc;
+mod places;
 mod repr;
 mod runtime;
 mod scalar_fns;
 mod split;
 mod text;
 mod vectors;
+mod words;
 
 pub use jit::{compile_time, emit_ir, CompileTime, Native};
 
@@ -39,5 +41,6 @@ fn runtime_functions() -> Vec<(&'static str, &'static str, usize)> {
     let mut all = runtime::functions().to_vec();
     all.extend(bridge::functions());
     all.extend(scalar_fns::functions());
+    all.extend(words::functions());
     all
 }

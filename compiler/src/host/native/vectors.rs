@@ -1,5 +1,5 @@
 //! Vectors and matrices of native scalars in registers (`Repr::Vector`): construction,
-//! splats, swizzles, lane reads and writes, operators, matrix products, the `Vector<T, N>`
+//! splats, swizzles, operators, matrix products, the `Vector<T, N>`
 //! methods and `Math`/`Bits` applied lane by lane.
 //!
 //! Everything is computed lane by lane through the scalar lowering of `expr.rs` and
@@ -16,7 +16,7 @@ use inkwell::values::{BasicValueEnum, IntValue};
 
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::repr::{in_registers, repr, Repr};
-use crate::ir::{BinaryOp, Expr, ExprKind, Intrinsic, MathFn, Place, ScalarType, Type, VecFn};
+use crate::ir::{BinaryOp, Expr, ExprKind, Intrinsic, MathFn, ScalarType, Type, VecFn};
 
 /// The lane type and lane count of a type held as [`Repr::Vector`].
 fn shape(ty: &Type) -> Option<(ScalarType, u8)> {
@@ -26,15 +26,14 @@ fn shape(ty: &Type) -> Option<(ScalarType, u8)> {
     }
 }
 
-/// True when `e` is a vector or matrix operation (or an operation on one) that this file
-/// lowers, given that `lane_local` says whether a local is a native vector.
-fn lowered(e: &Expr, lane_local: &dyn Fn(&Place) -> bool) -> Option<bool> {
+/// Whether `e` is a vector or matrix operation (or an operation on one) and, if so, whether
+/// this file lowers it.
+fn lowered(e: &Expr) -> Option<bool> {
     let vector = |t: &Type| shape(t).is_some();
     let any_vector = |args: &[Expr]| args.iter().any(|a| vector(&a.ty));
     let all_native = |args: &[Expr]| args.iter().all(|a| in_registers(&a.ty));
     Some(match &e.kind {
-        ExprKind::Load(place @ Place::Lane { .. }) => lane_local(place),
-        ExprKind::Construct(parts) => vector(&e.ty) && all_native(parts),
+        ExprKind::Construct(parts) if vector(&e.ty) => all_native(parts),
         ExprKind::Splat(a) => vector(&e.ty) && in_registers(&a.ty),
         ExprKind::Swizzle(a, _) => matches!(a.ty, Type::Vector(..)) && vector(&a.ty),
         ExprKind::Unary(_, a) if vector(&a.ty) => vector(&e.ty),
@@ -74,28 +73,8 @@ fn matrix_in(args: &[Expr]) -> bool {
 impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// Whether `e` is a vector operation and, if so, whether it is lowered natively
     /// (`None`: not a vector operation, see `native_node`).
-    pub fn vector_node(&self, st: &FnState<'ctx, 'm>, e: &'m Expr) -> Option<bool> {
-        lowered(e, &|p| self.lane_place(st, p).is_some())
-    }
-
-    /// `v.x` / `v[i]` where `v` is a local held as a native vector: the local's `alloca`,
-    /// its type and the lane.
-    pub fn lane_place(
-        &self,
-        st: &FnState<'ctx, 'm>,
-        place: &Place,
-    ) -> Option<(inkwell::values::PointerValue<'ctx>, &'m Type, u8)> {
-        let Place::Lane { base, lane } = place else {
-            return None;
-        };
-        let Place::Local(l) = **base else {
-            return None;
-        };
-        let ty = &st.ir.locals[l.0].ty;
-        if !matches!(ty, Type::Vector(..)) || shape(ty).is_none() {
-            return None;
-        }
-        Some((st.locals[l.0]?, ty, *lane))
+    pub fn vector_node(&self, e: &'m Expr) -> Option<bool> {
+        lowered(e)
     }
 
     fn lane_index(&self, i: usize) -> IntValue<'ctx> {
@@ -154,18 +133,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         st: &mut FnState<'ctx, 'm>,
         e: &'m Expr,
     ) -> Gen<Option<BasicValueEnum<'ctx>>> {
-        if self.vector_node(st, e) != Some(true) {
+        if self.vector_node(e) != Some(true) {
             return Ok(None);
         }
         let result_shape = shape(&e.ty);
         let v = match &e.kind {
-            ExprKind::Load(place) => {
-                let (p, ty, lane) = self.lane_place(st, place).ok_or("internal error: lane")?;
-                let t = self.llvm_type(ty).ok_or("internal error: vector type")?;
-                let v = b(self.builder.build_load(t, p, ""))?.into_vector_value();
-                let i = self.lane_index(usize::from(lane));
-                b(self.builder.build_extract_element(v, i, ""))?
-            }
             ExprKind::Construct(parts) => {
                 let mut lanes = Vec::new();
                 for p in parts {
@@ -245,27 +217,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     ) -> Gen<BasicValueEnum<'ctx>> {
         let (s, _) = shape.ok_or("internal error: vector result")?;
         self.join_lanes(s, lanes)
-    }
-
-    /// `v.x = value` / `v[i] = value` on a native vector local: the value first (it may
-    /// store the vector itself), then the lane replaced, as the interpreter does.
-    pub fn lane_store(
-        &mut self,
-        st: &mut FnState<'ctx, 'm>,
-        place: &'m Place,
-        value: &'m Expr,
-    ) -> Gen<bool> {
-        if self.lane_place(st, place).is_none() || !in_registers(&value.ty) {
-            return Ok(false);
-        }
-        let x = self.value(st, value)?;
-        let (p, ty, lane) = self.lane_place(st, place).ok_or("internal error: lane")?;
-        let t = self.llvm_type(ty).ok_or("internal error: vector type")?;
-        let v = b(self.builder.build_load(t, p, ""))?.into_vector_value();
-        let i = self.lane_index(usize::from(lane));
-        let v = b(self.builder.build_insert_element(v, x, i, ""))?;
-        b(self.builder.build_store(p, v))?;
-        Ok(true)
     }
 
     /// `op` lane by lane.
