@@ -1,13 +1,14 @@
 //! The bridge between native frames and the interpreter: what native host code does not
-//! lower itself (device work, files, `Math.*`, vectors, PODs, `printf`, nested arrays…) it
-//! hands to the run's [`Interp`], one expression or statement at a time.
+//! lower itself (device work, files, printing, `printf`, nested arrays…) it hands to the
+//! run's [`Interp`], one expression or statement at a time.
 //!
 //! Each native function that needs it owns a *frame*: the interpreter's [`Frame`] (one
 //! [`Value`] per local, then temporaries), allocated by `cajeta_frame_new` and freed on every
-//! return. Locals of object types (arrays, vectors, PODs, resources, `bfloat16`) live only
-//! there. Scalar locals live in LLVM registers; before a delegated expression the
-//! generated code copies the ones it reads into the frame (`cajeta_frame_set_*`), and
-//! afterwards reads back the ones it stored (`cajeta_frame_get_*`). Delegated expressions
+//! return. Locals of object types (arrays, strings, resources, `bfloat16`) live only
+//! there. Scalar locals live in LLVM registers (vectors, matrices and PODs too, crossing as
+//! in `words.rs`); before a delegated expression the generated code copies the ones it
+//! reads into the frame (`cajeta_frame_set_*`), and afterwards reads back the ones it
+//! stored (`cajeta_frame_get_*`). Delegated expressions
 //! and statements are passed by address (`*const Expr` / `*const Stmt` into the IR module,
 //! which outlives the run).
 //!

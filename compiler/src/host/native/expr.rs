@@ -151,7 +151,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     if let [x] = &args[..] {
                         flatten(x, &mut leaves);
                     }
-                    let printable = |l: &Expr| scalar(&l.ty) || matches!(l.kind, ExprKind::Str(_));
+                    let printable =
+                        |l: &Expr| in_registers(&l.ty) || matches!(l.kind, ExprKind::Str(_));
                     args.len() <= 1 && leaves.iter().all(|l| printable(l))
                 }
                 HostOp::ArrayLength => {

@@ -1,9 +1,10 @@
 //! Native host code: lowers a program's host functions to LLVM IR and runs them through
 //! LLVM's JIT (docs/architecture.md "Host code").
 //!
-//! Every program runs natively. Scalars, strings, control flow, calls and arrays of scalars
-//! are native code; what the backend does not lower itself (device work, files, `Math.*`,
-//! vectors, PODs, `printf`, `bfloat16`, nested arrays…) is handed expression by expression
+//! Every program runs natively. Scalars, strings, control flow, calls, arrays of scalars,
+//! vectors, matrices and PODs of scalars are native code; what the backend does not lower
+//! itself (device work, files, most of `Math.*`, printing, `printf`, `bfloat16`, nested
+//! arrays…) is handed expression by expression
 //! to the run's interpreter through [`bridge`], so both executors share one implementation
 //! of those operations and the results are the interpreter's, bit for bit: the
 //! differential tests (`compiler/tests/suite/native_host.rs`, `tests/native_vs_interp.rs`)

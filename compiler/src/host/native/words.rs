@@ -1,6 +1,7 @@
 //! Vectors, matrices and PODs held in registers, crossing into and out of the interpreter's
 //! frame: before delegated code reads such a local, after it stores one, for a delegated
-//! expression of such a type, a string `+` of one, a result of the entry function.
+//! expression of such a type, a string `+` of one, printing one, a result of the entry
+//! function.
 //!
 //! The value crosses as *words*: one 64-bit word per scalar lane, in order (a vector's
 //! lanes, a matrix's column-major, a POD's fields in declaration order), each the pattern of
@@ -119,6 +120,18 @@ pub unsafe extern "C" fn cajeta_words_box(words: *const i64, ty: *const Type) ->
     Box::into_raw(Box::new(value_of(words, ty).map_or(Value::Void, |v| v.0)))
 }
 
+/// Prints the value of type `*ty` whose words are at `words` as the interpreter's `print`
+/// does (its `Display`); 0 when writing failed.
+///
+/// # Safety
+/// As for [`cajeta_frame_set_words`].
+pub unsafe extern "C" fn cajeta_print_words(words: *const i64, ty: *const Type) -> i32 {
+    let ty = &*ty;
+    let words = std::slice::from_raw_parts(words, word_count(ty));
+    let text = value_of(words, ty).map_or(Value::Void, |v| v.0).to_string();
+    super::runtime::write(text.as_bytes())
+}
+
 /// This file's C-ABI functions (see `runtime::functions`).
 pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
     vec![
@@ -131,6 +144,11 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             "cajeta_frame_get_words",
             "v(plpp)",
             cajeta_frame_get_words as *const () as usize,
+        ),
+        (
+            "cajeta_print_words",
+            "i(pp)",
+            cajeta_print_words as *const () as usize,
         ),
         (
             "cajeta_words_box",
@@ -292,6 +310,23 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let args = [frame.into(), slot.into(), words.into(), self.type_ptr(ty)];
         b(self.builder.build_call(f, &args, ""))?;
         Ok(self.load_words(ty, words, 0)?.0)
+    }
+
+    /// Prints native `v` of type `ty`; the `i32` status.
+    pub fn print_words(
+        &self,
+        v: BasicValueEnum<'ctx>,
+        ty: &'m Type,
+    ) -> Gen<inkwell::values::IntValue<'ctx>> {
+        let words = self.words_buffer(ty)?;
+        self.store_words(v, ty, words, 0)?;
+        let f = self.rt["cajeta_print_words"];
+        let args = [words.into(), self.type_ptr(ty)];
+        Ok(b(self.builder.build_call(f, &args, "printed"))?
+            .try_as_basic_value()
+            .basic()
+            .ok_or("internal error: print status")?
+            .into_int_value())
     }
 
     /// A box holding native `v` of type `ty` as the interpreter's value.
