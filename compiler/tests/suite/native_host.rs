@@ -628,6 +628,128 @@ fn random_arithmetic_agrees_with_the_interpreter() {
     }
 }
 
+/// Vector types of the random vector programs: type, lane type, lanes, float.
+const VECTOR_TYPES: [(&str, &str, usize, bool); 4] = [
+    ("Vector<int32,4>", "int32", 4, false),
+    ("Vector<uint32,3>", "uint32", 3, false),
+    ("Vector<float32,4>", "float32", 4, true),
+    ("Vector<float64,2>", "float64", 2, true),
+];
+
+/// A random vector expression over `vars` (all of type `ty`, `n` lanes): operators,
+/// masks, swizzles, splats of a lane and methods; `/` and `%` divide by a variable of
+/// `nonzero` (no zero lane) only.
+fn gen_vector_expr(
+    rng: &mut Rng,
+    (ty, lane, n, float): (&str, &str, usize, bool),
+    vars: &[String],
+    nonzero: &[String],
+    depth: u32,
+) -> String {
+    let t = (ty, lane, n, float);
+    if depth == 0 || rng.below(4) == 0 {
+        return vars[rng.below(vars.len())].clone();
+    }
+    let a = gen_vector_expr(rng, t, vars, nonzero, depth - 1);
+    let b = gen_vector_expr(rng, t, vars, nonzero, depth - 1);
+    let reverse = &"xyzw"[..n].chars().rev().collect::<String>();
+    match rng.below(9) {
+        0 => format!("({a} / {})", nonzero[rng.below(nonzero.len())]),
+        1 => format!("({a} % {})", nonzero[rng.below(nonzero.len())]),
+        2 => {
+            let cmp = ["<", "<=", ">", ">=", "==", "!="][rng.below(6)];
+            format!("({a} {cmp} {b}).select({a}, {b})")
+        }
+        3 => format!("({a}).{reverse}"),
+        4 => format!("stack {ty}(({a}).y)"),
+        5 => {
+            let m = ["min", "max"][rng.below(2)];
+            format!("({a}).{m}({b})")
+        }
+        6 if float => match rng.below(4) {
+            0 => format!("({a}).lerp({b}, ({a}).x)"),
+            1 => format!("Math.floor({a})"),
+            2 => format!("Math.abs({a})"),
+            _ => format!("stack {ty}(({a}).dot({b}))"),
+        },
+        6 => format!("({a}).clamp({b}, {})", vars[0]),
+        7 if !float => {
+            let op = ["&", "|", "^"][rng.below(3)];
+            format!("({a} {op} {b})")
+        }
+        _ => {
+            let op = ["+", "-", "*"][rng.below(3)];
+            if rng.below(6) == 0 {
+                format!("(-{a} {op} {b})")
+            } else {
+                format!("({a} {op} {b})")
+            }
+        }
+    }
+}
+
+/// A program printing random vector expressions of every type of [`VECTOR_TYPES`], with
+/// edge lanes (MIN, MAX, 0, -0.0, NaN, infinities) among the operands.
+fn random_vector_program(seed: u64) -> String {
+    let mut rng = Rng(seed);
+    let mut body = String::new();
+    for (k, t @ (ty, lane, n, float)) in VECTOR_TYPES.into_iter().enumerate() {
+        let edges: &[&str] = match lane {
+            "int32" => &[
+                "0",
+                "1",
+                "-1",
+                "2147483647",
+                "-2147483648",
+                "7",
+                "-3",
+                "65536",
+            ],
+            "uint32" => &["0", "1", "4294967295", "2147483648", "7", "3", "65536"],
+            "float32" => &[
+                "0.0f", "-0.0f", "1.5f", "-2.75f", "1.0e-3f", "3.0e9f", "0.1f", "nan32", "inf32",
+            ],
+            _ => &[
+                "0.0", "-0.0", "1.5", "-2.75", "1.0e-3", "3.0e300", "0.1", "nan64", "inf64",
+            ],
+        };
+        let (mut vars, mut nonzero) = (Vec::new(), Vec::new());
+        for i in 0..5 {
+            let lanes: Vec<&str> = (0..n).map(|_| edges[rng.below(edges.len())]).collect();
+            let name = format!("v{k}_{i}");
+            body.push_str(&format!(
+                "        {ty} {name} = stack {ty}({});\n",
+                lanes.join(", ")
+            ));
+            if float || lanes.iter().all(|l| *l != "0") {
+                nonzero.push(name.clone());
+            }
+            vars.push(name);
+        }
+        if nonzero.is_empty() {
+            body.push_str(&format!("        {ty} v{k}_nz = stack {ty}(3);\n"));
+            nonzero.push(format!("v{k}_nz"));
+        }
+        for _ in 0..30 {
+            let e = gen_vector_expr(&mut rng, t, &vars, &nonzero, 3);
+            body.push_str(&format!("        System.out.println({e});\n"));
+        }
+    }
+    format!(
+        "public class R {{\n    public static void main() {{\n        float32 nan32 = 0.0f / 0.0f;\n        float32 inf32 = 1.0f / 0.0f;\n        float64 nan64 = 0.0 / 0.0;\n        float64 inf64 = 1.0 / 0.0;\n{body}    }}\n}}\n"
+    )
+}
+
+#[test]
+fn random_vector_arithmetic_agrees_with_the_interpreter() {
+    for seed in 1..=4u64 {
+        let src = random_vector_program(seed.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        let r = differential(&format!("random_vectors_{seed}.cajeta"), &src);
+        assert_eq!(r.end, "void", "seed {seed}:\n{src}");
+        assert!(r.out.lines().count() >= 120, "seed {seed}: {}", r.out);
+    }
+}
+
 fn cajetac() -> Command {
     Command::new(env!("CARGO_BIN_EXE_cajetac"))
 }
