@@ -574,9 +574,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if self.is_device() {
             return self.host_only(span, "allocation");
         }
-        let t = match resolve_type(elem, &HashMap::new()) {
-            // A buffer array starts with every element null, like Java's `new T[n]`.
-            Ok(t @ (Type::Scalar(_) | Type::Buffer(_))) => t,
+        let t = match resolve_type(elem, &self.syms.pods) {
+            // A buffer array starts with every element null, like Java's `new T[n]`; an
+            // array of vectors, matrices or PODs with every element zero (they are values).
+            Ok(
+                t @ (Type::Scalar(_)
+                | Type::Buffer(_)
+                | Type::Vector(..)
+                | Type::Matrix(..)
+                | Type::Struct(_)),
+            ) => t,
             Ok(other) => {
                 return self.error(Diagnostic::error(
                     Code::UnsupportedFeature,
@@ -624,7 +631,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             };
             values.push(v);
         }
-        let Some(elem @ (Type::Scalar(_) | Type::Buffer(_))) = elem else {
+        let Some(
+            elem @ (Type::Scalar(_)
+            | Type::Buffer(_)
+            | Type::Vector(..)
+            | Type::Matrix(..)
+            | Type::Struct(_)),
+        ) = elem
+        else {
             return self.error(
                 Diagnostic::error(
                     Code::TypeMismatch,

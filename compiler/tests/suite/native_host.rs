@@ -380,6 +380,31 @@ fn pods_agree_with_the_interpreter() {
     );
 }
 
+#[test]
+fn arrays_of_vectors_and_pods_agree_with_the_interpreter() {
+    let r = corpus("element_arrays.cajeta");
+    let lines: Vec<&str> = r.out.lines().collect();
+    // New elements are zero; a copy out of an array leaves it alone; the callee shares the
+    // array; the index of a field store is taken before its value changes it.
+    assert_eq!(
+        lines[0],
+        "(0.0, 0.0, 0.0, 0.0) {(0.0, 0.0, 0.0), (0.0, 0.0, 0.0), 0.0, false} 8 4"
+    );
+    assert!(
+        lines[1].starts_with("(7.0, 14.0, -14.0, 3.0) {(3.0, 3.0, 3.75), (0.0, -4.905, 1.5), 2.5, false} (-2147483648, 6) "),
+        "{}",
+        r.out
+    );
+    assert_eq!(lines[3], "2.0 2.0 2", "{}", r.out);
+    assert!(
+        r.end.ends_with(
+            "element_arrays.cajeta:54:9: runtime error: array index 4 out of bounds for length 4"
+        ),
+        "{}",
+        r.end
+    );
+}
+
 /// How many hand-offs to the interpreter `cajetac run --host native` reports for `file`.
 fn handoffs(file: &str) -> u64 {
     let out = cajetac()

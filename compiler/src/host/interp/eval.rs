@@ -514,7 +514,8 @@ pub fn check_index(i: Scalar, len: usize, span: Span) -> Result<usize, Fail> {
     Ok(x as usize)
 }
 
-fn load_element(base: &Value, i: Scalar, span: Span) -> Result<Value, Fail> {
+/// Element `i` of the array `base`.
+pub(super) fn load_element(base: &Value, i: Scalar, span: Span) -> Result<Value, Fail> {
     match base {
         Value::Array(a) => {
             let Ok(a) = a.try_borrow() else {
@@ -535,7 +536,8 @@ fn load_element(base: &Value, i: Scalar, span: Span) -> Result<Value, Fail> {
     }
 }
 
-fn store_element(base: &Value, i: Scalar, v: Value, span: Span) -> Result<(), Fail> {
+/// `base[i] = v`.
+pub(super) fn store_element(base: &Value, i: Scalar, v: Value, span: Span) -> Result<(), Fail> {
     match base {
         Value::Array(a) => {
             let Ok(mut a) = a.try_borrow_mut() else {

@@ -3,10 +3,66 @@
 
 use std::rc::Rc;
 
-use super::eval::{err, internal, local_mut, Fail, Frame, Interp};
+use super::eval::{err, internal, load_element, local_mut, store_element, Fail, Frame, Interp};
 use super::value::{Scalar, Value};
 use crate::diagnostics::Span;
 use crate::ir::{Expr, Place};
+
+/// The array and index expressions of the element at the root of a field or lane place
+/// (`ps[i].pos.y`), if its root is an array element.
+fn element_root(place: &Place) -> Option<(&Expr, &Expr)> {
+    match place {
+        Place::Index { base, index } => Some((base, index)),
+        Place::Field { base, .. } | Place::Lane { base, .. } => element_root(base),
+        Place::Local(_) => None,
+    }
+}
+
+/// The value at `place` inside `root`, the value of the place's root (a local or element).
+fn value_in(root: &Value, place: &Place, span: Span) -> Result<Value, Fail> {
+    match place {
+        Place::Local(_) | Place::Index { .. } => Ok(root.clone()),
+        Place::Field { base, field } => {
+            match fields_of(&value_in(root, base, span)?, span)?.get(*field) {
+                Some(v) => Ok(v.clone()),
+                None => internal(span, format!("field #{field}")),
+            }
+        }
+        Place::Lane { base, lane } => {
+            match lanes_of(&value_in(root, base, span)?, span)?.get(usize::from(*lane)) {
+                Some(s) => Ok(Value::Scalar(*s)),
+                None => internal(span, format!("lane {lane}")),
+            }
+        }
+    }
+}
+
+/// `root` with the value at `place` inside it replaced by `v` (values are immutable: each
+/// POD or vector on the way is rebuilt).
+fn replaced_in(root: Value, place: &Place, v: Value, span: Span) -> Result<Value, Fail> {
+    match place {
+        Place::Local(_) | Place::Index { .. } => Ok(v),
+        Place::Field { base, field } => {
+            let mut fields = fields_of(&value_in(&root, base, span)?, span)?.to_vec();
+            match fields.get_mut(*field) {
+                Some(slot) => *slot = v,
+                None => return internal(span, format!("field #{field}")),
+            }
+            replaced_in(root, base, Value::Struct(fields.into()), span)
+        }
+        Place::Lane { base, lane } => {
+            let Value::Scalar(s) = v else {
+                return internal(span, format!("lane value {v:?}"));
+            };
+            let mut lanes = lanes_of(&value_in(&root, base, span)?, span)?.to_vec();
+            match lanes.get_mut(usize::from(*lane)) {
+                Some(l) => *l = s,
+                None => return internal(span, format!("lane {lane}")),
+            }
+            replaced_in(root, base, Value::Vector(lanes.into()), span)
+        }
+    }
+}
 
 /// The fields of a POD value.
 fn fields_of(v: &Value, span: Span) -> Result<Rc<[Value]>, Fail> {
@@ -114,6 +170,16 @@ impl Interp<'_> {
         field: usize,
         e: &Expr,
     ) -> Result<Value, Fail> {
+        if let Some((array, index)) = element_root(base) {
+            let a = self.eval(f, array)?;
+            let i = self.eval_scalar(f, index)?;
+            let element = load_element(&a, i, e.span)?;
+            let whole = value_in(&element, base, e.span)?;
+            return match fields_of(&whole, e.span)?.get(field) {
+                Some(v) => Ok(v.clone()),
+                None => internal(e.span, format!("field #{field}")),
+            };
+        }
         Self::field_value(f, base, field, e.span)
     }
 
@@ -126,8 +192,40 @@ impl Interp<'_> {
         value: &Expr,
         span: Span,
     ) -> Result<(), Fail> {
+        if let Some((array, index)) = element_root(base) {
+            return self.store_in_element(f, (array, index), base, value, span, |inner, v| {
+                let mut fields = fields_of(&inner, span)?.to_vec();
+                match fields.get_mut(field) {
+                    Some(slot) => *slot = v,
+                    None => return internal(span, format!("field #{field}")),
+                }
+                Ok(Value::Struct(fields.into()))
+            });
+        }
         let v = self.eval(f, value)?;
         Self::set_field(f, base, field, v, span)
+    }
+
+    /// A store of `value` into a field or lane of the POD or vector at `base` inside an array
+    /// element (`ps[i].pos.y = v`), in Java's order: the array, the index, the value; then
+    /// the element is read (range check), `change(value at base, value)` replaces the
+    /// field or lane, and the element is written back.
+    fn store_in_element(
+        &mut self,
+        f: &mut Frame,
+        (array, index): (&Expr, &Expr),
+        base: &Place,
+        value: &Expr,
+        span: Span,
+        change: impl FnOnce(Value, Value) -> Result<Value, Fail>,
+    ) -> Result<(), Fail> {
+        let a = self.eval(f, array)?;
+        let i = self.eval_scalar(f, index)?;
+        let v = self.eval(f, value)?;
+        let element = load_element(&a, i, span)?;
+        let inner = change(value_in(&element, base, span)?, v)?;
+        let element = replaced_in(element, base, inner, span)?;
+        store_element(&a, i, element, span)
     }
 
     /// A vector or matrix from scalar and vector parts, in order; a POD value from its
@@ -193,6 +291,16 @@ impl Interp<'_> {
         lane: u8,
         e: &Expr,
     ) -> Result<Value, Fail> {
+        if let Some((array, index)) = element_root(base) {
+            let a = self.eval(f, array)?;
+            let i = self.eval_scalar(f, index)?;
+            let element = load_element(&a, i, e.span)?;
+            let whole = value_in(&element, base, e.span)?;
+            return match lanes_of(&whole, e.span)?.get(usize::from(lane)) {
+                Some(s) => Ok(Value::Scalar(*s)),
+                None => internal(e.span, format!("lane {lane}")),
+            };
+        }
         Self::lane_value(f, base, lane, e.span)
     }
 
@@ -205,6 +313,19 @@ impl Interp<'_> {
         value: &Expr,
         span: Span,
     ) -> Result<(), Fail> {
+        if let Some((array, index)) = element_root(base) {
+            return self.store_in_element(f, (array, index), base, value, span, |inner, v| {
+                let Value::Scalar(s) = v else {
+                    return internal(span, format!("lane value {v:?}"));
+                };
+                let mut lanes = lanes_of(&inner, span)?.to_vec();
+                match lanes.get_mut(usize::from(lane)) {
+                    Some(l) => *l = s,
+                    None => return internal(span, format!("lane {lane}")),
+                }
+                Ok(Value::Vector(lanes.into()))
+            });
+        }
         let v = Value::Scalar(self.eval_scalar(f, value)?);
         Self::set_lane(f, base, lane, v, span)
     }
