@@ -346,7 +346,7 @@ fn vectors_and_matrices_agree_with_the_interpreter() {
     assert_eq!(lines[16], "2147483647 -2147483648 0 -2", "{}", r.out);
     assert!(
         r.end
-            .ends_with("vectors.cajeta:112:28: runtime error: integer division by zero"),
+            .ends_with("vectors.cajeta:113:28: runtime error: integer division by zero"),
         "{}",
         r.end
     );

@@ -213,6 +213,14 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         x: BasicValueEnum<'ctx>,
         s: ScalarType,
     ) -> Gen<BasicValueEnum<'ctx>> {
+        if let BasicValueEnum::VectorValue(v) = x {
+            // A vector (of lane type `s`): the same instruction on every lane at once.
+            return Ok(match (op, s.is_float()) {
+                (UnaryOp::Neg, true) => b(self.builder.build_float_neg(v, ""))?.into(),
+                (UnaryOp::Neg, false) => b(self.builder.build_int_neg(v, ""))?.into(),
+                (UnaryOp::Not | UnaryOp::BitNot, _) => b(self.builder.build_not(v, ""))?.into(),
+            });
+        }
         Ok(match (op, s.is_float()) {
             (UnaryOp::Neg, true) => {
                 b(self.builder.build_float_neg(x.into_float_value(), ""))?.into()

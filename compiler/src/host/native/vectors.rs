@@ -5,14 +5,16 @@
 //! Everything is computed lane by lane through the scalar lowering of `expr.rs` and
 //! `scalar_fns.rs`, in the order the interpreter's `host/interp/vector_ops.rs` uses (which
 //! is the device's): the same instruction per lane, rounded at every step, integer division
-//! by zero checked in each lane, so the results are the interpreter's bit for bit. The lanes
-//! are put back into an LLVM vector value; LLVM's SLP vectorizer may then use SIMD
-//! instructions where they compute exactly the same lanes (no fast-math flags anywhere).
+//! by zero checked in each lane, so the results are the interpreter's bit for bit. Where an
+//! LLVM vector instruction is by definition its scalar instruction in every lane (IEEE
+//! `+ - * /`, comparisons, wrapping integer arithmetic, bitwise operators, negation; no
+//! fast-math flags anywhere) it is used on the whole vector, which SSE computes at once.
 //! What is not lowered here (conversions, which host code has no vector form of, lanes of a
 //! POD's field…) is handed to the interpreter as before, the vector crossing the frame as
 //! its lanes (`cajeta_frame_set_lanes` / `cajeta_frame_get_lanes`).
 
 use inkwell::values::{BasicValueEnum, IntValue};
+use inkwell::{FloatPredicate, IntPredicate};
 
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::repr::{in_registers, repr, Repr};
@@ -35,7 +37,7 @@ fn lowered(e: &Expr) -> Option<bool> {
     Some(match &e.kind {
         ExprKind::Construct(parts) if vector(&e.ty) => all_native(parts),
         ExprKind::Splat(a) => vector(&e.ty) && in_registers(&a.ty),
-        ExprKind::Swizzle(a, _) => matches!(a.ty, Type::Vector(..)) && vector(&a.ty),
+        ExprKind::Swizzle(a, _) => vector(&a.ty),
         ExprKind::Unary(_, a) if vector(&a.ty) => vector(&e.ty),
         ExprKind::Binary(op, a, x) if vector(&a.ty) || vector(&x.ty) => {
             let matrix = |t: &Type| matches!(t, Type::Matrix(..));
@@ -166,19 +168,26 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 }
             }
             ExprKind::Unary(op, a) => {
+                // `-`, `!`, `~` lane by lane are LLVM's own vector instructions.
                 let s = a.ty.elem_scalar().ok_or("internal error: lane type")?;
-                let lanes = self.lanes(st, a, 1)?;
-                let mut out = Vec::with_capacity(lanes.len());
-                for l in lanes {
-                    out.push(self.unary(*op, l, s)?);
-                }
-                self.join(result_shape, &out)?
+                let v = self.value(st, a)?;
+                self.unary(*op, v, s)?
             }
             ExprKind::Binary(op, a, x) => {
                 let ls = a.ty.elem_scalar().ok_or("internal error: lane type")?;
                 let rs = x.ty.elem_scalar().ok_or("internal error: lane type")?;
-                let l = self.lanes(st, a, 1)?;
-                let r = self.lanes(st, x, 1)?;
+                let (lv, rv) = (self.value(st, a)?, self.value(st, x)?);
+                if let (Type::Vector(..), Type::Vector(..)) = (&a.ty, &x.ty) {
+                    if let Some(v) = self.whole_vector_op(*op, lv, rv, ls)? {
+                        return Ok(Some(v));
+                    }
+                }
+                let l = self.split_lanes(lv)?;
+                let r = if shape(&x.ty).is_some() {
+                    self.split_lanes(rv)?
+                } else {
+                    vec![rv]
+                };
                 let out = match (&a.ty, &x.ty) {
                     (Type::Vector(..), Type::Vector(..)) => self.zip(st, *op, &l, &r, ls, rs, e)?,
                     _ => self.matrix_mul(st, &a.ty, &x.ty, &l, &r, e)?,
@@ -217,6 +226,66 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     ) -> Gen<BasicValueEnum<'ctx>> {
         let (s, _) = shape.ok_or("internal error: vector result")?;
         self.join_lanes(s, lanes)
+    }
+
+    /// `op` on two vectors of lane type `s` as one LLVM vector instruction, for the operators
+    /// whose vector instruction is by definition the scalar one in every lane (IEEE
+    /// `+ - * /` and comparisons without fast-math flags, wrapping integer `+ - *`, bitwise
+    /// operators, integer comparisons); `None` for the others (integer `/` and `%`, which
+    /// check every lane for zero, and float `%`), which go lane by lane.
+    fn whole_vector_op(
+        &self,
+        op: BinaryOp,
+        l: BasicValueEnum<'ctx>,
+        r: BasicValueEnum<'ctx>,
+        s: ScalarType,
+    ) -> Gen<Option<BasicValueEnum<'ctx>>> {
+        let (x, y) = (l.into_vector_value(), r.into_vector_value());
+        let bld = &self.builder;
+        let v: BasicValueEnum<'ctx> = if s.is_float() {
+            let pred = match op {
+                BinaryOp::Add => return Ok(Some(b(bld.build_float_add(x, y, ""))?.into())),
+                BinaryOp::Sub => return Ok(Some(b(bld.build_float_sub(x, y, ""))?.into())),
+                BinaryOp::Mul => return Ok(Some(b(bld.build_float_mul(x, y, ""))?.into())),
+                BinaryOp::Div => return Ok(Some(b(bld.build_float_div(x, y, ""))?.into())),
+                BinaryOp::Eq => FloatPredicate::OEQ,
+                BinaryOp::Ne => FloatPredicate::UNE,
+                BinaryOp::Lt => FloatPredicate::OLT,
+                BinaryOp::Le => FloatPredicate::OLE,
+                BinaryOp::Gt => FloatPredicate::OGT,
+                BinaryOp::Ge => FloatPredicate::OGE,
+                _ => return Ok(None),
+            };
+            b(bld.build_float_compare(pred, x, y, ""))?.into()
+        } else {
+            let signed = s.is_signed_integer();
+            let pred = match (op, signed) {
+                (BinaryOp::Add, _) => b(bld.build_int_add(x, y, ""))?,
+                (BinaryOp::Sub, _) => b(bld.build_int_sub(x, y, ""))?,
+                (BinaryOp::Mul, _) => b(bld.build_int_mul(x, y, ""))?,
+                (BinaryOp::BitAnd, _) => b(bld.build_and(x, y, ""))?,
+                (BinaryOp::BitOr, _) => b(bld.build_or(x, y, ""))?,
+                (BinaryOp::BitXor, _) => b(bld.build_xor(x, y, ""))?,
+                (cmp, _) => {
+                    let pred = match (cmp, signed) {
+                        (BinaryOp::Eq, _) => IntPredicate::EQ,
+                        (BinaryOp::Ne, _) => IntPredicate::NE,
+                        (BinaryOp::Lt, true) => IntPredicate::SLT,
+                        (BinaryOp::Le, true) => IntPredicate::SLE,
+                        (BinaryOp::Gt, true) => IntPredicate::SGT,
+                        (BinaryOp::Ge, true) => IntPredicate::SGE,
+                        (BinaryOp::Lt, false) => IntPredicate::ULT,
+                        (BinaryOp::Le, false) => IntPredicate::ULE,
+                        (BinaryOp::Gt, false) => IntPredicate::UGT,
+                        (BinaryOp::Ge, false) => IntPredicate::UGE,
+                        _ => return Ok(None),
+                    };
+                    b(bld.build_int_compare(pred, x, y, ""))?
+                }
+            };
+            pred.into()
+        };
+        Ok(Some(v))
     }
 
     /// `op` lane by lane.
