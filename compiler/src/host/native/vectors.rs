@@ -470,7 +470,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         })
     }
 
-    /// `m * v`: the columns scaled by the vector's lanes, summed in order.
+    /// `m * v`: the columns scaled by the vector's lanes, summed in order, each column a
+    /// whole-vector multiply and add (matrices are of floats: the IEEE operation per lane).
     fn matrix_times_vector(
         &mut self,
         st: &mut FnState<'ctx, 'm>,
@@ -480,18 +481,41 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         s: ScalarType,
         e: &'m Expr,
     ) -> Gen<Vec<BasicValueEnum<'ctx>>> {
-        let mut acc: Option<Vec<BasicValueEnum<'ctx>>> = None;
+        let mut acc: Option<BasicValueEnum<'ctx>> = None;
         for (c, k) in v.iter().enumerate() {
             let column = m
                 .get(c * rows..(c + 1) * rows)
                 .ok_or("internal error: matrix column")?;
-            let term = self.zip(st, BinaryOp::Mul, column, &vec![*k; rows], s, s, e)?;
+            let (column, k) = (
+                self.join_lanes(s, column)?,
+                self.join_lanes(s, &vec![*k; rows])?,
+            );
+            let term = self.whole(st, BinaryOp::Mul, column, k, s, e)?;
             acc = Some(match acc {
                 None => term,
-                Some(a) => self.zip(st, BinaryOp::Add, &a, &term, s, s, e)?,
+                Some(a) => self.whole(st, BinaryOp::Add, a, term, s, e)?,
             });
         }
-        acc.ok_or_else(|| "internal error: empty matrix product".into())
+        self.split_lanes(acc.ok_or("internal error: empty matrix product")?)
+    }
+
+    /// `op` on two vectors: one vector instruction where [`Self::whole_vector_op`] has one,
+    /// else lane by lane.
+    fn whole(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        op: BinaryOp,
+        l: BasicValueEnum<'ctx>,
+        r: BasicValueEnum<'ctx>,
+        s: ScalarType,
+        e: &'m Expr,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        if let Some(v) = self.whole_vector_op(op, l, r, s)? {
+            return Ok(v);
+        }
+        let (x, y) = (self.split_lanes(l)?, self.split_lanes(r)?);
+        let lanes = self.zip(st, op, &x, &y, s, s, e)?;
+        self.join_lanes(s, &lanes)
     }
 
     /// The matrix products of `vector_ops.rs`, on column-major lanes.
