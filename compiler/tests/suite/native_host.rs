@@ -436,6 +436,9 @@ fn vector_loops_run_without_the_interpreter() {
     // `bfloat16` POD (5 statements), and constructors only `Integer.parseInt` and the
     // printing of strings built by it (the count is real).
     assert_eq!(handoffs("pods.cajeta"), 0);
+    // Elements of arrays of vectors and PODs are read and written natively (through the
+    // runtime): only the five allocations of the array corpus are handed over.
+    assert_eq!(handoffs("element_arrays.cajeta"), 5);
     assert_eq!(handoffs("vectors.cajeta"), 5);
     assert!(handoffs("constructors.cajeta") > 0);
 }

@@ -515,7 +515,7 @@ pub fn check_index(i: Scalar, len: usize, span: Span) -> Result<usize, Fail> {
 }
 
 /// Element `i` of the array `base`.
-pub(super) fn load_element(base: &Value, i: Scalar, span: Span) -> Result<Value, Fail> {
+pub(crate) fn load_element(base: &Value, i: Scalar, span: Span) -> Result<Value, Fail> {
     match base {
         Value::Array(a) => {
             let Ok(a) = a.try_borrow() else {
@@ -537,7 +537,7 @@ pub(super) fn load_element(base: &Value, i: Scalar, span: Span) -> Result<Value,
 }
 
 /// `base[i] = v`.
-pub(super) fn store_element(base: &Value, i: Scalar, v: Value, span: Span) -> Result<(), Fail> {
+pub(crate) fn store_element(base: &Value, i: Scalar, v: Value, span: Span) -> Result<(), Fail> {
     match base {
         Value::Array(a) => {
             let Ok(mut a) = a.try_borrow_mut() else {

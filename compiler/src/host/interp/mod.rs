@@ -49,6 +49,7 @@ use std::sync::{mpsc, Mutex, MutexGuard};
 use crate::diagnostics::{json, SourceMap, Span};
 use crate::ir::{self, FunctionId, Type};
 use crate::kernel::spirv::CompiledKernel;
+pub(crate) use eval::{load_element, store_element};
 pub use eval::{Fail, Frame, Interp, MAX_CALL_DEPTH};
 pub use value::{Array, Scalar, Text, Value};
 

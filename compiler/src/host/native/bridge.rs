@@ -30,7 +30,7 @@ pub fn scalar_code(s: ScalarType) -> u64 {
 }
 
 /// The scalar type of a code from [`scalar_code`].
-fn scalar_of_code(code: i32) -> ScalarType {
+pub fn scalar_of_code(code: i32) -> ScalarType {
     ScalarType::ALL
         .get(code as usize)
         .copied()
@@ -285,6 +285,18 @@ pub unsafe extern "C" fn cajeta_array_view(f: *mut Frame, s: i64) -> ArrayView {
     }
 }
 
+/// The length of the array in `f[s]`, -1 when the slot holds none (`null`): `.length` of an
+/// array that has no [`ArrayView`] (arrays of vectors, matrices, PODs).
+///
+/// # Safety
+/// As for [`slot`].
+pub unsafe extern "C" fn cajeta_array_len(f: *mut Frame, s: i64) -> i64 {
+    match slot(f, s) {
+        Value::Array(a) => a.try_borrow().map_or(0, |a| a.len() as i64),
+        _ => -1,
+    }
+}
+
 /// Evaluates `e` (an integer or boolean) in frame `f` into `*out`.
 ///
 /// # Safety
@@ -413,6 +425,11 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             "cajeta_array_view",
             "a(pl)",
             cajeta_array_view as *const () as usize,
+        ),
+        (
+            "cajeta_array_len",
+            "l(pl)",
+            cajeta_array_len as *const () as usize,
         ),
         (
             "cajeta_eval_int",

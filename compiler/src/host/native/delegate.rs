@@ -508,7 +508,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             b(self.builder.build_store(p, v))?;
             return Ok(());
         }
-        if self.place_store(st, place, value)? {
+        let span: &'m crate::diagnostics::Span = match stmt {
+            Stmt::Store { span, .. } => span,
+            _ => &value.span,
+        };
+        if self.place_store(st, place, value, span)? {
             return Ok(());
         }
         if let Some((array, index)) = self.fast_index(st, place) {

@@ -48,7 +48,10 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 b(self.builder.build_load(t, p, ""))?
             }
             ExprKind::Load(place @ (Place::Field { .. } | Place::Lane { .. })) => {
-                self.place_load(st, place)?
+                self.place_load(st, place, e)?
+            }
+            ExprKind::Load(place @ Place::Index { .. }) if super::repr::aggregate(&e.ty) => {
+                self.place_load(st, place, e)?
             }
             ExprKind::Construct(parts) => self.pod_construct(st, parts, &e.ty)?,
             ExprKind::Load(place @ Place::Index { .. }) => {
@@ -124,6 +127,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             ExprKind::Load(place @ (Place::Field { .. } | Place::Lane { .. })) => {
                 self.native_place(st, place).is_some()
             }
+            ExprKind::Load(place @ Place::Index { .. }) if super::repr::aggregate(&e.ty) => {
+                self.native_place(st, place).is_some()
+            }
             ExprKind::Construct(parts) => {
                 repr(&e.ty) == Repr::Pod && parts.iter().all(|p| in_registers(&p.ty))
             }
@@ -158,7 +164,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 HostOp::ArrayLength => {
                     scalar(&e.ty)
                         && matches!(&args[..], [a] if matches!(&a.kind,
-                            ExprKind::Load(Place::Local(l)) if st.views.contains_key(l)))
+                            ExprKind::Load(Place::Local(l)) if st.views.contains_key(l)
+                                || matches!(&st.ir.locals[l.0].ty,
+                                    Type::Array(el) if super::repr::aggregate(el))))
                 }
                 _ => false,
             },

@@ -1,23 +1,44 @@
 //! Places inside values held in registers: fields of POD locals (any depth) and lanes of
 //! vector locals or fields (`p.vel`, `p.vel.y = 0`, `v[2]`), read and written in place in
-//! the local's `alloca`; and POD values built from their fields.
+//! the local's `alloca`; elements of arrays of vectors, matrices and PODs and the fields and
+//! lanes inside them (`vs[i]`, `ps[i].vel.y = 0`), read and written through the runtime
+//! (`cajeta_element_get` / `_set`: the interpreter's own element access on the array,
+//! without a tree walk); and POD values built from their fields.
 //!
-//! A store evaluates its value first and then replaces the field or lane, as the
-//! interpreter does (the value may itself store the local). A place these do not cover (a
-//! lane of an array element, a field of a POD that is an object) is handed to the
-//! interpreter as before.
+//! The order is the interpreter's: a store into a local evaluates its value first and then
+//! replaces the field or lane (the value may itself store the local); a store into an
+//! element evaluates the index, then the value, then reads the element (its range check),
+//! replaces the part and writes it back. A place these do not cover (a field of a POD that
+//! is an object) is handed to the interpreter as before.
 
 use inkwell::values::{BasicValueEnum, PointerValue};
 
 use super::codegen::{b, Codegen, FnState, Gen};
-use super::repr::{in_registers, repr, Repr};
-use crate::ir::{Expr, LocalId, Place, Type};
+use super::delegate::Uses;
+use super::repr::{aggregate, in_registers, repr, Repr};
+use crate::diagnostics::Span;
+use crate::ir::{Expr, ExprKind, LocalId, Place, ScalarType, Type};
 
-/// A place inside a local held in registers.
+/// Where a [`NativePlace`] starts.
+#[derive(Clone, Copy)]
+enum Root<'m> {
+    /// A local held in registers.
+    Local(LocalId),
+    /// `array[index]`: an element of an array of vectors, matrices or PODs held by an
+    /// object local, at a native integer index of type `is`.
+    Element {
+        array: LocalId,
+        index: &'m Expr,
+        is: ScalarType,
+        elem: &'m Type,
+    },
+}
+
+/// A place inside a local held in registers or inside an array element.
 pub struct NativePlace<'m> {
-    /// The local.
-    local: LocalId,
-    /// The field indices from the local's value down.
+    /// Where it starts.
+    root: Root<'m>,
+    /// The field indices from the root's value down.
     fields: Vec<u32>,
     /// The type at the end of `fields`.
     ty: &'m Type,
@@ -37,12 +58,35 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 let ty = &st.ir.locals.get(l.0)?.ty;
                 (in_registers(ty) && st.locals.get(l.0).copied().flatten().is_some()).then_some(
                     NativePlace {
-                        local: *l,
+                        root: Root::Local(*l),
                         fields: Vec::new(),
                         ty,
                         lane: None,
                     },
                 )
+            }
+            Place::Index { base, index } => {
+                let ExprKind::Load(Place::Local(array)) = base.kind else {
+                    return None;
+                };
+                let Type::Array(elem) = &st.ir.locals.get(array.0)?.ty else {
+                    return None;
+                };
+                let Repr::Scalar(is) = repr(&index.ty) else {
+                    return None;
+                };
+                (aggregate(elem) && is.is_integer() && !Uses::of_expr(index).stores(array))
+                    .then_some(NativePlace {
+                        root: Root::Element {
+                            array,
+                            index,
+                            is,
+                            elem,
+                        },
+                        fields: Vec::new(),
+                        ty: elem,
+                        lane: None,
+                    })
             }
             Place::Field { base, field } => {
                 let mut p = self.native_place(st, base)?;
@@ -62,14 +106,16 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 p.lane = Some(*lane);
                 Some(p)
             }
-            Place::Index { .. } => None,
         }
     }
 
-    /// The address of the value at the end of `p`'s fields.
+    /// The address of the value at the end of `p`'s fields (a place in a local).
     fn place_ptr(&self, st: &FnState<'ctx, 'm>, p: &NativePlace<'m>) -> Gen<PointerValue<'ctx>> {
-        let mut ptr = st.locals[p.local.0].ok_or("internal error: local")?;
-        let mut ty: &Type = &st.ir.locals[p.local.0].ty;
+        let Root::Local(local) = p.root else {
+            return Err("internal error: address of an element place".into());
+        };
+        let mut ptr = st.locals[local.0].ok_or("internal error: local")?;
+        let mut ty: &Type = &st.ir.locals[local.0].ty;
         for &k in &p.fields {
             let Type::Struct(d) = ty else {
                 return Err("internal error: field of a non-POD".into());
@@ -84,18 +130,37 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         Ok(ptr)
     }
 
-    /// Reads a field or lane place [`Self::native_place`] accepted.
+    /// Reads a place [`Self::native_place`] accepted (`e`: the load, where an element's
+    /// errors are reported, as the interpreter does).
     pub fn place_load(
-        &self,
-        st: &FnState<'ctx, 'm>,
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
         place: &'m Place,
+        e: &'m Expr,
     ) -> Gen<BasicValueEnum<'ctx>> {
         let p = self
             .native_place(st, place)
             .ok_or("internal error: place")?;
-        let ptr = self.place_ptr(st, &p)?;
-        let t = self.llvm_type(p.ty).ok_or("internal error: place type")?;
-        let v = b(self.builder.build_load(t, ptr, ""))?;
+        let v = if let Root::Element {
+            array,
+            index,
+            is,
+            elem,
+        } = p.root
+        {
+            let i = self.value(st, index)?;
+            let mut v = self.element_get(st, (array, i, is), elem, &e.span)?;
+            for &k in &p.fields {
+                v = b(self
+                    .builder
+                    .build_extract_value(v.into_struct_value(), k, ""))?;
+            }
+            v
+        } else {
+            let ptr = self.place_ptr(st, &p)?;
+            let t = self.llvm_type(p.ty).ok_or("internal error: place type")?;
+            b(self.builder.build_load(t, ptr, ""))?
+        };
         match p.lane {
             None => Ok(v),
             Some(lane) => {
@@ -107,24 +172,45 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         }
     }
 
-    /// `place = value` for a field or lane place [`Self::native_place`] accepts (false
-    /// for other places, which the caller handles).
+    /// `place = value` for a field, lane or element place [`Self::native_place`] accepts
+    /// (false for other places, which the caller handles); `span`: the store's.
     pub fn place_store(
         &mut self,
         st: &mut FnState<'ctx, 'm>,
         place: &'m Place,
         value: &'m Expr,
+        span: &'m Span,
     ) -> Gen<bool> {
         if matches!(place, Place::Local(_)) || !in_registers(&value.ty) {
             return Ok(false);
         }
-        if self.native_place(st, place).is_none() {
+        let Some(p) = self.native_place(st, place) else {
             return Ok(false);
+        };
+        if let Root::Element {
+            array,
+            index,
+            is,
+            elem,
+        } = p.root
+        {
+            // The interpreter holds the array it evaluated first: a value that stores the
+            // local holding it is left to the interpreter.
+            if Uses::of_expr(value).stores(array) {
+                return Ok(false);
+            }
+            let i = self.value(st, index)?;
+            let x = self.value(st, value)?;
+            let whole = if p.fields.is_empty() && p.lane.is_none() {
+                x
+            } else {
+                let old = self.element_get(st, (array, i, is), elem, span)?;
+                self.rebuild(old, &p.fields, p.lane, x)?
+            };
+            self.element_set(st, (array, i, is), whole, elem, span)?;
+            return Ok(true);
         }
         let x = self.value(st, value)?;
-        let p = self
-            .native_place(st, place)
-            .ok_or("internal error: place")?;
         let ptr = self.place_ptr(st, &p)?;
         let x = match p.lane {
             None => x,
@@ -137,6 +223,36 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         };
         b(self.builder.build_store(ptr, x))?;
         Ok(true)
+    }
+
+    /// `v` with the part at `fields` (then `lane`) replaced by `x`.
+    fn rebuild(
+        &self,
+        v: BasicValueEnum<'ctx>,
+        fields: &[u32],
+        lane: Option<u8>,
+        x: BasicValueEnum<'ctx>,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        match fields.split_first() {
+            Some((&k, rest)) => {
+                let sv = v.into_struct_value();
+                let inner = b(self.builder.build_extract_value(sv, k, ""))?;
+                let inner = self.rebuild(inner, rest, lane, x)?;
+                Ok(b(self.builder.build_insert_value(sv, inner, k, ""))?
+                    .into_struct_value()
+                    .into())
+            }
+            None => match lane {
+                None => Ok(x),
+                Some(l) => {
+                    let i = self.ctx.i32_type().const_int(u64::from(l), false);
+                    Ok(b(self
+                        .builder
+                        .build_insert_element(v.into_vector_value(), x, i, ""))?
+                    .into())
+                }
+            },
+        }
     }
 
     /// A POD value from its fields, in order.

@@ -15,8 +15,9 @@ use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, PointerValue};
 
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::scalar_fns::{bits_of, scalar_of};
-use crate::host::interp::{Frame, Value};
-use crate::ir::Type;
+use crate::diagnostics::Span;
+use crate::host::interp::{load_element, store_element, Frame, Scalar, Value};
+use crate::ir::{LocalId, ScalarType, Type};
 
 /// The words of a value of type `ty` (see the module comment).
 pub fn word_count(ty: &Type) -> usize {
@@ -132,6 +133,66 @@ pub unsafe extern "C" fn cajeta_print_words(words: *const i64, ty: *const Type) 
     super::runtime::write(text.as_bytes())
 }
 
+/// Element `index` (of integer type `code`) of the array in `f[s]`, written as the words
+/// of a value of type `*ty` (a vector, matrix or POD array element); 0 after recording the
+/// interpreter's error (a null array, an index out of bounds) at `*span`.
+///
+/// # Safety
+/// As for [`cajeta_frame_set_words`], `words` writable; `span` points into the IR module.
+pub unsafe extern "C" fn cajeta_element_get(
+    f: *mut Frame,
+    s: i64,
+    index: i64,
+    code: i32,
+    words: *mut i64,
+    ty: *const Type,
+    span: *const Span,
+) -> i32 {
+    let ty = &*ty;
+    let i = Scalar::from_int_wrapping(i128::from(index), super::bridge::scalar_of_code(code));
+    match load_element(&(&*f)[s as usize], i, *span) {
+        Ok(v) => {
+            write_words(
+                &v,
+                ty,
+                std::slice::from_raw_parts_mut(words, word_count(ty)),
+            );
+            1
+        }
+        Err(err) => {
+            super::runtime::record(*err);
+            0
+        }
+    }
+}
+
+/// `f[s][index] = ` the value of type `*ty` whose words are at `words`; 0 after recording
+/// the interpreter's error at `*span`.
+///
+/// # Safety
+/// As for [`cajeta_element_get`], `words` readable.
+pub unsafe extern "C" fn cajeta_element_set(
+    f: *mut Frame,
+    s: i64,
+    index: i64,
+    code: i32,
+    words: *const i64,
+    ty: *const Type,
+    span: *const Span,
+) -> i32 {
+    let ty = &*ty;
+    let i = Scalar::from_int_wrapping(i128::from(index), super::bridge::scalar_of_code(code));
+    let words = std::slice::from_raw_parts(words, word_count(ty));
+    let v = value_of(words, ty).map_or(Value::Void, |v| v.0);
+    match store_element(&(&*f)[s as usize], i, v, *span) {
+        Ok(()) => 1,
+        Err(err) => {
+            super::runtime::record(*err);
+            0
+        }
+    }
+}
+
 /// This file's C-ABI functions (see `runtime::functions`).
 pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
     vec![
@@ -144,6 +205,16 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             "cajeta_frame_get_words",
             "v(plpp)",
             cajeta_frame_get_words as *const () as usize,
+        ),
+        (
+            "cajeta_element_get",
+            "i(pllippp)",
+            cajeta_element_get as *const () as usize,
+        ),
+        (
+            "cajeta_element_set",
+            "i(pllippp)",
+            cajeta_element_set as *const () as usize,
         ),
         (
             "cajeta_print_words",
@@ -310,6 +381,79 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let args = [frame.into(), slot.into(), words.into(), self.type_ptr(ty)];
         b(self.builder.build_call(f, &args, ""))?;
         Ok(self.load_words(ty, words, 0)?.0)
+    }
+
+    /// Element `index` (a native integer of type `is`) of the array held by object local
+    /// `array`, an element of type `ty`, as a native value; a failure (null array, index out
+    /// out of bounds) is the interpreter's error at `span`, and unwinds.
+    pub fn element_get(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        (array, index, is): (LocalId, BasicValueEnum<'ctx>, ScalarType),
+        ty: &'m Type,
+        span: &'m Span,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        let words = self.words_buffer(ty)?;
+        self.element_call(
+            st,
+            "cajeta_element_get",
+            (array, index, is),
+            words,
+            ty,
+            span,
+        )?;
+        Ok(self.load_words(ty, words, 0)?.0)
+    }
+
+    /// `array[index] = v` (see [`Self::element_get`]).
+    pub fn element_set(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        (array, index, is): (LocalId, BasicValueEnum<'ctx>, ScalarType),
+        v: BasicValueEnum<'ctx>,
+        ty: &'m Type,
+        span: &'m Span,
+    ) -> Gen<()> {
+        let words = self.words_buffer(ty)?;
+        self.store_words(v, ty, words, 0)?;
+        self.element_call(
+            st,
+            "cajeta_element_set",
+            (array, index, is),
+            words,
+            ty,
+            span,
+        )
+    }
+
+    fn element_call(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        name: &str,
+        (array, index, is): (LocalId, BasicValueEnum<'ctx>, ScalarType),
+        words: PointerValue<'ctx>,
+        ty: &'m Type,
+        span: &'m Span,
+    ) -> Gen<()> {
+        let i64t = self.ctx.i64_type();
+        let index = self.scalar_bits(index, is)?;
+        let code = super::bridge::scalar_code(is);
+        let frame = self.frame(st);
+        let args = [
+            frame.into(),
+            i64t.const_int(array.0 as u64, false).into(),
+            index.into(),
+            self.ctx.i32_type().const_int(code, false).into(),
+            words.into(),
+            self.type_ptr(ty),
+            self.node_ptr(span).into(),
+        ];
+        let ok = b(self.builder.build_call(self.rt[name], &args, "ok"))?
+            .try_as_basic_value()
+            .basic()
+            .ok_or("internal error: element status")?
+            .into_int_value();
+        self.unwind_unless(st, ok)
     }
 
     /// Prints native `v` of type `ty`; the `i32` status.
