@@ -6,22 +6,25 @@
 //! prints its result; all three versions must print the same, or the benchmark fails. Times
 //! are whole-process wall times (median of the runs): for cajetac they include parsing,
 //! checking and (native) LLVM compilation, which the `empty` program shows on its own.
+//! "hand-offs" is how many expressions native code handed to the interpreter in one run
+//! (0: the program ran as native code throughout).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-/// Name, Cajeta body of `run()` (returns the result as `int64`), C body of `main` (prints
-/// the result). `N` is the loop count (10M), `M` the outer count of the nested loops (3000);
+/// Name, Cajeta declarations beside class `P` (PODs), Cajeta body of `run()` (returns the
+/// result as `int64`), C body of `main` (prints the result). `N` is the loop count (10M), `M` the outer count of the nested loops (3000);
 /// a second pass multiplies both by 10 for native code and gcc only, where the fixed cost of
 /// starting (and compiling) no longer hides the loop (programs without `N` or `M` are not
 /// repeated). The C versions do what the Cajeta ones do, operation for operation: the same
 /// float operations in the same order (gcc -O2 for generic x86-64 contracts nothing into
 /// FMA), and strings that are copied on every `+`, as Cajeta's (and Java's) immutable ones.
-const PROGRAMS: [(&str, &str, &str); 7] = [
-    ("empty", "return 0;", "printf(\"%lld\\n\", 0LL); return 0;"),
+const PROGRAMS: [(&str, &str, &str, &str); 10] = [
+    ("empty", "", "return 0;", "printf(\"%lld\\n\", 0LL); return 0;"),
     (
         "int loop (10M: acc = acc * 31 + (i ^ (i >> 3)))",
+        "",
         "int32 acc = 0;
         for (int32 i = 0; i < N; i++) {
             acc = acc * 31 + (i ^ (i >> 3));
@@ -36,6 +39,7 @@ const PROGRAMS: [(&str, &str, &str); 7] = [
     ),
     (
         "float loop (10M: y = y * k + c; s += y / (1 + (i & 1023)))",
+        "",
         "float64 s = 0.0;
         float64 y = 1.0;
         for (int32 i = 0; i < N; i++) {
@@ -52,6 +56,7 @@ const PROGRAMS: [(&str, &str, &str); 7] = [
     ),
     (
         "nested loops (3000 x 3000: acc += ((a * b) ^ (a + b)) & 255)",
+        "",
         "int64 acc = 0;
         for (int32 a = 0; a < M; a++) {
             for (int32 b = 0; b < 3000; b++) {
@@ -69,6 +74,7 @@ const PROGRAMS: [(&str, &str, &str); 7] = [
     ),
     (
         "array sweep (10M float32: fill, 5 passes of a[i] = a[i] * 0.5 + 1 summed)",
+        "",
         "int32 n = N;
         float32[] a = heap float32[n];
         for (int32 i = 0; i < a.length; i++) {
@@ -98,6 +104,7 @@ const PROGRAMS: [(&str, &str, &str); 7] = [
     ),
     (
         "blur-style check (1000 x M image: 3x3 box filter, then every texel recomputed and compared)",
+        "",
         "int32 w = 1000;
         int32 h = M;
         float32[] img = heap float32[w * h];
@@ -167,6 +174,7 @@ const PROGRAMS: [(&str, &str, &str); 7] = [
     ),
     (
         "string building (20000 appends: s = s + (i % 10), printed)",
+        "",
         "String s = \"\";
         for (int32 i = 0; i < 20000; i++) {
             s = s + (i % 10);
@@ -187,6 +195,96 @@ const PROGRAMS: [(&str, &str, &str); 7] = [
         }
         puts(s);
         printf(\"%lld\\n\", 0LL); return 0;",
+    ),
+    (
+        "vector loop (10M: acc = acc * 0.999f + p * d, Vector<float32,4>)",
+        "",
+        "Vector<float32,4> acc = stack Vector<float32,4>(0.0f);
+        Vector<float32,4> p = stack Vector<float32,4>(1.0f, 2.0f, 3.0f, 4.0f);
+        Vector<float32,4> d = stack Vector<float32,4>(0.5f, -0.25f, 0.125f, 1.0f);
+        for (int32 i = 0; i < N; i++) {
+            d.x = (float32) (i & 1023) * 0.0001f;
+            acc = acc * 0.999f + p * d;
+        }
+        return (int64) (acc.dot(p) * 1000.0f);",
+        "float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        float p[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+        float d[4] = {0.5f, -0.25f, 0.125f, 1.0f};
+        for (int32_t i = 0; i < N; i++) {
+            d[0] = (float) (i & 1023) * 0.0001f;
+            for (int k = 0; k < 4; k++) {
+                acc[k] = acc[k] * 0.999f + p[k] * d[k];
+            }
+        }
+        float dot = ((acc[0] * p[0] + acc[1] * p[1]) + acc[2] * p[2]) + acc[3] * p[3];
+        printf(\"%lld\\n\", (long long) (dot * 1000.0f)); return 0;",
+    ),
+    (
+        "POD particle update (10M: two Vector<float32,3> fields and a scalar, field by field)",
+        "public final class Particle {
+    Vector<float32,3> pos;
+    Vector<float32,3> vel;
+    float32 drag;
+}
+",
+        "Particle b = stack Particle(stack Vector<float32,3>(0.0f, 1.0f, 0.0f),
+            stack Vector<float32,3>(0.5f, 2.0f, -1.0f), 0.999f);
+        Vector<float32,3> g = stack Vector<float32,3>(0.0001f, -0.001f, 0.0002f);
+        for (int32 i = 0; i < N; i++) {
+            b.vel = b.vel * b.drag + g;
+            b.pos = b.pos + b.vel * 0.01f;
+            if (b.pos.y < 0.0f) {
+                b.pos.y = -b.pos.y;
+                b.vel.y = -b.vel.y;
+            }
+        }
+        return (int64) ((b.pos.x + b.pos.y + b.pos.z) * 1000.0f);",
+        "struct { float pos[3]; float vel[3]; float drag; } b =
+            {{0.0f, 1.0f, 0.0f}, {0.5f, 2.0f, -1.0f}, 0.999f};
+        float g[3] = {0.0001f, -0.001f, 0.0002f};
+        for (int32_t i = 0; i < N; i++) {
+            for (int k = 0; k < 3; k++) {
+                b.vel[k] = b.vel[k] * b.drag + g[k];
+            }
+            for (int k = 0; k < 3; k++) {
+                b.pos[k] = b.pos[k] + b.vel[k] * 0.01f;
+            }
+            if (b.pos[1] < 0.0f) {
+                b.pos[1] = -b.pos[1];
+                b.vel[1] = -b.vel[1];
+            }
+        }
+        printf(\"%lld\\n\", (long long) (((b.pos[0] + b.pos[1]) + b.pos[2]) * 1000.0f)); return 0;",
+    ),
+    (
+        "matrix x vector (10M: v = m * v + bias, Matrix<float32,4,4>)",
+        "",
+        "Matrix<float32,4,4> m = stack Matrix<float32,4,4>(0.9f, 0.1f, 0.0f, 0.0f,
+            -0.1f, 0.9f, 0.0f, 0.0f, 0.0f, 0.0f, 0.95f, 0.05f, 0.01f, 0.02f, -0.05f, 0.95f);
+        Vector<float32,4> v = stack Vector<float32,4>(1.0f, 2.0f, 3.0f, 4.0f);
+        Vector<float32,4> bias = stack Vector<float32,4>(0.1f, -0.2f, 0.3f, 0.05f);
+        for (int32 i = 0; i < N; i++) {
+            v = m * v + bias;
+        }
+        return (int64) (v.dot(v) * 1000.0f);",
+        // Column-major, each row summed column by column as the interpreter does.
+        "float m[16] = {0.9f, 0.1f, 0.0f, 0.0f, -0.1f, 0.9f, 0.0f, 0.0f,
+            0.0f, 0.0f, 0.95f, 0.05f, 0.01f, 0.02f, -0.05f, 0.95f};
+        float v[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+        float bias[4] = {0.1f, -0.2f, 0.3f, 0.05f};
+        for (int32_t i = 0; i < N; i++) {
+            float r[4];
+            for (int row = 0; row < 4; row++) {
+                float acc = m[row] * v[0];
+                acc = acc + m[4 + row] * v[1];
+                acc = acc + m[8 + row] * v[2];
+                acc = acc + m[12 + row] * v[3];
+                r[row] = acc + bias[row];
+            }
+            memcpy(v, r, sizeof v);
+        }
+        float dot = ((v[0] * v[0] + v[1] * v[1]) + v[2] * v[2]) + v[3] * v[3];
+        printf(\"%lld\\n\", (long long) (dot * 1000.0f)); return 0;",
     ),
 ];
 
@@ -216,10 +314,10 @@ fn main() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     println!("machine: {}", machine());
     println!("runs: {runs} (median wall time of whole processes)\n");
-    println!("| program | interpreter | native, process | native, host code | JIT compile | gcc -O2, process | host code / gcc |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| program | interpreter | native, process | native, host code | JIT compile | hand-offs | gcc -O2, process | host code / gcc |");
+    println!("|---|---|---|---|---|---|---|---|");
     for scale in [1u64, 10] {
-        for (k, (name, cajeta, c)) in PROGRAMS.iter().enumerate() {
+        for (k, (name, decls, cajeta, c)) in PROGRAMS.iter().enumerate() {
             if scale > 1 && !(cajeta.contains(" N;") || cajeta.contains(" M;")) {
                 continue;
             }
@@ -238,7 +336,7 @@ fn main() {
             };
             let src = dir.join(format!("p{k}.cajeta"));
             let program = format!(
-            "public class P {{\n    public static int64 run() {{\n        {cajeta}\n    }}\n}}\n"
+            "{decls}public class P {{\n    public static int64 run() {{\n        {cajeta}\n    }}\n}}\n"
         );
             std::fs::write(&src, program).expect("write program");
             let csrc = dir.join(format!("p{k}.c"));
@@ -258,6 +356,7 @@ fn main() {
             // Taking turns inside every repetition, so that load from elsewhere hits all alike.
             let (mut ti, mut tn, mut tg) = (Vec::new(), Vec::new(), Vec::new());
             let (mut code, mut jit) = (Vec::new(), Vec::new());
+            let mut handoffs = 0;
             for _ in 0..runs {
                 if scale == 1 && interpreter {
                     ti.push(time(&mut run_cajetac(&cajetac, "interp", &src)));
@@ -268,9 +367,10 @@ fn main() {
                     stderr = String::from_utf8_lossy(&out.stderr).into_owned();
                     out
                 }));
-                let (c, r) = host_timing(&stderr);
+                let (c, r, h) = host_timing(&stderr);
                 jit.push(c);
                 code.push(r);
+                handoffs = h;
                 tg.push(time(&mut || Command::new(&cbin).output().expect("run C")));
             }
             let (native, gcc) = (median(&tn), median(&tg));
@@ -293,7 +393,7 @@ fn main() {
             };
             let (code, jit) = (median_of(&mut code), median_of(&mut jit));
             println!(
-                "| {name} | {interp_text} | {:.3} s | {:.3} s | {:.1} ms | {:.3} s | {:.2}x |",
+                "| {name} | {interp_text} | {:.3} s | {:.3} s | {:.1} ms | {handoffs} | {:.3} s | {:.2}x |",
                 native.0,
                 code,
                 jit * 1e3,
@@ -320,9 +420,10 @@ fn run_cajetac<'a>(
     }
 }
 
-/// Compilation and run time in seconds of native host code, from its
-/// `native host code: compile X ms (…), run Y ms` line.
-fn host_timing(stderr: &str) -> (f64, f64) {
+/// Compilation and run time in seconds of native host code and how many expressions it
+/// handed to the interpreter, from its `native host code: compile X ms (…), run Y ms, H
+/// hand-offs to the interpreter` line.
+fn host_timing(stderr: &str) -> (f64, f64, u64) {
     let line = stderr
         .lines()
         .find(|l| l.starts_with("native host code: "))
@@ -335,7 +436,13 @@ fn host_timing(stderr: &str) -> (f64, f64) {
             .collect();
         number.parse::<f64>().expect("timing number") / 1e3
     };
-    (ms("compile "), ms("run "))
+    let handoffs = line
+        .rsplit(", ")
+        .next()
+        .and_then(|t| t.strip_suffix(" hand-offs to the interpreter"))
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no hand-off count in {line:?}"));
+    (ms("compile "), ms("run "), handoffs)
 }
 
 fn median_of(xs: &mut [f64]) -> f64 {

@@ -580,8 +580,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
         let t = match resolve_type(elem, &self.syms.pods) {
             // A buffer array starts with every element null, like Java's `new T[n]`; an
-            // array of PODs with zeroed values.
-            Ok(t @ (Type::Scalar(_) | Type::Buffer(_) | Type::Struct(_))) => t,
+            // array of vectors, matrices or PODs with every element zero (they are values).
+            Ok(
+                t @ (Type::Scalar(_)
+                | Type::Buffer(_)
+                | Type::Vector(..)
+                | Type::Matrix(..)
+                | Type::Struct(_)),
+            ) => t,
             Ok(other) => {
                 return self.error(Diagnostic::error(
                     Code::UnsupportedFeature,
@@ -629,7 +635,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             };
             values.push(v);
         }
-        let Some(elem @ (Type::Scalar(_) | Type::Buffer(_) | Type::Struct(_))) = elem else {
+        let Some(
+            elem @ (Type::Scalar(_)
+            | Type::Buffer(_)
+            | Type::Vector(..)
+            | Type::Matrix(..)
+            | Type::Struct(_)),
+        ) = elem
+        else {
             return self.error(
                 Diagnostic::error(
                     Code::TypeMismatch,

@@ -422,9 +422,12 @@ pub fn resolve_type(
         ast::TypeExprKind::Array(inner) => {
             let elem = resolve_type(inner, generics)?;
             match elem {
-                Type::Scalar(_) | Type::String | Type::Buffer(_) | Type::Struct(_) => {
-                    Ok(Type::Array(Box::new(elem)))
-                }
+                Type::Scalar(_)
+                | Type::String
+                | Type::Buffer(_)
+                | Type::Vector(..)
+                | Type::Matrix(..)
+                | Type::Struct(_) => Ok(Type::Array(Box::new(elem))),
                 other => Err(Diagnostic::error(
                     Code::UnsupportedFeature,
                     t.span,

@@ -353,6 +353,123 @@ fn delegated_operations_agree_with_the_interpreter() {
 }
 
 #[test]
+fn vectors_and_matrices_agree_with_the_interpreter() {
+    let r = corpus("vectors.cajeta");
+    let lines: Vec<&str> = r.out.lines().collect();
+    // Independent spot checks: no FMA (`f * f + f` rounds twice), NaN and -0.0 through
+    // `Math.min`/`max` lane by lane, MIN / -1 and integer wrap per lane, saturating lanes.
+    assert_eq!(lines[7], "(0.11, 0.44444448) 0.12111112", "{}", r.out);
+    assert!(
+        lines[10].starts_with("(NaN, -0.0, -0.0, NaN) (NaN, 0.0, 0.0, NaN) "),
+        "{}",
+        r.out
+    );
+    assert!(
+        lines[12].starts_with("(3, -2, 2147483647, -2147483648) (1, -1, 0, 0) (14, -14, -2, 0) "),
+        "{}",
+        r.out
+    );
+    assert_eq!(lines[16], "2147483647 -2147483648 0 -2", "{}", r.out);
+    assert!(
+        r.end
+            .ends_with("vectors.cajeta:113:28: runtime error: integer division by zero"),
+        "{}",
+        r.end
+    );
+}
+
+#[test]
+fn pods_agree_with_the_interpreter() {
+    let r = corpus("pods.cajeta");
+    let lines: Vec<&str> = r.out.lines().collect();
+    // A copy and a by-value parameter leave the original alone; int32 lanes of a field wrap.
+    assert_eq!(
+        lines[0], "{(0.0, 10.0, 0.0), (1.0, 0.0, -0.5), 2.0, 0, true}",
+        "{}",
+        r.out
+    );
+    assert_eq!(
+        lines[3], "6.0 2.0 (NaN, 0.0327, -0.5) false true",
+        "{}",
+        r.out
+    );
+    assert_eq!(
+        lines[4], "{0.25, (2147483645, -8)} 2147483645 0.25",
+        "{}",
+        r.out
+    );
+    assert!(
+        r.end
+            .ends_with("pods.cajeta:65:20: runtime error: integer division by zero"),
+        "{}",
+        r.end
+    );
+}
+
+#[test]
+fn arrays_of_vectors_and_pods_agree_with_the_interpreter() {
+    let r = corpus("element_arrays.cajeta");
+    let lines: Vec<&str> = r.out.lines().collect();
+    // New elements are zero; a copy out of an array leaves it alone; the callee shares the
+    // array; the index of a field store is taken before its value changes it.
+    assert_eq!(
+        lines[0],
+        "(0.0, 0.0, 0.0, 0.0) {(0.0, 0.0, 0.0), (0.0, 0.0, 0.0), 0.0, false} 8 4"
+    );
+    assert!(
+        lines[1].starts_with("(7.0, 14.0, -14.0, 3.0) {(3.0, 3.0, 3.75), (0.0, -4.905, 1.5), 2.5, false} (-2147483648, 6) "),
+        "{}",
+        r.out
+    );
+    assert_eq!(lines[3], "2.0 2.0 2", "{}", r.out);
+    assert!(
+        r.end.ends_with(
+            "element_arrays.cajeta:54:9: runtime error: array index 4 out of bounds for length 4"
+        ),
+        "{}",
+        r.end
+    );
+}
+
+/// How many hand-offs to the interpreter `cajetac run --host native` reports for `file`.
+fn handoffs(file: &str) -> u64 {
+    let out = cajetac()
+        .args(["run", "--host", "native"])
+        .arg(corpus_dir().join(file))
+        .env("CAJETA_HOST_TIMING", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("native host code: "))
+        .unwrap_or_else(|| panic!("no timing line: {err}"));
+    let count = line
+        .rsplit(", ")
+        .next()
+        .and_then(|t| t.strip_suffix(" hand-offs to the interpreter"))
+        .unwrap_or_else(|| panic!("no hand-off count: {line}"));
+    count.parse().unwrap()
+}
+
+#[test]
+fn vector_loops_run_without_the_interpreter() {
+    let r = corpus("vector_loops.cajeta");
+    assert!(r.end.starts_with("returned "), "{}", r.end);
+    assert_eq!(handoffs("vector_loops.cajeta"), 0);
+    // The POD corpus, printing included, is native throughout, so the differential test
+    // above compares native code; the vector corpus hands over only what involves its
+    // `bfloat16` POD (5 statements), and constructors only `Integer.parseInt` and the
+    // printing of strings built by it (the count is real).
+    assert_eq!(handoffs("pods.cajeta"), 0);
+    // Elements of arrays of vectors and PODs are read and written natively (through the
+    // runtime): only the five allocations of the array corpus are handed over.
+    assert_eq!(handoffs("element_arrays.cajeta"), 5);
+    assert_eq!(handoffs("vectors.cajeta"), 5);
+    assert!(handoffs("constructors.cajeta") > 0);
+}
+
+#[test]
 fn constructors_agree_with_the_interpreter() {
     let r = corpus("constructors.cajeta");
     assert_eq!(
@@ -580,6 +697,128 @@ fn random_arithmetic_agrees_with_the_interpreter() {
         let r = differential(&format!("random_{seed}.cajeta"), &src);
         assert_eq!(r.end, "void", "seed {seed}");
         assert!(r.out.lines().count() >= 520, "seed {seed}: {}", r.out);
+    }
+}
+
+/// Vector types of the random vector programs: type, lane type, lanes, float.
+const VECTOR_TYPES: [(&str, &str, usize, bool); 4] = [
+    ("Vector<int32,4>", "int32", 4, false),
+    ("Vector<uint32,3>", "uint32", 3, false),
+    ("Vector<float32,4>", "float32", 4, true),
+    ("Vector<float64,2>", "float64", 2, true),
+];
+
+/// A random vector expression over `vars` (all of type `ty`, `n` lanes): operators,
+/// masks, swizzles, splats of a lane and methods; `/` and `%` divide by a variable of
+/// `nonzero` (no zero lane) only.
+fn gen_vector_expr(
+    rng: &mut Rng,
+    (ty, lane, n, float): (&str, &str, usize, bool),
+    vars: &[String],
+    nonzero: &[String],
+    depth: u32,
+) -> String {
+    let t = (ty, lane, n, float);
+    if depth == 0 || rng.below(4) == 0 {
+        return vars[rng.below(vars.len())].clone();
+    }
+    let a = gen_vector_expr(rng, t, vars, nonzero, depth - 1);
+    let b = gen_vector_expr(rng, t, vars, nonzero, depth - 1);
+    let reverse = &"xyzw"[..n].chars().rev().collect::<String>();
+    match rng.below(9) {
+        0 => format!("({a} / {})", nonzero[rng.below(nonzero.len())]),
+        1 => format!("({a} % {})", nonzero[rng.below(nonzero.len())]),
+        2 => {
+            let cmp = ["<", "<=", ">", ">=", "==", "!="][rng.below(6)];
+            format!("({a} {cmp} {b}).select({a}, {b})")
+        }
+        3 => format!("({a}).{reverse}"),
+        4 => format!("stack {ty}(({a}).y)"),
+        5 => {
+            let m = ["min", "max"][rng.below(2)];
+            format!("({a}).{m}({b})")
+        }
+        6 if float => match rng.below(4) {
+            0 => format!("({a}).lerp({b}, ({a}).x)"),
+            1 => format!("Math.floor({a})"),
+            2 => format!("Math.abs({a})"),
+            _ => format!("stack {ty}(({a}).dot({b}))"),
+        },
+        6 => format!("({a}).clamp({b}, {})", vars[0]),
+        7 if !float => {
+            let op = ["&", "|", "^"][rng.below(3)];
+            format!("({a} {op} {b})")
+        }
+        _ => {
+            let op = ["+", "-", "*"][rng.below(3)];
+            if rng.below(6) == 0 {
+                format!("(-{a} {op} {b})")
+            } else {
+                format!("({a} {op} {b})")
+            }
+        }
+    }
+}
+
+/// A program printing random vector expressions of every type of [`VECTOR_TYPES`], with
+/// edge lanes (MIN, MAX, 0, -0.0, NaN, infinities) among the operands.
+fn random_vector_program(seed: u64) -> String {
+    let mut rng = Rng(seed);
+    let mut body = String::new();
+    for (k, t @ (ty, lane, n, float)) in VECTOR_TYPES.into_iter().enumerate() {
+        let edges: &[&str] = match lane {
+            "int32" => &[
+                "0",
+                "1",
+                "-1",
+                "2147483647",
+                "-2147483648",
+                "7",
+                "-3",
+                "65536",
+            ],
+            "uint32" => &["0", "1", "4294967295", "2147483648", "7", "3", "65536"],
+            "float32" => &[
+                "0.0f", "-0.0f", "1.5f", "-2.75f", "1.0e-3f", "3.0e9f", "0.1f", "nan32", "inf32",
+            ],
+            _ => &[
+                "0.0", "-0.0", "1.5", "-2.75", "1.0e-3", "3.0e300", "0.1", "nan64", "inf64",
+            ],
+        };
+        let (mut vars, mut nonzero) = (Vec::new(), Vec::new());
+        for i in 0..5 {
+            let lanes: Vec<&str> = (0..n).map(|_| edges[rng.below(edges.len())]).collect();
+            let name = format!("v{k}_{i}");
+            body.push_str(&format!(
+                "        {ty} {name} = stack {ty}({});\n",
+                lanes.join(", ")
+            ));
+            if float || lanes.iter().all(|l| *l != "0") {
+                nonzero.push(name.clone());
+            }
+            vars.push(name);
+        }
+        if nonzero.is_empty() {
+            body.push_str(&format!("        {ty} v{k}_nz = stack {ty}(3);\n"));
+            nonzero.push(format!("v{k}_nz"));
+        }
+        for _ in 0..30 {
+            let e = gen_vector_expr(&mut rng, t, &vars, &nonzero, 3);
+            body.push_str(&format!("        System.out.println({e});\n"));
+        }
+    }
+    format!(
+        "public class R {{\n    public static void main() {{\n        float32 nan32 = 0.0f / 0.0f;\n        float32 inf32 = 1.0f / 0.0f;\n        float64 nan64 = 0.0 / 0.0;\n        float64 inf64 = 1.0 / 0.0;\n{body}    }}\n}}\n"
+    )
+}
+
+#[test]
+fn random_vector_arithmetic_agrees_with_the_interpreter() {
+    for seed in 1..=4u64 {
+        let src = random_vector_program(seed.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        let r = differential(&format!("random_vectors_{seed}.cajeta"), &src);
+        assert_eq!(r.end, "void", "seed {seed}:\n{src}");
+        assert!(r.out.lines().count() >= 120, "seed {seed}: {}", r.out);
     }
 }
 

@@ -1,6 +1,7 @@
 //! Vector statements of generated programs: two `Vector<T, 4>` locals (`int32`, `uint32` or
 //! `float32` lanes) built from scalar expressions and a splat, a few lane-wise operations,
-//! swizzles, `min`/`max`, a comparison mask's `select`, lane stores, and every lane (and, for
+//! swizzles, `min`/`max` (integer lanes: a NaN's is the driver's choice), a comparison mask's
+//! `select`, lane stores, and every lane (and, for
 //! float lanes, a `dot`) folded into the checksum. The host recomputes the same text, so host vectors (the
 //! interpreter and native code) and device vectors must agree bit for bit; float lanes stay
 //! whole numbers (only `+ - *`), as for scalars.
@@ -15,9 +16,13 @@ impl Gen<'_> {
         let t = lane.name();
         let vt = format!("Vector<{t}, 4>");
         let (a, b) = (self.fresh("q"), self.fresh("q"));
-        let lanes: Vec<String> = (0..4).map(|_| self.expr(lane, 2, false).0).collect();
+        // A constant float lane would let the driver fold `0.0f * x` to 0 where host code
+        // keeps IEEE's NaN for an infinite x (docs/language.md, IEEE specials): float lanes
+        // always involve a variable, as the scalar generator's operands do.
+        let var = lane == Ty::F32;
+        let lanes: Vec<String> = (0..4).map(|_| self.expr(lane, 2, var).0).collect();
         out.push(format!("{vt} {a} = stack {vt}({});", lanes.join(", ")));
-        let (s, _) = self.expr(lane, 2, false);
+        let (s, _) = self.expr(lane, 2, var);
         out.push(format!("{vt} {b} = stack {vt}({s});"));
         let ops: &[&str] = if lane == Ty::F32 {
             &["+", "-", "*"]
@@ -38,15 +43,18 @@ impl Gen<'_> {
                     let sw = *self.rng.pick(&["wzyx", "yxwz", "xxyy", "zwxy"]);
                     format!("{x} = {y}.{sw} {op} {x};")
                 }
-                4 => format!("{x} = {x}.min({y});"),
-                5 => format!("{x} = {x}.max({y});"),
+                // Float min/max of a NaN lane are the driver's choice (docs/language.md):
+                // integer lanes only.
+                4 if lane != Ty::F32 => format!("{x} = {x}.min({y});"),
+                5 if lane != Ty::F32 => format!("{x} = {x}.max({y});"),
+                4 | 5 => format!("{x} = {y} {op} {x};"),
                 6 => {
                     let cmp = *self.rng.pick(&["<", "<=", ">", ">=", "==", "!="]);
                     format!("{x} = ({x} {cmp} {y}).select({y}, {x});")
                 }
                 _ => {
                     let l = *self.rng.pick(&["x", "y", "z", "w"]);
-                    let (e, _) = self.expr(lane, 2, false);
+                    let (e, _) = self.expr(lane, 2, var);
                     format!("{x}.{l} = {e};")
                 }
             };

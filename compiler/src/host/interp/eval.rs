@@ -515,7 +515,8 @@ pub fn check_index(i: Scalar, len: usize, span: Span) -> Result<usize, Fail> {
     Ok(x as usize)
 }
 
-pub(super) fn load_element(base: &Value, i: Scalar, span: Span) -> Result<Value, Fail> {
+/// Element `i` of the array `base`.
+pub(crate) fn load_element(base: &Value, i: Scalar, span: Span) -> Result<Value, Fail> {
     match base {
         Value::Array(a) => {
             let Ok(a) = a.try_borrow() else {
@@ -536,7 +537,8 @@ pub(super) fn load_element(base: &Value, i: Scalar, span: Span) -> Result<Value,
     }
 }
 
-pub(super) fn store_element(base: &Value, i: Scalar, v: Value, span: Span) -> Result<(), Fail> {
+/// `base[i] = v`.
+pub(crate) fn store_element(base: &Value, i: Scalar, v: Value, span: Span) -> Result<(), Fail> {
     match base {
         Value::Array(a) => {
             let Ok(mut a) = a.try_borrow_mut() else {

@@ -51,6 +51,9 @@ use std::sync::{mpsc, Mutex, MutexGuard};
 use crate::diagnostics::{json, SourceMap, Span};
 use crate::ir::{self, FunctionId, Type};
 use crate::kernel::spirv::CompiledKernel;
+// The native host code's element access to arrays of vectors and PODs (host/native/words.rs).
+#[cfg(feature = "native-host")]
+pub(crate) use eval::{load_element, store_element};
 pub use eval::{Fail, Frame, Interp, MAX_CALL_DEPTH};
 pub use value::{Array, Scalar, Text, Value};
 

@@ -247,6 +247,20 @@ pub enum Value {
 }
 
 impl Value {
+    /// The value a new array element of type `ty` starts with: zero in every lane and field
+    /// of a vector, matrix or POD (they are values, as a scalar's 0), `null` otherwise.
+    pub fn zero(ty: &Type) -> Value {
+        match ty {
+            Type::Scalar(s) => Value::Scalar(Scalar::zero(*s)),
+            Type::Vector(s, _) | Type::Matrix(s, ..) => {
+                Value::Vector(vec![Scalar::zero(*s); ty.lanes()].into())
+            }
+            Type::Struct(d) => {
+                Value::Struct(d.fields.iter().map(|(_, t)| Value::zero(t)).collect())
+            }
+            _ => Value::Void,
+        }
+    }
     /// A new string value.
     pub fn str(s: impl AsRef<str>) -> Value {
         Value::Str(Text::from(s.as_ref()))
@@ -434,7 +448,7 @@ macro_rules! array_accessors {
                         v.try_reserve_exact(len).map_err(|_| {
                             format!("out of memory allocating an array of {len} elements")
                         })?;
-                        v.resize(len, Value::Void);
+                        v.resize(len, Value::zero(elem));
                         Array::Values(v)
                     }
                 })

@@ -200,13 +200,28 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         l: LocalId,
         e: &'m Expr,
     ) -> Gen<BasicValueEnum<'ctx>> {
-        let (_, len_p) = *st.views.get(&l).ok_or("internal error: no view")?;
         let i64t = self.ctx.i64_type();
         let t = self
             .llvm_type(&e.ty)
             .ok_or("internal error: length type")?
             .into_int_type();
-        let len = b(self.builder.build_load(i64t, len_p, "len"))?.into_int_value();
+        let len = match st.views.get(&l) {
+            Some(&(_, len_p)) => b(self.builder.build_load(i64t, len_p, "len"))?.into_int_value(),
+            // An array of vectors or PODs: its length from the runtime (-1: null).
+            None => {
+                let frame = self.frame(st);
+                let slot = i64t.const_int(l.0 as u64, false);
+                b(self.builder.build_call(
+                    self.rt["cajeta_array_len"],
+                    &[frame.into(), slot.into()],
+                    "len",
+                ))?
+                .try_as_basic_value()
+                .basic()
+                .ok_or("internal error: length")?
+                .into_int_value()
+            }
+        };
         let null =
             b(self
                 .builder

@@ -1,13 +1,14 @@
 //! The bridge between native frames and the interpreter: what native host code does not
-//! lower itself (device work, files, `Math.*`, vectors, PODs, `printf`, nested arrays…) it
-//! hands to the run's [`Interp`], one expression or statement at a time.
+//! lower itself (device work, files, printing, `printf`, nested arrays…) it hands to the
+//! run's [`Interp`], one expression or statement at a time.
 //!
 //! Each native function that needs it owns a *frame*: the interpreter's [`Frame`] (one
 //! [`Value`] per local, then temporaries), allocated by `cajeta_frame_new` and freed on every
-//! return. Locals of object types (arrays, vectors, PODs, resources, `bfloat16`) live only
-//! there. Scalar locals live in LLVM registers; before a delegated expression the
-//! generated code copies the ones it reads into the frame (`cajeta_frame_set_*`), and
-//! afterwards reads back the ones it stored (`cajeta_frame_get_*`). Delegated expressions
+//! return. Locals of object types (arrays, strings, resources, `bfloat16`) live only
+//! there. Scalar locals live in LLVM registers (vectors, matrices and PODs too, crossing as
+//! in `words.rs`); before a delegated expression the generated code copies the ones it
+//! reads into the frame (`cajeta_frame_set_*`), and afterwards reads back the ones it
+//! stored (`cajeta_frame_get_*`). Delegated expressions
 //! and statements are passed by address (`*const Expr` / `*const Stmt` into the IR module,
 //! which outlives the run).
 //!
@@ -16,7 +17,7 @@
 //! holds it (host arrays never change length). Every function here returns 1 on success and
 //! 0 after recording a runtime error; the generated code then unwinds.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use super::runtime::{self, state};
 use crate::host::interp::{append, concat, Array, Fail, Frame, HostError, Interp, Scalar, Value};
@@ -29,7 +30,7 @@ pub fn scalar_code(s: ScalarType) -> u64 {
 }
 
 /// The scalar type of a code from [`scalar_code`].
-fn scalar_of_code(code: i32) -> ScalarType {
+pub fn scalar_of_code(code: i32) -> ScalarType {
     ScalarType::ALL
         .get(code as usize)
         .copied()
@@ -44,9 +45,23 @@ pub struct ArrayView {
     len: i64,
 }
 
+thread_local! {
+    /// Hand-offs to the interpreter on this thread so far (see [`handoffs`]).
+    static HANDOFFS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many expressions and statements native code has handed to the interpreter on this
+/// thread so far (each call of `cajeta_eval_*` / `cajeta_exec`): a run's count is the
+/// difference across it, what `CAJETA_HOST_TIMING=1` reports, and 0 for code that is native
+/// throughout.
+pub fn handoffs() -> u64 {
+    HANDOFFS.with(Cell::get)
+}
+
 /// Runs `f` on the run's interpreter; a failure is recorded and gives 0. A panic (a bug)
 /// must not unwind into native frames: it becomes an internal error.
 fn with_interp(f: impl FnOnce(&mut Interp<'static>) -> Result<(), Fail>) -> i32 {
+    HANDOFFS.with(|h| h.set(h.get() + 1));
     let interp = state(|s| s.interp.cast::<Interp<'static>>());
     let Some(interp) = interp else { return 0 };
     // SAFETY: `interp` outlives the run (see `runtime::with_state`), and native code calls
@@ -270,6 +285,18 @@ pub unsafe extern "C" fn cajeta_array_view(f: *mut Frame, s: i64) -> ArrayView {
     }
 }
 
+/// The length of the array in `f[s]`, -1 when the slot holds none (`null`): `.length` of an
+/// array that has no [`ArrayView`] (arrays of vectors, matrices, PODs).
+///
+/// # Safety
+/// As for [`slot`].
+pub unsafe extern "C" fn cajeta_array_len(f: *mut Frame, s: i64) -> i64 {
+    match slot(f, s) {
+        Value::Array(a) => a.try_borrow().map_or(0, |a| a.len() as i64),
+        _ => -1,
+    }
+}
+
 /// Evaluates `e` (an integer or boolean) in frame `f` into `*out`.
 ///
 /// # Safety
@@ -398,6 +425,11 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             "cajeta_array_view",
             "a(pl)",
             cajeta_array_view as *const () as usize,
+        ),
+        (
+            "cajeta_array_len",
+            "l(pl)",
+            cajeta_array_len as *const () as usize,
         ),
         (
             "cajeta_eval_int",

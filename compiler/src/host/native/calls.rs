@@ -128,6 +128,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 .into()
             };
             b(self.builder.build_store(out, widened))?;
+        } else if let (Some(v), true) = (
+            result.try_as_basic_value().basic(),
+            super::repr::aggregate(&ir_fn.return_type),
+        ) {
+            // A vector or POD result crosses boxed, as an object's.
+            let boxed = self.words_box(v, &ir_fn.return_type)?;
+            b(self.builder.build_store(out, boxed))?;
         } else if let Some(v) = result.try_as_basic_value().basic() {
             b(self.builder.build_store(out, v))?;
         }

@@ -160,7 +160,18 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         Some(match repr(ty) {
             Repr::Void => return None,
             Repr::Object => ptr,
-            Repr::Scalar(_) => self.value_type(ty)?,
+            Repr::Scalar(s) => self.value_type(&Type::Scalar(s))?,
+            Repr::Vector(s, n) => match self.value_type(&Type::Scalar(s))? {
+                BasicTypeEnum::IntType(t) => t.vec_type(u32::from(n)).into(),
+                BasicTypeEnum::FloatType(t) => t.vec_type(u32::from(n)).into(),
+                _ => return None,
+            },
+            Repr::Pod => {
+                let Type::Struct(d) = ty else { return None };
+                let fields: Option<Vec<BasicTypeEnum<'ctx>>> =
+                    d.fields.iter().map(|(_, t)| self.llvm_type(t)).collect();
+                self.ctx.struct_type(&fields?, false).into()
+            }
         })
     }
 
@@ -221,7 +232,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let mut views = HashMap::new();
         for (i, local) in ir_fn.locals.iter().enumerate() {
             let slot = match repr(&local.ty) {
-                Repr::Scalar(_) => {
+                Repr::Scalar(_) | Repr::Vector(..) | Repr::Pod => {
                     let t = self
                         .llvm_type(&local.ty)
                         .ok_or("internal error: local type")?;

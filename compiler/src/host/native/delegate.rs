@@ -16,7 +16,7 @@ use super::bridge::scalar_code;
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::repr::{fast_array, repr, Repr};
 use crate::ir::visit::{for_each_local_use_in_expr, for_each_local_use_in_stmt, LocalUse};
-use crate::ir::{Expr, ExprKind, HostOp, LocalId, Place, ScalarType, Stmt};
+use crate::ir::{Expr, ExprKind, HostOp, LocalId, Place, ScalarType, Stmt, Type};
 
 /// The locals a delegated piece reads and stores.
 #[derive(Default)]
@@ -114,18 +114,24 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         (st.next_slot - 1) as u64
     }
 
-    /// Copies scalar local `l` from its register into the frame.
+    /// Copies local `l` from its register into the frame.
     fn sync_in(&mut self, st: &mut FnState<'ctx, 'm>, l: LocalId) -> Gen<()> {
-        let ty = &st.ir.locals[l.0].ty;
+        let ty: &'m Type = &st.ir.locals[l.0].ty;
         let Some(p) = st.locals.get(l.0).copied().flatten() else {
             return Ok(());
         };
-        let Repr::Scalar(s) = repr(ty) else {
-            return Ok(());
-        };
         let t = self.llvm_type(ty).ok_or("internal error: local type")?;
-        let v = b(self.builder.build_load(t, p, ""))?;
-        self.scalar_into_slot(st, v, s, l.0 as u64)
+        match repr(ty) {
+            Repr::Scalar(s) => {
+                let v = b(self.builder.build_load(t, p, ""))?;
+                self.scalar_into_slot(st, v, s, l.0 as u64)
+            }
+            Repr::Vector(..) | Repr::Pod => {
+                let v = b(self.builder.build_load(t, p, ""))?;
+                self.words_into_slot(st, v, ty, l.0 as u64)
+            }
+            Repr::Object | Repr::Void => Ok(()),
+        }
     }
 
     /// Stores native scalar `v` of type `s` into frame slot `slot`.
@@ -190,6 +196,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     self.scalar_into_slot(st, v, s, t)?;
                     t
                 }
+                (_, Repr::Vector(..) | Repr::Pod) => {
+                    let v = self.value(st, e)?;
+                    let t = self.temp_slot(st);
+                    self.words_into_slot(st, v, &e.ty, t)?;
+                    temps.push(t);
+                    t
+                }
                 (_, Repr::Void) => return Err("internal error: void operand of `+`".into()),
             };
         }
@@ -242,6 +255,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     .into()
                 }
             }
+            Repr::Vector(..) | Repr::Pod => self.words_from_slot(st, ty, l.0 as u64)?,
             Repr::Object | Repr::Void => return Ok(()),
         };
         b(self.builder.build_store(p, v))?;
@@ -278,6 +292,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         for &l in &uses.read {
             self.sync_in(st, l)?;
         }
+        // A store to a field or lane of a vector or POD local (`p.v.y = 1`) replaces part
+        // of its value: the interpreter reads the rest from the frame.
+        for &l in &uses.stored {
+            if !uses.read.contains(&l) && super::repr::aggregate(&st.ir.locals[l.0].ty) {
+                self.sync_in(st, l)?;
+            }
+        }
         let frame = self.frame(st);
         call(self, st, frame)?;
         for &l in &uses.stored {
@@ -296,17 +317,29 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let out = st.out;
         let r = repr(&e.ty);
         let uses = Uses::of_expr(e);
+        if let Repr::Vector(..) | Repr::Pod = r {
+            let t = self.temp_slot(st);
+            self.delegated(st, &uses, |cg, st, frame| {
+                let args = [frame.into(), node.into(), cg.i64c(t).into()];
+                cg.bridge(st, "cajeta_eval_into", &args)
+            })?;
+            let v = self.words_from_slot(st, &e.ty, t)?;
+            self.clear_slot(st, t)?;
+            return Ok(Some(v));
+        }
         self.delegated(st, &uses, |cg, st, frame| {
             let args = [frame.into(), node.into(), out.into()];
             match r {
                 Repr::Void => cg.bridge(st, "cajeta_eval_void", &args[..2]),
                 Repr::Scalar(s) if s.is_float() => cg.bridge(st, "cajeta_eval_f64", &args),
                 Repr::Scalar(_) => cg.bridge(st, "cajeta_eval_int", &args),
-                Repr::Object => Err("internal error: object value in a scalar context".into()),
+                Repr::Object | Repr::Vector(..) | Repr::Pod => {
+                    Err("internal error: object value in a scalar context".into())
+                }
             }
         })?;
         Ok(Some(match r {
-            Repr::Void | Repr::Object => return Ok(None),
+            Repr::Void | Repr::Object | Repr::Vector(..) | Repr::Pod => return Ok(None),
             Repr::Scalar(s) if s.is_float() => {
                 let w = b(self.builder.build_load(self.ctx.f64_type(), out, ""))?;
                 let t = self.llvm_type(&e.ty).ok_or("internal error: type")?;
@@ -473,6 +506,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             let v = self.value(st, value)?;
             let p = st.locals[id.0].ok_or("internal error: local")?;
             b(self.builder.build_store(p, v))?;
+            return Ok(());
+        }
+        let span: &'m crate::diagnostics::Span = match stmt {
+            Stmt::Store { span, .. } => span,
+            _ => &value.span,
+        };
+        if self.place_store(st, place, value, span)? {
             return Ok(());
         }
         if let Some((array, index)) = self.fast_index(st, place) {

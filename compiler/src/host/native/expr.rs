@@ -19,7 +19,7 @@ use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
 
 use super::codegen::{b, Codegen, FnState, Gen};
-use super::repr::{repr, Repr};
+use super::repr::{in_registers, repr, Repr};
 use super::runtime::SiteKind;
 use super::text::flatten;
 use crate::ir::{BinaryOp, Constant, Expr, ExprKind, HostOp, Place, ScalarType, Type, UnaryOp};
@@ -35,6 +35,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         if !self.native_node(st, e) {
             return self.delegate_value(st, e);
         }
+        if let Some(v) = self.vector_expr(st, e)? {
+            return Ok(Some(v));
+        }
         let v: BasicValueEnum = match &e.kind {
             ExprKind::Const(c) => self.constant(c, &e.ty)?,
             ExprKind::Load(Place::Local(id)) => {
@@ -44,6 +47,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 };
                 b(self.builder.build_load(t, p, ""))?
             }
+            ExprKind::Load(place @ (Place::Field { .. } | Place::Lane { .. })) => {
+                self.place_load(st, place, e)?
+            }
+            ExprKind::Load(place @ Place::Index { .. }) if super::repr::aggregate(&e.ty) => {
+                self.place_load(st, place, e)?
+            }
+            ExprKind::Construct(parts) => self.pod_construct(st, parts, &e.ty)?,
             ExprKind::Load(place @ Place::Index { .. }) => {
                 let (array, index) = self
                     .fast_index(st, place)
@@ -110,8 +120,21 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// delegated); otherwise the interpreter evaluates it, operands and all.
     fn native_node(&self, st: &FnState<'ctx, 'm>, e: &'m Expr) -> bool {
         let scalar = |t: &Type| matches!(repr(t), Repr::Scalar(_));
+        if let Some(native) = self.vector_node(e) {
+            return native;
+        }
         match &e.kind {
-            ExprKind::Const(_) | ExprKind::Load(Place::Local(_)) => scalar(&e.ty),
+            ExprKind::Load(place @ (Place::Field { .. } | Place::Lane { .. })) => {
+                self.native_place(st, place).is_some()
+            }
+            ExprKind::Load(place @ Place::Index { .. }) if super::repr::aggregate(&e.ty) => {
+                self.native_place(st, place).is_some()
+            }
+            ExprKind::Construct(parts) => {
+                repr(&e.ty) == Repr::Pod && parts.iter().all(|p| in_registers(&p.ty))
+            }
+            ExprKind::Const(_) => scalar(&e.ty),
+            ExprKind::Load(Place::Local(_)) => in_registers(&e.ty),
             ExprKind::Load(place @ Place::Index { .. }) => {
                 scalar(&e.ty)
                     && self
@@ -121,7 +144,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             ExprKind::Unary(_, a) | ExprKind::Convert(a) => scalar(&e.ty) && scalar(&a.ty),
             ExprKind::Binary(_, a, x) => scalar(&e.ty) && scalar(&a.ty) && scalar(&x.ty),
             ExprKind::LogicalAnd(..) | ExprKind::LogicalOr(..) | ExprKind::Sequence(..) => true,
-            ExprKind::Select { .. } => scalar(&e.ty),
+            ExprKind::Select { .. } => in_registers(&e.ty),
             ExprKind::Call { func, .. } => self
                 .ir
                 .functions
@@ -134,13 +157,16 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     if let [x] = &args[..] {
                         flatten(x, &mut leaves);
                     }
-                    let printable = |l: &Expr| scalar(&l.ty) || matches!(l.kind, ExprKind::Str(_));
+                    let printable =
+                        |l: &Expr| in_registers(&l.ty) || matches!(l.kind, ExprKind::Str(_));
                     args.len() <= 1 && leaves.iter().all(|l| printable(l))
                 }
                 HostOp::ArrayLength => {
                     scalar(&e.ty)
                         && matches!(&args[..], [a] if matches!(&a.kind,
-                            ExprKind::Load(Place::Local(l)) if st.views.contains_key(l)))
+                            ExprKind::Load(Place::Local(l)) if st.views.contains_key(l)
+                                || matches!(&st.ir.locals[l.0].ty,
+                                    Type::Array(el) if super::repr::aggregate(el))))
                 }
                 _ => false,
             },
@@ -189,12 +215,20 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         Ok(p)
     }
 
-    fn unary(
+    pub(super) fn unary(
         &self,
         op: UnaryOp,
         x: BasicValueEnum<'ctx>,
         s: ScalarType,
     ) -> Gen<BasicValueEnum<'ctx>> {
+        if let BasicValueEnum::VectorValue(v) = x {
+            // A vector (of lane type `s`): the same instruction on every lane at once.
+            return Ok(match (op, s.is_float()) {
+                (UnaryOp::Neg, true) => b(self.builder.build_float_neg(v, ""))?.into(),
+                (UnaryOp::Neg, false) => b(self.builder.build_int_neg(v, ""))?.into(),
+                (UnaryOp::Not | UnaryOp::BitNot, _) => b(self.builder.build_not(v, ""))?.into(),
+            });
+        }
         Ok(match (op, s.is_float()) {
             (UnaryOp::Neg, true) => {
                 b(self.builder.build_float_neg(x.into_float_value(), ""))?.into()
@@ -209,7 +243,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// A scalar binary operator; `ls`/`rs` are the operand types (they differ only for
     /// shifts), `e` the whole expression (division by zero is reported at it).
     #[allow(clippy::too_many_arguments)]
-    fn binary(
+    pub(super) fn binary(
         &mut self,
         st: &mut FnState<'ctx, 'm>,
         op: BinaryOp,

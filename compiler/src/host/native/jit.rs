@@ -282,15 +282,17 @@ impl HostExecutor for Native {
         let compiled = compile(module, entry).map_err(internal)?;
         let time = compiled.time;
         let start = Instant::now();
+        let handoffs = super::bridge::handoffs();
         let result = run(compiled, module.function(entry), interp, &args);
         if std::env::var_os("CAJETA_HOST_TIMING").is_some() {
             eprintln!(
-                "native host code: compile {:.2} ms (IR and optimization to inlining {:.2} ms, optimization and machine code on {} threads {:.2} ms), run {:.2} ms",
+                "native host code: compile {:.2} ms (IR and optimization to inlining {:.2} ms, optimization and machine code on {} threads {:.2} ms), run {:.2} ms, {} hand-offs to the interpreter",
                 (time.lower + time.optimize + time.machine_code).as_secs_f64() * 1e3,
                 (time.lower + time.optimize).as_secs_f64() * 1e3,
                 time.partitions,
                 time.machine_code.as_secs_f64() * 1e3,
-                start.elapsed().as_secs_f64() * 1e3
+                start.elapsed().as_secs_f64() * 1e3,
+                super::bridge::handoffs() - handoffs
             );
         }
         result.map_err(|e| match e {
@@ -365,7 +367,10 @@ fn run(
         let ok = unsafe { main(&mut slot, args_ptr) };
         let value = match ret {
             // SAFETY: an object result is a box the entry function gave up.
-            Repr::Object if ok != 0 => Some(unsafe { *Box::from_raw(slot as *mut Value) }),
+            // SAFETY: so is a vector or POD result (`cajeta_words_box`).
+            Repr::Object | Repr::Vector(..) | Repr::Pod if ok != 0 => {
+                Some(unsafe { *Box::from_raw(slot as *mut Value) })
+            }
             _ => None,
         };
         (ok, value)

@@ -306,7 +306,16 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         } else {
             (ptr.const_null(), ptr.const_null())
         };
-        let mut args: Vec<BasicMetadataValueEnum> = vec![frame.into(), base.into(), st.out.into()];
+        // Where a `return` in the loop leaves its value: `out` for a scalar or an object's
+        // box, a slot of its own for a vector or POD.
+        let returned_at = match self.llvm_type(&st.ir.return_type) {
+            Some(t) if super::repr::aggregate(&st.ir.return_type) => {
+                self.entry_alloca(t, "returned")?
+            }
+            _ => st.out,
+        };
+        let mut args: Vec<BasicMetadataValueEnum> =
+            vec![frame.into(), base.into(), returned_at.into()];
         args.extend(
             passed
                 .iter()
@@ -332,11 +341,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let value: Option<BasicValueEnum<'ctx>> = match repr(&st.ir.return_type) {
             Repr::Void => None,
             Repr::Object => Some(b(self.builder.build_load(ptr, st.out, "returned"))?),
-            Repr::Scalar(_) => {
+            Repr::Scalar(_) | Repr::Vector(..) | Repr::Pod => {
                 let ty = self
                     .llvm_type(&st.ir.return_type)
                     .ok_or("internal error: return type")?;
-                Some(b(self.builder.build_load(ty, st.out, "returned"))?)
+                Some(b(self.builder.build_load(ty, returned_at, "returned"))?)
             }
         };
         self.ret(st, value)?;

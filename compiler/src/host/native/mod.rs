@@ -1,9 +1,10 @@
 //! Native host code: lowers a program's host functions to LLVM IR and runs them through
 //! LLVM's JIT (docs/architecture.md "Host code").
 //!
-//! Every program runs natively. Scalars, strings, control flow, calls and arrays of scalars
-//! are native code; what the backend does not lower itself (device work, files, `Math.*`,
-//! vectors, PODs, `printf`, `bfloat16`, nested arrays…) is handed expression by expression
+//! Every program runs natively. Scalars, strings, control flow, calls, arrays of scalars,
+//! vectors, matrices and PODs of scalars are native code; what the backend does not lower
+//! itself (device work, files, most of `Math.*`, printing, `printf`, `bfloat16`, nested
+//! arrays…) is handed expression by expression
 //! to the run's interpreter through [`bridge`], so both executors share one implementation
 //! of those operations and the results are the interpreter's, bit for bit: the
 //! differential tests (`compiler/tests/suite/native_host.rs`, `tests/native_vs_interp.rs`)
@@ -11,7 +12,7 @@
 //!
 //! Stages: [`repr`] (how each type is held), [`codegen`] (functions and statements),
 //! [`loops`] (loops, in place or outlined), [`expr`] (expressions), [`arrays`] (in-place
-//! array access), [`scalar_fns`] (`Math`/`Bits`), [`delegate`] (the frame and the calls into
+//! array access), [`places`] (fields and lanes in place), [`vectors`] (vectors and matrices in registers), [`words`] (them and PODs crossing into the frame), [`scalar_fns`] (`Math`/`Bits`), [`delegate`] (the frame and the calls into
 //! the interpreter) build the module; [`jit`] optimizes it with LLVM's short O2-class pass
 //! pipeline, [`split`] generates its code on several threads and [`orc`] links it;
 //! [`runtime`] and [`bridge`] are the C-ABI functions the code calls.
@@ -25,11 +26,14 @@ mod expr;
 mod jit;
 mod loops;
 mod orc;
+mod places;
 mod repr;
 mod runtime;
 mod scalar_fns;
 mod split;
 mod text;
+mod vectors;
+mod words;
 
 pub use jit::{compile_time, emit_ir, CompileTime, Native};
 
@@ -38,5 +42,6 @@ fn runtime_functions() -> Vec<(&'static str, &'static str, usize)> {
     let mut all = runtime::functions().to_vec();
     all.extend(bridge::functions());
     all.extend(scalar_fns::functions());
+    all.extend(words::functions());
     all
 }

@@ -1,8 +1,9 @@
 //! How native host code holds each value, decided from its type alone.
 //!
-//! Scalars of the types with an exact LLVM lowering live in registers, and everything else
-//! (strings, arrays, vectors and matrices, PODs, buffers, images, textures, samplers,
-//! streams, `bfloat16`, whose rounding after every operation has no LLVM type) is an
+//! Scalars of the types with an exact LLVM lowering live in registers, and so do vectors and
+//! matrices of them (an LLVM vector of their lanes, a matrix's column-major) and PODs of
+//! those (an LLVM struct); everything else (strings, arrays, buffers, images, textures, samplers, streams, `bfloat16`,
+//! whose rounding after every operation has no LLVM type) is an
 //! *object*: a [`crate::host::interp::Value`] in the function's frame, worked on by the
 //! interpreter (`bridge.rs`) and freed by reference counting as there. Arrays of native
 //! scalars are objects that native code also indexes in place.
@@ -14,6 +15,12 @@ use crate::ir::{ScalarType, Type};
 pub enum Repr {
     /// An LLVM scalar of this type.
     Scalar(ScalarType),
+    /// An LLVM vector of this many lanes of this native scalar type: a `Vector<T, N>`, or a
+    /// `Matrix<T, R, C>` as its R × C lanes column-major.
+    Vector(ScalarType, u8),
+    /// An LLVM struct of the fields of a POD whose fields are all held in registers
+    /// (scalars and vectors of native scalars).
+    Pod,
     /// A value in the frame.
     Object,
     /// No value.
@@ -32,6 +39,15 @@ pub fn repr(ty: &Type) -> Repr {
     match ty {
         Type::Void => Repr::Void,
         Type::Scalar(s) if native_scalar(*s) => Repr::Scalar(*s),
+        Type::Vector(s, n) if native_scalar(*s) => Repr::Vector(*s, *n),
+        Type::Matrix(s, r, c) if native_scalar(*s) => Repr::Vector(*s, r * c),
+        Type::Struct(d)
+            if d.fields
+                .iter()
+                .all(|(_, t)| matches!(repr(t), Repr::Scalar(_) | Repr::Vector(..))) =>
+        {
+            Repr::Pod
+        }
         _ => Repr::Object,
     }
 }
@@ -45,4 +61,15 @@ pub fn fast_array(ty: &Type) -> Option<ScalarType> {
         },
         _ => None,
     }
+}
+
+/// True for the values native code holds in registers (scalars, vectors, matrices, PODs).
+pub fn in_registers(ty: &Type) -> bool {
+    matches!(repr(ty), Repr::Scalar(_) | Repr::Vector(..) | Repr::Pod)
+}
+
+/// True for the values held in registers that cross into the interpreter's frame as words
+/// (`words.rs`): vectors, matrices, PODs.
+pub fn aggregate(ty: &Type) -> bool {
+    matches!(repr(ty), Repr::Vector(..) | Repr::Pod)
 }

@@ -137,7 +137,8 @@ pub(super) fn state<R>(f: impl FnOnce(&mut State<'static>) -> R) -> Option<R> {
     Some(f(unsafe { &mut *ptr }))
 }
 
-fn write(bytes: &[u8]) -> i32 {
+/// Writes `bytes` to the run's standard output; 0 after recording a write error.
+pub(super) fn write(bytes: &[u8]) -> i32 {
     // SAFETY: `interp` outlives the run (see `with_state`).
     state(|s| match unsafe { (*s.interp).out.write_all(bytes) } {
         Ok(()) => 1,

@@ -42,18 +42,34 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             return Err("internal error: not an intrinsic".into());
         };
         let mut values = Vec::with_capacity(args.len());
+        let mut types = Vec::with_capacity(args.len());
         for a in args {
             values.push(self.value(st, a)?);
+            types.push(a.ty.as_scalar().ok_or("internal error: operand")?);
         }
         let ty = e.ty.as_scalar().ok_or("internal error: result")?;
-        if let Some(v) = self.inline_fn(*op, ty, &values)? {
+        self.scalar_fn_on(st, e, *op, &values, &types, ty)
+    }
+
+    /// `op` of call `e` on computed scalar operands `values` of types `types`, giving a `ty`:
+    /// inline, or by the interpreter's implementation. Also one lane of a call on vectors
+    /// (`vectors.rs`), whose operand lanes are those of the call's operands.
+    pub(super) fn scalar_fn_on(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        e: &'m Expr,
+        op: Intrinsic,
+        values: &[BasicValueEnum<'ctx>],
+        types: &[ScalarType],
+        ty: ScalarType,
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        if let Some(v) = self.inline_fn(op, ty, values)? {
             return Ok(v);
         }
         let i64t = self.ctx.i64_type();
         let mut call_args: Vec<BasicMetadataValueEnum> = vec![self.node_ptr(e).into()];
-        for (v, a) in values.iter().zip(args) {
-            let s = a.ty.as_scalar().ok_or("internal error: operand")?;
-            call_args.push(self.scalar_bits(*v, s)?.into());
+        for (v, s) in values.iter().zip(types) {
+            call_args.push(self.scalar_bits(*v, *s)?.into());
         }
         while call_args.len() < 4 {
             call_args.push(i64t.const_zero().into());
@@ -76,7 +92,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// `max`, `clamp` of floats (`llvm.minimum`/`maximum`: NaN if either operand is NaN,
     /// -0.0 below +0.0, as Java's `Math.min`) and of integers; `abs` of signed integers
     /// (wrapping at the minimum). `None` for the others.
-    fn inline_fn(
+    pub(super) fn inline_fn(
         &self,
         op: Intrinsic,
         ty: ScalarType,
@@ -173,7 +189,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 
     /// A native scalar as its 64-bit pattern (see the module comment).
-    fn scalar_bits(&self, v: BasicValueEnum<'ctx>, s: ScalarType) -> Gen<BasicValueEnum<'ctx>> {
+    pub(super) fn scalar_bits(
+        &self,
+        v: BasicValueEnum<'ctx>,
+        s: ScalarType,
+    ) -> Gen<BasicValueEnum<'ctx>> {
         let i64t = self.ctx.i64_type();
         Ok(if s.is_float() {
             let d = if s == ScalarType::F64 {
@@ -198,7 +218,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 
     /// The scalar of type `s` whose 64-bit pattern is `bits`.
-    fn scalar_from_bits(
+    pub(super) fn scalar_from_bits(
         &self,
         bits: inkwell::values::IntValue<'ctx>,
         s: ScalarType,
@@ -223,7 +243,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 }
 
-fn scalar_of(bits: i64, s: ScalarType) -> Option<Scalar> {
+/// The scalar of type `s` whose 64-bit pattern (see the module comment) is `bits`.
+pub(super) fn scalar_of(bits: i64, s: ScalarType) -> Option<Scalar> {
     if s.is_float() {
         Scalar::from_float(f64::from_bits(bits as u64), s)
     } else {
@@ -231,7 +252,8 @@ fn scalar_of(bits: i64, s: ScalarType) -> Option<Scalar> {
     }
 }
 
-fn bits_of(s: Scalar) -> i64 {
+/// The 64-bit pattern of `s` (see the module comment).
+pub(super) fn bits_of(s: Scalar) -> i64 {
     match (s.as_bool(), s.as_int(), s.as_float()) {
         (Some(b), _, _) => i64::from(b),
         (_, Some(i), _) => i as i64,
@@ -260,7 +282,8 @@ pub unsafe extern "C" fn cajeta_scalar_fn(
     let mut xs = [Scalar::Bool(false); 3];
     let mut n = 0;
     for (arg, bits) in args.iter().zip([a, b, c]) {
-        match arg.ty.as_scalar().and_then(|s| scalar_of(bits, s)) {
+        // A vector operand's lane (a call on vectors is computed lane by lane).
+        match arg.ty.elem_scalar().and_then(|s| scalar_of(bits, s)) {
             Some(x) => xs[n] = x,
             None => return fail(e, "internal error: operand types".into()),
         }

@@ -1,6 +1,7 @@
-//! Printing: `System.out.print`/`println` of scalars and string literals (and `+` of them),
-//! through the C-ABI runtime (`runtime.rs`), which formats exactly like the interpreter
-//! (Java's `Float.toString`). Strings themselves are objects
+//! Printing: `System.out.print`/`println` of scalars, vectors, matrices, PODs and string
+//! literals (and `+` of them), through the C-ABI runtime (`runtime.rs`, `words.rs`), which
+//! formats exactly like the interpreter (Java's `Float.toString`; a vector or POD through
+//! the interpreter's own `Display` of the value). Strings themselves are objects
 //! (`repr.rs`): building, comparing and printing computed strings is the interpreter's.
 
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
@@ -122,8 +123,12 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         Ok(call.try_as_basic_value().basic())
     }
 
-    /// Prints one value (a scalar or a string literal); returns the `i32` status.
-    fn print_value(&self, v: BasicValueEnum<'ctx>, ty: &Type) -> Gen<IntValue<'ctx>> {
+    /// Prints one value (a scalar, vector, matrix, POD or string literal); returns the
+    /// `i32` status.
+    fn print_value(&self, v: BasicValueEnum<'ctx>, ty: &'m Type) -> Gen<IntValue<'ctx>> {
+        if super::repr::aggregate(ty) {
+            return self.print_words(v, ty);
+        }
         let r = match self.text_call("cajeta_print_", v, ty)? {
             Some(r) => r,
             None => {
