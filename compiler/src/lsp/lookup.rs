@@ -89,7 +89,7 @@ pub fn local_named<'a>(
             l.name == name && (*i < f.param_count || (l.span.start as usize) <= offset)
         })
         .map(|(i, _)| LocalId(i))
-        .last()?;
+        .next_back()?;
     Some((func, id))
 }
 

@@ -3,8 +3,8 @@
 //! "go to definition" can open.
 //!
 //! The prelude is compiled into the binary (`driver::STDLIB_FILES`), so an installed
-//! `cajetac` may have no `stdlib/` folder beside it. The files are written once into a cache
-//! folder named after a hash of their text: a new compiler with a changed prelude gets a
+//! `cajetac` may have no `stdlib/` folder beside it. The files are written once into the
+//! compiler's cache folder, in a folder named after a hash of their text: a new compiler with a changed prelude gets a
 //! folder of its own, and an editor never shows text that differs from what was checked.
 
 use crate::driver::STDLIB_FILES;
@@ -207,11 +207,11 @@ fn write_stdlib_copy() -> Option<PathBuf> {
             hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    let dir = base.join("cajetac").join(format!("stdlib-{hash:016x}"));
+    // The compiler's cache folder (`CAJETA_CACHE_DIR`, else `$XDG_CACHE_HOME/cajeta`); with
+    // caches off, the system's temporary folder.
+    let base =
+        cajeta_runtime::cache_dir_from_env().unwrap_or_else(|| std::env::temp_dir().join("cajeta"));
+    let dir = base.join(format!("stdlib-{hash:016x}"));
     for (name, text) in STDLIB_FILES {
         let path = dir.join(name);
         if std::fs::read_to_string(&path).is_ok_and(|t| t == *text) {
