@@ -3,7 +3,8 @@
 //!
 //! `lsp_server`'s own stdio transport ends the reader at the first body that is not a
 //! JSON-RPC message, which would end the server; this one logs such a message to stderr,
-//! drops it and reads on. Only the end of stdin, or a header it cannot frame, stops it.
+//! drops it and reads on, and skips header lines it does not know. Only the end of stdin
+//! (or an error reading it) stops it.
 
 use lsp_server::{Connection, Message};
 use std::io::{BufRead, Write};
