@@ -134,7 +134,11 @@ pub fn resolve(a: &Analysis, offset: usize) -> Option<Target<'_>> {
         }
     }
     let next = a.tokens.get(i + 1).map(|t| &t.1);
-    if let Some(t) = method_target(a, *start, name, matches!(next, Some(Tok::LParen))) {
+    // A method is used by calling it, or (a kernel) by launching it: `k.launch(…)`.
+    let launched = matches!(next, Some(Tok::Dot))
+        && a.tokens.get(i + 2).and_then(|t| name_of(&t.1)) == Some("launch");
+    let used = matches!(next, Some(Tok::LParen)) || launched;
+    if let Some(t) = method_target(a, *start, name, used) {
         return Some(t);
     }
     if let Some((func, id)) = local_named(a, name, *start) {
@@ -171,21 +175,16 @@ fn member_target<'a>(a: &'a Analysis, i: usize, name: &str) -> Option<Target<'a>
 }
 
 /// A method of the document called `name` at the name starting at `start`: its declaration,
-/// the callee of a call there, or (for a name before `(`) a method of that name, in the
-/// enclosing class first.
-fn method_target<'a>(
-    a: &'a Analysis,
-    start: usize,
-    name: &str,
-    called: bool,
-) -> Option<Target<'a>> {
+/// the callee of a call there, or (for a name that is called or launched, `used`) a method of
+/// that name, in the enclosing class first.
+fn method_target<'a>(a: &'a Analysis, start: usize, name: &str, used: bool) -> Option<Target<'a>> {
     let ast = a.ast.as_ref()?;
     for c in &ast.classes {
         if let Some((_, m)) = methods(c).find(|(_, m)| m.name.span.start as usize == start) {
             return Some(Target::Method(c, m));
         }
     }
-    if !called {
+    if !used {
         return None;
     }
     let func = a.facts().function_at(start);

@@ -163,6 +163,10 @@ public final class Demo {
     public static void main() {
         float32 y = twice(3.0f);
         System.out.println(y);
+        KernelStream st = KernelStream.current();
+        KernelBuffer<float32> buf = heap KernelBuffer<float32>(64);
+        scale.launch(st, grid: [1], block: [64])(buf, y);
+        st.sync();
     }
 }
 "#;
@@ -250,6 +254,21 @@ fn lsp_session_diagnostics_hover_definition_completion_symbols_tokens() {
     assert!(
         value.contains("| 0 | 4 | `k` | float32 |"),
         "push constant k: {h}"
+    );
+
+    // ...also where it is launched, and "go to definition" there finds the kernel.
+    let (l, ch) = pos(&text, "scale.launch", 0);
+    let h = c.at("textDocument/hover", &u, l, ch + 1);
+    let value = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(value.contains("Push constants"), "{h}");
+    let d = c.at("textDocument/definition", &u, l, ch + 1);
+    let (dl, dc) = pos(&text, "scale", 0);
+    assert_eq!(
+        d["result"]["range"]["start"],
+        json!({ "line": dl, "character": dc }),
+        "{d}"
     );
 
     // Definition: the call of `twice` goes to its declaration's name.
