@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, clippy, then every crate's tests (compiler unit tests,
 # runtime device tests, spirv-val goldens, diagnostics, the bounded fuzz campaign (docs/fuzzing.md), device suite with and
-# without synchronization validation). With CI=true a missing Vulkan device fails.
+# without synchronization validation), and the VS Code extension's grammar tests. With CI=true a
+# missing Vulkan device fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
 # Incremental caches double the target directory and a one-off CI build never reuses them.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 cargo fmt --all -- --check
+# The VS Code extension's grammar tests (installs nodejs/npm when missing, as root).
+editors/vscode/test.sh
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # The build without LLVM (no native host code, no LLVM kernel backend) stays warning-free too.
 cargo clippy -p cajetac --no-default-features --all-targets --locked -- -D warnings

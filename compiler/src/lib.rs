@@ -14,6 +14,7 @@ pub mod host;
 pub mod ir;
 pub mod kernel;
 pub mod layout;
+pub mod lsp;
 pub mod sema;
 pub mod specialize;
 pub mod syntax;

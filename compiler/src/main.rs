@@ -145,6 +145,10 @@ enum Command {
         #[arg(last = true)]
         args: Vec<String>,
     },
+    /// Serve the Language Server Protocol on stdin/stdout for editors (docs/editors.md):
+    /// diagnostics as you type, hover, go to definition, completion, outline, semantic
+    /// highlighting.
+    Lsp,
     /// List Vulkan devices.
     Devices {
         /// Print JSON.
@@ -641,6 +645,13 @@ fn cajetac_main() -> ExitCode {
             host.mode(),
         ),
         Command::Devices { json } => devices(json),
+        Command::Lsp => {
+            if cajetac::lsp::serve_stdio() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode(1)
+            }
+        }
     }
 }
 

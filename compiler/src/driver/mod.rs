@@ -6,7 +6,7 @@
 
 pub mod cache;
 mod native;
-mod stdlib;
+pub(crate) mod stdlib;
 mod stdlib_scan;
 
 use crate::diagnostics::{Diagnostic, SourceMap};

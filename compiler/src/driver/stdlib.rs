@@ -55,8 +55,9 @@ const ALWAYS: &[&str] = &[
 /// Member names the checker calls without the program naming them (`for … : range`).
 const IMPLICIT_MEMBERS: &[&str] = &["globalIdX", "globalSizeX"];
 
-/// Older names (SPEC §1) and spellings that stand for a stdlib class.
-const ALSO_NAMES: &[(&str, &str)] = &[
+/// Older names (SPEC §1) and spellings that stand for a stdlib class (also what `cajetac lsp`
+/// resolves them to).
+pub(crate) const ALSO_NAMES: &[(&str, &str)] = &[
     ("Buffer", "KernelBuffer"),
     ("Stream", "KernelStream"),
     ("Thread", "KernelThread"),

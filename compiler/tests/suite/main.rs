@@ -12,6 +12,7 @@ mod error_format;
 mod examples;
 #[cfg(feature = "native-host")]
 mod llvm_isolation;
+mod lsp;
 #[cfg(feature = "native-host")]
 mod native_host;
 mod parse_smoke;
