@@ -4,6 +4,7 @@
 mod big_buffers;
 mod buffer_arrays;
 mod checked;
+mod checked_access;
 mod concurrency;
 mod coop_shapes;
 mod device;

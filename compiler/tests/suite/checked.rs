@@ -1,8 +1,9 @@
 //! Checked mode (`cajetac run --checked`, `CAJETA_CHECKED=1`) and per-kernel limits, through
 //! the command line: the exact runtime error of an out-of-bounds buffer write, buffer read,
-//! shared-array store and image load (exit 3), identical output of an in-bounds program with
-//! and without checking, and over-limit static shared memory as a launch error (no profile)
-//! and a compile error (`--device-profile`). Runs on whatever Vulkan device is present.
+//! shared-array store, image load, vload and texture fetch level (exit 3), identical output
+//! of an in-bounds program with and without checking, and over-limit static shared memory as
+//! a launch error (no profile) and a compile error (`--device-profile`). Runs on whatever
+//! Vulkan device is present.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -32,7 +33,7 @@ fn no_device(out: &Output) -> bool {
 
 /// `(program, first line of stderr, the launch note)`: one thread violates, so the reported
 /// violation is the same on every device.
-const CASES: [(&str, &str, &str); 4] = [
+const CASES: [(&str, &str, &str); 6] = [
     (
         "tests/checked/buffer_write.cajeta",
         "tests/checked/buffer_write.cajeta:11:13: runtime error: kernel `k`: index 1000016 out of bounds for `out` of length 16",
@@ -52,6 +53,16 @@ const CASES: [(&str, &str, &str); 4] = [
         "tests/checked/image.cajeta",
         "tests/checked/image.cajeta:11:27: runtime error: kernel `k`: texel (16, 3) out of bounds for `img` of size 16x16",
         "tests/checked/image.cajeta:18:9: note: in this launch",
+    ),
+    (
+        "tests/checked/vload.cajeta",
+        "tests/checked/vload.cajeta:12:36: runtime error: kernel `twice`: vload of 4 elements at index 9 (elements 36..39) out of bounds for `src` of length 38",
+        "tests/checked/vload.cajeta:32:9: note: in this launch",
+    ),
+    (
+        "tests/checked/fetch_level.cajeta",
+        "tests/checked/fetch_level.cajeta:9:22: runtime error: kernel `get`: fetch at level 2 out of bounds for `tex` with 2 level(s)",
+        "tests/checked/fetch_level.cajeta:18:9: note: in this launch",
     ),
 ];
 

@@ -312,7 +312,7 @@ impl FnCx<'_, '_> {
                 let bool_ty = self.cx.bool_type();
                 let uint = self.cx.u32_type();
                 let ok = self.op(Op::LogicalAnd, bool_ty, &[outer.ok, inner.ok])?;
-                let mut args = [0; 5];
+                let mut args = [0; 1 + super::bounds::REPORT_VALUES];
                 for (j, a) in args.iter_mut().enumerate() {
                     *a = self.op(Op::Select, uint, &[outer.ok, inner.args[j], outer.args[j]])?;
                 }
