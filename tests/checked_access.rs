@@ -10,7 +10,9 @@
 //! reflection, golden disassembly) and run where the device has them; elsewhere the test
 //! prints why it skips.
 
-use cajeta_runtime::{BufferAddressing, Context, ContextOptions, DeviceProfile, RuntimeError};
+use cajeta_runtime::{
+    BufferAddressing, Context, ContextOptions, CoopMatrixShape, DeviceProfile, RuntimeError,
+};
 use cajeta_tests::{check_golden, device_context, frontend, run_on, spirv_val, tests_dir};
 use cajetac::diagnostics::render_human;
 use cajetac::driver::compile_kernels;
@@ -114,6 +116,26 @@ fn buffer_kinds_report_the_same_through_buffer_addresses() {
     }
     for case in &CASES[..3] {
         assert_case(&ctx, *case);
+        // What ran is the address variant, whose checks are its own (64-bit lengths).
+        let path = tests_dir()
+            .join("checked")
+            .join(format!("{}.cajeta", case.0));
+        let (map, module) = frontend(&path);
+        let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+        let kinds: Vec<String> = compile_kernels(&module, &checked(), None)
+            .unwrap()
+            .into_iter()
+            .flat_map(|(_, k)| match k.by_address {
+                AddressVariant::Compiled(v) => v.reflection.bounds_check.unwrap().sites,
+                _ => panic!("{}: no address variant", k.name),
+            })
+            .map(|s| s.kind)
+            .collect();
+        let want = ["vload", "vstore", "lane store"];
+        assert!(
+            kinds.iter().any(|k| want.contains(&k.as_str())),
+            "{kinds:?}"
+        );
     }
 }
 
@@ -179,6 +201,9 @@ fn a_partly_out_of_bounds_vector_is_skipped_whole() {
     assert_eq!(dst, [0.0; 10]);
 }
 
+/// A checked site as the coop test compares it: resource, kind, shape, line and column.
+type Site<'a> = (&'a str, &'a str, &'a [u32], (usize, usize));
+
 fn h200() -> DeviceProfile {
     let text = std::fs::read_to_string(tests_dir().join("profiles").join("h200.json")).unwrap();
     DeviceProfile::from_json(&text).unwrap()
@@ -204,17 +229,21 @@ fn coop_tiles_are_checked_in_modules_for_a_device_with_cooperative_matrices() {
         .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
     let (_, k) = kernels.iter().find(|(_, k)| k.name == "tile").unwrap();
     let sites = &k.reflection.bounds_check.as_ref().unwrap().sites;
-    let tiles: Vec<(&str, &str, &[u32])> = sites
+    let tiles: Vec<Site> = sites
         .iter()
-        .map(|s| (s.resource.as_str(), s.kind.as_str(), s.shape.as_slice()))
+        .map(|s| {
+            let at = map.line_col_at(s.file as usize, s.offset as usize);
+            (s.resource.as_str(), s.kind.as_str(), s.shape.as_slice(), at)
+        })
         .collect();
-    // A row-major and B column-major, 16 float16 per row (column) in float16 buffers.
+    // A row-major and B column-major, 16 float16 per row (column) in float16 buffers; the
+    // positions are those the device test below expects.
     assert_eq!(
         tiles,
         [
-            ("a", "coop load", &[16, 16, 0, 16][..]),
-            ("b", "coop load", &[16, 16, 1, 16][..]),
-            ("c", "coop store", &[16, 16, 1, 16][..]),
+            ("a", "coop load", &[16, 16, 0, 16][..], (21, 51)),
+            ("b", "coop load", &[16, 16, 1, 16][..], (22, 51)),
+            ("c", "coop store", &[16, 16, 1, 16][..], (24, 13)),
         ]
     );
     let mut modules = vec![("tile", &k.words)];
@@ -245,9 +274,10 @@ fn coop_tiles_are_exact_at_the_edges_and_report_past_them_where_the_device_has_t
     let Some(ctx) = device_context(false) else {
         return;
     };
-    if ctx.device_info().coop_matrix_shapes.is_empty() {
+    let shape = CoopMatrixShape::subgroup([16, 16, 16], "float16", "float16", "float32");
+    if !ctx.device_info().coop_matrix_shapes.contains(&shape) {
         println!(
-            "skipping the cooperative-matrix run: {} lists no cooperative-matrix shape",
+            "skipping the cooperative-matrix run: {} does not list {shape}",
             ctx.device_info().name
         );
         return;
@@ -255,13 +285,13 @@ fn coop_tiles_are_exact_at_the_edges_and_report_past_them_where_the_device_has_t
     let cases = [
         (
             "coop",
-            "tests/checked/coop.cajeta:21:75: runtime error: kernel `tile`: CoopMatrix load of a 16x16 row-major tile at offset 16 with stride 16 out of bounds for `a` of length 256 (its last element is 271)",
-            "tests/checked/coop.cajeta:60:9: note: in this launch",
+            "tests/checked/coop.cajeta:21:51: runtime error: kernel `tile`: CoopMatrix load of a 16x16 row-major tile at offset 16 with stride 16 out of bounds for `a` of length 256 (its last element is 271)",
+            "tests/checked/coop.cajeta:61:9: note: in this launch",
         ),
         (
             "coop_store",
             "tests/checked/coop_store.cajeta:24:13: runtime error: kernel `tile`: CoopMatrix store of a 16x16 column-major tile at offset 1 with stride 16 out of bounds for `c` of length 256 (its last element is 256)",
-            "tests/checked/coop_store.cajeta:60:9: note: in this launch",
+            "tests/checked/coop_store.cajeta:61:9: note: in this launch",
         ),
     ];
     for (stem, first, note) in cases {

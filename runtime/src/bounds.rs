@@ -234,3 +234,61 @@ fn values(kind: &str, signed: bool, shape: &[u32], v: &[u32]) -> (Vec<i64>, Vec<
         _ => (vec![index], vec![wide(2)]),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn violation(kind: &str, signed: bool, shape: &[u32], v: [u32; 8]) -> BoundsViolation {
+        let (index, length) = values(kind, signed, shape, &v);
+        BoundsViolation {
+            kernel: "k".into(),
+            command: CommandId(0),
+            resource: "r".into(),
+            kind: kind.into(),
+            index,
+            length,
+            shape: shape.to_vec(),
+            position: String::new(),
+            site: (0, 0),
+            count: 1,
+        }
+    }
+
+    #[test]
+    fn each_kind_has_its_message() {
+        let cases = [
+            (
+                violation("buffer", true, &[], [u32::MAX, u32::MAX, 16, 0, 0, 0, 0, 0]),
+                "kernel `k`: index -1 out of bounds for `r` of length 16",
+            ),
+            (
+                violation("buffer", false, &[], [5, 1, 100, 0, 0, 0, 0, 0]),
+                "kernel `k`: index 4294967301 out of bounds for `r` of length 100",
+            ),
+            (
+                violation("vstore", false, &[2], [3, 0, 7, 0, 0, 0, 0, 0]),
+                "kernel `k`: vstore of 2 elements at index 3 (elements 6..7) out of bounds for `r` of length 7",
+            ),
+            (
+                violation("lane store", false, &[16], [8, 0, 8, 0, 0, 0, 0, 0]),
+                "kernel `k`: packed 16-bit lane store at index 8 out of bounds for `r` of length 8",
+            ),
+            (
+                violation("coop store", false, &[16, 8, 1, 8], [0, 0, 100, 0, 10, 0, 0, 0]),
+                "kernel `k`: CoopMatrix store of a 16x8 column-major tile at offset 0 with stride 10 out of bounds for `r` of length 100 (its last element is 77)",
+            ),
+            (
+                violation("fetch", false, &[1, 0], [20, 0, 0, 0, 20, 0, 0, 1]),
+                "kernel `k`: fetch of texel 20 at level 0 out of bounds for `r` of size 20 at that level",
+            ),
+            (
+                violation("fetch", true, &[3, 0], [1, u32::MAX, 3, 1, 2, 2, 2, 2]),
+                "kernel `k`: fetch of texel (1, -1, 3) at level 1 out of bounds for `r` of size 2x2x2 at that level",
+            ),
+        ];
+        for (v, want) in cases {
+            assert_eq!(v.message(), want);
+        }
+    }
+}
