@@ -17,7 +17,9 @@ use cajeta_tests::{check_golden, device_context, frontend, run_on, spirv_val, te
 use cajetac::diagnostics::render_human;
 use cajetac::driver::compile_kernels;
 use cajetac::embed::{args, Device, Program};
-use cajetac::kernel::spirv::{disassemble, AddressVariant, SpirvOptions, TargetEnv};
+use cajetac::kernel::spirv::{
+    disassemble, AddressVariant, CompiledKernel, SpirvOptions, TargetEnv,
+};
 use cajetac::specialize::Target;
 
 fn checked() -> SpirvOptions {
@@ -209,9 +211,11 @@ fn h200() -> DeviceProfile {
     DeviceProfile::from_json(&text).unwrap()
 }
 
-#[test]
-fn coop_tiles_are_checked_in_modules_for_a_device_with_cooperative_matrices() {
-    let profile = h200();
+/// The kernel `tile` of `tests/checked/<stem>.cajeta` compiled checked for the H200's
+/// profile (with `extra` features), with the source map.
+fn coop_tile(stem: &str, extra: &[&str]) -> (cajetac::diagnostics::SourceMap, CompiledKernel) {
+    let mut profile = h200();
+    profile.features.extend(extra.iter().map(|f| f.to_string()));
     let options = SpirvOptions {
         checked: true,
         target_env: TargetEnv::Vulkan1_3,
@@ -222,12 +226,18 @@ fn coop_tiles_are_checked_in_modules_for_a_device_with_cooperative_matrices() {
         },
         ..SpirvOptions::default()
     };
-    let path = tests_dir().join("checked").join("coop.cajeta");
+    let path = tests_dir().join("checked").join(format!("{stem}.cajeta"));
     let (map, module) = frontend(&path);
     let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
     let kernels = compile_kernels(&module, &options, None)
         .unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
-    let (_, k) = kernels.iter().find(|(_, k)| k.name == "tile").unwrap();
+    let (_, k) = kernels.into_iter().find(|(_, k)| k.name == "tile").unwrap();
+    (map, k)
+}
+
+#[test]
+fn coop_tiles_are_checked_in_modules_for_a_device_with_cooperative_matrices() {
+    let (map, k) = coop_tile("coop", &[]);
     let sites = &k.reflection.bounds_check.as_ref().unwrap().sites;
     let tiles: Vec<Site> = sites
         .iter()
@@ -267,6 +277,31 @@ fn coop_tiles_are_checked_in_modules_for_a_device_with_cooperative_matrices() {
         assert_eq!(count("OpCooperativeMatrixStoreKHR"), 1, "{tag}");
         assert_eq!(count("OpSelectionMerge"), 4, "{tag}");
     }
+}
+
+#[test]
+fn coop_tiles_of_a_buffer_array_check_the_buffer_index_and_the_whole_tile() {
+    let (_, k) = coop_tile("coop_array", &["shaderStorageBufferArrayDynamicIndexing"]);
+    spirv_val(&k.words, TargetEnv::Vulkan1_3, "coop_array").unwrap();
+    let sites = &k.reflection.bounds_check.as_ref().unwrap().sites;
+    let kinds: Vec<(&str, &str, &[u32])> = sites
+        .iter()
+        .map(|s| (s.resource.as_str(), s.kind.as_str(), s.shape.as_slice()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("bufs", "buffer array", &[][..]),
+            ("bufs", "coop load", &[16, 16, 0, 16][..]),
+            ("bufs", "buffer array", &[][..]),
+            ("bufs", "coop load", &[16, 16, 0, 16][..]),
+            ("c", "coop store", &[16, 16, 0, 16][..]),
+        ]
+    );
+    let text = disassemble(&k.words);
+    let count = |op: &str| text.lines().filter(|l| l.contains(op)).count();
+    // One report per access (the array index's and the tile's merged into one guard).
+    assert_eq!(count("OpFunctionCall"), 3);
 }
 
 #[test]

@@ -26,6 +26,9 @@ enum TilePtr {
     Shared(Word, Word, Word),
     /// An element pointer into a buffer (`var`, kind, index, index type).
     Buffer(Word, ResourceKind, Word, ScalarType),
+    /// An element pointer into a buffer of a buffer array (the selected buffer's block
+    /// pointer, stored element type and non-uniformity; the index).
+    Selected((Word, Word, bool), Word),
 }
 
 /// `CooperativeMatrixLayout::RowMajorKHR`; `ColumnMajorKHR` is 1, as `CoopLayout`'s constants.
@@ -158,9 +161,7 @@ impl FnCx<'_, '_> {
             Type::Shared(t) | Type::Buffer(t) => (**t).clone(),
             _ => Type::Scalar(ScalarType::F32),
         };
-        let checked = self.checked() && super::buffer_array::array_element(memory).is_none();
-        let (Type::CoopMatrix(t), true) = (tile, checked) else {
-            // Unchecked (a buffer array's element: only its first element is checked).
+        let (Type::CoopMatrix(t), true) = (tile, self.checked()) else {
             let (ptr, _, _) = match memory.ty {
                 Type::Shared(_) => self.shared_element(memory, offset)?,
                 _ => self.buffer_element(memory, offset)?,
@@ -190,6 +191,19 @@ impl FnCx<'_, '_> {
             let (safe, guard) =
                 self.check_tile((o, ty), stride, (a.len, false), shape, site, span)?;
             return Ok((TilePtr::Shared(a.var, a.storage, safe), Some(guard)));
+        }
+        if super::buffer_array::array_element(memory).is_some() {
+            // `bufs[k]`: k checked against the buffers bound, the tile against bufs[k].
+            let sel = self.select_buffer(memory)?;
+            let outer = self.take_guard();
+            let len = self.buffer_length_at(&sel)?;
+            let site = (sel.name.as_str(), kind);
+            let (safe, inner) =
+                self.check_tile((o, ty), stride, (len, false), shape, site, span)?;
+            self.set_pending_guard(inner);
+            self.merge_pending_guard(outer)?;
+            let block = (sel.block_ptr, sel.storage, sel.non_uniform);
+            return Ok((TilePtr::Selected(block, safe), self.take_guard()));
         }
         let (var, rk) = self.resource_of(memory)?;
         let ResourceKind::Buffer { address, .. } = rk else {
@@ -227,6 +241,7 @@ impl FnCx<'_, '_> {
                 self.op(Op::AccessChain, ptr_ty, &[var, i])
             }
             TilePtr::Buffer(var, kind, i, ty) => self.buffer_element_pointer(var, kind, i, ty),
+            TilePtr::Selected(block, i) => self.selected_element(block, i),
         }
     }
 
