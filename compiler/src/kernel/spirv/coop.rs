@@ -41,9 +41,9 @@ impl FnCx<'_, '_> {
             (CoopOp::Load, [src, offset, stride, layout @ ..]) if layout.len() <= 1 => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
                 let (layout, layout_value) = self.coop_layout(layout.first())?;
-                let stride_id = self.expr(stride)?;
-                let access = (src, offset, stride_id, layout_value);
-                let (ptr, guard) = self.coop_pointer(access, &e.ty, ("coop load", e.span))?;
+                let access = (src, offset, stride, layout_value);
+                let (ptr, stride_id, guard) =
+                    self.coop_pointer(access, &e.ty, ("coop load", e.span))?;
                 // The tile of an out-of-bounds load is a null (zero) matrix.
                 self.guarded(guard, Some(ty), |s| {
                     let ptr = s.tile_pointer(ptr)?;
@@ -128,9 +128,9 @@ impl FnCx<'_, '_> {
             }
             (CoopOp::Store, [dst, offset, stride, value, layout @ ..]) if layout.len() <= 1 => {
                 let (layout, layout_value) = self.coop_layout(layout.first())?;
-                let stride_id = self.expr(stride)?;
-                let access = (dst, offset, stride_id, layout_value);
-                let (ptr, guard) = self.coop_pointer(access, &value.ty, ("coop store", e.span))?;
+                let access = (dst, offset, stride, layout_value);
+                let (ptr, stride_id, guard) =
+                    self.coop_pointer(access, &value.ty, ("coop store", e.span))?;
                 let value = self.expr(value)?;
                 self.guarded(guard, None, |s| {
                     let ptr = s.tile_pointer(ptr)?;
@@ -146,17 +146,18 @@ impl FnCx<'_, '_> {
         }
     }
 
-    /// The first element of a tile, `memory[offset]` of a buffer or a shared array, as a
-    /// function forming its pointer (called where the access runs, so that an out-of-bounds
-    /// pointer is never formed), and in checked mode the guard that the whole tile of type
-    /// `tile` is in bounds (`bounds_access.rs`). The pointer's element may be a 128-bit vector
-    /// where the matrix holds float16: SPIR-V reinterprets.
+    /// The first element of a tile, `memory[offset]` of a buffer or a shared array: how to form
+    /// its pointer where the access runs (so that an out-of-bounds pointer is never formed),
+    /// the stride (evaluated after the offset, in source order) and, in checked mode, the
+    /// guard that the whole tile of type `tile` is in bounds (`bounds_access.rs`). The
+    /// pointer's element may be a 128-bit vector where the matrix holds float16: SPIR-V
+    /// reinterprets.
     fn coop_pointer(
         &mut self,
-        (memory, offset, stride, layout): (&Expr, &Expr, Word, u32),
+        (memory, offset, stride, layout): (&Expr, &Expr, &Expr, u32),
         tile: &Type,
         (kind, span): (&'static str, crate::diagnostics::Span),
-    ) -> Res<(TilePtr, Option<Guard>)> {
+    ) -> Res<(TilePtr, Word, Option<Guard>)> {
         let elem = match &memory.ty {
             Type::Shared(t) | Type::Buffer(t) => (**t).clone(),
             _ => Type::Scalar(ScalarType::F32),
@@ -167,7 +168,8 @@ impl FnCx<'_, '_> {
                 _ => self.buffer_element(memory, offset)?,
             };
             let guard = self.take_guard();
-            return Ok((TilePtr::Ready(ptr), guard));
+            let stride = self.expr(stride)?;
+            return Ok((TilePtr::Ready(ptr), stride, guard));
         };
         let lanes = match elem.lanes() {
             3 => 4,
@@ -182,7 +184,9 @@ impl FnCx<'_, '_> {
             element_bytes: element.size_bytes() * lanes,
         };
         let ty = super::bounds::index_type(offset)?;
+        // The offset, then the stride (source order), as unchecked.
         let o = self.expr(offset)?;
+        let stride = self.expr(stride)?;
         if let Type::Shared(_) = memory.ty {
             let a = self.shared_of(memory)?;
             let name = self.cx.kernel.locals.get(a.handle);
@@ -190,7 +194,7 @@ impl FnCx<'_, '_> {
             let site = (name.as_str(), kind);
             let (safe, guard) =
                 self.check_tile((o, ty), stride, (a.len, false), shape, site, span)?;
-            return Ok((TilePtr::Shared(a.var, a.storage, safe), Some(guard)));
+            return Ok((TilePtr::Shared(a.var, a.storage, safe), stride, Some(guard)));
         }
         if super::buffer_array::array_element(memory).is_some() {
             // `bufs[k]`: k checked against the buffers bound, the tile against bufs[k].
@@ -203,7 +207,7 @@ impl FnCx<'_, '_> {
             self.set_pending_guard(inner);
             self.merge_pending_guard(outer)?;
             let block = (sel.block_ptr, sel.storage, sel.non_uniform);
-            return Ok((TilePtr::Selected(block, safe), self.take_guard()));
+            return Ok((TilePtr::Selected(block, safe), stride, self.take_guard()));
         }
         let (var, rk) = self.resource_of(memory)?;
         let ResourceKind::Buffer { address, .. } = rk else {
@@ -229,7 +233,11 @@ impl FnCx<'_, '_> {
         } else {
             ScalarType::U32
         };
-        Ok((TilePtr::Buffer(var, rk, safe, index_ty), Some(guard)))
+        Ok((
+            TilePtr::Buffer(var, rk, safe, index_ty),
+            stride,
+            Some(guard),
+        ))
     }
 
     /// Forms a tile's pointer.
