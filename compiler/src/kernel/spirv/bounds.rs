@@ -28,6 +28,11 @@ use cajeta_runtime::reflection::{BoundsCheck, CheckSite};
 /// The values `report` records after the site id.
 pub(crate) const REPORT_VALUES: usize = cajeta_runtime::reflection::BoundsCheck::RECORD_WORDS - 3;
 
+/// The values of the short `report`, which every single-element and texel site uses: the
+/// record's other words stay zero. Fewer parameters and stores matter on llvmpipe, which runs
+/// the report's code masked at every access (docs/PERFORMANCE.md, "Cost of checked mode").
+const SHORT_VALUES: usize = 4;
+
 /// One checked access, as the reflection will list it.
 #[derive(Debug)]
 struct Site {
@@ -45,8 +50,9 @@ pub(crate) struct BoundsState {
     var: Word,
     /// Its binding number.
     binding: u32,
-    /// The `report(site, values…)` function, emitted last.
-    report: Word,
+    /// The `report(site, values…)` functions, emitted last: with [`SHORT_VALUES`] and with
+    /// [`REPORT_VALUES`] values, each with whether a site calls it.
+    reports: [(Word, bool); 2],
     /// Sites so far.
     sites: Vec<Site>,
     /// The guard of the last element pointer formed, for the access that uses it.
@@ -62,6 +68,8 @@ pub(crate) struct Guard {
     /// index's low and high word, the length's low and high word; for an image texel x, y,
     /// width, height), padded with zeros.
     pub(crate) args: [Word; 1 + REPORT_VALUES],
+    /// How many of the values the report must record (the rest of `args` is zero).
+    pub(crate) values: usize,
 }
 
 impl Guard {
@@ -71,7 +79,11 @@ impl Guard {
         let mut args = [zero; 1 + REPORT_VALUES];
         args[0] = site;
         args[1..=values.len()].copy_from_slice(values);
-        Guard { ok, args }
+        Guard {
+            ok,
+            args,
+            values: values.len(),
+        }
     }
 }
 
@@ -107,30 +119,48 @@ impl Ctx<'_> {
             .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
         self.b
             .decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
-        let report = self.b.id();
+        let reports = [(self.b.id(), false), (self.b.id(), false)];
         self.bounds = Some(BoundsState {
             var,
             binding,
-            report,
+            reports,
             sites: Vec::new(),
             pending: None,
         });
     }
 
-    /// Emits the `report` function (checked mode), once every access is lowered.
+    /// Emits the `report` functions that sites call (checked mode; the short one always),
+    /// once every access is lowered.
     pub(crate) fn emit_bounds_report(&mut self, span: Span) -> Res<()> {
-        let Some((var, report)) = self.bounds.as_ref().map(|b| (b.var, b.report)) else {
+        let Some((var, reports)) = self.bounds.as_ref().map(|b| (b.var, b.reports)) else {
             return Ok(());
         };
+        let [(short, _), (long, long_used)] = reports;
+        self.emit_report(var, (short, "bounds_report"), SHORT_VALUES, span)?;
+        if long_used {
+            self.emit_report(var, (long, "bounds_report_wide"), REPORT_VALUES, span)?;
+        }
+        Ok(())
+    }
+
+    /// Emits `report(site, v0 … v{values-1})`: the first violation writes the site id and
+    /// the values to words 2.. of the record.
+    fn emit_report(
+        &mut self,
+        var: Word,
+        (report, name): (Word, &str),
+        values: usize,
+        span: Span,
+    ) -> Res<()> {
         let void = self.void_type();
         let uint = self.u32_type();
         let bool_ty = self.bool_type();
-        let fn_ty = self.function_type(void, &[uint; 1 + REPORT_VALUES]);
+        let fn_ty = self.function_type(void, &vec![uint; 1 + values]);
         self.b
             .begin_function(void, Some(report), FunctionControl::NONE, fn_ty)
             .ice(span)?;
-        self.b.name(report, "bounds_report");
-        let params: Vec<Word> = (0..1 + REPORT_VALUES)
+        self.b.name(report, name);
+        let params: Vec<Word> = (0..1 + values)
             .map(|_| self.b.function_parameter(uint))
             .collect::<Result<_, _>>()
             .ice(span)?;
@@ -433,10 +463,16 @@ impl FnCx<'_, '_> {
         let Some(g) = guard else {
             return access(self);
         };
-        let report = match self.cx.bounds.as_ref() {
-            Some(b) => b.report,
+        let long = g.values > SHORT_VALUES;
+        let report = match self.cx.bounds.as_mut() {
+            Some(b) => {
+                let r = &mut b.reports[usize::from(long)];
+                r.1 = true;
+                r.0
+            }
             None => return access(self),
         };
+        let n = 1 + if long { REPORT_VALUES } else { SHORT_VALUES };
         let [inside, outside, merge] = [(); 3].map(|_| self.cx.b.id());
         self.selection(g.ok, inside, outside, merge)?;
         self.begin(inside)?;
@@ -448,7 +484,7 @@ impl FnCx<'_, '_> {
         let span = self.func.span;
         self.cx
             .b
-            .function_call(void, None, report, g.args)
+            .function_call(void, None, report, g.args[..n].iter().copied())
             .ice(span)?;
         self.branch(merge)?;
         self.begin(merge)?;

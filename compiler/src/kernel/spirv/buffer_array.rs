@@ -332,7 +332,11 @@ impl FnCx<'_, '_> {
                 for (j, a) in args.iter_mut().enumerate() {
                     *a = self.op(Op::Select, uint, &[outer.ok, inner.args[j], outer.args[j]])?;
                 }
-                Guard { ok, args }
+                Guard {
+                    ok,
+                    args,
+                    values: outer.values.max(inner.values),
+                }
             }
         };
         self.set_pending_guard(merged);
