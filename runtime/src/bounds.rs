@@ -25,10 +25,10 @@ pub struct BoundsViolation {
     pub kind: String,
     /// The index: for an element, a `vload`/`vstore` or a packed lane `[i]`; for an image
     /// texel `[x, y]`; for a cooperative-matrix tile `[offset, stride]`; for a texture fetch
-    /// the coordinates, then the level.
+    /// the coordinates, then the level (0 for `fetch`).
     pub index: Vec<i64>,
     /// The length: `[length]` (in lanes for a packed lane); for an image `[width, height]`;
-    /// for a texture fetch the level's size, then the number of levels.
+    /// for a texture fetch the level's size, then (`fetch lod`) the number of levels.
     pub length: Vec<u64>,
     /// The access's extent ([`crate::reflection::CheckSite::shape`]).
     pub shape: Vec<u32>,
@@ -75,7 +75,7 @@ impl BoundsViolation {
                 self.first_length()
             ),
             "coop load" | "coop store" => self.coop_message(),
-            "fetch" => self.fetch_message(),
+            "fetch" | "fetch lod" => self.fetch_message(),
             _ => format!(
                 "index {} out of bounds for `{r}` of length {}",
                 self.first_index(),
@@ -120,11 +120,13 @@ impl BoundsViolation {
         let layered = self.shape.get(1) == Some(&1);
         let r = &self.resource;
         let level = self.index.get(n).copied().unwrap_or_default();
-        let levels = self.length.get(n).copied().unwrap_or_default();
-        if level < 0 || level as u64 >= levels {
-            return format!(
-                "fetch at level {level} out of bounds for `{r}` with {levels} level(s)"
-            );
+        // A `fetch lod` site records the number of levels; `fetch` reads level 0.
+        if let Some(&levels) = self.length.get(n) {
+            if level < 0 || level as u64 >= levels {
+                return format!(
+                    "fetch at level {level} out of bounds for `{r}` with {levels} level(s)"
+                );
+            }
         }
         let coords = &self.index[..n.min(self.index.len())];
         let size = &self.length[..n.min(self.length.len())];
@@ -222,6 +224,13 @@ fn values(kind: &str, signed: bool, shape: &[u32], v: &[u32]) -> (Vec<i64>, Vec<
             vec![u64::from(word(2)), u64::from(word(3))],
         ),
         "fetch" => {
+            // Level 0: coordinates v[0..n], sizes v[n..2n].
+            let n = shape.first().map_or(2, |&n| n as usize).clamp(1, 3);
+            let mut index: Vec<i64> = (0..n).map(coord).collect();
+            index.push(0);
+            (index, (n..2 * n).map(|j| u64::from(word(j))).collect())
+        }
+        "fetch lod" => {
             // Coordinates v[0..n], the level v[3]; sizes v[4..4+n], the levels v[7].
             let n = shape.first().map_or(2, |&n| n as usize).clamp(1, 3);
             let mut index: Vec<i64> = (0..n).map(coord).collect();
@@ -279,12 +288,20 @@ mod tests {
                 "kernel `k`: CoopMatrix store of a 16x8 column-major tile at offset 0 with stride 10 out of bounds for `r` of length 100 (its last element is 77)",
             ),
             (
-                violation("fetch", false, &[1, 0], [20, 0, 0, 0, 20, 0, 0, 1]),
+                violation("fetch", false, &[1, 0], [20, 20, 0, 0, 0, 0, 0, 0]),
                 "kernel `k`: fetch of texel 20 at level 0 out of bounds for `r` of size 20 at that level",
             ),
             (
-                violation("fetch", true, &[3, 0], [1, u32::MAX, 3, 1, 2, 2, 2, 2]),
+                violation("fetch lod", true, &[3, 0], [1, u32::MAX, 3, 1, 2, 2, 2, 2]),
                 "kernel `k`: fetch of texel (1, -1, 3) at level 1 out of bounds for `r` of size 2x2x2 at that level",
+            ),
+            (
+                violation("fetch", false, &[2, 1], [3, 3, 4, 3, 0, 0, 0, 0]),
+                "kernel `k`: fetch of texel (3) in layer 3 at level 0 out of bounds for `r` of size 4 with 3 layer(s) at that level",
+            ),
+            (
+                violation("fetch lod", false, &[2, 0], [0, 0, 0, 2, 16, 7, 0, 2]),
+                "kernel `k`: fetch at level 2 out of bounds for `r` with 2 level(s)",
             ),
         ];
         for (v, want) in cases {

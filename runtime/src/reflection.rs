@@ -98,9 +98,11 @@ pub struct CheckSite {
     ///   spanning `shape[3]` buffer elements; the offset (`v[0]`, `v[1]`), the length, the
     ///   stride `v[4]`.
     /// - `"image"`: a storage-image texel; x, y, width, height.
-    /// - `"fetch"`: a texture texel of a `shape[0]`-coordinate texture (`shape[1]` 1 when
-    ///   the last coordinate is an array layer); coordinates `v[0..3]`, the level `v[3]`, the
-    ///   level's size `v[4..7]`, the number of levels `v[7]`.
+    /// - `"fetch"`: a texel of level 0 of a `shape[0]`-coordinate texture (`shape[1]` 1 when
+    ///   the last coordinate is an array layer); the coordinates `v[0..n]`, the level's size
+    ///   `v[n..2n]`.
+    /// - `"fetch lod"`: a texel of any level (`fetchLod`), shaped as `"fetch"`; coordinates
+    ///   `v[0..3]`, the level `v[3]`, the level's size `v[4..7]`, the number of levels `v[7]`.
     pub kind: String,
     /// Whether the index is a signed integer (a negative index is reported as such).
     #[serde(default)]

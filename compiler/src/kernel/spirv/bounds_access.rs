@@ -117,26 +117,34 @@ impl FnCx<'_, '_> {
         Ok((safe, guard))
     }
 
-    /// Checks a texture fetch: `level` (`uint32`) below the image's level count and every
-    /// coordinate of `coords` (`uint32` each, signed when `signed`) below that level's size.
-    /// `layered`: the last coordinate is an array layer. Returns the coordinate and the level
-    /// to fetch with (all 0 when out of bounds) and the guard.
+    /// Checks a texture fetch: `level` (`uint32`; `None` for `fetch`, level 0, which always
+    /// exists) below the image's level count and every coordinate of `coords` (`uint32` each,
+    /// signed when `signed`) below that level's size. `layered`: the last coordinate is an
+    /// array layer. Returns the coordinate and the level to fetch with (all 0 when out of
+    /// bounds) and the guard: site kind `fetch lod` (coordinates, level, sizes, levels) or
+    /// `fetch` (coordinates, sizes: a 2-D fetch reports through the short report).
     pub(crate) fn check_fetch(
         &mut self,
         image: Word,
         (coords, signed, layered): (&[Word], bool, bool),
-        level: Word,
+        level: Option<Word>,
         resource: &str,
         span: Span,
     ) -> Res<(Vec<Word>, Word, Guard)> {
         let uint = self.cx.u32_type();
         let bool_ty = self.cx.bool_type();
         self.cx.features.require(Capability::ImageQuery);
-        let levels = self.op(Op::ImageQueryLevels, uint, &[image])?;
-        let level_ok = self.op(Op::ULessThan, bool_ty, &[level, levels])?;
         let zero = self.cx.const_u32(0);
-        // The size is queried at a level that exists.
-        let safe_level = self.op(Op::Select, uint, &[level_ok, level, zero])?;
+        let (level_ok, safe_level, levels) = match level {
+            Some(level) => {
+                let levels = self.op(Op::ImageQueryLevels, uint, &[image])?;
+                let ok = self.op(Op::ULessThan, bool_ty, &[level, levels])?;
+                // The size is queried at a level that exists.
+                let safe = self.op(Op::Select, uint, &[ok, level, zero])?;
+                (Some(ok), safe, Some(levels))
+            }
+            None => (None, zero, None),
+        };
         let n = coords.len() as u32;
         let size_ty = match n {
             1 => uint,
@@ -155,21 +163,30 @@ impl FnCx<'_, '_> {
                     .ice(span)?,
             };
             let inside = self.op(Op::ULessThan, bool_ty, &[c, s])?;
-            ok = self.op(Op::LogicalAnd, bool_ty, &[ok, inside])?;
+            ok = Some(match ok {
+                Some(ok) => self.op(Op::LogicalAnd, bool_ty, &[ok, inside])?,
+                None => inside,
+            });
             sizes.push(s);
         }
+        let ok = ok.unwrap_or(self.cx.const_bool(true));
         let mut safe = Vec::new();
         for &c in coords {
             safe.push(self.op(Op::Select, uint, &[ok, c, zero])?);
         }
+        let shape = [n, u32::from(layered)];
+        let (Some(level), Some(levels)) = (level, levels) else {
+            let values: Vec<Word> = coords.iter().chain(&sizes).copied().collect();
+            let id = self.new_site((resource, "fetch", &shape), signed, span);
+            return Ok((safe, zero, Guard::new(self.cx, ok, id, &values)));
+        };
         let safe_level = self.op(Op::Select, uint, &[ok, level, zero])?;
         let mut values = [zero; 8];
         values[..coords.len()].copy_from_slice(coords);
         values[3] = level;
         values[4..4 + sizes.len()].copy_from_slice(&sizes);
         values[7] = levels;
-        let shape = [n, u32::from(layered)];
-        let id = self.new_site((resource, "fetch", &shape), signed, span);
+        let id = self.new_site((resource, "fetch lod", &shape), signed, span);
         Ok((safe, safe_level, Guard::new(self.cx, ok, id, &values)))
     }
 }

@@ -151,8 +151,9 @@ impl FnCx<'_, '_> {
             }
             let layered = tex.dim == TextureDim::D2Array;
             let name = self.resource_name(recv);
+            let level = with_lod.then_some(lod);
             let (safe, safe_lod, g) =
-                self.check_fetch(tex.image, (&parts, signed, layered), lod, &name, e.span)?;
+                self.check_fetch(tex.image, (&parts, signed, layered), level, &name, e.span)?;
             (parts, lod, guard) = (safe, safe_lod, Some(g));
         }
         let coord = self.compose(ScalarType::U32, &parts)?;
