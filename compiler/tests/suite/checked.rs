@@ -141,3 +141,18 @@ fn over_limit_static_shared_memory_is_a_launch_error_and_a_profile_compile_error
     let out = cajetac(&["build", file, "-o", &dir], &[]);
     assert!(out.status.success(), "without a profile the build succeeds");
 }
+
+/// The LLVM kernel backend does not lower checked mode (no access kind of it): it refuses it
+/// with E0045 rather than running unchecked.
+#[cfg(feature = "native-host")]
+#[test]
+fn the_llvm_backend_refuses_checked_mode_with_e0045() {
+    let file = "tests/checked/vload.cajeta";
+    let out = cajetac(&["run", "--checked", "--backend", "llvm", file], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("error[E0045]: the LLVM kernel backend (`--backend llvm`) cannot lower checked mode (`--checked`)"),
+        "{stderr}"
+    );
+}
