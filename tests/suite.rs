@@ -6,6 +6,7 @@ mod buffer_arrays;
 mod build_time;
 mod cajeta_forms;
 mod checked;
+mod checked_access;
 mod concurrency;
 mod coop_shapes;
 mod device;

@@ -67,8 +67,8 @@ fn is_zero(v: &u32) -> bool {
 ///
 /// The record is [`BoundsCheck::RECORD_WORDS`] `uint32` words: `[0]` set to 1 by the first
 /// violation (atomic compare-exchange), `[1]` the number of violating accesses, `[2]` the
-/// site index into [`BoundsCheck::sites`], `[3]`/`[4]` the index (x, y; the index of a
-/// buffer or shared array is in `[3]`), `[5]`/`[6]` the length (or width, height).
+/// site index into [`BoundsCheck::sites`], `[3..]` the values the site's kind records
+/// ([`CheckSite::kind`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BoundsCheck {
     /// Binding number (set 0) of the violation buffer; after every parameter's binding.
@@ -78,20 +78,38 @@ pub struct BoundsCheck {
 }
 
 impl BoundsCheck {
-    /// Words in the violation record.
-    pub const RECORD_WORDS: usize = 8;
+    /// Words in the violation record (3 + 8 values).
+    pub const RECORD_WORDS: usize = 11;
 }
 
 /// One checked access of a kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckSite {
-    /// The buffer, shared array or image parameter accessed (its source name).
+    /// The buffer, shared array, image or texture parameter accessed (its source name).
     pub resource: String,
-    /// `"buffer"`, `"shared"` or `"image"`.
+    /// What the access is, which says what the record's values `v[0..8]` (words `[3..11]`)
+    /// mean; an index is `v[0]` (low word) and `v[1]` (high word), a length `v[2]`, `v[3]`:
+    /// - `"buffer"`, `"shared"`, `"buffer array"`: one element; index, length.
+    /// - `"vload"`, `"vstore"`: `shape[0]` elements from `shape[0] * index`; the vector
+    ///   index, the buffer's length in elements.
+    /// - `"lane store"`: a packed `shape[0]`-bit lane; the lane index, the length in lanes.
+    /// - `"coop load"`, `"coop store"`: a cooperative-matrix tile of `shape[0]` rows ×
+    ///   `shape[1]` columns, `shape[2]` 0 row-major / 1 column-major, each row (column)
+    ///   spanning `shape[3]` buffer elements; the offset (`v[0]`, `v[1]`), the length, the
+    ///   stride `v[4]`.
+    /// - `"image"`: a storage-image texel; x, y, width, height.
+    /// - `"fetch"`: a texel of level 0 of a `shape[0]`-coordinate texture (`shape[1]` 1 when
+    ///   the last coordinate is an array layer); the coordinates `v[0..n]`, the level's size
+    ///   `v[n..2n]`.
+    /// - `"fetch lod"`: a texel of any level (`fetchLod`), shaped as `"fetch"`; coordinates
+    ///   `v[0..3]`, the level `v[3]`, the level's size `v[4..7]`, the number of levels `v[7]`.
     pub kind: String,
     /// Whether the index is a signed integer (a negative index is reported as such).
     #[serde(default)]
     pub signed: bool,
+    /// The extent of the access (see [`Self::kind`]); empty for one element.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shape: Vec<u32>,
     /// `file:line:col` of the access in the kernel's source, when the compiler had the
     /// sources at hand (empty otherwise).
     #[serde(default, skip_serializing_if = "String::is_empty")]

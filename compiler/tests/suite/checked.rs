@@ -1,8 +1,9 @@
 //! Checked mode (`cajetac run --checked`, `CAJETA_CHECKED=1`) and per-kernel limits, through
 //! the command line: the exact runtime error of an out-of-bounds buffer write, buffer read,
-//! shared-array store and image load (exit 3), identical output of an in-bounds program with
-//! and without checking, and over-limit static shared memory as a launch error (no profile)
-//! and a compile error (`--device-profile`). Runs on whatever Vulkan device is present.
+//! shared-array store, image load, vload and texture fetch level (exit 3), identical output
+//! of an in-bounds program with and without checking, and over-limit static shared memory as
+//! a launch error (no profile) and a compile error (`--device-profile`). Runs on whatever
+//! Vulkan device is present.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -32,7 +33,7 @@ fn no_device(out: &Output) -> bool {
 
 /// `(program, first line of stderr, the launch note)`: one thread violates, so the reported
 /// violation is the same on every device.
-const CASES: [(&str, &str, &str); 4] = [
+const CASES: [(&str, &str, &str); 6] = [
     (
         "tests/checked/buffer_write.cajeta",
         "tests/checked/buffer_write.cajeta:11:13: runtime error: kernel `k`: index 1000016 out of bounds for `out` of length 16",
@@ -52,6 +53,16 @@ const CASES: [(&str, &str, &str); 4] = [
         "tests/checked/image.cajeta",
         "tests/checked/image.cajeta:11:27: runtime error: kernel `k`: texel (16, 3) out of bounds for `img` of size 16x16",
         "tests/checked/image.cajeta:18:9: note: in this launch",
+    ),
+    (
+        "tests/checked/vload.cajeta",
+        "tests/checked/vload.cajeta:12:36: runtime error: kernel `twice`: vload of 4 elements at index 9 (elements 36..39) out of bounds for `src` of length 38",
+        "tests/checked/vload.cajeta:32:9: note: in this launch",
+    ),
+    (
+        "tests/checked/fetch_level.cajeta",
+        "tests/checked/fetch_level.cajeta:9:22: runtime error: kernel `get`: fetch at level 2 out of bounds for `tex` with 2 level(s)",
+        "tests/checked/fetch_level.cajeta:18:9: note: in this launch",
     ),
 ];
 
@@ -129,4 +140,19 @@ fn over_limit_static_shared_memory_is_a_launch_error_and_a_profile_compile_error
     }
     let out = cajetac(&["build", file, "-o", &dir], &[]);
     assert!(out.status.success(), "without a profile the build succeeds");
+}
+
+/// The LLVM kernel backend does not lower checked mode (no access kind of it): it refuses it
+/// with E0045 rather than running unchecked.
+#[cfg(feature = "native-host")]
+#[test]
+fn the_llvm_backend_refuses_checked_mode_with_e0045() {
+    let file = "tests/checked/vload.cajeta";
+    let out = cajetac(&["run", "--checked", "--backend", "llvm", file], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("error[E0045]: the LLVM kernel backend (`--backend llvm`) cannot lower checked mode (`--checked`)"),
+        "{stderr}"
+    );
 }

@@ -1,12 +1,15 @@
-//! Checked mode (`SpirvOptions::checked`, `cajetac run --checked`): every buffer element,
-//! shared-array element and storage-image texel access is bounds-checked.
+//! Checked mode (`SpirvOptions::checked`, `cajetac run --checked`): every buffer element
+//! (plain, `vload`/`vstore`, packed 8/16-bit lane, cooperative-matrix tile, through a
+//! descriptor or a buffer address), shared-array element, storage-image texel and texture
+//! `fetch` is bounds-checked (the access kinds beyond one element: `bounds_access.rs`).
 //!
 //! An access compares its index with the length (`OpArrayLength` for a buffer, the array
 //! length for a shared array, `OpImageQuerySize` for an image). In bounds, the access runs as
 //! usual; out of bounds, it is skipped (a read gives 0) and the `report` function records the
 //! violation in an extra storage buffer the module declares after every parameter's binding:
-//! the first violation wins an atomic compare-exchange on word 0 and writes the site id, the
-//! index and the length (layout: `cajeta_runtime::BoundsCheck`). The reflection's
+//! the first violation wins an atomic compare-exchange on word 0 and writes the site id and
+//! [`REPORT_VALUES`] words saying what was out of bounds (layout: `cajeta_runtime::BoundsCheck`;
+//! what the words mean per kind: `cajeta_runtime::CheckSite::kind`). The reflection's
 //! `bounds_check` lists the sites (resource, kind, source position) so the runtime binds its own
 //! buffer and turns a recorded violation into an error after the submission completes.
 //!
@@ -22,6 +25,24 @@ use crate::diagnostics::Span;
 use crate::ir::ScalarType;
 use cajeta_runtime::reflection::{BoundsCheck, CheckSite};
 
+/// The values `report` records after the site id.
+pub(crate) const REPORT_VALUES: usize = cajeta_runtime::reflection::BoundsCheck::RECORD_WORDS - 3;
+
+/// The values of the short `report`, which every single-element and texel site uses: the
+/// record's other words stay zero. Fewer parameters and stores matter on llvmpipe, which runs
+/// the report's code masked at every access (docs/PERFORMANCE.md, "Cost of checked mode").
+const SHORT_VALUES: usize = 4;
+
+/// One checked access, as the reflection will list it.
+#[derive(Debug)]
+struct Site {
+    resource: String,
+    kind: &'static str,
+    signed: bool,
+    shape: Vec<u32>,
+    span: Span,
+}
+
 /// Checked mode's module state.
 #[derive(Debug)]
 pub(crate) struct BoundsState {
@@ -29,10 +50,11 @@ pub(crate) struct BoundsState {
     var: Word,
     /// Its binding number.
     binding: u32,
-    /// The `report(site, index_lo, index_hi, len_x, len_y)` function, emitted last.
-    report: Word,
-    /// Sites so far: resource name, kind, signedness of the index, source span.
-    sites: Vec<(String, &'static str, bool, Span)>,
+    /// The `report(site, values…)` functions, emitted last: with [`SHORT_VALUES`] and with
+    /// [`REPORT_VALUES`] values, each with whether a site calls it.
+    reports: [(Word, bool); 2],
+    /// Sites so far.
+    sites: Vec<Site>,
     /// The guard of the last element pointer formed, for the access that uses it.
     pending: Option<Guard>,
 }
@@ -42,9 +64,27 @@ pub(crate) struct BoundsState {
 pub(crate) struct Guard {
     /// `bool`: the index is in bounds.
     pub(crate) ok: Word,
-    /// The `report` arguments: site id, index (low, high word; x, y for images), length
-    /// (length, 0; width, height for images).
-    pub(crate) args: [Word; 5],
+    /// The `report` arguments: the site id, then the values of its kind (for an element: the
+    /// index's low and high word, the length's low and high word; for an image texel x, y,
+    /// width, height), padded with zeros.
+    pub(crate) args: [Word; 1 + REPORT_VALUES],
+    /// How many of the values the report must record (the rest of `args` is zero).
+    pub(crate) values: usize,
+}
+
+impl Guard {
+    /// A guard whose report carries `site` and `values` (the rest zero).
+    pub(crate) fn new(cx: &mut Ctx, ok: Word, site: Word, values: &[Word]) -> Guard {
+        let zero = cx.const_u32(0);
+        let mut args = [zero; 1 + REPORT_VALUES];
+        args[0] = site;
+        args[1..=values.len()].copy_from_slice(values);
+        Guard {
+            ok,
+            args,
+            values: values.len(),
+        }
+    }
 }
 
 /// The reflection entry of a checked module.
@@ -55,13 +95,14 @@ pub(crate) fn reflection(cx: &Ctx) -> Option<BoundsCheck> {
         sites: b
             .sites
             .iter()
-            .map(|(resource, kind, signed, span)| CheckSite {
-                resource: resource.clone(),
-                kind: (*kind).to_string(),
-                signed: *signed,
+            .map(|s| CheckSite {
+                resource: s.resource.clone(),
+                kind: s.kind.to_string(),
+                signed: s.signed,
+                shape: s.shape.clone(),
                 position: String::new(),
-                file: span.file as u32,
-                offset: span.start,
+                file: s.span.file as u32,
+                offset: s.span.start,
             })
             .collect(),
     })
@@ -78,30 +119,48 @@ impl Ctx<'_> {
             .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
         self.b
             .decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
-        let report = self.b.id();
+        let reports = [(self.b.id(), false), (self.b.id(), false)];
         self.bounds = Some(BoundsState {
             var,
             binding,
-            report,
+            reports,
             sites: Vec::new(),
             pending: None,
         });
     }
 
-    /// Emits the `report` function (checked mode), once every access is lowered.
+    /// Emits the `report` functions that sites call (checked mode; the short one always),
+    /// once every access is lowered.
     pub(crate) fn emit_bounds_report(&mut self, span: Span) -> Res<()> {
-        let Some((var, report)) = self.bounds.as_ref().map(|b| (b.var, b.report)) else {
+        let Some((var, reports)) = self.bounds.as_ref().map(|b| (b.var, b.reports)) else {
             return Ok(());
         };
+        let [(short, _), (long, long_used)] = reports;
+        self.emit_report(var, (short, "bounds_report"), SHORT_VALUES, span)?;
+        if long_used {
+            self.emit_report(var, (long, "bounds_report_wide"), REPORT_VALUES, span)?;
+        }
+        Ok(())
+    }
+
+    /// Emits `report(site, v0 … v{values-1})`: the first violation writes the site id and
+    /// the values to words 2.. of the record.
+    fn emit_report(
+        &mut self,
+        var: Word,
+        (report, name): (Word, &str),
+        values: usize,
+        span: Span,
+    ) -> Res<()> {
         let void = self.void_type();
         let uint = self.u32_type();
         let bool_ty = self.bool_type();
-        let fn_ty = self.function_type(void, &[uint; 5]);
+        let fn_ty = self.function_type(void, &vec![uint; 1 + values]);
         self.b
             .begin_function(void, Some(report), FunctionControl::NONE, fn_ty)
             .ice(span)?;
-        self.b.name(report, "bounds_report");
-        let params: Vec<Word> = (0..5)
+        self.b.name(report, name);
+        let params: Vec<Word> = (0..1 + values)
             .map(|_| self.b.function_parameter(uint))
             .collect::<Result<_, _>>()
             .ice(span)?;
@@ -173,6 +232,42 @@ impl FnCx<'_, '_> {
         self.cx.bounds.as_mut().and_then(|b| b.pending.take())
     }
 
+    /// The low and high `uint32` words of index `i` of integer type `ty` as the report
+    /// carries it: a signed index of at most 32 bits has its sign in the high word, so a
+    /// negative one is never in bounds and is reported as such.
+    pub(crate) fn index_words(&mut self, i: Word, ty: ScalarType, span: Span) -> Res<(Word, Word)> {
+        let uint = self.cx.u32_type();
+        if ty.bits() == 64 {
+            let u64_ty = self.cx.int_type(64, false);
+            let bits = match ty.is_signed_integer() {
+                true => self.op(Op::Bitcast, u64_ty, &[i])?,
+                false => i,
+            };
+            return self.split_u64(bits, span);
+        }
+        let lo = self.convert_int(i, ty, ScalarType::U32, span)?;
+        let hi = if ty.is_signed_integer() {
+            let int = self.cx.int_type(32, true);
+            let s = self.op(Op::Bitcast, int, &[lo])?;
+            let c31 = self.cx.const_int(ScalarType::I32, 31, span)?;
+            let sign = self.op(Op::ShiftRightArithmetic, int, &[s, c31])?;
+            self.op(Op::Bitcast, uint, &[sign])?
+        } else {
+            self.cx.const_u32(0)
+        };
+        Ok((lo, hi))
+    }
+
+    /// The low and high `uint32` words of a `uint64`.
+    pub(crate) fn split_u64(&mut self, v: Word, span: Span) -> Res<(Word, Word)> {
+        let uint = self.cx.u32_type();
+        let u64_ty = self.cx.int_type(64, false);
+        let lo = self.op(Op::UConvert, uint, &[v])?;
+        let c32 = self.cx.const_int(ScalarType::U64, 32, span)?;
+        let high = self.op(Op::ShiftRightLogical, u64_ty, &[v, c32])?;
+        Ok((lo, self.op(Op::UConvert, uint, &[high])?))
+    }
+
     /// Checks index `i` (of integer type `ty`) against the `uint32` length `len` of
     /// `resource`; returns the index to form the pointer with (0 when out of bounds) and
     /// leaves the guard for [`Self::take_guard`]. Outside checked mode returns `i` as is.
@@ -185,54 +280,48 @@ impl FnCx<'_, '_> {
         kind: &'static str,
         span: Span,
     ) -> Res<Word> {
+        self.check_index_per(i, ty, len, (resource, kind, &[]), 1, span)
+    }
+
+    /// [`Self::check_index`] for an access of the `per` elements `per*i .. per*i+per-1`
+    /// (`vload`/`vstore`): `i` is in bounds when `i < len / per`, which cannot overflow. The
+    /// site is `(resource, kind, shape)`; the report carries `i` and `len`.
+    pub(crate) fn check_index_per(
+        &mut self,
+        i: Word,
+        ty: ScalarType,
+        len: Word,
+        site: (&str, &'static str, &[u32]),
+        per: u32,
+        span: Span,
+    ) -> Res<Word> {
         if !self.checked() {
             return Ok(i);
         }
         let uint = self.cx.u32_type();
         let bool_ty = self.cx.bool_type();
-        let (lo, hi) = if ty.bits() == 64 {
-            let u64_ty = self.cx.int_type(64, false);
-            let bits = match ty.is_signed_integer() {
-                true => self.op(Op::Bitcast, u64_ty, &[i])?,
-                false => i,
-            };
-            let lo = self.op(Op::UConvert, uint, &[bits])?;
-            let c32 = self.cx.const_int(ScalarType::U64, 32, span)?;
-            let high = self.op(Op::ShiftRightLogical, u64_ty, &[bits, c32])?;
-            (lo, self.op(Op::UConvert, uint, &[high])?)
-        } else {
-            let lo = self.convert_int(i, ty, ScalarType::U32, span)?;
-            let hi = if ty.is_signed_integer() {
-                // The sign word: a negative index is reported as such.
-                let int = self.cx.int_type(32, true);
-                let s = self.op(Op::Bitcast, int, &[lo])?;
-                let c31 = self.cx.const_int(ScalarType::I32, 31, span)?;
-                let sign = self.op(Op::ShiftRightArithmetic, int, &[s, c31])?;
-                self.op(Op::Bitcast, uint, &[sign])?
-            } else {
-                self.cx.const_u32(0)
-            };
-            (lo, hi)
-        };
+        let (lo, hi) = self.index_words(i, ty, span)?;
         let zero = self.cx.const_u32(0);
-        let below = self.op(Op::ULessThan, bool_ty, &[lo, len])?;
+        let limit = match per {
+            1 => len,
+            _ => {
+                let per = self.cx.const_u32(per);
+                self.op(Op::UDiv, uint, &[len, per])?
+            }
+        };
+        let below = self.op(Op::ULessThan, bool_ty, &[lo, limit])?;
         let high_zero = self.op(Op::IEqual, bool_ty, &[hi, zero])?;
         let ok = self.op(Op::LogicalAnd, bool_ty, &[below, high_zero])?;
-        let site = self.new_site(resource, kind, ty.is_signed_integer(), span);
+        let site = self.new_site(site, ty.is_signed_integer(), span);
         let safe = self.op(Op::Select, uint, &[ok, lo, zero])?;
-        if let Some(b) = self.cx.bounds.as_mut() {
-            b.pending = Some(Guard {
-                ok,
-                args: [site, lo, hi, len, zero],
-            });
-        }
+        let guard = Guard::new(self.cx, ok, site, &[lo, hi, len, zero]);
+        self.set_pending_guard(guard);
         Ok(safe)
     }
 
     /// [`Self::check_index`] against the `uint64` length `len` of an addressed buffer: the
     /// index (of integer type `ty`, sign-extended when signed, so a negative one is out of
-    /// bounds) is compared in 64 bits and returned as a `uint64` (0 when out of bounds). The
-    /// report carries the length saturated to 32 bits.
+    /// bounds) is compared in 64 bits and returned as a `uint64` (0 when out of bounds).
     pub(crate) fn check_index_wide(
         &mut self,
         i: Word,
@@ -241,10 +330,45 @@ impl FnCx<'_, '_> {
         resource: &str,
         span: Span,
     ) -> Res<Word> {
-        let uint = self.cx.u32_type();
+        self.check_index_wide_per(i, ty, len, (resource, "buffer", &[]), 1, span)
+    }
+
+    /// [`Self::check_index_per`] against the `uint64` length of an addressed buffer.
+    pub(crate) fn check_index_wide_per(
+        &mut self,
+        i: Word,
+        ty: ScalarType,
+        len: Word,
+        site: (&str, &'static str, &[u32]),
+        per: u32,
+        span: Span,
+    ) -> Res<Word> {
         let u64_ty = self.cx.int_type(64, false);
         let bool_ty = self.cx.bool_type();
-        let wide = match (ty.bits(), ty.is_signed_integer()) {
+        let wide = self.widen_index(i, ty, span)?;
+        let limit = match per {
+            1 => len,
+            _ => {
+                let per = self.cx.const_int(ScalarType::U64, i128::from(per), span)?;
+                self.op(Op::UDiv, u64_ty, &[len, per])?
+            }
+        };
+        let ok = self.op(Op::ULessThan, bool_ty, &[wide, limit])?;
+        let zero64 = self.cx.const_int(ScalarType::U64, 0, span)?;
+        let safe = self.op(Op::Select, u64_ty, &[ok, wide, zero64])?;
+        let (lo, hi) = self.split_u64(wide, span)?;
+        let (len_lo, len_hi) = self.split_u64(len, span)?;
+        let site = self.new_site(site, ty.is_signed_integer(), span);
+        let guard = Guard::new(self.cx, ok, site, &[lo, hi, len_lo, len_hi]);
+        self.set_pending_guard(guard);
+        Ok(safe)
+    }
+
+    /// Index `i` of integer type `ty` as a `uint64`, sign-extended when signed (as
+    /// `buffer_element_pointer` widens an addressed buffer's index).
+    pub(crate) fn widen_index(&mut self, i: Word, ty: ScalarType, span: Span) -> Res<Word> {
+        let u64_ty = self.cx.int_type(64, false);
+        Ok(match (ty.bits(), ty.is_signed_integer()) {
             (64, true) => self.op(Op::Bitcast, u64_ty, &[i])?,
             (64, false) => i,
             (_, true) => {
@@ -257,30 +381,7 @@ impl FnCx<'_, '_> {
                 let narrow = self.convert_int(i, ty, ScalarType::U32, span)?;
                 self.op(Op::UConvert, u64_ty, &[narrow])?
             }
-        };
-        let ok = self.op(Op::ULessThan, bool_ty, &[wide, len])?;
-        let zero64 = self.cx.const_int(ScalarType::U64, 0, span)?;
-        let safe = self.op(Op::Select, u64_ty, &[ok, wide, zero64])?;
-        let lo = self.op(Op::UConvert, uint, &[wide])?;
-        let c32 = self.cx.const_int(ScalarType::U64, 32, span)?;
-        let high = self.op(Op::ShiftRightLogical, u64_ty, &[wide, c32])?;
-        let hi = self.op(Op::UConvert, uint, &[high])?;
-        let max = self
-            .cx
-            .const_int(ScalarType::U64, i128::from(u32::MAX), span)?;
-        let fits = self.op(Op::ULessThanEqual, bool_ty, &[len, max])?;
-        let len_lo = self.op(Op::UConvert, uint, &[len])?;
-        let all = self.cx.const_u32(u32::MAX);
-        let len32 = self.op(Op::Select, uint, &[fits, len_lo, all])?;
-        let zero = self.cx.const_u32(0);
-        let site = self.new_site(resource, "buffer", ty.is_signed_integer(), span);
-        if let Some(b) = self.cx.bounds.as_mut() {
-            b.pending = Some(Guard {
-                ok,
-                args: [site, lo, hi, len32, zero],
-            });
-        }
-        Ok(safe)
+        })
     }
 
     /// Checks a storage-image coordinate (`v2int` or `v2uint`) against the image's size;
@@ -324,21 +425,26 @@ impl FnCx<'_, '_> {
             self.cx.b.composite_extract(uint, None, v, [lane]).ice(span)
         };
         let (x, y, w, h) = (part(c, 0)?, part(c, 1)?, part(size, 0)?, part(size, 1)?);
-        let site = self.new_site(resource, "image", signed, span);
-        Ok((
-            safe,
-            Some(Guard {
-                ok,
-                args: [site, x, y, w, h],
-            }),
-        ))
+        let site = self.new_site((resource, "image", &[]), signed, span);
+        Ok((safe, Some(Guard::new(self.cx, ok, site, &[x, y, w, h]))))
     }
 
-    /// Registers a site and returns its id as a `uint32` constant.
-    fn new_site(&mut self, resource: &str, kind: &'static str, signed: bool, span: Span) -> Word {
+    /// Registers a site `(resource, kind, shape)` and returns its id as a `uint32` constant.
+    pub(crate) fn new_site(
+        &mut self,
+        (resource, kind, shape): (&str, &'static str, &[u32]),
+        signed: bool,
+        span: Span,
+    ) -> Word {
         let id = match self.cx.bounds.as_mut() {
             Some(b) => {
-                b.sites.push((resource.to_string(), kind, signed, span));
+                b.sites.push(Site {
+                    resource: resource.to_string(),
+                    kind,
+                    signed,
+                    shape: shape.to_vec(),
+                    span,
+                });
                 b.sites.len() - 1
             }
             None => 0,
@@ -357,10 +463,16 @@ impl FnCx<'_, '_> {
         let Some(g) = guard else {
             return access(self);
         };
-        let report = match self.cx.bounds.as_ref() {
-            Some(b) => b.report,
+        let long = g.values > SHORT_VALUES;
+        let report = match self.cx.bounds.as_mut() {
+            Some(b) => {
+                let r = &mut b.reports[usize::from(long)];
+                r.1 = true;
+                r.0
+            }
             None => return access(self),
         };
+        let n = 1 + if long { REPORT_VALUES } else { SHORT_VALUES };
         let [inside, outside, merge] = [(); 3].map(|_| self.cx.b.id());
         self.selection(g.ok, inside, outside, merge)?;
         self.begin(inside)?;
@@ -372,7 +484,7 @@ impl FnCx<'_, '_> {
         let span = self.func.span;
         self.cx
             .b
-            .function_call(void, None, report, g.args)
+            .function_call(void, None, report, g.args[..n].iter().copied())
             .ice(span)?;
         self.branch(merge)?;
         self.begin(merge)?;

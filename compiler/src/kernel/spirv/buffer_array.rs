@@ -270,7 +270,7 @@ impl FnCx<'_, '_> {
     }
 
     /// `OpArrayLength` of the selected buffer.
-    fn buffer_length_at(&mut self, sel: &SelectedBuffer) -> Res<Word> {
+    pub(crate) fn buffer_length_at(&mut self, sel: &SelectedBuffer) -> Res<Word> {
         let uint = self.cx.u32_type();
         let len = self.emit(
             Op::ArrayLength,
@@ -299,9 +299,25 @@ impl FnCx<'_, '_> {
         super::uniformity::is_uniform_expr(e, uniform)
     }
 
+    /// Pointer to element `i` (`uint32`) of a selected buffer (`block_ptr`, stored element
+    /// type, whether it is selected non-uniformly).
+    pub(crate) fn selected_element(
+        &mut self,
+        (block_ptr, storage, non_uniform): (Word, Word, bool),
+        i: Word,
+    ) -> Res<Word> {
+        let ptr_ty = self.cx.pointer_type(StorageClass::StorageBuffer, storage);
+        let zero = self.cx.const_u32(0);
+        let ptr = self.op(Op::AccessChain, ptr_ty, &[block_ptr, zero, i])?;
+        if non_uniform {
+            self.non_uniform(ptr);
+        }
+        Ok(ptr)
+    }
+
     /// Folds guard `outer` (the array index's) into the pending guard (the element index's):
     /// the access runs when both hold, and reports the array index's violation first.
-    fn merge_pending_guard(&mut self, outer: Option<Guard>) -> Res<()> {
+    pub(crate) fn merge_pending_guard(&mut self, outer: Option<Guard>) -> Res<()> {
         let Some(outer) = outer else {
             return Ok(());
         };
@@ -312,11 +328,15 @@ impl FnCx<'_, '_> {
                 let bool_ty = self.cx.bool_type();
                 let uint = self.cx.u32_type();
                 let ok = self.op(Op::LogicalAnd, bool_ty, &[outer.ok, inner.ok])?;
-                let mut args = [0; 5];
+                let mut args = [0; 1 + super::bounds::REPORT_VALUES];
                 for (j, a) in args.iter_mut().enumerate() {
                     *a = self.op(Op::Select, uint, &[outer.ok, inner.args[j], outer.args[j]])?;
                 }
-                Guard { ok, args }
+                Guard {
+                    ok,
+                    args,
+                    values: outer.values.max(inner.values),
+                }
             }
         };
         self.set_pending_guard(merged);

@@ -7,12 +7,29 @@
 //! code was removed as a dead branch declares none of them.
 
 use rspirv::dr::{Module, Operand};
-use rspirv::spirv::{Decoration, Op, Word};
+use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
+use super::bounds::Guard;
+use super::bounds_access::Tile;
 use super::function::FnCx;
+use super::module::ResourceKind;
 use super::{unsupported, BuildExt, Res};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::{Constant, CoopOp, Expr, ExprKind, ScalarType, Type};
+
+/// How a tile's pointer is formed where the access runs.
+#[derive(Debug, Clone, Copy)]
+enum TilePtr {
+    /// Formed already (unchecked).
+    Ready(Word),
+    /// `OpAccessChain` into a shared array (`var`, stored element type, index).
+    Shared(Word, Word, Word),
+    /// An element pointer into a buffer (`var`, kind, index, index type).
+    Buffer(Word, ResourceKind, Word, ScalarType),
+    /// An element pointer into a buffer of a buffer array (the selected buffer's block
+    /// pointer, stored element type and non-uniformity; the index).
+    Selected((Word, Word, bool), Word),
+}
 
 /// `CooperativeMatrixLayout::RowMajorKHR`; `ColumnMajorKHR` is 1, as `CoopLayout`'s constants.
 const ROW_MAJOR: u32 = 0;
@@ -23,13 +40,25 @@ impl FnCx<'_, '_> {
         match (op, args) {
             (CoopOp::Load, [src, offset, stride, layout @ ..]) if layout.len() <= 1 => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
-                let ptr = self.coop_pointer(src, offset)?;
-                let layout = self.coop_layout(layout.first())?;
-                let stride = self.expr(stride)?;
-                self.cx
-                    .b
-                    .cooperative_matrix_load_khr(ty, None, ptr, layout, Some(stride), None, [])
-                    .ice(e.span)
+                let (layout, layout_value) = self.coop_layout(layout.first())?;
+                let access = (src, offset, stride, layout_value);
+                let (ptr, stride_id, guard) =
+                    self.coop_pointer(access, &e.ty, ("coop load", e.span))?;
+                // The tile of an out-of-bounds load is a null (zero) matrix.
+                self.guarded(guard, Some(ty), |s| {
+                    let ptr = s.tile_pointer(ptr)?;
+                    s.cx.b
+                        .cooperative_matrix_load_khr(
+                            ty,
+                            None,
+                            ptr,
+                            layout,
+                            Some(stride_id),
+                            None,
+                            [],
+                        )
+                        .ice(e.span)
+                })
             }
             (CoopOp::ZeroAcc, []) => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
@@ -98,14 +127,18 @@ impl FnCx<'_, '_> {
                 self.op(opcode, ty, &[x, y])
             }
             (CoopOp::Store, [dst, offset, stride, value, layout @ ..]) if layout.len() <= 1 => {
-                let ptr = self.coop_pointer(dst, offset)?;
+                let (layout, layout_value) = self.coop_layout(layout.first())?;
+                let access = (dst, offset, stride, layout_value);
+                let (ptr, stride_id, guard) =
+                    self.coop_pointer(access, &value.ty, ("coop store", e.span))?;
                 let value = self.expr(value)?;
-                let layout = self.coop_layout(layout.first())?;
-                let stride = self.expr(stride)?;
-                self.cx
-                    .b
-                    .cooperative_matrix_store_khr(ptr, value, layout, Some(stride), None, [])
-                    .ice(e.span)?;
+                self.guarded(guard, None, |s| {
+                    let ptr = s.tile_pointer(ptr)?;
+                    s.cx.b
+                        .cooperative_matrix_store_khr(ptr, value, layout, Some(stride_id), None, [])
+                        .ice(e.span)
+                        .map(|_| 0)
+                })?;
                 // A void intrinsic has no result id.
                 Ok(0)
             }
@@ -113,19 +146,116 @@ impl FnCx<'_, '_> {
         }
     }
 
-    /// Pointer to the first element of a tile: `memory[offset]` of a buffer or a shared array
-    /// (bounds-checked like an index when the kernel is compiled checked). The pointer's
-    /// element may be a 128-bit vector where the matrix holds float16: SPIR-V reinterprets.
-    fn coop_pointer(&mut self, memory: &Expr, offset: &Expr) -> Res<Word> {
-        let (ptr, _, _) = match memory.ty {
-            Type::Shared(_) => self.shared_element(memory, offset)?,
-            _ => self.buffer_element(memory, offset)?,
+    /// The first element of a tile, `memory[offset]` of a buffer or a shared array: how to form
+    /// its pointer where the access runs (so that an out-of-bounds pointer is never formed),
+    /// the stride (evaluated after the offset, in source order) and, in checked mode, the
+    /// guard that the whole tile of type `tile` is in bounds (`bounds_access.rs`). The
+    /// pointer's element may be a 128-bit vector where the matrix holds float16: SPIR-V
+    /// reinterprets.
+    fn coop_pointer(
+        &mut self,
+        (memory, offset, stride, layout): (&Expr, &Expr, &Expr, u32),
+        tile: &Type,
+        (kind, span): (&'static str, crate::diagnostics::Span),
+    ) -> Res<(TilePtr, Word, Option<Guard>)> {
+        let elem = match &memory.ty {
+            Type::Shared(t) | Type::Buffer(t) => (**t).clone(),
+            _ => Type::Scalar(ScalarType::F32),
         };
-        Ok(ptr)
+        let (Type::CoopMatrix(t), true) = (tile, self.checked()) else {
+            let (ptr, _, _) = match memory.ty {
+                Type::Shared(_) => self.shared_element(memory, offset)?,
+                _ => self.buffer_element(memory, offset)?,
+            };
+            let guard = self.take_guard();
+            let stride = self.expr(stride)?;
+            return Ok((TilePtr::Ready(ptr), stride, guard));
+        };
+        let lanes = match elem.lanes() {
+            3 => 4,
+            n => n as u32,
+        };
+        let element = elem.elem_scalar().unwrap_or(ScalarType::F32);
+        let shape = Tile {
+            rows: t.rows,
+            cols: t.cols,
+            layout,
+            component_bytes: t.component.size_bytes(),
+            element_bytes: element.size_bytes() * lanes,
+        };
+        let ty = super::bounds::index_type(offset)?;
+        // The offset, then the stride (source order), as unchecked.
+        let o = self.expr(offset)?;
+        let stride = self.expr(stride)?;
+        if let Type::Shared(_) = memory.ty {
+            let a = self.shared_of(memory)?;
+            let name = self.cx.kernel.locals.get(a.handle);
+            let name = name.map(|l| l.name.clone()).unwrap_or_default();
+            let site = (name.as_str(), kind);
+            let (safe, guard) =
+                self.check_tile((o, ty), stride, (a.len, false), shape, site, span)?;
+            return Ok((TilePtr::Shared(a.var, a.storage, safe), stride, Some(guard)));
+        }
+        if super::buffer_array::array_element(memory).is_some() {
+            // `bufs[k]`: k checked against the buffers bound, the tile against bufs[k].
+            let sel = self.select_buffer(memory)?;
+            let outer = self.take_guard();
+            let len = self.buffer_length_at(&sel)?;
+            let site = (sel.name.as_str(), kind);
+            let (safe, inner) =
+                self.check_tile((o, ty), stride, (len, false), shape, site, span)?;
+            self.set_pending_guard(inner);
+            self.merge_pending_guard(outer)?;
+            let block = (sel.block_ptr, sel.storage, sel.non_uniform);
+            return Ok((TilePtr::Selected(block, safe), stride, self.take_guard()));
+        }
+        let (var, rk) = self.resource_of(memory)?;
+        let ResourceKind::Buffer { address, .. } = rk else {
+            return Err(unsupported(memory.span, "a tile's memory must be a buffer"));
+        };
+        let (len, wide) = match address {
+            Some(a) => (self.address_length(a)?, true),
+            None => {
+                let uint = self.cx.u32_type();
+                let len = self.emit(
+                    Op::ArrayLength,
+                    Some(uint),
+                    vec![Operand::IdRef(var), Operand::LiteralBit32(0)],
+                )?;
+                (len, false)
+            }
+        };
+        let name = self.resource_name(memory);
+        let site = (name.as_str(), kind);
+        let (safe, guard) = self.check_tile((o, ty), stride, (len, wide), shape, site, span)?;
+        let index_ty = if wide {
+            ScalarType::U64
+        } else {
+            ScalarType::U32
+        };
+        Ok((
+            TilePtr::Buffer(var, rk, safe, index_ty),
+            stride,
+            Some(guard),
+        ))
     }
 
-    /// The layout operand: a `CoopLayout` constant (sema requires one), row-major by default.
-    fn coop_layout(&mut self, layout: Option<&Expr>) -> Res<Word> {
+    /// Forms a tile's pointer.
+    fn tile_pointer(&mut self, p: TilePtr) -> Res<Word> {
+        match p {
+            TilePtr::Ready(ptr) => Ok(ptr),
+            TilePtr::Shared(var, storage, i) => {
+                let ptr_ty = self.cx.pointer_type(StorageClass::Workgroup, storage);
+                self.op(Op::AccessChain, ptr_ty, &[var, i])
+            }
+            TilePtr::Buffer(var, kind, i, ty) => self.buffer_element_pointer(var, kind, i, ty),
+            TilePtr::Selected(block, i) => self.selected_element(block, i),
+        }
+    }
+
+    /// The layout operand: a `CoopLayout` constant (sema requires one), row-major by default;
+    /// with its value.
+    fn coop_layout(&mut self, layout: Option<&Expr>) -> Res<(Word, u32)> {
         let value = match layout.map(|l| &l.kind) {
             None => ROW_MAJOR,
             Some(ExprKind::Const(Constant::Int(v))) => *v as u32,
@@ -138,7 +268,7 @@ impl FnCx<'_, '_> {
                 ));
             }
         };
-        Ok(self.cx.const_u32(value))
+        Ok((self.cx.const_u32(value), value))
     }
 }
 

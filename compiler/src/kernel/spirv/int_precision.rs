@@ -150,16 +150,36 @@ impl FnCx<'_, '_> {
         let uint = self.cx.u32_type();
         let idx_ty = scalar_of(index)?;
         let idx = self.expr(index)?;
-        let idx = self.convert_int(idx, idx_ty, ScalarType::U32, index.span)?;
         let log_lanes = if bits == 8 { 2 } else { 1 };
+        let (idx, wide) = self.checked_lane(recv, index, (idx, idx_ty), bits, e)?;
+        let guard = self.take_guard();
         let (log_c, lane_mask, log_bits) = (
             self.cx.const_u32(log_lanes),
             self.cx.const_u32((1 << log_lanes) - 1),
             self.cx.const_u32(if bits == 8 { 3 } else { 4 }),
         );
-        let word = self.op(Op::ShiftRightLogical, uint, &[idx, log_c])?;
-        let lane = self.op(Op::BitwiseAnd, uint, &[idx, lane_mask])?;
+        let lane = match wide {
+            // The lane of a checked addressed buffer's `uint64` index: its low word's.
+            true => self.op(Op::UConvert, uint, &[idx])?,
+            false => idx,
+        };
+        let word = match wide {
+            true => {
+                let u64_ty = self.cx.int_type(64, false);
+                let c = self
+                    .cx
+                    .const_int(ScalarType::U64, i128::from(log_lanes), span)?;
+                self.op(Op::ShiftRightLogical, u64_ty, &[idx, c])?
+            }
+            false => self.op(Op::ShiftRightLogical, uint, &[idx, log_c])?,
+        };
+        let lane = self.op(Op::BitwiseAnd, uint, &[lane, lane_mask])?;
         let shift = self.op(Op::ShiftLeftLogical, uint, &[lane, log_bits])?;
+        let word_ty = if wide {
+            ScalarType::U64
+        } else {
+            ScalarType::U32
+        };
         let (ptr, storage, scope) = match &recv.ty {
             Type::Shared(_) => {
                 let a = self.shared_of(recv)?;
@@ -172,7 +192,7 @@ impl FnCx<'_, '_> {
                 let ResourceKind::Buffer { storage, .. } = kind else {
                     return Err(unsupported(recv.span, "a packed lane store needs a buffer"));
                 };
-                let ptr = self.buffer_element_pointer(var, kind, word, ScalarType::U32)?;
+                let ptr = self.buffer_element_pointer(var, kind, word, word_ty)?;
                 (ptr, storage, SCOPE_DEVICE)
             }
         };
@@ -192,10 +212,73 @@ impl FnCx<'_, '_> {
         let scope_c = self.cx.const_u32(scope);
         let relaxed = self.cx.const_u32(0);
         let count = self.cx.const_u32(u32::from(bits));
-        self.compare_exchange_loop([ptr, storage, scope_c, relaxed], span, |cx, old| {
-            cx.op(Op::BitFieldInsert, storage, &[old, v, shift, count])
+        self.guarded(guard, None, |this| {
+            this.compare_exchange_loop([ptr, storage, scope_c, relaxed], span, |cx, old| {
+                cx.op(Op::BitFieldInsert, storage, &[old, v, shift, count])
+            })?;
+            Ok(0)
         })?;
         Ok(0)
+    }
+
+    /// The lane index `(idx, ty)` of a packed lane store as the store uses it: a `uint32`, or
+    /// (`true`) a `uint64` for a checked addressed buffer. Checked, it is 0 when out of
+    /// bounds, and the guard compares it with the length in lanes (4 or 2 per word, so the
+    /// `length()` the kernel sees), reported as site kind `lane store`.
+    fn checked_lane(
+        &mut self,
+        recv: &Expr,
+        index: &Expr,
+        (idx, idx_ty): (Word, ScalarType),
+        bits: u8,
+        e: &Expr,
+    ) -> Res<(Word, bool)> {
+        let span = e.span;
+        if !self.checked() {
+            let idx = self.convert_int(idx, idx_ty, ScalarType::U32, index.span)?;
+            return Ok((idx, false));
+        }
+        let uint = self.cx.u32_type();
+        let ty = super::bounds::index_type(index)?;
+        let log_lanes = if bits == 8 { 2 } else { 1 };
+        let log_c = self.cx.const_u32(log_lanes);
+        let shape = [u32::from(bits)];
+        let at = recv.span.to(index.span);
+        if let Type::Shared(_) = recv.ty {
+            let a = self.shared_of(recv)?;
+            let name = self.cx.kernel.locals.get(a.handle);
+            let name = name.map(|l| l.name.clone()).unwrap_or_default();
+            let len = self.op(Op::ShiftLeftLogical, uint, &[a.len, log_c])?;
+            let site = (name.as_str(), "lane store", &shape[..]);
+            return Ok((self.check_index_per(idx, ty, len, site, 1, at)?, false));
+        }
+        let (var, kind) = self.resource_of(recv)?;
+        let ResourceKind::Buffer { address, .. } = kind else {
+            return Err(unsupported(recv.span, "a packed lane store needs a buffer"));
+        };
+        let name = self.resource_name(recv);
+        let site = (name.as_str(), "lane store", &shape[..]);
+        match address {
+            Some(a) => {
+                let words = self.address_length(a)?;
+                let u64_ty = self.cx.int_type(64, false);
+                let c = self
+                    .cx
+                    .const_int(ScalarType::U64, i128::from(log_lanes), span)?;
+                let len = self.op(Op::ShiftLeftLogical, u64_ty, &[words, c])?;
+                Ok((self.check_index_wide_per(idx, ty, len, site, 1, at)?, true))
+            }
+            None => {
+                let words = self.emit(
+                    Op::ArrayLength,
+                    Some(uint),
+                    vec![Operand::IdRef(var), Operand::LiteralBit32(0)],
+                )?;
+                // A buffer within a descriptor's range holds fewer than 2^32 lanes.
+                let len = self.op(Op::ShiftLeftLogical, uint, &[words, log_c])?;
+                Ok((self.check_index_per(idx, ty, len, site, 1, at)?, false))
+            }
+        }
     }
 
     /// An int32 constant splat to `n` lanes (the scalar when `n` is 1).

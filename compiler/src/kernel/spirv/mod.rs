@@ -23,6 +23,7 @@ mod arith;
 mod atomics;
 mod bitcast;
 mod bounds;
+mod bounds_access;
 mod buffer_array;
 mod coop;
 mod debug_printf;

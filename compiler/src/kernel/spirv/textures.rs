@@ -135,24 +135,42 @@ impl FnCx<'_, '_> {
         if rest.len() != want {
             return Err(arity(e, want + 1));
         }
-        let coord = self.uint_coordinate(&rest[..n])?;
-        let lod = match with_lod {
+        let mut parts = Vec::new();
+        for c in &rest[..n] {
+            parts.push(self.uint32_operand(c)?);
+        }
+        let mut lod = match with_lod {
             true => self.uint32_operand(&rest[n])?,
             false => self.cx.const_u32(0),
         };
+        let mut guard = None;
+        if self.checked() {
+            let mut signed = true;
+            for c in &rest[..want] {
+                signed &= super::bounds::index_type(c)? == ScalarType::I32;
+            }
+            let layered = tex.dim == TextureDim::D2Array;
+            let name = self.resource_name(recv);
+            let level = with_lod.then_some(lod);
+            let (safe, safe_lod, g) =
+                self.check_fetch(tex.image, (&parts, signed, layered), level, &name, e.span)?;
+            (parts, lod, guard) = (safe, safe_lod, Some(g));
+        }
+        let coord = self.compose(ScalarType::U32, &parts)?;
         let chan = self.cx.channel_type(tex.texel);
         let v4 = self.cx.vector_type(chan, 4);
-        self.cx
-            .b
-            .image_fetch(
-                v4,
-                None,
-                tex.image,
-                coord,
-                Some(ImageOperands::LOD),
-                [Operand::IdRef(lod)],
-            )
-            .ice(e.span)
+        self.guarded(guard, Some(v4), |s| {
+            s.cx.b
+                .image_fetch(
+                    v4,
+                    None,
+                    tex.image,
+                    coord,
+                    Some(ImageOperands::LOD),
+                    [Operand::IdRef(lod)],
+                )
+                .ice(e.span)
+        })
     }
 
     /// `textureWidth/Height/Depth()`: lane `lane` of `OpImageQuerySizeLod` at level 0.
@@ -253,15 +271,6 @@ impl FnCx<'_, '_> {
             parts.push(self.float32_operand(c)?);
         }
         self.compose(ScalarType::F32, &parts)
-    }
-
-    /// A uint32 scalar or vector texel coordinate.
-    fn uint_coordinate(&mut self, es: &[Expr]) -> Res<Word> {
-        let mut parts = Vec::new();
-        for c in es {
-            parts.push(self.uint32_operand(c)?);
-        }
-        self.compose(ScalarType::U32, &parts)
     }
 
     fn compose(&mut self, s: ScalarType, parts: &[Word]) -> Res<Word> {

@@ -230,52 +230,98 @@ impl FnCx<'_, '_> {
 }
 
 impl FnCx<'_, '_> {
-    /// Pointers to elements `n*i .. n*i+n-1` of a scalar buffer, with the lane type and its
-    /// stored SPIR-V type.
-    fn vector_pointers(
+    /// The first element `n*i` of a `vload`/`vstore` of `n` elements at vector index `index`,
+    /// with its integer type (`uint32`; `uint64` for a checked addressed buffer) and, in
+    /// checked mode, the guard that elements `n*i .. n*i+n-1` are all in bounds (site kind
+    /// `kind`, the first element 0 when they are not).
+    fn vector_base(
         &mut self,
         buf: &Expr,
         index: &Expr,
+        n: u8,
+        (kind, span): (&'static str, crate::diagnostics::Span),
+    ) -> Res<(Word, ScalarType, Option<super::bounds::Guard>)> {
+        let (var, rk) = self.resource_of(buf)?;
+        let super::module::ResourceKind::Buffer { address, .. } = rk else {
+            return Err(unsupported(buf.span, "vload/vstore need a buffer"));
+        };
+        let mut i = self.expr(index)?;
+        let uint = self.cx.u32_type();
+        let (mut ty, mut int) = (ScalarType::U32, uint);
+        if self.checked() {
+            let index_ty = super::bounds::index_type(index)?;
+            let name = self.resource_name(buf);
+            let site = (name.as_str(), kind, &[u32::from(n)][..]);
+            i = match address {
+                Some(a) => {
+                    let len = self.address_length(a)?;
+                    (ty, int) = (ScalarType::U64, self.cx.int_type(64, false));
+                    self.check_index_wide_per(i, index_ty, len, site, u32::from(n), span)?
+                }
+                None => {
+                    let len = self.emit(
+                        Op::ArrayLength,
+                        Some(uint),
+                        vec![Operand::IdRef(var), Operand::LiteralBit32(0)],
+                    )?;
+                    self.check_index_per(i, index_ty, len, site, u32::from(n), span)?
+                }
+            };
+        }
+        let guard = self.take_guard();
+        // Unchecked: wrapping uint32 arithmetic, like any buffer index computed in the kernel.
+        let lanes = self.cx.const_int(ty, i128::from(n), span)?;
+        let base = self.op(Op::IMul, int, &[i, lanes])?;
+        Ok((base, ty, guard))
+    }
+
+    /// Pointers to elements `base .. base+n-1` (`base` of integer type `ty`) of a scalar
+    /// buffer, with the lane type and its stored SPIR-V type.
+    fn vector_pointers(
+        &mut self,
+        buf: &Expr,
+        (base, ty): (Word, ScalarType),
         n: u8,
     ) -> Res<(Vec<Word>, ScalarType, Word)> {
         let (var, kind) = self.resource_of(buf)?;
         let super::module::ResourceKind::Buffer { elem, storage, .. } = kind else {
             return Err(unsupported(buf.span, "vload/vstore need a buffer"));
         };
-        let i = self.expr(index)?;
-        let uint = self.cx.u32_type();
-        let lanes = self.cx.const_u32(u32::from(n));
-        // Wrapping uint32 arithmetic, like any buffer index computed in the kernel.
-        let base = self.op(Op::IMul, uint, &[i, lanes])?;
+        let int = self.cx.value_type(ty, buf.span)?;
         let mut ptrs = Vec::new();
         for k in 0..u32::from(n) {
-            let offset = self.cx.const_u32(k);
             let at = if k == 0 {
                 base
             } else {
-                self.op(Op::IAdd, uint, &[base, offset])?
+                let offset = self.cx.const_int(ty, i128::from(k), buf.span)?;
+                self.op(Op::IAdd, int, &[base, offset])?
             };
-            ptrs.push(self.buffer_element_pointer(var, kind, at, ScalarType::U32)?);
+            ptrs.push(self.buffer_element_pointer(var, kind, at, ty)?);
         }
         Ok((ptrs, elem, storage))
     }
 
-    /// `buf.vload<N>(i)`: N scalar loads composed into a vector.
+    /// `buf.vload<N>(i)`: N scalar loads composed into a vector (checked: a zero vector when
+    /// any of the N elements is out of bounds; the pointers are formed only in bounds).
     pub(crate) fn buffer_vload(&mut self, args: &[Expr], e: &Expr) -> Res<Word> {
         let ([buf, index], Type::Vector(_, n)) = (args, &e.ty) else {
             return Err(unsupported(e.span, "malformed vload"));
         };
-        let (ptrs, elem, storage) = self.vector_pointers(buf, index, *n)?;
-        let mut lanes = Vec::new();
-        for p in ptrs {
-            let v = self.op(Op::Load, storage, &[p])?;
-            lanes.push(Operand::IdRef(self.read_stored(v, elem, 1)?));
-        }
-        let ty = self.cx.ir_value_type(&e.ty, e.span)?;
-        self.op_with(Op::CompositeConstruct, ty, lanes)
+        let (base, ty, guard) = self.vector_base(buf, index, *n, ("vload", e.span))?;
+        let vec_ty = self.cx.ir_value_type(&e.ty, e.span)?;
+        self.guarded(guard, Some(vec_ty), |s| {
+            let (ptrs, elem, storage) = s.vector_pointers(buf, (base, ty), *n)?;
+            let mut lanes = Vec::new();
+            for p in ptrs {
+                let v = s.op(Op::Load, storage, &[p])?;
+                lanes.push(Operand::IdRef(s.read_stored(v, elem, 1)?));
+            }
+            s.op_with(Op::CompositeConstruct, vec_ty, lanes)
+        })
     }
 
-    /// `buf.vstore(i, v)`: the lanes of `v` stored one by one.
+    /// `buf.vstore(i, v)`: the lanes of `v` stored one by one (checked: none when any of the
+    /// elements is out of bounds).
     pub(crate) fn buffer_vstore(&mut self, args: &[Expr], e: &Expr) -> Res<Word> {
         let [buf, index, value] = args else {
             return Err(unsupported(e.span, "malformed vstore"));
@@ -283,14 +329,18 @@ impl FnCx<'_, '_> {
         let Type::Vector(s, n) = value.ty else {
             return Err(unsupported(e.span, "vstore of a non-vector"));
         };
-        let (ptrs, elem, storage) = self.vector_pointers(buf, index, n)?;
+        let (base, ty, guard) = self.vector_base(buf, index, n, ("vstore", e.span))?;
         let v = self.expr(value)?;
         let lane_ty = self.cx.value_type(s, e.span)?;
-        for (k, p) in ptrs.into_iter().enumerate() {
-            let lane = self.extract(lane_ty, v, k as u32)?;
-            let stored = self.write_stored(lane, elem, storage, 1)?;
-            self.cx.b.store(p, stored, None, []).ice(e.span)?;
-        }
+        self.guarded(guard, None, |this| {
+            let (ptrs, elem, storage) = this.vector_pointers(buf, (base, ty), n)?;
+            for (k, p) in ptrs.into_iter().enumerate() {
+                let lane = this.extract(lane_ty, v, k as u32)?;
+                let stored = this.write_stored(lane, elem, storage, 1)?;
+                this.cx.b.store(p, stored, None, []).ice(e.span)?;
+            }
+            Ok(0)
+        })?;
         // A void intrinsic has no result id.
         Ok(0)
     }
