@@ -21,6 +21,17 @@ function serverOptions() {
   };
 }
 
+// The device the server compiles kernels for (docs/editors.md): a profile file or `auto`,
+// and the precision options.
+function initializationOptions() {
+  const config = vscode.workspace.getConfiguration('cajeta');
+  const profile = config.get('deviceProfile') || '';
+  if (!profile) {
+    return {};
+  }
+  return { deviceProfile: profile, precision: config.get('precision') || {} };
+}
+
 async function start() {
   client = new LanguageClient(
     'cajeta',
@@ -31,6 +42,7 @@ async function start() {
         { scheme: 'file', language: 'cajeta' },
         { scheme: 'untitled', language: 'cajeta' },
       ],
+      initializationOptions: initializationOptions(),
     },
   );
   try {
@@ -56,7 +68,11 @@ async function activate(context) {
   context.subscriptions.push(
     vscode.commands.registerCommand('cajeta.restartServer', restart),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('cajeta.server')) {
+      if (
+        e.affectsConfiguration('cajeta.server') ||
+        e.affectsConfiguration('cajeta.deviceProfile') ||
+        e.affectsConfiguration('cajeta.precision')
+      ) {
         restart();
       }
     }),

@@ -7,6 +7,7 @@
 //! caught here: it is printed to stderr by the panic hook, reported as one diagnostic, and
 //! the server goes on with the document's last good analysis.
 
+use super::device_target::DeviceTarget;
 use super::facts::Facts;
 use super::positions::LineIndex;
 use super::stdlib_index::stdlib_file_path;
@@ -19,6 +20,7 @@ use lsp_types::{DiagnosticRelatedInformation, DiagnosticSeverity, Location, Numb
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 /// The analysis of one version of a document.
@@ -45,11 +47,20 @@ pub struct Analysis {
     facts: OnceCell<Facts>,
     /// Kernels' reflections as hover text, compiled on the first hover over each.
     pub reflections: RefCell<HashMap<FunctionId, String>>,
+    /// The device the client's settings compile for, if any.
+    pub target: Option<Rc<DeviceTarget>>,
 }
 
 impl Analysis {
     /// Runs the frontend over `text`.
     pub fn new(uri: Url, text: String) -> Analysis {
+        Analysis::for_target(uri, text, None)
+    }
+
+    /// Runs the frontend over `text` and, when it checks and a device `target` is chosen,
+    /// compiles the kernels for that device: a kernel that does not compile for it, or needs
+    /// what it lacks, is reported as `cajetac build --device-profile` reports it.
+    pub fn for_target(uri: Url, text: String, target: Option<Rc<DeviceTarget>>) -> Analysis {
         let start = Instant::now();
         let file = STDLIB_FILES.len();
         let name = uri
@@ -61,7 +72,16 @@ impl Analysis {
         }));
         let elapsed = start.elapsed();
         let (module, diagnostics) = match outcome {
-            Ok(Ok(module)) => (Some(module), Vec::new()),
+            Ok(Ok(module)) => {
+                let on_device = target.as_ref().map_or_else(Vec::new, |t| {
+                    catch_unwind(AssertUnwindSafe(|| t.check(&module).1)).unwrap_or_default()
+                });
+                let converted = on_device
+                    .iter()
+                    .map(|d| to_lsp(&sources, &text, file, &uri, d))
+                    .collect();
+                (Some(module), converted)
+            }
             Ok(Err(diags)) => {
                 let converted = diags
                     .iter()
@@ -94,6 +114,7 @@ impl Analysis {
             elapsed,
             facts: OnceCell::new(),
             reflections: RefCell::default(),
+            target,
         }
     }
 

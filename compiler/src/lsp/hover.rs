@@ -120,7 +120,7 @@ fn method_hover(a: &Analysis, c: &ClassDecl, m: &MethodDecl) -> String {
             .reflections
             .borrow_mut()
             .entry(id)
-            .or_insert_with(|| kernel_reflection(module, id))
+            .or_insert_with(|| kernel_reflection(module, id, a.target.as_deref()))
             .clone();
         out.push_str("\n\n---\n\n");
         out.push_str(&rendered);

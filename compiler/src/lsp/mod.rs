@@ -3,11 +3,13 @@
 //! One concern per file: [`transport`] frames messages, [`server`] runs the loop,
 //! [`analysis`] runs the compiler's frontend over a document and converts its diagnostics,
 //! [`facts`] and [`lookup`] find what is under the cursor, [`stdlib_index`] knows the
-//! prelude's declarations and doc comments, and one file per feature answers its requests.
+//! prelude's declarations and doc comments, [`device_target`] compiles for the device profile
+//! the client's settings choose, and one file per feature answers its requests.
 
 mod analysis;
 mod completion;
 mod definition;
+mod device_target;
 mod facts;
 mod hover;
 mod lookup;
@@ -40,13 +42,18 @@ pub fn serve_stdio() -> bool {
     });
     let started = connection
         .initialize_start()
-        .and_then(|(id, _params)| connection.initialize_finish(id, init));
-    if let Err(e) = started {
-        eprintln!("cajetac lsp: initialization failed: {e}");
-        stdio.finish();
-        return false;
-    }
-    let clean = server::main_loop(connection);
+        .and_then(|(id, params)| connection.initialize_finish(id, init).map(|()| params));
+    let params = match started {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("cajetac lsp: initialization failed: {e}");
+            stdio.finish();
+            return false;
+        }
+    };
+    let target = device_target::DeviceTarget::from_init(params.get("initializationOptions"))
+        .map(std::rc::Rc::new);
+    let clean = server::main_loop(connection, target);
     stdio.finish();
     clean
 }

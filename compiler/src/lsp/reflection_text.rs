@@ -1,21 +1,38 @@
 //! A kernel's interface for its hover: the kernel compiled with the rspirv backend (default
-//! options, as `cajetac build` compiles it) and its `Reflection` as Markdown tables.
+//! options, as `cajetac build` compiles it, or for the client's device profile) and its
+//! `Reflection` as Markdown tables.
 
+use super::device_target::DeviceTarget;
 use crate::driver;
 use crate::ir::{self, FunctionId};
 use crate::kernel::spirv::SpirvOptions;
 use cajeta_runtime::{Access, DescriptorType, ParameterSlot, Reflection};
 use std::fmt::Write as _;
 
-/// The Markdown of kernel `id`'s reflection, or why it does not compile.
-pub fn kernel_reflection(module: &ir::Module, id: FunctionId) -> String {
+/// The Markdown of kernel `id`'s reflection, or why it does not compile: compiled as
+/// `cajetac build` compiles it, or for the device `target` the client chose (then also what
+/// the precision types become there and which optional features the kernel uses).
+pub fn kernel_reflection(
+    module: &ir::Module,
+    id: FunctionId,
+    target: Option<&DeviceTarget>,
+) -> String {
     let f = module.function(id);
+    let default = SpirvOptions::default();
+    let options = target.map_or(&default, |t| &t.options);
     let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        driver::compile_kernel_modules(module, &SpirvOptions::default(), Some(&f.qualified_name))
+        driver::compile_kernel_modules(module, options, Some(&f.qualified_name))
     }));
     match compiled {
         Ok(Ok(kernels)) => match kernels.into_iter().find(|(k, _)| *k == id) {
-            Some((_, k)) => render(&k.reflection),
+            Some((_, k)) => match target {
+                Some(t) => format!(
+                    "{}\n\n---\n\n{}",
+                    render(&k.reflection),
+                    t.describe(Some(&k))
+                ),
+                None => render(&k.reflection),
+            },
             None => "*(not compiled)*".into(),
         },
         Ok(Err(diags)) => {

@@ -7,6 +7,7 @@
 //! keeps its documents and goes on.
 
 use super::analysis::Analysis;
+use super::device_target::DeviceTarget;
 use super::{completion, definition, hover, semantic_tokens, symbols};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
@@ -70,7 +71,7 @@ fn logging() -> bool {
 
 /// The loop after initialization. Returns whether `shutdown` came before the end (the exit
 /// status is 0 then, else 1, as the protocol asks).
-pub fn main_loop(connection: &Connection) -> bool {
+pub fn main_loop(connection: &Connection, target: Option<Rc<DeviceTarget>>) -> bool {
     let mut docs: HashMap<Url, Document> = HashMap::new();
     let log = logging();
     for msg in &connection.receiver {
@@ -94,7 +95,7 @@ pub fn main_loop(connection: &Connection) -> bool {
             }
             Message::Notification(n) if n.method == "exit" => return false,
             Message::Notification(n) => {
-                if let Some(uri) = on_notification(&mut docs, n, log) {
+                if let Some(uri) = on_notification(&mut docs, n, log, target.as_ref()) {
                     publish(connection, &docs, uri);
                 }
             }
@@ -124,7 +125,12 @@ fn wait_exit(connection: &Connection) -> bool {
 }
 
 /// Applies a document notification; returns the document whose diagnostics changed.
-fn on_notification(docs: &mut HashMap<Url, Document>, n: Notification, log: bool) -> Option<Url> {
+fn on_notification(
+    docs: &mut HashMap<Url, Document>,
+    n: Notification,
+    log: bool,
+    target: Option<&Rc<DeviceTarget>>,
+) -> Option<Url> {
     let (uri, text) = match n.method.as_str() {
         DidOpenTextDocument::METHOD => {
             let p: lsp_types::DidOpenTextDocumentParams = parse(n.params)?;
@@ -143,7 +149,10 @@ fn on_notification(docs: &mut HashMap<Url, Document>, n: Notification, log: bool
         }
         _ => return None,
     };
-    let analysis = match catch_unwind(AssertUnwindSafe(|| Analysis::new(uri.clone(), text))) {
+    let analysed = catch_unwind(AssertUnwindSafe(|| {
+        Analysis::for_target(uri.clone(), text, target.cloned())
+    }));
+    let analysis = match analysed {
         Ok(a) => Rc::new(a),
         Err(_) => {
             eprintln!("cajetac lsp: analysing {uri} panicked (message above)");

@@ -19,6 +19,11 @@ struct Client {
 impl Client {
     /// Starts `cajetac lsp` and initializes it.
     fn start() -> Client {
+        Client::start_with(Value::Null)
+    }
+
+    /// Starts `cajetac lsp` and initializes it with `options` as `initializationOptions`.
+    fn start_with(options: Value) -> Client {
         let mut child = cajetac()
             .arg("lsp")
             // The stdlib copy for "go to definition" goes to a cache folder of the test's own.
@@ -61,7 +66,10 @@ impl Client {
             messages,
             next_id: 1,
         };
-        let init = client.request("initialize", json!({ "capabilities": {} }));
+        let init = client.request(
+            "initialize",
+            json!({ "capabilities": {}, "initializationOptions": options }),
+        );
         let caps = &init["result"]["capabilities"];
         assert_eq!(caps["textDocumentSync"], 1, "full sync: {init}");
         assert_eq!(caps["hoverProvider"], true);
@@ -444,4 +452,65 @@ fn lsp_exit_without_shutdown_is_status_1() {
     let mut c = Client::start();
     c.notify("exit", Value::Null);
     assert_eq!(c.child.wait().unwrap().code(), Some(1));
+}
+
+/// A device profile chosen in the client's settings: a kernel that needs what the device
+/// lacks is an E0030 as you type, and a kernel's hover says what the precision types become
+/// there and which optional features the kernel uses.
+#[test]
+fn lsp_compiles_for_the_device_profile_in_the_settings() {
+    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/profiles");
+    let text = std::fs::read_to_string(tests.join("lavapipe.json")).expect("lavapipe profile");
+    let parsed: Value = serde_json::from_str(&text).unwrap();
+    // The file lists the device's profiles, as `cajetac devices --json` prints them.
+    let mut profile = parsed.get(0).cloned().unwrap_or(parsed);
+    // A device with fp16 storage and nothing for float64.
+    profile["name"] = json!("no-float64 device");
+    profile["features"] = json!(["storageBuffer16BitAccess"]);
+    let path =
+        std::env::temp_dir().join(format!("cajetac-lsp-profile-{}.json", std::process::id()));
+    std::fs::write(&path, profile.to_string()).unwrap();
+    let mut c = Client::start_with(json!({
+        "deviceProfile": path.display().to_string(),
+        "precision": { "fp16_storage": true },
+    }));
+    let u = uri("device.cajeta");
+    let source = r#"package demo;
+import cajeta.xpu.*;
+
+public final class Demo {
+    @Kernel
+    public static void wide(KernelBuffer<float64> d) {
+        d[KernelThread.globalIdX()] = d[KernelThread.globalIdX()] * 2.0;
+    }
+
+    @Kernel
+    public static void half(KernelBuffer<sfp> d) {
+        uint32 i = KernelThread.globalIdX();
+        afp v = (afp) d[i];
+        d[i] = (sfp) (v * 2.0f);
+    }
+}
+"#;
+    let diags = c.open(&u, source);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0]["code"], "E0030");
+    let message = diags[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("kernel `wide` needs") && message.contains("no-float64 device"),
+        "{message}"
+    );
+    let (l, ch) = pos(source, "half(", 0);
+    let h = c.at("textDocument/hover", &u, l, ch + 1);
+    let value = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(value.contains("**On `no-float64 device`**"), "{value}");
+    assert!(value.contains("| `sfp` | float16 storage |"), "{value}");
+    assert!(
+        value.contains("Optional features this kernel uses: `storageBuffer16BitAccess`"),
+        "{value}"
+    );
+    assert!(c.shutdown().success());
 }
