@@ -11,8 +11,9 @@ use cajeta_runtime::{Context, ContextOptions};
 use cajeta_tests::{device_context, tests_dir};
 use std::path::PathBuf;
 
-/// Short device programs covering buffers, images, atomics, shared memory and waves.
-const PROGRAMS: &[&str] = &[
+/// Short device programs covering buffers, images, atomics, shared memory and waves (the soak
+/// test runs them too).
+pub(crate) const PROGRAMS: &[&str] = &[
     "saxpy.cajeta",
     "spec_example.cajeta",
     "atomics.cajeta",

@@ -19,16 +19,8 @@ use cajetac::driver::{run_program_mode, HostMode};
 use cajetac::host::interp::{HostIo, HostOutcome};
 use cajetac::kernel::spirv::SpirvOptions;
 
-/// The same programs as the concurrency stress (`concurrency.rs`).
-const PROGRAMS: &[&str] = &[
-    "saxpy.cajeta",
-    "spec_example.cajeta",
-    "atomics.cajeta",
-    "shared_reduce.cajeta",
-    "image_chain.cajeta",
-    "waves.cajeta",
-    "early_return.cajeta",
-];
+// The same programs as the concurrency stress.
+use crate::concurrency::PROGRAMS;
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)

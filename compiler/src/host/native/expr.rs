@@ -286,19 +286,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 }
             }
             cmp => {
-                let pred = match (cmp, signed) {
-                    (BinaryOp::Eq, _) => IntPredicate::EQ,
-                    (BinaryOp::Ne, _) => IntPredicate::NE,
-                    (BinaryOp::Lt, true) => IntPredicate::SLT,
-                    (BinaryOp::Le, true) => IntPredicate::SLE,
-                    (BinaryOp::Gt, true) => IntPredicate::SGT,
-                    (BinaryOp::Ge, true) => IntPredicate::SGE,
-                    (BinaryOp::Lt, false) => IntPredicate::ULT,
-                    (BinaryOp::Le, false) => IntPredicate::ULE,
-                    (BinaryOp::Gt, false) => IntPredicate::UGT,
-                    (BinaryOp::Ge, false) => IntPredicate::UGE,
-                    _ => return Err(format!("internal error: operator {cmp:?}")),
-                };
+                let pred = int_predicate(cmp, signed)
+                    .ok_or_else(|| format!("internal error: operator {cmp:?}"))?;
                 b(bld.build_int_compare(pred, x, y, ""))?.into()
             }
         })
@@ -360,16 +349,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             BinaryOp::Div => b(bld.build_float_div(x, y, ""))?.into(),
             BinaryOp::Rem => b(bld.build_float_rem(x, y, ""))?.into(),
             cmp => {
-                // IEEE: ordered comparisons are false with a NaN, `!=` (unordered) is true.
-                let pred = match cmp {
-                    BinaryOp::Eq => FloatPredicate::OEQ,
-                    BinaryOp::Ne => FloatPredicate::UNE,
-                    BinaryOp::Lt => FloatPredicate::OLT,
-                    BinaryOp::Le => FloatPredicate::OLE,
-                    BinaryOp::Gt => FloatPredicate::OGT,
-                    BinaryOp::Ge => FloatPredicate::OGE,
-                    _ => return Err(format!("internal error: operator {cmp:?} on floats")),
-                };
+                let pred = float_predicate(cmp)
+                    .ok_or_else(|| format!("internal error: operator {cmp:?} on floats"))?;
                 b(bld.build_float_compare(pred, x, y, ""))?.into()
             }
         })
@@ -511,4 +492,36 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
 pub fn scalar(ty: &Type) -> Gen<ScalarType> {
     ty.as_scalar()
         .ok_or_else(|| format!("internal error: expected a scalar, found {ty}"))
+}
+
+/// The LLVM predicate of integer comparison `op` (`signed` picks the ordering); `None` for an
+/// operator that is not a comparison. Scalars and vector lanes compare alike.
+pub(super) fn int_predicate(op: BinaryOp, signed: bool) -> Option<IntPredicate> {
+    Some(match (op, signed) {
+        (BinaryOp::Eq, _) => IntPredicate::EQ,
+        (BinaryOp::Ne, _) => IntPredicate::NE,
+        (BinaryOp::Lt, true) => IntPredicate::SLT,
+        (BinaryOp::Le, true) => IntPredicate::SLE,
+        (BinaryOp::Gt, true) => IntPredicate::SGT,
+        (BinaryOp::Ge, true) => IntPredicate::SGE,
+        (BinaryOp::Lt, false) => IntPredicate::ULT,
+        (BinaryOp::Le, false) => IntPredicate::ULE,
+        (BinaryOp::Gt, false) => IntPredicate::UGT,
+        (BinaryOp::Ge, false) => IntPredicate::UGE,
+        _ => return None,
+    })
+}
+
+/// The LLVM predicate of float comparison `op`, as IEEE orders it: ordered comparisons are
+/// false with a NaN, `!=` (unordered) is true. `None` for an operator that is not one.
+pub(super) fn float_predicate(op: BinaryOp) -> Option<FloatPredicate> {
+    Some(match op {
+        BinaryOp::Eq => FloatPredicate::OEQ,
+        BinaryOp::Ne => FloatPredicate::UNE,
+        BinaryOp::Lt => FloatPredicate::OLT,
+        BinaryOp::Le => FloatPredicate::OLE,
+        BinaryOp::Gt => FloatPredicate::OGT,
+        BinaryOp::Ge => FloatPredicate::OGE,
+        _ => return None,
+    })
 }

@@ -14,9 +14,9 @@
 //! its lanes (`cajeta_frame_set_lanes` / `cajeta_frame_get_lanes`).
 
 use inkwell::values::{BasicValueEnum, IntValue};
-use inkwell::{FloatPredicate, IntPredicate};
 
 use super::codegen::{b, Codegen, FnState, Gen};
+use super::expr::{float_predicate, int_predicate};
 use super::repr::{in_registers, repr, Repr};
 use crate::ir::{BinaryOp, Expr, ExprKind, Intrinsic, MathFn, ScalarType, Type, VecFn};
 
@@ -269,13 +269,10 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 BinaryOp::Sub => return Ok(Some(b(bld.build_float_sub(x, y, ""))?.into())),
                 BinaryOp::Mul => return Ok(Some(b(bld.build_float_mul(x, y, ""))?.into())),
                 BinaryOp::Div => return Ok(Some(b(bld.build_float_div(x, y, ""))?.into())),
-                BinaryOp::Eq => FloatPredicate::OEQ,
-                BinaryOp::Ne => FloatPredicate::UNE,
-                BinaryOp::Lt => FloatPredicate::OLT,
-                BinaryOp::Le => FloatPredicate::OLE,
-                BinaryOp::Gt => FloatPredicate::OGT,
-                BinaryOp::Ge => FloatPredicate::OGE,
-                _ => return Ok(None),
+                cmp => match float_predicate(cmp) {
+                    Some(p) => p,
+                    None => return Ok(None),
+                },
             };
             b(bld.build_float_compare(pred, x, y, ""))?.into()
         } else {
@@ -288,18 +285,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 (BinaryOp::BitOr, _) => b(bld.build_or(x, y, ""))?,
                 (BinaryOp::BitXor, _) => b(bld.build_xor(x, y, ""))?,
                 (cmp, _) => {
-                    let pred = match (cmp, signed) {
-                        (BinaryOp::Eq, _) => IntPredicate::EQ,
-                        (BinaryOp::Ne, _) => IntPredicate::NE,
-                        (BinaryOp::Lt, true) => IntPredicate::SLT,
-                        (BinaryOp::Le, true) => IntPredicate::SLE,
-                        (BinaryOp::Gt, true) => IntPredicate::SGT,
-                        (BinaryOp::Ge, true) => IntPredicate::SGE,
-                        (BinaryOp::Lt, false) => IntPredicate::ULT,
-                        (BinaryOp::Le, false) => IntPredicate::ULE,
-                        (BinaryOp::Gt, false) => IntPredicate::UGT,
-                        (BinaryOp::Ge, false) => IntPredicate::UGE,
-                        _ => return Ok(None),
+                    let Some(pred) = int_predicate(cmp, signed) else {
+                        return Ok(None);
                     };
                     b(bld.build_int_compare(pred, x, y, ""))?
                 }
