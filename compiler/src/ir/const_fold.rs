@@ -29,6 +29,51 @@ fn truncate(v: i128, ty: ScalarType) -> u64 {
     (v as u128 & mask) as u64
 }
 
+/// The float bounds a saturating float → integer conversion clamps with in a kernel (SPEC
+/// §3), for the float type `from` and the integer type `to`: both kernel backends emit the
+/// same clamp from them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SaturationBounds {
+    /// The smallest value kept (-2^(N-1), or 0 unsigned; at least the float's lowest).
+    pub lower: f64,
+    /// The largest float below the first value past the range (the upper clamp).
+    pub below_limit: f64,
+    /// The first value past the range (2^(N-1) or 2^N), or infinity when `from` cannot hold it.
+    pub threshold: f64,
+    /// Whether `threshold` is a finite value of `from`.
+    pub representable: bool,
+}
+
+/// The [`SaturationBounds`] of converting `from` to `to`.
+pub fn saturation_bounds(from: ScalarType, to: ScalarType) -> SaturationBounds {
+    let signed = to.is_signed_integer();
+    let n = to.bits();
+    let max_finite = match from {
+        ScalarType::F16 => 65504.0,
+        ScalarType::F32 => f64::from(f32::MAX),
+        _ => f64::MAX,
+    };
+    // 2^(N-1) or 2^N: the first value above the range.
+    let limit = 2f64.powi(if signed { n as i32 - 1 } else { n as i32 });
+    let below_limit = (limit - limit / 2f64.powi(from.mantissa_bits() as i32)).min(max_finite);
+    let (threshold, representable) = if limit <= max_finite {
+        (limit, true)
+    } else {
+        (f64::INFINITY, false)
+    };
+    let lower = if signed {
+        (-limit).max(-max_finite)
+    } else {
+        0.0
+    };
+    SaturationBounds {
+        lower,
+        below_limit,
+        threshold,
+        representable,
+    }
+}
+
 /// Float to integer: truncate toward zero, saturate, NaN gives 0.
 pub fn float_to_int(f: f64, ty: ScalarType) -> u64 {
     if f.is_nan() {

@@ -289,23 +289,12 @@ impl FnLower<'_> {
         let ity = scalar(to, span)?;
         let signed = to.is_signed_integer();
         let n = to.bits();
-        let max_finite = match from {
-            ScalarType::F16 => 65504.0,
-            ScalarType::F32 => f64::from(f32::MAX),
-            _ => f64::MAX,
-        };
-        let limit = 2f64.powi(if signed { n as i32 - 1 } else { n as i32 });
-        let below = (limit - limit / 2f64.powi(from.mantissa_bits() as i32)).min(max_finite);
-        let (threshold, representable) = if limit <= max_finite {
-            (limit, true)
-        } else {
-            (f64::INFINITY, false)
-        };
-        let lower = if signed {
-            (-limit).max(-max_finite)
-        } else {
-            0.0
-        };
+        let crate::ir::const_fold::SaturationBounds {
+            lower,
+            below_limit: below,
+            threshold,
+            representable,
+        } = crate::ir::const_fold::saturation_bounds(from, to);
         let c = |x: f64| float_const_of(from, x);
         let (lo_c, up_c, th_c) = (c(lower), c(below), c(threshold));
         let (lo_i, hi_i) = if signed {

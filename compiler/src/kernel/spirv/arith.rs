@@ -223,24 +223,12 @@ impl FnCx<'_, '_> {
         let bool_ty = self.cx.bool_type();
         let signed = to.is_signed_integer();
         let n = to.bits();
-        let max_finite = match from {
-            ScalarType::F16 => 65504.0,
-            ScalarType::F32 => f64::from(f32::MAX),
-            _ => f64::MAX,
-        };
-        // 2^(N-1) or 2^N: the first value above the range.
-        let limit = 2f64.powi(if signed { n as i32 - 1 } else { n as i32 });
-        let below_limit = (limit - limit / 2f64.powi(from.mantissa_bits() as i32)).min(max_finite);
-        let (threshold, representable) = if limit <= max_finite {
-            (limit, true)
-        } else {
-            (f64::INFINITY, false)
-        };
-        let lower = if signed {
-            (-limit).max(-max_finite)
-        } else {
-            0.0
-        };
+        let crate::ir::const_fold::SaturationBounds {
+            lower,
+            below_limit,
+            threshold,
+            representable,
+        } = crate::ir::const_fold::saturation_bounds(from, to);
         let lower_c = self.cx.const_float(from, lower, span)?;
         let upper_c = self.cx.const_float(from, below_limit, span)?;
         let threshold_c = self.cx.const_float(from, threshold, span)?;
