@@ -479,6 +479,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             .with_note(
                 "host code passes the scene to the kernel as an AccelerationStructure argument",
             )),
+            Ok(t) if holds_enum(&t) => Err(enum_storage(&t, ty.span, "a local")),
             Ok(t)
                 if self.is_device()
                     && (t.is_host_only() || t.is_resource() || t.is_buffer_array()) =>
@@ -623,4 +624,27 @@ pub fn bool_const(b: bool, span: Span) -> ir::Expr {
 
 pub(super) fn is_const_true(e: &ir::Expr) -> bool {
     matches!(e.kind, ir::ExprKind::Const(ir::Constant::Bool(true)))
+}
+
+/// Whether values of `t` are values of a stdlib enum-like class (`MemoryOrder`,
+/// `MemoryKind`, …), alone or as array elements.
+pub(super) fn holds_enum(t: &Type) -> bool {
+    match t {
+        Type::Enum(_) => true,
+        Type::Array(e) => holds_enum(e),
+        _ => false,
+    }
+}
+
+/// The refusal of storage (`what`: a local, a parameter, a return value) of an enum-like
+/// class's values: they exist only as the constants an intrinsic takes, which both kernel
+/// backends and both host executors need to see at the call, so none of them has a run-time
+/// representation for one.
+pub(super) fn enum_storage(t: &Type, span: Span, what: &str) -> Diagnostic {
+    Diagnostic::error(
+        Code::NotConstant,
+        span,
+        format!("{what} cannot hold `{t}`: its values exist only as constants"),
+    )
+    .with_note("help: pass the constant (`MemoryOrder.Relaxed`, `MemoryKind.HostVisible`, …) directly where it is used")
 }

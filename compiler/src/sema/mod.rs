@@ -126,7 +126,22 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
                 ));
             }
         }
-        FunctionKind::Host => return,
+        FunctionKind::Host => {
+            // Kernel and @Device parameters of these types are refused below.
+            for (p, t) in f.decl.params.iter().zip(&f.params) {
+                if body::holds_enum(t) {
+                    diags.push(body::enum_storage(t, p.ty.span, "a parameter"));
+                }
+            }
+            if body::holds_enum(&f.ret) {
+                diags.push(body::enum_storage(
+                    &f.ret,
+                    f.decl.ret.span,
+                    "a return value",
+                ));
+            }
+            return;
+        }
     }
     for (p, t) in f.decl.params.iter().zip(&f.params) {
         let shared_helper_param = f.kind == FunctionKind::Device && matches!(t, Type::Shared(_));
@@ -159,6 +174,24 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
                 .with_note("help: take a float32 and convert inside: `afp a = (afp) a32;`"),
             );
             continue;
+        }
+        if let (FunctionKind::Kernel, Type::Struct(d)) = (f.kind, t) {
+            // A POD parameter is one push-constant member whose bytes the host lays out
+            // once; a precision-typed field's width would depend on the variant.
+            if let Some((field, fty)) = names::precision_field(d) {
+                diags.push(
+                    Diagnostic::error(
+                        Code::KernelSignature,
+                        p.name.span,
+                        format!(
+                            "kernel parameter `{}` of POD class `{}` has the field `{field}` of precision type `{fty}`",
+                            p.name.name, d.name
+                        ),
+                    )
+                    .with_note("help: give the field a fixed width (float32, float16, int8, …) and convert inside the kernel: `afp s = (afp) p.scale;`"),
+                );
+                continue;
+            }
         }
         let pod_in_helper = f.kind == FunctionKind::Device && matches!(t, Type::Struct(_));
         if body::unresolved(p, t) {

@@ -603,7 +603,7 @@ pub fn resolve_type(
 
 /// The first field of a POD whose lane is a precision type (`sfp`, `sint8`, …), whose width
 /// the device decides: name and type.
-fn precision_field(d: &crate::ir::StructDef) -> Option<(String, String)> {
+pub(super) fn precision_field(d: &crate::ir::StructDef) -> Option<(String, String)> {
     d.fields
         .iter()
         .find(|(_, t)| t.elem_scalar().is_some_and(ScalarType::is_precision))
