@@ -9,7 +9,7 @@
 use cajeta_runtime::DeviceProfile;
 use cajeta_tests::{device_context, frontend, run_file_on, spirv_val, tests_dir};
 use cajetac::driver;
-use cajetac::kernel::spirv::{disassemble, SpirvOptions, TargetEnv};
+use cajetac::kernel::spirv::{disassemble, KernelBackend, SpirvOptions, TargetEnv};
 use cajetac::specialize::Target;
 
 const PRESERVE32: &str = "shaderSignedZeroInfNanPreserveFloat32";
@@ -53,6 +53,43 @@ fn kernels_ask_for_ieee_specials_only_where_the_profile_has_them() {
         assert!(k.reflection.vulkan_features.iter().any(|f| f == PRESERVE32));
         spirv_val(&k.words, env, "float_controls").expect("valid");
     }
+}
+
+#[test]
+fn llvm_kernels_ask_for_ieee_specials_as_rspirv_does() {
+    // The LLVM backend declared no float controls, so on a device honouring them its
+    // kernels could still fold `0.0 * x` where rspirv's could not (found by the four-way
+    // fuzz campaign: seed 12, program 116, where LLVM's constant propagation made the zero).
+    cajetac::kernel::llvm::enable();
+    let path = tests_dir().join("float_controls").join("specials.cajeta");
+    let module = frontend(&path).1.expect("compiles");
+    let text = std::fs::read_to_string(tests_dir().join("profiles").join("lavapipe.json"))
+        .expect("profile");
+    let mut profile = DeviceProfile::from_json(&text).expect("profile");
+    profile.features.push(PRESERVE32.to_string());
+    let llvm = |options: SpirvOptions| {
+        let options = SpirvOptions {
+            backend: KernelBackend::Llvm,
+            ..options
+        };
+        driver::compile_kernels(&module, &options, None).expect("backend")[0]
+            .1
+            .clone()
+    };
+    let baseline = llvm(SpirvOptions {
+        target_env: TargetEnv::Vulkan1_3,
+        ..SpirvOptions::default()
+    });
+    assert!(!disassemble(&baseline.words).contains("SignedZeroInfNanPreserve"));
+    let k = llvm(options_for(profile, TargetEnv::Vulkan1_3));
+    let asm = disassemble(&k.words);
+    assert!(
+        asm.contains("OpCapability SignedZeroInfNanPreserve")
+            && asm.contains("SignedZeroInfNanPreserve 32"),
+        "{asm}"
+    );
+    assert!(k.reflection.vulkan_features.iter().any(|f| f == PRESERVE32));
+    spirv_val(&k.words, TargetEnv::Vulkan1_3, "float_controls_llvm").expect("valid");
 }
 
 #[test]

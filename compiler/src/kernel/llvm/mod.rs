@@ -300,7 +300,8 @@ fn compile(
         // shared memory): every kernel is emitted in a helper process, so that a crash is a
         // refusal instead of the end of the compiler (`isolate.rs`).
         let emitted = isolate::emit_isolated(&text, pipeline);
-        result = emitted.and_then(|words| post::fix_up(words, &layout, &kernel.name));
+        result = emitted
+            .and_then(|words| post::fix_up(words, &layout, &kernel.name, &options.device_features));
         if result.is_ok() {
             break;
         }

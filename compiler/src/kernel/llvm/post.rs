@@ -10,7 +10,8 @@
 //!   resource-name strings and 64-bit GEP indices implied.
 //! - 8- and 16-bit values in buffers and push constants get their storage-access
 //!   capabilities, and `OpOrdered`/`OpUnordered` become `OpIsNan` tests
-//!   ([`vulkan_fixups`]).
+//!   ([`vulkan_fixups`]), and the kernel asks for IEEE signed zeros, infinities and NaNs
+//!   where the device honours it (`SignedZeroInfNanPreserve`, as rspirv).
 //! - The entry point must be the kernel's name and bindings must be the layout's.
 
 use rspirv::binary::Assemble;
@@ -38,6 +39,7 @@ pub(crate) fn fix_up(
     words: Vec<u32>,
     layout: &KernelLayout,
     kernel: &str,
+    device_features: &[String],
 ) -> Result<(Vec<u32>, Features), String> {
     let mut m = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
     check_entry_point(&m, kernel)?;
@@ -69,6 +71,7 @@ pub(crate) fn fix_up(
     super::storage_widths::drop_storage_only_widths(&mut m);
     vulkan_fixups::std430_array_strides(&mut m);
     no_contraction(&mut m);
+    extra_features.extend(vulkan_fixups::float_controls(&mut m, device_features));
     let mut features = FeatureSet::default();
     for f in extra_features {
         features.vulkan_feature(f);

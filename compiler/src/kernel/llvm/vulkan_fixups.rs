@@ -228,3 +228,61 @@ pub(crate) fn merges_before_branches(m: &mut Module) {
         }
     }
 }
+
+/// Declares the `SignedZeroInfNanPreserve` execution mode for each float width the module
+/// uses whose `shaderSignedZeroInfNanPreserveFloat*` property the target device reports,
+/// as the rspirv backend does (SPEC §4: float operations are IEEE operations; without the
+/// mode a driver may fold `0.0 * x` to 0, a form LLVM's constant propagation creates from
+/// operands that are not constants in the source). Returns the Vulkan features it needs.
+pub(crate) fn float_controls(m: &mut Module, device_features: &[String]) -> Vec<&'static str> {
+    let used: HashSet<u32> = m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::TypeFloat)
+        .filter_map(|i| match i.operands.first() {
+            Some(Operand::LiteralBit32(w)) => Some(*w),
+            _ => None,
+        })
+        .collect();
+    let entry = match m.entry_points.first().and_then(|e| e.operands.get(1)) {
+        Some(Operand::IdRef(id)) => *id,
+        _ => return Vec::new(),
+    };
+    let mut features = Vec::new();
+    for (width, feature) in [
+        (32, "shaderSignedZeroInfNanPreserveFloat32"),
+        (16, "shaderSignedZeroInfNanPreserveFloat16"),
+        (64, "shaderSignedZeroInfNanPreserveFloat64"),
+    ] {
+        // float32 always, as rspirv: a kernel without floats loses nothing by it.
+        let wanted = width == 32 || used.contains(&width);
+        if !wanted || !device_features.iter().any(|f| f == feature) {
+            continue;
+        }
+        m.execution_modes.push(Instruction::new(
+            Op::ExecutionMode,
+            None,
+            None,
+            vec![
+                Operand::IdRef(entry),
+                Operand::ExecutionMode(rspirv::spirv::ExecutionMode::SignedZeroInfNanPreserve),
+                Operand::LiteralBit32(width),
+            ],
+        ));
+        features.push(feature);
+    }
+    if !features.is_empty() {
+        let declared = m.capabilities.iter().any(|i| {
+            i.operands.first() == Some(&Operand::Capability(Capability::SignedZeroInfNanPreserve))
+        });
+        if !declared {
+            m.capabilities.push(Instruction::new(
+                Op::Capability,
+                None,
+                None,
+                vec![Operand::Capability(Capability::SignedZeroInfNanPreserve)],
+            ));
+        }
+    }
+    features
+}
