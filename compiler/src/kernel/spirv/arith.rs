@@ -189,6 +189,14 @@ impl FnCx<'_, '_> {
         if fb == tb {
             return self.op(Op::Bitcast, ty, &[v]);
         }
+        if tb == 64 && from.is_signed_integer() {
+            // Sign extension to 64 bits as `zext(x) ^ 2^(n-1) - 2^(n-1)`, not OpSConvert:
+            // lavapipe (Mesa 22.3) miscompiles an OpSConvert to 64 bits whose result is
+            // compared (`127L >= (int64) s` is false for s == 0; docs/fuzzing.md,
+            // tests/fuzz_findings/wrong_results/lavapipe_int64_compare.cajeta). The same
+            // value by two plain integer operations, which other drivers fold back.
+            return self.sign_extend_to_64(v, from, to, span);
+        }
         if tb < fb || from.is_signed_integer() {
             // OpSConvert truncates or sign-extends; OpUConvert needs an unsigned result.
             let opcode = if to.is_signed_integer() || tb > fb {
@@ -204,6 +212,33 @@ impl FnCx<'_, '_> {
             self.op(Op::Bitcast, ty, &[z])
         } else {
             Ok(z)
+        }
+    }
+
+    /// `v` of the signed `from` widened to the 64-bit `to` with its sign, without OpSConvert
+    /// (see [`Self::convert_int`]).
+    fn sign_extend_to_64(
+        &mut self,
+        v: Word,
+        from: ScalarType,
+        to: ScalarType,
+        span: Span,
+    ) -> Res<Word> {
+        let fb = from.bits();
+        let narrow_unsigned = self.cx.int_type(fb, false);
+        let u = self.op(Op::Bitcast, narrow_unsigned, &[v])?;
+        let wide_unsigned = self.cx.int_type(64, false);
+        let z = self.op(Op::UConvert, wide_unsigned, &[u])?;
+        let sign = self
+            .cx
+            .const_int(ScalarType::U64, 1i128 << (fb - 1), span)?;
+        let flipped = self.op(Op::BitwiseXor, wide_unsigned, &[z, sign])?;
+        let s = self.op(Op::ISub, wide_unsigned, &[flipped, sign])?;
+        if to.is_signed_integer() {
+            let ty = self.cx.value_type(to, span)?;
+            self.op(Op::Bitcast, ty, &[s])
+        } else {
+            Ok(s)
         }
     }
 
