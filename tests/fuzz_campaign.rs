@@ -228,3 +228,46 @@ fn the_campaigns_wrong_results_are_lavapipe_miscompiles() {
         assert_eq!(value.as_deref(), Ok("0"), "{}:\n{printed}", path.display());
     }
 }
+
+#[test]
+fn generated_float_arithmetic_has_no_zero_literal_operand() {
+    // Seven rspirv wrong results of the 2026-12-04 campaign differed on lavapipe because of
+    // a zero literal in float arithmetic: `((float32) 0.0f) * x`, or `v *= ((uint32) 0x0)` on
+    // a float `v` (lavapipe folds `0.0 * x` to 0 where host code keeps IEEE's NaN). The
+    // generator no longer writes a zero literal as an operand of a float `+ - *` or `op=`,
+    // and the seven programs are exact on the device with rspirv kernels.
+    oracle::quiet_panics();
+    let mut val = Validator::default();
+    let ctx = device_context(false);
+    let programs = [
+        (11, 16),
+        (11, 80),
+        (11, 98),
+        (11, 187),
+        (12, 76),
+        (12, 121),
+        (12, 246),
+    ];
+    for (seed, p) in programs {
+        let program = fuzz::generated(seed, p);
+        for zero in ["((float32) 0.0f)", "((float64) 0.0)"] {
+            for form in [
+                format!("{zero} +"),
+                format!("{zero} -"),
+                format!("{zero} *"),
+            ] {
+                assert!(!program.source.contains(&form), "{seed}:{p} has `{form}`");
+            }
+            for op in ["+", "-", "*"] {
+                let form = format!("{op} {zero})");
+                assert!(!program.source.contains(&form), "{seed}:{p} has `{form}`");
+            }
+        }
+        let (c, findings) = oracle::check_generated(&program, &mut val);
+        assert!(findings.is_empty(), "{seed}:{p}: {findings:?}");
+        if let Some(ctx) = &ctx {
+            let found = oracle::run_on_device(&c, ctx);
+            assert!(found.is_none(), "{seed}:{p}: {found:?}");
+        }
+    }
+}

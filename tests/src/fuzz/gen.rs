@@ -214,6 +214,11 @@ impl Gen<'_> {
     fn binary(&mut self, _ty: Ty, l: Ty, r: Ty, op: &str, d: usize) -> (String, bool) {
         let (a, va) = self.expr(l, d, false);
         let (b, _) = self.expr(r, d, !va);
+        let (a, b) = if ["+", "-", "*"].contains(&op) && (l.is_float() || r.is_float()) {
+            (no_zero_operand(a, l), no_zero_operand(b, r))
+        } else {
+            (a, b)
+        };
         (format!("({a} {op} {b})"), true)
     }
 
@@ -403,6 +408,11 @@ impl Gen<'_> {
                     self.numeric_for(ty)
                 };
                 let (e, _) = self.expr(rty, ed - 1, false);
+                let e = if ty.is_float() {
+                    no_zero_operand(e, rty)
+                } else {
+                    e
+                };
                 out.push(format!("{name} {op} {e};"));
             }
         }
@@ -552,5 +562,24 @@ pub fn program(rng: &mut Rng, cfg: GenConfig) -> Program {
         source: src,
         kernels,
         outputs,
+    }
+}
+
+/// A zero literal (of any type) as an operand of a float `+ - *` (or `x op= 0` on a float
+/// `x`) becomes 2: a driver may fold `0.0 * x` to 0 and `x + 0.0` to `x` (lavapipe does, even
+/// with `SignedZeroInfNanPreserve`; docs/language.md, "IEEE specials on the device"), where
+/// host code keeps IEEE's NaN and signed zeros. Found as 7 of the 12 rspirv wrong results of
+/// the 2026-12-04 campaign. Rewriting the text draws nothing from the RNG, so every other
+/// choice of the program stays the same.
+fn no_zero_operand(e: String, ty: Ty) -> String {
+    let name = ty.name();
+    let zeros = ["0", "0x0", "0x0L", "0.0", "0.0f"].map(|z| format!("(({name}) {z})"));
+    if !zeros.contains(&e) {
+        return e;
+    }
+    match ty {
+        Ty::F32 => "((float32) 2.0f)".to_string(),
+        Ty::F64 => "((float64) 2.0)".to_string(),
+        _ => format!("(({name}) 2)"),
     }
 }
