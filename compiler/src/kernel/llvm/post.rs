@@ -71,6 +71,7 @@ pub(crate) fn fix_up(
     super::storage_widths::drop_storage_only_widths(&mut m);
     vulkan_fixups::std430_array_strides(&mut m);
     no_contraction(&mut m);
+    vulkan_fixups::sign_extensions_to_64(&mut m);
     extra_features.extend(vulkan_fixups::float_controls(&mut m, device_features));
     let mut features = FeatureSet::default();
     for f in extra_features {
@@ -246,6 +247,25 @@ pub(super) fn type_id(m: &mut Module, op: Op, operands: Vec<Operand>) -> Word {
     let id = next_id(m);
     m.types_global_values
         .push(Instruction::new(op, None, Some(id), operands));
+    id
+}
+
+/// The id of the 64-bit integer constant `value` of type `t64`, declared if missing.
+pub(super) fn u64_const(m: &mut Module, t64: Word, value: u64) -> Word {
+    let operands = vec![Operand::LiteralBit64(value)];
+    let found = m.types_global_values.iter().find(|i| {
+        i.class.opcode == Op::Constant && i.result_type == Some(t64) && i.operands == operands
+    });
+    if let Some(id) = found.and_then(|i| i.result_id) {
+        return id;
+    }
+    let id = next_id(m);
+    m.types_global_values.push(Instruction::new(
+        Op::Constant,
+        Some(t64),
+        Some(id),
+        operands,
+    ));
     id
 }
 
