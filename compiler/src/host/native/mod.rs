@@ -31,6 +31,8 @@ mod repr;
 mod runtime;
 mod scalar_fns;
 mod split;
+mod string_calls;
+mod strings;
 mod text;
 mod vectors;
 mod words;
@@ -43,5 +45,6 @@ fn runtime_functions() -> Vec<(&'static str, &'static str, usize)> {
     all.extend(bridge::functions());
     all.extend(scalar_fns::functions());
     all.extend(words::functions());
+    all.extend(string_calls::functions());
     all
 }

@@ -98,7 +98,8 @@ pub struct State<'w> {
     /// The interpreter of the run: its output, its device, and what native code delegates.
     pub interp: *mut Interp<'w>,
     sites: Vec<Site>,
-    write_error: Option<String>,
+    /// The last failed write's error (the message of a write failure).
+    pub write_error: Option<String>,
     /// The first runtime error; the generated code unwinds to its entry after setting it.
     pub error: Option<HostError>,
 }
