@@ -119,7 +119,8 @@ impl Interp<'_> {
             }
             HostOp::Printf => {
                 let values = self.eval_all(f, args)?;
-                let text = super::printf::printf_text(&values).or_else(|m| err(span, m))?;
+                let text =
+                    crate::host::format::printf::printf_text(&values).or_else(|m| err(span, m))?;
                 match write!(self.out, "{text}") {
                     Ok(()) => Ok(Value::Void),
                     Err(io) => err(span, format!("cannot write to standard output: {io}")),
@@ -130,7 +131,7 @@ impl Interp<'_> {
                     return internal(span, "parse needs one argument");
                 };
                 let v = self.eval(f, x)?;
-                super::printf::parse_value(op, &v)
+                crate::host::format::printf::parse_value(op, &v)
                     .map(Value::Scalar)
                     .or_else(|m| err(span, m))
             }

@@ -1,5 +1,5 @@
 //! The bridge between native frames and the interpreter: what native host code does not
-//! lower itself (device work, files, printing, `printf`, nested arrays…) it hands to the
+//! lower itself (device work, files, array allocation, nested arrays…) it hands to the
 //! run's [`Interp`], one expression or statement at a time.
 //!
 //! Each native function that needs it owns a *frame*: the interpreter's [`Frame`] (one

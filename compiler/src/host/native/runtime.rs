@@ -14,7 +14,7 @@
 use std::cell::RefCell;
 
 use crate::diagnostics::Span;
-use crate::host::interp::format::{java_f32, java_f64};
+use crate::host::format::{java_f32, java_f64};
 use crate::host::interp::{HostError, Interp};
 
 /// A string as native code sees it: `{ ptr, i64 }` in LLVM IR.

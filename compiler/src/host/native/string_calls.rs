@@ -10,7 +10,7 @@
 //! string another slot also holds is copied first, so nothing else sees it change.
 //!
 //! The text is the interpreter's, from the same functions: numbers through the values'
-//! `Display` (Java's `Float.toString` / `Double.toString`, `host::interp::format`), `printf`
+//! `Display` (Java's `Float.toString` / `Double.toString`, `host::format`), `printf`
 //! through `printf::printf_text`, the `String` methods through `strings::method`, parsing
 //! through `printf::parse_value`. Calls that can fail return 1, or 0 after recording the
 //! runtime error at the expression passed in (`*const Expr`, also what tells them which
@@ -21,7 +21,7 @@ use std::io::Write;
 use super::bridge::scalar_of_code;
 use super::runtime::{record, state, write, NStr};
 use super::scalar_fns::bits_of;
-use crate::host::interp::printf::{parse_value, printf_text};
+use crate::host::format::printf::{parse_value, printf_text};
 use crate::host::interp::strings::method;
 use crate::host::interp::{append, append_text, Frame, HostError, Scalar, Text, Value};
 use crate::ir::{Expr, ExprKind, HostOp};

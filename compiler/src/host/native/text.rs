@@ -1,8 +1,8 @@
-//! Printing: `System.out.print`/`println` of scalars, vectors, matrices, PODs and string
-//! literals (and `+` of them), through the C-ABI runtime (`runtime.rs`, `words.rs`), which
-//! formats exactly like the interpreter (Java's `Float.toString`; a vector or POD through
-//! the interpreter's own `Display` of the value). Strings themselves are objects
-//! (`repr.rs`): building, comparing and printing computed strings is the interpreter's.
+//! Printing: `System.out.print`/`println` of scalars, vectors, matrices, PODs, string
+//! literals and objects in frame slots (strings…), and `+` of them, through the C-ABI
+//! runtime (`runtime.rs`, `words.rs`, `string_calls.rs`), which formats exactly like the
+//! interpreter (Java's `Float.toString`; a vector, POD or object through the interpreter's
+//! own `Display` of the value). A printed `+` is printed piece by piece, never built.
 
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
 use inkwell::IntPredicate;

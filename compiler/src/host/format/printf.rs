@@ -7,7 +7,7 @@
 //! then rounded half-up to the precision — so `%.2f` of `0.125` is `0.13` (C would print
 //! `0.12`) and `%.10f` of `0.1f` is `0.1000000015`.
 
-use super::value::{Scalar, Value};
+use crate::host::interp::{Scalar, Value};
 use crate::ir::printf::{Conversion, Piece};
 use crate::ir::HostOp;
 
