@@ -2,8 +2,10 @@
 //!
 //! `interp` is the tree-walking interpreter over the IR (builds without LLVM, and the
 //! differential oracle); `native` (feature `native-host`) compiles host code to native code
-//! through LLVM's JIT. What both need lives here.
+//! through LLVM's JIT. What both need lives here: [`format`], the one text form of values
+//! (Java's number formatting, `printf`, parsing) that both print and build strings with.
 
+pub mod format;
 pub mod interp;
 #[cfg(feature = "native-host")]
 pub mod native;

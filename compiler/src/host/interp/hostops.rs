@@ -119,12 +119,8 @@ impl Interp<'_> {
             }
             HostOp::Printf => {
                 let values = self.eval_all(f, args)?;
-                let Some((Value::Str(fmt), rest)) = values.split_first() else {
-                    return err(span, "printf needs a format string");
-                };
-                let text = crate::ir::printf::parse(fmt)
-                    .and_then(|p| super::printf::format(&p, rest))
-                    .or_else(|m| err(span, format!("printf: {m}")))?;
+                let text =
+                    crate::host::format::printf::printf_text(&values).or_else(|m| err(span, m))?;
                 match write!(self.out, "{text}") {
                     Ok(()) => Ok(Value::Void),
                     Err(io) => err(span, format!("cannot write to standard output: {io}")),
@@ -134,19 +130,10 @@ impl Interp<'_> {
                 let [x] = args else {
                     return internal(span, "parse needs one argument");
                 };
-                let text = match self.eval(f, x)? {
-                    Value::Str(s) => s,
-                    Value::Void => return err(span, "cannot parse a null String"),
-                    other => return internal(span, format!("parsing {other:?}")),
-                };
-                use super::printf::{parse_double, parse_float, parse_int, parse_long};
-                let r = match op {
-                    HostOp::ParseInt => parse_int(&text).map(Scalar::I32),
-                    HostOp::ParseLong => parse_long(&text).map(Scalar::I64),
-                    HostOp::ParseDouble => parse_double(&text).map(Scalar::F64),
-                    _ => parse_float(&text).map(Scalar::F32),
-                };
-                r.map(Value::Scalar).or_else(|m| err(span, m))
+                let v = self.eval(f, x)?;
+                crate::host::format::printf::parse_value(op, &v)
+                    .map(Value::Scalar)
+                    .or_else(|m| err(span, m))
             }
             HostOp::NanoTime => Ok(Value::Scalar(Scalar::I64(nano_time()))),
             HostOp::FileRead(_)
@@ -258,14 +245,30 @@ pub(crate) fn concat(a: &Value, b: &Value) -> Text {
 /// new string is made and `dst` replaced, leaving every other holder's string unchanged.
 #[cfg_attr(not(feature = "native-host"), allow(dead_code))]
 pub(crate) fn append(dst: &mut Value, b: &Value) {
+    let mut bbuf = StackText::new();
+    append_text(dst, &text_of(b, &mut bbuf));
+}
+
+/// `dst = dst + b` where `b` is already text (see [`append`]): native code appends string
+/// literals and numbers it formatted this way. Appending nothing to a string changes
+/// nothing (and copies nothing); to anything else it makes the value's text (`null`).
+#[cfg_attr(not(feature = "native-host"), allow(dead_code))]
+pub(crate) fn append_text(dst: &mut Value, b: &str) {
     if let Value::Str(t) = dst {
+        if b.is_empty() {
+            return;
+        }
         if let Some(s) = t.unique_mut() {
-            let mut bbuf = StackText::new();
-            s.push_str(&text_of(b, &mut bbuf));
+            s.push_str(b);
             return;
         }
     }
-    *dst = Value::Str(concat(dst, b));
+    let mut abuf = StackText::new();
+    let a = text_of(dst, &mut abuf);
+    let mut s = String::with_capacity(a.len() + b.len());
+    s.push_str(&a);
+    s.push_str(b);
+    *dst = Value::Str(Text::from(s));
 }
 
 pub fn int_value(n: u64, ty: &Type, span: crate::diagnostics::Span) -> Result<Value, Fail> {

@@ -113,6 +113,28 @@ fn float_fn(f: MathFn, a: &[f64], round: &dyn Fn(f64) -> f64) -> f64 {
     }
 }
 
+/// Float `Math` function `f` (not `isnan`/`isinf`) of operands of float type `ty`, given
+/// exactly widened (unused ones 0), as a `float64` holding the result of type `ty`. The
+/// one implementation both host executors use: the interpreter through [`math`], native
+/// code through its typed `cajeta_math_float` call, so they cannot round differently.
+pub fn float_math(f: MathFn, ty: ScalarType, xs: [f64; 3]) -> f64 {
+    if ty == ScalarType::F32 {
+        // Correctly rounded in f32 directly (f64 then f32 could round twice).
+        let (x, y, z) = (xs[0] as f32, xs[1] as f32, xs[2] as f32);
+        match f {
+            MathFn::Sqrt => return f64::from(x.sqrt()),
+            MathFn::Fma => return f64::from(x.mul_add(y, z)),
+            _ => {}
+        }
+    }
+    let round = |v: f64| -> f64 {
+        Scalar::from_float(v, ty)
+            .and_then(Scalar::as_float)
+            .unwrap_or(v)
+    };
+    round(float_fn(f, &xs, &round))
+}
+
 /// A `Math.*` function in host code; all operands have one type (sema's rule).
 pub fn math(f: MathFn, args: &[Scalar]) -> Result<Scalar, OpError> {
     if args.len() != f.arity() || args.iter().any(|a| a.ty() != args[0].ty()) {
@@ -120,33 +142,16 @@ pub fn math(f: MathFn, args: &[Scalar]) -> Result<Scalar, OpError> {
     }
     let ty = args[0].ty();
     if ty.is_float() {
-        let xs: Vec<f64> = args.iter().filter_map(|a| a.as_float()).collect();
+        let mut xs = [0.0; 3];
+        for (x, a) in xs.iter_mut().zip(args) {
+            *x = a.as_float().unwrap_or(0.0);
+        }
         match f {
             MathFn::IsNan => return Ok(Scalar::Bool(xs[0].is_nan())),
             MathFn::IsInf => return Ok(Scalar::Bool(xs[0].is_infinite())),
             _ => {}
         }
-        if let Scalar::F32(x) = args[0] {
-            // Correctly rounded in f32 directly (f64 then f32 could round twice).
-            let ys: Vec<f32> = args
-                .iter()
-                .map(|a| match a {
-                    Scalar::F32(v) => *v,
-                    _ => 0.0,
-                })
-                .collect();
-            match f {
-                MathFn::Sqrt => return Ok(Scalar::F32(x.sqrt())),
-                MathFn::Fma => return Ok(Scalar::F32(x.mul_add(ys[1], ys[2]))),
-                _ => {}
-            }
-        }
-        let round = |v: f64| -> f64 {
-            Scalar::from_float(v, ty)
-                .and_then(Scalar::as_float)
-                .unwrap_or(v)
-        };
-        let r = float_fn(f, &xs, &round);
+        let r = float_math(f, ty, xs);
         return Scalar::from_float(r, ty).ok_or(OpError::Unsupported);
     }
     if ty.is_integer() {

@@ -15,13 +15,12 @@ mod device;
 mod device_query;
 mod eval;
 mod files;
-pub mod format;
 mod geometry;
 mod host_pins;
 mod hostops;
-// The native host code's string `+` (host/native/bridge.rs).
+// The native host code's string `+` (host/native/string_calls.rs).
 #[cfg(feature = "native-host")]
-pub(crate) use hostops::{append, concat};
+pub(crate) use hostops::{append, append_text};
 mod int_precision;
 mod int_transfer;
 mod kernels;
@@ -32,9 +31,8 @@ pub mod math;
 pub mod ops;
 mod pod_transfer;
 mod precision;
-mod printf;
 mod streams;
-mod strings;
+pub(crate) mod strings;
 mod textures;
 pub mod value;
 mod vector;

@@ -9,7 +9,7 @@ use crate::diagnostics::Span;
 use crate::ir::StringOp;
 
 /// Runs `op` on `args` (the receiver first).
-pub(super) fn method(op: StringOp, args: &[Value], span: Span) -> Result<Value, Fail> {
+pub(crate) fn method(op: StringOp, args: &[Value], span: Span) -> Result<Value, Fail> {
     let Some((recv, rest)) = args.split_first() else {
         return internal(span, "a String method without a receiver");
     };

@@ -11,9 +11,9 @@ use std::rc::Rc;
 
 use super::acceleration::AccelObj;
 use super::device::{BufferObj, ImageObj, StreamObj};
-use super::format;
 use super::streams::EventObj;
 use super::textures::{SamplerObj, TextureObj};
+use crate::host::format;
 use crate::ir::{Constant, ScalarType, Type};
 
 /// A scalar of one of the IR's scalar types. `F16` and `BF16` hold an `f32` that is always

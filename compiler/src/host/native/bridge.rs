@@ -1,5 +1,5 @@
 //! The bridge between native frames and the interpreter: what native host code does not
-//! lower itself (device work, files, printing, `printf`, nested arrays…) it hands to the
+//! lower itself (device work, files, array allocation, nested arrays…) it hands to the
 //! run's [`Interp`], one expression or statement at a time.
 //!
 //! Each native function that needs it owns a *frame*: the interpreter's [`Frame`] (one
@@ -20,7 +20,7 @@
 use std::cell::{Cell, RefCell};
 
 use super::runtime::{self, state};
-use crate::host::interp::{append, concat, Array, Fail, Frame, HostError, Interp, Scalar, Value};
+use crate::host::interp::{Array, Fail, Frame, HostError, Interp, Scalar, Value};
 use crate::ir::{Expr, ScalarType, Stmt};
 
 /// The code of a scalar type passed to the frame setters: its index in
@@ -154,29 +154,6 @@ pub unsafe extern "C" fn cajeta_frame_put(f: *mut Frame, s: i64, v: *mut Value) 
     } else {
         *Box::from_raw(v)
     };
-}
-
-/// `f[d] = f[a] + f[b]` as strings (`a + b` where one side is a string), with the
-/// interpreter's own concatenation and text of values.
-///
-/// # Safety
-/// As for [`slot`].
-pub unsafe extern "C" fn cajeta_concat(f: *mut Frame, d: i64, a: i64, b: i64) {
-    let frame: &mut Frame = &mut *f;
-    let (d, a, b) = (d as usize, a as usize, b as usize);
-    if d == a && d != b {
-        // `s = s + x`: appended in place when nothing else holds `s`'s string.
-        let (dst, src) = if d < b {
-            let (lo, hi) = frame.split_at_mut(b);
-            (&mut lo[d], &hi[0])
-        } else {
-            let (lo, hi) = frame.split_at_mut(d);
-            (&mut hi[0], &lo[b])
-        };
-        append(dst, src);
-    } else {
-        frame[d] = Value::Str(concat(&frame[a], &frame[b]));
-    }
 }
 
 /// Drops a boxed value (an object result nobody uses).
@@ -395,11 +372,6 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             "cajeta_frame_clear",
             "v(pl)",
             cajeta_frame_clear as *const () as usize,
-        ),
-        (
-            "cajeta_concat",
-            "v(plll)",
-            cajeta_concat as *const () as usize,
         ),
         (
             "cajeta_frame_set_int",

@@ -20,6 +20,7 @@
 
 use std::collections::HashMap;
 
+use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::context::Context;
@@ -126,6 +127,16 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let mut rt = HashMap::new();
         for (sym, sig, _) in super::runtime_functions() {
             let f = module.add_function(sym, signature(ctx, sig), Some(Linkage::External));
+            if super::scalar_fns::PURE.contains(&sym) {
+                // `memory(none)` (0: no access of any kind), and it returns, never unwinding.
+                for (name, value) in [("memory", 0), ("nounwind", 0), ("willreturn", 0)] {
+                    let kind = Attribute::get_named_enum_kind_id(name);
+                    f.add_attribute(
+                        AttributeLoc::Function,
+                        ctx.create_enum_attribute(kind, value),
+                    );
+                }
+            }
             rt.insert(sym, f);
         }
         let global = |name: &str, ty: BasicTypeEnum<'ctx>| {

@@ -16,7 +16,7 @@ use super::bridge::scalar_code;
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::repr::{fast_array, repr, Repr};
 use crate::ir::visit::{for_each_local_use_in_expr, for_each_local_use_in_stmt, LocalUse};
-use crate::ir::{Expr, ExprKind, HostOp, LocalId, Place, ScalarType, Stmt, Type};
+use crate::ir::{Expr, ExprKind, LocalId, Place, ScalarType, Stmt, Type};
 
 /// The locals a delegated piece reads and stores.
 #[derive(Default)]
@@ -51,10 +51,15 @@ impl Uses {
     pub fn stores(&self, l: LocalId) -> bool {
         self.stored.contains(&l)
     }
+
+    /// True when local `l` is read or stored.
+    pub fn mentions(&self, l: LocalId) -> bool {
+        self.read.contains(&l) || self.stored.contains(&l)
+    }
 }
 
 impl<'ctx, 'm> Codegen<'ctx, 'm> {
-    fn rt_call(
+    pub(super) fn rt_call(
         &self,
         name: &str,
         args: &[BasicMetadataValueEnum<'ctx>],
@@ -68,7 +73,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 
     /// Calls bridge function `name` (which returns an `i32` status) and unwinds on 0.
-    fn bridge(
+    pub(super) fn bridge(
         &mut self,
         st: &mut FnState<'ctx, 'm>,
         name: &str,
@@ -97,7 +102,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         Ok(())
     }
 
-    fn i64c(&self, v: u64) -> IntValue<'ctx> {
+    pub(super) fn i64c(&self, v: u64) -> IntValue<'ctx> {
         self.ctx.i64_type().const_int(v, false)
     }
 
@@ -135,7 +140,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 
     /// Stores native scalar `v` of type `s` into frame slot `slot`.
-    fn scalar_into_slot(
+    pub(super) fn scalar_into_slot(
         &mut self,
         st: &mut FnState<'ctx, 'm>,
         v: BasicValueEnum<'ctx>,
@@ -160,62 +165,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             };
             let args = [frame.into(), slot.into(), w.into(), code.into()];
             self.rt_call("cajeta_frame_set_int", &args)?;
-        }
-        Ok(())
-    }
-
-    /// `a + b` on strings into frame slot `slot`: the operands are computed here, left to
-    /// right (scalars natively), and joined by the interpreter's concatenation, so a string
-    /// grown in a loop pays for one copy of its characters per step and no tree walk.
-    fn concat_into(
-        &mut self,
-        st: &mut FnState<'ctx, 'm>,
-        a: &'m Expr,
-        b_: &'m Expr,
-        slot: u64,
-    ) -> Gen<()> {
-        let mut temps = Vec::new();
-        let mut slots = [0u64; 2];
-        for (k, e) in [a, b_].into_iter().enumerate() {
-            slots[k] = match (&e.kind, repr(&e.ty)) {
-                // A local read in place, unless the right operand stores it first.
-                (ExprKind::Load(Place::Local(l)), Repr::Object)
-                    if k == 1 || !Uses::of_expr(b_).stores(*l) =>
-                {
-                    l.0 as u64
-                }
-                (_, Repr::Object) => {
-                    let t = self.temp_slot(st);
-                    self.object_into(st, e, t)?;
-                    temps.push(t);
-                    t
-                }
-                (_, Repr::Scalar(s)) => {
-                    let v = self.value(st, e)?;
-                    let t = self.temp_slot(st);
-                    self.scalar_into_slot(st, v, s, t)?;
-                    t
-                }
-                (_, Repr::Vector(..) | Repr::Pod) => {
-                    let v = self.value(st, e)?;
-                    let t = self.temp_slot(st);
-                    self.words_into_slot(st, v, &e.ty, t)?;
-                    temps.push(t);
-                    t
-                }
-                (_, Repr::Void) => return Err("internal error: void operand of `+`".into()),
-            };
-        }
-        let frame = self.frame(st);
-        let args = [
-            frame.into(),
-            self.i64c(slot).into(),
-            self.i64c(slots[0]).into(),
-            self.i64c(slots[1]).into(),
-        ];
-        self.rt_call("cajeta_concat", &args)?;
-        for t in temps {
-            self.clear_slot(st, t)?;
         }
         Ok(())
     }
@@ -369,6 +318,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
 
     /// Evaluates object expression `e` into frame slot `slot`.
     pub fn object_into(&mut self, st: &mut FnState<'ctx, 'm>, e: &'m Expr, slot: u64) -> Gen<()> {
+        if self.string_into(st, e, slot)? {
+            return Ok(());
+        }
         match &e.kind {
             ExprKind::Load(Place::Local(from)) => {
                 let frame = self.frame(st);
@@ -391,10 +343,6 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 self.block(st, stmts)?;
                 self.object_into(st, value, slot)
             }
-            ExprKind::Host {
-                op: HostOp::Concat,
-                args,
-            } if args.len() == 2 => self.concat_into(st, &args[0], &args[1], slot),
             _ => {
                 let node = self.node_ptr(e);
                 let uses = Uses::of_expr(e);

@@ -35,6 +35,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         if !self.native_node(st, e) {
             return self.delegate_value(st, e);
         }
+        if let Some(v) = self.string_expr(st, e)? {
+            return Ok(v);
+        }
         if let Some(v) = self.vector_expr(st, e)? {
             return Ok(Some(v));
         }
@@ -120,6 +123,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// delegated); otherwise the interpreter evaluates it, operands and all.
     fn native_node(&self, st: &FnState<'ctx, 'm>, e: &'m Expr) -> bool {
         let scalar = |t: &Type| matches!(repr(t), Repr::Scalar(_));
+        if let Some(native) = self.string_node(e) {
+            return native;
+        }
         if let Some(native) = self.vector_node(e) {
             return native;
         }
@@ -157,8 +163,23 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     if let [x] = &args[..] {
                         flatten(x, &mut leaves);
                     }
-                    let printable =
-                        |l: &Expr| in_registers(&l.ty) || matches!(l.kind, ExprKind::Str(_));
+                    // Objects print from their slots when native code has them without
+                    // the interpreter (locals, strings it builds, call results); else the
+                    // whole print is one hand-off rather than one per piece.
+                    let printable = |l: &Expr| match repr(&l.ty) {
+                        Repr::Object => matches!(
+                            &l.kind,
+                            ExprKind::Load(Place::Local(_))
+                                | ExprKind::Str(_)
+                                | ExprKind::Call { .. }
+                                | ExprKind::Host {
+                                    op: HostOp::Concat | HostOp::ToString | HostOp::StringMethod(_),
+                                    ..
+                                }
+                        ),
+                        Repr::Void => false,
+                        _ => true,
+                    };
                     args.len() <= 1 && leaves.iter().all(|l| printable(l))
                 }
                 HostOp::ArrayLength => {

@@ -1,10 +1,11 @@
 //! Native host code: lowers a program's host functions to LLVM IR and runs them through
 //! LLVM's JIT (docs/architecture.md "Host code").
 //!
-//! Every program runs natively. Scalars, strings, control flow, calls, arrays of scalars,
-//! vectors, matrices and PODs of scalars are native code; what the backend does not lower
-//! itself (device work, files, most of `Math.*`, printing, `printf`, `bfloat16`, nested
-//! arrays…) is handed expression by expression
+//! Every program runs natively. Scalars, control flow, calls, arrays of scalars, vectors,
+//! matrices and PODs of scalars, `Math.*`, strings, printing and `printf` are native code
+//! (strings and formatting by typed calls of the functions the interpreter uses too,
+//! [`string_calls`]); what the backend does not lower itself (device work, files, array
+//! allocation, `bfloat16`, nested arrays…) is handed expression by expression
 //! to the run's interpreter through [`bridge`], so both executors share one implementation
 //! of those operations and the results are the interpreter's, bit for bit: the
 //! differential tests (`compiler/tests/suite/native_host.rs`, `tests/native_vs_interp.rs`)
@@ -13,9 +14,9 @@
 //! Stages: [`repr`] (how each type is held), [`codegen`] (functions and statements),
 //! [`loops`] (loops, in place or outlined), [`expr`] (expressions), [`arrays`] (in-place
 //! array access), [`places`] (fields and lanes in place), [`vectors`] (vectors and matrices in registers), [`words`] (them and PODs crossing into the frame), [`scalar_fns`] (`Math`/`Bits`), [`delegate`] (the frame and the calls into
-//! the interpreter) build the module; [`jit`] optimizes it with LLVM's short O2-class pass
+//! the interpreter), [`strings`] (strings in frame slots) build the module; [`jit`] optimizes it with LLVM's short O2-class pass
 //! pipeline, [`split`] generates its code on several threads and [`orc`] links it;
-//! [`runtime`] and [`bridge`] are the C-ABI functions the code calls.
+//! [`runtime`], [`string_calls`] and [`bridge`] are the C-ABI functions the code calls.
 
 mod arrays;
 mod bridge;
@@ -31,6 +32,8 @@ mod repr;
 mod runtime;
 mod scalar_fns;
 mod split;
+mod string_calls;
+mod strings;
 mod text;
 mod vectors;
 mod words;
@@ -43,5 +46,6 @@ fn runtime_functions() -> Vec<(&'static str, &'static str, usize)> {
     all.extend(bridge::functions());
     all.extend(scalar_fns::functions());
     all.extend(words::functions());
+    all.extend(string_calls::functions());
     all
 }

@@ -4,8 +4,9 @@
 //! matrices of them (an LLVM vector of their lanes, a matrix's column-major) and PODs of
 //! those (an LLVM struct); everything else (strings, arrays, buffers, images, textures, samplers, streams, `bfloat16`,
 //! whose rounding after every operation has no LLVM type) is an
-//! *object*: a [`crate::host::interp::Value`] in the function's frame, worked on by the
-//! interpreter (`bridge.rs`) and freed by reference counting as there. Arrays of native
+//! *object*: a [`crate::host::interp::Value`] in the function's frame, worked on by typed
+//! calls (strings, `string_calls.rs`) or the interpreter (`bridge.rs`) and freed by
+//! reference counting as there. Arrays of native
 //! scalars are objects that native code also indexes in place.
 
 use crate::ir::{ScalarType, Type};

@@ -14,7 +14,7 @@
 use std::cell::RefCell;
 
 use crate::diagnostics::Span;
-use crate::host::interp::format::{java_f32, java_f64};
+use crate::host::format::{java_f32, java_f64};
 use crate::host::interp::{HostError, Interp};
 
 /// A string as native code sees it: `{ ptr, i64 }` in LLVM IR.
@@ -98,7 +98,8 @@ pub struct State<'w> {
     /// The interpreter of the run: its output, its device, and what native code delegates.
     pub interp: *mut Interp<'w>,
     sites: Vec<Site>,
-    write_error: Option<String>,
+    /// The last failed write's error (the message of a write failure).
+    pub write_error: Option<String>,
     /// The first runtime error; the generated code unwinds to its entry after setting it.
     pub error: Option<HostError>,
 }

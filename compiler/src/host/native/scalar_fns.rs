@@ -1,16 +1,22 @@
 //! `Math.*` and `Bits.*` on native scalars.
 //!
-//! The ones that LLVM has an exactly matching intrinsic for (see `inline_fn`) are
-//! inlined; every other call goes to
-//! `cajeta_scalar_fn`, which runs the interpreter's own implementation
-//! (`host::interp::math`) on the already computed operands, so the two executors cannot
-//! round differently. Operands and the result cross as 64-bit patterns: integers extended
-//! by their signedness, floats widened exactly to `double`, booleans 0 or 1.
+//! The ones that LLVM has an exactly matching intrinsic or instruction for (see
+//! `inline_fn`) are inlined. Every other `Math` function of `float32` or `float64` operands
+//! (the transcendentals, `pow`, `fract`, `mix`…) is a typed call, `double
+//! cajeta_math_float(i32 fn, i32 type, double x, double y, double z)`, of
+//! `host::interp::math::float_math`, the very function the interpreter computes them with
+//! (Rust's `f64::sin` and kin, then rounded once to the operand type), so the two executors
+//! cannot round differently; it is declared without memory effects, so LLVM may hoist and
+//! merge the calls. The rest (`Bits`, `float16` operands) goes to `cajeta_scalar_fn`,
+//! which runs the interpreter's `math::scalar_fn` on the computed operands; those cross as
+//! 64-bit patterns: integers extended by their signedness, floats widened exactly to
+//! `double`, booleans 0 or 1.
 
 use inkwell::intrinsics::Intrinsic as LlvmIntrinsic;
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
 use inkwell::FloatPredicate;
 
+use super::bridge::{scalar_code, scalar_of_code};
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::repr::{repr, Repr};
 use super::runtime::record;
@@ -66,6 +72,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         if let Some(v) = self.inline_fn(op, ty, values)? {
             return Ok(v);
         }
+        if let (Intrinsic::Math(f), ScalarType::F32 | ScalarType::F64) = (op, ty) {
+            if types.iter().all(|&t| t == ty) && values.len() <= 3 {
+                return self.math_call(f, ty, values);
+            }
+        }
         let i64t = self.ctx.i64_type();
         let mut call_args: Vec<BasicMetadataValueEnum> = vec![self.node_ptr(e).into()];
         for (v, s) in values.iter().zip(types) {
@@ -87,10 +98,102 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         self.scalar_from_bits(bits, ty)
     }
 
+    /// Float function `f` of `float32`/`float64` operands `values` (of type `ty`) by the
+    /// typed call of `math::float_math` (see the module comment).
+    fn math_call(
+        &self,
+        f: MathFn,
+        ty: ScalarType,
+        values: &[BasicValueEnum<'ctx>],
+    ) -> Gen<BasicValueEnum<'ctx>> {
+        let f64t = self.ctx.f64_type();
+        let i32t = self.ctx.i32_type();
+        let code = MathFn::ALL
+            .iter()
+            .position(|(g, _)| *g == f)
+            .ok_or("internal error: Math function")?;
+        let mut args: Vec<BasicMetadataValueEnum> = vec![
+            i32t.const_int(code as u64, false).into(),
+            i32t.const_int(scalar_code(ty), false).into(),
+        ];
+        for k in 0..3 {
+            let x = match values.get(k) {
+                Some(v) if ty == ScalarType::F32 => {
+                    b(self.builder.build_float_ext(v.into_float_value(), f64t, ""))?
+                }
+                Some(v) => v.into_float_value(),
+                None => f64t.const_zero(),
+            };
+            args.push(x.into());
+        }
+        let r = b(self
+            .builder
+            .build_call(self.rt["cajeta_math_float"], &args, "math"))?
+        .try_as_basic_value()
+        .basic()
+        .ok_or("internal error: Math result")?
+        .into_float_value();
+        if ty == ScalarType::F64 {
+            return Ok(r.into());
+        }
+        // Exact: the result is already rounded to float32.
+        Ok(b(self.builder.build_float_trunc(r, self.ctx.f32_type(), ""))?.into())
+    }
+
+    /// `isnan`/`isinf` of a float and `sign` of an integer, which are plain instructions.
+    fn inline_test(
+        &self,
+        f: MathFn,
+        ty: ScalarType,
+        values: &[BasicValueEnum<'ctx>],
+    ) -> Gen<Option<BasicValueEnum<'ctx>>> {
+        let [x] = values else { return Ok(None) };
+        match (f, *x) {
+            (MathFn::IsNan, BasicValueEnum::FloatValue(x)) => Ok(Some(
+                b(self
+                    .builder
+                    .build_float_compare(FloatPredicate::UNO, x, x, "isnan"))?
+                .into(),
+            )),
+            (MathFn::IsInf, BasicValueEnum::FloatValue(xf)) => {
+                let abs = self.intrinsic_call("llvm.fabs", &[*x])?.into_float_value();
+                let inf = xf.get_type().const_float(f64::INFINITY);
+                let r =
+                    b(self
+                        .builder
+                        .build_float_compare(FloatPredicate::OEQ, abs, inf, "isinf"))?;
+                Ok(Some(r.into()))
+            }
+            (MathFn::Sign, BasicValueEnum::IntValue(xi)) if ty != ScalarType::Bool => {
+                let t = xi.get_type();
+                if ty.is_signed_integer() {
+                    let one = t.const_int(1, false).into();
+                    let low = self.intrinsic_call("llvm.smin", &[*x, one])?;
+                    let minus_one = t.const_all_ones().into();
+                    return self
+                        .intrinsic_call("llvm.smax", &[low, minus_one])
+                        .map(Some);
+                }
+                let zero = t.const_zero();
+                let nonzero = b(self.builder.build_int_compare(
+                    inkwell::IntPredicate::NE,
+                    xi,
+                    zero,
+                    "nonzero",
+                ))?;
+                Ok(Some(
+                    b(self.builder.build_int_z_extend(nonzero, t, "sign"))?.into(),
+                ))
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// The functions with an LLVM intrinsic of exactly the interpreter's semantics:
     /// `abs`, `sqrt`, `floor`, `ceil`, `trunc`, `round` (ties to even) of floats; `min`,
     /// `max`, `clamp` of floats (`llvm.minimum`/`maximum`: NaN if either operand is NaN,
-    /// -0.0 below +0.0, as Java's `Math.min`) and of integers; `abs` of signed integers
+    /// -0.0 below +0.0, as Java's `Math.min`; the NaN made canonical, see
+    /// `canonical_nan`) and of integers; `abs` of signed integers
     /// (wrapping at the minimum). `None` for the others.
     pub(super) fn inline_fn(
         &self,
@@ -104,6 +207,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let Intrinsic::Math(f) = op else {
             return Ok(None);
         };
+        if let Some(v) = self.inline_test(f, ty, values)? {
+            return Ok(Some(v));
+        }
         let float = ty.is_float();
         let signed = ty.is_signed_integer();
         let (min, max) = match (float, signed) {
@@ -119,6 +225,10 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             MathFn::Ceil if float => "llvm.ceil",
             MathFn::Trunc if float => "llvm.trunc",
             MathFn::Round if float => "llvm.roundeven",
+            MathFn::Min | MathFn::Max if float => {
+                let r = self.intrinsic_call(if f == MathFn::Min { min } else { max }, values)?;
+                return self.canonical_nan(r).map(Some);
+            }
             MathFn::Min if ty != ScalarType::Bool => min,
             MathFn::Max if ty != ScalarType::Bool => max,
             MathFn::Clamp if ty != ScalarType::Bool => {
@@ -126,7 +236,12 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     return Ok(None);
                 };
                 let low = self.intrinsic_call(max, &[*x, *lo])?;
-                return self.intrinsic_call(min, &[low, *hi]).map(Some);
+                let r = self.intrinsic_call(min, &[low, *hi])?;
+                return if float {
+                    self.canonical_nan(r).map(Some)
+                } else {
+                    Ok(Some(r))
+                };
             }
             _ => return Ok(None),
         };
@@ -136,6 +251,33 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             return self.intrinsic_call(name, &[values[0], no]).map(Some);
         }
         self.intrinsic_call(name, values).map(Some)
+    }
+
+    /// Float `r` with a NaN replaced by the canonical quiet NaN: Java's `Math.min`/`max`
+    /// give "NaN", and the interpreter gives that one (`f64::NAN`, rounded to the type),
+    /// where `llvm.minimum`/`maximum` give an operand's NaN, sign and payload included.
+    /// Vectors lane by lane.
+    fn canonical_nan(&self, r: BasicValueEnum<'ctx>) -> Gen<BasicValueEnum<'ctx>> {
+        let bld = &self.builder;
+        match r {
+            BasicValueEnum::FloatValue(x) => {
+                let nan = b(bld.build_float_compare(FloatPredicate::UNO, x, x, "nan"))?;
+                let canonical = x.get_type().const_float(f64::NAN);
+                b(bld.build_select(nan, canonical, x, "canonical"))
+            }
+            BasicValueEnum::VectorValue(v) => {
+                let nan = b(bld.build_float_compare(FloatPredicate::UNO, v, v, "nan"))?;
+                let lane = v
+                    .get_type()
+                    .get_element_type()
+                    .into_float_type()
+                    .const_float(f64::NAN);
+                let lanes = vec![lane; v.get_type().get_size() as usize];
+                let canonical = inkwell::types::VectorType::const_vector(&lanes);
+                b(bld.build_select(nan, canonical, v, "canonical"))
+            }
+            other => Ok(other),
+        }
     }
 
     /// A bit cast of native float or integer `x` to result type `ty` (an integer of the
@@ -298,6 +440,19 @@ pub unsafe extern "C" fn cajeta_scalar_fn(
     }
 }
 
+/// `Math` function number `code` (its index in `MathFn::ALL`) of float operands of scalar
+/// type `ty` (see `bridge::scalar_code`), exactly widened: `math::float_math`, the
+/// interpreter's own.
+pub extern "C" fn cajeta_math_float(code: i32, ty: i32, x: f64, y: f64, z: f64) -> f64 {
+    match MathFn::ALL.get(code as usize) {
+        Some((f, _)) => math::float_math(*f, scalar_of_code(ty), [x, y, z]),
+        None => f64::NAN,
+    }
+}
+
+/// The runtime functions without side effects, which LLVM may hoist, merge and drop.
+pub const PURE: [&str; 1] = ["cajeta_math_float"];
+
 /// Records the error of call `e` and gives the failure status.
 fn fail(e: &Expr, message: String) -> i32 {
     record(HostError {
@@ -311,9 +466,16 @@ fn fail(e: &Expr, message: String) -> i32 {
 
 /// This file's C-ABI functions (see `runtime::functions`).
 pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
-    vec![(
-        "cajeta_scalar_fn",
-        "i(plllp)",
-        cajeta_scalar_fn as *const () as usize,
-    )]
+    vec![
+        (
+            "cajeta_scalar_fn",
+            "i(plllp)",
+            cajeta_scalar_fn as *const () as usize,
+        ),
+        (
+            "cajeta_math_float",
+            "d(iiddd)",
+            cajeta_math_float as *const () as usize,
+        ),
+    ]
 }

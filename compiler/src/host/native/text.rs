@@ -1,14 +1,15 @@
-//! Printing: `System.out.print`/`println` of scalars, vectors, matrices, PODs and string
-//! literals (and `+` of them), through the C-ABI runtime (`runtime.rs`, `words.rs`), which
-//! formats exactly like the interpreter (Java's `Float.toString`; a vector or POD through
-//! the interpreter's own `Display` of the value). Strings themselves are objects
-//! (`repr.rs`): building, comparing and printing computed strings is the interpreter's.
+//! Printing: `System.out.print`/`println` of scalars, vectors, matrices, PODs, string
+//! literals and objects in frame slots (strings…), and `+` of them, through the C-ABI
+//! runtime (`runtime.rs`, `words.rs`, `string_calls.rs`), which formats exactly like the
+//! interpreter (Java's `Float.toString`; a vector, POD or object through the interpreter's
+//! own `Display` of the value). A printed `+` is printed piece by piece, never built.
 
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
 use inkwell::IntPredicate;
 
 use super::codegen::{b, Codegen, FnState, Gen};
 use super::expr::scalar;
+use super::repr::{repr, Repr};
 use super::runtime::SiteKind;
 use crate::ir::{Expr, ExprKind, HostOp, ScalarType, Type};
 
@@ -31,18 +32,33 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     flatten(x, &mut leaves);
                 }
                 let mut values = Vec::with_capacity(leaves.len());
-                for leaf in &leaves {
-                    let v = match &leaf.kind {
-                        ExprKind::Str(text) => self.literal(text)?.into(),
-                        _ => self.value(st, leaf)?,
+                let mut temps = Vec::new();
+                for (k, leaf) in leaves.iter().enumerate() {
+                    let v = match (&leaf.kind, repr(&leaf.ty)) {
+                        (ExprKind::Str(text), _) => Printed::Value(self.literal(text)?.into()),
+                        (_, Repr::Object) => {
+                            let later = &leaves[k + 1..];
+                            Printed::Slot(self.operand_slot(st, leaf, later, &mut temps)?)
+                        }
+                        _ => Printed::Value(self.value(st, leaf)?),
                     };
                     values.push((v, &leaf.ty));
                 }
                 let site = self.site(SiteKind::Write, e.span);
                 for (v, ty) in values {
-                    let ok = self.print_value(v, ty)?;
+                    let ok = match v {
+                        Printed::Value(v) => self.print_value(v, ty)?,
+                        Printed::Slot(s) => {
+                            let frame = self.frame(st);
+                            let args = [frame.into(), self.i64c(s).into()];
+                            self.rt_call("cajeta_print_slot", &args)?
+                                .ok_or("internal error: print")?
+                                .into_int_value()
+                        }
+                    };
                     self.fail_unless(st, ok, site)?;
                 }
+                self.clear_temps(st, temps)?;
                 if op == HostOp::Println {
                     let call =
                         b(self
@@ -143,6 +159,12 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         };
         Ok(r.into_int_value())
     }
+}
+
+/// A printed piece: a value in registers (or a literal's constant), or an object's slot.
+enum Printed<'ctx> {
+    Value(BasicValueEnum<'ctx>),
+    Slot(u64),
 }
 
 /// The leaves of a printed string expression, left to right: `a + b` and `String.valueOf`

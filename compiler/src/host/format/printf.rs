@@ -7,8 +7,36 @@
 //! then rounded half-up to the precision — so `%.2f` of `0.125` is `0.13` (C would print
 //! `0.12`) and `%.10f` of `0.1f` is `0.1000000015`.
 
-use super::value::{Scalar, Value};
+use crate::host::interp::{Scalar, Value};
 use crate::ir::printf::{Conversion, Piece};
+use crate::ir::HostOp;
+
+/// The text `System.out.printf(values[0], values[1..]…)` prints, or the runtime error's
+/// message. Both host executors print through this (the native code's `cajeta_printf`).
+pub fn printf_text(values: &[Value]) -> Result<String, String> {
+    let Some((Value::Str(fmt), rest)) = values.split_first() else {
+        return Err("printf needs a format string".into());
+    };
+    crate::ir::printf::parse(fmt)
+        .and_then(|p| format(&p, rest))
+        .map_err(|m| format!("printf: {m}"))
+}
+
+/// `Integer.parseInt` (`op`) and its kin of `v`, or the runtime error's message; for both
+/// host executors.
+pub fn parse_value(op: HostOp, v: &Value) -> Result<Scalar, String> {
+    let text = match v {
+        Value::Str(s) => s,
+        Value::Void => return Err("cannot parse a null String".into()),
+        other => return Err(format!("internal error: parsing {other:?}")),
+    };
+    match op {
+        HostOp::ParseInt => parse_int(text).map(Scalar::I32),
+        HostOp::ParseLong => parse_long(text).map(Scalar::I64),
+        HostOp::ParseDouble => parse_double(text).map(Scalar::F64),
+        _ => parse_float(text).map(Scalar::F32),
+    }
+}
 
 /// Formats `args` by the parsed format; the error says which argument did not fit.
 pub fn format(pieces: &[Piece], args: &[Value]) -> Result<String, String> {

@@ -1,4 +1,8 @@
-//! Java-like text form of floats for `println`, `print` and string concatenation.
+//! The text form of values, shared by both host executors (the interpreter and native
+//! code print, concatenate, format and parse through this module and nothing else).
+//!
+//! Here: Java-like text of floats for `println`, `print` and string concatenation; in
+//! [`printf`], `System.out.printf` and `Integer.parseInt` and its kin.
 //!
 //! Follows `Float.toString` / `Double.toString` of Java 19 and later:
 //! - the digits are the shortest decimal that reads back as the same value (Rust's `{:e}`
@@ -10,6 +14,8 @@
 //!
 //! `float16` and `bfloat16` values print as the `float32` they are stored in (Java has no such
 //! types), e.g. the float16 nearest 0.1 prints `0.099975586`.
+
+pub mod printf;
 
 /// `Float.toString(x)`.
 pub fn java_f32(x: f32) -> String {
