@@ -5,6 +5,7 @@ mod big_buffers;
 mod buffer_arrays;
 mod build_time;
 mod cajeta_forms;
+mod cajeta_sync_forms;
 mod checked;
 mod checked_access;
 mod concurrency;

@@ -6,8 +6,8 @@ use super::body::{FnCtx, R};
 use super::names::resolve_type;
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{
-    self, AtomicOp, BarrierKind, BinaryOp, Constant, CoopOp, ExprKind, FunctionKind, Intrinsic,
-    MathFn, Place, ScalarType, Type, UnaryOp, WaveOp,
+    self, AtomicOp, BinaryOp, Constant, CoopOp, ExprKind, FunctionKind, Intrinsic, MathFn, Place,
+    ScalarType, Type, UnaryOp, WaveOp,
 };
 use crate::syntax::ast;
 use std::collections::HashMap;
@@ -412,22 +412,6 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 }
                 None => {}
             },
-            Intrinsic::Barrier(BarrierKind::WorkgroupMemory | BarrierKind::DeviceMemory)
-                if matches!(
-                    args.first().map(|a| &a.kind),
-                    Some(ExprKind::Const(Constant::Int(0)))
-                ) =>
-            {
-                // The same refusal as the backend's, so that `check` reports what `build` would.
-                return self.error(
-                    Diagnostic::error(
-                        Code::InvalidOperator,
-                        span,
-                        "a memory fence with MemoryOrder.Relaxed orders nothing",
-                    )
-                    .with_note("use Acquire, Release or AcqRel"),
-                );
-            }
             Intrinsic::Atomic(a) => {
                 // Indices are uint32 in the IR, as for `buf[i]`.
                 if args[1].ty != Type::Scalar(ScalarType::U32) {

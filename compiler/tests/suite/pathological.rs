@@ -142,18 +142,15 @@ fn huge_identifiers_are_refused_before_they_reach_spirv_or_file_names() {
 }
 
 #[test]
-fn check_reports_the_relaxed_fence_that_build_refuses() {
+fn check_and_build_agree_on_the_relaxed_fence() {
+    // The fuzzer once found `check` accepting what `build` refused; a relaxed fence is now
+    // accepted by both (it emits nothing, as C++'s relaxed fence does nothing).
     let text = "public class A { @Kernel public static void k(KernelBuffer<int32> o) { \
                 Barrier.deviceMemory(MemoryOrder.Relaxed); o[0] = 1; } }";
     let mut sources = SourceMap::new();
-    let errors = frontend(&mut sources, &[("f.cajeta".to_string(), text.to_string())])
-        .expect_err("the checker refuses it");
-    assert_eq!(errors[0].code, Code::InvalidOperator);
-    assert!(
-        errors[0].message.contains("Relaxed"),
-        "{}",
-        errors[0].message
-    );
+    frontend(&mut sources, &[("f.cajeta".to_string(), text.to_string())])
+        .unwrap_or_else(|d| panic!("the checker accepts it: {d:?}"));
+    build(text).unwrap_or_else(|d| panic!("the build accepts it: {d:?}"));
 }
 
 #[test]
