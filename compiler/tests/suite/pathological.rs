@@ -105,14 +105,14 @@ fn deep_but_accepted_programs_go_through_every_stage_on_a_test_thread() {
 
 #[test]
 fn a_run_of_invalid_bytes_is_one_diagnostic_and_errors_are_capped() {
-    let run = format!("public class A {{ {} }}", "#".repeat(8000));
+    let run = format!("public class A {{ {} }}", "`".repeat(8000));
     let start = Instant::now();
     let errors = cajetac::syntax::parse_file(0, &run).expect_err("invalid bytes");
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].code, Code::InvalidToken);
     assert_eq!(errors[0].primary.end - errors[0].primary.start, 8000);
 
-    let scattered = format!("public class A {{ {} }}", "# ".repeat(8000));
+    let scattered = format!("public class A {{ {} }}", "` ".repeat(8000));
     let errors = cajetac::syntax::parse_file(0, &scattered).expect_err("invalid bytes");
     assert!(errors.len() <= cajetac::syntax::lexer::MAX_LEX_ERRORS + 1);
     assert_eq!(errors.last().map(|d| d.code), Some(Code::TooManyErrors));
