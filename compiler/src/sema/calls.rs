@@ -203,10 +203,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.query_string_call(recv, name, args, span) {
             return r;
         }
-        // `System.out.println(…)`
+        // `System.out.println(…)`, also as Cajeta's `System.stdout`.
         if let ast::ExprKind::Field(base, field) = &recv.kind {
             if matches!(&base.kind, ast::ExprKind::Name(n) if n == "System" && self.lookup("System").is_none())
-                && field.name == "out"
+                && matches!(field.name.as_str(), "out" | "stdout")
             {
                 if name.name == "printf" {
                     return self.printf_call(args, span);
