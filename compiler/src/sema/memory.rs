@@ -66,9 +66,11 @@ fn const_float(e: &ir::Expr) -> Option<f64> {
 /// What the checker allows for a generic intrinsic's `T` in this area; `None` when the
 /// operation is not one of this file's.
 pub fn generic_allows(op: Intrinsic, t: &Type) -> Option<Result<(), &'static str>> {
-    // Math and Bits apply lane by lane to vectors.
+    // Math, Bits and the wave operations on values apply lane by lane to vectors.
     let s = match (op, t) {
-        (Intrinsic::Math(_) | Intrinsic::Bits(_), Type::Vector(s, _)) => Some(*s),
+        (Intrinsic::Math(_) | Intrinsic::Bits(_) | Intrinsic::Wave(_), Type::Vector(s, _)) => {
+            Some(*s)
+        }
         _ => t.as_scalar(),
     };
     Some(match op {
