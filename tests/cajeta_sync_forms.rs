@@ -1,6 +1,7 @@
-//! Cajeta's synchronization and query spellings (docs/porting-from-cajeta.md): relaxed
-//! fences, the other `MemoryOrder` names, CUDA-style `Wave.*Sync` with a lane mask and
-//! Cajeta's `Capability` names. Values on the device: `tests/device/cajeta_waves.cajeta`.
+//! Cajeta's synchronization, query and printing spellings (docs/porting-from-cajeta.md):
+//! relaxed fences, the other `MemoryOrder` names, CUDA-style `Wave.*Sync` with a lane mask,
+//! Cajeta's `Capability` names and `System.stdout` in kernels. Values on the device:
+//! `tests/device/cajeta_waves.cajeta`.
 
 use cajeta_runtime::DeviceProfile;
 use cajeta_tests::{spirv_val, tests_dir};
@@ -176,5 +177,18 @@ fn cajeta_capability_names_fold_from_the_profile() {
             );
         }
         assert!(!text.contains("OpBranchConditional"), "folded: {text}");
+    }
+}
+
+#[test]
+fn system_stdout_prints_from_kernels_as_system_out_does() {
+    // Cajeta's `System.stdout` is `System.out`: the same debug-printf instructions.
+    let stdout = kernel("System.stdout.printf(\"%u\\n\", i); System.stdout.println(\"done\");");
+    let out = kernel("System.out.printf(\"%u\\n\", i); System.out.println(\"done\");");
+    let (a, b) = (all_backends(&stdout), all_backends(&out));
+    assert_eq!(a, b);
+    for text in a {
+        assert!(text.contains("NonSemantic.DebugPrintf"), "{text}");
+        assert_eq!(text.matches("OpExtInst ").count(), 2, "{text}");
     }
 }
