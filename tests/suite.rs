@@ -4,7 +4,9 @@
 mod big_buffers;
 mod buffer_arrays;
 mod build_time;
+mod cajeta_annotations;
 mod cajeta_forms;
+mod cajeta_sync_forms;
 mod checked;
 mod checked_access;
 mod concurrency;

@@ -189,9 +189,13 @@ pub enum CapabilityNeed {
     Subgroup(&'static str),
     /// A device extension and a feature it brings.
     Extension(&'static str, &'static str),
+    /// A device extension alone: its feature is one the runtime turns on whenever the device
+    /// offers it and a profile does not record (`rayQuery`).
+    ExtensionAlone(&'static str),
 }
 
-/// `Capability.*` constants in value order: the SPIR-V capability name and what it needs.
+/// `Capability.*` constants in value order: the SPIR-V capability name (or, after
+/// `VulkanMemoryModel`, Cajeta's name for one) and what it needs.
 /// `stdlib/cajeta/device.cajeta` declares the same names with these indices (a test checks).
 pub const CAPABILITIES: &[(&str, CapabilityNeed)] = &[
     ("Float16", CapabilityNeed::Feature("shaderFloat16")),
@@ -258,6 +262,19 @@ pub const CAPABILITIES: &[(&str, CapabilityNeed)] = &[
     (
         "VulkanMemoryModel",
         CapabilityNeed::Feature("vulkanMemoryModel"),
+    ),
+    // Cajeta's names: two aliases and ray queries, which have no SPIR-V-named constant.
+    (
+        "AtomicInt64",
+        CapabilityNeed::Feature("shaderBufferInt64Atomics"),
+    ),
+    (
+        "CoopBf16",
+        CapabilityNeed::Extension("VK_KHR_shader_bfloat16", "shaderBFloat16Type"),
+    ),
+    (
+        "RayQuery",
+        CapabilityNeed::ExtensionAlone("VK_KHR_ray_query"),
     ),
 ];
 

@@ -176,6 +176,8 @@ pub enum HostDeviceQuery {
     /// `Device.isIntegrated()`: the device shares memory with the host (an integrated GPU or
     /// a CPU implementation).
     IsIntegrated,
+    /// `Device.activeBackend()`: the name of the backend kernels run on, `"vulkan"`.
+    ActiveBackend,
 }
 
 impl HostOp {
@@ -225,6 +227,7 @@ impl HostOp {
             "host.event.query" => HostOp::EventQuery,
             "host.event.elapsed" => HostOp::EventElapsed,
             "host.device.name" => HostOp::DeviceQuery(HostDeviceQuery::Name),
+            "host.device.active_backend" => HostOp::DeviceQuery(HostDeviceQuery::ActiveBackend),
             "host.device.memory_bytes" => HostOp::DeviceQuery(HostDeviceQuery::MemoryBytes),
             "host.device.wave_size" => HostOp::DeviceQuery(HostDeviceQuery::WaveSize),
             "host.device.shared_bytes_per_block" => {

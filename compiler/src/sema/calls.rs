@@ -203,10 +203,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.query_string_call(recv, name, args, span) {
             return r;
         }
-        // `System.out.println(…)`
+        // `System.out.println(…)`, also as Cajeta's `System.stdout`.
         if let ast::ExprKind::Field(base, field) = &recv.kind {
             if matches!(&base.kind, ast::ExprKind::Name(n) if n == "System" && self.lookup("System").is_none())
-                && field.name == "out"
+                && matches!(field.name.as_str(), "out" | "stdout")
             {
                 if name.name == "printf" {
                     return self.printf_call(args, span);
@@ -368,7 +368,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             }
             self.check_texture_op(if device { m.device } else { None }, r, span)?;
         }
-        let values = self.intrinsic_args(&m, &args, &mut generics)?;
+        let mut values = self.intrinsic_args(&m, &args, &mut generics)?;
+        // A CUDA-style lane mask is not an operand: it is evaluated first, for its effects.
+        let mask = match m.ignores_mask && !values.is_empty() {
+            true => Some(values.remove(0)).filter(|v| !super::expr::is_pure(v)),
+            false => None,
+        };
         let ret = match resolve_type(&m.decl.ret, &generics) {
             Ok(t) => t,
             Err(d) => return self.error(d),
@@ -405,10 +410,18 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 args: all,
             }
         };
-        Ok(ir::Expr {
+        let call = ir::Expr {
             kind,
             ty: ret,
             span,
+        };
+        Ok(match mask {
+            Some(mask) => ir::Expr {
+                ty: call.ty.clone(),
+                kind: ExprKind::Sequence(vec![ir::Stmt::Expr(mask)], Box::new(call)),
+                span,
+            },
+            None => call,
         })
     }
 

@@ -6,8 +6,8 @@ use super::body::{FnCtx, R};
 use super::names::resolve_type;
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{
-    self, AtomicOp, BarrierKind, BinaryOp, Constant, CoopOp, ExprKind, FunctionKind, Intrinsic,
-    MathFn, Place, ScalarType, Type, UnaryOp, WaveOp,
+    self, AtomicOp, BinaryOp, Constant, CoopOp, ExprKind, FunctionKind, Intrinsic, MathFn, Place,
+    ScalarType, Type, UnaryOp, WaveOp,
 };
 use crate::syntax::ast;
 use std::collections::HashMap;
@@ -66,9 +66,11 @@ fn const_float(e: &ir::Expr) -> Option<f64> {
 /// What the checker allows for a generic intrinsic's `T` in this area; `None` when the
 /// operation is not one of this file's.
 pub fn generic_allows(op: Intrinsic, t: &Type) -> Option<Result<(), &'static str>> {
-    // Math and Bits apply lane by lane to vectors.
+    // Math, Bits and the wave operations on values apply lane by lane to vectors.
     let s = match (op, t) {
-        (Intrinsic::Math(_) | Intrinsic::Bits(_), Type::Vector(s, _)) => Some(*s),
+        (Intrinsic::Math(_) | Intrinsic::Bits(_) | Intrinsic::Wave(_), Type::Vector(s, _)) => {
+            Some(*s)
+        }
         _ => t.as_scalar(),
     };
     Some(match op {
@@ -412,22 +414,6 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 }
                 None => {}
             },
-            Intrinsic::Barrier(BarrierKind::WorkgroupMemory | BarrierKind::DeviceMemory)
-                if matches!(
-                    args.first().map(|a| &a.kind),
-                    Some(ExprKind::Const(Constant::Int(0)))
-                ) =>
-            {
-                // The same refusal as the backend's, so that `check` reports what `build` would.
-                return self.error(
-                    Diagnostic::error(
-                        Code::InvalidOperator,
-                        span,
-                        "a memory fence with MemoryOrder.Relaxed orders nothing",
-                    )
-                    .with_note("use Acquire, Release or AcqRel"),
-                );
-            }
             Intrinsic::Atomic(a) => {
                 // Indices are uint32 in the IR, as for `buf[i]`.
                 if args[1].ty != Type::Scalar(ScalarType::U32) {

@@ -96,6 +96,8 @@ pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagno
 
 fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
     let name = &f.decl.name;
+    annotations::check_cajeta_method_annotations(f.decl, f.kind, diags);
+    annotations::check_param_annotations(f.decl, f.kind, &f.params, diags);
     match f.kind {
         FunctionKind::Kernel => {
             if f.ret != Type::Void {

@@ -63,6 +63,10 @@ pub struct IntrinsicMethod<'a> {
     pub host: Option<HostOp>,
     /// `static` method.
     pub is_static: bool,
+    /// The first parameter is a CUDA-style lane mask (`@Intrinsic(…, ignore = "mask")`):
+    /// checked and evaluated, but not passed to the operation, since on Vulkan every active
+    /// lane of the wave takes part.
+    pub ignores_mask: bool,
 }
 
 /// All names visible to the checker.
@@ -119,8 +123,13 @@ fn string_arg(e: &ast::Expr) -> Option<&str> {
     }
 }
 
-/// Reads `@Intrinsic("op")` / `@Intrinsic(device = "op", host = "host.op")`.
-fn intrinsic_ops(ann: &ast::Annotation) -> Result<(Option<Intrinsic>, Option<HostOp>), Diagnostic> {
+/// What an `@Intrinsic` annotation says: the device and host operations, and whether the
+/// first parameter is an ignored lane mask.
+type IntrinsicOps = (Option<Intrinsic>, Option<HostOp>, bool);
+
+/// Reads `@Intrinsic("op")` / `@Intrinsic(device = "op", host = "host.op")`, each optionally
+/// with `ignore = "mask"`.
+fn intrinsic_ops(ann: &ast::Annotation) -> Result<IntrinsicOps, Diagnostic> {
     let bad = |what: &str| {
         Diagnostic::error(
             Code::InvalidAnnotation,
@@ -130,6 +139,7 @@ fn intrinsic_ops(ann: &ast::Annotation) -> Result<(Option<Intrinsic>, Option<Hos
     };
     let mut device = None;
     let mut host = None;
+    let mut ignores_mask = false;
     for (key, value) in &ann.args {
         let name = string_arg(value).ok_or_else(|| {
             Diagnostic::error(
@@ -146,6 +156,7 @@ fn intrinsic_ops(ann: &ast::Annotation) -> Result<(Option<Intrinsic>, Option<Hos
                 host = Some(HostOp::from_name(name).ok_or_else(|| bad(name))?)
             }
             None => device = Some(Intrinsic::from_name(name).ok_or_else(|| bad(name))?),
+            Some("ignore") if name == "mask" => ignores_mask = true,
             Some(other) => {
                 return Err(Diagnostic::error(
                     Code::InvalidAnnotation,
@@ -155,7 +166,7 @@ fn intrinsic_ops(ann: &ast::Annotation) -> Result<(Option<Intrinsic>, Option<Hos
             }
         }
     }
-    Ok((device, host))
+    Ok((device, host, ignores_mask))
 }
 
 /// A stdlib `@Constant(n)` field: its type and value.
@@ -301,17 +312,16 @@ pub fn collect<'a>(
                         continue;
                     };
                     match intrinsic_ops(ann) {
-                        Ok((device, host)) => {
-                            table
-                                .entry(m.name.name.clone())
-                                .or_default()
-                                .push(IntrinsicMethod {
-                                    decl: m,
-                                    device,
-                                    host,
-                                    is_static: m.has_modifier("static"),
-                                })
-                        }
+                        Ok((device, host, ignores_mask)) => table
+                            .entry(m.name.name.clone())
+                            .or_default()
+                            .push(IntrinsicMethod {
+                                decl: m,
+                                device,
+                                host,
+                                is_static: m.has_modifier("static"),
+                                ignores_mask,
+                            }),
                         Err(d) => diags.push(d),
                     }
                 }

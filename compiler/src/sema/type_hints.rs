@@ -15,6 +15,15 @@ pub(super) fn unknown_type(name: &str, span: Span, generics: &HashMap<String, Ty
         return d
             .with_note("help: write the local's type: `var` (type inference) is not supported");
     }
+    if let Some(instead) = cajeta_only_type(name) {
+        return Diagnostic::error(
+            Code::UnsupportedFeature,
+            span,
+            format!("Cajeta's `{name}` is not supported by cajetac"),
+        )
+        .with_label("a Cajeta library type")
+        .with_note(format!("help: {instead}"));
+    }
     if let Some(ours) = foreign_scalar_spelling(name) {
         return d.with_note(format!(
             "help: `{name}` is spelled `{ours}` here (scalar types spell their width)"
@@ -47,6 +56,32 @@ const OTHER_TYPE_NAMES: &[&str] = &[
     "String",
     "Event",
 ];
+
+/// What to write instead of a type of Cajeta's library that cajetac does not offer.
+fn cajeta_only_type(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "RenderGraph" | "Swapchain" => {
+            "presentation needs a window and cajetac runs compute headless: render into an \
+             `Image2D` and write it with `img.save(\"frame.png\")`"
+        }
+        "XpuLaunchException" | "KernelError" => {
+            "there is no `try`/`catch`: a failed launch ends the run with a runtime error \
+             naming the launch"
+        }
+        "KernelTimer" => {
+            "time device work with events: `Event a = Event.create(); a.recordOn(s);` … \
+             `Event.elapsedMs(a, b)`"
+        }
+        "Fence" => {
+            "wait for device work with an `Event` (`e.recordOn(s); e.waitHost();`) or `s.sync()`"
+        }
+        "DeviceFacts" | "TargetDescriptor" | "Capabilities" => {
+            "ask `Device.name()`, `Device.memoryBytes()`, `Device.waveSize()` … in host code, \
+             and `Device.supports(Capability.X)` in kernels"
+        }
+        _ => return None,
+    })
+}
 
 /// This language's spelling of a scalar type name from Java (or C), which people write
 /// out of habit: `int` → `int32`, `double` → `float64`. Java's `char` is an unsigned

@@ -144,6 +144,7 @@ pub fn supports(profile: Option<&DeviceProfile>, need: CapabilityNeed) -> bool {
         (Some(p), CapabilityNeed::Feature(f)) => p.has_feature(f),
         (Some(p), CapabilityNeed::Subgroup(op)) => p.subgroup_operations.iter().any(|o| o == op),
         (Some(p), CapabilityNeed::Extension(e, f)) => p.has_extension(e) && p.has_feature(f),
+        (Some(p), CapabilityNeed::ExtensionAlone(e)) => p.has_extension(e),
     }
 }
 
@@ -217,7 +218,7 @@ mod tests {
         for (name, need) in CAPABILITIES {
             let f = match need {
                 CapabilityNeed::Feature(f) | CapabilityNeed::Extension(_, f) => *f,
-                CapabilityNeed::Subgroup(_) => continue,
+                CapabilityNeed::Subgroup(_) | CapabilityNeed::ExtensionAlone(_) => continue,
             };
             // bf16 is added to the runtime's feature set by the precision work.
             if f != "shaderBFloat16Type" {

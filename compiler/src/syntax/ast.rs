@@ -110,6 +110,8 @@ impl MethodDecl {
 /// A method parameter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
+    /// Annotations written before the type (`@PushConstant float32 scale`).
+    pub annotations: Vec<Annotation>,
     /// Type.
     pub ty: TypeExpr,
     /// Name.

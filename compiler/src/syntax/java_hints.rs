@@ -94,6 +94,19 @@ pub(super) fn java_hint(
             .with_note(format!("help: write `heap {written}`")),
         );
     }
+    if expects_expr && matches!(tok, Tok::GenericName(_)) && written.contains(">.alloc(") {
+        // Cajeta's allocation factory: a construction here.
+        let ours = written.replacen(">.alloc(", ">(", 1);
+        return Some(
+            Diagnostic::error(
+                Code::SyntaxError,
+                Span::new(file, l, r),
+                format!("Cajeta's `{type_name}<T>.alloc(n)` factory is a `heap` construction here"),
+            )
+            .with_label("an allocation factory")
+            .with_note(format!("help: write `heap {ours}`")),
+        );
+    }
     if expects_expr && matches!(tok, Tok::GenericName(_)) && written.ends_with(')') {
         let keyword = if HEAP_CLASSES.contains(&type_name) {
             "heap"

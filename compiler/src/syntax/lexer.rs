@@ -193,6 +193,12 @@ pub enum Tok {
     /// `=`
     #[token("=")]
     Assign,
+    /// `#=`: Cajeta's title store, an assignment here (ownership is not tracked).
+    #[token("#=")]
+    TitleAssign,
+    /// `#` before an expression: Cajeta's move, the expression itself here.
+    #[token("#")]
+    Hash,
     /// Compound assignment `+=` … `>>>=`, holding the operator.
     #[regex(r"\+=|-=|\*=|/=|%=|&=|\|=|\^=|<<=|>>=|>>>=", |lex| { let s = lex.slice(); s[..s.len() - 1].to_string() })]
     OpAssign(String),

@@ -101,6 +101,8 @@ fn token_text(tok: &Tok) -> &'static str {
         Tok::Colon => ":",
         Tok::Question => "?",
         Tok::Assign => "=",
+        Tok::TitleAssign => "#=",
+        Tok::Hash => "#",
         Tok::EqEq => "==",
         Tok::NotEq => "!=",
         Tok::Lt | Tok::GenOpen => "<",
@@ -132,6 +134,8 @@ fn token_text(tok: &Tok) -> &'static str {
 fn expected_list(expected: &[String]) -> String {
     let mut names: Vec<String> = expected
         .iter()
+        // Cajeta's `#=` and `#` are accepted but never the form to suggest: `=` is beside them.
+        .filter(|e| !matches!(e.trim_matches('"'), "#=" | "#"))
         .map(|e| {
             let e = e.trim_matches('"');
             match e {

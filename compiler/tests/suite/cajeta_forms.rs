@@ -123,3 +123,22 @@ fn matrix_determinant_inverse_and_hadamard() {
     // Singular: each cofactor divided by 0.
     assert_eq!(out[2], "0.0 (Infinity, -Infinity, -Infinity, Infinity)");
 }
+
+#[test]
+fn host_library_spellings_print_and_query_like_the_originals() {
+    let out = both(
+        "host-spellings",
+        "System.stdout.println(\"backend \" + Device.activeBackend());
+         System.stdout.print(Device.integrated() == Device.isIntegrated());
+         System.stdout.println(Device.memory() == Device.memoryBytes() && Device.memory() > 0);
+         System.stdout.printf(\"%d-%s%n\", 42, \"x\");
+         KernelBuffer<int32> b = heap KernelBuffer<int32>(0, 4);
+         b.allocate(MemoryKind.Unified);
+         int32[] h = [5, -6, 7, -8];
+         b.upload(h);
+         int32[] g = heap int32[4];
+         b.download(g);
+         System.stdout.println(g[0] + g[1] * 10 + g[2] * 100 + g[3] * 1000);",
+    );
+    assert_eq!(out, ["backend vulkan", "truetrue", "42-x", "-7355", "777"]);
+}

@@ -1,5 +1,5 @@
 //! `Device.name()`, `memoryBytes()`, `waveSize()`, `sharedBytesPerBlock()`,
-//! `maxBlockSize()` and `isIntegrated()` in host code: answered from the device the run
+//! `maxBlockSize()`, `isIntegrated()` (and Cajeta's spellings) and `activeBackend()` in host code: answered from the device the run
 //! uses (made on first use, like a buffer's), not from a compile-time profile.
 
 use cajeta_runtime::DeviceType;
@@ -13,6 +13,10 @@ use crate::ir::{Expr, HostDeviceQuery};
 impl Interp<'_> {
     /// Evaluates a host-side device query.
     pub(super) fn device_query(&mut self, q: HostDeviceQuery, e: &Expr) -> Result<Value, Fail> {
+        if q == HostDeviceQuery::ActiveBackend {
+            // Every kernel is SPIR-V run through Vulkan; asking makes no device.
+            return Ok(Value::str("vulkan"));
+        }
         let ctx = self.device.context(e.span)?;
         let info = ctx.device_info();
         let n = match q {
@@ -32,6 +36,7 @@ impl Interp<'_> {
             HostDeviceQuery::MaxBlockSize => {
                 u64::from(info.limits.max_compute_work_group_invocations)
             }
+            HostDeviceQuery::ActiveBackend => return Ok(Value::str("vulkan")),
         };
         int_value(n, &e.ty, e.span)
     }

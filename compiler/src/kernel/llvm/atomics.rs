@@ -373,7 +373,7 @@ impl FnLower<'_> {
 
     /// `Barrier.workgroup/workgroupMemory/deviceMemory([order])`, as the rspirv backend:
     /// `OpControlBarrier(Workgroup, Workgroup, sem)` or `OpMemoryBarrier(scope, sem)`.
-    pub(super) fn barrier(&mut self, kind: BarrierKind, args: &[Expr], e: &Expr) -> Res<()> {
+    pub(super) fn barrier(&mut self, kind: BarrierKind, args: &[Expr]) -> Res<()> {
         let order = order_bits(args.first())?;
         match kind {
             BarrierKind::Wave => {
@@ -406,12 +406,8 @@ impl FnLower<'_> {
             BarrierKind::WorkgroupMemory | BarrierKind::DeviceMemory => {
                 let o = order.unwrap_or(SEM_ACQ_REL);
                 if o == 0 {
-                    return Err(Diagnostic::error(
-                        Code::InvalidOperator,
-                        e.span,
-                        "a memory fence with MemoryOrder.Relaxed orders nothing",
-                    )
-                    .with_note("use Acquire, Release or AcqRel"));
+                    // A relaxed fence orders nothing: no instruction, as in the rspirv backend.
+                    return Ok(());
                 }
                 let (scope, storage) = if kind == BarrierKind::WorkgroupMemory {
                     (SCOPE_WORKGROUP, SEM_WORKGROUP_MEMORY)

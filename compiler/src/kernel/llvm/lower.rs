@@ -366,7 +366,7 @@ impl<'a> FnLower<'a> {
                     op: Intrinsic::Barrier(kind),
                     args,
                 } => {
-                    self.barrier(*kind, args, e)?;
+                    self.barrier(*kind, args)?;
                     return Ok(None);
                 }
                 ExprKind::Intrinsic {

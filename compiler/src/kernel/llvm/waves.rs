@@ -55,6 +55,9 @@ impl FnLower<'_> {
             }
             _ => {}
         }
+        if let crate::ir::Type::Vector(..) = e.ty {
+            return Err(refuse(e.span, "subgroup operations on vectors"));
+        }
         let s = scalar_of(&e.ty, e.span)?;
         let ty = scalar(s, e.span)?;
         // `bfloat16` computes in float32 registers: a subgroup sum there would not round

@@ -405,12 +405,10 @@ impl FnCx<'_, '_> {
             BarrierKind::WorkgroupMemory | BarrierKind::DeviceMemory => {
                 let o = order.unwrap_or(SEM_ACQ_REL);
                 if o == 0 {
-                    return Err(Diagnostic::error(
-                        Code::InvalidOperator,
-                        span,
-                        "a memory fence with MemoryOrder.Relaxed orders nothing",
-                    )
-                    .with_note("use Acquire, Release or AcqRel"));
+                    // A relaxed fence orders nothing (C++'s `atomic_thread_fence(relaxed)`,
+                    // Cajeta's spelling), and Vulkan forbids an `OpMemoryBarrier` without an
+                    // order: it emits no instruction.
+                    return Ok(0);
                 }
                 let (scope, storage) = if kind == BarrierKind::WorkgroupMemory {
                     (SCOPE_WORKGROUP, SEM_WORKGROUP_MEMORY)

@@ -8,7 +8,7 @@ use rspirv::spirv::{BuiltIn, Capability, Decoration, GroupOperation, Op, Storage
 use super::expr::scalar_of;
 use super::function::FnCx;
 use super::{unsupported, BuildExt, Res};
-use crate::ir::{Constant, Expr, ExprKind, WaveOp};
+use crate::ir::{Constant, Expr, ExprKind, Type, WaveOp};
 
 /// SPIR-V `Subgroup` scope.
 /// `Subgroup` scope.
@@ -85,8 +85,12 @@ impl FnCx<'_, '_> {
             }
             _ => {}
         }
-        let s = scalar_of(e)?;
-        let ty = self.cx.value_type(s, e.span)?;
+        // A vector operates lane by lane: the same instruction on the vector type.
+        let s = match e.ty {
+            Type::Vector(s, _) => s,
+            _ => scalar_of(e)?,
+        };
+        let ty = self.cx.ir_value_type(&e.ty, e.span)?;
         if s.bits() != 32 {
             // Subgroup operations on 8/16/64-bit types (SPIR-V 1.3 allows them; Vulkan needs
             // the feature).
