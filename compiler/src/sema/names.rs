@@ -94,6 +94,7 @@ pub const ENUM_CLASSES: &[&str] = &[
     "GroupOp",
     "MemoryKind",
     "CoopLayout",
+    "ReduceOp",
 ];
 
 impl<'a> Symbols<'a> {

@@ -13,6 +13,7 @@ mod examples;
 #[cfg(feature = "native-host")]
 mod llvm_isolation;
 mod lsp;
+mod multi_device;
 #[cfg(feature = "native-host")]
 mod native_host;
 mod parse_smoke;
