@@ -114,20 +114,11 @@ type FinalizeInner = ::mpi::environment::Universe;
 #[cfg(not(feature = "mpi"))]
 type FinalizeInner = ();
 
-/// `rank R of N: ` before a failing rank's error when the job has several ranks, so the
-/// failure names its rank; empty otherwise.
-pub fn rank_prefix() -> String {
-    match WORLD.get() {
-        Some(w) => {
-            let w = w.lock().unwrap_or_else(|p| p.into_inner());
-            if w.size() > 1 {
-                format!("rank {} of {}: ", w.rank(), w.size())
-            } else {
-                String::new()
-            }
-        }
-        None => String::new(),
-    }
+/// `rank R of N` when the job has several ranks, so that a failure names its rank; `None`
+/// for a one-rank job.
+pub fn rank_label() -> Option<String> {
+    let w = WORLD.get()?.lock().unwrap_or_else(|p| p.into_inner());
+    (w.size() > 1).then(|| format!("rank {} of {}", w.rank(), w.size()))
 }
 
 /// After a failed run: ends the whole job when it has several ranks (the others may wait
