@@ -3,7 +3,8 @@
 # says which command to run (as another user). Sourced by example.sh and test.sh.
 set -euo pipefail
 
-packages=(libvulkan1 mesa-vulkan-drivers spirv-tools vulkan-validationlayers)
+# Open MPI and libclang: the `mpi` feature (rsmpi's bindings) and its tests (docs/distributed.md).
+packages=(libvulkan1 mesa-vulkan-drivers spirv-tools vulkan-validationlayers openmpi-bin libopenmpi-dev libclang-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -15,6 +15,10 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 # The build without LLVM (no native host code, no LLVM kernel backend) stays warning-free too.
 cargo clippy -p cajetac --no-default-features --all-targets --locked -- -D warnings
 cargo test --workspace --locked
+# The MPI tests (mpirun -np 2 and 4) need the `mpi` feature: built without LLVM, so they add no
+# binary that links it (docs/distributed.md, "Tests").
+cargo clippy -p cajetac --no-default-features --features mpi --all-targets --locked -- -D warnings
+cargo test -p cajetac --no-default-features --features mpi --test suite --locked -- mpi::
 # Everything once more with every context that reads the environment under the Khronos
 # validation layer (synchronization validation on; any VALIDATION message fails the test).
 # The whole workspace, not `-p cajeta-runtime`: the same package selection reuses the test

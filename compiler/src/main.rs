@@ -635,15 +635,35 @@ fn cajetac_main() -> ExitCode {
             precision,
             host,
             args,
-        } => run(
-            &file,
-            resolve_backend(&target_env, backend),
-            &args,
-            Report(error_format),
-            (profile, checked),
-            &precision,
-            host.mode(),
-        ),
+        } => {
+            // Under mpirun (in a cajetac built with `mpi`) this process is one rank of the
+            // job; otherwise rank 0 of 1 (docs/distributed.md).
+            let job = cajetac::comm::init();
+            let code = run(
+                &file,
+                resolve_backend(&target_env, backend),
+                &args,
+                Report(error_format),
+                (profile, checked),
+                &precision,
+                host.mode(),
+            );
+            if code.0 != 0 && job.is_some() {
+                // The other ranks may wait in a collective this rank never reaches: name the
+                // rank and end the whole job rather than let it hang.
+                if let Some(rank) = cajetac::comm::rank_label() {
+                    // One write: mpirun tags each write of a rank's unbuffered stderr.
+                    let line = format!(
+                        "cajetac: {rank} failed (exit status {}); aborting the MPI job\n",
+                        code.0
+                    );
+                    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+                }
+                cajetac::comm::abort_job_on_failure(i32::from(code.0));
+            }
+            // `job` finalizes MPI as it goes out of scope, after the run.
+            code
+        }
         Command::Devices { json } => devices(json),
         Command::Lsp => {
             if cajetac::lsp::serve_stdio() {

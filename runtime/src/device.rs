@@ -343,7 +343,8 @@ impl DeviceShared {
             .info
             .extensions
             .iter()
-            .any(|e| e == "VK_EXT_external_memory_host");
+            .any(|e| e == "VK_EXT_external_memory_host")
+            && !opts.no_host_import;
         if host_import {
             ext_names.push(ash::ext::external_memory_host::NAME);
         }

@@ -120,7 +120,21 @@ impl Context {
     /// The range must be memory of this process that stays allocated, in place, for as long
     /// as the returned pin lives: the device reads and writes those pages directly.
     pub unsafe fn pin_host(&self, ptr: *const u8, len: usize) -> Option<HostPin> {
-        let shared = self.inner.shared.clone();
+        // SAFETY: the caller's promise, passed on.
+        unsafe { HostPin::new(self.inner.shared.clone(), ptr, len) }
+    }
+}
+
+impl HostPin {
+    /// [`Context::pin_host`] on the device behind `shared` (a stream's, for peer copies).
+    ///
+    /// # Safety
+    /// As [`Context::pin_host`].
+    pub(crate) unsafe fn new(
+        shared: Arc<DeviceShared>,
+        ptr: *const u8,
+        len: usize,
+    ) -> Option<HostPin> {
         if len == 0 {
             return None;
         }

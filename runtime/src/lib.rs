@@ -48,6 +48,7 @@ mod kernel_printf;
 mod launch;
 mod logical_device;
 mod memory;
+mod peer;
 mod pipeline;
 mod precision;
 mod precision_codec;
@@ -88,6 +89,7 @@ pub use host_pin::HostPin;
 pub use kernel_printf::{kernel_prints, KernelPrintf};
 pub use launch::{KernelArg, LaunchConfig, ScalarValue};
 pub use memory::MemoryUsage;
+pub use peer::{copy_buffer_peer, PeerPath, PEER_CHUNK_BYTES};
 pub use pipeline::Kernel;
 pub use precision::{FloatStorage, IntStorage, PrecisionOptions, PrecisionVariant};
 pub use precision_codec::{decode_sfp, encode_sfp, sfp_buffer_bytes};
@@ -145,6 +147,9 @@ pub struct ContextOptions {
     /// Never place buffers in host-visible device-local memory (always stage uploads);
     /// `CAJETA_NO_HOST_VISIBLE=1` in [`ContextOptions::from_env`].
     pub no_host_visible: bool,
+    /// Do not enable `VK_EXT_external_memory_host` even where the device offers it: pinning
+    /// host memory and peer copies then take their staged paths (`CAJETA_NO_HOST_IMPORT=1`).
+    pub no_host_import: bool,
     /// Precision options (SPEC §8) for embedders that compile kernels for this context:
     /// [`Context::precision_variant`] resolves them against the device.
     pub precision: PrecisionOptions,
@@ -184,16 +189,33 @@ pub fn kernel_printf_from_env() -> Option<bool> {
     }
 }
 
+/// The devices a program that uses several sees (`Device.count()`, `Device.set(i)`), from
+/// `CAJETA_DEVICES`: a comma-separated list of device selectors (an index into
+/// [`Context::list_devices`] or a name substring), one per program device, in order. The same
+/// selector may appear twice: `CAJETA_DEVICES=0,0` gives two logical devices on one physical
+/// device. `None` when unset or empty: the program then sees every physical device.
+pub fn device_list_from_env() -> Option<Vec<String>> {
+    let list: Vec<String> = std::env::var("CAJETA_DEVICES")
+        .ok()?
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    (!list.is_empty()).then_some(list)
+}
+
 impl ContextOptions {
     /// Options from the environment: `CAJETA_DEVICE=<index|name substring>`,
     /// `CAJETA_VALIDATION=1` and `CAJETA_PROFILE=1` (also `true`, `yes`, `on`), and the cache
     /// directory of [`cache_dir_from_env`] (`CAJETA_CACHE_DIR`), `CAJETA_CHECKED=1`,
-    /// `CAJETA_NO_HOST_VISIBLE=1`, `CAJETA_QUEUES=<n>`, and the transfer tunables of
+    /// `CAJETA_NO_HOST_VISIBLE=1`, `CAJETA_NO_HOST_IMPORT=1`, `CAJETA_QUEUES=<n>`, and the transfer tunables of
     /// [`TransferOptions::from_env`].
     pub fn from_env() -> Self {
+        // Without CAJETA_DEVICE, a program's device list (CAJETA_DEVICES) names the first.
         let device = std::env::var("CAJETA_DEVICE")
             .ok()
-            .filter(|s| !s.trim().is_empty());
+            .filter(|s| !s.trim().is_empty())
+            .or_else(|| device_list_from_env().and_then(|l| l.into_iter().next()));
         let flag = |name: &str| {
             std::env::var(name)
                 .map(|v| {
@@ -212,6 +234,7 @@ impl ContextOptions {
             features: None,
             cache_dir: cache_dir_from_env(),
             no_host_visible: flag("CAJETA_NO_HOST_VISIBLE"),
+            no_host_import: flag("CAJETA_NO_HOST_IMPORT"),
             precision: PrecisionOptions::default(),
             checked: flag("CAJETA_CHECKED"),
             kernel_printf: kernel_printf_from_env().unwrap_or(false),
@@ -291,6 +314,8 @@ struct ContextInner {
     stream: Stream,
     precision: PrecisionOptions,
     buffer_addressing: Option<BufferAddressing>,
+    /// What it was made with, for [`Context::sibling`].
+    options: ContextOptions,
 }
 
 impl Drop for ContextInner {
@@ -334,8 +359,22 @@ impl Context {
                 stream,
                 precision: opts.precision,
                 buffer_addressing: opts.buffer_addressing,
+                options: opts,
             }),
         })
+    }
+
+    /// Another context made with this one's options (features, checking, profiling…) on the
+    /// device `device` selects (as [`ContextOptions::device`]): a second device of a program
+    /// that uses several. Two contexts on one physical device are two logical devices, with
+    /// nothing shared between them.
+    pub fn sibling(&self, device: Option<String>) -> Result<Context> {
+        Context::with_options(self.inner.options.clone().with_device(device))
+    }
+
+    /// The options this context was made with.
+    pub fn options(&self) -> &ContextOptions {
+        &self.inner.options
     }
 
     /// Every physical device with a compute queue (and Vulkan 1.1), in enumeration order; the

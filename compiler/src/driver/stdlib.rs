@@ -37,6 +37,10 @@ pub const STDLIB_FILES: &[(&str, &str)] = &[
         "cajeta/device.cajeta",
         include_str!("../../../stdlib/cajeta/device.cajeta"),
     ),
+    (
+        "cajeta/comm.cajeta",
+        include_str!("../../../stdlib/cajeta/comm.cajeta"),
+    ),
 ];
 
 /// Classes the checker reaches without the program naming them: `System.out` is

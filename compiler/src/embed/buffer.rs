@@ -80,6 +80,25 @@ impl<T: Element> DeviceBuffer<T> {
         Ok(())
     }
 
+    /// Copies all of `src`, a buffer of the same length on any device, into this buffer (a
+    /// peer copy through host memory both devices import, or staged where they cannot; see
+    /// [`cajeta_runtime::copy_buffer_peer`]). `stream` is a stream of this buffer's device,
+    /// `src_stream` of `src`'s; the copy follows their work so far and has finished when this
+    /// returns.
+    pub fn copy_from(
+        &self,
+        stream: &Stream,
+        src: &DeviceBuffer<T>,
+        src_stream: &Stream,
+    ) -> Result<cajeta_runtime::PeerPath> {
+        Ok(cajeta_runtime::copy_buffer_peer(
+            src_stream,
+            &src.buffer,
+            stream,
+            &self.buffer,
+        )?)
+    }
+
     /// Submits the stream's work, waits, and returns the buffer's contents.
     pub fn download(&self, stream: &Stream) -> Result<Vec<T>> {
         let mut bytes = vec![0u8; self.len * T::SIZE];

@@ -264,6 +264,41 @@ impl Device {
         })
     }
 
+    /// Every device a program that uses several sees, each with `program`'s features
+    /// (as [`Device::for_program`]): the devices `CAJETA_DEVICES` lists (`0,0` gives two
+    /// logical devices on one GPU), else every physical device, the default one first.
+    pub fn all_for_program(program: &Program) -> Result<Vec<Device>> {
+        let first = Device::for_program(program)?;
+        let selectors = match cajeta_runtime::device_list_from_env() {
+            Some(list) => list.into_iter().skip(1).collect(),
+            None => {
+                let own = first.ctx.device_info().index;
+                Context::list_devices()?
+                    .iter()
+                    .map(|d| d.index)
+                    .filter(|&i| i != own)
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+            }
+        };
+        let mut all = Vec::with_capacity(selectors.len() + 1);
+        for sel in selectors {
+            let other = first.sibling(&sel)?;
+            all.push(other);
+        }
+        all.insert(0, first);
+        Ok(all)
+    }
+
+    /// Another device made with this one's options on the device `selector` names (an index
+    /// of [`Context::list_devices`] or a name substring): a second logical device even when
+    /// it is the same GPU.
+    pub fn sibling(&self, selector: &str) -> Result<Device> {
+        Ok(Device {
+            ctx: self.ctx.sibling(Some(selector.to_string()))?,
+        })
+    }
+
     /// The runtime context, for everything else (images, textures, events, profiling).
     pub fn context(&self) -> &Context {
         &self.ctx

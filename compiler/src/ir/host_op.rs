@@ -64,6 +64,11 @@ pub enum HostOp {
     EventElapsed,
     /// `Device.name()` etc. in host code: a property of the run's device.
     DeviceQuery(HostDeviceQuery),
+    /// `Device.count()`, `Device.set(i)`, `dst.copyFrom(src)`…: several devices in one
+    /// program.
+    Devices(DevicesOp),
+    /// `Comm.rank()`, `Comm.allReduce(data, op)`…: the ranks of an MPI job.
+    Comm(CommOp),
     /// `System.out.println(x)`; args `[]` or `[x]`.
     Println,
     /// `System.out.print(x)`.
@@ -160,6 +165,46 @@ pub enum StringOp {
     ToLowerCase,
 }
 
+/// The operations on a program's several devices (docs/distributed.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DevicesOp {
+    /// `Device.count()` → int32.
+    Count,
+    /// `Device.all()` → `int32[]` of `0 .. count()`.
+    All,
+    /// `Device.current()` → int32.
+    Current,
+    /// `Device.set(i)`: later buffers, streams and launches use device `i`.
+    Set,
+    /// `dst.copyFrom(src)`: args `[dst, src]`, buffers of any devices.
+    CopyFrom,
+}
+
+/// The communicator operations of an MPI job (docs/distributed.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CommOp {
+    /// `Comm.rank()`.
+    Rank,
+    /// `Comm.size()`.
+    Size,
+    /// `Comm.localRank()`: the rank among those on the same node.
+    LocalRank,
+    /// `Comm.localDevice()`: `localRank() % Device.count()`.
+    LocalDevice,
+    /// `Comm.barrier()`.
+    Barrier,
+    /// `Comm.broadcast(data, root)`.
+    Broadcast,
+    /// `Comm.send(data, dest, tag)`.
+    Send,
+    /// `Comm.recv(data, source, tag)`.
+    Recv,
+    /// `Comm.allReduce(data, op)`, in place.
+    AllReduce,
+    /// `Comm.allGather(data, out)`.
+    AllGather,
+}
+
 /// What a host-side `Device` query asks about the run's device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HostDeviceQuery {
@@ -199,6 +244,8 @@ impl HostOp {
                 | HostOp::EventWaitHost
                 | HostOp::EventQuery
                 | HostOp::EventElapsed
+                | HostOp::Devices(DevicesOp::CopyFrom)
+                | HostOp::Comm(_)
         )
     }
 
@@ -235,6 +282,21 @@ impl HostOp {
             }
             "host.device.max_block_size" => HostOp::DeviceQuery(HostDeviceQuery::MaxBlockSize),
             "host.device.is_integrated" => HostOp::DeviceQuery(HostDeviceQuery::IsIntegrated),
+            "host.device.count" => HostOp::Devices(DevicesOp::Count),
+            "host.device.all" => HostOp::Devices(DevicesOp::All),
+            "host.device.current" => HostOp::Devices(DevicesOp::Current),
+            "host.device.set" => HostOp::Devices(DevicesOp::Set),
+            "host.buffer.copy_from" => HostOp::Devices(DevicesOp::CopyFrom),
+            "host.comm.rank" => HostOp::Comm(CommOp::Rank),
+            "host.comm.size" => HostOp::Comm(CommOp::Size),
+            "host.comm.local_rank" => HostOp::Comm(CommOp::LocalRank),
+            "host.comm.local_device" => HostOp::Comm(CommOp::LocalDevice),
+            "host.comm.barrier" => HostOp::Comm(CommOp::Barrier),
+            "host.comm.broadcast" => HostOp::Comm(CommOp::Broadcast),
+            "host.comm.send" => HostOp::Comm(CommOp::Send),
+            "host.comm.recv" => HostOp::Comm(CommOp::Recv),
+            "host.comm.all_reduce" => HostOp::Comm(CommOp::AllReduce),
+            "host.comm.all_gather" => HostOp::Comm(CommOp::AllGather),
             "host.println" => HostOp::Println,
             "host.print" => HostOp::Print,
             "host.printf" => HostOp::Printf,

@@ -22,6 +22,25 @@ fn generic_allows(
             Type::Void => Err("a value"),
             _ => Ok(()),
         },
+        // Element types whose host and MPI representation are the same bytes.
+        (_, Some(HostOp::Comm(_))) => match t {
+            Type::Array(e) | Type::Buffer(e) => match e.as_scalar() {
+                Some(
+                    ScalarType::I8
+                    | ScalarType::I16
+                    | ScalarType::I32
+                    | ScalarType::I64
+                    | ScalarType::U8
+                    | ScalarType::U16
+                    | ScalarType::U32
+                    | ScalarType::U64
+                    | ScalarType::F32
+                    | ScalarType::F64,
+                ) => Ok(()),
+                _ => Err("a host array or KernelBuffer of an integer, float32 or float64 type"),
+            },
+            _ => Err("a host array or KernelBuffer of an integer, float32 or float64 type"),
+        },
         _ => Ok(()),
     }
 }

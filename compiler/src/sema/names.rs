@@ -98,6 +98,7 @@ pub const ENUM_CLASSES: &[&str] = &[
     "GroupOp",
     "MemoryKind",
     "CoopLayout",
+    "ReduceOp",
 ];
 
 impl<'a> Symbols<'a> {

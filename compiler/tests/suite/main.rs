@@ -13,6 +13,9 @@ mod examples;
 #[cfg(feature = "native-host")]
 mod llvm_isolation;
 mod lsp;
+#[cfg(feature = "mpi")]
+mod mpi;
+mod multi_device;
 #[cfg(feature = "native-host")]
 mod native_host;
 mod parse_smoke;

@@ -15,6 +15,7 @@ mod errors;
 mod faults;
 mod host_memory;
 mod images;
+mod peer;
 mod pinned;
 mod queues;
 mod streams;

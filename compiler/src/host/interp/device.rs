@@ -112,14 +112,17 @@ impl fmt::Debug for StreamObj {
 }
 
 /// The runtime side of one run.
+///
+/// The fields from `context` to `pins` are the *current* device's (`Device.set`); the other
+/// devices of a program that uses several wait in `others` (`devices.rs`).
 pub struct Device<'a> {
     pub(super) kernels: &'a HashMap<FunctionId, CompiledKernel>,
-    context: Option<Context>,
+    pub(super) context: Option<Context>,
     /// The context being created elsewhere, when `context` is `None`.
     pending: Option<super::PendingContext>,
     /// Loaded kernels, by function and whether it is the address variant.
     pub(super) loaded: HashMap<(FunctionId, bool), Kernel>,
-    stream: Option<Rc<StreamObj>>,
+    pub(super) stream: Option<Rc<StreamObj>>,
     /// Streams made by `KernelStream.create()`, waited for at the end of the run.
     pub(super) created: Vec<Rc<StreamObj>>,
     /// Where each checked launch not yet waited for was made (checked mode's notes).
@@ -129,6 +132,8 @@ pub struct Device<'a> {
     /// Large host blocks come from the context's device while the run uses it (where the
     /// program installed `cajeta_runtime::HostMemoryAllocator`, as `cajetac` does).
     provided: Option<ProvidedHostMemory>,
+    /// Several devices: which is current, and the others' state.
+    pub(super) others: super::devices::Others,
 }
 
 /// The run's context, provided for large host blocks ([`cajeta_runtime::provide_host_memory`])
@@ -157,6 +162,7 @@ impl<'a> Device<'a> {
             checked_launches: HashMap::new(),
             pins: Default::default(),
             provided: None,
+            others: Default::default(),
         }
     }
 
@@ -217,6 +223,12 @@ impl<'a> Device<'a> {
     /// Waits for the work still pending on the stream, so that launches a program never
     /// synchronized still run, and their failures are reported rather than lost.
     pub fn finish(&mut self) -> Result<(), Fail> {
+        self.finish_others()?;
+        self.finish_current()
+    }
+
+    /// [`Device::finish`] for the current device only.
+    pub(super) fn finish_current(&mut self) -> Result<(), Fail> {
         let created = std::mem::take(&mut self.created);
         for s in created.iter().filter(|s| !s.destroyed.get()) {
             self.finish_stream(&s.stream)?;
@@ -227,7 +239,7 @@ impl<'a> Device<'a> {
         }
     }
 
-    fn finish_stream(&mut self, stream: &Stream) -> Result<(), Fail> {
+    pub(super) fn finish_stream(&mut self, stream: &Stream) -> Result<(), Fail> {
         match stream.sync() {
             r @ Err(cajeta_runtime::RuntimeError::OutOfBounds(_)) => {
                 self.waited(Span::default(), r)
@@ -257,7 +269,9 @@ impl<'a> Device<'a> {
     }
 
     /// Ends the run, giving back the context (if one was made or injected).
-    pub fn into_context(self) -> Option<Context> {
+    pub fn into_context(mut self) -> Option<Context> {
+        // Device 0's state back in place; the other devices' objects go first.
+        self.release_others();
         let Device {
             context,
             pending,

@@ -166,6 +166,8 @@ impl Interp<'_> {
             | HostOp::BufferUploadAsync
             | HostOp::BufferDownloadAsync => self.buffer_transfer_op(f, op, args, e.span),
             HostOp::DeviceQuery(q) => self.device_query(q, e),
+            HostOp::Devices(op) => self.devices_op(f, op, args, e),
+            HostOp::Comm(op) => self.comm_op(f, op, args, e),
             HostOp::StreamCurrent
             | HostOp::StreamCreate
             | HostOp::StreamSync

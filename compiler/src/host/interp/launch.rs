@@ -197,7 +197,7 @@ impl Interp<'_> {
         let id = stream
             .stream
             .launch(kernel, &config, &args)
-            .or_else(|x| err(span, x.to_string()))?;
+            .or_else(|x| super::devices::foreign_note(err(span, x.to_string()), &x))?;
         if checked {
             self.device.checked_launches.insert(id, span);
         }

@@ -18,7 +18,7 @@ fn unsupported<T>() -> Result<T, OpError> {
 }
 
 /// Java's `Math.min`: NaN if either operand is NaN, and -0.0 < +0.0.
-fn java_min(x: f64, y: f64) -> f64 {
+pub(super) fn java_min(x: f64, y: f64) -> f64 {
     if x.is_nan() || y.is_nan() {
         f64::NAN
     } else if x == y {
@@ -33,7 +33,7 @@ fn java_min(x: f64, y: f64) -> f64 {
 }
 
 /// Java's `Math.max`.
-fn java_max(x: f64, y: f64) -> f64 {
+pub(super) fn java_max(x: f64, y: f64) -> f64 {
     if x.is_nan() || y.is_nan() {
         f64::NAN
     } else if x == y {

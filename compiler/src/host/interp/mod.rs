@@ -11,8 +11,10 @@
 mod acceleration;
 mod async_transfer;
 mod buffer_transfer;
+mod comm;
 mod device;
 mod device_query;
+mod devices;
 mod eval;
 mod files;
 mod geometry;
