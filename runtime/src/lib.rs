@@ -25,6 +25,7 @@
 
 mod bounds;
 pub mod checksum;
+pub mod cpu;
 mod device_profile;
 mod error;
 mod host_memory;

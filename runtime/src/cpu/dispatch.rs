@@ -1,0 +1,208 @@
+//! Running a launch: workgroups are handed out one at a time from an atomic counter to
+//! worker threads (one per core). A kernel without barriers runs a workgroup's invocations
+//! one after the other on its worker. A kernel with barriers runs each workgroup on a *team*
+//! of threads, one per invocation, that meet at a `std::sync::Barrier` wherever the kernel
+//! has `Barrier.workgroup()`; a team takes workgroup after workgroup, so threads are created
+//! once per launch, not per workgroup. (Splitting the kernel at its barriers into loops over
+//! the invocations, as pocl does, would make barrier kernels run on one thread per
+//! workgroup too; docs/cpu-device.md says what that would save.)
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Barrier;
+
+use super::abi::{BindingSlot, InvocationContext, KernelEntry, SCRATCH_BYTES};
+use super::{CpuDevice, CpuKernel};
+use crate::LaunchConfig;
+
+/// What every thread of a launch reads: shared read-only for the launch's duration.
+struct Launch<'a> {
+    entry: KernelEntry,
+    slots: &'a [BindingSlot],
+    push: &'a [u8],
+    grid: [u32; 3],
+    block: [u32; 3],
+    /// Workgroups in the grid.
+    total: u64,
+    /// The next workgroup to hand out.
+    next: AtomicU64,
+    /// 16-byte words of shared memory a workgroup gets.
+    shared_words: usize,
+}
+
+// SAFETY: the raw pointers in `slots` point at buffers the launch's caller keeps alive until
+// `run` returns; invocations write through them as a GPU's would (see `CpuBuffer`).
+unsafe impl Sync for Launch<'_> {}
+
+/// Runs the whole launch; returns when every invocation has finished.
+pub(super) fn run(
+    device: &CpuDevice,
+    kernel: &CpuKernel,
+    config: &LaunchConfig,
+    slots: &[BindingSlot],
+    push: &[u8],
+) {
+    let total: u64 = config.grid.iter().map(|&g| u64::from(g)).product();
+    let launch = Launch {
+        entry: kernel.entry,
+        slots,
+        push,
+        grid: config.grid,
+        block: config.block,
+        total,
+        next: AtomicU64::new(0),
+        shared_words: (kernel.reflection.static_shared_bytes as usize).div_ceil(16),
+    };
+    let invocations = config.block.iter().product::<u32>() as usize;
+    if kernel.barriers && invocations > 1 {
+        // Teams of one thread per invocation; no more threads than a few thousand at once.
+        let teams = device
+            .threads
+            .min((4096 / invocations).max(1))
+            .min(total as usize)
+            .max(1);
+        std::thread::scope(|s| {
+            for _ in 0..teams {
+                s.spawn(|| team(&launch, invocations));
+            }
+        });
+    } else {
+        let workers = device.threads.min(total as usize).max(1);
+        if workers == 1 {
+            worker(&launch);
+        } else {
+            std::thread::scope(|s| {
+                for _ in 0..workers {
+                    s.spawn(|| worker(&launch));
+                }
+            });
+        }
+    }
+}
+
+/// Splits a linear index into x, y, z within `shape`.
+fn coords(i: u64, shape: [u32; 3]) -> [u32; 3] {
+    let (x, y) = (u64::from(shape[0]), u64::from(shape[1]));
+    [(i % x) as u32, ((i / x) % y) as u32, (i / (x * y)) as u32]
+}
+
+/// The context of invocation `local` of workgroup `group`.
+fn context(
+    launch: &Launch,
+    group: [u32; 3],
+    local: [u32; 3],
+    shared: *mut u8,
+    barrier: *const c_void,
+    scratch: *mut u8,
+) -> InvocationContext {
+    let b = launch.block;
+    InvocationContext {
+        bindings: launch.slots.as_ptr(),
+        push: launch.push.as_ptr(),
+        shared,
+        barrier: wait_at_barrier,
+        barrier_state: barrier,
+        scratch,
+        global_id: [
+            group[0].wrapping_mul(b[0]).wrapping_add(local[0]),
+            group[1].wrapping_mul(b[1]).wrapping_add(local[1]),
+            group[2].wrapping_mul(b[2]).wrapping_add(local[2]),
+        ],
+        local_id: local,
+        workgroup_id: group,
+        workgroup_size: b,
+        num_workgroups: launch.grid,
+    }
+}
+
+/// The barrier a kernel calls: its workgroup's `std::sync::Barrier`.
+extern "C" fn wait_at_barrier(ctx: *mut InvocationContext) {
+    // SAFETY: the runtime made `ctx` with `barrier_state` pointing at a live `Barrier`.
+    unsafe { (*((*ctx).barrier_state as *const Barrier)).wait() };
+}
+
+/// A worker of a kernel without barriers: whole workgroups, invocation after invocation.
+fn worker(launch: &Launch) {
+    let mut shared = vec![0u128; launch.shared_words];
+    let mut scratch = [0u128; SCRATCH_BYTES / 16];
+    // A kernel without barriers never calls it; one of one thread would return at once.
+    let lone = Barrier::new(1);
+    let invocations: u64 = launch.block.iter().map(|&b| u64::from(b)).product();
+    loop {
+        let g = launch.next.fetch_add(1, Ordering::Relaxed);
+        if g >= launch.total {
+            return;
+        }
+        let group = coords(g, launch.grid);
+        for i in 0..invocations {
+            let mut ctx = context(
+                launch,
+                group,
+                coords(i, launch.block),
+                shared.as_mut_ptr().cast(),
+                (&lone as *const Barrier).cast(),
+                scratch.as_mut_ptr().cast(),
+            );
+            // SAFETY: the kernel follows the context interface (`CpuKernel::new`).
+            unsafe { (launch.entry)(&mut ctx) };
+        }
+    }
+}
+
+/// One team of a kernel with barriers: `invocations` threads run one workgroup at a time.
+fn team(launch: &Launch, invocations: usize) {
+    struct Team {
+        barrier: Barrier,
+        group: AtomicU64,
+        shared: std::cell::UnsafeCell<Vec<u128>>,
+    }
+    // SAFETY: the shared memory is written only by the kernel's invocations, which order
+    // their accesses with the barrier as on a GPU.
+    unsafe impl Sync for Team {}
+    let t = Team {
+        barrier: Barrier::new(invocations),
+        group: AtomicU64::new(0),
+        shared: std::cell::UnsafeCell::new(vec![0u128; launch.shared_words]),
+    };
+    let t = &t;
+    std::thread::scope(|s| {
+        for i in 0..invocations {
+            let spawned = std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn_scoped(s, move || {
+                    let local = coords(i as u64, launch.block);
+                    let mut scratch = [0u128; SCRATCH_BYTES / 16];
+                    loop {
+                        if i == 0 {
+                            let g = launch.next.fetch_add(1, Ordering::Relaxed);
+                            t.group.store(g, Ordering::Relaxed);
+                        }
+                        t.barrier.wait();
+                        let g = t.group.load(Ordering::Relaxed);
+                        if g >= launch.total {
+                            return;
+                        }
+                        // SAFETY: only the pointer is taken; see `Team`.
+                        let shared = unsafe { (*t.shared.get()).as_mut_ptr().cast() };
+                        let mut ctx = context(
+                            launch,
+                            coords(g, launch.grid),
+                            local,
+                            shared,
+                            (&t.barrier as *const Barrier).cast(),
+                            scratch.as_mut_ptr().cast(),
+                        );
+                        // SAFETY: as in `worker`.
+                        unsafe { (launch.entry)(&mut ctx) };
+                        // Every invocation is done with the workgroup (its shared memory,
+                        // the group slot) before the next one is fetched.
+                        t.barrier.wait();
+                    }
+                });
+            if spawned.is_err() {
+                // Without all its threads the team would wait forever: give up loudly.
+                panic!("cajeta cpu device: cannot start a workgroup thread");
+            }
+        }
+    });
+}
