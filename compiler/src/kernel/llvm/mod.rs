@@ -26,6 +26,7 @@ mod buffer_arrays;
 mod buffers;
 mod cleanup;
 mod clock;
+pub mod cpu;
 mod emit;
 mod helper;
 mod images;
@@ -44,6 +45,7 @@ mod shared;
 mod spec;
 mod spirv_ops;
 mod storage_widths;
+mod target;
 mod textures;
 mod types;
 mod vectors;
@@ -65,7 +67,7 @@ use crate::layout::{self, BindingKind};
 /// chain of equality tests (a desugared `switch`, or `if`s written so) into a lookup table:
 /// the table becomes a module-scope constant array in a storage class Vulkan rejects
 /// (`CrossWorkgroup`), and pipeline creation fails.
-const NO_TABLES: &str = "\"no-jump-tables\"=\"true\"";
+pub(crate) const NO_TABLES: &str = "\"no-jump-tables\"=\"true\"";
 
 /// An `UnsupportedByLlvmBackend` refusal naming the construct.
 pub(crate) fn refuse(span: Span, what: impl std::fmt::Display) -> Diagnostic {
@@ -538,7 +540,13 @@ fn module_text(
     f.lower_body()?;
     decls.extend(f.decls.iter().cloned());
     decls.extend(f.globals.iter().cloned());
-    let (helpers, helper_shared) = lower_helpers(module, f.calls.clone(), &mut decls)?;
+    let (helpers, helper_shared) = lower_helpers(
+        module,
+        f.calls.clone(),
+        &mut decls,
+        target::Target::Spirv,
+        0,
+    )?;
     let mut text = head;
     for d in &decls {
         let _ = writeln!(text, "{d}");
@@ -561,13 +569,18 @@ fn module_text(
 
 /// The definitions of the `@Device` helpers `calls` names and those they call in turn
 /// (sema refuses recursion, E0013), each once; their intrinsic declarations go to `decls`.
-/// Helpers stay functions (`noinline`): with them inlined, LLVM 23.1.1 crashed (a
-/// segmentation fault in code generation) on the noise example's kernel.
-fn lower_helpers(
+/// Helpers stay functions (`noinline`) for the SPIR-V target: with them inlined, LLVM
+/// 23.1.1 crashed (a segmentation fault in code generation) on the noise example's kernel.
+/// For the CPU target each takes the invocation context first, and its shared arrays are
+/// placed from `shared_base` on.
+pub(crate) fn lower_helpers(
     module: &ir::Module,
     mut pending: Vec<lower::HelperCall>,
     decls: &mut Vec<String>,
+    target: target::Target,
+    shared_base: u64,
 ) -> Result<(String, u64), Diagnostic> {
+    let cpu = target == target::Target::Cpu;
     let mut done: Vec<String> = Vec::new();
     let mut text = String::new();
     let mut shared_bytes = 0;
@@ -588,9 +601,18 @@ fn lower_helpers(
         let mut params = Vec::new();
         let mut incoming = Vec::new();
         let mut entry = String::new();
+        if cpu {
+            params.push("ptr %ctx".to_string());
+            entry.push_str(&cpu::hooks::prologue());
+        }
         for (i, p) in helper.params().iter().enumerate() {
             if let Some(Some(h)) = resources.get(i) {
-                entry.push_str(h.create());
+                match h {
+                    Handle::Shared(a) if cpu => {
+                        entry.push_str(&cpu::hooks::shared_array(&a.global, a.offset))
+                    }
+                    _ => entry.push_str(h.create()),
+                }
                 continue;
             }
             let ty = types::value(&p.ty, p.span)?;
@@ -599,6 +621,8 @@ fn lower_helpers(
         }
         let mut f = lower::FnLower::new(helper, &resources);
         f.helpers_share_atomics = shared::helpers_share_atomics(module);
+        f.target = target;
+        f.shared_base = shared_base + shared_bytes;
         f.prologue(&incoming)?;
         f.lower_body()?;
         for d in f.decls.iter().chain(&f.globals) {
@@ -608,11 +632,17 @@ fn lower_helpers(
         }
         pending.extend(f.calls.iter().cloned());
         shared_bytes += f.shared_bytes;
+        // The CPU target's prologue must precede the allocas (shared arrays use `%wg`).
+        let (first, second) = if cpu {
+            (entry.as_str(), f.allocas.as_str())
+        } else {
+            (f.allocas.as_str(), entry.as_str())
+        };
+        let inline = if cpu { "" } else { " noinline" };
         let _ = write!(
             text,
-            "\ndefine internal {ret} {name}({}) noinline {NO_TABLES} {{\nentry:\n{}{entry}{}}}\n",
+            "\ndefine internal {ret} {name}({}){inline} {NO_TABLES} {{\nentry:\n{first}{second}{}}}\n",
             params.join(", "),
-            f.allocas,
             f.body
         );
     }
