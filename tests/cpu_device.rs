@@ -1,0 +1,329 @@
+//! The CPU device against lavapipe: every kernel of `tests/device/` whose parameters are
+//! buffers and scalars is compiled by rspirv (run on the Vulkan device) and by the CPU
+//! target (run on the CPU device), launched on the same generated arguments, and every
+//! buffer is compared afterwards: integers bit for bit, floats within the tolerance
+//! docs/cpu-device.md states. A kernel the CPU target refuses must be refused with E0048
+//! (`CpuDeviceUnsupported`); the counts are printed so the coverage is visible.
+
+use cajeta_runtime::cpu::{CpuArg, CpuDevice, CpuKernel};
+use cajeta_runtime::reflection::{ParameterSlot, Reflection};
+use cajeta_runtime::{Context, KernelArg, LaunchConfig, ScalarValue};
+use cajeta_tests::{device_context, files};
+use cajetac::diagnostics::Code;
+use cajetac::ir::{FunctionId, FunctionKind};
+use cajetac::kernel::llvm::cpu;
+use cajetac::kernel::spirv::{SpirvOptions, TargetEnv};
+
+/// Elements per buffer, and the value of integer scalar parameters (a count, mostly).
+const ELEMENTS: u64 = 1024;
+const N: u32 = 256;
+
+/// Kernels whose results depend on the order invocations run in (the values atomics
+/// return, a float sum in atomic order): compared on the CPU device alone would prove
+/// nothing, so they are left out here, by `file/kernel`.
+/// Also left out: kernels that read shared memory this test's launch shape (4 workgroups
+/// of 64) leaves unwritten, which is undefined on any device (`fixedSum` sums 128 elements
+/// per workgroup, `strided` reads 128 with as many invocations).
+const ORDER_DEPENDENT: &[&str] = &[
+    "shared_reduce.cajeta/fixedSum",
+    "shared_loops.cajeta/strided",
+];
+
+/// Bytes per element of a buffer element type, and whether it is a float.
+fn element(ty: &str, stride: Option<u32>) -> Option<(usize, bool)> {
+    let float = ty.starts_with("float");
+    let size = stride.map(|s| s as usize).or(match ty {
+        "int8" | "uint8" => Some(1),
+        "int16" | "uint16" | "float16" => Some(2),
+        "int32" | "uint32" | "float32" | "boolean" => Some(4),
+        "int64" | "uint64" | "float64" => Some(8),
+        _ => None,
+    })?;
+    Some((size, float))
+}
+
+/// The lane type of a buffer element type (`Vector<float32, 4>` → `float32`).
+fn lane(ty: &str) -> &str {
+    ty.strip_prefix("Vector<")
+        .and_then(|t| t.split(',').next())
+        .unwrap_or(ty)
+        .trim()
+}
+
+/// Deterministic contents: small integers, or small floats, per 4- or 8-byte lane.
+fn fill(ty: &str, bytes: usize, seed: usize) -> Vec<u8> {
+    let ty = lane(ty);
+    let mut out = Vec::with_capacity(bytes);
+    let mut k = seed;
+    while out.len() < bytes {
+        k += 1;
+        let small = ((k * 2_654_435_761) % 997) as i64 - 498;
+        match ty {
+            "float32" => out.extend_from_slice(&((small as f32) * 0.25).to_le_bytes()),
+            "float64" => out.extend_from_slice(&((small as f64) * 0.25).to_le_bytes()),
+            "float16" | "int8" | "uint8" | "int16" | "uint16" => {
+                out.extend_from_slice(&((small as i8 as u8 & 0x3f) as u16).to_le_bytes())
+            }
+            "boolean" => out.extend_from_slice(&((k % 2) as u32).to_le_bytes()),
+            "int64" | "uint64" => out.extend_from_slice(&small.to_le_bytes()),
+            _ => out.extend_from_slice(&(small as i32).to_le_bytes()),
+        }
+    }
+    out.truncate(bytes);
+    out
+}
+
+/// The scalar argument of a push-constant member of type `ty`.
+fn scalar(ty: &str) -> Option<ScalarValue> {
+    Some(match ty {
+        "uint32" => ScalarValue::U32(N),
+        "int32" => ScalarValue::I32(N as i32),
+        "uint64" => ScalarValue::U64(u64::from(N)),
+        "int64" => ScalarValue::I64(i64::from(N)),
+        "float32" => ScalarValue::F32(1.5),
+        "float64" => ScalarValue::F64(1.5),
+        "boolean" => ScalarValue::Bool(true),
+        _ => return None,
+    })
+}
+
+/// Floats agree when equal, both NaN, or within 1e-5 relative (the GPU may contract
+/// `a * b + c` into one rounding; the CPU device does not).
+fn floats_agree(a: &[u8], b: &[u8], wide: bool) -> bool {
+    let close = |x: f64, y: f64| {
+        x == y
+            || (x.is_nan() && y.is_nan())
+            || (x - y).abs() <= 1e-5 * x.abs().max(y.abs()).max(1.0)
+    };
+    if wide {
+        a.chunks_exact(8).zip(b.chunks_exact(8)).all(|(x, y)| {
+            close(
+                f64::from_le_bytes(x.try_into().unwrap()),
+                f64::from_le_bytes(y.try_into().unwrap()),
+            )
+        })
+    } else {
+        a.chunks_exact(4).zip(b.chunks_exact(4)).all(|(x, y)| {
+            close(
+                f64::from(f32::from_le_bytes(x.try_into().unwrap())),
+                f64::from(f32::from_le_bytes(y.try_into().unwrap())),
+            )
+        })
+    }
+}
+
+/// One generated argument.
+enum Arg {
+    /// A buffer: its element type and initial bytes.
+    Buffer(String, Vec<u8>),
+    /// A scalar.
+    Scalar(ScalarValue),
+}
+
+/// What one kernel's arguments are, per parameter; `None` when a parameter is of another
+/// kind than a buffer or a scalar.
+fn arguments(r: &Reflection) -> Option<Vec<Arg>> {
+    let mut out = Vec::new();
+    for (i, p) in r.parameters.iter().enumerate() {
+        match p.slot {
+            ParameterSlot::Binding(b) => {
+                let b = r.bindings.get(b)?;
+                let ty = b.element_type.clone()?;
+                let (size, _) = element(&ty, b.element_stride)?;
+                let bytes = fill(&ty, size * ELEMENTS as usize, i * 7919);
+                out.push(Arg::Buffer(ty, bytes));
+            }
+            ParameterSlot::PushConstant(m) => {
+                out.push(Arg::Scalar(scalar(&r.push_constants.members.get(m)?.ty)?))
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// The launch shape of kernel `tag`: 4 workgroups of 64, or the block a kernel is written
+/// for.
+fn shape(tag: &str) -> LaunchConfig {
+    let block = if tag == "shared_reduce.cajeta/fixedSum" {
+        128
+    } else {
+        64
+    };
+    LaunchConfig::new([4, 1, 1], [block, 1, 1])
+}
+
+/// Runs `kernel` on the CPU device; the buffers' bytes afterwards.
+fn run_cpu(
+    kernel: &CpuKernel,
+    config: &LaunchConfig,
+    args: &[Arg],
+) -> Result<Vec<Vec<u8>>, String> {
+    let cpu = CpuDevice::new();
+    let mut bufs = Vec::new();
+    for a in args {
+        if let Arg::Buffer(_, bytes) = a {
+            let b = cpu
+                .create_buffer(bytes.len() as u64)
+                .map_err(|e| e.to_string())?;
+            cpu.upload(&b, bytes).map_err(|e| e.to_string())?;
+            bufs.push(b);
+        }
+    }
+    let mut next = bufs.iter();
+    let cpu_args: Vec<CpuArg> = args
+        .iter()
+        .map(|a| match a {
+            Arg::Buffer(..) => CpuArg::Buffer(next.next().unwrap()),
+            Arg::Scalar(v) => CpuArg::Scalar(*v),
+        })
+        .collect();
+    cpu.launch(kernel, config, &cpu_args)
+        .map_err(|e| e.to_string())?;
+    bufs.iter()
+        .map(|b| {
+            let mut out = vec![0u8; b.size() as usize];
+            cpu.download(b, &mut out).map_err(|e| e.to_string())?;
+            Ok(out)
+        })
+        .collect()
+}
+
+/// Runs `kernel` on the Vulkan device of `ctx`; the buffers' bytes afterwards.
+fn run_vulkan(
+    ctx: &Context,
+    kernel: &cajeta_runtime::Kernel,
+    config: &LaunchConfig,
+    args: &[Arg],
+) -> Result<Vec<Vec<u8>>, String> {
+    let s = ctx.default_stream();
+    let mut bufs = Vec::new();
+    for a in args {
+        if let Arg::Buffer(_, bytes) = a {
+            let b = ctx
+                .create_buffer(bytes.len() as u64)
+                .map_err(|e| e.to_string())?;
+            s.upload_buffer(&b, bytes).map_err(|e| e.to_string())?;
+            bufs.push(b);
+        }
+    }
+    let mut next = bufs.iter();
+    let gpu_args: Vec<KernelArg> = args
+        .iter()
+        .map(|a| match a {
+            Arg::Buffer(..) => KernelArg::Buffer(next.next().unwrap()),
+            Arg::Scalar(v) => KernelArg::Scalar(*v),
+        })
+        .collect();
+    s.launch(kernel, config, &gpu_args)
+        .map_err(|e| e.to_string())?;
+    bufs.iter()
+        .map(|b| {
+            let mut out = vec![0u8; b.size() as usize];
+            s.download_buffer(b, &mut out).map_err(|e| e.to_string())?;
+            Ok(out)
+        })
+        .collect()
+}
+
+/// The first disagreement of the buffers of both runs, if any.
+fn compare(args: &[Arg], cpu: &[Vec<u8>], gpu: &[Vec<u8>]) -> Option<String> {
+    let types = args.iter().filter_map(|a| match a {
+        Arg::Buffer(ty, _) => Some(ty),
+        Arg::Scalar(_) => None,
+    });
+    for ((c, g), ty) in cpu.iter().zip(gpu).zip(types) {
+        let agree = match lane(ty) {
+            "float32" => floats_agree(c, g, false),
+            "float64" => floats_agree(c, g, true),
+            _ => c == g,
+        };
+        if !agree {
+            let at = c.iter().zip(g).position(|(a, b)| a != b).unwrap_or(0);
+            let end = (at + 8).min(c.len());
+            return Some(format!(
+                "a `{ty}` buffer differs from byte {at}: cpu {:?}, vulkan {:?}",
+                &c[at..end],
+                &g[at..end]
+            ));
+        }
+    }
+    None
+}
+
+#[test]
+fn device_kernels_match_lavapipe() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let options = SpirvOptions {
+        target_env: TargetEnv::Vulkan1_3,
+        ..SpirvOptions::default()
+    };
+    let (mut matched, mut refused, mut failures) = (Vec::new(), Vec::new(), Vec::new());
+    for path in files("device", "cajeta") {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let (_, module) = cajeta_tests::frontend(&path);
+        let Ok(module) = module else { continue };
+        for (id, f) in module.functions.iter().enumerate() {
+            let tag = format!("{file}/{}", f.name);
+            if f.kind != FunctionKind::Kernel || ORDER_DEPENDENT.contains(&tag.as_str()) {
+                continue;
+            }
+            let kernel = match cpu::compile_kernel(&module, FunctionId(id), &options) {
+                Ok(k) => k,
+                Err(d) if d.iter().all(|d| d.code == Code::CpuDeviceUnsupported) => {
+                    assert!(
+                        d.iter().all(|d| !d.message.contains("internal error")),
+                        "{tag}: {}",
+                        d[0].message
+                    );
+                    refused.push(tag);
+                    continue;
+                }
+                Err(d) => {
+                    failures.push(format!("{tag}: {}", d[0].message));
+                    continue;
+                }
+            };
+            let Some(args) = arguments(kernel.reflection()) else {
+                continue;
+            };
+            let Ok(mut gpu) = cajetac::driver::compile_kernels(&module, &options, Some(&f.name))
+            else {
+                continue;
+            };
+            let gpu = gpu.remove(0).1;
+            let Ok(gpu_kernel) = ctx.load_kernel(&gpu.words, &gpu.reflection) else {
+                continue;
+            };
+            let config = shape(&tag);
+            let on_cpu = run_cpu(&kernel, &config, &args);
+            let on_gpu = run_vulkan(&ctx, &gpu_kernel, &config, &args);
+            match (on_cpu, on_gpu) {
+                (Ok(c), Ok(g)) => match compare(&args, &c, &g) {
+                    None => matched.push(tag),
+                    Some(d) => failures.push(format!("{tag}: {d}")),
+                },
+                (Err(_), Err(_)) => matched.push(tag),
+                (c, g) => failures.push(format!("{tag}: cpu {:?}, vulkan {:?}", c.err(), g.err())),
+            }
+        }
+    }
+    println!(
+        "cpu device: {} kernels match lavapipe, {} refused (E0048): {refused:?}",
+        matched.len(),
+        refused.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} kernel(s) disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        matched.len() >= 30,
+        "only {} kernels ran: {matched:?}",
+        matched.len()
+    );
+}
