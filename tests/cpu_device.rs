@@ -327,3 +327,116 @@ fn device_kernels_match_lavapipe() {
         matched.len()
     );
 }
+
+/// Compiles kernel `name` of `tests/device/<file>` for the CPU device.
+fn cpu_kernel(file: &str, name: &str) -> CpuKernel {
+    let (_, module) = cajeta_tests::frontend(&cajeta_tests::tests_dir().join("device").join(file));
+    let module = module.expect("the device corpus checks");
+    let id = module
+        .functions
+        .iter()
+        .position(|f| f.kind == FunctionKind::Kernel && f.name == name)
+        .expect("kernel in file");
+    let options = SpirvOptions {
+        target_env: TargetEnv::Vulkan1_3,
+        ..SpirvOptions::default()
+    };
+    cpu::compile_kernel(&module, FunctionId(id), &options).expect("the cpu target compiles it")
+}
+
+/// Saxpy and a shared-memory reduction with barriers on the CPU device, checked against
+/// the same computation in Rust.
+fn saxpy_and_reduction_are_right() {
+    let dev = CpuDevice::new();
+    let n = 1000u32;
+    let x: Vec<f32> = (0..n).map(|i| (i % 100) as f32 * 0.25).collect();
+    let y: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    let (bx, by) = (
+        dev.create_buffer(4 * 1000).unwrap(),
+        dev.create_buffer(4 * 1000).unwrap(),
+    );
+    dev.upload(&bx, &bytes(&x)).unwrap();
+    dev.upload(&by, &bytes(&y)).unwrap();
+    let saxpy = cpu_kernel("saxpy.cajeta", "saxpy");
+    let config = LaunchConfig::new([16, 1, 1], [64, 1, 1]);
+    let args = [
+        CpuArg::Buffer(&bx),
+        CpuArg::Buffer(&by),
+        CpuArg::Scalar(ScalarValue::F32(2.0)),
+        CpuArg::Scalar(ScalarValue::U32(n)),
+    ];
+    dev.launch(&saxpy, &config, &args).unwrap();
+    let mut out = vec![0u8; 4000];
+    dev.download(&by, &mut out).unwrap();
+    for (i, c) in out.chunks_exact(4).enumerate() {
+        let got = f32::from_le_bytes(c.try_into().unwrap());
+        assert_eq!(got, 2.0 * x[i] + y[i], "saxpy element {i}");
+    }
+    // 8 workgroups of 128 invocations, each summing its slice in shared memory.
+    let reduce = cpu_kernel("shared_reduce.cajeta", "fixedSum");
+    assert!(reduce.has_barriers());
+    let input: Vec<i32> = (0..1024).map(|i| (i % 1013) - 500).collect();
+    let bin = dev.create_buffer(4 * 1024).unwrap();
+    let bpart = dev.create_buffer(4 * 8).unwrap();
+    let ibytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    dev.upload(&bin, &ibytes).unwrap();
+    let config = LaunchConfig::new([8, 1, 1], [128, 1, 1]);
+    let args = [
+        CpuArg::Buffer(&bin),
+        CpuArg::Buffer(&bpart),
+        CpuArg::Scalar(ScalarValue::U32(1000)),
+    ];
+    dev.launch(&reduce, &config, &args).unwrap();
+    let mut parts = vec![0u8; 32];
+    dev.download(&bpart, &mut parts).unwrap();
+    for (g, c) in parts.chunks_exact(4).enumerate() {
+        let want: i32 = (g * 128..(g + 1) * 128)
+            .filter(|&i| i < 1000)
+            .map(|i| input[i])
+            .sum();
+        assert_eq!(
+            i32::from_le_bytes(c.try_into().unwrap()),
+            want,
+            "workgroup {g}"
+        );
+    }
+}
+
+#[test]
+fn kernels_run_right_on_the_cpu_device() {
+    saxpy_and_reduction_are_right();
+}
+
+/// With the Vulkan loader pointed at no driver, no Vulkan context can be made, and the CPU
+/// device still runs kernels: the test runs itself again in a child process with
+/// `VK_DRIVER_FILES` and `VK_ICD_FILENAMES` pointing at nothing.
+#[test]
+fn the_cpu_device_needs_no_vulkan_driver() {
+    if std::env::var_os("CAJETA_CPU_NO_VULKAN_CHILD").is_some() {
+        assert!(
+            cajeta_runtime::Context::new().is_err(),
+            "a Vulkan device was found with the drivers hidden"
+        );
+        saxpy_and_reduction_are_right();
+        println!("cpu device ran without vulkan");
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "cpu_device::the_cpu_device_needs_no_vulkan_driver",
+            "--exact",
+            "--nocapture",
+        ])
+        .env("CAJETA_CPU_NO_VULKAN_CHILD", "1")
+        .env("VK_DRIVER_FILES", "/nonexistent")
+        .env("VK_ICD_FILENAMES", "/nonexistent")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("cpu device ran without vulkan"),
+        "child failed: {text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
