@@ -18,15 +18,22 @@ use cajetac::kernel::spirv::{SpirvOptions, TargetEnv};
 const ELEMENTS: u64 = 1024;
 const N: u32 = 256;
 
-/// Kernels whose results depend on the order invocations run in (the values atomics
-/// return, a float sum in atomic order): compared on the CPU device alone would prove
-/// nothing, so they are left out here, by `file/kernel`.
-/// Also left out: kernels that read shared memory this test's launch shape (4 workgroups
-/// of 64) leaves unwritten, which is undefined on any device (`fixedSum` sums 128 elements
-/// per workgroup, `strided` reads 128 with as many invocations).
-const ORDER_DEPENDENT: &[&str] = &[
-    "shared_reduce.cajeta/fixedSum",
+/// Kernels this comparison leaves out, with the reason; each would compare results that
+/// Vulkan does not define, so a difference would prove nothing:
+/// - `strided` reads shared memory this test's launch shape leaves unwritten (it copies 128
+///   elements with a step of the count parameter);
+/// - `bins` and `wide` store which invocation won a compare-exchange, which depends on the
+///   order invocations run in;
+/// - `eval` and `k` apply `Math.pow`, `tan`, `sinh`… to the generated inputs, outside the
+///   domain where Vulkan defines them (`pow(0, 0)`, `pow` of a negative base) or where its
+///   precision is loose (thousands of ulp); `math_bits.cajeta` checks them with its own
+///   per-function tolerances instead.
+const NOT_COMPARED: &[&str] = &[
     "shared_loops.cajeta/strided",
+    "atomics32.cajeta/bins",
+    "shared_loops.cajeta/wide",
+    "math_bits.cajeta/eval",
+    "math_vectors.cajeta/k",
 ];
 
 /// Bytes per element of a buffer element type, and whether it is a float.
@@ -87,29 +94,28 @@ fn scalar(ty: &str) -> Option<ScalarValue> {
     })
 }
 
-/// Floats agree when equal, both NaN, or within 1e-5 relative (the GPU may contract
-/// `a * b + c` into one rounding; the CPU device does not).
-fn floats_agree(a: &[u8], b: &[u8], wide: bool) -> bool {
+/// The first lane where the floats disagree: not equal, not both NaN, and further apart
+/// than 1e-5 relative (the GPU may contract `a * b + c` into one rounding; the CPU device
+/// does not).
+fn float_disagreement(a: &[u8], b: &[u8], wide: bool) -> Option<(usize, f64, f64)> {
     let close = |x: f64, y: f64| {
         x == y
             || (x.is_nan() && y.is_nan())
             || (x - y).abs() <= 1e-5 * x.abs().max(y.abs()).max(1.0)
     };
-    if wide {
-        a.chunks_exact(8).zip(b.chunks_exact(8)).all(|(x, y)| {
-            close(
-                f64::from_le_bytes(x.try_into().unwrap()),
-                f64::from_le_bytes(y.try_into().unwrap()),
-            )
-        })
-    } else {
-        a.chunks_exact(4).zip(b.chunks_exact(4)).all(|(x, y)| {
-            close(
-                f64::from(f32::from_le_bytes(x.try_into().unwrap())),
-                f64::from(f32::from_le_bytes(y.try_into().unwrap())),
-            )
-        })
-    }
+    let width = if wide { 8 } else { 4 };
+    let value = |c: &[u8]| {
+        if wide {
+            f64::from_le_bytes(c.try_into().unwrap())
+        } else {
+            f64::from(f32::from_le_bytes(c.try_into().unwrap()))
+        }
+    };
+    a.chunks_exact(width)
+        .zip(b.chunks_exact(width))
+        .enumerate()
+        .map(|(i, (x, y))| (i, value(x), value(y)))
+        .find(|&(_, x, y)| !close(x, y))
 }
 
 /// One generated argument.
@@ -233,12 +239,20 @@ fn compare(args: &[Arg], cpu: &[Vec<u8>], gpu: &[Vec<u8>]) -> Option<String> {
         Arg::Scalar(_) => None,
     });
     for ((c, g), ty) in cpu.iter().zip(gpu).zip(types) {
-        let agree = match lane(ty) {
-            "float32" => floats_agree(c, g, false),
-            "float64" => floats_agree(c, g, true),
-            _ => c == g,
+        let wide = match lane(ty) {
+            "float32" => Some(false),
+            "float64" => Some(true),
+            _ => None,
         };
-        if !agree {
+        if let Some(wide) = wide {
+            if let Some((i, x, y)) = float_disagreement(c, g, wide) {
+                return Some(format!(
+                    "a `{ty}` buffer differs at lane {i}: cpu {x}, vulkan {y}"
+                ));
+            }
+            continue;
+        }
+        if c != g {
             let at = c.iter().zip(g).position(|(a, b)| a != b).unwrap_or(0);
             let end = (at + 8).min(c.len());
             return Some(format!(
@@ -267,7 +281,7 @@ fn device_kernels_match_lavapipe() {
         let Ok(module) = module else { continue };
         for (id, f) in module.functions.iter().enumerate() {
             let tag = format!("{file}/{}", f.name);
-            if f.kind != FunctionKind::Kernel || ORDER_DEPENDENT.contains(&tag.as_str()) {
+            if f.kind != FunctionKind::Kernel || NOT_COMPARED.contains(&tag.as_str()) {
                 continue;
             }
             let kernel = match cpu::compile_kernel(&module, FunctionId(id), &options) {
@@ -278,7 +292,7 @@ fn device_kernels_match_lavapipe() {
                         "{tag}: {}",
                         d[0].message
                     );
-                    refused.push(tag);
+                    refused.push(format!("{tag}: {}", d[0].message));
                     continue;
                 }
                 Err(d) => {
@@ -311,9 +325,10 @@ fn device_kernels_match_lavapipe() {
         }
     }
     println!(
-        "cpu device: {} kernels match lavapipe, {} refused (E0048): {refused:?}",
+        "cpu device: {} kernels match lavapipe, {} refused (E0048):\n{}",
         matched.len(),
-        refused.len()
+        refused.len(),
+        refused.join("\n")
     );
     assert!(
         failures.is_empty(),
