@@ -18,6 +18,8 @@ use crate::LaunchConfig;
 /// What every thread of a launch reads: shared read-only for the launch's duration.
 struct Launch<'a> {
     entry: KernelEntry,
+    /// The whole-workgroup entry, when the kernel has one.
+    workgroup: Option<KernelEntry>,
     slots: &'a [BindingSlot],
     push: &'a [u8],
     grid: [u32; 3],
@@ -45,6 +47,7 @@ pub(super) fn run(
     let total: u64 = config.grid.iter().map(|&g| u64::from(g)).product();
     let launch = Launch {
         entry: kernel.entry,
+        workgroup: kernel.workgroup,
         slots,
         push,
         grid: config.grid,
@@ -121,7 +124,8 @@ extern "C" fn wait_at_barrier(ctx: *mut InvocationContext) {
     unsafe { (*((*ctx).barrier_state as *const Barrier)).wait() };
 }
 
-/// A worker of a kernel without barriers: whole workgroups, invocation after invocation.
+/// A worker of a kernel without barriers: whole workgroups, invocation after invocation
+/// (through the kernel's workgroup entry when it has one).
 fn worker(launch: &Launch) {
     let mut shared = vec![0u128; launch.shared_words];
     let mut scratch = [0u128; SCRATCH_BYTES / 16];
@@ -134,6 +138,20 @@ fn worker(launch: &Launch) {
             return;
         }
         let group = coords(g, launch.grid);
+        if let Some(workgroup) = launch.workgroup {
+            // The kernel's own loop over the invocations (LLVM inlined the body into it).
+            let mut ctx = context(
+                launch,
+                group,
+                [0; 3],
+                shared.as_mut_ptr().cast(),
+                (&lone as *const Barrier).cast(),
+                scratch.as_mut_ptr().cast(),
+            );
+            // SAFETY: as below.
+            unsafe { workgroup(&mut ctx) };
+            continue;
+        }
         for i in 0..invocations {
             let mut ctx = context(
                 launch,

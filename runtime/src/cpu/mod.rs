@@ -24,6 +24,7 @@ use crate::{LaunchConfig, Result, RuntimeError, ScalarValue};
 /// lives in (kept alive as long as the kernel).
 pub struct CpuKernel {
     entry: KernelEntry,
+    workgroup: Option<KernelEntry>,
     reflection: Reflection,
     barriers: bool,
     _code: Arc<dyn Any + Send + Sync>,
@@ -39,20 +40,24 @@ impl std::fmt::Debug for CpuKernel {
 }
 
 impl CpuKernel {
-    /// A kernel from its compiled entry. `barriers`: whether it calls the context's barrier
-    /// (such kernels run their workgroups' invocations on threads of their own).
+    /// A kernel from its compiled entries: `entry` runs one invocation, `workgroup` (for
+    /// kernels without barriers) every invocation of the context's workgroup in turn.
+    /// `barriers`: whether it calls the context's barrier (such kernels run their
+    /// workgroups' invocations on threads of their own).
     ///
     /// # Safety
-    /// `entry` must follow the [`InvocationContext`] interface for `reflection`'s bindings and
-    /// push-constant block, and stay valid while `code` lives.
+    /// The entries must follow the [`InvocationContext`] interface for `reflection`'s
+    /// bindings and push-constant block, and stay valid while `code` lives.
     pub unsafe fn new(
         entry: KernelEntry,
+        workgroup: Option<KernelEntry>,
         reflection: Reflection,
         barriers: bool,
         code: Arc<dyn Any + Send + Sync>,
     ) -> CpuKernel {
         CpuKernel {
             entry,
+            workgroup,
             reflection,
             barriers,
             _code: code,

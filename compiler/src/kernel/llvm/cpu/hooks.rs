@@ -35,6 +35,56 @@ pub(crate) const WORKGROUP_ID: u32 = 8;
 const WORKGROUP_SIZE: u32 = 9;
 const NUM_WORKGROUPS: u32 = 10;
 
+/// A function running every invocation of one workgroup in turn: it copies the context,
+/// and for each local id (x fastest) sets the local and global ids and calls the kernel
+/// `kernel`, which LLVM inlines into the loop. Only for kernels without barriers (an
+/// invocation must then finish before the next starts, which this order satisfies).
+pub(crate) fn workgroup_loop(name: &str, kernel: &str) -> String {
+    let mut s = format!(
+        "define void @\"{name}\"(ptr %ctx) {{\nentry:\n  %c = alloca %cajeta.cpu.ctx\n  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %ctx, i64 112, i1 false)\n"
+    );
+    for axis in 0..3 {
+        s.push_str(&format!(
+            "  %sp{axis} = getelementptr inbounds %cajeta.cpu.ctx, ptr %ctx, i32 0, i32 {WORKGROUP_SIZE}, i32 {axis}\n  %size{axis} = load i32, ptr %sp{axis}\n  %gp{axis} = getelementptr inbounds %cajeta.cpu.ctx, ptr %ctx, i32 0, i32 {WORKGROUP_ID}, i32 {axis}\n  %group{axis} = load i32, ptr %gp{axis}\n  %base{axis} = mul i32 %group{axis}, %size{axis}\n  %lp{axis} = getelementptr inbounds %cajeta.cpu.ctx, ptr %c, i32 0, i32 {LOCAL_ID}, i32 {axis}\n  %ip{axis} = getelementptr inbounds %cajeta.cpu.ctx, ptr %c, i32 0, i32 {GLOBAL_ID}, i32 {axis}\n"
+        ));
+    }
+    // Three nested counted loops, z outermost; each sets its axis' ids on entry.
+    s.push_str("  br label %z.head\n");
+    let order = [2, 1, 0];
+    for (depth, &axis) in order.iter().enumerate() {
+        let outer_latch = if depth == 0 {
+            "done".to_string()
+        } else {
+            format!("{}.latch", ["z", "y", "x"][depth - 1])
+        };
+        let n = ["z", "y", "x"][depth];
+        let inner = if depth == 2 {
+            "body".to_string()
+        } else {
+            format!("{}.head", ["z", "y", "x"][depth + 1])
+        };
+        let from = if depth == 0 {
+            "entry".to_string()
+        } else {
+            format!("{}.set", ["z", "y", "x"][depth - 1])
+        };
+        s.push_str(&format!(
+            "{n}.head:\n  %{n} = phi i32 [ 0, %{from} ], [ %{n}.next, %{n}.latch ]\n  %{n}.in = icmp ult i32 %{n}, %size{axis}\n  br i1 %{n}.in, label %{n}.set, label %{outer_latch}\n\
+             {n}.set:\n  store i32 %{n}, ptr %lp{axis}\n  %{n}.g = add i32 %base{axis}, %{n}\n  store i32 %{n}.g, ptr %ip{axis}\n  br label %{inner}\n"
+        ));
+    }
+    s.push_str(&format!(
+        "body:\n  call void @\"{kernel}\"(ptr %c)\n  br label %x.latch\n"
+    ));
+    for n in ["x", "y", "z"] {
+        s.push_str(&format!(
+            "{n}.latch:\n  %{n}.next = add i32 %{n}, 1\n  br label %{n}.head\n"
+        ));
+    }
+    s.push_str("done:\n  ret void\n}\n");
+    s
+}
+
 /// The lines every CPU function starts with: the context's pointers as SSA values
 /// (`%pc` the push-constant block, `%wg` shared memory, `%cpu.bindings`, the scratch area in
 /// both address spaces). LLVM drops the ones a function does not use.

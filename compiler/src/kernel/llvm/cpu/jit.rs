@@ -25,11 +25,11 @@ unsafe impl Sync for Code {}
 
 /// Parses, verifies and optimizes `text` (LLVM's O2 for the host CPU: kernels are small and
 /// run many times, so the full pipeline pays), compiles it to an object and links it;
-/// returns the address of `entry` and the code it lives in.
+/// returns the addresses of `entries` and the code they live in.
 pub(crate) fn compile(
     text: &str,
-    entry: &str,
-) -> Result<(KernelEntry, Arc<dyn std::any::Any + Send + Sync>), String> {
+    entries: &[&str],
+) -> Result<(Vec<KernelEntry>, Arc<dyn std::any::Any + Send + Sync>), String> {
     // Initializes LLVM's native target once per process.
     crate::host::native::target_machine()?;
     let ctx = Context::create();
@@ -64,9 +64,12 @@ pub(crate) fn compile(
         .map_err(|e| format!("emit: {}", e.to_string_lossy()))?;
     let linked = Linked::new(&[])?;
     linked.add_object(object.as_slice())?;
-    let addr = linked.address(entry)?;
-    // SAFETY: `entry` is defined by the module as `void (ptr)`, the `KernelEntry` type, and
-    // lives as long as `linked`, which the returned code keeps.
-    let f = unsafe { std::mem::transmute::<usize, KernelEntry>(addr) };
-    Ok((f, Arc::new(Code { _linked: linked })))
+    let mut found = Vec::new();
+    for entry in entries {
+        let addr = linked.address(entry)?;
+        // SAFETY: each entry is defined by the module as `void (ptr)`, the `KernelEntry`
+        // type, and lives as long as `linked`, which the returned code keeps.
+        found.push(unsafe { std::mem::transmute::<usize, KernelEntry>(addr) });
+    }
+    Ok((found, Arc::new(Code { _linked: linked })))
 }

@@ -26,8 +26,10 @@ use crate::ir::{self, FunctionId, FunctionKind, Intrinsic, Type};
 use crate::kernel::spirv::SpirvOptions;
 use crate::layout::{self, BindingKind};
 
-/// The name of the kernel's entry in the linked code.
+/// The name of the kernel's entry in the linked code: one invocation.
 const ENTRY: &str = "cajeta.cpu.kernel";
+/// The entry running a whole workgroup (kernels without barriers).
+const WORKGROUP_ENTRY: &str = "cajeta.cpu.workgroup";
 
 /// A refusal of a construct the CPU target does not lower yet, naming it.
 pub(crate) fn refuse_cpu(span: Span, what: impl std::fmt::Display) -> Diagnostic {
@@ -126,7 +128,12 @@ fn compile(
         );
     }
     let barriers = text.contains(hooks::BARRIER_MARK);
-    let (entry, code) = jit::compile(&text, ENTRY).map_err(|e| {
+    let wanted: &[&str] = if barriers {
+        &[ENTRY]
+    } else {
+        &[ENTRY, WORKGROUP_ENTRY]
+    };
+    let (entries, code) = jit::compile(&text, wanted).map_err(|e| {
         Diagnostic::error(
             Code::CpuDeviceUnsupported,
             kernel.span,
@@ -164,9 +171,17 @@ fn compile(
         required_subgroup_size: None,
         coop_matrix_shapes: Vec::new(),
     };
-    // SAFETY: `entry` is `cajeta.cpu.kernel`, defined below with the context interface
-    // for this reflection; `code` keeps it linked.
-    Ok(unsafe { cajeta_runtime::cpu::CpuKernel::new(entry, reflection, barriers, code) })
+    // SAFETY: the entries are `cajeta.cpu.kernel` and `cajeta.cpu.workgroup`, defined by
+    // `module_text` with the context interface for this reflection; `code` keeps them linked.
+    Ok(unsafe {
+        cajeta_runtime::cpu::CpuKernel::new(
+            entries[0],
+            entries.get(1).copied(),
+            reflection,
+            barriers,
+            code,
+        )
+    })
 }
 
 /// The LLVM IR text of the CPU module of kernel `kernel_id`, and the bytes of shared memory
@@ -246,12 +261,15 @@ fn module_text(
     text.push_str(&helpers);
     let _ = write!(
         text,
-        "\ndefine void @\"{ENTRY}\"(ptr %ctx) {NO_TABLES} {{\nentry:\n{}{}{}{}}}\n",
+        "\ndefine void @\"{ENTRY}\"(ptr %ctx) alwaysinline {NO_TABLES} {{\nentry:\n{}{}{}{}}}\n",
         hooks::prologue(),
         f.allocas,
         entry,
         f.body,
     );
+    if !text.contains(hooks::BARRIER_MARK) {
+        text.push_str(&hooks::workgroup_loop(WORKGROUP_ENTRY, ENTRY));
+    }
     if let Some(what) = spirv_leftover(&text) {
         return Err(refuse_cpu(kernel.span, what));
     }
