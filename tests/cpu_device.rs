@@ -423,6 +423,34 @@ fn kernels_run_right_on_the_cpu_device() {
     saxpy_and_reduction_are_right();
 }
 
+/// `Spec.geti(0, 7)` and `Spec.getf(1, 1.5f)` read the launch's values when it gives them,
+/// their defaults when not.
+#[test]
+fn spec_slots_take_the_launch_values_or_their_defaults() {
+    let dev = CpuDevice::new();
+    let fill = cpu_kernel("spec_constants.cajeta", "fill");
+    let out = dev.create_buffer(4 * 64).unwrap();
+    for (spec, scale, offset) in [
+        (vec![], 7, 1.5f32),
+        (vec![3], 3, 1.5),
+        (vec![3, 0.25f32.to_bits()], 3, 0.25),
+    ] {
+        let mut config = LaunchConfig::new([1, 1, 1], [64, 1, 1]);
+        config.spec = spec.clone();
+        dev.launch(&fill, &config, &[CpuArg::Buffer(&out)]).unwrap();
+        let mut bytes = vec![0u8; 256];
+        dev.download(&out, &mut bytes).unwrap();
+        for (i, c) in bytes.chunks_exact(4).enumerate() {
+            let want = (i as i32 * scale) as f32 + offset;
+            assert_eq!(
+                f32::from_le_bytes(c.try_into().unwrap()),
+                want,
+                "spec {spec:?}, element {i}"
+            );
+        }
+    }
+}
+
 /// With the Vulkan loader pointed at no driver, no Vulkan context can be made, and the CPU
 /// device still runs kernels: the test runs itself again in a child process with
 /// `VK_DRIVER_FILES` and `VK_ICD_FILENAMES` pointing at nothing.

@@ -48,6 +48,10 @@ pub struct InvocationContext {
     pub workgroup_size: [u32; 3],
     /// `NumWorkgroups`.
     pub num_workgroups: [u32; 3],
+    /// The launch's `Spec` slot values (`LaunchConfig::spec`), slot 0 first.
+    pub spec: *const u32,
+    /// How many there are: a slot past them reads its default.
+    pub spec_count: u32,
 }
 
 /// Bytes of an invocation's scratch area: the widest element, a 4-lane `float64` vector.
@@ -60,7 +64,7 @@ pub type KernelEntry = unsafe extern "C" fn(*mut InvocationContext);
 mod tests {
     use super::*;
 
-    /// The compiler's LLVM struct `{ ptr × 6, [3 x i32] × 5 }` puts the
+    /// The compiler's LLVM struct `{ ptr × 6, [3 x i32] × 5, ptr, i32 }` puts the
     /// id arrays at these offsets; a change here must change it there.
     #[test]
     fn context_layout_matches_the_compiler() {
@@ -68,6 +72,9 @@ mod tests {
         assert_eq!(std::mem::offset_of!(InvocationContext, barrier_state), 32);
         assert_eq!(std::mem::offset_of!(InvocationContext, global_id), 48);
         assert_eq!(std::mem::offset_of!(InvocationContext, num_workgroups), 96);
+        assert_eq!(std::mem::offset_of!(InvocationContext, spec), 112);
+        assert_eq!(std::mem::offset_of!(InvocationContext, spec_count), 120);
+        assert_eq!(std::mem::size_of::<InvocationContext>(), 128);
         assert_eq!(std::mem::size_of::<BindingSlot>(), 16);
     }
 }

@@ -30,6 +30,8 @@ struct Launch<'a> {
     next: AtomicU64,
     /// 16-byte words of shared memory a workgroup gets.
     shared_words: usize,
+    /// The `Spec` slot values.
+    spec: &'a [u32],
 }
 
 // SAFETY: the raw pointers in `slots` point at buffers the launch's caller keeps alive until
@@ -55,6 +57,7 @@ pub(super) fn run(
         total,
         next: AtomicU64::new(0),
         shared_words: (kernel.reflection.static_shared_bytes as usize).div_ceil(16),
+        spec: &config.spec,
     };
     let invocations = config.block.iter().product::<u32>() as usize;
     if kernel.barriers && invocations > 1 {
@@ -115,6 +118,8 @@ fn context(
         workgroup_id: group,
         workgroup_size: b,
         num_workgroups: launch.grid,
+        spec: launch.spec.as_ptr(),
+        spec_count: launch.spec.len() as u32,
     }
 }
 

@@ -13,7 +13,7 @@ use super::super::lower::{FnLower, Val};
 use crate::ir::Axis;
 
 /// The LLVM types of the invocation context and of one binding slot.
-pub(crate) const CONTEXT_TYPES: &str = "%cajeta.cpu.ctx = type { ptr, ptr, ptr, ptr, ptr, ptr, [3 x i32], [3 x i32], [3 x i32], [3 x i32], [3 x i32] }\n\
+pub(crate) const CONTEXT_TYPES: &str = "%cajeta.cpu.ctx = type { ptr, ptr, ptr, ptr, ptr, ptr, [3 x i32], [3 x i32], [3 x i32], [3 x i32], [3 x i32], ptr, i32 }\n\
      %cajeta.cpu.slot = type { ptr, i64 }\n";
 
 /// The comment a barrier leaves in the text: kernels with one run their workgroups on
@@ -34,6 +34,10 @@ pub(crate) const LOCAL_ID: u32 = 7;
 pub(crate) const WORKGROUP_ID: u32 = 8;
 const WORKGROUP_SIZE: u32 = 9;
 const NUM_WORKGROUPS: u32 = 10;
+const SPEC: u32 = 11;
+const SPEC_COUNT: u32 = 12;
+/// Bytes of `%cajeta.cpu.ctx` (what the workgroup loop copies).
+const CONTEXT_BYTES: u32 = 128;
 
 /// A function running every invocation of one workgroup in turn: it copies the context,
 /// and for each local id (x fastest) sets the local and global ids and calls the kernel
@@ -41,7 +45,7 @@ const NUM_WORKGROUPS: u32 = 10;
 /// invocation must then finish before the next starts, which this order satisfies).
 pub(crate) fn workgroup_loop(name: &str, kernel: &str) -> String {
     let mut s = format!(
-        "define void @\"{name}\"(ptr %ctx) {{\nentry:\n  %c = alloca %cajeta.cpu.ctx\n  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %ctx, i64 112, i1 false)\n"
+        "define void @\"{name}\"(ptr %ctx) {{\nentry:\n  %c = alloca %cajeta.cpu.ctx\n  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %ctx, i64 {CONTEXT_BYTES}, i1 false)\n"
     );
     for axis in 0..3 {
         s.push_str(&format!(
@@ -207,6 +211,51 @@ impl FnLower<'_> {
         let offset = (self.shared_base + self.shared_bytes).next_multiple_of(16);
         self.shared_bytes = offset + bytes - self.shared_base;
         offset
+    }
+
+    /// `Spec` slot `slot` of LLVM type `ty` (`i32` or `float`): the launch's value when it
+    /// gave one, else `default` (the bits of the declared default).
+    pub(crate) fn cpu_spec(&mut self, slot: u32, default: u32, ty: &'static str) -> Val {
+        let (cp, count, given, vp, base, ep, bits, r) = (
+            self.tmp(),
+            self.tmp(),
+            self.tmp(),
+            self.tmp(),
+            self.tmp(),
+            self.tmp(),
+            self.tmp(),
+            self.tmp(),
+        );
+        let (yes, no, join) = (
+            self.label("spec.given"),
+            self.label("spec.default"),
+            self.label("spec.join"),
+        );
+        self.emit(format!(
+            "{cp} = getelementptr inbounds %cajeta.cpu.ctx, ptr %ctx, i32 0, i32 {SPEC_COUNT}"
+        ));
+        self.emit(format!("{count} = load i32, ptr {cp}"));
+        self.emit(format!("{given} = icmp ult i32 {slot}, {count}"));
+        self.emit(format!("br i1 {given}, label %{yes}, label %{no}"));
+        self.start_block(&yes);
+        self.emit(format!(
+            "{vp} = getelementptr inbounds %cajeta.cpu.ctx, ptr %ctx, i32 0, i32 {SPEC}"
+        ));
+        self.emit(format!("{base} = load ptr, ptr {vp}"));
+        self.emit(format!("{ep} = getelementptr i32, ptr {base}, i32 {slot}"));
+        self.emit(format!("{bits} = load i32, ptr {ep}"));
+        self.emit(format!("br label %{join}"));
+        self.start_block(&no);
+        self.emit(format!("br label %{join}"));
+        self.start_block(&join);
+        let phi = if ty == "i32" { r.clone() } else { self.tmp() };
+        self.emit(format!(
+            "{phi} = phi i32 [ {bits}, %{yes} ], [ {default}, %{no} ]"
+        ));
+        if ty != "i32" {
+            self.emit(format!("{r} = bitcast i32 {phi} to {ty}"));
+        }
+        Val::new(r, ty)
     }
 
     /// A workgroup barrier: the runtime's rendezvous, with every memory access ordered

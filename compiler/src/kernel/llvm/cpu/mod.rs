@@ -58,8 +58,6 @@ pub(crate) fn unsupported_intrinsic(op: &Intrinsic) -> Option<&'static str> {
         Intrinsic::WorkgroupReduce => "`Workgroup.reduce`",
         Intrinsic::Clock { .. } => "`Clock` reads",
         Intrinsic::RayQuery(..) => "ray queries",
-        Intrinsic::SpecInt | Intrinsic::SpecFloat => "`Spec` slots (specialization constants)",
-        Intrinsic::Psc => "`psc(p)` parameters",
         _ => return None,
     })
 }
