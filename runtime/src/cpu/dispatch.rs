@@ -8,8 +8,8 @@
 //! workgroup too; docs/cpu-device.md says what that would save.)
 
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Barrier, Condvar, Mutex};
 
 use super::abi::{BindingSlot, InvocationContext, KernelEntry, SCRATCH_BYTES};
 use super::{CpuDevice, CpuKernel};
@@ -32,20 +32,23 @@ struct Launch<'a> {
     shared_words: usize,
     /// The `Spec` slot values.
     spec: &'a [u32],
+    /// Set when a team could not start all its threads (the launch then fails).
+    failed: AtomicBool,
 }
 
 // SAFETY: the raw pointers in `slots` point at buffers the launch's caller keeps alive until
 // `run` returns; invocations write through them as a GPU's would (see `CpuBuffer`).
 unsafe impl Sync for Launch<'_> {}
 
-/// Runs the whole launch; returns when every invocation has finished.
+/// Runs the whole launch; returns when every invocation has finished, or an error when the
+/// threads a workgroup with barriers needs could not be started.
 pub(super) fn run(
     device: &CpuDevice,
     kernel: &CpuKernel,
     config: &LaunchConfig,
     slots: &[BindingSlot],
     push: &[u8],
-) {
+) -> Result<(), String> {
     let total: u64 = config.grid.iter().map(|&g| u64::from(g)).product();
     let launch = Launch {
         entry: kernel.entry,
@@ -58,6 +61,7 @@ pub(super) fn run(
         next: AtomicU64::new(0),
         shared_words: (kernel.reflection.static_shared_bytes as usize).div_ceil(16),
         spec: &config.spec,
+        failed: AtomicBool::new(false),
     };
     let invocations = config.block.iter().product::<u32>() as usize;
     if kernel.barriers && invocations > 1 {
@@ -67,23 +71,34 @@ pub(super) fn run(
             .min((4096 / invocations).max(1))
             .min(total as usize)
             .max(1);
-        std::thread::scope(|s| {
-            for _ in 0..teams {
-                s.spawn(|| team(&launch, invocations));
-            }
+        let started = std::thread::scope(|s| {
+            (0..teams)
+                .filter(|_| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(s, || team(&launch, invocations))
+                        .is_ok()
+                })
+                .count()
         });
+        // The teams that started took every workgroup, unless a team could not start its
+        // invocations' threads (or none started at all).
+        if started == 0 || launch.failed.load(Ordering::Relaxed) {
+            return Err(format!(
+                "the cpu device could not start the {invocations} threads a workgroup with barriers needs"
+            ));
+        }
     } else {
         let workers = device.threads.min(total as usize).max(1);
-        if workers == 1 {
+        std::thread::scope(|s| {
+            // Workers that fail to start leave their workgroups to the others; this thread
+            // is one of them, so the launch always progresses.
+            for _ in 1..workers {
+                let _ = std::thread::Builder::new().spawn_scoped(s, || worker(&launch));
+            }
             worker(&launch);
-        } else {
-            std::thread::scope(|s| {
-                for _ in 0..workers {
-                    s.spawn(|| worker(&launch));
-                }
-            });
-        }
+        });
     }
+    Ok(())
 }
 
 /// Splits a linear index into x, y, z within `shape`.
@@ -188,11 +203,25 @@ fn team(launch: &Launch, invocations: usize) {
         shared: std::cell::UnsafeCell::new(vec![0u128; launch.shared_words]),
     };
     let t = &t;
+    // The threads wait at this gate until all of them have started: `Some(true)` lets them
+    // in, `Some(false)` (a thread could not start) sends them home before any of them waits
+    // at the barrier for one that does not exist.
+    let gate = (Mutex::new(None::<bool>), Condvar::new());
+    let gate = &gate;
     std::thread::scope(|s| {
+        let mut all = true;
         for i in 0..invocations {
             let spawned = std::thread::Builder::new()
                 .stack_size(256 * 1024)
                 .spawn_scoped(s, move || {
+                    let mut open = crate::lock(&gate.0);
+                    while open.is_none() {
+                        open = gate.1.wait(open).unwrap_or_else(|e| e.into_inner());
+                    }
+                    if *open == Some(false) {
+                        return;
+                    }
+                    drop(open);
                     let local = coords(i as u64, launch.block);
                     let mut scratch = [0u128; SCRATCH_BYTES / 16];
                     loop {
@@ -223,9 +252,14 @@ fn team(launch: &Launch, invocations: usize) {
                     }
                 });
             if spawned.is_err() {
-                // Without all its threads the team would wait forever: give up loudly.
-                panic!("cajeta cpu device: cannot start a workgroup thread");
+                all = false;
+                break;
             }
         }
+        if !all {
+            launch.failed.store(true, Ordering::Relaxed);
+        }
+        *crate::lock(&gate.0) = Some(all);
+        gate.1.notify_all();
     });
 }

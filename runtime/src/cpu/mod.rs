@@ -215,8 +215,7 @@ impl CpuDevice {
             });
         }
         let (slots, push) = pack(r, args).map_err(fail)?;
-        dispatch::run(self, kernel, config, &slots, &push);
-        Ok(())
+        dispatch::run(self, kernel, config, &slots, &push).map_err(fail)
     }
 }
 
@@ -324,4 +323,40 @@ fn pack(
         }
     }
     Ok((slots, push))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_shapes_are_refused_with_the_vulkan_limits() {
+        let ok = LaunchConfig::new([4, 1, 1], [256, 4, 1]);
+        assert!(check_shape(&ok).is_ok());
+        let zero = LaunchConfig::new([0, 1, 1], [64, 1, 1]);
+        assert!(check_shape(&zero).unwrap_err().contains("at least 1"));
+        let deep = LaunchConfig::new([1, 1, 1], [1, 1, 65]);
+        assert!(check_shape(&deep)
+            .unwrap_err()
+            .contains("maxComputeWorkGroupSize"));
+        let big = LaunchConfig::new([1, 1, 1], [64, 32, 1]);
+        assert!(check_shape(&big)
+            .unwrap_err()
+            .contains("maxComputeWorkGroupInvocations"));
+    }
+
+    #[test]
+    fn buffers_copy_in_and_out_and_check_lengths() {
+        let dev = CpuDevice::new();
+        assert!(dev.create_buffer(0).is_err());
+        let b = dev.create_buffer(5).unwrap();
+        dev.upload(&b, &[1, 2, 3, 4, 5]).unwrap();
+        let mut out = [0u8; 5];
+        dev.download(&b, &mut out).unwrap();
+        assert_eq!(out, [1, 2, 3, 4, 5]);
+        assert!(matches!(
+            dev.upload(&b, &[0; 4]),
+            Err(RuntimeError::LengthMismatch { .. })
+        ));
+    }
 }
