@@ -11,6 +11,7 @@ mod checked;
 mod checked_access;
 mod concurrency;
 mod coop_shapes;
+mod cpu_device;
 mod device;
 mod device_memory;
 mod device_profiles;

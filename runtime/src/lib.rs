@@ -23,47 +23,29 @@
 
 #![warn(missing_docs)]
 
-mod acceleration;
-mod batch;
-mod bfloat16;
 mod bounds;
-mod buffer_address;
-mod cache;
 pub mod checksum;
-mod coop_matrix2;
-mod coop_shapes;
-mod descriptors;
-mod device;
+pub mod cpu;
 mod device_profile;
 mod error;
-mod event;
-mod feature_names;
-mod features;
-mod host_alloc;
-mod host_copy;
-mod host_pin;
-mod instance;
-mod kernel_needs;
-mod kernel_printf;
+mod host_memory;
 mod launch;
-mod logical_device;
-mod memory;
-mod peer;
-mod pipeline;
 mod precision;
 mod precision_codec;
-mod profile;
 mod psc;
-mod queues;
 pub mod reflection;
-mod resources;
-mod stream;
-mod sync;
-mod texture;
-mod transfer;
-mod transfer_chunked;
-mod transfer_import;
 mod transfer_options;
+mod vulkan;
+
+// The device-kind modules under their former crate-root names, so paths inside the crate
+// (`crate::device::DeviceShared`, …) did not change when the tree was grouped by concern.
+use host_memory::{host_alloc, host_copy, host_pin};
+use vulkan::{
+    acceleration, batch, bfloat16, buffer_address, cache, coop_matrix2, coop_shapes, descriptors,
+    device, event, feature_names, features, instance, kernel_needs, kernel_printf, logical_device,
+    memory, peer, pipeline, profile, queues, resources, stream, sync, texture, transfer,
+    transfer_import,
+};
 
 use std::fmt;
 use std::path::PathBuf;

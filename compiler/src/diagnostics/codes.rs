@@ -70,6 +70,7 @@ codes! {
     LlvmBackendUnsupported = 0045, "a construct the LLVM kernel backend (`--backend llvm`) cannot lower yet";
     NonUniformBarrier = 0046, "a workgroup barrier reached under control flow that differs between the invocations of a workgroup";
     InvalidSwitch = 0047, "a malformed `switch`: a duplicate case label or `default`, arrow and colon arms mixed, a `switch` expression without `default` or with an arm that yields no value";
+    CpuDeviceUnsupported = 0048, "a construct the CPU device's kernel compiler cannot lower yet";
 }
 
 impl fmt::Display for Code {

@@ -134,7 +134,7 @@ fn jit_threads() -> usize {
 }
 
 /// The host's target: its CPU and features (for the optimizer's cost models).
-pub(super) fn target_machine() -> Result<TargetMachine, String> {
+pub(crate) fn target_machine() -> Result<TargetMachine, String> {
     // LLVM's target registry is not safe to initialize from two threads at once (runs may
     // be concurrent: tests, embedders); once per process is enough.
     static INIT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();

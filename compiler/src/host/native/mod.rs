@@ -39,6 +39,9 @@ mod vectors;
 mod words;
 
 pub use jit::{compile_time, emit_ir, CompileTime, Native};
+// The CPU device's kernels are JIT-compiled the same way (`kernel/llvm/cpu`).
+pub(crate) use jit::target_machine;
+pub(crate) use orc::Linked;
 
 /// Every C-ABI function the generated code may call: symbol, signature, address.
 fn runtime_functions() -> Vec<(&'static str, &'static str, usize)> {

@@ -375,6 +375,21 @@ impl FnLower<'_> {
     /// `OpControlBarrier(Workgroup, Workgroup, sem)` or `OpMemoryBarrier(scope, sem)`.
     pub(super) fn barrier(&mut self, kind: BarrierKind, args: &[Expr]) -> Res<()> {
         let order = order_bits(args.first())?;
+        if self.target == super::target::Target::Cpu {
+            // A workgroup barrier meets the workgroup's other invocations; the others order
+            // memory only (an invocation is its own subgroup on the CPU device).
+            match kind {
+                BarrierKind::Workgroup => self.cpu_barrier(),
+                BarrierKind::WorkgroupMemory | BarrierKind::DeviceMemory if order == Some(0) => {}
+                _ => {
+                    self.emit("fence seq_cst");
+                    return Ok(());
+                }
+            }
+            if kind == BarrierKind::Workgroup {
+                return Ok(());
+            }
+        }
         match kind {
             BarrierKind::Wave => {
                 // OpControlBarrier(Subgroup, Subgroup, AcquireRelease | WorkgroupMemory).

@@ -85,6 +85,12 @@ impl FnLower<'_> {
     /// target crashed (a segmentation fault) on an `i32` bit cast of a `float` buffer
     /// element stored to an `i32` buffer.
     fn opaque_bitcast(&mut self, x: &Val, ty: &'static str) -> Val {
+        if self.target == super::target::Target::Cpu {
+            // (A work-around for the SPIR-V target only.)
+            let t = self.tmp();
+            self.emit(format!("{t} = bitcast {} {} to {ty}", x.ty, x.text));
+            return Val::new(t, ty);
+        }
         let name = format!(
             "llvm.spv.bitcast.{}.{}",
             types::mangle(ty),

@@ -44,12 +44,19 @@ impl FnLower<'_> {
             ExprKind::Load(Place::Local(l)) => self.handles.get(l.0).cloned().flatten(),
             _ => None,
         };
-        let Some(Handle::Buffer { binding, .. }) = handle else {
+        let Some(Handle::Buffer {
+            binding, var, ty, ..
+        }) = handle
+        else {
             return Err(refuse(
                 buf.span,
                 "`length()` of a buffer that is not a parameter",
             ));
         };
+        if self.target == super::target::Target::Cpu {
+            let n = self.cpu_buffer_length(&var, &ty);
+            return self.widen_length(n, wide);
+        }
         let name = format!("{ARRAY_LENGTH}{binding}");
         self.declare(format!(
             "declare i32 @\"{name}\"() nounwind willreturn memory(none)"
@@ -79,6 +86,10 @@ impl FnLower<'_> {
             w
         };
         let index_ty = if suffix.is_empty() { "i32" } else { "i64" };
+        if self.target == super::target::Target::Cpu {
+            // On the CPU target a buffer handle's `ty` is its element type.
+            return self.cpu_buffer_pointer(var, ty, &Val::new(index, index_ty));
+        }
         let name = format!("llvm.spv.resource.getpointer.p11.{mangled}{suffix}");
         self.declare(format!(
             "declare ptr addrspace(11) @{name}({ty}, {index_ty})"

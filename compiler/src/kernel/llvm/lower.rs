@@ -85,6 +85,11 @@ pub(crate) struct FnLower<'a> {
     /// Values standing for the locals numbered past the function's own (lanes handed to a
     /// scalar lowering, see `vectors.rs`).
     pub(super) lane_values: Vec<Val>,
+    /// What the function is lowered for.
+    pub(crate) target: super::target::Target,
+    /// Where this function's own shared arrays start in the workgroup's shared memory (the
+    /// CPU target places every function's arrays in one block; see `cpu/hooks.rs`).
+    pub(crate) shared_base: u64,
 }
 
 impl Val {
@@ -123,6 +128,8 @@ impl<'a> FnLower<'a> {
             bit_pointers: Default::default(),
             push_places: Vec::new(),
             lane_values: Vec::new(),
+            target: super::target::Target::Spirv,
+            shared_base: 0,
         }
     }
 
@@ -529,6 +536,9 @@ impl<'a> FnLower<'a> {
             resources.push(None);
             let v = self.expr(a)?;
             operands.push(format!("{} {}", v.ty, v.text));
+        }
+        if self.target == super::target::Target::Cpu {
+            operands.insert(0, "ptr %ctx".to_string());
         }
         let callee = helper_name(func, &resources);
         let call = (func, resources);

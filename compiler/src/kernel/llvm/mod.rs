@@ -26,6 +26,8 @@ mod buffer_arrays;
 mod buffers;
 mod cleanup;
 mod clock;
+pub mod cpu;
+mod device_helpers;
 mod emit;
 mod helper;
 mod images;
@@ -44,6 +46,7 @@ mod shared;
 mod spec;
 mod spirv_ops;
 mod storage_widths;
+mod target;
 mod textures;
 mod types;
 mod vectors;
@@ -51,6 +54,7 @@ mod vulkan_fixups;
 mod waves;
 mod workgroup_reduce;
 
+pub(crate) use device_helpers::lower_helpers;
 pub use helper::{emit_helper_main, HELPER_ARG};
 pub use isolate::emission_helper;
 
@@ -65,7 +69,7 @@ use crate::layout::{self, BindingKind};
 /// chain of equality tests (a desugared `switch`, or `if`s written so) into a lookup table:
 /// the table becomes a module-scope constant array in a storage class Vulkan rejects
 /// (`CrossWorkgroup`), and pipeline creation fails.
-const NO_TABLES: &str = "\"no-jump-tables\"=\"true\"";
+pub(crate) const NO_TABLES: &str = "\"no-jump-tables\"=\"true\"";
 
 /// An `UnsupportedByLlvmBackend` refusal naming the construct.
 pub(crate) fn refuse(span: Span, what: impl std::fmt::Display) -> Diagnostic {
@@ -539,7 +543,13 @@ fn module_text(
     f.lower_body()?;
     decls.extend(f.decls.iter().cloned());
     decls.extend(f.globals.iter().cloned());
-    let (helpers, helper_shared) = lower_helpers(module, f.calls.clone(), &mut decls)?;
+    let (helpers, helper_shared) = lower_helpers(
+        module,
+        f.calls.clone(),
+        &mut decls,
+        target::Target::Spirv,
+        0,
+    )?;
     let mut text = head;
     for d in &decls {
         let _ = writeln!(text, "{d}");
@@ -558,66 +568,6 @@ fn module_text(
         layout::DEFAULT_WORKGROUP_SIZE[2],
     );
     Ok((text, f.shared_bytes + helper_shared))
-}
-
-/// The definitions of the `@Device` helpers `calls` names and those they call in turn
-/// (sema refuses recursion, E0013), each once; their intrinsic declarations go to `decls`.
-/// Helpers stay functions (`noinline`): with them inlined, LLVM 23.1.1 crashed (a
-/// segmentation fault in code generation) on the noise example's kernel.
-fn lower_helpers(
-    module: &ir::Module,
-    mut pending: Vec<lower::HelperCall>,
-    decls: &mut Vec<String>,
-) -> Result<(String, u64), Diagnostic> {
-    let mut done: Vec<String> = Vec::new();
-    let mut text = String::new();
-    let mut shared_bytes = 0;
-    while let Some((id, resources)) = pending.pop() {
-        let name = lower::helper_name(id, &resources);
-        if done.contains(&name) {
-            continue;
-        }
-        done.push(name.clone());
-        let Some(helper) = module.functions.get(id.0) else {
-            return Err(refuse(Span::default(), "a call of an unknown function"));
-        };
-        crate::kernel::spirv::check_kernel_shape(helper)?;
-        let ret = match &helper.return_type {
-            Type::Void => "void",
-            ty => types::value(ty, helper.span)?,
-        };
-        let mut params = Vec::new();
-        let mut incoming = Vec::new();
-        let mut entry = String::new();
-        for (i, p) in helper.params().iter().enumerate() {
-            if let Some(Some(h)) = resources.get(i) {
-                entry.push_str(h.create());
-                continue;
-            }
-            let ty = types::value(&p.ty, p.span)?;
-            params.push(format!("{ty} %a{i}"));
-            incoming.push((i, lower::Val::new(format!("%a{i}"), ty)));
-        }
-        let mut f = lower::FnLower::new(helper, &resources);
-        f.helpers_share_atomics = shared::helpers_share_atomics(module);
-        f.prologue(&incoming)?;
-        f.lower_body()?;
-        for d in f.decls.iter().chain(&f.globals) {
-            if !decls.contains(d) {
-                decls.push(d.clone());
-            }
-        }
-        pending.extend(f.calls.iter().cloned());
-        shared_bytes += f.shared_bytes;
-        let _ = write!(
-            text,
-            "\ndefine internal {ret} {name}({}) noinline {NO_TABLES} {{\nentry:\n{}{entry}{}}}\n",
-            params.join(", "),
-            f.allocas,
-            f.body
-        );
-    }
-    Ok((text, shared_bytes))
 }
 
 /// The LLVM IR text `cajetac build --backend llvm --emit llvm` shows for a kernel.

@@ -146,8 +146,13 @@ impl FnLower<'_> {
             return Ok(Val::new(acc, vty));
         }
         let p = self.tmp();
+        // The CPU target reads the block through the invocation context (`cpu/hooks.rs`).
+        let block = match self.target {
+            super::target::Target::Spirv => "@push_constants",
+            super::target::Target::Cpu => "%pc",
+        };
         self.emit(format!(
-            "{p} = getelementptr inbounds %PushConstants, ptr addrspace(13) @push_constants, i32 0, i32 {member}"
+            "{p} = getelementptr inbounds %PushConstants, ptr addrspace(13) {block}, i32 0, i32 {member}"
         ));
         let stored = types::stored_value(ty, span)?;
         let v = self.tmp();

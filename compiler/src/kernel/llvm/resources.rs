@@ -4,8 +4,9 @@
 //! workgroup barrier and `Math.*`.
 
 use super::lower::{FnLower, Val};
+use super::target::Target;
 use super::types::{self, scalar, scalar_of};
-use super::{refuse, Handle};
+use super::{cpu, refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::ir::{Axis, Constant, Expr, ExprKind, Intrinsic, MathFn, Place, ScalarType, Type};
 
@@ -31,6 +32,13 @@ impl FnLower<'_> {
             // No `inbounds`: an index past the end must not become poison in LLVM (the
             // rspirv backend leaves such an access to the driver, as Vulkan does).
             let i = self.expr(index)?;
+            if self.target == Target::Cpu {
+                let p = self.cpu_shared_pointer(&array.global, array.n, array.ty, &i);
+                if array.is_bit_view() {
+                    self.bit_pointers.insert(p.clone());
+                }
+                return Ok((p, 3, array.elem));
+            }
             let i = self.opaque_copy(i);
             let p = self.tmp();
             if array.is_bit_view() {
@@ -67,6 +75,20 @@ impl FnLower<'_> {
 
     pub(super) fn intrinsic(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> Res<Val> {
         let builtin = |name: &str, axis: &Axis| (name.to_string(), *axis as u32);
+        if self.target == Target::Cpu {
+            let field = match op {
+                Intrinsic::GlobalId(a) => Some((cpu::hooks::GLOBAL_ID, a)),
+                Intrinsic::LocalId(a) => Some((cpu::hooks::LOCAL_ID, a)),
+                Intrinsic::WorkgroupId(a) => Some((cpu::hooks::WORKGROUP_ID, a)),
+                _ => None,
+            };
+            if let Some((field, axis)) = field {
+                return Ok(self.cpu_id(field, *axis as u32));
+            }
+            if let Some(what) = cpu::unsupported_intrinsic(op) {
+                return Err(cpu::refuse_cpu(e.span, what));
+            }
+        }
         let (name, axis) = match op {
             Intrinsic::GlobalId(a) => builtin("llvm.spv.thread.id.i32", a),
             Intrinsic::LocalId(a) => builtin("llvm.spv.thread.id.in.group.i32", a),
@@ -198,6 +220,9 @@ impl FnLower<'_> {
     /// Lane `axis` of a `<3 x i32>` built-in, through the target's `__spirv_BuiltIn<Name>`
     /// global convention (`post.rs` turns `WorkgroupSize` into the spec constants).
     pub(super) fn builtin_lane(&mut self, name: &str, axis: Axis) -> Res<Val> {
+        if self.target == Target::Cpu {
+            return Ok(self.cpu_builtin_lane(name, axis));
+        }
         let global = format!("@__spirv_BuiltIn{name} = external addrspace(7) global <3 x i32>");
         if !self.globals.contains(&global) {
             self.globals.push(global);
@@ -258,17 +283,29 @@ impl FnLower<'_> {
             return self.bind_dynamic_shared(local, (lane, ty, elem_bytes), span);
         };
         let n = *n as u32;
-        let global = format!("@shared.{}.{local}", self.kernel_tag());
-        self.globals.push(format!(
-            "{global} = internal addrspace(3) global [{n} x {ty}] poison"
-        ));
-        self.shared_bytes += u64::from(n) * u64::from(elem_bytes);
+        let bytes = u64::from(n) * u64::from(elem_bytes);
+        let (global, offset) = if self.target == Target::Cpu {
+            // A place in the workgroup's block of shared memory (see `cpu/hooks.rs`).
+            let global = format!("%shared.{}.{local}", self.kernel_tag());
+            let offset = self.cpu_place_shared(bytes);
+            self.allocas
+                .push_str(&cpu::hooks::shared_array(&global, offset));
+            (global, offset)
+        } else {
+            let global = format!("@shared.{}.{local}", self.kernel_tag());
+            self.globals.push(format!(
+                "{global} = internal addrspace(3) global [{n} x {ty}] poison"
+            ));
+            self.shared_bytes += bytes;
+            (global, 0)
+        };
         let array = super::shared::SharedArray {
             global,
             elem: lane,
             ty,
             n,
             elem_bytes,
+            offset,
         };
         self.shared.push((local, array));
         Ok(())
@@ -324,6 +361,9 @@ impl FnLower<'_> {
     }
 
     pub(super) fn image_store(&mut self, args: &[Expr], span: Span) -> Res<()> {
+        if self.target == Target::Cpu {
+            return Err(cpu::refuse_cpu(span, "`Image2D` stores (storage images)"));
+        }
         let [img, x, y, v] = args else {
             return Err(refuse(span, "a malformed image store"));
         };

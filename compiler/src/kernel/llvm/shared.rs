@@ -43,6 +43,9 @@ pub(crate) struct SharedArray {
     pub(crate) n: u32,
     /// Bytes per element (std430 size; what the dynamic length divides by).
     pub(crate) elem_bytes: u32,
+    /// Where it starts in the workgroup's shared memory on the CPU target (0 for SPIR-V,
+    /// where the global is the array's own variable).
+    pub(crate) offset: u64,
 }
 
 impl SharedArray {
@@ -61,6 +64,12 @@ impl FnLower<'_> {
         (elem, ty, elem_bytes): (ScalarType, &'static str, u32),
         span: Span,
     ) -> Res<()> {
+        if self.target == super::target::Target::Cpu {
+            return Err(super::cpu::refuse_cpu(
+                span,
+                "a dynamic shared array (`shared T[n]` with `n` not a constant)",
+            ));
+        }
         if self.shared.iter().any(|(_, a)| a.n == DYNAMIC_LENGTH) {
             return Err(Diagnostic::error(
                 Code::InvalidShared,
@@ -78,6 +87,7 @@ impl FnLower<'_> {
             ty,
             n: DYNAMIC_LENGTH,
             elem_bytes,
+            offset: 0,
         };
         self.shared.push((local, array));
         Ok(())
@@ -96,6 +106,10 @@ impl FnLower<'_> {
     /// LLVM 23.1's target lowered to element 0 (measured: `t[1] = 0` of a two-element
     /// shared array stored to `t[0]` on lavapipe).
     pub(super) fn opaque_if_constant(&mut self, i: Val) -> Val {
+        // (A work-around for the SPIR-V target only.)
+        if self.target == super::target::Target::Cpu {
+            return i;
+        }
         if i.text.parse::<i64>().is_err() {
             return i;
         }
@@ -112,6 +126,9 @@ impl FnLower<'_> {
     /// `v` through an `OpCopyObject` placeholder: a value LLVM cannot fold into the
     /// instructions around it.
     pub(super) fn opaque_copy(&mut self, v: Val) -> Val {
+        if self.target == super::target::Target::Cpu {
+            return v;
+        }
         let op = super::spirv_ops::core_op(Op::CopyObject, None);
         let name = super::spirv_ops::placeholder(&op, v.ty, &[v.ty]);
         self.declare(format!(

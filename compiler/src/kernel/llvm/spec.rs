@@ -37,6 +37,10 @@ impl FnLower<'_> {
             (true, Constant::Float(f)) => (ScalarType::F32, (*f as f32).to_bits()),
             _ => return Err(refuse(e.span, "a `Spec` default of another type")),
         };
+        if self.target == super::target::Target::Cpu {
+            let llvm = if float { "float" } else { "i32" };
+            return Ok(self.cpu_spec(*slot as u32, bits, llvm));
+        }
         self.spec_constant(USER_SPEC_BASE + *slot as u32, bits, ty, e)
     }
 
@@ -57,6 +61,11 @@ impl FnLower<'_> {
                 e.span,
                 "`psc` of something other than a kernel parameter",
             ));
+        }
+        if self.target == super::target::Target::Cpu {
+            // A psc spec value is the launch's own (non-zero) argument, so `psc(p)` is `p`
+            // where the push constant is read at every launch anyway.
+            return self.expr(arg);
         }
         let spec = self.spec_constant(PSC_SPEC_BASE + l.0 as u32, 0, *s, e)?;
         let push = self.expr(arg)?;

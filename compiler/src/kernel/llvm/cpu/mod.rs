@@ -1,0 +1,296 @@
+//! The CPU target of the LLVM kernel lowering: a kernel compiled to native code for the
+//! host CPU, run by the CPU device (`cajeta_runtime::cpu`).
+//!
+//! The body is the SPIR-V lowering's own (`super::lower` with [`super::target::Target::Cpu`]);
+//! what differs is in [`hooks`] (resources, ids, push constants, shared memory, barriers
+//! through the invocation context) and [`placeholders`] (the SPIR-V instructions the
+//! lowering asks for by name, defined as small LLVM functions). The interface — bindings,
+//! push-constant offsets — is [`crate::layout`]'s, as for both SPIR-V backends, so the
+//! reflection and the runtime's argument packing are shared. [`jit`] optimizes the module
+//! for the host's CPU and links it in process.
+//!
+//! What the CPU target cannot lower yet is refused with [`Code::CpuDeviceUnsupported`]
+//! naming it (docs/cpu-device.md).
+
+pub(crate) mod hooks;
+mod jit;
+mod placeholders;
+
+use std::fmt::Write;
+
+use super::lower::FnLower;
+use super::target::Target;
+use super::{lower_helpers, push, shared, types, Handle, NO_TABLES};
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{self, FunctionId, FunctionKind, Intrinsic, Type};
+use crate::kernel::spirv::SpirvOptions;
+use crate::layout::{self, BindingKind};
+
+/// The name of the kernel's entry in the linked code: one invocation.
+const ENTRY: &str = "cajeta.cpu.kernel";
+/// The entry running a whole workgroup (kernels without barriers).
+const WORKGROUP_ENTRY: &str = "cajeta.cpu.workgroup";
+
+/// A refusal of a construct the CPU target does not lower yet, naming it.
+pub(crate) fn refuse_cpu(span: Span, what: impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::error(
+        Code::CpuDeviceUnsupported,
+        span,
+        format!("the cpu device cannot run {what} yet; run this kernel on a Vulkan device"),
+    )
+}
+
+/// What an intrinsic the CPU target refuses is called in its refusal.
+pub(crate) fn unsupported_intrinsic(op: &Intrinsic) -> Option<&'static str> {
+    Some(match op {
+        Intrinsic::ImageLoad
+        | Intrinsic::ImageStore
+        | Intrinsic::ImageWidth
+        | Intrinsic::ImageHeight => "`Image2D` accesses (storage images)",
+        Intrinsic::TextureSample
+        | Intrinsic::TextureSampleLod
+        | Intrinsic::TextureFetch
+        | Intrinsic::TextureFetchLod
+        | Intrinsic::TextureWidth
+        | Intrinsic::TextureHeight
+        | Intrinsic::TextureDepth => "texture reads (textures and samplers)",
+        Intrinsic::Wave(_) => "subgroup (`Wave`) operations",
+        Intrinsic::WorkgroupReduce => "`Workgroup.reduce`",
+        Intrinsic::Clock { .. } => "`Clock` reads",
+        Intrinsic::RayQuery(..) => "ray queries",
+        _ => return None,
+    })
+}
+
+/// Compiles kernel `kernel_id` for the CPU device. `options` supplies the precision variant
+/// and checked mode as for the SPIR-V backends.
+pub fn compile_kernel(
+    module: &ir::Module,
+    kernel_id: FunctionId,
+    options: &SpirvOptions,
+) -> Result<cajeta_runtime::cpu::CpuKernel, Vec<Diagnostic>> {
+    compile(module, kernel_id, options).map_err(|d| vec![for_cpu(d)])
+}
+
+/// A refusal of the shared lowering (worded for `--backend llvm`, E0045) reworded as the
+/// CPU device's (E0048), naming the same construct.
+fn for_cpu(d: Diagnostic) -> Diagnostic {
+    if d.code != Code::LlvmBackendUnsupported {
+        return d;
+    }
+    let what = d
+        .message
+        .split_once("cannot lower ")
+        .and_then(|(_, rest)| rest.rsplit_once("; use the default"))
+        .map_or(d.message.as_str(), |(what, _)| what);
+    refuse_cpu(d.primary, what)
+}
+
+fn compile(
+    module: &ir::Module,
+    kernel_id: FunctionId,
+    options: &SpirvOptions,
+) -> Result<cajeta_runtime::cpu::CpuKernel, Diagnostic> {
+    let Some(kernel) = module.functions.get(kernel_id.0) else {
+        return Err(refuse_cpu(Span::default(), "an unknown function"));
+    };
+    if kernel.kind != FunctionKind::Kernel || kernel.return_type != Type::Void {
+        return Err(Diagnostic::error(
+            Code::KernelSignature,
+            kernel.span,
+            format!("`{}` is not a `@Kernel` method returning void", kernel.name),
+        ));
+    }
+    if options.checked {
+        return Err(refuse_cpu(kernel.span, "checked mode (`--checked`)"));
+    }
+    if kernel.wave_width.is_some() {
+        return Err(refuse_cpu(kernel.span, "a required subgroup size"));
+    }
+    for (i, l) in kernel.locals.iter().enumerate() {
+        let what = match &l.ty {
+            Type::Buffer(e) if matches!(**e, Type::Struct(_)) => "a buffer of POD elements",
+            Type::Struct(_) if i >= kernel.param_count => "a POD local",
+            _ => continue,
+        };
+        return Err(refuse_cpu(l.span, format!("{what} (`{}`)", l.ty)));
+    }
+    crate::kernel::spirv::check_kernel_shape(kernel)?;
+    let access = crate::kernel::spirv::resource_access(module, kernel_id)?;
+    let layout = layout::kernel_layout(kernel)?;
+    let (text, shared_bytes) = module_text(module, kernel_id, &layout)?;
+    if let Some(dir) = std::env::var_os("CAJETA_DUMP_LLVM_KERNELS") {
+        let _ = std::fs::write(
+            std::path::Path::new(&dir).join(format!("{}.cpu.ll", kernel.name)),
+            &text,
+        );
+    }
+    let barriers = text.contains(hooks::BARRIER_MARK);
+    let wanted: &[&str] = if barriers {
+        &[ENTRY]
+    } else {
+        &[ENTRY, WORKGROUP_ENTRY]
+    };
+    let (entries, code) = jit::compile(&text, wanted).map_err(|e| {
+        Diagnostic::error(
+            Code::CpuDeviceUnsupported,
+            kernel.span,
+            format!(
+                "internal error: compiling kernel `{}` for the cpu device: {e}",
+                kernel.name
+            ),
+        )
+    })?;
+    let access: Vec<_> = layout
+        .bindings
+        .iter()
+        .map(|b| {
+            let (r, w) = access.get(b.param).copied().unwrap_or((false, false));
+            layout::access_from_usage(r, w)
+        })
+        .collect();
+    let interface = layout::reflect_interface(&layout, kernel.params(), &access, &[]);
+    let reflection = cajeta_runtime::Reflection {
+        entry_point: kernel.name.clone(),
+        spirv_version: String::new(),
+        target_env: "cpu".to_string(),
+        workgroup_size_spec_ids: layout::WORKGROUP_SIZE_SPEC_IDS,
+        default_workgroup_size: layout::DEFAULT_WORKGROUP_SIZE,
+        bindings: interface.bindings,
+        push_constants: interface.push_constants,
+        spec_constants: interface.workgroup_spec_constants,
+        capabilities: Vec::new(),
+        extensions: Vec::new(),
+        vulkan_features: Vec::new(),
+        precision_variant: options.target.precision.name(),
+        parameters: interface.parameters,
+        static_shared_bytes: u32::try_from(shared_bytes).unwrap_or(u32::MAX),
+        bounds_check: None,
+        required_subgroup_size: None,
+        coop_matrix_shapes: Vec::new(),
+    };
+    // SAFETY: the entries are `cajeta.cpu.kernel` and `cajeta.cpu.workgroup`, defined by
+    // `module_text` with the context interface for this reflection; `code` keeps them linked.
+    Ok(unsafe {
+        cajeta_runtime::cpu::CpuKernel::new(
+            entries[0],
+            entries.get(1).copied(),
+            reflection,
+            barriers,
+            code,
+        )
+    })
+}
+
+/// The LLVM IR text of the CPU module of kernel `kernel_id`, and the bytes of shared memory
+/// a workgroup needs.
+fn module_text(
+    module: &ir::Module,
+    kernel_id: FunctionId,
+    layout: &layout::KernelLayout,
+) -> Result<(String, u64), Diagnostic> {
+    let kernel = module.function(kernel_id);
+    let bit_views = crate::kernel::spirv::float_atomic_bit_views(module, kernel_id)?;
+    let mut handles: Vec<Option<Handle>> = vec![None; kernel.param_count];
+    let mut entry = String::new();
+    for slot in &layout.bindings {
+        let span = kernel.params()[slot.param].span;
+        let BindingKind::Buffer { lane, lanes, .. } = &slot.kind else {
+            let what = match &slot.kind {
+                BindingKind::StorageImage(_) => "`Image2D` parameters (storage images)",
+                BindingKind::Texture(..) => "texture parameters",
+                BindingKind::Sampler => "`Sampler` parameters",
+                BindingKind::BufferArray { .. } => "buffer arrays (`KernelBuffer<T>[]`)",
+                _ => "`AccelerationStructure` parameters (ray queries)",
+            };
+            return Err(refuse_cpu(span, what));
+        };
+        let mut elem = types::stored(*lane, span)?;
+        if *lanes > 1 {
+            elem = types::vector(elem, *lanes, span)?;
+        } else if bit_views.get(slot.param).copied().unwrap_or(false) {
+            elem = "i32";
+        }
+        let var = format!("%h{}", slot.binding);
+        let h = Handle::Buffer {
+            create: hooks::buffer_handle(&var, slot.binding),
+            var,
+            // On the CPU target the handle's type is its element type (`cpu_buffer_pointer`).
+            ty: elem.to_string(),
+            mangled: String::new(),
+            elem: *lane,
+            lanes: *lanes,
+            binding: slot.binding,
+        };
+        entry.push_str(h.create());
+        handles[slot.param] = Some(h);
+    }
+    let push = push::push_block(kernel, layout)?;
+    let mut text = String::from(hooks::CONTEXT_TYPES);
+    if !push.fields.is_empty() {
+        let _ = writeln!(
+            text,
+            "%PushConstants = type {{ {} }}",
+            push.fields.join(", ")
+        );
+    }
+    let mut f = FnLower::new(kernel, &handles);
+    f.target = Target::Cpu;
+    f.helpers_share_atomics = shared::helpers_share_atomics(module);
+    f.prologue(&[])?;
+    f.load_push_block(&push, kernel.span)?;
+    f.lower_body()?;
+    let mut decls: Vec<String> = f.decls.iter().chain(&f.globals).cloned().collect();
+    let (helpers, helper_shared) = lower_helpers(
+        module,
+        f.calls.clone(),
+        &mut decls,
+        Target::Cpu,
+        f.shared_bytes,
+    )?;
+    for d in &decls {
+        match placeholders::define(d) {
+            Ok(Some(def)) => text.push_str(&def),
+            Ok(None) => text.push_str(d),
+            Err(what) => return Err(refuse_cpu(kernel.span, what)),
+        }
+        text.push('\n');
+    }
+    text.push_str(&helpers);
+    let _ = write!(
+        text,
+        "\ndefine void @\"{ENTRY}\"(ptr %ctx) alwaysinline {NO_TABLES} {{\nentry:\n{}{}{}{}}}\n",
+        hooks::prologue(),
+        f.allocas,
+        entry,
+        f.body,
+    );
+    if !text.contains(hooks::BARRIER_MARK) {
+        text.push_str(&hooks::workgroup_loop(WORKGROUP_ENTRY, ENTRY));
+    }
+    if let Some(what) = spirv_leftover(&text) {
+        return Err(refuse_cpu(kernel.span, what));
+    }
+    Ok((text, f.shared_bytes + helper_shared))
+}
+
+/// A SPIR-V-only construct left in a CPU module (one the lowering reached without passing a
+/// CPU hook), named for the refusal.
+fn spirv_leftover(text: &str) -> Option<String> {
+    if text.contains("addrspace(3) global") {
+        return Some("workgroup memory of this form".to_string());
+    }
+    if text.contains("spirv.printf.") {
+        return Some("printing from kernels (`printf`)".to_string());
+    }
+    for marker in ["@__spirv_BuiltIn", "@llvm.spv.", "cajeta.array_length."] {
+        if let Some(at) = text.find(marker) {
+            let name: String = text[at + 1..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
+                .collect();
+            return Some(format!("`{name}` (a SPIR-V construct)"));
+        }
+    }
+    None
+}

@@ -1,0 +1,80 @@
+//! The interface between the runtime and a kernel compiled for the CPU device: what one
+//! invocation is handed. The compiler's CPU target (`compiler/src/kernel/llvm/cpu`) declares
+//! the same layout as an LLVM struct; the field order and types here must match it.
+
+use std::ffi::c_void;
+
+/// One binding as a CPU kernel sees it: the buffer's first byte and its size in bytes (what
+/// `buf.length()` divides by the element size).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct BindingSlot {
+    /// The buffer's bytes.
+    pub data: *mut u8,
+    /// Their number.
+    pub bytes: u64,
+}
+
+/// The function a kernel calls at a workgroup barrier, with the invocation's context.
+pub type BarrierFn = extern "C" fn(*mut InvocationContext);
+
+/// Everything one invocation reads besides its buffers: the bindings in binding order, the
+/// push-constant block (the same std430 bytes a Vulkan launch pushes), the workgroup's shared
+/// memory, the barrier, and the built-in ids.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct InvocationContext {
+    /// Indexed by binding number.
+    pub bindings: *const BindingSlot,
+    /// The push-constant block.
+    pub push: *const u8,
+    /// The workgroup's shared memory (`Reflection::static_shared_bytes` bytes).
+    pub shared: *mut u8,
+    /// Called at a workgroup barrier.
+    pub barrier: BarrierFn,
+    /// What `barrier` needs to find the workgroup's rendezvous.
+    pub barrier_state: *const c_void,
+    /// [`SCRATCH_BYTES`] bytes an access past the end of a buffer or shared array is sent to
+    /// instead (Vulkan's robust buffer access: the write is lost, the read gives what is
+    /// there), so that a bad index never touches memory outside the kernel's own.
+    pub scratch: *mut u8,
+    /// `GlobalInvocationId`.
+    pub global_id: [u32; 3],
+    /// `LocalInvocationId`.
+    pub local_id: [u32; 3],
+    /// `WorkgroupId`.
+    pub workgroup_id: [u32; 3],
+    /// `WorkgroupSize`.
+    pub workgroup_size: [u32; 3],
+    /// `NumWorkgroups`.
+    pub num_workgroups: [u32; 3],
+    /// The launch's `Spec` slot values (`LaunchConfig::spec`), slot 0 first.
+    pub spec: *const u32,
+    /// How many there are: a slot past them reads its default.
+    pub spec_count: u32,
+}
+
+/// Bytes of an invocation's scratch area: the widest element, a 4-lane `float64` vector.
+pub const SCRATCH_BYTES: usize = 32;
+
+/// A compiled kernel's entry: runs one invocation.
+pub type KernelEntry = unsafe extern "C" fn(*mut InvocationContext);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The compiler's LLVM struct `{ ptr × 6, [3 x i32] × 5, ptr, i32 }` puts the
+    /// id arrays at these offsets; a change here must change it there.
+    #[test]
+    fn context_layout_matches_the_compiler() {
+        assert_eq!(std::mem::offset_of!(InvocationContext, bindings), 0);
+        assert_eq!(std::mem::offset_of!(InvocationContext, barrier_state), 32);
+        assert_eq!(std::mem::offset_of!(InvocationContext, global_id), 48);
+        assert_eq!(std::mem::offset_of!(InvocationContext, num_workgroups), 96);
+        assert_eq!(std::mem::offset_of!(InvocationContext, spec), 112);
+        assert_eq!(std::mem::offset_of!(InvocationContext, spec_count), 120);
+        assert_eq!(std::mem::size_of::<InvocationContext>(), 128);
+        assert_eq!(std::mem::size_of::<BindingSlot>(), 16);
+    }
+}

@@ -1,0 +1,362 @@
+//! The CPU device: kernels compiled to native code for the host CPU (by the compiler's LLVM
+//! CPU target) run here on host memory, their workgroups spread over the machine's cores.
+//!
+//! This is the device kind's first version: buffers, scalar and vector push constants,
+//! built-in ids, `Shared` memory, workgroup barriers, atomics, `Spec` slots and `psc`. The
+//! compiler refuses what the CPU target does not lower yet (images, textures, subgroup
+//! operations, ray queries…), naming it. A launch runs to completion before it returns, so the order of
+//! launches, uploads and downloads is program order without any hazard tracking.
+//! docs/cpu-device.md describes the execution model.
+
+mod abi;
+mod dispatch;
+
+use std::any::Any;
+use std::cell::UnsafeCell;
+use std::sync::Arc;
+
+pub use abi::{BarrierFn, BindingSlot, InvocationContext, KernelEntry, SCRATCH_BYTES};
+
+use crate::reflection::{DescriptorType, ParameterSlot, Reflection};
+use crate::{LaunchConfig, Result, RuntimeError, ScalarValue};
+
+/// A kernel compiled for the CPU device: its native entry, its interface, and the code it
+/// lives in (kept alive as long as the kernel).
+pub struct CpuKernel {
+    entry: KernelEntry,
+    workgroup: Option<KernelEntry>,
+    reflection: Reflection,
+    barriers: bool,
+    _code: Arc<dyn Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for CpuKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CpuKernel")
+            .field("entry_point", &self.reflection.entry_point)
+            .field("barriers", &self.barriers)
+            .finish()
+    }
+}
+
+impl CpuKernel {
+    /// A kernel from its compiled entries: `entry` runs one invocation, `workgroup` (for
+    /// kernels without barriers) every invocation of the context's workgroup in turn.
+    /// `barriers`: whether it calls the context's barrier (such kernels run their
+    /// workgroups' invocations on threads of their own).
+    ///
+    /// # Safety
+    /// The entries must follow the [`InvocationContext`] interface for `reflection`'s
+    /// bindings and push-constant block, and stay valid while `code` lives.
+    pub unsafe fn new(
+        entry: KernelEntry,
+        workgroup: Option<KernelEntry>,
+        reflection: Reflection,
+        barriers: bool,
+        code: Arc<dyn Any + Send + Sync>,
+    ) -> CpuKernel {
+        CpuKernel {
+            entry,
+            workgroup,
+            reflection,
+            barriers,
+            _code: code,
+        }
+    }
+
+    /// The kernel's reflection (the same interface its SPIR-V build has).
+    pub fn reflection(&self) -> &Reflection {
+        &self.reflection
+    }
+
+    /// Whether the kernel has workgroup barriers.
+    pub fn has_barriers(&self) -> bool {
+        self.barriers
+    }
+}
+
+/// A buffer in host memory, 16-byte aligned (every element type's alignment). Cheap to
+/// clone; clones share the bytes.
+#[derive(Clone)]
+pub struct CpuBuffer {
+    words: Arc<Storage>,
+    bytes: u64,
+}
+
+/// The bytes behind a [`CpuBuffer`]: written through raw pointers by kernels running on
+/// several threads, which is why they sit in an `UnsafeCell`.
+struct Storage(UnsafeCell<Box<[u128]>>);
+
+// SAFETY: the host reads and writes the storage only between launches (a launch returns
+// when its kernels are done); during a launch only the kernel's invocations touch it, and a
+// kernel's concurrent accesses are its own (as on a GPU: atomics where it needs them).
+unsafe impl Sync for Storage {}
+// SAFETY: as above.
+unsafe impl Send for Storage {}
+
+impl std::fmt::Debug for CpuBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CpuBuffer({} bytes)", self.bytes)
+    }
+}
+
+impl CpuBuffer {
+    /// Its size in bytes.
+    pub fn size(&self) -> u64 {
+        self.bytes
+    }
+
+    fn ptr(&self) -> *mut u8 {
+        // SAFETY: see `Storage`: only the pointer is taken here.
+        unsafe { (*self.words.0.get()).as_mut_ptr().cast() }
+    }
+}
+
+/// One argument of a CPU launch, in parameter order.
+#[derive(Debug, Clone, Copy)]
+pub enum CpuArg<'a> {
+    /// A `KernelBuffer<T>` parameter.
+    Buffer(&'a CpuBuffer),
+    /// A scalar parameter.
+    Scalar(ScalarValue),
+    /// A vector or POD push-constant parameter as raw std430 bytes.
+    Bytes(&'a [u8]),
+}
+
+/// The CPU device. Launches are synchronous: when [`CpuDevice::launch`] returns, the
+/// kernel's writes are in the buffers.
+#[derive(Debug, Clone)]
+pub struct CpuDevice {
+    threads: usize,
+}
+
+/// The largest workgroup, per axis and in total: the limits every Vulkan device here
+/// reports (lavapipe's), so a launch refused on one is refused on the other.
+pub const MAX_WORKGROUP_SIZE: [u32; 3] = [1024, 1024, 64];
+/// See [`MAX_WORKGROUP_SIZE`].
+pub const MAX_WORKGROUP_INVOCATIONS: u32 = 1024;
+
+impl Default for CpuDevice {
+    fn default() -> Self {
+        CpuDevice::new()
+    }
+}
+
+impl CpuDevice {
+    /// The device on every core (`CAJETA_CPU_THREADS=N` caps the worker threads).
+    pub fn new() -> CpuDevice {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = std::env::var("CAJETA_CPU_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(cores);
+        CpuDevice { threads }
+    }
+
+    /// The device's name as `cajetac devices` lists it.
+    pub fn name(&self) -> String {
+        format!("cajeta cpu ({} threads)", self.threads)
+    }
+
+    /// Worker threads workgroups are spread over.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// A zeroed buffer of `size_bytes` bytes.
+    pub fn create_buffer(&self, size_bytes: u64) -> Result<CpuBuffer> {
+        if size_bytes == 0 {
+            return Err(RuntimeError::InvalidResource(
+                "a buffer of 0 bytes".to_string(),
+            ));
+        }
+        let words = usize::try_from(size_bytes.div_ceil(16)).map_err(|_| {
+            RuntimeError::InvalidResource(format!("a buffer of {size_bytes} bytes"))
+        })?;
+        Ok(CpuBuffer {
+            words: Arc::new(Storage(UnsafeCell::new(
+                vec![0u128; words].into_boxed_slice(),
+            ))),
+            bytes: size_bytes,
+        })
+    }
+
+    /// Copies `data` into `buf` (the lengths must be equal).
+    pub fn upload(&self, buf: &CpuBuffer, data: &[u8]) -> Result<()> {
+        check_length(buf, data.len())?;
+        // SAFETY: no launch is running (launches are synchronous); lengths checked.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buf.ptr(), data.len()) };
+        Ok(())
+    }
+
+    /// Copies `buf` into `out` (the lengths must be equal).
+    pub fn download(&self, buf: &CpuBuffer, out: &mut [u8]) -> Result<()> {
+        check_length(buf, out.len())?;
+        // SAFETY: as in `upload`.
+        unsafe { std::ptr::copy_nonoverlapping(buf.ptr(), out.as_mut_ptr(), out.len()) };
+        Ok(())
+    }
+
+    /// Runs `kernel` on a grid of `config.grid` workgroups of `config.block` invocations,
+    /// with the same argument and shape checks as a Vulkan launch.
+    pub fn launch(&self, kernel: &CpuKernel, config: &LaunchConfig, args: &[CpuArg]) -> Result<()> {
+        let r = &kernel.reflection;
+        let fail = |message: String| RuntimeError::Launch {
+            kernel: r.entry_point.clone(),
+            message,
+        };
+        check_shape(config).map_err(fail)?;
+        if config.shared_bytes.is_some() {
+            return Err(RuntimeError::Unsupported {
+                kernel: r.entry_point.clone(),
+                requirement: "a dynamic shared array size".to_string(),
+                device: self.name(),
+            });
+        }
+        let (slots, push) = pack(r, args).map_err(fail)?;
+        dispatch::run(self, kernel, config, &slots, &push).map_err(fail)
+    }
+}
+
+fn check_length(buf: &CpuBuffer, host: usize) -> Result<()> {
+    if buf.bytes != host as u64 {
+        return Err(RuntimeError::LengthMismatch {
+            resource: "buffer",
+            resource_bytes: buf.bytes,
+            host_bytes: host as u64,
+        });
+    }
+    Ok(())
+}
+
+/// The launch shape against the device limits.
+fn check_shape(config: &LaunchConfig) -> std::result::Result<(), String> {
+    if config.grid.contains(&0) || config.block.contains(&0) {
+        return Err(format!(
+            "grid {:?} and block {:?} must be at least 1 on every axis",
+            config.grid, config.block
+        ));
+    }
+    for (b, max) in config.block.iter().zip(MAX_WORKGROUP_SIZE) {
+        if *b > max {
+            return Err(format!(
+                "block {:?} exceeds maxComputeWorkGroupSize = {MAX_WORKGROUP_SIZE:?}",
+                config.block
+            ));
+        }
+    }
+    let invocations: u64 = config.block.iter().map(|&b| u64::from(b)).product();
+    if invocations > u64::from(MAX_WORKGROUP_INVOCATIONS) {
+        return Err(format!(
+            "block {:?} has {invocations} invocations, exceeding maxComputeWorkGroupInvocations = {MAX_WORKGROUP_INVOCATIONS}",
+            config.block
+        ));
+    }
+    Ok(())
+}
+
+/// The binding table (indexed by binding number) and push-constant bytes of `args`.
+fn pack(
+    r: &Reflection,
+    args: &[CpuArg],
+) -> std::result::Result<(Vec<BindingSlot>, Vec<u8>), String> {
+    if args.len() != r.parameters.len() {
+        return Err(format!(
+            "expected {} argument(s), got {}",
+            r.parameters.len(),
+            args.len()
+        ));
+    }
+    let slots_len = r.bindings.iter().map(|b| b.binding + 1).max().unwrap_or(0);
+    let empty = BindingSlot {
+        data: std::ptr::null_mut(),
+        bytes: 0,
+    };
+    let mut slots = vec![empty; slots_len as usize];
+    let mut push = vec![0u8; r.push_constants.size as usize];
+    for (param, arg) in r.parameters.iter().zip(args) {
+        let name = &param.name;
+        match (param.slot, arg) {
+            (ParameterSlot::Binding(i), CpuArg::Buffer(buf)) => {
+                let b = r
+                    .bindings
+                    .get(i)
+                    .ok_or_else(|| format!("parameter `{name}` points at missing binding {i}"))?;
+                if b.descriptor_type != DescriptorType::StorageBuffer || b.array.is_some() {
+                    return Err(format!("parameter `{name}` is not a buffer"));
+                }
+                slots[b.binding as usize] = BindingSlot {
+                    data: buf.ptr(),
+                    bytes: buf.bytes,
+                };
+            }
+            (ParameterSlot::PushConstant(m), CpuArg::Scalar(_) | CpuArg::Bytes(_)) => {
+                let member = r
+                    .push_constants
+                    .members
+                    .get(m)
+                    .ok_or_else(|| format!("parameter `{name}` has no push constant"))?;
+                let bytes = match arg {
+                    CpuArg::Scalar(v) => v.to_le_bytes(),
+                    CpuArg::Bytes(b) => b.to_vec(),
+                    CpuArg::Buffer(_) => unreachable!("matched above"),
+                };
+                if bytes.len() != member.size as usize {
+                    return Err(format!(
+                        "parameter `{name}` is a {}-byte `{}`, got {} bytes",
+                        member.size,
+                        member.ty,
+                        bytes.len()
+                    ));
+                }
+                let start = member.offset as usize;
+                push.get_mut(start..start + bytes.len())
+                    .ok_or_else(|| format!("parameter `{name}` overruns the push-constant block"))?
+                    .copy_from_slice(&bytes);
+            }
+            (slot, arg) => {
+                return Err(format!(
+                    "parameter `{name}` ({slot:?}) cannot take {arg:?} on the cpu device"
+                ))
+            }
+        }
+    }
+    Ok((slots, push))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_shapes_are_refused_with_the_vulkan_limits() {
+        let ok = LaunchConfig::new([4, 1, 1], [256, 4, 1]);
+        assert!(check_shape(&ok).is_ok());
+        let zero = LaunchConfig::new([0, 1, 1], [64, 1, 1]);
+        assert!(check_shape(&zero).unwrap_err().contains("at least 1"));
+        let deep = LaunchConfig::new([1, 1, 1], [1, 1, 65]);
+        assert!(check_shape(&deep)
+            .unwrap_err()
+            .contains("maxComputeWorkGroupSize"));
+        let big = LaunchConfig::new([1, 1, 1], [64, 32, 1]);
+        assert!(check_shape(&big)
+            .unwrap_err()
+            .contains("maxComputeWorkGroupInvocations"));
+    }
+
+    #[test]
+    fn buffers_copy_in_and_out_and_check_lengths() {
+        let dev = CpuDevice::new();
+        assert!(dev.create_buffer(0).is_err());
+        let b = dev.create_buffer(5).unwrap();
+        dev.upload(&b, &[1, 2, 3, 4, 5]).unwrap();
+        let mut out = [0u8; 5];
+        dev.download(&b, &mut out).unwrap();
+        assert_eq!(out, [1, 2, 3, 4, 5]);
+        assert!(matches!(
+            dev.upload(&b, &[0; 4]),
+            Err(RuntimeError::LengthMismatch { .. })
+        ));
+    }
+}

@@ -1,0 +1,485 @@
+//! The CPU device against lavapipe: every kernel of `tests/device/` whose parameters are
+//! buffers and scalars is compiled by rspirv (run on the Vulkan device) and by the CPU
+//! target (run on the CPU device), launched on the same generated arguments, and every
+//! buffer is compared afterwards: integers bit for bit, floats within the tolerance
+//! docs/cpu-device.md states. A kernel the CPU target refuses must be refused with E0048
+//! (`CpuDeviceUnsupported`); the counts are printed so the coverage is visible.
+
+use cajeta_runtime::cpu::{CpuArg, CpuDevice, CpuKernel};
+use cajeta_runtime::reflection::{ParameterSlot, Reflection};
+use cajeta_runtime::{Context, KernelArg, LaunchConfig, ScalarValue};
+use cajeta_tests::{device_context, files};
+use cajetac::diagnostics::Code;
+use cajetac::ir::{FunctionId, FunctionKind};
+use cajetac::kernel::llvm::cpu;
+use cajetac::kernel::spirv::{SpirvOptions, TargetEnv};
+
+/// Elements per buffer, and the value of integer scalar parameters (a count, mostly).
+const ELEMENTS: u64 = 1024;
+const N: u32 = 256;
+
+/// Kernels this comparison leaves out, with the reason; each would compare results that
+/// Vulkan does not define, so a difference would prove nothing:
+/// - `strided` reads shared memory this test's launch shape leaves unwritten (it copies 128
+///   elements with a step of the count parameter);
+/// - `bins` and `wide` store which invocation won a compare-exchange, which depends on the
+///   order invocations run in;
+/// - `eval` and `k` apply `Math.pow`, `tan`, `sinh`… to the generated inputs, outside the
+///   domain where Vulkan defines them (`pow(0, 0)`, `pow` of a negative base) or where its
+///   precision is loose (thousands of ulp); `math_bits.cajeta` checks them with its own
+///   per-function tolerances instead.
+const NOT_COMPARED: &[&str] = &[
+    "shared_loops.cajeta/strided",
+    "atomics32.cajeta/bins",
+    "shared_loops.cajeta/wide",
+    "math_bits.cajeta/eval",
+    "math_vectors.cajeta/k",
+];
+
+/// Bytes per element of a buffer element type, and whether it is a float.
+fn element(ty: &str, stride: Option<u32>) -> Option<(usize, bool)> {
+    let float = ty.starts_with("float");
+    let size = stride.map(|s| s as usize).or(match ty {
+        "int8" | "uint8" => Some(1),
+        "int16" | "uint16" | "float16" => Some(2),
+        "int32" | "uint32" | "float32" | "boolean" => Some(4),
+        "int64" | "uint64" | "float64" => Some(8),
+        _ => None,
+    })?;
+    Some((size, float))
+}
+
+/// The lane type of a buffer element type (`Vector<float32, 4>` → `float32`).
+fn lane(ty: &str) -> &str {
+    ty.strip_prefix("Vector<")
+        .and_then(|t| t.split(',').next())
+        .unwrap_or(ty)
+        .trim()
+}
+
+/// Deterministic contents: small integers, or small floats, per 4- or 8-byte lane.
+fn fill(ty: &str, bytes: usize, seed: usize) -> Vec<u8> {
+    let ty = lane(ty);
+    let mut out = Vec::with_capacity(bytes);
+    let mut k = seed;
+    while out.len() < bytes {
+        k += 1;
+        let small = ((k * 2_654_435_761) % 997) as i64 - 498;
+        match ty {
+            "float32" => out.extend_from_slice(&((small as f32) * 0.25).to_le_bytes()),
+            "float64" => out.extend_from_slice(&((small as f64) * 0.25).to_le_bytes()),
+            "float16" | "int8" | "uint8" | "int16" | "uint16" => {
+                out.extend_from_slice(&((small as i8 as u8 & 0x3f) as u16).to_le_bytes())
+            }
+            "boolean" => out.extend_from_slice(&((k % 2) as u32).to_le_bytes()),
+            "int64" | "uint64" => out.extend_from_slice(&small.to_le_bytes()),
+            _ => out.extend_from_slice(&(small as i32).to_le_bytes()),
+        }
+    }
+    out.truncate(bytes);
+    out
+}
+
+/// The scalar argument of a push-constant member of type `ty`.
+fn scalar(ty: &str) -> Option<ScalarValue> {
+    Some(match ty {
+        "uint32" => ScalarValue::U32(N),
+        "int32" => ScalarValue::I32(N as i32),
+        "uint64" => ScalarValue::U64(u64::from(N)),
+        "int64" => ScalarValue::I64(i64::from(N)),
+        "float32" => ScalarValue::F32(1.5),
+        "float64" => ScalarValue::F64(1.5),
+        "boolean" => ScalarValue::Bool(true),
+        _ => return None,
+    })
+}
+
+/// The first lane where the floats disagree: not equal, not both NaN, and further apart
+/// than 1e-5 relative (the GPU may contract `a * b + c` into one rounding; the CPU device
+/// does not).
+fn float_disagreement(a: &[u8], b: &[u8], wide: bool) -> Option<(usize, f64, f64)> {
+    let close = |x: f64, y: f64| {
+        x == y
+            || (x.is_nan() && y.is_nan())
+            || (x - y).abs() <= 1e-5 * x.abs().max(y.abs()).max(1.0)
+    };
+    let width = if wide { 8 } else { 4 };
+    let value = |c: &[u8]| {
+        if wide {
+            f64::from_le_bytes(c.try_into().unwrap())
+        } else {
+            f64::from(f32::from_le_bytes(c.try_into().unwrap()))
+        }
+    };
+    a.chunks_exact(width)
+        .zip(b.chunks_exact(width))
+        .enumerate()
+        .map(|(i, (x, y))| (i, value(x), value(y)))
+        .find(|&(_, x, y)| !close(x, y))
+}
+
+/// One generated argument.
+enum Arg {
+    /// A buffer: its element type and initial bytes.
+    Buffer(String, Vec<u8>),
+    /// A scalar.
+    Scalar(ScalarValue),
+}
+
+/// What one kernel's arguments are, per parameter; `None` when a parameter is of another
+/// kind than a buffer or a scalar.
+fn arguments(r: &Reflection) -> Option<Vec<Arg>> {
+    let mut out = Vec::new();
+    for (i, p) in r.parameters.iter().enumerate() {
+        match p.slot {
+            ParameterSlot::Binding(b) => {
+                let b = r.bindings.get(b)?;
+                let ty = b.element_type.clone()?;
+                let (size, _) = element(&ty, b.element_stride)?;
+                let bytes = fill(&ty, size * ELEMENTS as usize, i * 7919);
+                out.push(Arg::Buffer(ty, bytes));
+            }
+            ParameterSlot::PushConstant(m) => {
+                out.push(Arg::Scalar(scalar(&r.push_constants.members.get(m)?.ty)?))
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// The launch shape of kernel `tag`: 4 workgroups of 64, or the block a kernel is written
+/// for.
+fn shape(tag: &str) -> LaunchConfig {
+    let block = if tag == "shared_reduce.cajeta/fixedSum" {
+        128
+    } else {
+        64
+    };
+    LaunchConfig::new([4, 1, 1], [block, 1, 1])
+}
+
+/// Runs `kernel` on the CPU device; the buffers' bytes afterwards.
+fn run_cpu(
+    kernel: &CpuKernel,
+    config: &LaunchConfig,
+    args: &[Arg],
+) -> Result<Vec<Vec<u8>>, String> {
+    let cpu = CpuDevice::new();
+    let mut bufs = Vec::new();
+    for a in args {
+        if let Arg::Buffer(_, bytes) = a {
+            let b = cpu
+                .create_buffer(bytes.len() as u64)
+                .map_err(|e| e.to_string())?;
+            cpu.upload(&b, bytes).map_err(|e| e.to_string())?;
+            bufs.push(b);
+        }
+    }
+    let mut next = bufs.iter();
+    let cpu_args: Vec<CpuArg> = args
+        .iter()
+        .map(|a| match a {
+            Arg::Buffer(..) => CpuArg::Buffer(next.next().unwrap()),
+            Arg::Scalar(v) => CpuArg::Scalar(*v),
+        })
+        .collect();
+    cpu.launch(kernel, config, &cpu_args)
+        .map_err(|e| e.to_string())?;
+    bufs.iter()
+        .map(|b| {
+            let mut out = vec![0u8; b.size() as usize];
+            cpu.download(b, &mut out).map_err(|e| e.to_string())?;
+            Ok(out)
+        })
+        .collect()
+}
+
+/// Runs `kernel` on the Vulkan device of `ctx`; the buffers' bytes afterwards.
+fn run_vulkan(
+    ctx: &Context,
+    kernel: &cajeta_runtime::Kernel,
+    config: &LaunchConfig,
+    args: &[Arg],
+) -> Result<Vec<Vec<u8>>, String> {
+    let s = ctx.default_stream();
+    let mut bufs = Vec::new();
+    for a in args {
+        if let Arg::Buffer(_, bytes) = a {
+            let b = ctx
+                .create_buffer(bytes.len() as u64)
+                .map_err(|e| e.to_string())?;
+            s.upload_buffer(&b, bytes).map_err(|e| e.to_string())?;
+            bufs.push(b);
+        }
+    }
+    let mut next = bufs.iter();
+    let gpu_args: Vec<KernelArg> = args
+        .iter()
+        .map(|a| match a {
+            Arg::Buffer(..) => KernelArg::Buffer(next.next().unwrap()),
+            Arg::Scalar(v) => KernelArg::Scalar(*v),
+        })
+        .collect();
+    s.launch(kernel, config, &gpu_args)
+        .map_err(|e| e.to_string())?;
+    bufs.iter()
+        .map(|b| {
+            let mut out = vec![0u8; b.size() as usize];
+            s.download_buffer(b, &mut out).map_err(|e| e.to_string())?;
+            Ok(out)
+        })
+        .collect()
+}
+
+/// The first disagreement of the buffers of both runs, if any.
+fn compare(args: &[Arg], cpu: &[Vec<u8>], gpu: &[Vec<u8>]) -> Option<String> {
+    let types = args.iter().filter_map(|a| match a {
+        Arg::Buffer(ty, _) => Some(ty),
+        Arg::Scalar(_) => None,
+    });
+    for ((c, g), ty) in cpu.iter().zip(gpu).zip(types) {
+        let wide = match lane(ty) {
+            "float32" => Some(false),
+            "float64" => Some(true),
+            _ => None,
+        };
+        if let Some(wide) = wide {
+            if let Some((i, x, y)) = float_disagreement(c, g, wide) {
+                return Some(format!(
+                    "a `{ty}` buffer differs at lane {i}: cpu {x}, vulkan {y}"
+                ));
+            }
+            continue;
+        }
+        if c != g {
+            let at = c.iter().zip(g).position(|(a, b)| a != b).unwrap_or(0);
+            let end = (at + 8).min(c.len());
+            return Some(format!(
+                "a `{ty}` buffer differs from byte {at}: cpu {:?}, vulkan {:?}",
+                &c[at..end],
+                &g[at..end]
+            ));
+        }
+    }
+    None
+}
+
+#[test]
+fn device_kernels_match_lavapipe() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let options = SpirvOptions {
+        target_env: TargetEnv::Vulkan1_3,
+        ..SpirvOptions::default()
+    };
+    let (mut matched, mut refused, mut failures) = (Vec::new(), Vec::new(), Vec::new());
+    for path in files("device", "cajeta") {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let (_, module) = cajeta_tests::frontend(&path);
+        let Ok(module) = module else { continue };
+        for (id, f) in module.functions.iter().enumerate() {
+            let tag = format!("{file}/{}", f.name);
+            if f.kind != FunctionKind::Kernel || NOT_COMPARED.contains(&tag.as_str()) {
+                continue;
+            }
+            let kernel = match cpu::compile_kernel(&module, FunctionId(id), &options) {
+                Ok(k) => k,
+                Err(d) if d.iter().all(|d| d.code == Code::CpuDeviceUnsupported) => {
+                    assert!(
+                        d.iter().all(|d| !d.message.contains("internal error")),
+                        "{tag}: {}",
+                        d[0].message
+                    );
+                    refused.push(format!("{tag}: {}", d[0].message));
+                    continue;
+                }
+                Err(d) => {
+                    failures.push(format!("{tag}: {}", d[0].message));
+                    continue;
+                }
+            };
+            let Some(args) = arguments(kernel.reflection()) else {
+                continue;
+            };
+            let Ok(mut gpu) = cajetac::driver::compile_kernels(&module, &options, Some(&f.name))
+            else {
+                continue;
+            };
+            let gpu = gpu.remove(0).1;
+            let Ok(gpu_kernel) = ctx.load_kernel(&gpu.words, &gpu.reflection) else {
+                continue;
+            };
+            let config = shape(&tag);
+            let on_cpu = run_cpu(&kernel, &config, &args);
+            let on_gpu = run_vulkan(&ctx, &gpu_kernel, &config, &args);
+            match (on_cpu, on_gpu) {
+                (Ok(c), Ok(g)) => match compare(&args, &c, &g) {
+                    None => matched.push(tag),
+                    Some(d) => failures.push(format!("{tag}: {d}")),
+                },
+                (Err(_), Err(_)) => matched.push(tag),
+                (c, g) => failures.push(format!("{tag}: cpu {:?}, vulkan {:?}", c.err(), g.err())),
+            }
+        }
+    }
+    println!(
+        "cpu device: {} kernels match lavapipe, {} refused (E0048):\n{}",
+        matched.len(),
+        refused.len(),
+        refused.join("\n")
+    );
+    assert!(
+        failures.is_empty(),
+        "{} kernel(s) disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        matched.len() >= 30,
+        "only {} kernels ran: {matched:?}",
+        matched.len()
+    );
+}
+
+/// Compiles kernel `name` of `tests/device/<file>` for the CPU device.
+fn cpu_kernel(file: &str, name: &str) -> CpuKernel {
+    let (_, module) = cajeta_tests::frontend(&cajeta_tests::tests_dir().join("device").join(file));
+    let module = module.expect("the device corpus checks");
+    let id = module
+        .functions
+        .iter()
+        .position(|f| f.kind == FunctionKind::Kernel && f.name == name)
+        .expect("kernel in file");
+    let options = SpirvOptions {
+        target_env: TargetEnv::Vulkan1_3,
+        ..SpirvOptions::default()
+    };
+    cpu::compile_kernel(&module, FunctionId(id), &options).expect("the cpu target compiles it")
+}
+
+/// Saxpy and a shared-memory reduction with barriers on the CPU device, checked against
+/// the same computation in Rust.
+fn saxpy_and_reduction_are_right() {
+    let dev = CpuDevice::new();
+    let n = 1000u32;
+    let x: Vec<f32> = (0..n).map(|i| (i % 100) as f32 * 0.25).collect();
+    let y: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    let (bx, by) = (
+        dev.create_buffer(4 * 1000).unwrap(),
+        dev.create_buffer(4 * 1000).unwrap(),
+    );
+    dev.upload(&bx, &bytes(&x)).unwrap();
+    dev.upload(&by, &bytes(&y)).unwrap();
+    let saxpy = cpu_kernel("saxpy.cajeta", "saxpy");
+    let config = LaunchConfig::new([16, 1, 1], [64, 1, 1]);
+    let args = [
+        CpuArg::Buffer(&bx),
+        CpuArg::Buffer(&by),
+        CpuArg::Scalar(ScalarValue::F32(2.0)),
+        CpuArg::Scalar(ScalarValue::U32(n)),
+    ];
+    dev.launch(&saxpy, &config, &args).unwrap();
+    let mut out = vec![0u8; 4000];
+    dev.download(&by, &mut out).unwrap();
+    for (i, c) in out.chunks_exact(4).enumerate() {
+        let got = f32::from_le_bytes(c.try_into().unwrap());
+        assert_eq!(got, 2.0 * x[i] + y[i], "saxpy element {i}");
+    }
+    // 8 workgroups of 128 invocations, each summing its slice in shared memory.
+    let reduce = cpu_kernel("shared_reduce.cajeta", "fixedSum");
+    assert!(reduce.has_barriers());
+    let input: Vec<i32> = (0..1024).map(|i| (i % 1013) - 500).collect();
+    let bin = dev.create_buffer(4 * 1024).unwrap();
+    let bpart = dev.create_buffer(4 * 8).unwrap();
+    let ibytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    dev.upload(&bin, &ibytes).unwrap();
+    let config = LaunchConfig::new([8, 1, 1], [128, 1, 1]);
+    let args = [
+        CpuArg::Buffer(&bin),
+        CpuArg::Buffer(&bpart),
+        CpuArg::Scalar(ScalarValue::U32(1000)),
+    ];
+    dev.launch(&reduce, &config, &args).unwrap();
+    let mut parts = vec![0u8; 32];
+    dev.download(&bpart, &mut parts).unwrap();
+    for (g, c) in parts.chunks_exact(4).enumerate() {
+        let want: i32 = (g * 128..(g + 1) * 128)
+            .filter(|&i| i < 1000)
+            .map(|i| input[i])
+            .sum();
+        assert_eq!(
+            i32::from_le_bytes(c.try_into().unwrap()),
+            want,
+            "workgroup {g}"
+        );
+    }
+}
+
+#[test]
+fn kernels_run_right_on_the_cpu_device() {
+    saxpy_and_reduction_are_right();
+}
+
+/// `Spec.geti(0, 7)` and `Spec.getf(1, 1.5f)` read the launch's values when it gives them,
+/// their defaults when not.
+#[test]
+fn spec_slots_take_the_launch_values_or_their_defaults() {
+    let dev = CpuDevice::new();
+    let fill = cpu_kernel("spec_constants.cajeta", "fill");
+    let out = dev.create_buffer(4 * 64).unwrap();
+    for (spec, scale, offset) in [
+        (vec![], 7, 1.5f32),
+        (vec![3], 3, 1.5),
+        (vec![3, 0.25f32.to_bits()], 3, 0.25),
+    ] {
+        let mut config = LaunchConfig::new([1, 1, 1], [64, 1, 1]);
+        config.spec = spec.clone();
+        dev.launch(&fill, &config, &[CpuArg::Buffer(&out)]).unwrap();
+        let mut bytes = vec![0u8; 256];
+        dev.download(&out, &mut bytes).unwrap();
+        for (i, c) in bytes.chunks_exact(4).enumerate() {
+            let want = (i as i32 * scale) as f32 + offset;
+            assert_eq!(
+                f32::from_le_bytes(c.try_into().unwrap()),
+                want,
+                "spec {spec:?}, element {i}"
+            );
+        }
+    }
+}
+
+/// With the Vulkan loader pointed at no driver, no Vulkan context can be made, and the CPU
+/// device still runs kernels: the test runs itself again in a child process with
+/// `VK_DRIVER_FILES` and `VK_ICD_FILENAMES` pointing at nothing.
+#[test]
+fn the_cpu_device_needs_no_vulkan_driver() {
+    if std::env::var_os("CAJETA_CPU_NO_VULKAN_CHILD").is_some() {
+        assert!(
+            cajeta_runtime::Context::new().is_err(),
+            "a Vulkan device was found with the drivers hidden"
+        );
+        saxpy_and_reduction_are_right();
+        println!("cpu device ran without vulkan");
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "cpu_device::the_cpu_device_needs_no_vulkan_driver",
+            "--exact",
+            "--nocapture",
+        ])
+        .env("CAJETA_CPU_NO_VULKAN_CHILD", "1")
+        .env("VK_DRIVER_FILES", "/nonexistent")
+        .env("VK_ICD_FILENAMES", "/nonexistent")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("cpu device ran without vulkan"),
+        "child failed: {text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
