@@ -24,8 +24,8 @@ fn llvm_options() -> SpirvOptions {
 }
 
 #[test]
-fn the_helper_of_these_tests_is_the_cajetac_beside_them() {
-    let expected = std::fs::canonicalize(env!("CARGO_BIN_EXE_cajetac")).unwrap();
+fn the_helper_of_these_tests_is_the_cajetac_llvm_beside_them() {
+    let expected = std::fs::canonicalize(env!("CARGO_BIN_EXE_cajetac-llvm")).unwrap();
     let helper =
         cajetac::kernel::llvm::emission_helper().map(|p| std::fs::canonicalize(p).unwrap());
     assert_eq!(helper, Some(expected));

@@ -17,4 +17,6 @@ mod lsp;
 mod native_host;
 mod parse_smoke;
 mod pathological;
+#[cfg(feature = "native-host")]
+mod throughput;
 mod vector_host;

@@ -1,4 +1,4 @@
-//! The emission helper: `cajetac` started again, as a fresh process, to run LLVM's SPIR-V
+//! The emission helper: `cajetac-llvm` started again, as a fresh process, to run LLVM's SPIR-V
 //! target on one kernel (`isolate.rs` starts it and reads its answer). Started with
 //! [`HELPER_ARG`] as its only argument, it reads a request from stdin and writes the answer to
 //! stdout:
@@ -21,7 +21,7 @@ use cajeta_runtime::checksum::Fnv1a64;
 
 use super::emit;
 
-/// The argument that makes `cajetac` the helper (checked first thing in its `main`).
+/// The argument that makes `cajetac-llvm` the helper (checked first thing in its `main`).
 pub const HELPER_ARG: &str = "--internal-llvm-emit-helper";
 
 /// What parent and helper must share: the compiler version and the text of the emitter and
@@ -57,7 +57,7 @@ pub(super) fn request_header(pipeline: &str) -> String {
 /// Runs the emission helper when this process was started as one: call it first thing in
 /// `main`. Returns the exit status to leave with when it was the helper, `None` otherwise
 /// (and then this program's own executable is used as the helper of its LLVM compiles, with
-/// no search: `cajetac` calls it, and an embedder's program may, see docs/backends.md).
+/// no search: `cajetac-llvm` calls it, and an embedder's program may, see docs/backends.md).
 pub fn emit_helper_main() -> Option<i32> {
     if std::env::args_os().nth(1).as_deref() != Some(OsStr::new(HELPER_ARG)) {
         SERVES.store(true, Ordering::Relaxed);

@@ -2,7 +2,7 @@
 //! segmentation fault on some kernels (a shared array indexed inside a loop crashed its
 //! pointer-cast legalization, docs/backends.md); a compiler must refuse such a kernel, not
 //! die. So kernels of that kind are optimized and emitted by a helper process (`helper.rs`):
-//! `cajetac` started afresh with a hidden argument, given the pipeline and the LLVM IR on
+//! `cajetac-llvm` started afresh with a hidden argument, given the pipeline and the LLVM IR on
 //! stdin, answering with the words (or LLVM's error) on stdout. A helper that crashes, or
 //! takes longer than the limit (60 s, `CAJETA_LLVM_HELPER_TIMEOUT_S`), is killed and becomes
 //! an error naming what happened, which `compile` turns into E0045.
@@ -12,9 +12,9 @@
 //! at the fork (the allocator's, LLVM's), and then waits forever.
 //!
 //! Which executable is the helper, first that answers (see [`emission_helper`]): the one
-//! `CAJETAC_EXE` names; this program itself when it called `emit_helper_main` (`cajetac`
-//! does); a `cajetac` beside this program's executable, or in the folder above it (cargo puts
-//! test binaries in `target/<profile>/deps`, `cajetac` in `target/<profile>`). A candidate
+//! `CAJETAC_EXE` names; this program itself when it called `emit_helper_main` (`cajetac-llvm`
+//! does); a `cajetac-llvm` beside this program's executable, or in the folder above it (cargo
+//! puts test binaries in `target/<profile>/deps`, `cajetac-llvm` in `target/<profile>`). A candidate
 //! other than this program is probed once: it must answer, and be of this very build. With no
 //! helper, kernels are emitted in this process, unisolated.
 
@@ -77,7 +77,7 @@ fn candidates(
     if serves {
         list.push((current.to_path_buf(), true));
     }
-    let name = format!("cajetac{}", std::env::consts::EXE_SUFFIX);
+    let name = format!("cajetac-llvm{}", std::env::consts::EXE_SUFFIX);
     let mut dirs = current.ancestors().skip(1).take(2);
     list.extend(dirs.by_ref().map(|d| (d.join(&name), false)));
     list.retain(|(exe, trusted)| *trusted || exe.is_file());
@@ -221,7 +221,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root);
         let deps = root.join("debug").join("deps");
         std::fs::create_dir_all(&deps).unwrap();
-        let name = format!("cajetac{}", std::env::consts::EXE_SUFFIX);
+        let name = format!("cajetac-llvm{}", std::env::consts::EXE_SUFFIX);
         let test_binary = deps.join("suite-0123");
         let explicit = root.join("mine");
         for file in [&test_binary, &explicit, &root.join("debug").join(&name)] {
