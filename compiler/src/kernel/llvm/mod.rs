@@ -28,6 +28,7 @@ mod cleanup;
 mod clock;
 mod emit;
 mod helper;
+mod helper_process;
 mod images;
 mod int_pack;
 mod isolate;
