@@ -233,6 +233,8 @@ fn main() {
             },
         ],
     );
+    // A first build writes every file; a rebuild finds them unchanged (docs/PERFORMANCE.md).
+    let mut fresh = 0;
     let many = interleaved(
         reps.min(11),
         &mut [
@@ -250,6 +252,14 @@ fn main() {
                     .arg(dir.join("many.cajeta")))
             },
             &mut || naga_run(&many_wgsl, None),
+            &mut || {
+                fresh += 1;
+                ok(Command::new(&cajetac)
+                    .arg("build")
+                    .arg(dir.join("many.cajeta"))
+                    .arg("-o")
+                    .arg(dir.join(format!("fresh{fresh}"))))
+            },
         ],
     );
     // `cajetac` must not contain LLVM (docs/cli.md, "Two executables"): the name of one of
@@ -280,8 +290,13 @@ fn main() {
         small[5],
     );
     row(
-        "`build` 200 kernels, 1 file (naga: 200-entry module)",
+        "`build` 200 kernels, 1 file, rebuild (naga: 200-entry module)",
         many[0],
+        many[1],
+    );
+    row(
+        "`build` 200 kernels into a new folder (naga: the same)",
+        many[5],
         many[1],
     );
     row(

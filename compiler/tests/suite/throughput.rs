@@ -190,3 +190,50 @@ fn cajetac_hands_native_runs_and_the_llvm_backend_to_cajetac_llvm() {
     );
     assert_eq!(String::from_utf8_lossy(&interpreted.stdout).trim(), "777");
 }
+
+#[test]
+fn a_rebuild_keeps_unchanged_outputs_but_moves_their_time_and_rewrites_changed_ones() {
+    let dir = temp_dir("rebuild");
+    let src = dir.join("many.cajeta");
+    let out = dir.join("out");
+    let build = || {
+        let o = cajetac()
+            .arg("build")
+            .arg(&src)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let spv = out.join("k0.spv");
+    let modified = || std::fs::metadata(&spv).unwrap().modified().unwrap();
+    std::fs::write(&src, many_kernels(3)).unwrap();
+    build();
+    let (first, bytes) = (modified(), std::fs::read(&spv).unwrap());
+    // Not replaced: a hard link made before the rebuild still names the output (a file
+    // removed and written anew would be another file, the link keeping the old one).
+    let link = dir.join("k0-link.spv");
+    std::fs::hard_link(&spv, &link).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    build();
+    assert_eq!(std::fs::read(&spv).unwrap(), bytes);
+    assert!(
+        modified() > first,
+        "an unchanged output's time did not move"
+    );
+    assert_eq!(
+        std::fs::metadata(&link).unwrap().modified().unwrap(),
+        modified(),
+        "an unchanged output was written again as a new file"
+    );
+    // Another body for k0 (the loop count follows the kernel's index): other words, written.
+    std::fs::write(&src, many_kernels(3).replace("t < 1;", "t < 5;")).unwrap();
+    build();
+    assert_ne!(
+        std::fs::read(&spv).unwrap(),
+        bytes,
+        "a changed output was not rewritten"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
