@@ -137,6 +137,9 @@ fn cajetac_build_writes_the_same_files_on_one_thread_and_on_many() {
     let one = build("1");
     assert_eq!(one.len(), 90);
     assert!(build("4") == one, "4 threads wrote other files than one");
+    for tag in ["threads-src", "threads-1", "threads-4"] {
+        let _ = std::fs::remove_dir_all(temp_dir(tag));
+    }
 }
 
 #[test]
@@ -189,6 +192,7 @@ fn cajetac_hands_native_runs_and_the_llvm_backend_to_cajetac_llvm() {
         String::from_utf8_lossy(&interpreted.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&interpreted.stdout).trim(), "777");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
