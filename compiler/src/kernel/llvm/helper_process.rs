@@ -37,6 +37,8 @@ pub(super) struct Helper {
     answers: mpsc::Receiver<Option<Vec<u8>>>,
     /// The end of its stderr, for the message when it crashes.
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// The thread reading its stderr, which ends when the helper does.
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Helper {
@@ -63,7 +65,7 @@ impl Helper {
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let kept = Arc::clone(&stderr);
         let mut err = child.stderr.take()?;
-        std::thread::spawn(move || {
+        let stderr_reader = std::thread::spawn(move || {
             let mut chunk = [0u8; 4096];
             while let Ok(n) = err.read(&mut chunk) {
                 if n == 0 {
@@ -81,6 +83,7 @@ impl Helper {
             stdin,
             answers,
             stderr,
+            stderr_reader: Some(stderr_reader),
         })
     }
 
@@ -108,8 +111,11 @@ impl Helper {
             Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                 match wait_until(&mut self.child, deadline) {
                     Some(status) => {
-                        // Its stderr closed with its exit; give the reader a moment to finish.
-                        std::thread::sleep(Duration::from_millis(2));
+                        // Its stderr closed with its exit: all it said is read once the
+                        // reader ends.
+                        if let Some(reader) = self.stderr_reader.take() {
+                            let _ = reader.join();
+                        }
                         let said = self.stderr.lock().map(|k| k.clone()).unwrap_or_default();
                         Reply::Ended(status, said)
                     }
