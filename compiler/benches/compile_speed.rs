@@ -1,7 +1,10 @@
-//! Whole-process compile speed: `cajetac build` (the rspirv backend and `--backend llvm`)
-//! against `glslangValidator -V` and `naga` on the same kernels, in one run (medians of
-//! repeated process launches). Prints a markdown table
-//! for docs/PERFORMANCE.md.
+//! Whole-process compile speed: `cajetac` (`--version`, `check`, `build` with the rspirv
+//! backend and with `--backend llvm`) against `naga` and `glslangValidator -V` on the same
+//! kernels, in one run. Every figure is a median over repeated process launches, the tools
+//! taking turns inside every repetition (paired, alternating), so load from elsewhere on the
+//! machine hits them alike. Each launch is timed three ways: wall time, CPU time (user +
+//! system, from the kernel's accounting of the waited-for child) and minor page faults.
+//! Prints markdown tables for docs/PERFORMANCE.md.
 //!
 //! Run: `cargo bench -p cajetac --bench compile_speed [-- --quick]` (builds cajetac in release
 //! first; glslangValidator from Debian's glslang-tools and naga from `cargo install naga-cli`
@@ -16,41 +19,78 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
+/// One launch: wall time, CPU time (user + system), minor page faults.
+#[derive(Clone, Copy)]
+struct Sample {
+    wall: Duration,
+    cpu: Duration,
+    faults: i64,
 }
 
-/// Runs `make()` `reps` times, each a whole command (or several), and returns the median.
-fn time(reps: usize, mut run: impl FnMut() -> bool) -> Option<Duration> {
-    let mut times = Vec::new();
-    for _ in 0..reps {
-        let t = Instant::now();
-        if !run() {
-            return None;
-        }
-        times.push(t.elapsed());
+/// The medians of each measure over a tool's launches (each median taken on its own).
+#[derive(Clone, Copy)]
+struct Medians {
+    wall: Duration,
+    cpu: Duration,
+    faults: i64,
+}
+
+fn medians(v: &[Sample]) -> Medians {
+    fn mid<T: Ord + Copy>(mut v: Vec<T>) -> T {
+        v.sort();
+        v[v.len() / 2]
     }
-    Some(median(times))
+    Medians {
+        wall: mid(v.iter().map(|s| s.wall).collect()),
+        cpu: mid(v.iter().map(|s| s.cpu).collect()),
+        faults: mid(v.iter().map(|s| s.faults).collect()),
+    }
 }
 
-/// Runs each of `runs` once per repetition, in turn, `reps` times; the median per run, or
-/// `None` for one that failed (a missing tool).
-fn interleaved(reps: usize, runs: &mut [&mut dyn FnMut() -> bool]) -> Vec<Option<Duration>> {
-    let mut times = vec![Some(Vec::new()); runs.len()];
+/// CPU time and minor faults of every child waited for so far (`RUSAGE_CHILDREN`): the
+/// difference around one launch is that launch's own.
+fn children_usage() -> (Duration, i64) {
+    // SAFETY: `getrusage` fills the zeroed struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
+    let t = |tv: libc::timeval| Duration::new(tv.tv_sec as u64, tv.tv_usec as u32 * 1000);
+    (t(u.ru_utime) + t(u.ru_stime), u.ru_minflt)
+}
+
+/// Runs `run` once and measures it; `None` when it failed (a missing tool).
+fn sample(run: &mut dyn FnMut() -> bool) -> Option<Sample> {
+    let (cpu0, faults0) = children_usage();
+    let start = Instant::now();
+    if !run() {
+        return None;
+    }
+    let wall = start.elapsed();
+    let (cpu1, faults1) = children_usage();
+    Some(Sample {
+        wall,
+        cpu: cpu1 - cpu0,
+        faults: faults1 - faults0,
+    })
+}
+
+/// Runs each of `runs` once per repetition, in turn, `reps` times; the medians per run, or
+/// `None` for one that failed.
+fn interleaved(reps: usize, runs: &mut [&mut dyn FnMut() -> bool]) -> Vec<Option<Medians>> {
+    let mut samples: Vec<Option<Vec<Sample>>> = vec![Some(Vec::new()); runs.len()];
     for _ in 0..reps {
-        for (run, t) in runs.iter_mut().zip(&mut times) {
-            if t.is_some() {
-                let start = Instant::now();
-                *t = run().then(|| start.elapsed()).and_then(|d| {
-                    let mut v = t.take()?;
-                    v.push(d);
-                    Some(v)
-                });
+        for (run, s) in runs.iter_mut().zip(&mut samples) {
+            if let Some(list) = s {
+                match sample(*run) {
+                    Some(x) => list.push(x),
+                    None => *s = None,
+                }
             }
         }
     }
-    times.into_iter().map(|t| t.map(median)).collect()
+    samples
+        .into_iter()
+        .map(|s| s.filter(|v| !v.is_empty()).map(|v| medians(&v)))
+        .collect()
 }
 
 fn ok(cmd: &mut Command) -> bool {
@@ -83,16 +123,27 @@ fn dirs_home() -> PathBuf {
         .unwrap_or_default()
 }
 
-fn ms(d: Option<Duration>) -> String {
-    d.map(|d| format!("{:.2} ms", d.as_secs_f64() * 1e3))
-        .unwrap_or_else(|| "n/a".into())
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
 
-fn ratio(a: Option<Duration>, b: Option<Duration>) -> String {
-    match (a, b) {
-        (Some(a), Some(b)) => format!("{:.1}x", b.as_secs_f64() / a.as_secs_f64()),
+/// One table row: ours against the anchor (CPU, wall, faults, and the CPU and wall ratios).
+fn row(what: &str, ours: Option<Medians>, anchor: Option<Medians>) {
+    let cell = |m: Option<Medians>| {
+        m.map(|m| format!("{} | {} | {}", ms(m.cpu), ms(m.wall), m.faults))
+            .unwrap_or_else(|| "n/a | n/a | n/a".into())
+    };
+    let ratio = |f: fn(&Medians) -> Duration| match (ours, anchor) {
+        (Some(a), Some(b)) => format!("{:.2}x", f(&a).as_secs_f64() / f(&b).as_secs_f64()),
         _ => "n/a".into(),
-    }
+    };
+    println!(
+        "| {what} | {} | {} | {} | {} |",
+        cell(ours),
+        cell(anchor),
+        ratio(|m| m.cpu),
+        ratio(|m| m.wall)
+    );
 }
 
 fn main() {
@@ -127,104 +178,146 @@ fn main() {
         std::fs::write(dir.join(format!("k{i}.comp")), gen::glsl(i)).unwrap();
     }
     let quick = std::env::args().any(|a| a == "--quick");
+    let llvm = !std::env::args().any(|a| a == "--no-llvm");
     let reps = if quick { 5 } else { 31 };
     let out = dir.join("out");
     let glslang = tool("glslangValidator", "GLSLANG");
     let naga = tool("naga", "NAGA");
-    let glslang_one = |g: &PathBuf, src: &Path| {
-        ok(Command::new(g)
-            .args(["-V", "--target-env", "vulkan1.1", "-o"])
-            .arg(dir.join("g.spv"))
-            .arg(src))
+    let cajetac_cmd = |args: &[&str], file: &str| {
+        let mut c = Command::new(&cajetac);
+        c.args(args).arg(dir.join(file)).arg("-o").arg(&out);
+        c
     };
-    // The tools take turns inside every repetition, so load from elsewhere on the machine
-    // (other builds) hits them alike; each figure is the median of its repetitions.
+    // naga with no output file parses and validates: its `check`.
+    let naga_run = |src: &Path, spv: Option<&str>| {
+        naga.as_ref().is_some_and(|n| {
+            let mut c = Command::new(n);
+            c.arg(src);
+            if let Some(s) = spv {
+                c.arg(dir.join(s));
+            }
+            ok(&mut c)
+        })
+    };
+    let saxpy_wgsl = inputs.join("saxpy.wgsl");
+    let many_wgsl = dir.join("many.wgsl");
     let small = interleaved(
         reps,
         &mut [
+            &mut || ok(Command::new(&cajetac).arg("--version")),
             &mut || {
-                ok(Command::new(&cajetac)
-                    .arg("build")
-                    .arg(dir.join("saxpy.cajeta"))
-                    .arg("-o")
-                    .arg(&out))
-            },
-            &mut || {
-                glslang
-                    .as_ref()
-                    .is_some_and(|g| glslang_one(g, &inputs.join("saxpy.comp")))
+                naga.as_ref()
+                    .is_some_and(|n| ok(Command::new(n).arg("--version")))
             },
             &mut || {
                 ok(Command::new(&cajetac)
-                    .args(["build", "--backend", "llvm"])
-                    .arg(dir.join("saxpy.cajeta"))
-                    .arg("-o")
-                    .arg(&out))
+                    .arg("check")
+                    .arg(dir.join("saxpy.cajeta")))
+            },
+            &mut || naga_run(&saxpy_wgsl, None),
+            &mut || ok(&mut cajetac_cmd(&["build"], "saxpy.cajeta")),
+            &mut || naga_run(&saxpy_wgsl, Some("n.spv")),
+            &mut || {
+                llvm && ok(&mut cajetac_cmd(
+                    &["build", "--backend", "llvm"],
+                    "saxpy.cajeta",
+                ))
             },
             &mut || {
-                naga.as_ref().is_some_and(|n| {
-                    ok(Command::new(n)
-                        .arg(inputs.join("saxpy.wgsl"))
-                        .arg(dir.join("n.spv")))
+                glslang.as_ref().is_some_and(|g| {
+                    ok(Command::new(g)
+                        .args(["-V", "--target-env", "vulkan1.1", "-o"])
+                        .arg(dir.join("g.spv"))
+                        .arg(inputs.join("saxpy.comp")))
                 })
             },
         ],
     );
+    // A first build writes every file; a rebuild finds them unchanged (docs/PERFORMANCE.md).
+    let mut fresh = 0;
     let many = interleaved(
         reps.min(11),
         &mut [
+            &mut || ok(&mut cajetac_cmd(&["build"], "many.cajeta")),
+            &mut || naga_run(&many_wgsl, Some("n.spv")),
             &mut || {
+                llvm && ok(&mut cajetac_cmd(
+                    &["build", "--backend", "llvm"],
+                    "many.cajeta",
+                ))
+            },
+            &mut || {
+                ok(Command::new(&cajetac)
+                    .arg("check")
+                    .arg(dir.join("many.cajeta")))
+            },
+            &mut || naga_run(&many_wgsl, None),
+            &mut || {
+                fresh += 1;
                 ok(Command::new(&cajetac)
                     .arg("build")
                     .arg(dir.join("many.cajeta"))
                     .arg("-o")
-                    .arg(&out))
-            },
-            &mut || {
-                naga.as_ref().is_some_and(|n| {
-                    ok(Command::new(n)
-                        .arg(dir.join("many.wgsl"))
-                        .arg(dir.join("n.spv")))
-                })
-            },
-            &mut || {
-                ok(Command::new(&cajetac)
-                    .args(["build", "--backend", "llvm"])
-                    .arg(dir.join("many.cajeta"))
-                    .arg("-o")
-                    .arg(&out))
+                    .arg(dir.join(format!("fresh{fresh}"))))
             },
         ],
     );
-    let (c_small, g_small, l_small, n_small) = (small[0], small[1], small[2], small[3]);
-    let (c_many, n_many, l_many) = (many[0], many[1], many[2]);
-    // glslangValidator needs one process per shader: 200 processes, too slow to interleave.
-    let g_many = glslang.as_ref().and_then(|g| {
-        time(if quick { 1 } else { 3 }, || {
-            (0..200).all(|i| glslang_one(g, &dir.join(format!("k{i}.comp"))))
-        })
-    });
-    println!("| input | cajetac build | cajetac build --backend llvm | glslangValidator -V | naga | llvm / rspirv | glslang / cajetac | naga / cajetac |");
-    println!("|---|---|---|---|---|---|---|---|");
+    // `cajetac` must not contain LLVM (docs/cli.md, "Two executables"): the name of one of
+    // LLVM's command-line options, registered by its static initializers, tells.
+    let llvm_inside = std::fs::read(&cajetac)
+        .map(|b| b.windows(15).any(|w| w == b"print-after-all"))
+        .unwrap_or(false);
     println!(
-        "| saxpy (1 kernel) | {} | {} | {} | {} | {} | {} | {} |",
-        ms(c_small),
-        ms(l_small),
-        ms(g_small),
-        ms(n_small),
-        ratio(c_small, l_small),
-        ratio(c_small, g_small),
-        ratio(c_small, n_small)
+        "`{}` {} LLVM\n",
+        cajetac.display(),
+        if llvm_inside {
+            "CONTAINS"
+        } else {
+            "does not contain"
+        }
     );
-    println!(
-        "| 200 kernels (cajetac: 1 file; glslang: 200 processes; naga: 1 module) | {} | {} | {} | {} | {} | {} | {} |",
-        ms(c_many),
-        ms(l_many),
-        ms(g_many),
-        ms(n_many),
-        ratio(c_many, l_many),
-        ratio(c_many, g_many),
-        ratio(c_many, n_many)
+    println!("| what | cajetac CPU | wall | faults | anchor CPU | wall | faults | CPU ratio | wall ratio |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    row("`--version` (naga `--version`)", small[0], small[1]);
+    row(
+        "`check` saxpy (naga: validate saxpy.wgsl)",
+        small[2],
+        small[3],
+    );
+    row(
+        "`build` saxpy (naga: saxpy.wgsl to .spv)",
+        small[4],
+        small[5],
+    );
+    row(
+        "`build` 200 kernels, 1 file, rebuild (naga: 200-entry module)",
+        many[0],
+        many[1],
+    );
+    row(
+        "`build` 200 kernels into a new folder (naga: the same)",
+        many[5],
+        many[1],
+    );
+    row(
+        "`check` 200 kernels (naga: validate the module)",
+        many[3],
+        many[4],
+    );
+    row(
+        "`build --backend llvm` saxpy (rspirv `build`)",
+        small[6],
+        small[4],
+    );
+    row(
+        "`build --backend llvm` 200 kernels (rspirv `build`)",
+        many[2],
+        many[0],
+    );
+    row(
+        "glslangValidator -V saxpy (cajetac `build`)",
+        small[7],
+        small[4],
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

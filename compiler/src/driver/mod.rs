@@ -6,6 +6,7 @@
 
 pub mod cache;
 mod native;
+mod parallel;
 pub(crate) mod stdlib;
 mod stdlib_scan;
 
@@ -14,8 +15,10 @@ use crate::host::interp::{self, HostIo, HostOutcome};
 use crate::ir::{self, FunctionId, FunctionKind};
 use crate::kernel::spirv::{self, CompiledKernel, SpirvOptions};
 use std::collections::HashMap;
+use std::num::NonZeroUsize;
 
 pub use native::{run_program_entry, run_program_mode};
+pub use parallel::{default_threads, THREADS_VAR};
 pub use stdlib::STDLIB_FILES;
 
 /// Parses and checks `files` (name, source) together with the stdlib.
@@ -110,7 +113,9 @@ pub fn compile_kernels(
     options: &SpirvOptions,
     only: Option<&str>,
 ) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
-    with_stage_stack(|| compile_kernels_on_this_stack(module, options, only, true))
+    with_stage_stack(|| {
+        compile_kernels_on_this_stack(module, options, only, true, parallel::default_threads())
+    })
 }
 
 /// [`compile_kernels`] without the address variants: the modules `cajetac build` writes,
@@ -120,7 +125,18 @@ pub fn compile_kernel_modules(
     options: &SpirvOptions,
     only: Option<&str>,
 ) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
-    with_stage_stack(|| compile_kernels_on_this_stack(module, options, only, false))
+    compile_kernel_modules_on(module, options, only, parallel::default_threads())
+}
+
+/// [`compile_kernel_modules`] on at most `threads` threads (the output does not depend on
+/// the count; see [`parallel`]).
+pub fn compile_kernel_modules_on(
+    module: &ir::Module,
+    options: &SpirvOptions,
+    only: Option<&str>,
+    threads: NonZeroUsize,
+) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
+    with_stage_stack(|| compile_kernels_on_this_stack(module, options, only, false, threads))
 }
 
 fn compile_kernels_on_this_stack(
@@ -128,20 +144,26 @@ fn compile_kernels_on_this_stack(
     options: &SpirvOptions,
     only: Option<&str>,
     address_variants: bool,
+    threads: NonZeroUsize,
 ) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
     let module = &*crate::specialize::specialize(module, &options.target)?;
-    let mut out = Vec::new();
-    let mut diags = Vec::new();
-    for id in module.kernels() {
-        let f = module.function(id);
-        if only.is_some_and(|n| n != f.name && n != f.qualified_name) {
-            continue;
-        }
-        let compiled = if address_variants {
+    let ids: Vec<FunctionId> = module
+        .kernels()
+        .filter(|&id| {
+            let f = module.function(id);
+            only.is_none_or(|n| n == f.name || n == f.qualified_name)
+        })
+        .collect();
+    let compiled = parallel::map_ordered(&ids, threads, |&id| {
+        if address_variants {
             compile_one(module, id, options)
         } else {
             compile_one_variant(module, id, options)
-        };
+        }
+    });
+    let mut out = Vec::new();
+    let mut diags = Vec::new();
+    for (id, compiled) in ids.into_iter().zip(compiled) {
         match compiled {
             Ok(k) => out.push((id, k)),
             Err(mut d) => diags.append(&mut d),
@@ -352,6 +374,42 @@ pub fn run_program_with(
         context_options,
         &interp::Interpret,
     )
+}
+
+/// [`run_program_entry`] with the native executor given (`None`: the program has none, as in
+/// the `cajetac` executable, which does not link LLVM): `Auto` runs host code natively when
+/// there is one, `Native` refuses without one. The pair is the options and `main`'s arguments.
+pub fn run_program_entry_with(
+    sources: &mut SourceMap,
+    files: &[(String, String)],
+    (options, args): (&SpirvOptions, &[String]),
+    io: &mut HostIo,
+    context_options: Option<cajeta_runtime::ContextOptions>,
+    mode: HostMode,
+    native: Option<&dyn interp::HostExecutor>,
+) -> Result<(HostOutcome, String), RunError> {
+    let executor: &dyn interp::HostExecutor = match (mode, native) {
+        (HostMode::Interp, _) | (HostMode::Auto, None) => &interp::Interpret,
+        (_, Some(native)) => native,
+        (HostMode::Native, None) => {
+            return Err(RunError::NotNative(
+                "this cajetac was built without the `native-host` feature".to_string(),
+            ))
+        }
+    };
+    let (module, kernels, entry) = prepare(sources, files, options)?;
+    let name = module.function(entry).name.clone();
+    interpret(
+        &module,
+        entry,
+        &kernels,
+        args,
+        sources,
+        io,
+        context_options,
+        executor,
+    )
+    .map(|outcome| (outcome, name))
 }
 
 /// The compiled program: checked module, compiled kernels, entry point.

@@ -2,9 +2,9 @@
 //! that binaries calling only [`super::run_program_with`] (the interpreter) do not reference
 //! the LLVM backend and so do not link LLVM.
 
-use super::{interpret, prepare, HostMode, RunError};
+use super::{HostMode, RunError};
 use crate::diagnostics::SourceMap;
-use crate::host::interp::{HostExecutor, HostIo, HostOutcome, Interpret};
+use crate::host::interp::{HostExecutor, HostIo, HostOutcome};
 use crate::kernel::spirv::SpirvOptions;
 
 /// [`super::run_program_with`] with the host code run as `mode` says: natively (`Auto` and
@@ -32,28 +32,15 @@ pub fn run_program_entry(
     context_options: Option<cajeta_runtime::ContextOptions>,
     mode: HostMode,
 ) -> Result<(HostOutcome, String), RunError> {
-    let executor: &dyn HostExecutor = match (mode, native()) {
-        (HostMode::Interp, _) | (HostMode::Auto, None) => &Interpret,
-        (_, Some(native)) => native,
-        (HostMode::Native, None) => {
-            return Err(RunError::NotNative(
-                "this cajetac was built without the `native-host` feature".to_string(),
-            ))
-        }
-    };
-    let (module, kernels, entry) = prepare(sources, files, options)?;
-    let name = module.function(entry).name.clone();
-    interpret(
-        &module,
-        entry,
-        &kernels,
-        args,
+    super::run_program_entry_with(
         sources,
+        files,
+        (options, args),
         io,
         context_options,
-        executor,
+        mode,
+        native(),
     )
-    .map(|outcome| (outcome, name))
 }
 
 /// The native executor, in builds that have one.

@@ -24,8 +24,8 @@ fn llvm_options() -> SpirvOptions {
 }
 
 #[test]
-fn the_helper_of_these_tests_is_the_cajetac_beside_them() {
-    let expected = std::fs::canonicalize(env!("CARGO_BIN_EXE_cajetac")).unwrap();
+fn the_helper_of_these_tests_is_the_cajetac_llvm_beside_them() {
+    let expected = std::fs::canonicalize(env!("CARGO_BIN_EXE_cajetac-llvm")).unwrap();
     let helper =
         cajetac::kernel::llvm::emission_helper().map(|p| std::fs::canonicalize(p).unwrap());
     assert_eq!(helper, Some(expected));
@@ -121,4 +121,45 @@ fn a_hanging_helper_is_killed_at_the_limit_and_refused() {
     if let Some(dir) = pid_file.parent() {
         let _ = std::fs::remove_dir_all(dir);
     }
+}
+
+#[test]
+fn one_helper_per_compiling_thread_serves_every_kernel() {
+    // Twelve kernels on two threads: two helpers, each taking several requests (a helper per
+    // kernel was most of the LLVM backend's time; docs/backends.md).
+    let dir = temp_dir("helper-reuse");
+    let src = dir.join("many.cajeta");
+    let mut text = String::from("package t;\nimport cajeta.xpu.*;\n\npublic final class Many {\n");
+    for i in 0..12 {
+        text += &format!(
+            "    @Kernel\n    public static void k{i}(KernelBuffer<float32> x, float32 a) {{\n        uint32 j = KernelThread.globalIdX();\n        x[j] = x[j] * a + {i}.0f;\n    }}\n"
+        );
+    }
+    std::fs::write(&src, text + "}\n").unwrap();
+    let log = dir.join("helpers.log");
+    let output = cajetac()
+        .args(["build", "--backend", "llvm", "-o"])
+        .arg(dir.join("out"))
+        .arg(&src)
+        .env("CAJETA_COMPILE_THREADS", "2")
+        .env("CAJETA_LLVM_HELPER_FAULT", format!("log:{}", log.display()))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let log = std::fs::read_to_string(&log).unwrap();
+    let requests: Vec<&str> = log.lines().collect();
+    let mut helpers = requests.clone();
+    helpers.sort_unstable();
+    helpers.dedup();
+    assert_eq!(requests.len(), 12, "{log}");
+    assert!(
+        helpers.len() <= 2,
+        "{} helpers for 12 kernels",
+        helpers.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

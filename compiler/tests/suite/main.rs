@@ -20,4 +20,6 @@ mod multi_device;
 mod native_host;
 mod parse_smoke;
 mod pathological;
+#[cfg(feature = "native-host")]
+mod throughput;
 mod vector_host;

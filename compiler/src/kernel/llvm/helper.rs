@@ -1,7 +1,8 @@
-//! The emission helper: `cajetac` started again, as a fresh process, to run LLVM's SPIR-V
-//! target on one kernel (`isolate.rs` starts it and reads its answer). Started with
-//! [`HELPER_ARG`] as its only argument, it reads a request from stdin and writes the answer to
-//! stdout:
+//! The emission helper: `cajetac-llvm` started again, as a fresh process, to run LLVM's SPIR-V
+//! target on kernels (`isolate.rs` and `helper_process.rs` start it and read its answers).
+//! Started with [`HELPER_ARG`] as its only argument, it reads requests from stdin and writes
+//! an answer to stdout for each, until stdin ends; each request and each answer is a frame
+//! (its length as 8 little-endian bytes, then its bytes):
 //!
 //! - request: the [`IDENTITY`] in hexadecimal, a newline, the pipeline, a newline, the
 //!   module's LLVM IR text. An empty pipeline is a probe: the answer says whether the
@@ -11,7 +12,8 @@
 //!
 //! `CAJETA_LLVM_HELPER_FAULT` makes a helper fail on purpose, for the tests of what a failing
 //! helper becomes: `abort` aborts (SIGABRT), `hang` never answers, `hang:FILE` writes the
-//! helper's process id into FILE first.
+//! helper's process id into FILE first; `log:FILE` only appends the process id of the helper
+//! that took each request to FILE (which helpers served a compile).
 
 use std::ffi::OsStr;
 use std::io::{Read, Write};
@@ -21,7 +23,7 @@ use cajeta_runtime::checksum::Fnv1a64;
 
 use super::emit;
 
-/// The argument that makes `cajetac` the helper (checked first thing in its `main`).
+/// The argument that makes `cajetac-llvm` the helper (checked first thing in its `main`).
 pub const HELPER_ARG: &str = "--internal-llvm-emit-helper";
 
 /// What parent and helper must share: the compiler version and the text of the emitter and
@@ -57,21 +59,55 @@ pub(super) fn request_header(pipeline: &str) -> String {
 /// Runs the emission helper when this process was started as one: call it first thing in
 /// `main`. Returns the exit status to leave with when it was the helper, `None` otherwise
 /// (and then this program's own executable is used as the helper of its LLVM compiles, with
-/// no search: `cajetac` calls it, and an embedder's program may, see docs/backends.md).
+/// no search: `cajetac-llvm` calls it, and an embedder's program may, see docs/backends.md).
 pub fn emit_helper_main() -> Option<i32> {
     if std::env::args_os().nth(1).as_deref() != Some(OsStr::new(HELPER_ARG)) {
         SERVES.store(true, Ordering::Relaxed);
         return None;
     }
     no_core_files();
-    let mut request = Vec::new();
-    if std::io::stdin().lock().read_to_end(&mut request).is_err() {
-        return Some(2);
-    }
-    let answer = answer(&request);
+    let mut stdin = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
-    let written = out.write_all(&answer).and_then(|()| out.flush());
-    Some(if written.is_ok() { 0 } else { 2 })
+    // One request after the other until the compiler closes stdin (or goes away).
+    loop {
+        let request = match read_frame(&mut stdin) {
+            Ok(Some(r)) => r,
+            Ok(None) => return Some(0),
+            Err(_) => return Some(2),
+        };
+        if write_frame(&mut out, &answer(&request)).is_err() {
+            return Some(2);
+        }
+    }
+}
+
+/// Reads one frame (its length as 8 little-endian bytes, then the bytes); `None` at the end
+/// of the stream before a frame.
+pub(super) fn read_frame(from: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
+    let mut len = [0u8; 8];
+    let mut got = 0;
+    while got < len.len() {
+        match from.read(&mut len[got..])? {
+            0 if got == 0 => return Ok(None),
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => got += n,
+        }
+    }
+    let len = usize::try_from(u64::from_le_bytes(len))
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidData))?;
+    let mut bytes = Vec::new();
+    from.take(len as u64).read_to_end(&mut bytes)?;
+    if bytes.len() != len {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(Some(bytes))
+}
+
+/// Writes `bytes` as one frame (see [`read_frame`]) and flushes it.
+pub(super) fn write_frame(to: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
+    to.write_all(&(bytes.len() as u64).to_le_bytes())?;
+    to.write_all(bytes)?;
+    to.flush()
 }
 
 /// A crash is expected now and then (docs/backends.md): no core file for it, whether the
@@ -137,6 +173,17 @@ fn fault_on_request() {
     };
     if fault == "abort" {
         std::process::abort();
+    }
+    if let Some(file) = fault.strip_prefix("log:") {
+        // Not a fault: which helper took each request, for the test that helpers are reused.
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(file)
+        {
+            let _ = writeln!(f, "{}", std::process::id());
+        }
+        return;
     }
     if let Some(rest) = fault.strip_prefix("hang") {
         if let Some(file) = rest.strip_prefix(':') {

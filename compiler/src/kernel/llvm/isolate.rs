@@ -2,7 +2,7 @@
 //! segmentation fault on some kernels (a shared array indexed inside a loop crashed its
 //! pointer-cast legalization, docs/backends.md); a compiler must refuse such a kernel, not
 //! die. So kernels of that kind are optimized and emitted by a helper process (`helper.rs`):
-//! `cajetac` started afresh with a hidden argument, given the pipeline and the LLVM IR on
+//! `cajetac-llvm` started afresh with a hidden argument, given the pipeline and the LLVM IR on
 //! stdin, answering with the words (or LLVM's error) on stdout. A helper that crashes, or
 //! takes longer than the limit (60 s, `CAJETA_LLVM_HELPER_TIMEOUT_S`), is killed and becomes
 //! an error naming what happened, which `compile` turns into E0045.
@@ -12,25 +12,22 @@
 //! at the fork (the allocator's, LLVM's), and then waits forever.
 //!
 //! Which executable is the helper, first that answers (see [`emission_helper`]): the one
-//! `CAJETAC_EXE` names; this program itself when it called `emit_helper_main` (`cajetac`
-//! does); a `cajetac` beside this program's executable, or in the folder above it (cargo puts
-//! test binaries in `target/<profile>/deps`, `cajetac` in `target/<profile>`). A candidate
+//! `CAJETAC_EXE` names; this program itself when it called `emit_helper_main` (`cajetac-llvm`
+//! does); a `cajetac-llvm` beside this program's executable, or in the folder above it (cargo
+//! puts test binaries in `target/<profile>/deps`, `cajetac-llvm` in `target/<profile>`). A candidate
 //! other than this program is probed once: it must answer, and be of this very build. With no
 //! helper, kernels are emitted in this process, unisolated.
 
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{mpsc, OnceLock};
+use std::process::ExitStatus;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use super::helper_process::{with_thread_helper, Helper, Reply};
 use super::{emit, helper};
 
 /// How long a helper may take when `CAJETA_LLVM_HELPER_TIMEOUT_S` does not say.
 const DEFAULT_LIMIT: Duration = Duration::from_secs(60);
-
-/// The most of a helper's stderr kept for the error message.
-const STDERR_KEPT: u64 = 64 << 10;
 
 /// [`emit::emit_spirv`] in the helper process, or in this one when there is no helper.
 pub(crate) fn emit_isolated(text: &str, pipeline: &str) -> Result<Vec<u32>, String> {
@@ -77,7 +74,7 @@ fn candidates(
     if serves {
         list.push((current.to_path_buf(), true));
     }
-    let name = format!("cajetac{}", std::env::consts::EXE_SUFFIX);
+    let name = format!("cajetac-llvm{}", std::env::consts::EXE_SUFFIX);
     let mut dirs = current.ancestors().skip(1).take(2);
     list.extend(dirs.by_ref().map(|d| (d.join(&name), false)));
     list.retain(|(exe, trusted)| *trusted || exe.is_file());
@@ -86,7 +83,11 @@ fn candidates(
 
 /// Whether `exe` answers a probe as a helper of this build.
 fn probe(exe: &Path) -> bool {
-    matches!(run_helper(exe, "", "", limit()), Some(Ok(words)) if words.is_empty())
+    let Some(mut helper) = Helper::start(exe) else {
+        return false;
+    };
+    let reply = helper.request("", "", Instant::now() + limit());
+    matches!(meaning(reply, limit()), Some(Ok(words)) if words.is_empty())
 }
 
 /// The helper's time limit: `CAJETA_LLVM_HELPER_TIMEOUT_S` seconds, else a minute.
@@ -98,8 +99,9 @@ fn limit() -> Duration {
         .map_or(DEFAULT_LIMIT, Duration::from_secs)
 }
 
-/// Runs `exe` as the helper on one request. `None` when it could not be started or is of
-/// another build; otherwise the words or the error (LLVM's, a crash, the time limit).
+/// Runs one request on this thread's helper of `exe` (started when there is none). `None`
+/// when it could not be started or is of another build; otherwise the words or the error
+/// (LLVM's, a crash, the time limit).
 fn run_helper(
     exe: &Path,
     pipeline: &str,
@@ -107,84 +109,33 @@ fn run_helper(
     limit: Duration,
 ) -> Option<Result<Vec<u32>, String>> {
     let deadline = Instant::now() + limit;
-    let mut child = Command::new(exe)
-        .arg(helper::HELPER_ARG)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
-    // Writing and reading on their own threads: a helper that stops reading or never answers
-    // must not block this one past the deadline.
-    let mut request = helper::request_header(pipeline).into_bytes();
-    request.extend_from_slice(text.as_bytes());
-    let stdin = child.stdin.take();
-    let writer = std::thread::spawn(move || {
-        if let Some(mut stdin) = stdin {
-            let _ = stdin.write_all(&request);
-        }
-    });
-    let (sender, answer) = mpsc::channel();
-    let stdout = child.stdout.take();
-    let reader = std::thread::spawn(move || {
-        let mut data = Vec::new();
-        if let Some(mut stdout) = stdout {
-            let _ = stdout.read_to_end(&mut data);
-        }
-        let _ = sender.send(data);
-    });
-    let stderr = child.stderr.take();
-    let errors = std::thread::spawn(move || {
-        let mut data = Vec::new();
-        if let Some(mut stderr) = stderr {
-            let _ = (&mut stderr).take(STDERR_KEPT).read_to_end(&mut data);
-            let _ = std::io::copy(&mut stderr, &mut std::io::sink());
-        }
-        data
-    });
-    let answer = answer
-        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        .ok();
-    let status = answer
-        .as_ref()
-        .and_then(|_| wait_until(&mut child, deadline));
-    let status = match status {
-        Some(status) => status,
-        None => {
-            // Killing it closes its pipes, which ends the three threads.
-            let _ = child.kill();
-            let _ = child.wait();
-            let _ = (writer.join(), reader.join(), errors.join());
-            return Some(Err(format!(
-                "LLVM did not finish within {} s",
-                limit.as_secs()
-            )));
-        }
-    };
-    let _ = (writer.join(), reader.join());
-    let stderr = errors.join().unwrap_or_default();
-    interpret(&answer.unwrap_or_default(), status, &stderr)
+    let reply = with_thread_helper(exe, |h| h.request(pipeline, text, deadline))?;
+    meaning(reply, limit)
 }
 
-/// Waits for `child` until `deadline`; `None` when it has not exited by then.
-fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
-    // It has closed its stdout, so it is exiting: poll briefly rather than block for good.
-    let mut pause = Duration::from_micros(100);
-    loop {
-        if let Ok(Some(status)) = child.try_wait() {
-            return Some(status);
-        }
-        if Instant::now() >= deadline {
-            return None;
-        }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(20));
+/// What a helper's reply means. `None`: a helper of another build.
+fn meaning(reply: Reply, limit: Duration) -> Option<Result<Vec<u32>, String>> {
+    match reply {
+        Reply::Answer(answer) => Some(match answer.split_first() {
+            Some((&helper::WORDS, words)) if words.len() % 4 == 0 => Ok(words
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()),
+            Some((&helper::ERROR, message)) => Err(String::from_utf8_lossy(message).into_owned()),
+            Some((&helper::MISMATCH, _)) => return None,
+            _ => Err("the helper's answer is not one this build knows".to_string()),
+        }),
+        Reply::Ended(status, stderr) => Some(Err(ended(status, &stderr))),
+        Reply::TimedOut => Some(Err(format!(
+            "LLVM did not finish within {} s",
+            limit.as_secs()
+        ))),
     }
 }
 
-/// What a finished helper's answer, exit status and stderr mean. `None`: another build.
-fn interpret(answer: &[u8], status: ExitStatus, stderr: &[u8]) -> Option<Result<Vec<u32>, String>> {
-    // The helper's last words, if any (LLVM's "LLVM ERROR: …" before it aborts).
+/// The message for a helper that ended without answering: how it ended, and its last words
+/// on stderr (LLVM's "LLVM ERROR: …" before it aborts).
+fn ended(status: ExitStatus, stderr: &[u8]) -> String {
     let said = String::from_utf8_lossy(stderr)
         .lines()
         .rev()
@@ -194,21 +145,9 @@ fn interpret(answer: &[u8], status: ExitStatus, stderr: &[u8]) -> Option<Result<
         .unwrap_or_default();
     #[cfg(unix)]
     if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&status) {
-        return Some(Err(format!(
-            "LLVM crashed (signal {signal}) emitting this kernel{said}"
-        )));
+        return format!("LLVM crashed (signal {signal}) emitting this kernel{said}");
     }
-    Some(match answer.split_first() {
-        Some((&helper::WORDS, words)) if words.len() % 4 == 0 && status.success() => Ok(words
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()),
-        Some((&helper::ERROR, message)) => Err(String::from_utf8_lossy(message).into_owned()),
-        Some((&helper::MISMATCH, _)) => return None,
-        _ => Err(format!(
-            "LLVM ended without emitting this kernel ({status}){said}"
-        )),
-    })
+    format!("LLVM ended without emitting this kernel ({status}){said}")
 }
 
 #[cfg(test)]
@@ -221,7 +160,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root);
         let deps = root.join("debug").join("deps");
         std::fs::create_dir_all(&deps).unwrap();
-        let name = format!("cajetac{}", std::env::consts::EXE_SUFFIX);
+        let name = format!("cajetac-llvm{}", std::env::consts::EXE_SUFFIX);
         let test_binary = deps.join("suite-0123");
         let explicit = root.join("mine");
         for file in [&test_binary, &explicit, &root.join("debug").join(&name)] {

@@ -30,6 +30,7 @@ pub mod cpu;
 mod device_helpers;
 mod emit;
 mod helper;
+mod helper_process;
 mod images;
 mod int_pack;
 mod isolate;

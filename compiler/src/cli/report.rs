@@ -6,7 +6,7 @@ use cajetac::diagnostics::json::{Kind, Level, Record};
 use cajetac::diagnostics::{Diagnostic, SourceMap};
 use cajetac::host::interp::HostError;
 
-use crate::ErrorFormat;
+use super::ErrorFormat;
 
 /// The process exit status (`std::process::ExitCode` cannot be read back as a number, which
 /// the C `main` below returns).

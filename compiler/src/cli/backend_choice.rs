@@ -28,9 +28,8 @@ impl BackendArg {
 /// backend's default: vulkan1.3 for LLVM (the only environment its SPIR-V target emits),
 /// vulkan1.1 otherwise.
 pub(crate) fn resolve_backend(env: &Option<String>, backend: BackendArg) -> (&str, KernelBackend) {
-    #[cfg(feature = "native-host")]
-    if backend == BackendArg::Llvm {
-        cajetac::kernel::llvm::enable();
+    if let Some(parts) = super::llvm().filter(|_| backend == BackendArg::Llvm) {
+        (parts.enable_kernel_backend)();
     }
     let env = env.as_deref().unwrap_or(match backend {
         BackendArg::Llvm => "vulkan1.3",
@@ -40,16 +39,13 @@ pub(crate) fn resolve_backend(env: &Option<String>, backend: BackendArg) -> (&st
 }
 
 /// `--emit kernel-llvm`: the LLVM IR the LLVM kernel backend hands to LLVM for a kernel
-/// (`None`: a build without LLVM).
+/// (`None`: an executable without LLVM).
 pub(crate) fn kernel_llvm_ir(
     module: &cajetac::ir::Module,
     id: cajetac::ir::FunctionId,
 ) -> Result<String, Option<cajetac::diagnostics::Diagnostic>> {
-    #[cfg(feature = "native-host")]
-    return cajetac::kernel::llvm::kernel_ir(module, id).map_err(Some);
-    #[cfg(not(feature = "native-host"))]
-    {
-        let _ = (module, id);
-        Err(None)
+    match super::llvm() {
+        Some(parts) => (parts.kernel_ir)(module, id).map_err(Some),
+        None => Err(None),
     }
 }

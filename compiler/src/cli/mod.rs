@@ -1,0 +1,776 @@
+//! The `cajetac` command line: build, check, run, devices (SPEC §10), shared by the two
+//! executables of the package (each includes this module with `#[path]`):
+//!
+//! - `cajetac` (`src/main.rs`) names nothing of LLVM, so LLVM's static initializers and its
+//!   half of the code are not in it: `check`, `build` and `run --host interp` start without
+//!   paying for them. A command that needs LLVM (`run` with native host code, `--backend
+//!   llvm`, `--emit llvm|kernel-llvm`) is handed whole to `cajetac-llvm`, which replaces the
+//!   process (`exec`: same pid, same stdin/stdout, its exit status is the command's).
+//! - `cajetac-llvm` (`src/llvm_main.rs`, feature `native-host`) links LLVM and gives this
+//!   module its [`LlvmParts`]; it also serves as the LLVM kernel backend's emission helper.
+//!
+//! Each process has its own C `main` (no `std::rt::lang_start`): std's start-up asks glibc
+//! for the main thread's stack bounds (`pthread_getattr_np` reads and parses
+//! `/proc/self/maps`) to print a message on stack overflow, about 4% of a small kernel's
+//! whole compile. Without it a stack overflow is a plain SIGSEGV; arguments, panics (exit
+//! status 101), SIGPIPE and stdout flushing are handled in [`c_main`] as std's runtime
+//! handles them.
+
+use cajetac::diagnostics::json::{Kind, Level};
+use cajetac::diagnostics::SourceMap;
+use cajetac::driver::{self, RunError};
+use cajetac::host::interp::{HostIo, HostOutcome, Value};
+use cajetac::kernel::spirv::{disassemble, KernelBackend, SpirvOptions, TargetEnv};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+
+mod backend_choice;
+mod handover;
+mod outputs;
+mod precision_flags;
+mod report;
+use backend_choice::{kernel_llvm_ir, resolve_backend, BackendArg};
+use handover::NO_LLVM;
+
+/// Large host blocks (host arrays of 16 MiB and more) are allocated by the GPU's driver
+/// while a run uses the device, so that their transfers are one device copy at the bus's
+/// rate (`cudaHostAlloc`'s counterpart; docs/runtime.md "Transfers"); the rest is the
+/// system allocator's.
+#[global_allocator]
+static ALLOCATOR: cajeta_runtime::HostMemoryAllocator = cajeta_runtime::HostMemoryAllocator;
+use precision_flags::PrecisionFlags;
+
+/// What of LLVM the command line uses, given by the executable that links it
+/// (`cajetac-llvm`); `cajetac` has none and hands LLVM's commands over ([`hand_over`]).
+pub struct LlvmParts {
+    /// Makes `--backend llvm` available to the driver (`kernel::llvm::enable`).
+    pub enable_kernel_backend: fn(),
+    /// `--emit kernel-llvm`: a kernel's LLVM IR (`kernel::llvm::kernel_ir`).
+    pub kernel_ir: fn(
+        &cajetac::ir::Module,
+        cajetac::ir::FunctionId,
+    ) -> Result<String, cajetac::diagnostics::Diagnostic>,
+    /// `--emit llvm`: the host code's optimized LLVM IR (`host::native::emit_ir`).
+    pub host_ir: fn(&cajetac::ir::Module, cajetac::ir::FunctionId) -> Result<String, String>,
+    /// The native host executor (`host::native::Native`).
+    pub native: &'static dyn cajetac::host::interp::HostExecutor,
+}
+
+/// This executable's LLVM parts, set once by [`c_main`].
+static LLVM: std::sync::OnceLock<&'static LlvmParts> = std::sync::OnceLock::new();
+
+/// The LLVM parts, in `cajetac-llvm`.
+fn llvm() -> Option<&'static LlvmParts> {
+    LLVM.get().copied()
+}
+use report::{asks_for_json, clap_record, exit_status, ExitCode, Report};
+
+#[derive(Parser)]
+#[command(
+    name = "cajetac",
+    version,
+    about = "Compiler and runner for Cajeta GPU kernels (SPIR-V for Vulkan compute)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Debug)]
+enum ErrorFormat {
+    Human,
+    Json,
+}
+
+/// `cajetac run --host`: see [`driver::HostMode`].
+#[derive(Clone, Copy, ValueEnum, PartialEq, Debug)]
+enum HostArg {
+    Auto,
+    Native,
+    Interp,
+}
+
+impl HostArg {
+    fn mode(self) -> driver::HostMode {
+        match self {
+            HostArg::Auto => driver::HostMode::Auto,
+            HostArg::Native => driver::HostMode::Native,
+            HostArg::Interp => driver::HostMode::Interp,
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compile kernels to SPIR-V, disassembly and reflection JSON.
+    Build {
+        /// Source files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output directory.
+        #[arg(short = 'o', long = "out-dir", default_value = ".")]
+        out: PathBuf,
+        /// What to write per kernel: spirv, spvasm, reflect, kernel-llvm (the LLVM IR the
+        /// LLVM kernel backend starts from, `<kernel>.ll`) (comma-separated); `llvm` writes
+        /// the optimized LLVM IR of the host code (`<first file's stem>.ll`, native-host
+        /// builds only).
+        #[arg(long, value_delimiter = ',', default_value = "spirv,reflect")]
+        emit: Vec<String>,
+        /// vulkan1.1 (SPIR-V 1.3, default), vulkan1.2 (1.5) or vulkan1.3 (1.6; the default
+        /// and only choice with `--backend llvm`).
+        #[arg(long = "target-env")]
+        target_env: Option<String>,
+        /// Kernel backend: rspirv (default) or llvm (LLVM's SPIR-V target).
+        #[arg(long, value_enum, default_value = "rspirv")]
+        backend: BackendArg,
+        /// Only this kernel.
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Diagnostics as text or JSON.
+        #[arg(long = "error-format", value_enum, default_value = "human")]
+        error_format: ErrorFormat,
+        /// Check every kernel against a device profile (`cajetac devices --json` output, or
+        /// `auto` for the device a run would pick).
+        #[arg(long = "device-profile")]
+        device_profile: Option<String>,
+        /// Precision options (SPEC §8), resolved against the device profile (none: no
+        /// optional features).
+        #[command(flatten)]
+        precision: PrecisionFlags,
+    },
+    /// Parse and type-check without writing anything.
+    Check {
+        /// Source files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Diagnostics as text or JSON.
+        #[arg(long = "error-format", value_enum, default_value = "human")]
+        error_format: ErrorFormat,
+    },
+    /// Compile and run the program's `run()` or `main()` on the default device.
+    Run {
+        /// The program.
+        file: PathBuf,
+        /// vulkan1.1 (default), vulkan1.2 or vulkan1.3 (the default with `--backend llvm`).
+        #[arg(long = "target-env")]
+        target_env: Option<String>,
+        /// Kernel backend: rspirv (default) or llvm (LLVM's SPIR-V target).
+        #[arg(long, value_enum, default_value = "rspirv")]
+        backend: BackendArg,
+        /// Diagnostics as text or JSON.
+        #[arg(long = "error-format", value_enum, default_value = "human")]
+        error_format: ErrorFormat,
+        /// Time every launch and transfer on the GPU and print a table to stderr at the end.
+        #[arg(long)]
+        profile: bool,
+        /// Bounds-check every buffer, shared-array and image access in kernels; the first
+        /// violation is a runtime error (also `CAJETA_CHECKED=1`).
+        #[arg(long)]
+        checked: bool,
+        /// Precision options (docs/language.md, "Precision"), resolved against the device the run uses.
+        #[command(flatten)]
+        precision: PrecisionFlags,
+        /// How host code runs: `auto` and `native` compile it to native code through LLVM
+        /// (`auto` interprets in a build without the `native-host` feature, `native` then
+        /// refuses); `interp` runs the interpreter.
+        #[arg(long = "host", value_enum, default_value = "auto")]
+        host: HostArg,
+        /// Arguments passed to `main(String[] args)`.
+        #[arg(last = true)]
+        args: Vec<String>,
+    },
+    /// Serve the Language Server Protocol on stdin/stdout for editors (docs/editors.md):
+    /// diagnostics as you type, hover, go to definition, completion, outline, semantic
+    /// highlighting.
+    Lsp,
+    /// List Vulkan devices.
+    Devices {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `println!` that does not panic when stdout is closed (`cajetac devices | head`): a
+/// consumer that stopped reading is not an error of ours.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+fn read_files(paths: &[PathBuf], report: Report) -> Result<Vec<(String, String)>, ExitCode> {
+    paths
+        .iter()
+        .map(|p| match std::fs::read(p) {
+            Ok(bytes) => Ok((
+                p.display().to_string(),
+                String::from_utf8_lossy(&bytes).into_owned(),
+            )),
+            Err(e) => Err(report.io(format!("cannot read `{}`: {e}", p.display()))),
+        })
+        .collect()
+}
+
+fn target_env(name: &str, report: Report) -> Result<TargetEnv, ExitCode> {
+    let full = if name.starts_with("vulkan") {
+        name.to_string()
+    } else {
+        format!("vulkan{name}")
+    };
+    TargetEnv::from_name(&full).ok_or_else(|| {
+        report.usage(format!(
+            "unknown target env `{name}` (expected vulkan1.1, vulkan1.2 or vulkan1.3)"
+        ))
+    })
+}
+
+fn build(
+    files: &[PathBuf],
+    out: &Path,
+    emit: &[String],
+    (env, backend): (&str, KernelBackend),
+    kernel: Option<&str>,
+    report: Report,
+    (device_profile, precision): (Option<&str>, &PrecisionFlags),
+) -> ExitCode {
+    let profile = match device_profile.map(load_profile).transpose() {
+        Ok(p) => p,
+        Err((kind, e)) => return report.fail(kind, e),
+    };
+    for e in emit {
+        if !matches!(
+            e.as_str(),
+            "spirv" | "spvasm" | "reflect" | "llvm" | "kernel-llvm"
+        ) {
+            return report.usage(format!(
+                "unknown --emit kind `{e}` (expected spirv, spvasm, reflect, llvm, kernel-llvm)"
+            ));
+        }
+    }
+    let env = match target_env(env, report) {
+        Ok(e) => e,
+        Err(c) => return c,
+    };
+    let inputs = match read_files(files, report) {
+        Ok(i) => i,
+        Err(c) => return c,
+    };
+    let mut sources = SourceMap::new();
+    let module = match driver::frontend(&mut sources, &inputs) {
+        Ok(m) => m,
+        Err(d) => return report.compile(&sources, &d),
+    };
+    // A device profile's optional features are used where they help (a native float atomic
+    // add, …); without one the code runs on any Vulkan 1.1 device.
+    let options = SpirvOptions {
+        backend,
+        target_env: env,
+        device_features: profile
+            .as_ref()
+            .map(|p| p.features.clone())
+            .unwrap_or_default(),
+        target: cajetac::specialize::Target {
+            precision: precision.resolve(
+                profile
+                    .as_ref()
+                    .map(|p| p.features.as_slice())
+                    .unwrap_or_default(),
+                report,
+            ),
+            profile: profile.clone(),
+        },
+        checked: false,
+        buffer_address: false,
+    };
+    let kernels = match driver::compile_kernel_modules(&module, &options, kernel) {
+        Ok(k) => k,
+        Err(d) => return report.compile(&sources, &d),
+    };
+    let names: Vec<&str> = module
+        .kernels()
+        .map(|id| module.function(id).name.as_str())
+        .collect();
+    if let Some(name) = kernel {
+        if kernels.is_empty() {
+            return report.usage(if names.is_empty() {
+                format!("no kernel named `{name}`: the program has no kernels")
+            } else {
+                format!(
+                    "no kernel named `{name}`; the program's kernels: {}",
+                    names.join(", ")
+                )
+            });
+        }
+    }
+    if names.is_empty() && !emit.iter().any(|e| e == "llvm") {
+        // Nothing to write: say so instead of succeeding silently with an empty directory.
+        report.say(
+            Kind::Compile,
+            Level::Note,
+            format!(
+                "the program has no kernels (`@Kernel` methods); nothing written{}",
+                if driver::entry_point(&module).is_some() {
+                    " (its host code runs with `cajetac run`)"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+    if let Some(p) = &profile {
+        if let Err(d) = driver::check_profile(&module, &kernels, p) {
+            return report.compile(&sources, &d);
+        }
+    }
+    if let Err(e) = std::fs::create_dir_all(out) {
+        return report.io(format!("cannot create `{}`: {e}", out.display()));
+    }
+    if emit.iter().any(|e| e == "llvm") {
+        if let Err(c) = emit_llvm(&module, files, out, report) {
+            return c;
+        }
+    }
+    for (id, k) in &kernels {
+        let mut writes: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        if emit.iter().any(|e| e == "kernel-llvm") {
+            match kernel_llvm_ir(&module, *id) {
+                Ok(text) => writes.push((out.join(format!("{}.ll", k.name)), text.into_bytes())),
+                Err(Some(d)) => return report.compile(&sources, &[d]),
+                Err(None) => {
+                    return report.fail(
+                        Kind::Compile,
+                        "--emit kernel-llvm: this cajetac was built without LLVM".to_string(),
+                    )
+                }
+            }
+        }
+        if emit.iter().any(|e| e == "spirv") {
+            writes.push((
+                out.join(format!("{}.spv", k.name)),
+                k.words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            ));
+        }
+        if emit.iter().any(|e| e == "spvasm") {
+            writes.push((
+                out.join(format!("{}.spvasm", k.name)),
+                disassemble(&k.words).into_bytes(),
+            ));
+        }
+        if emit.iter().any(|e| e == "reflect") {
+            let json = serde_json::to_string_pretty(&k.reflection).unwrap_or_default();
+            writes.push((out.join(format!("{}.json", k.name)), json.into_bytes()));
+        }
+        for (path, bytes) in writes {
+            if let Err(e) = outputs::write_output(&path, &bytes) {
+                return report.io(format!("cannot write `{}`: {e}", path.display()));
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `--emit llvm`: the host code's optimized LLVM IR, to `<out>/<first file's stem>.ll`.
+fn emit_llvm(
+    module: &cajetac::ir::Module,
+    files: &[PathBuf],
+    out: &Path,
+    report: Report,
+) -> Result<(), ExitCode> {
+    let refuse = |why: String| report.fail(Kind::Compile, format!("--emit llvm: {why}"));
+    let Some(entry) = driver::entry_point(module) else {
+        return Err(refuse(
+            "the program has no host entry point (`run()` or `main()`)".to_string(),
+        ));
+    };
+    let Some(parts) = llvm() else {
+        return Err(refuse(NO_LLVM.to_string()));
+    };
+    {
+        let text = (parts.host_ir)(module, entry).map_err(refuse)?;
+        let stem = files
+            .first()
+            .and_then(|f| f.file_stem())
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "host".to_string());
+        let path = out.join(format!("{stem}.ll"));
+        outputs::write_output(&path, text.as_bytes())
+            .map_err(|e| report.io(format!("cannot write `{}`: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+fn check(files: &[PathBuf], report: Report) -> ExitCode {
+    let inputs = match read_files(files, report) {
+        Ok(i) => i,
+        Err(c) => return c,
+    };
+    let mut sources = SourceMap::new();
+    match driver::frontend(&mut sources, &inputs) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(d) => report.compile(&sources, &d),
+    }
+}
+
+/// Loads `--device-profile`: a file, or `auto` for the device a run would pick.
+fn load_profile(arg: &str) -> Result<cajeta_runtime::DeviceProfile, (Kind, String)> {
+    if arg == "auto" {
+        return cajeta_runtime::DeviceProfile::auto()
+            .map_err(|e| (Kind::Usage, format!("--device-profile auto: {e}")));
+    }
+    let text = std::fs::read_to_string(arg)
+        .map_err(|e| (Kind::Io, format!("cannot read `{arg}`: {e}")))?;
+    cajeta_runtime::DeviceProfile::from_json(&text)
+        .map_err(|e| (Kind::Usage, format!("`{arg}`: {e}")))
+}
+
+fn run(
+    file: &Path,
+    (env, backend): (&str, KernelBackend),
+    args: &[String],
+    report: Report,
+    (profile, checked): (bool, bool),
+    precision: &PrecisionFlags,
+    host: driver::HostMode,
+) -> ExitCode {
+    let env = match target_env(env, report) {
+        Ok(e) => e,
+        Err(c) => return c,
+    };
+    let inputs = match read_files(&[file.to_path_buf()], report) {
+        Ok(i) => i,
+        Err(c) => return c,
+    };
+    let mut sources = SourceMap::new();
+    let mut stdout = std::io::stdout();
+    // Kernels are compiled for the device they will run on, so that optional features it
+    // has (native float atomic add, …) are used. Without a device the host code still
+    // runs; a launch then reports why there is no GPU.
+    // The features come from the device's profile (no device is created for that); the
+    // context is then created with exactly the features the compiled kernels use.
+    let device_profile = cajeta_runtime::DeviceProfile::auto().ok();
+    let device_features = device_profile
+        .as_ref()
+        .map(|p| p.features.clone())
+        .unwrap_or_default();
+    let mut io = HostIo {
+        stdout: &mut stdout,
+        context: None,
+    };
+    let variant = precision.resolve(&device_features, report);
+    let mut opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
+    opts.checked |= checked;
+    let options = SpirvOptions {
+        backend,
+        target_env: env,
+        device_features,
+        target: cajetac::specialize::Target {
+            precision: variant,
+            profile: device_profile,
+        },
+        checked: opts.checked,
+        buffer_address: false,
+    };
+    opts.precision = precision.options();
+    let result = driver::run_program_entry_with(
+        &mut sources,
+        &inputs,
+        (&options, args),
+        &mut io,
+        Some(opts),
+        host,
+        llvm().map(|p| p.native),
+    );
+    if let Some(ctx) = io.context.as_ref().filter(|_| profile) {
+        if ctx.is_profiling() {
+            eprint!("{}", ctx.profile_report().table());
+        } else {
+            report.say(
+                Kind::Runtime,
+                Level::Note,
+                "the device's compute queue has no timestamps; no profile",
+            );
+        }
+    }
+    match result {
+        // `main` returning an integer: the exit status, as in C (its low 8 bits) and Java's
+        // `System.exit`; nothing is printed.
+        Ok((HostOutcome::Returned(Value::Scalar(s)), entry)) if entry == "main" => {
+            match s.as_int() {
+                Some(status) => ExitCode::from(status as u8),
+                None => {
+                    out!("{s}");
+                    ExitCode::SUCCESS
+                }
+            }
+        }
+        Ok((HostOutcome::Returned(v), _)) => {
+            out!("{v}");
+            ExitCode::SUCCESS
+        }
+        Ok((HostOutcome::Void, _)) => ExitCode::SUCCESS,
+        Err(RunError::Compile(d)) => report.compile(&sources, &d),
+        Err(RunError::NoEntryPoint) => report.fail(Kind::Compile, format!("`{}` has no entry point: declare `public static int32 run()` or `public static void main()`", file.display())),
+        Err(RunError::Runtime(e)) => report.runtime(&sources, &e),
+        Err(RunError::NotNative(why)) => report.fail(Kind::Compile, format!("--host native: {why}")),
+    }
+}
+
+fn devices(json: bool) -> ExitCode {
+    let list = match cajeta_runtime::Context::list_devices() {
+        Ok(l) => l,
+        Err(e) => return Report(ErrorFormat::Human).fail(Kind::Runtime, e),
+    };
+    if json {
+        let profiles: Vec<cajeta_runtime::DeviceProfile> = list
+            .iter()
+            .map(cajeta_runtime::DeviceProfile::from_info)
+            .collect();
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&profiles).unwrap_or_default()
+        );
+    } else {
+        for d in &list {
+            out!(
+                "[{}] {} ({:?}, Vulkan {}, {} {})",
+                d.index,
+                d.name,
+                d.device_type,
+                d.api_version,
+                d.driver_name,
+                d.driver_info
+            );
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The body of both executables' C `main` (see the module comment): `llvm` is what of LLVM
+/// the executable links (`cajetac-llvm`), `None` in `cajetac`.
+pub fn c_main(llvm: Option<&'static LlvmParts>) -> std::ffi::c_int {
+    use std::io::Write as _;
+    if let Some(parts) = llvm {
+        let _ = LLVM.set(parts);
+    }
+    // As std's runtime does: writing to a closed pipe is an error to handle, not a signal that
+    // ends the process (`cajetac devices | head`).
+    #[cfg(unix)]
+    {
+        extern "C" {
+            fn signal(signum: std::ffi::c_int, handler: usize) -> usize;
+        }
+        const SIGPIPE: std::ffi::c_int = 13;
+        const SIG_IGN: usize = 1;
+        // SAFETY: setting a signal's disposition to "ignore" before any thread is started.
+        unsafe { signal(SIGPIPE, SIG_IGN) };
+    }
+    // A panic has printed its message through the hook; exit as std's runtime would.
+    let code = std::panic::catch_unwind(cajetac_main).map_or(101, |c| c.0.into());
+    // libc's `exit` does not flush std's buffered stdout; the runtime's cleanup did.
+    let _ = std::io::stdout().flush();
+    code
+}
+
+/// `cajetac build FILE… [-o DIR]` and nothing else, read without clap: building clap's
+/// command description costs about 6% of a small kernel's whole compile. Anything else (other
+/// flags, `--help`, a value that starts with `-`, an empty one, `-o` twice) returns `None`
+/// and goes to clap; a test checks this gives what clap gives.
+fn quick_build(args: &[std::ffi::OsString]) -> Option<Command> {
+    let (sub, rest) = args.get(1..)?.split_first()?;
+    if sub != "build" {
+        return None;
+    }
+    let (mut files, mut out) = (Vec::new(), None);
+    let mut it = rest.iter();
+    let plain = |a: &std::ffi::OsString| !a.is_empty() && !a.as_encoded_bytes().starts_with(b"-");
+    while let Some(a) = it.next() {
+        if a == "-o" || a == "--out-dir" {
+            let v = it.next().filter(|v| plain(v) && out.is_none())?;
+            out = Some(PathBuf::from(v));
+        } else if plain(a) {
+            files.push(PathBuf::from(a));
+        } else {
+            return None;
+        }
+    }
+    if files.is_empty() {
+        return None;
+    }
+    Some(Command::Build {
+        files,
+        out: out.unwrap_or_else(|| PathBuf::from(".")),
+        emit: vec!["spirv".to_string(), "reflect".to_string()],
+        target_env: None,
+        backend: BackendArg::Rspirv,
+        kernel: None,
+        error_format: ErrorFormat::Human,
+        device_profile: None,
+        precision: PrecisionFlags::default(),
+    })
+}
+
+fn cajetac_main() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let command = match quick_build(&args) {
+        Some(c) => c,
+        None => match Cli::try_parse_from(&args) {
+            Ok(cli) => cli.command,
+            // A command line clap refuses is a usage error like the others: JSON when it asks
+            // for JSON. `--help` and `--version` (not errors) print as usual.
+            Err(e) if e.use_stderr() && asks_for_json(&args) => {
+                Report(ErrorFormat::Json).emit(&clap_record(&e));
+                return exit_status(Kind::Usage);
+            }
+            Err(e) => e.exit(),
+        },
+    };
+    if llvm().is_none() {
+        if let Some((required, format)) = needs_llvm(&command) {
+            // Returns only when `cajetac-llvm` could not be started.
+            let why = handover::hand_over(&args);
+            if required {
+                return Report(format).fail(Kind::Usage, why);
+            }
+            // `run --host auto`: the interpreter, as in a build without LLVM.
+        }
+    }
+    match command {
+        Command::Build {
+            files,
+            out,
+            emit,
+            target_env,
+            backend,
+            kernel,
+            error_format,
+            device_profile,
+            precision,
+        } => build(
+            &files,
+            &out,
+            &emit,
+            resolve_backend(&target_env, backend),
+            kernel.as_deref(),
+            Report(error_format),
+            (device_profile.as_deref(), &precision),
+        ),
+        Command::Check {
+            files,
+            error_format,
+        } => check(&files, Report(error_format)),
+        Command::Run {
+            file,
+            target_env,
+            backend,
+            error_format,
+            profile,
+            checked,
+            precision,
+            host,
+            args,
+        } => {
+            // Under mpirun (in a cajetac built with `mpi`) this process is one rank of the
+            // job; otherwise rank 0 of 1 (docs/distributed.md).
+            let job = cajetac::comm::init();
+            let code = run(
+                &file,
+                resolve_backend(&target_env, backend),
+                &args,
+                Report(error_format),
+                (profile, checked),
+                &precision,
+                host.mode(),
+            );
+            if code.0 != 0 && job.is_some() {
+                // The other ranks may wait in a collective this rank never reaches: name the
+                // rank and end the whole job rather than let it hang.
+                if let Some(rank) = cajetac::comm::rank_label() {
+                    // One write: mpirun tags each write of a rank's unbuffered stderr.
+                    let line = format!(
+                        "cajetac: {rank} failed (exit status {}); aborting the MPI job\n",
+                        code.0
+                    );
+                    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+                }
+                cajetac::comm::abort_job_on_failure(i32::from(code.0));
+            }
+            // `job` finalizes MPI as it goes out of scope, after the run.
+            code
+        }
+        Command::Devices { json } => devices(json),
+        Command::Lsp => {
+            if cajetac::lsp::serve_stdio() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode(1)
+            }
+        }
+    }
+}
+
+/// Whether `command` uses LLVM, and then whether it needs it (`false`: `run --host auto`,
+/// which interprets without it), with its diagnostics format.
+fn needs_llvm(command: &Command) -> Option<(bool, ErrorFormat)> {
+    match command {
+        Command::Build {
+            emit,
+            backend,
+            error_format,
+            ..
+        } => (*backend == BackendArg::Llvm
+            || emit.iter().any(|e| e == "llvm" || e == "kernel-llvm"))
+        .then_some((true, *error_format)),
+        Command::Run {
+            backend,
+            host,
+            error_format,
+            ..
+        } => (*backend == BackendArg::Llvm || *host != HostArg::Interp).then_some((
+            *backend == BackendArg::Llvm || *host == HostArg::Native,
+            *error_format,
+        )),
+        Command::Check { .. } | Command::Lsp | Command::Devices { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The quick `build` reading gives what clap gives, and leaves everything else to clap.
+    #[test]
+    fn quick_build_agrees_with_clap() {
+        let same = [
+            "cajetac build a.cajeta",
+            "cajetac build a.cajeta -o out",
+            "cajetac build -o out a.cajeta b.cajeta",
+            "cajetac build a.cajeta --out-dir out b.cajeta",
+        ];
+        for line in same {
+            let args: Vec<std::ffi::OsString> = line.split(' ').map(Into::into).collect();
+            let quick = quick_build(&args).expect(line);
+            let clap = Cli::try_parse_from(&args).expect(line).command;
+            assert_eq!(format!("{quick:?}"), format!("{clap:?}"), "{line}");
+        }
+        let to_clap = [
+            "cajetac build",
+            "cajetac build a.cajeta -o",
+            "cajetac build a.cajeta -o a -o b",
+            "cajetac build a.cajeta --emit spvasm",
+            "cajetac build a.cajeta --help",
+            "cajetac build -- a.cajeta",
+            "cajetac build a.cajeta -oout",
+            "cajetac check a.cajeta",
+            "cajetac --version",
+            "cajetac",
+        ];
+        for line in to_clap {
+            let args: Vec<std::ffi::OsString> = line.split(' ').map(Into::into).collect();
+            assert!(quick_build(&args).is_none(), "{line}");
+        }
+        let empty: Vec<std::ffi::OsString> = vec!["cajetac".into(), "build".into(), "".into()];
+        assert!(quick_build(&empty).is_none());
+    }
+}

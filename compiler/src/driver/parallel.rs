@@ -1,0 +1,72 @@
+//! Kernels compiled on several threads. Each kernel's compile reads the specialized module
+//! and the options and writes nothing shared, so kernels are independent; the results are
+//! put back in the module's kernel order, so the output (modules, reflection, the order of
+//! diagnostics) is the sequential compile's, byte for byte, whatever the thread count.
+
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The environment variable that caps the compile threads (`1`: every kernel on the
+/// calling thread).
+pub const THREADS_VAR: &str = "CAJETA_COMPILE_THREADS";
+
+/// Each worker's stack: what [`super::with_stage_stack`] would otherwise allocate for every
+/// kernel (reserved address space; only the pages used are touched).
+const WORKER_STACK: usize = super::STAGE_STACK;
+
+/// The threads a compile uses by default: `CAJETA_COMPILE_THREADS` when it is a positive
+/// number, else one per core.
+pub fn default_threads() -> NonZeroUsize {
+    std::env::var(THREADS_VAR)
+        .ok()
+        .and_then(|v| v.trim().parse::<NonZeroUsize>().ok())
+        .or_else(|| std::thread::available_parallelism().ok())
+        .unwrap_or(NonZeroUsize::MIN)
+}
+
+/// `f` applied to every item, on at most `threads` threads (the calling thread being one of
+/// them), the results in the items' order.
+pub(super) fn map_ordered<I: Sync, T: Send>(
+    items: &[I],
+    threads: NonZeroUsize,
+    f: impl Fn(&I) -> T + Sync,
+) -> Vec<T> {
+    let threads = threads.get().min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    // Work is handed out one item at a time: kernels differ in size by orders of magnitude.
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else {
+                return done;
+            };
+            done.push((i, f(item)));
+        }
+    };
+    let mut all: Vec<(usize, T)> = std::thread::scope(|s| {
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|n| {
+                std::thread::Builder::new()
+                    .name(format!("cajeta-compile-{n}"))
+                    .stack_size(WORKER_STACK)
+                    .spawn_scoped(s, || super::with_stage_stack(work))
+                    .ok()
+            })
+            .collect();
+        let mut all = super::with_stage_stack(work);
+        for h in helpers {
+            // A panic in a worker is the compile's panic, as on one thread.
+            match h.join() {
+                Ok(mut d) => all.append(&mut d),
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        }
+        all
+    });
+    all.sort_unstable_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, t)| t).collect()
+}

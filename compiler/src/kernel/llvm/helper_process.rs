@@ -1,0 +1,195 @@
+//! One running emission helper, kept for the kernels that follow. Starting a helper is most
+//! of a small kernel's LLVM compile (a fresh process that links LLVM runs its static
+//! initializers and reads in its pages: about 3 ms, against 1–2 ms for the kernel itself), so
+//! a helper answers requests until its stdin closes ([`super::helper`]'s framing), and each
+//! compiling thread keeps one ([`with_thread_helper`]). A helper that crashes or passes the
+//! time limit is dropped with the request it was on, and the next request starts a new one:
+//! a crash still costs one kernel only.
+
+use std::cell::RefCell;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::helper;
+
+/// The most of a helper's stderr kept for an error message (its last words).
+const STDERR_KEPT: usize = 64 << 10;
+
+/// What became of one request.
+pub(super) enum Reply {
+    /// The helper's answer (see `helper.rs`).
+    Answer(Vec<u8>),
+    /// The helper ended before answering: its exit status and the end of its stderr.
+    Ended(ExitStatus, Vec<u8>),
+    /// No answer by the deadline: the helper was killed.
+    TimedOut,
+}
+
+/// A running helper.
+pub(super) struct Helper {
+    exe: PathBuf,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    /// Answers, one per request; `None` once its stdout closed.
+    answers: mpsc::Receiver<Option<Vec<u8>>>,
+    /// The end of its stderr, for the message when it crashes.
+    stderr: Arc<Mutex<Vec<u8>>>,
+    /// The thread reading its stderr, which ends when the helper does.
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Helper {
+    /// Starts `exe` as a helper; `None` when it cannot be started.
+    pub(super) fn start(exe: &Path) -> Option<Helper> {
+        let mut child = Command::new(exe)
+            .arg(helper::HELPER_ARG)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .ok()?;
+        let stdin = child.stdin.take();
+        let (sender, answers) = mpsc::channel();
+        let mut stdout = child.stdout.take()?;
+        // Reading on threads of their own: the caller waits for an answer with a deadline.
+        std::thread::spawn(move || loop {
+            let frame = helper::read_frame(&mut stdout).ok().flatten();
+            let end = frame.is_none();
+            if sender.send(frame).is_err() || end {
+                return;
+            }
+        });
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let kept = Arc::clone(&stderr);
+        let mut err = child.stderr.take()?;
+        let stderr_reader = std::thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n) = err.read(&mut chunk) {
+                if n == 0 {
+                    return;
+                }
+                let Ok(mut kept) = kept.lock() else { return };
+                kept.extend_from_slice(&chunk[..n]);
+                let excess = kept.len().saturating_sub(STDERR_KEPT);
+                kept.drain(..excess);
+            }
+        });
+        Some(Helper {
+            exe: exe.to_path_buf(),
+            child,
+            stdin,
+            answers,
+            stderr,
+            stderr_reader: Some(stderr_reader),
+        })
+    }
+
+    /// Sends one request and waits for its reply until `deadline`.
+    pub(super) fn request(&mut self, pipeline: &str, text: &str, deadline: Instant) -> Reply {
+        if let Ok(mut kept) = self.stderr.lock() {
+            kept.clear();
+        }
+        let mut request = helper::request_header(pipeline).into_bytes();
+        request.extend_from_slice(text.as_bytes());
+        // The helper reads a whole request before working on it, so this write ends unless
+        // the helper has died (then the pipe is broken and the status says why).
+        let written = self
+            .stdin
+            .as_mut()
+            .is_some_and(|s| helper::write_frame(s, &request).is_ok());
+        let answer = if written {
+            self.answers
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        } else {
+            Ok(None)
+        };
+        match answer {
+            Ok(Some(answer)) => Reply::Answer(answer),
+            Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                match wait_until(&mut self.child, deadline) {
+                    Some(status) => {
+                        // Its stderr closed with its exit: all it said is read once the
+                        // reader ends.
+                        if let Some(reader) = self.stderr_reader.take() {
+                            let _ = reader.join();
+                        }
+                        let said = self.stderr.lock().map(|k| k.clone()).unwrap_or_default();
+                        Reply::Ended(status, said)
+                    }
+                    None => {
+                        self.kill();
+                        Reply::TimedOut
+                    }
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                self.kill();
+                Reply::TimedOut
+            }
+        }
+    }
+
+    /// Whether this helper has exited (between requests: killed from outside).
+    fn exited(&mut self) -> bool {
+        !matches!(self.child.try_wait(), Ok(None))
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        // Closing its stdin ends an idle helper; killing it is quicker and also ends a busy one.
+        self.stdin = None;
+        self.kill();
+    }
+}
+
+/// Waits for `child` until `deadline`; `None` when it has not exited by then.
+fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+    // It has closed its stdout, so it is exiting: poll briefly rather than block for good.
+    let mut pause = Duration::from_micros(100);
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+thread_local! {
+    /// This thread's helper. It is this thread's because the helper is started with
+    /// `PR_SET_PDEATHSIG`, which kills it when the thread that started it ends.
+    static THREAD_HELPER: RefCell<Option<Helper>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's running helper of `exe`, started first when there is none
+/// (or it has ended); `None` when it cannot be started. A helper that `f` leaves dead (a
+/// crash, the time limit) is dropped.
+pub(super) fn with_thread_helper<T>(exe: &Path, f: impl FnOnce(&mut Helper) -> T) -> Option<T> {
+    THREAD_HELPER.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.as_mut().is_some_and(|h| h.exe != exe || h.exited()) {
+            *slot = None;
+        }
+        if slot.is_none() {
+            *slot = Some(Helper::start(exe)?);
+        }
+        let helper = slot.as_mut()?;
+        let out = f(helper);
+        if helper.exited() {
+            *slot = None;
+        }
+        Some(out)
+    })
+}
