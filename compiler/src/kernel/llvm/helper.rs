@@ -181,7 +181,9 @@ fn fault_on_request() {
             .create(true)
             .open(file)
         {
-            let _ = writeln!(f, "{}", std::process::id());
+            // One write per line: helpers append at once, and `writeln!` may split the
+            // number and its newline into two writes that another helper's line lands between.
+            let _ = f.write_all(format!("{}\n", std::process::id()).as_bytes());
         }
         return;
     }

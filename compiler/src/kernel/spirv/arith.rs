@@ -225,6 +225,14 @@ impl FnCx<'_, '_> {
         span: Span,
     ) -> Res<Word> {
         let fb = from.bits();
+        // A constant widens to a constant: no instruction for a driver to get wrong, and the
+        // module keeps the folded form other compilers emit.
+        let narrow = self.cx.value_type(from, span)?;
+        if let Some(bits) = self.cx.constant_bits(narrow, v) {
+            let shift = 64 - fb;
+            let value = ((bits << shift) as i64) >> shift;
+            return self.cx.const_int(to, i128::from(value), span);
+        }
         let narrow_unsigned = self.cx.int_type(fb, false);
         let u = self.op(Op::Bitcast, narrow_unsigned, &[v])?;
         let wide_unsigned = self.cx.int_type(64, false);

@@ -395,8 +395,6 @@ impl Ctx<'_> {
         id
     }
 
-    /// A constant of scalar type `s` from its bit pattern (integers: two's complement
-    /// truncated to the width; floats: the IEEE encoding of that width).
     /// The bit pattern of `id` when it is a scalar constant of type `ty` made by this module.
     pub(crate) fn constant_bits(&self, ty: Word, id: Word) -> Option<u64> {
         self.types
@@ -406,6 +404,8 @@ impl Ctx<'_> {
             .map(|(&(_, bits), _)| bits)
     }
 
+    /// A constant of scalar type `s` from its bit pattern (integers: two's complement
+    /// truncated to the width; floats: the IEEE encoding of that width).
     fn const_bits(&mut self, s: ScalarType, bits: u64, span: Span) -> Res<Word> {
         let ty = self.value_type(s, span)?;
         let width = s.bits();
