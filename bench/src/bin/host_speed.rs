@@ -2,7 +2,8 @@
 //! compiled with `gcc -O2`, each timed in the same run (docs/PERFORMANCE.md).
 //!
 //! `cargo build --release -p cajetac -p cajeta-bench`, then
-//! `target/release/host_speed [--cajetac target/release/cajetac] [--runs 5]`. Each program
+//! `target/release/host_speed [--cajetac target/release/cajetac] [--runs 5] [--only WORD]`
+//! (`--only`: the programs whose name contains WORD). Each program
 //! prints its result; all three versions must print the same, or the benchmark fails. Times
 //! are whole-process wall times (median of the runs): for cajetac they include parsing,
 //! checking and (native) LLVM compilation, which the `empty` program shows on its own.
@@ -18,9 +19,11 @@ use std::time::Instant;
 /// a second pass multiplies both by 10 for native code and gcc only, where the fixed cost of
 /// starting (and compiling) no longer hides the loop (programs without `N` or `M` are not
 /// repeated). The C versions do what the Cajeta ones do, operation for operation: the same
-/// float operations in the same order (gcc -O2 for generic x86-64 contracts nothing into
-/// FMA), and strings that are copied on every `+`, as Cajeta's (and Java's) immutable ones.
-const PROGRAMS: [(&str, &str, &str, &str); 10] = [
+/// float operations in the same order (`gcc -O2 -ffp-contract=off`: nothing is contracted
+/// into FMA), the same libm functions for `Math`, and strings that are copied on every `+`,
+/// as Cajeta's (and Java's) immutable ones, or built once where Cajeta builds a chain of
+/// `+` in one string.
+const PROGRAMS: [(&str, &str, &str, &str); 12] = [
     ("empty", "", "return 0;", "printf(\"%lld\\n\", 0LL); return 0;"),
     (
         "int loop (10M: acc = acc * 31 + (i ^ (i >> 3)))",
@@ -286,6 +289,51 @@ const PROGRAMS: [(&str, &str, &str, &str); 10] = [
         float dot = ((v[0] * v[0] + v[1] * v[1]) + v[2] * v[2]) + v[3] * v[3];
         printf(\"%lld\\n\", (long long) (dot * 1000.0f)); return 0;",
     ),
+    (
+        "strings and Math.sin (2M: s = \"item-\" + i + \":\" + (i * 3); n += s.length(); acc += Math.sin(i * 0.001), float64)",
+        "",
+        "int32 n = N;
+        int64 total = 0;
+        float64 acc = 0.0;
+        for (int32 i = 0; i < n / 5; i++) {
+            String s = \"item-\" + i + \":\" + (i * 3);
+            total = total + s.length();
+            acc = acc + Math.sin((float64) i * 0.001);
+        }
+        return total * 1000000L + (int64) (acc * 1000.0);",
+        // One new string per iteration, as the Cajeta program builds (its pieces appended
+        // in place), and the same libm `sin`.
+        "int32_t n = N;
+        long long total = 0;
+        double acc = 0.0;
+        for (int32_t i = 0; i < n / 5; i++) {
+            char *s = malloc(32);
+            int k = snprintf(s, 32, \"item-%d:%d\", i, i * 3);
+            total += (long long) strlen(s);
+            free(s);
+            (void) k;
+            acc = acc + sin((double) i * 0.001);
+        }
+        printf(\"%lld\\n\", total * 1000000LL + (long long) (acc * 1000.0)); return 0;",
+    ),
+    (
+        "float64 Math (10M: acc += sin(x) * cos(x) + exp(-x) + log(1 + x) + pow(x, 0.3) + atan2(x, 2))",
+        "",
+        "int32 n = N;
+        float64 acc = 0.0;
+        for (int32 i = 0; i < n; i++) {
+            float64 x = (float64) (i & 4095) * 0.00025;
+            acc = acc + Math.sin(x) * Math.cos(x) + Math.exp(-x) + Math.log(1.0 + x) + Math.pow(x, 0.3) + Math.atan2(x, 2.0);
+        }
+        return (int64) (acc * 1000.0);",
+        "int32_t n = N;
+        double acc = 0.0;
+        for (int32_t i = 0; i < n; i++) {
+            double x = (double) (i & 4095) * 0.00025;
+            acc = acc + sin(x) * cos(x) + exp(-x) + log(1.0 + x) + pow(x, 0.3) + atan2(x, 2.0);
+        }
+        printf(\"%lld\\n\", (long long) (acc * 1000.0)); return 0;",
+    ),
 ];
 
 fn main() {
@@ -293,6 +341,7 @@ fn main() {
     let mut cajetac = PathBuf::from("target/release/cajetac");
     let mut runs = 5usize;
     let mut interpreter = true;
+    let mut only: Option<String> = None;
     let mut i = 1;
     while i < args.len() {
         match (args[i].as_str(), args.get(i + 1)) {
@@ -303,8 +352,11 @@ fn main() {
             }
             ("--cajetac", Some(p)) => cajetac = PathBuf::from(p),
             ("--runs", Some(n)) => runs = n.parse().expect("--runs N"),
+            ("--only", Some(w)) => only = Some(w.clone()),
             _ => {
-                eprintln!("usage: host_speed [--cajetac PATH] [--runs N] [--no-interp]");
+                eprintln!(
+                    "usage: host_speed [--cajetac PATH] [--runs N] [--no-interp] [--only WORD]"
+                );
                 std::process::exit(2);
             }
         }
@@ -321,6 +373,9 @@ fn main() {
             if scale > 1 && !(cajeta.contains(" N;") || cajeta.contains(" M;")) {
                 continue;
             }
+            if only.as_ref().is_some_and(|w| !name.contains(w.as_str())) {
+                continue;
+            }
             let n = (10_000_000 * scale).to_string();
             let m = (3000 * scale).to_string();
             let cajeta = cajeta
@@ -330,7 +385,9 @@ fn main() {
                 .replace(" N;", &format!(" {n};"))
                 .replace(" M;", &format!(" {m};"));
             let name = if scale > 1 {
-                name.replace("10M", "100M").replace("3000 x", "30000 x")
+                name.replace("10M", "100M")
+                    .replace("(2M", "(20M")
+                    .replace("3000 x", "30000 x")
             } else {
                 name.to_string()
             };
@@ -346,7 +403,7 @@ fn main() {
             std::fs::write(&csrc, cprog).expect("write C");
             let cbin = dir.join(format!("p{k}"));
             let gcc = Command::new("gcc")
-                .args(["-O2", "-o"])
+                .args(["-O2", "-ffp-contract=off", "-o"])
                 .arg(&cbin)
                 .arg(&csrc)
                 .arg("-lm")

@@ -47,6 +47,61 @@ pub(super) fn java_max(x: f64, y: f64) -> f64 {
     }
 }
 
+/// Defines one C-ABI function per `Math` function that is a single libm function of a
+/// `float64` (`f64::sin` and kin call the C library's), and the table of them.
+macro_rules! libm_functions {
+    ($($name:ident: $f:ident => $method:ident;)*) => {
+        $(
+            #[doc = concat!("`Math.", stringify!($method), "` of a `float64`.")]
+            pub extern "C" fn $name(x: f64) -> f64 {
+                x.$method()
+            }
+        )*
+
+        /// The one-operand functions above: each `Math` function, its symbol and address.
+        pub const LIBM_UNARY: &[(MathFn, &str, extern "C" fn(f64) -> f64)] = &[
+            $((MathFn::$f, stringify!($name), $name),)*
+        ];
+    };
+}
+
+// The interpreter's `float_fn` calls these, and native code calls the same functions
+// directly (host/native/scalar_fns.rs), so both executors compute each transcendental with
+// one piece of code; a `float32` operand is widened exactly first and the result rounded
+// once, in both.
+libm_functions! {
+    cajeta_math_sin: Sin => sin;
+    cajeta_math_cos: Cos => cos;
+    cajeta_math_tan: Tan => tan;
+    cajeta_math_asin: Asin => asin;
+    cajeta_math_acos: Acos => acos;
+    cajeta_math_atan: Atan => atan;
+    cajeta_math_sinh: Sinh => sinh;
+    cajeta_math_cosh: Cosh => cosh;
+    cajeta_math_tanh: Tanh => tanh;
+    cajeta_math_exp: Exp => exp;
+    cajeta_math_exp2: Exp2 => exp2;
+    cajeta_math_log: Log => ln;
+    cajeta_math_log2: Log2 => log2;
+    cajeta_math_log10: Log10 => log10;
+}
+
+/// `Math.atan2(y, x)` of `float64`s.
+pub extern "C" fn cajeta_math_atan2(y: f64, x: f64) -> f64 {
+    y.atan2(x)
+}
+
+/// `Math.pow(x, y)` of `float64`s.
+pub extern "C" fn cajeta_math_pow(x: f64, y: f64) -> f64 {
+    x.powf(y)
+}
+
+/// The two-operand functions, as [`LIBM_UNARY`].
+pub const LIBM_BINARY: &[(MathFn, &str, extern "C" fn(f64, f64) -> f64)] = &[
+    (MathFn::Atan2, "cajeta_math_atan2", cajeta_math_atan2),
+    (MathFn::Pow, "cajeta_math_pow", cajeta_math_pow),
+];
+
 /// A float function evaluated with `round` applied after every elementary operation, so
 /// that formulas match a device evaluating them in the operand's precision.
 fn float_fn(f: MathFn, a: &[f64], round: &dyn Fn(f64) -> f64) -> f64 {
@@ -90,24 +145,24 @@ fn float_fn(f: MathFn, a: &[f64], round: &dyn Fn(f64) -> f64) -> f64 {
             r(r(t * t) * r(3.0 - r(2.0 * t)))
         }
         MathFn::Fma => x.mul_add(y, z),
-        MathFn::Sin => x.sin(),
-        MathFn::Cos => x.cos(),
-        MathFn::Tan => x.tan(),
-        MathFn::Asin => x.asin(),
-        MathFn::Acos => x.acos(),
-        MathFn::Atan => x.atan(),
-        MathFn::Atan2 => x.atan2(y),
-        MathFn::Sinh => x.sinh(),
-        MathFn::Cosh => x.cosh(),
-        MathFn::Tanh => x.tanh(),
-        MathFn::Exp => x.exp(),
-        MathFn::Exp2 => x.exp2(),
-        MathFn::Log => x.ln(),
-        MathFn::Log2 => x.log2(),
+        MathFn::Sin => cajeta_math_sin(x),
+        MathFn::Cos => cajeta_math_cos(x),
+        MathFn::Tan => cajeta_math_tan(x),
+        MathFn::Asin => cajeta_math_asin(x),
+        MathFn::Acos => cajeta_math_acos(x),
+        MathFn::Atan => cajeta_math_atan(x),
+        MathFn::Atan2 => cajeta_math_atan2(x, y),
+        MathFn::Sinh => cajeta_math_sinh(x),
+        MathFn::Cosh => cajeta_math_cosh(x),
+        MathFn::Tanh => cajeta_math_tanh(x),
+        MathFn::Exp => cajeta_math_exp(x),
+        MathFn::Exp2 => cajeta_math_exp2(x),
+        MathFn::Log => cajeta_math_log(x),
+        MathFn::Log2 => cajeta_math_log2(x),
         // Computed in f64 and rounded once to the operand's type, as the other
         // transcendentals: log10 of an exact power of ten is exact.
-        MathFn::Log10 => x.log10(),
-        MathFn::Pow => x.powf(y),
+        MathFn::Log10 => cajeta_math_log10(x),
+        MathFn::Pow => cajeta_math_pow(x, y),
         // Boolean results are handled by the caller.
         MathFn::IsNan | MathFn::IsInf => f64::NAN,
     }

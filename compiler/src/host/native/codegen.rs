@@ -127,7 +127,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let mut rt = HashMap::new();
         for (sym, sig, _) in super::runtime_functions() {
             let f = module.add_function(sym, signature(ctx, sig), Some(Linkage::External));
-            if super::scalar_fns::PURE.contains(&sym) {
+            if super::scalar_fns::is_pure(sym) {
                 // `memory(none)` (0: no access of any kind), and it returns, never unwinding.
                 for (name, value) in [("memory", 0), ("nounwind", 0), ("willreturn", 0)] {
                     let kind = Attribute::get_named_enum_kind_id(name);

@@ -1,13 +1,15 @@
 //! `Math.*` and `Bits.*` on native scalars.
 //!
 //! The ones that LLVM has an exactly matching intrinsic or instruction for (see
-//! `inline_fn`) are inlined. Every other `Math` function of `float32` or `float64` operands
-//! (the transcendentals, `pow`, `fract`, `mix`…) is a typed call, `double
-//! cajeta_math_float(i32 fn, i32 type, double x, double y, double z)`, of
-//! `host::interp::math::float_math`, the very function the interpreter computes them with
-//! (Rust's `f64::sin` and kin, then rounded once to the operand type), so the two executors
-//! cannot round differently; it is declared without memory effects, so LLVM may hoist and
-//! merge the calls. The rest (`Bits`, `float16` operands) goes to `cajeta_scalar_fn`,
+//! `inline_fn`) are inlined. The transcendentals of `float32` or `float64` operands are a
+//! direct call of their C-ABI function in `host::interp::math` (`double
+//! cajeta_math_sin(double)`…, `LIBM_UNARY`/`LIBM_BINARY`), which the interpreter's
+//! `float_fn` calls too; every other float `Math` function (`fract`, `mix`…) is a typed
+//! call, `double cajeta_math_float(i32 fn, i32 type, double x, double y, double z)`, of
+//! `math::float_math`, the very function the interpreter computes them with; a `float32`
+//! operand is widened exactly and the result rounded once, as there, so the two executors
+//! cannot round differently. These are declared without memory effects, so LLVM may hoist
+//! and merge the calls. The rest (`Bits`, `float16` operands) goes to `cajeta_scalar_fn`,
 //! which runs the interpreter's `math::scalar_fn` on the computed operands; those cross as
 //! 64-bit patterns: integers extended by their signedness, floats widened exactly to
 //! `double`, booleans 0 or 1.
@@ -74,6 +76,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         }
         if let (Intrinsic::Math(f), ScalarType::F32 | ScalarType::F64) = (op, ty) {
             if types.iter().all(|&t| t == ty) && values.len() <= 3 {
+                if let Some(v) = self.libm_call(f, ty, values)? {
+                    return Ok(v);
+                }
                 return self.math_call(f, ty, values);
             }
         }
@@ -96,6 +101,48 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         self.unwind_unless(st, ok)?;
         let bits = b(self.builder.build_load(i64t, st.out, "bits"))?.into_int_value();
         self.scalar_from_bits(bits, ty)
+    }
+
+    /// Float function `f` of `float32`/`float64` operands `values` (of type `ty`) by a
+    /// direct call of its `double f(double[, double])` function in `math`
+    /// (`math::LIBM_UNARY`, `LIBM_BINARY`), the one the interpreter calls too; `None` for
+    /// the functions that are not one of those.
+    fn libm_call(
+        &self,
+        f: MathFn,
+        ty: ScalarType,
+        values: &[BasicValueEnum<'ctx>],
+    ) -> Gen<Option<BasicValueEnum<'ctx>>> {
+        let unary = math::LIBM_UNARY.iter().map(|&(g, s, _)| (g, s, 1));
+        let binary = math::LIBM_BINARY.iter().map(|&(g, s, _)| (g, s, 2));
+        let Some((_, sym, _)) = unary
+            .chain(binary)
+            .find(|&(g, _, n)| g == f && n == values.len())
+        else {
+            return Ok(None);
+        };
+        let f64t = self.ctx.f64_type();
+        let mut args: Vec<BasicMetadataValueEnum> = Vec::with_capacity(values.len());
+        for v in values {
+            let x = if ty == ScalarType::F32 {
+                b(self.builder.build_float_ext(v.into_float_value(), f64t, ""))?
+            } else {
+                v.into_float_value()
+            };
+            args.push(x.into());
+        }
+        let r = b(self.builder.build_call(self.rt[sym], &args, "libm"))?
+            .try_as_basic_value()
+            .basic()
+            .ok_or("internal error: Math result")?
+            .into_float_value();
+        if ty == ScalarType::F64 {
+            return Ok(Some(r.into()));
+        }
+        // Rounded once to float32, as the interpreter rounds `float_fn`'s result.
+        Ok(Some(
+            b(self.builder.build_float_trunc(r, self.ctx.f32_type(), ""))?.into(),
+        ))
     }
 
     /// Float function `f` of `float32`/`float64` operands `values` (of type `ty`) by the
@@ -450,8 +497,11 @@ pub extern "C" fn cajeta_math_float(code: i32, ty: i32, x: f64, y: f64, z: f64) 
     }
 }
 
-/// The runtime functions without side effects, which LLVM may hoist, merge and drop.
-pub const PURE: [&str; 1] = ["cajeta_math_float"];
+/// True for the runtime functions without side effects (`cajeta_math_*`), which LLVM may
+/// hoist, merge and drop.
+pub fn is_pure(sym: &str) -> bool {
+    sym.starts_with("cajeta_math_")
+}
 
 /// Records the error of call `e` and gives the failure status.
 fn fail(e: &Expr, message: String) -> i32 {
@@ -466,7 +516,7 @@ fn fail(e: &Expr, message: String) -> i32 {
 
 /// This file's C-ABI functions (see `runtime::functions`).
 pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
-    vec![
+    let mut all = vec![
         (
             "cajeta_scalar_fn",
             "i(plllp)",
@@ -477,5 +527,16 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             "d(iiddd)",
             cajeta_math_float as *const () as usize,
         ),
-    ]
+    ];
+    all.extend(
+        math::LIBM_UNARY
+            .iter()
+            .map(|&(_, s, f)| (s, "d(d)", f as *const () as usize)),
+    );
+    all.extend(
+        math::LIBM_BINARY
+            .iter()
+            .map(|&(_, s, f)| (s, "d(dd)", f as *const () as usize)),
+    );
+    all
 }
