@@ -18,6 +18,11 @@ pub(crate) const LLVM_EXE_VAR: &str = "CAJETAC_LLVM_EXE";
 pub(crate) const NO_LLVM: &str =
     "this needs LLVM, which this `cajetac` does not link (it hands such commands to `cajetac-llvm`)";
 
+/// Why a `cajetac` built without the `native-host` feature refuses a command that needs LLVM.
+pub(crate) const NO_LLVM_BUILD: &str = "this needs LLVM, and this `cajetac` was built without it \
+     (cargo feature `native-host`): native host code and `--backend llvm` are not available; \
+     `run --host interp` interprets the host code";
+
 /// The LLVM executable: the one `CAJETAC_LLVM_EXE` names, else `cajetac-llvm` beside this
 /// executable.
 fn llvm_exe() -> Result<PathBuf, String> {

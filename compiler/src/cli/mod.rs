@@ -628,10 +628,17 @@ fn cajetac_main() -> ExitCode {
     };
     if llvm().is_none() {
         if let Some((required, format)) = needs_llvm(&command) {
-            // Returns only when `cajetac-llvm` could not be started.
-            let why = handover::hand_over(&args);
-            if required {
-                return Report(format).fail(Kind::Usage, why);
+            if cfg!(feature = "native-host") {
+                // Returns only when `cajetac-llvm` could not be started.
+                let why = handover::hand_over(&args);
+                if required {
+                    return Report(format).fail(Kind::Usage, why);
+                }
+            } else if required {
+                // A build without LLVM never hands over: a `cajetac-llvm` of another build
+                // may sit beside it (one target folder, other features) and would run the
+                // command without this build's features (`mpi`).
+                return Report(format).fail(Kind::Usage, handover::NO_LLVM_BUILD.to_string());
             }
             // `run --host auto`: the interpreter, as in a build without LLVM.
         }
