@@ -15,6 +15,20 @@ use super::Transport;
 struct Mpi {
     world: SimpleCommunicator,
     local_rank: usize,
+    /// The most bytes one MPI call moves (see [`max_message`]).
+    max_message: usize,
+}
+
+/// The most bytes one MPI call moves: MPI counts are C `int`s, so a buffer of 2 GiB or more
+/// cannot be one message (rsmpi panics on it); larger data moves in pieces of at most 1 GiB.
+/// `CAJETA_MPI_MAX_MESSAGE=N` sets a smaller limit, so tests cover the pieces with small data.
+fn max_message() -> usize {
+    const LIMIT: usize = 1 << 30;
+    std::env::var("CAJETA_MPI_MAX_MESSAGE")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .map_or(LIMIT, |n| n.min(LIMIT))
 }
 
 // SAFETY: MPI was initialized with `MPI_THREAD_SERIALIZED` (checked in `join`): any thread may
@@ -33,7 +47,15 @@ pub(super) fn join() -> Option<(Box<dyn Transport>, Universe)> {
     let world = universe.world();
     // Ranks that share memory form a node: its ranks are numbered by world rank.
     let local_rank = world.split_shared(world.rank()).rank() as usize;
-    Some((Box::new(Mpi { world, local_rank }), universe))
+    let max_message = max_message();
+    Some((
+        Box::new(Mpi {
+            world,
+            local_rank,
+            max_message,
+        }),
+        universe,
+    ))
 }
 
 impl Transport for Mpi {
@@ -51,31 +73,67 @@ impl Transport for Mpi {
         Ok(())
     }
     fn broadcast(&mut self, data: &mut [u8], root: usize) -> Result<(), String> {
-        self.world.process_at_rank(root as i32).broadcast_into(data);
+        // Every rank has the same length, so every rank cuts the same pieces.
+        let root = self.world.process_at_rank(root as i32);
+        for piece in data.chunks_mut(self.max_message) {
+            root.broadcast_into(piece);
+        }
         Ok(())
     }
     fn send(&mut self, data: &[u8], dest: usize, tag: i32) -> Result<(), String> {
-        self.world
-            .process_at_rank(dest as i32)
-            .send_with_tag(data, tag);
+        // Messages between two ranks with one tag arrive in order (MPI's non-overtaking
+        // rule), so the pieces arrive as sent; empty data is one empty message, so that a
+        // receiver that expects bytes gets the length error below instead of waiting.
+        let dest = self.world.process_at_rank(dest as i32);
+        if data.is_empty() {
+            dest.send_with_tag(data, tag);
+        }
+        for piece in data.chunks(self.max_message) {
+            dest.send_with_tag(piece, tag);
+        }
         Ok(())
     }
     fn recv(&mut self, data: &mut [u8], source: usize, tag: i32) -> Result<(), String> {
-        let status = self
-            .world
-            .process_at_rank(source as i32)
-            .receive_into_with_tag(data, tag);
-        let got = status.count(u8::equivalent_datatype()) as usize;
-        if got != data.len() {
+        let from = self.world.process_at_rank(source as i32);
+        let expected = data.len();
+        let mut got = 0;
+        let mut receive = |piece: &mut [u8]| {
+            let status = from.receive_into_with_tag(piece, tag);
+            let n = status.count(u8::equivalent_datatype()) as usize;
+            got += n;
+            n == piece.len()
+        };
+        let whole = if data.is_empty() {
+            receive(data)
+        } else {
+            data.chunks_mut(self.max_message).all(&mut receive)
+        };
+        if !whole {
             return Err(format!(
-                "received {got} bytes from rank {source}, expected {}",
-                data.len()
+                "received {got} bytes from rank {source}, expected {expected}"
             ));
         }
         Ok(())
     }
     fn all_gather(&mut self, data: &[u8], out: &mut [u8]) -> Result<(), String> {
-        self.world.all_gather_into(data, out);
+        let size = self.size();
+        // Each call moves `piece * size` bytes in all: keep that within one message's limit.
+        let piece = (self.max_message / size).max(1);
+        if data.len() <= piece {
+            self.world.all_gather_into(data, out);
+            return Ok(());
+        }
+        let len = data.len();
+        let mut gathered = vec![0u8; piece * size];
+        for start in (0..len).step_by(piece) {
+            let n = piece.min(len - start);
+            let part = &mut gathered[..n * size];
+            self.world
+                .all_gather_into(&data[start..start + n], &mut *part);
+            for (rank, from) in part.chunks(n).enumerate() {
+                out[rank * len + start..rank * len + start + n].copy_from_slice(from);
+            }
+        }
         Ok(())
     }
     fn abort(&mut self, code: i32) {
