@@ -151,7 +151,7 @@ impl FnLower<'_> {
         self.emit(format!("{by_zero} = icmp eq {ty} {ya}, 0"));
         let mut guard = by_zero.clone();
         if signed {
-            let (xm, ym, ov, g) = (self.tmp(), self.tmp(), self.tmp(), self.tmp());
+            let [xm, ym, ov, g] = self.tmps();
             self.emit(format!("{xm} = icmp eq {ty} {xa}, {min}"));
             self.emit(format!("{ym} = icmp eq {ty} {ya}, -1"));
             self.emit(format!("{ov} = and i1 {xm}, {ym}"));
@@ -304,15 +304,7 @@ impl FnLower<'_> {
         };
         let (lo_i, hi_i) = (int_const(to, lo_i), int_const(to, hi_i));
         let x = v.text;
-        let (ge, c1, le, c2, r, over, mut out) = (
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-        );
+        let [ge, c1, le, c2, r, over, mut out] = self.tmps();
         self.emit(format!("{ge} = fcmp oge {fty} {x}, {lo_c}"));
         self.emit(format!("{c1} = select i1 {ge}, {fty} {x}, {fty} {lo_c}"));
         self.emit(format!("{le} = fcmp ole {fty} {c1}, {up_c}"));
@@ -342,7 +334,7 @@ impl FnLower<'_> {
             from_bits_type(w),
             ((1u64 << (w - 1 - fraction)) - 1) << fraction,
         );
-        let (bits, mag, nan, done) = (self.tmp(), self.tmp(), self.tmp(), self.tmp());
+        let [bits, mag, nan, done] = self.tmps();
         self.emit(format!("{bits} = bitcast {fty} {x} to {bty}"));
         self.emit(format!("{mag} = and {bty} {bits}, {mag_mask}"));
         self.emit(format!("{nan} = icmp ugt {bty} {mag}, {inf_bits}"));

@@ -295,7 +295,7 @@ impl FnLower<'_> {
         );
         self.emit(format!("br label %{head}"));
         self.start_block(&head);
-        let (old, got, same) = (self.tmp(), self.tmp(), self.tmp());
+        let [old, got, same] = self.tmps();
         self.emit(format!(
             "{old} = phi i32 [ {init}, %{pre} ], [ {got}, %{head} ]"
         ));

@@ -22,19 +22,7 @@ impl FnLower<'_> {
     /// Rounds the float32 `v` to bfloat16 precision, to nearest even; a NaN keeps its
     /// payload's top bits and is quieted (the rspirv backend's bit sequence).
     pub(super) fn round_bf16(&mut self, v: Val) -> Val {
-        let (bits, shifted, lsb, bias, rounded, quiet, mag, nan, chosen, out, f) = (
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-        );
+        let [bits, shifted, lsb, bias, rounded, quiet, mag, nan, chosen, out, f] = self.tmps();
         self.emit(format!("{bits} = bitcast float {} to i32", v.text));
         self.emit(format!("{shifted} = lshr i32 {bits}, 16"));
         self.emit(format!("{lsb} = and i32 {shifted}, 1"));
@@ -54,7 +42,7 @@ impl FnLower<'_> {
 
     /// A bfloat16 register as stored: its 16 high bits.
     pub(super) fn bf16_to_bits(&mut self, v: Val) -> Val {
-        let (bits, high, t) = (self.tmp(), self.tmp(), self.tmp());
+        let [bits, high, t] = self.tmps();
         self.emit(format!("{bits} = bitcast float {} to i32", v.text));
         self.emit(format!("{high} = lshr i32 {bits}, 16"));
         self.emit(format!("{t} = trunc i32 {high} to i16"));
@@ -63,7 +51,7 @@ impl FnLower<'_> {
 
     /// Stored bfloat16 bits as a float32 register.
     pub(super) fn bf16_from_bits(&mut self, v: Val) -> Val {
-        let (wide, bits, f) = (self.tmp(), self.tmp(), self.tmp());
+        let [wide, bits, f] = self.tmps();
         self.emit(format!("{wide} = zext i16 {} to i32", v.text));
         self.emit(format!("{bits} = shl i32 {wide}, 16"));
         self.emit(format!("{f} = bitcast i32 {bits} to float"));

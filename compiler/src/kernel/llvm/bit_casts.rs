@@ -58,7 +58,7 @@ impl FnLower<'_> {
                 };
                 let mask = int_const(unsigned, (1u64 << (w - 1)) - 1);
                 let inf = int_const(unsigned, ((1u64 << (w - 1 - fraction)) - 1) << fraction);
-                let (rb, mag, nan, out) = (self.tmp(), self.tmp(), self.tmp(), self.tmp());
+                let [rb, mag, nan, out] = self.tmps();
                 self.emit(format!("{rb} = bitcast {} {} to {wty}", x.ty, x.text));
                 self.emit(format!("{mag} = and {wty} {rb}, {mask}"));
                 self.emit(format!("{nan} = icmp ugt {wty} {mag}, {inf}"));

@@ -80,7 +80,7 @@ impl FnLower<'_> {
         let bits = 32 / u32::from(n);
         let ty = super::types::vector("i32", n, w.span)?;
         let x = self.expr(w)?;
-        let (one, splat, top, r) = (self.tmp(), self.tmp(), self.tmp(), self.tmp());
+        let [one, splat, top, r] = self.tmps();
         self.emit(format!(
             "{one} = insertelement {ty} poison, i32 {}, i32 0",
             x.text
@@ -125,7 +125,7 @@ impl FnLower<'_> {
         self.emit(format!("{frac} = fsub float {}, {}", c.text, t.text));
         let dist = self.pure_val(G::FAbs, "float", &[Val::new(frac, "float")]);
         let sign = self.pure_val(G::FSign, "float", std::slice::from_ref(&c));
-        let (up, bump, r, i, out) = (self.tmp(), self.tmp(), self.tmp(), self.tmp(), self.tmp());
+        let [up, bump, r, i, out] = self.tmps();
         self.emit(format!("{up} = fcmp oge float {}, 0.5", dist.text));
         self.emit(format!(
             "{bump} = select i1 {up}, float {}, float 0.0",
@@ -177,7 +177,7 @@ impl FnLower<'_> {
         let idx = self.expr(index)?;
         let idx = self.as_i32(idx);
         let (log_lanes, log_bits) = if bits == 8 { (2, 3) } else { (1, 4) };
-        let (word, lane, shift) = (self.tmp(), self.tmp(), self.tmp());
+        let [word, lane, shift] = self.tmps();
         self.emit(format!("{word} = lshr i32 {}, {log_lanes}", idx.text));
         self.emit(format!(
             "{lane} = and i32 {}, {}",
@@ -327,15 +327,7 @@ impl FnLower<'_> {
             self.emit(format!("{r} = select i1 {wrapped}, i32 -1, i32 {sum}"));
             return Val::new(r, "i32");
         }
-        let (d_neg, up, down, over, under, r, s) = (
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-        );
+        let [d_neg, up, down, over, under, r, s] = self.tmps();
         self.emit(format!("{d_neg} = icmp slt i32 {d}, 0"));
         self.emit(format!("{up} = icmp slt i32 {sum}, {acc}"));
         self.emit(format!("{down} = icmp sgt i32 {sum}, {acc}"));

@@ -55,14 +55,7 @@ impl FnLower<'_> {
             return;
         };
         let exit = self.loops[k].2.clone();
-        let (f, is_break, set, further, leave, kept) = (
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-        );
+        let [f, is_break, set, further, leave, kept] = self.tmps();
         let (leaving, after) = (self.label("jump_leave"), self.label("jump_stay"));
         let brk = jump_code(k, false);
         self.emit(format!("{f} = load i32, ptr %jump"));

@@ -138,6 +138,11 @@ impl<'a> FnLower<'a> {
         format!("%t{}", self.next)
     }
 
+    /// `N` fresh temporaries, numbered in order (as `N` calls of [`Self::tmp`]).
+    pub(super) fn tmps<const N: usize>(&mut self) -> [String; N] {
+        std::array::from_fn(|_| self.tmp())
+    }
+
     pub(super) fn label(&mut self, what: &str) -> String {
         self.next += 1;
         format!("{what}{}", self.next)

@@ -86,14 +86,7 @@ impl FnLower<'_> {
                 };
                 let (x, n) = (self.expr(x)?, self.expr(n)?);
                 // As rspirv: k = n & 31, the other shift (32 - k) & 31, the two ORed.
-                let (k, rest, rest31, hi, lo, r) = (
-                    self.tmp(),
-                    self.tmp(),
-                    self.tmp(),
-                    self.tmp(),
-                    self.tmp(),
-                    self.tmp(),
-                );
+                let [k, rest, rest31, hi, lo, r] = self.tmps();
                 self.emit(format!("{k} = and i32 {}, 31", n.text));
                 self.emit(format!("{rest} = sub i32 32, {k}"));
                 self.emit(format!("{rest31} = and i32 {rest}, 31"));

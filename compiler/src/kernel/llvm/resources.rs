@@ -342,7 +342,7 @@ impl FnLower<'_> {
             return Err(refuse(img.span, "an image that is not a kernel parameter"));
         };
         let (xv, yv) = (self.expr(x)?, self.expr(y)?);
-        let (c0, c1, p) = (self.tmp(), self.tmp(), self.tmp());
+        let [c0, c1, p] = self.tmps();
         self.emit(format!(
             "{c0} = insertelement <2 x i32> poison, i32 {}, i32 0",
             xv.text

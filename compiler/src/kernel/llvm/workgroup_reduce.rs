@@ -78,7 +78,7 @@ impl FnLower<'_> {
         self.emit(format!("{mine} = icmp ult i32 {rel}, {SCRATCH}"));
         self.emit(format!("br i1 {mine}, label %{then}, label %{endif}"));
         self.start_block(&then);
-        let (p, first, old, value) = (self.tmp(), self.tmp(), self.tmp(), self.tmp());
+        let [p, first, old, value] = self.tmps();
         self.emit(format!(
             "{p} = getelementptr {array}, ptr addrspace(3) {scratch}, i32 0, i32 {rel}"
         ));
@@ -102,7 +102,7 @@ impl FnLower<'_> {
         // Phase 2: the tree, strides 128 down to 1.
         let mut stride = SCRATCH / 2;
         while stride > 0 {
-            let (low, partner, present, active) = (self.tmp(), self.tmp(), self.tmp(), self.tmp());
+            let [low, partner, present, active] = self.tmps();
             let (then, endif) = (self.label("wgr_pair"), self.label("wgr_paired"));
             self.emit(format!("{low} = icmp ult i32 {l}, {stride}"));
             self.emit(format!("{partner} = add i32 {l}, {stride}"));
@@ -110,7 +110,7 @@ impl FnLower<'_> {
             self.emit(format!("{active} = and i1 {low}, {present}"));
             self.emit(format!("br i1 {active}, label %{then}, label %{endif}"));
             self.start_block(&then);
-            let (pm, pt, a, b) = (self.tmp(), self.tmp(), self.tmp(), self.tmp());
+            let [pm, pt, a, b] = self.tmps();
             self.emit(format!(
                 "{pm} = getelementptr {array}, ptr addrspace(3) {scratch}, i32 0, i32 {l}"
             ));

@@ -149,14 +149,7 @@ impl FnLower<'_> {
     /// A pointer to element `index` (`i32` or `i64`) of the buffer handle `var` whose
     /// elements are `elem`, or to the scratch area when the element is not inside the buffer.
     pub(crate) fn cpu_buffer_pointer(&mut self, var: &str, elem: &str, index: &Val) -> String {
-        let (p, q, lo, hi, ok, r) = (
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-        );
+        let [p, q, lo, hi, ok, r] = self.tmps();
         let ity = index.ty;
         let as11 = "ptr addrspace(11)";
         self.emit(format!(
@@ -175,7 +168,7 @@ impl FnLower<'_> {
 
     /// The element count of buffer handle `var` of `elem` elements, as `uint32`.
     pub(crate) fn cpu_buffer_length(&mut self, var: &str, elem: &str) -> String {
-        let (size, n, t) = (self.tmp(), self.tmp(), self.tmp());
+        let [size, n, t] = self.tmps();
         self.emit(format!(
             "{size} = ptrtoint ptr getelementptr ({elem}, ptr null, i32 1) to i64"
         ));
@@ -193,7 +186,7 @@ impl FnLower<'_> {
         ty: &str,
         index: &Val,
     ) -> String {
-        let (p, ok, r) = (self.tmp(), self.tmp(), self.tmp());
+        let [p, ok, r] = self.tmps();
         self.emit(format!(
             "{p} = getelementptr [{n} x {ty}], ptr addrspace(3) {base}, i32 0, {} {}",
             index.ty, index.text
@@ -216,16 +209,7 @@ impl FnLower<'_> {
     /// `Spec` slot `slot` of LLVM type `ty` (`i32` or `float`): the launch's value when it
     /// gave one, else `default` (the bits of the declared default).
     pub(crate) fn cpu_spec(&mut self, slot: u32, default: u32, ty: &'static str) -> Val {
-        let (cp, count, given, vp, base, ep, bits, r) = (
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-            self.tmp(),
-        );
+        let [cp, count, given, vp, base, ep, bits, r] = self.tmps();
         let (yes, no, join) = (
             self.label("spec.given"),
             self.label("spec.default"),
