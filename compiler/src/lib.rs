@@ -7,6 +7,7 @@
 //! execution on the runtime). `driver` wires the stages for the CLI; `diagnostics` renders
 //! errors.
 
+pub mod blas;
 pub mod comm;
 pub mod diagnostics;
 pub mod driver;

@@ -25,7 +25,11 @@
 //! ```text
 //! coop_gemm [--sizes 4096,8192] [--reps 5] [--spv-dir DIR] [--torch] [--variants NAME,...]
 //! coop_gemm --int8 [--sizes 4096,8192] [--reps 5] [--torch]
+//! coop_gemm --sweep [--precisions f16f32,f16f16,bf16f32,i8i32] [--shapes WORD,...] [--sizes ...] [--torch]
 //! ```
+//!
+//! `--sweep` runs the generated tiled GEMMs of `cajetac::blas` (sweep.rs) over block shapes
+//! and precisions.
 //!
 //! `--int8` runs the int8 GEMMs instead (int8.rs: 16×16×32 int8 tiles into int32, TOPS, against
 //! torch's `_int_mm`).
@@ -36,6 +40,7 @@
 
 mod int8;
 mod probe;
+mod sweep;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -164,6 +169,14 @@ fn run(args: &[String]) -> Result<(), String> {
         },
         ..SpirvOptions::default()
     };
+    if args.iter().any(|a| a == "--sweep") {
+        let torch = if args.iter().any(|a| a == "--torch") {
+            probe::torch_rates(&sizes)
+        } else {
+            HashMap::new()
+        };
+        return sweep::run(&sizes, reps, &options, args, &torch);
+    }
     if args.iter().any(|a| a == "--int8") {
         return int8::run(&sizes, reps, &options, args.iter().any(|a| a == "--torch"));
     }

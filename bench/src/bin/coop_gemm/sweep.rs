@@ -1,0 +1,268 @@
+//! `coop_gemm --sweep`: the generated tiled GEMMs (`cajetac::blas`) over block shapes and
+//! precisions, side by side in one run. Each shape is the Cajeta source `coop_gemm_source`
+//! writes; every fp32 and int32 result sampled is checked exactly (the inputs make
+//! accumulation exact), fp16 results against a bound stated in the table.
+
+use std::collections::HashMap;
+
+use cajeta_runtime::{Buffer, Context, ContextOptions, KernelArg, LaunchConfig, ScalarValue};
+use cajetac::blas::shapes::candidates;
+use cajetac::blas::{coop_gemm_source, GemmPrecision};
+use cajetac::embed::Program;
+use cajetac::kernel::spirv::SpirvOptions;
+
+use super::{err, f16_bits, kernel_ms, median, value};
+
+fn parse_precision(s: &str) -> Result<GemmPrecision, String> {
+    GemmPrecision::ALL
+        .into_iter()
+        .find(|p| p.short() == s)
+        .ok_or_else(|| format!("--precisions: unknown `{s}` (f16f32, f16f16, bf16f32, i8i32)"))
+}
+
+/// The operands of one precision at one size, uploaded.
+struct Operands {
+    a: Buffer,
+    b_rows: Buffer,
+    b_cols: Buffer,
+    c: Buffer,
+    /// A and B as the host reads them (exact values).
+    ha: Vec<f64>,
+    hb: Vec<f64>,
+}
+
+fn operands(ctx: &Context, p: GemmPrecision, s: u32) -> Result<Operands, String> {
+    let n = u64::from(s);
+    let ha: Vec<f64> = (0..n * n).map(|i| f64::from(value(i, 1))).collect();
+    let hb: Vec<f64> = (0..n * n).map(|i| f64::from(value(i, 2))).collect();
+    // int8 takes the quarters times four: integers in [-4, 4].
+    let bytes = |v: &dyn Fn(u64) -> f64| -> Vec<u8> {
+        (0..n * n)
+            .flat_map(|i| {
+                let x = v(i);
+                match p {
+                    GemmPrecision::I8I32 => vec![(4.0 * x) as i8 as u8],
+                    GemmPrecision::Bf16F32 => ((x as f32).to_bits() >> 16)
+                        .to_le_bytes()
+                        .into_iter()
+                        .take(2)
+                        .collect(),
+                    _ => f16_bits(x as f32).to_le_bytes().to_vec(),
+                }
+            })
+            .collect()
+    };
+    let transposed = |i: u64| hb[((i % n) * n + i / n) as usize];
+    let ab = bytes(&|i| ha[i as usize]);
+    let bb = bytes(&|i| hb[i as usize]);
+    let bt = bytes(&transposed);
+    let stream = ctx.default_stream();
+    let mk = |len: u64| ctx.create_buffer(len).map_err(err);
+    let (a, b_rows, b_cols) = (
+        mk(ab.len() as u64)?,
+        mk(bb.len() as u64)?,
+        mk(bt.len() as u64)?,
+    );
+    let c = mk(n * n * u64::from(p.result_bytes()))?;
+    stream.upload_buffer(&a, &ab).map_err(err)?;
+    stream.upload_buffer(&b_rows, &bb).map_err(err)?;
+    stream.upload_buffer(&b_cols, &bt).map_err(err)?;
+    stream.sync().map_err(err)?;
+    let scale = if p == GemmPrecision::I8I32 { 4.0 } else { 1.0 };
+    Ok(Operands {
+        a,
+        b_rows,
+        b_cols,
+        c,
+        ha: ha.iter().map(|x| x * scale).collect(),
+        hb: hb.iter().map(|x| x * scale).collect(),
+    })
+}
+
+fn f16_value(bits: u16) -> f64 {
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = i32::from((bits >> 10) & 0x1f);
+    let mant = f64::from(bits & 0x3ff);
+    if exp == 0 {
+        sign * mant * 2f64.powi(-24)
+    } else {
+        sign * (1.0 + mant / 1024.0) * 2f64.powi(exp - 15)
+    }
+}
+
+/// Runs the sweep: `--precisions`, `--sizes`, `--reps`, `--shapes` (names containing any of
+/// the given words).
+pub fn run(
+    sizes: &[u32],
+    reps: usize,
+    options: &SpirvOptions,
+    args: &[String],
+    torch: &HashMap<(u32, &'static str), f64>,
+) -> Result<(), String> {
+    let value_of = |f: &str| {
+        args.iter()
+            .position(|a| a == f)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let precisions: Vec<GemmPrecision> = match value_of("--precisions") {
+        Some(list) => list
+            .split(',')
+            .map(parse_precision)
+            .collect::<Result<_, _>>()?,
+        None => GemmPrecision::ALL.to_vec(),
+    };
+    let wanted: Vec<String> = value_of("--shapes")
+        .map(|s| s.split(',').map(str::to_string).collect())
+        .unwrap_or_default();
+    let subgroup = 32;
+    let mut programs = Vec::new();
+    for &p in &precisions {
+        for shape in candidates(p, subgroup) {
+            let name = shape.name();
+            if !wanted.is_empty() && !wanted.iter().any(|w| name.contains(w.as_str())) {
+                continue;
+            }
+            let src = coop_gemm_source(&shape, "Gemm")?;
+            match Program::compile_files(&[(format!("{name}.cajeta"), src)], options) {
+                Ok(prog) => programs.push((shape, prog)),
+                Err(e) => println!("{name}: does not compile: {e}"),
+            }
+        }
+    }
+    let ctx = Context::with_options(
+        ContextOptions::from_env()
+            .with_validation(false)
+            .with_profile(true)
+            .with_features(
+                programs
+                    .iter()
+                    .flat_map(|(_, p)| p.required_features())
+                    .collect(),
+            ),
+    )
+    .map_err(err)?;
+    if ctx.device_info().subgroup_size != subgroup {
+        return Err(format!(
+            "--sweep needs {subgroup}-wide subgroups; the device has {}",
+            ctx.device_info().subgroup_size
+        ));
+    }
+    let mut kernels = Vec::new();
+    for (shape, prog) in &programs {
+        let k = prog.get("gemm").map_err(err)?;
+        match ctx.load_kernel(&k.words, &k.reflection) {
+            Ok(kernel) => kernels.push((*shape, kernel)),
+            Err(e) => println!("{}: the device refused it: {e}", shape.name()),
+        }
+    }
+    println!(
+        "\nGenerated GEMMs on {} ({}); median of {reps} runs, GPU time from Vulkan timestamps\n",
+        ctx.device_info().name,
+        ctx.device_info().driver_info
+    );
+    println!("| size | precision | shape | threads | shared KiB | ms | T(FL)OP/s | check |");
+    println!("|---|---|---|---:|---:|---:|---:|---|");
+    let stream = ctx.default_stream();
+    let mut best: HashMap<(u32, GemmPrecision), (f64, String)> = HashMap::new();
+    for &s in sizes {
+        for &p in &precisions {
+            for (dtype, label) in [("fp16", "torch fp16"), ("bf16", "torch bf16")] {
+                if let Some(t) = torch.get(&(s, dtype)) {
+                    if (dtype == "bf16") == (p == GemmPrecision::Bf16F32) {
+                        println!(
+                            "| {s}³ | {} | {label} (cuBLAS) | — | — | — | {t:.1} | — |",
+                            p.short()
+                        );
+                    }
+                }
+            }
+            let ops = operands(&ctx, p, s)?;
+            let n = u64::from(s);
+            for (shape, kernel) in kernels.iter().filter(|(sh, _)| sh.precision == p) {
+                if s % shape.bm != 0 || s % shape.bn != 0 || s % shape.bk != 0 {
+                    continue;
+                }
+                let b = if shape.b_col_major {
+                    &ops.b_cols
+                } else {
+                    &ops.b_rows
+                };
+                let cfg =
+                    LaunchConfig::new([s / shape.bn, s / shape.bm, 1], [shape.threads(), 1, 1]);
+                let args = [
+                    KernelArg::Buffer(&ops.a),
+                    KernelArg::Buffer(b),
+                    KernelArg::Buffer(&ops.c),
+                    KernelArg::Scalar(ScalarValue::U32(s)),
+                    KernelArg::Scalar(ScalarValue::U32(s)),
+                    KernelArg::Scalar(ScalarValue::U32(s)),
+                ];
+                let mut times = match kernel_ms(&ctx, &stream, kernel, &cfg, &args, reps) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        println!(
+                            "| {s}³ | {} | {} | launch failed: {e} |",
+                            p.short(),
+                            shape.name()
+                        );
+                        continue;
+                    }
+                };
+                let rb = p.result_bytes() as usize;
+                let mut out = vec![0u8; n as usize * n as usize * rb];
+                stream.download_buffer(&ops.c, &mut out).map_err(err)?;
+                let mut worst = 0.0f64;
+                let mut worst_rel = 0.0f64;
+                for t in 0..256u64 {
+                    let (i, j) = ((t * 7919) % n, (t * 104729 + 13) % n);
+                    let want: f64 = (0..n)
+                        .map(|k| ops.ha[(i * n + k) as usize] * ops.hb[(k * n + j) as usize])
+                        .sum();
+                    let o = (i * n + j) as usize * rb;
+                    let got = match p {
+                        GemmPrecision::I8I32 => f64::from(i32::from_le_bytes(
+                            out[o..o + 4].try_into().expect("4 bytes"),
+                        )),
+                        GemmPrecision::F16F16 => {
+                            f16_value(u16::from_le_bytes([out[o], out[o + 1]]))
+                        }
+                        _ => f64::from(f32::from_le_bytes(
+                            out[o..o + 4].try_into().expect("4 bytes"),
+                        )),
+                    };
+                    worst = worst.max((got - want).abs());
+                    worst_rel = worst_rel.max((got - want).abs() / want.abs().max(1.0));
+                }
+                let check = if p == GemmPrecision::F16F16 {
+                    format!("max abs error {worst:.3}, relative {worst_rel:.2e}")
+                } else if worst == 0.0 {
+                    "exact".to_string()
+                } else {
+                    format!("**WRONG** by up to {worst}")
+                };
+                let ms = median(&mut times);
+                let rate = 2.0 * (n * n * n) as f64 / (ms * 1e-3) / 1e12;
+                println!(
+                    "| {s}³ | {} | {} | {} | {:.1} | {ms:.3} | {rate:.1} | {check} |",
+                    p.short(),
+                    shape.name(),
+                    shape.threads(),
+                    f64::from(shape.shared_bytes()) / 1024.0,
+                );
+                let valid = p == GemmPrecision::F16F16 || worst == 0.0;
+                let e = best.entry((s, p)).or_insert((0.0, String::new()));
+                if valid && rate > e.0 {
+                    *e = (rate, shape.name());
+                }
+            }
+        }
+    }
+    println!("\nBest per size and precision:");
+    let mut rows: Vec<_> = best.into_iter().collect();
+    rows.sort_by_key(|((s, p), _)| (*s, p.short()));
+    for ((s, p), (rate, name)) in rows {
+        println!("  {s}³ {}: {rate:.1} ({name})", p.short());
+    }
+    Ok(())
+}
