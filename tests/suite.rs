@@ -29,6 +29,7 @@ mod kernel_printf;
 mod llvm_backend;
 mod pinned_transfers;
 mod pipeline_example;
+mod pipeline_statistics;
 mod precision_device;
 mod precision_golden;
 mod precision_local;

@@ -43,8 +43,8 @@ use host_memory::{host_alloc, host_copy, host_pin};
 use vulkan::{
     acceleration, batch, bfloat16, buffer_address, cache, coop_matrix2, coop_shapes, descriptors,
     device, event, feature_names, features, instance, kernel_needs, kernel_printf, logical_device,
-    memory, peer, pipeline, profile, queues, resources, stream, sync, texture, transfer,
-    transfer_import,
+    memory, peer, pipeline, pipeline_stats, profile, queues, resources, stream, sync, texture,
+    transfer, transfer_import,
 };
 
 use std::fmt;
@@ -73,6 +73,7 @@ pub use launch::{KernelArg, LaunchConfig, ScalarValue};
 pub use memory::MemoryUsage;
 pub use peer::{copy_buffer_peer, PeerPath, PEER_CHUNK_BYTES};
 pub use pipeline::Kernel;
+pub use pipeline_stats::PipelineStatistic;
 pub use precision::{FloatStorage, IntStorage, PrecisionOptions, PrecisionVariant};
 pub use precision_codec::{decode_sfp, encode_sfp, sfp_buffer_bytes};
 pub use profile::{ProfileEntry, ProfileKind, ProfileReport};
@@ -132,6 +133,11 @@ pub struct ContextOptions {
     /// Do not enable `VK_EXT_external_memory_host` even where the device offers it: pinning
     /// host memory and peer copies then take their staged paths (`CAJETA_NO_HOST_IMPORT=1`).
     pub no_host_import: bool,
+    /// Ask the driver to record what it compiled each pipeline into (registers, instructions,
+    /// spills: `VK_KHR_pipeline_executable_properties`) for [`Kernel::pipeline_statistics`];
+    /// `CAJETA_PIPELINE_STATISTICS=1` in [`ContextOptions::from_env`]. Ignored where the
+    /// device lacks the extension.
+    pub pipeline_statistics: bool,
     /// Precision options (SPEC §8) for embedders that compile kernels for this context:
     /// [`Context::precision_variant`] resolves them against the device.
     pub precision: PrecisionOptions,
@@ -217,6 +223,7 @@ impl ContextOptions {
             cache_dir: cache_dir_from_env(),
             no_host_visible: flag("CAJETA_NO_HOST_VISIBLE"),
             no_host_import: flag("CAJETA_NO_HOST_IMPORT"),
+            pipeline_statistics: flag("CAJETA_PIPELINE_STATISTICS"),
             precision: PrecisionOptions::default(),
             checked: flag("CAJETA_CHECKED"),
             kernel_printf: kernel_printf_from_env().unwrap_or(false),
@@ -244,6 +251,13 @@ impl ContextOptions {
     /// These options with validation on or off.
     pub fn with_validation(mut self, on: bool) -> Self {
         self.validation = on;
+        self
+    }
+
+    /// These options with pipeline statistics on or off (see
+    /// [`ContextOptions::pipeline_statistics`]).
+    pub fn with_pipeline_statistics(mut self, on: bool) -> Self {
+        self.pipeline_statistics = on;
         self
     }
 

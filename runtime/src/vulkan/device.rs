@@ -215,6 +215,10 @@ pub(crate) struct DeviceShared {
     /// Whether device-local memory is also host-visible (unified memory, ReBAR, lavapipe):
     /// uploads then write buffers directly instead of going through a staging copy.
     pub(crate) host_visible_device_local: bool,
+    /// `VK_KHR_pipeline_executable_properties`, where [`crate::ContextOptions::pipeline_statistics`]
+    /// asked for it and the device has it: pipelines are then created with
+    /// `CAPTURE_STATISTICS`.
+    pub(crate) executable_properties: Option<ash::khr::pipeline_executable_properties::Device>,
     /// Whether `bufferDeviceAddress` is enabled: buffers are then created with
     /// `SHADER_DEVICE_ADDRESS` usage, so kernels can address them past
     /// `maxStorageBufferRange` (`ParameterSlot::Address`).
@@ -348,6 +352,14 @@ impl DeviceShared {
         if host_import {
             ext_names.push(ash::ext::external_memory_host::NAME);
         }
+        let statistics = opts.pipeline_statistics
+            && c.info
+                .extensions
+                .iter()
+                .any(|e| e == "VK_KHR_pipeline_executable_properties");
+        if statistics {
+            ext_names.push(ash::khr::pipeline_executable_properties::NAME);
+        }
         let ext_ptrs: Vec<*const std::ffi::c_char> = ext_names.iter().map(|e| e.as_ptr()).collect();
         // SAFETY: valid physical device.
         let families = unsafe {
@@ -367,11 +379,17 @@ impl DeviceShared {
             let queue_info = [vk::DeviceQueueCreateInfo::default()
                 .queue_family_index(c.queue_family)
                 .queue_priorities(&priorities)];
+            let mut executable_info =
+                vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+                    .pipeline_executable_info(true);
             enabled.with_chain(levels, |features2| {
-                let info = vk::DeviceCreateInfo::default()
+                let mut info = vk::DeviceCreateInfo::default()
                     .queue_create_infos(&queue_info)
                     .enabled_extension_names(&ext_ptrs)
                     .push_next(features2);
+                if statistics {
+                    info = info.push_next(&mut executable_info);
+                }
                 // SAFETY: all pointers refer to locals alive for this call.
                 unsafe { instance.instance.create_device(c.physical, &info, None) }
             })
@@ -405,6 +423,9 @@ impl DeviceShared {
             what: "the allocator".into(),
             message: e.to_string(),
         })?;
+        let executable_properties = statistics.then(|| {
+            ash::khr::pipeline_executable_properties::Device::new(&instance.instance, &logical.0)
+        });
         let accel = accel_on.then(|| {
             crate::acceleration::AccelSupport::new(&instance.instance, c.physical, &logical.0)
         });
@@ -473,6 +494,7 @@ impl DeviceShared {
             tracker: Mutex::new(Tracker::default()),
             validation: opts.validation,
             accel,
+            executable_properties,
             logical,
             instance,
         })

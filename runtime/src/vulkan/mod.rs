@@ -22,6 +22,7 @@ pub(crate) mod logical_device;
 pub(crate) mod memory;
 pub(crate) mod peer;
 pub(crate) mod pipeline;
+pub(crate) mod pipeline_stats;
 pub(crate) mod profile;
 pub(crate) mod queues;
 pub(crate) mod resources;

@@ -54,7 +54,7 @@ pub(crate) struct KernelInner {
     pub(crate) counts: DescriptorCounts,
     /// Per reflection binding (in order), its descriptor count: 1, or a buffer array's capacity.
     pub(crate) binding_counts: Vec<u32>,
-    pipelines: Mutex<HashMap<PipelineKey, vk::Pipeline>>,
+    pub(crate) pipelines: Mutex<HashMap<PipelineKey, vk::Pipeline>>,
     /// The pipeline the last launch used, checked before hashing into `pipelines`.
     last: Mutex<Option<(PipelineKey, vk::Pipeline)>>,
     created: AtomicUsize,
@@ -382,9 +382,12 @@ impl Kernel {
             required_size = required_size.required_subgroup_size(n);
             stage = stage.push_next(&mut required_size);
         }
-        let info = vk::ComputePipelineCreateInfo::default()
+        let mut info = vk::ComputePipelineCreateInfo::default()
             .stage(stage)
             .layout(inner.pipeline_layout);
+        if inner.shared.executable_properties.is_some() {
+            info = info.flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR);
+        }
         // SAFETY: module, layout and cache are alive; the infos point at locals.
         let _serial = crate::lock(&crate::DRIVER_SERIAL);
         let created = unsafe {

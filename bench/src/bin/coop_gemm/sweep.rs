@@ -134,6 +134,7 @@ pub fn run(
         ContextOptions::from_env()
             .with_validation(false)
             .with_profile(true)
+            .with_pipeline_statistics(true)
             .with_features(
                 programs
                     .iter()
@@ -255,6 +256,24 @@ pub fn run(
                 if valid && rate > e.0 {
                     *e = (rate, shape.name());
                 }
+            }
+        }
+    }
+    // What the driver made of each kernel (registers, spills), once launched.
+    println!("\nPipeline statistics (VK_KHR_pipeline_executable_properties):");
+    for (shape, kernel) in &kernels {
+        match kernel.pipeline_statistics() {
+            Ok(stats) if !stats.is_empty() => {
+                let line: Vec<String> = stats
+                    .iter()
+                    .map(|st| format!("{}={}", st.name, st.value))
+                    .collect();
+                println!("  {}: {}", shape.name(), line.join("; "));
+            }
+            Ok(_) => println!("  {}: none (not launched)", shape.name()),
+            Err(e) => {
+                println!("  {e}");
+                break;
             }
         }
     }
