@@ -61,6 +61,8 @@ fn impossible_shapes_are_refused_with_a_reason() {
         sg_cols: 4,
         subgroup: 32,
         b_col_major: false,
+        loads_first: false,
+        fixed_nk: None,
     };
     assert!(coop_gemm_source(&base, "G").is_ok());
     let cases = [

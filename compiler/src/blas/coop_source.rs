@@ -124,6 +124,15 @@ pub struct CoopGemmShape {
     pub subgroup: u32,
     /// B is given as the row-major `n × k` array of Bᵀ.
     pub b_col_major: bool,
+    /// Per K step, load every A and every B tile before the first multiply-add (as
+    /// `bench/src/bin/coop_gemm/prefetch.cajeta` does), instead of one B tile before each
+    /// column of multiply-adds (as NVIDIA's sample does). Which one the driver schedules
+    /// better depends on the shape (docs/PERFORMANCE.md).
+    pub loads_first: bool,
+    /// `Some((n, k))`: the kernel is compiled for these `n` and `k` (its `n` and `k`
+    /// parameters are then ignored), so strides and the K loop's bound are constants, as in
+    /// NVIDIA's sample, where they are specialization constants.
+    pub fixed_nk: Option<(u32, u32)>,
 }
 
 impl CoopGemmShape {
@@ -132,17 +141,23 @@ impl CoopGemmShape {
         self.sg_rows * self.sg_cols * self.subgroup
     }
 
-    /// A name for tables: `f16f32-128x256x32-2x4-bc` (`-bc` where B is column-major).
+    /// A name for tables: `f16f32-128x256x32-2x4-bc-lf` (`-bc` where B is column-major, `-lf`
+    /// with `loads_first`).
     pub fn name(&self) -> String {
         format!(
-            "{}-{}x{}x{}-{}x{}{}",
+            "{}-{}x{}x{}-{}x{}{}{}{}",
             self.precision.short(),
             self.bm,
             self.bn,
             self.bk,
             self.sg_rows,
             self.sg_cols,
-            if self.b_col_major { "-bc" } else { "" }
+            if self.b_col_major { "-bc" } else { "" },
+            if self.loads_first { "-lf" } else { "" },
+            match self.fixed_nk {
+                Some((n, k)) => format!("-n{n}k{k}"),
+                None => String::new(),
+            }
         )
     }
 
@@ -266,8 +281,12 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
     let _ = writeln!(w, "        uint32 wn = warp % {};", shape.sg_cols);
     let _ = writeln!(w, "        uint32 row0 = Workgroup.y() * {bm};");
     let _ = writeln!(w, "        uint32 col0 = Workgroup.x() * {bn};");
-    let _ = writeln!(w, "        uint32 kq = k / {e};");
-    let _ = writeln!(w, "        uint32 nq = n / {e};");
+    let (n_expr, k_expr) = match shape.fixed_nk {
+        Some((n, k)) => (n.to_string(), k.to_string()),
+        None => ("n".to_string(), "k".to_string()),
+    };
+    let _ = writeln!(w, "        uint32 kq = {k_expr} / {e};");
+    let _ = writeln!(w, "        uint32 nq = {n_expr} / {e};");
     // This thread's row and vector within each slice, and where they are in memory.
     let _ = writeln!(w, "        uint32 ar = tid / {a_row};");
     let _ = writeln!(w, "        uint32 ac = tid % {a_row};");
@@ -320,7 +339,7 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
     } else {
         let _ = writeln!(w, "        uint32 bo = wn * {};", wc / e);
     }
-    let _ = writeln!(w, "        for (uint32 t = 0; t < k; t += {bk}) {{");
+    let _ = writeln!(w, "        for (uint32 t = 0; t < {k_expr}; t += {bk}) {{");
     for q in 0..na {
         let _ = writeln!(w, "            ta[sa + {}] = ra{q};", q * a_pass * sa);
     }
@@ -329,7 +348,7 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
     }
     let _ = writeln!(w, "            Barrier.workgroup();");
     // The next slice is fetched into registers while this one is multiplied.
-    let _ = writeln!(w, "            if (t + {bk} < k) {{");
+    let _ = writeln!(w, "            if (t + {bk} < {k_expr}) {{");
     let _ = writeln!(w, "                ga += {a_row};");
     if shape.b_col_major {
         let _ = writeln!(w, "                gb += {};", bk / e);
@@ -351,7 +370,7 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
             i * tm * sa
         );
     }
-    for j in 0..cc {
+    let load_b = |w: &mut String, j: u32| {
         if shape.b_col_major {
             let _ = writeln!(
                 w,
@@ -365,11 +384,28 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
                 j * tn / e
             );
         }
+    };
+    let mul = |w: &mut String, i: u32, j: u32| {
+        let _ = writeln!(
+            w,
+            "                c{i}_{j} = CoopMatrix.mulAdd(a{i}, b{j}, c{i}_{j});"
+        );
+    };
+    if shape.loads_first {
+        for j in 0..cc {
+            load_b(w, j);
+        }
         for i in 0..cr {
-            let _ = writeln!(
-                w,
-                "                c{i}_{j} = CoopMatrix.mulAdd(a{i}, b{j}, c{i}_{j});"
-            );
+            for j in 0..cc {
+                mul(w, i, j);
+            }
+        }
+    } else {
+        for j in 0..cc {
+            load_b(w, j);
+            for i in 0..cr {
+                mul(w, i, j);
+            }
         }
     }
     let _ = writeln!(w, "            }}");
@@ -377,13 +413,13 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
     let _ = writeln!(w, "        }}");
     let _ = writeln!(
         w,
-        "        uint32 o = (row0 + wm * {wr}) * n + col0 + wn * {wc};"
+        "        uint32 o = (row0 + wm * {wr}) * {n_expr} + col0 + wn * {wc};"
     );
     for i in 0..cr {
         for j in 0..cc {
             let _ = writeln!(
                 w,
-                "        CoopMatrix.store(c, o + {i} * {tm} * n + {}, n, c{i}_{j});",
+                "        CoopMatrix.store(c, o + {i} * {tm} * {n_expr} + {}, {n_expr}, c{i}_{j});",
                 j * tn
             );
         }

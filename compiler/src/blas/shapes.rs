@@ -36,7 +36,9 @@ pub fn candidates(precision: GemmPrecision, subgroup: u32) -> Vec<CoopGemmShape>
     let mut out = Vec::new();
     for &(bm, bn, bk) in blocks {
         for (sg_rows, sg_cols) in [(2, 4), (4, 2)] {
-            for b_col_major in [false, true] {
+            for (b_col_major, loads_first) in
+                [(false, false), (true, false), (false, true), (true, true)]
+            {
                 let s = CoopGemmShape {
                     precision,
                     bm,
@@ -46,6 +48,8 @@ pub fn candidates(precision: GemmPrecision, subgroup: u32) -> Vec<CoopGemmShape>
                     sg_cols,
                     subgroup,
                     b_col_major,
+                    loads_first,
+                    fixed_nk: None,
                 };
                 if s.check().is_ok() && s.accumulator_registers() <= MAX_ACC_REGISTERS {
                     out.push(s);

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use cajeta_runtime::{Buffer, Context, ContextOptions, KernelArg, LaunchConfig, ScalarValue};
 use cajetac::blas::shapes::candidates;
-use cajetac::blas::{coop_gemm_source, GemmPrecision};
+use cajetac::blas::{coop_gemm_source, CoopGemmShape, GemmPrecision};
 use cajetac::embed::Program;
 use cajetac::kernel::spirv::SpirvOptions;
 
@@ -124,10 +124,69 @@ pub fn run(
                 continue;
             }
             let src = coop_gemm_source(&shape, "Gemm")?;
+            if let Some(dir) = value_of("--write-sources") {
+                // The generated Cajeta, to read or to build with `cajetac build`.
+                let path = std::path::Path::new(&dir).join(format!("{name}.cajeta"));
+                std::fs::write(&path, &src).map_err(|e| format!("{}: {e}", path.display()))?;
+                continue;
+            }
             match Program::compile_files(&[(format!("{name}.cajeta"), src)], options) {
-                Ok(prog) => programs.push((shape, prog)),
+                Ok(prog) => programs.push((name, shape, prog)),
                 Err(e) => println!("{name}: does not compile: {e}"),
             }
+        }
+    }
+    if value_of("--write-sources").is_some() {
+        return Ok(());
+    }
+    // Controls: the hand-written prefetch kernel (its fp16 -> fp32 form is
+    // `coop_gemm --variants prefetch64`) with only its matrix types changed.
+    for p in &precisions {
+        let types = match p {
+            GemmPrecision::F16F32 => {
+                Some(("CoopMatrixA ", "CoopMatrixB ", "CoopMatrixAcc ", "float32"))
+            }
+            GemmPrecision::Bf16F32 => Some((
+                "CoopMatrixA<bfloat16, 16, 16> ",
+                "CoopMatrixB<bfloat16, 16, 16> ",
+                "CoopMatrixAcc ",
+                "float32",
+            )),
+            GemmPrecision::F16F16 => Some((
+                "CoopMatrixA ",
+                "CoopMatrixB ",
+                "CoopMatrixAcc<float16, 16, 16> ",
+                "float16",
+            )),
+            GemmPrecision::I8I32 => None,
+        };
+        let (Some((a, b, acc, c)), true) = (
+            types,
+            wanted.is_empty() || wanted.iter().any(|w| w == "ctl"),
+        ) else {
+            continue;
+        };
+        let src = super::CAJETA_PREFETCH
+            .replace("CoopMatrixA ", a)
+            .replace("CoopMatrixB ", b)
+            .replace("CoopMatrixAcc ", acc)
+            .replace("KernelBuffer<float32> c", &format!("KernelBuffer<{c}> c"));
+        let shape = CoopGemmShape {
+            precision: *p,
+            bm: 128,
+            bn: 128,
+            bk: 64,
+            sg_rows: 2,
+            sg_cols: 4,
+            subgroup,
+            b_col_major: false,
+            loads_first: true,
+            fixed_nk: None,
+        };
+        let name = format!("ctl-prefetch-{}", p.short());
+        match Program::compile_files(&[(format!("{name}.cajeta"), src)], options) {
+            Ok(prog) => programs.push((name, shape, prog)),
+            Err(e) => println!("{name}: does not compile: {e}"),
         }
     }
     let ctx = Context::with_options(
@@ -138,7 +197,7 @@ pub fn run(
             .with_features(
                 programs
                     .iter()
-                    .flat_map(|(_, p)| p.required_features())
+                    .flat_map(|(_, _, p)| p.required_features())
                     .collect(),
             ),
     )
@@ -150,11 +209,11 @@ pub fn run(
         ));
     }
     let mut kernels = Vec::new();
-    for (shape, prog) in &programs {
+    for (name, shape, prog) in &programs {
         let k = prog.get("gemm").map_err(err)?;
         match ctx.load_kernel(&k.words, &k.reflection) {
-            Ok(kernel) => kernels.push((*shape, kernel)),
-            Err(e) => println!("{}: the device refused it: {e}", shape.name()),
+            Ok(kernel) => kernels.push((name.clone(), *shape, kernel)),
+            Err(e) => println!("{name}: the device refused it: {e}"),
         }
     }
     println!(
@@ -180,7 +239,7 @@ pub fn run(
             }
             let ops = operands(&ctx, p, s)?;
             let n = u64::from(s);
-            for (shape, kernel) in kernels.iter().filter(|(sh, _)| sh.precision == p) {
+            for (name, shape, kernel) in kernels.iter().filter(|(_, sh, _)| sh.precision == p) {
                 if s % shape.bm != 0 || s % shape.bn != 0 || s % shape.bk != 0 {
                     continue;
                 }
@@ -205,7 +264,7 @@ pub fn run(
                         println!(
                             "| {s}³ | {} | {} | launch failed: {e} |",
                             p.short(),
-                            shape.name()
+                            name.clone()
                         );
                         continue;
                     }
@@ -247,30 +306,30 @@ pub fn run(
                 println!(
                     "| {s}³ | {} | {} | {} | {:.1} | {ms:.3} | {rate:.1} | {check} |",
                     p.short(),
-                    shape.name(),
+                    name.clone(),
                     shape.threads(),
                     f64::from(shape.shared_bytes()) / 1024.0,
                 );
                 let valid = p == GemmPrecision::F16F16 || worst == 0.0;
                 let e = best.entry((s, p)).or_insert((0.0, String::new()));
                 if valid && rate > e.0 {
-                    *e = (rate, shape.name());
+                    *e = (rate, name.clone());
                 }
             }
         }
     }
     // What the driver made of each kernel (registers, spills), once launched.
     println!("\nPipeline statistics (VK_KHR_pipeline_executable_properties):");
-    for (shape, kernel) in &kernels {
+    for (name, _, kernel) in &kernels {
         match kernel.pipeline_statistics() {
             Ok(stats) if !stats.is_empty() => {
                 let line: Vec<String> = stats
                     .iter()
                     .map(|st| format!("{}={}", st.name, st.value))
                     .collect();
-                println!("  {}: {}", shape.name(), line.join("; "));
+                println!("  {}: {}", name.clone(), line.join("; "));
             }
-            Ok(_) => println!("  {}: none (not launched)", shape.name()),
+            Ok(_) => println!("  {}: none (not launched)", name.clone()),
             Err(e) => {
                 println!("  {e}");
                 break;
