@@ -3,6 +3,7 @@
 
 mod big_buffers;
 mod blas_gemm;
+mod blas_host;
 mod blas_kernels;
 mod buffer_arrays;
 mod build_time;
