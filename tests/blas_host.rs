@@ -226,3 +226,30 @@ public final class Small {
         );
     }
 }
+
+/// examples/gemm.cajeta and examples/gemm_int8.cajeta call the library at their small size
+/// and report every element exact, in both executors.
+#[test]
+fn the_gemm_examples_check_every_element_of_the_library_product() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let root = cajeta_tests::tests_dir().join("../examples");
+    for (file, line) in [
+        (
+            "gemm.cajeta",
+            "library gemm: 4 products, all 130000 elements exact",
+        ),
+        (
+            "gemm_int8.cajeta",
+            "library gemm int8: 2 products, all 65000 elements exact",
+        ),
+    ] {
+        let text = std::fs::read_to_string(root.join(file)).expect("example");
+        for mode in modes() {
+            let (r, printed) = run(&ctx, text.clone(), mode);
+            assert_eq!(r.as_deref(), Ok("0"), "{file} {mode:?}: {printed}");
+            assert!(printed.contains(line), "{file} {mode:?}: {printed}");
+        }
+    }
+}
