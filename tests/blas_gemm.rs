@@ -165,6 +165,41 @@ fn every_precision_layout_and_edge_shape_matches_the_host_exactly() {
     assert!(checked > 4 * 4 * 130 * 70, "{checked} elements");
 }
 
+/// The cooperative path end to end on lavapipe: its padding, layout packing, direct use of
+/// operands that fit and the unpad copy, around a scalar stand-in with the cooperative
+/// kernel's interface, for each precision's tuned shape and the same with B's layout flipped.
+#[test]
+fn the_cooperative_paths_padding_and_copies_match_the_host_exactly() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let mut runs = 0;
+    for p in GemmPrecision::ALL {
+        let t = tuned(p, TUNED_SUBGROUP);
+        for shape in [
+            t,
+            cajetac::blas::CoopGemmShape {
+                b_col_major: !t.b_col_major,
+                ..t
+            },
+        ] {
+            let gemm = Gemm::coop_stand_in(&ctx, shape).expect("stand-in");
+            assert_eq!(gemm.kernel(), GemmKernel::Coop(shape));
+            // Whole blocks (operands used as they are where their layout fits) and edges.
+            let whole = (shape.bm, shape.bn, 2 * shape.bk);
+            for dims in [whole, (1, 1, 1), (17, 33, 65), (130, 70, 300)] {
+                for al in LAYOUTS {
+                    for bl in LAYOUTS {
+                        check_one(&ctx, &gemm, dims, al, bl);
+                        runs += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 4 * 2 * 4 * 4);
+}
+
 #[test]
 fn bad_arguments_are_refused_with_the_operand_named() {
     let Some(ctx) = device_context(false) else {

@@ -13,9 +13,9 @@ use cajeta_runtime::{
     Buffer, Context, DeviceProfile, Kernel, KernelArg, LaunchConfig, ScalarValue, Stream,
 };
 
-use super::coop_source::{coop_gemm_source, GemmPrecision};
+use super::coop_source::{coop_gemm_source, CoopGemmShape, GemmPrecision};
 use super::pad_source::{pad_source, COPY_THREADS, MAX_GRID_Y};
-use super::scalar_source::{scalar_gemm_source, TILE};
+use super::scalar_source::{coop_stand_in_source, scalar_gemm_source, TILE};
 use super::tuned::{select, GemmKernel};
 use crate::embed::Program;
 use crate::kernel::spirv::{SpirvOptions, TargetEnv};
@@ -99,6 +99,13 @@ pub fn compile(
     Program::compile_files(&files, options).map_err(|e| GemmError(e.to_string()))
 }
 
+/// The options for `ctx`'s device, with the features the context enabled.
+fn context_options(ctx: &Context) -> SpirvOptions {
+    let mut profile = DeviceProfile::from_info(ctx.device_info());
+    profile.features = ctx.enabled_features();
+    options_for(&profile)
+}
+
 /// `x` rounded up to a multiple of `to`.
 fn round_up(x: u32, to: u32) -> u32 {
     x.div_ceil(to) * to
@@ -125,9 +132,34 @@ impl Gemm {
         precision: GemmPrecision,
         kernel: GemmKernel,
     ) -> Result<Gemm, GemmError> {
-        let mut profile = DeviceProfile::from_info(ctx.device_info());
-        profile.features = ctx.enabled_features();
-        let program = compile(precision, kernel, &options_for(&profile))?;
+        let program = compile(precision, kernel, &context_options(ctx))?;
+        Gemm::load(ctx, precision, kernel, &program)
+    }
+
+    /// The cooperative path of `shape` (its padding, layouts and copies) with a scalar
+    /// stand-in for the cooperative-matrix kernel, so that it runs on devices without
+    /// cooperative matrices: what the tests check that path with on lavapipe.
+    pub fn coop_stand_in(ctx: &Context, shape: CoopGemmShape) -> Result<Gemm, GemmError> {
+        let p = shape.precision;
+        let files = [
+            (
+                "blas_coop_stand_in.cajeta".to_string(),
+                coop_stand_in_source(&shape, "CoopStandIn"),
+            ),
+            ("blas_gemm_pad.cajeta".to_string(), pad_source(p, "GemmPad")),
+        ];
+        let program = Program::compile_files(&files, &context_options(ctx))
+            .map_err(|e| GemmError(e.to_string()))?;
+        Gemm::load(ctx, p, GemmKernel::Coop(shape), &program)
+    }
+
+    /// Loads `program`'s kernels for `kernel`.
+    fn load(
+        ctx: &Context,
+        precision: GemmPrecision,
+        kernel: GemmKernel,
+        program: &Program,
+    ) -> Result<Gemm, GemmError> {
         let load = |name: &str| -> Result<Kernel, GemmError> {
             let k = program.get(name).map_err(|e| GemmError(e.to_string()))?;
             ctx.load_kernel(&k.words, &k.reflection)
