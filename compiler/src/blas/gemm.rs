@@ -340,6 +340,21 @@ impl Gemm {
         {
             return fail("the padded operands exceed 2^32 - 1 elements");
         }
+        let want = if s.b_col_major {
+            GemmLayout::ColumnMajor
+        } else {
+            GemmLayout::RowMajor
+        };
+        let whole_rows = m / s.bm * s.bm;
+        if m != mp
+            && whole_rows > 0
+            && al == GemmLayout::RowMajor
+            && bl == want
+            && k == kp
+            && n == np
+        {
+            return self.coop_rows(stream, [a, b, c], [m, n, k], whole_rows);
+        }
         // A: row-major mp × kp.
         let pa;
         let a_in = if al == GemmLayout::RowMajor && whole(m, k, mp, kp) {
@@ -353,11 +368,6 @@ impl Gemm {
             &pa
         };
         // B: row-major kp × np, or the row-major np × kp of Bᵀ for a column-major kernel.
-        let want = if s.b_col_major {
-            GemmLayout::ColumnMajor
-        } else {
-            GemmLayout::RowMajor
-        };
         let pb;
         let b_in = if bl == want && whole(k, n, kp, np) {
             b
@@ -383,34 +393,106 @@ impl Gemm {
             pc = self.ctx.create_buffer(bytes).map_err(rt)?;
             &pc
         };
-        let cfg = LaunchConfig::new([np / s.bn, mp / s.bm, 1], [s.threads(), 1, 1]);
-        let args = [
-            KernelArg::Buffer(a_in),
-            KernelArg::Buffer(b_in),
-            KernelArg::Buffer(c_out),
-            u32_arg(mp),
-            u32_arg(np),
-            u32_arg(kp),
-        ];
-        stream.launch(&self.main, &cfg, &args).map_err(rt)?;
+        self.launch_main(stream, [a_in, b_in, c_out], [mp, np, kp])?;
         if !direct_c {
-            let (_, unpad) = self
-                .copies
-                .as_ref()
-                .expect("cooperative GEMM has copy kernels");
-            let cfg = LaunchConfig::new(
-                [n.div_ceil(COPY_THREADS), m.min(MAX_GRID_Y), 1],
-                [COPY_THREADS, 1, 1],
-            );
-            let args = [
-                KernelArg::Buffer(c_out),
-                KernelArg::Buffer(c),
-                u32_arg(m),
-                u32_arg(n),
-                u32_arg(np),
-            ];
-            stream.launch(unpad, &cfg, &args).map_err(rt)?;
+            self.unpad(stream, c_out, c, [m, n, np])?;
         }
         Ok(())
+    }
+
+    /// The cooperative kernel on whole blocks: C (`m × n`, row stride `n`) = A·B.
+    fn launch_main(
+        &self,
+        stream: &Stream,
+        [a, b, c]: [&Buffer; 3],
+        [m, n, k]: [u32; 3],
+    ) -> Result<(), GemmError> {
+        let GemmKernel::Coop(s) = self.kernel else {
+            unreachable!("launch_main() runs only the cooperative kernel")
+        };
+        let cfg = LaunchConfig::new([n / s.bn, m / s.bm, 1], [s.threads(), 1, 1]);
+        let args = [
+            KernelArg::Buffer(a),
+            KernelArg::Buffer(b),
+            KernelArg::Buffer(c),
+            u32_arg(m),
+            u32_arg(n),
+            u32_arg(k),
+        ];
+        stream
+            .launch(&self.main, &cfg, &args)
+            .map(|_| ())
+            .map_err(|e| GemmError(e.to_string()))
+    }
+
+    /// Copies the `m × n` result out of the padded `src` (row stride `np`) into `dst`.
+    fn unpad(
+        &self,
+        stream: &Stream,
+        src: &Buffer,
+        dst: &Buffer,
+        [m, n, np]: [u32; 3],
+    ) -> Result<(), GemmError> {
+        let (_, unpad) = self
+            .copies
+            .as_ref()
+            .expect("cooperative GEMM has copy kernels");
+        let cfg = LaunchConfig::new(
+            [n.div_ceil(COPY_THREADS), m.min(MAX_GRID_Y), 1],
+            [COPY_THREADS, 1, 1],
+        );
+        let args = [
+            KernelArg::Buffer(src),
+            KernelArg::Buffer(dst),
+            u32_arg(m),
+            u32_arg(n),
+            u32_arg(np),
+        ];
+        stream
+            .launch(unpad, &cfg, &args)
+            .map(|_| ())
+            .map_err(|e| GemmError(e.to_string()))
+    }
+
+    /// A product whose `n` and `k` are whole blocks and whose operands are in the kernel's
+    /// layouts, but whose `m` is not: the first `whole_rows` rows of C straight from the
+    /// caller's buffers, the last partial block of rows through a one-block strip (A's rows
+    /// padded, C's copied back), so only the strip is copied, not the operands.
+    fn coop_rows(
+        &self,
+        stream: &Stream,
+        [a, b, c]: [&Buffer; 3],
+        [m, n, k]: [u32; 3],
+        whole_rows: u32,
+    ) -> Result<(), GemmError> {
+        let GemmKernel::Coop(s) = self.kernel else {
+            unreachable!("coop_rows() runs only the cooperative kernel")
+        };
+        let rt = |e: cajeta_runtime::RuntimeError| GemmError(e.to_string());
+        let p = self.precision;
+        let (ob, rb) = (u64::from(p.operand_bytes()), u64::from(p.result_bytes()));
+        self.launch_main(stream, [a, b, c], [whole_rows, n, k])?;
+        let rest = m - whole_rows;
+        // Byte offsets of row `whole_rows`: multiples of a block of rows, so of any storage
+        // offset alignment a device asks.
+        let a_rest = a
+            .slice(
+                u64::from(whole_rows) * u64::from(k) * ob,
+                u64::from(rest) * u64::from(k) * ob,
+            )
+            .map_err(rt)?;
+        let c_rest = c
+            .slice(
+                u64::from(whole_rows) * u64::from(n) * rb,
+                u64::from(rest) * u64::from(n) * rb,
+            )
+            .map_err(rt)?;
+        let strip_a = self.pack(stream, &a_rest, [rest, k], [k, 1], [s.bm, k])?;
+        let strip_c = self
+            .ctx
+            .create_buffer(u64::from(s.bm) * u64::from(n) * rb)
+            .map_err(rt)?;
+        self.launch_main(stream, [&strip_a, b, &strip_c], [s.bm, n, k])?;
+        self.unpad(stream, &strip_c, &c_rest, [rest, n, n])
     }
 }
