@@ -332,7 +332,7 @@ fn optional_features_are_refused_by_a_profile_without_them() {
     }
 }
 
-/// Issue 13: the tiled cooperative-matrix GEMMs (examples/gemm.cajeta and the coop_gemm
+/// Issue 13: the tiled cooperative-matrix GEMMs (examples/gemm_tiled.cajeta and the coop_gemm
 /// bench's kernel) compiled for the H200 load their tiles from shared arrays of 128-bit
 /// vectors, unroll the K step, and validate; for lavapipe the example keeps only the scalar
 /// kernel's code.
@@ -340,7 +340,7 @@ fn optional_features_are_refused_by_a_profile_without_them() {
 fn tiled_cooperative_gemms_compile_for_the_h200_and_validate() {
     let root = tests_dir().join("..");
     let sources = [
-        (root.join("examples/gemm.cajeta"), "gemmCoop", true),
+        (root.join("examples/gemm_tiled.cajeta"), "gemmCoop", true),
         // The bench's kernel has no scalar path: it only runs where the extension is.
         (
             root.join("bench/src/bin/coop_gemm/tiled.cajeta"),
@@ -562,13 +562,13 @@ fn bfloat16_matrices_need_their_feature_and_shape() {
     assert!(render_human(&map, &err).contains("16x16x16 bfloat16 x bfloat16 + float32"));
 }
 
-/// examples/gemm.cajeta's bfloat16 kernel: for a device that multiplies bfloat16 matrices (the
+/// examples/gemm_tiled.cajeta's bfloat16 kernel: for a device that multiplies bfloat16 matrices (the
 /// H200's profile with `shaderBFloat16CooperativeMatrix`, which the recorded profile predates)
 /// it holds the eight bfloat16 mulAdds on tiles from the shared vector arrays and validates;
 /// for the recorded profile (the feature unknown) and for lavapipe its branch folds away.
 #[test]
 fn the_gemm_examples_bfloat16_kernel_compiles_where_the_device_multiplies_bfloat16() {
-    let (map, module) = frontend(&tests_dir().join("../examples/gemm.cajeta"));
+    let (map, module) = frontend(&tests_dir().join("../examples/gemm_tiled.cajeta"));
     let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
     let mut bf16 = profile("h200");
     bf16.features.push("shaderBFloat16CooperativeMatrix".into());
@@ -723,12 +723,12 @@ fn the_int8_device_program_takes_its_cooperative_paths_for_the_h200() {
     }
 }
 
-/// examples/gemm_int8.cajeta's cooperative kernel: for the H200 it holds the eight int8
+/// examples/gemm_int8_tiled.cajeta's cooperative kernel: for the H200 it holds the eight int8
 /// mulAdds on tiles from the shared vector arrays, its integer epilogue (sixteen scalings),
 /// passes the profile check and validates; for lavapipe its branch folds away.
 #[test]
 fn the_int8_gemm_example_takes_its_cooperative_path_for_the_h200() {
-    let (map, module) = frontend(&tests_dir().join("../examples/gemm_int8.cajeta"));
+    let (map, module) = frontend(&tests_dir().join("../examples/gemm_int8_tiled.cajeta"));
     let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
     for (p, coop) in [(profile("h200"), true), (profile("lavapipe"), false)] {
         let kernels = compile_kernels(&module, &options(Some(&p), TargetEnv::Vulkan1_3), None)

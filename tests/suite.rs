@@ -2,6 +2,8 @@
 //! a filter on its module name, e.g. `cargo test -p cajeta-tests -- golden::`.
 
 mod big_buffers;
+mod blas_gemm;
+mod blas_host;
 mod blas_kernels;
 mod buffer_arrays;
 mod build_time;

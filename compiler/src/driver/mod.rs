@@ -434,6 +434,23 @@ fn prepare(
     Ok((module, kernels, entry))
 }
 
+/// Whether some host function of `module` calls `Blas.gemm`.
+fn calls_library_gemm(module: &ir::Module) -> bool {
+    let is_gemm = |e: &ir::Expr| {
+        matches!(
+            e.kind,
+            ir::ExprKind::Host {
+                op: ir::HostOp::Gemm,
+                ..
+            }
+        )
+    };
+    module
+        .functions
+        .iter()
+        .any(|f| ir::visit::find_expr(&f.body, &is_gemm).is_some())
+}
+
 /// Runs the host code with `executor`, creating the context first (see
 /// [`run_program_with`]).
 #[allow(clippy::too_many_arguments)]
@@ -469,6 +486,17 @@ fn interpret(
         let opts = opts
             .with_features(cajeta_runtime::required_features(&reflections))
             .with_kernel_printf(cajeta_runtime::kernel_printf_from_env().unwrap_or(prints));
+        // Blas.gemm compiles its kernels at run time for the device's features (cooperative
+        // matrices where it has them): such a program gets them all, not only its own
+        // kernels' (a context without them would run the scalar GEMM).
+        let opts = if calls_library_gemm(module) {
+            cajeta_runtime::ContextOptions {
+                features: None,
+                ..opts
+            }
+        } else {
+            opts
+        };
         // Made on a thread of its own while the host code compiles (natively, tens of
         // milliseconds; the device's creation takes about as long): the first device use
         // waits for it.
@@ -483,4 +511,29 @@ fn interpret(
     }
     interp::run_host_pending(module, entry, args, kernels, sources, io, executor, pending)
         .map_err(RunError::Runtime)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module(body: &str) -> ir::Module {
+        let text = format!(
+            "package t;\nimport cajeta.xpu.*;\npublic final class T {{\n    public static int32 main(String[] args) {{\n{body}\n        return 0;\n    }}\n}}\n"
+        );
+        let mut sources = SourceMap::new();
+        frontend(&mut sources, &[("t.cajeta".to_string(), text)]).expect("checks")
+    }
+
+    /// The run's context keeps every device feature exactly when the program calls Blas.gemm.
+    #[test]
+    fn a_blas_gemm_call_is_found_in_host_code() {
+        let buffers = "        KernelBuffer<int8> a = heap KernelBuffer<int8>(4);\n        KernelBuffer<int32> c = heap KernelBuffer<int32>(4);";
+        let with = module(&format!(
+            "{buffers}\n        if (args.length > 3) {{ Blas.gemm(a, a, c, 2, 2, 2); }}"
+        ));
+        assert!(calls_library_gemm(&with));
+        let without = module(buffers);
+        assert!(!calls_library_gemm(&without));
+    }
 }

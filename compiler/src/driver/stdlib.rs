@@ -41,6 +41,10 @@ pub const STDLIB_FILES: &[(&str, &str)] = &[
         "cajeta/comm.cajeta",
         include_str!("../../../stdlib/cajeta/comm.cajeta"),
     ),
+    (
+        "cajeta/blas.cajeta",
+        include_str!("../../../stdlib/cajeta/blas.cajeta"),
+    ),
 ];
 
 /// Classes the checker reaches without the program naming them: `System.out` is

@@ -69,6 +69,9 @@ pub enum HostOp {
     Devices(DevicesOp),
     /// `Comm.rank()`, `Comm.allReduce(data, op)`…: the ranks of an MPI job.
     Comm(CommOp),
+    /// `Blas.gemm(a, [aLayout,] b, [bLayout,] c, m, n, k [, s])`: the library GEMM, C = A·B,
+    /// recorded on `s` or the default stream.
+    Gemm,
     /// `System.out.println(x)`; args `[]` or `[x]`.
     Println,
     /// `System.out.print(x)`.
@@ -287,6 +290,7 @@ impl HostOp {
             "host.device.current" => HostOp::Devices(DevicesOp::Current),
             "host.device.set" => HostOp::Devices(DevicesOp::Set),
             "host.buffer.copy_from" => HostOp::Devices(DevicesOp::CopyFrom),
+            "host.blas.gemm" => HostOp::Gemm,
             "host.comm.rank" => HostOp::Comm(CommOp::Rank),
             "host.comm.size" => HostOp::Comm(CommOp::Size),
             "host.comm.local_rank" => HostOp::Comm(CommOp::LocalRank),

@@ -41,6 +41,11 @@ fn generic_allows(
             },
             _ => Err("a host array or KernelBuffer of an integer, float32 or float64 type"),
         },
+        // The combination of A's and C's is checked once both are known (overloads.rs).
+        (_, Some(HostOp::Gemm)) => match t {
+            Type::Buffer(e) if super::overloads::gemm_element(e).is_some() => Ok(()),
+            _ => Err("a KernelBuffer of float16, bfloat16, int8, float32 or int32"),
+        },
         _ => Ok(()),
     }
 }
@@ -388,6 +393,11 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             self.check_texture_op(if device { m.device } else { None }, r, span)?;
         }
         let mut values = self.intrinsic_args(&m, &args, &mut generics)?;
+        if m.host == Some(HostOp::Gemm) {
+            if let Err(d) = super::overloads::check_gemm_types(&values) {
+                return self.error(d);
+            }
+        }
         // A CUDA-style lane mask is not an operand: it is evaluated first, for its effects.
         let mask = match m.ignores_mask && !values.is_empty() {
             true => Some(values.remove(0)).filter(|v| !super::expr::is_pure(v)),

@@ -4,6 +4,7 @@
 use super::body::FnCtx;
 use super::expr::convert;
 use super::names::IntrinsicMethod;
+use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::{self, BitsFn, ExprKind, Intrinsic, ScalarType, Type};
 use crate::syntax::ast;
 
@@ -90,4 +91,54 @@ pub(super) fn rotate_count(
         ) => convert(v, ScalarType::I32),
         _ => v,
     }
+}
+
+/// The element type of a `Blas.gemm` buffer argument, when it is one the library takes.
+pub(super) fn gemm_element(t: &Type) -> Option<ScalarType> {
+    match t {
+        Type::Scalar(
+            s @ (ScalarType::F16
+            | ScalarType::BF16
+            | ScalarType::I8
+            | ScalarType::F32
+            | ScalarType::I32),
+        ) => Some(*s),
+        _ => None,
+    }
+}
+
+/// `Blas.gemm`'s element types: A and B (one type, the generic `A`) and C must be one of the
+/// library's precisions; otherwise a type mismatch at C naming the four.
+pub(super) fn check_gemm_types(values: &[ir::Expr]) -> Result<(), Diagnostic> {
+    let buffers: Vec<&ir::Expr> = values
+        .iter()
+        .filter(|v| matches!(v.ty, Type::Buffer(_)))
+        .collect();
+    let elem = |v: &ir::Expr| match &v.ty {
+        Type::Buffer(e) => gemm_element(e),
+        _ => None,
+    };
+    let (Some(a), Some(c)) = (buffers.first(), buffers.get(2)) else {
+        return Ok(());
+    };
+    let ok = matches!(
+        (elem(a), elem(c)),
+        (
+            Some(ScalarType::F16),
+            Some(ScalarType::F32 | ScalarType::F16)
+        ) | (Some(ScalarType::BF16), Some(ScalarType::F32))
+            | (Some(ScalarType::I8), Some(ScalarType::I32))
+    );
+    if ok {
+        return Ok(());
+    }
+    Err(Diagnostic::error(
+        Code::TypeMismatch,
+        c.span,
+        format!("`Blas.gemm` has no precision {} × {} → {}", a.ty, a.ty, c.ty),
+    )
+    .with_label(format!("this is {}", c.ty))
+    .with_note(
+        "the precisions are float16 → float32, float16 → float16, bfloat16 → float32 and int8 → int32",
+    ))
 }

@@ -3,7 +3,7 @@
 //! repetitions), TFLOP/s = 2·M·N·K / time. Variants, side by side in one run:
 //! - cajetac: the cooperative-matrix GEMM as docs/language.md first shows it (one subgroup per
 //!   16×16 tile, A and B loaded straight from the buffers);
-//! - cajetac tiled (`tiled.cajeta`, the kernel of examples/gemm.cajeta without its epilogue):
+//! - cajetac tiled (`tiled.cajeta`, the kernel of examples/gemm_tiled.cajeta without its epilogue):
 //!   128×128×32 blocks staged in shared memory with 128-bit copies, 4×2 accumulators per
 //!   subgroup, eight subgroups a workgroup (A and B read as the same bytes, eight float16 a
 //!   `Vector<uint32,4>`);
@@ -25,8 +25,13 @@
 //! ```text
 //! coop_gemm [--sizes 4096,8192] [--reps 5] [--spv-dir DIR] [--torch] [--variants NAME,...]
 //! coop_gemm --int8 [--sizes 4096,8192] [--reps 5] [--torch]
+//! coop_gemm --library [--sizes 4096,4000,4096x14336x4096] [--precisions f16f32,...] [--reps 5]
 //! coop_gemm --sweep [--precisions f16f32,f16f16,bf16f32,i8i32] [--shapes WORD,...] [--sizes ...] [--torch]
 //! ```
+//!
+//! `--library` times the library GEMM as users call it (library.rs: `cajetac::blas::Gemm`, pad
+//! and unpad copies included) for every precision, at 4096³, 8192³, 4000³ and
+//! 4096×14336×4096 by default (`--sizes` takes `N` or `MxNxK`).
 //!
 //! `--sweep` runs the generated tiled GEMMs of `cajetac::blas` (sweep.rs) over block shapes
 //! and precisions.
@@ -39,6 +44,7 @@
 //! the given words (`--variants prefetch64,glsl-b128x128x64_w64x32`).
 
 mod int8;
+mod library;
 mod probe;
 mod sweep;
 
@@ -68,7 +74,7 @@ public final class CoopGemm {
 }
 ";
 
-/// The tiled Cajeta GEMM (examples/gemm.cajeta's cooperative kernel, C = A·B).
+/// The tiled Cajeta GEMM (examples/gemm_tiled.cajeta's cooperative kernel, C = A·B).
 const CAJETA_TILED: &str = include_str!("tiled.cajeta");
 
 /// The Cajeta GEMM at the GLSL kernel's fastest shape, with register prefetch.
@@ -143,6 +149,9 @@ fn f16_bits(x: f32) -> u16 {
 }
 
 fn run(args: &[String]) -> Result<(), String> {
+    if args.iter().any(|a| a == "--library") {
+        return library::run(args);
+    }
     let value_of = |f: &str| {
         args.iter()
             .position(|a| a == f)

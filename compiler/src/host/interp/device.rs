@@ -134,6 +134,8 @@ pub struct Device<'a> {
     provided: Option<ProvidedHostMemory>,
     /// Several devices: which is current, and the others' state.
     pub(super) others: super::devices::Others,
+    /// The library GEMMs compiled so far (`Blas.gemm`), for every device of the run.
+    pub(super) gemms: super::gemm::GemmCache,
 }
 
 /// The run's context, provided for large host blocks ([`cajeta_runtime::provide_host_memory`])
@@ -163,6 +165,7 @@ impl<'a> Device<'a> {
             pins: Default::default(),
             provided: None,
             others: Default::default(),
+            gemms: Default::default(),
         }
     }
 

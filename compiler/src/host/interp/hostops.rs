@@ -168,6 +168,7 @@ impl Interp<'_> {
             HostOp::DeviceQuery(q) => self.device_query(q, e),
             HostOp::Devices(op) => self.devices_op(f, op, args, e),
             HostOp::Comm(op) => self.comm_op(f, op, args, e),
+            HostOp::Gemm => self.gemm_op(f, args, e),
             HostOp::StreamCurrent
             | HostOp::StreamCreate
             | HostOp::StreamSync

@@ -17,6 +17,7 @@ mod device_query;
 mod devices;
 mod eval;
 mod files;
+mod gemm;
 mod geometry;
 mod host_pins;
 mod hostops;

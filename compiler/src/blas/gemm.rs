@@ -1,0 +1,498 @@
+//! The library GEMM from Rust: [`Gemm`] computes C = A·B on a `cajeta_runtime::Context` for
+//! any `m, n, k ≥ 1`, A and B row- or column-major, in one of the four [`GemmPrecision`]s.
+//!
+//! It picks the kernel once, when it is made ([`select`]): the tuned cooperative-matrix
+//! kernel where the device runs it, the tiled scalar kernel elsewhere, and compiles it (with
+//! the copy kernels the cooperative one needs) for that context. The cooperative kernel takes
+//! whole blocks and one layout, so operands of other shapes or layouts are first copied into
+//! zero-padded scratch buffers (`pack`) and the padded C back into the caller's (`unpad`);
+//! operands that already fit are used as they are. The scalar kernel reads any shape and
+//! layout directly.
+
+use cajeta_runtime::{
+    Buffer, Context, DeviceProfile, Kernel, KernelArg, LaunchConfig, ScalarValue, Stream,
+};
+
+use super::coop_source::{coop_gemm_source, CoopGemmShape, GemmPrecision};
+use super::pad_source::{pad_source, COPY_THREADS, MAX_GRID_Y};
+use super::scalar_source::{coop_stand_in_source, scalar_gemm_source, TILE};
+use super::tuned::{select, GemmKernel};
+use crate::embed::Program;
+use crate::kernel::spirv::{SpirvOptions, TargetEnv};
+
+/// How a matrix lies in its buffer: row-major (each row contiguous, the leading dimension is
+/// the number of columns) or column-major (each column contiguous: the row-major array of the
+/// transpose).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GemmLayout {
+    /// Rows contiguous.
+    RowMajor,
+    /// Columns contiguous.
+    ColumnMajor,
+}
+
+/// A library GEMM call that cannot run, with the reason (argument checks name the operand).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct GemmError(pub String);
+
+fn fail<T>(message: impl Into<String>) -> Result<T, GemmError> {
+    Err(GemmError(message.into()))
+}
+
+/// The library GEMM of one precision on one context: the chosen kernel, compiled and loaded
+/// once, launched by [`Gemm::multiply`].
+pub struct Gemm {
+    ctx: Context,
+    precision: GemmPrecision,
+    kernel: GemmKernel,
+    main: Kernel,
+    /// `pack` and `unpad`, for the cooperative kernel.
+    copies: Option<(Kernel, Kernel)>,
+}
+
+/// The options the library compiles its kernels with for `profile`'s device.
+pub fn options_for(profile: &DeviceProfile) -> SpirvOptions {
+    SpirvOptions {
+        target_env: TargetEnv::Vulkan1_3,
+        device_features: profile.features.clone(),
+        target: crate::specialize::Target {
+            profile: Some(profile.clone()),
+            ..Default::default()
+        },
+        ..SpirvOptions::default()
+    }
+}
+
+/// Compiles the kernels `kernel` needs for `precision`: `gemm` alone for the scalar kernel;
+/// `gemm`, `pack` and `unpad` for a cooperative-matrix shape.
+pub fn compile(
+    precision: GemmPrecision,
+    kernel: GemmKernel,
+    options: &SpirvOptions,
+) -> Result<Program, GemmError> {
+    let files = match kernel {
+        GemmKernel::Scalar => vec![(
+            "blas_scalar_gemm.cajeta".to_string(),
+            scalar_gemm_source(precision, "ScalarGemm"),
+        )],
+        GemmKernel::Coop(shape) => {
+            if shape.precision != precision {
+                return fail(format!(
+                    "GEMM shape {} is not of precision {}",
+                    shape.name(),
+                    precision.short()
+                ));
+            }
+            vec![
+                (
+                    "blas_coop_gemm.cajeta".to_string(),
+                    coop_gemm_source(&shape, "CoopGemm").map_err(GemmError)?,
+                ),
+                (
+                    "blas_gemm_pad.cajeta".to_string(),
+                    pad_source(precision, "GemmPad"),
+                ),
+            ]
+        }
+    };
+    Program::compile_files(&files, options).map_err(|e| GemmError(e.to_string()))
+}
+
+/// The options for `ctx`'s device, with the features the context enabled.
+fn context_options(ctx: &Context) -> SpirvOptions {
+    let mut profile = DeviceProfile::from_info(ctx.device_info());
+    profile.features = ctx.enabled_features();
+    options_for(&profile)
+}
+
+/// `x` rounded up to a multiple of `to`.
+fn round_up(x: u32, to: u32) -> u32 {
+    x.div_ceil(to) * to
+}
+
+fn u32_arg(v: u32) -> KernelArg<'static> {
+    KernelArg::Scalar(ScalarValue::U32(v))
+}
+
+impl Gemm {
+    /// The GEMM of `precision` on `ctx`, with the kernel [`select`] picks for the context's
+    /// device and enabled features.
+    pub fn new(ctx: &Context, precision: GemmPrecision) -> Result<Gemm, GemmError> {
+        let mut profile = DeviceProfile::from_info(ctx.device_info());
+        // A context made with fewer features than the device has runs only what it enabled.
+        profile.features = ctx.enabled_features();
+        Gemm::with_kernel(ctx, precision, select(precision, &profile))
+    }
+
+    /// The GEMM of `precision` on `ctx` with the kernel given (the benchmark uses it to run
+    /// the scalar kernel on any device).
+    pub fn with_kernel(
+        ctx: &Context,
+        precision: GemmPrecision,
+        kernel: GemmKernel,
+    ) -> Result<Gemm, GemmError> {
+        let program = compile(precision, kernel, &context_options(ctx))?;
+        Gemm::load(ctx, precision, kernel, &program)
+    }
+
+    /// The cooperative path of `shape` (its padding, layouts and copies) with a scalar
+    /// stand-in for the cooperative-matrix kernel, so that it runs on devices without
+    /// cooperative matrices: what the tests check that path with on lavapipe.
+    pub fn coop_stand_in(ctx: &Context, shape: CoopGemmShape) -> Result<Gemm, GemmError> {
+        let p = shape.precision;
+        let files = [
+            (
+                "blas_coop_stand_in.cajeta".to_string(),
+                coop_stand_in_source(&shape, "CoopStandIn"),
+            ),
+            ("blas_gemm_pad.cajeta".to_string(), pad_source(p, "GemmPad")),
+        ];
+        let program = Program::compile_files(&files, &context_options(ctx))
+            .map_err(|e| GemmError(e.to_string()))?;
+        Gemm::load(ctx, p, GemmKernel::Coop(shape), &program)
+    }
+
+    /// Loads `program`'s kernels for `kernel`.
+    fn load(
+        ctx: &Context,
+        precision: GemmPrecision,
+        kernel: GemmKernel,
+        program: &Program,
+    ) -> Result<Gemm, GemmError> {
+        let load = |name: &str| -> Result<Kernel, GemmError> {
+            let k = program.get(name).map_err(|e| GemmError(e.to_string()))?;
+            ctx.load_kernel(&k.words, &k.reflection)
+                .map_err(|e| GemmError(format!("the device refused the GEMM's `{name}`: {e}")))
+        };
+        let main = load("gemm")?;
+        let copies = match kernel {
+            GemmKernel::Coop(_) => Some((load("pack")?, load("unpad")?)),
+            GemmKernel::Scalar => None,
+        };
+        Ok(Gemm {
+            ctx: ctx.clone(),
+            precision,
+            kernel,
+            main,
+            copies,
+        })
+    }
+
+    /// The kernel this GEMM runs.
+    pub fn kernel(&self) -> GemmKernel {
+        self.kernel
+    }
+
+    /// The precision this GEMM computes in.
+    pub fn precision(&self) -> GemmPrecision {
+        self.precision
+    }
+
+    /// Records C = A·B on `stream`: A is `m × k`, B `k × n`, each in its layout, holding raw
+    /// elements (float16/bfloat16 as 16 bits, int8 as bytes); C is the row-major `m × n`
+    /// result (float32, float16 or int32), overwritten. Nothing waits: the work runs when the
+    /// stream is synchronized, ordered with the stream's other commands. Fails, recording
+    /// nothing, when a size is 0, a buffer is too small for its matrix, or the shape exceeds
+    /// what the kernels index (2³² elements a matrix).
+    #[allow(clippy::too_many_arguments)]
+    pub fn multiply(
+        &self,
+        stream: &Stream,
+        a: &Buffer,
+        a_layout: GemmLayout,
+        b: &Buffer,
+        b_layout: GemmLayout,
+        c: &Buffer,
+        m: u32,
+        n: u32,
+        k: u32,
+    ) -> Result<(), GemmError> {
+        let p = self.precision;
+        if m == 0 || n == 0 || k == 0 {
+            return fail(format!(
+                "GEMM of {m}×{n}×{k}: m, n and k must be at least 1"
+            ));
+        }
+        let (ob, rb) = (u64::from(p.operand_bytes()), u64::from(p.result_bytes()));
+        let (m64, n64, k64) = (u64::from(m), u64::from(n), u64::from(k));
+        for (name, buf, rows, cols, bytes, ty) in [
+            ("A", a, m64, k64, ob, p.operand_type()),
+            ("B", b, k64, n64, ob, p.operand_type()),
+            ("C", c, m64, n64, rb, p.result_type()),
+        ] {
+            if rows * cols > u64::from(u32::MAX) {
+                return fail(format!(
+                    "GEMM operand {name} of {rows}×{cols} elements: the kernels index at most 2^32 - 1 elements a matrix"
+                ));
+            }
+            if buf.size() < rows * cols * bytes {
+                return fail(format!(
+                    "GEMM operand {name} is {rows}×{cols} {ty}, {} bytes, but its buffer has only {} bytes",
+                    rows * cols * bytes,
+                    buf.size()
+                ));
+            }
+        }
+        match self.kernel {
+            GemmKernel::Scalar => self.scalar(stream, [a, b, c], [a_layout, b_layout], [m, n, k]),
+            GemmKernel::Coop(_) => self.coop(stream, [a, b, c], [a_layout, b_layout], [m, n, k]),
+        }
+        .map_err(|e| GemmError(format!("GEMM {m}×{n}×{k}: {e}")))
+    }
+
+    fn scalar(
+        &self,
+        stream: &Stream,
+        [a, b, c]: [&Buffer; 3],
+        [al, bl]: [GemmLayout; 2],
+        [m, n, k]: [u32; 3],
+    ) -> Result<(), GemmError> {
+        let (ars, acs) = match al {
+            GemmLayout::RowMajor => (k, 1),
+            GemmLayout::ColumnMajor => (1, m),
+        };
+        let (brs, bcs) = match bl {
+            GemmLayout::RowMajor => (n, 1),
+            GemmLayout::ColumnMajor => (1, k),
+        };
+        let grid = [n.div_ceil(TILE), m.div_ceil(TILE), 1];
+        if grid[0] > MAX_GRID_Y || grid[1] > MAX_GRID_Y {
+            return fail("the scalar kernel takes m and n up to 65535 × 16");
+        }
+        let cfg = LaunchConfig::new(grid, [TILE, TILE, 1]);
+        let args = [
+            KernelArg::Buffer(a),
+            KernelArg::Buffer(b),
+            KernelArg::Buffer(c),
+            u32_arg(m),
+            u32_arg(n),
+            u32_arg(k),
+            u32_arg(ars),
+            u32_arg(acs),
+            u32_arg(brs),
+            u32_arg(bcs),
+        ];
+        stream
+            .launch(&self.main, &cfg, &args)
+            .map(|_| ())
+            .map_err(|e| GemmError(e.to_string()))
+    }
+
+    /// A zero-padded `drows × dcols` row-major copy of the `rows × cols` operand `src`
+    /// (element (r, c) at `src[r * rs + c * cs]`), recorded on `stream`.
+    #[allow(clippy::too_many_arguments)]
+    fn pack(
+        &self,
+        stream: &Stream,
+        src: &Buffer,
+        [rows, cols]: [u32; 2],
+        [rs, cs]: [u32; 2],
+        [drows, dcols]: [u32; 2],
+    ) -> Result<Buffer, GemmError> {
+        let rt = |e: cajeta_runtime::RuntimeError| GemmError(e.to_string());
+        let p = self.precision;
+        let bytes = u64::from(drows) * u64::from(dcols) * u64::from(p.operand_bytes());
+        let dst = self.ctx.create_buffer(bytes).map_err(rt)?;
+        let dvecs = dcols / p.per_vector();
+        let (pack, _) = self
+            .copies
+            .as_ref()
+            .expect("cooperative GEMM has copy kernels");
+        let cfg = LaunchConfig::new(
+            [dvecs.div_ceil(COPY_THREADS), drows.min(MAX_GRID_Y), 1],
+            [COPY_THREADS, 1, 1],
+        );
+        let args = [
+            KernelArg::Buffer(src),
+            KernelArg::Buffer(&dst),
+            u32_arg(rows),
+            u32_arg(cols),
+            u32_arg(rs),
+            u32_arg(cs),
+            u32_arg(drows),
+            u32_arg(dvecs),
+        ];
+        stream.launch(pack, &cfg, &args).map_err(rt)?;
+        Ok(dst)
+    }
+
+    fn coop(
+        &self,
+        stream: &Stream,
+        [a, b, c]: [&Buffer; 3],
+        [al, bl]: [GemmLayout; 2],
+        [m, n, k]: [u32; 3],
+    ) -> Result<(), GemmError> {
+        let GemmKernel::Coop(s) = self.kernel else {
+            unreachable!("coop() runs only the cooperative kernel")
+        };
+        let rt = |e: cajeta_runtime::RuntimeError| GemmError(e.to_string());
+        let (mp, np, kp) = (round_up(m, s.bm), round_up(n, s.bn), round_up(k, s.bk));
+        let whole = |rows: u32, cols: u32, prows: u32, pcols: u32| {
+            u64::from(prows) * u64::from(pcols) <= u64::from(u32::MAX)
+                && rows == prows
+                && cols == pcols
+        };
+        if u64::from(mp) * u64::from(kp) > u64::from(u32::MAX)
+            || u64::from(kp) * u64::from(np) > u64::from(u32::MAX)
+            || u64::from(mp) * u64::from(np) > u64::from(u32::MAX)
+        {
+            return fail("the padded operands exceed 2^32 - 1 elements");
+        }
+        let want = if s.b_col_major {
+            GemmLayout::ColumnMajor
+        } else {
+            GemmLayout::RowMajor
+        };
+        let whole_rows = m / s.bm * s.bm;
+        if m != mp
+            && whole_rows > 0
+            && al == GemmLayout::RowMajor
+            && bl == want
+            && k == kp
+            && n == np
+        {
+            return self.coop_rows(stream, [a, b, c], [m, n, k], whole_rows);
+        }
+        // A: row-major mp × kp.
+        let pa;
+        let a_in = if al == GemmLayout::RowMajor && whole(m, k, mp, kp) {
+            a
+        } else {
+            let strides = match al {
+                GemmLayout::RowMajor => [k, 1],
+                GemmLayout::ColumnMajor => [1, m],
+            };
+            pa = self.pack(stream, a, [m, k], strides, [mp, kp])?;
+            &pa
+        };
+        // B: row-major kp × np, or the row-major np × kp of Bᵀ for a column-major kernel.
+        let pb;
+        let b_in = if bl == want && whole(k, n, kp, np) {
+            b
+        } else {
+            // Element (t, j) of B is b[t * n + j] row-major, b[j * k + t] column-major.
+            let (bt_rs, bt_cs) = match bl {
+                GemmLayout::RowMajor => (n, 1),
+                GemmLayout::ColumnMajor => (1, k),
+            };
+            pb = if s.b_col_major {
+                self.pack(stream, b, [n, k], [bt_cs, bt_rs], [np, kp])?
+            } else {
+                self.pack(stream, b, [k, n], [bt_rs, bt_cs], [kp, np])?
+            };
+            &pb
+        };
+        let direct_c = m == mp && n == np;
+        let pc;
+        let c_out = if direct_c {
+            c
+        } else {
+            let bytes = u64::from(mp) * u64::from(np) * u64::from(self.precision.result_bytes());
+            pc = self.ctx.create_buffer(bytes).map_err(rt)?;
+            &pc
+        };
+        self.launch_main(stream, [a_in, b_in, c_out], [mp, np, kp])?;
+        if !direct_c {
+            self.unpad(stream, c_out, c, [m, n, np])?;
+        }
+        Ok(())
+    }
+
+    /// The cooperative kernel on whole blocks: C (`m × n`, row stride `n`) = A·B.
+    fn launch_main(
+        &self,
+        stream: &Stream,
+        [a, b, c]: [&Buffer; 3],
+        [m, n, k]: [u32; 3],
+    ) -> Result<(), GemmError> {
+        let GemmKernel::Coop(s) = self.kernel else {
+            unreachable!("launch_main() runs only the cooperative kernel")
+        };
+        let cfg = LaunchConfig::new([n / s.bn, m / s.bm, 1], [s.threads(), 1, 1]);
+        let args = [
+            KernelArg::Buffer(a),
+            KernelArg::Buffer(b),
+            KernelArg::Buffer(c),
+            u32_arg(m),
+            u32_arg(n),
+            u32_arg(k),
+        ];
+        stream
+            .launch(&self.main, &cfg, &args)
+            .map(|_| ())
+            .map_err(|e| GemmError(e.to_string()))
+    }
+
+    /// Copies the `m × n` result out of the padded `src` (row stride `np`) into `dst`.
+    fn unpad(
+        &self,
+        stream: &Stream,
+        src: &Buffer,
+        dst: &Buffer,
+        [m, n, np]: [u32; 3],
+    ) -> Result<(), GemmError> {
+        let (_, unpad) = self
+            .copies
+            .as_ref()
+            .expect("cooperative GEMM has copy kernels");
+        let cfg = LaunchConfig::new(
+            [n.div_ceil(COPY_THREADS), m.min(MAX_GRID_Y), 1],
+            [COPY_THREADS, 1, 1],
+        );
+        let args = [
+            KernelArg::Buffer(src),
+            KernelArg::Buffer(dst),
+            u32_arg(m),
+            u32_arg(n),
+            u32_arg(np),
+        ];
+        stream
+            .launch(unpad, &cfg, &args)
+            .map(|_| ())
+            .map_err(|e| GemmError(e.to_string()))
+    }
+
+    /// A product whose `n` and `k` are whole blocks and whose operands are in the kernel's
+    /// layouts, but whose `m` is not: the first `whole_rows` rows of C straight from the
+    /// caller's buffers, the last partial block of rows through a one-block strip (A's rows
+    /// padded, C's copied back), so only the strip is copied, not the operands.
+    fn coop_rows(
+        &self,
+        stream: &Stream,
+        [a, b, c]: [&Buffer; 3],
+        [m, n, k]: [u32; 3],
+        whole_rows: u32,
+    ) -> Result<(), GemmError> {
+        let GemmKernel::Coop(s) = self.kernel else {
+            unreachable!("coop_rows() runs only the cooperative kernel")
+        };
+        let rt = |e: cajeta_runtime::RuntimeError| GemmError(e.to_string());
+        let p = self.precision;
+        let (ob, rb) = (u64::from(p.operand_bytes()), u64::from(p.result_bytes()));
+        self.launch_main(stream, [a, b, c], [whole_rows, n, k])?;
+        let rest = m - whole_rows;
+        // Byte offsets of row `whole_rows`: multiples of a block of rows, so of any storage
+        // offset alignment a device asks.
+        let a_rest = a
+            .slice(
+                u64::from(whole_rows) * u64::from(k) * ob,
+                u64::from(rest) * u64::from(k) * ob,
+            )
+            .map_err(rt)?;
+        let c_rest = c
+            .slice(
+                u64::from(whole_rows) * u64::from(n) * rb,
+                u64::from(rest) * u64::from(n) * rb,
+            )
+            .map_err(rt)?;
+        let strip_a = self.pack(stream, &a_rest, [rest, k], [k, 1], [s.bm, k])?;
+        let strip_c = self
+            .ctx
+            .create_buffer(u64::from(s.bm) * u64::from(n) * rb)
+            .map_err(rt)?;
+        self.launch_main(stream, [&strip_a, b, &strip_c], [s.bm, n, k])?;
+        self.unpad(stream, &strip_c, &c_rest, [rest, n, n])
+    }
+}

@@ -1,0 +1,73 @@
+//! Which GEMM kernel the library runs on a device: the tuned cooperative-matrix block shape
+//! per precision (the table the H200 measurements keep up to date), where the device can run
+//! it, and the tiled scalar kernel everywhere else.
+
+use cajeta_runtime::DeviceProfile;
+
+use super::coop_source::{CoopGemmShape, GemmPrecision};
+
+/// The subgroup width the tuned shapes are written for: their thread split and the
+/// cooperative-matrix tiles a subgroup holds assume it.
+pub const TUNED_SUBGROUP: u32 = 32;
+
+/// The tuned block shape of `precision` for `subgroup`-wide subgroups (measured with
+/// `coop_gemm --sweep` on the H200). Whether the device can run it is [`select`]'s question.
+pub fn tuned(precision: GemmPrecision, subgroup: u32) -> CoopGemmShape {
+    let (bm, bn, bk, b_col_major) = match precision {
+        GemmPrecision::F16F32 | GemmPrecision::Bf16F32 => (128, 128, 64, false),
+        GemmPrecision::F16F16 => (256, 256, 32, false),
+        GemmPrecision::I8I32 => (128, 256, 64, true),
+    };
+    CoopGemmShape {
+        precision,
+        bm,
+        bn,
+        bk,
+        sg_rows: 2,
+        sg_cols: 4,
+        subgroup,
+        b_col_major,
+    }
+}
+
+/// The kind of kernel the library GEMM runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GemmKernel {
+    /// The tiled cooperative-matrix kernel of this block shape (operands padded to it).
+    Coop(CoopGemmShape),
+    /// The tiled scalar kernel: 16×16 blocks of C, any shape and layout, no padding.
+    Scalar,
+}
+
+/// The Vulkan features a cooperative-matrix GEMM of `precision` needs beyond plain compute.
+pub fn coop_features(precision: GemmPrecision) -> &'static [&'static str] {
+    match precision {
+        GemmPrecision::Bf16F32 => &["cooperativeMatrix", "shaderBFloat16CooperativeMatrix"],
+        _ => &["cooperativeMatrix"],
+    }
+}
+
+/// The kernel for `precision` on the device `profile` describes: the tuned cooperative-matrix
+/// shape when the device lists the precision's 16×16 tile at subgroup scope, has the features
+/// it needs, and its subgroups are [`TUNED_SUBGROUP`] wide (the kernels require exactly that
+/// width); the scalar kernel otherwise.
+pub fn select(precision: GemmPrecision, profile: &DeviceProfile) -> GemmKernel {
+    let [tm, tn, tk] = precision.tile();
+    let (op, res) = (precision.operand_type(), precision.result_type());
+    let listed = profile.coop_matrix_shapes.iter().any(|s| {
+        [s.m, s.n, s.k] == [tm, tn, tk]
+            && s.a == op
+            && s.b == op
+            && s.c == res
+            && s.result == res
+            && s.scope == "subgroup"
+    });
+    let features = coop_features(precision)
+        .iter()
+        .all(|f| profile.has_feature(f));
+    if listed && features && profile.subgroup_size == TUNED_SUBGROUP {
+        GemmKernel::Coop(tuned(precision, TUNED_SUBGROUP))
+    } else {
+        GemmKernel::Scalar
+    }
+}

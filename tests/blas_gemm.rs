@@ -1,0 +1,369 @@
+//! The library GEMM (`cajetac::blas::Gemm`) on the default device (lavapipe in CI: the scalar
+//! kernel): every precision, both layouts of A and B, shapes that are not multiples of any
+//! block, each element checked against an exact host product; the `pack`/`unpad` copies of
+//! the cooperative path run on their own; every kernel the library emits passes spirv-val
+//! with and without the H200's profile, where the selector picks the cooperative kernel.
+
+use cajeta_runtime::{Buffer, Context, DeviceProfile};
+use cajeta_tests::{device_context, spirv_val, tests_dir};
+use cajetac::blas::gemm::{compile, options_for};
+use cajetac::blas::pad_source::pad_source;
+use cajetac::blas::tuned::TUNED_SUBGROUP;
+use cajetac::blas::{select, tuned, Gemm, GemmKernel, GemmLayout, GemmPrecision};
+use cajetac::embed::Program;
+use cajetac::kernel::spirv::TargetEnv;
+
+const SHAPES: [(u32, u32, u32); 5] = [
+    (1, 1, 1),
+    (7, 13, 5),
+    (17, 33, 65),
+    (130, 70, 300),
+    (257, 129, 64),
+];
+
+const LAYOUTS: [GemmLayout; 2] = [GemmLayout::RowMajor, GemmLayout::ColumnMajor];
+
+fn profile(name: &str) -> DeviceProfile {
+    let text = std::fs::read_to_string(tests_dir().join("profiles").join(name)).expect("profile");
+    DeviceProfile::from_json(&text).expect("profile")
+}
+
+/// Element `i` of input `seed`: a multiple of 1/2 in [-1, 1] (an integer in [-4, 4] for
+/// int8), so that every sum of up to 300 products is exact in float32 and float16 alike.
+fn value(p: GemmPrecision, i: usize, seed: usize) -> f64 {
+    let h = (i.wrapping_mul(2654435761) + seed * 40503) % 9;
+    if p == GemmPrecision::I8I32 {
+        h as f64 - 4.0
+    } else {
+        ((h % 5) as f64 - 2.0) / 2.0
+    }
+}
+
+/// The float16 bits of `x` (exact for the inputs above: 0, ±0.5, ±1).
+fn f16_bits(x: f64) -> u16 {
+    let f = (x as f32).to_bits();
+    if x == 0.0 {
+        return 0;
+    }
+    let sign = ((f >> 16) & 0x8000) as u16;
+    let exp = ((f >> 23) & 0xff) as i32 - 127 + 15;
+    let mant = ((f >> 13) & 0x3ff) as u16;
+    sign | ((exp as u16) << 10) | mant
+}
+
+fn f16_value(bits: u16) -> f64 {
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = i32::from((bits >> 10) & 0x1f);
+    let mant = f64::from(bits & 0x3ff);
+    if exp == 0 {
+        sign * mant * 2f64.powi(-24)
+    } else {
+        sign * (1.0 + mant / 1024.0) * 2f64.powi(exp - 15)
+    }
+}
+
+/// The raw bytes of `xs` as operands of `p`.
+fn encode(p: GemmPrecision, xs: &[f64]) -> Vec<u8> {
+    xs.iter()
+        .flat_map(|&x| match p {
+            GemmPrecision::I8I32 => vec![x as i8 as u8],
+            GemmPrecision::Bf16F32 => ((((x as f32).to_bits()) >> 16) as u16)
+                .to_le_bytes()
+                .to_vec(),
+            _ => f16_bits(x).to_le_bytes().to_vec(),
+        })
+        .collect()
+}
+
+fn decode(p: GemmPrecision, bytes: &[u8]) -> Vec<f64> {
+    let rb = p.result_bytes() as usize;
+    bytes
+        .chunks(rb)
+        .map(|c| match p {
+            GemmPrecision::I8I32 => f64::from(i32::from_le_bytes(c.try_into().expect("4"))),
+            GemmPrecision::F16F16 => f16_value(u16::from_le_bytes([c[0], c[1]])),
+            _ => f64::from(f32::from_le_bytes(c.try_into().expect("4"))),
+        })
+        .collect()
+}
+
+fn upload(ctx: &Context, bytes: &[u8]) -> Buffer {
+    let buf = ctx.create_buffer(bytes.len() as u64).expect("buffer");
+    let s = ctx.default_stream();
+    s.upload_buffer(&buf, bytes).expect("upload");
+    s.sync().expect("sync");
+    buf
+}
+
+/// `rows × cols` matrix `x` (row-major) as it lies in `layout`.
+fn lay_out(x: &[f64], rows: usize, cols: usize, layout: GemmLayout) -> Vec<f64> {
+    match layout {
+        GemmLayout::RowMajor => x.to_vec(),
+        GemmLayout::ColumnMajor => (0..rows * cols)
+            .map(|i| x[(i % rows) * cols + i / rows])
+            .collect(),
+    }
+}
+
+/// Runs one GEMM through `gemm` and checks every element against the host; the number of
+/// elements checked.
+fn check_one(
+    ctx: &Context,
+    gemm: &Gemm,
+    (m, n, k): (u32, u32, u32),
+    al: GemmLayout,
+    bl: GemmLayout,
+) -> usize {
+    let p = gemm.precision();
+    let (m, n, k) = (m as usize, n as usize, k as usize);
+    let ha: Vec<f64> = (0..m * k).map(|i| value(p, i, 1)).collect();
+    let hb: Vec<f64> = (0..k * n).map(|i| value(p, i, 2)).collect();
+    let a = upload(ctx, &encode(p, &lay_out(&ha, m, k, al)));
+    let b = upload(ctx, &encode(p, &lay_out(&hb, k, n, bl)));
+    let c = ctx
+        .create_buffer((m * n) as u64 * u64::from(p.result_bytes()))
+        .expect("c");
+    let s = ctx.default_stream();
+    gemm.multiply(&s, &a, al, &b, bl, &c, m as u32, n as u32, k as u32)
+        .expect("multiply");
+    let mut out = vec![0u8; m * n * p.result_bytes() as usize];
+    s.download_buffer(&c, &mut out).expect("download");
+    let got = decode(p, &out);
+    for i in 0..m {
+        for j in 0..n {
+            let want: f64 = (0..k).map(|t| ha[i * k + t] * hb[t * n + j]).sum();
+            assert_eq!(
+                got[i * n + j],
+                want,
+                "{} {m}×{n}×{k} A {al:?} B {bl:?}: C[{i}][{j}]",
+                p.short()
+            );
+        }
+    }
+    m * n
+}
+
+#[test]
+fn every_precision_layout_and_edge_shape_matches_the_host_exactly() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let mut checked = 0;
+    let mut runs = 0;
+    for p in GemmPrecision::ALL {
+        let gemm = Gemm::new(&ctx, p).expect("gemm");
+        for shape in SHAPES {
+            for al in LAYOUTS {
+                for bl in LAYOUTS {
+                    checked += check_one(&ctx, &gemm, shape, al, bl);
+                    runs += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 4 * 5 * 4);
+    assert!(checked > 4 * 4 * 130 * 70, "{checked} elements");
+}
+
+/// The cooperative path end to end on lavapipe: its padding, layout packing, direct use of
+/// operands that fit and the unpad copy, around a scalar stand-in with the cooperative
+/// kernel's interface, for each precision's tuned shape and the same with B's layout flipped.
+#[test]
+fn the_cooperative_paths_padding_and_copies_match_the_host_exactly() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let mut runs = 0;
+    for p in GemmPrecision::ALL {
+        let t = tuned(p, TUNED_SUBGROUP);
+        for shape in [
+            t,
+            cajetac::blas::CoopGemmShape {
+                b_col_major: !t.b_col_major,
+                ..t
+            },
+        ] {
+            let gemm = Gemm::coop_stand_in(&ctx, shape).expect("stand-in");
+            assert_eq!(gemm.kernel(), GemmKernel::Coop(shape));
+            // Whole blocks (operands used as they are where their layout fits) and edges.
+            let whole = (shape.bm, shape.bn, 2 * shape.bk);
+            // Only m ragged: whole row blocks straight from the operands, the rest a strip.
+            let rows = (2 * shape.bm + 5, shape.bn, shape.bk);
+            for dims in [whole, rows, (1, 1, 1), (17, 33, 65), (130, 70, 300)] {
+                for al in LAYOUTS {
+                    for bl in LAYOUTS {
+                        check_one(&ctx, &gemm, dims, al, bl);
+                        runs += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 4 * 2 * 5 * 4);
+}
+
+#[test]
+fn bad_arguments_are_refused_with_the_operand_named() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let gemm = Gemm::new(&ctx, GemmPrecision::F16F32).expect("gemm");
+    let s = ctx.default_stream();
+    let small = ctx.create_buffer(16).expect("buffer");
+    let big = ctx.create_buffer(4096).expect("buffer");
+    let row = GemmLayout::RowMajor;
+    let e = gemm
+        .multiply(&s, &small, row, &big, row, &big, 8, 8, 8)
+        .expect_err("A too small");
+    assert!(e.to_string().contains("operand A is 8×8 float16"), "{e}");
+    let e = gemm
+        .multiply(&s, &big, row, &big, row, &small, 8, 8, 8)
+        .expect_err("C too small");
+    assert!(e.to_string().contains("operand C is 8×8 float32"), "{e}");
+    let e = gemm
+        .multiply(&s, &big, row, &big, row, &big, 0, 8, 8)
+        .expect_err("empty");
+    assert!(e.to_string().contains("at least 1"), "{e}");
+}
+
+#[test]
+fn the_selector_picks_cooperative_matrices_on_the_h200_and_scalar_on_lavapipe() {
+    let h200 = profile("h200.json");
+    let lavapipe = profile("lavapipe.json");
+    for p in GemmPrecision::ALL {
+        assert_eq!(select(p, &lavapipe), GemmKernel::Scalar, "{p:?}");
+        let coop = GemmKernel::Coop(tuned(p, TUNED_SUBGROUP));
+        let bf16_ok = h200.has_feature("shaderBFloat16CooperativeMatrix");
+        if p != GemmPrecision::Bf16F32 || bf16_ok {
+            assert_eq!(select(p, &h200), coop, "{p:?}");
+        } else {
+            assert_eq!(select(p, &h200), GemmKernel::Scalar, "{p:?}");
+        }
+        // The same device with 64-wide subgroups cannot run the tuned kernels.
+        let wide = DeviceProfile {
+            subgroup_size: 64,
+            ..h200.clone()
+        };
+        assert_eq!(select(p, &wide), GemmKernel::Scalar, "{p:?}");
+    }
+}
+
+#[test]
+fn every_kernel_the_library_emits_validates() {
+    let mut count = 0;
+    for name in ["h200.json", "lavapipe.json"] {
+        let prof = profile(name);
+        let opts = options_for(&prof);
+        for p in GemmPrecision::ALL {
+            for kernel in [
+                GemmKernel::Scalar,
+                GemmKernel::Coop(tuned(p, TUNED_SUBGROUP)),
+            ] {
+                if matches!(kernel, GemmKernel::Coop(_)) && name == "lavapipe.json" {
+                    continue;
+                }
+                let prog = compile(p, kernel, &opts)
+                    .unwrap_or_else(|e| panic!("{name} {p:?} {kernel:?}: {e}"));
+                let names = prog.kernel_names();
+                let want = if kernel == GemmKernel::Scalar { 1 } else { 3 };
+                assert_eq!(names.len(), want, "{names:?}");
+                for k in names {
+                    let tag = format!("{name} {} {k}", p.short());
+                    let compiled = prog.get(k).expect("kernel");
+                    spirv_val(&compiled.words, TargetEnv::Vulkan1_3, &tag)
+                        .unwrap_or_else(|e| panic!("{tag}: {e}"));
+                    count += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(count, 4 * 3 + 4 + 4);
+}
+
+/// `pack` pads an operand of either layout with zeros to whole vectors and rows, and
+/// `unpad` takes the result's rows and columns back: the cooperative path's copies, run on
+/// the device where its GEMM kernel cannot.
+#[test]
+fn pack_and_unpad_copy_and_zero_pad_exactly() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let s = ctx.default_stream();
+    for p in GemmPrecision::ALL {
+        let prog = Program::compile_files(
+            &[("pad.cajeta".to_string(), pad_source(p, "GemmPad"))],
+            &cajetac::kernel::spirv::SpirvOptions::default(),
+        )
+        .expect("pad source");
+        let load = |name: &str| {
+            let k = prog.get(name).expect("kernel");
+            ctx.load_kernel(&k.words, &k.reflection).expect("load")
+        };
+        let (pack, unpad) = (load("pack"), load("unpad"));
+        let e = p.per_vector() as usize;
+        let (rows, cols) = (5usize, 19usize);
+        let (drows, dcols) = (8usize, 2 * e.max(16));
+        let x: Vec<f64> = (0..rows * cols).map(|i| value(p, i, 3)).collect();
+        for layout in LAYOUTS {
+            let src = upload(&ctx, &encode(p, &lay_out(&x, rows, cols, layout)));
+            let (rs, cs) = match layout {
+                GemmLayout::RowMajor => (cols as u32, 1),
+                GemmLayout::ColumnMajor => (1, rows as u32),
+            };
+            let ob = p.operand_bytes() as usize;
+            let dst = ctx.create_buffer((drows * dcols * ob) as u64).expect("dst");
+            let u = |v: usize| {
+                cajeta_runtime::KernelArg::Scalar(cajeta_runtime::ScalarValue::U32(v as u32))
+            };
+            let dvecs = dcols / e;
+            s.launch(
+                &pack,
+                &cajeta_runtime::LaunchConfig::new([1, drows as u32, 1], [64, 1, 1]),
+                &[
+                    cajeta_runtime::KernelArg::Buffer(&src),
+                    cajeta_runtime::KernelArg::Buffer(&dst),
+                    u(rows),
+                    u(cols),
+                    u(rs as usize),
+                    u(cs as usize),
+                    u(drows),
+                    u(dvecs),
+                ],
+            )
+            .expect("pack");
+            let mut out = vec![0u8; drows * dcols * ob];
+            s.download_buffer(&dst, &mut out).expect("download");
+            let mut want = vec![0.0; drows * dcols];
+            for r in 0..rows {
+                for c in 0..cols {
+                    want[r * dcols + c] = x[r * cols + c];
+                }
+            }
+            assert_eq!(out, encode(p, &want), "{} pack {layout:?}", p.short());
+        }
+        // unpad: the 3×5 corner of a 4×8 result.
+        let rb = p.result_bytes() as usize;
+        let padded: Vec<u8> = (0..4 * 8 * rb).map(|i| i as u8).collect();
+        let src = upload(&ctx, &padded);
+        let dst = ctx.create_buffer((3 * 5 * rb) as u64).expect("dst");
+        let u = |v: u32| cajeta_runtime::KernelArg::Scalar(cajeta_runtime::ScalarValue::U32(v));
+        s.launch(
+            &unpad,
+            &cajeta_runtime::LaunchConfig::new([1, 3, 1], [64, 1, 1]),
+            &[
+                cajeta_runtime::KernelArg::Buffer(&src),
+                cajeta_runtime::KernelArg::Buffer(&dst),
+                u(3),
+                u(5),
+                u(8),
+            ],
+        )
+        .expect("unpad");
+        let mut out = vec![0u8; 3 * 5 * rb];
+        s.download_buffer(&dst, &mut out).expect("download");
+        let want: Vec<u8> = (0..3)
+            .flat_map(|r| padded[r * 8 * rb..(r * 8 + 5) * rb].to_vec())
+            .collect();
+        assert_eq!(out, want, "{} unpad", p.short());
+    }
+}
