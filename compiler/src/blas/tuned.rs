@@ -13,20 +13,25 @@ pub const TUNED_SUBGROUP: u32 = 32;
 /// The tuned block shape of `precision` for `subgroup`-wide subgroups (measured with
 /// `coop_gemm --sweep` on the H200). Whether the device can run it is [`select`]'s question.
 pub fn tuned(precision: GemmPrecision, subgroup: u32) -> CoopGemmShape {
-    let (bm, bn, bk, b_col_major) = match precision {
-        GemmPrecision::F16F32 | GemmPrecision::Bf16F32 => (128, 128, 64, false),
-        GemmPrecision::F16F16 => (256, 256, 32, false),
-        GemmPrecision::I8I32 => (128, 256, 64, true),
+    // (bm, bn, bk, sg_rows, sg_cols, b_col_major, loads_first): the fastest of the sweep at
+    // 8192³ on the H200 (docs/PERFORMANCE.md, "Tensor cores").
+    let (bm, bn, bk, sg_rows, sg_cols, b_col_major, loads_first) = match precision {
+        GemmPrecision::F16F32 => (128, 128, 64, 2, 4, true, false),
+        GemmPrecision::Bf16F32 => (128, 256, 32, 2, 4, true, false),
+        GemmPrecision::F16F16 => (128, 128, 32, 2, 4, true, false),
+        GemmPrecision::I8I32 => (256, 128, 64, 4, 2, true, false),
     };
     CoopGemmShape {
         precision,
         bm,
         bn,
         bk,
-        sg_rows: 2,
-        sg_cols: 4,
+        sg_rows,
+        sg_cols,
         subgroup,
         b_col_major,
+        loads_first,
+        fixed_nk: None,
     }
 }
 
