@@ -9,8 +9,13 @@ export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 B=/tmp/bin; mkdir -p $B
 for f in .gl/*.gz; do gunzip -c "$f" > $B/$(basename "$f" .gz); chmod +x $B/$(basename "$f" .gz); done
+# xz where gzip would not fit the carry (the LLVM-linked test binary and cajetac-llvm).
+for f in .gl/*.xz; do
+  python3 -c 'import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' "$f" > $B/$(basename "$f" .xz)
+  chmod +x $B/$(basename "$f" .xz)
+done
 cp .gl/spirv-* $B/ 2>/dev/null
-export PATH=$B:$PATH CAJETAC=$B/cajetac CAJETA_SPIRV_VAL=$B/spirv-val CI=true
+export PATH=$B:$PATH CAJETAC=$B/cajetac CAJETA_SPIRV_VAL=$B/spirv-val CI=true CAJETA_TESTS_DIR=$PWD/tests
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 step() { echo "== $* ($(date +%T))"; }
 # The test binary looks for cajetac next to its deps/ folder.

@@ -110,13 +110,25 @@ fn time(
     reps: usize,
 ) -> Result<Vec<f64>, String> {
     let stream = ctx.default_stream();
-    // As `kernel_ms`: 200 ms of calls first, so that the clocks have ramped up.
+    // As `kernel_ms`: calls until the clocks have ramped up (two in a row within 2%, after
+    // at least 200 ms, at most 3 s).
     let start = std::time::Instant::now();
-    while start.elapsed() < std::time::Duration::from_millis(200) {
+    let mut last = f64::MAX;
+    loop {
+        ctx.clear_profile();
         let (a, b) = (GemmLayout::RowMajor, ops.b_layout);
         gemm.multiply(&stream, &ops.a, a, &ops.b, b, &ops.c, m, n, k)
             .map_err(err)?;
         stream.sync().map_err(err)?;
+        let ns = ctx.profile_report().span_ns;
+        let elapsed = start.elapsed();
+        let steady = (ns - last).abs() <= 0.02 * last;
+        last = ns;
+        if elapsed >= std::time::Duration::from_secs(3)
+            || (steady && elapsed >= std::time::Duration::from_millis(200))
+        {
+            break;
+        }
     }
     let mut times = Vec::new();
     for rep in 0..=reps {

@@ -102,31 +102,47 @@ fn kernel_ms(
     args: &[KernelArg<'_>],
     reps: usize,
 ) -> Result<Vec<f64>, String> {
-    // Launches for 200 ms before the timed ones: the GPU's clocks ramp up under load, and a
-    // kernel timed right after a pause (compiling, checking the previous one's result) ran at
-    // a third of its speed on the H100.
+    // Launches until the GPU's clocks have ramped up before the timed ones: a kernel timed
+    // right after a pause (building the next operands, checking the previous result) ran at
+    // a fifth of its speed on the H100. At least 200 ms, then until two launches in a row
+    // agree within 2% (at most 3 s).
     let start = std::time::Instant::now();
-    while start.elapsed() < std::time::Duration::from_millis(200) {
+    let mut last = f64::MAX;
+    loop {
+        ctx.clear_profile();
         stream.launch(kernel, cfg, args).map_err(err)?;
         stream.sync().map_err(err)?;
+        let ns = kernel_ns(ctx);
+        let elapsed = start.elapsed();
+        let steady = (ns - last).abs() <= 0.02 * last;
+        last = ns;
+        if elapsed >= std::time::Duration::from_secs(3)
+            || (steady && elapsed >= std::time::Duration::from_millis(200))
+        {
+            break;
+        }
     }
     let mut times = Vec::new();
     for rep in 0..=reps {
         ctx.clear_profile();
         stream.launch(kernel, cfg, args).map_err(err)?;
         stream.sync().map_err(err)?;
-        let ns: f64 = ctx
-            .profile_report()
-            .entries
-            .iter()
-            .filter(|e| e.kind == cajeta_runtime::ProfileKind::Kernel)
-            .map(|e| e.total_ns)
-            .sum();
+        let ns = kernel_ns(ctx);
         if rep > 0 {
             times.push(ns / 1e6);
         }
     }
     Ok(times)
+}
+
+/// GPU nanoseconds of the kernels in `ctx`'s profile since it was last cleared.
+fn kernel_ns(ctx: &Context) -> f64 {
+    ctx.profile_report()
+        .entries
+        .iter()
+        .filter(|e| e.kind == cajeta_runtime::ProfileKind::Kernel)
+        .map(|e| e.total_ns)
+        .sum()
 }
 
 fn err(e: impl std::fmt::Display) -> String {
