@@ -476,7 +476,10 @@ fn run(
                     "no Vulkan device found; running on the cpu device",
                 );
             }
-            (None, None, driver::RunDevice::Cpu)
+            // Kernels are specialized for the CPU device's profile (its subgroup of one,
+            // no optional Vulkan features).
+            let cpu = cajeta_runtime::cpu::CpuDevice::new().profile();
+            (Some(cpu), None, driver::RunDevice::Cpu)
         }
     };
     let device_features = device_profile

@@ -42,12 +42,15 @@ pub fn cpu_device_available() -> bool {
 }
 
 /// Every kernel of `ids` compiled for the CPU device, or every refusal (E0048, naming what
-/// the CPU device cannot run) and error, in kernel order.
+/// the CPU device cannot run) and error, in kernel order. The module is specialized for
+/// `options.target` first, as for the SPIR-V backends (`Device.*` queries folded, precision
+/// types made concrete).
 pub fn compile_for_cpu(
     module: &ir::Module,
     ids: impl IntoIterator<Item = FunctionId>,
     options: &SpirvOptions,
 ) -> Result<CpuRun, Vec<Diagnostic>> {
+    let module = &*crate::specialize::specialize(module, &options.target)?;
     let mut ids: Vec<FunctionId> = ids.into_iter().collect();
     ids.sort();
     let Some(compile) = CPU_KERNEL_TARGET.get() else {

@@ -10,6 +10,7 @@
 
 mod abi;
 mod dispatch;
+mod profile;
 
 use std::any::Any;
 use std::cell::UnsafeCell;
