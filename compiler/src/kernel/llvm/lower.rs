@@ -82,6 +82,10 @@ pub(crate) struct FnLower<'a> {
     /// Matrix and POD parameters read in the push-constant block: (parameter, its first
     /// member).
     pub(super) push_places: Vec<(usize, usize)>,
+    /// The std430 byte offset of every member of the push-constant block, where the target
+    /// reads members by offset (the CPU target: LLVM's own layout of `%PushConstants` puts
+    /// a member after a 3-lane vector, or a POD's fields, elsewhere than std430 does).
+    pub(crate) push_offsets: Vec<u32>,
     /// Values standing for the locals numbered past the function's own (lanes handed to a
     /// scalar lowering, see `vectors.rs`).
     pub(super) lane_values: Vec<Val>,
@@ -127,6 +131,7 @@ impl<'a> FnLower<'a> {
             helpers_share_atomics: false,
             bit_pointers: Default::default(),
             push_places: Vec::new(),
+            push_offsets: Vec::new(),
             lane_values: Vec::new(),
             target: super::target::Target::Spirv,
             shared_base: 0,

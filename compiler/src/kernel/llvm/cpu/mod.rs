@@ -15,6 +15,7 @@
 pub(crate) mod hooks;
 mod jit;
 mod placeholders;
+mod spec_slots;
 
 use std::fmt::Write;
 
@@ -158,7 +159,11 @@ fn compile(
         default_workgroup_size: layout::DEFAULT_WORKGROUP_SIZE,
         bindings: interface.bindings,
         push_constants: interface.push_constants,
-        spec_constants: interface.workgroup_spec_constants,
+        spec_constants: interface
+            .workgroup_spec_constants
+            .into_iter()
+            .chain(spec_slots::user_spec_constants(module, kernel_id))
+            .collect(),
         capabilities: Vec::new(),
         extensions: Vec::new(),
         vulkan_features: Vec::new(),
@@ -236,6 +241,7 @@ fn module_text(
     }
     let mut f = FnLower::new(kernel, &handles);
     f.target = Target::Cpu;
+    f.push_offsets = push::member_offsets(layout);
     f.helpers_share_atomics = shared::helpers_share_atomics(module);
     f.prologue(&[])?;
     f.load_push_block(&push, kernel.span)?;
