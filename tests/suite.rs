@@ -12,6 +12,7 @@ mod checked_access;
 mod concurrency;
 mod coop_shapes;
 mod cpu_device;
+mod cpu_programs;
 mod device;
 mod device_memory;
 mod device_profiles;
