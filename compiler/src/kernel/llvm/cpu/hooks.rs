@@ -32,7 +32,8 @@ pub(crate) const GLOBAL_ID: u32 = 6;
 pub(crate) const LOCAL_ID: u32 = 7;
 /// `WorkgroupId`.
 pub(crate) const WORKGROUP_ID: u32 = 8;
-const WORKGROUP_SIZE: u32 = 9;
+/// `WorkgroupSize`.
+pub(crate) const WORKGROUP_SIZE: u32 = 9;
 const NUM_WORKGROUPS: u32 = 10;
 const SPEC: u32 = 11;
 const SPEC_COUNT: u32 = 12;

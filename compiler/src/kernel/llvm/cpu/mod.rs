@@ -16,6 +16,7 @@ pub(crate) mod hooks;
 mod jit;
 mod placeholders;
 mod spec_slots;
+mod waves;
 
 use std::fmt::Write;
 
@@ -55,7 +56,6 @@ pub(crate) fn unsupported_intrinsic(op: &Intrinsic) -> Option<&'static str> {
         | Intrinsic::TextureWidth
         | Intrinsic::TextureHeight
         | Intrinsic::TextureDepth => "texture reads (textures and samplers)",
-        Intrinsic::Wave(_) => "subgroup (`Wave`) operations",
         Intrinsic::WorkgroupReduce => "`Workgroup.reduce`",
         Intrinsic::Clock { .. } => "`Clock` reads",
         Intrinsic::RayQuery(..) => "ray queries",
