@@ -51,12 +51,15 @@ const NOT_COMPARED: &[&str] = &[
 /// results before the comparison; the rest of the kernel's buffers is compared.
 /// - `counters`: `old[i]` is what `atomicExchange` found (another invocation's value),
 ///   `r[7]` the last exchange and `r[8]` the compare-exchange's winner;
-/// - `mix` (refused on the CPU device today): the same with `r[5]`, `r[6]` and `old`.
+/// - `mix`: the same with `r[5]`, `r[6]` and `old`;
+/// - `floats`: `f[4]` (the last exchange), `f[5]` (the compare-exchange's winner) and `old`.
 const ORDER_DEPENDENT: &[(&str, usize, Option<std::ops::Range<usize>>)] = &[
     ("atomics32.cajeta/counters", 0, Some(7..9)),
     ("atomics32.cajeta/counters", 2, None),
     ("atomics.cajeta/mix", 0, Some(5..7)),
     ("atomics.cajeta/mix", 2, None),
+    ("atomics32.cajeta/floats", 0, Some(4..6)),
+    ("atomics32.cajeta/floats", 1, None),
 ];
 
 /// Clears the [`ORDER_DEPENDENT`] parts of kernel `tag`'s buffers.

@@ -34,9 +34,6 @@ const REFUSED: &[&str] = &[
     "device/cajeta_waves.cajeta",
     "device/waves.cajeta",
     "device/workgroup_reduce.cajeta",
-    // Float atomics outside a bit view.
-    "device/atomics.cajeta",
-    "device/atomics32.cajeta",
     // Dynamic shared arrays.
     "device/shared_reduce.cajeta",
     "device/shared_vectors.cajeta",

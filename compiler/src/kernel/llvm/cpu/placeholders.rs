@@ -65,6 +65,9 @@ pub(crate) fn define(decl: &str) -> Result<Option<String>, String> {
             bit_field_extract(op == "BitFieldSExtract")
         }
         ("BitFieldInsert", ["i32", "i32", "i32", "i32"]) => BIT_FIELD_INSERT.to_string(),
+        // The fences around a float atomic's compare-exchange loop (`atomics.rs`): every
+        // atomic here is sequentially consistent already; the fence keeps the order asked.
+        ("MemoryBarrier", ["i32", "i32"]) if ret == "void" => "  fence seq_cst\n  ret void\n".to_string(),
         _ => match op.strip_prefix("glsl.").and_then(|n| n.parse::<u32>().ok()) {
             Some(n) => glsl(n, ret, &params).ok_or_else(|| describe(op))?,
             None => atomic(op, ret, &params).ok_or_else(|| describe(op))?,
