@@ -57,7 +57,6 @@ pub(crate) fn unsupported_intrinsic(op: &Intrinsic) -> Option<&'static str> {
         | Intrinsic::TextureHeight
         | Intrinsic::TextureDepth => "texture reads (textures and samplers)",
         Intrinsic::WorkgroupReduce => "`Workgroup.reduce`",
-        Intrinsic::Clock { .. } => "`Clock` reads",
         Intrinsic::RayQuery(..) => "ray queries",
         _ => return None,
     })

@@ -332,6 +332,11 @@ fn atomic(op: &str, ret: &str, params: &[&str]) -> Option<String> {
     let ptr = *params.first()?;
     let align = |ty: &str| if ty == "i64" { 8 } else { 4 };
     let rmw = match Op::from_u32(code)? {
+        // `KernelThread.clock()` and `deviceClock()`: the CPU's cycle counter (as lavapipe
+        // reads it), one counter for both scopes.
+        Op::ReadClockKHR if ret == "i64" => {
+            return Some("  %r = call i64 @llvm.readcyclecounter()\n  ret i64 %r\n".to_string())
+        }
         Op::AtomicLoad => {
             return Some(format!(
                 "  %r = load atomic {ret}, {ptr} %a0 seq_cst, align {}\n  ret {ret} %r\n",
