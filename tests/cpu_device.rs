@@ -10,7 +10,7 @@ use cajeta_runtime::reflection::{ParameterSlot, Reflection};
 use cajeta_runtime::{Context, KernelArg, LaunchConfig, ScalarValue};
 use cajeta_tests::{device_context, files};
 use cajetac::diagnostics::Code;
-use cajetac::ir::{FunctionId, FunctionKind};
+use cajetac::ir::{Function, FunctionId, FunctionKind, StructDef, Type};
 use cajetac::kernel::llvm::cpu;
 use cajetac::kernel::spirv::{SpirvOptions, TargetEnv};
 
@@ -171,15 +171,43 @@ enum Arg {
     Scalar(ScalarValue),
 }
 
-/// What one kernel's arguments are, per parameter; `None` when a parameter is of another
-/// kind than a buffer or a scalar.
-fn arguments(r: &Reflection) -> Option<Vec<Arg>> {
+/// The contents of a buffer of POD elements `d`: every field filled as a buffer of its lane
+/// type would be, the padding between fields zero (a whole-element copy on the CPU device
+/// copies it, a GPU's copies only the fields).
+fn fill_pods(d: &StructDef, seed: usize) -> Vec<u8> {
+    let (size, align) = d.layout();
+    let stride = size.div_ceil(align) as usize * align as usize;
+    let mut out = vec![0u8; stride * ELEMENTS as usize];
+    for (e, element) in out.chunks_exact_mut(stride).enumerate() {
+        for (f, (offset, (_, ty))) in d.offsets().into_iter().zip(&d.fields).enumerate() {
+            let (size, _) = ty.std430_layout().unwrap();
+            let lane = ty.elem_scalar().unwrap().name();
+            let at = offset as usize;
+            element[at..at + size as usize].copy_from_slice(&fill(
+                lane,
+                size as usize,
+                seed + 31 * e + f,
+            ));
+        }
+    }
+    out
+}
+
+/// What the arguments of kernel `f` (of reflection `r`) are, per parameter; `None` when a
+/// parameter is of another kind than a buffer or a scalar.
+fn arguments(r: &Reflection, f: &Function) -> Option<Vec<Arg>> {
     let mut out = Vec::new();
     for (i, p) in r.parameters.iter().enumerate() {
         match p.slot {
             ParameterSlot::Binding(b) => {
                 let b = r.bindings.get(b)?;
                 let ty = b.element_type.clone()?;
+                if let Type::Buffer(e) = &f.params().get(i)?.ty {
+                    if let Type::Struct(d) = &**e {
+                        out.push(Arg::Buffer(ty, fill_pods(d, i * 7919)));
+                        continue;
+                    }
+                }
                 let (size, _) = element(&ty, b.element_stride)?;
                 let bytes = fill(&ty, size * ELEMENTS as usize, i * 7919);
                 out.push(Arg::Buffer(ty, bytes));
@@ -345,7 +373,7 @@ fn device_kernels_match_lavapipe() {
                     continue;
                 }
             };
-            let Some(args) = arguments(kernel.reflection()) else {
+            let Some(args) = arguments(kernel.reflection(), f) else {
                 continue;
             };
             let Ok(mut gpu) = cajetac::driver::compile_kernels(&module, &options, Some(&f.name))

@@ -37,13 +37,12 @@ const REFUSED: &[&str] = &[
     // Dynamic shared arrays.
     "device/shared_reduce.cajeta",
     "device/shared_vectors.cajeta",
-    // The rest, one each (kernel printf, a buffer of PODs, `Determinant`, `Math.reflect`
-    // and `refract` through GLSL.std.450, buffer arrays).
+    // The rest, one each (kernel printf, `Determinant`, `Math.reflect` and `refract`
+    // through GLSL.std.450, buffer arrays).
     "device/buffer_arrays.cajeta",
     "device/cajeta_math.cajeta",
     "device/cajeta_matrix.cajeta",
     "device/kernel_printf.cajeta",
-    "device/pod_buffers.cajeta",
 ];
 
 /// Programs that need subgroups of more than one invocation, which the CPU device's are not:

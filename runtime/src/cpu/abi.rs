@@ -54,8 +54,9 @@ pub struct InvocationContext {
     pub spec_count: u32,
 }
 
-/// Bytes of an invocation's scratch area: the widest element, a 4-lane `float64` vector.
-pub const SCRATCH_BYTES: usize = 32;
+/// Bytes of an invocation's scratch area: the widest element the CPU target accepts (a POD
+/// element of a buffer; the widest other one is a 4-lane `float64` vector, 32 bytes).
+pub const SCRATCH_BYTES: usize = 256;
 
 /// A compiled kernel's entry: runs one invocation.
 pub type KernelEntry = unsafe extern "C" fn(*mut InvocationContext);

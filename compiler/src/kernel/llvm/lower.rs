@@ -201,6 +201,11 @@ impl<'a> FnLower<'a> {
                     "a resource held in a local or passed to a `@Device` helper",
                 ));
             }
+            let pod = super::cpu::pods::pod_local_bytes(&local.ty);
+            if let (Some(bytes), super::target::Target::Cpu) = (pod, self.target) {
+                let _ = writeln!(self.allocas, "  %l{i} = alloca [{bytes} x i8], align 16");
+                continue;
+            }
             let ty = types::value(&local.ty, local.span)?;
             let _ = writeln!(self.allocas, "  %l{i} = alloca {ty}");
         }
@@ -244,6 +249,9 @@ impl<'a> FnLower<'a> {
                 span,
             } if matches!(self.kernel.local(*l).ty, Type::Shared(_)) => {
                 self.bind_shared(l.0, value, *span)?;
+            }
+            Stmt::Store { place, value, span } if matches!(value.ty, Type::Struct(_)) => {
+                self.cpu_pod_copy(place, value, *span)?;
             }
             Stmt::Store { place, value, span } => {
                 let v = self.expr(value)?;
@@ -338,7 +346,7 @@ impl<'a> FnLower<'a> {
                 Ok(())
             }
             Place::Lane { base, lane } => self.store_lane(base, *lane, v, span),
-            Place::Field { .. } => Err(refuse(span, "stores to struct fields")),
+            Place::Field { .. } => self.cpu_pod_store(place, v, span),
         }
     }
 

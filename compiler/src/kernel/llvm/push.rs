@@ -204,6 +204,10 @@ impl FnLower<'_> {
 
     /// Reads a matrix parameter, or a POD parameter's field (a scalar, vector or matrix).
     pub(super) fn load_field(&mut self, place: &Place, e: &Expr) -> Res<Val> {
+        // The CPU target reads every POD value, parameter or not, as memory.
+        if let Some(v) = self.cpu_pod_load(place, e)? {
+            return Ok(v);
+        }
         let (member, ty) = self.push_member(place, e.span)?;
         match ty {
             Type::Scalar(_) | Type::Vector(..) => self.load_member(member, &ty, e.span),

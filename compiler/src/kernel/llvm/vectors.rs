@@ -197,6 +197,13 @@ impl FnLower<'_> {
                 ));
                 Ok(())
             }
+            Place::Field { .. } => {
+                let lane_place = Place::Lane {
+                    base: Box::new(base.clone()),
+                    lane,
+                };
+                self.cpu_pod_store(&lane_place, v, span)
+            }
             _ => Err(refuse(span, "stores to struct fields")),
         }
     }

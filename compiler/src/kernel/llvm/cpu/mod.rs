@@ -15,6 +15,7 @@
 pub(crate) mod hooks;
 mod jit;
 mod placeholders;
+pub(crate) mod pods;
 mod spec_slots;
 mod waves;
 
@@ -106,14 +107,6 @@ fn compile(
     }
     if kernel.wave_width.is_some() {
         return Err(refuse_cpu(kernel.span, "a required subgroup size"));
-    }
-    for (i, l) in kernel.locals.iter().enumerate() {
-        let what = match &l.ty {
-            Type::Buffer(e) if matches!(**e, Type::Struct(_)) => "a buffer of POD elements",
-            Type::Struct(_) if i >= kernel.param_count => "a POD local",
-            _ => continue,
-        };
-        return Err(refuse_cpu(l.span, format!("{what} (`{}`)", l.ty)));
     }
     crate::kernel::spirv::check_kernel_shape(kernel)?;
     let access = crate::kernel::spirv::resource_access(module, kernel_id)?;
@@ -209,18 +202,40 @@ fn module_text(
             };
             return Err(refuse_cpu(span, what));
         };
-        let mut elem = types::stored(*lane, span)?;
-        if *lanes > 1 {
-            elem = types::vector(elem, *lanes, span)?;
+        let pod = match &slot.kind {
+            BindingKind::Buffer {
+                elem: Type::Struct(_),
+                stride,
+                ..
+            } => Some(*stride),
+            _ => None,
+        };
+        // An element read out of bounds goes to the invocation's scratch area, which must
+        // hold a whole element.
+        if pod.is_some_and(|s| s as usize > cajeta_runtime::cpu::SCRATCH_BYTES) {
+            return Err(refuse_cpu(
+                span,
+                format!(
+                    "a buffer of POD elements wider than {} bytes",
+                    cajeta_runtime::cpu::SCRATCH_BYTES
+                ),
+            ));
+        }
+        let mut elem = types::stored(*lane, span)?.to_string();
+        if let Some(stride) = pod {
+            // A POD element is its std430 bytes (`cpu/pods.rs` reads fields at offsets).
+            elem = format!("[{stride} x i8]");
+        } else if *lanes > 1 {
+            elem = types::vector(types::stored(*lane, span)?, *lanes, span)?.to_string();
         } else if bit_views.get(slot.param).copied().unwrap_or(false) {
-            elem = "i32";
+            elem = "i32".to_string();
         }
         let var = format!("%h{}", slot.binding);
         let h = Handle::Buffer {
             create: hooks::buffer_handle(&var, slot.binding),
             var,
             // On the CPU target the handle's type is its element type (`cpu_buffer_pointer`).
-            ty: elem.to_string(),
+            ty: elem,
             mangled: String::new(),
             elem: *lane,
             lanes: *lanes,
