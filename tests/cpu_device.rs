@@ -222,14 +222,21 @@ fn arguments(r: &Reflection, f: &Function) -> Option<Vec<Arg>> {
 }
 
 /// The launch shape of kernel `tag`: 4 workgroups of 64, or the block a kernel is written
-/// for.
+/// for; a kernel with a dynamic shared array gets one element per invocation, as its
+/// program launches it.
 fn shape(tag: &str) -> LaunchConfig {
     let block = if tag == "shared_reduce.cajeta/fixedSum" {
         128
     } else {
         64
     };
-    LaunchConfig::new([4, 1, 1], [block, 1, 1])
+    let mut config = LaunchConfig::new([4, 1, 1], [block, 1, 1]);
+    config.shared_bytes = match tag {
+        "shared_reduce.cajeta/dynSum" => Some(4 * block),
+        "shared_vectors.cajeta/pairs" => Some(8 * block),
+        _ => None,
+    };
+    config
 }
 
 /// Runs `kernel` on the CPU device; the buffers' bytes afterwards.
@@ -559,4 +566,45 @@ fn the_cpu_device_needs_no_vulkan_driver() {
         "child failed: {text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The dynamic shared array of `dynSum` takes the launch's `shared_bytes` (its `length()`
+/// is that size over the element's), after no fixed-size arrays; a size past the shared
+/// memory limit is refused as on a Vulkan device.
+#[test]
+fn dynamic_shared_arrays_take_the_launch_size() {
+    let dev = CpuDevice::new();
+    let sum = cpu_kernel("shared_reduce.cajeta", "dynSum");
+    let n = 1000u32;
+    let input: Vec<f32> = (0..n).map(|i| ((i % 37) as f32) - 18.0).collect();
+    let bin = dev.create_buffer(4 * u64::from(n)).unwrap();
+    let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    dev.upload(&bin, &bytes).unwrap();
+    for block in [64u32, 256] {
+        let groups = n.div_ceil(block);
+        let parts = dev.create_buffer(4 * u64::from(groups)).unwrap();
+        let mut config = LaunchConfig::new([groups, 1, 1], [block, 1, 1]);
+        config.shared_bytes = Some(4 * block);
+        let args = [
+            CpuArg::Buffer(&bin),
+            CpuArg::Buffer(&parts),
+            CpuArg::Scalar(ScalarValue::U32(n)),
+            CpuArg::Scalar(ScalarValue::U32(block)),
+        ];
+        dev.launch(&sum, &config, &args).unwrap();
+        let mut out = vec![0u8; 4 * groups as usize];
+        dev.download(&parts, &mut out).unwrap();
+        for (g, c) in out.chunks_exact(4).enumerate() {
+            let want: f32 = input
+                .iter()
+                .skip(g * block as usize)
+                .take(block as usize)
+                .sum();
+            let got = f32::from_le_bytes(c.try_into().unwrap());
+            assert_eq!(got, want, "block {block}, workgroup {g}");
+        }
+        config.shared_bytes = Some(cajeta_runtime::cpu::MAX_SHARED_MEMORY_BYTES + 4);
+        let err = dev.launch(&sum, &config, &args).unwrap_err().to_string();
+        assert!(err.contains("exceeds maxComputeSharedMemorySize"), "{err}");
+    }
 }

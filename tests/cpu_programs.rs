@@ -34,9 +34,6 @@ const REFUSED: &[&str] = &[
     "device/cajeta_waves.cajeta",
     "device/waves.cajeta",
     "device/workgroup_reduce.cajeta",
-    // Dynamic shared arrays.
-    "device/shared_reduce.cajeta",
-    "device/shared_vectors.cajeta",
     // The rest, one each (kernel printf, `Determinant`, `Math.reflect` and `refract`
     // through GLSL.std.450, buffer arrays).
     "device/buffer_arrays.cajeta",

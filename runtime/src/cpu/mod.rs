@@ -251,16 +251,31 @@ impl CpuDevice {
             message,
         };
         check_shape(config).map_err(fail)?;
-        if config.shared_bytes.is_some() {
-            return Err(RuntimeError::Unsupported {
-                kernel: r.entry_point.clone(),
-                requirement: "a dynamic shared array size".to_string(),
-                device: self.name(),
-            });
-        }
+        check_shared(r.static_shared_bytes, config.shared_bytes).map_err(fail)?;
         let (slots, push) = pack(r, args).map_err(fail)?;
         dispatch::run(self, kernel, config, &slots, &push).map_err(fail)
     }
+}
+
+/// The fixed-size arrays' `fixed` bytes and the dynamic array's `dynamic` within
+/// [`MAX_SHARED_MEMORY_BYTES`], refused with the Vulkan launch's words otherwise.
+fn check_shared(fixed: u32, dynamic: Option<u32>) -> std::result::Result<(), String> {
+    let max = MAX_SHARED_MEMORY_BYTES;
+    let total = u64::from(fixed) + u64::from(dynamic.unwrap_or(0));
+    if total <= u64::from(max) {
+        return Ok(());
+    }
+    Err(match dynamic {
+        Some(bytes) if fixed == 0 => {
+            format!("shared_bytes {bytes} exceeds maxComputeSharedMemorySize = {max}")
+        }
+        Some(bytes) => format!(
+            "{total} bytes of shared memory ({fixed} in fixed-size arrays + shared_bytes {bytes}) exceed maxComputeSharedMemorySize = {max}"
+        ),
+        None => format!(
+            "the kernel's shared arrays take {fixed} bytes, exceeding maxComputeSharedMemorySize = {max}"
+        ),
+    })
 }
 
 fn check_length(buf: &CpuBuffer, host: usize) -> Result<()> {
