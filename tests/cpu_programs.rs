@@ -34,10 +34,8 @@ const REFUSED: &[&str] = &[
     "device/cajeta_waves.cajeta",
     "device/waves.cajeta",
     "device/workgroup_reduce.cajeta",
-    // The rest, one each (kernel printf, `Determinant` and `MatrixInverse` through
-    // GLSL.std.450, buffer arrays).
+    // The rest, one each (kernel printf, buffer arrays).
     "device/buffer_arrays.cajeta",
-    "device/cajeta_matrix.cajeta",
     "device/kernel_printf.cajeta",
 ];
 

@@ -416,6 +416,11 @@ impl FnLower<'_> {
             let v = self.expr(m)?;
             return self.transpose(&v, &m.ty, e);
         }
+        if let (VecFn::Determinant | VecFn::Inverse, [m], super::target::Target::Cpu) =
+            (f, args, self.target)
+        {
+            return self.cpu_matrix_glsl(f, m, e);
+        }
         if let (VecFn::Hadamard, [a, b]) = (f, args) {
             let (x, y) = (self.expr(a)?, self.expr(b)?);
             return self.hadamard(&x, &y, &a.ty, e);

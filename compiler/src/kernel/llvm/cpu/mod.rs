@@ -14,6 +14,7 @@
 
 pub(crate) mod hooks;
 mod jit;
+mod matrix_ops;
 mod placeholders;
 pub(crate) mod pods;
 mod spec_slots;

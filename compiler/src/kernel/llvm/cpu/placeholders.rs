@@ -100,6 +100,9 @@ fn glsl(n: u32, ret: &str, params: &[&str]) -> Option<String> {
     if let Some(body) = reflect_refract(n, ret, params) {
         return Some(body);
     }
+    if let Some(body) = super::matrix_ops::determinant_or_inverse(n, ret, params) {
+        return Some(body);
+    }
     if params.iter().any(|p| *p != ty) {
         return None;
     }
