@@ -30,10 +30,9 @@ const REFUSED: &[&str] = &[
     "examples/tonemap.cajeta",
     "device/texture_fetch.cajeta",
     "device/texture_sample.cajeta",
-    // Quad operations (the CPU device's subgroup is one invocation) and `Workgroup.reduce`.
+    // Quad operations (the CPU device's subgroup is one invocation).
     "device/cajeta_waves.cajeta",
     "device/waves.cajeta",
-    "device/workgroup_reduce.cajeta",
     // The rest, one each (kernel printf, buffer arrays).
     "device/buffer_arrays.cajeta",
     "device/kernel_printf.cajeta",

@@ -58,7 +58,6 @@ pub(crate) fn unsupported_intrinsic(op: &Intrinsic) -> Option<&'static str> {
         | Intrinsic::TextureWidth
         | Intrinsic::TextureHeight
         | Intrinsic::TextureDepth => "texture reads (textures and samplers)",
-        Intrinsic::WorkgroupReduce => "`Workgroup.reduce`",
         Intrinsic::RayQuery(..) => "ray queries",
         _ => return None,
     })

@@ -61,7 +61,7 @@ impl FnLower<'_> {
     }
 
     /// The invocation's index in its workgroup: x fastest, then y, then z.
-    fn cpu_local_index(&mut self) -> Val {
+    pub(crate) fn cpu_local_index(&mut self) -> Val {
         let [x, y, z] = [0, 1, 2].map(|a| self.cpu_id(LOCAL_ID, a));
         let [sx, sy] = [0, 1].map(|a| self.cpu_id(WORKGROUP_SIZE, a));
         let [zy, plane, row, r] = self.tmps();
