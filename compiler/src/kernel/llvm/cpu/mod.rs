@@ -3,8 +3,9 @@
 //!
 //! The body is the SPIR-V lowering's own (`super::lower` with [`super::target::Target::Cpu`]);
 //! what differs is in [`hooks`] (resources, ids, push constants, shared memory, barriers
-//! through the invocation context) and [`placeholders`] (the SPIR-V instructions the
-//! lowering asks for by name, defined as small LLVM functions). The interface — bindings,
+//! through the invocation context), [`pods`] (POD values as std430 memory) and
+//! [`placeholders`] (the SPIR-V instructions the lowering asks for by name, defined as small
+//! LLVM functions; `matrix_ops` holds the matrix ones). The interface — bindings,
 //! push-constant offsets — is [`crate::layout`]'s, as for both SPIR-V backends, so the
 //! reflection and the runtime's argument packing are shared. [`jit`] optimizes the module
 //! for the host's CPU and links it in process.
