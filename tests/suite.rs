@@ -15,6 +15,8 @@ mod checked_access;
 mod concurrency;
 mod coop_shapes;
 mod cpu_device;
+mod cpu_differential;
+mod cpu_programs;
 mod device;
 mod device_memory;
 mod device_profiles;

@@ -25,6 +25,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
 mod backend_choice;
+mod device_choice;
 mod handover;
 mod outputs;
 mod precision_flags;
@@ -170,6 +171,10 @@ enum Command {
         /// Precision options (docs/language.md, "Precision"), resolved against the device the run uses.
         #[command(flatten)]
         precision: PrecisionFlags,
+        /// The device every launch runs on: a Vulkan device's index or a name substring (as
+        /// `cajetac devices` lists them), or `cpu` (also `CAJETA_DEVICE`).
+        #[arg(long)]
+        device: Option<String>,
         /// How host code runs: `auto` and `native` compile it to native code through LLVM
         /// (`auto` interprets in a build without the `native-host` feature, `native` then
         /// refuses); `interp` runs the interpreter.
@@ -183,7 +188,7 @@ enum Command {
     /// diagnostics as you type, hover, go to definition, completion, outline, semantic
     /// highlighting.
     Lsp,
-    /// List Vulkan devices.
+    /// List the devices a program can run on: the Vulkan devices, then `cpu`.
     Devices {
         /// Print JSON.
         #[arg(long)]
@@ -425,6 +430,7 @@ fn load_profile(arg: &str) -> Result<cajeta_runtime::DeviceProfile, (Kind, Strin
         .map_err(|e| (Kind::Usage, format!("`{arg}`: {e}")))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run(
     file: &Path,
     (env, backend): (&str, KernelBackend),
@@ -433,6 +439,7 @@ fn run(
     (profile, checked): (bool, bool),
     precision: &PrecisionFlags,
     host: driver::HostMode,
+    device: Option<&str>,
 ) -> ExitCode {
     let env = match target_env(env, report) {
         Ok(e) => e,
@@ -449,7 +456,32 @@ fn run(
     // runs; a launch then reports why there is no GPU.
     // The features come from the device's profile (no device is created for that); the
     // context is then created with exactly the features the compiled kernels use.
-    let device_profile = cajeta_runtime::DeviceProfile::auto().ok();
+    if let Some(parts) = llvm() {
+        // The CPU device's kernel target (registered with the LLVM kernel backend).
+        (parts.enable_kernel_backend)();
+    }
+    let choice = match device_choice::choose(device, driver::cpu_device_available()) {
+        Ok(c) => c,
+        Err(why) => return report.fail(Kind::Usage, why),
+    };
+    let (device_profile, selector, run_device) = match choice {
+        device_choice::Choice::Vulkan { profile, selector } => {
+            (profile.map(|p| *p), selector, driver::RunDevice::Vulkan)
+        }
+        device_choice::Choice::Cpu { fallback } => {
+            if fallback {
+                report.say(
+                    Kind::Runtime,
+                    Level::Note,
+                    "no Vulkan device found; running on the cpu device",
+                );
+            }
+            // Kernels are specialized for the CPU device's profile (its subgroup of one,
+            // no optional Vulkan features).
+            let cpu = cajeta_runtime::cpu::CpuDevice::new().profile();
+            (Some(cpu), None, driver::RunDevice::Cpu)
+        }
+    };
     let device_features = device_profile
         .as_ref()
         .map(|p| p.features.clone())
@@ -460,6 +492,9 @@ fn run(
     };
     let variant = precision.resolve(&device_features, report);
     let mut opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
+    if selector.is_some() {
+        opts.device = selector;
+    }
     opts.checked |= checked;
     let options = SpirvOptions {
         backend,
@@ -479,7 +514,7 @@ fn run(
         (&options, args),
         &mut io,
         Some(opts),
-        host,
+        (host, run_device),
         llvm().map(|p| p.native),
     );
     if let Some(ctx) = io.context.as_ref().filter(|_| profile) {
@@ -520,6 +555,15 @@ fn run(
 fn devices(json: bool) -> ExitCode {
     let list = match cajeta_runtime::Context::list_devices() {
         Ok(l) => l,
+        // The CPU device is still there.
+        Err(e) if !json => {
+            Report(ErrorFormat::Human).say(
+                Kind::Runtime,
+                Level::Note,
+                format!("no Vulkan device: {e}"),
+            );
+            Vec::new()
+        }
         Err(e) => return Report(ErrorFormat::Human).fail(Kind::Runtime, e),
     };
     if json {
@@ -532,16 +576,8 @@ fn devices(json: bool) -> ExitCode {
             serde_json::to_string_pretty(&profiles).unwrap_or_default()
         );
     } else {
-        for d in &list {
-            out!(
-                "[{}] {} ({:?}, Vulkan {}, {} {})",
-                d.index,
-                d.name,
-                d.device_type,
-                d.api_version,
-                d.driver_name,
-                d.driver_info
-            );
+        for line in device_choice::device_lines(&list) {
+            out!("{line}");
         }
     }
     ExitCode::SUCCESS
@@ -675,6 +711,7 @@ fn cajetac_main() -> ExitCode {
             profile,
             checked,
             precision,
+            device,
             host,
             args,
         } => {
@@ -689,6 +726,7 @@ fn cajetac_main() -> ExitCode {
                 (profile, checked),
                 &precision,
                 host.mode(),
+                device.as_deref(),
             );
             if code.0 != 0 && job.is_some() {
                 // The other ranks may wait in a collective this rank never reaches: name the
@@ -733,11 +771,15 @@ fn needs_llvm(command: &Command) -> Option<(bool, ErrorFormat)> {
             backend,
             host,
             error_format,
+            device,
             ..
-        } => (*backend == BackendArg::Llvm || *host != HostArg::Interp).then_some((
-            *backend == BackendArg::Llvm || *host == HostArg::Native,
-            *error_format,
-        )),
+        } => {
+            // The CPU device's kernels are compiled by LLVM.
+            let cpu = device_choice::selector(device.as_deref())
+                .is_some_and(|s| device_choice::is_cpu(&s));
+            let required = *backend == BackendArg::Llvm || *host == HostArg::Native || cpu;
+            (required || *host != HostArg::Interp).then_some((required, *error_format))
+        }
         Command::Check { .. } | Command::Lsp | Command::Devices { .. } => None,
     }
 }

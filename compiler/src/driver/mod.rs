@@ -5,6 +5,7 @@
 //! kernels and runs a host entry point.
 
 pub mod cache;
+mod cpu;
 mod native;
 mod parallel;
 pub(crate) mod stdlib;
@@ -17,6 +18,9 @@ use crate::kernel::spirv::{self, CompiledKernel, SpirvOptions};
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
 
+pub use cpu::{
+    compile_for_cpu, cpu_device_available, register_cpu_kernel_target, CpuKernelCompiler, RunDevice,
+};
 pub use native::{run_program_entry, run_program_mode};
 pub use parallel::{default_threads, THREADS_VAR};
 pub use stdlib::STDLIB_FILES;
@@ -372,7 +376,7 @@ pub fn run_program_with(
         sources,
         io,
         context_options,
-        &interp::Interpret,
+        (&interp::Interpret, None),
     )
 }
 
@@ -385,7 +389,7 @@ pub fn run_program_entry_with(
     (options, args): (&SpirvOptions, &[String]),
     io: &mut HostIo,
     context_options: Option<cajeta_runtime::ContextOptions>,
-    mode: HostMode,
+    (mode, device): (HostMode, RunDevice),
     native: Option<&dyn interp::HostExecutor>,
 ) -> Result<(HostOutcome, String), RunError> {
     let executor: &dyn interp::HostExecutor = match (mode, native) {
@@ -399,6 +403,13 @@ pub fn run_program_entry_with(
     };
     let (module, kernels, entry) = prepare(sources, files, options)?;
     let name = module.function(entry).name.clone();
+    let cpu = match device {
+        RunDevice::Vulkan => None,
+        RunDevice::Cpu => Some(
+            compile_for_cpu(&module, kernels.keys().copied(), options)
+                .map_err(RunError::Compile)?,
+        ),
+    };
     interpret(
         &module,
         entry,
@@ -407,7 +418,7 @@ pub fn run_program_entry_with(
         sources,
         io,
         context_options,
-        executor,
+        (executor, cpu.as_ref()),
     )
     .map(|outcome| (outcome, name))
 }
@@ -462,10 +473,11 @@ fn interpret(
     sources: &SourceMap,
     io: &mut HostIo,
     context_options: Option<cajeta_runtime::ContextOptions>,
-    executor: &dyn interp::HostExecutor,
+    (executor, cpu): (&dyn interp::HostExecutor, Option<&interp::cpu_run::CpuRun>),
 ) -> Result<HostOutcome, RunError> {
     let mut pending = None;
-    if let Some(opts) = context_options.filter(|_| io.context.is_none() && !kernels.is_empty()) {
+    let wants_context = io.context.is_none() && !kernels.is_empty() && cpu.is_none();
+    if let Some(opts) = context_options.filter(|_| wants_context) {
         // Address variants count: a launch may need one (a buffer past the descriptor range).
         // A device without their features fails this context, and a plain one is made.
         let reflections: Vec<&cajeta_runtime::Reflection> = kernels
@@ -509,8 +521,10 @@ fn interpret(
             });
         pending = made.is_ok().then_some(rx);
     }
-    interp::run_host_pending(module, entry, args, kernels, sources, io, executor, pending)
-        .map_err(RunError::Runtime)
+    interp::run_host_pending(
+        module, entry, args, kernels, sources, io, executor, pending, cpu,
+    )
+    .map_err(RunError::Runtime)
 }
 
 #[cfg(test)]

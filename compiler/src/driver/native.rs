@@ -38,7 +38,7 @@ pub fn run_program_entry(
         (options, args),
         io,
         context_options,
-        mode,
+        (mode, super::RunDevice::Vulkan),
         native(),
     )
 }

@@ -28,7 +28,8 @@ pub struct InvocationContext {
     pub bindings: *const BindingSlot,
     /// The push-constant block.
     pub push: *const u8,
-    /// The workgroup's shared memory (`Reflection::static_shared_bytes` bytes).
+    /// The workgroup's shared memory (`Reflection::static_shared_bytes` bytes, then the
+    /// dynamic shared array's from the next 16-byte boundary).
     pub shared: *mut u8,
     /// Called at a workgroup barrier.
     pub barrier: BarrierFn,
@@ -52,10 +53,16 @@ pub struct InvocationContext {
     pub spec: *const u32,
     /// How many there are: a slot past them reads its default.
     pub spec_count: u32,
+    /// The kernel's dynamic shared array (`shared T[n]` with `n` not a constant): the
+    /// launch's `shared_bytes` past the fixed-size arrays in the workgroup's shared memory.
+    pub dynamic_shared: *mut u8,
+    /// Its size in bytes (what its `length()` divides by the element size); 0 without one.
+    pub dynamic_shared_bytes: u32,
 }
 
-/// Bytes of an invocation's scratch area: the widest element, a 4-lane `float64` vector.
-pub const SCRATCH_BYTES: usize = 32;
+/// Bytes of an invocation's scratch area: the widest element the CPU target accepts (a POD
+/// element of a buffer; the widest other one is a 4-lane `float64` vector, 32 bytes).
+pub const SCRATCH_BYTES: usize = 256;
 
 /// A compiled kernel's entry: runs one invocation.
 pub type KernelEntry = unsafe extern "C" fn(*mut InvocationContext);
@@ -74,7 +81,13 @@ mod tests {
         assert_eq!(std::mem::offset_of!(InvocationContext, num_workgroups), 96);
         assert_eq!(std::mem::offset_of!(InvocationContext, spec), 112);
         assert_eq!(std::mem::offset_of!(InvocationContext, spec_count), 120);
-        assert_eq!(std::mem::size_of::<InvocationContext>(), 128);
+        assert_eq!(std::mem::offset_of!(InvocationContext, dynamic_shared), 128);
+        assert_eq!(
+            std::mem::offset_of!(InvocationContext, dynamic_shared_bytes),
+            136
+        );
+        // `CONTEXT_BYTES` of the compiler's `cpu/hooks.rs`.
+        assert_eq!(std::mem::size_of::<InvocationContext>(), 144);
         assert_eq!(std::mem::size_of::<BindingSlot>(), 16);
     }
 }

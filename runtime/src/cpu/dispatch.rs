@@ -28,8 +28,13 @@ struct Launch<'a> {
     total: u64,
     /// The next workgroup to hand out.
     next: AtomicU64,
-    /// 16-byte words of shared memory a workgroup gets.
+    /// 16-byte words of shared memory a workgroup gets: the fixed-size arrays', then the
+    /// dynamic array's.
     shared_words: usize,
+    /// Where the dynamic shared array starts, in 16-byte words.
+    dynamic_word: usize,
+    /// Its bytes (the launch's `shared_bytes`).
+    dynamic_bytes: u32,
     /// The `Spec` slot values.
     spec: &'a [u32],
     /// Set when a team could not start all its threads (the launch then fails).
@@ -50,6 +55,8 @@ pub(super) fn run(
     push: &[u8],
 ) -> Result<(), String> {
     let total: u64 = config.grid.iter().map(|&g| u64::from(g)).product();
+    let static_words = (kernel.reflection.static_shared_bytes as usize).div_ceil(16);
+    let dynamic_bytes = config.shared_bytes.unwrap_or(0);
     let launch = Launch {
         entry: kernel.entry,
         workgroup: kernel.workgroup,
@@ -59,7 +66,9 @@ pub(super) fn run(
         block: config.block,
         total,
         next: AtomicU64::new(0),
-        shared_words: (kernel.reflection.static_shared_bytes as usize).div_ceil(16),
+        shared_words: static_words + (dynamic_bytes as usize).div_ceil(16),
+        dynamic_word: static_words,
+        dynamic_bytes,
         spec: &config.spec,
         failed: AtomicBool::new(false),
     };
@@ -135,6 +144,10 @@ fn context(
         num_workgroups: launch.grid,
         spec: launch.spec.as_ptr(),
         spec_count: launch.spec.len() as u32,
+        // SAFETY: `shared` holds `shared_words` words, `dynamic_word` of them before the
+        // dynamic array (at the end when there is none).
+        dynamic_shared: unsafe { shared.add(16 * launch.dynamic_word) },
+        dynamic_shared_bytes: launch.dynamic_bytes,
     }
 }
 

@@ -10,6 +10,7 @@
 
 mod abi;
 mod dispatch;
+mod profile;
 
 use std::any::Any;
 use std::cell::UnsafeCell;
@@ -75,11 +76,13 @@ impl CpuKernel {
     }
 }
 
-/// A buffer in host memory, 16-byte aligned (every element type's alignment). Cheap to
-/// clone; clones share the bytes.
+/// A buffer in host memory, 16-byte aligned (every element type's alignment), or a slice of
+/// one ([`CpuBuffer::slice`]). Cheap to clone; clones and slices share the bytes.
 #[derive(Clone)]
 pub struct CpuBuffer {
     words: Arc<Storage>,
+    /// Where this view starts in the storage, in bytes (0 but for slices).
+    offset: u64,
     bytes: u64,
 }
 
@@ -106,9 +109,32 @@ impl CpuBuffer {
         self.bytes
     }
 
+    /// Bytes `offset .. offset + len` of this buffer as a buffer of their own, sharing its
+    /// memory (`buf.slice(first, count)` of host code). Like a Vulkan slice it must be
+    /// non-empty and inside the buffer.
+    pub fn slice(&self, offset: u64, len: u64) -> Result<CpuBuffer> {
+        if len == 0 || offset.checked_add(len).is_none_or(|end| end > self.bytes) {
+            return Err(RuntimeError::InvalidResource(format!(
+                "slice of {len} bytes at offset {offset} of a {}-byte buffer",
+                self.bytes
+            )));
+        }
+        Ok(CpuBuffer {
+            words: self.words.clone(),
+            offset: self.offset + offset,
+            bytes: len,
+        })
+    }
+
     fn ptr(&self) -> *mut u8 {
-        // SAFETY: see `Storage`: only the pointer is taken here.
-        unsafe { (*self.words.0.get()).as_mut_ptr().cast() }
+        // SAFETY: see `Storage`: only the pointer is taken here; `offset` is inside the
+        // storage (checked by `slice`).
+        unsafe {
+            (*self.words.0.get())
+                .as_mut_ptr()
+                .cast::<u8>()
+                .add(self.offset as usize)
+        }
     }
 }
 
@@ -135,6 +161,23 @@ pub struct CpuDevice {
 pub const MAX_WORKGROUP_SIZE: [u32; 3] = [1024, 1024, 64];
 /// See [`MAX_WORKGROUP_SIZE`].
 pub const MAX_WORKGROUP_INVOCATIONS: u32 = 1024;
+/// The shared memory a workgroup may use, as `Device.sharedBytesPerBlock()` reports it:
+/// lavapipe's `maxComputeSharedMemorySize`, so that a program sizing its tiles from it
+/// makes the same choice on both.
+pub const MAX_SHARED_MEMORY_BYTES: u32 = 32768;
+
+/// The host's memory in bytes (`MemTotal` of `/proc/meminfo`), what the CPU device's
+/// buffers come from; 0 where it cannot be read.
+pub fn host_memory_bytes() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            let line = t.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib * 1024)
+        })
+        .unwrap_or(0)
+}
 
 impl Default for CpuDevice {
     fn default() -> Self {
@@ -178,6 +221,7 @@ impl CpuDevice {
             words: Arc::new(Storage(UnsafeCell::new(
                 vec![0u128; words].into_boxed_slice(),
             ))),
+            offset: 0,
             bytes: size_bytes,
         })
     }
@@ -207,16 +251,31 @@ impl CpuDevice {
             message,
         };
         check_shape(config).map_err(fail)?;
-        if config.shared_bytes.is_some() {
-            return Err(RuntimeError::Unsupported {
-                kernel: r.entry_point.clone(),
-                requirement: "a dynamic shared array size".to_string(),
-                device: self.name(),
-            });
-        }
+        check_shared(r.static_shared_bytes, config.shared_bytes).map_err(fail)?;
         let (slots, push) = pack(r, args).map_err(fail)?;
         dispatch::run(self, kernel, config, &slots, &push).map_err(fail)
     }
+}
+
+/// The fixed-size arrays' `fixed` bytes and the dynamic array's `dynamic` within
+/// [`MAX_SHARED_MEMORY_BYTES`], refused with the Vulkan launch's words otherwise.
+fn check_shared(fixed: u32, dynamic: Option<u32>) -> std::result::Result<(), String> {
+    let max = MAX_SHARED_MEMORY_BYTES;
+    let total = u64::from(fixed) + u64::from(dynamic.unwrap_or(0));
+    if total <= u64::from(max) {
+        return Ok(());
+    }
+    Err(match dynamic {
+        Some(bytes) if fixed == 0 => {
+            format!("shared_bytes {bytes} exceeds maxComputeSharedMemorySize = {max}")
+        }
+        Some(bytes) => format!(
+            "{total} bytes of shared memory ({fixed} in fixed-size arrays + shared_bytes {bytes}) exceed maxComputeSharedMemorySize = {max}"
+        ),
+        None => format!(
+            "the kernel's shared arrays take {fixed} bytes, exceeding maxComputeSharedMemorySize = {max}"
+        ),
+    })
 }
 
 fn check_length(buf: &CpuBuffer, host: usize) -> Result<()> {
@@ -358,5 +417,15 @@ mod tests {
             dev.upload(&b, &[0; 4]),
             Err(RuntimeError::LengthMismatch { .. })
         ));
+        // A slice sees (and writes) its part of the buffer.
+        let s = b.slice(1, 3).unwrap();
+        let mut part = [0u8; 3];
+        dev.download(&s, &mut part).unwrap();
+        assert_eq!(part, [2, 3, 4]);
+        dev.upload(&s, &[9, 9, 9]).unwrap();
+        dev.download(&b, &mut out).unwrap();
+        assert_eq!(out, [1, 9, 9, 9, 5]);
+        assert!(b.slice(3, 3).is_err() && b.slice(0, 0).is_err());
+        assert_eq!(s.slice(1, 2).unwrap().size(), 2);
     }
 }

@@ -53,7 +53,13 @@ impl Interp<'_> {
         }
         let t = self.transfer(f, args, span, dir)?;
         self.refuse_pending_target(&t.array, span)?;
-        let stream = self.transfer_stream(f, args, span)?;
+        let obj = self.transfer_stream(f, args, span)?;
+        if let Some(cpu) = self.device.cpu {
+            let upload = matches!(op, HostOp::BufferUpload | HostOp::BufferUploadAsync);
+            return cpu_transfer(cpu, &t, upload, span).map(|()| Value::Void);
+        }
+        let buffer = t.buffer.vulkan(span, "a Vulkan buffer")?;
+        let stream = obj.vk(span, "a Vulkan stream")?;
         let rt =
             |r: Result<(), cajeta_runtime::RuntimeError>| r.or_else(|x| err(span, x.to_string()));
         match op {
@@ -66,15 +72,12 @@ impl Interp<'_> {
                     _ => None,
                 };
                 if let Some(pin) = pin {
-                    rt(stream
-                        .stream
-                        .upload_buffer_pinned(&t.buffer, bytes, &pin)
-                        .map(|_| ()))?;
+                    rt(stream.upload_buffer_pinned(buffer, bytes, &pin).map(|_| ()))?;
                 } else if !bytes.is_empty() {
-                    rt(stream.stream.upload_buffer(&t.buffer, bytes).map(|_| ()))?;
+                    rt(stream.upload_buffer(buffer, bytes).map(|_| ()))?;
                 }
                 if op == HostOp::BufferUploadAsync {
-                    rt(stream.stream.flush())?;
+                    rt(stream.flush())?;
                 }
             }
             HostOp::BufferDownload if t.is_plain() => {
@@ -84,8 +87,8 @@ impl Interp<'_> {
                     return Ok(Value::Void);
                 }
                 let r = match self.device.pin_for(span, &t.array, bytes)? {
-                    Some(pin) => stream.stream.download_buffer_pinned(&t.buffer, bytes, &pin),
-                    None => stream.stream.download_buffer(&t.buffer, bytes),
+                    Some(pin) => stream.download_buffer_pinned(buffer, bytes, &pin),
+                    None => stream.download_buffer(buffer, bytes),
                 };
                 drop(array);
                 self.device.waited(span, r)?;
@@ -99,10 +102,10 @@ impl Interp<'_> {
                     }
                 };
                 if !bytes.is_empty() {
-                    rt(stream.stream.upload_buffer(&t.buffer, &bytes).map(|_| ()))?;
+                    rt(stream.upload_buffer(buffer, &bytes).map(|_| ()))?;
                 }
                 if op == HostOp::BufferUploadAsync {
-                    rt(stream.stream.flush())?;
+                    rt(stream.flush())?;
                 }
             }
             HostOp::BufferDownload => {
@@ -110,7 +113,7 @@ impl Interp<'_> {
                 if bytes.is_empty() {
                     return Ok(Value::Void);
                 }
-                let r = stream.stream.download_buffer(&t.buffer, &mut bytes);
+                let r = stream.download_buffer(buffer, &mut bytes);
                 self.device.waited(span, r)?;
                 land(&t.array, t.sfp, t.int_lane, t.layout, exact, bytes);
             }
@@ -128,10 +131,10 @@ impl Interp<'_> {
                 if empty {
                     return Ok(Value::Void);
                 }
-                let pending = rt_value(span, stream.stream.download_buffer_async(&t.buffer))?;
-                let number = stream.issued.get();
-                stream.issued.set(number + 1);
-                stream.downloads.borrow_mut().push(PendingArray {
+                let pending = rt_value(span, stream.download_buffer_async(buffer))?;
+                let number = obj.issued.get();
+                obj.issued.set(number + 1);
+                obj.downloads.borrow_mut().push(PendingArray {
                     number,
                     pending,
                     array: t.array.clone(),
@@ -193,6 +196,41 @@ impl Interp<'_> {
         }
         Ok(())
     }
+}
+
+/// A transfer on the CPU device: a copy between the array's image and the buffer's host
+/// memory, finished on return (an asynchronous download has landed when it returns).
+fn cpu_transfer(
+    cpu: &super::cpu_run::CpuRun,
+    t: &super::buffer_transfer::Transfer,
+    upload: bool,
+    span: Span,
+) -> Result<(), Fail> {
+    let buf = super::cpu_run::cpu_buffer(&t.buffer, span)?;
+    if t.is_plain() {
+        if upload {
+            let array = t.array.borrow();
+            let bytes = super::buffer_transfer::plain_bytes(&array).unwrap_or_default();
+            return super::cpu_run::upload(cpu, buf, bytes, span);
+        }
+        let mut array = t.array.borrow_mut();
+        let out = super::buffer_transfer::plain_bytes_mut(&mut array).unwrap_or_default();
+        return super::cpu_run::download(cpu, buf, out, span);
+    }
+    if upload {
+        let bytes = match t.sfp {
+            Some(form) => super::precision::encode(form, &t.array.borrow()),
+            None => {
+                let bytes = super::int_transfer::to_bytes(&t.array.borrow(), t.int_lane);
+                super::int_transfer::pad_words(t.layout.pad(bytes), t.int_lane)
+            }
+        };
+        return super::cpu_run::upload(cpu, buf, &bytes, span);
+    }
+    let (mut bytes, exact) = download_image(t);
+    super::cpu_run::download(cpu, buf, &mut bytes, span)?;
+    land(&t.array, t.sfp, t.int_lane, t.layout, exact, bytes);
+    Ok(())
 }
 
 fn rt_value<T>(span: Span, r: Result<T, cajeta_runtime::RuntimeError>) -> Result<T, Fail> {

@@ -1,7 +1,7 @@
 //! Host-array ↔ `KernelBuffer` transfers: the checks that an array fits a buffer, and the
 //! little-endian byte images the runtime copies.
 
-use cajeta_runtime::Buffer;
+use super::device::DevBuffer;
 
 use super::eval::{err, internal, Fail, Frame, Interp};
 use super::ops::{bf16_from_bits, bf16_to_bits, f16_from_bits, f16_to_bits};
@@ -180,7 +180,7 @@ impl Transfer {
 
 /// A checked buffer transfer.
 pub(super) struct Transfer {
-    pub(super) buffer: Buffer,
+    pub(super) buffer: DevBuffer,
     /// `Some(form)` for a `KernelBuffer<sfp>` (float32 values on the host, SPEC §8).
     pub(super) sfp: Option<cajeta_runtime::FloatStorage>,
     pub(super) array: super::value::ArrayRef,

@@ -17,7 +17,7 @@ use crate::ir::{CommOp, Constant, Expr, ExprKind, ScalarType};
 /// What a collective works on: a host array or a device buffer.
 enum Data {
     Array(super::value::ArrayRef),
-    Buffer(Rc<BufferObj>, cajeta_runtime::Buffer),
+    Buffer(Rc<BufferObj>, super::device::DevBuffer),
 }
 
 /// The elements of a numeric array as the bytes they occupy (little-endian hosts only,
@@ -152,13 +152,24 @@ impl Interp<'_> {
                 if obj.lanes != 1 || obj.pod.is_some() {
                     return internal(span, "Comm on a buffer of vectors or PODs");
                 }
+                if let (Some(cpu), super::device::DevBuffer::Cpu(raw)) = (self.device.cpu, raw) {
+                    let mut bytes = vec![0u8; raw.size() as usize];
+                    super::cpu_run::download(cpu, raw, &mut bytes, span)?;
+                    let out = body(&mut bytes, obj.elem)?;
+                    if write {
+                        super::cpu_run::upload(cpu, raw, &bytes, span)?;
+                    }
+                    return Ok(out);
+                }
+                let raw = raw.vulkan(span, "a Vulkan buffer")?;
                 let stream = self.device.stream(span)?;
+                let stream = stream.vk(span, "a Vulkan stream")?;
                 let mut bytes = vec![0u8; raw.size() as usize];
-                let r = stream.stream.download_buffer(raw, &mut bytes);
+                let r = stream.download_buffer(raw, &mut bytes);
                 self.device.waited(span, r)?;
                 let out = body(&mut bytes, obj.elem)?;
                 if write {
-                    let r = stream.stream.upload_buffer(raw, &bytes).map(|_| ());
+                    let r = stream.upload_buffer(raw, &bytes).map(|_| ());
                     self.device.waited(span, r)?;
                 }
                 Ok(out)

@@ -54,9 +54,38 @@ enum Memory {
     /// Made by the legacy `heap Buffer<T>(0, n)`, not yet `allocate()`d.
     Unallocated,
     /// Usable.
-    Live(Buffer),
+    Live(DevBuffer),
     /// After `free()`.
     Freed,
+}
+
+/// A buffer's memory on the device the run uses: a Vulkan buffer, or host memory of the CPU
+/// device (`cpu_run.rs`). Cheap to clone (shared handles).
+#[derive(Clone)]
+pub(super) enum DevBuffer {
+    /// On a Vulkan device.
+    Vulkan(Buffer),
+    /// On the CPU device.
+    Cpu(cajeta_runtime::cpu::CpuBuffer),
+}
+
+impl DevBuffer {
+    /// The Vulkan buffer; on the CPU device, an error at `span` saying that `what` is not
+    /// available there.
+    pub(super) fn vulkan(&self, span: Span, what: &str) -> Result<&Buffer, Fail> {
+        match self {
+            DevBuffer::Vulkan(b) => Ok(b),
+            DevBuffer::Cpu(_) => super::cpu_run::unsupported(span, what),
+        }
+    }
+
+    /// Bytes `offset .. offset + len` as a buffer of their own, sharing the memory.
+    fn slice(&self, offset: u64, len: u64) -> Result<DevBuffer, cajeta_runtime::RuntimeError> {
+        Ok(match self {
+            DevBuffer::Vulkan(b) => DevBuffer::Vulkan(b.slice(offset, len)?),
+            DevBuffer::Cpu(b) => DevBuffer::Cpu(b.slice(offset, len)?),
+        })
+    }
 }
 
 /// An `Image2D` of the host program.
@@ -82,7 +111,9 @@ impl ImageObj {
 
 /// A `KernelStream` of the host program.
 pub struct StreamObj {
-    pub(super) stream: Stream,
+    /// The Vulkan stream; `None` on the CPU device, where every operation has finished when
+    /// it returns, so a stream orders nothing.
+    stream: Option<Stream>,
     /// True for `KernelStream.current()`, which cannot be destroyed.
     pub(super) default: bool,
     /// Set by `destroy()`: the stream takes no more work.
@@ -94,7 +125,7 @@ pub struct StreamObj {
 }
 
 impl StreamObj {
-    pub(super) fn new(stream: Stream, default: bool) -> StreamObj {
+    pub(super) fn new(stream: Option<Stream>, default: bool) -> StreamObj {
         StreamObj {
             stream,
             default,
@@ -102,6 +133,22 @@ impl StreamObj {
             downloads: RefCell::new(Vec::new()),
             issued: std::cell::Cell::new(0),
         }
+    }
+}
+
+impl StreamObj {
+    /// The Vulkan stream; on the CPU device an error at `span` saying that `what` is not
+    /// available there.
+    pub(super) fn vk(&self, span: Span, what: &str) -> Result<&Stream, Fail> {
+        match &self.stream {
+            Some(s) => Ok(s),
+            None => super::cpu_run::unsupported(span, what),
+        }
+    }
+
+    /// The Vulkan stream, `None` on the CPU device.
+    pub(super) fn vulkan(&self) -> Option<&Stream> {
+        self.stream.as_ref()
     }
 }
 
@@ -136,6 +183,8 @@ pub struct Device<'a> {
     pub(super) others: super::devices::Others,
     /// The library GEMMs compiled so far (`Blas.gemm`), for every device of the run.
     pub(super) gemms: super::gemm::GemmCache,
+    /// The CPU device and its kernels, when the run uses it instead of a Vulkan device.
+    pub(super) cpu: Option<&'a super::cpu_run::CpuRun>,
 }
 
 /// The run's context, provided for large host blocks ([`cajeta_runtime::provide_host_memory`])
@@ -166,7 +215,14 @@ impl<'a> Device<'a> {
             provided: None,
             others: Default::default(),
             gemms: Default::default(),
+            cpu: None,
         }
+    }
+
+    /// The run uses the CPU device `cpu` (and its kernels) instead of a Vulkan device.
+    pub fn on_cpu(mut self, cpu: Option<&'a super::cpu_run::CpuRun>) -> Device<'a> {
+        self.cpu = cpu;
+        self
     }
 
     /// The context comes from `pending` (when none was given): the first device use waits
@@ -234,10 +290,15 @@ impl<'a> Device<'a> {
     pub(super) fn finish_current(&mut self) -> Result<(), Fail> {
         let created = std::mem::take(&mut self.created);
         for s in created.iter().filter(|s| !s.destroyed.get()) {
-            self.finish_stream(&s.stream)?;
+            if let Some(vk) = &s.stream {
+                self.finish_stream(vk)?;
+            }
         }
         match self.stream.clone() {
-            Some(s) => self.finish_stream(&s.stream),
+            Some(s) => match &s.stream {
+                Some(vk) => self.finish_stream(vk),
+                None => Ok(()),
+            },
             None => Ok(()),
         }
     }
@@ -292,6 +353,9 @@ impl<'a> Device<'a> {
     }
 
     pub(super) fn context(&mut self, span: Span) -> Result<&Context, Fail> {
+        if self.cpu.is_some() {
+            return super::cpu_run::unsupported(span, "this operation");
+        }
         if let Some(p) = self.pending.take() {
             // When it could not be made with the kernels' features, a plain context is
             // made below, so that a launch names the feature its kernel lacks.
@@ -323,7 +387,10 @@ impl<'a> Device<'a> {
         if let Some(s) = &self.stream {
             return Ok(s.clone());
         }
-        let stream = self.context(span)?.default_stream();
+        let stream = match self.cpu {
+            Some(_) => None,
+            None => Some(self.context(span)?.default_stream()),
+        };
         let s = Rc::new(StreamObj::new(stream, true));
         self.stream = Some(s.clone());
         Ok(s)
@@ -472,10 +539,19 @@ impl Interp<'_> {
         obj: &BufferObj,
         kind: MemoryKind,
         span: Span,
-    ) -> Result<Buffer, Fail> {
+    ) -> Result<DevBuffer, Fail> {
+        if let Some(cpu) = self.device.cpu {
+            // Every memory kind is the host's memory on the CPU device.
+            return cpu
+                .device
+                .create_buffer(obj.bytes)
+                .map(DevBuffer::Cpu)
+                .or_else(|x| err(span, x.to_string()));
+        }
         self.device
             .context(span)?
             .create_buffer_in(obj.bytes, kind)
+            .map(DevBuffer::Vulkan)
             .or_else(|x| err(span, x.to_string()))
     }
 
@@ -486,7 +562,7 @@ impl Interp<'_> {
         obj: &BufferObj,
         e: &Expr,
         span: Span,
-    ) -> Result<Buffer, Fail> {
+    ) -> Result<DevBuffer, Fail> {
         let local = match &*obj.memory.borrow() {
             Memory::Live(b) => return Ok(b.clone()),
             Memory::Freed => {

@@ -13,6 +13,9 @@ use crate::ir::{Expr, HostDeviceQuery};
 impl Interp<'_> {
     /// Evaluates a host-side device query.
     pub(super) fn device_query(&mut self, q: HostDeviceQuery, e: &Expr) -> Result<Value, Fail> {
+        if let Some(cpu) = self.device.cpu {
+            return cpu_query(&cpu.device, q, e);
+        }
         if q == HostDeviceQuery::ActiveBackend {
             // Every kernel is SPIR-V run through Vulkan; asking makes no device.
             return Ok(Value::str("vulkan"));
@@ -40,4 +43,26 @@ impl Interp<'_> {
         };
         int_value(n, &e.ty, e.span)
     }
+}
+
+/// The answers of the CPU device (docs/cpu-device.md): the host's memory, one invocation
+/// per subgroup (its subgroup operations are refused), the Vulkan limits it checks
+/// launches against, and `cpu` as the backend.
+fn cpu_query(
+    cpu: &cajeta_runtime::cpu::CpuDevice,
+    q: HostDeviceQuery,
+    e: &Expr,
+) -> Result<Value, Fail> {
+    let n = match q {
+        HostDeviceQuery::Name => return Ok(Value::str(cpu.name())),
+        HostDeviceQuery::ActiveBackend => return Ok(Value::str("cpu")),
+        HostDeviceQuery::IsIntegrated => return Ok(Value::Scalar(Scalar::Bool(true))),
+        HostDeviceQuery::MemoryBytes => cajeta_runtime::cpu::host_memory_bytes(),
+        HostDeviceQuery::WaveSize => 1,
+        HostDeviceQuery::SharedBytesPerBlock => {
+            u64::from(cajeta_runtime::cpu::MAX_SHARED_MEMORY_BYTES)
+        }
+        HostDeviceQuery::MaxBlockSize => u64::from(cajeta_runtime::cpu::MAX_WORKGROUP_INVOCATIONS),
+    };
+    int_value(n, &e.ty, e.span)
 }

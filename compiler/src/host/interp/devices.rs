@@ -106,6 +106,10 @@ impl Device<'_> {
         if let Some(l) = &self.others.list {
             return Ok(l.clone());
         }
+        if self.cpu.is_some() {
+            // A run on the CPU device has that one device.
+            return Ok(vec!["cpu".to_string()]);
+        }
         let first = self.first_context(span)?;
         let list = match cajeta_runtime::device_list_from_env() {
             Some(l) => l,
@@ -178,8 +182,9 @@ impl Device<'_> {
         span: Span,
     ) -> Result<Option<cajeta_runtime::Stream>, Fail> {
         let own = self.stream(span)?;
-        if own.stream.owns(buffer) {
-            return Ok(Some(own.stream.clone()));
+        let own = own.vk(span, "a Vulkan stream")?;
+        if own.owns(buffer) {
+            return Ok(Some(own.clone()));
         }
         Ok(self
             .others
@@ -264,6 +269,10 @@ impl Interp<'_> {
                 let (d, s) = (self.eval_buffer(f, dst)?, self.eval_buffer(f, src)?);
                 let d_raw = self.live_buffer(&d, dst, span)?;
                 let s_raw = self.live_buffer(&s, src, span)?;
+                let (d_raw, s_raw) = (
+                    d_raw.vulkan(span, "copyFrom between devices")?.clone(),
+                    s_raw.vulkan(span, "copyFrom between devices")?.clone(),
+                );
                 if d.len != s.len {
                     return err(
                         span,

@@ -6,7 +6,8 @@ use std::rc::Rc;
 use cajeta_runtime::{Buffer, KernelArg, LaunchConfig, ScalarValue};
 
 use super::acceleration::AccelObj;
-use super::device::ImageObj;
+use super::cpu_run::CpuOwned;
+use super::device::{DevBuffer, ImageObj};
 use super::eval::{err, internal, Fail, Frame, Interp};
 use super::ops::{bf16_to_bits, f16_to_bits};
 use super::textures::{SamplerObj, TextureObj};
@@ -18,7 +19,7 @@ use crate::kernel::spirv::AddressVariant;
 
 /// A kernel argument with the resources it names kept alive for the launch.
 enum OwnedArg {
-    Buffer(Buffer),
+    Buffer(DevBuffer),
     Buffers(Vec<Buffer>),
     Image(Rc<ImageObj>),
     Texture(Rc<TextureObj>),
@@ -29,9 +30,10 @@ enum OwnedArg {
 }
 
 impl OwnedArg {
-    fn as_arg(&self) -> KernelArg<'_> {
-        match self {
-            OwnedArg::Buffer(b) => KernelArg::Buffer(b),
+    /// The argument of a Vulkan launch.
+    fn as_arg(&self, span: Span) -> Result<KernelArg<'_>, Fail> {
+        Ok(match self {
+            OwnedArg::Buffer(b) => KernelArg::Buffer(b.vulkan(span, "a Vulkan buffer")?),
             OwnedArg::Buffers(b) => KernelArg::Buffers(b),
             OwnedArg::Image(i) => KernelArg::Image(i.raw()),
             OwnedArg::Texture(t) => KernelArg::Texture(&t.texture),
@@ -39,7 +41,27 @@ impl OwnedArg {
             OwnedArg::AccelStruct(a) => KernelArg::AccelStruct(&a.tlas),
             OwnedArg::Scalar(s) => KernelArg::Scalar(*s),
             OwnedArg::Bytes(b) => KernelArg::Bytes(b),
-        }
+        })
+    }
+
+    /// The argument of a CPU device launch: buffers, scalars and push-constant bytes (the
+    /// CPU target refuses kernels with other parameters before the run).
+    fn into_cpu(self, span: Span) -> Result<CpuOwned, Fail> {
+        Ok(match self {
+            OwnedArg::Buffer(b) => CpuOwned::Buffer(super::cpu_run::cpu_buffer(&b, span)?.clone()),
+            OwnedArg::Scalar(s) => CpuOwned::Scalar(s),
+            OwnedArg::Bytes(b) => CpuOwned::Bytes(b),
+            OwnedArg::Buffers(_) => {
+                return super::cpu_run::unsupported(span, "a buffer array argument")
+            }
+            OwnedArg::Image(_) => return super::cpu_run::unsupported(span, "an image argument"),
+            OwnedArg::Texture(_) | OwnedArg::Sampler(_) => {
+                return super::cpu_run::unsupported(span, "a texture or sampler argument")
+            }
+            OwnedArg::AccelStruct(_) => {
+                return super::cpu_run::unsupported(span, "an acceleration structure argument")
+            }
+        })
     }
 }
 
@@ -84,7 +106,7 @@ impl Interp<'_> {
                         );
                         f
                     })?;
-                    out.push(live);
+                    out.push(live.vulkan(e.span, "a buffer array")?.clone());
                 }
                 Some(Value::Void) => {
                     return err(
@@ -170,7 +192,6 @@ impl Interp<'_> {
                 }
             });
         }
-        let args: Vec<KernelArg<'_>> = owned.iter().map(OwnedArg::as_arg).collect();
         let shared_bytes = match &l.shared_bytes {
             Some(e) => Some(self.eval_u32(f, e, "sharedBytes")?),
             None => None,
@@ -179,6 +200,43 @@ impl Interp<'_> {
         for e in &l.spec {
             spec_values.push((self.eval_scalar(f, e)?, e.span));
         }
+        if let Some(cpu) = self.device.cpu {
+            let reflection = match cpu.kernels.get(&l.kernel) {
+                Some(k) => k.reflection(),
+                None => {
+                    return err(
+                        span,
+                        format!(
+                            "kernel `{}` was not compiled for the cpu device",
+                            kernel_fn.name
+                        ),
+                    )
+                }
+            };
+            let config = LaunchConfig {
+                grid,
+                block,
+                spec: super::launch_opts::spec_bits(reflection, &spec_values)?,
+                shared_bytes: super::launch_opts::shared_size(
+                    kernel_fn,
+                    &arg_scalars,
+                    shared_bytes,
+                    span,
+                )?,
+                psc: l.psc,
+            };
+            let args = owned
+                .into_iter()
+                .map(|a| a.into_cpu(span))
+                .collect::<Result<Vec<_>, Fail>>()?;
+            return self
+                .cpu_launch(cpu, (l.kernel, &kernel_fn.name), &config, &args, span)
+                .map(|()| Value::Void);
+        }
+        let args = owned
+            .iter()
+            .map(|a| a.as_arg(span))
+            .collect::<Result<Vec<KernelArg<'_>>, Fail>>()?;
         let by_address = self.by_address(l, &owned, span)?;
         let kernel = self
             .device
@@ -195,7 +253,7 @@ impl Interp<'_> {
         };
         let checked = kernel.reflection().bounds_check.is_some();
         let id = stream
-            .stream
+            .vk(span, "a Vulkan stream")?
             .launch(kernel, &config, &args)
             .or_else(|x| super::devices::foreign_note(err(span, x.to_string()), &x))?;
         if checked {
@@ -216,7 +274,7 @@ impl Interp<'_> {
         let ctx = self.device.context(span)?;
         let mode = ctx.buffer_addressing().or_else(|e| err(span, e))?;
         let buffers = args.iter().filter_map(|a| match a {
-            OwnedArg::Buffer(b) => Some(b),
+            OwnedArg::Buffer(DevBuffer::Vulkan(b)) => Some(b),
             _ => None,
         });
         Ok(ctx.wants_address_variant(mode, push_bytes, buffers))

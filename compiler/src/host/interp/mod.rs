@@ -12,6 +12,7 @@ mod acceleration;
 mod async_transfer;
 mod buffer_transfer;
 mod comm;
+pub mod cpu_run;
 mod device;
 mod device_query;
 mod devices;
@@ -214,14 +215,17 @@ pub fn run_host_with(
     io: &mut HostIo,
     executor: &dyn HostExecutor,
 ) -> Result<HostOutcome, HostError> {
-    run_host_pending(module, entry, args, kernels, sources, io, executor, None)
+    run_host_pending(
+        module, entry, args, kernels, sources, io, executor, None, None,
+    )
 }
 
 /// A context being created on another thread: the run starts (and native host code
 /// compiles) meanwhile, and the first device use waits for it.
 pub type PendingContext = mpsc::Receiver<Result<cajeta_runtime::Context, String>>;
 
-/// [`run_host_with`], with the context, when `io.context` is `None`, coming from `pending`.
+/// [`run_host_with`], with the context, when `io.context` is `None`, coming from `pending`;
+/// or, with `cpu`, on the CPU device and its compiled kernels (no Vulkan context is made).
 #[allow(clippy::too_many_arguments)]
 pub fn run_host_pending(
     module: &ir::Module,
@@ -232,6 +236,7 @@ pub fn run_host_pending(
     io: &mut HostIo,
     executor: &dyn HostExecutor,
     pending: Option<PendingContext>,
+    cpu: Option<&cpu_run::CpuRun>,
 ) -> Result<HostOutcome, HostError> {
     let _ = sources;
     let func = module
@@ -266,6 +271,7 @@ pub fn run_host_pending(
         kernels,
         context: &context,
         executor,
+        cpu,
     };
 
     // The interpreter's values are `Rc`-based and stay on its thread; what crosses back is
@@ -341,6 +347,8 @@ struct Job<'a> {
     context: &'a Mutex<Option<cajeta_runtime::Context>>,
     /// Where the context comes from when `context` holds none.
     pending: &'a Mutex<Option<PendingContext>>,
+    /// The CPU device, when the run uses it.
+    cpu: Option<&'a cpu_run::CpuRun>,
 }
 
 impl Job<'_> {
@@ -360,7 +368,9 @@ impl Job<'_> {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take();
-        let device = device::Device::new(self.kernels, context).with_pending(pending);
+        let device = device::Device::new(self.kernels, context)
+            .with_pending(pending)
+            .on_cpu(self.cpu);
         let mut interp = eval::Interp::new(self.module, &mut out, device);
         let span = self.module.function(self.entry).span;
         let result = self

@@ -77,6 +77,7 @@ impl Interp<'_> {
         let array = self.eval_array(f, a)?;
         let buffer = self.live_buffer(&obj, b, span)?;
         let stream = self.transfer_stream(f, args, span)?;
+        let cpu = self.device.cpu;
         let len = array.borrow().len() as u64;
         if len != obj.len {
             return err(
@@ -99,11 +100,20 @@ impl Interp<'_> {
                     _ => bytes.resize(bytes.len() + stride, 0),
                 }
             }
+            if let Some(cpu) = cpu {
+                let buffer = super::cpu_run::cpu_buffer(&buffer, span)?;
+                super::cpu_run::upload(cpu, buffer, &bytes, span)?;
+                return Ok(Value::Void);
+            }
+            let (buffer, stream) = (
+                buffer.vulkan(span, "a Vulkan buffer")?,
+                stream.vk(span, "a Vulkan stream")?,
+            );
             if !bytes.is_empty() {
-                rt(stream.stream.upload_buffer(&buffer, &bytes).map(|_| ()))?;
+                rt(stream.upload_buffer(buffer, &bytes).map(|_| ()))?;
             }
             if op == HostOp::BufferUploadAsync {
-                rt(stream.stream.flush())?;
+                rt(stream.flush())?;
             }
             return Ok(Value::Void);
         }
@@ -111,8 +121,15 @@ impl Interp<'_> {
         if bytes.is_empty() {
             return Ok(Value::Void);
         }
-        let r = stream.stream.download_buffer(&buffer, &mut bytes);
-        self.device.waited(span, r)?;
+        if let Some(cpu) = cpu {
+            let buffer = super::cpu_run::cpu_buffer(&buffer, span)?;
+            super::cpu_run::download(cpu, buffer, &mut bytes, span)?;
+        } else {
+            let r = stream
+                .vk(span, "a Vulkan stream")?
+                .download_buffer(buffer.vulkan(span, "a Vulkan buffer")?, &mut bytes);
+            self.device.waited(span, r)?;
+        }
         let mut array = array.borrow_mut();
         for (i, element) in bytes.chunks_exact(stride).enumerate() {
             array

@@ -21,7 +21,11 @@ use crate::ir::{Expr, HostOp};
 
 /// An `Event` of the host program.
 pub struct EventObj {
-    event: Event,
+    /// The Vulkan event; `None` on the CPU device, where an event is the host's clock at
+    /// its last record (`host_time`).
+    event: Option<Event>,
+    /// On the CPU device: when the event was last recorded.
+    host_time: std::cell::Cell<Option<std::time::Instant>>,
     /// The stream it was last recorded on, and how many `downloadAsync` calls that stream
     /// had then: waiting for the event lands those downloads.
     recorded: RefCell<Option<(Rc<StreamObj>, u64)>>,
@@ -30,6 +34,21 @@ pub struct EventObj {
 impl fmt::Debug for EventObj {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Event")
+    }
+}
+
+/// `Event.elapsedMs(a, b)` on the CPU device: the host time between the two records; as
+/// on a GPU both must have been recorded.
+fn cpu_elapsed_ms(a: &EventObj, b: &EventObj, span: Span) -> Result<f64, Fail> {
+    match (a.host_time.get(), b.host_time.get()) {
+        (Some(ta), Some(tb)) => Ok(match tb.checked_duration_since(ta) {
+            Some(d) => d.as_secs_f64() * 1e3,
+            None => -(ta.duration_since(tb).as_secs_f64() * 1e3),
+        }),
+        _ => err(
+            span,
+            "Event.elapsedMs needs two events that were recorded (recordOn) first",
+        ),
     }
 }
 
@@ -51,14 +70,19 @@ impl Interp<'_> {
         match (op, args) {
             (HostOp::StreamCurrent, []) => Ok(Value::Stream(self.device.stream(span)?)),
             (HostOp::StreamCreate, []) => {
-                let stream = rt(span, self.device.context(span)?.create_stream())?;
+                let stream = match self.device.cpu {
+                    Some(_) => None,
+                    None => Some(rt(span, self.device.context(span)?.create_stream())?),
+                };
                 let s = Rc::new(StreamObj::new(stream, false));
                 self.device.created.push(s.clone());
                 Ok(Value::Stream(s))
             }
             (HostOp::StreamSync, [s]) => {
                 let stream = self.eval_stream(f, s)?;
-                self.device.waited(span, stream.stream.sync())?;
+                if let Some(vk) = stream.vulkan() {
+                    self.device.waited(span, vk.sync())?;
+                }
                 self.land_downloads(&stream, u64::MAX, span)?;
                 Ok(Value::Void)
             }
@@ -70,7 +94,11 @@ impl Interp<'_> {
                         "KernelStream.current() is the program's default stream and cannot be destroyed",
                     );
                 }
-                if !rt(span, stream.stream.is_idle())? {
+                let idle = match stream.vulkan() {
+                    Some(vk) => rt(span, vk.is_idle())?,
+                    None => true,
+                };
+                if !idle {
                     return err(
                         span,
                         "KernelStream destroyed with work in flight: call sync() on it (or wait for an event recorded after its last work) first",
@@ -84,27 +112,38 @@ impl Interp<'_> {
             (HostOp::StreamWaitEvent, [s, ev]) => {
                 let stream = self.eval_stream(f, s)?;
                 let event = self.eval_event(f, ev)?;
-                rt(span, stream.stream.wait_event(&event.event))?;
+                if let (Some(vk), Some(e)) = (stream.vulkan(), &event.event) {
+                    rt(span, vk.wait_event(e))?;
+                }
                 Ok(Value::Void)
             }
             (HostOp::EventCreate, []) => {
-                let event = rt(span, Event::create(self.device.context(span)?))?;
+                let event = match self.device.cpu {
+                    Some(_) => None,
+                    None => Some(rt(span, Event::create(self.device.context(span)?))?),
+                };
                 Ok(Value::Event(Rc::new(EventObj {
                     event,
+                    host_time: std::cell::Cell::new(None),
                     recorded: RefCell::new(None),
                 })))
             }
             (HostOp::EventRecord, [ev, s]) => {
                 let event = self.eval_event(f, ev)?;
                 let stream = self.eval_stream(f, s)?;
-                rt(span, event.event.record_on(&stream.stream))?;
+                match (&event.event, stream.vulkan()) {
+                    (Some(e), Some(vk)) => rt(span, e.record_on(vk))?,
+                    _ => event.host_time.set(Some(std::time::Instant::now())),
+                }
                 let issued = stream.issued.get();
                 *event.recorded.borrow_mut() = Some((stream, issued));
                 Ok(Value::Void)
             }
             (HostOp::EventWaitHost, [ev]) => {
                 let event = self.eval_event(f, ev)?;
-                self.device.waited(span, event.event.wait_host())?;
+                if let Some(e) = &event.event {
+                    self.device.waited(span, e.wait_host())?;
+                }
                 let recorded = event.recorded.borrow().clone();
                 if let Some((stream, issued)) = recorded {
                     self.land_downloads(&stream, issued, span)?;
@@ -113,13 +152,19 @@ impl Interp<'_> {
             }
             (HostOp::EventQuery, [ev]) => {
                 let event = self.eval_event(f, ev)?;
-                let done = rt(span, event.event.is_complete())?;
+                let done = match &event.event {
+                    Some(e) => rt(span, e.is_complete())?,
+                    None => true,
+                };
                 Ok(Value::Scalar(Scalar::Bool(done)))
             }
             (HostOp::EventElapsed, [a, b]) => {
                 let a = self.eval_event(f, a)?;
                 let b = self.eval_event(f, b)?;
-                let ms = rt(span, Event::elapsed_ms(&a.event, &b.event))?;
+                let ms = match (&a.event, &b.event) {
+                    (Some(a), Some(b)) => rt(span, Event::elapsed_ms(a, b))?,
+                    _ => cpu_elapsed_ms(&a, &b, span)?,
+                };
                 Ok(Value::Scalar(Scalar::F64(ms)))
             }
             (op, args) => internal(span, format!("{op:?} with {} arguments", args.len())),

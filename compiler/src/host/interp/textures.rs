@@ -222,7 +222,9 @@ impl Interp<'_> {
         let texels = img.width as usize * img.height as usize;
         let mut bytes = vec![0u8; texels * img.format().texel_size() as usize];
         let stream = self.device.stream(span)?;
-        let r = stream.stream.download_image(img.raw(), &mut bytes);
+        let r = stream
+            .vk(span, "an image")?
+            .download_image(img.raw(), &mut bytes);
         self.device.waited(span, r)?;
         Ok(bytes)
     }
@@ -331,7 +333,7 @@ impl Interp<'_> {
         };
         let stream = self.device.stream(span)?;
         stream
-            .stream
+            .vk(span, "an image")?
             .upload_texture(&tex.texture, level, None, &bytes)
             .or_else(|x| err(span, x.to_string()))?;
         Ok(Value::Void)

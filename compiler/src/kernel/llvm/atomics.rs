@@ -103,7 +103,12 @@ impl FnLower<'_> {
         let signed = matches!(elem, Some(ScalarType::I32 | ScalarType::I64));
         let (p, space, _) = self.element_pointer(recv, index)?;
         if float && !self.bit_pointers.contains(&p) {
-            return Err(refuse(e.span, "a float atomic outside a bit view"));
+            if self.target != super::target::Target::Cpu {
+                return Err(refuse(e.span, "a float atomic outside a bit view"));
+            }
+            // On the CPU an element is plain memory at an address: its float bits are the
+            // `i32` the atomic works on, whatever type the buffer's other accesses use.
+            self.bit_pointers.insert(p.clone());
         }
         let (scope, class_bit, sync) = if space == 3 {
             (SCOPE_WORKGROUP, SEM_WORKGROUP_MEMORY, "workgroup")

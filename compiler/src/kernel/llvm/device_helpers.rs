@@ -48,6 +48,9 @@ pub(crate) fn lower_helpers(
         for (i, p) in helper.params().iter().enumerate() {
             if let Some(Some(h)) = resources.get(i) {
                 match h {
+                    Handle::Shared(a) if cpu && a.n == shared::DYNAMIC_LENGTH => {
+                        entry.push_str(&cpu::hooks::dynamic_shared_array(&a.global, a.elem_bytes))
+                    }
                     Handle::Shared(a) if cpu => {
                         entry.push_str(&cpu::hooks::shared_array(&a.global, a.offset))
                     }

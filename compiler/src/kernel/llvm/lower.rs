@@ -82,6 +82,10 @@ pub(crate) struct FnLower<'a> {
     /// Matrix and POD parameters read in the push-constant block: (parameter, its first
     /// member).
     pub(super) push_places: Vec<(usize, usize)>,
+    /// The std430 byte offset of every member of the push-constant block, where the target
+    /// reads members by offset (the CPU target: LLVM's own layout of `%PushConstants` puts
+    /// a member after a 3-lane vector, or a POD's fields, elsewhere than std430 does).
+    pub(crate) push_offsets: Vec<u32>,
     /// Values standing for the locals numbered past the function's own (lanes handed to a
     /// scalar lowering, see `vectors.rs`).
     pub(super) lane_values: Vec<Val>,
@@ -127,6 +131,7 @@ impl<'a> FnLower<'a> {
             helpers_share_atomics: false,
             bit_pointers: Default::default(),
             push_places: Vec::new(),
+            push_offsets: Vec::new(),
             lane_values: Vec::new(),
             target: super::target::Target::Spirv,
             shared_base: 0,
@@ -196,6 +201,11 @@ impl<'a> FnLower<'a> {
                     "a resource held in a local or passed to a `@Device` helper",
                 ));
             }
+            let pod = super::cpu::pods::pod_local_bytes(&local.ty);
+            if let (Some(bytes), super::target::Target::Cpu) = (pod, self.target) {
+                let _ = writeln!(self.allocas, "  %l{i} = alloca [{bytes} x i8], align 16");
+                continue;
+            }
             let ty = types::value(&local.ty, local.span)?;
             let _ = writeln!(self.allocas, "  %l{i} = alloca {ty}");
         }
@@ -239,6 +249,9 @@ impl<'a> FnLower<'a> {
                 span,
             } if matches!(self.kernel.local(*l).ty, Type::Shared(_)) => {
                 self.bind_shared(l.0, value, *span)?;
+            }
+            Stmt::Store { place, value, span } if matches!(value.ty, Type::Struct(_)) => {
+                self.cpu_pod_copy(place, value, *span)?;
             }
             Stmt::Store { place, value, span } => {
                 let v = self.expr(value)?;
@@ -333,7 +346,7 @@ impl<'a> FnLower<'a> {
                 Ok(())
             }
             Place::Lane { base, lane } => self.store_lane(base, *lane, v, span),
-            Place::Field { .. } => Err(refuse(span, "stores to struct fields")),
+            Place::Field { .. } => self.cpu_pod_store(place, v, span),
         }
     }
 

@@ -9,7 +9,7 @@ use super::lower::{FnLower, Val};
 use super::refuse;
 use super::types;
 use crate::diagnostics::{Diagnostic, Span};
-use crate::ir::{BinaryOp, Expr, ScalarType, Type};
+use crate::ir::{BinaryOp, Expr, ScalarType, Type, VecFn};
 
 type Res<T> = Result<T, Diagnostic>;
 
@@ -172,5 +172,33 @@ impl FnLower<'_> {
                 format!("`{op:?}` on `{}` and `{}`", a.ty, b.ty),
             )),
         }
+    }
+}
+
+impl FnLower<'_> {
+    /// `m.determinant()` and `m.inverse()` on the CPU target: the GLSL.std.450 placeholder,
+    /// which `cpu/matrix_ops.rs` defines (LLVM's SPIR-V target has no matrix type to give
+    /// the instruction, so `--backend llvm` refuses them).
+    pub(super) fn cpu_matrix_glsl(&mut self, f: VecFn, m: &Expr, e: &Expr) -> Res<Val> {
+        let inst = match (f, &m.ty) {
+            (VecFn::Determinant, Type::Matrix(s, r, c)) if s.is_float() && r == c => {
+                rspirv::spirv::GlslStd450Op::Determinant
+            }
+            (VecFn::Inverse, Type::Matrix(s, r, c)) if s.is_float() && r == c => {
+                rspirv::spirv::GlslStd450Op::MatrixInverse
+            }
+            _ => return Err(refuse(e.span, format!("`{f:?}` on `{}`", m.ty))),
+        };
+        let x = self.expr(m)?;
+        let ret = types::value(&e.ty, e.span)?;
+        let op = format!("{}.{}", super::spirv_ops::GLSL, inst as u32);
+        let name = super::spirv_ops::placeholder(&op, ret, &[x.ty]);
+        self.declare(format!(
+            "declare {ret} {name}({}) memory(none) nounwind willreturn",
+            x.ty
+        ));
+        let t = self.tmp();
+        self.emit(format!("{t} = call {ret} {name}({} {})", x.ty, x.text));
+        Ok(Val::new(t, ret))
     }
 }

@@ -212,11 +212,12 @@ impl Handle {
     }
 }
 
-/// Makes `--backend llvm` available to the driver (and so to `run_program` and the
-/// embedding API) in this program; idempotent. Calling it links LLVM's SPIR-V target into
+/// Makes `--backend llvm` and the CPU device's kernel target available to the driver (and
+/// so to `run_program` and the embedding API) in this program; idempotent. Calling it links LLVM's SPIR-V target into
 /// the program, which is why the driver does not do it by itself.
 pub fn enable() {
     crate::driver::register_llvm_kernel_backend(compile_kernel);
+    crate::driver::register_cpu_kernel_target(cpu::compile_kernel);
 }
 
 /// Compiles one kernel through LLVM's SPIR-V backend.

@@ -146,14 +146,21 @@ impl FnLower<'_> {
             return Ok(Val::new(acc, vty));
         }
         let p = self.tmp();
-        // The CPU target reads the block through the invocation context (`cpu/hooks.rs`).
-        let block = match self.target {
-            super::target::Target::Spirv => "@push_constants",
-            super::target::Target::Cpu => "%pc",
-        };
-        self.emit(format!(
-            "{p} = getelementptr inbounds %PushConstants, ptr addrspace(13) {block}, i32 0, i32 {member}"
-        ));
+        // The CPU target reads the block through the invocation context (`cpu/hooks.rs`),
+        // at the member's std430 offset: the host packs the block as for Vulkan.
+        match self.target {
+            super::target::Target::Spirv => self.emit(format!(
+                "{p} = getelementptr inbounds %PushConstants, ptr addrspace(13) @push_constants, i32 0, i32 {member}"
+            )),
+            super::target::Target::Cpu => {
+                let Some(offset) = self.push_offsets.get(member).copied() else {
+                    return Err(refuse(span, "a push-constant member without an offset"));
+                };
+                self.emit(format!(
+                    "{p} = getelementptr inbounds i8, ptr addrspace(13) %pc, i64 {offset}"
+                ));
+            }
+        }
         let stored = types::stored_value(ty, span)?;
         let v = self.tmp();
         // Volatile: LLVM 23.1's SPIR-V target crashed (a segmentation fault) once the
@@ -197,6 +204,10 @@ impl FnLower<'_> {
 
     /// Reads a matrix parameter, or a POD parameter's field (a scalar, vector or matrix).
     pub(super) fn load_field(&mut self, place: &Place, e: &Expr) -> Res<Val> {
+        // The CPU target reads every POD value, parameter or not, as memory.
+        if let Some(v) = self.cpu_pod_load(place, e)? {
+            return Ok(v);
+        }
         let (member, ty) = self.push_member(place, e.span)?;
         match ty {
             Type::Scalar(_) | Type::Vector(..) => self.load_member(member, &ty, e.span),

@@ -85,6 +85,9 @@ impl FnLower<'_> {
             if let Some((field, axis)) = field {
                 return Ok(self.cpu_id(field, *axis as u32));
             }
+            if let Intrinsic::Wave(w) = op {
+                return self.cpu_wave(*w, args, e);
+            }
             if let Some(what) = cpu::unsupported_intrinsic(op) {
                 return Err(cpu::refuse_cpu(e.span, what));
             }

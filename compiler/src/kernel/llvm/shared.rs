@@ -64,12 +64,6 @@ impl FnLower<'_> {
         (elem, ty, elem_bytes): (ScalarType, &'static str, u32),
         span: Span,
     ) -> Res<()> {
-        if self.target == super::target::Target::Cpu {
-            return Err(super::cpu::refuse_cpu(
-                span,
-                "a dynamic shared array (`shared T[n]` with `n` not a constant)",
-            ));
-        }
         if self.shared.iter().any(|(_, a)| a.n == DYNAMIC_LENGTH) {
             return Err(Diagnostic::error(
                 Code::InvalidShared,
@@ -77,10 +71,21 @@ impl FnLower<'_> {
                 "a kernel can have only one dynamic shared array",
             ));
         }
-        let global = format!("@shared.{}.{local}", self.kernel_tag());
-        self.globals.push(format!(
-            "{global} = internal addrspace(3) global [{DYNAMIC_LENGTH} x {ty}] poison"
-        ));
+        let global = if self.target == super::target::Target::Cpu {
+            // Where the runtime put it, after the fixed-size arrays (`cpu/hooks.rs`).
+            let global = format!("%shared.{}.{local}", self.kernel_tag());
+            self.allocas
+                .push_str(&super::cpu::hooks::dynamic_shared_array(
+                    &global, elem_bytes,
+                ));
+            global
+        } else {
+            let global = format!("@shared.{}.{local}", self.kernel_tag());
+            self.globals.push(format!(
+                "{global} = internal addrspace(3) global [{DYNAMIC_LENGTH} x {ty}] poison"
+            ));
+            global
+        };
         let array = SharedArray {
             global,
             elem,
@@ -148,11 +153,11 @@ impl FnLower<'_> {
                 "`length()` of a shared array that is not a local",
             ));
         };
-        let Some((n, size)) = self
+        let Some((n, size, global)) = self
             .shared
             .iter()
             .find(|(s, _)| *s == l.0)
-            .map(|(_, a)| (a.n, a.elem_bytes))
+            .map(|(_, a)| (a.n, a.elem_bytes, a.global.clone()))
         else {
             return Err(refuse(
                 e.span,
@@ -161,6 +166,10 @@ impl FnLower<'_> {
         };
         if n != DYNAMIC_LENGTH {
             return Ok(Val::new(n.to_string(), "i32"));
+        }
+        if self.target == super::target::Target::Cpu {
+            // Computed at entry from the launch's size (`cpu::hooks::dynamic_shared_array`).
+            return Ok(Val::new(format!("{global}.n"), "i32"));
         }
         let name = super::spec::spec_placeholder(SHARED_SPEC_ID, size, ScalarType::U32);
         let ty = types::scalar(ScalarType::U32, e.span)?;

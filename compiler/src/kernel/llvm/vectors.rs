@@ -197,6 +197,13 @@ impl FnLower<'_> {
                 ));
                 Ok(())
             }
+            Place::Field { .. } => {
+                let lane_place = Place::Lane {
+                    base: Box::new(base.clone()),
+                    lane,
+                };
+                self.cpu_pod_store(&lane_place, v, span)
+            }
             _ => Err(refuse(span, "stores to struct fields")),
         }
     }
@@ -408,6 +415,11 @@ impl FnLower<'_> {
         if let (VecFn::Transpose, [m]) = (f, args) {
             let v = self.expr(m)?;
             return self.transpose(&v, &m.ty, e);
+        }
+        if let (VecFn::Determinant | VecFn::Inverse, [m], super::target::Target::Cpu) =
+            (f, args, self.target)
+        {
+            return self.cpu_matrix_glsl(f, m, e);
         }
         if let (VecFn::Hadamard, [a, b]) = (f, args) {
             let (x, y) = (self.expr(a)?, self.expr(b)?);

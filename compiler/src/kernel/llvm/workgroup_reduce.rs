@@ -8,6 +8,7 @@
 
 use super::lower::{FnLower, Val};
 use super::refuse;
+use super::target::Target;
 use super::types::scalar;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::{Axis, Expr, GroupOp, ScalarType};
@@ -50,8 +51,10 @@ impl FnLower<'_> {
         let (xy, n) = (self.tmp(), self.tmp());
         self.emit(format!("{xy} = mul i32 {}, {}", x.text, y.text));
         self.emit(format!("{n} = mul i32 {xy}, {}", z.text));
-        let l = self.scalar_builtin("LocalInvocationIndex")?.text;
-        self.declare(format!("declare void @{BARRIER}()"));
+        let l = match self.target {
+            Target::Cpu => self.cpu_local_index().text,
+            Target::Spirv => self.scalar_builtin("LocalInvocationIndex")?.text,
+        };
 
         // Phase 1: for (base = 0; base < n; base += 256).
         let pre = self.block.clone();
@@ -92,7 +95,7 @@ impl FnLower<'_> {
         self.emit(format!("store {ty} {value}, ptr addrspace(3) {p}"));
         self.emit(format!("br label %{endif}"));
         self.start_block(&endif);
-        self.emit(format!("call void @{BARRIER}()"));
+        self.reduce_barrier();
         self.emit(format!("br label %{cont}"));
         self.start_block(&cont);
         self.emit(format!("{next} = add i32 {base}, {SCRATCH}"));
@@ -123,12 +126,12 @@ impl FnLower<'_> {
             self.emit(format!("store {ty} {r}, ptr addrspace(3) {pm}"));
             self.emit(format!("br label %{endif}"));
             self.start_block(&endif);
-            self.emit(format!("call void @{BARRIER}()"));
+            self.reduce_barrier();
             stride /= 2;
         }
         let result = self.tmp();
         self.emit(format!("{result} = load {ty}, ptr addrspace(3) {scratch}"));
-        self.emit(format!("call void @{BARRIER}()"));
+        self.reduce_barrier();
         Ok(Val::new(result, ty))
     }
 
@@ -161,9 +164,31 @@ impl FnLower<'_> {
         t
     }
 
+    /// The barrier between rounds; on the CPU target the workgroup barrier through the
+    /// invocation context.
+    fn reduce_barrier(&mut self) {
+        match self.target {
+            Target::Cpu => self.cpu_barrier(),
+            Target::Spirv => {
+                self.declare(format!("declare void @{BARRIER}()"));
+                self.emit(format!("call void @{BARRIER}()"));
+            }
+        }
+    }
+
     /// The scratch array of scalar type `s`, declared on first use (one per type, as the
-    /// rspirv backend: its bytes count towards the kernel's static shared memory).
+    /// rspirv backend: its bytes count towards the kernel's static shared memory). On the
+    /// CPU target it is a place in the workgroup's shared memory, as a `Shared` array.
     fn reduce_scratch(&mut self, s: ScalarType, ty: &str) -> String {
+        if self.target == Target::Cpu {
+            let name = format!("%workgroup_reduce.{}.{}", self.kernel_tag(), s.name());
+            if !self.allocas.contains(&format!("{name} = ")) {
+                let offset = self.cpu_place_shared(u64::from(SCRATCH * (s.bits() / 8).max(1)));
+                self.allocas
+                    .push_str(&super::cpu::hooks::shared_array(&name, offset));
+            }
+            return name;
+        }
         let global = format!("@workgroup_reduce.{}.{}", self.kernel_tag(), s.name());
         let decl = format!("{global} = internal addrspace(3) global [{SCRATCH} x {ty}] poison");
         if !self.globals.contains(&decl) {

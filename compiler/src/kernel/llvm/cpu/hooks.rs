@@ -10,10 +10,11 @@
 //! not own.
 
 use super::super::lower::{FnLower, Val};
+use super::super::shared::DYNAMIC_LENGTH;
 use crate::ir::Axis;
 
 /// The LLVM types of the invocation context and of one binding slot.
-pub(crate) const CONTEXT_TYPES: &str = "%cajeta.cpu.ctx = type { ptr, ptr, ptr, ptr, ptr, ptr, [3 x i32], [3 x i32], [3 x i32], [3 x i32], [3 x i32], ptr, i32 }\n\
+pub(crate) const CONTEXT_TYPES: &str = "%cajeta.cpu.ctx = type { ptr, ptr, ptr, ptr, ptr, ptr, [3 x i32], [3 x i32], [3 x i32], [3 x i32], [3 x i32], ptr, i32, ptr, i32 }\n\
      %cajeta.cpu.slot = type { ptr, i64 }\n";
 
 /// The comment a barrier leaves in the text: kernels with one run their workgroups on
@@ -32,12 +33,15 @@ pub(crate) const GLOBAL_ID: u32 = 6;
 pub(crate) const LOCAL_ID: u32 = 7;
 /// `WorkgroupId`.
 pub(crate) const WORKGROUP_ID: u32 = 8;
-const WORKGROUP_SIZE: u32 = 9;
+/// `WorkgroupSize`.
+pub(crate) const WORKGROUP_SIZE: u32 = 9;
 const NUM_WORKGROUPS: u32 = 10;
 const SPEC: u32 = 11;
 const SPEC_COUNT: u32 = 12;
+const DYNAMIC_SHARED: u32 = 13;
+const DYNAMIC_SHARED_BYTES: u32 = 14;
 /// Bytes of `%cajeta.cpu.ctx` (what the workgroup loop copies).
-const CONTEXT_BYTES: u32 = 128;
+const CONTEXT_BYTES: u32 = 144;
 
 /// A function running every invocation of one workgroup in turn: it copies the context,
 /// and for each local id (x fastest) sets the local and global ids and calls the kernel
@@ -120,6 +124,18 @@ pub(crate) fn buffer_handle(var: &str, binding: u32) -> String {
     )
 }
 
+/// The entry lines placing the dynamic shared array `global` where the context says, with
+/// its length (`{global}.n`, elements of `elem_bytes` bytes) from the launch's size.
+pub(crate) fn dynamic_shared_array(global: &str, elem_bytes: u32) -> String {
+    format!(
+        "  {global}.p = getelementptr inbounds %cajeta.cpu.ctx, ptr %ctx, i32 0, i32 {DYNAMIC_SHARED}\n\
+         \x20 {global} = load ptr addrspace(3), ptr {global}.p\n\
+         \x20 {global}.bp = getelementptr inbounds %cajeta.cpu.ctx, ptr %ctx, i32 0, i32 {DYNAMIC_SHARED_BYTES}\n\
+         \x20 {global}.bytes = load i32, ptr {global}.bp\n\
+         \x20 {global}.n = udiv i32 {global}.bytes, {elem_bytes}\n"
+    )
+}
+
 /// The entry line placing a shared array at `offset` in the workgroup's shared memory.
 pub(crate) fn shared_array(global: &str, offset: u64) -> String {
     format!("  {global} = getelementptr i8, ptr addrspace(3) %wg, i64 {offset}\n")
@@ -178,7 +194,8 @@ impl FnLower<'_> {
     }
 
     /// A pointer to element `index` of the shared array at `base` (`[n x ty]`), or to the
-    /// scratch area past its end.
+    /// scratch area past its end. The dynamic array (`n` is [`DYNAMIC_LENGTH`]) ends where
+    /// its length `{base}.n` says (`dynamic_shared_array`).
     pub(crate) fn cpu_shared_pointer(
         &mut self,
         base: &str,
@@ -191,7 +208,24 @@ impl FnLower<'_> {
             "{p} = getelementptr [{n} x {ty}], ptr addrspace(3) {base}, i32 0, {} {}",
             index.ty, index.text
         ));
-        self.emit(format!("{ok} = icmp ult {} {}, {n}", index.ty, index.text));
+        let bound = if n != DYNAMIC_LENGTH {
+            n.to_string()
+        } else if index.ty == "i64" {
+            let wide = self.tmp();
+            self.emit(format!("{wide} = zext i32 {base}.n to i64"));
+            wide
+        } else {
+            format!("{base}.n")
+        };
+        let (ity, i) = match index.ty {
+            "i32" | "i64" => (index.ty, index.text.clone()),
+            narrow => {
+                let w = self.tmp();
+                self.emit(format!("{w} = zext {narrow} {} to i32", index.text));
+                ("i32", w)
+            }
+        };
+        self.emit(format!("{ok} = icmp ult {ity} {i}, {bound}"));
         self.emit(format!(
             "{r} = select i1 {ok}, ptr addrspace(3) {p}, ptr addrspace(3) %scratch3"
         ));

@@ -3,8 +3,9 @@
 //!
 //! The body is the SPIR-V lowering's own (`super::lower` with [`super::target::Target::Cpu`]);
 //! what differs is in [`hooks`] (resources, ids, push constants, shared memory, barriers
-//! through the invocation context) and [`placeholders`] (the SPIR-V instructions the
-//! lowering asks for by name, defined as small LLVM functions). The interface — bindings,
+//! through the invocation context), [`pods`] (POD values as std430 memory) and
+//! [`placeholders`] (the SPIR-V instructions the lowering asks for by name, defined as small
+//! LLVM functions; `matrix_ops` holds the matrix ones). The interface — bindings,
 //! push-constant offsets — is [`crate::layout`]'s, as for both SPIR-V backends, so the
 //! reflection and the runtime's argument packing are shared. [`jit`] optimizes the module
 //! for the host's CPU and links it in process.
@@ -14,7 +15,11 @@
 
 pub(crate) mod hooks;
 mod jit;
+mod matrix_ops;
 mod placeholders;
+pub(crate) mod pods;
+mod spec_slots;
+mod waves;
 
 use std::fmt::Write;
 
@@ -54,9 +59,6 @@ pub(crate) fn unsupported_intrinsic(op: &Intrinsic) -> Option<&'static str> {
         | Intrinsic::TextureWidth
         | Intrinsic::TextureHeight
         | Intrinsic::TextureDepth => "texture reads (textures and samplers)",
-        Intrinsic::Wave(_) => "subgroup (`Wave`) operations",
-        Intrinsic::WorkgroupReduce => "`Workgroup.reduce`",
-        Intrinsic::Clock { .. } => "`Clock` reads",
         Intrinsic::RayQuery(..) => "ray queries",
         _ => return None,
     })
@@ -107,14 +109,6 @@ fn compile(
     if kernel.wave_width.is_some() {
         return Err(refuse_cpu(kernel.span, "a required subgroup size"));
     }
-    for (i, l) in kernel.locals.iter().enumerate() {
-        let what = match &l.ty {
-            Type::Buffer(e) if matches!(**e, Type::Struct(_)) => "a buffer of POD elements",
-            Type::Struct(_) if i >= kernel.param_count => "a POD local",
-            _ => continue,
-        };
-        return Err(refuse_cpu(l.span, format!("{what} (`{}`)", l.ty)));
-    }
     crate::kernel::spirv::check_kernel_shape(kernel)?;
     let access = crate::kernel::spirv::resource_access(module, kernel_id)?;
     let layout = layout::kernel_layout(kernel)?;
@@ -158,7 +152,11 @@ fn compile(
         default_workgroup_size: layout::DEFAULT_WORKGROUP_SIZE,
         bindings: interface.bindings,
         push_constants: interface.push_constants,
-        spec_constants: interface.workgroup_spec_constants,
+        spec_constants: interface
+            .workgroup_spec_constants
+            .into_iter()
+            .chain(spec_slots::user_spec_constants(module, kernel_id))
+            .collect(),
         capabilities: Vec::new(),
         extensions: Vec::new(),
         vulkan_features: Vec::new(),
@@ -205,18 +203,40 @@ fn module_text(
             };
             return Err(refuse_cpu(span, what));
         };
-        let mut elem = types::stored(*lane, span)?;
-        if *lanes > 1 {
-            elem = types::vector(elem, *lanes, span)?;
+        let pod = match &slot.kind {
+            BindingKind::Buffer {
+                elem: Type::Struct(_),
+                stride,
+                ..
+            } => Some(*stride),
+            _ => None,
+        };
+        // An element read out of bounds goes to the invocation's scratch area, which must
+        // hold a whole element.
+        if pod.is_some_and(|s| s as usize > cajeta_runtime::cpu::SCRATCH_BYTES) {
+            return Err(refuse_cpu(
+                span,
+                format!(
+                    "a buffer of POD elements wider than {} bytes",
+                    cajeta_runtime::cpu::SCRATCH_BYTES
+                ),
+            ));
+        }
+        let mut elem = types::stored(*lane, span)?.to_string();
+        if let Some(stride) = pod {
+            // A POD element is its std430 bytes (`cpu/pods.rs` reads fields at offsets).
+            elem = format!("[{stride} x i8]");
+        } else if *lanes > 1 {
+            elem = types::vector(types::stored(*lane, span)?, *lanes, span)?.to_string();
         } else if bit_views.get(slot.param).copied().unwrap_or(false) {
-            elem = "i32";
+            elem = "i32".to_string();
         }
         let var = format!("%h{}", slot.binding);
         let h = Handle::Buffer {
             create: hooks::buffer_handle(&var, slot.binding),
             var,
             // On the CPU target the handle's type is its element type (`cpu_buffer_pointer`).
-            ty: elem.to_string(),
+            ty: elem,
             mangled: String::new(),
             elem: *lane,
             lanes: *lanes,
@@ -236,6 +256,7 @@ fn module_text(
     }
     let mut f = FnLower::new(kernel, &handles);
     f.target = Target::Cpu;
+    f.push_offsets = push::member_offsets(layout);
     f.helpers_share_atomics = shared::helpers_share_atomics(module);
     f.prologue(&[])?;
     f.load_push_block(&push, kernel.span)?;

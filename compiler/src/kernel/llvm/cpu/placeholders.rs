@@ -65,6 +65,9 @@ pub(crate) fn define(decl: &str) -> Result<Option<String>, String> {
             bit_field_extract(op == "BitFieldSExtract")
         }
         ("BitFieldInsert", ["i32", "i32", "i32", "i32"]) => BIT_FIELD_INSERT.to_string(),
+        // The fences around a float atomic's compare-exchange loop (`atomics.rs`): every
+        // atomic here is sequentially consistent already; the fence keeps the order asked.
+        ("MemoryBarrier", ["i32", "i32"]) if ret == "void" => "  fence seq_cst\n  ret void\n".to_string(),
         _ => match op.strip_prefix("glsl.").and_then(|n| n.parse::<u32>().ok()) {
             Some(n) => glsl(n, ret, &params).ok_or_else(|| describe(op))?,
             None => atomic(op, ret, &params).ok_or_else(|| describe(op))?,
@@ -94,6 +97,12 @@ pub(crate) fn define(decl: &str) -> Result<Option<String>, String> {
 /// no definition of it for these types.
 fn glsl(n: u32, ret: &str, params: &[&str]) -> Option<String> {
     let ty = *params.first()?;
+    if let Some(body) = reflect_refract(n, ret, params) {
+        return Some(body);
+    }
+    if let Some(body) = super::matrix_ops::determinant_or_inverse(n, ret, params) {
+        return Some(body);
+    }
     if params.iter().any(|p| *p != ty) {
         return None;
     }
@@ -276,6 +285,94 @@ fn glsl(n: u32, ret: &str, params: &[&str]) -> Option<String> {
     Some(format!("{body}  ret {ty} %r\n"))
 }
 
+/// `Reflect` (`I - 2 * dot(N, I) * N`) and `Refract` (`k = 1 - eta² (1 - dot(N, I)²)`, zero
+/// when `k < 0`, else `eta * I - (eta * dot(N, I) + sqrt(k)) * N`) on `float32`/`float64`
+/// scalars and vectors, with GLSL.std.450's formulas and their order of operations (the dot
+/// product summed lane after lane).
+fn reflect_refract(n: u32, ret: &str, params: &[&str]) -> Option<String> {
+    let ty = *params.first()?;
+    let lane = ty
+        .strip_prefix('<')
+        .and_then(|t| t.rsplit_once(" x "))
+        .map_or(ty, |(_, l)| l.trim_end_matches('>'));
+    let lanes = ty
+        .strip_prefix('<')
+        .and_then(|t| t.split_once(" x "))
+        .map(|(n, _)| n);
+    if ret != ty || !matches!(lane, "float" | "double") {
+        return None;
+    }
+    let refract = match (GLOp::from_u32(n)?, params) {
+        (GLOp::Reflect, [_, b]) if *b == ty => false,
+        (GLOp::Refract, [_, b, e]) if *b == ty && *e == lane => true,
+        _ => return None,
+    };
+    let m = intrinsic_suffix(ty);
+    // dot(N, I) into `%d`.
+    let mut s = match lanes {
+        Some(_) => format!(
+            "  %p = fmul {ty} %a1, %a0
+  %d = call {lane} @llvm.vector.reduce.fadd.{m}({lane} -0.0, {ty} %p)
+"
+        ),
+        None => format!(
+            "  %d = fmul {lane} %a1, %a0
+"
+        ),
+    };
+    // `%{name}.v`: the scalar `%{name}` in every lane of `ty`.
+    let splat = |name: &str| match lanes {
+        Some(n) => format!(
+            "  %{name}.i = insertelement {ty} poison, {lane} %{name}, i64 0
+  %{name}.v = shufflevector {ty} %{name}.i, {ty} poison, <{n} x i32> zeroinitializer
+"
+        ),
+        None => format!(
+            "  %{name}.v = fadd {lane} %{name}, -0.0
+"
+        ),
+    };
+    if !refract {
+        s.push_str(&format!(
+            "  %t = fmul {lane} %d, 2.0
+"
+        ));
+        s.push_str(&splat("t"));
+        s.push_str(&format!(
+            "  %m = fmul {ty} %t.v, %a1
+  %r = fsub {ty} %a0, %m
+  ret {ty} %r
+"
+        ));
+        return Some(s);
+    }
+    let sqrt = mangle(lane);
+    s.push_str(&format!(
+        "  %dd = fmul {lane} %d, %d
+  %o = fsub {lane} 1.0, %dd
+  %ee = fmul {lane} %a2, %a2
+  %q = fmul {lane} %ee, %o
+  %k = fsub {lane} 1.0, %q
+  %neg = fcmp olt {lane} %k, 0.0
+  %sk = call {lane} @llvm.sqrt.{sqrt}({lane} %k)
+  %ed = fmul {lane} %a2, %d
+  %c = fadd {lane} %ed, %sk
+  %e = fadd {lane} %a2, -0.0
+"
+    ));
+    s.push_str(&splat("e"));
+    s.push_str(&splat("c"));
+    s.push_str(&format!(
+        "  %x = fmul {ty} %e.v, %a0
+  %y = fmul {ty} %c.v, %a1
+  %t = fsub {ty} %x, %y
+  %r = select i1 %neg, {ty} zeroinitializer, {ty} %t
+  ret {ty} %r
+"
+    ));
+    Some(s)
+}
+
 /// The condition type of a `select` on `ty` (a mask for vectors).
 fn cond(ty: &str) -> String {
     match ty.strip_prefix('<').and_then(|t| t.split_once(" x ")) {
@@ -329,6 +426,11 @@ fn atomic(op: &str, ret: &str, params: &[&str]) -> Option<String> {
     let ptr = *params.first()?;
     let align = |ty: &str| if ty == "i64" { 8 } else { 4 };
     let rmw = match Op::from_u32(code)? {
+        // `KernelThread.clock()` and `deviceClock()`: the CPU's cycle counter (as lavapipe
+        // reads it), one counter for both scopes.
+        Op::ReadClockKHR if ret == "i64" => {
+            return Some("  %r = call i64 @llvm.readcyclecounter()\n  ret i64 %r\n".to_string())
+        }
         Op::AtomicLoad => {
             return Some(format!(
                 "  %r = load atomic {ret}, {ptr} %a0 seq_cst, align {}\n  ret {ret} %r\n",
