@@ -69,12 +69,23 @@ const CASES: [(&str, &str, &str, &str); 6] = [
     ),
 ];
 
-/// Runs `tests/checked/<stem>.cajeta` checked on `ctx`: what it printed and its error.
+/// Runs `tests/checked/<stem>.cajeta` checked on `ctx`, compiled for that device as
+/// `cajetac run` compiles (its `Device.hasExtension` queries fold to what the device has):
+/// what it printed and its error.
 fn run_checked(ctx: &Context, stem: &str) -> (String, String) {
     let name = format!("tests/checked/{stem}.cajeta");
     let text = std::fs::read_to_string(tests_dir().join("checked").join(format!("{stem}.cajeta")))
         .unwrap();
-    let (printed, value) = run_on(ctx, &name, text, &checked());
+    let profile = DeviceProfile::from_info(ctx.device_info());
+    let options = SpirvOptions {
+        device_features: profile.features.clone(),
+        target: Target {
+            profile: Some(profile),
+            ..Target::default()
+        },
+        ..checked()
+    };
+    let (printed, value) = run_on(ctx, &name, text, &options);
     let error = value.expect_err(&format!(
         "{stem}: expected a runtime error; printed:\n{printed}"
     ));

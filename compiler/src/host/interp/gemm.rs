@@ -118,7 +118,8 @@ impl Interp<'_> {
                 g
             }
         };
-        gemm.multiply(&stream.stream, &ra, al, &rb, bl, &rc, m, n, k)
+        let vk_stream = stream.vk(span, "Blas.gemm")?;
+        gemm.multiply(vk_stream, &ra, al, &rb, bl, &rc, m, n, k)
             .or_else(|x| err(span, format!("Blas.gemm: {x}")))?;
         Ok(Value::Void)
     }
