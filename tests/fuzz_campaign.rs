@@ -240,9 +240,16 @@ fn the_campaigns_wrong_results_are_lavapipe_miscompiles() {
         printed.lines().nth(1).map(str::trim_end),
         Some("got 1 0 1 1 1 1 1 1 1 1")
     );
-    let path = dir.join("seed12_program_134_llvm.cajeta");
-    let (printed, value) = run_file_on(&ctx, &path, &llvm);
-    assert_eq!(value.as_deref(), Ok("0"), "{}:\n{printed}", path.display());
+    // Seed 12 program 190: lavapipe mixed up two loop-header phis of LLVM's module that
+    // differ only in an undefined incoming value; the backend now folds one into the other.
+    for name in [
+        "seed12_program_134_llvm.cajeta",
+        "seed12_program_190_llvm.cajeta",
+    ] {
+        let path = dir.join(name);
+        let (printed, value) = run_file_on(&ctx, &path, &llvm);
+        assert_eq!(value.as_deref(), Ok("0"), "{}:\n{printed}", path.display());
+    }
 }
 
 #[test]
