@@ -27,6 +27,7 @@ fn generated_programs_validate_and_match_the_host_on_the_device() {
     let ctx = device_context(false);
     let mut failures = Vec::new();
     let mut on_device = 0;
+    let mut collective_on_device = 0;
     let mut ways = executors::FourWayCounts::default();
     executors::enable_llvm_kernels();
     let programs = 100;
@@ -40,6 +41,9 @@ fn generated_programs_validate_and_match_the_host_on_the_device() {
         ));
         if let (Some(ctx), true) = (&ctx, p < 20 && findings.is_empty()) {
             on_device += 1;
+            if program.source.contains("void kc(") {
+                collective_on_device += 1;
+            }
             let (found, counts) = executors::run_four_ways(&c, ctx, &mut val);
             ways.add(&counts);
             for f in found {
@@ -73,6 +77,12 @@ fn generated_programs_validate_and_match_the_host_on_the_device() {
     assert!(
         ctx.is_none() || (ways.runs[0] == on_device && ways.runs[1] == on_device),
         "{ways:?}"
+    );
+    // Shared memory with barriers, buffer and shared atomics and wave reductions (the
+    // collective kernel, `fuzz/gen_collective.rs`) ran four ways too.
+    assert!(
+        ctx.is_none() || collective_on_device >= 3,
+        "only {collective_on_device} collective kernels on the device"
     );
     assert!(
         ctx.is_none() || ways.runs[3] >= on_device / 2,

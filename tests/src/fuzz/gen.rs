@@ -93,6 +93,14 @@ impl Gen<'_> {
         });
     }
 
+    /// Makes `vars` (read-only) the only locals in scope; empty: none.
+    pub(super) fn fixed_scope(&mut self, vars: &[(String, Ty)]) {
+        self.scopes = vec![Vec::new()];
+        for (name, ty) in vars {
+            self.declare(name, *ty, false);
+        }
+    }
+
     fn numeric(&mut self) -> Ty {
         *self.rng.pick(&NUMERIC)
     }
@@ -552,10 +560,26 @@ pub fn program(rng: &mut Rng, cfg: GenConfig) -> Program {
             "        {t_name}[] h_in{i} = [{vals}];\n        KernelBuffer<{t_name}> d_in{i} = heap KernelBuffer<{t_name}>(n);\n        d_in{i}.upload(h_in{i});\n"
         );
     }
+    // One program in three also gets the collective kernel (`gen_collective.rs`), drawn last
+    // so that the rest of each program is what it was before it existed.
+    let coll = g.rng.chance(35).then(|| g.collective(&inputs, n));
+    let mut kernels = kernels;
+    if let Some(c) = &coll {
+        src.push_str(&c.kernel);
+        host.push_str(&c.setup);
+        kernels += 1;
+        outputs += c.outputs;
+    }
     host.push_str("        KernelStream s = KernelStream.current();\n");
     host.push_str(&launches);
+    if let Some(c) = &coll {
+        host.push_str(&c.launch);
+    }
     host.push_str("        s.sync();\n        int32 bad = 0;\n");
     host.push_str(&host_checks);
+    if let Some(c) = &coll {
+        host.push_str(&c.check);
+    }
     host.push_str("        return bad;\n    }\n}\n");
     src.push_str(&host);
     Program {
