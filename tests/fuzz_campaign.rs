@@ -28,6 +28,7 @@ fn generated_programs_validate_and_match_the_host_on_the_device() {
     let mut failures = Vec::new();
     let mut on_device = 0;
     let mut collective_on_device = 0;
+    let mut values_on_device = 0;
     let mut ways = executors::FourWayCounts::default();
     executors::enable_llvm_kernels();
     let programs = 100;
@@ -43,6 +44,9 @@ fn generated_programs_validate_and_match_the_host_on_the_device() {
             on_device += 1;
             if program.source.contains("void kc(") {
                 collective_on_device += 1;
+            }
+            if program.source.contains("void km(") {
+                values_on_device += 1;
             }
             let (found, counts) = executors::run_four_ways(&c, ctx, &mut val);
             ways.add(&counts);
@@ -83,6 +87,11 @@ fn generated_programs_validate_and_match_the_host_on_the_device() {
     assert!(
         ctx.is_none() || collective_on_device >= 3,
         "only {collective_on_device} collective kernels on the device"
+    );
+    // So did POD parameters and matrices (the value kernel, `fuzz/gen_values.rs`).
+    assert!(
+        ctx.is_none() || values_on_device >= 3,
+        "only {values_on_device} value kernels on the device"
     );
     assert!(
         ctx.is_none() || ways.runs[3] >= on_device / 2,

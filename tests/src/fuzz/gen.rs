@@ -85,7 +85,7 @@ impl Gen<'_> {
             .collect()
     }
 
-    fn declare(&mut self, name: &str, ty: Ty, assignable: bool) {
+    pub(super) fn declare(&mut self, name: &str, ty: Ty, assignable: bool) {
         self.scopes.last_mut().unwrap().push(Var {
             name: name.to_string(),
             ty,
@@ -256,7 +256,7 @@ impl Gen<'_> {
     }
 
     /// Statements of one block (indented by the caller). `loops` is the loop nesting depth.
-    fn block(&mut self, out: &mut Vec<String>, depth: usize, loops: usize) {
+    pub(super) fn block(&mut self, out: &mut Vec<String>, depth: usize, loops: usize) {
         let n = self.rng.range(1, self.cfg.max_stmts);
         for _ in 0..n {
             self.statement(out, depth, loops);
@@ -563,6 +563,8 @@ pub fn program(rng: &mut Rng, cfg: GenConfig) -> Program {
     // One program in three also gets the collective kernel (`gen_collective.rs`), drawn last
     // so that the rest of each program is what it was before it existed.
     let coll = g.rng.chance(35).then(|| g.collective(&inputs, n));
+    // And one in three the value kernel (`gen_values.rs`: a POD parameter, matrices).
+    let vals = g.rng.chance(35).then(|| g.value_kernel(&inputs, n));
     let mut kernels = kernels;
     if let Some(c) = &coll {
         src.push_str(&c.kernel);
@@ -570,18 +572,33 @@ pub fn program(rng: &mut Rng, cfg: GenConfig) -> Program {
         kernels += 1;
         outputs += c.outputs;
     }
+    if let Some(v) = &vals {
+        src.push_str(&v.kernel);
+        host.push_str(&v.setup);
+        kernels += 1;
+        outputs += v.outputs;
+    }
     host.push_str("        KernelStream s = KernelStream.current();\n");
     host.push_str(&launches);
     if let Some(c) = &coll {
         host.push_str(&c.launch);
+    }
+    if let Some(v) = &vals {
+        host.push_str(&v.launch);
     }
     host.push_str("        s.sync();\n        int32 bad = 0;\n");
     host.push_str(&host_checks);
     if let Some(c) = &coll {
         host.push_str(&c.check);
     }
+    if let Some(v) = &vals {
+        host.push_str(&v.check);
+    }
     host.push_str("        return bad;\n    }\n}\n");
     src.push_str(&host);
+    if let Some(v) = &vals {
+        src.push_str(&v.class);
+    }
     Program {
         source: src,
         kernels,

@@ -7,6 +7,7 @@
 pub mod executors;
 pub mod gen;
 mod gen_collective;
+mod gen_values;
 mod gen_vectors;
 pub mod mutate;
 pub mod oracle;
