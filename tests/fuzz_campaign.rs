@@ -123,6 +123,61 @@ fn the_device_oracle_catches_a_wrong_host_result() {
 }
 
 #[test]
+fn lavapipe_constant_zero_folds_are_told_apart_from_wrong_results() {
+    // Seed 21 program 42 differs on lavapipe with LLVM's kernels only: LLVM emits `x * 0.0`
+    // and lavapipe folds it. The four-way runner reruns such a difference with run-time zeros
+    // and marks it as that known defect; a host that computes something else stays a new
+    // wrong result on every way.
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    executors::enable_llvm_kernels();
+    let lavapipe = ctx.device_info().name.contains("llvmpipe");
+    let path = tests_dir().join("fuzz_findings/wrong_results/seed21_program_42_llvm.cajeta");
+    let source = std::fs::read_to_string(&path).expect("reproducer");
+    let program = fuzz::gen::Program {
+        source,
+        kernels: 0,
+        outputs: 0,
+    };
+    let mut val = Validator::default();
+    let (c, findings) = oracle::check_generated(&program, &mut val);
+    assert!(findings.is_empty(), "{findings:?}");
+    let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
+    assert_eq!(counts.runs, [1, 1, 1, 1], "{counts:?}");
+    for f in &found {
+        assert_eq!(
+            fuzz::known_defect("program", f),
+            Some("lavapipe-constant-zero-fold"),
+            "{}",
+            f.detail
+        );
+    }
+    assert_eq!(found.len(), if lavapipe { 2 } else { 0 }, "{found:?}");
+
+    let init = "uint64 acc = (uint64) gid;";
+    let at = program
+        .source
+        .rfind(init)
+        .expect("host checksum initializer");
+    let mut broken = program.source.clone();
+    broken.replace_range(at..at + init.len(), "uint64 acc = (uint64) gid + 1;");
+    let broken = fuzz::gen::Program {
+        source: broken,
+        ..program
+    };
+    let (c, _) = oracle::check_generated(&broken, &mut val);
+    let (found, _) = executors::run_four_ways(&c, &ctx, &mut val);
+    assert_eq!(found.len(), 4, "{found:?}");
+    assert!(
+        found
+            .iter()
+            .all(|f| fuzz::known_defect("program", f).is_none()),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn mutated_and_random_inputs_pass_the_robustness_oracles() {
     oracle::quiet_panics();
     let corpus = fuzz::mutate::load_corpus(&tests_dir());

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::oracle::{Compiled, Finding, Kind, Validator};
+use super::zero_folds;
 use cajetac::diagnostics::{Code, SourceMap};
 use cajetac::driver;
 use cajetac::host::interp::{self, HostExecutor, HostIo, HostOutcome, Interpret};
@@ -193,7 +194,46 @@ pub fn run_four_ways(
         };
         let executor: &dyn HostExecutor = if way.native_host { &native } else { &Interpret };
         counts.runs[i] += 1;
-        findings.extend(run_way(c, kernels, executor, ctx, way));
+        let found = run_way(c, kernels, executor, ctx, way);
+        let found = match found {
+            Some(f) if way.llvm_kernels && f.detail.contains("device and host disagree") => {
+                Some(classify_zero_fold(c, kernels, executor, ctx, way, val, f))
+            }
+            other => other,
+        };
+        findings.extend(found);
     }
     (findings, counts)
+}
+
+/// An LLVM way's wrong result `f`, marked as lavapipe's constant-zero fold
+/// ([`zero_folds::ZERO_FOLD`]) when the same kernels with run-time zeros are exact.
+fn classify_zero_fold(
+    c: &Compiled,
+    kernels: &[(FunctionId, CompiledKernel)],
+    executor: &dyn HostExecutor,
+    ctx: &cajeta_runtime::Context,
+    way: Way,
+    val: &mut Validator,
+    f: Finding,
+) -> Finding {
+    let mut rewritten = kernels.to_vec();
+    let mut any = false;
+    for (_, k) in &mut rewritten {
+        if let Some(words) = zero_folds::runtime_zeros(&k.words) {
+            k.words = words;
+            any = true;
+        }
+    }
+    if !any
+        || !val
+            .validate(&[(TargetEnv::Vulkan1_3, rewritten.clone())], false)
+            .is_empty()
+    {
+        return f;
+    }
+    match run_way(c, &rewritten, executor, ctx, way) {
+        None => Finding::new(f.kind, format!("{}{}", zero_folds::ZERO_FOLD, f.detail)),
+        Some(_) => f,
+    }
 }

@@ -1,0 +1,169 @@
+//! Telling lavapipe's constant-zero folds apart from real wrong results of LLVM's kernels.
+//!
+//! LLVM's constant propagation turns source operands it can prove zero into constant `0.0`
+//! operands (`v *= (x & 8) << s` where the product is always 0 becomes `OpFMul %v
+//! %float_0`), and lavapipe (Mesa 22.3) folds `x * 0.0` to +0 and `x + 0.0` to `x` although
+//! the module declares `SignedZeroInfNanPreserve`: an infinite or NaN `x` then gives 0 where
+//! IEEE (and host code) gives NaN, a negative one +0 instead of -0.0 (docs/fuzzing.md; seed
+//! 12 programs 116 and 290, seed 11 program 299). Such a program is right on a conformant
+//! driver and with rspirv's kernels, and the campaign would report it again and again.
+//!
+//! [`runtime_zeros`] rewrites a module so that each such operand is a zero computed at run
+//! time, `(float) (globalIdX >> 31)` (0 for every invocation of a generated program, whose
+//! grids are far below 2^31 invocations), which no driver can fold: the same values under
+//! IEEE arithmetic. A difference that goes away with it is the fold
+//! ([`ZERO_FOLD`]); one that stays is reported as before.
+
+use rspirv::binary::Assemble;
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{BuiltIn, Decoration, Op, Word};
+
+/// How the detail of a finding starts when the difference was lavapipe's constant-zero fold.
+pub const ZERO_FOLD: &str = "lavapipe constant-zero fold (exact with run-time zeros): ";
+
+/// `words` with every constant ±0.0 operand of a float `OpFMul`/`OpFAdd`/`OpFSub`, and the
+/// second operand of `OpFSub x x`, replaced by a run-time zero; `None` when the module has
+/// none of them or no global invocation id to compute the zero from.
+pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
+    let mut m = rspirv::dr::load_words(words).ok()?;
+    let zeros: Vec<Word> = m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Constant && is_float_zero(&m, i))
+        .filter_map(|i| i.result_id)
+        .collect();
+    let gid_var = m.annotations.iter().find_map(|i| {
+        (i.class.opcode == Op::Decorate
+            && i.operands.get(1) == Some(&Operand::Decoration(Decoration::BuiltIn))
+            && i.operands.get(2) == Some(&Operand::BuiltIn(BuiltIn::GlobalInvocationId)))
+        .then(|| match i.operands.first() {
+            Some(Operand::IdRef(v)) => Some(*v),
+            _ => None,
+        })
+        .flatten()
+    })?;
+    let uint = m.types_global_values.iter().find_map(|i| {
+        (i.class.opcode == Op::TypeInt
+            && i.operands == [Operand::LiteralBit32(32), Operand::LiteralBit32(0)])
+        .then_some(i.result_id)
+        .flatten()
+    })?;
+    let floats: Vec<Word> = m
+        .types_global_values
+        .iter()
+        .filter(|t| t.class.opcode == Op::TypeFloat)
+        .filter_map(|t| t.result_id)
+        .collect();
+    let mut next = m.header.as_ref()?.bound;
+    let mut fresh = || {
+        next += 1;
+        next - 1
+    };
+    let c31 = fresh();
+    let shifted = fresh();
+    let f = m.functions.first_mut()?;
+    // The zero is computed right after the first `OpCompositeExtract … 0` of a load of the
+    // invocation id, in the entry block (so it dominates every use after it).
+    let loads: Vec<Word> = f.blocks[0]
+        .instructions
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Load && i.operands.first() == Some(&Operand::IdRef(gid_var))
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    let (at, x) = f.blocks[0]
+        .instructions
+        .iter()
+        .enumerate()
+        .find_map(|(ii, i)| {
+            (i.class.opcode == Op::CompositeExtract
+                && matches!(i.operands.first(), Some(Operand::IdRef(v)) if loads.contains(v))
+                && i.operands.get(1) == Some(&Operand::LiteralBit32(0)))
+            .then_some((ii, i.result_id?))
+        })?;
+    // The scalar float types that need a run-time zero, and its id for each.
+    let mut conv: Vec<(Word, Word)> = Vec::new();
+    for (bi, b) in f.blocks.iter_mut().enumerate() {
+        let mut out = Vec::with_capacity(b.instructions.len());
+        for (ii, mut i) in std::mem::take(&mut b.instructions).into_iter().enumerate() {
+            let arith = matches!(i.class.opcode, Op::FMul | Op::FAdd | Op::FSub)
+                && i.result_type.is_some_and(|t| floats.contains(&t))
+                && (bi > 0 || ii > at);
+            let same = i.class.opcode == Op::FSub && i.operands[0] == i.operands[1];
+            let zero_operand = i
+                .operands
+                .iter()
+                .any(|op| matches!(op, Operand::IdRef(id) if zeros.contains(id)));
+            if let (true, true, Some(ty)) = (arith, same || zero_operand, i.result_type) {
+                let z = match conv.iter().find(|(t, _)| *t == ty) {
+                    Some((_, z)) => *z,
+                    None => {
+                        let z = fresh();
+                        conv.push((ty, z));
+                        z
+                    }
+                };
+                if let (true, Operand::IdRef(x)) = (same, i.operands[0].clone()) {
+                    // `x - x` folds to 0 (NaN for an infinite or NaN x): `x - (x + 0)`.
+                    let y = fresh();
+                    out.push(Instruction::new(
+                        Op::FAdd,
+                        Some(ty),
+                        Some(y),
+                        vec![Operand::IdRef(x), Operand::IdRef(z)],
+                    ));
+                    i.operands[1] = Operand::IdRef(y);
+                }
+                for op in &mut i.operands {
+                    if matches!(op, Operand::IdRef(id) if zeros.contains(id)) {
+                        *op = Operand::IdRef(z);
+                    }
+                }
+            }
+            out.push(i);
+        }
+        b.instructions = out;
+    }
+    if conv.is_empty() {
+        return None;
+    }
+    let mut zero_code = vec![Instruction::new(
+        Op::ShiftRightLogical,
+        Some(uint),
+        Some(shifted),
+        vec![Operand::IdRef(x), Operand::IdRef(c31)],
+    )];
+    for (ty, z) in &conv {
+        zero_code.push(Instruction::new(
+            Op::ConvertUToF,
+            Some(*ty),
+            Some(*z),
+            vec![Operand::IdRef(shifted)],
+        ));
+    }
+    f.blocks[0].instructions.splice(at + 1..at + 1, zero_code);
+    m.types_global_values.push(Instruction::new(
+        Op::Constant,
+        Some(uint),
+        Some(c31),
+        vec![Operand::LiteralBit32(31)],
+    ));
+    if let Some(h) = m.header.as_mut() {
+        h.bound = next;
+    }
+    Some(m.assemble())
+}
+
+/// Whether `i` (an `OpConstant`) is a float +0.0 or -0.0.
+fn is_float_zero(m: &rspirv::dr::Module, i: &Instruction) -> bool {
+    let float = m.types_global_values.iter().any(|t| {
+        t.class.opcode == Op::TypeFloat && t.result_id.is_some() && t.result_id == i.result_type
+    });
+    float
+        && match i.operands.first() {
+            Some(Operand::LiteralBit32(b)) => b & 0x7FFF_FFFF == 0,
+            Some(Operand::LiteralBit64(b)) => b & 0x7FFF_FFFF_FFFF_FFFF == 0,
+            _ => false,
+        }
+}
