@@ -178,6 +178,29 @@ fn lavapipe_constant_zero_folds_are_told_apart_from_wrong_results() {
 }
 
 #[test]
+fn four_way_runs_compile_kernels_for_the_device() {
+    // Seed 22 program 191 differed with LLVM's kernels in the four-way runner only: its
+    // kernels were compiled for no device and so without `SignedZeroInfNanPreserve`. Compiled
+    // for the device, as `cajetac run` compiles them, all four ways agree.
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    executors::enable_llvm_kernels();
+    let path = tests_dir().join("fuzz_findings/wrong_results/seed22_program_191_llvm.cajeta");
+    let program = fuzz::gen::Program {
+        source: std::fs::read_to_string(&path).expect("reproducer"),
+        kernels: 0,
+        outputs: 0,
+    };
+    let mut val = Validator::default();
+    let (c, findings) = oracle::check_generated(&program, &mut val);
+    assert!(findings.is_empty(), "{findings:?}");
+    let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
+    assert_eq!(counts.runs, [1, 1, 1, 1], "{counts:?}");
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
 fn mutated_and_random_inputs_pass_the_robustness_oracles() {
     oracle::quiet_panics();
     let corpus = fuzz::mutate::load_corpus(&tests_dir());

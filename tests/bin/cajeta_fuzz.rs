@@ -3,7 +3,7 @@
 //! ```text
 //! cajeta-fuzz [--seed S] [--inputs N] [--programs G] [--device-programs M]
 //!             [--max-nest K] [--out DIR] [--show I | --show-program I | --file F]
-//!             [--reduce-program F]
+//!             [--reduce-program F] [--run-program F]
 //! ```
 //!
 //! Runs robustness inputs `0..N` (random bytes, corpus mutations, size stress), then `G`
@@ -44,6 +44,7 @@ struct Args {
     show_program: Option<u64>,
     file: Option<PathBuf>,
     reduce_program: Option<PathBuf>,
+    run_program: Option<PathBuf>,
 }
 
 fn parse_args() -> Args {
@@ -59,6 +60,7 @@ fn parse_args() -> Args {
         show_program: None,
         file: None,
         reduce_program: None,
+        run_program: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -80,6 +82,7 @@ fn parse_args() -> Args {
             "--out" => a.out = PathBuf::from(&args[i + 1]),
             "--file" => a.file = Some(PathBuf::from(&args[i + 1])),
             "--reduce-program" => a.reduce_program = Some(PathBuf::from(&args[i + 1])),
+            "--run-program" => a.run_program = Some(PathBuf::from(&args[i + 1])),
             "-h" | "--help" => {
                 println!("usage: cajeta-fuzz [--seed S] [--inputs N] [--programs G] [--device-programs M] [--max-nest K] [--out DIR] [--show I | --show-program I | --file F]");
                 std::process::exit(0);
@@ -323,6 +326,32 @@ fn reduce_program(path: &Path) {
     print!("{text}");
 }
 
+/// Runs a generated program (a file) the four ways on the device, as the campaign does, and
+/// prints the runs and each finding with the known defect it is, if any.
+fn run_program(path: &Path) {
+    oracle::quiet_panics();
+    executors::enable_llvm_kernels();
+    let ctx = cajeta_tests::device_context(false).expect("a device");
+    let source = std::fs::read_to_string(path).expect("read --run-program");
+    let program = fuzz::gen::Program {
+        source,
+        kernels: 0,
+        outputs: 0,
+    };
+    let mut val = Validator::default();
+    let (c, mut findings) = oracle::check_generated(&program, &mut val);
+    let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
+    findings.extend(found);
+    println!(
+        "runs {:?}, LLVM refused {}",
+        counts.runs, counts.llvm_refused
+    );
+    for f in findings {
+        let known = fuzz::known_defect("program", &f).unwrap_or("new");
+        println!("[{known}] {:?}: {}", f.kind, f.detail);
+    }
+}
+
 #[derive(Default)]
 struct Tally {
     by_kind: BTreeMap<String, u64>,
@@ -511,6 +540,8 @@ fn main() {
     let corpus = corpus();
     if let Some(path) = &a.reduce_program {
         reduce_program(path);
+    } else if let Some(path) = &a.run_program {
+        run_program(path);
     } else if let Some(path) = &a.file {
         // Runs one file (a reproducer) through the robustness oracles and prints findings.
         oracle::quiet_panics();

@@ -10,8 +10,8 @@
 //!
 //! [`runtime_zeros`] rewrites a module so that each such operand is a zero computed at run
 //! time, `(float) (globalIdX >> 31)` (0 for every invocation of a generated program, whose
-//! grids are far below 2^31 invocations), which no driver can fold: the same values under
-//! IEEE arithmetic. A difference that goes away with it is the fold
+//! grids are far below 2^31 invocations) or its negation for -0.0, which no driver can
+//! fold: the same values under IEEE arithmetic, signed zeros included. A difference that goes away with it is the fold
 //! ([`ZERO_FOLD`]); one that stays is reported as before.
 
 use rspirv::binary::Assemble;
@@ -21,17 +21,20 @@ use rspirv::spirv::{BuiltIn, Decoration, Op, Word};
 /// How the detail of a finding starts when the difference was lavapipe's constant-zero fold.
 pub const ZERO_FOLD: &str = "lavapipe constant-zero fold (exact with run-time zeros): ";
 
-/// `words` with every constant ±0.0 operand of a float `OpFMul`/`OpFAdd`/`OpFSub`, and the
-/// second operand of `OpFSub x x`, replaced by a run-time zero; `None` when the module has
-/// none of them or no global invocation id to compute the zero from.
+/// `words` with every constant ±0.0 operand of a float `OpFMul`/`OpFAdd`/`OpFSub` replaced
+/// by a run-time zero of the same sign, and `OpFSub x x` computed as `x - (x + -0.0)`;
+/// `None` when the module has none of them or no global invocation id to compute the zero
+/// from.
 pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
     let mut m = rspirv::dr::load_words(words).ok()?;
-    let zeros: Vec<Word> = m
+    // Each constant zero, and whether it is -0.0.
+    let zeros: Vec<(Word, bool)> = m
         .types_global_values
         .iter()
-        .filter(|i| i.class.opcode == Op::Constant && is_float_zero(&m, i))
-        .filter_map(|i| i.result_id)
+        .filter(|i| i.class.opcode == Op::Constant)
+        .filter_map(|i| Some((i.result_id?, float_zero(&m, i)?)))
         .collect();
+    let zero = |id: &Word| zeros.iter().find(|(z, _)| z == id).map(|(_, neg)| *neg);
     let gid_var = m.annotations.iter().find_map(|i| {
         (i.class.opcode == Op::Decorate
             && i.operands.get(1) == Some(&Operand::Decoration(Decoration::BuiltIn))
@@ -82,8 +85,8 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
                 && i.operands.get(1) == Some(&Operand::LiteralBit32(0)))
             .then_some((ii, i.result_id?))
         })?;
-    // The scalar float types that need a run-time zero, and its id for each.
-    let mut conv: Vec<(Word, Word)> = Vec::new();
+    // The scalar float types that need run-time zeros, and the ids of +0.0 and -0.0.
+    let mut conv: Vec<(Word, Word, Word)> = Vec::new();
     for (bi, b) in f.blocks.iter_mut().enumerate() {
         let mut out = Vec::with_capacity(b.instructions.len());
         for (ii, mut i) in std::mem::take(&mut b.instructions).into_iter().enumerate() {
@@ -94,30 +97,35 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
             let zero_operand = i
                 .operands
                 .iter()
-                .any(|op| matches!(op, Operand::IdRef(id) if zeros.contains(id)));
+                .any(|op| matches!(op, Operand::IdRef(id) if zero(id).is_some()));
             if let (true, true, Some(ty)) = (arith, same || zero_operand, i.result_type) {
-                let z = match conv.iter().find(|(t, _)| *t == ty) {
-                    Some((_, z)) => *z,
+                let (pz, nz) = match conv.iter().find(|(t, _, _)| *t == ty) {
+                    Some((_, p, n)) => (*p, *n),
                     None => {
-                        let z = fresh();
-                        conv.push((ty, z));
-                        z
+                        let (p, n) = (fresh(), fresh());
+                        conv.push((ty, p, n));
+                        (p, n)
                     }
                 };
                 if let (true, Operand::IdRef(x)) = (same, i.operands[0].clone()) {
-                    // `x - x` folds to 0 (NaN for an infinite or NaN x): `x - (x + 0)`.
+                    // `x - x` folds to 0 (NaN for an infinite or NaN x): `x - (x + -0.0)`,
+                    // the same value for every x (`x + -0.0` is x, -0.0 included).
                     let y = fresh();
                     out.push(Instruction::new(
                         Op::FAdd,
                         Some(ty),
                         Some(y),
-                        vec![Operand::IdRef(x), Operand::IdRef(z)],
+                        vec![Operand::IdRef(x), Operand::IdRef(nz)],
                     ));
                     i.operands[1] = Operand::IdRef(y);
                 }
                 for op in &mut i.operands {
-                    if matches!(op, Operand::IdRef(id) if zeros.contains(id)) {
-                        *op = Operand::IdRef(z);
+                    if let Operand::IdRef(id) = op {
+                        match zero(id) {
+                            Some(false) => *op = Operand::IdRef(pz),
+                            Some(true) => *op = Operand::IdRef(nz),
+                            None => {}
+                        }
                     }
                 }
             }
@@ -134,12 +142,18 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
         Some(shifted),
         vec![Operand::IdRef(x), Operand::IdRef(c31)],
     )];
-    for (ty, z) in &conv {
+    for (ty, pz, nz) in &conv {
         zero_code.push(Instruction::new(
             Op::ConvertUToF,
             Some(*ty),
-            Some(*z),
+            Some(*pz),
             vec![Operand::IdRef(shifted)],
+        ));
+        zero_code.push(Instruction::new(
+            Op::FNegate,
+            Some(*ty),
+            Some(*nz),
+            vec![Operand::IdRef(*pz)],
         ));
     }
     f.blocks[0].instructions.splice(at + 1..at + 1, zero_code);
@@ -155,15 +169,14 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
     Some(m.assemble())
 }
 
-/// Whether `i` (an `OpConstant`) is a float +0.0 or -0.0.
-fn is_float_zero(m: &rspirv::dr::Module, i: &Instruction) -> bool {
+/// For an `OpConstant` float zero, whether it is -0.0; `None` for anything else.
+fn float_zero(m: &rspirv::dr::Module, i: &Instruction) -> Option<bool> {
     let float = m.types_global_values.iter().any(|t| {
         t.class.opcode == Op::TypeFloat && t.result_id.is_some() && t.result_id == i.result_type
     });
-    float
-        && match i.operands.first() {
-            Some(Operand::LiteralBit32(b)) => b & 0x7FFF_FFFF == 0,
-            Some(Operand::LiteralBit64(b)) => b & 0x7FFF_FFFF_FFFF_FFFF == 0,
-            _ => false,
-        }
+    match i.operands.first() {
+        Some(Operand::LiteralBit32(b)) if float && b & 0x7FFF_FFFF == 0 => Some(*b != 0),
+        Some(Operand::LiteralBit64(b)) if float && b & 0x7FFF_FFFF_FFFF_FFFF == 0 => Some(*b != 0),
+        _ => None,
+    }
 }
