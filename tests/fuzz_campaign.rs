@@ -178,6 +178,26 @@ fn lavapipe_constant_zero_folds_are_told_apart_from_wrong_results() {
 }
 
 #[test]
+fn generated_float_locals_never_start_as_a_zero_literal() {
+    // Seed 22 program 280 differed on lavapipe with rspirv kernels: `float32 v30 =
+    // ((float32) 0.0f);` and later `v28 *= ((float64) v30);` in a loop of 4, which lavapipe
+    // unrolls, propagating the zero and folding `v28 * 0.0` (host: NaN for an infinite v28).
+    // The generator writes 2 for a float local's zero-literal value now, as for operands.
+    let program = fuzz::generated(22, 280);
+    assert!(
+        !program.source.contains("float32 v30 = ((float32) 0.0f);"),
+        "the zero literal is still there"
+    );
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let (c, findings) = oracle::check_generated(&program, &mut Validator::default());
+    assert!(findings.is_empty(), "{findings:?}");
+    let found = oracle::run_on_device(&c, &ctx);
+    assert!(found.is_none(), "{found:?}");
+}
+
+#[test]
 fn four_way_runs_compile_kernels_for_the_device() {
     // Seed 22 program 191 differed with LLVM's kernels in the four-way runner only: its
     // kernels were compiled for no device and so without `SignedZeroInfNanPreserve`. Compiled

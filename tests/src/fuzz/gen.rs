@@ -290,6 +290,7 @@ impl Gen<'_> {
             self.numeric()
         };
         let (e, _) = self.expr(ty, self.cfg.max_depth, false);
+        let e = zero_free_float(e, ty);
         let name = self.fresh("v");
         out.push(format!("{} {name} = {e};", ty.name()));
         self.declare(&name, ty, true);
@@ -385,6 +386,7 @@ impl Gen<'_> {
         match self.rng.below(5) {
             0 => {
                 let (e, _) = self.expr(ty, ed, false);
+                let e = zero_free_float(e, ty);
                 out.push(format!("{name} = {e};"));
             }
             1 if ty.is_int() => {
@@ -603,6 +605,18 @@ pub fn program(rng: &mut Rng, cfg: GenConfig) -> Program {
         source: src,
         kernels,
         outputs,
+    }
+}
+
+/// A float local's value as a zero literal becomes 2 too: lavapipe propagates the constant
+/// into the local's uses and folds `x * 0.0` there (seed 22 program 280: `float32 v =
+/// ((float32) 0.0f);` then `w *= (float64) v` in an unrolled loop; exact when the zero is
+/// computed at run time). Other types are left alone.
+fn zero_free_float(e: String, ty: Ty) -> String {
+    if ty.is_float() {
+        no_zero_operand(e, ty)
+    } else {
+        e
     }
 }
 
