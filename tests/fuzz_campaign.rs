@@ -221,6 +221,58 @@ fn four_way_runs_compile_kernels_for_the_device() {
 }
 
 #[test]
+fn lavapipe_folds_through_its_own_integer_propagation_are_told_apart() {
+    // Seed 31 programs 31, 153 and 229 differed on lavapipe with rspirv's kernels, which hold
+    // no constant zero: an integer lavapipe proves 0 (below) converted to float and
+    // multiplied by an infinite or negative value, folded to +0. With that integer computed
+    // at run time in the source (both sides), all three were exact. The runner's rewrite adds
+    // a run-time +0.0 to each integer converted to float, the same value, and tells them
+    // apart; a host that computes something else is still a new wrong result.
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    executors::enable_llvm_kernels();
+    let lavapipe = ctx.device_info().name.contains("llvmpipe");
+    let mut val = Validator::default();
+    let zero_fold = |f: &oracle::Finding| {
+        fuzz::known_defect("program", f) == Some("lavapipe-constant-zero-fold")
+    };
+    for (index, zero) in [
+        (31, "(acc % (((uint64) 0x0L) | ((uint64) 1)))"),
+        (153, "v78 = ((uint8) 255);"),
+        (229, "(((uint64) v15) ^ ((uint64) v15))"),
+    ] {
+        let program = fuzz::generated(31, index);
+        assert!(program.source.contains(zero), "program {index} changed");
+        let (c, findings) = oracle::check_generated(&program, &mut val);
+        assert!(findings.is_empty(), "{index}: {findings:?}");
+        let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
+        assert_eq!(counts.runs[..2], [1, 1], "{index}: {counts:?}");
+        let unknown = unexpected(&format!("seed 31 program {index}"), "", &found);
+        assert!(unknown.is_empty(), "{}", unknown.join("\n"));
+        let folds = found.iter().filter(|f| zero_fold(f)).count();
+        assert!(folds >= if lavapipe { 2 } else { 0 }, "{index}: {found:?}");
+
+        if index == 229 {
+            let init = "uint64 acc = (uint64) gid;";
+            let at = program.source.rfind(init).expect("host checksum");
+            let mut broken = program.source.clone();
+            broken.replace_range(at..at + init.len(), "uint64 acc = (uint64) gid + 1;");
+            let broken = fuzz::gen::Program {
+                source: broken,
+                ..program
+            };
+            let (c, _) = oracle::check_generated(&broken, &mut val);
+            let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
+            let wrong = |f: &&oracle::Finding| f.kind == Kind::WrongResult;
+            let runs: usize = counts.runs.iter().sum();
+            assert_eq!(found.iter().filter(wrong).count(), runs, "{found:?}");
+            assert!(!found.iter().any(zero_fold), "{found:?}");
+        }
+    }
+}
+
+#[test]
 fn mutated_and_random_inputs_pass_the_robustness_oracles() {
     oracle::quiet_panics();
     let corpus = fuzz::mutate::load_corpus(&tests_dir());

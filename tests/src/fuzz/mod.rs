@@ -129,8 +129,8 @@ type KnownDefect = (&'static str, fn(&str, &Finding) -> bool);
 /// leaves unstructured selections in some kernels with `continue`s and nested loops, which
 /// the LLVM kernel backend (`--backend llvm`) emits instead of refusing.
 const KNOWN_DEFECTS: &[KnownDefect] = &[
-    // lavapipe's fold of a constant `0.0` operand LLVM's constant propagation made
-    // (`zero_folds.rs`): exact on a conformant driver.
+    // lavapipe's fold of a constant `0.0` operand, made by LLVM's constant propagation or
+    // lavapipe's own (`zero_folds.rs`): exact on a conformant driver.
     ("lavapipe-constant-zero-fold", |_, f| {
         f.kind == oracle::Kind::WrongResult && f.detail.contains(zero_folds::ZERO_FOLD)
     }),

@@ -1,4 +1,4 @@
-//! Telling lavapipe's constant-zero folds apart from real wrong results of LLVM's kernels.
+//! Telling lavapipe's constant-zero folds apart from real wrong results.
 //!
 //! LLVM's constant propagation turns source operands it can prove zero into constant `0.0`
 //! operands (`v *= (x & 8) << s` where the product is always 0 becomes `OpFMul %v
@@ -8,10 +8,16 @@
 //! 12 programs 116 and 290, seed 11 program 299). Such a program is right on a conformant
 //! driver and with rspirv's kernels, and the campaign would report it again and again.
 //!
+//! lavapipe's own constant propagation reaches the same fold in rspirv's kernels, which have
+//! no constant zero: an integer it proves constant 0 (`x % (0 | 1)`, `x ^ x`, a `uint8` 255
+//! incremented) converted to float and multiplied (seed 31 programs 31, 153, 229).
+//!
 //! [`runtime_zeros`] rewrites a module so that each such operand is a zero computed at run
 //! time, `(float) (globalIdX >> 31)` (0 for every invocation of a generated program, whose
 //! grids are far below 2^31 invocations) or its negation for -0.0, which no driver can
-//! fold: the same values under IEEE arithmetic, signed zeros included. A difference that goes away with it is the fold
+//! fold: the same values under IEEE arithmetic, signed zeros included; and each integer
+//! converted to float gets that run-time +0.0 added, the same value for every integer, which
+//! the driver cannot see through either. A difference that goes away with it is the fold
 //! ([`ZERO_FOLD`]); one that stays is reported as before.
 
 use rspirv::binary::Assemble;
@@ -22,9 +28,9 @@ use rspirv::spirv::{BuiltIn, Decoration, Op, Word};
 pub const ZERO_FOLD: &str = "lavapipe constant-zero fold (exact with run-time zeros): ";
 
 /// `words` with every constant ±0.0 operand of a float `OpFMul`/`OpFAdd`/`OpFSub` replaced
-/// by a run-time zero of the same sign, and `OpFSub x x` computed as `x - (x + -0.0)`;
-/// `None` when the module has none of them or no global invocation id to compute the zero
-/// from.
+/// by a run-time zero of the same sign, `OpFSub x x` computed as `x - (x + -0.0)`, and every
+/// scalar integer-to-float conversion followed by `+ 0.0` with a run-time +0.0; `None` when
+/// the module has none of them or no global invocation id to compute the zero from.
 pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
     let mut m = rspirv::dr::load_words(words).ok()?;
     // Each constant zero, and whether it is -0.0.
@@ -90,6 +96,25 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
     for (bi, b) in f.blocks.iter_mut().enumerate() {
         let mut out = Vec::with_capacity(b.instructions.len());
         for (ii, mut i) in std::mem::take(&mut b.instructions).into_iter().enumerate() {
+            let convert = matches!(i.class.opcode, Op::ConvertUToF | Op::ConvertSToF)
+                && i.result_type.is_some_and(|t| floats.contains(&t))
+                && (bi > 0 || ii > at);
+            if let (true, Some(ty), Some(r)) = (convert, i.result_type, i.result_id) {
+                // An integer the driver proves constant (`x % 1`, `x ^ x`, a `uint8` 255
+                // incremented) converts to a constant float: `r = t + 0.0` with a run-time
+                // +0.0 is `t` for every integer (none converts to -0.0) and hides it.
+                let (pz, _) = zero_ids(&mut conv, ty, &mut fresh);
+                let t = fresh();
+                i.result_id = Some(t);
+                out.push(i);
+                out.push(Instruction::new(
+                    Op::FAdd,
+                    Some(ty),
+                    Some(r),
+                    vec![Operand::IdRef(t), Operand::IdRef(pz)],
+                ));
+                continue;
+            }
             let arith = matches!(i.class.opcode, Op::FMul | Op::FAdd | Op::FSub)
                 && i.result_type.is_some_and(|t| floats.contains(&t))
                 && (bi > 0 || ii > at);
@@ -99,14 +124,7 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
                 .iter()
                 .any(|op| matches!(op, Operand::IdRef(id) if zero(id).is_some()));
             if let (true, true, Some(ty)) = (arith, same || zero_operand, i.result_type) {
-                let (pz, nz) = match conv.iter().find(|(t, _, _)| *t == ty) {
-                    Some((_, p, n)) => (*p, *n),
-                    None => {
-                        let (p, n) = (fresh(), fresh());
-                        conv.push((ty, p, n));
-                        (p, n)
-                    }
-                };
+                let (pz, nz) = zero_ids(&mut conv, ty, &mut fresh);
                 if let (true, Operand::IdRef(x)) = (same, i.operands[0].clone()) {
                     // `x - x` folds to 0 (NaN for an infinite or NaN x): `x - (x + -0.0)`,
                     // the same value for every x (`x + -0.0` is x, -0.0 included).
@@ -167,6 +185,21 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
         h.bound = next;
     }
     Some(m.assemble())
+}
+
+/// The ids of the run-time +0.0 and -0.0 of the float type `ty`, made (and recorded in
+/// `conv`) on first use.
+fn zero_ids(
+    conv: &mut Vec<(Word, Word, Word)>,
+    ty: Word,
+    fresh: &mut impl FnMut() -> Word,
+) -> (Word, Word) {
+    if let Some((_, p, n)) = conv.iter().find(|(t, _, _)| *t == ty) {
+        return (*p, *n);
+    }
+    let (p, n) = (fresh(), fresh());
+    conv.push((ty, p, n));
+    (p, n)
 }
 
 /// For an `OpConstant` float zero, whether it is -0.0; `None` for anything else.
