@@ -221,13 +221,15 @@ fn four_way_runs_compile_kernels_for_the_device() {
 }
 
 #[test]
-fn lavapipe_folds_through_its_own_integer_propagation_are_told_apart() {
+fn lavapipe_folds_through_its_own_constant_propagation_are_told_apart() {
     // Seed 31 programs 31, 153 and 229 differed on lavapipe with rspirv's kernels, which hold
     // no constant zero: an integer lavapipe proves 0 (below) converted to float and
     // multiplied by an infinite or negative value, folded to +0. With that integer computed
     // at run time in the source (both sides), all three were exact. The runner's rewrite adds
     // a run-time +0.0 to each integer converted to float, the same value, and tells them
-    // apart; a host that computes something else is still a new wrong result.
+    // apart. Seed 32 program 24 reached the fold through `(true ? 0.0 : a0) * x`, an
+    // `OpSelect` of a constant zero, which the rewrite now replaces wherever it is used. A
+    // host that computes something else is still a new wrong result.
     let Some(ctx) = device_context(false) else {
         return;
     };
@@ -237,19 +239,21 @@ fn lavapipe_folds_through_its_own_integer_propagation_are_told_apart() {
     let zero_fold = |f: &oracle::Finding| {
         fuzz::known_defect("program", f) == Some("lavapipe-constant-zero-fold")
     };
-    for (index, zero) in [
-        (31, "(acc % (((uint64) 0x0L) | ((uint64) 1)))"),
-        (153, "v78 = ((uint8) 255);"),
-        (229, "(((uint64) v15) ^ ((uint64) v15))"),
+    for (seed, index, zero) in [
+        (31, 31, "(acc % (((uint64) 0x0L) | ((uint64) 1)))"),
+        (31, 153, "v78 = ((uint8) 255);"),
+        (31, 229, "(((uint64) v15) ^ ((uint64) v15))"),
+        (32, 24, "(true ? ((float64) 0.0) : a0)"),
     ] {
-        let program = fuzz::generated(31, index);
+        let program = fuzz::generated(seed, index);
         assert!(program.source.contains(zero), "program {index} changed");
         let (c, findings) = oracle::check_generated(&program, &mut val);
         assert!(findings.is_empty(), "{index}: {findings:?}");
         let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
         assert_eq!(counts.runs[..2], [1, 1], "{index}: {counts:?}");
-        let unknown = unexpected(&format!("seed 31 program {index}"), "", &found);
+        let unknown = unexpected(&format!("seed {seed} program {index}"), "", &found);
         assert!(unknown.is_empty(), "{}", unknown.join("\n"));
+        // Both rspirv ways at least (program 24's LLVM ways too).
         let folds = found.iter().filter(|f| zero_fold(f)).count();
         assert!(folds >= if lavapipe { 2 } else { 0 }, "{index}: {found:?}");
 

@@ -140,10 +140,12 @@ const KNOWN_DEFECTS: &[KnownDefect] = &[
         // "Selection must be structured", "… does not structurally dominate the merge
         // block", "… exits the selection … but not via a structured exit", and (seen in the
         // 2026-12-05 re-run) "… branches to the selection construct, but not to the
-        // selection header", and (seed 22 program 30) "Header block … is contained in the
-        // loop construct headed by …, but its merge block … is not".
+        // selection header", (seed 22 program 30) "Header block … is contained in the
+        // loop construct headed by …, but its merge block … is not", and (seed 32 program
+        // 131) "… branches to the loop construct, but not to the loop header".
         && (f.detail.contains("structur")
             || f.detail.contains("branches to the selection construct, but not to the selection header")
+            || f.detail.contains("branches to the loop construct, but not to the loop header")
             || f.detail.contains("is contained in the loop construct headed by"))
     }),
 ];

@@ -10,7 +10,9 @@
 //!
 //! lavapipe's own constant propagation reaches the same fold in rspirv's kernels, which have
 //! no constant zero: an integer it proves constant 0 (`x % (0 | 1)`, `x ^ x`, a `uint8` 255
-//! incremented) converted to float and multiplied (seed 31 programs 31, 153, 229).
+//! incremented) converted to float and multiplied (seed 31 programs 31, 153, 229), or a
+//! constant zero that reaches the product through an `OpSelect` on a constant condition
+//! (`(true ? 0.0 : a0) * x`, seed 32 program 24).
 //!
 //! [`runtime_zeros`] rewrites a module so that each such operand is a zero computed at run
 //! time, `(float) (globalIdX >> 31)` (0 for every invocation of a generated program, whose
@@ -27,20 +29,25 @@ use rspirv::spirv::{BuiltIn, Decoration, Op, Word};
 /// How the detail of a finding starts when the difference was lavapipe's constant-zero fold.
 pub const ZERO_FOLD: &str = "lavapipe constant-zero fold (exact with run-time zeros): ";
 
-/// `words` with every constant ±0.0 operand of a float `OpFMul`/`OpFAdd`/`OpFSub` replaced
-/// by a run-time zero of the same sign, `OpFSub x x` computed as `x - (x + -0.0)`, and every
+/// `words` with every constant ±0.0 operand in the kernel's body (of arithmetic, of an
+/// `OpSelect`, of a phi, a stored value) replaced by a run-time zero of the same sign, `OpFSub x x` computed as `x - (x + -0.0)`, and every
 /// scalar integer-to-float conversion followed by `+ 0.0` with a run-time +0.0; `None` when
 /// the module has none of them or no global invocation id to compute the zero from.
 pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
     let mut m = rspirv::dr::load_words(words).ok()?;
-    // Each constant zero, and whether it is -0.0.
-    let zeros: Vec<(Word, bool)> = m
+    // Each constant zero, whether it is -0.0, and its type.
+    let zeros: Vec<(Word, bool, Word)> = m
         .types_global_values
         .iter()
         .filter(|i| i.class.opcode == Op::Constant)
-        .filter_map(|i| Some((i.result_id?, float_zero(&m, i)?)))
+        .filter_map(|i| Some((i.result_id?, float_zero(&m, i)?, i.result_type?)))
         .collect();
-    let zero = |id: &Word| zeros.iter().find(|(z, _)| z == id).map(|(_, neg)| *neg);
+    let zero = |id: &Word| {
+        zeros
+            .iter()
+            .find(|(z, _, _)| z == id)
+            .map(|(_, neg, ty)| (*neg, *ty))
+    };
     let gid_var = m.annotations.iter().find_map(|i| {
         (i.class.opcode == Op::Decorate
             && i.operands.get(1) == Some(&Operand::Decoration(Decoration::BuiltIn))
@@ -115,35 +122,35 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
                 ));
                 continue;
             }
-            let arith = matches!(i.class.opcode, Op::FMul | Op::FAdd | Op::FSub)
-                && i.result_type.is_some_and(|t| floats.contains(&t))
-                && (bi > 0 || ii > at);
-            let same = i.class.opcode == Op::FSub && i.operands[0] == i.operands[1];
-            let zero_operand = i
-                .operands
-                .iter()
-                .any(|op| matches!(op, Operand::IdRef(id) if zero(id).is_some()));
-            if let (true, true, Some(ty)) = (arith, same || zero_operand, i.result_type) {
-                let (pz, nz) = zero_ids(&mut conv, ty, &mut fresh);
-                if let (true, Operand::IdRef(x)) = (same, i.operands[0].clone()) {
-                    // `x - x` folds to 0 (NaN for an infinite or NaN x): `x - (x + -0.0)`,
-                    // the same value for every x (`x + -0.0` is x, -0.0 included).
-                    let y = fresh();
-                    out.push(Instruction::new(
-                        Op::FAdd,
-                        Some(ty),
-                        Some(y),
-                        vec![Operand::IdRef(x), Operand::IdRef(nz)],
-                    ));
-                    i.operands[1] = Operand::IdRef(y);
-                }
-                for op in &mut i.operands {
-                    if let Operand::IdRef(id) = op {
-                        match zero(id) {
-                            Some(false) => *op = Operand::IdRef(pz),
-                            Some(true) => *op = Operand::IdRef(nz),
-                            None => {}
-                        }
+            if bi == 0 && ii <= at {
+                out.push(i);
+                continue;
+            }
+            let same = i.class.opcode == Op::FSub
+                && i.operands[0] == i.operands[1]
+                && i.result_type.is_some_and(|t| floats.contains(&t));
+            if let (true, Some(ty), Some(Operand::IdRef(x))) =
+                (same, i.result_type, i.operands.first().cloned())
+            {
+                // `x - x` folds to 0 (NaN for an infinite or NaN x): `x - (x + -0.0)`,
+                // the same value for every x (`x + -0.0` is x, -0.0 included).
+                let (_, nz) = zero_ids(&mut conv, ty, &mut fresh);
+                let y = fresh();
+                out.push(Instruction::new(
+                    Op::FAdd,
+                    Some(ty),
+                    Some(y),
+                    vec![Operand::IdRef(x), Operand::IdRef(nz)],
+                ));
+                i.operands[1] = Operand::IdRef(y);
+            }
+            // A constant zero anywhere (an arithmetic operand, a `?:` arm, a phi's incoming
+            // value, a stored value) becomes the run-time zero of its sign.
+            for op in &mut i.operands {
+                if let Operand::IdRef(id) = op {
+                    if let Some((neg, ty)) = zero(id) {
+                        let (pz, nz) = zero_ids(&mut conv, ty, &mut fresh);
+                        *op = Operand::IdRef(if neg { nz } else { pz });
                     }
                 }
             }
