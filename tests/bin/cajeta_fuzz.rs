@@ -276,17 +276,40 @@ fn reduce(text: &str, f: &Finding, label: &str) -> String {
 
 /// Shrinks a generated program with a wrong result: deletes every occurrence of a line at
 /// once (the kernel's statement and the host's copy of it) while device and host still
-/// disagree (not a compile or runtime error). Prints the result.
+/// disagree (not a compile or runtime error). Prints the result. With
+/// `CAJETA_FUZZ_REDUCE_LLVM` set it keeps a difference of LLVM's kernels only instead: the
+/// four ways run, an LLVM way disagrees, the rspirv ways agree, and no finding is a known
+/// defect (not lavapipe's constant-zero fold).
 fn reduce_program(path: &Path) {
     oracle::quiet_panics();
     let ctx = cajeta_tests::device_context(false).expect("a device");
     let mut text = std::fs::read_to_string(path).expect("read --reduce-program");
-    let fails = |t: &str| {
-        // No spirv-val here: the predicate runs hundreds of times; the result is checked.
+    let llvm_only = std::env::var_os("CAJETA_FUZZ_REDUCE_LLVM").is_some();
+    if llvm_only {
+        executors::enable_llvm_kernels();
+    }
+    let mut val = Validator::default();
+    let mut fails = |t: &str| {
+        // No spirv-val of rspirv's modules here: the predicate runs hundreds of times; the
+        // result is checked.
         let (c, fs) = oracle::compile(t.to_string(), &[TargetEnv::Vulkan1_1]);
-        fs.is_empty()
-            && oracle::run_on_device(&c, &ctx)
-                .is_some_and(|g| g.detail.starts_with("device and host disagree"))
+        if !fs.is_empty() {
+            return false;
+        }
+        if !llvm_only {
+            return oracle::run_on_device(&c, &ctx)
+                .is_some_and(|g| g.detail.starts_with("device and host disagree"));
+        }
+        let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
+        let differs = |f: &Finding, way: &str| {
+            f.detail.starts_with(way) && f.detail.contains("device and host disagree")
+        };
+        counts.runs[2] > 0
+            && found.iter().any(|f| differs(f, "llvm+"))
+            && found.iter().all(|f| differs(f, "llvm+"))
+            && found
+                .iter()
+                .all(|f| fuzz::known_defect("program", f).is_none())
     };
     assert!(fails(&text), "the program does not fail");
     loop {
