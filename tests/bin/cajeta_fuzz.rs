@@ -275,8 +275,8 @@ fn reduce(text: &str, f: &Finding, label: &str) -> String {
 }
 
 /// Shrinks a generated program with a wrong result: deletes every occurrence of a line at
-/// once (the kernel's statement and the host's copy of it) while device and host still
-/// disagree (not a compile or runtime error). Prints the result. With
+/// once, whatever its indentation (the kernel's statement and the host's copy of it), while
+/// device and host still disagree (not a compile or runtime error). Prints the result. With
 /// `CAJETA_FUZZ_REDUCE_LLVM` set it keeps a difference of LLVM's kernels only instead: the
 /// four ways run, an LLVM way disagrees, the rspirv ways agree, and no finding is a known
 /// defect (not lavapipe's constant-zero fold).
@@ -314,7 +314,9 @@ fn reduce_program(path: &Path) {
     assert!(fails(&text), "the program does not fail");
     loop {
         let mut changed = false;
-        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        // Compared without indentation: the host's copy of a kernel statement is indented
+        // deeper, and deleting one copy alone makes a difference of its own.
+        let mut lines: Vec<String> = text.lines().map(|l| l.trim().to_string()).collect();
         lines.sort();
         lines.dedup();
         // The lines that move data to and from the device stay: without them the host
@@ -333,7 +335,7 @@ fn reduce_program(path: &Path) {
         for line in lines.into_iter().filter(|l| !keep(l)) {
             let candidate: String = text
                 .lines()
-                .filter(|l| *l != line)
+                .filter(|l| l.trim() != line)
                 .map(|l| format!("{l}\n"))
                 .collect();
             if candidate != text && fails(&candidate) {
