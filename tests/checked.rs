@@ -75,6 +75,46 @@ fn unchecked_kernels_have_no_violation_binding() {
         .all(|(_, k)| k.reflection.bounds_check.is_none()));
 }
 
+/// How many `OpControlBarrier`s the kernels of `tests/checked/<file>` hold, compiled with
+/// `options` (one count per kernel).
+fn control_barriers(file: &str, options: &SpirvOptions) -> Vec<usize> {
+    const OP_CONTROL_BARRIER: u32 = 224;
+    let (map, module) = frontend(&tests_dir().join("checked").join(file));
+    let module = module.unwrap_or_else(|d| panic!("{}", render_human(&map, &d)));
+    let kernels = driver::compile_kernels(&module, options, None).unwrap();
+    kernels
+        .iter()
+        .map(|(_, k)| {
+            // The header is five words; each instruction's first word is its length << 16 | opcode.
+            let (mut at, mut n) = (5, 0);
+            while at < k.words.len() {
+                n += usize::from(k.words[at] & 0xffff == OP_CONTROL_BARRIER);
+                at += (k.words[at] >> 16).max(1) as usize;
+            }
+            n
+        })
+        .collect()
+}
+
+#[test]
+fn checked_barriers_cost_a_second_barrier_each_and_a_reset() {
+    // Two `Barrier.workgroup()`s: unchecked two barriers; checked, each is counted around a
+    // second barrier and the counters are reset behind one more at the kernel's start.
+    assert_eq!(
+        control_barriers("barrier.cajeta", &SpirvOptions::default()),
+        [2]
+    );
+    assert_eq!(
+        control_barriers("barrier.cajeta", &checked(TargetEnv::Vulkan1_1)),
+        [5]
+    );
+    // A kernel without a barrier gets no barrier check, no reset and no counter.
+    assert_eq!(
+        control_barriers("buffer_write.cajeta", &checked(TargetEnv::Vulkan1_1)),
+        [0]
+    );
+}
+
 /// Runs `tests/checked/<file>` checked through `driver::run_program` (named by its path from
 /// the repository root) and renders the runtime error it must end with.
 fn runtime_error_of(ctx: cajeta_runtime::Context, file: &str) -> String {
@@ -103,6 +143,22 @@ fn run_program_checked_reports_the_access_and_the_launch() {
         runtime_error_of(ctx, "shared.cajeta"),
         "tests/checked/shared.cajeta:11:9: runtime error: kernel `k`: index 64 out of bounds for `tile` of length 64\n\
          tests/checked/shared.cajeta:19:9: note: in this launch"
+    );
+}
+
+#[test]
+fn run_program_checked_reports_a_barrier_not_every_invocation_reaches() {
+    // Only on lavapipe, where such a barrier does not hang (tests/checked/barrier.cajeta).
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    if !ctx.device_info().name.contains("llvmpipe") {
+        return;
+    }
+    assert_eq!(
+        runtime_error_of(ctx, "barrier.cajeta"),
+        "tests/checked/barrier.cajeta:19:13: runtime error: kernel `k`: `Barrier.workgroup()` reached by 56 of the 64 invocations of workgroup (0, 0); every invocation of a workgroup must reach each barrier\n\
+         tests/checked/barrier.cajeta:27:9: note: in this launch"
     );
 }
 

@@ -75,6 +75,13 @@ impl BoundsViolation {
                 self.first_length()
             ),
             "coop load" | "coop store" => self.coop_message(),
+            "barrier" => {
+                let [x, y] = pair(&self.index);
+                let [arrived, size] = pair(&self.length);
+                format!(
+                    "`{r}` reached by {arrived} of the {size} invocations of workgroup ({x}, {y}); every invocation of a workgroup must reach each barrier"
+                )
+            }
             "fetch" | "fetch lod" => self.fetch_message(),
             _ => format!(
                 "index {} out of bounds for `{r}` of length {}",
@@ -240,6 +247,11 @@ fn values(kind: &str, signed: bool, shape: &[u32], v: &[u32]) -> (Vec<i64>, Vec<
             (index, length)
         }
         "coop load" | "coop store" => (vec![index, i64::from(word(4))], vec![wide(2)]),
+        // The arrivals and the workgroup's size; the workgroup's x and y.
+        "barrier" => (
+            vec![i64::from(word(2)), i64::from(word(3))],
+            vec![u64::from(word(0)), u64::from(word(1))],
+        ),
         _ => (vec![index], vec![wide(2)]),
     }
 }
@@ -302,6 +314,10 @@ mod tests {
             (
                 violation("fetch lod", false, &[2, 0], [0, 0, 0, 2, 16, 7, 0, 2]),
                 "kernel `k`: fetch at level 2 out of bounds for `r` with 2 level(s)",
+            ),
+            (
+                violation("barrier", false, &[], [56, 64, 1, 0, 0, 0, 0, 0]),
+                "kernel `k`: `r` reached by 56 of the 64 invocations of workgroup (1, 0); every invocation of a workgroup must reach each barrier",
             ),
         ];
         for (v, want) in cases {

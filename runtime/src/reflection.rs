@@ -103,6 +103,9 @@ pub struct CheckSite {
     ///   `v[n..2n]`.
     /// - `"fetch lod"`: a texel of any level (`fetchLod`), shaped as `"fetch"`; coordinates
     ///   `v[0..3]`, the level `v[3]`, the level's size `v[4..7]`, the number of levels `v[7]`.
+    /// - `"barrier"`: a `Barrier.workgroup()` that not every invocation of a workgroup
+    ///   reached (the resource is `Barrier.workgroup()`); the invocations that arrived, the
+    ///   workgroup's size, the workgroup's x and y.
     pub kind: String,
     /// Whether the index is a signed integer (a negative index is reported as such).
     #[serde(default)]

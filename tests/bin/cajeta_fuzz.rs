@@ -3,7 +3,7 @@
 //! ```text
 //! cajeta-fuzz [--seed S] [--inputs N] [--programs G] [--device-programs M]
 //!             [--max-nest K] [--out DIR] [--show I | --show-program I | --file F]
-//!             [--reduce-program F]
+//!             [--reduce-program F] [--run-program F]
 //! ```
 //!
 //! Runs robustness inputs `0..N` (random bytes, corpus mutations, size stress), then `G`
@@ -44,6 +44,7 @@ struct Args {
     show_program: Option<u64>,
     file: Option<PathBuf>,
     reduce_program: Option<PathBuf>,
+    run_program: Option<PathBuf>,
 }
 
 fn parse_args() -> Args {
@@ -59,6 +60,7 @@ fn parse_args() -> Args {
         show_program: None,
         file: None,
         reduce_program: None,
+        run_program: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -80,6 +82,7 @@ fn parse_args() -> Args {
             "--out" => a.out = PathBuf::from(&args[i + 1]),
             "--file" => a.file = Some(PathBuf::from(&args[i + 1])),
             "--reduce-program" => a.reduce_program = Some(PathBuf::from(&args[i + 1])),
+            "--run-program" => a.run_program = Some(PathBuf::from(&args[i + 1])),
             "-h" | "--help" => {
                 println!("usage: cajeta-fuzz [--seed S] [--inputs N] [--programs G] [--device-programs M] [--max-nest K] [--out DIR] [--show I | --show-program I | --file F]");
                 std::process::exit(0);
@@ -272,23 +275,48 @@ fn reduce(text: &str, f: &Finding, label: &str) -> String {
 }
 
 /// Shrinks a generated program with a wrong result: deletes every occurrence of a line at
-/// once (the kernel's statement and the host's copy of it) while device and host still
-/// disagree (not a compile or runtime error). Prints the result.
+/// once, whatever its indentation (the kernel's statement and the host's copy of it), while
+/// device and host still disagree (not a compile or runtime error). Prints the result. With
+/// `CAJETA_FUZZ_REDUCE_LLVM` set it keeps a difference of LLVM's kernels only instead: the
+/// four ways run, an LLVM way disagrees, the rspirv ways agree, and no finding is a known
+/// defect (not lavapipe's constant-zero fold).
 fn reduce_program(path: &Path) {
     oracle::quiet_panics();
     let ctx = cajeta_tests::device_context(false).expect("a device");
     let mut text = std::fs::read_to_string(path).expect("read --reduce-program");
-    let fails = |t: &str| {
-        // No spirv-val here: the predicate runs hundreds of times; the result is checked.
+    let llvm_only = std::env::var_os("CAJETA_FUZZ_REDUCE_LLVM").is_some();
+    if llvm_only {
+        executors::enable_llvm_kernels();
+    }
+    let mut val = Validator::default();
+    let mut fails = |t: &str| {
+        // No spirv-val of rspirv's modules here: the predicate runs hundreds of times; the
+        // result is checked.
         let (c, fs) = oracle::compile(t.to_string(), &[TargetEnv::Vulkan1_1]);
-        fs.is_empty()
-            && oracle::run_on_device(&c, &ctx)
-                .is_some_and(|g| g.detail.starts_with("device and host disagree"))
+        if !fs.is_empty() {
+            return false;
+        }
+        if !llvm_only {
+            return oracle::run_on_device(&c, &ctx)
+                .is_some_and(|g| g.detail.starts_with("device and host disagree"));
+        }
+        let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
+        let differs = |f: &Finding, way: &str| {
+            f.detail.starts_with(way) && f.detail.contains("device and host disagree")
+        };
+        counts.runs[2] > 0
+            && found.iter().any(|f| differs(f, "llvm+"))
+            && found.iter().all(|f| differs(f, "llvm+"))
+            && found
+                .iter()
+                .all(|f| fuzz::known_defect("program", f).is_none())
     };
     assert!(fails(&text), "the program does not fail");
     loop {
         let mut changed = false;
-        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        // Compared without indentation: the host's copy of a kernel statement is indented
+        // deeper, and deleting one copy alone makes a difference of its own.
+        let mut lines: Vec<String> = text.lines().map(|l| l.trim().to_string()).collect();
         lines.sort();
         lines.dedup();
         // The lines that move data to and from the device stay: without them the host
@@ -307,7 +335,7 @@ fn reduce_program(path: &Path) {
         for line in lines.into_iter().filter(|l| !keep(l)) {
             let candidate: String = text
                 .lines()
-                .filter(|l| *l != line)
+                .filter(|l| l.trim() != line)
                 .map(|l| format!("{l}\n"))
                 .collect();
             if candidate != text && fails(&candidate) {
@@ -321,6 +349,32 @@ fn reduce_program(path: &Path) {
         }
     }
     print!("{text}");
+}
+
+/// Runs a generated program (a file) the four ways on the device, as the campaign does, and
+/// prints the runs and each finding with the known defect it is, if any.
+fn run_program(path: &Path) {
+    oracle::quiet_panics();
+    executors::enable_llvm_kernels();
+    let ctx = cajeta_tests::device_context(false).expect("a device");
+    let source = std::fs::read_to_string(path).expect("read --run-program");
+    let program = fuzz::gen::Program {
+        source,
+        kernels: 0,
+        outputs: 0,
+    };
+    let mut val = Validator::default();
+    let (c, mut findings) = oracle::check_generated(&program, &mut val);
+    let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
+    findings.extend(found);
+    println!(
+        "runs {:?}, LLVM refused {}",
+        counts.runs, counts.llvm_refused
+    );
+    for f in findings {
+        let known = fuzz::known_defect("program", &f).unwrap_or("new");
+        println!("[{known}] {:?}: {}", f.kind, f.detail);
+    }
 }
 
 #[derive(Default)]
@@ -511,6 +565,8 @@ fn main() {
     let corpus = corpus();
     if let Some(path) = &a.reduce_program {
         reduce_program(path);
+    } else if let Some(path) = &a.run_program {
+        run_program(path);
     } else if let Some(path) = &a.file {
         // Runs one file (a reproducer) through the robustness oracles and prints findings.
         oracle::quiet_panics();

@@ -85,12 +85,20 @@ impl Gen<'_> {
             .collect()
     }
 
-    fn declare(&mut self, name: &str, ty: Ty, assignable: bool) {
+    pub(super) fn declare(&mut self, name: &str, ty: Ty, assignable: bool) {
         self.scopes.last_mut().unwrap().push(Var {
             name: name.to_string(),
             ty,
             assignable,
         });
+    }
+
+    /// Makes `vars` (read-only) the only locals in scope; empty: none.
+    pub(super) fn fixed_scope(&mut self, vars: &[(String, Ty)]) {
+        self.scopes = vec![Vec::new()];
+        for (name, ty) in vars {
+            self.declare(name, *ty, false);
+        }
     }
 
     fn numeric(&mut self) -> Ty {
@@ -248,7 +256,7 @@ impl Gen<'_> {
     }
 
     /// Statements of one block (indented by the caller). `loops` is the loop nesting depth.
-    fn block(&mut self, out: &mut Vec<String>, depth: usize, loops: usize) {
+    pub(super) fn block(&mut self, out: &mut Vec<String>, depth: usize, loops: usize) {
         let n = self.rng.range(1, self.cfg.max_stmts);
         for _ in 0..n {
             self.statement(out, depth, loops);
@@ -282,6 +290,7 @@ impl Gen<'_> {
             self.numeric()
         };
         let (e, _) = self.expr(ty, self.cfg.max_depth, false);
+        let e = zero_free_float(e, ty);
         let name = self.fresh("v");
         out.push(format!("{} {name} = {e};", ty.name()));
         self.declare(&name, ty, true);
@@ -377,6 +386,7 @@ impl Gen<'_> {
         match self.rng.below(5) {
             0 => {
                 let (e, _) = self.expr(ty, ed, false);
+                let e = zero_free_float(e, ty);
                 out.push(format!("{name} = {e};"));
             }
             1 if ty.is_int() => {
@@ -552,16 +562,61 @@ pub fn program(rng: &mut Rng, cfg: GenConfig) -> Program {
             "        {t_name}[] h_in{i} = [{vals}];\n        KernelBuffer<{t_name}> d_in{i} = heap KernelBuffer<{t_name}>(n);\n        d_in{i}.upload(h_in{i});\n"
         );
     }
+    // One program in three also gets the collective kernel (`gen_collective.rs`), drawn last
+    // so that the rest of each program is what it was before it existed.
+    let coll = g.rng.chance(35).then(|| g.collective(&inputs, n));
+    // And one in three the value kernel (`gen_values.rs`: a POD parameter, matrices).
+    let vals = g.rng.chance(35).then(|| g.value_kernel(&inputs, n));
+    let mut kernels = kernels;
+    if let Some(c) = &coll {
+        src.push_str(&c.kernel);
+        host.push_str(&c.setup);
+        kernels += 1;
+        outputs += c.outputs;
+    }
+    if let Some(v) = &vals {
+        src.push_str(&v.kernel);
+        host.push_str(&v.setup);
+        kernels += 1;
+        outputs += v.outputs;
+    }
     host.push_str("        KernelStream s = KernelStream.current();\n");
     host.push_str(&launches);
+    if let Some(c) = &coll {
+        host.push_str(&c.launch);
+    }
+    if let Some(v) = &vals {
+        host.push_str(&v.launch);
+    }
     host.push_str("        s.sync();\n        int32 bad = 0;\n");
     host.push_str(&host_checks);
+    if let Some(c) = &coll {
+        host.push_str(&c.check);
+    }
+    if let Some(v) = &vals {
+        host.push_str(&v.check);
+    }
     host.push_str("        return bad;\n    }\n}\n");
     src.push_str(&host);
+    if let Some(v) = &vals {
+        src.push_str(&v.class);
+    }
     Program {
         source: src,
         kernels,
         outputs,
+    }
+}
+
+/// A float local's value as a zero literal becomes 2 too: lavapipe propagates the constant
+/// into the local's uses and folds `x * 0.0` there (seed 22 program 280: `float32 v =
+/// ((float32) 0.0f);` then `w *= (float64) v` in an unrolled loop; exact when the zero is
+/// computed at run time). Other types are left alone.
+fn zero_free_float(e: String, ty: Ty) -> String {
+    if ty.is_float() {
+        no_zero_operand(e, ty)
+    } else {
+        e
     }
 }
 

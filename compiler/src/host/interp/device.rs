@@ -262,7 +262,9 @@ impl<'a> Device<'a> {
             Err(cajeta_runtime::RuntimeError::OutOfBounds(v)) => {
                 let (file, offset) = v.site;
                 let mut notes = Vec::new();
-                if v.count > 1 {
+                // Every invocation that arrived at an unevenly reached barrier reports it: one
+                // finding, not many.
+                if v.count > 1 && v.kind != "barrier" {
                     let more = v.count - 1;
                     notes.push(format!(
                         "and {more} more out-of-bounds access(es) in the same launch"

@@ -50,6 +50,7 @@ mod storage_widths;
 mod target;
 mod textures;
 mod types;
+mod undef_phis;
 mod vectors;
 mod vulkan_fixups;
 mod waves;

@@ -56,6 +56,7 @@ pub(crate) fn fix_up(
         extra_features.push("shaderSubgroupExtendedTypes");
     }
     vulkan_fixups::merges_before_branches(&mut m);
+    super::undef_phis::fold_undef_phis(&mut m);
     check_structured(&m)?;
     check_bindings(&m, layout)?;
     spec_workgroup_size(&mut m)?;

@@ -57,6 +57,9 @@ pub(crate) struct BoundsState {
     sites: Vec<Site>,
     /// The guard of the last element pointer formed, for the access that uses it.
     pending: Option<Guard>,
+    /// The `Workgroup` arrival counter of each checked `Barrier.workgroup()`
+    /// (`barrier_check.rs`), reset at the kernel's entry.
+    pub(crate) barrier_counters: Vec<Word>,
 }
 
 /// What an access must check before it runs.
@@ -126,6 +129,7 @@ impl Ctx<'_> {
             reports,
             sites: Vec::new(),
             pending: None,
+            barrier_counters: Vec::new(),
         });
     }
 

@@ -394,7 +394,11 @@ impl FnCx<'_, '_> {
                     Some(o) => o | SEM_WORKGROUP_MEMORY,
                     None => SEM_ACQ_REL | SEM_WORKGROUP_MEMORY,
                 };
-                self.workgroup_control_barrier(sem, span)?;
+                if self.checked() {
+                    self.checked_workgroup_barrier(sem, span)?;
+                } else {
+                    self.workgroup_control_barrier(sem, span)?;
+                }
             }
             BarrierKind::Wave => {
                 // Execution and memory scope Subgroup (allowed in Vulkan compute since 1.1).

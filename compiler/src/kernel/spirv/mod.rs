@@ -21,6 +21,7 @@ mod access;
 mod address;
 mod arith;
 mod atomics;
+mod barrier_check;
 mod bitcast;
 mod bounds;
 mod bounds_access;
@@ -259,6 +260,7 @@ fn compile(
     while let Some((key, id)) = cx.pending.pop_front() {
         function::compile_helper(&mut cx, &key, id)?;
     }
+    barrier_check::reset_barrier_counters(&mut cx, entry);
     cx.emit_bounds_report(kernel.span)?;
     cx.finish_module(entry);
     address::align_physical_accesses(cx.b.module_mut());
