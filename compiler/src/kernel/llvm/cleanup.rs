@@ -23,7 +23,10 @@ pub(crate) fn narrow_constant_indices(
         })
         .filter_map(|i| i.result_id)
         .collect();
-    let wide: HashMap<Word, u64> = m
+    // In module order, not a map's: each narrow constant is a new id, and the order they
+    // are made in is the order of the emitted module (a `HashMap` here made the module
+    // differ from one compile to the next).
+    let wide: Vec<(Word, u64)> = m
         .types_global_values
         .iter()
         .filter(|i| i.class.opcode == Op::Constant)
@@ -34,7 +37,7 @@ pub(crate) fn narrow_constant_indices(
         })
         .collect();
     let mut narrow: HashMap<Word, Word> = HashMap::new();
-    for (&id, &v) in &wide {
+    for &(id, v) in &wide {
         if let Ok(v) = u32::try_from(v) {
             narrow.insert(id, uint_const(m, v));
         }
