@@ -368,6 +368,7 @@ fn build(
             }
         }
     }
+    left_to_exit((module, kernels, sources, inputs));
     ExitCode::SUCCESS
 }
 
@@ -408,9 +409,19 @@ fn check(files: &[PathBuf], report: Report) -> ExitCode {
     };
     let mut sources = SourceMap::new();
     match driver::frontend(&mut sources, &inputs) {
-        Ok(_) => ExitCode::SUCCESS,
+        Ok(module) => {
+            left_to_exit((module, sources, inputs));
+            ExitCode::SUCCESS
+        }
         Err(d) => report.compile(&sources, &d),
     }
+}
+
+/// Drops nothing of `value`: the command is done and the process exits right after, which
+/// returns all its memory at once. Freeing a large program's IR, sources and compiled
+/// kernels piece by piece was about 3% of `build`'s time for 200 kernels.
+fn left_to_exit<T>(value: T) {
+    std::mem::forget(value);
 }
 
 /// Loads `--device-profile`: a file, or `auto` for the device a run would pick.
