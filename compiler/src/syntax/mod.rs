@@ -1,6 +1,9 @@
 //! Syntax: source text → [`ast::SourceFile`]. The lexer is logos, the grammar lalrpop.
 
 pub mod ast;
+mod binary;
+#[cfg(test)]
+mod binary_tests;
 mod java_hints;
 pub mod lexer;
 pub mod nesting;

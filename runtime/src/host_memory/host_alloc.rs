@@ -262,10 +262,18 @@ pub struct HostMemoryAllocator;
 
 impl HostMemoryAllocator {
     /// A block from the provider, or `None` (then the system's).
+    #[inline]
     fn from_driver(layout: Layout) -> Option<*mut u8> {
         if layout.size() < MIN_BYTES.load(Ordering::Relaxed) || layout.align() > 4096 {
             return None;
         }
+        Self::from_driver_large(layout)
+    }
+
+    /// [`Self::from_driver`] past the size check, which every small block stops at (kept
+    /// out of line so that the check inlines into every allocation).
+    #[cold]
+    fn from_driver_large(layout: Layout) -> Option<*mut u8> {
         let entered = IN_DRIVER.try_with(|d| !d.replace(true)).unwrap_or(false);
         if !entered {
             return None;
@@ -287,11 +295,18 @@ impl HostMemoryAllocator {
     }
 
     /// Takes back a block the driver path made; false when `ptr` is not one.
+    #[inline]
     fn to_driver(ptr: *mut u8, layout: Layout) -> bool {
         // Driver blocks are at least a page; while none is held, nothing is looked up.
         if layout.size() < 4096 || HELD.load(Ordering::Relaxed) == 0 {
             return false;
         }
+        Self::to_driver_held(ptr)
+    }
+
+    /// [`Self::to_driver`] while driver blocks are held (out of line, as `from_driver_large`).
+    #[cold]
+    fn to_driver_held(ptr: *mut u8) -> bool {
         let Some(alloc) = lock(&OWNED).remove(&(ptr as usize)) else {
             return false;
         };
@@ -307,6 +322,7 @@ impl HostMemoryAllocator {
 // SAFETY: blocks come from the system allocator or from driver memory that stays mapped
 // until `dealloc` takes it back; each is freed by the path that made it.
 unsafe impl GlobalAlloc for HostMemoryAllocator {
+    #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         match Self::from_driver(layout) {
             Some(p) => p,
@@ -324,6 +340,7 @@ unsafe impl GlobalAlloc for HostMemoryAllocator {
         }
     }
 
+    #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if !Self::to_driver(ptr, layout) {
             // SAFETY: a block the system allocator made with this layout.

@@ -23,7 +23,10 @@ pub(crate) fn narrow_constant_indices(
         })
         .filter_map(|i| i.result_id)
         .collect();
-    let wide: HashMap<Word, u64> = m
+    // In module order, not a map's: each narrow constant is a new id, and the order they
+    // are made in is the order of the emitted module (a `HashMap` here made the module
+    // differ from one compile to the next).
+    let wide: Vec<(Word, u64)> = m
         .types_global_values
         .iter()
         .filter(|i| i.class.opcode == Op::Constant)
@@ -34,7 +37,7 @@ pub(crate) fn narrow_constant_indices(
         })
         .collect();
     let mut narrow: HashMap<Word, Word> = HashMap::new();
-    for (&id, &v) in &wide {
+    for &(id, v) in &wide {
         if let Ok(v) = u32::try_from(v) {
             narrow.insert(id, uint_const(m, v));
         }
@@ -97,10 +100,39 @@ pub(crate) fn narrow_constant_indices(
     }
 }
 
-fn ids_used_by(inst: &Instruction, out: &mut HashSet<Word>) {
+fn ids_used_by(inst: &Instruction, out: &mut IdSet) {
     out.extend(inst.result_type);
     // Scopes and memory semantics are ids too (`IdScope`, `IdMemorySemantics`).
     out.extend(inst.operands.iter().filter_map(Operand::id_ref_any));
+}
+
+/// A set of SPIR-V ids as one bit per id. Ids are dense, below the module's bound, so this
+/// is a fraction of a `HashSet`'s work: the sets below are rebuilt over every instruction of
+/// the module on each round, and hashing them was most of this post-pass's time.
+#[derive(Default)]
+struct IdSet {
+    bits: Vec<u64>,
+}
+
+impl IdSet {
+    fn insert(&mut self, id: Word) {
+        let (word, bit) = (id as usize / 64, id % 64);
+        if word >= self.bits.len() {
+            self.bits.resize(word + 1, 0);
+        }
+        self.bits[word] |= 1 << bit;
+    }
+
+    fn contains(&self, id: &Word) -> bool {
+        let (word, bit) = (*id as usize / 64, id % 64);
+        self.bits.get(word).is_some_and(|w| w & (1 << bit) != 0)
+    }
+
+    fn extend(&mut self, ids: impl IntoIterator<Item = Word>) {
+        for id in ids {
+            self.insert(id);
+        }
+    }
 }
 
 /// Removes unreferenced function-scope variables, global types, constants and variables
@@ -108,7 +140,7 @@ fn ids_used_by(inst: &Instruction, out: &mut HashSet<Word>) {
 /// decoration only), then the names and decorations of what is gone.
 pub(crate) fn remove_unused(m: &mut Module) {
     loop {
-        let mut used = HashSet::new();
+        let mut used = IdSet::default();
         for i in m.entry_points.iter().chain(&m.execution_modes) {
             ids_used_by(i, &mut used);
         }
@@ -153,7 +185,7 @@ pub(crate) fn remove_unused(m: &mut Module) {
             break;
         }
     }
-    let mut defined = HashSet::new();
+    let mut defined = IdSet::default();
     for i in &m.types_global_values {
         defined.extend(i.result_id);
     }

@@ -311,7 +311,10 @@ pub(crate) fn replace_placeholders(
             });
         }
     }
-    for op in ops.values() {
+    // By id, not in the map's order: the capabilities are appended in this order.
+    let mut by_id: Vec<_> = ops.iter().collect();
+    by_id.sort_unstable_by_key(|(id, _)| **id);
+    for (_, op) in by_id {
         if let Replacement::Core(op, _) = op {
             for &cap in capabilities_of(*op) {
                 require(m, cap);

@@ -3,7 +3,7 @@
 //! (LLVM declares only `Int8`/`Int16`/`Float16`), and the `OpOrdered`/`OpUnordered` tests
 //! LLVM makes of `x == x`/`x != x` (only `Kernel` modules may use them).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Capability, Op, StorageClass, Word};
@@ -28,7 +28,8 @@ pub(crate) fn storage_access_capabilities(m: &mut Module) {
         else {
             continue;
         };
-        let mut widths = HashSet::new();
+        // Ordered: the capabilities are appended in this order.
+        let mut widths = BTreeSet::new();
         scalar_widths(&defs, *pointee, &mut widths, 0);
         for w in widths {
             let cap = match (class, w) {
@@ -60,7 +61,12 @@ pub(crate) fn storage_access_capabilities(m: &mut Module) {
 }
 
 /// The widths of the scalars type `id` holds (through structs, arrays and vectors).
-fn scalar_widths(defs: &HashMap<Word, &Instruction>, id: Word, out: &mut HashSet<u32>, depth: u32) {
+fn scalar_widths(
+    defs: &HashMap<Word, &Instruction>,
+    id: Word,
+    out: &mut BTreeSet<u32>,
+    depth: u32,
+) {
     let Some(i) = defs.get(&id) else {
         return;
     };
