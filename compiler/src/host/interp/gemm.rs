@@ -119,7 +119,12 @@ impl Interp<'_> {
             }
         };
         let vk_stream = stream.vk(span, "Blas.gemm")?;
-        gemm.multiply(vk_stream, &ra, al, &rb, bl, &rc, m, n, k)
+        let (va, vb, vc) = (
+            ra.vulkan(span, "Blas.gemm")?,
+            rb.vulkan(span, "Blas.gemm")?,
+            rc.vulkan(span, "Blas.gemm")?,
+        );
+        gemm.multiply(vk_stream, va, al, vb, bl, vc, m, n, k)
             .or_else(|x| err(span, format!("Blas.gemm: {x}")))?;
         Ok(Value::Void)
     }
