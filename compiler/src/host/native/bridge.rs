@@ -19,6 +19,7 @@
 
 use std::cell::{Cell, RefCell};
 
+use super::handoff_log;
 use super::runtime::{self, state};
 use crate::host::interp::{Array, Fail, Frame, HostError, Interp, Scalar, Value};
 use crate::ir::{Expr, ScalarType, Stmt};
@@ -274,11 +275,22 @@ pub unsafe extern "C" fn cajeta_array_len(f: *mut Frame, s: i64) -> i64 {
     }
 }
 
+/// Counts the hand-off of `e` by kind when `CAJETA_HOST_HANDOFFS` asks for it.
+///
+/// # Safety
+/// `e` points into the run's IR module.
+unsafe fn log_expr(e: *const Expr) {
+    if handoff_log::enabled() {
+        handoff_log::record(handoff_log::expr_kind(&*e));
+    }
+}
+
 /// Evaluates `e` (an integer or boolean) in frame `f` into `*out`.
 ///
 /// # Safety
 /// `f` is a live frame of the function `e` belongs to; `out` is writable.
 pub unsafe extern "C" fn cajeta_eval_int(f: *mut Frame, e: *const Expr, out: *mut i64) -> i32 {
+    log_expr(e);
     with_interp(|i| {
         *out = int_bits(&i.eval(&mut *f, &*e)?);
         Ok(())
@@ -290,6 +302,7 @@ pub unsafe extern "C" fn cajeta_eval_int(f: *mut Frame, e: *const Expr, out: *mu
 /// # Safety
 /// As for [`cajeta_eval_int`].
 pub unsafe extern "C" fn cajeta_eval_f64(f: *mut Frame, e: *const Expr, out: *mut f64) -> i32 {
+    log_expr(e);
     with_interp(|i| {
         *out = float_bits(&i.eval(&mut *f, &*e)?);
         Ok(())
@@ -301,6 +314,7 @@ pub unsafe extern "C" fn cajeta_eval_f64(f: *mut Frame, e: *const Expr, out: *mu
 /// # Safety
 /// As for [`cajeta_eval_int`] and [`slot`].
 pub unsafe extern "C" fn cajeta_eval_into(f: *mut Frame, e: *const Expr, s: i64) -> i32 {
+    log_expr(e);
     with_interp(|i| {
         let v = i.eval(&mut *f, &*e)?;
         *slot(f, s) = v;
@@ -313,6 +327,7 @@ pub unsafe extern "C" fn cajeta_eval_into(f: *mut Frame, e: *const Expr, s: i64)
 /// # Safety
 /// As for [`cajeta_eval_int`].
 pub unsafe extern "C" fn cajeta_eval_void(f: *mut Frame, e: *const Expr) -> i32 {
+    log_expr(e);
     with_interp(|i| i.eval(&mut *f, &*e).map(drop))
 }
 
@@ -321,6 +336,9 @@ pub unsafe extern "C" fn cajeta_eval_void(f: *mut Frame, e: *const Expr) -> i32 
 /// # Safety
 /// As for [`cajeta_eval_int`].
 pub unsafe extern "C" fn cajeta_exec(f: *mut Frame, st: *const Stmt) -> i32 {
+    if handoff_log::enabled() {
+        handoff_log::record(handoff_log::stmt_kind(&*st));
+    }
     with_interp(|i| i.exec_stmt(&mut *f, &*st).map(drop))
 }
 

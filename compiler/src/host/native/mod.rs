@@ -24,6 +24,7 @@ mod calls;
 mod codegen;
 mod delegate;
 mod expr;
+mod handoff_log;
 mod jit;
 mod loops;
 mod orc;
