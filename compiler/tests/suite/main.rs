@@ -17,6 +17,8 @@ mod lsp;
 mod mpi;
 mod multi_device;
 #[cfg(feature = "native-host")]
+mod native_device_calls;
+#[cfg(feature = "native-host")]
 mod native_host;
 mod parse_smoke;
 mod pathological;

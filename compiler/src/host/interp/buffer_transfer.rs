@@ -3,9 +3,10 @@
 
 use cajeta_runtime::Buffer;
 
-use super::eval::{err, internal, Fail, Frame, Interp};
+use super::eval::{err, internal, Fail, Interp};
+use super::operands::{array_of, buffer_of};
 use super::ops::{bf16_from_bits, bf16_to_bits, f16_from_bits, f16_to_bits};
-use super::value::Array;
+use super::value::{Array, Value};
 use crate::diagnostics::Span;
 use crate::ir::{Expr, ScalarType};
 
@@ -108,10 +109,11 @@ pub(super) fn array_from_bytes(a: &mut Array, bytes: &[u8]) {
 }
 
 impl Interp<'_> {
-    /// Buffer upload/download: evaluates `[buffer, array]` and checks that they match.
+    /// Buffer upload/download: checks that the values of `[buffer, array]` (the operands
+    /// `args`) match.
     pub(super) fn transfer(
         &mut self,
-        f: &mut Frame,
+        (buffer, array): (Value, Value),
         args: &[Expr],
         span: Span,
         dir: &str,
@@ -120,8 +122,8 @@ impl Interp<'_> {
         let [b, a, ..] = args else {
             return internal(span, format!("{dir} needs a buffer and an array"));
         };
-        let obj = self.eval_buffer(f, b)?;
-        let array = self.eval_array(f, a)?;
+        let obj = buffer_of(buffer, b)?;
+        let array = array_of(array, a)?;
         let buffer = self.live_buffer(&obj, b, span)?;
         let (len, elem) = {
             let a = array.borrow();

@@ -21,8 +21,9 @@ use cajeta_runtime::{
 
 use super::eval::{err, internal, Fail, Frame, Interp};
 use super::hostops::int_value;
+use super::operands::{array_of, buffer_of, count_of, image_of, u32_of};
 use super::textures::rt_format;
-use super::value::Value;
+use super::value::{Scalar, Value};
 use super::HostError;
 
 use crate::diagnostics::Span;
@@ -357,16 +358,23 @@ fn memory_kind(k: &Expr) -> Result<MemoryKind, Fail> {
 impl Interp<'_> {
     fn eval_count(&mut self, f: &mut Frame, e: &Expr, what: &str) -> Result<u64, Fail> {
         let s = self.eval_scalar(f, e)?;
-        match s.as_int() {
-            Some(n) if n >= 0 => Ok(u64::try_from(n).unwrap_or(u64::MAX)),
-            Some(n) => err(e.span, format!("{what} must not be negative, got {n}")),
-            None => internal(e.span, format!("{what} of type {}", s.ty())),
-        }
+        count_of(s, e, what)
     }
 
     pub(super) fn eval_u32(&mut self, f: &mut Frame, e: &Expr, what: &str) -> Result<u32, Fail> {
-        let n = self.eval_count(f, e, what)?;
-        u32::try_from(n).or_else(|_| err(e.span, format!("{what} {n} does not fit in uint32")))
+        let s = self.eval_scalar(f, e)?;
+        u32_of(s, e, what)
+    }
+
+    /// `heap KernelBuffer<T>(n)` of type `e.ty` with `len`, the value of its operand `n`
+    /// (both host executors run this: the interpreter after evaluating `n`, native code
+    /// through `cajeta_buffer_new`).
+    pub(crate) fn new_buffer(&mut self, len: Scalar, n: &Expr, e: &Expr) -> Result<Value, Fail> {
+        let len = count_of(len, n, "buffer length")?;
+        let obj = self.buffer_obj(&e.ty, len, e.span)?;
+        *obj.memory.borrow_mut() =
+            Memory::Live(self.buffer_memory(&obj, MemoryKind::Device, e.span)?);
+        Ok(Value::Buffer(Rc::new(obj)))
     }
 
     /// A buffer of type `ty` (a `KernelBuffer<T>`) of `len` elements, without memory yet.
@@ -510,19 +518,11 @@ impl Interp<'_> {
     }
 
     pub(super) fn eval_buffer(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<BufferObj>, Fail> {
-        match self.eval(f, e)? {
-            Value::Buffer(b) => Ok(b),
-            Value::Void => err(e.span, "use of a null KernelBuffer"),
-            other => internal(e.span, format!("expected a KernelBuffer, found {other:?}")),
-        }
+        buffer_of(self.eval(f, e)?, e)
     }
 
     pub(super) fn eval_image(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<ImageObj>, Fail> {
-        match self.eval(f, e)? {
-            Value::Image(i) => Ok(i),
-            Value::Void => err(e.span, "use of a null Image2D"),
-            other => internal(e.span, format!("expected an Image2D, found {other:?}")),
-        }
+        image_of(self.eval(f, e)?, e)
     }
 
     pub(super) fn eval_array(
@@ -530,11 +530,7 @@ impl Interp<'_> {
         f: &mut Frame,
         e: &Expr,
     ) -> Result<super::value::ArrayRef, Fail> {
-        match self.eval(f, e)? {
-            Value::Array(a) => Ok(a),
-            Value::Void => err(e.span, "use of a null array"),
-            other => internal(e.span, format!("expected an array, found {other:?}")),
-        }
+        array_of(self.eval(f, e)?, e)
     }
 
     /// The buffer, image and stream operations of [`HostOp`].
@@ -548,11 +544,8 @@ impl Interp<'_> {
         let span = e.span;
         match (op, args) {
             (HostOp::NewBuffer, [n]) => {
-                let len = self.eval_count(f, n, "buffer length")?;
-                let obj = self.buffer_obj(&e.ty, len, span)?;
-                *obj.memory.borrow_mut() =
-                    Memory::Live(self.buffer_memory(&obj, MemoryKind::Device, span)?);
-                Ok(Value::Buffer(Rc::new(obj)))
+                let len = self.eval_scalar(f, n)?;
+                self.new_buffer(len, n, e)
             }
             (HostOp::NewLegacyBuffer, [d, n]) => {
                 let device = self.eval_scalar(f, d)?.as_int();

@@ -258,11 +258,7 @@ impl<'a> Interp<'a> {
     }
 
     fn eval_scalar_slow(&mut self, f: &mut Frame, e: &Expr) -> Result<Scalar, Fail> {
-        match self.eval(f, e)? {
-            Value::Scalar(s) => Ok(s),
-            Value::Void => err(e.span, "use of a null or void value"),
-            other => internal(e.span, format!("expected a scalar, found {other:?}")),
-        }
+        super::operands::scalar_of(self.eval(f, e)?, e)
     }
 
     /// Evaluates a boolean condition.

@@ -30,6 +30,7 @@ mod lanes;
 mod launch;
 mod launch_opts;
 pub mod math;
+mod operands;
 pub mod ops;
 mod pod_transfer;
 mod precision;
@@ -55,6 +56,13 @@ use crate::kernel::spirv::CompiledKernel;
 #[cfg(feature = "native-host")]
 pub(crate) use eval::{load_element, store_element};
 pub use eval::{Fail, Frame, Interp, MAX_CALL_DEPTH};
+// What native host code's typed calls into the runtime need (host/native/device_calls.rs).
+#[cfg(feature = "native-host")]
+pub(crate) use eval::internal as internal_fail;
+#[cfg(feature = "native-host")]
+pub(crate) use hostops::nano_time;
+#[cfg(feature = "native-host")]
+pub(crate) use launch::LaunchOperands;
 pub use value::{Array, Scalar, Text, Value};
 
 /// Stack of the interpreter thread: enough for [`MAX_CALL_DEPTH`] nested calls even in

@@ -14,10 +14,11 @@ use cajeta_runtime::Event;
 
 use super::device::StreamObj;
 use super::eval::{err, internal, Fail, Frame, Interp};
+use super::operands::stream_of;
 use super::value::{Scalar, Value};
 
 use crate::diagnostics::Span;
-use crate::ir::{Expr, HostOp};
+use crate::ir::{Expr, ExprKind, HostOp};
 
 /// An `Event` of the host program.
 pub struct EventObj {
@@ -47,8 +48,25 @@ impl Interp<'_> {
         args: &[Expr],
         e: &Expr,
     ) -> Result<Value, Fail> {
+        let values = self.eval_all(f, args)?;
+        self.stream_op_values(op, values, e)
+    }
+
+    /// Runs stream or event operation `op` (expression `e`) on its operands' `values`, in
+    /// order (both host executors run this; native code through typed calls).
+    pub(crate) fn stream_op_values(
+        &mut self,
+        op: HostOp,
+        values: Vec<Value>,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
         let span = e.span;
-        match (op, args) {
+        let ExprKind::Host { args, .. } = &e.kind else {
+            return internal(span, format!("{op:?} outside a host operation"));
+        };
+        let mut values = values.into_iter();
+        let mut next = || values.next().unwrap_or(Value::Void);
+        match (op, &args[..]) {
             (HostOp::StreamCurrent, []) => Ok(Value::Stream(self.device.stream(span)?)),
             (HostOp::StreamCreate, []) => {
                 let stream = rt(span, self.device.context(span)?.create_stream())?;
@@ -57,13 +75,13 @@ impl Interp<'_> {
                 Ok(Value::Stream(s))
             }
             (HostOp::StreamSync, [s]) => {
-                let stream = self.eval_stream(f, s)?;
+                let stream = stream_of(next(), s)?;
                 self.device.waited(span, stream.stream.sync())?;
                 self.land_downloads(&stream, u64::MAX, span)?;
                 Ok(Value::Void)
             }
             (HostOp::StreamDestroy, [s]) => {
-                let stream = self.eval_stream(f, s)?;
+                let stream = stream_of(next(), s)?;
                 if stream.default {
                     return err(
                         span,
@@ -82,8 +100,8 @@ impl Interp<'_> {
                 Ok(Value::Void)
             }
             (HostOp::StreamWaitEvent, [s, ev]) => {
-                let stream = self.eval_stream(f, s)?;
-                let event = self.eval_event(f, ev)?;
+                let stream = stream_of(next(), s)?;
+                let event = event_of(next(), ev)?;
                 rt(span, stream.stream.wait_event(&event.event))?;
                 Ok(Value::Void)
             }
@@ -95,15 +113,15 @@ impl Interp<'_> {
                 })))
             }
             (HostOp::EventRecord, [ev, s]) => {
-                let event = self.eval_event(f, ev)?;
-                let stream = self.eval_stream(f, s)?;
+                let event = event_of(next(), ev)?;
+                let stream = stream_of(next(), s)?;
                 rt(span, event.event.record_on(&stream.stream))?;
                 let issued = stream.issued.get();
                 *event.recorded.borrow_mut() = Some((stream, issued));
                 Ok(Value::Void)
             }
             (HostOp::EventWaitHost, [ev]) => {
-                let event = self.eval_event(f, ev)?;
+                let event = event_of(next(), ev)?;
                 self.device.waited(span, event.event.wait_host())?;
                 let recorded = event.recorded.borrow().clone();
                 if let Some((stream, issued)) = recorded {
@@ -112,13 +130,13 @@ impl Interp<'_> {
                 Ok(Value::Void)
             }
             (HostOp::EventQuery, [ev]) => {
-                let event = self.eval_event(f, ev)?;
+                let event = event_of(next(), ev)?;
                 let done = rt(span, event.event.is_complete())?;
                 Ok(Value::Scalar(Scalar::Bool(done)))
             }
             (HostOp::EventElapsed, [a, b]) => {
-                let a = self.eval_event(f, a)?;
-                let b = self.eval_event(f, b)?;
+                let a = event_of(next(), a)?;
+                let b = event_of(next(), b)?;
                 let ms = rt(span, Event::elapsed_ms(&a.event, &b.event))?;
                 Ok(Value::Scalar(Scalar::F64(ms)))
             }
@@ -126,37 +144,27 @@ impl Interp<'_> {
         }
     }
 
-    /// A stream operand; a null or destroyed stream is an error at the operand.
-    pub(super) fn eval_stream(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<StreamObj>, Fail> {
-        match self.eval(f, e)? {
-            Value::Stream(s) if s.destroyed.get() => {
-                err(e.span, "use of a KernelStream after destroy()")
-            }
-            Value::Stream(s) => Ok(s),
-            Value::Void => err(e.span, "use of a null KernelStream"),
-            other => internal(e.span, format!("expected a KernelStream, found {other:?}")),
-        }
-    }
-
-    /// The stream of a buffer transfer: its third argument when given
+    /// The stream of a buffer transfer: its third argument's value `stream` when given
     /// (`buf.upload(arr, s)`), else the default stream.
     pub(super) fn transfer_stream(
         &mut self,
-        f: &mut Frame,
+        stream: Option<Value>,
         args: &[Expr],
         span: Span,
     ) -> Result<Rc<StreamObj>, Fail> {
-        match args.get(2) {
-            Some(s) => self.eval_stream(f, s),
-            None => self.device.stream(span),
+        match (args.get(2), stream) {
+            (Some(s), Some(v)) => stream_of(v, s),
+            (Some(s), None) => stream_of(Value::Void, s),
+            (None, _) => self.device.stream(span),
         }
     }
+}
 
-    fn eval_event(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<EventObj>, Fail> {
-        match self.eval(f, e)? {
-            Value::Event(ev) => Ok(ev),
-            Value::Void => err(e.span, "use of a null Event"),
-            other => internal(e.span, format!("expected an Event, found {other:?}")),
-        }
+/// The event operand `e` evaluated to (`v`); null is an error at `e`.
+fn event_of(v: Value, e: &Expr) -> Result<Rc<EventObj>, Fail> {
+    match v {
+        Value::Event(ev) => Ok(ev),
+        Value::Void => err(e.span, "use of a null Event"),
+        other => internal(e.span, format!("expected an Event, found {other:?}")),
     }
 }

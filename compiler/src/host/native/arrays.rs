@@ -207,7 +207,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             .into_int_type();
         let len = match st.views.get(&l) {
             Some(&(_, len_p)) => b(self.builder.build_load(i64t, len_p, "len"))?.into_int_value(),
-            // An array of vectors or PODs: its length from the runtime (-1: null).
+            // An array native code does not index in place (of strings, vectors, PODs…):
+            // its length from the runtime (-1: null).
             None => {
                 let frame = self.frame(st);
                 let slot = i64t.const_int(l.0 as u64, false);

@@ -63,6 +63,13 @@ pub fn handoffs() -> u64 {
 /// must not unwind into native frames: it becomes an internal error.
 fn with_interp(f: impl FnOnce(&mut Interp<'static>) -> Result<(), Fail>) -> i32 {
     HANDOFFS.with(|h| h.set(h.get() + 1));
+    on_interp(f)
+}
+
+/// Runs `f` on the run's interpreter as [`with_interp`] does, without counting a hand-off:
+/// for the typed calls that run one operation on values native code computed
+/// (`device_calls.rs`), not a tree walk.
+pub(super) fn on_interp(f: impl FnOnce(&mut Interp<'static>) -> Result<(), Fail>) -> i32 {
     let interp = state(|s| s.interp.cast::<Interp<'static>>());
     let Some(interp) = interp else { return 0 };
     // SAFETY: `interp` outlives the run (see `runtime::with_state`), and native code calls

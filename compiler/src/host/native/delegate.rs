@@ -52,6 +52,11 @@ impl Uses {
         self.stored.contains(&l)
     }
 
+    /// True when any local is stored.
+    pub fn stores_any(&self) -> bool {
+        !self.stored.is_empty()
+    }
+
     /// True when local `l` is read or stored.
     pub fn mentions(&self, l: LocalId) -> bool {
         self.read.contains(&l) || self.stored.contains(&l)
@@ -318,7 +323,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
 
     /// Evaluates object expression `e` into frame slot `slot`.
     pub fn object_into(&mut self, st: &mut FnState<'ctx, 'm>, e: &'m Expr, slot: u64) -> Gen<()> {
-        if self.string_into(st, e, slot)? {
+        if self.string_into(st, e, slot)? || self.typed_into(st, e, slot)? {
             return Ok(());
         }
         match &e.kind {

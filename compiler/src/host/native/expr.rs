@@ -41,6 +41,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         if let Some(v) = self.vector_expr(st, e)? {
             return Ok(Some(v));
         }
+        if let Some(v) = self.typed_expr(st, e)? {
+            return Ok(v);
+        }
         let v: BasicValueEnum = match &e.kind {
             ExprKind::Const(c) => self.constant(c, &e.ty)?,
             ExprKind::Load(Place::Local(id)) => {
@@ -129,6 +132,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         if let Some(native) = self.vector_node(e) {
             return native;
         }
+        if let Some(native) = self.typed_node(e) {
+            return native;
+        }
         match &e.kind {
             ExprKind::Load(place @ (Place::Field { .. } | Place::Lane { .. })) => {
                 self.native_place(st, place).is_some()
@@ -186,8 +192,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     scalar(&e.ty)
                         && matches!(&args[..], [a] if matches!(&a.kind,
                             ExprKind::Load(Place::Local(l)) if st.views.contains_key(l)
-                                || matches!(&st.ir.locals[l.0].ty,
-                                    Type::Array(el) if super::repr::aggregate(el))))
+                                || matches!(&st.ir.locals[l.0].ty, Type::Array(_))))
                 }
                 _ => false,
             },

@@ -23,6 +23,7 @@ mod bridge;
 mod calls;
 mod codegen;
 mod delegate;
+mod device_calls;
 mod expr;
 mod handoff_log;
 mod jit;
@@ -36,6 +37,7 @@ mod split;
 mod string_calls;
 mod strings;
 mod text;
+mod typed_ops;
 mod vectors;
 mod words;
 
@@ -51,5 +53,6 @@ fn runtime_functions() -> Vec<(&'static str, &'static str, usize)> {
     all.extend(scalar_fns::functions());
     all.extend(words::functions());
     all.extend(string_calls::functions());
+    all.extend(device_calls::functions());
     all
 }

@@ -29,7 +29,7 @@ pub fn word_count(ty: &Type) -> usize {
 
 /// The value of type `ty` whose words start `words`, and how many it took; `None` for a
 /// type or pattern no value has (the generated code never passes one).
-fn value_of(words: &[i64], ty: &Type) -> Option<(Value, usize)> {
+pub(super) fn value_of(words: &[i64], ty: &Type) -> Option<(Value, usize)> {
     match ty {
         Type::Scalar(s) => Some((Value::Scalar(scalar_of(*words.first()?, *s)?), 1)),
         Type::Vector(s, _) | Type::Matrix(s, ..) => {
@@ -270,7 +270,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 
     /// Writes the words of native `v` of type `ty` from word `at` on; the next free word.
-    fn store_words(
+    pub(super) fn store_words(
         &self,
         v: BasicValueEnum<'ctx>,
         ty: &Type,

@@ -1,0 +1,128 @@
+//! Device work, files and array allocation in native host code: typed calls into the
+//! runtime (`host/native/device_calls.rs`) that run the interpreter's own implementation of
+//! each operation on values native code computed. Each program runs through both executors
+//! (output, result and runtime errors identical) and natively without a hand-off to the
+//! interpreter, counted by `CAJETA_HOST_HANDOFFS=1`.
+
+use std::path::Path;
+
+use super::native_host::{cajetac, corpus_dir, differential_with};
+
+/// The hand-offs of `cajetac run --host native FILE -- ARGS` by kind, as
+/// `CAJETA_HOST_HANDOFFS=1` lists them (`(count, kind)`), and the total it reports.
+fn handoffs_by_kind(file: &Path, args: &[&str]) -> (u64, Vec<(u64, String)>) {
+    let out = cajetac()
+        .args(["run", "--host", "native"])
+        .arg(file)
+        .arg("--")
+        .args(args)
+        .env("CAJETA_HOST_HANDOFFS", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let mut lines = err
+        .lines()
+        .skip_while(|l| !l.contains("native host code: "));
+    let head = lines
+        .next()
+        .unwrap_or_else(|| panic!("no hand-off report: {err}"));
+    let total = head
+        .split("native host code: ")
+        .nth(1)
+        .and_then(|t| t.strip_suffix(" hand-offs to the interpreter"))
+        .unwrap_or_else(|| panic!("no total: {head}"))
+        .parse()
+        .unwrap();
+    let kinds = lines
+        .filter_map(|l| {
+            let (n, kind) = l.trim_start().split_once("  ")?;
+            Some((n.parse().ok()?, kind.to_string()))
+        })
+        .collect();
+    (total, kinds)
+}
+
+fn device_calls(what: u32) -> super::native_host::Run {
+    let src = std::fs::read_to_string(corpus_dir().join("device_calls.cajeta")).unwrap();
+    differential_with("device_calls.cajeta", &src, &[what.to_string()])
+}
+
+/// Allocation, buffers, transfers (plain, on a stream, asynchronous, of vectors and PODs),
+/// launches with every kind of argument and `spec:`, streams, events and `nanoTime`: the
+/// same output on both executors, and none of it handed to the interpreter (what is left
+/// is reading `args[0]`, an element of a `String[]`).
+#[test]
+fn device_operations_agree_and_run_as_typed_calls() {
+    let r = device_calls(0);
+    assert_eq!(
+        r.out,
+        "axpy 1.0 10.0 203.5\n\
+         vectors 4.0 6.25 14.75\n\
+         bodies {(0.0, 5.25, 0.0), 1.0, 1} {(3.0, 5.25, 0.0), 1.0, 7}\n\
+         spec -1 20\n\
+         async 2.25 true true\n\
+         time true\n\
+         3 0 0.0 false 0\n",
+        "{}",
+        r.end
+    );
+    assert_eq!(r.end, "returned 203");
+    let (total, kinds) = handoffs_by_kind(&corpus_dir().join("device_calls.cajeta"), &["0"]);
+    assert_eq!(kinds, [(1, "Load: String".to_string())], "{kinds:?}");
+    assert_eq!(total, 1);
+}
+
+/// The runtime errors of the moved operations: message and position are the
+/// interpreter's on native code too.
+#[test]
+fn device_operation_errors_match_the_interpreter() {
+    let cases = [
+        (1, "117:13: runtime error: upload length mismatch: the KernelBuffer<float32> has 37 elements but the host array has 38"),
+        (2, "121:13: runtime error: use of KernelBuffer `bx` after free()"),
+        (3, "124:29: runtime error: array length 4294967293 exceeds the maximum of 2147483647"),
+        (4, "127:69: runtime error: buffer length must not be negative, got -1"),
+        (5, "130:25: runtime error: use of a KernelStream after destroy()"),
+        (6, "134:13: runtime error: download length mismatch: the KernelBuffer<int32> has 4 elements but the host array has 3"),
+    ];
+    for (what, want) in cases {
+        let r = device_calls(what);
+        assert!(r.end.contains(want), "case {what}: {}", r.end);
+    }
+}
+
+/// A fresh directory for a file test (removed by the caller).
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("cajeta-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Raw arrays and images written, read back and measured: the same values, files and
+/// errors on both executors, and natively without a hand-off but reading `args`.
+#[test]
+fn file_operations_agree_and_run_as_typed_calls() {
+    let dir = scratch("file-calls");
+    let d = dir.to_string_lossy().into_owned();
+    let src = std::fs::read_to_string(corpus_dir().join("file_calls.cajeta")).unwrap();
+    let r = differential_with("file_calls.cajeta", &src, &[d.clone(), "0".into()]);
+    assert_eq!(
+        r.out, "6 1.25 -3000 564026163\n3x2\n6 1.0 24 0.5019608\n",
+        "{}",
+        r.end
+    );
+    assert_eq!(r.end, "returned -5000");
+    let cases = [
+        (1, "38:30: runtime error: cannot read `"),
+        (2, "41:13: runtime error: Files.writeImage: 4 x 2 pixels of 1 channel(s) need 8 values, the array has 6"),
+        (3, "44:25: runtime error: cannot decode `"),
+    ];
+    for (what, want) in cases {
+        let r = differential_with("file_calls.cajeta", &src, &[d.clone(), what.to_string()]);
+        assert!(r.end.contains(want), "case {what}: {}", r.end);
+    }
+    let file = corpus_dir().join("file_calls.cajeta");
+    let (total, kinds) = handoffs_by_kind(&file, &[&d, "0"]);
+    assert_eq!(kinds, [(2, "Load: String".to_string())], "{kinds:?}");
+    assert_eq!(total, 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
