@@ -19,6 +19,8 @@ mod multi_device;
 #[cfg(feature = "native-host")]
 mod native_device_calls;
 #[cfg(feature = "native-host")]
+mod native_flat_arrays;
+#[cfg(feature = "native-host")]
 mod native_host;
 mod parse_smoke;
 mod pathological;

@@ -31,7 +31,7 @@ pub(super) fn array_to_bytes(a: &Array) -> Option<Vec<u8>> {
         Array::BF16(v) => le!(v, |x: f32| bf16_to_bits(x).to_le_bytes()),
         Array::F32(v) => le!(v, f32::to_le_bytes),
         Array::F64(v) => le!(v, f64::to_le_bytes),
-        Array::Values(_) => return None,
+        Array::Flat(_) | Array::Values(_) => return None,
     })
 }
 
@@ -104,7 +104,7 @@ pub(super) fn array_from_bytes(a: &mut Array, bytes: &[u8]) {
         Array::BF16(v) => de!(v, 2, |r| bf16_from_bits(u16::from_le_bytes(r))),
         Array::F32(v) => de!(v, 4, f32::from_le_bytes),
         Array::F64(v) => de!(v, 8, f64::from_le_bytes),
-        Array::Values(_) => {}
+        Array::Flat(_) | Array::Values(_) => {}
     }
 }
 

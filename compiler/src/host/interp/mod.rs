@@ -17,6 +17,7 @@ mod device_query;
 mod devices;
 mod eval;
 mod files;
+pub(crate) mod flat;
 mod geometry;
 mod host_pins;
 mod hostops;

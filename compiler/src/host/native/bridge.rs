@@ -266,6 +266,10 @@ pub unsafe extern "C" fn cajeta_array_view(f: *mut Frame, s: i64) -> ArrayView {
         Array::U64(v) => view(v),
         Array::F16(v) | Array::F32(v) => view(v),
         Array::F64(v) => view(v),
+        Array::Flat(f) => ArrayView {
+            data: f.data_mut(),
+            len: f.len() as i64,
+        },
         Array::BF16(_) | Array::Values(_) => none,
     }
 }

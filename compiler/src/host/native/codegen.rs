@@ -31,7 +31,7 @@ use inkwell::values::{
 };
 use inkwell::AddressSpace;
 
-use super::repr::{fast_array, repr, Repr};
+use super::repr::{repr, Repr};
 use super::runtime::{Site, SiteKind};
 use crate::diagnostics::Span;
 use crate::ir::{self, Block, FunctionId, LocalId, LoopId, ScalarType, Stmt, Type};
@@ -260,7 +260,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 }
                 Repr::Object | Repr::Void => None,
             };
-            if fast_array(&local.ty).is_some() {
+            if super::repr::has_view(&local.ty) {
                 let data = b(self.builder.build_alloca(ptr, "view.data"))?;
                 let len = b(self.builder.build_alloca(i64t, "view.len"))?;
                 b(self.builder.build_store(data, ptr.const_null()))?;

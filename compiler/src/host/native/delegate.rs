@@ -177,7 +177,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// Reads local `l` back from the frame after delegated code stored it.
     fn sync_out(&mut self, st: &mut FnState<'ctx, 'm>, l: LocalId) -> Gen<()> {
         let ty = &st.ir.locals[l.0].ty;
-        if fast_array(ty).is_some() {
+        if super::repr::has_view(ty) {
             return self.refresh_view(st, l);
         }
         let Some(p) = st.locals.get(l.0).copied().flatten() else {
@@ -498,7 +498,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let ExprKind::Load(Place::Local(l)) = &base.kind else {
             return None;
         };
-        if !st.views.contains_key(l) {
+        if !st.views.contains_key(l) || fast_array(&st.ir.locals[l.0].ty).is_none() {
             return None;
         }
         match repr(&index.ty) {

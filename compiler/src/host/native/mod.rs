@@ -25,6 +25,7 @@ mod codegen;
 mod delegate;
 mod device_calls;
 mod expr;
+mod flat_arrays;
 mod handoff_log;
 mod jit;
 mod loops;

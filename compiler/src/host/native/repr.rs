@@ -64,6 +64,25 @@ pub fn fast_array(ty: &Type) -> Option<ScalarType> {
     }
 }
 
+/// The element type of an array type stored flat (vectors, matrices and PODs held in
+/// registers, `host::interp::flat`), which native code also indexes in place.
+pub fn flat_elem(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Array(elem)
+            if aggregate(elem) && crate::host::interp::flat::layout(elem).is_some() =>
+        {
+            Some(elem)
+        }
+        _ => None,
+    }
+}
+
+/// True for array types whose locals keep a view of the storage (data pointer and length):
+/// arrays of native scalars and flat arrays.
+pub fn has_view(ty: &Type) -> bool {
+    fast_array(ty).is_some() || flat_elem(ty).is_some()
+}
+
 /// True for the values native code holds in registers (scalars, vectors, matrices, PODs).
 pub fn in_registers(ty: &Type) -> bool {
     matches!(repr(ty), Repr::Scalar(_) | Repr::Vector(..) | Repr::Pod)

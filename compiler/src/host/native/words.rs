@@ -393,6 +393,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         ty: &'m Type,
         span: &'m Span,
     ) -> Gen<BasicValueEnum<'ctx>> {
+        if st.views.contains_key(&array) {
+            return self.flat_get(st, (array, index, is), ty, *span);
+        }
         let words = self.words_buffer(ty)?;
         self.element_call(
             st,
@@ -414,6 +417,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         ty: &'m Type,
         span: &'m Span,
     ) -> Gen<()> {
+        if st.views.contains_key(&array) {
+            return self.flat_set(st, (array, index, is), v, ty, *span);
+        }
         let words = self.words_buffer(ty)?;
         self.store_words(v, ty, words, 0)?;
         self.element_call(
