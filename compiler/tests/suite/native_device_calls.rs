@@ -48,7 +48,8 @@ fn device_calls(what: u32) -> super::native_host::Run {
 }
 
 /// Allocation, buffers, transfers (plain, on a stream, asynchronous, of vectors and PODs),
-/// launches with every kind of argument and `spec:`, streams, events and `nanoTime`: the
+/// launches with every kind of argument and `spec:`, slices, `free`, `length`, images,
+/// streams, events and `nanoTime`: the
 /// same output on both executors, and none of it handed to the interpreter (what is left
 /// is reading `args[0]`, an element of a `String[]`).
 #[test]
@@ -62,6 +63,8 @@ fn device_operations_agree_and_run_as_typed_calls() {
          spec -1 20\n\
          async 2.25 true true\n\
          time true\n\
+         slice 2.0 8 37\n\
+         image 3x2 0.0\n\
          3 0 0.0 false 0\n",
         "{}",
         r.end
@@ -77,12 +80,14 @@ fn device_operations_agree_and_run_as_typed_calls() {
 #[test]
 fn device_operation_errors_match_the_interpreter() {
     let cases = [
-        (1, "117:13: runtime error: upload length mismatch: the KernelBuffer<float32> has 37 elements but the host array has 38"),
-        (2, "121:13: runtime error: use of KernelBuffer `bx` after free()"),
-        (3, "124:29: runtime error: array length 4294967293 exceeds the maximum of 2147483647"),
-        (4, "127:69: runtime error: buffer length must not be negative, got -1"),
-        (5, "130:25: runtime error: use of a KernelStream after destroy()"),
-        (6, "134:13: runtime error: download length mismatch: the KernelBuffer<int32> has 4 elements but the host array has 3"),
+        (1, "129:13: runtime error: upload length mismatch: the KernelBuffer<float32> has 37 elements but the host array has 38"),
+        (2, "133:13: runtime error: use of KernelBuffer `bx` after free()"),
+        (3, "136:29: runtime error: array length 4294967293 exceeds the maximum of 2147483647"),
+        (4, "139:69: runtime error: buffer length must not be negative, got -1"),
+        (5, "142:25: runtime error: use of a KernelStream after destroy()"),
+        (6, "146:13: runtime error: download length mismatch: the KernelBuffer<int32> has 4 elements but the host array has 3"),
+        (7, "149:42: runtime error: KernelBuffer `by`.slice(30, 8) is out of bounds: the buffer has 37 elements (a slice needs 1 <= count and offset + count <= length)"),
+        (8, "152:13: runtime error: KernelBuffer `spare` freed twice"),
     ];
     for (what, want) in cases {
         let r = device_calls(what);

@@ -215,17 +215,26 @@ impl Interp<'_> {
             return internal(span, format!("{op:?} outside a host operation"));
         };
         let value = match (op, &args[..]) {
-            (HostOp::NewArray, [_]) | (HostOp::NewBuffer, [_]) => {
+            (HostOp::NewArray, [_]) => {
                 let len = match values.first() {
                     Some(Value::Scalar(s)) => *s,
                     _ => return internal(span, "a length that is not a scalar"),
                 };
-                if op == HostOp::NewArray {
-                    alloc_array(len, e)
-                } else {
-                    self.new_buffer(len, &args[0], e)
-                }
+                alloc_array(len, e)
             }
+            (
+                HostOp::NewBuffer
+                | HostOp::NewLegacyBuffer
+                | HostOp::BufferAllocate
+                | HostOp::NewImage2D
+                | HostOp::BufferLength
+                | HostOp::BufferSlice
+                | HostOp::BufferFree
+                | HostOp::ImageDownload
+                | HostOp::ImageWidth
+                | HostOp::ImageHeight,
+                _,
+            ) => self.device_op_values(op, values, e),
             (
                 HostOp::BufferUpload
                 | HostOp::BufferDownload

@@ -230,13 +230,10 @@ impl Interp<'_> {
     /// `img.download(arr)`: channels x texels values of the format's channel type.
     pub(super) fn image_download(
         &mut self,
-        f: &mut Frame,
-        i: &Expr,
-        a: &Expr,
+        img: Rc<ImageObj>,
+        array: super::value::ArrayRef,
         span: Span,
     ) -> Result<Value, Fail> {
-        let img = self.eval_image(f, i)?;
-        let array = self.eval_array(f, a)?;
         let format = img.format();
         let values = img.width as u64 * img.height as u64 * channels(format) as u64;
         {

@@ -138,7 +138,8 @@ pub unsafe extern "C" fn cajeta_new_object(e: *const Expr, dst: *mut Value) -> i
 /// An operation on one or two objects with no result or a scalar one (`*out`, may be
 /// null): `s.sync()`, `s.destroy()`, `s.waitFor(ev)`, `ev.recordOn(s)`, `ev.waitHost()`,
 /// `ev.query()`, `Event.elapsedMs(a, b)`, `Files.write(path, arr)`, `img.save(path)`,
-/// `Files.imageWidth(path)`… (each its own symbol, this body); `b` is null for one.
+/// `Files.imageWidth(path)`, `buf.free()`, `buf.length()`, `img.download(arr)`,
+/// `img.imageWidth()`… (each its own symbol, this body); `b` is null for one.
 ///
 /// # Safety
 /// As for [`run`]; `a` and a non-null `b` point to live values.
@@ -180,6 +181,34 @@ pub unsafe extern "C" fn cajeta_write_image(
         scalar(e, 3, h),
     ];
     run(e, values, std::ptr::null_mut(), std::ptr::null_mut())
+}
+
+/// `heap Image2D(w, h)`: `*dst` = a new image of `w` × `h` texels.
+///
+/// # Safety
+/// As for [`run`].
+pub unsafe extern "C" fn cajeta_image_new(e: *const Expr, w: i64, h: i64, dst: *mut Value) -> i32 {
+    run(
+        e,
+        vec![scalar(e, 0, w), scalar(e, 1, h)],
+        dst,
+        std::ptr::null_mut(),
+    )
+}
+
+/// `buf.slice(offset, count)`: `*dst` = a view of `count` elements from `offset`.
+///
+/// # Safety
+/// As for [`run`]; `buf` points to a live value.
+pub unsafe extern "C" fn cajeta_buffer_slice(
+    e: *const Expr,
+    buf: *const Value,
+    offset: i64,
+    count: i64,
+    dst: *mut Value,
+) -> i32 {
+    let values = vec![(*buf).clone(), scalar(e, 1, offset), scalar(e, 2, count)];
+    run(e, values, dst, std::ptr::null_mut())
 }
 
 /// `System.nanoTime()`.
@@ -309,6 +338,20 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             "l()",
             cajeta_nano_time as *const () as usize,
         ),
+        (
+            "cajeta_image_new",
+            "i(pllp)",
+            cajeta_image_new as *const () as usize,
+        ),
+        (
+            "cajeta_buffer_slice",
+            "i(ppllp)",
+            cajeta_buffer_slice as *const () as usize,
+        ),
+        ("cajeta_buffer_free", "i(pppp)", on_objects),
+        ("cajeta_buffer_length", "i(pppp)", on_objects),
+        ("cajeta_image_download", "i(pppp)", on_objects),
+        ("cajeta_image_size", "i(pppp)", on_objects),
         (
             "cajeta_launch",
             "i(ppp)",

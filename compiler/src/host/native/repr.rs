@@ -5,9 +5,10 @@
 //! those (an LLVM struct); everything else (strings, arrays, buffers, images, textures, samplers, streams, `bfloat16`,
 //! whose rounding after every operation has no LLVM type) is an
 //! *object*: a [`crate::host::interp::Value`] in the function's frame, worked on by typed
-//! calls (strings, `string_calls.rs`) or the interpreter (`bridge.rs`) and freed by
-//! reference counting as there. Arrays of native
-//! scalars are objects that native code also indexes in place.
+//! calls (strings, `string_calls.rs`; device objects, `device_calls.rs`) or the
+//! interpreter (`bridge.rs`) and freed by reference counting as there. Arrays of native
+//! scalars, and flat arrays of vectors, matrices and PODs, are objects that native code
+//! also indexes in place.
 
 use crate::ir::{ScalarType, Type};
 

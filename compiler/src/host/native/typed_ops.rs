@@ -45,6 +45,12 @@ fn typed_call(op: HostOp) -> Option<(&'static str, Ret)> {
     Some(match op {
         HostOp::NewArray => ("cajeta_array_new", Ret::Dst),
         HostOp::NewBuffer => ("cajeta_buffer_new", Ret::Dst),
+        HostOp::NewImage2D => ("cajeta_image_new", Ret::Dst),
+        HostOp::BufferSlice => ("cajeta_buffer_slice", Ret::Dst),
+        HostOp::BufferFree => ("cajeta_buffer_free", Ret::Out),
+        HostOp::BufferLength => ("cajeta_buffer_length", Ret::Out),
+        HostOp::ImageDownload => ("cajeta_image_download", Ret::Out),
+        HostOp::ImageWidth | HostOp::ImageHeight => ("cajeta_image_size", Ret::Out),
         HostOp::BufferUpload | HostOp::BufferUploadAsync => ("cajeta_buffer_upload", Ret::None),
         HostOp::BufferDownload | HostOp::BufferDownloadAsync => {
             ("cajeta_buffer_download", Ret::None)
