@@ -197,7 +197,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 ScalarType::I32 | ScalarType::U32 => c.i32_type().into(),
                 ScalarType::I64 | ScalarType::U64 => c.i64_type().into(),
                 ScalarType::F16 => c.f16_type().into(),
-                ScalarType::F32 => c.f32_type().into(),
+                // A `bfloat16` is the `float` it equals (`bfloat16.rs`).
+                ScalarType::F32 | ScalarType::BF16 => c.f32_type().into(),
                 ScalarType::F64 => c.f64_type().into(),
                 _ => return None,
             },

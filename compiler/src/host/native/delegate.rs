@@ -348,6 +348,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 self.block(st, stmts)?;
                 self.object_into(st, value, slot)
             }
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => self.select_into(st, cond, then, otherwise, slot),
             _ => {
                 let node = self.node_ptr(e);
                 let uses = Uses::of_expr(e);
@@ -357,6 +362,30 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 })
             }
         }
+    }
+
+    /// `cond ? then : otherwise` choosing between objects: the condition is native code
+    /// and only the chosen arm is evaluated, into `slot`, as any object expression.
+    fn select_into(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        cond: &'m Expr,
+        then: &'m Expr,
+        otherwise: &'m Expr,
+        slot: u64,
+    ) -> Gen<()> {
+        let c = self.cond(st, cond)?;
+        let then_bb = self.ctx.append_basic_block(st.func, "then");
+        let else_bb = self.ctx.append_basic_block(st.func, "else");
+        let join = self.ctx.append_basic_block(st.func, "select");
+        b(self.builder.build_conditional_branch(c, then_bb, else_bb))?;
+        for (bb, arm) in [(then_bb, then), (else_bb, otherwise)] {
+            self.builder.position_at_end(bb);
+            self.object_into(st, arm, slot)?;
+            b(self.builder.build_unconditional_branch(join))?;
+        }
+        self.builder.position_at_end(join);
+        Ok(())
     }
 
     /// An object argument of a native call: the address of a value the callee clones, and

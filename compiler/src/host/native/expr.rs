@@ -178,6 +178,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                             ExprKind::Load(Place::Local(_))
                                 | ExprKind::Str(_)
                                 | ExprKind::Call { .. }
+                                | ExprKind::Select { .. }
                                 | ExprKind::Host {
                                     op: HostOp::Concat | HostOp::ToString | HostOp::StringMethod(_),
                                     ..
@@ -213,6 +214,12 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 t.const_int(u64::from(*v), false).into()
             }
             (Constant::Int(v), BasicTypeEnum::IntType(t)) => t.const_int(*v, false).into(),
+            (Constant::Float(v), BasicTypeEnum::FloatType(t))
+                if ty.as_scalar() == Some(ScalarType::BF16) =>
+            {
+                t.const_float(f64::from(crate::host::interp::ops::round_bf16(*v)))
+                    .into()
+            }
             (Constant::Float(v), BasicTypeEnum::FloatType(t)) => t.const_float(*v).into(),
             _ => return Err(format!("internal error: constant {c:?} of type {ty}")),
         })
@@ -279,6 +286,14 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         rs: ScalarType,
         e: &'m Expr,
     ) -> Gen<BasicValueEnum<'ctx>> {
+        if ls == ScalarType::BF16 {
+            // Computed in `float`, rounded (`bfloat16.rs`); comparisons are exact.
+            let v = self.float_binary(op, l, r)?;
+            return Ok(match v {
+                BasicValueEnum::FloatValue(f) => self.round_bf16(f)?.into(),
+                other => other,
+            });
+        }
         if ls.is_float() {
             return self.float_binary(op, l, r);
         }
@@ -459,6 +474,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     ) -> Gen<BasicValueEnum<'ctx>> {
         if from == to {
             return Ok(x);
+        }
+        if let Some(v) = self.convert_bf16(x, from, to)? {
+            return Ok(v);
         }
         let t = self
             .llvm_type(&Type::Scalar(to))

@@ -2,8 +2,9 @@
 //!
 //! Scalars of the types with an exact LLVM lowering live in registers, and so do vectors and
 //! matrices of them (an LLVM vector of their lanes, a matrix's column-major) and PODs of
-//! those (an LLVM struct); everything else (strings, arrays, buffers, images, textures, samplers, streams, `bfloat16`,
-//! whose rounding after every operation has no LLVM type) is an
+//! those (an LLVM struct), and `bfloat16` scalars (a `float` rounded after every operation,
+//! `bfloat16.rs`); everything else (strings, arrays, buffers, images, textures, samplers,
+//! streams, vectors and PODs of `bfloat16`) is an
 //! *object*: a [`crate::host::interp::Value`] in the function's frame, worked on by typed
 //! calls (strings, `string_calls.rs`; device objects, `device_calls.rs`) or the
 //! interpreter (`bridge.rs`) and freed by reference counting as there. Arrays of native
@@ -40,13 +41,16 @@ pub fn native_scalar(s: ScalarType) -> bool {
 pub fn repr(ty: &Type) -> Repr {
     match ty {
         Type::Void => Repr::Void,
-        Type::Scalar(s) if native_scalar(*s) => Repr::Scalar(*s),
+        Type::Scalar(s) if native_scalar(*s) || *s == ScalarType::BF16 => Repr::Scalar(*s),
         Type::Vector(s, n) if native_scalar(*s) => Repr::Vector(*s, *n),
         Type::Matrix(s, r, c) if native_scalar(*s) => Repr::Vector(*s, r * c),
         Type::Struct(d)
-            if d.fields
-                .iter()
-                .all(|(_, t)| matches!(repr(t), Repr::Scalar(_) | Repr::Vector(..))) =>
+            if d.fields.iter().all(|(_, t)| match repr(t) {
+                // A `bfloat16` field keeps the POD an object (see `bfloat16.rs`).
+                Repr::Scalar(s) => native_scalar(s),
+                Repr::Vector(..) => true,
+                _ => false,
+            }) =>
         {
             Repr::Pod
         }
