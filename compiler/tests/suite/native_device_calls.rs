@@ -131,3 +131,31 @@ fn file_operations_agree_and_run_as_typed_calls() {
     assert_eq!(total, 2);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Textures of every shape created, uploaded (whole and by level), measured and sampled
+/// through a sampler: the same output and errors on both executors, and natively without
+/// a hand-off but reading `args`.
+#[test]
+fn texture_operations_agree_and_run_as_typed_calls() {
+    let src = std::fs::read_to_string(corpus_dir().join("textures.cajeta")).unwrap();
+    let run = |what: &str| differential_with("textures.cajeta", &src, &[what.to_string()]);
+    let r = run("0");
+    // Nearest texel (0, 0) channel x, texel (1, 1) channel y; 3-D texel (1, 2, 3) channel w
+    // is value ((3 * 3 + 2) * 2 + 1) * 4 + 3 = 95, times 3.
+    assert_eq!(r.out, "2x2 5 4 3 3\n0.0 6.5 285.0\n", "{}", r.end);
+    assert_eq!(r.end, "returned 285");
+    let cases = [
+        (1, "43:27: runtime error: Sampler address mode must be 0 (clamp to edge), 1 (repeat) or 2 (mirrored repeat), got 7"),
+        (2, "47:13: runtime error: upload length mismatch: level 0 of the"),
+        (3, "50:13: runtime error: mip level 2 does not exist: the texture has 2 level(s)"),
+        (4, "53:48: runtime error: texture size must not be negative, got -1"),
+    ];
+    for (what, want) in cases {
+        let r = run(&what.to_string());
+        assert!(r.end.contains(want), "case {what}: {}", r.end);
+    }
+    let file = corpus_dir().join("textures.cajeta");
+    let (total, kinds) = handoffs_by_kind(&file, &["0"]);
+    assert_eq!(kinds, [(1, "Load: String".to_string())], "{kinds:?}");
+    assert_eq!(total, 1);
+}

@@ -356,11 +356,6 @@ fn memory_kind(k: &Expr) -> Result<MemoryKind, Fail> {
 }
 
 impl Interp<'_> {
-    pub(super) fn eval_u32(&mut self, f: &mut Frame, e: &Expr, what: &str) -> Result<u32, Fail> {
-        let s = self.eval_scalar(f, e)?;
-        u32_of(s, e, what)
-    }
-
     /// `heap KernelBuffer<T>(n)` of type `e.ty` with `len`, the value of its operand `n`
     /// (both host executors run this: the interpreter after evaluating `n`, native code
     /// through `cajeta_buffer_new`).

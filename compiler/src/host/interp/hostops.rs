@@ -202,8 +202,8 @@ impl Interp<'_> {
     /// computed in order: what native host code's typed calls into the runtime run
     /// (`host/native/device_calls.rs`), the interpreter's own implementation of each
     /// operation, kernel output included. Only the operations whose interpreter code takes
-    /// values are accepted (arrays, buffers and their transfers, streams and events,
-    /// files); any other is an internal error.
+    /// values are accepted (arrays, buffers and their transfers, images, textures and
+    /// samplers, streams and events, files); any other is an internal error.
     pub(crate) fn host_op_values(
         &mut self,
         op: HostOp,
@@ -266,6 +266,16 @@ impl Interp<'_> {
                 | HostOp::ImageSave,
                 _,
             ) => self.file_op_values(op, values, e),
+            (
+                HostOp::NewTexture(..)
+                | HostOp::NewSampler
+                | HostOp::TextureUpload
+                | HostOp::TextureUploadLevel
+                | HostOp::TextureWidth
+                | HostOp::TextureHeight
+                | HostOp::TextureDepth,
+                _,
+            ) => self.texture_op_values(op, values, e),
             _ => internal(span, format!("{op:?} has no typed call")),
         };
         if op.may_wait_for_device() {

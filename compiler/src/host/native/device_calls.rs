@@ -139,7 +139,8 @@ pub unsafe extern "C" fn cajeta_new_object(e: *const Expr, dst: *mut Value) -> i
 /// null): `s.sync()`, `s.destroy()`, `s.waitFor(ev)`, `ev.recordOn(s)`, `ev.waitHost()`,
 /// `ev.query()`, `Event.elapsedMs(a, b)`, `Files.write(path, arr)`, `img.save(path)`,
 /// `Files.imageWidth(path)`, `buf.free()`, `buf.length()`, `img.download(arr)`,
-/// `img.imageWidth()`… (each its own symbol, this body); `b` is null for one.
+/// `img.imageWidth()`, `tex.upload(arr)`, `tex.width()`… (each its own symbol, this
+/// body); `b` is null for one.
 ///
 /// # Safety
 /// As for [`run`]; `a` and a non-null `b` point to live values.
@@ -209,6 +210,48 @@ pub unsafe extern "C" fn cajeta_buffer_slice(
 ) -> i32 {
     let values = vec![(*buf).clone(), scalar(e, 1, offset), scalar(e, 2, count)];
     run(e, values, dst, std::ptr::null_mut())
+}
+
+/// An operation on up to four integers with an object result: `heap Texture2D(w, h,
+/// levels)` and the other texture shapes, `heap Sampler(filter, address)`; the operands
+/// past the operation's own are zeros (each its own symbol, this body).
+///
+/// # Safety
+/// As for [`run`].
+pub unsafe extern "C" fn cajeta_of_ints(
+    e: *const Expr,
+    a: i64,
+    b: i64,
+    c: i64,
+    d: i64,
+    dst: *mut Value,
+) -> i32 {
+    let n = match &(*e).kind {
+        ExprKind::Host { args, .. } => args.len(),
+        _ => 0,
+    };
+    let values = [a, b, c, d]
+        .iter()
+        .take(n)
+        .enumerate()
+        .map(|(i, &bits)| scalar(e, i, bits))
+        .collect();
+    run(e, values, dst, std::ptr::null_mut())
+}
+
+/// `tex.uploadLevel(level, arr)`.
+///
+/// # Safety
+/// As for [`run`]; `tex` and `arr` point to live values.
+pub unsafe extern "C" fn cajeta_texture_upload_level(
+    e: *const Expr,
+    tex: *const Value,
+    level: i64,
+    arr: *const Value,
+    out: *mut i64,
+) -> i32 {
+    let values = vec![(*tex).clone(), scalar(e, 1, level), (*arr).clone()];
+    run(e, values, std::ptr::null_mut(), out)
 }
 
 /// `System.nanoTime()`.
@@ -292,6 +335,7 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
     let on_objects = cajeta_on_objects as *const () as usize;
     let new_object = cajeta_new_object as *const () as usize;
     let object_of = cajeta_object_of as *const () as usize;
+    let of_ints = cajeta_of_ints as *const () as usize;
     vec![
         (
             "cajeta_array_new",
@@ -352,6 +396,15 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
         ("cajeta_buffer_length", "i(pppp)", on_objects),
         ("cajeta_image_download", "i(pppp)", on_objects),
         ("cajeta_image_size", "i(pppp)", on_objects),
+        ("cajeta_texture_new", "i(pllllp)", of_ints),
+        ("cajeta_sampler_new", "i(pllllp)", of_ints),
+        ("cajeta_texture_upload", "i(pppp)", on_objects),
+        (
+            "cajeta_texture_upload_level",
+            "i(pplpp)",
+            cajeta_texture_upload_level as *const () as usize,
+        ),
+        ("cajeta_texture_size", "i(pppp)", on_objects),
         (
             "cajeta_launch",
             "i(ppp)",

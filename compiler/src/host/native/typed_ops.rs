@@ -71,6 +71,13 @@ fn typed_call(op: HostOp) -> Option<(&'static str, Ret)> {
         HostOp::FileRead(_) => ("cajeta_file_read", Ret::Dst),
         HostOp::ReadImage | HostOp::ReadImageRgba => ("cajeta_read_image", Ret::Dst),
         HostOp::WriteImage(_) => ("cajeta_write_image", Ret::None),
+        HostOp::NewTexture(..) => ("cajeta_texture_new", Ret::Dst),
+        HostOp::NewSampler => ("cajeta_sampler_new", Ret::Dst),
+        HostOp::TextureUpload => ("cajeta_texture_upload", Ret::Out),
+        HostOp::TextureUploadLevel => ("cajeta_texture_upload_level", Ret::Out),
+        HostOp::TextureWidth | HostOp::TextureHeight | HostOp::TextureDepth => {
+            ("cajeta_texture_size", Ret::Out)
+        }
         _ => return None,
     })
 }
@@ -187,7 +194,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 
     /// Calls typed function `name` for host operation `e` on `args`: `e`, the operands,
-    /// nulls for absent optional ones, then the result's place, if the function has one.
+    /// nulls (or zeros) for absent optional ones, then the result's place, if the function
+    /// has one.
     fn typed_call(
         &mut self,
         st: &mut FnState<'ctx, 'm>,
@@ -217,14 +225,20 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             .rt
             .get(name)
             .ok_or_else(|| format!("internal error: no runtime function {name}"))?
-            .count_params() as usize;
+            .get_type()
+            .get_param_types();
         let tail = match dest {
             Dest::None => None,
             Dest::Slot(slot) => Some(self.slot_address(st, slot)?),
             Dest::Out(p) => Some(p.unwrap_or(null)),
         };
-        while call.len() + usize::from(tail.is_some()) < params {
-            call.push(null.into());
+        while call.len() + usize::from(tail.is_some()) < params.len() {
+            // The padding's type is the parameter's: a null address or a zero integer.
+            let zero = match params[call.len()] {
+                inkwell::types::BasicMetadataTypeEnum::IntType(t) => t.const_zero().into(),
+                _ => null.into(),
+            };
+            call.push(zero);
         }
         call.extend(tail.map(BasicMetadataValueEnum::from));
         self.bridge(st, name, &call)?;
