@@ -17,8 +17,8 @@ use super::bridge::on_interp;
 use super::repr::{repr, Repr};
 use super::scalar_fns::{bits_of, scalar_of};
 use super::words::{value_of, word_count};
-use crate::host::interp::{internal_fail, LaunchOperands, Scalar, Value};
-use crate::ir::{Expr, ExprKind};
+use crate::host::interp::{internal_fail, load_element, LaunchOperands, Scalar, Value};
+use crate::ir::{Expr, ExprKind, Place};
 
 /// The operands of host operation `e` and the scalar type of operand `i`.
 fn operand_scalar(e: &Expr, i: usize) -> Option<crate::ir::ScalarType> {
@@ -254,6 +254,39 @@ pub unsafe extern "C" fn cajeta_texture_upload_level(
     run(e, values, std::ptr::null_mut(), out)
 }
 
+/// `a[i]` of an array of objects (`args[i]` of a `String[]`, an element of an array of
+/// buffers or arrays): `*dst` = the element, by the interpreter's own element load, with
+/// its errors (a null array, an index out of bounds); `index` is the bits of `i`.
+///
+/// # Safety
+/// `e` is an element load of the run's module; `base` points to a live value; `dst` is a
+/// frame slot.
+pub unsafe extern "C" fn cajeta_element_object(
+    e: *const Expr,
+    base: *const Value,
+    index: i64,
+    dst: *mut Value,
+) -> i32 {
+    let e = &*e;
+    let ExprKind::Load(Place::Index { index: i, .. }) = &e.kind else {
+        return on_interp(|_| internal_fail(e.span, "an element call of a non-element load"));
+    };
+    let Some(s) = i.ty.as_scalar() else {
+        return on_interp(|_| internal_fail(e.span, "an index that is not a scalar"));
+    };
+    let i = Scalar::from_int_wrapping(i128::from(index), s);
+    match load_element(&*base, i, e.span) {
+        Ok(v) => {
+            *dst = v;
+            1
+        }
+        Err(err) => {
+            super::runtime::record(*err);
+            0
+        }
+    }
+}
+
 /// `System.nanoTime()`.
 pub extern "C" fn cajeta_nano_time() -> i64 {
     crate::host::interp::nano_time()
@@ -405,6 +438,11 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             cajeta_texture_upload_level as *const () as usize,
         ),
         ("cajeta_texture_size", "i(pppp)", on_objects),
+        (
+            "cajeta_element_object",
+            "i(pplp)",
+            cajeta_element_object as *const () as usize,
+        ),
         (
             "cajeta_launch",
             "i(ppp)",

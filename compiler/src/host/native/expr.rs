@@ -179,6 +179,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                                 | ExprKind::Str(_)
                                 | ExprKind::Call { .. }
                                 | ExprKind::Select { .. }
+                                | ExprKind::Load(Place::Index { .. })
                                 | ExprKind::Host {
                                     op: HostOp::Concat | HostOp::ToString | HostOp::StringMethod(_),
                                     ..

@@ -16,7 +16,7 @@ use super::codegen::{b, Codegen, FnState, Gen};
 use super::delegate::Uses;
 use super::repr::{in_registers, repr, Repr};
 use super::words::word_count;
-use crate::ir::{Expr, ExprKind, HostOp, Launch};
+use crate::ir::{Expr, ExprKind, HostOp, Launch, Place};
 
 /// Where a typed call puts the operation's result.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -180,6 +180,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         e: &'m Expr,
         slot: u64,
     ) -> Gen<bool> {
+        if let ExprKind::Load(Place::Index { base, index }) = &e.kind {
+            return self.element_into(st, e, base, index, slot);
+        }
         let ExprKind::Host { op, args } = &e.kind else {
             return Ok(false);
         };
@@ -190,6 +193,35 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             return Ok(false);
         }
         self.typed_call(st, e, args, name, Dest::Slot(slot))?;
+        Ok(true)
+    }
+
+    /// `base[index]` of an array of objects (`args[0]` of a `String[]`, an array of
+    /// buffers…) into `slot` by `cajeta_element_object`: the interpreter's element load
+    /// on the array and the index native code computed, in that order; false when the
+    /// index is not a native integer or assigns a local (then it is handed over whole).
+    fn element_into(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        e: &'m Expr,
+        base: &'m Expr,
+        index: &'m Expr,
+        slot: u64,
+    ) -> Gen<bool> {
+        let Repr::Scalar(s) = repr(&index.ty) else {
+            return Ok(false);
+        };
+        if !s.is_integer() || repr(&base.ty) != Repr::Object || !no_stores([base, index]) {
+            return Ok(false);
+        }
+        let (array, temp) = self.object_arg(st, base)?;
+        let i = self.value(st, index)?;
+        let bits = self.scalar_bits(i, s)?;
+        let dst = self.slot_address(st, slot)?;
+        let node = self.node_ptr(e);
+        let args = [node.into(), array.into(), bits.into(), dst.into()];
+        self.bridge(st, "cajeta_element_object", &args)?;
+        self.clear_temps(st, temp.into_iter().collect())?;
         Ok(true)
     }
 
