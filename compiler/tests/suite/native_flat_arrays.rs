@@ -49,3 +49,36 @@ fn elements_of_flat_arrays_are_loads_and_stores() {
     assert!(ir.contains("@cajeta_array_view("), "{ir}");
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// Array literals of scalars of every type, vectors, matrices and PODs are one typed call
+/// each, their elements computed natively in source order: the same output on both
+/// executors, and none handed to the interpreter.
+#[test]
+fn array_literals_agree_with_the_interpreter_and_run_as_typed_calls() {
+    let path = corpus_dir().join("array_literals.cajeta");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let r = differential_with("array_literals.cajeta", &src, &[]);
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert!(
+        lines[0].starts_with("-128 5 18446744073709551615 "),
+        "{}",
+        r.out
+    );
+    assert!(
+        lines[0].ends_with(" true 0.30000000000000004 1.0E301 3"),
+        "{}",
+        r.out
+    );
+    assert_eq!(lines[2], "[1][2][3] 30", "{}", r.out);
+    // sum over i < 1000 of 3 i^2 = 3 * 332833500.
+    assert_eq!(lines[4], "998500500", "{}", r.out);
+    assert_eq!(r.end, "returned 39");
+    let out = cajetac()
+        .args(["run", "--host", "native"])
+        .arg(&path)
+        .env("CAJETA_HOST_HANDOFFS", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("native host code: 0 hand-offs"), "{err}");
+}

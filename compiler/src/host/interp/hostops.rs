@@ -52,10 +52,7 @@ impl Interp<'_> {
             }
             HostOp::ArrayLiteral => {
                 let values = self.eval_all(f, args)?;
-                let elem = array_elem(&e.ty, span)?;
-                Array::from_values(elem, values)
-                    .map(Value::array)
-                    .or_else(|m| err(span, m))
+                array_literal(values, e)
             }
             HostOp::ArrayLength => {
                 let [a] = args else {
@@ -196,6 +193,15 @@ pub(crate) fn alloc_array(len: Scalar, e: &Expr) -> Result<Value, Fail> {
     Ok(array)
 }
 
+/// The array literal `e` (`[a, b, c]`) of its elements' `values` (both host executors run
+/// this; native code through a typed call).
+fn array_literal(values: Vec<Value>, e: &Expr) -> Result<Value, Fail> {
+    let elem = array_elem(&e.ty, e.span)?;
+    Array::from_values(elem, values)
+        .map(Value::array)
+        .or_else(|m| err(e.span, m))
+}
+
 #[cfg(feature = "native-host")]
 impl Interp<'_> {
     /// Runs host operation `op` (expression `e`) on its operands' `values`, already
@@ -222,6 +228,7 @@ impl Interp<'_> {
                 };
                 alloc_array(len, e)
             }
+            (HostOp::ArrayLiteral, _) => array_literal(values, e),
             (
                 HostOp::NewBuffer
                 | HostOp::NewLegacyBuffer

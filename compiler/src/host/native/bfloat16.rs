@@ -15,8 +15,9 @@
 //! - comparisons, negation and widening need no rounding; a `bfloat16` bit pattern is the
 //!   upper half of the `float`'s.
 //!
-//! Vectors, matrices, arrays and PODs of `bfloat16`, and `Math` functions on it, stay
-//! objects and hand-offs (`repr.rs`): only scalars are native.
+//! Arrays of `bfloat16` hold the same `f32`s (`Array::BF16`), so native code indexes them
+//! in place as arrays of `float32`. Vectors, matrices and PODs of `bfloat16`, and `Math`
+//! functions on it, stay objects and hand-offs (`repr.rs`).
 
 use inkwell::values::{BasicValueEnum, FloatValue};
 use inkwell::FloatPredicate;

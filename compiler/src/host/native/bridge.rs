@@ -264,13 +264,14 @@ pub unsafe extern "C" fn cajeta_array_view(f: *mut Frame, s: i64) -> ArrayView {
         Array::U16(v) => view(v),
         Array::U32(v) => view(v),
         Array::U64(v) => view(v),
-        Array::F16(v) | Array::F32(v) => view(v),
+        // float16 and bfloat16 values are stored as the `f32` they equal.
+        Array::F16(v) | Array::F32(v) | Array::BF16(v) => view(v),
         Array::F64(v) => view(v),
         Array::Flat(f) => ArrayView {
             data: f.data_mut(),
             len: f.len() as i64,
         },
-        Array::BF16(_) | Array::Values(_) => none,
+        Array::Values(_) => none,
     }
 }
 

@@ -287,6 +287,24 @@ pub unsafe extern "C" fn cajeta_element_object(
     }
 }
 
+/// `[a, b, c]` of elements held in registers (scalars, vectors, matrices, PODs), whose
+/// words are at `words` in order: `*dst` = the new array.
+///
+/// # Safety
+/// As for [`run`]; `words` holds every element's words.
+pub unsafe extern "C" fn cajeta_array_literal(
+    e: *const Expr,
+    words: *const i64,
+    dst: *mut Value,
+) -> i32 {
+    let ExprKind::Host { args, .. } = &(*e).kind else {
+        return on_interp(|_| internal_fail((*e).span, "a literal call of a non-literal"));
+    };
+    let mut w = Words { p: words, at: 0 };
+    let values = args.iter().map(|a| w.value(&a.ty)).collect();
+    run(e, values, dst, std::ptr::null_mut())
+}
+
 /// `System.nanoTime()`.
 pub extern "C" fn cajeta_nano_time() -> i64 {
     crate::host::interp::nano_time()
@@ -438,6 +456,11 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             cajeta_texture_upload_level as *const () as usize,
         ),
         ("cajeta_texture_size", "i(pppp)", on_objects),
+        (
+            "cajeta_array_literal",
+            "i(ppp)",
+            cajeta_array_literal as *const () as usize,
+        ),
         (
             "cajeta_element_object",
             "i(pplp)",

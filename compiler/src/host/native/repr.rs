@@ -62,7 +62,9 @@ pub fn repr(ty: &Type) -> Repr {
 pub fn fast_array(ty: &Type) -> Option<ScalarType> {
     match ty {
         Type::Array(elem) => match **elem {
-            Type::Scalar(s) if native_scalar(s) => Some(s),
+            // A `bfloat16` array stores each value as the `float` it equals, as native code
+            // holds it (`bfloat16.rs`).
+            Type::Scalar(s) if native_scalar(s) || s == ScalarType::BF16 => Some(s),
             _ => None,
         },
         _ => None,

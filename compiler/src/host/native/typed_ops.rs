@@ -186,6 +186,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let ExprKind::Host { op, args } = &e.kind else {
             return Ok(false);
         };
+        if *op == HostOp::ArrayLiteral {
+            if !(args.iter().all(|a| in_registers(&a.ty)) && no_stores(args)) {
+                return Ok(false);
+            }
+            self.array_literal(st, e, args, slot)?;
+            return Ok(true);
+        }
         let Some((name, Ret::Dst)) = typed_call(*op) else {
             return Ok(false);
         };
@@ -194,6 +201,30 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         }
         self.typed_call(st, e, args, name, Dest::Slot(slot))?;
         Ok(true)
+    }
+
+    /// Array literal `e` (`[a, b, c]`) of elements held in registers into `slot` by
+    /// `cajeta_array_literal`: the elements computed in order, as words in one buffer
+    /// (as a launch's operands), the array built by the interpreter's own function.
+    fn array_literal(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        e: &'m Expr,
+        args: &'m [Expr],
+        slot: u64,
+    ) -> Gen<()> {
+        let i64t = self.ctx.i64_type();
+        let n_words = args.iter().map(|a| word_count(&a.ty)).sum::<usize>().max(1);
+        let words = self.entry_alloca(i64t.array_type(n_words as u32).into(), "literal")?;
+        let mut w = 0;
+        for a in args {
+            let v = self.value(st, a)?;
+            w = self.store_words(v, &a.ty, words, w)?;
+        }
+        let dst = self.slot_address(st, slot)?;
+        let node = self.node_ptr(e);
+        let call = [node.into(), words.into(), dst.into()];
+        self.bridge(st, "cajeta_array_literal", &call)
     }
 
     /// `base[index]` of an array of objects (`args[0]` of a `String[]`, an array of
