@@ -167,3 +167,31 @@ fn texture_operations_agree_and_run_as_typed_calls() {
     assert_eq!(kinds, [], "{kinds:?}");
     assert_eq!(total, 0);
 }
+
+/// Intrinsics without a native lowering (`Bits.insert`, precision-integer packing,
+/// `determinant`, `inverse`, `hadamard`, `reflect`, `Math` on `bfloat16`) are one typed call
+/// each on operands native code computed: the same output and error on both executors, and
+/// no hand-off.
+#[test]
+fn intrinsics_by_values_agree_and_are_not_handed_off() {
+    let src = std::fs::read_to_string(corpus_dir().join("intrinsic_calls.cajeta")).unwrap();
+    let r = differential_with("intrinsic_calls.cajeta", &src, &["0".to_string()]);
+    let lines: Vec<&str> = r.out.lines().collect();
+    // det = 2 * (12 - 0) - 1 * (2 - 0) + 0.25 * (-0.5 - 0) = 21.875; sqrt(2) in bfloat16.
+    assert!(lines[1].starts_with("21.875 ("), "{}", r.out);
+    assert!(
+        lines[3].starts_with("(1.0, 1.0, 0.5) 1.4140625 "),
+        "{}",
+        r.out
+    );
+    let r = differential_with("intrinsic_calls.cajeta", &src, &["1".to_string()]);
+    assert!(
+        r.end.contains("25:25: runtime error: Bits.extract on"),
+        "{}",
+        r.end
+    );
+    let file = corpus_dir().join("intrinsic_calls.cajeta");
+    let (total, kinds) = handoffs_by_kind(&file, &["0"]);
+    assert_eq!(kinds, [], "{kinds:?}");
+    assert_eq!(total, 0);
+}

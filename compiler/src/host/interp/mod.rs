@@ -65,6 +65,8 @@ pub(crate) use hostops::nano_time;
 #[cfg(feature = "native-host")]
 pub(crate) use launch::LaunchOperands;
 pub use value::{Array, Scalar, Text, Value};
+#[cfg(feature = "native-host")]
+pub(crate) use vector_ops::intrinsic_values;
 
 /// Stack of the interpreter thread: enough for [`MAX_CALL_DEPTH`] nested calls even in
 /// unoptimized builds (about 9 KiB per simple call level there, 1.4 KiB optimized). The

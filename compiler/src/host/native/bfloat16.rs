@@ -16,8 +16,9 @@
 //!   upper half of the `float`'s.
 //!
 //! Arrays of `bfloat16` hold the same `f32`s (`Array::BF16`), so native code indexes them
-//! in place as arrays of `float32`. Vectors, matrices and PODs of `bfloat16`, and `Math`
-//! functions on it, stay objects and hand-offs (`repr.rs`).
+//! in place as arrays of `float32`. `Math` functions on `bfloat16` are typed calls of the
+//! interpreter's (`intrinsic_calls.rs`); vectors, matrices and PODs of `bfloat16` stay
+//! objects (`repr.rs`).
 
 use inkwell::values::{BasicValueEnum, FloatValue};
 use inkwell::FloatPredicate;

@@ -19,6 +19,7 @@ use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
 
 use super::codegen::{b, Codegen, FnState, Gen};
+use super::intrinsic_calls::is_intrinsic_call;
 use super::repr::{in_registers, repr, Repr};
 use super::runtime::SiteKind;
 use super::text::flatten;
@@ -112,7 +113,10 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 _ => return Err("internal error: array length".into()),
             },
             ExprKind::Host { op, args } => return self.host(st, *op, args, e),
-            ExprKind::Intrinsic { .. } => self.scalar_fn(st, e)?,
+            ExprKind::Intrinsic { .. } if super::scalar_fns::is_scalar_fn(e) => {
+                self.scalar_fn(st, e)?
+            }
+            ExprKind::Intrinsic { .. } => self.intrinsic_by_values(st, e)?,
             ExprKind::Sequence(stmts, value) => {
                 self.block(st, stmts)?;
                 return self.expr(st, value);
@@ -130,7 +134,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             return native;
         }
         if let Some(native) = self.vector_node(e) {
-            return native;
+            return native || is_intrinsic_call(e);
         }
         if let Some(native) = self.typed_node(e) {
             return native;
@@ -162,7 +166,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 .functions
                 .get(func.0)
                 .is_some_and(|f| f.kind == crate::ir::FunctionKind::Host),
-            ExprKind::Intrinsic { .. } => super::scalar_fns::is_scalar_fn(e),
+            ExprKind::Intrinsic { .. } => {
+                super::scalar_fns::is_scalar_fn(e) || is_intrinsic_call(e)
+            }
             ExprKind::Host { op, args } => match op {
                 HostOp::Print | HostOp::Println => {
                     let mut leaves = Vec::new();

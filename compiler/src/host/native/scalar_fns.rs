@@ -33,7 +33,8 @@ pub fn is_scalar_fn(e: &Expr) -> bool {
     let scalar = |t| matches!(repr(t), Repr::Scalar(_));
     let bf16 = |t: &Type| t.as_scalar() == Some(ScalarType::BF16);
     if bf16(&e.ty) || args.iter().any(|a| bf16(&a.ty)) {
-        // Of `bfloat16`, only its bit casts are native (`bfloat16.rs`).
+        // Of `bfloat16`, only its bit casts are inline (`bfloat16.rs`); the rest is a
+        // typed call on values (`intrinsic_calls.rs`).
         return matches!(op, Intrinsic::BitCast(_)) && args.len() == 1;
     }
     matches!(

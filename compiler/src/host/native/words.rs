@@ -53,7 +53,7 @@ pub(super) fn value_of(words: &[i64], ty: &Type) -> Option<(Value, usize)> {
 
 /// Writes the words of `v` (of type `ty`) to `out`; zeros where `v` is not such a value
 /// (an unassigned local).
-fn write_words(v: &Value, ty: &Type, out: &mut [i64]) {
+pub(super) fn write_words(v: &Value, ty: &Type, out: &mut [i64]) {
     match (v, ty) {
         (Value::Scalar(s), Type::Scalar(_)) => {
             if let Some(o) = out.first_mut() {
@@ -307,7 +307,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 
     /// The native value of type `ty` whose words start at word `at`, and the next word.
-    fn load_words(
+    pub(super) fn load_words(
         &self,
         ty: &Type,
         words: PointerValue<'ctx>,
