@@ -525,7 +525,11 @@ impl Interp<'_> {
         args: &[Expr],
         e: &Expr,
     ) -> Result<Value, Fail> {
-        let values = self.eval_all(f, args)?;
+        let values = match (op, args) {
+            // `allocate(kind)`: the kind is a constant read from the IR, not a value.
+            (HostOp::BufferAllocate, [b, ..]) => vec![self.eval(f, b)?],
+            _ => self.eval_all(f, args)?,
+        };
         self.device_op_values(op, values, e)
     }
 

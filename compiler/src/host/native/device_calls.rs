@@ -213,7 +213,8 @@ pub unsafe extern "C" fn cajeta_buffer_slice(
 }
 
 /// An operation on up to four integers with an object result: `heap Texture2D(w, h,
-/// levels)` and the other texture shapes, `heap Sampler(filter, address)`; the operands
+/// levels)` and the other texture shapes, `heap Sampler(filter, address)`,
+/// `heap Buffer<T>(device, n)`; the operands
 /// past the operation's own are zeros (each its own symbol, this body).
 ///
 /// # Safety
@@ -237,6 +238,19 @@ pub unsafe extern "C" fn cajeta_of_ints(
         .map(|(i, &bits)| scalar(e, i, bits))
         .collect();
     run(e, values, dst, std::ptr::null_mut())
+}
+
+/// `buf.allocate([kind])`: device memory for a buffer that has none (the constant memory
+/// kind is read from `e`).
+///
+/// # Safety
+/// As for [`run`]; `buf` points to a live value.
+pub unsafe extern "C" fn cajeta_buffer_allocate(
+    e: *const Expr,
+    buf: *const Value,
+    out: *mut i64,
+) -> i32 {
+    run(e, vec![(*buf).clone()], std::ptr::null_mut(), out)
 }
 
 /// `tex.uploadLevel(level, arr)`.
@@ -449,6 +463,12 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
         ("cajeta_image_size", "i(pppp)", on_objects),
         ("cajeta_texture_new", "i(pllllp)", of_ints),
         ("cajeta_sampler_new", "i(pllllp)", of_ints),
+        ("cajeta_legacy_buffer_new", "i(pllllp)", of_ints),
+        (
+            "cajeta_buffer_allocate",
+            "i(ppp)",
+            cajeta_buffer_allocate as *const () as usize,
+        ),
         ("cajeta_texture_upload", "i(pppp)", on_objects),
         (
             "cajeta_texture_upload_level",

@@ -73,6 +73,8 @@ fn typed_call(op: HostOp) -> Option<(&'static str, Ret)> {
         HostOp::WriteImage(_) => ("cajeta_write_image", Ret::None),
         HostOp::NewTexture(..) => ("cajeta_texture_new", Ret::Dst),
         HostOp::NewSampler => ("cajeta_sampler_new", Ret::Dst),
+        HostOp::NewLegacyBuffer => ("cajeta_legacy_buffer_new", Ret::Dst),
+        HostOp::BufferAllocate => ("cajeta_buffer_allocate", Ret::Out),
         HostOp::TextureUpload => ("cajeta_texture_upload", Ret::Out),
         HostOp::TextureUploadLevel => ("cajeta_texture_upload_level", Ret::Out),
         HostOp::TextureWidth | HostOp::TextureHeight | HostOp::TextureDepth => {
@@ -109,7 +111,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             } => Some(true),
             ExprKind::Host { op, args } => {
                 let (_, ret) = typed_call(*op)?;
-                Some(ret != Ret::Dst && operands_ok(args))
+                Some(ret != Ret::Dst && operands_ok(operands(*op, args)))
             }
             ExprKind::Launch(l) => Some(
                 repr(&l.stream.ty) == Repr::Object
@@ -153,7 +155,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 } else {
                     Dest::None
                 };
-                self.typed_call(st, e, args, name, dest)?;
+                self.typed_call(st, e, operands(*op, args), name, dest)?;
                 match (out, e.ty.as_scalar()) {
                     (Some(out), Some(s)) => {
                         let i64t = self.ctx.i64_type();
@@ -351,6 +353,15 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let args: [BasicMetadataValueEnum; 3] = [node.into(), words.into(), objs.into()];
         self.bridge(st, "cajeta_launch", &args)?;
         self.clear_temps(st, temps)
+    }
+}
+
+/// The operands of host operation `op` that are values (`allocate(kind)`'s memory kind is
+/// a constant the operation reads from the IR).
+fn operands(op: HostOp, args: &[Expr]) -> &[Expr] {
+    match (op, args) {
+        (HostOp::BufferAllocate, [_, ..]) => &args[..1],
+        _ => args,
     }
 }
 
