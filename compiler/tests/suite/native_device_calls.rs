@@ -195,3 +195,20 @@ fn intrinsics_by_values_agree_and_are_not_handed_off() {
     assert_eq!(kinds, [], "{kinds:?}");
     assert_eq!(total, 0);
 }
+
+/// Device queries (`Device.name()`, `waveSize()`, `memoryBytes()`…) are typed calls: the
+/// same answers on both executors, and no hand-off.
+#[test]
+fn device_queries_agree_and_are_typed_calls() {
+    let src = std::fs::read_to_string(corpus_dir().join("device_queries.cajeta")).unwrap();
+    let r = differential_with("device_queries.cajeta", &src, &[]);
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert!(lines[0].ends_with(" vulkan"), "{}", r.out);
+    assert!(lines[1].contains(" true "), "{}", r.out);
+    let wave = lines[1].split(' ').next().unwrap();
+    assert_eq!(r.end, format!("returned {wave}"));
+    let file = corpus_dir().join("device_queries.cajeta");
+    let (total, kinds) = handoffs_by_kind(&file, &[]);
+    assert_eq!(kinds, [], "{kinds:?}");
+    assert_eq!(total, 0);
+}

@@ -229,6 +229,7 @@ impl Interp<'_> {
                 alloc_array(len, e)
             }
             (HostOp::ArrayLiteral, _) => array_literal(values, e),
+            (HostOp::DeviceQuery(q), _) => self.device_query(q, e),
             (
                 HostOp::NewBuffer
                 | HostOp::NewLegacyBuffer

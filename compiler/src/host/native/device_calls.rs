@@ -127,7 +127,8 @@ unsafe fn transfer(
 }
 
 /// An operation without operands whose result is an object: `KernelStream.current()`,
-/// `KernelStream.create()`, `Event.create()` (each its own symbol, this body).
+/// `KernelStream.create()`, `Event.create()`, `Device.name()` (each its own symbol, this
+/// body).
 ///
 /// # Safety
 /// As for [`run`].
@@ -251,6 +252,15 @@ pub unsafe extern "C" fn cajeta_buffer_allocate(
     out: *mut i64,
 ) -> i32 {
     run(e, vec![(*buf).clone()], std::ptr::null_mut(), out)
+}
+
+/// A device query with a scalar result (`Device.waveSize()`, `memoryBytes()`…): its bits
+/// to `*out`.
+///
+/// # Safety
+/// As for [`run`].
+pub unsafe extern "C" fn cajeta_device_query(e: *const Expr, out: *mut i64) -> i32 {
+    run(e, Vec::new(), std::ptr::null_mut(), out)
 }
 
 /// `tex.uploadLevel(level, arr)`.
@@ -464,6 +474,12 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
         ("cajeta_texture_new", "i(pllllp)", of_ints),
         ("cajeta_sampler_new", "i(pllllp)", of_ints),
         ("cajeta_legacy_buffer_new", "i(pllllp)", of_ints),
+        ("cajeta_device_query_text", "i(pp)", new_object),
+        (
+            "cajeta_device_query",
+            "i(pp)",
+            cajeta_device_query as *const () as usize,
+        ),
         (
             "cajeta_buffer_allocate",
             "i(ppp)",

@@ -179,18 +179,22 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     // the interpreter (locals, strings it builds, call results); else the
                     // whole print is one hand-off rather than one per piece.
                     let printable = |l: &Expr| match repr(&l.ty) {
-                        Repr::Object => matches!(
-                            &l.kind,
-                            ExprKind::Load(Place::Local(_))
-                                | ExprKind::Str(_)
-                                | ExprKind::Call { .. }
-                                | ExprKind::Select { .. }
-                                | ExprKind::Load(Place::Index { .. })
-                                | ExprKind::Host {
-                                    op: HostOp::Concat | HostOp::ToString | HostOp::StringMethod(_),
-                                    ..
-                                }
-                        ),
+                        Repr::Object => {
+                            matches!(
+                                &l.kind,
+                                ExprKind::Load(Place::Local(_))
+                                    | ExprKind::Str(_)
+                                    | ExprKind::Call { .. }
+                                    | ExprKind::Select { .. }
+                                    | ExprKind::Load(Place::Index { .. })
+                                    | ExprKind::Host {
+                                        op: HostOp::Concat
+                                            | HostOp::ToString
+                                            | HostOp::StringMethod(_),
+                                        ..
+                                    }
+                            ) || super::typed_ops::typed_object(l)
+                        }
                         Repr::Void => false,
                         _ => true,
                     };

@@ -16,7 +16,7 @@ use super::codegen::{b, Codegen, FnState, Gen};
 use super::delegate::Uses;
 use super::repr::{in_registers, repr, Repr};
 use super::words::word_count;
-use crate::ir::{Expr, ExprKind, HostOp, Launch, Place};
+use crate::ir::{Expr, ExprKind, HostDeviceQuery, HostOp, Launch, Place};
 
 /// Where a typed call puts the operation's result.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -74,6 +74,10 @@ fn typed_call(op: HostOp) -> Option<(&'static str, Ret)> {
         HostOp::NewTexture(..) => ("cajeta_texture_new", Ret::Dst),
         HostOp::NewSampler => ("cajeta_sampler_new", Ret::Dst),
         HostOp::NewLegacyBuffer => ("cajeta_legacy_buffer_new", Ret::Dst),
+        HostOp::DeviceQuery(HostDeviceQuery::Name | HostDeviceQuery::ActiveBackend) => {
+            ("cajeta_device_query_text", Ret::Dst)
+        }
+        HostOp::DeviceQuery(_) => ("cajeta_device_query", Ret::Out),
         HostOp::BufferAllocate => ("cajeta_buffer_allocate", Ret::Out),
         HostOp::TextureUpload => ("cajeta_texture_upload", Ret::Out),
         HostOp::TextureUploadLevel => ("cajeta_texture_upload_level", Ret::Out),
@@ -82,6 +86,17 @@ fn typed_call(op: HostOp) -> Option<(&'static str, Ret)> {
         }
         _ => return None,
     })
+}
+
+/// True when `e` is a host operation with an object result that native code runs by a
+/// typed call (`Device.name()`, `heap T[n]`…): an object it can put in a slot itself.
+pub(super) fn typed_object(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Host { op, args } => {
+            matches!(typed_call(*op), Some((_, Ret::Dst))) && operands_ok(operands(*op, args))
+        }
+        _ => false,
+    }
 }
 
 /// True when no operand assigns a local: an object operand is passed as its local's slot,
