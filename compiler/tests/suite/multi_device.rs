@@ -45,6 +45,18 @@ fn a_buffer_moves_between_two_devices_and_is_computed_on_each() {
     assert_eq!(lines[1], "on device 1: 0 mismatches");
     assert_eq!(lines[2], "back on device 0: 0 mismatches, a kept true");
     assert!(lines[3].starts_with("same GPU: "), "{out}");
+    // Device.count/all/current/set and copyFrom are typed calls in native code.
+    if cfg!(feature = "native-host") {
+        let out = cajetac()
+            .args(["run", "--host", "native"])
+            .arg(repo().join("compiler/tests/multi_device/two_devices.cajeta"))
+            .env("CAJETA_DEVICES", "0,0")
+            .env("CAJETA_HOST_HANDOFFS", "1")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("0 hand-offs to the interpreter"), "{err}");
+    }
 }
 
 #[test]

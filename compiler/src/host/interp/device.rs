@@ -505,10 +505,6 @@ impl Interp<'_> {
         }
     }
 
-    pub(super) fn eval_buffer(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<BufferObj>, Fail> {
-        buffer_of(self.eval(f, e)?, e)
-    }
-
     pub(super) fn eval_array(
         &mut self,
         f: &mut Frame,

@@ -230,6 +230,10 @@ impl Interp<'_> {
             }
             (HostOp::ArrayLiteral, _) => array_literal(values, e),
             (HostOp::DeviceQuery(q), _) => self.device_query(q, e),
+            (HostOp::Devices(op), _) => self.devices_op_values(op, values, e),
+            // The operations of `Comm` without operands (rank, size, barrier…): no frame is
+            // read.
+            (HostOp::Comm(op), []) => self.comm_op(&mut Vec::new(), op, &[], e),
             (
                 HostOp::NewBuffer
                 | HostOp::NewLegacyBuffer

@@ -254,13 +254,23 @@ pub unsafe extern "C" fn cajeta_buffer_allocate(
     run(e, vec![(*buf).clone()], std::ptr::null_mut(), out)
 }
 
-/// A device query with a scalar result (`Device.waveSize()`, `memoryBytes()`…): its bits
-/// to `*out`.
+/// An operation without operands with a scalar result or none: a device query
+/// (`Device.waveSize()`, `memoryBytes()`…), `Device.count()`, `Device.current()`,
+/// `Comm.rank()`, `Comm.size()`, `Comm.barrier()`… (each its own symbol, this body); the
+/// result's bits to `*out`.
 ///
 /// # Safety
 /// As for [`run`].
 pub unsafe extern "C" fn cajeta_device_query(e: *const Expr, out: *mut i64) -> i32 {
     run(e, Vec::new(), std::ptr::null_mut(), out)
+}
+
+/// `Device.set(i)`.
+///
+/// # Safety
+/// As for [`run`].
+pub unsafe extern "C" fn cajeta_devices_set(e: *const Expr, i: i64, out: *mut i64) -> i32 {
+    run(e, vec![scalar(e, 0, i)], std::ptr::null_mut(), out)
 }
 
 /// `tex.uploadLevel(level, arr)`.
@@ -411,6 +421,7 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
     let new_object = cajeta_new_object as *const () as usize;
     let object_of = cajeta_object_of as *const () as usize;
     let of_ints = cajeta_of_ints as *const () as usize;
+    let no_operands = cajeta_device_query as *const () as usize;
     vec![
         (
             "cajeta_array_new",
@@ -475,11 +486,16 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
         ("cajeta_sampler_new", "i(pllllp)", of_ints),
         ("cajeta_legacy_buffer_new", "i(pllllp)", of_ints),
         ("cajeta_device_query_text", "i(pp)", new_object),
+        ("cajeta_devices_all", "i(pp)", new_object),
+        ("cajeta_devices_int", "i(pp)", no_operands),
+        ("cajeta_comm_int", "i(pp)", no_operands),
         (
-            "cajeta_device_query",
-            "i(pp)",
-            cajeta_device_query as *const () as usize,
+            "cajeta_devices_set",
+            "i(plp)",
+            cajeta_devices_set as *const () as usize,
         ),
+        ("cajeta_devices_copy", "i(pppp)", on_objects),
+        ("cajeta_device_query", "i(pp)", no_operands),
         (
             "cajeta_buffer_allocate",
             "i(ppp)",

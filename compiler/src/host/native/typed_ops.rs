@@ -16,7 +16,7 @@ use super::codegen::{b, Codegen, FnState, Gen};
 use super::delegate::Uses;
 use super::repr::{in_registers, repr, Repr};
 use super::words::word_count;
-use crate::ir::{Expr, ExprKind, HostDeviceQuery, HostOp, Launch, Place};
+use crate::ir::{CommOp, DevicesOp, Expr, ExprKind, HostDeviceQuery, HostOp, Launch, Place};
 
 /// Where a typed call puts the operation's result.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -78,6 +78,13 @@ fn typed_call(op: HostOp) -> Option<(&'static str, Ret)> {
             ("cajeta_device_query_text", Ret::Dst)
         }
         HostOp::DeviceQuery(_) => ("cajeta_device_query", Ret::Out),
+        HostOp::Devices(DevicesOp::Count | DevicesOp::Current) => ("cajeta_devices_int", Ret::Out),
+        HostOp::Devices(DevicesOp::All) => ("cajeta_devices_all", Ret::Dst),
+        HostOp::Devices(DevicesOp::Set) => ("cajeta_devices_set", Ret::Out),
+        HostOp::Devices(DevicesOp::CopyFrom) => ("cajeta_devices_copy", Ret::Out),
+        HostOp::Comm(
+            CommOp::Rank | CommOp::Size | CommOp::LocalRank | CommOp::LocalDevice | CommOp::Barrier,
+        ) => ("cajeta_comm_int", Ret::Out),
         HostOp::BufferAllocate => ("cajeta_buffer_allocate", Ret::Out),
         HostOp::TextureUpload => ("cajeta_texture_upload", Ret::Out),
         HostOp::TextureUploadLevel => ("cajeta_texture_upload_level", Ret::Out),
