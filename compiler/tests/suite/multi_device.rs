@@ -97,6 +97,18 @@ fn comm_works_as_one_rank_without_mpirun() {
         err.contains("comm_single.cajeta:34:9: runtime error: rank 0 cannot send to itself"),
         "{err}"
     );
+    // Every `Comm` operation is a typed call in native code.
+    if cfg!(feature = "native-host") {
+        let out = cajetac()
+            .args(["run", "--host", "native"])
+            .arg(repo().join("compiler/tests/multi_device/comm_single.cajeta"))
+            .env("CAJETA_DEVICES", "0")
+            .env("CAJETA_HOST_HANDOFFS", "1")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("0 hand-offs to the interpreter"), "{err}");
+    }
 }
 
 /// The Rust embedding API: a second device (`Device::sibling`, a second logical device on the

@@ -231,9 +231,7 @@ impl Interp<'_> {
             (HostOp::ArrayLiteral, _) => array_literal(values, e),
             (HostOp::DeviceQuery(q), _) => self.device_query(q, e),
             (HostOp::Devices(op), _) => self.devices_op_values(op, values, e),
-            // The operations of `Comm` without operands (rank, size, barrier…): no frame is
-            // read.
-            (HostOp::Comm(op), []) => self.comm_op(&mut Vec::new(), op, &[], e),
+            (HostOp::Comm(op), _) => self.comm_op_values(op, values, e),
             (
                 HostOp::NewBuffer
                 | HostOp::NewLegacyBuffer

@@ -241,8 +241,9 @@ pub unsafe extern "C" fn cajeta_of_ints(
     run(e, values, dst, std::ptr::null_mut())
 }
 
-/// `buf.allocate([kind])`: device memory for a buffer that has none (the constant memory
-/// kind is read from `e`).
+/// An operation on one object whose other operand is a constant read from `e`:
+/// `buf.allocate([kind])` (device memory for a buffer that has none),
+/// `Comm.allReduce(data, how)` (each its own symbol, this body).
 ///
 /// # Safety
 /// As for [`run`]; `buf` points to a live value.
@@ -263,6 +264,35 @@ pub unsafe extern "C" fn cajeta_buffer_allocate(
 /// As for [`run`].
 pub unsafe extern "C" fn cajeta_device_query(e: *const Expr, out: *mut i64) -> i32 {
     run(e, Vec::new(), std::ptr::null_mut(), out)
+}
+
+/// `Comm.broadcast(data, root)`.
+///
+/// # Safety
+/// As for [`run`]; `data` points to a live value.
+pub unsafe extern "C" fn cajeta_comm_broadcast(
+    e: *const Expr,
+    data: *const Value,
+    root: i64,
+    out: *mut i64,
+) -> i32 {
+    let values = vec![(*data).clone(), scalar(e, 1, root)];
+    run(e, values, std::ptr::null_mut(), out)
+}
+
+/// `Comm.send(data, dest, tag)` / `Comm.recv(data, source, tag)`.
+///
+/// # Safety
+/// As for [`run`]; `data` points to a live value.
+pub unsafe extern "C" fn cajeta_comm_send_recv(
+    e: *const Expr,
+    data: *const Value,
+    peer: i64,
+    tag: i64,
+    out: *mut i64,
+) -> i32 {
+    let values = vec![(*data).clone(), scalar(e, 1, peer), scalar(e, 2, tag)];
+    run(e, values, std::ptr::null_mut(), out)
 }
 
 /// `Device.set(i)`.
@@ -495,6 +525,22 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             cajeta_devices_set as *const () as usize,
         ),
         ("cajeta_devices_copy", "i(pppp)", on_objects),
+        ("cajeta_comm_all_gather", "i(pppp)", on_objects),
+        (
+            "cajeta_comm_all_reduce",
+            "i(ppp)",
+            cajeta_buffer_allocate as *const () as usize,
+        ),
+        (
+            "cajeta_comm_broadcast",
+            "i(pplp)",
+            cajeta_comm_broadcast as *const () as usize,
+        ),
+        (
+            "cajeta_comm_send_recv",
+            "i(ppllp)",
+            cajeta_comm_send_recv as *const () as usize,
+        ),
         ("cajeta_device_query", "i(pp)", no_operands),
         (
             "cajeta_buffer_allocate",

@@ -85,6 +85,10 @@ fn typed_call(op: HostOp) -> Option<(&'static str, Ret)> {
         HostOp::Comm(
             CommOp::Rank | CommOp::Size | CommOp::LocalRank | CommOp::LocalDevice | CommOp::Barrier,
         ) => ("cajeta_comm_int", Ret::Out),
+        HostOp::Comm(CommOp::Broadcast) => ("cajeta_comm_broadcast", Ret::Out),
+        HostOp::Comm(CommOp::Send | CommOp::Recv) => ("cajeta_comm_send_recv", Ret::Out),
+        HostOp::Comm(CommOp::AllReduce) => ("cajeta_comm_all_reduce", Ret::Out),
+        HostOp::Comm(CommOp::AllGather) => ("cajeta_comm_all_gather", Ret::Out),
         HostOp::BufferAllocate => ("cajeta_buffer_allocate", Ret::Out),
         HostOp::TextureUpload => ("cajeta_texture_upload", Ret::Out),
         HostOp::TextureUploadLevel => ("cajeta_texture_upload_level", Ret::Out),
@@ -378,11 +382,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 }
 
-/// The operands of host operation `op` that are values (`allocate(kind)`'s memory kind is
-/// a constant the operation reads from the IR).
+/// The operands of host operation `op` that are values (`allocate(kind)`'s memory kind and
+/// `allReduce(data, how)`'s operation are constants the operation reads from the IR).
 fn operands(op: HostOp, args: &[Expr]) -> &[Expr] {
     match (op, args) {
-        (HostOp::BufferAllocate, [_, ..]) => &args[..1],
+        (HostOp::BufferAllocate | HostOp::Comm(CommOp::AllReduce), [_, ..]) => &args[..1],
         _ => args,
     }
 }
