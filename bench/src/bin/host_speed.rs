@@ -23,7 +23,7 @@ use std::time::Instant;
 /// into FMA), the same libm functions for `Math`, and strings that are copied on every `+`,
 /// as Cajeta's (and Java's) immutable ones, or built once where Cajeta builds a chain of
 /// `+` in one string.
-const PROGRAMS: [(&str, &str, &str, &str); 12] = [
+const PROGRAMS: [(&str, &str, &str, &str); 14] = [
     ("empty", "", "return 0;", "printf(\"%lld\\n\", 0LL); return 0;"),
     (
         "int loop (10M: acc = acc * 31 + (i ^ (i >> 3)))",
@@ -258,6 +258,86 @@ const PROGRAMS: [(&str, &str, &str, &str); 12] = [
             }
         }
         printf(\"%lld\\n\", (long long) (((b.pos[0] + b.pos[1]) + b.pos[2]) * 1000.0f)); return 0;",
+    ),
+    (
+        "POD array update (10M element updates: heap Particle[1000], fields in place)",
+        "public final class Particle {
+    Vector<float32,3> pos;
+    Vector<float32,3> vel;
+    float32 drag;
+}
+",
+        "Particle[] ps = heap Particle[1000];
+        for (int32 i = 0; i < 1000; i++) {
+            ps[i] = stack Particle(stack Vector<float32,3>((float32) i * 0.001f, 1.0f, 0.0f),
+                stack Vector<float32,3>(0.5f, 2.0f, -1.0f), 0.999f);
+        }
+        Vector<float32,3> g = stack Vector<float32,3>(0.0001f, -0.001f, 0.0002f);
+        for (int32 r = 0; r < N; r += 1000) {
+            for (int32 i = 0; i < 1000; i++) {
+                ps[i].vel = ps[i].vel * ps[i].drag + g;
+                ps[i].pos = ps[i].pos + ps[i].vel * 0.01f;
+            }
+        }
+        float32 s = 0.0f;
+        for (int32 i = 0; i < 1000; i++) {
+            s = s + ps[i].pos.y;
+        }
+        return (int64) (s * 10.0f);",
+        "struct P { float pos[3]; float vel[3]; float drag; };
+        struct P *ps = malloc(1000 * sizeof(struct P));
+        for (int32_t i = 0; i < 1000; i++) {
+            struct P p = {{(float) i * 0.001f, 1.0f, 0.0f}, {0.5f, 2.0f, -1.0f}, 0.999f};
+            ps[i] = p;
+        }
+        float g[3] = {0.0001f, -0.001f, 0.0002f};
+        for (int32_t r = 0; r < N; r += 1000) {
+            for (int32_t i = 0; i < 1000; i++) {
+                for (int k = 0; k < 3; k++) {
+                    ps[i].vel[k] = ps[i].vel[k] * ps[i].drag + g[k];
+                }
+                for (int k = 0; k < 3; k++) {
+                    ps[i].pos[k] = ps[i].pos[k] + ps[i].vel[k] * 0.01f;
+                }
+            }
+        }
+        float s = 0.0f;
+        for (int32_t i = 0; i < 1000; i++) {
+            s = s + ps[i].pos[1];
+        }
+        printf(\"%lld\\n\", (long long) (s * 10.0f)); return 0;",
+    ),
+    (
+        "vector array (10M: acc = acc * 0.999f + vs[i] over heap Vector<float32,4>[1000])",
+        "",
+        "Vector<float32,4>[] vs = heap Vector<float32,4>[1000];
+        for (int32 i = 0; i < 1000; i++) {
+            vs[i] = stack Vector<float32,4>((float32) i, 1.0f, -0.5f, 0.25f) * 0.001f;
+        }
+        Vector<float32,4> acc = stack Vector<float32,4>(0.0f);
+        for (int32 r = 0; r < N; r += 1000) {
+            for (int32 i = 0; i < 1000; i++) {
+                acc = acc * 0.999f + vs[i];
+            }
+        }
+        return (int64) (acc.dot(stack Vector<float32,4>(1.0f)) * 1000.0f);",
+        "float (*vs)[4] = malloc(1000 * sizeof *vs);
+        for (int32_t i = 0; i < 1000; i++) {
+            float v[4] = {(float) i, 1.0f, -0.5f, 0.25f};
+            for (int k = 0; k < 4; k++) {
+                vs[i][k] = v[k] * 0.001f;
+            }
+        }
+        float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int32_t r = 0; r < N; r += 1000) {
+            for (int32_t i = 0; i < 1000; i++) {
+                for (int k = 0; k < 4; k++) {
+                    acc[k] = acc[k] * 0.999f + vs[i][k];
+                }
+            }
+        }
+        float dot = ((acc[0] * 1.0f + acc[1] * 1.0f) + acc[2] * 1.0f) + acc[3] * 1.0f;
+        printf(\"%lld\\n\", (long long) (dot * 1000.0f)); return 0;",
     ),
     (
         "matrix x vector (10M: v = m * v + bias, Matrix<float32,4,4>)",

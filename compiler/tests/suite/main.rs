@@ -17,7 +17,15 @@ mod lsp;
 mod mpi;
 mod multi_device;
 #[cfg(feature = "native-host")]
+mod native_bfloat16;
+#[cfg(feature = "native-host")]
+mod native_device_calls;
+#[cfg(feature = "native-host")]
+mod native_flat_arrays;
+#[cfg(feature = "native-host")]
 mod native_host;
+#[cfg(feature = "native-host")]
+mod native_selects;
 mod parse_smoke;
 mod pathological;
 #[cfg(feature = "native-host")]

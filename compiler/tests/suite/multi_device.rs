@@ -45,6 +45,18 @@ fn a_buffer_moves_between_two_devices_and_is_computed_on_each() {
     assert_eq!(lines[1], "on device 1: 0 mismatches");
     assert_eq!(lines[2], "back on device 0: 0 mismatches, a kept true");
     assert!(lines[3].starts_with("same GPU: "), "{out}");
+    // Device.count/all/current/set and copyFrom are typed calls in native code.
+    if cfg!(feature = "native-host") {
+        let out = cajetac()
+            .args(["run", "--host", "native"])
+            .arg(repo().join("compiler/tests/multi_device/two_devices.cajeta"))
+            .env("CAJETA_DEVICES", "0,0")
+            .env("CAJETA_HOST_HANDOFFS", "1")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("0 hand-offs to the interpreter"), "{err}");
+    }
 }
 
 #[test]
@@ -85,6 +97,18 @@ fn comm_works_as_one_rank_without_mpirun() {
         err.contains("comm_single.cajeta:34:9: runtime error: rank 0 cannot send to itself"),
         "{err}"
     );
+    // Every `Comm` operation is a typed call in native code.
+    if cfg!(feature = "native-host") {
+        let out = cajetac()
+            .args(["run", "--host", "native"])
+            .arg(repo().join("compiler/tests/multi_device/comm_single.cajeta"))
+            .env("CAJETA_DEVICES", "0")
+            .env("CAJETA_HOST_HANDOFFS", "1")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("0 hand-offs to the interpreter"), "{err}");
+    }
 }
 
 /// The Rust embedding API: a second device (`Device::sibling`, a second logical device on the

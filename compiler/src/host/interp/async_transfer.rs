@@ -42,18 +42,38 @@ impl Interp<'_> {
         args: &[Expr],
         span: Span,
     ) -> Result<Value, Fail> {
+        let values = self.eval_all(f, args)?;
+        self.buffer_transfer_values(op, values, args, span)
+    }
+
+    /// A buffer transfer on its operands' `values` (buffer, array and, when given, stream):
+    /// both host executors run this, native code through its typed calls.
+    pub(crate) fn buffer_transfer_values(
+        &mut self,
+        op: HostOp,
+        values: Vec<Value>,
+        args: &[Expr],
+        span: Span,
+    ) -> Result<Value, Fail> {
+        let mut values = values.into_iter();
+        let (buffer, array, stream) = (
+            values.next().unwrap_or(Value::Void),
+            values.next().unwrap_or(Value::Void),
+            values.next(),
+        );
         let dir = match op {
             HostOp::BufferUpload | HostOp::BufferUploadAsync => "upload",
             _ => "download",
         };
         if let Some(crate::ir::Type::Buffer(elem)) = args.first().map(|b| &b.ty) {
             if let crate::ir::Type::Struct(d) = elem.as_ref() {
-                return self.pod_transfer(f, op, args, &d.clone(), span);
+                let operands = (buffer, array, stream);
+                return self.pod_transfer(operands, op, args, &d.clone(), span);
             }
         }
-        let t = self.transfer(f, args, span, dir)?;
+        let t = self.transfer((buffer, array), args, span, dir)?;
         self.refuse_pending_target(&t.array, span)?;
-        let obj = self.transfer_stream(f, args, span)?;
+        let obj = self.transfer_stream(stream, args, span)?;
         if let Some(cpu) = self.device.cpu {
             let upload = matches!(op, HostOp::BufferUpload | HostOp::BufferUploadAsync);
             return cpu_transfer(cpu, &t, upload, span).map(|()| Value::Void);

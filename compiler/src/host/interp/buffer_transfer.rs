@@ -3,9 +3,10 @@
 
 use super::device::DevBuffer;
 
-use super::eval::{err, internal, Fail, Frame, Interp};
+use super::eval::{err, internal, Fail, Interp};
+use super::operands::{array_of, buffer_of};
 use super::ops::{bf16_from_bits, bf16_to_bits, f16_from_bits, f16_to_bits};
-use super::value::Array;
+use super::value::{Array, Value};
 use crate::diagnostics::Span;
 use crate::ir::{Expr, ScalarType};
 
@@ -30,7 +31,7 @@ pub(super) fn array_to_bytes(a: &Array) -> Option<Vec<u8>> {
         Array::BF16(v) => le!(v, |x: f32| bf16_to_bits(x).to_le_bytes()),
         Array::F32(v) => le!(v, f32::to_le_bytes),
         Array::F64(v) => le!(v, f64::to_le_bytes),
-        Array::Values(_) => return None,
+        Array::Flat(_) | Array::Values(_) => return None,
     })
 }
 
@@ -103,15 +104,16 @@ pub(super) fn array_from_bytes(a: &mut Array, bytes: &[u8]) {
         Array::BF16(v) => de!(v, 2, |r| bf16_from_bits(u16::from_le_bytes(r))),
         Array::F32(v) => de!(v, 4, f32::from_le_bytes),
         Array::F64(v) => de!(v, 8, f64::from_le_bytes),
-        Array::Values(_) => {}
+        Array::Flat(_) | Array::Values(_) => {}
     }
 }
 
 impl Interp<'_> {
-    /// Buffer upload/download: evaluates `[buffer, array]` and checks that they match.
+    /// Buffer upload/download: checks that the values of `[buffer, array]` (the operands
+    /// `args`) match.
     pub(super) fn transfer(
         &mut self,
-        f: &mut Frame,
+        (buffer, array): (Value, Value),
         args: &[Expr],
         span: Span,
         dir: &str,
@@ -120,8 +122,8 @@ impl Interp<'_> {
         let [b, a, ..] = args else {
             return internal(span, format!("{dir} needs a buffer and an array"));
         };
-        let obj = self.eval_buffer(f, b)?;
-        let array = self.eval_array(f, a)?;
+        let obj = buffer_of(buffer, b)?;
+        let array = array_of(array, a)?;
         let buffer = self.live_buffer(&obj, b, span)?;
         let (len, elem) = {
             let a = array.borrow();

@@ -119,8 +119,8 @@ fn mpi<T>(span: Span, r: Result<T, String>) -> Result<T, Fail> {
 }
 
 impl Interp<'_> {
-    fn eval_data(&mut self, f: &mut Frame, e: &Expr) -> Result<Data, Fail> {
-        match self.eval(f, e)? {
+    fn data_of(&mut self, v: Value, e: &Expr) -> Result<Data, Fail> {
+        match v {
             Value::Array(a) => Ok(Data::Array(a)),
             Value::Buffer(b) => {
                 let raw = self.live_buffer(&b, e, e.span)?;
@@ -185,10 +185,31 @@ impl Interp<'_> {
         args: &[Expr],
         e: &Expr,
     ) -> Result<Value, Fail> {
+        let values = match (op, args) {
+            // `allReduce(data, how)`: `how` is a constant read from the IR, not a value.
+            (CommOp::AllReduce, [data, _]) => vec![self.eval(f, data)?],
+            _ => self.eval_all(f, args)?,
+        };
+        self.comm_op_values(op, values, e)
+    }
+
+    /// Runs `Comm.*` operation `op` (expression `e`) on its operands' `values`, in order
+    /// (both host executors run this; native code through typed calls).
+    pub(crate) fn comm_op_values(
+        &mut self,
+        op: CommOp,
+        values: Vec<Value>,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
         let span = e.span;
+        let ExprKind::Host { args, .. } = &e.kind else {
+            return internal(span, format!("{op:?} outside a host operation"));
+        };
+        let mut values = values.into_iter();
+        let mut next = || values.next().unwrap_or(Value::Void);
         let int = |n: usize| Ok(Value::Scalar(Scalar::I32(n as i32)));
         let size = crate::comm::world().size();
-        match (op, args) {
+        match (op, &args[..]) {
             (CommOp::Rank, []) => int(crate::comm::world().rank()),
             (CommOp::Size, []) => int(size),
             (CommOp::LocalRank, []) => int(crate::comm::world().local_rank()),
@@ -201,19 +222,19 @@ impl Interp<'_> {
                 mpi(span, crate::comm::world().barrier())?;
                 Ok(Value::Void)
             }
-            (CommOp::Broadcast, [data, root]) => {
-                let data = self.eval_data(f, data)?;
-                let root = rank_arg(self.eval(f, root)?, size, "root", span)?;
+            (CommOp::Broadcast, [data, _root]) => {
+                let data = self.data_of(next(), data)?;
+                let root = rank_arg(next(), size, "root", span)?;
                 self.with_bytes(&data, true, span, |b, _| {
                     mpi(span, crate::comm::world().broadcast(b, root))
                 })?;
                 Ok(Value::Void)
             }
-            (CommOp::Send | CommOp::Recv, [data, peer, tag]) => {
-                let data = self.eval_data(f, data)?;
+            (CommOp::Send | CommOp::Recv, [data, _peer, _tag]) => {
+                let data = self.data_of(next(), data)?;
                 let what = if op == CommOp::Send { "dest" } else { "source" };
-                let peer = rank_arg(self.eval(f, peer)?, size, what, span)?;
-                let tag = match self.eval(f, tag)? {
+                let peer = rank_arg(next(), size, what, span)?;
+                let tag = match next() {
                     Value::Scalar(Scalar::I32(t)) if t >= 0 => t,
                     other => return err(span, format!("tag {other}: a tag is an int32 >= 0")),
                 };
@@ -244,7 +265,7 @@ impl Interp<'_> {
                 Ok(Value::Void)
             }
             (CommOp::AllReduce, [data, how]) => {
-                let data = self.eval_data(f, data)?;
+                let data = self.data_of(next(), data)?;
                 // Like MemoryKind, an enum-like constant written at the call (no value of
                 // its type exists at run time).
                 let how = match &how.kind {
@@ -273,7 +294,8 @@ impl Interp<'_> {
                 Ok(Value::Void)
             }
             (CommOp::AllGather, [data, out]) => {
-                let (data, out) = (self.eval_data(f, data)?, self.eval_data(f, out)?);
+                let (data_v, out_v) = (next(), next());
+                let (data, out) = (self.data_of(data_v, data)?, self.data_of(out_v, out)?);
                 let piece = self.with_bytes(&data, false, span, |b, _| Ok(b.to_vec()))?;
                 self.with_bytes(&out, true, span, |o, _| {
                     if o.len() != piece.len() * size {

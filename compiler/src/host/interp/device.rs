@@ -21,8 +21,9 @@ use cajeta_runtime::{
 
 use super::eval::{err, internal, Fail, Frame, Interp};
 use super::hostops::int_value;
+use super::operands::{array_of, buffer_of, count_of, image_of, scalar_of, u32_of};
 use super::textures::rt_format;
-use super::value::Value;
+use super::value::{Scalar, Value};
 use super::HostError;
 
 use crate::diagnostics::Span;
@@ -427,18 +428,15 @@ fn memory_kind(k: &Expr) -> Result<MemoryKind, Fail> {
 }
 
 impl Interp<'_> {
-    fn eval_count(&mut self, f: &mut Frame, e: &Expr, what: &str) -> Result<u64, Fail> {
-        let s = self.eval_scalar(f, e)?;
-        match s.as_int() {
-            Some(n) if n >= 0 => Ok(u64::try_from(n).unwrap_or(u64::MAX)),
-            Some(n) => err(e.span, format!("{what} must not be negative, got {n}")),
-            None => internal(e.span, format!("{what} of type {}", s.ty())),
-        }
-    }
-
-    pub(super) fn eval_u32(&mut self, f: &mut Frame, e: &Expr, what: &str) -> Result<u32, Fail> {
-        let n = self.eval_count(f, e, what)?;
-        u32::try_from(n).or_else(|_| err(e.span, format!("{what} {n} does not fit in uint32")))
+    /// `heap KernelBuffer<T>(n)` of type `e.ty` with `len`, the value of its operand `n`
+    /// (both host executors run this: the interpreter after evaluating `n`, native code
+    /// through `cajeta_buffer_new`).
+    pub(crate) fn new_buffer(&mut self, len: Scalar, n: &Expr, e: &Expr) -> Result<Value, Fail> {
+        let len = count_of(len, n, "buffer length")?;
+        let obj = self.buffer_obj(&e.ty, len, e.span)?;
+        *obj.memory.borrow_mut() =
+            Memory::Live(self.buffer_memory(&obj, MemoryKind::Device, e.span)?);
+        Ok(Value::Buffer(Rc::new(obj)))
     }
 
     /// A buffer of type `ty` (a `KernelBuffer<T>`) of `len` elements, without memory yet.
@@ -491,15 +489,13 @@ impl Interp<'_> {
     /// of their own, bounds checked.
     fn buffer_slice(
         &mut self,
-        f: &mut Frame,
-        b: &Expr,
-        offset: &Expr,
-        count: &Expr,
+        (buffer, first, count): (Value, Value, Value),
+        (b, offset, count_e): (&Expr, &Expr, &Expr),
         span: Span,
     ) -> Result<Value, Fail> {
-        let obj = self.eval_buffer(f, b)?;
-        let first = self.eval_count(f, offset, "slice offset")?;
-        let count = self.eval_count(f, count, "slice count")?;
+        let obj = buffer_of(buffer, b)?;
+        let first = count_of(scalar_of(first, offset)?, offset, "slice offset")?;
+        let count = count_of(scalar_of(count, count_e)?, count_e, "slice count")?;
         if obj.elem == ScalarType::Sfp || super::int_transfer::native_lane(obj.elem).is_some() {
             return err(
                 span,
@@ -590,35 +586,15 @@ impl Interp<'_> {
         }
     }
 
-    pub(super) fn eval_buffer(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<BufferObj>, Fail> {
-        match self.eval(f, e)? {
-            Value::Buffer(b) => Ok(b),
-            Value::Void => err(e.span, "use of a null KernelBuffer"),
-            other => internal(e.span, format!("expected a KernelBuffer, found {other:?}")),
-        }
-    }
-
-    pub(super) fn eval_image(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<ImageObj>, Fail> {
-        match self.eval(f, e)? {
-            Value::Image(i) => Ok(i),
-            Value::Void => err(e.span, "use of a null Image2D"),
-            other => internal(e.span, format!("expected an Image2D, found {other:?}")),
-        }
-    }
-
     pub(super) fn eval_array(
         &mut self,
         f: &mut Frame,
         e: &Expr,
     ) -> Result<super::value::ArrayRef, Fail> {
-        match self.eval(f, e)? {
-            Value::Array(a) => Ok(a),
-            Value::Void => err(e.span, "use of a null array"),
-            other => internal(e.span, format!("expected an array, found {other:?}")),
-        }
+        array_of(self.eval(f, e)?, e)
     }
 
-    /// The buffer, image and stream operations of [`HostOp`].
+    /// The buffer and image operations of [`HostOp`].
     pub fn device_op(
         &mut self,
         f: &mut Frame,
@@ -626,18 +602,36 @@ impl Interp<'_> {
         args: &[Expr],
         e: &Expr,
     ) -> Result<Value, Fail> {
+        let values = match (op, args) {
+            // `allocate(kind)`: the kind is a constant read from the IR, not a value.
+            (HostOp::BufferAllocate, [b, ..]) => vec![self.eval(f, b)?],
+            _ => self.eval_all(f, args)?,
+        };
+        self.device_op_values(op, values, e)
+    }
+
+    /// Runs buffer or image operation `op` (expression `e`) on its operands' `values`, in
+    /// order (both host executors run this; native code through typed calls).
+    pub(crate) fn device_op_values(
+        &mut self,
+        op: HostOp,
+        values: Vec<Value>,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
         let span = e.span;
-        match (op, args) {
+        let ExprKind::Host { args, .. } = &e.kind else {
+            return internal(span, format!("{op:?} outside a host operation"));
+        };
+        let mut values = values.into_iter();
+        let mut next = || values.next().unwrap_or(Value::Void);
+        match (op, &args[..]) {
             (HostOp::NewBuffer, [n]) => {
-                let len = self.eval_count(f, n, "buffer length")?;
-                let obj = self.buffer_obj(&e.ty, len, span)?;
-                *obj.memory.borrow_mut() =
-                    Memory::Live(self.buffer_memory(&obj, MemoryKind::Device, span)?);
-                Ok(Value::Buffer(Rc::new(obj)))
+                let len = scalar_of(next(), n)?;
+                self.new_buffer(len, n, e)
             }
             (HostOp::NewLegacyBuffer, [d, n]) => {
-                let device = self.eval_scalar(f, d)?.as_int();
-                let len = self.eval_count(f, n, "buffer length")?;
+                let device = scalar_of(next(), d)?.as_int();
+                let len = count_of(scalar_of(next(), n)?, n, "buffer length")?;
                 match device {
                     Some(0) => {}
                     Some(other) => {
@@ -656,7 +650,7 @@ impl Interp<'_> {
                     [k] => memory_kind(k)?,
                     _ => return internal(span, "allocate with more than one memory kind"),
                 };
-                let obj = self.eval_buffer(f, b)?;
+                let obj = buffer_of(next(), b)?;
                 if let Memory::Live(_) = *obj.memory.borrow() {
                     let name = self.buffer_name(b);
                     return err(
@@ -673,8 +667,8 @@ impl Interp<'_> {
                     Type::Image2D(format) => rt_format(format),
                     _ => return internal(span, format!("image of type {}", e.ty)),
                 };
-                let width = self.eval_u32(f, w, "image width")?;
-                let height = self.eval_u32(f, h, "image height")?;
+                let width = u32_of(scalar_of(next(), w)?, w, "image width")?;
+                let height = u32_of(scalar_of(next(), h)?, h, "image height")?;
                 let ctx = self.device.context(span)?;
                 let image = ctx
                     .create_image2d(width, height, format)
@@ -686,10 +680,11 @@ impl Interp<'_> {
                 })))
             }
             (HostOp::BufferSlice, [b, offset, count]) => {
-                self.buffer_slice(f, b, offset, count, span)
+                let operands = (next(), next(), next());
+                self.buffer_slice(operands, (b, offset, count), span)
             }
             (HostOp::BufferLength, [b]) => {
-                let obj = self.eval_buffer(f, b)?;
+                let obj = buffer_of(next(), b)?;
                 // `length()` (uint32) saturates past 0xFFFFFFFF elements, as in kernels;
                 // `length64()` gives the whole count.
                 let len = match e.ty {
@@ -699,7 +694,7 @@ impl Interp<'_> {
                 int_value(len, &e.ty, span)
             }
             (HostOp::BufferFree, [b]) => {
-                let obj = self.eval_buffer(f, b)?;
+                let obj = buffer_of(next(), b)?;
                 if obj.slice {
                     return err(
                         span,
@@ -719,9 +714,13 @@ impl Interp<'_> {
                     ),
                 }
             }
-            (HostOp::ImageDownload, [i, a]) => self.image_download(f, i, a, span),
+            (HostOp::ImageDownload, [i, a]) => {
+                let img = image_of(next(), i)?;
+                let array = array_of(next(), a)?;
+                self.image_download(img, array, span)
+            }
             (HostOp::ImageWidth | HostOp::ImageHeight, [i]) => {
-                let img = self.eval_image(f, i)?;
+                let img = image_of(next(), i)?;
                 let n = if op == HostOp::ImageWidth {
                     img.width
                 } else {

@@ -20,10 +20,11 @@ use cajeta_runtime::{Context, Kernel};
 
 use super::device::{Device, StreamObj};
 use super::eval::{err, internal, Fail, Frame, Interp};
+use super::operands::buffer_of;
 use super::value::{Array, Scalar, Value};
 
 use crate::diagnostics::Span;
-use crate::ir::{DevicesOp, Expr, FunctionId};
+use crate::ir::{DevicesOp, Expr, ExprKind, FunctionId};
 
 /// `r` with a note on what to do when the runtime refused an object of another device.
 pub(super) fn foreign_note<T>(
@@ -241,8 +242,25 @@ impl Interp<'_> {
         args: &[Expr],
         e: &Expr,
     ) -> Result<Value, Fail> {
+        let values = self.eval_all(f, args)?;
+        self.devices_op_values(op, values, e)
+    }
+
+    /// Runs several-devices operation `op` (expression `e`) on its operands' `values`, in
+    /// order (both host executors run this; native code through typed calls).
+    pub(crate) fn devices_op_values(
+        &mut self,
+        op: DevicesOp,
+        values: Vec<Value>,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
         let span = e.span;
-        match (op, args) {
+        let ExprKind::Host { args, .. } = &e.kind else {
+            return internal(span, format!("{op:?} outside a host operation"));
+        };
+        let mut values = values.into_iter();
+        let mut next = || values.next().unwrap_or(Value::Void);
+        match (op, &args[..]) {
             (DevicesOp::Count, []) => {
                 let n = self.device.list(span)?.len();
                 Ok(Value::Scalar(Scalar::I32(n as i32)))
@@ -254,8 +272,8 @@ impl Interp<'_> {
             (DevicesOp::Current, []) => Ok(Value::Scalar(Scalar::I32(
                 self.device.others.current as i32,
             ))),
-            (DevicesOp::Set, [i]) => {
-                let index = match self.eval(f, i)? {
+            (DevicesOp::Set, [_]) => {
+                let index = match next() {
                     Value::Scalar(Scalar::I32(v)) if v >= 0 => v as usize,
                     Value::Scalar(Scalar::I32(v)) => {
                         return err(span, format!("Device.set({v}): no such device"))
@@ -266,7 +284,7 @@ impl Interp<'_> {
                 Ok(Value::Void)
             }
             (DevicesOp::CopyFrom, [dst, src]) => {
-                let (d, s) = (self.eval_buffer(f, dst)?, self.eval_buffer(f, src)?);
+                let (d, s) = (buffer_of(next(), dst)?, buffer_of(next(), src)?);
                 let d_raw = self.live_buffer(&d, dst, span)?;
                 let s_raw = self.live_buffer(&s, src, span)?;
                 let (d_raw, s_raw) = (

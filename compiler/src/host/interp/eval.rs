@@ -258,11 +258,7 @@ impl<'a> Interp<'a> {
     }
 
     fn eval_scalar_slow(&mut self, f: &mut Frame, e: &Expr) -> Result<Scalar, Fail> {
-        match self.eval(f, e)? {
-            Value::Scalar(s) => Ok(s),
-            Value::Void => err(e.span, "use of a null or void value"),
-            other => internal(e.span, format!("expected a scalar, found {other:?}")),
-        }
+        super::operands::scalar_of(self.eval(f, e)?, e)
     }
 
     /// Evaluates a boolean condition.
@@ -405,35 +401,14 @@ impl<'a> Interp<'a> {
         e: &Expr,
     ) -> Result<Value, Fail> {
         match op {
-            Intrinsic::Math(_) | Intrinsic::Bits(_) | Intrinsic::BitCast(_) => {
-                let mut xs = Vec::with_capacity(args.len());
-                for a in args {
-                    xs.push(self.eval(f, a)?);
-                }
-                super::math::lanewise(op, &xs).map_err(|message| {
-                    Box::new(super::HostError {
-                        message,
-                        span: Some(e.span),
-                        launch: None,
-                        notes: Vec::new(),
-                    })
-                })
-            }
-            Intrinsic::Vector(v) => self.eval_vector_fn(f, v, args, e),
-            Intrinsic::IntDot { .. } => self.eval_int8_dot(f, args, e),
-            Intrinsic::IntPrecision(p) => {
-                let mut xs = Vec::with_capacity(args.len());
-                for a in args {
-                    xs.push(self.eval(f, a)?);
-                }
-                super::int_precision::eval(p, &xs).map_err(|message| {
-                    Box::new(super::HostError {
-                        message,
-                        span: Some(e.span),
-                        launch: None,
-                        notes: Vec::new(),
-                    })
-                })
+            Intrinsic::Math(_)
+            | Intrinsic::Bits(_)
+            | Intrinsic::BitCast(_)
+            | Intrinsic::Vector(_)
+            | Intrinsic::IntDot { .. }
+            | Intrinsic::IntPrecision(_) => {
+                let xs = self.eval_all(f, args)?;
+                super::vector_ops::intrinsic_values(op, xs, e)
             }
             Intrinsic::BufferLength | Intrinsic::BufferLength64 => {
                 self.host_op(f, crate::ir::HostOp::BufferLength, args, e)

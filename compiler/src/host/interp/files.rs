@@ -7,20 +7,13 @@ use cajeta_runtime::ImageFormat as RtImageFormat;
 
 use super::eval::{err, internal, Fail, Frame, Interp};
 use super::hostops::int_value;
+use super::operands::{array_of, image_of, path_of, scalar_of, u32_of};
 use super::ops::f16_from_bits;
 use super::value::{Array, Value};
 use crate::diagnostics::Span;
-use crate::ir::{Expr, HostOp, ScalarType};
+use crate::ir::{Expr, ExprKind, HostOp, ScalarType};
 
 impl Interp<'_> {
-    fn eval_path(&mut self, f: &mut Frame, e: &Expr) -> Result<String, Fail> {
-        match self.eval(f, e)? {
-            Value::Str(s) => Ok(s.to_string()),
-            Value::Void => err(e.span, "the path is null"),
-            other => internal(e.span, format!("expected a String path, found {other:?}")),
-        }
-    }
-
     /// The file and image operations of [`HostOp`].
     pub fn file_op(
         &mut self,
@@ -29,10 +22,27 @@ impl Interp<'_> {
         args: &[Expr],
         e: &Expr,
     ) -> Result<Value, Fail> {
+        let values = self.eval_all(f, args)?;
+        self.file_op_values(op, values, e)
+    }
+
+    /// Runs file or image operation `op` (expression `e`) on its operands' `values`, in
+    /// order (both host executors run this; native code through typed calls).
+    pub(crate) fn file_op_values(
+        &mut self,
+        op: HostOp,
+        values: Vec<Value>,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
         let span = e.span;
-        match (op, args) {
+        let ExprKind::Host { args, .. } = &e.kind else {
+            return internal(span, format!("{op:?} outside a host operation"));
+        };
+        let mut values = values.into_iter();
+        let mut next = || values.next().unwrap_or(Value::Void);
+        match (op, &args[..]) {
             (HostOp::FileRead(elem), [p]) => {
-                let path = self.eval_path(f, p)?;
+                let path = path_of(next(), p)?;
                 let bytes = std::fs::read(&path)
                     .or_else(|x| err(span, format!("cannot read `{path}`: {x}")))?;
                 let size = elem.size_bytes() as usize;
@@ -55,14 +65,8 @@ impl Interp<'_> {
                 Ok(Value::array(array))
             }
             (HostOp::FileWrite(_), [p, a]) => {
-                let path = self.eval_path(f, p)?;
-                let array = match self.eval(f, a)? {
-                    Value::Array(a) => a,
-                    Value::Void => return err(a.span, "use of a null array"),
-                    other => {
-                        return internal(a.span, format!("expected an array, found {other:?}"))
-                    }
-                };
+                let path = path_of(next(), p)?;
+                let array = array_of(next(), a)?;
                 let bytes: Vec<u8> = match &*array.borrow() {
                     Array::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
                     Array::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
@@ -74,29 +78,23 @@ impl Interp<'_> {
                 Ok(Value::Void)
             }
             (HostOp::ReadImage, [p]) => {
-                let path = self.eval_path(f, p)?;
+                let path = path_of(next(), p)?;
                 let img = open_image(&path, span)?.decode();
                 let img = img.or_else(|x| err(span, format!("cannot decode `{path}`: {x}")))?;
                 Ok(Value::array(Array::F32(img.to_luma32f().into_raw())))
             }
             (HostOp::ReadImageRgba, [p]) => {
-                let path = self.eval_path(f, p)?;
+                let path = path_of(next(), p)?;
                 let img = open_image(&path, span)?.decode();
                 let img = img.or_else(|x| err(span, format!("cannot decode `{path}`: {x}")))?;
                 Ok(Value::array(Array::F32(img.to_rgba32f().into_raw())))
             }
             (HostOp::WriteImage(channels), [p, a, w, h]) => {
-                let path = self.eval_path(f, p)?;
-                let array = match self.eval(f, a)? {
-                    Value::Array(a) => a,
-                    Value::Void => return err(a.span, "use of a null array"),
-                    other => {
-                        return internal(a.span, format!("expected an array, found {other:?}"))
-                    }
-                };
+                let path = path_of(next(), p)?;
+                let array = array_of(next(), a)?;
                 let (w, h) = (
-                    self.eval_u32(f, w, "width")?,
-                    self.eval_u32(f, h, "height")?,
+                    u32_of(scalar_of(next(), w)?, w, "width")?,
+                    u32_of(scalar_of(next(), h)?, h, "height")?,
                 );
                 let (method, format) = if channels == 1 {
                     ("Files.writeImage", RtImageFormat::R32Float)
@@ -123,7 +121,7 @@ impl Interp<'_> {
                 Ok(Value::Void)
             }
             (HostOp::ImageFileWidth | HostOp::ImageFileHeight, [p]) => {
-                let path = self.eval_path(f, p)?;
+                let path = path_of(next(), p)?;
                 let (w, h) = open_image(&path, span)?
                     .into_dimensions()
                     .or_else(|x| err(span, format!("cannot decode `{path}`: {x}")))?;
@@ -131,8 +129,8 @@ impl Interp<'_> {
                 int_value(n as u64, &e.ty, span)
             }
             (HostOp::ImageSave, [i, p]) => {
-                let img = self.eval_image(f, i)?;
-                let path = self.eval_path(f, p)?;
+                let img = image_of(next(), i)?;
+                let path = path_of(next(), p)?;
                 let (w, h, format) = (img.width, img.height, img.format());
                 let bytes = self.image_bytes(&img, span)?;
                 save_image("Image2D.save", &path, w, h, format, &bytes, span)?;

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::eval::{err, internal, Fail, Frame, Interp};
+use super::operands::{buffer_of, scalar_of, stream_of, u32_of};
 use super::value::Value;
 use crate::blas::{Gemm, GemmLayout, GemmPrecision};
 use crate::ir::{Constant, Expr, ExprKind, ScalarType};
@@ -60,17 +61,29 @@ impl Interp<'_> {
         };
         let (al, bl) = (layout(al)?, layout(bl)?);
         let objs = [
-            self.eval_buffer(f, a)?,
-            self.eval_buffer(f, b)?,
-            self.eval_buffer(f, c)?,
+            buffer_of(self.eval(f, a)?, a)?,
+            buffer_of(self.eval(f, b)?, b)?,
+            buffer_of(self.eval(f, c)?, c)?,
         ];
         let [m, n, k] = [
-            self.eval_u32(f, dims[0], "Blas.gemm's m")?,
-            self.eval_u32(f, dims[1], "Blas.gemm's n")?,
-            self.eval_u32(f, dims[2], "Blas.gemm's k")?,
+            u32_of(
+                scalar_of(self.eval(f, dims[0])?, dims[0])?,
+                dims[0],
+                "Blas.gemm's m",
+            )?,
+            u32_of(
+                scalar_of(self.eval(f, dims[1])?, dims[1])?,
+                dims[1],
+                "Blas.gemm's n",
+            )?,
+            u32_of(
+                scalar_of(self.eval(f, dims[2])?, dims[2])?,
+                dims[2],
+                "Blas.gemm's k",
+            )?,
         ];
         let stream = match s {
-            Some(s) => self.eval_stream(f, s)?,
+            Some(s) => stream_of(self.eval(f, s)?, s)?,
             None => self.device.stream(span)?,
         };
         if objs.iter().any(|o| o.lanes != 1 || o.pod.is_some()) || objs[0].elem != objs[1].elem {

@@ -48,30 +48,11 @@ impl Interp<'_> {
                     return internal(span, "`heap T[n]` needs one length");
                 };
                 let len = self.eval_scalar(f, n)?;
-                let Some(len) = len.as_int() else {
-                    return internal(span, format!("array length of type {}", len.ty()));
-                };
-                if len < 0 {
-                    return err(span, format!("negative array length {len}"));
-                }
-                let len = usize::try_from(len).unwrap_or(usize::MAX);
-                let elem = array_elem(&e.ty, span)?;
-                let array = new_array(elem, len, span)?;
-                if let (Type::Struct(_), Value::Array(a)) = (elem, &array) {
-                    // POD elements are values: a fresh array holds zeroed ones, not nulls.
-                    let zero = super::pod_transfer::zero_value(elem);
-                    if let Array::Values(v) = &mut *a.borrow_mut() {
-                        v.fill(zero);
-                    }
-                }
-                Ok(array)
+                alloc_array(len, e)
             }
             HostOp::ArrayLiteral => {
                 let values = self.eval_all(f, args)?;
-                let elem = array_elem(&e.ty, span)?;
-                Array::from_values(elem, values)
-                    .map(Value::array)
-                    .or_else(|m| err(span, m))
+                array_literal(values, e)
             }
             HostOp::ArrayLength => {
                 let [a] = args else {
@@ -190,6 +171,131 @@ impl Interp<'_> {
     }
 }
 
+/// `heap T[n]` (expression `e`, of type `T[]`) with `len`, the value of `n`: both host
+/// executors run this (native code through `cajeta_array_new`).
+pub(crate) fn alloc_array(len: Scalar, e: &Expr) -> Result<Value, Fail> {
+    let span = e.span;
+    let Some(len) = len.as_int() else {
+        return internal(span, format!("array length of type {}", len.ty()));
+    };
+    if len < 0 {
+        return err(span, format!("negative array length {len}"));
+    }
+    let len = usize::try_from(len).unwrap_or(usize::MAX);
+    let elem = array_elem(&e.ty, span)?;
+    let array = new_array(elem, len, span)?;
+    if let (Type::Struct(_), Value::Array(a)) = (elem, &array) {
+        // POD elements are values: a fresh array holds zeroed ones, not nulls.
+        let zero = super::pod_transfer::zero_value(elem);
+        if let Array::Values(v) = &mut *a.borrow_mut() {
+            v.fill(zero);
+        }
+    }
+    Ok(array)
+}
+
+/// The array literal `e` (`[a, b, c]`) of its elements' `values` (both host executors run
+/// this; native code through a typed call).
+fn array_literal(values: Vec<Value>, e: &Expr) -> Result<Value, Fail> {
+    let elem = array_elem(&e.ty, e.span)?;
+    Array::from_values(elem, values)
+        .map(Value::array)
+        .or_else(|m| err(e.span, m))
+}
+
+#[cfg(feature = "native-host")]
+impl Interp<'_> {
+    /// Runs host operation `op` (expression `e`) on its operands' `values`, already
+    /// computed in order: what native host code's typed calls into the runtime run
+    /// (`host/native/device_calls.rs`), the interpreter's own implementation of each
+    /// operation, kernel output included. Only the operations whose interpreter code takes
+    /// values are accepted (arrays, buffers and their transfers, images, textures and
+    /// samplers, streams and events, files); any other is an internal error.
+    pub(crate) fn host_op_values(
+        &mut self,
+        op: HostOp,
+        values: Vec<Value>,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
+        let span = e.span;
+        let crate::ir::ExprKind::Host { args, .. } = &e.kind else {
+            return internal(span, format!("{op:?} outside a host operation"));
+        };
+        let value = match (op, &args[..]) {
+            (HostOp::NewArray, [_]) => {
+                let len = match values.first() {
+                    Some(Value::Scalar(s)) => *s,
+                    _ => return internal(span, "a length that is not a scalar"),
+                };
+                alloc_array(len, e)
+            }
+            (HostOp::ArrayLiteral, _) => array_literal(values, e),
+            (HostOp::DeviceQuery(q), _) => self.device_query(q, e),
+            (HostOp::Devices(op), _) => self.devices_op_values(op, values, e),
+            (HostOp::Comm(op), _) => self.comm_op_values(op, values, e),
+            (
+                HostOp::NewBuffer
+                | HostOp::NewLegacyBuffer
+                | HostOp::BufferAllocate
+                | HostOp::NewImage2D
+                | HostOp::BufferLength
+                | HostOp::BufferSlice
+                | HostOp::BufferFree
+                | HostOp::ImageDownload
+                | HostOp::ImageWidth
+                | HostOp::ImageHeight,
+                _,
+            ) => self.device_op_values(op, values, e),
+            (
+                HostOp::BufferUpload
+                | HostOp::BufferDownload
+                | HostOp::BufferUploadAsync
+                | HostOp::BufferDownloadAsync,
+                _,
+            ) => self.buffer_transfer_values(op, values, args, span),
+            (
+                HostOp::StreamCurrent
+                | HostOp::StreamCreate
+                | HostOp::StreamSync
+                | HostOp::StreamDestroy
+                | HostOp::StreamWaitEvent
+                | HostOp::EventCreate
+                | HostOp::EventRecord
+                | HostOp::EventWaitHost
+                | HostOp::EventQuery
+                | HostOp::EventElapsed,
+                _,
+            ) => self.stream_op_values(op, values, e),
+            (
+                HostOp::FileRead(_)
+                | HostOp::FileWrite(_)
+                | HostOp::ReadImage
+                | HostOp::ReadImageRgba
+                | HostOp::WriteImage(_)
+                | HostOp::ImageFileWidth
+                | HostOp::ImageFileHeight
+                | HostOp::ImageSave,
+                _,
+            ) => self.file_op_values(op, values, e),
+            (
+                HostOp::NewTexture(..)
+                | HostOp::NewSampler
+                | HostOp::TextureUpload
+                | HostOp::TextureUploadLevel
+                | HostOp::TextureWidth
+                | HostOp::TextureHeight
+                | HostOp::TextureDepth,
+                _,
+            ) => self.texture_op_values(op, values, e),
+            _ => internal(span, format!("{op:?} has no typed call")),
+        };
+        if op.may_wait_for_device() {
+            self.write_kernel_output(span)?;
+        }
+        value
+    }
+}
+
 /// The text of a value as `+` on strings uses it: a string as it is, a scalar written into
 /// `buf` (no allocation: a string grown in a loop appends one number per step), anything
 /// else (or a scalar whose text does not fit) as an owned string.
@@ -283,7 +389,7 @@ pub fn int_value(n: u64, ty: &Type, span: crate::diagnostics::Span) -> Result<Va
 
 /// Nanoseconds since the first call in this process, on the monotonic clock (Java's
 /// `System.nanoTime()` has an arbitrary origin too); saturates after 292 years.
-fn nano_time() -> i64 {
+pub(crate) fn nano_time() -> i64 {
     static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     let origin = *ORIGIN.get_or_init(std::time::Instant::now);
     i64::try_from(origin.elapsed().as_nanos()).unwrap_or(i64::MAX)

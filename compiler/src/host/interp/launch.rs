@@ -9,6 +9,7 @@ use super::acceleration::AccelObj;
 use super::cpu_run::CpuOwned;
 use super::device::{DevBuffer, ImageObj};
 use super::eval::{err, internal, Fail, Frame, Interp};
+use super::operands::{stream_of, u32_of};
 use super::ops::{bf16_to_bits, f16_to_bits};
 use super::textures::{SamplerObj, TextureObj};
 use super::value::{Scalar, Value};
@@ -85,6 +86,32 @@ fn scalar_arg(s: Scalar) -> OwnedArg {
     })
 }
 
+/// The values of a launch's operands, in source order: what `launch_values` runs.
+pub(crate) struct LaunchOperands {
+    /// The stream.
+    pub stream: Value,
+    /// The grid's sizes, then the block's.
+    pub dims: Vec<Scalar>,
+    /// The kernel's arguments.
+    pub args: Vec<Value>,
+    /// `sharedBytes:`, when given.
+    pub shared_bytes: Option<Scalar>,
+    /// `spec:`, in order.
+    pub spec: Vec<Scalar>,
+}
+
+/// Workgroup counts or sizes from the values of the 1 to 3 expressions `es`.
+fn dims(values: &[Scalar], es: &[Expr], what: &str, span: Span) -> Result<[u32; 3], Fail> {
+    if es.is_empty() || es.len() > 3 || values.len() < es.len() {
+        return internal(span, format!("{what} with {} dimensions", es.len()));
+    }
+    let mut dims = [1u32; 3];
+    for ((d, v), e) in dims.iter_mut().zip(values).zip(es) {
+        *d = u32_of(*v, e, what)?;
+    }
+    Ok(dims)
+}
+
 impl Interp<'_> {
     /// The device memory of every buffer in the host array bound to buffer-array parameter
     /// `param` (`e` is the argument): a null or unallocated element is an error naming it.
@@ -120,33 +147,51 @@ impl Interp<'_> {
         Ok(out)
     }
 
-    fn eval_dims(
-        &mut self,
-        f: &mut Frame,
-        es: &[Expr],
-        what: &str,
-        span: Span,
-    ) -> Result<[u32; 3], Fail> {
-        if es.is_empty() || es.len() > 3 {
-            return internal(span, format!("{what} with {} dimensions", es.len()));
+    /// `kernel.launch(stream, grid: [...], block: [...])(args...)`: its operands evaluated
+    /// in source order, then [`Self::launch_values`].
+    pub fn launch(&mut self, f: &mut Frame, l: &Launch, span: Span) -> Result<Value, Fail> {
+        let stream = self.eval(f, &l.stream)?;
+        let mut dims = Vec::with_capacity(l.grid.len() + l.block.len());
+        for e in l.grid.iter().chain(&l.block) {
+            dims.push(self.eval_scalar(f, e)?);
         }
-        let mut dims = [1u32; 3];
-        for (d, e) in dims.iter_mut().zip(es) {
-            *d = self.eval_u32(f, e, what)?;
+        let args = self.eval_all(f, &l.args)?;
+        let shared_bytes = match &l.shared_bytes {
+            Some(e) => Some(self.eval_scalar(f, e)?),
+            None => None,
+        };
+        let mut spec = Vec::with_capacity(l.spec.len());
+        for e in &l.spec {
+            spec.push(self.eval_scalar(f, e)?);
         }
-        Ok(dims)
+        let operands = LaunchOperands {
+            stream,
+            dims,
+            args,
+            shared_bytes,
+            spec,
+        };
+        self.launch_values(l, operands, span)
     }
 
-    /// `kernel.launch(stream, grid: [...], block: [...])(args...)`.
-    pub fn launch(&mut self, f: &mut Frame, l: &Launch, span: Span) -> Result<Value, Fail> {
+    /// A launch on its operands' values: both host executors run this (native code through
+    /// `cajeta_launch`).
+    pub(crate) fn launch_values(
+        &mut self,
+        l: &Launch,
+        operands: LaunchOperands,
+        span: Span,
+    ) -> Result<Value, Fail> {
         let module = self.module;
         let Some(kernel_fn) = module.functions.get(l.kernel.0) else {
             return internal(span, format!("launch of unknown function #{}", l.kernel.0));
         };
-        let stream = self.eval_stream(f, &l.stream)?;
-        let grid = self.eval_dims(f, &l.grid, "grid", span)?;
-        let block = self.eval_dims(f, &l.block, "block", span)?;
-        let values = self.eval_all(f, &l.args)?;
+        let stream = stream_of(operands.stream, &l.stream)?;
+        let at = l.grid.len().min(operands.dims.len());
+        let (grid_dims, block_dims) = operands.dims.split_at(at);
+        let grid = dims(grid_dims, &l.grid, "grid", span)?;
+        let block = dims(block_dims, &l.block, "block", span)?;
+        let values = operands.args;
         let params = kernel_fn.params();
         if values.len() != params.len() {
             return internal(
@@ -192,14 +237,16 @@ impl Interp<'_> {
                 }
             });
         }
-        let shared_bytes = match &l.shared_bytes {
-            Some(e) => Some(self.eval_u32(f, e, "sharedBytes")?),
-            None => None,
+        let shared_bytes = match (&l.shared_bytes, operands.shared_bytes) {
+            (Some(e), Some(v)) => Some(u32_of(v, e, "sharedBytes")?),
+            _ => None,
         };
-        let mut spec_values = Vec::with_capacity(l.spec.len());
-        for e in &l.spec {
-            spec_values.push((self.eval_scalar(f, e)?, e.span));
-        }
+        let spec_values: Vec<(Scalar, Span)> = operands
+            .spec
+            .into_iter()
+            .zip(&l.spec)
+            .map(|(v, e)| (v, e.span))
+            .collect();
         if let Some(cpu) = self.device.cpu {
             let reflection = match cpu.kernels.get(&l.kernel) {
                 Some(k) => k.reflection(),

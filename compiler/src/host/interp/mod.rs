@@ -18,6 +18,7 @@ mod device_query;
 mod devices;
 mod eval;
 mod files;
+pub(crate) mod flat;
 mod gemm;
 mod geometry;
 mod host_pins;
@@ -32,6 +33,7 @@ mod lanes;
 mod launch;
 mod launch_opts;
 pub mod math;
+mod operands;
 pub mod ops;
 mod pod_transfer;
 mod precision;
@@ -57,7 +59,16 @@ use crate::kernel::spirv::CompiledKernel;
 #[cfg(feature = "native-host")]
 pub(crate) use eval::{load_element, store_element};
 pub use eval::{Fail, Frame, Interp, MAX_CALL_DEPTH};
+// What native host code's typed calls into the runtime need (host/native/device_calls.rs).
+#[cfg(feature = "native-host")]
+pub(crate) use eval::internal as internal_fail;
+#[cfg(feature = "native-host")]
+pub(crate) use hostops::nano_time;
+#[cfg(feature = "native-host")]
+pub(crate) use launch::LaunchOperands;
 pub use value::{Array, Scalar, Text, Value};
+#[cfg(feature = "native-host")]
+pub(crate) use vector_ops::intrinsic_values;
 
 /// Stack of the interpreter thread: enough for [`MAX_CALL_DEPTH`] nested calls even in
 /// unoptimized builds (about 9 KiB per simple call level there, 1.4 KiB optimized). The

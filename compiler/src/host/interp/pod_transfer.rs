@@ -3,8 +3,9 @@
 //! offsets, booleans as 4-byte 0/1, padding zeroed), `stride` bytes apart.
 
 use super::buffer_transfer::array_from_bytes;
-use super::eval::{err, internal, Fail, Frame, Interp};
+use super::eval::{err, internal, Fail, Interp};
 use super::lanes::pod_bytes;
+use super::operands::{array_of, buffer_of};
 use super::value::{Array, Scalar, Value};
 use crate::diagnostics::Span;
 use crate::ir::{Expr, HostOp, StructDef, Type};
@@ -62,7 +63,7 @@ impl Interp<'_> {
     /// lands when it is issued (the data is there earlier than needed, never later).
     pub(super) fn pod_transfer(
         &mut self,
-        f: &mut Frame,
+        (buffer, array, stream): (Value, Value, Option<Value>),
         op: HostOp,
         args: &[Expr],
         d: &StructDef,
@@ -73,10 +74,10 @@ impl Interp<'_> {
         };
         let upload = matches!(op, HostOp::BufferUpload | HostOp::BufferUploadAsync);
         let dir = if upload { "upload" } else { "download" };
-        let obj = self.eval_buffer(f, b)?;
-        let array = self.eval_array(f, a)?;
+        let obj = buffer_of(buffer, b)?;
+        let array = array_of(array, a)?;
         let buffer = self.live_buffer(&obj, b, span)?;
-        let stream = self.transfer_stream(f, args, span)?;
+        let stream = self.transfer_stream(stream, args, span)?;
         let cpu = self.device.cpu;
         let len = array.borrow().len() as u64;
         if len != obj.len {

@@ -14,10 +14,11 @@ use cajeta_runtime::Event;
 
 use super::device::StreamObj;
 use super::eval::{err, internal, Fail, Frame, Interp};
+use super::operands::stream_of;
 use super::value::{Scalar, Value};
 
 use crate::diagnostics::Span;
-use crate::ir::{Expr, HostOp};
+use crate::ir::{Expr, ExprKind, HostOp};
 
 /// An `Event` of the host program.
 pub struct EventObj {
@@ -66,8 +67,25 @@ impl Interp<'_> {
         args: &[Expr],
         e: &Expr,
     ) -> Result<Value, Fail> {
+        let values = self.eval_all(f, args)?;
+        self.stream_op_values(op, values, e)
+    }
+
+    /// Runs stream or event operation `op` (expression `e`) on its operands' `values`, in
+    /// order (both host executors run this; native code through typed calls).
+    pub(crate) fn stream_op_values(
+        &mut self,
+        op: HostOp,
+        values: Vec<Value>,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
         let span = e.span;
-        match (op, args) {
+        let ExprKind::Host { args, .. } = &e.kind else {
+            return internal(span, format!("{op:?} outside a host operation"));
+        };
+        let mut values = values.into_iter();
+        let mut next = || values.next().unwrap_or(Value::Void);
+        match (op, &args[..]) {
             (HostOp::StreamCurrent, []) => Ok(Value::Stream(self.device.stream(span)?)),
             (HostOp::StreamCreate, []) => {
                 let stream = match self.device.cpu {
@@ -79,7 +97,7 @@ impl Interp<'_> {
                 Ok(Value::Stream(s))
             }
             (HostOp::StreamSync, [s]) => {
-                let stream = self.eval_stream(f, s)?;
+                let stream = stream_of(next(), s)?;
                 if let Some(vk) = stream.vulkan() {
                     self.device.waited(span, vk.sync())?;
                 }
@@ -87,7 +105,7 @@ impl Interp<'_> {
                 Ok(Value::Void)
             }
             (HostOp::StreamDestroy, [s]) => {
-                let stream = self.eval_stream(f, s)?;
+                let stream = stream_of(next(), s)?;
                 if stream.default {
                     return err(
                         span,
@@ -110,8 +128,8 @@ impl Interp<'_> {
                 Ok(Value::Void)
             }
             (HostOp::StreamWaitEvent, [s, ev]) => {
-                let stream = self.eval_stream(f, s)?;
-                let event = self.eval_event(f, ev)?;
+                let stream = stream_of(next(), s)?;
+                let event = event_of(next(), ev)?;
                 if let (Some(vk), Some(e)) = (stream.vulkan(), &event.event) {
                     rt(span, vk.wait_event(e))?;
                 }
@@ -129,8 +147,8 @@ impl Interp<'_> {
                 })))
             }
             (HostOp::EventRecord, [ev, s]) => {
-                let event = self.eval_event(f, ev)?;
-                let stream = self.eval_stream(f, s)?;
+                let event = event_of(next(), ev)?;
+                let stream = stream_of(next(), s)?;
                 match (&event.event, stream.vulkan()) {
                     (Some(e), Some(vk)) => rt(span, e.record_on(vk))?,
                     _ => event.host_time.set(Some(std::time::Instant::now())),
@@ -140,7 +158,7 @@ impl Interp<'_> {
                 Ok(Value::Void)
             }
             (HostOp::EventWaitHost, [ev]) => {
-                let event = self.eval_event(f, ev)?;
+                let event = event_of(next(), ev)?;
                 if let Some(e) = &event.event {
                     self.device.waited(span, e.wait_host())?;
                 }
@@ -151,7 +169,7 @@ impl Interp<'_> {
                 Ok(Value::Void)
             }
             (HostOp::EventQuery, [ev]) => {
-                let event = self.eval_event(f, ev)?;
+                let event = event_of(next(), ev)?;
                 let done = match &event.event {
                     Some(e) => rt(span, e.is_complete())?,
                     None => true,
@@ -159,8 +177,8 @@ impl Interp<'_> {
                 Ok(Value::Scalar(Scalar::Bool(done)))
             }
             (HostOp::EventElapsed, [a, b]) => {
-                let a = self.eval_event(f, a)?;
-                let b = self.eval_event(f, b)?;
+                let a = event_of(next(), a)?;
+                let b = event_of(next(), b)?;
                 let ms = match (&a.event, &b.event) {
                     (Some(a), Some(b)) => rt(span, Event::elapsed_ms(a, b))?,
                     _ => cpu_elapsed_ms(&a, &b, span)?,
@@ -171,37 +189,27 @@ impl Interp<'_> {
         }
     }
 
-    /// A stream operand; a null or destroyed stream is an error at the operand.
-    pub(super) fn eval_stream(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<StreamObj>, Fail> {
-        match self.eval(f, e)? {
-            Value::Stream(s) if s.destroyed.get() => {
-                err(e.span, "use of a KernelStream after destroy()")
-            }
-            Value::Stream(s) => Ok(s),
-            Value::Void => err(e.span, "use of a null KernelStream"),
-            other => internal(e.span, format!("expected a KernelStream, found {other:?}")),
-        }
-    }
-
-    /// The stream of a buffer transfer: its third argument when given
+    /// The stream of a buffer transfer: its third argument's value `stream` when given
     /// (`buf.upload(arr, s)`), else the default stream.
     pub(super) fn transfer_stream(
         &mut self,
-        f: &mut Frame,
+        stream: Option<Value>,
         args: &[Expr],
         span: Span,
     ) -> Result<Rc<StreamObj>, Fail> {
-        match args.get(2) {
-            Some(s) => self.eval_stream(f, s),
-            None => self.device.stream(span),
+        match (args.get(2), stream) {
+            (Some(s), Some(v)) => stream_of(v, s),
+            (Some(s), None) => stream_of(Value::Void, s),
+            (None, _) => self.device.stream(span),
         }
     }
+}
 
-    fn eval_event(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<EventObj>, Fail> {
-        match self.eval(f, e)? {
-            Value::Event(ev) => Ok(ev),
-            Value::Void => err(e.span, "use of a null Event"),
-            other => internal(e.span, format!("expected an Event, found {other:?}")),
-        }
+/// The event operand `e` evaluated to (`v`); null is an error at `e`.
+fn event_of(v: Value, e: &Expr) -> Result<Rc<EventObj>, Fail> {
+    match v {
+        Value::Event(ev) => Ok(ev),
+        Value::Void => err(e.span, "use of a null Event"),
+        other => internal(e.span, format!("expected an Event, found {other:?}")),
     }
 }

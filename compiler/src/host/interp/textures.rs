@@ -16,10 +16,11 @@ use cajeta_runtime::{
 use super::device::ImageObj;
 use super::eval::{err, internal, Fail, Frame, Interp};
 use super::hostops::int_value;
+use super::operands::{scalar_of, u32_of};
 use super::ops::{f16_from_bits, f16_to_bits};
 use super::value::{Array, Value};
 use crate::diagnostics::Span;
-use crate::ir::{Expr, HostOp, ImageFormat, TextureDim};
+use crate::ir::{Expr, ExprKind, HostOp, ImageFormat, TextureDim};
 
 /// A `Texture1D/2D/3D/2DArray/Cube` of the host program.
 pub struct TextureObj {
@@ -136,15 +137,16 @@ pub fn texel_array_name(format: RtImageFormat) -> &'static str {
     }
 }
 
-impl Interp<'_> {
-    fn eval_texture(&mut self, f: &mut Frame, e: &Expr) -> Result<Rc<TextureObj>, Fail> {
-        match self.eval(f, e)? {
-            Value::Texture(t) => Ok(t),
-            Value::Void => err(e.span, "use of a null texture"),
-            other => internal(e.span, format!("expected a texture, found {other:?}")),
-        }
+/// The texture operand `e` evaluated to (`v`); null is an error at `e`.
+fn texture_of(v: Value, e: &Expr) -> Result<Rc<TextureObj>, Fail> {
+    match v {
+        Value::Texture(t) => Ok(t),
+        Value::Void => err(e.span, "use of a null texture"),
+        other => internal(e.span, format!("expected a texture, found {other:?}")),
     }
+}
 
+impl Interp<'_> {
     /// Allocation, upload and size queries of textures; `heap Sampler(…)`.
     pub fn texture_op(
         &mut self,
@@ -153,17 +155,34 @@ impl Interp<'_> {
         args: &[Expr],
         e: &Expr,
     ) -> Result<Value, Fail> {
+        let values = self.eval_all(f, args)?;
+        self.texture_op_values(op, values, e)
+    }
+
+    /// Runs texture or sampler operation `op` (expression `e`) on its operands' `values`,
+    /// in order (both host executors run this; native code through typed calls).
+    pub(crate) fn texture_op_values(
+        &mut self,
+        op: HostOp,
+        values: Vec<Value>,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
         let span = e.span;
-        match (op, args) {
+        let ExprKind::Host { args, .. } = &e.kind else {
+            return internal(span, format!("{op:?} outside a host operation"));
+        };
+        let mut values = values.into_iter();
+        let mut next = || values.next().unwrap_or(Value::Void);
+        match (op, &args[..]) {
             (HostOp::NewTexture(dim, format), _) => {
                 let Some((levels, sizes)) = args.split_last() else {
                     return internal(span, "texture without sizes");
                 };
                 let mut s = Vec::new();
                 for a in sizes {
-                    s.push(self.eval_u32(f, a, "texture size")?);
+                    s.push(u32_of(scalar_of(next(), a)?, a, "texture size")?);
                 }
-                let levels = self.eval_u32(f, levels, "mip level count")?;
+                let levels = u32_of(scalar_of(next(), levels)?, levels, "mip level count")?;
                 let fmt = rt_format(format);
                 let desc = match (dim, s.as_slice()) {
                     (TextureDim::D1, [w]) => TextureDesc::d1(*w, fmt),
@@ -181,8 +200,8 @@ impl Interp<'_> {
                 Ok(Value::Texture(Rc::new(TextureObj { texture })))
             }
             (HostOp::NewSampler, [filter, address]) => {
-                let fc = self.eval_scalar(f, filter)?.as_int().unwrap_or(-1);
-                let ac = self.eval_scalar(f, address)?.as_int().unwrap_or(-1);
+                let fc = scalar_of(next(), filter)?.as_int().unwrap_or(-1);
+                let ac = scalar_of(next(), address)?.as_int().unwrap_or(-1);
                 let Some(filter) = i32::try_from(fc).ok().and_then(Filter::from_code) else {
                     return err(
                         span,
@@ -199,10 +218,17 @@ impl Interp<'_> {
                     .or_else(|x| err(span, x.to_string()))?;
                 Ok(Value::Sampler(Rc::new(SamplerObj { sampler })))
             }
-            (HostOp::TextureUpload, [t, a]) => self.upload(f, t, None, a, span),
-            (HostOp::TextureUploadLevel, [t, l, a]) => self.upload(f, t, Some(l), a, span),
+            (HostOp::TextureUpload, [t, a]) => {
+                let tex = texture_of(next(), t)?;
+                self.upload(tex, 0, (next(), a), span)
+            }
+            (HostOp::TextureUploadLevel, [t, l, a]) => {
+                let tex = texture_of(next(), t)?;
+                let level = u32_of(scalar_of(next(), l)?, l, "mip level")?;
+                self.upload(tex, level, (next(), a), span)
+            }
             (HostOp::TextureWidth | HostOp::TextureHeight | HostOp::TextureDepth, [t]) => {
-                let tex = self.eval_texture(f, t)?;
+                let tex = texture_of(next(), t)?;
                 let d = *tex.texture.desc();
                 let n = match op {
                     HostOp::TextureWidth => d.width,
@@ -232,13 +258,10 @@ impl Interp<'_> {
     /// `img.download(arr)`: channels x texels values of the format's channel type.
     pub(super) fn image_download(
         &mut self,
-        f: &mut Frame,
-        i: &Expr,
-        a: &Expr,
+        img: Rc<ImageObj>,
+        array: super::value::ArrayRef,
         span: Span,
     ) -> Result<Value, Fail> {
-        let img = self.eval_image(f, i)?;
-        let array = self.eval_array(f, a)?;
         let format = img.format();
         let values = img.width as u64 * img.height as u64 * channels(format) as u64;
         {
@@ -274,17 +297,11 @@ impl Interp<'_> {
     /// (cube faces) one after another.
     fn upload(
         &mut self,
-        f: &mut Frame,
-        t: &Expr,
-        level: Option<&Expr>,
-        a: &Expr,
+        tex: Rc<TextureObj>,
+        level: u32,
+        (array, a): (Value, &Expr),
         span: Span,
     ) -> Result<Value, Fail> {
-        let tex = self.eval_texture(f, t)?;
-        let level = match level {
-            Some(l) => self.eval_u32(f, l, "mip level")?,
-            None => 0,
-        };
         let desc = *tex.texture.desc();
         if level >= desc.mip_levels {
             return err(
@@ -295,7 +312,7 @@ impl Interp<'_> {
                 ),
             );
         }
-        let array = match self.eval(f, a)? {
+        let array = match array {
             Value::Array(a) => a,
             Value::Void => return err(a.span, "use of a null array"),
             other => return internal(a.span, format!("expected an array, found {other:?}")),

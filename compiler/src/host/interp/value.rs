@@ -406,6 +406,8 @@ pub enum Array {
     F32(Vec<f32>),
     /// `float64[]`
     F64(Vec<f64>),
+    /// Vectors, matrices and PODs of native scalars, in native layout.
+    Flat(super::flat::FlatArray),
     /// Any other element type.
     Values(Vec<Value>),
 }
@@ -441,6 +443,9 @@ macro_rules! array_accessors {
                         "array length {len} exceeds the maximum of {MAX_ARRAY_LEN}"
                     ));
                 }
+                if let Some(flat) = super::flat::FlatArray::new(elem, len) {
+                    return flat.map(Array::Flat);
+                }
                 Ok(match elem {
                     $(Type::Scalar(ScalarType::$v) => Array::$v(zeroed(len)?),)*
                     _ => {
@@ -458,6 +463,7 @@ macro_rules! array_accessors {
             pub fn len(&self) -> usize {
                 match self {
                     $(Array::$v(a) => a.len(),)*
+                    Array::Flat(a) => a.len(),
                     Array::Values(a) => a.len(),
                 }
             }
@@ -466,7 +472,7 @@ macro_rules! array_accessors {
             pub fn elem_scalar(&self) -> Option<ScalarType> {
                 match self {
                     $(Array::$v(_) => Some(ScalarType::$v),)*
-                    Array::Values(_) => None,
+                    Array::Flat(_) | Array::Values(_) => None,
                 }
             }
 
@@ -474,6 +480,7 @@ macro_rules! array_accessors {
             pub fn get(&self, i: usize) -> Option<Value> {
                 match self {
                     $(Array::$v(a) => a.get(i).map(|x| Value::Scalar(Scalar::$v(*x))),)*
+                    Array::Flat(a) => a.get(i),
                     Array::Values(a) => a.get(i).cloned(),
                 }
             }
@@ -487,6 +494,7 @@ macro_rules! array_accessors {
                     $((Array::$v(a), Value::Scalar(Scalar::$v(x))) => {
                         *a.get_mut(i).ok_or_else(slot_err)? = x;
                     })*
+                    (Array::Flat(a), v) => a.set(i, v)?,
                     (Array::Values(a), v) => {
                         *a.get_mut(i).ok_or_else(slot_err)? = v;
                     }

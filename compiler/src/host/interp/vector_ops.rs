@@ -7,7 +7,7 @@ use std::rc::Rc;
 use super::eval::{internal, op_error, Fail, Frame, Interp};
 use super::ops::{self, OpError};
 use super::value::{Scalar, Value};
-use crate::ir::{BinaryOp, Expr, MathFn, Type, UnaryOp, VecFn};
+use crate::ir::{BinaryOp, Expr, ExprKind, Intrinsic, MathFn, Type, UnaryOp, VecFn};
 
 /// Lane-wise `op` on two lane slices of one length.
 fn zip(op: BinaryOp, x: &[Scalar], y: &[Scalar]) -> Result<Vec<Scalar>, OpError> {
@@ -199,65 +199,72 @@ impl Interp<'_> {
             })
         })
     }
+}
 
-    /// A `Vector<T, N>` method (receiver first).
-    pub(super) fn eval_vector_fn(
-        &mut self,
-        f: &mut Frame,
-        op: VecFn,
-        args: &[Expr],
-        e: &Expr,
-    ) -> Result<Value, Fail> {
-        if let (VecFn::Transpose, [m]) = (op, args) {
-            let Type::Matrix(_, r, c) = m.ty else {
-                return internal(e.span, format!("transpose of {}", m.ty));
-            };
-            let lanes = self.eval_lanes(f, m)?;
-            return Ok(lanes_value(transpose(
-                &lanes,
-                usize::from(r),
-                usize::from(c),
-            )));
+/// `Math`, `Bits`, bit-cast, precision-integer, vector and integer-dot intrinsic `op` of
+/// call `e` on its operands' values `xs`, computed in order: what the interpreter runs after
+/// evaluating them, and native code through a typed call (`host/native/intrinsic_calls.rs`).
+pub(crate) fn intrinsic_values(op: Intrinsic, xs: Vec<Value>, e: &Expr) -> Result<Value, Fail> {
+    let ExprKind::Intrinsic { args, .. } = &e.kind else {
+        return internal(e.span, format!("{op:?} outside an intrinsic call"));
+    };
+    let message_at = |message: String| -> Fail {
+        Box::new(super::HostError {
+            message,
+            span: Some(e.span),
+            launch: None,
+            notes: Vec::new(),
+        })
+    };
+    match op {
+        Intrinsic::Math(_) | Intrinsic::Bits(_) | Intrinsic::BitCast(_) => {
+            super::math::lanewise(op, &xs).map_err(message_at)
         }
-        if let Some(Type::Matrix(_, r, _)) = args.first().map(|a| &a.ty) {
-            let mut lanes = Vec::with_capacity(args.len());
-            for a in args {
-                lanes.push(self.eval_lanes(f, a)?);
-            }
-            return super::geometry::matrix_fn(op, &lanes, usize::from(*r))
-                .or_else(|o| op_error(o, e.span, "", || format!("{op:?} on {}", args[0].ty)));
-        }
-        let mut lanes = Vec::with_capacity(args.len());
-        for a in args {
-            // A scalar operand (refract's eta) is one lane.
-            lanes.push(match self.eval(f, a)? {
-                Value::Scalar(s) => Rc::from(vec![s]),
-                v => super::vector::lanes_of(&v, a.span)?,
-            });
-        }
-        vector_fn(op, &lanes)
-            .or_else(|o| op_error(o, e.span, "", || format!("{op:?} on {}", args[0].ty)))
+        Intrinsic::IntPrecision(p) => super::int_precision::eval(p, &xs).map_err(message_at),
+        Intrinsic::Vector(v) => vector_fn_values(v, xs, args, e),
+        Intrinsic::IntDot { .. } => int8_dot_values(xs, args, e),
+        other => internal(e.span, format!("{other:?} has no value implementation")),
     }
 }
 
-impl Interp<'_> {
-    /// `a.dot(b [, acc])` on `Vector<int8|uint8, 4>` (the `IntegerDot` operation).
-    pub(super) fn eval_int8_dot(
-        &mut self,
-        f: &mut Frame,
-        args: &[Expr],
-        e: &Expr,
-    ) -> Result<Value, Fail> {
-        let mut lanes = Vec::with_capacity(args.len());
-        for a in args {
-            lanes.push(match self.eval(f, a)? {
-                Value::Scalar(s) => Rc::from(vec![s]),
-                v => super::vector::lanes_of(&v, a.span)?,
-            });
-        }
-        let result = e.ty.elem_scalar().unwrap_or(crate::ir::ScalarType::I32);
-        super::geometry::int8_dot(&lanes, result)
-            .map(Value::Scalar)
-            .or_else(|o| op_error(o, e.span, "", || format!("integer dot on {}", args[0].ty)))
+/// The lanes of operand value `v` (of expression `a`): a scalar operand (refract's eta,
+/// a dot's accumulator) is one lane.
+fn operand_lanes(v: &Value, a: &Expr) -> Result<Rc<[Scalar]>, Fail> {
+    match v {
+        Value::Scalar(s) => Ok(Rc::from(vec![*s])),
+        v => super::vector::lanes_of(v, a.span),
     }
+}
+
+/// Vector or matrix method `op` of call `e` on its operands' `values` (of `args`), computed
+/// in order (both host executors run this; native code through a typed call).
+fn vector_fn_values(op: VecFn, values: Vec<Value>, args: &[Expr], e: &Expr) -> Result<Value, Fail> {
+    let mut lanes = Vec::with_capacity(args.len());
+    for (v, a) in values.iter().zip(args) {
+        lanes.push(operand_lanes(v, a)?);
+    }
+    if let (VecFn::Transpose, [m], [l]) = (op, args, &lanes[..]) {
+        let Type::Matrix(_, r, c) = m.ty else {
+            return internal(e.span, format!("transpose of {}", m.ty));
+        };
+        return Ok(lanes_value(transpose(l, usize::from(r), usize::from(c))));
+    }
+    if let Some(Type::Matrix(_, r, _)) = args.first().map(|a| &a.ty) {
+        return super::geometry::matrix_fn(op, &lanes, usize::from(*r))
+            .or_else(|o| op_error(o, e.span, "", || format!("{op:?} on {}", args[0].ty)));
+    }
+    vector_fn(op, &lanes)
+        .or_else(|o| op_error(o, e.span, "", || format!("{op:?} on {}", args[0].ty)))
+}
+
+/// `a.dot(b [, acc])` on `Vector<int8|uint8, 4>` of call `e` on its operands' `values`.
+fn int8_dot_values(values: Vec<Value>, args: &[Expr], e: &Expr) -> Result<Value, Fail> {
+    let mut lanes = Vec::with_capacity(args.len());
+    for (v, a) in values.iter().zip(args) {
+        lanes.push(operand_lanes(v, a)?);
+    }
+    let result = e.ty.elem_scalar().unwrap_or(crate::ir::ScalarType::I32);
+    super::geometry::int8_dot(&lanes, result)
+        .map(Value::Scalar)
+        .or_else(|o| op_error(o, e.span, "", || format!("integer dot on {}", args[0].ty)))
 }

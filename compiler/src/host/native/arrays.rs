@@ -37,9 +37,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         fast_array(&st.ir.locals[l.0].ty).ok_or_else(|| "internal error: not an array".into())
     }
 
-    /// Evaluates `index`, checks it against the view of `l` (failing at `span`) and returns
-    /// the element's address.
-    fn element_ptr(
+    /// Checks `index` against the view of `l` (failing at `span`) and returns the element's
+    /// address (of a scalar array's element type, or the first byte of a flat array's).
+    pub(super) fn element_ptr(
         &mut self,
         st: &mut FnState<'ctx, 'm>,
         l: LocalId,
@@ -90,8 +90,20 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let ok_bb = self.ctx.append_basic_block(st.func, "index.ok");
         b(self.builder.build_conditional_branch(bad, fail_bb, ok_bb))?;
         self.builder.position_at_end(ok_bb);
-        let elem = self.storage_type(self.elem_of(st, l)?)?;
         // SAFETY (of the generated code): `i` was checked against the length above.
+        if let Some(elem) = super::repr::flat_elem(&st.ir.locals[l.0].ty) {
+            // A flat array: elements `stride` bytes apart.
+            let stride = crate::host::interp::flat::layout(elem)
+                .ok_or("internal error: flat layout")?
+                .stride;
+            let at =
+                b(self
+                    .builder
+                    .build_int_mul(i, i64t.const_int(u64::from(stride), false), "at"))?;
+            let i8t = self.ctx.i8_type();
+            return unsafe { b(self.builder.build_in_bounds_gep(i8t, data, &[at], "elem")) };
+        }
+        let elem = self.storage_type(self.elem_of(st, l)?)?;
         let p = unsafe { b(self.builder.build_in_bounds_gep(elem, data, &[i], "elem"))? };
         Ok(p)
     }
@@ -207,7 +219,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             .into_int_type();
         let len = match st.views.get(&l) {
             Some(&(_, len_p)) => b(self.builder.build_load(i64t, len_p, "len"))?.into_int_value(),
-            // An array of vectors or PODs: its length from the runtime (-1: null).
+            // An array native code does not index in place (of strings, vectors, PODs…):
+            // its length from the runtime (-1: null).
             None => {
                 let frame = self.frame(st);
                 let slot = i64t.const_int(l.0 as u64, false);

@@ -19,6 +19,7 @@
 
 use std::cell::{Cell, RefCell};
 
+use super::handoff_log;
 use super::runtime::{self, state};
 use crate::host::interp::{Array, Fail, Frame, HostError, Interp, Scalar, Value};
 use crate::ir::{Expr, ScalarType, Stmt};
@@ -62,6 +63,13 @@ pub fn handoffs() -> u64 {
 /// must not unwind into native frames: it becomes an internal error.
 fn with_interp(f: impl FnOnce(&mut Interp<'static>) -> Result<(), Fail>) -> i32 {
     HANDOFFS.with(|h| h.set(h.get() + 1));
+    on_interp(f)
+}
+
+/// Runs `f` on the run's interpreter as [`with_interp`] does, without counting a hand-off:
+/// for the typed calls that run one operation on values native code computed
+/// (`device_calls.rs`), not a tree walk.
+pub(super) fn on_interp(f: impl FnOnce(&mut Interp<'static>) -> Result<(), Fail>) -> i32 {
     let interp = state(|s| s.interp.cast::<Interp<'static>>());
     let Some(interp) = interp else { return 0 };
     // SAFETY: `interp` outlives the run (see `runtime::with_state`), and native code calls
@@ -256,9 +264,14 @@ pub unsafe extern "C" fn cajeta_array_view(f: *mut Frame, s: i64) -> ArrayView {
         Array::U16(v) => view(v),
         Array::U32(v) => view(v),
         Array::U64(v) => view(v),
-        Array::F16(v) | Array::F32(v) => view(v),
+        // float16 and bfloat16 values are stored as the `f32` they equal.
+        Array::F16(v) | Array::F32(v) | Array::BF16(v) => view(v),
         Array::F64(v) => view(v),
-        Array::BF16(_) | Array::Values(_) => none,
+        Array::Flat(f) => ArrayView {
+            data: f.data_mut(),
+            len: f.len() as i64,
+        },
+        Array::Values(_) => none,
     }
 }
 
@@ -274,11 +287,22 @@ pub unsafe extern "C" fn cajeta_array_len(f: *mut Frame, s: i64) -> i64 {
     }
 }
 
+/// Counts the hand-off of `e` by kind when `CAJETA_HOST_HANDOFFS` asks for it.
+///
+/// # Safety
+/// `e` points into the run's IR module.
+unsafe fn log_expr(e: *const Expr) {
+    if handoff_log::enabled() {
+        handoff_log::record(handoff_log::expr_kind(&*e));
+    }
+}
+
 /// Evaluates `e` (an integer or boolean) in frame `f` into `*out`.
 ///
 /// # Safety
 /// `f` is a live frame of the function `e` belongs to; `out` is writable.
 pub unsafe extern "C" fn cajeta_eval_int(f: *mut Frame, e: *const Expr, out: *mut i64) -> i32 {
+    log_expr(e);
     with_interp(|i| {
         *out = int_bits(&i.eval(&mut *f, &*e)?);
         Ok(())
@@ -290,6 +314,7 @@ pub unsafe extern "C" fn cajeta_eval_int(f: *mut Frame, e: *const Expr, out: *mu
 /// # Safety
 /// As for [`cajeta_eval_int`].
 pub unsafe extern "C" fn cajeta_eval_f64(f: *mut Frame, e: *const Expr, out: *mut f64) -> i32 {
+    log_expr(e);
     with_interp(|i| {
         *out = float_bits(&i.eval(&mut *f, &*e)?);
         Ok(())
@@ -301,6 +326,7 @@ pub unsafe extern "C" fn cajeta_eval_f64(f: *mut Frame, e: *const Expr, out: *mu
 /// # Safety
 /// As for [`cajeta_eval_int`] and [`slot`].
 pub unsafe extern "C" fn cajeta_eval_into(f: *mut Frame, e: *const Expr, s: i64) -> i32 {
+    log_expr(e);
     with_interp(|i| {
         let v = i.eval(&mut *f, &*e)?;
         *slot(f, s) = v;
@@ -313,6 +339,7 @@ pub unsafe extern "C" fn cajeta_eval_into(f: *mut Frame, e: *const Expr, s: i64)
 /// # Safety
 /// As for [`cajeta_eval_int`].
 pub unsafe extern "C" fn cajeta_eval_void(f: *mut Frame, e: *const Expr) -> i32 {
+    log_expr(e);
     with_interp(|i| i.eval(&mut *f, &*e).map(drop))
 }
 
@@ -321,6 +348,9 @@ pub unsafe extern "C" fn cajeta_eval_void(f: *mut Frame, e: *const Expr) -> i32 
 /// # Safety
 /// As for [`cajeta_eval_int`].
 pub unsafe extern "C" fn cajeta_exec(f: *mut Frame, st: *const Stmt) -> i32 {
+    if handoff_log::enabled() {
+        handoff_log::record(handoff_log::stmt_kind(&*st));
+    }
     with_interp(|i| i.exec_stmt(&mut *f, &*st).map(drop))
 }
 

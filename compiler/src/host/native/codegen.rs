@@ -31,7 +31,7 @@ use inkwell::values::{
 };
 use inkwell::AddressSpace;
 
-use super::repr::{fast_array, repr, Repr};
+use super::repr::{repr, Repr};
 use super::runtime::{Site, SiteKind};
 use crate::diagnostics::Span;
 use crate::ir::{self, Block, FunctionId, LocalId, LoopId, ScalarType, Stmt, Type};
@@ -197,7 +197,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 ScalarType::I32 | ScalarType::U32 => c.i32_type().into(),
                 ScalarType::I64 | ScalarType::U64 => c.i64_type().into(),
                 ScalarType::F16 => c.f16_type().into(),
-                ScalarType::F32 => c.f32_type().into(),
+                // A `bfloat16` is the `float` it equals (`bfloat16.rs`).
+                ScalarType::F32 | ScalarType::BF16 => c.f32_type().into(),
                 ScalarType::F64 => c.f64_type().into(),
                 _ => return None,
             },
@@ -260,7 +261,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 }
                 Repr::Object | Repr::Void => None,
             };
-            if fast_array(&local.ty).is_some() {
+            if super::repr::has_view(&local.ty) {
                 let data = b(self.builder.build_alloca(ptr, "view.data"))?;
                 let len = b(self.builder.build_alloca(i64t, "view.len"))?;
                 b(self.builder.build_store(data, ptr.const_null()))?;

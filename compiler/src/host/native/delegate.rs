@@ -52,6 +52,11 @@ impl Uses {
         self.stored.contains(&l)
     }
 
+    /// True when any local is stored.
+    pub fn stores_any(&self) -> bool {
+        !self.stored.is_empty()
+    }
+
     /// True when local `l` is read or stored.
     pub fn mentions(&self, l: LocalId) -> bool {
         self.read.contains(&l) || self.stored.contains(&l)
@@ -172,7 +177,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     /// Reads local `l` back from the frame after delegated code stored it.
     fn sync_out(&mut self, st: &mut FnState<'ctx, 'm>, l: LocalId) -> Gen<()> {
         let ty = &st.ir.locals[l.0].ty;
-        if fast_array(ty).is_some() {
+        if super::repr::has_view(ty) {
             return self.refresh_view(st, l);
         }
         let Some(p) = st.locals.get(l.0).copied().flatten() else {
@@ -318,7 +323,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
 
     /// Evaluates object expression `e` into frame slot `slot`.
     pub fn object_into(&mut self, st: &mut FnState<'ctx, 'm>, e: &'m Expr, slot: u64) -> Gen<()> {
-        if self.string_into(st, e, slot)? {
+        if self.string_into(st, e, slot)? || self.typed_into(st, e, slot)? {
             return Ok(());
         }
         match &e.kind {
@@ -343,6 +348,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 self.block(st, stmts)?;
                 self.object_into(st, value, slot)
             }
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => self.select_into(st, cond, then, otherwise, slot),
             _ => {
                 let node = self.node_ptr(e);
                 let uses = Uses::of_expr(e);
@@ -352,6 +362,30 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 })
             }
         }
+    }
+
+    /// `cond ? then : otherwise` choosing between objects: the condition is native code
+    /// and only the chosen arm is evaluated, into `slot`, as any object expression.
+    fn select_into(
+        &mut self,
+        st: &mut FnState<'ctx, 'm>,
+        cond: &'m Expr,
+        then: &'m Expr,
+        otherwise: &'m Expr,
+        slot: u64,
+    ) -> Gen<()> {
+        let c = self.cond(st, cond)?;
+        let then_bb = self.ctx.append_basic_block(st.func, "then");
+        let else_bb = self.ctx.append_basic_block(st.func, "else");
+        let join = self.ctx.append_basic_block(st.func, "select");
+        b(self.builder.build_conditional_branch(c, then_bb, else_bb))?;
+        for (bb, arm) in [(then_bb, then), (else_bb, otherwise)] {
+            self.builder.position_at_end(bb);
+            self.object_into(st, arm, slot)?;
+            b(self.builder.build_unconditional_branch(join))?;
+        }
+        self.builder.position_at_end(join);
+        Ok(())
     }
 
     /// An object argument of a native call: the address of a value the callee clones, and
@@ -493,7 +527,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let ExprKind::Load(Place::Local(l)) = &base.kind else {
             return None;
         };
-        if !st.views.contains_key(l) {
+        if !st.views.contains_key(l) || fast_array(&st.ir.locals[l.0].ty).is_none() {
             return None;
         }
         match repr(&index.ty) {

@@ -19,6 +19,7 @@ use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
 
 use super::codegen::{b, Codegen, FnState, Gen};
+use super::intrinsic_calls::is_intrinsic_call;
 use super::repr::{in_registers, repr, Repr};
 use super::runtime::SiteKind;
 use super::text::flatten;
@@ -40,6 +41,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         }
         if let Some(v) = self.vector_expr(st, e)? {
             return Ok(Some(v));
+        }
+        if let Some(v) = self.typed_expr(st, e)? {
+            return Ok(v);
         }
         let v: BasicValueEnum = match &e.kind {
             ExprKind::Const(c) => self.constant(c, &e.ty)?,
@@ -109,7 +113,10 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 _ => return Err("internal error: array length".into()),
             },
             ExprKind::Host { op, args } => return self.host(st, *op, args, e),
-            ExprKind::Intrinsic { .. } => self.scalar_fn(st, e)?,
+            ExprKind::Intrinsic { .. } if super::scalar_fns::is_scalar_fn(e) => {
+                self.scalar_fn(st, e)?
+            }
+            ExprKind::Intrinsic { .. } => self.intrinsic_by_values(st, e)?,
             ExprKind::Sequence(stmts, value) => {
                 self.block(st, stmts)?;
                 return self.expr(st, value);
@@ -127,6 +134,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             return native;
         }
         if let Some(native) = self.vector_node(e) {
+            return native || is_intrinsic_call(e);
+        }
+        if let Some(native) = self.typed_node(e) {
             return native;
         }
         match &e.kind {
@@ -156,7 +166,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 .functions
                 .get(func.0)
                 .is_some_and(|f| f.kind == crate::ir::FunctionKind::Host),
-            ExprKind::Intrinsic { .. } => super::scalar_fns::is_scalar_fn(e),
+            ExprKind::Intrinsic { .. } => {
+                super::scalar_fns::is_scalar_fn(e) || is_intrinsic_call(e)
+            }
             ExprKind::Host { op, args } => match op {
                 HostOp::Print | HostOp::Println => {
                     let mut leaves = Vec::new();
@@ -167,16 +179,22 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     // the interpreter (locals, strings it builds, call results); else the
                     // whole print is one hand-off rather than one per piece.
                     let printable = |l: &Expr| match repr(&l.ty) {
-                        Repr::Object => matches!(
-                            &l.kind,
-                            ExprKind::Load(Place::Local(_))
-                                | ExprKind::Str(_)
-                                | ExprKind::Call { .. }
-                                | ExprKind::Host {
-                                    op: HostOp::Concat | HostOp::ToString | HostOp::StringMethod(_),
-                                    ..
-                                }
-                        ),
+                        Repr::Object => {
+                            matches!(
+                                &l.kind,
+                                ExprKind::Load(Place::Local(_))
+                                    | ExprKind::Str(_)
+                                    | ExprKind::Call { .. }
+                                    | ExprKind::Select { .. }
+                                    | ExprKind::Load(Place::Index { .. })
+                                    | ExprKind::Host {
+                                        op: HostOp::Concat
+                                            | HostOp::ToString
+                                            | HostOp::StringMethod(_),
+                                        ..
+                                    }
+                            ) || super::typed_ops::typed_object(l)
+                        }
                         Repr::Void => false,
                         _ => true,
                     };
@@ -186,8 +204,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                     scalar(&e.ty)
                         && matches!(&args[..], [a] if matches!(&a.kind,
                             ExprKind::Load(Place::Local(l)) if st.views.contains_key(l)
-                                || matches!(&st.ir.locals[l.0].ty,
-                                    Type::Array(el) if super::repr::aggregate(el))))
+                                || matches!(&st.ir.locals[l.0].ty, Type::Array(_))))
                 }
                 _ => false,
             },
@@ -208,6 +225,12 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 t.const_int(u64::from(*v), false).into()
             }
             (Constant::Int(v), BasicTypeEnum::IntType(t)) => t.const_int(*v, false).into(),
+            (Constant::Float(v), BasicTypeEnum::FloatType(t))
+                if ty.as_scalar() == Some(ScalarType::BF16) =>
+            {
+                t.const_float(f64::from(crate::host::interp::ops::round_bf16(*v)))
+                    .into()
+            }
             (Constant::Float(v), BasicTypeEnum::FloatType(t)) => t.const_float(*v).into(),
             _ => return Err(format!("internal error: constant {c:?} of type {ty}")),
         })
@@ -274,6 +297,14 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         rs: ScalarType,
         e: &'m Expr,
     ) -> Gen<BasicValueEnum<'ctx>> {
+        if ls == ScalarType::BF16 {
+            // Computed in `float`, rounded (`bfloat16.rs`); comparisons are exact.
+            let v = self.float_binary(op, l, r)?;
+            return Ok(match v {
+                BasicValueEnum::FloatValue(f) => self.round_bf16(f)?.into(),
+                other => other,
+            });
+        }
         if ls.is_float() {
             return self.float_binary(op, l, r);
         }
@@ -454,6 +485,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     ) -> Gen<BasicValueEnum<'ctx>> {
         if from == to {
             return Ok(x);
+        }
+        if let Some(v) = self.convert_bf16(x, from, to)? {
+            return Ok(v);
         }
         let t = self
             .llvm_type(&Type::Scalar(to))

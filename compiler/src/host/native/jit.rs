@@ -283,7 +283,14 @@ impl HostExecutor for Native {
         let time = compiled.time;
         let start = Instant::now();
         let handoffs = super::bridge::handoffs();
+        let logging = super::handoff_log::start();
         let result = run(compiled, module.function(entry), interp, &args);
+        let by_kind = super::handoff_log::finish();
+        if logging {
+            // The program's output first, so the report follows it on a terminal.
+            let _ = interp.out.flush();
+            super::handoff_log::report(&by_kind);
+        }
         if std::env::var_os("CAJETA_HOST_TIMING").is_some() {
             eprintln!(
                 "native host code: compile {:.2} ms (IR and optimization to inlining {:.2} ms, optimization and machine code on {} threads {:.2} ms), run {:.2} ms, {} hand-offs to the interpreter",

@@ -2,12 +2,14 @@
 //!
 //! Scalars of the types with an exact LLVM lowering live in registers, and so do vectors and
 //! matrices of them (an LLVM vector of their lanes, a matrix's column-major) and PODs of
-//! those (an LLVM struct); everything else (strings, arrays, buffers, images, textures, samplers, streams, `bfloat16`,
-//! whose rounding after every operation has no LLVM type) is an
+//! those (an LLVM struct), and `bfloat16` scalars (a `float` rounded after every operation,
+//! `bfloat16.rs`); everything else (strings, arrays, buffers, images, textures, samplers,
+//! streams, vectors and PODs of `bfloat16`) is an
 //! *object*: a [`crate::host::interp::Value`] in the function's frame, worked on by typed
-//! calls (strings, `string_calls.rs`) or the interpreter (`bridge.rs`) and freed by
-//! reference counting as there. Arrays of native
-//! scalars are objects that native code also indexes in place.
+//! calls (strings, `string_calls.rs`; device objects, `device_calls.rs`) or the
+//! interpreter (`bridge.rs`) and freed by reference counting as there. Arrays of native
+//! scalars, and flat arrays of vectors, matrices and PODs, are objects that native code
+//! also indexes in place.
 
 use crate::ir::{ScalarType, Type};
 
@@ -39,13 +41,16 @@ pub fn native_scalar(s: ScalarType) -> bool {
 pub fn repr(ty: &Type) -> Repr {
     match ty {
         Type::Void => Repr::Void,
-        Type::Scalar(s) if native_scalar(*s) => Repr::Scalar(*s),
+        Type::Scalar(s) if native_scalar(*s) || *s == ScalarType::BF16 => Repr::Scalar(*s),
         Type::Vector(s, n) if native_scalar(*s) => Repr::Vector(*s, *n),
         Type::Matrix(s, r, c) if native_scalar(*s) => Repr::Vector(*s, r * c),
         Type::Struct(d)
-            if d.fields
-                .iter()
-                .all(|(_, t)| matches!(repr(t), Repr::Scalar(_) | Repr::Vector(..))) =>
+            if d.fields.iter().all(|(_, t)| match repr(t) {
+                // A `bfloat16` field keeps the POD an object (see `bfloat16.rs`).
+                Repr::Scalar(s) => native_scalar(s),
+                Repr::Vector(..) => true,
+                _ => false,
+            }) =>
         {
             Repr::Pod
         }
@@ -57,11 +62,32 @@ pub fn repr(ty: &Type) -> Repr {
 pub fn fast_array(ty: &Type) -> Option<ScalarType> {
     match ty {
         Type::Array(elem) => match **elem {
-            Type::Scalar(s) if native_scalar(s) => Some(s),
+            // A `bfloat16` array stores each value as the `float` it equals, as native code
+            // holds it (`bfloat16.rs`).
+            Type::Scalar(s) if native_scalar(s) || s == ScalarType::BF16 => Some(s),
             _ => None,
         },
         _ => None,
     }
+}
+
+/// The element type of an array type stored flat (vectors, matrices and PODs held in
+/// registers, `host::interp::flat`), which native code also indexes in place.
+pub fn flat_elem(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Array(elem)
+            if aggregate(elem) && crate::host::interp::flat::layout(elem).is_some() =>
+        {
+            Some(elem)
+        }
+        _ => None,
+    }
+}
+
+/// True for array types whose locals keep a view of the storage (data pointer and length):
+/// arrays of native scalars and flat arrays.
+pub fn has_view(ty: &Type) -> bool {
+    fast_array(ty).is_some() || flat_elem(ty).is_some()
 }
 
 /// True for the values native code holds in registers (scalars, vectors, matrices, PODs).

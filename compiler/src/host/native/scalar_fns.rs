@@ -31,6 +31,12 @@ pub fn is_scalar_fn(e: &Expr) -> bool {
         return false;
     };
     let scalar = |t| matches!(repr(t), Repr::Scalar(_));
+    let bf16 = |t: &Type| t.as_scalar() == Some(ScalarType::BF16);
+    if bf16(&e.ty) || args.iter().any(|a| bf16(&a.ty)) {
+        // Of `bfloat16`, only its bit casts are inline (`bfloat16.rs`); the rest is a
+        // typed call on values (`intrinsic_calls.rs`).
+        return matches!(op, Intrinsic::BitCast(_)) && args.len() == 1;
+    }
     matches!(
         op,
         Intrinsic::Math(_) | Intrinsic::Bits(_) | Intrinsic::BitCast(_)
@@ -249,6 +255,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         values: &[BasicValueEnum<'ctx>],
     ) -> Gen<Option<BasicValueEnum<'ctx>>> {
         if let (Intrinsic::BitCast(c), [x]) = (op, values) {
+            if let Some(v) = self.bit_cast_bf16(c, ty, *x)? {
+                return Ok(Some(v));
+            }
             return self.bit_cast(c, ty, *x).map(Some);
         }
         let Intrinsic::Math(f) = op else {

@@ -114,7 +114,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 let w = b(bld.build_float_ext(v.into_float_value(), c.f32_type(), ""))?;
                 ("f32", vec![w.into()])
             }
-            ScalarType::F32 => ("f32", vec![v.into()]),
+            // A bfloat16 value is its float32 and prints as that, as the interpreter's.
+            ScalarType::F32 | ScalarType::BF16 => ("f32", vec![v.into()]),
             ScalarType::F64 => ("f64", vec![v.into()]),
             s => {
                 let x = v.into_int_value();

@@ -29,7 +29,7 @@ pub fn word_count(ty: &Type) -> usize {
 
 /// The value of type `ty` whose words start `words`, and how many it took; `None` for a
 /// type or pattern no value has (the generated code never passes one).
-fn value_of(words: &[i64], ty: &Type) -> Option<(Value, usize)> {
+pub(super) fn value_of(words: &[i64], ty: &Type) -> Option<(Value, usize)> {
     match ty {
         Type::Scalar(s) => Some((Value::Scalar(scalar_of(*words.first()?, *s)?), 1)),
         Type::Vector(s, _) | Type::Matrix(s, ..) => {
@@ -53,7 +53,7 @@ fn value_of(words: &[i64], ty: &Type) -> Option<(Value, usize)> {
 
 /// Writes the words of `v` (of type `ty`) to `out`; zeros where `v` is not such a value
 /// (an unassigned local).
-fn write_words(v: &Value, ty: &Type, out: &mut [i64]) {
+pub(super) fn write_words(v: &Value, ty: &Type, out: &mut [i64]) {
     match (v, ty) {
         (Value::Scalar(s), Type::Scalar(_)) => {
             if let Some(o) = out.first_mut() {
@@ -270,7 +270,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 
     /// Writes the words of native `v` of type `ty` from word `at` on; the next free word.
-    fn store_words(
+    pub(super) fn store_words(
         &self,
         v: BasicValueEnum<'ctx>,
         ty: &Type,
@@ -307,7 +307,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 
     /// The native value of type `ty` whose words start at word `at`, and the next word.
-    fn load_words(
+    pub(super) fn load_words(
         &self,
         ty: &Type,
         words: PointerValue<'ctx>,
@@ -393,6 +393,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         ty: &'m Type,
         span: &'m Span,
     ) -> Gen<BasicValueEnum<'ctx>> {
+        if st.views.contains_key(&array) {
+            return self.flat_get(st, (array, index, is), ty, *span);
+        }
         let words = self.words_buffer(ty)?;
         self.element_call(
             st,
@@ -414,6 +417,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         ty: &'m Type,
         span: &'m Span,
     ) -> Gen<()> {
+        if st.views.contains_key(&array) {
+            return self.flat_set(st, (array, index, is), v, ty, *span);
+        }
         let words = self.words_buffer(ty)?;
         self.store_words(v, ty, words, 0)?;
         self.element_call(
