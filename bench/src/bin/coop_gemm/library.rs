@@ -111,7 +111,7 @@ fn time(
 ) -> Result<Vec<f64>, String> {
     let stream = ctx.default_stream();
     // As `kernel_ms`: calls until the clocks have ramped up (two in a row within 2%, after
-    // at least 200 ms, at most 3 s).
+    // at least one second, at most 3 s).
     let start = std::time::Instant::now();
     let mut last = f64::MAX;
     loop {
@@ -125,7 +125,7 @@ fn time(
         let steady = (ns - last).abs() <= 0.02 * last;
         last = ns;
         if elapsed >= std::time::Duration::from_secs(3)
-            || (steady && elapsed >= std::time::Duration::from_millis(200))
+            || (steady && elapsed >= std::time::Duration::from_secs(1))
         {
             break;
         }

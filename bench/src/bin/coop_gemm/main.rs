@@ -104,8 +104,9 @@ fn kernel_ms(
 ) -> Result<Vec<f64>, String> {
     // Launches until the GPU's clocks have ramped up before the timed ones: a kernel timed
     // right after a pause (building the next operands, checking the previous result) ran at
-    // a fifth of its speed on the H100. At least 200 ms, then until two launches in a row
-    // agree within 2% (at most 3 s).
+    // a fifth of its speed on the H100. At least one second (two launches agreeing within 2%
+    // was not enough: at the idle clock they agree too), then until two in a row agree (at
+    // most 3 s).
     let start = std::time::Instant::now();
     let mut last = f64::MAX;
     loop {
@@ -117,7 +118,7 @@ fn kernel_ms(
         let steady = (ns - last).abs() <= 0.02 * last;
         last = ns;
         if elapsed >= std::time::Duration::from_secs(3)
-            || (steady && elapsed >= std::time::Duration::from_millis(200))
+            || (steady && elapsed >= std::time::Duration::from_secs(1))
         {
             break;
         }
