@@ -121,6 +121,17 @@ impl Interp<'_> {
         let ra = self.live_buffer(&objs[0], a, span)?;
         let rb = self.live_buffer(&objs[1], b, span)?;
         let rc = self.live_buffer(&objs[2], c, span)?;
+        if let Some(cpu) = self.device.cpu {
+            let ops = super::cpu_gemm::CpuOperands {
+                a: super::cpu_run::cpu_buffer(&ra, span)?,
+                a_layout: al,
+                b: super::cpu_run::cpu_buffer(&rb, span)?,
+                b_layout: bl,
+                c: super::cpu_run::cpu_buffer(&rc, span)?,
+            };
+            super::cpu_gemm::cpu_gemm(cpu, p, &ops, [m, n, k], span)?;
+            return Ok(Value::Void);
+        }
         let ctx = self.device.context(span)?.clone();
         let key = (ctx.device_info().index, p);
         let gemm = match self.device.gemms.0.get(&key) {

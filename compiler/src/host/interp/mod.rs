@@ -12,6 +12,7 @@ mod acceleration;
 mod async_transfer;
 mod buffer_transfer;
 mod comm;
+mod cpu_gemm;
 pub mod cpu_run;
 mod device;
 mod device_query;
