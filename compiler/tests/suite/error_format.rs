@@ -189,25 +189,43 @@ fn json_launch_errors_are_positioned() {
         .iter()
         .filter(|h| cfg!(feature = "native-host") || **h == "interp")
     {
-        // No device matches: the first device use (the allocation) fails, with or without a GPU.
+        // A device name that matches nothing is a usage error before anything runs, the
+        // same from both executors.
         let args = ["run", "--host", host, "launch.cajeta"];
-        let no_device = [("CAJETA_DEVICE", "no-such-device-anywhere")];
-        let (status, _, stderr) = run_in(&dir, &json_args(&args), &no_device);
-        assert_eq!(status, Some(3), "{stderr}");
+        let no_such = [("CAJETA_DEVICE", "no-such-device-anywhere")];
+        let (status, _, stderr) = run_in(&dir, &json_args(&args), &no_such);
+        assert_eq!(status, Some(2), "{stderr}");
         let e = record(&stderr);
-        assert_eq!(e["kind"], "runtime");
+        assert_eq!(e["kind"], "usage");
         assert!(
             e["message"]
                 .as_str()
                 .unwrap()
-                .starts_with("cannot use the GPU: "),
+                .starts_with("no device `no-such-device-anywhere`: choose one of "),
             "{e}"
         );
-        let (pos, text) = span_of(&e["labels"][0], &source);
-        assert_eq!((pos.0, pos.1), (8, 33), "{e}");
-        assert_eq!(text, "heap KernelBuffer<int32>(4096)");
-        let (_, _, human) = run_in(&dir, &args, &no_device);
-        assert_eq!(e["rendered"], human);
+        // Without any Vulkan driver the interpreter has no device (native code would fall
+        // back to the CPU device): the first device use, the allocation, fails at its
+        // statement.
+        if *host == "interp" {
+            let no_driver = [("VK_DRIVER_FILES", "/nonexistent")];
+            let (status, _, gpu_err) = run_in(&dir, &json_args(&args), &no_driver);
+            assert_eq!(status, Some(3), "{gpu_err}");
+            let g = record(&gpu_err);
+            assert_eq!(g["kind"], "runtime");
+            assert!(
+                g["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("cannot use the GPU: "),
+                "{g}"
+            );
+            let (pos, text) = span_of(&g["labels"][0], &source);
+            assert_eq!((pos.0, pos.1), (8, 33), "{g}");
+            assert_eq!(text, "heap KernelBuffer<int32>(4096)");
+            let (_, _, human) = run_in(&dir, &args, &no_driver);
+            assert_eq!(g["rendered"], human);
+        }
         seen.push(stderr);
         if !have_device() {
             continue;

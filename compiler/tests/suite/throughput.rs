@@ -70,10 +70,12 @@ fn kernels_compiled_on_several_threads_are_the_sequential_compile_byte_for_byte(
     for (name, text) in programs() {
         let module = driver::frontend(&mut SourceMap::new(), &[(name.clone(), text)])
             .unwrap_or_else(|d| panic!("{name}: {d:?}"));
-        kernels += module.kernels().count();
+        let own = module.kernels().count();
+        kernels += own;
         let sequential = compile_on(&module, &options, 1);
+        // A program may have no kernels of its own (examples/gemm.cajeta calls Blas.gemm).
         assert!(
-            sequential.contains("[119734787"),
+            own == 0 || sequential.contains("[119734787"),
             "{name}: no SPIR-V module"
         );
         for threads in [2, 3, 8] {
