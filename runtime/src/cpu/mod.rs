@@ -289,27 +289,29 @@ fn check_length(buf: &CpuBuffer, host: usize) -> Result<()> {
     Ok(())
 }
 
-/// The launch shape against the device limits.
+/// The launch shape against the device limits, in the words of a Vulkan launch's check
+/// (`launch/mod.rs`), so that a bad launch reads the same on either kind of device.
 fn check_shape(config: &LaunchConfig) -> std::result::Result<(), String> {
-    if config.grid.contains(&0) || config.block.contains(&0) {
-        return Err(format!(
-            "grid {:?} and block {:?} must be at least 1 on every axis",
-            config.grid, config.block
-        ));
+    let fmt3 = |v: [u32; 3]| format!("[{},{},{}]", v[0], v[1], v[2]);
+    if config.grid.contains(&0) {
+        return Err(format!("grid {} has a zero dimension", fmt3(config.grid)));
     }
-    for (b, max) in config.block.iter().zip(MAX_WORKGROUP_SIZE) {
+    if config.block.contains(&0) {
+        return Err(format!("block {} has a zero dimension", fmt3(config.block)));
+    }
+    for (i, (b, max)) in config.block.iter().zip(MAX_WORKGROUP_SIZE).enumerate() {
         if *b > max {
             return Err(format!(
-                "block {:?} exceeds maxComputeWorkGroupSize = {MAX_WORKGROUP_SIZE:?}",
-                config.block
+                "block {} exceeds maxComputeWorkGroupSize[{i}] = {max}",
+                fmt3(config.block)
             ));
         }
     }
     let invocations: u64 = config.block.iter().map(|&b| u64::from(b)).product();
     if invocations > u64::from(MAX_WORKGROUP_INVOCATIONS) {
         return Err(format!(
-            "block {:?} has {invocations} invocations, exceeding maxComputeWorkGroupInvocations = {MAX_WORKGROUP_INVOCATIONS}",
-            config.block
+            "block {} has {invocations} invocations, exceeding maxComputeWorkGroupInvocations = {MAX_WORKGROUP_INVOCATIONS}",
+            fmt3(config.block)
         ));
     }
     Ok(())
@@ -392,16 +394,22 @@ mod tests {
     fn bad_shapes_are_refused_with_the_vulkan_limits() {
         let ok = LaunchConfig::new([4, 1, 1], [256, 4, 1]);
         assert!(check_shape(&ok).is_ok());
+        // The messages are a Vulkan launch's (`launch/mod.rs`), word for word.
         let zero = LaunchConfig::new([0, 1, 1], [64, 1, 1]);
-        assert!(check_shape(&zero).unwrap_err().contains("at least 1"));
+        assert_eq!(
+            check_shape(&zero).unwrap_err(),
+            "grid [0,1,1] has a zero dimension"
+        );
         let deep = LaunchConfig::new([1, 1, 1], [1, 1, 65]);
-        assert!(check_shape(&deep)
-            .unwrap_err()
-            .contains("maxComputeWorkGroupSize"));
+        assert_eq!(
+            check_shape(&deep).unwrap_err(),
+            "block [1,1,65] exceeds maxComputeWorkGroupSize[2] = 64"
+        );
         let big = LaunchConfig::new([1, 1, 1], [64, 32, 1]);
-        assert!(check_shape(&big)
-            .unwrap_err()
-            .contains("maxComputeWorkGroupInvocations"));
+        assert_eq!(
+            check_shape(&big).unwrap_err(),
+            "block [64,32,1] has 2048 invocations, exceeding maxComputeWorkGroupInvocations = 1024"
+        );
     }
 
     #[test]
