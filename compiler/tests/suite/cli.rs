@@ -7,6 +7,24 @@ pub(crate) fn cajetac() -> Command {
     Command::new(env!("CARGO_BIN_EXE_cajetac"))
 }
 
+/// Runs `cajetac run --host native FILE` with `env` and `CAJETA_HOST_HANDOFFS=1` and asserts
+/// that native code handed nothing to the interpreter.
+pub(crate) fn assert_no_handoffs(file: &std::path::Path, env: &[(&str, &str)]) {
+    let out = cajetac()
+        .args(["run", "--host", "native"])
+        .arg(file)
+        .envs(env.iter().copied())
+        .env("CAJETA_HOST_HANDOFFS", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("native host code: 0 hand-offs to the interpreter"),
+        "{}: {err}",
+        file.display()
+    );
+}
+
 pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }

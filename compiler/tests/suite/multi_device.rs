@@ -5,7 +5,7 @@
 
 use std::process::Output;
 
-use crate::cli::{cajetac, repo};
+use crate::cli::{assert_no_handoffs, cajetac, repo};
 
 /// `cajetac run --host MODE` of `compiler/tests/multi_device/<file>` with `devices` as
 /// `CAJETA_DEVICES`.
@@ -47,15 +47,10 @@ fn a_buffer_moves_between_two_devices_and_is_computed_on_each() {
     assert!(lines[3].starts_with("same GPU: "), "{out}");
     // Device.count/all/current/set and copyFrom are typed calls in native code.
     if cfg!(feature = "native-host") {
-        let out = cajetac()
-            .args(["run", "--host", "native"])
-            .arg(repo().join("compiler/tests/multi_device/two_devices.cajeta"))
-            .env("CAJETA_DEVICES", "0,0")
-            .env("CAJETA_HOST_HANDOFFS", "1")
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("0 hand-offs to the interpreter"), "{err}");
+        assert_no_handoffs(
+            &repo().join("compiler/tests/multi_device/two_devices.cajeta"),
+            &[("CAJETA_DEVICES", "0,0")],
+        );
     }
 }
 
@@ -99,15 +94,10 @@ fn comm_works_as_one_rank_without_mpirun() {
     );
     // Every `Comm` operation is a typed call in native code.
     if cfg!(feature = "native-host") {
-        let out = cajetac()
-            .args(["run", "--host", "native"])
-            .arg(repo().join("compiler/tests/multi_device/comm_single.cajeta"))
-            .env("CAJETA_DEVICES", "0")
-            .env("CAJETA_HOST_HANDOFFS", "1")
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("0 hand-offs to the interpreter"), "{err}");
+        assert_no_handoffs(
+            &repo().join("compiler/tests/multi_device/comm_single.cajeta"),
+            &[("CAJETA_DEVICES", "0")],
+        );
     }
 }
 

@@ -1,7 +1,8 @@
 //! `bfloat16` scalars in native code (`host/native/bfloat16.rs`): a `float` rounded after
 //! every operation, the same values as the interpreter's, bit for bit.
 
-use super::native_host::{cajetac, corpus_dir, differential_with};
+use super::native_host::{corpus_dir, differential_with};
+use crate::cli::assert_no_handoffs;
 
 /// Arithmetic, conversions from and to every type, ties, subnormals, overflow, NaN, bit
 /// casts and printing: the same output on both executors, spot-checked against values
@@ -22,12 +23,5 @@ fn bfloat16_scalars_agree_with_the_interpreter_and_run_natively() {
     assert!(lines[7].ends_with(" 32704 -32768"), "{}", r.out);
     // A NaN payload survives the raw bit cast (0x7fc1) and not the canonical one.
     assert!(lines[8].starts_with("3.140625 32705 32704 "), "{}", r.out);
-    let out = cajetac()
-        .args(["run", "--host", "native"])
-        .arg(&path)
-        .env("CAJETA_HOST_HANDOFFS", "1")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("0 hand-offs to the interpreter"), "{err}");
+    assert_no_handoffs(&path, &[]);
 }

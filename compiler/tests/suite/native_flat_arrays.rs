@@ -3,6 +3,7 @@
 //! (no call per element).
 
 use super::native_host::{cajetac, corpus_dir, differential_with};
+use crate::cli::assert_no_handoffs;
 
 /// Lanes of every width and alignment, written whole, by field and by lane: the same
 /// output on both executors, and nothing handed to the interpreter.
@@ -73,12 +74,5 @@ fn array_literals_agree_with_the_interpreter_and_run_as_typed_calls() {
     // sum over i < 1000 of 3 i^2 = 3 * 332833500.
     assert_eq!(lines[4], "998500500", "{}", r.out);
     assert_eq!(r.end, "returned 39");
-    let out = cajetac()
-        .args(["run", "--host", "native"])
-        .arg(&path)
-        .env("CAJETA_HOST_HANDOFFS", "1")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("native host code: 0 hand-offs"), "{err}");
+    assert_no_handoffs(&path, &[]);
 }

@@ -1,7 +1,8 @@
 //! `?:` between objects in native code (`Codegen::select_into`): the condition is native,
 //! only the chosen arm runs, and its value lands in the slot of whatever uses it.
 
-use super::native_host::{cajetac, corpus_dir, differential_with};
+use super::native_host::{corpus_dir, differential_with};
+use crate::cli::assert_no_handoffs;
 
 /// Strings, arrays, buffers and events chosen by `?:` in stores, call and typed-operation
 /// arguments, prints and `printf`: the same output on both executors, only the chosen arm
@@ -22,12 +23,5 @@ fn object_selects_agree_with_the_interpreter_and_run_natively() {
     assert_eq!(lines[16], "buffers 300.5 4", "{}", r.out);
     assert_eq!(lines[17], "event true", "{}", r.out);
     assert_eq!(r.end, "returned 501");
-    let out = cajetac()
-        .args(["run", "--host", "native"])
-        .arg(&path)
-        .env("CAJETA_HOST_HANDOFFS", "1")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("0 hand-offs to the interpreter"), "{err}");
+    assert_no_handoffs(&path, &[]);
 }

@@ -110,26 +110,14 @@ fn time(
     reps: usize,
 ) -> Result<Vec<f64>, String> {
     let stream = ctx.default_stream();
-    // As `kernel_ms`: calls until the clocks have ramped up (two in a row within 2%, after
-    // at least one second, at most 3 s).
-    let start = std::time::Instant::now();
-    let mut last = f64::MAX;
-    loop {
+    super::warm_up(|| {
         ctx.clear_profile();
         let (a, b) = (GemmLayout::RowMajor, ops.b_layout);
         gemm.multiply(&stream, &ops.a, a, &ops.b, b, &ops.c, m, n, k)
             .map_err(err)?;
         stream.sync().map_err(err)?;
-        let ns = ctx.profile_report().span_ns;
-        let elapsed = start.elapsed();
-        let steady = (ns - last).abs() <= 0.02 * last;
-        last = ns;
-        if elapsed >= std::time::Duration::from_secs(3)
-            || (steady && elapsed >= std::time::Duration::from_secs(1))
-        {
-            break;
-        }
-    }
+        Ok(ctx.profile_report().span_ns)
+    })?;
     let mut times = Vec::new();
     for rep in 0..=reps {
         ctx.clear_profile();

@@ -102,27 +102,12 @@ fn kernel_ms(
     args: &[KernelArg<'_>],
     reps: usize,
 ) -> Result<Vec<f64>, String> {
-    // Launches until the GPU's clocks have ramped up before the timed ones: a kernel timed
-    // right after a pause (building the next operands, checking the previous result) ran at
-    // a fifth of its speed on the H100. At least one second (two launches agreeing within 2%
-    // was not enough: at the idle clock they agree too), then until two in a row agree (at
-    // most 3 s).
-    let start = std::time::Instant::now();
-    let mut last = f64::MAX;
-    loop {
+    warm_up(|| {
         ctx.clear_profile();
         stream.launch(kernel, cfg, args).map_err(err)?;
         stream.sync().map_err(err)?;
-        let ns = kernel_ns(ctx);
-        let elapsed = start.elapsed();
-        let steady = (ns - last).abs() <= 0.02 * last;
-        last = ns;
-        if elapsed >= std::time::Duration::from_secs(3)
-            || (steady && elapsed >= std::time::Duration::from_secs(1))
-        {
-            break;
-        }
-    }
+        Ok(kernel_ns(ctx))
+    })?;
     let mut times = Vec::new();
     for rep in 0..=reps {
         ctx.clear_profile();
@@ -134,6 +119,27 @@ fn kernel_ms(
         }
     }
     Ok(times)
+}
+
+/// Runs `once` (one untimed launch or call, returning its GPU time) until the GPU's clocks
+/// have ramped up: a kernel timed right after a pause (building the next operands, checking
+/// the previous result) ran at a fifth of its speed on the H100. At least one second (two
+/// runs agreeing within 2% was not enough: at the idle clock they agree too), then until two
+/// in a row agree, at most 3 s.
+fn warm_up(mut once: impl FnMut() -> Result<f64, String>) -> Result<(), String> {
+    let start = std::time::Instant::now();
+    let mut last = f64::MAX;
+    loop {
+        let ns = once()?;
+        let elapsed = start.elapsed();
+        let steady = (ns - last).abs() <= 0.02 * last;
+        last = ns;
+        if elapsed >= std::time::Duration::from_secs(3)
+            || (steady && elapsed >= std::time::Duration::from_secs(1))
+        {
+            return Ok(());
+        }
+    }
 }
 
 /// GPU nanoseconds of the kernels in `ctx`'s profile since it was last cleared.
