@@ -89,6 +89,34 @@ fn kernels_compiled_on_several_threads_are_the_sequential_compile_byte_for_byte(
 }
 
 #[test]
+fn llvm_kernels_compiled_on_several_threads_are_the_sequential_compile_byte_for_byte() {
+    // Every compiling thread has an emission helper of its own (`cajetac-llvm`), which emits
+    // whichever kernels that thread takes, so each thread count sends each helper another
+    // sequence of kernels: the modules must not depend on it.
+    cajetac::kernel::llvm::enable();
+    let options = SpirvOptions {
+        backend: KernelBackend::Llvm,
+        target_env: TargetEnv::Vulkan1_3,
+        ..SpirvOptions::default()
+    };
+    let mut modules = 0;
+    for (name, text) in programs() {
+        let module = driver::frontend(&mut SourceMap::new(), &[(name.clone(), text)])
+            .unwrap_or_else(|d| panic!("{name}: {d:?}"));
+        // A program this backend refuses gives its diagnostics, in kernel order (compared too).
+        let sequential = compile_on(&module, &options, 1);
+        modules += sequential.matches("[119734787").count();
+        for threads in [2, 4] {
+            assert!(
+                compile_on(&module, &options, threads) == sequential,
+                "{name}: {threads} threads differ from one"
+            );
+        }
+    }
+    assert!(modules >= 50, "only {modules} kernels compiled by LLVM");
+}
+
+#[test]
 fn diagnostics_of_several_kernels_keep_their_order_on_several_threads() {
     // Checked mode is refused by the LLVM kernel backend, once per kernel, at the kernel.
     cajetac::kernel::llvm::enable();
