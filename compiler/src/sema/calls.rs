@@ -461,7 +461,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         args: &[&ast::Expr],
         generics: &mut HashMap<String, Type>,
     ) -> R<Vec<ir::Expr>> {
-        let tparams: Vec<String> = m.decl.type_params.iter().map(|t| t.name.clone()).collect();
+        let tparams: Vec<String> = m
+            .decl
+            .type_params
+            .iter()
+            .map(|t| t.name.name.clone())
+            .collect();
         let mut values: Vec<Option<ir::Expr>> = vec![None; args.len()];
         let order: Vec<usize> = (0..args.len())
             .filter(|i| !is_context_literal(args[*i]))

@@ -15,6 +15,10 @@ mod conversions;
 mod coop;
 mod device;
 mod expr;
+mod generics;
+mod generics_infer;
+mod generics_subst;
+mod generics_walk;
 mod hostio;
 mod int_precision;
 mod kernel_print;
@@ -54,6 +58,21 @@ use body::FnCtx;
 /// Checks a program. `files` pairs each parsed file with whether it is part of the stdlib.
 pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagnostic>> {
     let mut diags = Vec::new();
+    let mut origins = Vec::new();
+    let expanded = generics::expand(files, &mut diags, &mut origins);
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    let result = check_expanded(expanded.as_deref().unwrap_or(files));
+    result.map_err(|mut diags| {
+        generics::annotate(&mut diags, &origins);
+        diags
+    })
+}
+
+/// [`check`] on a program whose generics are instantiated.
+fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
     let syms = names::collect(files, &mut diags);
     for f in &syms.functions {
         check_signature(f, &mut diags);
@@ -70,7 +89,7 @@ pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagno
         diags.append(&mut ctx.diags);
         calls.push(std::mem::take(&mut ctx.calls));
         module.functions.push(ir::Function {
-            name: f.decl.name.name.clone(),
+            name: generics::function_name(&f.class, &f.decl.name.name),
             qualified_name: format!("{}.{}", f.class, f.decl.name.name),
             kind: f.kind,
             param_count: f.params.len(),

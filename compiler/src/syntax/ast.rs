@@ -33,8 +33,9 @@ pub struct ClassDecl {
     pub modifiers: Vec<String>,
     /// Class name.
     pub name: Ident,
-    /// Generic parameters (`class KernelBuffer<T>`, stdlib only).
-    pub type_params: Vec<Ident>,
+    /// Generic parameters: `class KernelBuffer<T>` (stdlib) or `class Tile<uint32 TM>`
+    /// (user code, instantiated per use by `generics`).
+    pub type_params: Vec<GenericParam>,
     /// Methods and fields.
     pub members: Vec<Member>,
 }
@@ -81,8 +82,8 @@ pub struct MethodDecl {
     pub annotations: Vec<Annotation>,
     /// Modifiers.
     pub modifiers: Vec<String>,
-    /// Generic parameters `<T>` (stdlib only).
-    pub type_params: Vec<Ident>,
+    /// Generic parameters `<T>` (stdlib intrinsics, or user methods instantiated per use).
+    pub type_params: Vec<GenericParam>,
     /// Return type.
     pub ret: TypeExpr,
     /// Method name.
@@ -105,6 +106,15 @@ impl MethodDecl {
     pub fn annotation(&self, name: &str) -> Option<&Annotation> {
         self.annotations.iter().find(|a| a.name.name == name)
     }
+}
+
+/// A generic parameter: a type (`T`) or a constant of a primitive type (`uint32 TM`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenericParam {
+    /// The parameter's name.
+    pub name: Ident,
+    /// For a non-type parameter, the constant's type (`uint32` of `uint32 TM`).
+    pub value_type: Option<TypeExpr>,
 }
 
 /// A method parameter.
@@ -508,4 +518,10 @@ pub enum ExprKind {
     },
     /// A `switch` expression: `switch (x) { case 1 -> 10; default -> 0; }`.
     Switch(Box<Switch>),
+    /// `Tile<16>`: a user generic class named with its arguments in an expression (before
+    /// `.k`); `generics` replaces it with the instance's name.
+    GenericClass(Box<TypeExpr>),
+    /// `f<int32>(args)`: a call of a user generic method with explicit arguments;
+    /// `generics` replaces it with a call of the instance.
+    GenericCall(Ident, Vec<TypeArg>, Vec<Arg>),
 }

@@ -104,14 +104,17 @@ fn child_depth(kind: &ExprKind) -> u32 {
         | ExprKind::Float(_)
         | ExprKind::Bool(_)
         | ExprKind::Str(_)
-        | ExprKind::Name(_) => 0,
+        | ExprKind::Name(_)
+        | ExprKind::GenericClass(_) => 0,
         ExprKind::Field(e, _) | ExprKind::Unary(_, e) | ExprKind::Cast(_, e) => e.depth,
         ExprKind::NewArray { len: e, .. } | ExprKind::SharedArray { len: e, .. } => e.depth,
         ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) => {
             a.depth.max(b.depth)
         }
         ExprKind::Conditional(a, b, c) => a.depth.max(b.depth).max(c.depth),
-        ExprKind::Call(_, a) | ExprKind::New { args: a, .. } => args(a),
+        ExprKind::Call(_, a) | ExprKind::New { args: a, .. } | ExprKind::GenericCall(_, _, a) => {
+            args(a)
+        }
         ExprKind::MethodCall(e, _, a) | ExprKind::GenericMethodCall(e, _, _, a) => {
             e.depth.max(args(a))
         }

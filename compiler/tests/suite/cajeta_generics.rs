@@ -1,0 +1,142 @@
+//! Generic classes and methods in host code (docs/language.md#generics), run through both
+//! host executors, which must print the same values (worked out by hand in the comments).
+//! Kernels in generic classes are run by `tests/device/generics.cajeta`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Runs the program `src` with `--host mode`: stdout and stderr, and whether it succeeded.
+fn run(tag: &str, mode: &str, src: &str) -> (bool, String, String) {
+    let dir = std::env::temp_dir().join(format!(
+        "cajetac-generics-{tag}-{mode}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file: PathBuf = dir.join("p.cajeta");
+    std::fs::write(&file, src).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cajetac"))
+        .args(["run", "--host", mode])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The lines both executors print for `src` (they must agree and succeed).
+fn both(tag: &str, src: &str) -> Vec<String> {
+    let (ok_i, interp, err_i) = run(tag, "interp", src);
+    assert!(ok_i, "{tag} --host interp: {interp}{err_i}");
+    let (ok_n, native, err_n) = run(tag, "native", src);
+    assert!(ok_n, "{tag} --host native: {native}{err_n}");
+    assert_eq!(interp, native, "{tag}: the executors disagree");
+    interp.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn generic_methods_instantiate_per_argument_type() {
+    let out = both(
+        "methods",
+        "public final class G {
+    static <T> T add(T a, T b) {
+        return a + b;
+    }
+
+    static <T> T first(T[] xs) {
+        return xs[0];
+    }
+
+    static <T> T pick(T a, T b, boolean useFirst) {
+        return useFirst ? a : b;
+    }
+
+    public static int32 main(String[] args) {
+        int32 i = 2147483647;
+        float32[] fs = [0.25f, 8.0f];
+        // int32 wraps; float32 adds in single precision; uint32 and int64 from suffixes.
+        System.out.println(add(i, 1) + \" \" + add(fs[0], fs[1]) + \" \" + add(3u, 4u) + \" \" + add(1L << 40, 5L));
+        // Literals alone: int32 and float64 (Java's int and double).
+        System.out.println(add(20, 22) + \" \" + add(0.1, 0.2));
+        // Explicit arguments, Cajeta's and Java's spellings; an array parameter `T[]`.
+        System.out.println(add<int64>(5L, 6) + \" \" + G.<float32>add(1.5f, 2.0f) + \" \" + first(fs) + \" \" + pick(i, 7, false));
+        return 0;
+    }
+}
+",
+    );
+    assert_eq!(out[0], "-2147483648 8.25 7 1099511627781");
+    assert_eq!(out[1], "42 0.30000000000000004");
+    assert_eq!(out[2], "11 3.5 0.25 7");
+}
+
+#[test]
+fn generic_class_constants_size_arrays_and_bound_loops() {
+    let out = both(
+        "classes",
+        "public final class Ring<uint32 N> {
+    public static uint32 next(uint32 i) {
+        return (i + 1) % N;
+    }
+
+    public static int32 sumOfSquares() {
+        int32[] sq = heap int32[N];
+        int32 acc = 0;
+        for (uint32 i = 0; i < N; i++) {
+            sq[i] = (int32) (i * i);
+            acc += sq[i];
+        }
+        return acc;
+    }
+}
+
+public final class Offset<int32 K, T> {
+    public static T shift(T x) {
+        return x + (T) K;
+    }
+}
+
+public final class Main {
+    public static int32 main(String[] args) {
+        // N is a uint32: 4 wraps to 0 in Ring<5>, and 0..7 squared sum to 140 in Ring<8>.
+        System.out.println(Ring<5>.next(4) + \" \" + Ring<8>.next(4) + \" \" + Ring<8>.sumOfSquares() + \" \" + Ring<3>.sumOfSquares());
+        // A negative constant and a type argument together; 0x10 names the same instance as 16.
+        System.out.println(Offset<-3, float32>.shift(0.5f) + \" \" + Offset<0x10, int64>.shift(1L) + \" \" + Offset<16, int64>.shift(2L));
+        return 0;
+    }
+}
+",
+    );
+    assert_eq!(out[0], "0 5 140 5");
+    assert_eq!(out[1], "-2.5 17 18");
+}
+
+#[test]
+fn a_generic_used_wrongly_is_e0050_at_the_use() {
+    let (ok, _, err) = run(
+        "wrong",
+        "interp",
+        "public final class Ring<uint32 N> {
+    public static uint32 size() {
+        return N;
+    }
+}
+
+public final class Main {
+    public static int32 main(String[] args) {
+        return (int32) Ring<2, 3>.size();
+    }
+}
+",
+    );
+    assert!(!ok);
+    assert!(err.contains("error[E0050]"), "{err}");
+    assert!(
+        err.contains("class `Ring` takes 1 generic argument, found 2"),
+        "{err}"
+    );
+    assert!(err.contains("p.cajeta:9:24"), "{err}");
+}
