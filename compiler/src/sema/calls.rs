@@ -108,7 +108,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         args: &[ast::Arg],
         span: Span,
     ) -> R<ir::Expr> {
+        // Host code calls the host twin of a `@Host @Device` method.
+        let fid = match (self.kind, self.syms.host_twins.get(&fid)) {
+            (FunctionKind::Host, Some(&host)) => host,
+            _ => fid,
+        };
         let f = &self.syms.functions[fid.0];
+        let host_only = f.decl.annotation("Host").is_some();
         let (kind, params, ret, decl_span) =
             (f.kind, f.params.clone(), f.ret.clone(), f.decl.name.span);
         match (self.kind, kind) {
@@ -135,7 +141,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                             name.name
                         ),
                     )
-                    .with_secondary(decl_span, "declared @Device here"),
+                    .with_secondary(decl_span, "declared @Device here")
+                    .with_note("help: mark it `@Host @Device` to call it from host code too"),
                 )
             }
             (FunctionKind::Kernel | FunctionKind::Device, FunctionKind::Host) => {
@@ -148,8 +155,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                             name.name
                         ),
                     )
-                    .with_secondary(decl_span, "declared here without @Device")
-                    .with_note("help: mark it `@Device` if it only uses device features"),
+                    .with_secondary(
+                        decl_span,
+                        if host_only {
+                            "declared @Host here"
+                        } else {
+                            "declared here without @Device"
+                        },
+                    )
+                    .with_note(if host_only {
+                        "help: mark it `@Host @Device` to call it from both sides"
+                    } else {
+                        "help: mark it `@Device` if it only uses device features (`@Host @Device` for both sides)"
+                    }),
                 )
             }
             _ => {}

@@ -109,6 +109,9 @@ fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<D
     if diags.is_empty() {
         Ok(module)
     } else {
+        // A `@Host @Device` method is checked once per side: the same error twice is one.
+        let mut seen = std::collections::HashSet::new();
+        diags.retain(|d| seen.insert((d.code, d.primary, d.message.clone())));
         Err(diags)
     }
 }

@@ -88,6 +88,9 @@ pub struct Symbols<'a> {
     /// Stdlib query fields (`@Intrinsic("device.subgroup_size") static final uint32
     /// subgroupSize;`) by class, then name: the type and the query (SPEC §8).
     pub query_fields: HashMap<String, HashMap<String, (Type, crate::ir::DeviceQuery)>>,
+    /// `@Host @Device` methods: the device function (the one `user_methods` names) to its
+    /// host twin, a second function from the same declaration that host code calls.
+    pub host_twins: HashMap<FunctionId, FunctionId>,
 }
 
 /// Stdlib classes whose values are only their `@Constant` fields (enum-like): the type of
@@ -394,6 +397,18 @@ pub fn collect<'a>(
                     constructor: false,
                 });
                 methods.insert(m.name.name.clone(), id);
+                if kind == FunctionKind::Device && m.annotation("Host").is_some() {
+                    // One declaration, checked and compiled once for each side.
+                    syms.host_twins.insert(id, FunctionId(syms.functions.len()));
+                    syms.functions.push(UserFunction {
+                        decl: m,
+                        class: cname.clone(),
+                        kind: FunctionKind::Host,
+                        params: Vec::new(),
+                        ret: Type::Void,
+                        constructor: false,
+                    });
+                }
             }
             syms.user_methods.insert(cname, methods);
         }

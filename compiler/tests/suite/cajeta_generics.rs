@@ -1,5 +1,6 @@
-//! Generic classes and methods in host code (docs/language.md#generics), run through both
-//! host executors, which must print the same values (worked out by hand in the comments).
+//! Generic classes and methods, and `@Host @Device` helpers, in host code
+//! (docs/language.md#generics), run through both host executors, which must print the same
+//! values (worked out by hand in the comments).
 //! Kernels in generic classes are run by `tests/device/generics.cajeta`.
 
 use std::path::PathBuf;
@@ -139,4 +140,33 @@ public final class Main {
         "{err}"
     );
     assert!(err.contains("p.cajeta:9:24"), "{err}");
+}
+
+#[test]
+fn host_device_helpers_run_in_host_code_on_both_executors() {
+    // `@Host @Device` is callable from host code (and kernels: tests/device/host_device.cajeta);
+    // `@Host` alone is plain host code. 7 * 6 = 42; 42 ^ (42 >>> 3) = 42 ^ 5 = 47.
+    let out = both(
+        "hostdevice",
+        "public final class H {
+    @Host @Device
+    static uint32 mix(uint32 a, uint32 b) {
+        uint32 p = a * b;
+        return p ^ (p >>> 3);
+    }
+
+    @Host
+    static uint32 seven() {
+        return 7;
+    }
+
+    public static int32 main(String[] args) {
+        System.out.println(mix(seven(), 6) + \" \" + mix(4294967295u, 2u));
+        return 0;
+    }
+}
+",
+    );
+    // 0xFFFFFFFF * 2 wraps to 0xFFFFFFFE; ^ (0xFFFFFFFE >>> 3 = 0x1FFFFFFF) = 0xE0000001.
+    assert_eq!(out[0], "47 3758096385");
 }
