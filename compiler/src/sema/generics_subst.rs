@@ -22,6 +22,10 @@ pub fn type_text(t: &TypeExpr) -> String {
     match &t.kind {
         TypeExprKind::Void => "void".to_string(),
         TypeExprKind::Array(e) => format!("{}[]", type_text(e)),
+        TypeExprKind::Function { params, ret } => {
+            let ps: Vec<String> = params.iter().map(type_text).collect();
+            format!("({})->{}", ps.join(", "), type_text(ret))
+        }
         TypeExprKind::Named { name, args } if args.is_empty() => name.clone(),
         TypeExprKind::Named { name, args } => {
             let parts: Vec<String> = args

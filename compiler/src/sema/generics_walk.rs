@@ -19,6 +19,8 @@ pub trait AstRewrite {
     fn leave_scope(&mut self) {}
     /// A local or parameter `name` of type `ty` is declared in the innermost scope.
     fn declare(&mut self, _name: &str, _ty: &TypeExpr) {}
+    /// A statement, before its parts are walked (it may replace itself).
+    fn stmt(&mut self, _s: &mut Stmt) {}
 }
 
 /// Walks a method: its return type, parameters and body.
@@ -46,6 +48,12 @@ pub fn ty<R: AstRewrite>(t: &mut TypeExpr, r: &mut R) {
             }
         }
         TypeExprKind::Array(e) => ty(e, r),
+        TypeExprKind::Function { params, ret } => {
+            for p in params {
+                ty(p, r);
+            }
+            ty(ret, r);
+        }
         TypeExprKind::Void => {}
     }
     r.ty(t);
@@ -60,6 +68,7 @@ fn block<R: AstRewrite>(b: &mut Block, r: &mut R) {
 }
 
 fn stmt<R: AstRewrite>(s: &mut Stmt, r: &mut R) {
+    r.stmt(s);
     match s {
         Stmt::Local { ty: t, decls, .. } => {
             ty(t, r);
@@ -179,7 +188,13 @@ pub fn expr<R: AstRewrite>(e: &mut Expr, r: &mut R) {
         | ExprKind::Float(_)
         | ExprKind::Bool(_)
         | ExprKind::Str(_)
-        | ExprKind::Name(_) => {}
+        | ExprKind::Name(_)
+        | ExprKind::MethodRef(..) => {}
+        ExprKind::IndexCall(t, i, a) => {
+            expr(t, r);
+            expr(i, r);
+            args(a, r);
+        }
         ExprKind::GenericClass(t) => ty(t, r),
         ExprKind::Field(a, _) | ExprKind::Unary(_, a) => expr(a, r),
         ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) => {

@@ -15,6 +15,7 @@ mod conversions;
 mod coop;
 mod device;
 mod expr;
+mod fn_tables;
 mod generics;
 mod generics_infer;
 mod generics_subst;
@@ -59,7 +60,11 @@ use body::FnCtx;
 pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let mut origins = Vec::new();
-    let expanded = generics::expand(files, &mut diags, &mut origins);
+    let mut expanded = generics::expand(files, &mut diags, &mut origins);
+    if files.iter().any(|(f, stdlib)| !stdlib && f.function_types) {
+        let tables = expanded.get_or_insert_with(|| files.to_vec());
+        fn_tables::rewrite(tables, &mut diags);
+    }
     if !diags.is_empty() {
         return Err(diags);
     }

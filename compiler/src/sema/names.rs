@@ -445,6 +445,13 @@ pub fn resolve_type(
 ) -> Result<Type, Diagnostic> {
     match &t.kind {
         ast::TypeExprKind::Void => Ok(Type::Void),
+        ast::TypeExprKind::Function { .. } => Err(Diagnostic::error(
+            Code::UnsupportedFeature,
+            t.span,
+            "a function type is only the element type of a function table",
+        )
+        .with_label("not a value type")
+        .with_note("help: declare a local table, `((int32)->int32)[] ops = {A::f, A::g};`, and call `ops[i](x)`")),
         ast::TypeExprKind::Array(inner) => {
             let elem = resolve_type(inner, generics)?;
             match elem {

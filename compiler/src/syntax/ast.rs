@@ -22,6 +22,9 @@ pub struct SourceFile {
     pub imports: Vec<Vec<Ident>>,
     /// Top-level classes.
     pub classes: Vec<ClassDecl>,
+    /// Whether a function type (`(int32)->int32`) is written anywhere: the file may declare
+    /// function tables.
+    pub function_types: bool,
 }
 
 /// A class.
@@ -151,6 +154,14 @@ pub enum TypeExprKind {
     },
     /// `T[]`
     Array(Box<TypeExpr>),
+    /// `(int32, float32)->int32`: a function type, the element type of a function table
+    /// (`((int32)->int32)[] ops = {A::f, A::g};`, rewritten by `sema::fn_tables`).
+    Function {
+        /// Parameter types.
+        params: Vec<TypeExpr>,
+        /// Return type.
+        ret: Box<TypeExpr>,
+    },
 }
 
 /// A generic argument: a type or an integer constant (`Vector<float32, 4>`).
@@ -521,6 +532,10 @@ pub enum ExprKind {
     /// `Tile<16>`: a user generic class named with its arguments in an expression (before
     /// `.k`); `generics` replaces it with the instance's name.
     GenericClass(Box<TypeExpr>),
+    /// `A::f`: a method reference (an entry of a function table).
+    MethodRef(Ident, Ident),
+    /// `table[i](args)`: a call through a function table.
+    IndexCall(Box<Expr>, Box<Expr>, Vec<Arg>),
     /// `f<int32>(args)`: a call of a user generic method with explicit arguments;
     /// `generics` replaces it with a call of the instance.
     GenericCall(Ident, Vec<TypeArg>, Vec<Arg>),

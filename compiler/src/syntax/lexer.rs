@@ -190,6 +190,12 @@ pub enum Tok {
     /// `:`
     #[token(":")]
     Colon,
+    /// `::` (method references, `A::f`)
+    #[token("::")]
+    ColonColon,
+    /// The outer `(` of a function type, `((int32)->int32)[]` (the lexer marks a `(` before
+    /// a `(` whose `)` is followed by `->`).
+    FnTypeOpen,
     /// `?`
     #[token("?")]
     Question,
@@ -467,6 +473,11 @@ fn disambiguate(mut raw: Vec<Spanned>) -> Vec<Spanned> {
                 i += 4;
                 continue;
             }
+            Tok::LParen
+                if matches!(next, Some(Tok::LParen)) && function_type_follows(&raw, i + 1) =>
+            {
+                out.push((start, Tok::FnTypeOpen, end));
+            }
             Tok::LBracket if matches!(next, Some(Tok::RBracket)) => {
                 let (_, _, re) = raw[i + 1];
                 out.push((start, Tok::EmptyBrackets, re));
@@ -571,6 +582,26 @@ fn generic_method_name(raw: &[Spanned], open: usize) -> Option<String> {
 /// Whether the `<` at `open` starts generic arguments directly followed by `(` (`f<int32>(`).
 fn generic_call_follows(raw: &[Spanned], open: usize) -> bool {
     generic_args_end(raw, open).is_some_and(|end| matches!(kind_at(raw, end), Some(Tok::LParen)))
+}
+
+/// Whether the `(` at `open` holds only types and its `)` is followed by `->`.
+fn function_type_follows(raw: &[Spanned], open: usize) -> bool {
+    let mut depth = 0i32;
+    for (k, (_, tok, _)) in raw.iter().enumerate().skip(open).take(64) {
+        match tok {
+            Tok::LParen => depth += 1,
+            Tok::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return matches!(kind_at(raw, k + 1), Some(Tok::Arrow));
+                }
+            }
+            Tok::Ident(_) | Tok::PrimType(_) | Tok::IntLit(_) | Tok::Comma | Tok::Dot => {}
+            Tok::Lt | Tok::Gt | Tok::Shr | Tok::EmptyBrackets | Tok::LBracket | Tok::RBracket => {}
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// The token at `k`, if any.

@@ -101,6 +101,8 @@ fn token_text(tok: &Tok) -> &'static str {
         Tok::Comma => ",",
         Tok::Dot => ".",
         Tok::Colon => ":",
+        Tok::ColonColon => "::",
+        Tok::FnTypeOpen => "(",
         Tok::Question => "?",
         Tok::Assign => "=",
         Tok::TitleAssign => "#=",
@@ -151,6 +153,7 @@ fn expected_list(expected: &[String]) -> String {
                 "GenericName" | "UserGenericName" => "a generic type".to_string(),
                 "Modifier" => "a modifier".to_string(),
                 "OpAssign" => "an assignment operator".to_string(),
+                other if other.contains("FN(") => "`(`".to_string(),
                 other => format!("`{}`", other.replace("\\\"", "\"")),
             }
         })

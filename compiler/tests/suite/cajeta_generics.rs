@@ -1,4 +1,4 @@
-//! Generic classes and methods, and `@Host @Device` helpers, in host code
+//! Generic classes and methods, `@Host @Device` helpers and function tables in host code
 //! (docs/language.md#generics), run through both host executors, which must print the same
 //! values (worked out by hand in the comments).
 //! Kernels in generic classes are run by `tests/device/generics.cajeta`.
@@ -169,4 +169,52 @@ fn host_device_helpers_run_in_host_code_on_both_executors() {
     );
     // 0xFFFFFFFF * 2 wraps to 0xFFFFFFFE; ^ (0xFFFFFFFE >>> 3 = 0x1FFFFFFF) = 0xE0000001.
     assert_eq!(out[0], "47 3758096385");
+}
+
+const TABLES: &str = "public final class T {
+    static int32 twice(int32 x) {
+        return 2 * x;
+    }
+
+    static int32 square(int32 x) {
+        return x * x;
+    }
+
+    static boolean odd(int32 x) {
+        return x % 2 != 0;
+    }
+
+    public static int32 main(String[] args) {
+        ((int32)->int32)[] ops = {T::twice, T::square};
+        ((int32)->boolean)[] tests = {T::odd};
+        int32 acc = 0;
+        for (int32 i = 0; i < ops.length; i++) {
+            acc = acc * 100 + ops[i](i + 5);
+        }
+        System.out.println(acc + \" \" + tests[0](7) + \" \" + tests.length);
+        int32 k = args.length + 2;
+        System.out.println(ops[k](3));
+        return 0;
+    }
+}
+";
+
+#[test]
+fn function_tables_call_their_entries_and_refuse_an_index_out_of_range() {
+    // ops[0](5) = 10, ops[1](6) = 36: 1036. Then index 2 of a 2-entry table: Java's
+    // ArrayIndexOutOfBoundsException is a runtime error (exit 3) in both executors.
+    for mode in ["interp", "native"] {
+        let (ok, out, err) = run("tables", mode, TABLES);
+        assert!(!ok, "{mode}: {out}");
+        assert_eq!(
+            out.lines().next(),
+            Some("1036 true 1"),
+            "{mode}: {out}{err}"
+        );
+        assert!(
+            err.contains("runtime error: array index 2 out of bounds for length 2"),
+            "{mode}: {err}"
+        );
+        assert!(err.contains("p.cajeta:23:28"), "{mode}: {err}");
+    }
 }
