@@ -452,9 +452,30 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 args: all,
             }
         } else {
-            ExprKind::Host {
-                op: m.host.unwrap_or(HostOp::Println),
-                args: all,
+            match (m.host, all.first().map(|a| &a.kind)) {
+                // `Device.supports(Capability.X)`: the capability is a constant, so it goes
+                // into the operation (the executors ask the run's device for it).
+                (
+                    Some(HostOp::DeviceQuery(ir::HostDeviceQuery::Supports(_))),
+                    Some(ExprKind::Const(ir::Constant::Int(i))),
+                ) => ExprKind::Host {
+                    op: HostOp::DeviceQuery(ir::HostDeviceQuery::Supports(*i as u32)),
+                    args: Vec::new(),
+                },
+                (Some(HostOp::DeviceQuery(ir::HostDeviceQuery::Supports(_))), _) => {
+                    return self.error(
+                        Diagnostic::error(
+                            Code::NotConstant,
+                            span,
+                            "`Device.supports` takes a constant capability, `Capability.X`",
+                        )
+                        .with_label("not a constant"),
+                    )
+                }
+                _ => ExprKind::Host {
+                    op: m.host.unwrap_or(HostOp::Println),
+                    args: all,
+                },
             }
         };
         let call = ir::Expr {

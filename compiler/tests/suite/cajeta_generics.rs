@@ -218,3 +218,36 @@ fn function_tables_call_their_entries_and_refuse_an_index_out_of_range() {
         assert!(err.contains("p.cajeta:23:28"), "{mode}: {err}");
     }
 }
+
+#[test]
+fn device_supports_in_host_code_answers_as_the_kernels_fold() {
+    // The kernel's answers are constants of the run's device profile; host code asks the
+    // same device at run time, so the two agree, on lavapipe and on the CPU device alike.
+    let src = "public final class S {
+    @Kernel
+    public static void k(KernelBuffer<int32> b) {
+        b[0] = Device.supports(Capability.Int64Atomics) ? 1 : 0;
+        b[1] = Device.supports(Capability.GroupNonUniform) ? 1 : 0;
+        b[2] = Device.supports(Capability.RayQuery) ? 1 : 0;
+    }
+
+    public static int32 main(String[] args) {
+        KernelBuffer<int32> b = heap KernelBuffer<int32>(3);
+        k.launch(KernelStream.current(), grid: [1], block: [1])(b);
+        int32[] r = heap int32[3];
+        b.download(r);
+        boolean[] host = [Device.supports(Capability.Int64Atomics), Device.supports(Capability.GroupNonUniform), Device.supports(Capability.RayQuery)];
+        for (int32 i = 0; i < 3; i++) {
+            if (host[i] != (r[i] == 1)) {
+                System.out.println(\"capability \" + i + \": host \" + host[i] + \", kernel \" + r[i]);
+                return 1;
+            }
+        }
+        System.out.println(\"agree\");
+        return 0;
+    }
+}
+";
+    let out = both("supports", src);
+    assert_eq!(out, ["agree"]);
+}
