@@ -236,6 +236,9 @@ fn shape(tag: &str) -> LaunchConfig {
     let block = match tag {
         "shared_reduce.cajeta/fixedSum" => 128,
         "guarded_stores.cajeta/tiles" => 32,
+        // One invocation per element of a `Tile<TM>`'s TM-long shared array.
+        "generics.cajeta/Tile_4_sums" => 4,
+        "generics.cajeta/Tile_8_sums" => 8,
         _ => 64,
     };
     let mut config = LaunchConfig::new([4, 1, 1], [block, 1, 1]);

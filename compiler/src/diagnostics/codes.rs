@@ -71,6 +71,7 @@ codes! {
     NonUniformBarrier = 0046, "a workgroup barrier reached under control flow that differs between the invocations of a workgroup";
     InvalidSwitch = 0047, "a malformed `switch`: a duplicate case label or `default`, arrow and colon arms mixed, a `switch` expression without `default` or with an arm that yields no value";
     CpuDeviceUnsupported = 0048, "a construct the CPU device's kernel compiler cannot lower yet";
+    GenericInstantiation = 0050, "a generic class or method used with arguments that do not fit its parameters, or whose arguments cannot be inferred";
 }
 
 impl fmt::Display for Code {

@@ -226,6 +226,9 @@ pub enum HostDeviceQuery {
     IsIntegrated,
     /// `Device.activeBackend()`: the name of the backend kernels run on, `"vulkan"`.
     ActiveBackend,
+    /// `Device.supports(Capability.X)` in host code: whether the run's device has what the
+    /// capability needs; the index into `ir::CAPABILITIES` (sema puts the constant here).
+    Supports(u32),
 }
 
 impl HostOp {
@@ -285,6 +288,7 @@ impl HostOp {
             }
             "host.device.max_block_size" => HostOp::DeviceQuery(HostDeviceQuery::MaxBlockSize),
             "host.device.is_integrated" => HostOp::DeviceQuery(HostDeviceQuery::IsIntegrated),
+            "host.device.supports" => HostOp::DeviceQuery(HostDeviceQuery::Supports(0)),
             "host.device.count" => HostOp::Devices(DevicesOp::Count),
             "host.device.all" => HostOp::Devices(DevicesOp::All),
             "host.device.current" => HostOp::Devices(DevicesOp::Current),

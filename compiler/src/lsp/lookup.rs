@@ -45,7 +45,7 @@ pub fn token_at(tokens: &[Spanned], offset: usize) -> Option<usize> {
 /// The name a token spells, for names (identifiers and generic type names).
 pub fn name_of(tok: &Tok) -> Option<&str> {
     match tok {
-        Tok::Ident(n) | Tok::GenericName(n) => Some(n),
+        Tok::Ident(n) | Tok::GenericName(n) | Tok::UserGenericName(n) => Some(n),
         _ => None,
     }
 }

@@ -120,7 +120,9 @@ fn classified(a: &Analysis) -> Vec<(usize, usize, Kind)> {
             Tok::IntLit(_) | Tok::FloatLit(_) => Kind::Number,
             Tok::StrLit(_) | Tok::UnterminatedStr => Kind::Str,
             Tok::At if matches!(next, Some(Tok::Ident(_))) => Kind::Decorator,
-            Tok::Ident(name) | Tok::GenericName(name) => name_kind(a, *start, name, prev, next),
+            Tok::Ident(name) | Tok::GenericName(name) | Tok::UserGenericName(name) => {
+                name_kind(a, *start, name, prev, next)
+            }
             _ => continue,
         };
         out.push((*start, *end, kind));

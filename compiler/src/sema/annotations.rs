@@ -1,5 +1,5 @@
-//! The method annotations the checker reads: `@Kernel` / `@Device` (what kind of function
-//! a method is), `@FastMath`, `@Override`, `@Wave(width = N)` on kernels, and Cajeta's
+//! The method annotations the checker reads: `@Kernel` / `@Device` / `@Host` (what kind of
+//! function a method is; `@Host @Device` is both a host method and a device helper), `@FastMath`, `@Override`, `@Wave(width = N)` on kernels, and Cajeta's
 //! `@Backend` and `@Occupancy` (checked, no effect on Vulkan); `@KernelArg` and
 //! `@PushConstant` on kernel parameters. Classes and fields of user files take none (the
 //! stdlib's `@Intrinsic` is read elsewhere).
@@ -12,6 +12,7 @@ use crate::syntax::ast;
 pub const METHOD_ANNOTATION_NAMES: &[&str] = &[
     "Kernel",
     "Device",
+    "Host",
     "FastMath",
     "Wave",
     "Override",
@@ -20,7 +21,7 @@ pub const METHOD_ANNOTATION_NAMES: &[&str] = &[
 ];
 
 /// The annotations a method may carry, for E0025's note.
-const METHOD_ANNOTATIONS: &str = "method annotations: @Kernel, @Device, @FastMath, \
+const METHOD_ANNOTATIONS: &str = "method annotations: @Kernel, @Device, @Host, @FastMath, \
      @Wave(width = N), @Override, @Backend(\"vulkan\"), @Occupancy(N)";
 
 /// The `@Backend` names that mean this compiler's target: every kernel is SPIR-V for Vulkan.
@@ -70,6 +71,16 @@ pub fn function_kind(m: &ast::MethodDecl, diags: &mut Vec<Diagnostic>) -> Functi
             m.name.span,
             "a method cannot be both @Kernel and @Device",
         ));
+    }
+    if let (true, Some(host)) = (kernel, m.annotation("Host")) {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidAnnotation,
+                host.span,
+                "a kernel cannot be @Host",
+            )
+            .with_note("help: kernels are launched from host code; put the shared code in a `@Host @Device` helper"),
+        );
     }
     if !m.has_modifier("static") {
         diags.push(

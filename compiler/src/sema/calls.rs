@@ -108,7 +108,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         args: &[ast::Arg],
         span: Span,
     ) -> R<ir::Expr> {
+        // Host code calls the host twin of a `@Host @Device` method.
+        let fid = match (self.kind, self.syms.host_twins.get(&fid)) {
+            (FunctionKind::Host, Some(&host)) => host,
+            _ => fid,
+        };
         let f = &self.syms.functions[fid.0];
+        let host_only = f.decl.annotation("Host").is_some();
         let (kind, params, ret, decl_span) =
             (f.kind, f.params.clone(), f.ret.clone(), f.decl.name.span);
         match (self.kind, kind) {
@@ -135,7 +141,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                             name.name
                         ),
                     )
-                    .with_secondary(decl_span, "declared @Device here"),
+                    .with_secondary(decl_span, "declared @Device here")
+                    .with_note("help: mark it `@Host @Device` to call it from host code too"),
                 )
             }
             (FunctionKind::Kernel | FunctionKind::Device, FunctionKind::Host) => {
@@ -148,8 +155,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                             name.name
                         ),
                     )
-                    .with_secondary(decl_span, "declared here without @Device")
-                    .with_note("help: mark it `@Device` if it only uses device features"),
+                    .with_secondary(
+                        decl_span,
+                        if host_only {
+                            "declared @Host here"
+                        } else {
+                            "declared here without @Device"
+                        },
+                    )
+                    .with_note(if host_only {
+                        "help: mark it `@Host @Device` to call it from both sides"
+                    } else {
+                        "help: mark it `@Device` if it only uses device features (`@Host @Device` for both sides)"
+                    }),
                 )
             }
             _ => {}
@@ -434,9 +452,30 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 args: all,
             }
         } else {
-            ExprKind::Host {
-                op: m.host.unwrap_or(HostOp::Println),
-                args: all,
+            match (m.host, all.first().map(|a| &a.kind)) {
+                // `Device.supports(Capability.X)`: the capability is a constant, so it goes
+                // into the operation (the executors ask the run's device for it).
+                (
+                    Some(HostOp::DeviceQuery(ir::HostDeviceQuery::Supports(_))),
+                    Some(ExprKind::Const(ir::Constant::Int(i))),
+                ) => ExprKind::Host {
+                    op: HostOp::DeviceQuery(ir::HostDeviceQuery::Supports(*i as u32)),
+                    args: Vec::new(),
+                },
+                (Some(HostOp::DeviceQuery(ir::HostDeviceQuery::Supports(_))), _) => {
+                    return self.error(
+                        Diagnostic::error(
+                            Code::NotConstant,
+                            span,
+                            "`Device.supports` takes a constant capability, `Capability.X`",
+                        )
+                        .with_label("not a constant"),
+                    )
+                }
+                _ => ExprKind::Host {
+                    op: m.host.unwrap_or(HostOp::Println),
+                    args: all,
+                },
             }
         };
         let call = ir::Expr {
@@ -461,7 +500,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         args: &[&ast::Expr],
         generics: &mut HashMap<String, Type>,
     ) -> R<Vec<ir::Expr>> {
-        let tparams: Vec<String> = m.decl.type_params.iter().map(|t| t.name.clone()).collect();
+        let tparams: Vec<String> = m
+            .decl
+            .type_params
+            .iter()
+            .map(|t| t.name.name.clone())
+            .collect();
         let mut values: Vec<Option<ir::Expr>> = vec![None; args.len()];
         let order: Vec<usize> = (0..args.len())
             .filter(|i| !is_context_literal(args[*i]))

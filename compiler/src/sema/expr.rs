@@ -306,6 +306,35 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ast::ExprKind::ArrayLit(items) => self.array_literal(items, hint, span),
             ast::ExprKind::SharedArray { elem, len } => self.shared_array(elem, len, span),
             ast::ExprKind::Switch(sw) => self.switch_expr(sw, hint),
+            // `generics` replaces both with their instances before checking; one left is a
+            // generic of another file (the lexer marks a file's own generics only).
+            ast::ExprKind::GenericClass(t) => self.error(Diagnostic::error(
+                Code::GenericInstantiation,
+                t.span,
+                "a generic class is used in the file that declares it",
+            )),
+            // `fn_tables` rewrites both where they belong to a function table.
+            ast::ExprKind::MethodRef(..) => self.error(
+                Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    span,
+                    "a method reference is only an entry of a function table",
+                )
+                .with_note("help: `((int32)->int32)[] ops = {A::f, A::g};`, then `ops[i](x)`"),
+            ),
+            ast::ExprKind::IndexCall(t, ..) => self.error(
+                Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    t.span,
+                    "only a function table declared in this method can be called as `t[i](…)`",
+                )
+                .with_label("not a function table"),
+            ),
+            ast::ExprKind::GenericCall(f, ..) => self.error(Diagnostic::error(
+                Code::GenericInstantiation,
+                f.span,
+                format!("`{}` is not a generic method of this class", f.name),
+            )),
         }
     }
 

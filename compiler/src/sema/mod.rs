@@ -15,6 +15,11 @@ mod conversions;
 mod coop;
 mod device;
 mod expr;
+mod fn_tables;
+mod generics;
+mod generics_infer;
+mod generics_subst;
+mod generics_walk;
 mod hostio;
 mod int_precision;
 mod kernel_print;
@@ -54,6 +59,25 @@ use body::FnCtx;
 /// Checks a program. `files` pairs each parsed file with whether it is part of the stdlib.
 pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagnostic>> {
     let mut diags = Vec::new();
+    let mut origins = Vec::new();
+    let mut expanded = generics::expand(files, &mut diags, &mut origins);
+    if files.iter().any(|(f, stdlib)| !stdlib && f.function_types) {
+        let tables = expanded.get_or_insert_with(|| files.to_vec());
+        fn_tables::rewrite(tables, &mut diags);
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    let result = check_expanded(expanded.as_deref().unwrap_or(files));
+    result.map_err(|mut diags| {
+        generics::annotate(&mut diags, &origins);
+        diags
+    })
+}
+
+/// [`check`] on a program whose generics are instantiated.
+fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
     let syms = names::collect(files, &mut diags);
     for f in &syms.functions {
         check_signature(f, &mut diags);
@@ -70,7 +94,7 @@ pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagno
         diags.append(&mut ctx.diags);
         calls.push(std::mem::take(&mut ctx.calls));
         module.functions.push(ir::Function {
-            name: f.decl.name.name.clone(),
+            name: generics::function_name(&f.class, &f.decl.name.name),
             qualified_name: format!("{}.{}", f.class, f.decl.name.name),
             kind: f.kind,
             param_count: f.params.len(),
@@ -90,6 +114,9 @@ pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagno
     if diags.is_empty() {
         Ok(module)
     } else {
+        // A `@Host @Device` method is checked once per side: the same error twice is one.
+        let mut seen = std::collections::HashSet::new();
+        diags.retain(|d| seen.insert((d.code, d.primary, d.message.clone())));
         Err(diags)
     }
 }

@@ -88,6 +88,9 @@ pub struct Symbols<'a> {
     /// Stdlib query fields (`@Intrinsic("device.subgroup_size") static final uint32
     /// subgroupSize;`) by class, then name: the type and the query (SPEC §8).
     pub query_fields: HashMap<String, HashMap<String, (Type, crate::ir::DeviceQuery)>>,
+    /// `@Host @Device` methods: the device function (the one `user_methods` names) to its
+    /// host twin, a second function from the same declaration that host code calls.
+    pub host_twins: HashMap<FunctionId, FunctionId>,
 }
 
 /// Stdlib classes whose values are only their `@Constant` fields (enum-like): the type of
@@ -394,6 +397,18 @@ pub fn collect<'a>(
                     constructor: false,
                 });
                 methods.insert(m.name.name.clone(), id);
+                if kind == FunctionKind::Device && m.annotation("Host").is_some() {
+                    // One declaration, checked and compiled once for each side.
+                    syms.host_twins.insert(id, FunctionId(syms.functions.len()));
+                    syms.functions.push(UserFunction {
+                        decl: m,
+                        class: cname.clone(),
+                        kind: FunctionKind::Host,
+                        params: Vec::new(),
+                        ret: Type::Void,
+                        constructor: false,
+                    });
+                }
             }
             syms.user_methods.insert(cname, methods);
         }
@@ -430,6 +445,13 @@ pub fn resolve_type(
 ) -> Result<Type, Diagnostic> {
     match &t.kind {
         ast::TypeExprKind::Void => Ok(Type::Void),
+        ast::TypeExprKind::Function { .. } => Err(Diagnostic::error(
+            Code::UnsupportedFeature,
+            t.span,
+            "a function type is only the element type of a function table",
+        )
+        .with_label("not a value type")
+        .with_note("help: declare a local table, `((int32)->int32)[] ops = {A::f, A::g};`, and call `ops[i](x)`")),
         ast::TypeExprKind::Array(inner) => {
             let elem = resolve_type(inner, generics)?;
             match elem {

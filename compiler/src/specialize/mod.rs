@@ -25,6 +25,8 @@ mod rewrite;
 
 mod device;
 mod device_fold;
+/// Whether a device profile has what a capability needs (`Device.supports`).
+pub use device::supports as profile_supports;
 
 use std::borrow::Cow;
 

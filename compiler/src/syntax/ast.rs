@@ -22,6 +22,9 @@ pub struct SourceFile {
     pub imports: Vec<Vec<Ident>>,
     /// Top-level classes.
     pub classes: Vec<ClassDecl>,
+    /// Whether a function type (`(int32)->int32`) is written anywhere: the file may declare
+    /// function tables.
+    pub function_types: bool,
 }
 
 /// A class.
@@ -33,8 +36,9 @@ pub struct ClassDecl {
     pub modifiers: Vec<String>,
     /// Class name.
     pub name: Ident,
-    /// Generic parameters (`class KernelBuffer<T>`, stdlib only).
-    pub type_params: Vec<Ident>,
+    /// Generic parameters: `class KernelBuffer<T>` (stdlib) or `class Tile<uint32 TM>`
+    /// (user code, instantiated per use by `generics`).
+    pub type_params: Vec<GenericParam>,
     /// Methods and fields.
     pub members: Vec<Member>,
 }
@@ -81,8 +85,8 @@ pub struct MethodDecl {
     pub annotations: Vec<Annotation>,
     /// Modifiers.
     pub modifiers: Vec<String>,
-    /// Generic parameters `<T>` (stdlib only).
-    pub type_params: Vec<Ident>,
+    /// Generic parameters `<T>` (stdlib intrinsics, or user methods instantiated per use).
+    pub type_params: Vec<GenericParam>,
     /// Return type.
     pub ret: TypeExpr,
     /// Method name.
@@ -105,6 +109,15 @@ impl MethodDecl {
     pub fn annotation(&self, name: &str) -> Option<&Annotation> {
         self.annotations.iter().find(|a| a.name.name == name)
     }
+}
+
+/// A generic parameter: a type (`T`) or a constant of a primitive type (`uint32 TM`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenericParam {
+    /// The parameter's name.
+    pub name: Ident,
+    /// For a non-type parameter, the constant's type (`uint32` of `uint32 TM`).
+    pub value_type: Option<TypeExpr>,
 }
 
 /// A method parameter.
@@ -141,6 +154,14 @@ pub enum TypeExprKind {
     },
     /// `T[]`
     Array(Box<TypeExpr>),
+    /// `(int32, float32)->int32`: a function type, the element type of a function table
+    /// (`((int32)->int32)[] ops = {A::f, A::g};`, rewritten by `sema::fn_tables`).
+    Function {
+        /// Parameter types.
+        params: Vec<TypeExpr>,
+        /// Return type.
+        ret: Box<TypeExpr>,
+    },
 }
 
 /// A generic argument: a type or an integer constant (`Vector<float32, 4>`).
@@ -508,4 +529,14 @@ pub enum ExprKind {
     },
     /// A `switch` expression: `switch (x) { case 1 -> 10; default -> 0; }`.
     Switch(Box<Switch>),
+    /// `Tile<16>`: a user generic class named with its arguments in an expression (before
+    /// `.k`); `generics` replaces it with the instance's name.
+    GenericClass(Box<TypeExpr>),
+    /// `A::f`: a method reference (an entry of a function table).
+    MethodRef(Ident, Ident),
+    /// `table[i](args)`: a call through a function table.
+    IndexCall(Box<Expr>, Box<Expr>, Vec<Arg>),
+    /// `f<int32>(args)`: a call of a user generic method with explicit arguments;
+    /// `generics` replaces it with a call of the instance.
+    GenericCall(Ident, Vec<TypeArg>, Vec<Arg>),
 }

@@ -57,7 +57,9 @@ pub(super) fn java_hint(
         );
     }
     let type_name = match tok {
-        Tok::Ident(s) | Tok::GenericName(s) | Tok::PrimType(s) => s.as_str(),
+        Tok::Ident(s) | Tok::GenericName(s) | Tok::UserGenericName(s) | Tok::PrimType(s) => {
+            s.as_str()
+        }
         _ => return None,
     };
     let written = construction_text(&source[l..])?;

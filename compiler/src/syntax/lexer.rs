@@ -132,6 +132,9 @@ pub enum Tok {
     Ident(String),
     /// A generic type name directly followed by `<` (set by [`lex`]).
     GenericName(String),
+    /// A generic class or method the file declares (`Tile` of `class Tile<uint32 TM>`),
+    /// directly followed by `<`: instantiated per use (`sema::generics`).
+    UserGenericName(String),
     /// An integer literal, as written, with its optional suffix: `L` (int64), `u` (uint32)
     /// or `uL` (uint64), in either case.
     #[regex(r"0[xX][0-9a-fA-F_]+([uU][lL]?|[lL])?", |lex| lex.slice().to_string())]
@@ -187,6 +190,12 @@ pub enum Tok {
     /// `:`
     #[token(":")]
     Colon,
+    /// `::` (method references, `A::f`)
+    #[token("::")]
+    ColonColon,
+    /// The outer `(` of a function type, `((int32)->int32)[]` (the lexer marks a `(` before
+    /// a `(` whose `)` is followed by `->`).
+    FnTypeOpen,
     /// `?`
     #[token("?")]
     Question,
@@ -416,6 +425,7 @@ pub fn lex(file: FileId, source: &str) -> (Vec<Spanned>, Vec<Diagnostic>) {
 /// of `raw` by value: cloning every identifier's string here was a measurable part of
 /// compile time. Lookahead reads tokens not yet taken.
 fn disambiguate(mut raw: Vec<Spanned>) -> Vec<Spanned> {
+    let user = UserGenerics::scan(&raw);
     let mut out: Vec<Spanned> = Vec::with_capacity(raw.len());
     // Depth of open generic argument lists; `>` closes one only while this is positive.
     let mut depth = 0usize;
@@ -424,6 +434,18 @@ fn disambiguate(mut raw: Vec<Spanned>) -> Vec<Spanned> {
         let (start, tok, end) = std::mem::replace(&mut raw[i], (0, Tok::Semi, 0));
         let next = kind_at(&raw, i + 1);
         match tok {
+            Tok::Ident(name)
+                if matches!(next, Some(Tok::Lt))
+                    && (user.classes.contains(&name)
+                        || (user.methods.contains(&name) && generic_call_follows(&raw, i + 1))) =>
+            {
+                out.push((start, Tok::UserGenericName(name), end));
+                let (ls, _, le) = raw[i + 1];
+                out.push((ls, Tok::GenOpen, le));
+                depth += 1;
+                i += 2;
+                continue;
+            }
             Tok::Ident(name)
                 if matches!(next, Some(Tok::Lt)) && GENERIC_TYPES.contains(&name.as_str()) =>
             {
@@ -450,6 +472,11 @@ fn disambiguate(mut raw: Vec<Spanned>) -> Vec<Spanned> {
                 out.push((gs, Tok::GenClose, ge));
                 i += 4;
                 continue;
+            }
+            Tok::LParen
+                if matches!(next, Some(Tok::LParen)) && function_type_follows(&raw, i + 1) =>
+            {
+                out.push((start, Tok::FnTypeOpen, end));
             }
             Tok::LBracket if matches!(next, Some(Tok::RBracket)) => {
                 let (_, _, re) = raw[i + 1];
@@ -482,6 +509,99 @@ fn disambiguate(mut raw: Vec<Spanned>) -> Vec<Spanned> {
         i += 1;
     }
     out
+}
+
+/// The generic classes and methods a file declares (`class Tile<uint32 TM>`,
+/// `static <T> T f(…)`), whose names take generic arguments at their uses like the stdlib's
+/// [`GENERIC_TYPES`]. Uses in other files are not seen: a generic is used in its own file.
+#[derive(Default)]
+struct UserGenerics {
+    classes: Vec<String>,
+    methods: Vec<String>,
+}
+
+impl UserGenerics {
+    fn scan(raw: &[Spanned]) -> UserGenerics {
+        let mut found = UserGenerics::default();
+        for i in 0..raw.len() {
+            match (kind_at(raw, i), kind_at(raw, i + 1), kind_at(raw, i + 2)) {
+                (Some(Tok::Class), Some(Tok::Ident(name)), Some(Tok::Lt)) => {
+                    found.classes.push(name.clone())
+                }
+                // `static <T> T f(`: a `<` opening a member declaration.
+                (
+                    Some(Tok::Modifier(_) | Tok::LBrace | Tok::RBrace | Tok::Semi),
+                    Some(Tok::Lt),
+                    _,
+                ) => {
+                    if let Some(name) = generic_method_name(raw, i + 1) {
+                        found.methods.push(name);
+                    }
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+}
+
+/// The index just past the `>` matching the `<` at `open`, when only tokens that can be
+/// part of generic arguments come between (a few dozen at most).
+fn generic_args_end(raw: &[Spanned], open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (k, (_, tok, _)) in raw.iter().enumerate().skip(open).take(64) {
+        match tok {
+            Tok::Lt => depth += 1,
+            Tok::Gt => depth -= 1,
+            Tok::Shr => depth -= 2,
+            Tok::UShr => depth -= 3,
+            Tok::Ident(_) | Tok::PrimType(_) | Tok::IntLit(_) | Tok::Comma | Tok::Dot => {}
+            Tok::EmptyBrackets | Tok::LBracket | Tok::RBracket => {}
+            _ => return None,
+        }
+        if depth <= 0 {
+            return (depth == 0).then_some(k + 1);
+        }
+    }
+    None
+}
+
+/// `<T> T name(`: the method's name.
+fn generic_method_name(raw: &[Spanned], open: usize) -> Option<String> {
+    let end = generic_args_end(raw, open)?;
+    for k in end..(end + 24).min(raw.len()) {
+        match (&raw[k].1, kind_at(raw, k + 1)) {
+            (Tok::Ident(name), Some(Tok::LParen)) => return Some(name.clone()),
+            (Tok::LParen | Tok::LBrace | Tok::Semi | Tok::Assign, _) => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether the `<` at `open` starts generic arguments directly followed by `(` (`f<int32>(`).
+fn generic_call_follows(raw: &[Spanned], open: usize) -> bool {
+    generic_args_end(raw, open).is_some_and(|end| matches!(kind_at(raw, end), Some(Tok::LParen)))
+}
+
+/// Whether the `(` at `open` holds only types and its `)` is followed by `->`.
+fn function_type_follows(raw: &[Spanned], open: usize) -> bool {
+    let mut depth = 0i32;
+    for (k, (_, tok, _)) in raw.iter().enumerate().skip(open).take(64) {
+        match tok {
+            Tok::LParen => depth += 1,
+            Tok::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return matches!(kind_at(raw, k + 1), Some(Tok::Arrow));
+                }
+            }
+            Tok::Ident(_) | Tok::PrimType(_) | Tok::IntLit(_) | Tok::Comma | Tok::Dot => {}
+            Tok::Lt | Tok::Gt | Tok::Shr | Tok::EmptyBrackets | Tok::LBracket | Tok::RBracket => {}
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// The token at `k`, if any.

@@ -23,12 +23,25 @@ pub const MAX_NESTING: u32 = 256;
 #[derive(Debug, Default)]
 pub struct NestingGuard {
     first: Cell<Option<Span>>,
+    function_types: Cell<bool>,
 }
 
 impl NestingGuard {
     /// A guard that has seen nothing too deep.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A function type (`(int32)->int32`), noted so that the checker rewrites function
+    /// tables only in files that have one.
+    pub fn function_type(&self, ty: TypeExpr) -> TypeExpr {
+        self.function_types.set(true);
+        self.ty(ty)
+    }
+
+    /// Whether a function type was parsed.
+    pub fn saw_function_types(&self) -> bool {
+        self.function_types.get()
     }
 
     /// The E0042 diagnostic for the first over-deep place, if there was one.
@@ -104,14 +117,19 @@ fn child_depth(kind: &ExprKind) -> u32 {
         | ExprKind::Float(_)
         | ExprKind::Bool(_)
         | ExprKind::Str(_)
-        | ExprKind::Name(_) => 0,
+        | ExprKind::Name(_)
+        | ExprKind::MethodRef(..)
+        | ExprKind::GenericClass(_) => 0,
+        ExprKind::IndexCall(t, i, a) => t.depth.max(i.depth).max(args(a)),
         ExprKind::Field(e, _) | ExprKind::Unary(_, e) | ExprKind::Cast(_, e) => e.depth,
         ExprKind::NewArray { len: e, .. } | ExprKind::SharedArray { len: e, .. } => e.depth,
         ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) => {
             a.depth.max(b.depth)
         }
         ExprKind::Conditional(a, b, c) => a.depth.max(b.depth).max(c.depth),
-        ExprKind::Call(_, a) | ExprKind::New { args: a, .. } => args(a),
+        ExprKind::Call(_, a) | ExprKind::New { args: a, .. } | ExprKind::GenericCall(_, _, a) => {
+            args(a)
+        }
         ExprKind::MethodCall(e, _, a) | ExprKind::GenericMethodCall(e, _, _, a) => {
             e.depth.max(args(a))
         }
@@ -124,6 +142,12 @@ fn child_depth(kind: &ExprKind) -> u32 {
 fn type_depth(t: &TypeExpr) -> u32 {
     1 + match &t.kind {
         TypeExprKind::Array(e) => type_depth(e),
+        TypeExprKind::Function { params, ret } => params
+            .iter()
+            .map(type_depth)
+            .max()
+            .unwrap_or(0)
+            .max(type_depth(ret)),
         TypeExprKind::Named { args, .. } => args
             .iter()
             .map(|a| match a {

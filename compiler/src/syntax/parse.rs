@@ -55,7 +55,9 @@ pub fn parse_file_parts(
 
 fn describe(tok: &Tok) -> String {
     match tok {
-        Tok::Ident(s) | Tok::GenericName(s) => format!("identifier `{s}`"),
+        Tok::Ident(s) | Tok::GenericName(s) | Tok::UserGenericName(s) => {
+            format!("identifier `{s}`")
+        }
         Tok::IntLit(s) | Tok::FloatLit(s) => format!("number `{s}`"),
         Tok::StrLit(_) => "string literal".to_string(),
         Tok::PrimType(s) | Tok::Modifier(s) => format!("`{s}`"),
@@ -99,6 +101,8 @@ fn token_text(tok: &Tok) -> &'static str {
         Tok::Comma => ",",
         Tok::Dot => ".",
         Tok::Colon => ":",
+        Tok::ColonColon => "::",
+        Tok::FnTypeOpen => "(",
         Tok::Question => "?",
         Tok::Assign => "=",
         Tok::TitleAssign => "#=",
@@ -146,9 +150,10 @@ fn expected_list(expected: &[String]) -> String {
                 "IntLit" | "FloatLit" => "a number".to_string(),
                 "StrLit" => "a string".to_string(),
                 "PrimType" => "a type".to_string(),
-                "GenericName" => "a generic type".to_string(),
+                "GenericName" | "UserGenericName" => "a generic type".to_string(),
                 "Modifier" => "a modifier".to_string(),
                 "OpAssign" => "an assignment operator".to_string(),
+                other if other.contains("FN(") => "`(`".to_string(),
                 other => format!("`{}`", other.replace("\\\"", "\"")),
             }
         })

@@ -5,6 +5,8 @@
 mod caches;
 #[cfg(feature = "native-host")]
 mod cajeta_forms;
+#[cfg(feature = "native-host")]
+mod cajeta_generics;
 mod checked;
 mod cli;
 mod embed_memory;

@@ -1,5 +1,6 @@
 //! `Device.name()`, `memoryBytes()`, `waveSize()`, `sharedBytesPerBlock()`,
-//! `maxBlockSize()`, `isIntegrated()` (and Cajeta's spellings) and `activeBackend()` in host code: answered from the device the run
+//! `maxBlockSize()`, `isIntegrated()` (and Cajeta's spellings), `activeBackend()` and
+//! `supports(Capability.X)` in host code: answered from the device the run
 //! uses (made on first use, like a buffer's), not from a compile-time profile.
 
 use cajeta_runtime::DeviceType;
@@ -15,6 +16,11 @@ impl Interp<'_> {
     pub(super) fn device_query(&mut self, q: HostDeviceQuery, e: &Expr) -> Result<Value, Fail> {
         if let Some(cpu) = self.device.cpu {
             return cpu_query(&cpu.device, q, e);
+        }
+        if let HostDeviceQuery::Supports(index) = q {
+            let ctx = self.device.context(e.span)?;
+            let profile = cajeta_runtime::DeviceProfile::from_info(ctx.device_info());
+            return Ok(Value::Scalar(Scalar::Bool(supports(&profile, index))));
         }
         if q == HostDeviceQuery::ActiveBackend {
             // Every kernel is SPIR-V run through Vulkan; asking makes no device.
@@ -40,9 +46,18 @@ impl Interp<'_> {
                 u64::from(info.limits.max_compute_work_group_invocations)
             }
             HostDeviceQuery::ActiveBackend => return Ok(Value::str("vulkan")),
+            HostDeviceQuery::Supports(_) => unreachable!("answered above"),
         };
         int_value(n, &e.ty, e.span)
     }
+}
+
+/// Whether `profile` has what capability `index` of `ir::CAPABILITIES` needs, as kernels
+/// compiled for it fold `Device.supports`.
+fn supports(profile: &cajeta_runtime::DeviceProfile, index: u32) -> bool {
+    crate::ir::CAPABILITIES
+        .get(index as usize)
+        .is_some_and(|(_, need)| crate::specialize::profile_supports(Some(profile), *need))
 }
 
 /// The answers of the CPU device (docs/cpu-device.md): the host's memory, one invocation
@@ -63,6 +78,9 @@ fn cpu_query(
             u64::from(cajeta_runtime::cpu::MAX_SHARED_MEMORY_BYTES)
         }
         HostDeviceQuery::MaxBlockSize => u64::from(cajeta_runtime::cpu::MAX_WORKGROUP_INVOCATIONS),
+        HostDeviceQuery::Supports(index) => {
+            return Ok(Value::Scalar(Scalar::Bool(supports(&cpu.profile(), index))))
+        }
     };
     int_value(n, &e.ty, e.span)
 }
