@@ -14,11 +14,11 @@ use super::super::shared::DYNAMIC_LENGTH;
 use crate::ir::Axis;
 
 /// The LLVM types of the invocation context and of one binding slot.
-pub(crate) const CONTEXT_TYPES: &str = "%cajeta.cpu.ctx = type { ptr, ptr, ptr, ptr, ptr, ptr, [3 x i32], [3 x i32], [3 x i32], [3 x i32], [3 x i32], ptr, i32, ptr, i32 }\n\
+pub(crate) const CONTEXT_TYPES: &str = "%cajeta.cpu.ctx = type { ptr, ptr, ptr, ptr, ptr, ptr, [3 x i32], [3 x i32], [3 x i32], [3 x i32], [3 x i32], ptr, i32, ptr, i32, ptr }\n\
      %cajeta.cpu.slot = type { ptr, i64 }\n";
 
-/// The comment a barrier leaves in the text: kernels with one run their workgroups on
-/// teams of threads (`cajeta_runtime::cpu`).
+/// The comment a barrier leaves in the text: kernels with one are split at their barriers
+/// (`split.rs`), or run their workgroups on teams of threads (`cajeta_runtime::cpu`).
 pub(crate) const BARRIER_MARK: &str = "; cajeta.cpu.barrier";
 
 /// Fields of `%cajeta.cpu.ctx`.
@@ -40,8 +40,10 @@ const SPEC: u32 = 11;
 const SPEC_COUNT: u32 = 12;
 const DYNAMIC_SHARED: u32 = 13;
 const DYNAMIC_SHARED_BYTES: u32 = 14;
+/// The context arrays of a split kernel (`split.rs`).
+pub(crate) const PRIVATE: u32 = 15;
 /// Bytes of `%cajeta.cpu.ctx` (what the workgroup loop copies).
-const CONTEXT_BYTES: u32 = 144;
+pub(crate) const CONTEXT_BYTES: u32 = 152;
 
 /// A function running every invocation of one workgroup in turn: it copies the context,
 /// and for each local id (x fastest) sets the local and global ids and calls the kernel
