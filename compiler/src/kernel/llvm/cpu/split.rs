@@ -166,6 +166,38 @@ fn plan<'a>(module: &ir::Module, stmts: &'a [Stmt]) -> Option<Vec<Node<'a>>> {
     Some(nodes)
 }
 
+/// Whether evaluating `e` changes nothing (no store, atomic, call or statement inside): a
+/// uniform condition of that kind is evaluated by one invocation for the workgroup.
+fn is_pure(e: &Expr) -> bool {
+    let impure = |e: &Expr| match &e.kind {
+        ExprKind::Call { .. }
+        | ExprKind::Sequence(..)
+        | ExprKind::Host { .. }
+        | ExprKind::Launch(_)
+        | ExprKind::Str(_) => true,
+        ExprKind::Intrinsic { op, .. } => !matches!(
+            op,
+            Intrinsic::LocalId(_)
+                | Intrinsic::GlobalId(_)
+                | Intrinsic::GlobalSize(_)
+                | Intrinsic::WorkgroupId(_)
+                | Intrinsic::WorkgroupSize(_)
+                | Intrinsic::WorkgroupCount(_)
+                | Intrinsic::BufferLength
+                | Intrinsic::SharedLength
+                | Intrinsic::Math(_)
+                | Intrinsic::Vector(_)
+                | Intrinsic::Bits(_)
+                | Intrinsic::BitCast(_)
+                | Intrinsic::SpecInt
+                | Intrinsic::SpecFloat
+                | Intrinsic::Psc
+        ),
+        _ => false,
+    };
+    find_expr(&[Stmt::Expr(e.clone())], &impure).is_none()
+}
+
 /// Whether expression `e` reaches a barrier anywhere inside.
 fn has_sub_barrier(module: &ir::Module, e: &Expr) -> bool {
     has_barrier(module, &[Stmt::Expr(e.clone())], 0)
@@ -278,7 +310,7 @@ pub(crate) fn split(
     s.text.push_str("  br label %s.first\ns.first:\n");
     if returns {
         // Nobody has returned yet.
-        s.wi_loop(None, false);
+        s.wi_loop(None, Cond::No);
     }
     s.nodes(&nodes)?;
     s.text.push_str("  ret void\n");
@@ -334,6 +366,17 @@ fn workgroup_prologue() -> String {
     s
 }
 
+/// Whether a loop over the invocations evaluates a condition, and in how many of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cond {
+    /// A region of statements.
+    No,
+    /// In every invocation (it has side effects); the last one's value is kept.
+    All,
+    /// In the first invocation that has not returned.
+    Once,
+}
+
 /// Writes the workgroup function's body and lowers the regions.
 struct Skeleton<'f, 'a, 'k> {
     f: &'f mut FnLower<'a>,
@@ -360,7 +403,7 @@ impl Skeleton<'_, '_, '_> {
             match n {
                 Node::Region(stmts) => {
                     let k = self.region(Work::Stmts(stmts))?;
-                    self.wi_loop(Some(k), false);
+                    self.wi_loop(Some(k), Cond::No);
                 }
                 Node::If {
                     cond,
@@ -412,7 +455,9 @@ impl Skeleton<'_, '_, '_> {
         let k = self.region(Work::Cond(cond))?;
         // False when every invocation has returned: a split loop then ends.
         self.text.push_str("  store i1 false, ptr %flag\n");
-        self.wi_loop(Some(k), true);
+        // The condition is uniform (sema, E0046): without side effects, the first
+        // invocation still running gives the workgroup's value.
+        self.wi_loop(Some(k), if is_pure(cond) { Cond::Once } else { Cond::All });
         let v = format!("%{}.f", self.label());
         let _ = writeln!(self.text, "  {v} = load i1, ptr %flag");
         Ok(v)
@@ -483,7 +528,7 @@ impl Skeleton<'_, '_, '_> {
     /// and calling region `k` with its context-array struct: the region's result records a
     /// `return` (bit 1) and, for a condition (`cond`), its value (bit 0) in `%flag`.
     /// Without a region, it marks every invocation as not returned.
-    fn wi_loop(&mut self, k: Option<usize>, cond: bool) {
+    fn wi_loop(&mut self, k: Option<usize>, cond: Cond) {
         let t = self.label();
         let mut s = format!("  br label %{t}.pre\n{t}.pre:\n  br label %{t}.zh\n");
         let axes = [
@@ -544,13 +589,14 @@ impl Skeleton<'_, '_, '_> {
                         "  %{t}.rb = and i32 %{t}.r, 2\n  %{t}.rt = trunc i32 %{t}.rb to i8\n  store i8 %{t}.rt, ptr %{t}.p"
                     );
                 }
-                if cond {
+                if cond != Cond::No {
                     let _ = writeln!(
                         s,
                         "  %{t}.rc = trunc i32 %{t}.r to i1\n  store i1 %{t}.rc, ptr %flag"
                     );
                 }
-                let _ = writeln!(s, "  br label %{t}.xl");
+                let next = if cond == Cond::Once { "end" } else { "xl" };
+                let _ = writeln!(s, "  br label %{t}.{next}");
             }
         }
         for (n, head) in [("x", "xh"), ("y", "yh"), ("z", "zh")] {
