@@ -114,18 +114,17 @@ fn compile(
     let access = crate::kernel::spirv::resource_access(module, kernel_id)?;
     let layout = layout::kernel_layout(kernel)?;
     let (text, shared_bytes, mode) = module_text(module, kernel_id, &layout)?;
-    if let Some(dir) = std::env::var_os("CAJETA_DUMP_LLVM_KERNELS") {
-        let _ = std::fs::write(
-            std::path::Path::new(&dir).join(format!("{}.cpu.ll", kernel.name)),
-            &text,
-        );
+    let dump = std::env::var_os("CAJETA_DUMP_LLVM_KERNELS").map(std::path::PathBuf::from);
+    if let Some(dir) = &dump {
+        let _ = std::fs::write(dir.join(format!("{}.cpu.ll", kernel.name)), &text);
     }
+    let dump = dump.map(|d| d.join(format!("{}.cpu.opt.ll", kernel.name)));
     let wanted: &[&str] = match mode {
         Mode::Loop => &[ENTRY, WORKGROUP_ENTRY],
         Mode::Split => &[WORKGROUP_ENTRY, split::PRIVATE_BYTES],
         Mode::Team => &[ENTRY],
     };
-    let (entries, code) = jit::compile(&text, wanted).map_err(|e| {
+    let (entries, code) = jit::compile(&text, wanted, dump).map_err(|e| {
         Diagnostic::error(
             Code::CpuDeviceUnsupported,
             kernel.span,
