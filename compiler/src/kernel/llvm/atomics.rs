@@ -161,7 +161,8 @@ impl FnLower<'_> {
         if space == 3 && self.region {
             // A region of a split CPU kernel: one thread runs the whole workgroup, so its
             // shared memory has no other writer and the atomic is a plain read-modify-write.
-            return Ok(self.plain_shared_rmw(rmw, &p, ity, &value.text, float));
+            let r = self.cpu_plain_shared_rmw(rmw, &p, ity, &value.text);
+            return Ok(self.float_from_bits_if(float, r));
         }
         if space == 3 {
             // On shared memory the instruction itself: LLVM 23.1's target crashed (a
@@ -195,38 +196,6 @@ impl FnLower<'_> {
             llvm_ordering(order)
         ));
         Ok(self.float_from_bits_if(float, Val::new(t, ity)))
-    }
-
-    /// `atomicrmw {rmw}` on the shared element at `p` as a load, the operation and a
-    /// store (for split CPU kernels, see `atomic`); the element's old value.
-    fn plain_shared_rmw(
-        &mut self,
-        rmw: &str,
-        p: &str,
-        ity: &'static str,
-        v: &str,
-        float: bool,
-    ) -> Val {
-        let [old, new] = self.tmps();
-        self.emit(format!("{old} = load {ity}, ptr addrspace(3) {p}"));
-        let cmp = match rmw {
-            "min" => Some("slt"),
-            "umin" => Some("ult"),
-            "max" => Some("sgt"),
-            "umax" => Some("ugt"),
-            _ => None,
-        };
-        if let Some(cmp) = cmp {
-            let c = self.tmp();
-            self.emit(format!("{c} = icmp {cmp} {ity} {old}, {v}"));
-            self.emit(format!("{new} = select i1 {c}, {ity} {old}, {ity} {v}"));
-        } else if rmw == "xchg" {
-            self.emit(format!("{new} = or {ity} {v}, 0"));
-        } else {
-            self.emit(format!("{new} = {rmw} {ity} {old}, {v}"));
-        }
-        self.emit(format!("store {ity} {new}, ptr addrspace(3) {p}"));
-        self.float_from_bits_if(float, Val::new(old, ity))
     }
 
     /// The atomic instruction `opcode` on the shared element at `p` (an `i32` or `i64`,

@@ -291,4 +291,36 @@ impl FnLower<'_> {
         self.emit(format!("call void {f}(ptr %ctx)"));
         self.emit("fence seq_cst");
     }
+
+    /// `atomicrmw {rmw}` on the shared element at `p` as a load, the operation and a
+    /// store (in a split kernel one thread runs the workgroup, so nothing else touches its
+    /// shared memory); the element's old value (its bits, for a float element).
+    pub(crate) fn cpu_plain_shared_rmw(
+        &mut self,
+        rmw: &str,
+        p: &str,
+        ity: &'static str,
+        v: &str,
+    ) -> Val {
+        let [old, new] = self.tmps();
+        self.emit(format!("{old} = load {ity}, ptr addrspace(3) {p}"));
+        let cmp = match rmw {
+            "min" => Some("slt"),
+            "umin" => Some("ult"),
+            "max" => Some("sgt"),
+            "umax" => Some("ugt"),
+            _ => None,
+        };
+        if let Some(cmp) = cmp {
+            let c = self.tmp();
+            self.emit(format!("{c} = icmp {cmp} {ity} {old}, {v}"));
+            self.emit(format!("{new} = select i1 {c}, {ity} {old}, {ity} {v}"));
+        } else if rmw == "xchg" {
+            self.emit(format!("{new} = or {ity} {v}, 0"));
+        } else {
+            self.emit(format!("{new} = {rmw} {ity} {old}, {v}"));
+        }
+        self.emit(format!("store {ity} {new}, ptr addrspace(3) {p}"));
+        Val::new(old, ity)
+    }
 }

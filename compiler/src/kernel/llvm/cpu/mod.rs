@@ -20,6 +20,7 @@ mod placeholders;
 pub(crate) mod pods;
 mod spec_slots;
 mod split;
+mod split_plan;
 mod waves;
 
 use std::fmt::Write;
@@ -276,7 +277,7 @@ fn module_text(
     f.push_offsets = push::member_offsets(layout);
     f.helpers_share_atomics = shared::helpers_share_atomics(module);
     f.prologue(&[])?;
-    let has_barrier = split::has_barrier(module, &kernel.body, 0);
+    let has_barrier = split_plan::has_barrier(module, &kernel.body, 0);
     let split = if has_barrier {
         split::split(&mut f, module, &entry, &push, WORKGROUP_ENTRY)?
     } else {
