@@ -168,13 +168,15 @@ impl FnLower<'_> {
         // vector parameter stored to a buffer). Each member is read once at entry anyway.
         // The CPU target reads them in every region of a split kernel, inside the loop over
         // the invocations, where a plain load is hoisted out of it.
-        let volatile = if self.target == super::target::Target::Spirv {
-            "volatile "
+        // The block does not change during a launch: `!invariant.load` lets LLVM read it
+        // once even where the kernel writes buffers it cannot tell apart from it.
+        let (volatile, invariant) = if self.target == super::target::Target::Spirv {
+            ("volatile ", "")
         } else {
-            ""
+            ("", ", !invariant.load !{}")
         };
         self.emit(format!(
-            "{v} = load {volatile}{stored}, ptr addrspace(13) {p}"
+            "{v} = load {volatile}{stored}, ptr addrspace(13) {p}{invariant}"
         ));
         let lane = ty
             .elem_scalar()

@@ -115,13 +115,15 @@ pub(crate) fn prologue() -> String {
 }
 
 /// The entry lines that make binding `binding`'s handle `var`: its base pointer, and
-/// `{var}.end` one past its last byte.
+/// `{var}.end` one past its last byte. The binding table does not change during a launch
+/// (`!invariant.load`), so LLVM may read it once for all the invocations of a workgroup
+/// even though the kernel writes buffers it cannot tell apart from the table.
 pub(crate) fn buffer_handle(var: &str, binding: u32) -> String {
     format!(
         "  {var}.slot = getelementptr inbounds %cajeta.cpu.slot, ptr %cpu.bindings, i32 {binding}\n\
-         \x20 {var} = load ptr addrspace(11), ptr {var}.slot\n\
+         \x20 {var} = load ptr addrspace(11), ptr {var}.slot, !invariant.load !{{}}\n\
          \x20 {var}.bp = getelementptr inbounds %cajeta.cpu.slot, ptr {var}.slot, i32 0, i32 1\n\
-         \x20 {var}.bytes = load i64, ptr {var}.bp\n\
+         \x20 {var}.bytes = load i64, ptr {var}.bp, !invariant.load !{{}}\n\
          \x20 {var}.end = getelementptr i8, ptr addrspace(11) {var}, i64 {var}.bytes\n"
     )
 }
