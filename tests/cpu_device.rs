@@ -486,6 +486,10 @@ fn saxpy_and_reduction_are_right() {
     // 8 workgroups of 128 invocations, each summing its slice in shared memory.
     let reduce = cpu_kernel("shared_reduce.cajeta", "fixedSum");
     assert!(reduce.has_barriers());
+    assert!(
+        reduce.is_split(),
+        "one thread runs a workgroup of `fixedSum`"
+    );
     let input: Vec<i32> = (0..1024).map(|i| (i % 1013) - 500).collect();
     let bin = dev.create_buffer(4 * 1024).unwrap();
     let bpart = dev.create_buffer(4 * 8).unwrap();
@@ -510,6 +514,25 @@ fn saxpy_and_reduction_are_right() {
             want,
             "workgroup {g}"
         );
+    }
+}
+
+/// The kernels of `barrier_shapes.cajeta` (barriers in loops, branches, after early returns)
+/// and the examples' shapes in the device corpus are split at their barriers, so a thread
+/// runs a whole workgroup; the program itself checks their results on the CPU device
+/// (`tests/cpu_programs.rs`) and `device_kernels_match_lavapipe` compares them.
+#[test]
+fn barrier_kernels_are_split() {
+    for (file, kernel) in [
+        ("barrier_shapes.cajeta", "tiled"),
+        ("barrier_shapes.cajeta", "branches"),
+        ("barrier_shapes.cajeta", "loops"),
+        ("barrier_shapes.cajeta", "early"),
+        ("shared_reduce.cajeta", "dynSum"),
+        ("shared_loops.cajeta", "wide"),
+    ] {
+        let k = cpu_kernel(file, kernel);
+        assert!(k.has_barriers() && k.is_split(), "{file}/{kernel}: {k:?}");
     }
 }
 

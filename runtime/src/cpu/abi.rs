@@ -58,6 +58,10 @@ pub struct InvocationContext {
     pub dynamic_shared: *mut u8,
     /// Its size in bytes (what its `length()` divides by the element size); 0 without one.
     pub dynamic_shared_bytes: u32,
+    /// A kernel split at its barriers keeps the values one invocation carries across a
+    /// barrier here: [`super::KernelEntries::private_bytes`] per invocation of the
+    /// workgroup, 16-byte aligned (null for other kernels).
+    pub private: *mut u8,
 }
 
 /// Bytes of an invocation's scratch area: the widest element the CPU target accepts (a POD
@@ -71,7 +75,7 @@ pub type KernelEntry = unsafe extern "C" fn(*mut InvocationContext);
 mod tests {
     use super::*;
 
-    /// The compiler's LLVM struct `{ ptr × 6, [3 x i32] × 5, ptr, i32 }` puts the
+    /// The compiler's LLVM struct `{ ptr × 6, [3 x i32] × 5, ptr, i32, ptr, i32, ptr }` puts the
     /// id arrays at these offsets; a change here must change it there.
     #[test]
     fn context_layout_matches_the_compiler() {
@@ -86,8 +90,9 @@ mod tests {
             std::mem::offset_of!(InvocationContext, dynamic_shared_bytes),
             136
         );
+        assert_eq!(std::mem::offset_of!(InvocationContext, private), 144);
         // `CONTEXT_BYTES` of the compiler's `cpu/hooks.rs`.
-        assert_eq!(std::mem::size_of::<InvocationContext>(), 144);
+        assert_eq!(std::mem::size_of::<InvocationContext>(), 152);
         assert_eq!(std::mem::size_of::<BindingSlot>(), 16);
     }
 }

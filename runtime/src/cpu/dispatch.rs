@@ -1,11 +1,11 @@
 //! Running a launch: workgroups are handed out one at a time from an atomic counter to
 //! worker threads (one per core). A kernel without barriers runs a workgroup's invocations
-//! one after the other on its worker. A kernel with barriers runs each workgroup on a *team*
-//! of threads, one per invocation, that meet at a `std::sync::Barrier` wherever the kernel
-//! has `Barrier.workgroup()`; a team takes workgroup after workgroup, so threads are created
-//! once per launch, not per workgroup. (Splitting the kernel at its barriers into loops over
-//! the invocations, as pocl does, would make barrier kernels run on one thread per
-//! workgroup too; docs/cpu-device.md says what that would save.)
+//! one after the other on its worker, and so does a kernel the compiler split at its
+//! barriers (region after region, each a loop over the invocations, with the values
+//! carried across a barrier in per-invocation context arrays). A kernel with barriers it
+//! did not split runs each workgroup on a *team* of threads, one per invocation, that meet
+//! at a `std::sync::Barrier` wherever the kernel has `Barrier.workgroup()`; a team takes
+//! workgroup after workgroup, so threads are created once per launch, not per workgroup.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -17,9 +17,12 @@ use crate::LaunchConfig;
 
 /// What every thread of a launch reads: shared read-only for the launch's duration.
 struct Launch<'a> {
-    entry: KernelEntry,
+    /// The one-invocation entry, when the kernel has one.
+    entry: Option<KernelEntry>,
     /// The whole-workgroup entry, when the kernel has one.
     workgroup: Option<KernelEntry>,
+    /// Bytes of context arrays a workgroup of a split kernel needs.
+    private_bytes: usize,
     slots: &'a [BindingSlot],
     push: &'a [u8],
     grid: [u32; 3],
@@ -57,9 +60,11 @@ pub(super) fn run(
     let total: u64 = config.grid.iter().map(|&g| u64::from(g)).product();
     let static_words = (kernel.reflection.static_shared_bytes as usize).div_ceil(16);
     let dynamic_bytes = config.shared_bytes.unwrap_or(0);
+    let invocations = config.block.iter().product::<u32>() as usize;
     let launch = Launch {
-        entry: kernel.entry,
-        workgroup: kernel.workgroup,
+        entry: kernel.entries.invocation,
+        workgroup: kernel.entries.workgroup,
+        private_bytes: kernel.entries.private_bytes * invocations,
         slots,
         push,
         grid: config.grid,
@@ -72,8 +77,11 @@ pub(super) fn run(
         spec: &config.spec,
         failed: AtomicBool::new(false),
     };
-    let invocations = config.block.iter().product::<u32>() as usize;
-    if kernel.barriers && invocations > 1 {
+    if let (Some(entry), None, true) = (
+        launch.entry,
+        launch.workgroup,
+        kernel.barriers && invocations > 1,
+    ) {
         // Teams of one thread per invocation; no more threads than a few thousand at once.
         let teams = device
             .threads
@@ -84,7 +92,7 @@ pub(super) fn run(
             (0..teams)
                 .filter(|_| {
                     std::thread::Builder::new()
-                        .spawn_scoped(s, || team(&launch, invocations))
+                        .spawn_scoped(s, || team(&launch, entry, invocations))
                         .is_ok()
                 })
                 .count()
@@ -124,6 +132,7 @@ fn context(
     shared: *mut u8,
     barrier: *const c_void,
     scratch: *mut u8,
+    private: *mut u8,
 ) -> InvocationContext {
     let b = launch.block;
     InvocationContext {
@@ -148,6 +157,7 @@ fn context(
         // dynamic array (at the end when there is none).
         dynamic_shared: unsafe { shared.add(16 * launch.dynamic_word) },
         dynamic_shared_bytes: launch.dynamic_bytes,
+        private,
     }
 }
 
@@ -162,6 +172,7 @@ extern "C" fn wait_at_barrier(ctx: *mut InvocationContext) {
 fn worker(launch: &Launch) {
     let mut shared = vec![0u128; launch.shared_words];
     let mut scratch = [0u128; SCRATCH_BYTES / 16];
+    let mut private = vec![0u128; launch.private_bytes.div_ceil(16)];
     // A kernel without barriers never calls it; one of one thread would return at once.
     let lone = Barrier::new(1);
     let invocations: u64 = launch.block.iter().map(|&b| u64::from(b)).product();
@@ -180,11 +191,15 @@ fn worker(launch: &Launch) {
                 shared.as_mut_ptr().cast(),
                 (&lone as *const Barrier).cast(),
                 scratch.as_mut_ptr().cast(),
+                private.as_mut_ptr().cast(),
             );
             // SAFETY: as below.
             unsafe { workgroup(&mut ctx) };
             continue;
         }
+        let Some(entry) = launch.entry else {
+            return;
+        };
         for i in 0..invocations {
             let mut ctx = context(
                 launch,
@@ -193,15 +208,16 @@ fn worker(launch: &Launch) {
                 shared.as_mut_ptr().cast(),
                 (&lone as *const Barrier).cast(),
                 scratch.as_mut_ptr().cast(),
+                std::ptr::null_mut(),
             );
             // SAFETY: the kernel follows the context interface (`CpuKernel::new`).
-            unsafe { (launch.entry)(&mut ctx) };
+            unsafe { entry(&mut ctx) };
         }
     }
 }
 
 /// One team of a kernel with barriers: `invocations` threads run one workgroup at a time.
-fn team(launch: &Launch, invocations: usize) {
+fn team(launch: &Launch, entry: KernelEntry, invocations: usize) {
     struct Team {
         barrier: Barrier,
         group: AtomicU64,
@@ -256,9 +272,10 @@ fn team(launch: &Launch, invocations: usize) {
                             shared,
                             (&t.barrier as *const Barrier).cast(),
                             scratch.as_mut_ptr().cast(),
+                            std::ptr::null_mut(),
                         );
                         // SAFETY: as in `worker`.
-                        unsafe { (launch.entry)(&mut ctx) };
+                        unsafe { entry(&mut ctx) };
                         // Every invocation is done with the workgroup (its shared memory,
                         // the group slot) before the next one is fetched.
                         t.barrier.wait();

@@ -21,14 +21,26 @@ pub use abi::{BarrierFn, BindingSlot, InvocationContext, KernelEntry, SCRATCH_BY
 use crate::reflection::{DescriptorType, ParameterSlot, Reflection};
 use crate::{LaunchConfig, Result, RuntimeError, ScalarValue};
 
-/// A kernel compiled for the CPU device: its native entry, its interface, and the code it
-/// lives in (kept alive as long as the kernel).
+/// A kernel compiled for the CPU device: its native entries, its interface, and the code
+/// they live in (kept alive as long as the kernel).
 pub struct CpuKernel {
-    entry: KernelEntry,
-    workgroup: Option<KernelEntry>,
+    entries: KernelEntries,
     reflection: Reflection,
     barriers: bool,
     _code: Arc<dyn Any + Send + Sync>,
+}
+
+/// The compiled entries of a kernel. At least one of the two is present.
+#[derive(Debug, Clone, Copy)]
+pub struct KernelEntries {
+    /// Runs one invocation (calling the context's barrier at a workgroup barrier).
+    pub invocation: Option<KernelEntry>,
+    /// Runs every invocation of the context's workgroup on the calling thread: in turn for
+    /// a kernel without barriers, region after region for one split at its barriers.
+    pub workgroup: Option<KernelEntry>,
+    /// Bytes of context arrays one invocation needs (`InvocationContext::private`); 0 but
+    /// for split kernels.
+    pub private_bytes: usize,
 }
 
 impl std::fmt::Debug for CpuKernel {
@@ -36,29 +48,27 @@ impl std::fmt::Debug for CpuKernel {
         f.debug_struct("CpuKernel")
             .field("entry_point", &self.reflection.entry_point)
             .field("barriers", &self.barriers)
+            .field("split", &self.is_split())
             .finish()
     }
 }
 
 impl CpuKernel {
-    /// A kernel from its compiled entries: `entry` runs one invocation, `workgroup` (for
-    /// kernels without barriers) every invocation of the context's workgroup in turn.
-    /// `barriers`: whether it calls the context's barrier (such kernels run their
-    /// workgroups' invocations on threads of their own).
+    /// A kernel from its compiled entries. `barriers`: whether it has workgroup barriers
+    /// (one without a workgroup entry then runs each workgroup's invocations on threads of
+    /// their own, which meet at the context's barrier).
     ///
     /// # Safety
     /// The entries must follow the [`InvocationContext`] interface for `reflection`'s
     /// bindings and push-constant block, and stay valid while `code` lives.
     pub unsafe fn new(
-        entry: KernelEntry,
-        workgroup: Option<KernelEntry>,
+        entries: KernelEntries,
         reflection: Reflection,
         barriers: bool,
         code: Arc<dyn Any + Send + Sync>,
     ) -> CpuKernel {
         CpuKernel {
-            entry,
-            workgroup,
+            entries,
             reflection,
             barriers,
             _code: code,
@@ -73,6 +83,12 @@ impl CpuKernel {
     /// Whether the kernel has workgroup barriers.
     pub fn has_barriers(&self) -> bool {
         self.barriers
+    }
+
+    /// Whether the kernel has barriers and was split at them, so one thread runs a whole
+    /// workgroup (else its workgroups run on teams of threads).
+    pub fn is_split(&self) -> bool {
+        self.barriers && self.entries.workgroup.is_some()
     }
 }
 

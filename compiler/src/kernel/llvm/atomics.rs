@@ -158,6 +158,12 @@ impl FnLower<'_> {
             AtomicOp::Xor => "xor",
             AtomicOp::Exchange | AtomicOp::CompareExchange => "xchg",
         };
+        if space == 3 && self.region {
+            // A region of a split CPU kernel: one thread runs the whole workgroup, so its
+            // shared memory has no other writer and the atomic is a plain read-modify-write.
+            let r = self.cpu_plain_shared_rmw(rmw, &p, ity, &value.text);
+            return Ok(self.float_from_bits_if(float, r));
+        }
         if space == 3 {
             // On shared memory the instruction itself: LLVM 23.1's target crashed (a
             // segmentation fault) on an `atomicrmw` at element 0 of a shared array, whose

@@ -94,6 +94,9 @@ pub(crate) struct FnLower<'a> {
     /// Where this function's own shared arrays start in the workgroup's shared memory (the
     /// CPU target places every function's arrays in one block; see `cpu/hooks.rs`).
     pub(crate) shared_base: u64,
+    /// Whether the statements lowered are a region of a split CPU kernel (`cpu/split.rs`):
+    /// a `return` then returns 2 (the invocation is done) from the region's function.
+    pub(crate) region: bool,
 }
 
 impl Val {
@@ -135,6 +138,7 @@ impl<'a> FnLower<'a> {
             lane_values: Vec::new(),
             target: super::target::Target::Spirv,
             shared_base: 0,
+            region: false,
         }
     }
 
@@ -320,6 +324,7 @@ impl<'a> FnLower<'a> {
             }
             Stmt::Break(id) => self.jump(*id, false)?,
             Stmt::Continue(id) => self.jump(*id, true)?,
+            Stmt::Return(None, _) if self.region => self.terminate("ret i32 2".to_string()),
             Stmt::Return(None, _) => self.terminate("ret void".to_string()),
             Stmt::Return(Some(e), _) => {
                 let v = self.expr(e)?;

@@ -163,11 +163,20 @@ impl FnLower<'_> {
         }
         let stored = types::stored_value(ty, span)?;
         let v = self.tmp();
-        // Volatile: LLVM 23.1's SPIR-V target crashed (a segmentation fault) once the
-        // optimizer merged the loads of adjacent members into one vector load (a 3-lane
+        // Volatile for SPIR-V: LLVM 23.1's SPIR-V target crashed (a segmentation fault) once
+        // the optimizer merged the loads of adjacent members into one vector load (a 3-lane
         // vector parameter stored to a buffer). Each member is read once at entry anyway.
+        // The CPU target reads them in every region of a split kernel, inside the loop over
+        // the invocations, where a plain load is hoisted out of it.
+        // The block does not change during a launch: `!invariant.load` lets LLVM read it
+        // once even where the kernel writes buffers it cannot tell apart from it.
+        let (volatile, invariant) = if self.target == super::target::Target::Spirv {
+            ("volatile ", "")
+        } else {
+            ("", ", !invariant.load !{}")
+        };
         self.emit(format!(
-            "{v} = load volatile {stored}, ptr addrspace(13) {p}"
+            "{v} = load {volatile}{stored}, ptr addrspace(13) {p}{invariant}"
         ));
         let lane = ty
             .elem_scalar()

@@ -14,11 +14,11 @@ use super::super::shared::DYNAMIC_LENGTH;
 use crate::ir::Axis;
 
 /// The LLVM types of the invocation context and of one binding slot.
-pub(crate) const CONTEXT_TYPES: &str = "%cajeta.cpu.ctx = type { ptr, ptr, ptr, ptr, ptr, ptr, [3 x i32], [3 x i32], [3 x i32], [3 x i32], [3 x i32], ptr, i32, ptr, i32 }\n\
+pub(crate) const CONTEXT_TYPES: &str = "%cajeta.cpu.ctx = type { ptr, ptr, ptr, ptr, ptr, ptr, [3 x i32], [3 x i32], [3 x i32], [3 x i32], [3 x i32], ptr, i32, ptr, i32, ptr }\n\
      %cajeta.cpu.slot = type { ptr, i64 }\n";
 
-/// The comment a barrier leaves in the text: kernels with one run their workgroups on
-/// teams of threads (`cajeta_runtime::cpu`).
+/// The comment a barrier leaves in the text: kernels with one are split at their barriers
+/// (`split.rs`), or run their workgroups on teams of threads (`cajeta_runtime::cpu`).
 pub(crate) const BARRIER_MARK: &str = "; cajeta.cpu.barrier";
 
 /// Fields of `%cajeta.cpu.ctx`.
@@ -40,8 +40,10 @@ const SPEC: u32 = 11;
 const SPEC_COUNT: u32 = 12;
 const DYNAMIC_SHARED: u32 = 13;
 const DYNAMIC_SHARED_BYTES: u32 = 14;
+/// The context arrays of a split kernel (`split.rs`).
+pub(crate) const PRIVATE: u32 = 15;
 /// Bytes of `%cajeta.cpu.ctx` (what the workgroup loop copies).
-const CONTEXT_BYTES: u32 = 144;
+pub(crate) const CONTEXT_BYTES: u32 = 152;
 
 /// A function running every invocation of one workgroup in turn: it copies the context,
 /// and for each local id (x fastest) sets the local and global ids and calls the kernel
@@ -113,13 +115,15 @@ pub(crate) fn prologue() -> String {
 }
 
 /// The entry lines that make binding `binding`'s handle `var`: its base pointer, and
-/// `{var}.end` one past its last byte.
+/// `{var}.end` one past its last byte. The binding table does not change during a launch
+/// (`!invariant.load`), so LLVM may read it once for all the invocations of a workgroup
+/// even though the kernel writes buffers it cannot tell apart from the table.
 pub(crate) fn buffer_handle(var: &str, binding: u32) -> String {
     format!(
         "  {var}.slot = getelementptr inbounds %cajeta.cpu.slot, ptr %cpu.bindings, i32 {binding}\n\
-         \x20 {var} = load ptr addrspace(11), ptr {var}.slot\n\
+         \x20 {var} = load ptr addrspace(11), ptr {var}.slot, !invariant.load !{{}}\n\
          \x20 {var}.bp = getelementptr inbounds %cajeta.cpu.slot, ptr {var}.slot, i32 0, i32 1\n\
-         \x20 {var}.bytes = load i64, ptr {var}.bp\n\
+         \x20 {var}.bytes = load i64, ptr {var}.bp, !invariant.load !{{}}\n\
          \x20 {var}.end = getelementptr i8, ptr addrspace(11) {var}, i64 {var}.bytes\n"
     )
 }
@@ -288,5 +292,37 @@ impl FnLower<'_> {
         self.emit(format!("{f} = load ptr, ptr {p}"));
         self.emit(format!("call void {f}(ptr %ctx)"));
         self.emit("fence seq_cst");
+    }
+
+    /// `atomicrmw {rmw}` on the shared element at `p` as a load, the operation and a
+    /// store (in a split kernel one thread runs the workgroup, so nothing else touches its
+    /// shared memory); the element's old value (its bits, for a float element).
+    pub(crate) fn cpu_plain_shared_rmw(
+        &mut self,
+        rmw: &str,
+        p: &str,
+        ity: &'static str,
+        v: &str,
+    ) -> Val {
+        let [old, new] = self.tmps();
+        self.emit(format!("{old} = load {ity}, ptr addrspace(3) {p}"));
+        let cmp = match rmw {
+            "min" => Some("slt"),
+            "umin" => Some("ult"),
+            "max" => Some("sgt"),
+            "umax" => Some("ugt"),
+            _ => None,
+        };
+        if let Some(cmp) = cmp {
+            let c = self.tmp();
+            self.emit(format!("{c} = icmp {cmp} {ity} {old}, {v}"));
+            self.emit(format!("{new} = select i1 {c}, {ity} {old}, {ity} {v}"));
+        } else if rmw == "xchg" {
+            self.emit(format!("{new} = or {ity} {v}, 0"));
+        } else {
+            self.emit(format!("{new} = {rmw} {ity} {old}, {v}"));
+        }
+        self.emit(format!("store {ity} {new}, ptr addrspace(3) {p}"));
+        Val::new(old, ity)
     }
 }

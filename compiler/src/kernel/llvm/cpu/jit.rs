@@ -25,10 +25,12 @@ unsafe impl Sync for Code {}
 
 /// Parses, verifies and optimizes `text` (LLVM's O2 for the host CPU: kernels are small and
 /// run many times, so the full pipeline pays), compiles it to an object and links it;
-/// returns the addresses of `entries` and the code they live in.
+/// returns the addresses of `entries` and the code they live in. The optimized module is
+/// written to `dump` when given (`CAJETA_DUMP_LLVM_KERNELS`).
 pub(crate) fn compile(
     text: &str,
     entries: &[&str],
+    dump: Option<std::path::PathBuf>,
 ) -> Result<(Vec<KernelEntry>, Arc<dyn std::any::Any + Send + Sync>), String> {
     // Initializes LLVM's native target once per process.
     crate::host::native::target_machine()?;
@@ -59,6 +61,9 @@ pub(crate) fn compile(
     module
         .run_passes("default<O2>", &machine, PassBuilderOptions::create())
         .map_err(|e| format!("optimize: {}", e.to_string_lossy()))?;
+    if let Some(path) = dump {
+        let _ = std::fs::write(path, module.print_to_string().to_string());
+    }
     let object = machine
         .write_to_memory_buffer(&module, FileType::Object)
         .map_err(|e| format!("emit: {}", e.to_string_lossy()))?;

@@ -19,6 +19,8 @@ mod matrix_ops;
 mod placeholders;
 pub(crate) mod pods;
 mod spec_slots;
+mod split;
+mod split_plan;
 mod waves;
 
 use std::fmt::Write;
@@ -112,20 +114,18 @@ fn compile(
     crate::kernel::spirv::check_kernel_shape(kernel)?;
     let access = crate::kernel::spirv::resource_access(module, kernel_id)?;
     let layout = layout::kernel_layout(kernel)?;
-    let (text, shared_bytes) = module_text(module, kernel_id, &layout)?;
-    if let Some(dir) = std::env::var_os("CAJETA_DUMP_LLVM_KERNELS") {
-        let _ = std::fs::write(
-            std::path::Path::new(&dir).join(format!("{}.cpu.ll", kernel.name)),
-            &text,
-        );
+    let (text, shared_bytes, mode) = module_text(module, kernel_id, &layout)?;
+    let dump = std::env::var_os("CAJETA_DUMP_LLVM_KERNELS").map(std::path::PathBuf::from);
+    if let Some(dir) = &dump {
+        let _ = std::fs::write(dir.join(format!("{}.cpu.ll", kernel.name)), &text);
     }
-    let barriers = text.contains(hooks::BARRIER_MARK);
-    let wanted: &[&str] = if barriers {
-        &[ENTRY]
-    } else {
-        &[ENTRY, WORKGROUP_ENTRY]
+    let dump = dump.map(|d| d.join(format!("{}.cpu.opt.ll", kernel.name)));
+    let wanted: &[&str] = match mode {
+        Mode::Loop => &[ENTRY, WORKGROUP_ENTRY],
+        Mode::Split => &[WORKGROUP_ENTRY, split::PRIVATE_BYTES],
+        Mode::Team => &[ENTRY],
     };
-    let (entries, code) = jit::compile(&text, wanted).map_err(|e| {
+    let (entries, code) = jit::compile(&text, wanted, dump).map_err(|e| {
         Diagnostic::error(
             Code::CpuDeviceUnsupported,
             kernel.span,
@@ -135,6 +135,20 @@ fn compile(
             ),
         )
     })?;
+    let (entry, workgroup, private_bytes) = match mode {
+        Mode::Loop => (Some(entries[0]), Some(entries[1]), 0),
+        Mode::Team => (Some(entries[0]), None, 0),
+        Mode::Split => {
+            // SAFETY: `split::PRIVATE_BYTES` is defined as `i64 ()` by the split module,
+            // whose code `code` keeps linked.
+            let size = unsafe {
+                std::mem::transmute::<cajeta_runtime::cpu::KernelEntry, extern "C" fn() -> u64>(
+                    entries[1],
+                )
+            }();
+            (None, Some(entries[0]), size as usize)
+        }
+    };
     let access: Vec<_> = layout
         .bindings
         .iter()
@@ -168,13 +182,17 @@ fn compile(
         coop_matrix_shapes: Vec::new(),
     };
     // SAFETY: the entries are `cajeta.cpu.kernel` and `cajeta.cpu.workgroup`, defined by
-    // `module_text` with the context interface for this reflection; `code` keeps them linked.
+    // `module_text` with the context interface for this reflection (a split workgroup entry
+    // with context arrays of `private_bytes` per invocation); `code` keeps them linked.
     Ok(unsafe {
         cajeta_runtime::cpu::CpuKernel::new(
-            entries[0],
-            entries.get(1).copied(),
+            cajeta_runtime::cpu::KernelEntries {
+                invocation: entry,
+                workgroup,
+                private_bytes,
+            },
             reflection,
-            barriers,
+            mode != Mode::Loop,
             code,
         )
     })
@@ -186,7 +204,7 @@ fn module_text(
     module: &ir::Module,
     kernel_id: FunctionId,
     layout: &layout::KernelLayout,
-) -> Result<(String, u64), Diagnostic> {
+) -> Result<(String, u64, Mode), Diagnostic> {
     let kernel = module.function(kernel_id);
     let bit_views = crate::kernel::spirv::float_atomic_bit_views(module, kernel_id)?;
     let mut handles: Vec<Option<Handle>> = vec![None; kernel.param_count];
@@ -259,8 +277,16 @@ fn module_text(
     f.push_offsets = push::member_offsets(layout);
     f.helpers_share_atomics = shared::helpers_share_atomics(module);
     f.prologue(&[])?;
-    f.load_push_block(&push, kernel.span)?;
-    f.lower_body()?;
+    let has_barrier = split_plan::has_barrier(module, &kernel.body, 0);
+    let split = if has_barrier {
+        split::split(&mut f, module, &entry, &push, WORKGROUP_ENTRY)?
+    } else {
+        None
+    };
+    if split.is_none() {
+        f.load_push_block(&push, kernel.span)?;
+        f.lower_body()?;
+    }
     let mut decls: Vec<String> = f.decls.iter().chain(&f.globals).cloned().collect();
     let (helpers, helper_shared) = lower_helpers(
         module,
@@ -278,21 +304,40 @@ fn module_text(
         text.push('\n');
     }
     text.push_str(&helpers);
-    let _ = write!(
-        text,
-        "\ndefine void @\"{ENTRY}\"(ptr %ctx) alwaysinline {NO_TABLES} {{\nentry:\n{}{}{}{}}}\n",
-        hooks::prologue(),
-        f.allocas,
-        entry,
-        f.body,
-    );
-    if !text.contains(hooks::BARRIER_MARK) {
-        text.push_str(&hooks::workgroup_loop(WORKGROUP_ENTRY, ENTRY));
-    }
+    let mode = if let Some(split) = &split {
+        text.push_str(&split.text);
+        Mode::Split
+    } else {
+        let _ = write!(
+            text,
+            "\ndefine void @\"{ENTRY}\"(ptr %ctx) alwaysinline {NO_TABLES} {{\nentry:\n{}{}{}{}}}\n",
+            hooks::prologue(),
+            f.allocas,
+            entry,
+            f.body,
+        );
+        if text.contains(hooks::BARRIER_MARK) {
+            Mode::Team
+        } else {
+            text.push_str(&hooks::workgroup_loop(WORKGROUP_ENTRY, ENTRY));
+            Mode::Loop
+        }
+    };
     if let Some(what) = spirv_leftover(&text) {
         return Err(refuse_cpu(kernel.span, what));
     }
-    Ok((text, f.shared_bytes + helper_shared))
+    Ok((text, f.shared_bytes + helper_shared, mode))
+}
+
+/// How the runtime runs a kernel's workgroups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// No barriers: the workgroup entry loops over the invocations.
+    Loop,
+    /// Split at its barriers (`split.rs`): the workgroup entry runs region after region.
+    Split,
+    /// Barriers this does not split: one thread per invocation, one call of the entry each.
+    Team,
 }
 
 /// A SPIR-V-only construct left in a CPU module (one the lowering reached without passing a
