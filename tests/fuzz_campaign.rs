@@ -97,6 +97,11 @@ fn generated_programs_validate_and_match_the_host_on_the_device() {
         ctx.is_none() || ways.runs[3] >= on_device / 2,
         "the LLVM kernel backend ran too few programs: {ways:?}"
     );
+    // And on the CPU device, which takes every construct the generator writes.
+    assert!(
+        ctx.is_none() || ways.cpu_runs == on_device,
+        "the CPU device refused programs: {ways:?}"
+    );
 }
 
 #[test]
@@ -120,6 +125,17 @@ fn the_device_oracle_catches_a_wrong_host_result() {
     let f = oracle::run_on_device(&c, &ctx).expect("a wrong host result must be reported");
     assert_eq!(f.kind, Kind::WrongResult);
     assert!(f.detail.contains("checksum"), "{}", f.detail);
+    // The CPU device's run of the campaign reports it too.
+    executors::enable_llvm_kernels();
+    let (found, counts) = executors::run_four_ways(&c, &ctx, &mut Validator::default());
+    assert_eq!(counts.cpu_runs, 1, "{counts:?}");
+    assert!(
+        found
+            .iter()
+            .any(|f| f.detail.starts_with(executors::CPU_WAY)
+                && f.detail.contains("device and host disagree")),
+        "{found:?}"
+    );
 }
 
 #[test]
