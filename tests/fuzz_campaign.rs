@@ -6,7 +6,7 @@
 //! oracles).
 
 use cajeta_tests::fuzz::oracle::{self, Kind, Validator};
-use cajeta_tests::fuzz::{self, executors, InputConfig};
+use cajeta_tests::fuzz::{self, divergence, executors, InputConfig};
 use cajeta_tests::{device_context, files, run_file_on, tests_dir};
 
 const SEED: u64 = 0x00C4_7E7A;
@@ -134,6 +134,62 @@ fn the_device_oracle_catches_a_wrong_host_result() {
             .iter()
             .any(|f| f.detail.starts_with(executors::CPU_WAY)
                 && f.detail.contains("device and host disagree")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn llvm_wrong_results_that_need_divergence_are_told_apart() {
+    // Seed 32 program 103 (reduced) differs on lavapipe with LLVM's kernels only, and is
+    // exact when each workgroup has one invocation: its kernel shares nothing between
+    // invocations, so the difference needs invocations that take different paths
+    // (`fuzz/divergence.rs`). The runner marks it as the open defect
+    // `llvm-divergent-control-flow`; a host that computes something else is wrong on every
+    // way and stays a new wrong result.
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    executors::enable_llvm_kernels();
+    let lavapipe = ctx.device_info().name.contains("llvmpipe");
+    let path = tests_dir().join("fuzz_findings/wrong_results/seed32_program_103_llvm.cajeta");
+    let source = std::fs::read_to_string(&path).expect("reproducer");
+    let mut val = Validator::default();
+    let mut run = |source: &str| {
+        let program = fuzz::gen::Program {
+            source: source.to_string(),
+            kernels: 0,
+            outputs: 0,
+        };
+        let (c, findings) = oracle::check_generated(&program, &mut val);
+        assert!(findings.is_empty(), "{findings:?}");
+        let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
+        assert_eq!(counts.runs, [1, 1, 1, 1], "{counts:?}");
+        divergence::classify(source, found, &ctx, &mut val)
+    };
+    let found = run(&source);
+    for f in &found {
+        assert_eq!(
+            fuzz::known_defect("program", f),
+            Some("llvm-divergent-control-flow"),
+            "{}",
+            f.detail
+        );
+    }
+    assert_eq!(found.len(), if lavapipe { 2 } else { 0 }, "{found:?}");
+
+    let init = "uint64 acc = (uint64) gid;";
+    let at = source.rfind(init).expect("host checksum initializer");
+    let mut broken = source.clone();
+    broken.replace_range(at..at + init.len(), "uint64 acc = (uint64) gid + 1;");
+    let found = run(&broken);
+    assert!(
+        found.iter().any(|f| f.detail.starts_with("rspirv+")),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .all(|f| fuzz::known_defect("program", f).is_none()),
         "{found:?}"
     );
 }

@@ -19,7 +19,7 @@
 
 use cajeta_tests::fuzz::mutate::InputKind;
 use cajeta_tests::fuzz::oracle::{self, Finding, Kind, Reached, Validator};
-use cajeta_tests::fuzz::{self, executors, InputConfig};
+use cajeta_tests::fuzz::{self, divergence, executors, InputConfig};
 use cajetac::kernel::spirv::TargetEnv;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
@@ -180,7 +180,7 @@ fn worker(a: &Args, from: u64) {
                 }
                 if let Some(ctx) = &ctx {
                     let (found, counts) = executors::run_four_ways(&c, ctx, &mut val);
-                    f.extend(found);
+                    f.extend(divergence::classify(&program.source, found, ctx, &mut val));
                     ways = counts;
                 }
             }
@@ -369,7 +369,7 @@ fn run_program(path: &Path) {
     let mut val = Validator::default();
     let (c, mut findings) = oracle::check_generated(&program, &mut val);
     let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
-    findings.extend(found);
+    findings.extend(divergence::classify(&program.source, found, &ctx, &mut val));
     println!(
         "runs {:?}, LLVM refused {}, CPU device runs {} (refused {})",
         counts.runs, counts.llvm_refused, counts.cpu_runs, counts.cpu_refused
