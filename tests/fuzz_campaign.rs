@@ -195,6 +195,32 @@ fn llvm_wrong_results_that_need_divergence_are_told_apart() {
 }
 
 #[test]
+fn llvm_structure_messages_are_the_known_defect_on_llvm_modules_only() {
+    // spirv-val's messages for the unstructured control flow of LLVM's SPIR-V target, as the
+    // campaigns met them (the last from seed 47 program 175, an `OpSwitch` LLVM made): on an
+    // LLVM module they are the known defect; the same message on an rspirv module is a
+    // finding of its own.
+    let messages = [
+        "error: line 390: Selection must be structured",
+        "error: line 305: block <ID> 7 branches to the selection construct, but not to the selection header <ID> 3",
+        "error: line 291: Case construct that targets '17[%endif97_then424_crit_edge]' has invalid branch to block '18[%new_merge]' (not another case construct, corresponding merge, outer loop merge or outer loop continue)",
+    ];
+    for m in messages {
+        let llvm = oracle::Finding::new(
+            Kind::SpirvVal,
+            format!("{}spirv-val failed for k1:\n{m}", executors::LLVM_MODULE),
+        );
+        assert_eq!(
+            fuzz::known_defect("program", &llvm),
+            Some("llvm-unstructured-selection"),
+            "{m}"
+        );
+        let rspirv = oracle::Finding::new(Kind::SpirvVal, format!("spirv-val failed for k1:\n{m}"));
+        assert_eq!(fuzz::known_defect("program", &rspirv), None, "{m}");
+    }
+}
+
+#[test]
 fn lavapipe_constant_zero_folds_are_told_apart_from_wrong_results() {
     // Seed 21 program 42 differs on lavapipe with LLVM's kernels only: LLVM emits `x * 0.0`
     // and lavapipe folds it. The four-way runner reruns such a difference with run-time zeros
