@@ -19,7 +19,7 @@
 
 use cajeta_tests::fuzz::mutate::InputKind;
 use cajeta_tests::fuzz::oracle::{self, Finding, Kind, Reached, Validator};
-use cajeta_tests::fuzz::{self, executors, InputConfig};
+use cajeta_tests::fuzz::{self, divergence, executors, InputConfig};
 use cajetac::kernel::spirv::TargetEnv;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
@@ -180,7 +180,7 @@ fn worker(a: &Args, from: u64) {
                 }
                 if let Some(ctx) = &ctx {
                     let (found, counts) = executors::run_four_ways(&c, ctx, &mut val);
-                    f.extend(found);
+                    f.extend(divergence::classify(&program.source, found, ctx, &mut val));
                     ways = counts;
                 }
             }
@@ -195,16 +195,19 @@ fn worker(a: &Args, from: u64) {
                 started.elapsed().as_millis()
             );
         }
-        // The runs of each of the four ways (docs/fuzzing.md), then whether LLVM refused.
+        // The runs of each of the four ways (docs/fuzzing.md), whether LLVM refused, then
+        // the CPU device's run and refusal.
         let mut lines = format!(
-            "D {i} {kind} {} {} {}{}{}{}{}\n",
+            "D {i} {kind} {} {} {}{}{}{}{}{}{}\n",
             reached_code(reached),
             u8::from(device),
             ways.runs[0],
             ways.runs[1],
             ways.runs[2],
             ways.runs[3],
-            ways.llvm_refused
+            ways.llvm_refused,
+            ways.cpu_runs,
+            ways.cpu_refused
         );
         for f in &findings {
             let known = fuzz::known_defect(&label, f).unwrap_or("");
@@ -366,10 +369,10 @@ fn run_program(path: &Path) {
     let mut val = Validator::default();
     let (c, mut findings) = oracle::check_generated(&program, &mut val);
     let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
-    findings.extend(found);
+    findings.extend(divergence::classify(&program.source, found, &ctx, &mut val));
     println!(
-        "runs {:?}, LLVM refused {}",
-        counts.runs, counts.llvm_refused
+        "runs {:?}, LLVM refused {}, CPU device runs {} (refused {})",
+        counts.runs, counts.llvm_refused, counts.cpu_runs, counts.cpu_refused
     );
     for f in findings {
         let known = fuzz::known_defect("program", &f).unwrap_or("new");
@@ -385,6 +388,9 @@ struct Tally {
     /// Runs per way of `executors::Way::ALL`.
     ways: [u64; 4],
     llvm_refused: u64,
+    /// Runs on the CPU device, and programs it refused.
+    cpu_runs: u64,
+    cpu_refused: u64,
     findings: BTreeMap<String, (u64, Vec<u64>)>,
 }
 
@@ -430,6 +436,8 @@ fn supervise(a: &Args) {
                                 tally.ways[k] += u64::from(*n == b'1');
                             }
                             tally.llvm_refused += u64::from(ways.get(4) == Some(&b'1'));
+                            tally.cpu_runs += u64::from(ways.get(5) == Some(&b'1'));
+                            tally.cpu_refused += u64::from(ways.get(6) == Some(&b'1'));
                             next = parts[1].parse::<u64>().unwrap() + 1;
                             current = None;
                         }
@@ -552,6 +560,12 @@ fn summary(a: &Args, t: &Tally, elapsed: Duration) -> String {
     s.push_str(&format!(
         "  (kernels the LLVM backend refused, LLVM runs skipped: {})\n",
         t.llvm_refused
+    ));
+    s.push_str(&format!(
+        "  {:<14} {} (programs the CPU device refused: {})\n",
+        executors::CPU_WAY,
+        t.cpu_runs,
+        t.cpu_refused
     ));
     s.push_str(&format!("findings ({} signatures):\n", t.findings.len()));
     for (sig, (n, idx)) in &t.findings {

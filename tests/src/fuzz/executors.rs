@@ -4,7 +4,9 @@
 //! and by LLVM's SPIR-V target (`--backend llvm`, Vulkan 1.3), on the device, and its host
 //! code run by the interpreter and by native code: four runs, each of which must return 0
 //! and print nothing. A kernel the LLVM backend refuses (E0045, a documented subset) skips
-//! the two LLVM runs and is counted, not failed.
+//! the two LLVM runs and is counted, not failed. A fifth run puts the kernels on the CPU
+//! device (LLVM's CPU target, docs/cpu-device.md) with interpreted host code; a program the
+//! CPU device refuses (E0048) skips it and is counted.
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -13,7 +15,7 @@ use super::oracle::{Compiled, Finding, Kind, Validator};
 use super::zero_folds;
 use cajetac::diagnostics::{Code, SourceMap};
 use cajetac::driver;
-use cajetac::host::interp::{self, HostExecutor, HostIo, HostOutcome, Interpret};
+use cajetac::host::interp::{self, cpu_run::CpuRun, HostExecutor, HostIo, HostOutcome, Interpret};
 use cajetac::ir::FunctionId;
 use cajetac::kernel::spirv::{CompiledKernel, KernelBackend, SpirvOptions, TargetEnv};
 
@@ -65,6 +67,10 @@ pub struct FourWayCounts {
     pub runs: [usize; 4],
     /// Programs whose kernels the LLVM backend refused (their LLVM runs skipped).
     pub llvm_refused: usize,
+    /// Runs on the CPU device (its kernels from LLVM's CPU target, host code interpreted).
+    pub cpu_runs: usize,
+    /// Programs whose kernels the CPU device refused (E0048; their CPU run skipped).
+    pub cpu_refused: usize,
 }
 
 impl FourWayCounts {
@@ -74,6 +80,8 @@ impl FourWayCounts {
             *a += b;
         }
         self.llvm_refused += other.llvm_refused;
+        self.cpu_runs += other.cpu_runs;
+        self.cpu_refused += other.cpu_refused;
     }
 }
 
@@ -131,20 +139,43 @@ fn run_way(
     ctx: &cajeta_runtime::Context,
     way: Way,
 ) -> Option<Finding> {
-    let module = c.module.as_ref()?;
     let kernels: HashMap<FunctionId, CompiledKernel> = kernels.iter().cloned().collect();
+    run_entry(c, &kernels, executor, Some(ctx), None, way.name())
+}
+
+/// Runs `run()` of the compiled program with `executor`, its launches on `ctx` with
+/// `kernels`, or on the CPU device `cpu` (whose kernels it holds; `kernels` then only names
+/// them); a finding named `name` unless it returned 0 and printed nothing.
+fn run_entry(
+    c: &Compiled,
+    kernels: &HashMap<FunctionId, CompiledKernel>,
+    executor: &dyn HostExecutor,
+    ctx: Option<&cajeta_runtime::Context>,
+    cpu: Option<&CpuRun>,
+    name: &str,
+) -> Option<Finding> {
+    let module = c.module.as_ref()?;
     let entry = driver::entry_point(module)?;
     let mut out = Vec::new();
     let mut io = HostIo {
         stdout: &mut out,
-        context: Some(ctx.clone()),
+        context: ctx.cloned(),
     };
     let sources = SourceMap::new();
     let result = catch_unwind(AssertUnwindSafe(|| {
-        interp::run_host_with(module, entry, &[], &kernels, &sources, &mut io, executor)
+        interp::run_host_pending(
+            module,
+            entry,
+            &[],
+            kernels,
+            &sources,
+            &mut io,
+            executor,
+            None,
+            cpu,
+        )
     }));
     let printed = String::from_utf8_lossy(&out).into_owned();
-    let name = way.name();
     match result {
         Err(_) => Some(Finding::new(
             Kind::Panic,
@@ -163,6 +194,51 @@ fn run_way(
             ),
         )),
     }
+}
+
+/// How the detail of a finding of the CPU-device run starts.
+pub const CPU_WAY: &str = "cpu+interp";
+
+/// The fifth run: the program's kernels compiled for the CPU device (LLVM's CPU target,
+/// docs/cpu-device.md), host code interpreted. Counted in `counts`; nothing where the CPU
+/// device refuses a kernel (E0048, a documented subset) or no CPU target is linked.
+fn run_on_cpu(c: &Compiled, counts: &mut FourWayCounts) -> Option<Finding> {
+    if !driver::cpu_device_available() {
+        return None;
+    }
+    let module = c.module.as_ref()?;
+    let (_, held) = c.kernels.iter().find(|(e, _)| *e == TargetEnv::Vulkan1_1)?;
+    let kernels: HashMap<FunctionId, CompiledKernel> = held.iter().cloned().collect();
+    let compiled = catch_unwind(AssertUnwindSafe(|| {
+        driver::compile_for_cpu(module, kernels.keys().copied(), &SpirvOptions::default())
+    }));
+    let cpu = match compiled {
+        Ok(Ok(cpu)) => cpu,
+        Ok(Err(d)) if d.iter().all(|d| d.code == Code::CpuDeviceUnsupported) => {
+            counts.cpu_refused += 1;
+            return None;
+        }
+        Ok(Err(d)) => {
+            return Some(Finding::new(
+                Kind::CheckBuildDisagree,
+                format!(
+                    "{CPU_WAY}: the CPU device's kernel target failed: {}",
+                    d.iter()
+                        .map(|d| format!("{}: {}", d.code.as_str(), d.message))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            ))
+        }
+        Err(_) => {
+            return Some(Finding::new(
+                Kind::Panic,
+                format!("{CPU_WAY}: panic while compiling for the CPU device"),
+            ))
+        }
+    };
+    counts.cpu_runs += 1;
+    run_entry(c, &kernels, &Interpret, None, Some(&cpu), CPU_WAY)
 }
 
 /// The program's rspirv kernels for Vulkan 1.1 compiled for a device with
@@ -188,8 +264,8 @@ fn rspirv_kernels(c: &Compiled, device_features: &[String]) -> Vec<(FunctionId, 
     driver::compile_kernels(module, &options, None).unwrap_or_else(|_| held())
 }
 
-/// Runs a compiled generated program the four ways on `ctx`; returns the findings and the
-/// counts. Both backends' kernels are compiled for `ctx`'s device, as `cajetac run` does.
+/// Runs a compiled generated program the four ways on `ctx`, then on the CPU device;
+/// returns the findings and the counts. Both backends' kernels are compiled for `ctx`'s device, as `cajetac run` does.
 pub fn run_four_ways(
     c: &Compiled,
     ctx: &cajeta_runtime::Context,
@@ -232,6 +308,7 @@ pub fn run_four_ways(
         };
         findings.extend(found);
     }
+    findings.extend(run_on_cpu(c, &mut counts));
     (findings, counts)
 }
 

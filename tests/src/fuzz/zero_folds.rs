@@ -39,9 +39,10 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
     let zeros: Vec<(Word, bool, Word)> = m
         .types_global_values
         .iter()
-        .filter(|i| i.class.opcode == Op::Constant)
+        .filter(|i| matches!(i.class.opcode, Op::Constant | Op::ConstantNull))
         .filter_map(|i| Some((i.result_id?, float_zero(&m, i)?, i.result_type?)))
         .collect();
+    let vector_zeros = vector_zeros(&m, &zeros);
     let zero = |id: &Word| {
         zeros
             .iter()
@@ -77,6 +78,8 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
     };
     let c31 = fresh();
     let shifted = fresh();
+    // The run-time vectors that replace constant vectors with zero lanes, made on first use.
+    let mut vectors: Vec<(Word, Word)> = Vec::new();
     let f = m.functions.first_mut()?;
     // The zero is computed right after the first `OpCompositeExtract … 0` of a load of the
     // invocation id, in the entry block (so it dominates every use after it).
@@ -151,6 +154,24 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
                     if let Some((neg, ty)) = zero(id) {
                         let (pz, nz) = zero_ids(&mut conv, ty, &mut fresh);
                         *op = Operand::IdRef(if neg { nz } else { pz });
+                    } else if let Some(v) = vector_zeros.iter().find(|v| v.id == *id) {
+                        // A vector with zero lanes (`OpConstantNull`, a constant composite;
+                        // seed 41 program 174: `splat(x) * (0, 0, 0)`): the same vector
+                        // built at run time from the run-time zeros.
+                        for lane in &v.lanes {
+                            if let Lane::Zero(_, ty) = lane {
+                                zero_ids(&mut conv, *ty, &mut fresh);
+                            }
+                        }
+                        let made = match vectors.iter().find(|(c, _)| c == id) {
+                            Some((_, made)) => *made,
+                            None => {
+                                let made = fresh();
+                                vectors.push((*id, made));
+                                made
+                            }
+                        };
+                        *op = Operand::IdRef(made);
                     }
                 }
             }
@@ -181,6 +202,28 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
             vec![Operand::IdRef(*pz)],
         ));
     }
+    for (c, made) in &vectors {
+        let Some(v) = vector_zeros.iter().find(|v| v.id == *c) else {
+            continue;
+        };
+        let lanes = v
+            .lanes
+            .iter()
+            .map(|lane| match lane {
+                Lane::Zero(neg, ty) => {
+                    let (pz, nz) = zero_ids(&mut conv, *ty, &mut || unreachable!());
+                    Operand::IdRef(if *neg { nz } else { pz })
+                }
+                Lane::Keep(id) => Operand::IdRef(*id),
+            })
+            .collect();
+        zero_code.push(Instruction::new(
+            Op::CompositeConstruct,
+            Some(v.ty),
+            Some(*made),
+            lanes,
+        ));
+    }
     f.blocks[0].instructions.splice(at + 1..at + 1, zero_code);
     m.types_global_values.push(Instruction::new(
         Op::Constant,
@@ -209,11 +252,79 @@ fn zero_ids(
     (p, n)
 }
 
-/// For an `OpConstant` float zero, whether it is -0.0; `None` for anything else.
+/// A lane of a constant vector: a float zero (whether -0.0, its scalar type) or another
+/// constant.
+enum Lane {
+    Zero(bool, Word),
+    Keep(Word),
+}
+
+/// A constant float vector with at least one zero lane.
+struct VectorZero {
+    id: Word,
+    ty: Word,
+    lanes: Vec<Lane>,
+}
+
+/// The module's constant float vectors with zero lanes: `OpConstantNull` of a float vector
+/// type, and `OpConstantComposite`s with a constituent among `zeros`.
+fn vector_zeros(m: &rspirv::dr::Module, zeros: &[(Word, bool, Word)]) -> Vec<VectorZero> {
+    let float_vector = |ty: Word| {
+        m.types_global_values.iter().find_map(|t| {
+            let lane = match (t.class.opcode, t.result_id, t.operands.as_slice()) {
+                (Op::TypeVector, Some(id), [Operand::IdRef(c), Operand::LiteralBit32(n)])
+                    if id == ty =>
+                {
+                    (*c, *n)
+                }
+                _ => return None,
+            };
+            let float = m
+                .types_global_values
+                .iter()
+                .any(|f| f.class.opcode == Op::TypeFloat && f.result_id == Some(lane.0));
+            float.then_some(lane)
+        })
+    };
+    let mut out = Vec::new();
+    for i in &m.types_global_values {
+        let (Some(id), Some(ty)) = (i.result_id, i.result_type) else {
+            continue;
+        };
+        let Some((scalar, n)) = float_vector(ty) else {
+            continue;
+        };
+        let lanes: Vec<Lane> = match i.class.opcode {
+            Op::ConstantNull => (0..n).map(|_| Lane::Zero(false, scalar)).collect(),
+            Op::ConstantComposite => i
+                .operands
+                .iter()
+                .filter_map(|o| match o {
+                    Operand::IdRef(c) => Some(match zeros.iter().find(|(z, _, _)| z == c) {
+                        Some((_, neg, t)) => Lane::Zero(*neg, *t),
+                        None => Lane::Keep(*c),
+                    }),
+                    _ => None,
+                })
+                .collect(),
+            _ => continue,
+        };
+        if lanes.iter().any(|l| matches!(l, Lane::Zero(..))) {
+            out.push(VectorZero { id, ty, lanes });
+        }
+    }
+    out
+}
+
+/// For an `OpConstant` float zero or a float `OpConstantNull`, whether it is -0.0; `None` for
+/// anything else.
 fn float_zero(m: &rspirv::dr::Module, i: &Instruction) -> Option<bool> {
     let float = m.types_global_values.iter().any(|t| {
         t.class.opcode == Op::TypeFloat && t.result_id.is_some() && t.result_id == i.result_type
     });
+    if i.class.opcode == Op::ConstantNull {
+        return float.then_some(false);
+    }
     match i.operands.first() {
         Some(Operand::LiteralBit32(b)) if float && b & 0x7FFF_FFFF == 0 => Some(*b != 0),
         Some(Operand::LiteralBit64(b)) if float && b & 0x7FFF_FFFF_FFFF_FFFF == 0 => Some(*b != 0),

@@ -293,10 +293,12 @@ pub(crate) fn float_controls(m: &mut Module, device_features: &[String]) -> Vec<
     features
 }
 
-/// Rewrites every scalar `OpSConvert` to a 64-bit integer as `zext(x) ^ 2^(n-1) - 2^(n-1)`,
-/// the same value, as the rspirv backend emits it: lavapipe (Mesa 22.3) miscompiles an
-/// `OpSConvert` to 64 bits whose result is compared (found by the four-way fuzz campaign,
-/// seed 12 program 134, in this backend's module only; `kernel/spirv/arith.rs`).
+/// Rewrites every `OpSConvert` to 64-bit integers, scalar or vector, as `zext(x) ^ 2^(n-1) -
+/// 2^(n-1)`, the same value, as the rspirv backend emits it: lavapipe (Mesa 22.3) miscompiles
+/// an `OpSConvert` to 64 bits whose result is compared (found by the four-way fuzz campaign,
+/// seed 12 program 134, in this backend's module only; `kernel/spirv/arith.rs`). LLVM also
+/// makes vector ones of scalar code, two loop counters sign-extended and compared at once
+/// (seed 47 program 25, `wrong_results/seed47_program_25_llvm.cajeta`).
 pub(crate) fn sign_extensions_to_64(m: &mut Module) {
     let int_width: HashMap<Word, u32> = m
         .types_global_values
@@ -307,6 +309,27 @@ pub(crate) fn sign_extensions_to_64(m: &mut Module) {
             _ => None,
         })
         .collect();
+    // Each integer vector type: its component type and lane count.
+    let vectors: HashMap<Word, (Word, u32)> = m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::TypeVector)
+        .filter_map(|i| match (i.result_id, i.operands.as_slice()) {
+            (Some(id), [Operand::IdRef(c), Operand::LiteralBit32(k)])
+                if int_width.contains_key(c) =>
+            {
+                Some((id, (*c, *k)))
+            }
+            _ => None,
+        })
+        .collect();
+    // The width of an integer type's scalars, through vectors.
+    let width = |t: &Word| {
+        int_width
+            .get(t)
+            .or_else(|| vectors.get(t).and_then(|(c, _)| int_width.get(c)))
+            .copied()
+    };
     let mut value_type: HashMap<Word, Word> = HashMap::new();
     for i in m
         .types_global_values
@@ -329,15 +352,15 @@ pub(crate) fn sign_extensions_to_64(m: &mut Module) {
         for (bi, b) in f.blocks.iter().enumerate() {
             for (ii, i) in b.instructions.iter().enumerate() {
                 if i.class.opcode != Op::SConvert
-                    || i.result_type.and_then(|t| int_width.get(&t)) != Some(&64)
+                    || i.result_type.and_then(|t| width(&t)) != Some(64)
                 {
                     continue;
                 }
                 let from = match i.operands.first() {
-                    Some(Operand::IdRef(x)) => value_type.get(x).and_then(|t| int_width.get(t)),
+                    Some(Operand::IdRef(x)) => value_type.get(x).and_then(width),
                     _ => None,
                 };
-                if let Some(&n) = from.filter(|&&n| n < 64) {
+                if let Some(n) = from.filter(|&n| n < 64) {
                     sites.push((fi, bi, ii, n));
                 }
             }
@@ -349,7 +372,20 @@ pub(crate) fn sign_extensions_to_64(m: &mut Module) {
         let (Some(t64), Some(result)) = (old.result_type, old.result_id) else {
             continue;
         };
-        let sign = super::post::u64_const(m, t64, 1u64 << (n - 1));
+        let sign = match vectors.get(&t64) {
+            Some(&(c64, lanes)) => {
+                let lane = super::post::u64_const(m, c64, 1u64 << (n - 1));
+                let id = super::post::next_id(m);
+                m.types_global_values.push(Instruction::new(
+                    Op::ConstantComposite,
+                    Some(t64),
+                    Some(id),
+                    vec![Operand::IdRef(lane); lanes as usize],
+                ));
+                id
+            }
+            None => super::post::u64_const(m, t64, 1u64 << (n - 1)),
+        };
         let (z, flipped) = (super::post::next_id(m), super::post::next_id(m));
         let seq = [
             Instruction::new(Op::UConvert, Some(t64), Some(z), old.operands.clone()),
