@@ -26,6 +26,8 @@ mod native_flat_arrays;
 mod native_host;
 #[cfg(feature = "native-host")]
 mod native_selects;
+#[cfg(feature = "native-host")]
+mod native_vec3;
 mod parse_smoke;
 mod pathological;
 #[cfg(feature = "native-host")]
