@@ -25,6 +25,8 @@ mod native_flat_arrays;
 #[cfg(feature = "native-host")]
 mod native_host;
 #[cfg(feature = "native-host")]
+mod native_random_objects;
+#[cfg(feature = "native-host")]
 mod native_selects;
 #[cfg(feature = "native-host")]
 mod native_vec3;
