@@ -115,7 +115,7 @@ const INLINE: &str = "function(sroa,simplifycfg),cgscc(inline),globaldce";
 /// `instcombine<no-verify-fixpoint>` as in LLVM's own pipelines: the bare pass name
 /// verifies that one round reached a fixpoint and aborts the process when not.
 const AFTER_INLINE: &str =
-    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(loop-rotate,licm),gvn,loop(indvars),\
+    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(loop-rotate,licm),gvn,loop(indvars,loop-unroll-full),\
      loop-vectorize,instcombine<no-verify-fixpoint>,simplifycfg),strip-dead-prototypes";
 
 /// Whether the outermost loops of functions that run a bounded number of times are
