@@ -1,5 +1,5 @@
 //! `Blas.gemm` from Cajeta host code, run by both host executors (the interpreter and native
-//! host code, which hands the call over): every precision and layout form, with and without a
+//! host code, through a typed call): every precision and layout form, with and without a
 //! stream, on shapes that fit no block, each element checked by the program against its own
 //! float64 product; and the mistakes: element types that match no overload (a compile-time
 //! diagnostic) and buffers too small for the shape (a run-time error naming the operand).

@@ -27,7 +27,11 @@ mod native_flat_arrays;
 #[cfg(feature = "native-host")]
 mod native_host;
 #[cfg(feature = "native-host")]
+mod native_random_objects;
+#[cfg(feature = "native-host")]
 mod native_selects;
+#[cfg(feature = "native-host")]
+mod native_vec3;
 mod parse_smoke;
 mod pathological;
 #[cfg(feature = "native-host")]

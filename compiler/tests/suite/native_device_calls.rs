@@ -212,3 +212,14 @@ fn device_queries_agree_and_are_typed_calls() {
     assert_eq!(kinds, [], "{kinds:?}");
     assert_eq!(total, 0);
 }
+
+/// `Blas.gemm` is a typed call (`cajeta_gemm`) in every form, with and without layouts and a
+/// stream: the library examples run natively without a hand-off (the product itself is
+/// checked element by element on both executors by `tests/blas_host.rs`).
+#[test]
+fn library_gemm_is_a_typed_call() {
+    let examples = crate::cli::repo().join("examples");
+    for file in ["gemm.cajeta", "gemm_int8.cajeta"] {
+        crate::cli::assert_no_handoffs(&examples.join(file), &[]);
+    }
+}

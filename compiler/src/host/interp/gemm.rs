@@ -1,7 +1,8 @@
 //! `Blas.gemm(…)`: the library GEMM (`crate::blas::Gemm`) from host code. The precision
 //! follows from the buffers' element types (the stdlib's overloads admit only the four
 //! combinations); each context compiles a precision's kernels once, at its first call, and
-//! keeps them for the rest of the run. Native host code hands the call over to this.
+//! keeps them for the rest of the run. Native host code runs [`Interp::gemm_values`] through
+//! a typed call (`cajeta_gemm`, `host/native/device_calls.rs`) on the operands it computed.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -42,48 +43,89 @@ fn precision(ab: ScalarType, c: ScalarType) -> Option<GemmPrecision> {
     })
 }
 
+/// The operands of `Blas.gemm` that are values, in source order: `a`, `b`, `c`, `m`, `n`, `k`
+/// and the stream when given (the layouts are constants read from the call); `None` for a
+/// call of another arity. Both host executors evaluate these and run [`Interp::gemm_values`].
+pub(crate) fn gemm_value_operands(args: &[Expr]) -> Option<Vec<&Expr>> {
+    Some(match args {
+        [a, b, c, m, n, k] => vec![a, b, c, m, n, k],
+        [a, b, c, m, n, k, s] => vec![a, b, c, m, n, k, s],
+        [a, _, b, _, c, m, n, k] => vec![a, b, c, m, n, k],
+        [a, _, b, _, c, m, n, k, s] => vec![a, b, c, m, n, k, s],
+        _ => return None,
+    })
+}
+
+/// The layouts of `Blas.gemm`'s A and B: row-major unless the call names them.
+fn layouts(args: &[Expr]) -> Result<(GemmLayout, GemmLayout), Fail> {
+    let (al, bl) = match args {
+        [_, al, _, bl, ..] if args.len() >= 8 => (Some(al), Some(bl)),
+        _ => (None, None),
+    };
+    Ok((layout(al)?, layout(bl)?))
+}
+
 impl Interp<'_> {
     /// `Blas.gemm(a, b, c, m, n, k [, s])` and `Blas.gemm(a, aLayout, b, bLayout, c, m, n, k
-    /// [, s])`: C = A·B recorded on `s` (the default stream when not given).
+    /// [, s])`: its value operands evaluated in order, then [`Self::gemm_values`].
     pub(super) fn gemm_op(
         &mut self,
         f: &mut Frame,
         args: &[Expr],
         e: &Expr,
     ) -> Result<Value, Fail> {
-        let span = e.span;
-        let (a, al, b, bl, c, dims, s) = match args {
-            [a, b, c, m, n, k] => (a, None, b, None, c, [m, n, k], None),
-            [a, b, c, m, n, k, s] => (a, None, b, None, c, [m, n, k], Some(s)),
-            [a, al, b, bl, c, m, n, k] => (a, Some(al), b, Some(bl), c, [m, n, k], None),
-            [a, al, b, bl, c, m, n, k, s] => (a, Some(al), b, Some(bl), c, [m, n, k], Some(s)),
-            _ => return internal(span, format!("Blas.gemm with {} arguments", args.len())),
+        let Some(operands) = gemm_value_operands(args) else {
+            return internal(e.span, format!("Blas.gemm with {} arguments", args.len()));
         };
-        let (al, bl) = (layout(al)?, layout(bl)?);
+        let mut values = Vec::with_capacity(operands.len());
+        for x in operands {
+            values.push(self.eval(f, x)?);
+        }
+        self.gemm_values(values, e)
+    }
+
+    /// `Blas.gemm` (expression `e`) on the values of its value operands
+    /// ([`gemm_value_operands`]): C = A·B recorded on the stream (the default stream when the
+    /// call names none). Both host executors run this (native code through a typed call).
+    pub(crate) fn gemm_values(&mut self, values: Vec<Value>, e: &Expr) -> Result<Value, Fail> {
+        let span = e.span;
+        let ExprKind::Host { args, .. } = &e.kind else {
+            return internal(span, "Blas.gemm outside a host operation");
+        };
+        let Some(operands) = gemm_value_operands(args) else {
+            return internal(span, format!("Blas.gemm with {} arguments", args.len()));
+        };
+        if values.len() != operands.len() {
+            return internal(span, "Blas.gemm with a missing operand");
+        }
+        let (al, bl) = layouts(args)?;
+        let mut values = values.into_iter();
+        let mut next = || values.next().unwrap_or(Value::Void);
+        let (a, b, c) = (operands[0], operands[1], operands[2]);
         let objs = [
-            buffer_of(self.eval(f, a)?, a)?,
-            buffer_of(self.eval(f, b)?, b)?,
-            buffer_of(self.eval(f, c)?, c)?,
+            buffer_of(next(), a)?,
+            buffer_of(next(), b)?,
+            buffer_of(next(), c)?,
         ];
         let [m, n, k] = [
             u32_of(
-                scalar_of(self.eval(f, dims[0])?, dims[0])?,
-                dims[0],
+                scalar_of(next(), operands[3])?,
+                operands[3],
                 "Blas.gemm's m",
             )?,
             u32_of(
-                scalar_of(self.eval(f, dims[1])?, dims[1])?,
-                dims[1],
+                scalar_of(next(), operands[4])?,
+                operands[4],
                 "Blas.gemm's n",
             )?,
             u32_of(
-                scalar_of(self.eval(f, dims[2])?, dims[2])?,
-                dims[2],
+                scalar_of(next(), operands[5])?,
+                operands[5],
                 "Blas.gemm's k",
             )?,
         ];
-        let stream = match s {
-            Some(s) => stream_of(self.eval(f, s)?, s)?,
+        let stream = match operands.get(6) {
+            Some(s) => stream_of(next(), s)?,
             None => self.device.stream(span)?,
         };
         if objs.iter().any(|o| o.lanes != 1 || o.pod.is_some()) || objs[0].elem != objs[1].elem {

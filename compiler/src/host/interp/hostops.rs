@@ -210,7 +210,7 @@ impl Interp<'_> {
     /// (`host/native/device_calls.rs`), the interpreter's own implementation of each
     /// operation, kernel output included. Only the operations whose interpreter code takes
     /// values are accepted (arrays, buffers and their transfers, images, textures and
-    /// samplers, streams and events, files); any other is an internal error.
+    /// samplers, streams and events, files, `Blas.gemm`); any other is an internal error.
     pub(crate) fn host_op_values(
         &mut self,
         op: HostOp,
@@ -233,6 +233,7 @@ impl Interp<'_> {
             (HostOp::DeviceQuery(q), _) => self.device_query(q, e),
             (HostOp::Devices(op), _) => self.devices_op_values(op, values, e),
             (HostOp::Comm(op), _) => self.comm_op_values(op, values, e),
+            (HostOp::Gemm, _) => self.gemm_values(values, e),
             (
                 HostOp::NewBuffer
                 | HostOp::NewLegacyBuffer

@@ -64,6 +64,8 @@ pub use eval::{Fail, Frame, Interp, MAX_CALL_DEPTH};
 #[cfg(feature = "native-host")]
 pub(crate) use eval::internal as internal_fail;
 #[cfg(feature = "native-host")]
+pub(crate) use gemm::gemm_value_operands;
+#[cfg(feature = "native-host")]
 pub(crate) use hostops::nano_time;
 #[cfg(feature = "native-host")]
 pub(crate) use launch::LaunchOperands;

@@ -31,7 +31,7 @@ use inkwell::values::{
 };
 use inkwell::AddressSpace;
 
-use super::repr::{repr, Repr};
+use super::repr::{register_lanes, repr, Repr};
 use super::runtime::{Site, SiteKind};
 use crate::diagnostics::Span;
 use crate::ir::{self, Block, FunctionId, LocalId, LoopId, ScalarType, Stmt, Type};
@@ -173,8 +173,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             Repr::Object => ptr,
             Repr::Scalar(s) => self.value_type(&Type::Scalar(s))?,
             Repr::Vector(s, n) => match self.value_type(&Type::Scalar(s))? {
-                BasicTypeEnum::IntType(t) => t.vec_type(u32::from(n)).into(),
-                BasicTypeEnum::FloatType(t) => t.vec_type(u32::from(n)).into(),
+                BasicTypeEnum::IntType(t) => t.vec_type(register_lanes(n)).into(),
+                BasicTypeEnum::FloatType(t) => t.vec_type(register_lanes(n)).into(),
                 _ => return None,
             },
             Repr::Pod => {

@@ -17,7 +17,9 @@ use super::bridge::on_interp;
 use super::repr::{repr, Repr};
 use super::scalar_fns::{bits_of, scalar_of};
 use super::words::{value_of, word_count};
-use crate::host::interp::{internal_fail, load_element, LaunchOperands, Scalar, Value};
+use crate::host::interp::{
+    gemm_value_operands, internal_fail, load_element, LaunchOperands, Scalar, Value,
+};
 use crate::ir::{Expr, ExprKind, Place};
 
 /// The operands of host operation `e` and the scalar type of operand `i`.
@@ -318,6 +320,41 @@ pub unsafe extern "C" fn cajeta_texture_upload_level(
     run(e, values, std::ptr::null_mut(), out)
 }
 
+/// `Blas.gemm(a, [aLayout,] b, [bLayout,] c, m, n, k [, s])` (which form: `e`; the layouts
+/// are constants read from it): `m`, `n`, `k` are the bits of those operands, `s` is null
+/// when the call names no stream.
+///
+/// # Safety
+/// As for [`run`]; `a`, `b`, `c` and a non-null `s` point to live values.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cajeta_gemm(
+    e: *const Expr,
+    a: *const Value,
+    b: *const Value,
+    c: *const Value,
+    m: i64,
+    n: i64,
+    k: i64,
+    s: *const Value,
+) -> i32 {
+    let dims = match &(*e).kind {
+        ExprKind::Host { args, .. } => gemm_value_operands(args),
+        _ => None,
+    };
+    let Some(dims) = dims.filter(|d| d.len() >= 6) else {
+        return on_interp(|_| internal_fail((*e).span, "a gemm call of another operation"));
+    };
+    let dim = |x: &Expr, bits: i64| {
+        x.ty.as_scalar()
+            .and_then(|t| scalar_of(bits, t))
+            .map_or(Value::Void, Value::Scalar)
+    };
+    let mut values = vec![(*a).clone(), (*b).clone(), (*c).clone()];
+    values.extend([dim(dims[3], m), dim(dims[4], n), dim(dims[5], k)]);
+    values.extend(object(s));
+    run(e, values, std::ptr::null_mut(), std::ptr::null_mut())
+}
+
 /// `a[i]` of an array of objects (`args[i]` of a `String[]`, an element of an array of
 /// buffers or arrays): `*dst` = the element, by the interpreter's own element load, with
 /// its errors (a null array, an index out of bounds); `index` is the bits of `i`.
@@ -554,6 +591,11 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             cajeta_texture_upload_level as *const () as usize,
         ),
         ("cajeta_texture_size", "i(pppp)", on_objects),
+        (
+            "cajeta_gemm",
+            "i(pppplllp)",
+            cajeta_gemm as *const () as usize,
+        ),
         (
             "cajeta_array_literal",
             "i(ppp)",

@@ -141,7 +141,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         match ty {
             Type::Scalar(_) => scalar(v, lanes),
             Type::Vector(..) | Type::Matrix(..) => {
-                for x in self.split_lanes(v)? {
+                for x in self.split_lanes(v, ty.lanes())? {
                     scalar(x, lanes)?;
                 }
                 Ok(())

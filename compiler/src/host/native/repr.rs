@@ -30,6 +30,26 @@ pub enum Repr {
     Void,
 }
 
+/// How many lanes the LLVM vector holding `n` lanes has: `n`, except that three lanes are
+/// held in four, the fourth always zero.
+///
+/// LLVM widens a `<3 x float>` to four lanes in registers anyway, and leaves the fourth
+/// undefined: loaded from a 16-byte slot whose last four bytes nothing wrote (a `store` of
+/// `<3 x float>` writes twelve), it holds whatever the stack held there, and when that is a
+/// subnormal every operation on the vector takes a microcode assist (a POD with two
+/// `Vector<float32,3>` fields ran 10× slower than C, docs/PERFORMANCE.md). With the fourth
+/// lane part of the value, every store writes it and every operation computes it from
+/// zeros: `+ - *` keep it zero, `/` makes it NaN, neither of which is slow. No lane-wise
+/// operation reads it (`split_lanes` returns the three real ones) and nothing observes it:
+/// words, flat arrays and uploads take the three lanes one by one.
+pub fn register_lanes(n: u8) -> u32 {
+    if n == 3 {
+        4
+    } else {
+        u32::from(n)
+    }
+}
+
 /// True for the scalar types native code computes with itself.
 pub fn native_scalar(s: ScalarType) -> bool {
     s == ScalarType::Bool

@@ -95,6 +95,7 @@ fn typed_call(op: HostOp) -> Option<(&'static str, Ret)> {
         HostOp::TextureWidth | HostOp::TextureHeight | HostOp::TextureDepth => {
             ("cajeta_texture_size", Ret::Out)
         }
+        HostOp::Gemm => ("cajeta_gemm", Ret::None),
         _ => return None,
     })
 }
@@ -104,7 +105,8 @@ fn typed_call(op: HostOp) -> Option<(&'static str, Ret)> {
 pub(super) fn typed_object(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Host { op, args } => {
-            matches!(typed_call(*op), Some((_, Ret::Dst))) && operands_ok(operands(*op, args))
+            matches!(typed_call(*op), Some((_, Ret::Dst)))
+                && operands_ok(operands(*op, args).as_deref())
         }
         _ => false,
     }
@@ -137,7 +139,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             } => Some(true),
             ExprKind::Host { op, args } => {
                 let (_, ret) = typed_call(*op)?;
-                Some(ret != Ret::Dst && operands_ok(operands(*op, args)))
+                Some(ret != Ret::Dst && operands_ok(operands(*op, args).as_deref()))
             }
             ExprKind::Launch(l) => Some(
                 repr(&l.stream.ty) == Repr::Object
@@ -181,7 +183,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 } else {
                     Dest::None
                 };
-                self.typed_call(st, e, operands(*op, args), name, dest)?;
+                let operands = operands(*op, args).ok_or("internal error: operands")?;
+                self.typed_call(st, e, &operands, name, dest)?;
                 match (out, e.ty.as_scalar()) {
                     (Some(out), Some(s)) => {
                         let i64t = self.ctx.i64_type();
@@ -224,10 +227,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let Some((name, Ret::Dst)) = typed_call(*op) else {
             return Ok(false);
         };
-        if !operands_ok(args) {
+        let operands: Vec<&Expr> = args.iter().collect();
+        if !operands_ok(Some(&operands)) {
             return Ok(false);
         }
-        self.typed_call(st, e, args, name, Dest::Slot(slot))?;
+        self.typed_call(st, e, &operands, name, Dest::Slot(slot))?;
         Ok(true)
     }
 
@@ -291,14 +295,14 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         &mut self,
         st: &mut FnState<'ctx, 'm>,
         e: &'m Expr,
-        args: &'m [Expr],
+        args: &[&'m Expr],
         name: &str,
         dest: Dest<'ctx>,
     ) -> Gen<()> {
         let null = self.ctx.ptr_type(AddressSpace::default()).const_null();
         let mut call: Vec<BasicMetadataValueEnum> = vec![self.node_ptr(e).into()];
         let mut temps = Vec::new();
-        for a in args {
+        for &a in args {
             match repr(&a.ty) {
                 Repr::Object => {
                     let (p, temp) = self.object_arg(st, a)?;
@@ -382,19 +386,24 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     }
 }
 
-/// The operands of host operation `op` that are values (`allocate(kind)`'s memory kind and
-/// `allReduce(data, how)`'s operation are constants the operation reads from the IR).
-fn operands(op: HostOp, args: &[Expr]) -> &[Expr] {
+/// The operands of host operation `op` that are values, in source order
+/// (`allocate(kind)`'s memory kind, `allReduce(data, how)`'s operation and `Blas.gemm`'s
+/// layouts are constants the operation reads from the IR); `None` for a call whose operands
+/// the operation does not admit (it is handed over whole).
+fn operands(op: HostOp, args: &[Expr]) -> Option<Vec<&Expr>> {
     match (op, args) {
-        (HostOp::BufferAllocate | HostOp::Comm(CommOp::AllReduce), [_, ..]) => &args[..1],
-        _ => args,
+        (HostOp::BufferAllocate | HostOp::Comm(CommOp::AllReduce), [a, ..]) => Some(vec![a]),
+        (HostOp::Gemm, _) => crate::host::interp::gemm_value_operands(args),
+        _ => Some(args.iter().collect()),
     }
 }
 
-/// True when every operand is an object or a scalar held in a register, and none assigns
-/// a local.
-fn operands_ok(args: &[Expr]) -> bool {
-    args.iter()
-        .all(|a| matches!(repr(&a.ty), Repr::Object | Repr::Scalar(_)))
-        && no_stores(args)
+/// True when there are operands, each an object or a scalar held in a register, and none
+/// assigns a local.
+fn operands_ok(args: Option<&[&Expr]>) -> bool {
+    args.is_some_and(|args| {
+        args.iter()
+            .all(|a| matches!(repr(&a.ty), Repr::Object | Repr::Scalar(_)))
+            && no_stores(args.iter().copied())
+    })
 }

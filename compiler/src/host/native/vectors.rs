@@ -104,10 +104,14 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         self.ctx.i32_type().const_int(i as u64, false)
     }
 
-    /// The lanes of a native vector value.
-    pub fn split_lanes(&self, v: BasicValueEnum<'ctx>) -> Gen<Vec<BasicValueEnum<'ctx>>> {
+    /// The `n` lanes of a native vector value (a 3-lane vector's LLVM vector has a fourth,
+    /// zero lane, see [`super::repr::register_lanes`]).
+    pub fn split_lanes(&self, v: BasicValueEnum<'ctx>, n: usize) -> Gen<Vec<BasicValueEnum<'ctx>>> {
         let v = v.into_vector_value();
-        (0..v.get_type().get_size() as usize)
+        if n > v.get_type().get_size() as usize {
+            return Err("internal error: more lanes than the vector has".into());
+        }
+        (0..n)
             .map(|i| {
                 b(self
                     .builder
@@ -116,7 +120,8 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             .collect()
     }
 
-    /// A native vector of lane type `s` from its lanes.
+    /// A native vector of lane type `s` from its lanes (and, for three, a fourth lane of
+    /// zero, see [`super::repr::register_lanes`]).
     pub fn join_lanes(
         &self,
         s: ScalarType,
@@ -126,7 +131,11 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             .llvm_type(&Type::Vector(s, lanes.len() as u8))
             .ok_or("internal error: vector type")?
             .into_vector_type();
-        let mut v = t.get_poison();
+        let mut v = if t.get_size() as usize > lanes.len() {
+            t.const_zero()
+        } else {
+            t.get_poison()
+        };
         for (i, l) in lanes.iter().enumerate() {
             v = b(self
                 .builder
@@ -144,7 +153,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
     ) -> Gen<Vec<BasicValueEnum<'ctx>>> {
         let v = self.value(st, e)?;
         if shape(&e.ty).is_some() {
-            self.split_lanes(v)
+            self.split_lanes(v, e.ty.lanes())
         } else {
             Ok(vec![v; n])
         }
@@ -203,9 +212,9 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                         return Ok(Some(v));
                     }
                 }
-                let l = self.split_lanes(lv)?;
+                let l = self.split_lanes(lv, a.ty.lanes())?;
                 let r = if shape(&x.ty).is_some() {
-                    self.split_lanes(rv)?
+                    self.split_lanes(rv, x.ty.lanes())?
                 } else {
                     vec![rv]
                 };
@@ -498,17 +507,18 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 self.join_lanes(s, column)?,
                 self.join_lanes(s, &vec![*k; rows])?,
             );
-            let term = self.whole(st, BinaryOp::Mul, column, k, s, e)?;
+            let term = self.whole(st, BinaryOp::Mul, column, k, s, rows, e)?;
             acc = Some(match acc {
                 None => term,
-                Some(a) => self.whole(st, BinaryOp::Add, a, term, s, e)?,
+                Some(a) => self.whole(st, BinaryOp::Add, a, term, s, rows, e)?,
             });
         }
-        self.split_lanes(acc.ok_or("internal error: empty matrix product")?)
+        self.split_lanes(acc.ok_or("internal error: empty matrix product")?, rows)
     }
 
-    /// `op` on two vectors: one vector instruction where [`Self::whole_vector_op`] has one,
-    /// else lane by lane.
+    /// `op` on two vectors of `n` lanes: one vector instruction where
+    /// [`Self::whole_vector_op`] has one, else lane by lane.
+    #[allow(clippy::too_many_arguments)]
     fn whole(
         &mut self,
         st: &mut FnState<'ctx, 'm>,
@@ -516,12 +526,13 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         l: BasicValueEnum<'ctx>,
         r: BasicValueEnum<'ctx>,
         s: ScalarType,
+        n: usize,
         e: &'m Expr,
     ) -> Gen<BasicValueEnum<'ctx>> {
         if let Some(v) = self.whole_vector_op(op, l, r, s)? {
             return Ok(v);
         }
-        let (x, y) = (self.split_lanes(l)?, self.split_lanes(r)?);
+        let (x, y) = (self.split_lanes(l, n)?, self.split_lanes(r, n)?);
         let lanes = self.zip(st, op, &x, &y, s, s, e)?;
         self.join_lanes(s, &lanes)
     }

@@ -284,7 +284,7 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
                 Ok(at + 1)
             }
             Type::Vector(s, _) | Type::Matrix(s, ..) => {
-                let lanes = self.split_lanes(v)?;
+                let lanes = self.split_lanes(v, ty.lanes())?;
                 for (i, l) in lanes.iter().enumerate() {
                     let bits = self.scalar_bits(*l, *s)?;
                     b(self
