@@ -164,7 +164,9 @@ fn through_both(failures: &mut Vec<String>) -> (BTreeSet<String>, BTreeSet<Strin
         if !refused.contains(k) && compiled.contains(k) {
             continue;
         }
-        failures.push(format!("{k}: listed in invalid.txt but not compiled by LLVM"));
+        failures.push(format!(
+            "{k}: listed in invalid.txt but not compiled by LLVM"
+        ));
     }
     (refused, compiled)
 }
