@@ -23,6 +23,7 @@ if [ -n "${REDUCE:-}" ]; then
 fi
 step "kernel_speed (checked mode)"
 timeout ${KS_TIMEOUT:-60} $B/kernel_speed --no-glsl --no-llvm 2>&1 | tee "$OUT/kernel_speed.txt" | tail -8
+[ "${GEMM:-1}" = 1 ] || exit 0
 step gemm
 cp $B/coop_gemm .gl/coop_gemm
 bash bench/h200/gemm.sh
