@@ -5,26 +5,18 @@
 //!
 //! An access compares its index with the length (`OpArrayLength` for a buffer, the array
 //! length for a shared array, `OpImageQuerySize` for an image). In bounds, the access runs as
-//! usual; out of bounds, it is skipped (a read gives 0) and the violation is noted in the
-//! invocation's `Private` variables: how many it made, and the site id and [`REPORT_VALUES`]
-//! words of its first one, kept with selects, not branches. When the kernel returns, the
-//! `bounds_flush` function records an invocation's violations in an extra storage buffer the
-//! module declares after every parameter's binding: the first invocation to flush wins an
-//! atomic compare-exchange on word 0 and writes its first violation's site id and values
-//! (layout: `cajeta_runtime::BoundsCheck`; what the words mean per kind:
-//! `cajeta_runtime::CheckSite::kind`), and every one adds its count to word 1. The
-//! reflection's `bounds_check` lists the sites (resource, kind, source position) so the runtime
-//! binds its own buffer and turns a recorded violation into an error after the submission
-//! completes.
-//!
-//! Noting instead of reporting at the access keeps a loop of checked accesses free of calls
-//! and atomics, so drivers schedule its loads as in the unchecked kernel (an atomic report call
-//! at every access made a blur's inner loop 2.8x slower on an H100).
+//! usual; out of bounds, it is skipped (a read gives 0) and the `report` function records the
+//! violation in an extra storage buffer the module declares after every parameter's binding:
+//! the first violation wins an atomic compare-exchange on word 0 and writes the site id and
+//! [`REPORT_VALUES`] words saying what was out of bounds (layout: `cajeta_runtime::BoundsCheck`;
+//! what the words mean per kind: `cajeta_runtime::CheckSite::kind`). The reflection's
+//! `bounds_check` lists the sites (resource, kind, source position) so the runtime binds its own
+//! buffer and turns a recorded violation into an error after the submission completes.
 //!
 //! The access pointer is computed from the index when it is in bounds and from index 0
 //! otherwise, so no out-of-bounds `OpAccessChain` is ever formed.
 
-use rspirv::dr::{Instruction, Operand};
+use rspirv::dr::Operand;
 use rspirv::spirv::{Decoration, FunctionControl, Op, StorageClass, Word};
 
 use super::function::FnCx;
@@ -33,8 +25,13 @@ use crate::diagnostics::Span;
 use crate::ir::ScalarType;
 use cajeta_runtime::reflection::{BoundsCheck, CheckSite};
 
-/// The values a record holds after the site id.
+/// The values `report` records after the site id.
 pub(crate) const REPORT_VALUES: usize = cajeta_runtime::reflection::BoundsCheck::RECORD_WORDS - 3;
+
+/// The values of the short `report`, which every single-element and texel site uses: the
+/// record's other words stay zero. Fewer parameters and stores matter on llvmpipe, which runs
+/// the report's code masked at every access (docs/PERFORMANCE.md, "Cost of checked mode").
+const SHORT_VALUES: usize = 4;
 
 /// One checked access, as the reflection will list it.
 #[derive(Debug)]
@@ -53,14 +50,9 @@ pub(crate) struct BoundsState {
     var: Word,
     /// Its binding number.
     binding: u32,
-    /// The invocation's `Private` count of violations (`uint32`, initially 0).
-    count: Word,
-    /// The invocation's `Private` record of its first violation: the site id, then
-    /// [`REPORT_VALUES`] values (`uint32`s, initially 0).
-    first: [Word; 1 + REPORT_VALUES],
-    /// The `bounds_flush()` function, emitted last and called before each of the kernel's
-    /// returns.
-    flush: Word,
+    /// The `report(site, values…)` functions, emitted last: with [`SHORT_VALUES`] and with
+    /// [`REPORT_VALUES`] values, each with whether a site calls it.
+    reports: [(Word, bool); 2],
     /// Sites so far.
     sites: Vec<Site>,
     /// The guard of the last element pointer formed, for the access that uses it.
@@ -130,94 +122,52 @@ impl Ctx<'_> {
             .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
         self.b
             .decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
-        let zero = self.const_u32(0);
-        let count = self.private_variable(uint, zero, "bounds_count");
-        let first =
-            [(); 1 + REPORT_VALUES].map(|_| self.private_variable(uint, zero, "bounds_first"));
-        let flush = self.b.id();
+        let reports = [(self.b.id(), false), (self.b.id(), false)];
         self.bounds = Some(BoundsState {
             var,
             binding,
-            count,
-            first,
-            flush,
+            reports,
             sites: Vec::new(),
             pending: None,
             barrier_counters: Vec::new(),
         });
     }
 
-    /// Emits `bounds_flush` and calls it before every return of the kernel `entry` (checked
-    /// mode), once every access is lowered.
-    pub(crate) fn emit_bounds_report(&mut self, entry: Word, span: Span) -> Res<()> {
-        let Some(b) = self.bounds.as_ref() else {
+    /// Emits the `report` functions that sites call (checked mode; the short one always),
+    /// once every access is lowered.
+    pub(crate) fn emit_bounds_report(&mut self, span: Span) -> Res<()> {
+        let Some((var, reports)) = self.bounds.as_ref().map(|b| (b.var, b.reports)) else {
             return Ok(());
         };
-        let (var, count, first, flush) = (b.var, b.count, b.first, b.flush);
-        self.emit_flush(var, count, first, flush, span)?;
-        let void = self.void_type();
-        let is_entry =
-            |f: &rspirv::dr::Function| f.def.as_ref().and_then(|d| d.result_id) == Some(entry);
-        let returns = |b: &rspirv::dr::Block| {
-            b.instructions.last().map(|i| i.class.opcode) == Some(Op::Return)
-        };
-        let n = (self.b.module_ref().functions.iter())
-            .filter(|f| is_entry(f))
-            .flat_map(|f| f.blocks.iter())
-            .filter(|b| returns(b))
-            .count();
-        let mut ids: Vec<Word> = (0..n).map(|_| self.b.id()).collect();
-        let module = self.b.module_mut();
-        for f in module.functions.iter_mut().filter(|f| is_entry(f)) {
-            for block in f.blocks.iter_mut().filter(|b| returns(b)) {
-                let at = block.instructions.len() - 1;
-                let call = Instruction::new(
-                    Op::FunctionCall,
-                    Some(void),
-                    ids.pop(),
-                    vec![Operand::IdRef(flush)],
-                );
-                block.instructions.insert(at, call);
-            }
+        let [(short, _), (long, long_used)] = reports;
+        self.emit_report(var, (short, "bounds_report"), SHORT_VALUES, span)?;
+        if long_used {
+            self.emit_report(var, (long, "bounds_report_wide"), REPORT_VALUES, span)?;
         }
         Ok(())
     }
 
-    /// A `Private` `uint32` variable starting at `init` (one per invocation).
-    fn private_variable(&mut self, uint: Word, init: Word, name: &str) -> Word {
-        let var = self.global_variable(uint, StorageClass::Private, name);
-        let decl = self
-            .b
-            .module_mut()
-            .types_global_values
-            .iter_mut()
-            .rev()
-            .find(|i| i.result_id == Some(var));
-        if let Some(decl) = decl {
-            decl.operands.push(Operand::IdRef(init));
-        }
-        var
-    }
-
-    /// Emits `bounds_flush()`: with violations noted, the first invocation to flush writes
-    /// its first violation's site id and values to words 2.. of the record, and every one adds
-    /// its count to word 1.
-    fn emit_flush(
+    /// Emits `report(site, v0 … v{values-1})`: the first violation writes the site id and
+    /// the values to words 2.. of the record.
+    fn emit_report(
         &mut self,
         var: Word,
-        count_var: Word,
-        first: [Word; 1 + REPORT_VALUES],
-        flush: Word,
+        (report, name): (Word, &str),
+        values: usize,
         span: Span,
     ) -> Res<()> {
         let void = self.void_type();
         let uint = self.u32_type();
         let bool_ty = self.bool_type();
-        let fn_ty = self.function_type(void, &[]);
+        let fn_ty = self.function_type(void, &vec![uint; 1 + values]);
         self.b
-            .begin_function(void, Some(flush), FunctionControl::NONE, fn_ty)
+            .begin_function(void, Some(report), FunctionControl::NONE, fn_ty)
             .ice(span)?;
-        self.b.name(flush, "bounds_flush");
+        self.b.name(report, name);
+        let params: Vec<Word> = (0..1 + values)
+            .map(|_| self.b.function_parameter(uint))
+            .collect::<Result<_, _>>()
+            .ice(span)?;
         self.b.begin_block(None).ice(span)?;
         let ptr_ty = self.pointer_type(StorageClass::StorageBuffer, uint);
         let [zero, one, device] = [0, 1, super::memory::SCOPE_DEVICE].map(|v| self.const_u32(v));
@@ -225,38 +175,28 @@ impl Ctx<'_> {
             let at = cx.const_u32(i);
             cx.b.access_chain(ptr_ty, None, var, [zero, at]).ice(span)
         };
-        let count = self.b.load(uint, None, count_var, None, []).ice(span)?;
-        let any = self.b.i_not_equal(bool_ty, None, count, zero).ice(span)?;
-        let [record, write, merge] = [(); 3].map(|_| self.b.id());
-        let none = rspirv::spirv::SelectionControl::NONE;
-        self.b.selection_merge(merge, none).ice(span)?;
-        self.b
-            .branch_conditional(any, record, merge, [])
-            .ice(span)?;
-        self.b.begin_block(Some(record)).ice(span)?;
         let flag = word(self, 0)?;
         let old = self
             .b
             .atomic_compare_exchange(uint, None, flag, device, zero, zero, one, zero)
             .ice(span)?;
-        let total = word(self, 1)?;
+        let count = word(self, 1)?;
         self.b
-            .atomic_i_add(uint, None, total, device, zero, count)
+            .atomic_i_add(uint, None, count, device, zero, one)
             .ice(span)?;
-        let is_first = self.b.i_equal(bool_ty, None, old, zero).ice(span)?;
-        let written = self.b.id();
-        self.b.selection_merge(written, none).ice(span)?;
+        let first = self.b.i_equal(bool_ty, None, old, zero).ice(span)?;
+        let (write, merge) = (self.b.id(), self.b.id());
         self.b
-            .branch_conditional(is_first, write, written, [])
+            .selection_merge(merge, rspirv::spirv::SelectionControl::NONE)
+            .ice(span)?;
+        self.b
+            .branch_conditional(first, write, merge, [])
             .ice(span)?;
         self.b.begin_block(Some(write)).ice(span)?;
-        for (i, v) in first.into_iter().enumerate() {
-            let value = self.b.load(uint, None, v, None, []).ice(span)?;
+        for (i, p) in params.into_iter().enumerate() {
             let ptr = word(self, 2 + i as u32)?;
-            self.b.store(ptr, value, None, []).ice(span)?;
+            self.b.store(ptr, p, None, []).ice(span)?;
         }
-        self.b.branch(written).ice(span)?;
-        self.b.begin_block(Some(written)).ice(span)?;
         self.b.branch(merge).ice(span)?;
         self.b.begin_block(Some(merge)).ice(span)?;
         self.b.ret().ice(span)?;
@@ -516,9 +456,8 @@ impl FnCx<'_, '_> {
         self.cx.const_u32(id as u32)
     }
 
-    /// Runs `access` only when `guard` holds (always without a guard); out of bounds it notes
-    /// the violation (see the module comment) instead and the result (of type `ty`, if any)
-    /// is 0.
+    /// Runs `access` only when `guard` holds (always without a guard); out of bounds it calls
+    /// `report` instead and the result (of type `ty`, if any) is 0.
     pub(crate) fn guarded(
         &mut self,
         guard: Option<Guard>,
@@ -528,17 +467,29 @@ impl FnCx<'_, '_> {
         let Some(g) = guard else {
             return access(self);
         };
-        let Some((count, first)) = self.cx.bounds.as_ref().map(|b| (b.count, b.first)) else {
-            return access(self);
+        let long = g.values > SHORT_VALUES;
+        let report = match self.cx.bounds.as_mut() {
+            Some(b) => {
+                let r = &mut b.reports[usize::from(long)];
+                r.1 = true;
+                r.0
+            }
+            None => return access(self),
         };
-        self.note_violation(&g, count, first)?;
-        let span = self.func.span;
-        let before = self.current_label()?;
-        let [inside, merge] = [(); 2].map(|_| self.cx.b.id());
-        self.selection(g.ok, inside, merge, merge)?;
+        let n = 1 + if long { REPORT_VALUES } else { SHORT_VALUES };
+        let [inside, outside, merge] = [(); 3].map(|_| self.cx.b.id());
+        self.selection(g.ok, inside, outside, merge)?;
         self.begin(inside)?;
         let v = access(self)?;
         let from_inside = self.current_label()?;
+        self.branch(merge)?;
+        self.begin(outside)?;
+        let void = self.cx.void_type();
+        let span = self.func.span;
+        self.cx
+            .b
+            .function_call(void, None, report, g.args[..n].iter().copied())
+            .ice(span)?;
         self.branch(merge)?;
         self.begin(merge)?;
         match ty {
@@ -546,39 +497,10 @@ impl FnCx<'_, '_> {
                 let null = self.cx.b.constant_null(ty);
                 self.cx
                     .b
-                    .phi(ty, None, [(v, from_inside), (null, before)])
+                    .phi(ty, None, [(v, from_inside), (null, outside)])
                     .ice(span)
             }
             None => Ok(0),
         }
-    }
-
-    /// Notes `g`'s violation, if it fails, in the invocation's `Private` record: the count
-    /// goes up, and the first violation's site id and values are kept. Selects only, so a
-    /// loop of accesses stays branch-free but for the accesses themselves. Values past
-    /// `g.values` are 0 for this site and still 0 in the record while it holds no violation,
-    /// so they need no select.
-    fn note_violation(
-        &mut self,
-        g: &Guard,
-        count_var: Word,
-        first: [Word; 1 + REPORT_VALUES],
-    ) -> Res<()> {
-        let uint = self.cx.u32_type();
-        let bool_ty = self.cx.bool_type();
-        let span = self.func.span;
-        let [zero, one] = [0, 1].map(|v| self.cx.const_u32(v));
-        let count = self.cx.b.load(uint, None, count_var, None, []).ice(span)?;
-        let bad = self.op(Op::LogicalNot, bool_ty, &[g.ok])?;
-        let none_yet = self.op(Op::IEqual, bool_ty, &[count, zero])?;
-        let fresh = self.op(Op::LogicalAnd, bool_ty, &[bad, none_yet])?;
-        for (&var, &arg) in first.iter().zip(&g.args).take(1 + g.values) {
-            let old = self.cx.b.load(uint, None, var, None, []).ice(span)?;
-            let kept = self.op(Op::Select, uint, &[fresh, arg, old])?;
-            self.cx.b.store(var, kept, None, []).ice(span)?;
-        }
-        let step = self.op(Op::Select, uint, &[bad, one, zero])?;
-        let counted = self.op(Op::IAdd, uint, &[count, step])?;
-        self.cx.b.store(count_var, counted, None, []).ice(span)
     }
 }

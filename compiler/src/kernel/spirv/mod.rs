@@ -261,7 +261,7 @@ fn compile(
         function::compile_helper(&mut cx, &key, id)?;
     }
     barrier_check::reset_barrier_counters(&mut cx, entry);
-    cx.emit_bounds_report(entry, kernel.span)?;
+    cx.emit_bounds_report(kernel.span)?;
     cx.finish_module(entry);
     address::align_physical_accesses(cx.b.module_mut());
     let mut reflection = reflect::build(&cx, &layout);
