@@ -4,16 +4,7 @@
 # NVIDIA's vk_cooperative_matrix_perf (gemm.sh). Binaries arrive compressed in .gl/.
 set -u
 cd "$(dirname "$0")/../.."
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-B=/tmp/bin2; mkdir -p $B
-for f in .gl/*.gz; do gunzip -c "$f" > $B/$(basename "$f" .gz); chmod +x $B/$(basename "$f" .gz); done
-for f in .gl/*.xz; do
-  python3 -c 'import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' "$f" > $B/$(basename "$f" .xz)
-  chmod +x $B/$(basename "$f" .xz)
-done
-step() { echo "== $* ($(date +%T))"; }
+B=/tmp/bin2; . bench/h200/carry.sh
 nvidia-smi > "$OUT/smi.txt" 2>&1; head -12 "$OUT/smi.txt" | tail -4
 if [ -n "${REDUCE:-}" ]; then
   step "reduce $REDUCE"
