@@ -39,6 +39,7 @@ impl FnLower<'_> {
                 }
                 return Ok((p, 3, array.elem));
             }
+            let i = self.clamp_shared_index(i, &array);
             let i = self.opaque_copy(i);
             let p = self.tmp();
             if array.is_bit_view() {

@@ -145,6 +145,56 @@ impl FnLower<'_> {
         Val::new(t, v.ty)
     }
 
+    /// An index into `array` on the SPIR-V target clamped to its last element
+    /// (`min(i, len - 1)`, unsigned), as the rspirv backend does outside checked mode: an
+    /// index past the end touches the last element, never memory outside the array (on a
+    /// CPU driver such as lavapipe, the process's heap). Constants known in range and
+    /// the CPU target (which guards its own accesses) are left alone.
+    pub(super) fn clamp_shared_index(&mut self, i: Val, array: &SharedArray) -> Val {
+        if self.target == super::target::Target::Cpu {
+            return i;
+        }
+        if let Ok(v) = i.text.parse::<i64>() {
+            if array.n != DYNAMIC_LENGTH && v >= 0 && v < i64::from(array.n) {
+                return i;
+            }
+        }
+        let (ity, idx) = match i.ty {
+            "i32" | "i64" => (i.ty, i.text.clone()),
+            narrow => {
+                let w = self.tmp();
+                self.emit(format!("{w} = zext {narrow} {} to i32", i.text));
+                ("i32", w)
+            }
+        };
+        let len = if array.n != DYNAMIC_LENGTH {
+            array.n.to_string()
+        } else {
+            let name =
+                super::spec::spec_placeholder(SHARED_SPEC_ID, array.elem_bytes, ScalarType::U32);
+            self.declare(format!(
+                "declare i32 {name}() memory(none) nounwind willreturn"
+            ));
+            let [bytes, len] = self.tmps();
+            self.emit(format!("{bytes} = call i32 {name}()"));
+            self.emit(format!("{len} = udiv i32 {bytes}, {}", array.elem_bytes));
+            if ity == "i64" {
+                let wide = self.tmp();
+                self.emit(format!("{wide} = zext i32 {len} to i64"));
+                wide
+            } else {
+                len
+            }
+        };
+        let [last, ok, clamped] = self.tmps();
+        self.emit(format!("{last} = sub {ity} {len}, 1"));
+        self.emit(format!("{ok} = icmp ult {ity} {idx}, {len}"));
+        self.emit(format!(
+            "{clamped} = select i1 {ok}, {ity} {idx}, {ity} {last}"
+        ));
+        Val::new(clamped, ity)
+    }
+
     /// `t.length()` of a shared array.
     pub(super) fn shared_length(&mut self, args: &[Expr], e: &Expr) -> Res<Val> {
         let Some(ExprKind::Load(Place::Local(l))) = args.first().map(|a| &a.kind) else {

@@ -164,7 +164,10 @@ impl FnCx<'_, '_> {
         };
         let (Type::CoopMatrix(t), true) = (tile, self.checked()) else {
             let (ptr, _, _) = match memory.ty {
-                Type::Shared(_) => self.shared_element(memory, offset)?,
+                Type::Shared(_) => {
+                    let i = self.expr(offset)?;
+                    self.shared_element_clamped(memory, offset, i, false)?
+                }
                 _ => self.buffer_element(memory, offset)?,
             };
             let guard = self.take_guard();

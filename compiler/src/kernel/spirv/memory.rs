@@ -48,6 +48,8 @@ pub(crate) struct SharedArray {
     pub(crate) storage: Word,
     /// The length (a constant or spec-constant operation), `uint32`.
     pub(crate) len: Word,
+    /// The length when it is a constant (`shared T[n]` with a literal `n`).
+    pub(crate) fixed_len: Option<u32>,
     /// Identifies the array in helper specializations: the kernel local it was declared as.
     pub(crate) handle: usize,
 }
@@ -217,6 +219,10 @@ impl FnCx<'_, '_> {
         let size = elem_ty
             .std430_stride()
             .ok_or_else(|| unsupported(span, format!("a shared array of `{elem_ty}`")))?;
+        let fixed_len = match args.first().map(|a| &a.kind) {
+            Some(ExprKind::Const(Constant::Int(n))) => Some(*n as u32),
+            _ => None,
+        };
         let len = match args.first().map(|a| &a.kind) {
             Some(ExprKind::Const(Constant::Int(n))) => {
                 let bytes = u64::from(*n as u32) * u64::from(size);
@@ -246,6 +252,7 @@ impl FnCx<'_, '_> {
             elem,
             storage,
             len,
+            fixed_len,
             handle: local,
         };
         self.cx.mem.shared_arrays.push(array);
@@ -357,6 +364,18 @@ impl FnCx<'_, '_> {
         index: &Expr,
         i: Word,
     ) -> Res<(Word, ScalarType, Word)> {
+        self.shared_element_clamped(base, index, i, true)
+    }
+
+    /// [`Self::shared_element_at`]; with `clamp` false an unchecked index is used as it is
+    /// (a cooperative-matrix tile's offset: its tile would run past the array anyway).
+    pub(crate) fn shared_element_clamped(
+        &mut self,
+        base: &Expr,
+        index: &Expr,
+        i: Word,
+        clamp: bool,
+    ) -> Res<(Word, ScalarType, Word)> {
         let a = self.shared_of(base)?;
         let mut i = i;
         if self.checked() {
@@ -366,10 +385,46 @@ impl FnCx<'_, '_> {
             let ty = super::bounds::index_type(index)?;
             let at = base.span.to(index.span);
             i = self.check_index(i, ty, a.len, &name, "shared", at)?;
+        } else if clamp && !in_range(index, a.fixed_len) {
+            i = self.clamp_shared_index(i, index, a.len, a.fixed_len)?;
         }
         let ptr_ty = self.cx.pointer_type(StorageClass::Workgroup, a.storage);
         let ptr = self.op(Op::AccessChain, ptr_ty, &[a.var, i])?;
         Ok((ptr, a.elem, a.storage))
+    }
+
+    /// An unchecked shared-array index clamped to the last element (`min(i, len - 1)`,
+    /// unsigned, so a negative index clamps too), as naga's `Restrict` policy does for
+    /// workgroup arrays: an index past the end reads or writes the last element instead of
+    /// memory outside the array, which on a CPU driver (lavapipe) is the process's heap.
+    /// In-range indices are unchanged.
+    fn clamp_shared_index(
+        &mut self,
+        i: Word,
+        index: &Expr,
+        len: Word,
+        fixed_len: Option<u32>,
+    ) -> Res<Word> {
+        let ty = super::bounds::index_type(index)?;
+        let uint = self.cx.u32_type();
+        let bool_ty = self.cx.bool_type();
+        let (lo, hi) = self.index_words(i, ty, index.span)?;
+        let zero = self.cx.const_u32(0);
+        let last = match fixed_len {
+            Some(n) => self.cx.const_u32(n.saturating_sub(1)),
+            None => {
+                let one = self.cx.const_u32(1);
+                self.op(Op::ISub, uint, &[len, one])?
+            }
+        };
+        let below = self.op(Op::ULessThan, bool_ty, &[lo, len])?;
+        let ok = if ty.bits() == 64 || ty.is_signed_integer() {
+            let high_zero = self.op(Op::IEqual, bool_ty, &[hi, zero])?;
+            self.op(Op::LogicalAnd, bool_ty, &[below, high_zero])?
+        } else {
+            below
+        };
+        self.op(Op::Select, uint, &[ok, lo, last])
     }
 
     /// `t.length()`.
@@ -493,5 +548,17 @@ impl FnCx<'_, '_> {
             )),
             _ => return None,
         })
+    }
+}
+
+/// Whether `index` is a constant known to be below the array's constant length, so that it
+/// needs no clamp.
+fn in_range(index: &Expr, fixed_len: Option<u32>) -> bool {
+    match (&index.kind, fixed_len, index.ty.as_scalar()) {
+        (ExprKind::Const(Constant::Int(v)), Some(n), Some(ty)) => {
+            let negative = ty.is_signed_integer() && (*v >> (ty.bits() - 1)) & 1 == 1;
+            !negative && *v < u64::from(n)
+        }
+        _ => false,
     }
 }
