@@ -26,7 +26,7 @@
 //! coop_gemm [--sizes 4096,8192] [--reps 5] [--spv-dir DIR] [--torch] [--variants NAME,...]
 //! coop_gemm --int8 [--sizes 4096,8192] [--reps 5] [--torch]
 //! coop_gemm --library [--sizes 4096,4000,4096x14336x4096] [--precisions f16f32,...] [--reps 5]
-//! coop_gemm --sweep [--precisions f16f32,f16f16,bf16f32,i8i32] [--shapes WORD,...] [--sizes ...] [--torch]
+//! coop_gemm --sweep [--precisions f16f32,f16f16,bf16f32,i8i32] [--shapes WORD,...] [--sizes ...] [--torch] [--fixed-nk]
 //! ```
 //!
 //! `--library` times the library GEMM as users call it (library.rs: `cajetac::blas::Gemm`, pad
@@ -34,7 +34,8 @@
 //! 4096×14336×4096 by default (`--sizes` takes `N` or `MxNxK`).
 //!
 //! `--sweep` runs the generated tiled GEMMs of `cajetac::blas` (sweep.rs) over block shapes
-//! and precisions.
+//! and precisions; `--fixed-nk` adds each shape compiled with the first size's `n` and `k` as
+//! constants.
 //!
 //! `--int8` runs the int8 GEMMs instead (int8.rs: 16×16×32 int8 tiles into int32, TOPS, against
 //! torch's `_int_mm`).

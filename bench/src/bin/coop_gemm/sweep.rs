@@ -116,9 +116,20 @@ pub fn run(
         .map(|s| s.split(',').map(str::to_string).collect())
         .unwrap_or_default();
     let subgroup = 32;
+    // `--fixed-nk`: each shape also compiled for the first size's `n` and `k` as constants,
+    // as NVIDIA's sample compiles its strides and K (specialization constants).
+    let fixed = args.iter().any(|a| a == "--fixed-nk");
+    let first = sizes.first().copied().unwrap_or(8192);
     let mut programs = Vec::new();
     for &p in &precisions {
-        for shape in candidates(p, subgroup) {
+        let shapes = candidates(p, subgroup).into_iter().flat_map(|s| {
+            let with = CoopGemmShape {
+                fixed_nk: Some((first, first)),
+                ..s
+            };
+            std::iter::once(s).chain(fixed.then_some(with))
+        });
+        for shape in shapes {
             let name = shape.name();
             if !wanted.is_empty() && !wanted.iter().any(|w| name.contains(w.as_str())) {
                 continue;
@@ -241,6 +252,9 @@ pub fn run(
             let n = u64::from(s);
             for (name, shape, kernel) in kernels.iter().filter(|(_, sh, _)| sh.precision == p) {
                 if s % shape.bm != 0 || s % shape.bn != 0 || s % shape.bk != 0 {
+                    continue;
+                }
+                if shape.fixed_nk.is_some_and(|nk| nk != (s, s)) {
                     continue;
                 }
                 let b = if shape.b_col_major {
