@@ -190,11 +190,10 @@ impl FnCx<'_, '_> {
             return self.op(Op::Bitcast, ty, &[v]);
         }
         if tb == 64 && from.is_signed_integer() {
-            // Sign extension to 64 bits as `zext(x) ^ 2^(n-1) - 2^(n-1)`, not OpSConvert:
-            // lavapipe (Mesa 22.3) miscompiles an OpSConvert to 64 bits whose result is
-            // compared (`127L >= (int64) s` is false for s == 0; docs/fuzzing.md,
-            // tests/fuzz_findings/wrong_results/lavapipe_int64_compare.cajeta). The same
-            // value by two plain integer operations, which other drivers fold back.
+            // Sign extension to 64 bits without OpSConvert to 64 bits: lavapipe (Mesa 22.3)
+            // miscompiles one whose result is compared (`127L >= (int64) s` is false for
+            // s == 0; docs/fuzzing.md, tests/fuzz_findings/wrong_results/
+            // lavapipe_int64_compare.cajeta). Built from two 32-bit words instead.
             return self.sign_extend_to_64(v, from, to, span);
         }
         if tb < fb || from.is_signed_integer() {
@@ -233,21 +232,28 @@ impl FnCx<'_, '_> {
             let value = ((bits << shift) as i64) >> shift;
             return self.cx.const_int(to, i128::from(value), span);
         }
-        let narrow_unsigned = self.cx.int_type(fb, false);
-        let u = self.op(Op::Bitcast, narrow_unsigned, &[v])?;
-        let wide_unsigned = self.cx.int_type(64, false);
-        let z = self.op(Op::UConvert, wide_unsigned, &[u])?;
-        let sign = self
-            .cx
-            .const_int(ScalarType::U64, 1i128 << (fb - 1), span)?;
-        let flipped = self.op(Op::BitwiseXor, wide_unsigned, &[z, sign])?;
-        let s = self.op(Op::ISub, wide_unsigned, &[flipped, sign])?;
-        if to.is_signed_integer() {
-            let ty = self.cx.value_type(to, span)?;
-            self.op(Op::Bitcast, ty, &[s])
-        } else {
-            Ok(s)
-        }
+        // The low word is the value sign-extended to 32 bits (a 32-bit OpSConvert, or the
+        // value itself), the high word its sign (an arithmetic shift by 31), and the pair is
+        // bitcast to 64 bits: no 64-bit sign operation at all. Both 64-bit forms tried
+        // before were miscompiled by a driver: lavapipe answers compares of an OpSConvert to
+        // 64 bits wrongly (above), and NVIDIA's 580 driver computed `zext(x) ^ 2^(n-1) -
+        // 2^(n-1)` as `zext(x)` for an int8 -128 (docs/fuzzing.md,
+        // tests/fuzz_findings/wrong_results/nvidia_seed_c47e7a_program_16.cajeta).
+        let int32 = self.cx.int_type(32, true);
+        let uint32 = self.cx.u32_type();
+        let s32 = match fb {
+            32 if from == ScalarType::I32 => v,
+            32 => self.op(Op::Bitcast, int32, &[v])?,
+            _ => self.op(Op::SConvert, int32, &[v])?,
+        };
+        let c31 = self.cx.const_int(ScalarType::I32, 31, span)?;
+        let sign = self.op(Op::ShiftRightArithmetic, int32, &[s32, c31])?;
+        let lo = self.op(Op::Bitcast, uint32, &[s32])?;
+        let hi = self.op(Op::Bitcast, uint32, &[sign])?;
+        let pair_ty = self.cx.vector_type(uint32, 2);
+        let pair = self.op(Op::CompositeConstruct, pair_ty, &[lo, hi])?;
+        let ty = self.cx.value_type(to, span)?;
+        self.op(Op::Bitcast, ty, &[pair])
     }
 
     /// Float to integer, truncating toward zero and saturating, NaN → 0, with no
