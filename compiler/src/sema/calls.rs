@@ -380,8 +380,18 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
         let mut generics: HashMap<String, Type> = HashMap::new();
         if let Some(Type::Buffer(elem)) = recv.as_ref().map(|r| &r.ty) {
-            // Host transfers of a buffer of Vector<T,N> take flat T[] arrays (SPEC §9).
+            // Host transfers of a buffer of Vector<T,N> take flat T[] arrays (SPEC §9), or
+            // arrays of the vectors themselves (`Vector<float32,4>[]`, lanes of ordinary
+            // scalars), which the first argument's own type tells apart.
+            let whole = |c: &mut Self| {
+                let first = args.first()?;
+                let ty = c.quietly(|c| c.expr(first, None))?.ty;
+                Some(ty == Type::Array(elem.clone()))
+            };
             let bound = match (&**elem, device) {
+                (Type::Vector(s, _), false) if !s.is_precision() && whole(self) == Some(true) => {
+                    (**elem).clone()
+                }
                 (Type::Vector(s, _), false) => Type::Scalar(*s),
                 (other, _) => other.clone(),
             };

@@ -426,7 +426,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 
     /// Runs a check of a literal without reporting anything: its result, if it passed.
-    fn quietly(&mut self, check: impl FnOnce(&mut Self) -> R<ir::Expr>) -> Option<ir::Expr> {
+    pub(super) fn quietly(
+        &mut self,
+        check: impl FnOnce(&mut Self) -> R<ir::Expr>,
+    ) -> Option<ir::Expr> {
         let reported = self.diags.len();
         let r = check(self).ok();
         self.diags.truncate(reported);

@@ -75,6 +75,35 @@ fn device_operations_agree_and_run_as_typed_calls() {
     assert_eq!(total, 0);
 }
 
+/// Host arrays of vectors and PODs upload to and download from buffers of the same element
+/// type (three-lane vectors padded as std430 pads them, integer vectors, a POD, async
+/// forms): the same values on both executors, nothing handed over, and a length mismatch
+/// counted in elements.
+#[test]
+fn arrays_of_vectors_and_pods_transfer_to_buffers_of_their_type() {
+    let src = std::fs::read_to_string(corpus_dir().join("element_buffers.cajeta")).unwrap();
+    let r = differential_with("element_buffers.cajeta", &src, &[]);
+    assert_eq!(
+        r.out,
+        "(0.0, 2.0, -1.0, 0.5) (14.0, 2.0, -1.0, 0.5)\n\
+         (1.0, -0.75, 2.125) (4.0, -0.75, 2.125)\n\
+         (6, -6) (21, -21)\n\
+         {(1.0, 2.0, 3.0), 1.5} {(4.0, 5.0, 6.0), 10.5}\n\
+         14.0 0.5\n",
+        "{}",
+        r.end
+    );
+    assert_eq!(r.end, "returned 21");
+    let (total, _) = handoffs_by_kind(&corpus_dir().join("element_buffers.cajeta"), &[]);
+    assert_eq!(total, 0);
+    let r = differential_with("element_buffers.cajeta", &src, &["1".to_string()]);
+    assert!(
+        r.end.ends_with("64:13: runtime error: upload length mismatch: the KernelBuffer<Vector<float32,4>> has 8 elements but the host array has 7"),
+        "{}",
+        r.end
+    );
+}
+
 /// The runtime errors of the moved operations: message and position are the
 /// interpreter's on native code too.
 #[test]

@@ -17,6 +17,42 @@
 
 pub mod printf;
 
+/// Room for the text of any integer of the language (39 digits and a sign for the widest
+/// value [`int_text`] takes).
+pub type IntBuf = [u8; 40];
+
+/// The decimal text of `v` (`Integer.toString` and its kin: a `-` for negatives, no
+/// leading zeros), written into the end of `buf`. Both executors write every integer
+/// through this, for printing and for `+` on strings; it is digit arithmetic on `u64`, not
+/// the `fmt` machinery, because building strings from numbers in a loop is common host code.
+pub fn int_text(v: i128, buf: &mut IntBuf) -> &str {
+    let mut i = buf.len();
+    let magnitude = v.unsigned_abs();
+    if let Ok(mut n) = u64::try_from(magnitude) {
+        loop {
+            i -= 1;
+            buf[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+    } else {
+        let mut n = magnitude;
+        while n > 0 {
+            i -= 1;
+            buf[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+    }
+    if v < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    // Only ASCII digits and `-` were written.
+    std::str::from_utf8(&buf[i..]).unwrap_or("")
+}
+
 /// `Float.toString(x)`.
 pub fn java_f32(x: f32) -> String {
     if x.is_nan() {
@@ -88,6 +124,26 @@ fn layout(negative: bool, sci: &str, scientific: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integers_print_like_java() {
+        let mut buf: IntBuf = [0; 40];
+        for v in [
+            0i128,
+            7,
+            -7,
+            10,
+            -10,
+            1234567890,
+            i64::MAX as i128,
+            i64::MIN as i128,
+            u64::MAX as i128,
+            i128::MAX,
+            i128::MIN,
+        ] {
+            assert_eq!(int_text(v, &mut buf), v.to_string());
+        }
+    }
 
     #[test]
     fn floats_print_like_java() {

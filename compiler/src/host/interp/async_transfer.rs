@@ -55,6 +55,27 @@ impl Interp<'_> {
         args: &[Expr],
         span: Span,
     ) -> Result<Value, Fail> {
+        if super::vector_transfer::is_vector_array(args) {
+            let mut values = values.into_iter();
+            let operands = (
+                values.next().unwrap_or(Value::Void),
+                values.next().unwrap_or(Value::Void),
+                values.next(),
+            );
+            return self.vector_array_transfer(op, operands, args, span);
+        }
+        self.element_transfer_values(op, values, args, span)
+    }
+
+    /// A buffer transfer of an array of the buffer's elements (a vector buffer's flat
+    /// lanes): [`Self::buffer_transfer_values`] but for arrays of whole vectors.
+    pub(super) fn element_transfer_values(
+        &mut self,
+        op: HostOp,
+        values: Vec<Value>,
+        args: &[Expr],
+        span: Span,
+    ) -> Result<Value, Fail> {
         let mut values = values.into_iter();
         let (buffer, array, stream) = (
             values.next().unwrap_or(Value::Void),

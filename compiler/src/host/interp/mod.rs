@@ -44,6 +44,7 @@ mod textures;
 pub mod value;
 mod vector;
 mod vector_ops;
+mod vector_transfer;
 
 #[cfg(test)]
 mod tests;

@@ -34,9 +34,12 @@ pub(crate) fn method(op: StringOp, args: &[Value], span: Span) -> Result<Value, 
             _ => internal(span, "missing String argument"),
         }
     };
+    if op == StringOp::Length {
+        return Ok(Value::Scalar(Scalar::I32(utf16_len(s) as i32)));
+    }
     let units = Units::of(s);
     Ok(match op {
-        StringOp::Length => Value::Scalar(Scalar::I32(units.len() as i32)),
+        StringOp::Length => Value::Scalar(Scalar::I32(utf16_len(s) as i32)),
         StringOp::CharAt => {
             let i = int(0)?;
             let Some(u) = usize::try_from(i).ok().and_then(|i| units.get(i)) else {
@@ -104,6 +107,16 @@ fn name(op: StringOp) -> &'static str {
         StringOp::Trim => "trim",
         StringOp::ToUpperCase => "toUpperCase",
         StringOp::ToLowerCase => "toLowerCase",
+    }
+}
+
+/// `s.length()`: the number of UTF-16 code units of `s` (its bytes when it is ASCII), without
+/// building them.
+pub(crate) fn utf16_len(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.encode_utf16().count()
     }
 }
 

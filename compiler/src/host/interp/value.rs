@@ -169,7 +169,7 @@ impl fmt::Display for Scalar {
             Scalar::F16(x) | Scalar::BF16(x) | Scalar::F32(x) => f.write_str(&format::java_f32(x)),
             Scalar::F64(x) => f.write_str(&format::java_f64(x)),
             other => match other.as_int() {
-                Some(i) => write!(f, "{i}"),
+                Some(i) => f.write_str(format::int_text(i, &mut [0; 40])),
                 None => Ok(()),
             },
         }

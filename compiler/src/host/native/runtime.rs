@@ -14,7 +14,7 @@
 use std::cell::RefCell;
 
 use crate::diagnostics::Span;
-use crate::host::format::{java_f32, java_f64};
+use crate::host::format::{int_text, java_f32, java_f64, IntBuf};
 use crate::host::interp::{HostError, Interp};
 
 /// A string as native code sees it: `{ ptr, i64 }` in LLVM IR.
@@ -151,11 +151,12 @@ pub(super) fn write(bytes: &[u8]) -> i32 {
     .unwrap_or(0)
 }
 
-fn int_text(v: i64, unsigned: i32) -> String {
+/// The text of an integer passed as 64 bits (`unsigned` != 0: the bits of a `uint64`).
+fn int_bits_text(v: i64, unsigned: i32, buf: &mut IntBuf) -> &str {
     if unsigned != 0 {
-        (v as u64).to_string()
+        int_text(i128::from(v as u64), buf)
     } else {
-        v.to_string()
+        int_text(i128::from(v), buf)
     }
 }
 
@@ -196,7 +197,8 @@ pub extern "C" fn cajeta_index_fail(site: i32, index: i64, unsigned: i32, len: i
     let message = if len < 0 {
         "indexing a null array".to_string()
     } else {
-        let index = int_text(index, unsigned);
+        let mut buf = [0; 40];
+        let index = int_bits_text(index, unsigned, &mut buf);
         format!("array index {index} out of bounds for length {len}")
     };
     record(HostError {
@@ -209,7 +211,7 @@ pub extern "C" fn cajeta_index_fail(site: i32, index: i64, unsigned: i32, len: i
 
 /// Prints an integer (`unsigned` != 0: the bits are a `uint64`); 0 when writing failed.
 pub extern "C" fn cajeta_print_int(v: i64, unsigned: i32) -> i32 {
-    write(int_text(v, unsigned).as_bytes())
+    write(int_bits_text(v, unsigned, &mut [0; 40]).as_bytes())
 }
 
 /// Prints a `float32` (or a `float16`, widened exactly) as Java's `Float.toString`.

@@ -21,8 +21,9 @@ use std::io::Write;
 use super::bridge::scalar_of_code;
 use super::runtime::{record, state, write, NStr};
 use super::scalar_fns::bits_of;
+use crate::host::format::int_text;
 use crate::host::format::printf::{parse_value, printf_text};
-use crate::host::interp::strings::method;
+use crate::host::interp::strings::{method, utf16_len};
 use crate::host::interp::{append, append_text, Frame, HostError, Scalar, Text, Value};
 use crate::ir::{Expr, ExprKind, HostOp};
 
@@ -55,16 +56,33 @@ fn fail(e: &Expr, message: String) -> i32 {
 }
 
 /// `f[d] = ` a new string of literal `p`, with room to grow (it usually starts a
-/// concatenation).
+/// concatenation). When the slot holds the only reference to a string (a local rebuilt on
+/// every iteration of a loop, `s = "item-" + i`), that string's allocation is reused: no
+/// other holder can see the change, and the loop allocates nothing after its first pass.
+/// A string grown far past the literal is not kept, so one long string does not pin
+/// memory for the rest of the frame.
 ///
 /// # Safety
 /// As for [`slot`] and [`text`].
 pub unsafe extern "C" fn cajeta_str_literal(f: *mut Frame, d: i64, p: *const NStr) {
     let t = text(p);
+    let dst = slot(f, d);
+    if let Value::Str(old) = dst {
+        if let Some(s) = old.unique_mut() {
+            if s.capacity() <= REUSE_LIMIT.max(4 * t.len()) {
+                s.clear();
+                s.push_str(t);
+                return;
+            }
+        }
+    }
     let mut s = String::with_capacity((t.len() * 2).max(32));
     s.push_str(t);
-    *slot(f, d) = Value::Str(Text::from(s));
+    *dst = Value::Str(Text::from(s));
 }
+
+/// The largest capacity (bytes) of a string [`cajeta_str_literal`] reuses for a short literal.
+const REUSE_LIMIT: usize = 4096;
 
 /// `f[d] = f[d] + ` literal `p`.
 ///
@@ -75,13 +93,17 @@ pub unsafe extern "C" fn cajeta_str_push_str(f: *mut Frame, d: i64, p: *const NS
 }
 
 /// `f[d] = f[d] + v`, `v` an integer or boolean of scalar type `code` (see
-/// `bridge::scalar_code`).
+/// `bridge::scalar_code`). An integer's digits are written by `format::int_text` straight
+/// into the string (in place when the slot holds it alone).
 ///
 /// # Safety
 /// As for [`slot`].
 pub unsafe extern "C" fn cajeta_str_push_int(f: *mut Frame, d: i64, v: i64, code: i32) {
     let x = Scalar::from_int_wrapping(i128::from(v), scalar_of_code(code));
-    append(slot(f, d), &Value::Scalar(x));
+    match x.as_int() {
+        Some(i) => append_text(slot(f, d), int_text(i, &mut [0; 40])),
+        None => append(slot(f, d), &Value::Scalar(x)),
+    }
 }
 
 /// `f[d] = f[d] + v`, `v` a float of scalar type `code`, exactly widened.
@@ -168,6 +190,24 @@ pub unsafe extern "C" fn cajeta_str_method(
             0
         }
     }
+}
+
+/// `s.length()` (`e`) of the string in `f[recv]` into `*out`: the length read directly, or,
+/// for a receiver that is not a string (`null`), the error of the general method call.
+///
+/// # Safety
+/// As for [`cajeta_str_method`].
+pub unsafe extern "C" fn cajeta_str_length(
+    f: *mut Frame,
+    e: *const Expr,
+    recv: i64,
+    out: *mut i64,
+) -> i32 {
+    if let Value::Str(t) = slot(f, recv) {
+        *out = utf16_len(t) as i32 as i64;
+        return 1;
+    }
+    cajeta_str_method(f, e, recv, -1, -1, -1, out)
 }
 
 /// `Integer.parseInt` or its kin (`e`) of the string in `f[s]` into `*out` (an integer
@@ -273,6 +313,11 @@ pub fn functions() -> Vec<(&'static str, &'static str, usize)> {
             "cajeta_str_method",
             "i(ppllllp)",
             cajeta_str_method as *const () as usize,
+        ),
+        (
+            "cajeta_str_length",
+            "i(pplp)",
+            cajeta_str_length as *const () as usize,
         ),
         (
             "cajeta_parse",

@@ -17,7 +17,7 @@ use super::codegen::{b, Codegen, FnState, Gen};
 use super::delegate::Uses;
 use super::repr::{repr, Repr};
 use super::text::flatten;
-use crate::ir::{BinaryOp, Expr, ExprKind, HostOp, LocalId, Place, ScalarType};
+use crate::ir::{BinaryOp, Expr, ExprKind, HostOp, LocalId, Place, ScalarType, StringOp};
 
 /// True for the parse calls (`Integer.parseInt` and its kin).
 fn is_parse(op: HostOp) -> bool {
@@ -249,12 +249,26 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
         let node = self.node_ptr(e);
         let i64t = self.ctx.i64_type();
         let mut call: Vec<BasicMetadataValueEnum> = vec![frame.into(), node.into()];
-        for s in slots {
-            call.push(i64t.const_int(s as u64, true).into());
+        let length = matches!(
+            e.kind,
+            ExprKind::Host {
+                op: HostOp::StringMethod(StringOp::Length),
+                ..
+            }
+        );
+        if length && args.len() == 1 {
+            // The commonest method gets its own call, which reads the length directly.
+            call.push(self.i64c(slots[0] as u64).into());
+            call.push(st.out.into());
+            self.bridge(st, "cajeta_str_length", &call)?;
+        } else {
+            for s in slots {
+                call.push(i64t.const_int(s as u64, true).into());
+            }
+            call.push(self.i64c(dst).into());
+            call.push(st.out.into());
+            self.bridge(st, "cajeta_str_method", &call)?;
         }
-        call.push(self.i64c(dst).into());
-        call.push(st.out.into());
-        self.bridge(st, "cajeta_str_method", &call)?;
         self.clear_temps(st, temps)?;
         if matches!(repr(&e.ty), Repr::Scalar(_)) {
             return self.scalar_out(st, e).map(Some);
