@@ -31,15 +31,17 @@ mod outputs;
 mod precision_flags;
 mod quick_args;
 mod report;
+mod small_blocks;
 use backend_choice::{kernel_llvm_ir, resolve_backend, BackendArg};
 use handover::NO_LLVM;
 
-/// Large host blocks (host arrays of 16 MiB and more) are allocated by the GPU's driver
-/// while a run uses the device, so that their transfers are one device copy at the bus's
-/// rate (`cudaHostAlloc`'s counterpart; docs/runtime.md "Transfers"); the rest is the
-/// system allocator's.
+/// Small blocks come from per-thread free lists during `build` and `check`
+/// (`small_blocks.rs`). Large host blocks (host arrays of 16 MiB and more) are allocated by
+/// the GPU's driver while a run uses the device, so that their transfers are one device copy
+/// at the bus's rate (`cudaHostAlloc`'s counterpart; docs/runtime.md "Transfers"); the rest
+/// is the system allocator's.
 #[global_allocator]
-static ALLOCATOR: cajeta_runtime::HostMemoryAllocator = cajeta_runtime::HostMemoryAllocator;
+static ALLOCATOR: small_blocks::SmallBlocks = small_blocks::SmallBlocks;
 use precision_flags::PrecisionFlags;
 
 /// What of LLVM the command line uses, given by the executable that links it
@@ -241,6 +243,7 @@ fn build(
     report: Report,
     (device_profile, precision): (Option<&str>, &PrecisionFlags),
 ) -> ExitCode {
+    small_blocks::enable();
     let profile = match device_profile.map(load_profile).transpose() {
         Ok(p) => p,
         Err((kind, e)) => return report.fail(kind, e),
@@ -409,6 +412,7 @@ fn emit_llvm(
 }
 
 fn check(files: &[PathBuf], report: Report) -> ExitCode {
+    small_blocks::enable();
     let inputs = match read_files(files, report) {
         Ok(i) => i,
         Err(c) => return c,
