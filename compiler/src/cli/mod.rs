@@ -356,10 +356,7 @@ fn build(
             }
         }
         if emit.iter().any(|e| e == "spirv") {
-            writes.push((
-                out.join(format!("{}.spv", k.name)),
-                k.words.iter().flat_map(|w| w.to_le_bytes()).collect(),
-            ));
+            writes.push((out.join(format!("{}.spv", k.name)), spirv_bytes(&k.words)));
         }
         if emit.iter().any(|e| e == "spvasm") {
             writes.push((
@@ -368,8 +365,12 @@ fn build(
             ));
         }
         if emit.iter().any(|e| e == "reflect") {
-            let json = serde_json::to_string_pretty(&k.reflection).unwrap_or_default();
-            writes.push((out.join(format!("{}.json", k.name)), json.into_bytes()));
+            // Sized for a typical document up front rather than grown by doubling from empty.
+            let mut json = Vec::with_capacity(4096);
+            if serde_json::to_writer_pretty(&mut json, &k.reflection).is_err() {
+                json.clear();
+            }
+            writes.push((out.join(format!("{}.json", k.name)), json));
         }
         for (path, bytes) in writes {
             if let Err(e) = outputs::write_output(&path, &bytes) {
@@ -379,6 +380,15 @@ fn build(
     }
     left_to_exit((module, kernels, sources, inputs));
     ExitCode::SUCCESS
+}
+
+/// A module's words as the bytes of a `.spv` file (little-endian), in one allocation.
+fn spirv_bytes(words: &[u32]) -> Vec<u8> {
+    let mut bytes = vec![0; words.len() * 4];
+    for (b, w) in bytes.chunks_exact_mut(4).zip(words) {
+        b.copy_from_slice(&w.to_le_bytes());
+    }
+    bytes
 }
 
 /// `--emit llvm`: the host code's optimized LLVM IR, to `<out>/<first file's stem>.ll`.
