@@ -196,7 +196,9 @@ impl SmallBlocks {
     /// A small block for `layout` when the path is on and the layout is small.
     #[inline]
     fn small(layout: Layout) -> Option<*mut u8> {
-        if layout.align() > BLOCK_ALIGN || !ON.load(Ordering::Relaxed) {
+        // Acquire: a thread that sees the path on also sees the region's base (a plain load
+        // on x86-64).
+        if layout.align() > BLOCK_ALIGN || !ON.load(Ordering::Acquire) {
             return None;
         }
         let p = take(class_of(layout.size())?);
@@ -244,7 +246,7 @@ unsafe impl GlobalAlloc for SmallBlocks {
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let small = is_small_block(ptr);
-        if !small && (new_size > MAX_SMALL || !ON.load(Ordering::Relaxed)) {
+        if !small && (new_size > MAX_SMALL || !ON.load(Ordering::Acquire)) {
             // SAFETY: the inner allocator's block; the caller's contract.
             return unsafe { HostMemoryAllocator.realloc(ptr, layout, new_size) };
         }
