@@ -31,15 +31,17 @@ mod outputs;
 mod precision_flags;
 mod quick_args;
 mod report;
+mod small_blocks;
 use backend_choice::{kernel_llvm_ir, resolve_backend, BackendArg};
 use handover::NO_LLVM;
 
-/// Large host blocks (host arrays of 16 MiB and more) are allocated by the GPU's driver
-/// while a run uses the device, so that their transfers are one device copy at the bus's
-/// rate (`cudaHostAlloc`'s counterpart; docs/runtime.md "Transfers"); the rest is the
-/// system allocator's.
+/// Small blocks come from per-thread free lists during `build` and `check`
+/// (`small_blocks.rs`). Large host blocks (host arrays of 16 MiB and more) are allocated by
+/// the GPU's driver while a run uses the device, so that their transfers are one device copy
+/// at the bus's rate (`cudaHostAlloc`'s counterpart; docs/runtime.md "Transfers"); the rest
+/// is the system allocator's.
 #[global_allocator]
-static ALLOCATOR: cajeta_runtime::HostMemoryAllocator = cajeta_runtime::HostMemoryAllocator;
+static ALLOCATOR: small_blocks::SmallBlocks = small_blocks::SmallBlocks;
 use precision_flags::PrecisionFlags;
 
 /// What of LLVM the command line uses, given by the executable that links it
@@ -241,6 +243,7 @@ fn build(
     report: Report,
     (device_profile, precision): (Option<&str>, &PrecisionFlags),
 ) -> ExitCode {
+    small_blocks::enable();
     let profile = match device_profile.map(load_profile).transpose() {
         Ok(p) => p,
         Err((kind, e)) => return report.fail(kind, e),
@@ -353,10 +356,7 @@ fn build(
             }
         }
         if emit.iter().any(|e| e == "spirv") {
-            writes.push((
-                out.join(format!("{}.spv", k.name)),
-                k.words.iter().flat_map(|w| w.to_le_bytes()).collect(),
-            ));
+            writes.push((out.join(format!("{}.spv", k.name)), spirv_bytes(&k.words)));
         }
         if emit.iter().any(|e| e == "spvasm") {
             writes.push((
@@ -365,8 +365,12 @@ fn build(
             ));
         }
         if emit.iter().any(|e| e == "reflect") {
-            let json = serde_json::to_string_pretty(&k.reflection).unwrap_or_default();
-            writes.push((out.join(format!("{}.json", k.name)), json.into_bytes()));
+            // Sized for a typical document up front rather than grown by doubling from empty.
+            let mut json = Vec::with_capacity(4096);
+            if serde_json::to_writer_pretty(&mut json, &k.reflection).is_err() {
+                json.clear();
+            }
+            writes.push((out.join(format!("{}.json", k.name)), json));
         }
         for (path, bytes) in writes {
             if let Err(e) = outputs::write_output(&path, &bytes) {
@@ -376,6 +380,15 @@ fn build(
     }
     left_to_exit((module, kernels, sources, inputs));
     ExitCode::SUCCESS
+}
+
+/// A module's words as the bytes of a `.spv` file (little-endian), in one allocation.
+fn spirv_bytes(words: &[u32]) -> Vec<u8> {
+    let mut bytes = vec![0; words.len() * 4];
+    for (b, w) in bytes.chunks_exact_mut(4).zip(words) {
+        b.copy_from_slice(&w.to_le_bytes());
+    }
+    bytes
 }
 
 /// `--emit llvm`: the host code's optimized LLVM IR, to `<out>/<first file's stem>.ll`.
@@ -409,6 +422,7 @@ fn emit_llvm(
 }
 
 fn check(files: &[PathBuf], report: Report) -> ExitCode {
+    small_blocks::enable();
     let inputs = match read_files(files, report) {
         Ok(i) => i,
         Err(c) => return c,

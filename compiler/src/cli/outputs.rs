@@ -12,11 +12,14 @@ use std::path::Path;
 /// Writes `bytes` as the file `path` (see the module comment). A symbolic link or other
 /// non-regular file is written through, as before.
 pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Ok(mut file) = std::fs::OpenOptions::new()
+    let existing = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
-        .open(path)
-    {
+        .open(path);
+    // Nothing at `path` (or a dangling symbolic link, which `create` writes through either
+    // way): nothing to remove, and one system call less for each file of a first build.
+    let absent = matches!(&existing, Err(e) if e.kind() == std::io::ErrorKind::NotFound);
+    if let Ok(mut file) = existing {
         let same_size = file
             .metadata()
             .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64);
@@ -30,7 +33,7 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             }
         }
     }
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file()) {
+    if !absent && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file()) {
         // A failure here (a read-only folder) shows in the write that follows.
         let _ = std::fs::remove_file(path);
     }
