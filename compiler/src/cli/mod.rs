@@ -139,6 +139,10 @@ enum Command {
         /// optional features).
         #[command(flatten)]
         precision: PrecisionFlags,
+        /// Compile the kernels in checked mode (bounds-checked accesses, as `run --checked`
+        /// compiles them), to read or measure what checking costs.
+        #[arg(long)]
+        checked: bool,
     },
     /// Parse and type-check without writing anything.
     Check {
@@ -239,7 +243,7 @@ fn build(
     (env, backend): (&str, KernelBackend),
     kernel: Option<&str>,
     report: Report,
-    (device_profile, precision): (Option<&str>, &PrecisionFlags),
+    (device_profile, precision, checked): (Option<&str>, &PrecisionFlags, bool),
 ) -> ExitCode {
     let profile = match device_profile.map(load_profile).transpose() {
         Ok(p) => p,
@@ -287,7 +291,7 @@ fn build(
             ),
             profile: profile.clone(),
         },
-        checked: false,
+        checked,
         buffer_address: false,
     };
     let kernels = match driver::compile_kernel_modules(&module, &options, kernel) {
@@ -664,6 +668,7 @@ fn cajetac_main() -> ExitCode {
             error_format,
             device_profile,
             precision,
+            checked,
         } => build(
             &files,
             &out,
@@ -671,7 +676,7 @@ fn cajetac_main() -> ExitCode {
             resolve_backend(&target_env, backend),
             kernel.as_deref(),
             Report(error_format),
-            (device_profile.as_deref(), &precision),
+            (device_profile.as_deref(), &precision, checked),
         ),
         Command::Check {
             files,
