@@ -390,6 +390,7 @@ impl FnCx<'_, '_> {
 
     /// Checks a storage-image coordinate (`v2int` or `v2uint`) against the image's size;
     /// returns the coordinate to access with (`(0, 0)` when out of bounds) and the guard.
+    /// `image` is the hoisted image object (`hoist.rs`): its size is queried once.
     pub(crate) fn check_texel(
         &mut self,
         image: Word,
@@ -408,7 +409,7 @@ impl FnCx<'_, '_> {
         self.cx
             .features
             .require(rspirv::spirv::Capability::ImageQuery);
-        let size = self.op(Op::ImageQuerySize, uv2, &[image])?;
+        let size = self.hoisted(Op::ImageQuerySize, uv2, &[Operand::IdRef(image)])?;
         let c = self.op(Op::Bitcast, uv2, &[coord])?;
         let inside = self.op(Op::ULessThan, bv2, &[c, size])?;
         let ok = self.op(Op::All, bool_ty, &[inside])?;

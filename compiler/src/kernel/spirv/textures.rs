@@ -224,7 +224,12 @@ impl FnCx<'_, '_> {
         let ResourceKind::Image { image, format } = kind else {
             return Err(unsupported(img.span, "expected an Image2D"));
         };
-        Ok((self.op(Op::Load, image, &[var])?, format))
+        // Checked mode queries the image's size once, in the first block (`hoist.rs`).
+        let object = match self.checked() {
+            true => self.hoisted_image(var, image)?,
+            false => self.op(Op::Load, image, &[var])?,
+        };
+        Ok((object, format))
     }
 
     fn texture_operand(&mut self, tex: &Expr) -> Res<Tex> {
@@ -232,8 +237,13 @@ impl FnCx<'_, '_> {
         let ResourceKind::Texture { dim, texel, image } = kind else {
             return Err(unsupported(tex.span, "expected a texture"));
         };
+        // Checked mode queries the texture's size once, in the first block (`hoist.rs`).
+        let object = match self.checked() {
+            true => self.hoisted_image(var, image)?,
+            false => self.op(Op::Load, image, &[var])?,
+        };
         Ok(Tex {
-            image: self.op(Op::Load, image, &[var])?,
+            image: object,
             image_type: image,
             dim,
             texel,
