@@ -457,6 +457,15 @@ impl FnCx<'_, '_> {
         self.cx.const_u32(id as u32)
     }
 
+    /// The `report` function `g` calls (the short or the wide one), marked as used, and the
+    /// number of its arguments; `None` outside checked mode.
+    fn report_of(&mut self, g: &Guard) -> Option<(Word, usize)> {
+        let long = g.values > SHORT_VALUES;
+        let r = &mut self.cx.bounds.as_mut()?.reports[usize::from(long)];
+        r.1 = true;
+        Some((r.0, 1 + if long { REPORT_VALUES } else { SHORT_VALUES }))
+    }
+
     /// Runs `access` only when `guard` holds (always without a guard); out of bounds it calls
     /// `report` instead and the result (of type `ty`, if any) is 0.
     pub(crate) fn guarded(
@@ -468,16 +477,9 @@ impl FnCx<'_, '_> {
         let Some(g) = guard else {
             return access(self);
         };
-        let long = g.values > SHORT_VALUES;
-        let report = match self.cx.bounds.as_mut() {
-            Some(b) => {
-                let r = &mut b.reports[usize::from(long)];
-                r.1 = true;
-                r.0
-            }
-            None => return access(self),
+        let Some((report, n)) = self.report_of(&g) else {
+            return access(self);
         };
-        let n = 1 + if long { REPORT_VALUES } else { SHORT_VALUES };
         let [inside, outside, merge] = [(); 3].map(|_| self.cx.b.id());
         self.selection(g.ok, inside, outside, merge)?;
         self.begin(inside)?;
@@ -503,5 +505,43 @@ impl FnCx<'_, '_> {
             }
             None => Ok(0),
         }
+    }
+
+    /// A read of type `ty` that runs whether or not `guard` holds: for a texel or texture
+    /// fetch, whose checked coordinates are (0, …) out of bounds and whose resource has at
+    /// least one texel there, so the read itself is always in bounds. Out of bounds the result
+    /// is 0 and `report` is called, in a branch of its own that nothing else depends on: the
+    /// read is not behind a branch, so the GPU's compiler can issue it early (the loads of a
+    /// stencil loop, one after another) as it does unchecked.
+    pub(crate) fn guarded_read(
+        &mut self,
+        guard: Option<Guard>,
+        ty: Word,
+        read: impl FnOnce(&mut Self) -> Res<Word>,
+    ) -> Res<Word> {
+        let v = read(self)?;
+        let Some(g) = guard else {
+            return Ok(v);
+        };
+        let Some((report, n)) = self.report_of(&g) else {
+            return Ok(v);
+        };
+        let before = self.current_label()?;
+        let [outside, merge] = [(); 2].map(|_| self.cx.b.id());
+        self.selection(g.ok, merge, outside, merge)?;
+        self.begin(outside)?;
+        let void = self.cx.void_type();
+        let span = self.func.span;
+        self.cx
+            .b
+            .function_call(void, None, report, g.args[..n].iter().copied())
+            .ice(span)?;
+        self.branch(merge)?;
+        self.begin(merge)?;
+        let null = self.cx.b.constant_null(ty);
+        self.cx
+            .b
+            .phi(ty, None, [(v, before), (null, outside)])
+            .ice(span)
     }
 }

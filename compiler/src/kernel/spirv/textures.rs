@@ -73,9 +73,7 @@ impl FnCx<'_, '_> {
         let (coord, guard) = self.checked_texel(image, coord, img, x, y)?;
         let chan = self.cx.channel_type(format.channel_type());
         let v4 = self.cx.vector_type(chan, 4);
-        let texel = self.guarded(guard, Some(v4), |s| {
-            s.op(Op::ImageRead, v4, &[image, coord])
-        })?;
+        let texel = self.guarded_read(guard, v4, |s| s.op(Op::ImageRead, v4, &[image, coord]))?;
         if format.channels() == 1 {
             self.cx
                 .b
@@ -159,7 +157,7 @@ impl FnCx<'_, '_> {
         let coord = self.compose(ScalarType::U32, &parts)?;
         let chan = self.cx.channel_type(tex.texel);
         let v4 = self.cx.vector_type(chan, 4);
-        self.guarded(guard, Some(v4), |s| {
+        self.guarded_read(guard, v4, |s| {
             s.cx.b
                 .image_fetch(
                     v4,
