@@ -73,6 +73,11 @@ pub(crate) struct Guard {
     pub(crate) args: [Word; 1 + REPORT_VALUES],
     /// How many of the values the report must record (the rest of `args` is zero).
     pub(crate) values: usize,
+    /// Whether the access's safe operands (index 0 out of bounds) always read something in
+    /// the resource, so a read may run unguarded ([`FnCx::guarded_read`]): true for a
+    /// shared array, whose SPIR-V array type has at least one element, and not for a buffer,
+    /// which may be empty.
+    pub(crate) readable: bool,
 }
 
 impl Guard {
@@ -86,6 +91,7 @@ impl Guard {
             ok,
             args,
             values: values.len(),
+            readable: false,
         }
     }
 }
@@ -509,7 +515,8 @@ impl FnCx<'_, '_> {
 
     /// A read of type `ty` that runs whether or not `guard` holds: for a texel or texture
     /// fetch, whose checked coordinates are (0, …) out of bounds and whose resource has at
-    /// least one texel there, so the read itself is always in bounds. Out of bounds the result
+    /// least one texel there, and a shared-array element ([`Guard::readable`]), so the read
+    /// itself is always in bounds. Out of bounds the result
     /// is 0 and `report` is called, in a branch of its own that nothing else depends on: the
     /// read is not behind a branch, so the GPU's compiler can issue it early (the loads of a
     /// stencil loop, one after another) as it does unchecked.

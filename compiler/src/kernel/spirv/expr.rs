@@ -248,7 +248,11 @@ impl FnCx<'_, '_> {
                     return Err(host_only(base.span, &base.ty));
                 };
                 let guard = self.take_guard();
-                let v = self.guarded(guard, Some(storage), |s| s.op(Op::Load, storage, &[ptr]))?;
+                let load = |s: &mut Self| s.op(Op::Load, storage, &[ptr]);
+                let v = match guard {
+                    Some(g) if g.readable => self.guarded_read(guard, storage, load)?,
+                    _ => self.guarded(guard, Some(storage), load)?,
+                };
                 if let Type::Struct(d) = &e.ty {
                     return self.convert_pod(v, d, false, e.span);
                 }

@@ -366,6 +366,10 @@ impl FnCx<'_, '_> {
             let ty = super::bounds::index_type(index)?;
             let at = base.span.to(index.span);
             i = self.check_index(i, ty, a.len, &name, "shared", at)?;
+            if let Some(mut g) = self.take_guard() {
+                g.readable = true;
+                self.set_pending_guard(g);
+            }
         }
         let ptr_ty = self.cx.pointer_type(StorageClass::Workgroup, a.storage);
         let ptr = self.op(Op::AccessChain, ptr_ty, &[a.var, i])?;
