@@ -14,7 +14,10 @@
 //! buffer and turns a recorded violation into an error after the submission completes.
 //!
 //! The access pointer is computed from the index when it is in bounds and from index 0
-//! otherwise, so no out-of-bounds `OpAccessChain` is ever formed.
+//! otherwise, so no out-of-bounds `OpAccessChain` is ever formed. The extents are queried once
+//! per function, in its first block (`hoist.rs`). A read whose index 0 always exists (a texel,
+//! a texture fetch, a shared-array element) runs unconditionally and is replaced by 0 when out
+//! of bounds ([`FnCx::guarded_read`]); other accesses run behind a branch ([`FnCx::guarded`]).
 
 use rspirv::dr::Operand;
 use rspirv::spirv::{Decoration, FunctionControl, Op, StorageClass, Word};
