@@ -141,6 +141,10 @@ enum Command {
         /// optional features).
         #[command(flatten)]
         precision: PrecisionFlags,
+        /// Compile the kernels in checked mode (bounds-checked accesses, as `run --checked`
+        /// compiles them), to read or measure what checking costs.
+        #[arg(long)]
+        checked: bool,
     },
     /// Parse and type-check without writing anything.
     Check {
@@ -241,7 +245,7 @@ fn build(
     (env, backend): (&str, KernelBackend),
     kernel: Option<&str>,
     report: Report,
-    (device_profile, precision): (Option<&str>, &PrecisionFlags),
+    (device_profile, precision, checked): (Option<&str>, &PrecisionFlags, bool),
 ) -> ExitCode {
     small_blocks::enable();
     let profile = match device_profile.map(load_profile).transpose() {
@@ -290,7 +294,7 @@ fn build(
             ),
             profile: profile.clone(),
         },
-        checked: false,
+        checked,
         buffer_address: false,
     };
     let kernels = match driver::compile_kernel_modules(&module, &options, kernel) {
@@ -678,6 +682,7 @@ fn cajetac_main() -> ExitCode {
             error_format,
             device_profile,
             precision,
+            checked,
         } => build(
             &files,
             &out,
@@ -685,7 +690,7 @@ fn cajetac_main() -> ExitCode {
             resolve_backend(&target_env, backend),
             kernel.as_deref(),
             Report(error_format),
-            (device_profile.as_deref(), &precision),
+            (device_profile.as_deref(), &precision, checked),
         ),
         Command::Check {
             files,

@@ -51,6 +51,7 @@ pub(super) fn quick_command(args: &[OsString]) -> Option<Command> {
         error_format: ErrorFormat::Human,
         device_profile: None,
         precision: PrecisionFlags::default(),
+        checked: false,
     })
 }
 

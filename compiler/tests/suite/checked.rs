@@ -2,8 +2,8 @@
 //! the command line: the exact runtime error of an out-of-bounds buffer write, buffer read,
 //! shared-array store, image load, vload and texture fetch level (exit 3), identical output
 //! of an in-bounds program with and without checking, and over-limit static shared memory as
-//! a launch error (no profile) and a compile error (`--device-profile`). Runs on whatever
-//! Vulkan device is present.
+//! a launch error (no profile) and a compile error (`--device-profile`), and the module
+//! `cajetac build --checked` writes. Runs on whatever Vulkan device is present.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -155,4 +155,50 @@ fn the_llvm_backend_refuses_checked_mode_with_e0045() {
         stderr.starts_with("error[E0045]: the LLVM kernel backend (`--backend llvm`) cannot lower checked mode (`--checked`)"),
         "{stderr}"
     );
+}
+
+/// `cajetac build --checked` writes the checked module: blur Y's resource extents are queried
+/// once, in the kernel's first block (not in its loop), and its image load is not behind a
+/// branch (the report call is); without `--checked` nothing of this is emitted.
+#[test]
+fn build_checked_hoists_extent_queries_and_reads_texels_unguarded() {
+    let dir = std::env::temp_dir().join(format!("cajetac-checked-build-{}", std::process::id()));
+    let dir = dir.to_string_lossy().into_owned();
+    let mut asm = Vec::new();
+    for checked in [false, true] {
+        let mut args = vec!["build", "examples/blur.cajeta", "--kernel", "blurY"];
+        args.extend(["--emit", "spvasm", "-o", &dir]);
+        if checked {
+            args.push("--checked");
+        }
+        let out = cajetac(&args, &[]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        asm.push(std::fs::read_to_string(format!("{dir}/blurY.spvasm")).unwrap());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let [plain, checked] = [&asm[0], &asm[1]];
+    assert!(!plain.contains("bounds_violation") && !plain.contains("OpImageQuerySize"));
+    assert!(checked.contains("bounds_violation"), "{checked}");
+    // The kernel's first block: from its first label to its first branch.
+    let body = &checked[checked.find("OpFunction ").unwrap()..];
+    let first_block = &body[..body.find("OpBranch").unwrap()];
+    for (query, count) in [("OpImageQuerySize", 2), ("OpArrayLength", 1)] {
+        assert_eq!(checked.matches(query).count(), count, "{query}: {checked}");
+        assert_eq!(
+            first_block.matches(query).count(),
+            count,
+            "{query}: {checked}"
+        );
+    }
+    // The read, then the branch to the report.
+    let lines: Vec<&str> = checked.lines().collect();
+    let read = lines
+        .iter()
+        .position(|l| l.contains("OpImageRead"))
+        .unwrap();
+    assert!(lines[read + 1].starts_with("OpSelectionMerge"), "{checked}");
 }

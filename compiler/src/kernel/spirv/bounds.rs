@@ -14,7 +14,10 @@
 //! buffer and turns a recorded violation into an error after the submission completes.
 //!
 //! The access pointer is computed from the index when it is in bounds and from index 0
-//! otherwise, so no out-of-bounds `OpAccessChain` is ever formed.
+//! otherwise, so no out-of-bounds `OpAccessChain` is ever formed. The extents are queried once
+//! per function, in its first block (`hoist.rs`). A read whose index 0 always exists (a texel,
+//! a texture fetch, a shared-array element) runs unconditionally and is replaced by 0 when out
+//! of bounds ([`FnCx::guarded_read`]); other accesses run behind a branch ([`FnCx::guarded`]).
 
 use rspirv::dr::Operand;
 use rspirv::spirv::{Decoration, FunctionControl, Op, StorageClass, Word};
@@ -73,6 +76,11 @@ pub(crate) struct Guard {
     pub(crate) args: [Word; 1 + REPORT_VALUES],
     /// How many of the values the report must record (the rest of `args` is zero).
     pub(crate) values: usize,
+    /// Whether the access's safe operands (index 0 out of bounds) always read something in
+    /// the resource, so a read may run unguarded ([`FnCx::guarded_read`]): true for a
+    /// shared array, whose SPIR-V array type has at least one element, and not for a buffer,
+    /// which may be empty.
+    pub(crate) readable: bool,
 }
 
 impl Guard {
@@ -86,6 +94,7 @@ impl Guard {
             ok,
             args,
             values: values.len(),
+            readable: false,
         }
     }
 }
@@ -390,6 +399,7 @@ impl FnCx<'_, '_> {
 
     /// Checks a storage-image coordinate (`v2int` or `v2uint`) against the image's size;
     /// returns the coordinate to access with (`(0, 0)` when out of bounds) and the guard.
+    /// `image` is the hoisted image object (`hoist.rs`): its size is queried once.
     pub(crate) fn check_texel(
         &mut self,
         image: Word,
@@ -408,7 +418,7 @@ impl FnCx<'_, '_> {
         self.cx
             .features
             .require(rspirv::spirv::Capability::ImageQuery);
-        let size = self.op(Op::ImageQuerySize, uv2, &[image])?;
+        let size = self.hoisted(Op::ImageQuerySize, uv2, &[Operand::IdRef(image)])?;
         let c = self.op(Op::Bitcast, uv2, &[coord])?;
         let inside = self.op(Op::ULessThan, bv2, &[c, size])?;
         let ok = self.op(Op::All, bool_ty, &[inside])?;
@@ -456,6 +466,15 @@ impl FnCx<'_, '_> {
         self.cx.const_u32(id as u32)
     }
 
+    /// The `report` function `g` calls (the short or the wide one), marked as used, and the
+    /// number of its arguments; `None` outside checked mode.
+    fn report_of(&mut self, g: &Guard) -> Option<(Word, usize)> {
+        let long = g.values > SHORT_VALUES;
+        let r = &mut self.cx.bounds.as_mut()?.reports[usize::from(long)];
+        r.1 = true;
+        Some((r.0, 1 + if long { REPORT_VALUES } else { SHORT_VALUES }))
+    }
+
     /// Runs `access` only when `guard` holds (always without a guard); out of bounds it calls
     /// `report` instead and the result (of type `ty`, if any) is 0.
     pub(crate) fn guarded(
@@ -467,16 +486,9 @@ impl FnCx<'_, '_> {
         let Some(g) = guard else {
             return access(self);
         };
-        let long = g.values > SHORT_VALUES;
-        let report = match self.cx.bounds.as_mut() {
-            Some(b) => {
-                let r = &mut b.reports[usize::from(long)];
-                r.1 = true;
-                r.0
-            }
-            None => return access(self),
+        let Some((report, n)) = self.report_of(&g) else {
+            return access(self);
         };
-        let n = 1 + if long { REPORT_VALUES } else { SHORT_VALUES };
         let [inside, outside, merge] = [(); 3].map(|_| self.cx.b.id());
         self.selection(g.ok, inside, outside, merge)?;
         self.begin(inside)?;
@@ -502,5 +514,44 @@ impl FnCx<'_, '_> {
             }
             None => Ok(0),
         }
+    }
+
+    /// A read of type `ty` that runs whether or not `guard` holds: for a texel or texture
+    /// fetch, whose checked coordinates are (0, …) out of bounds and whose resource has at
+    /// least one texel there, and a shared-array element ([`Guard::readable`]), so the read
+    /// itself is always in bounds. Out of bounds the result
+    /// is 0 and `report` is called, in a branch of its own that nothing else depends on: the
+    /// read is not behind a branch, so the GPU's compiler can issue it early (the loads of a
+    /// stencil loop, one after another) as it does unchecked.
+    pub(crate) fn guarded_read(
+        &mut self,
+        guard: Option<Guard>,
+        ty: Word,
+        read: impl FnOnce(&mut Self) -> Res<Word>,
+    ) -> Res<Word> {
+        let v = read(self)?;
+        let Some(g) = guard else {
+            return Ok(v);
+        };
+        let Some((report, n)) = self.report_of(&g) else {
+            return Ok(v);
+        };
+        let before = self.current_label()?;
+        let [outside, merge] = [(); 2].map(|_| self.cx.b.id());
+        self.selection(g.ok, merge, outside, merge)?;
+        self.begin(outside)?;
+        let void = self.cx.void_type();
+        let span = self.func.span;
+        self.cx
+            .b
+            .function_call(void, None, report, g.args[..n].iter().copied())
+            .ice(span)?;
+        self.branch(merge)?;
+        self.begin(merge)?;
+        let null = self.cx.b.constant_null(ty);
+        self.cx
+            .b
+            .phi(ty, None, [(v, before), (null, outside)])
+            .ice(span)
     }
 }

@@ -5,6 +5,7 @@
 //! their own site kinds. The site kinds and the values they report are documented on
 //! `cajeta_runtime::CheckSite::kind`.
 
+use rspirv::dr::Operand;
 use rspirv::spirv::{Capability, Op, Word};
 
 use super::bounds::Guard;
@@ -117,7 +118,7 @@ impl FnCx<'_, '_> {
         Ok((safe, guard))
     }
 
-    /// Checks a texture fetch: `level` (`uint32`; `None` for `fetch`, level 0, which always
+    /// Checks a texture fetch of the hoisted `image` (`hoist.rs`): `level` (`uint32`; `None` for `fetch`, level 0, which always
     /// exists) below the image's level count and every coordinate of `coords` (`uint32` each,
     /// signed when `signed`) below that level's size. `layered`: the last coordinate is an
     /// array layer. Returns the coordinate and the level to fetch with (all 0 when out of
@@ -137,7 +138,7 @@ impl FnCx<'_, '_> {
         let zero = self.cx.const_u32(0);
         let (level_ok, safe_level, levels) = match level {
             Some(level) => {
-                let levels = self.op(Op::ImageQueryLevels, uint, &[image])?;
+                let levels = self.hoisted(Op::ImageQueryLevels, uint, &[Operand::IdRef(image)])?;
                 let ok = self.op(Op::ULessThan, bool_ty, &[level, levels])?;
                 // The size is queried at a level that exists.
                 let safe = self.op(Op::Select, uint, &[ok, level, zero])?;
@@ -150,7 +151,14 @@ impl FnCx<'_, '_> {
             1 => uint,
             _ => self.cx.vector_type(uint, n),
         };
-        let size = self.op(Op::ImageQuerySizeLod, size_ty, &[image, safe_level])?;
+        // Level 0's size is the same for the whole launch: queried once (`hoist.rs`).
+        let size = match level {
+            None => {
+                let at = [Operand::IdRef(image), Operand::IdRef(safe_level)];
+                self.hoisted(Op::ImageQuerySizeLod, size_ty, &at)?
+            }
+            Some(_) => self.op(Op::ImageQuerySizeLod, size_ty, &[image, safe_level])?,
+        };
         let mut sizes = Vec::new();
         let mut ok = level_ok;
         for (k, &c) in coords.iter().enumerate() {

@@ -336,6 +336,7 @@ impl FnCx<'_, '_> {
                     ok,
                     args,
                     values: outer.values.max(inner.values),
+                    readable: false,
                 }
             }
         };

@@ -218,15 +218,7 @@ impl FnCx<'_, '_> {
         };
         let (len, wide) = match address {
             Some(a) => (self.address_length(a)?, true),
-            None => {
-                let uint = self.cx.u32_type();
-                let len = self.emit(
-                    Op::ArrayLength,
-                    Some(uint),
-                    vec![Operand::IdRef(var), Operand::LiteralBit32(0)],
-                )?;
-                (len, false)
-            }
+            None => (self.hoisted_array_length(var)?, false),
         };
         let name = self.resource_name(memory);
         let site = (name.as_str(), kind);

@@ -6,7 +6,6 @@
 //! counts are masked to the width, and float → int conversion saturates with NaN → 0.
 //! `&&`, `||` and `?:` branch so that only the needed operand is evaluated.
 
-use rspirv::dr::Operand;
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
 use super::function::FnCx;
@@ -169,12 +168,7 @@ impl FnCx<'_, '_> {
             let at = base.span.to(index.span);
             i = self.check_index_wide(i, ty, len, &name, at)?;
         } else if self.checked() {
-            let uint = self.cx.u32_type();
-            let len = self.emit(
-                Op::ArrayLength,
-                Some(uint),
-                vec![Operand::IdRef(var), Operand::LiteralBit32(0)],
-            )?;
+            let len = self.hoisted_array_length(var)?;
             let name = self.resource_name(base);
             let ty = super::bounds::index_type(index)?;
             let at = base.span.to(index.span);
@@ -254,7 +248,11 @@ impl FnCx<'_, '_> {
                     return Err(host_only(base.span, &base.ty));
                 };
                 let guard = self.take_guard();
-                let v = self.guarded(guard, Some(storage), |s| s.op(Op::Load, storage, &[ptr]))?;
+                let load = |s: &mut Self| s.op(Op::Load, storage, &[ptr]);
+                let v = match guard {
+                    Some(g) if g.readable => self.guarded_read(guard, storage, load)?,
+                    _ => self.guarded(guard, Some(storage), load)?,
+                };
                 if let Type::Struct(d) = &e.ty {
                     return self.convert_pod(v, d, false, e.span);
                 }

@@ -74,6 +74,8 @@ pub(crate) struct FnCx<'a, 'm> {
     exit_flag: Option<Word>,
     /// Per local, whether it holds a dynamically uniform value (computed on first need).
     pub(crate) uniform: Option<Vec<bool>>,
+    /// Checked mode's resource queries for the first block (`hoist.rs`).
+    pub(crate) hoist: super::hoist::Hoisted,
 }
 
 /// Lowers the kernel body to the entry-point function and returns its id.
@@ -209,6 +211,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
             loops: Vec::new(),
             exit_flag: None,
             uniform: None,
+            hoist: Default::default(),
         })
     }
 
@@ -253,10 +256,12 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 self.cx.b.unreachable().ice(func.span)?;
             }
         }
-        let vars = std::mem::take(&mut self.vars);
+        // The variables first, as SPIR-V requires, then the hoisted queries.
+        let mut first_block = std::mem::take(&mut self.vars);
+        first_block.extend(self.hoist.take());
         let function = &mut self.cx.b.module_mut().functions[self.fn_index];
         if let Some(first) = function.blocks.first_mut() {
-            first.instructions.splice(0..0, vars);
+            first.instructions.splice(0..0, first_block);
         }
         self.cx.b.end_function().ice(func.span)
     }

@@ -269,13 +269,13 @@ impl FnCx<'_, '_> {
                 Ok((self.check_index_wide_per(idx, ty, len, site, 1, at)?, true))
             }
             None => {
-                let words = self.emit(
-                    Op::ArrayLength,
-                    Some(uint),
-                    vec![Operand::IdRef(var), Operand::LiteralBit32(0)],
-                )?;
+                let words = self.hoisted_array_length(var)?;
                 // A buffer within a descriptor's range holds fewer than 2^32 lanes.
-                let len = self.op(Op::ShiftLeftLogical, uint, &[words, log_c])?;
+                let len = self.hoisted(
+                    Op::ShiftLeftLogical,
+                    uint,
+                    &[Operand::IdRef(words), Operand::IdRef(log_c)],
+                )?;
                 Ok((self.check_index_per(idx, ty, len, site, 1, at)?, false))
             }
         }

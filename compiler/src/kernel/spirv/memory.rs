@@ -385,6 +385,10 @@ impl FnCx<'_, '_> {
             let ty = super::bounds::index_type(index)?;
             let at = base.span.to(index.span);
             i = self.check_index(i, ty, a.len, &name, "shared", at)?;
+            if let Some(mut g) = self.take_guard() {
+                g.readable = true;
+                self.set_pending_guard(g);
+            }
         } else if clamp && !in_range(index, a.fixed_len) {
             i = self.clamp_shared_index(i, index, a.len, a.fixed_len)?;
         }

@@ -73,9 +73,7 @@ impl FnCx<'_, '_> {
         let (coord, guard) = self.checked_texel(image, coord, img, x, y)?;
         let chan = self.cx.channel_type(format.channel_type());
         let v4 = self.cx.vector_type(chan, 4);
-        let texel = self.guarded(guard, Some(v4), |s| {
-            s.op(Op::ImageRead, v4, &[image, coord])
-        })?;
+        let texel = self.guarded_read(guard, v4, |s| s.op(Op::ImageRead, v4, &[image, coord]))?;
         if format.channels() == 1 {
             self.cx
                 .b
@@ -159,7 +157,7 @@ impl FnCx<'_, '_> {
         let coord = self.compose(ScalarType::U32, &parts)?;
         let chan = self.cx.channel_type(tex.texel);
         let v4 = self.cx.vector_type(chan, 4);
-        self.guarded(guard, Some(v4), |s| {
+        self.guarded_read(guard, v4, |s| {
             s.cx.b
                 .image_fetch(
                     v4,
@@ -224,7 +222,12 @@ impl FnCx<'_, '_> {
         let ResourceKind::Image { image, format } = kind else {
             return Err(unsupported(img.span, "expected an Image2D"));
         };
-        Ok((self.op(Op::Load, image, &[var])?, format))
+        // Checked mode queries the image's size once, in the first block (`hoist.rs`).
+        let object = match self.checked() {
+            true => self.hoisted_image(var, image)?,
+            false => self.op(Op::Load, image, &[var])?,
+        };
+        Ok((object, format))
     }
 
     fn texture_operand(&mut self, tex: &Expr) -> Res<Tex> {
@@ -232,8 +235,13 @@ impl FnCx<'_, '_> {
         let ResourceKind::Texture { dim, texel, image } = kind else {
             return Err(unsupported(tex.span, "expected a texture"));
         };
+        // Checked mode queries the texture's size once, in the first block (`hoist.rs`).
+        let object = match self.checked() {
+            true => self.hoisted_image(var, image)?,
+            false => self.op(Op::Load, image, &[var])?,
+        };
         Ok(Tex {
-            image: self.op(Op::Load, image, &[var])?,
+            image: object,
             image_type: image,
             dim,
             texel,

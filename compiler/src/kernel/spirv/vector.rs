@@ -259,11 +259,7 @@ impl FnCx<'_, '_> {
                     self.check_index_wide_per(i, index_ty, len, site, u32::from(n), span)?
                 }
                 None => {
-                    let len = self.emit(
-                        Op::ArrayLength,
-                        Some(uint),
-                        vec![Operand::IdRef(var), Operand::LiteralBit32(0)],
-                    )?;
+                    let len = self.hoisted_array_length(var)?;
                     self.check_index_per(i, index_ty, len, site, u32::from(n), span)?
                 }
             };
