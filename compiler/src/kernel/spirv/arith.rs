@@ -98,7 +98,41 @@ impl FnCx<'_, '_> {
             BinaryOp::Shr if s.is_signed_integer() => Op::ShiftRightArithmetic,
             _ => Op::ShiftRightLogical,
         };
+        if s.bits() < 32 {
+            // The count is below the narrow width, so the 32-bit shift of the extended value
+            // has the same low bits (see `narrow_in_32_bits`).
+            let wide = wide_of(s);
+            let count = self.convert_int(count, s, wide, span)?;
+            let xw = self.convert_int(x, s, wide, span)?;
+            let wty = self.cx.value_type(wide, span)?;
+            let r = self.op(opcode, wty, &[xw, count])?;
+            return self.convert_int(r, wide, s, span);
+        }
         self.op(opcode, ty, &[x, count])
+    }
+
+    /// An 8- or 16-bit integer `opcode` (add, subtract, multiply, negate) computed on the
+    /// operands extended to 32 bits and narrowed back: the same low bits, so the same value.
+    /// NVIDIA's 580 driver got the narrow forms wrong: an int8 or int16 multiply or left
+    /// shift of a negated value that should wrap to the type's minimum gave its positive
+    /// twin instead (`((int8) -t) * 4` for t = 32 was 128 when widened, int16 likewise;
+    /// measured on an H100, tests/device/narrow_wrap.cajeta, docs/fuzzing.md), while the
+    /// same arithmetic in 32 bits followed by a narrowing conversion was right.
+    pub(crate) fn narrow_in_32_bits(
+        &mut self,
+        opcode: Op,
+        s: ScalarType,
+        args: &[Word],
+        span: Span,
+    ) -> Res<Word> {
+        let wide = wide_of(s);
+        let wty = self.cx.value_type(wide, span)?;
+        let mut wide_args = Vec::with_capacity(args.len());
+        for &a in args {
+            wide_args.push(self.convert_int(a, s, wide, span)?);
+        }
+        let r = self.op(opcode, wty, &wide_args)?;
+        self.convert_int(r, wide, s, span)
     }
 
     pub(crate) fn compare(
@@ -310,5 +344,14 @@ impl FnCx<'_, '_> {
         }
         let nan = self.op(Op::IsNan, bool_ty, &[v])?;
         self.op(Op::Select, ity, &[nan, zero_c, r])
+    }
+}
+
+/// The 32-bit integer type of the same signedness as the narrow `s`.
+fn wide_of(s: ScalarType) -> ScalarType {
+    if s.is_signed_integer() {
+        ScalarType::I32
+    } else {
+        ScalarType::U32
     }
 }

@@ -345,6 +345,9 @@ impl FnCx<'_, '_> {
             (UnaryOp::BitNot, s) if s.is_integer() => Op::Not,
             _ => return Err(invalid(e.span, format!("{op:?} on `{s}`"))),
         };
+        if opcode == Op::SNegate && s.bits() < 32 {
+            return self.narrow_in_32_bits(opcode, s, &[v], e.span);
+        }
         self.op(opcode, ty, &[v])
     }
 
@@ -386,6 +389,9 @@ impl FnCx<'_, '_> {
             BinaryOp::BitXor if s == ScalarType::Bool => Op::LogicalNotEqual,
             _ => return Err(invalid(e.span, format!("{op:?} on `{s}`"))),
         };
+        if int && s.bits() < 32 && matches!(opcode, Op::IAdd | Op::ISub | Op::IMul) {
+            return self.narrow_in_32_bits(opcode, s, &[x, y], e.span);
+        }
         let r = self.op(opcode, ty, &[x, y])?;
         if float && !self.func.fast_math {
             // SPEC §4: each float op rounds once; no FMA contraction without @FastMath.
