@@ -16,6 +16,7 @@ mod concurrency;
 mod coop_shapes;
 mod cpu_device;
 mod cpu_differential;
+mod cpu_images;
 mod cpu_programs;
 mod device;
 mod device_memory;

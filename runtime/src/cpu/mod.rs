@@ -1,15 +1,16 @@
 //! The CPU device: kernels compiled to native code for the host CPU (by the compiler's LLVM
 //! CPU target) run here on host memory, their workgroups spread over the machine's cores.
 //!
-//! This is the device kind's first version: buffers, scalar and vector push constants,
-//! built-in ids, `Shared` memory, workgroup barriers, atomics, `Spec` slots and `psc`. The
-//! compiler refuses what the CPU target does not lower yet (images, textures, subgroup
+//! This is the device kind's first version: buffers, storage images, scalar and vector push
+//! constants, built-in ids, `Shared` memory, workgroup barriers, atomics, `Spec` slots and
+//! `psc`. The compiler refuses what the CPU target does not lower yet (textures, quad
 //! operations, ray queries…), naming it. A launch runs to completion before it returns, so the order of
 //! launches, uploads and downloads is program order without any hazard tracking.
 //! docs/cpu-device.md describes the execution model.
 
 mod abi;
 mod dispatch;
+mod image;
 mod profile;
 
 use std::any::Any;
@@ -17,6 +18,7 @@ use std::cell::UnsafeCell;
 use std::sync::Arc;
 
 pub use abi::{BarrierFn, BindingSlot, InvocationContext, KernelEntry, SCRATCH_BYTES};
+pub use image::{CpuImage, MAX_IMAGE_DIMENSION_2D};
 
 use crate::reflection::{DescriptorType, ParameterSlot, Reflection};
 use crate::{LaunchConfig, Result, RuntimeError, ScalarValue};
@@ -159,6 +161,8 @@ impl CpuBuffer {
 pub enum CpuArg<'a> {
     /// A `KernelBuffer<T>` parameter.
     Buffer(&'a CpuBuffer),
+    /// An `Image2D` parameter.
+    Image(&'a CpuImage),
     /// A scalar parameter.
     Scalar(ScalarValue),
     /// A vector or POD push-constant parameter as raw std430 bytes.
@@ -349,6 +353,8 @@ fn pack(
     let empty = BindingSlot {
         data: std::ptr::null_mut(),
         bytes: 0,
+        width: 0,
+        height: 0,
     };
     let mut slots = vec![empty; slots_len as usize];
     let mut push = vec![0u8; r.push_constants.size as usize];
@@ -366,6 +372,23 @@ fn pack(
                 slots[b.binding as usize] = BindingSlot {
                     data: buf.ptr(),
                     bytes: buf.bytes,
+                    width: 0,
+                    height: 0,
+                };
+            }
+            (ParameterSlot::Binding(i), CpuArg::Image(img)) => {
+                let b = r
+                    .bindings
+                    .get(i)
+                    .ok_or_else(|| format!("parameter `{name}` points at missing binding {i}"))?;
+                if b.descriptor_type != DescriptorType::StorageImage {
+                    return Err(format!("parameter `{name}` is not an image"));
+                }
+                slots[b.binding as usize] = BindingSlot {
+                    data: img.texels().ptr(),
+                    bytes: img.texels().bytes,
+                    width: img.width(),
+                    height: img.height(),
                 };
             }
             (ParameterSlot::PushConstant(m), CpuArg::Scalar(_) | CpuArg::Bytes(_)) => {
@@ -377,7 +400,7 @@ fn pack(
                 let bytes = match arg {
                     CpuArg::Scalar(v) => v.to_le_bytes(),
                     CpuArg::Bytes(b) => b.to_vec(),
-                    CpuArg::Buffer(_) => unreachable!("matched above"),
+                    CpuArg::Buffer(_) | CpuArg::Image(_) => unreachable!("matched above"),
                 };
                 if bytes.len() != member.size as usize {
                     return Err(format!(

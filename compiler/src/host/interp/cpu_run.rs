@@ -3,13 +3,13 @@
 //! the run (`CpuRun`). A launch, upload or download has finished when it returns, so the
 //! streams of the program order nothing: `sync()` has nothing to wait for, an asynchronous
 //! download lands at once, and an event records the host's clock (so `Event.elapsedMs`
-//! measures the host time between two records). What only a Vulkan device has (images,
-//! textures, acceleration structures, pinned host memory, several devices, ranks) is a
-//! runtime error naming it.
+//! measures the host time between two records). What only a Vulkan device has (textures,
+//! acceleration structures, pinned host memory, several devices, ranks) is a runtime error
+//! naming it.
 
 use std::collections::HashMap;
 
-use cajeta_runtime::cpu::{CpuArg, CpuBuffer, CpuDevice, CpuKernel};
+use cajeta_runtime::cpu::{CpuArg, CpuBuffer, CpuDevice, CpuImage, CpuKernel};
 use cajeta_runtime::LaunchConfig;
 
 use super::device::DevBuffer;
@@ -37,6 +37,8 @@ pub(super) fn unsupported<T>(span: Span, what: &str) -> Result<T, Fail> {
 pub(super) enum CpuOwned {
     /// A buffer parameter.
     Buffer(CpuBuffer),
+    /// An `Image2D` parameter.
+    Image(CpuImage),
     /// A scalar.
     Scalar(cajeta_runtime::ScalarValue),
     /// A vector, matrix or POD push constant (std430 bytes).
@@ -47,6 +49,7 @@ impl CpuOwned {
     fn as_arg(&self) -> CpuArg<'_> {
         match self {
             CpuOwned::Buffer(b) => CpuArg::Buffer(b),
+            CpuOwned::Image(i) => CpuArg::Image(i),
             CpuOwned::Scalar(s) => CpuArg::Scalar(*s),
             CpuOwned::Bytes(b) => CpuArg::Bytes(b),
         }

@@ -36,7 +36,7 @@ impl OwnedArg {
         Ok(match self {
             OwnedArg::Buffer(b) => KernelArg::Buffer(b.vulkan(span, "a Vulkan buffer")?),
             OwnedArg::Buffers(b) => KernelArg::Buffers(b),
-            OwnedArg::Image(i) => KernelArg::Image(i.raw()),
+            OwnedArg::Image(i) => KernelArg::Image(i.vulkan(span, "a Vulkan image")?),
             OwnedArg::Texture(t) => KernelArg::Texture(&t.texture),
             OwnedArg::Sampler(s) => KernelArg::Sampler(&s.sampler),
             OwnedArg::AccelStruct(a) => KernelArg::AccelStruct(&a.tlas),
@@ -55,7 +55,10 @@ impl OwnedArg {
             OwnedArg::Buffers(_) => {
                 return super::cpu_run::unsupported(span, "a buffer array argument")
             }
-            OwnedArg::Image(_) => return super::cpu_run::unsupported(span, "an image argument"),
+            OwnedArg::Image(i) => match i.cpu() {
+                Some(img) => CpuOwned::Image(img.clone()),
+                None => return internal(span, "a Vulkan image in a run on the cpu device"),
+            },
             OwnedArg::Texture(_) | OwnedArg::Sampler(_) => {
                 return super::cpu_run::unsupported(span, "a texture or sampler argument")
             }
