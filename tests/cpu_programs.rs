@@ -13,13 +13,6 @@ use cajeta_tests::{cajetac_program, device_context, files, tests_dir};
 
 /// The programs the CPU device refuses today, with what they need first.
 const REFUSED: &[&str] = &[
-    // Textures and samplers (`image_as_texture` reads its storage image as a texture).
-    "device/image_as_texture.cajeta",
-    "examples/blur.cajeta",
-    "examples/resize.cajeta",
-    "examples/tonemap.cajeta",
-    "device/texture_fetch.cajeta",
-    "device/texture_sample.cajeta",
     // Quad operations (the CPU device's subgroup is one invocation).
     "device/cajeta_waves.cajeta",
     "device/waves.cajeta",

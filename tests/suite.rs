@@ -18,6 +18,7 @@ mod cpu_device;
 mod cpu_differential;
 mod cpu_images;
 mod cpu_programs;
+mod cpu_textures;
 mod device;
 mod device_memory;
 mod device_profiles;

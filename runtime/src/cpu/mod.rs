@@ -1,17 +1,19 @@
 //! The CPU device: kernels compiled to native code for the host CPU (by the compiler's LLVM
 //! CPU target) run here on host memory, their workgroups spread over the machine's cores.
 //!
-//! This is the device kind's first version: buffers, storage images, scalar and vector push
-//! constants, built-in ids, `Shared` memory, workgroup barriers, atomics, `Spec` slots and
-//! `psc`. The compiler refuses what the CPU target does not lower yet (textures, quad
-//! operations, ray queries…), naming it. A launch runs to completion before it returns, so the order of
+//! This is the device kind's first version: buffers, storage images, textures and samplers,
+//! scalar and vector push constants, built-in ids, `Shared` memory, workgroup barriers,
+//! atomics, `Spec` slots and `psc`. The compiler refuses what the CPU target does not lower
+//! yet (quad operations, ray queries…), naming it. A launch runs to completion before it returns, so the order of
 //! launches, uploads and downloads is program order without any hazard tracking.
 //! docs/cpu-device.md describes the execution model.
 
 mod abi;
 mod dispatch;
+mod filter;
 mod image;
 mod profile;
+mod texture;
 
 use std::any::Any;
 use std::cell::UnsafeCell;
@@ -19,6 +21,7 @@ use std::sync::Arc;
 
 pub use abi::{BarrierFn, BindingSlot, InvocationContext, KernelEntry, SCRATCH_BYTES};
 pub use image::{CpuImage, MAX_IMAGE_DIMENSION_2D};
+pub use texture::{CpuSampler, CpuTexture, FetchFn, SampleFn, SamplerAccess, TextureAccess};
 
 use crate::reflection::{DescriptorType, ParameterSlot, Reflection};
 use crate::{LaunchConfig, Result, RuntimeError, ScalarValue};
@@ -163,6 +166,10 @@ pub enum CpuArg<'a> {
     Buffer(&'a CpuBuffer),
     /// An `Image2D` parameter.
     Image(&'a CpuImage),
+    /// A texture parameter.
+    Texture(&'a CpuTexture),
+    /// A `Sampler` parameter.
+    Sampler(&'a CpuSampler),
     /// A scalar parameter.
     Scalar(ScalarValue),
     /// A vector or POD push-constant parameter as raw std430 bytes.
@@ -273,7 +280,16 @@ impl CpuDevice {
         check_shape(config).map_err(fail)?;
         check_shared(r.static_shared_bytes, config.shared_bytes).map_err(fail)?;
         let (slots, push) = pack(r, args).map_err(fail)?;
-        dispatch::run(self, kernel, config, &slots, &push).map_err(fail)
+        dispatch::run(self, kernel, config, &slots, &push).map_err(fail)?;
+        let crossed = args
+            .iter()
+            .any(|a| matches!(a, CpuArg::Texture(t) if t.take_edge_crossed()));
+        if crossed {
+            return Err(fail(
+                "a linear sample of a cube texture crossed a face edge, which needs Vulkan's seamless cube filtering; the cpu device does not do it (sample nearest, or run on a Vulkan device)".to_string(),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -391,6 +407,26 @@ fn pack(
                     height: img.height(),
                 };
             }
+            (ParameterSlot::Binding(i), CpuArg::Texture(_) | CpuArg::Sampler(_)) => {
+                let b = r
+                    .bindings
+                    .get(i)
+                    .ok_or_else(|| format!("parameter `{name}` points at missing binding {i}"))?;
+                let (data, want) = match arg {
+                    CpuArg::Texture(t) => (t.access().cast::<u8>(), DescriptorType::SampledImage),
+                    CpuArg::Sampler(s) => (s.access().cast::<u8>(), DescriptorType::Sampler),
+                    _ => unreachable!("matched above"),
+                };
+                if b.descriptor_type != want {
+                    return Err(format!("parameter `{name}` is not a {want:?}"));
+                }
+                slots[b.binding as usize] = BindingSlot {
+                    data: data.cast_mut(),
+                    bytes: 0,
+                    width: 0,
+                    height: 0,
+                };
+            }
             (ParameterSlot::PushConstant(m), CpuArg::Scalar(_) | CpuArg::Bytes(_)) => {
                 let member = r
                     .push_constants
@@ -400,7 +436,7 @@ fn pack(
                 let bytes = match arg {
                     CpuArg::Scalar(v) => v.to_le_bytes(),
                     CpuArg::Bytes(b) => b.to_vec(),
-                    CpuArg::Buffer(_) | CpuArg::Image(_) => unreachable!("matched above"),
+                    _ => unreachable!("matched above"),
                 };
                 if bytes.len() != member.size as usize {
                     return Err(format!(

@@ -2,7 +2,7 @@
 //! after row, x fastest, each texel in its format's bytes: `cajeta_runtime::cpu::CpuImage`)
 //! and its width and height. A load converts the stored texel to the kernel's value as
 //! Vulkan's format conversion rules say (`R16F`/`RGBA16F` widened, `R8`/`RGBA8` unorm as
-//! `c / 255`), a store the other way (half floats rounded toward zero, as lavapipe does;
+//! `c * (1 / 255)`, lavapipe's form), a store the other way (half floats rounded toward zero, as lavapipe does;
 //! unorm values clamped to [0, 1] — NaN to 0, a value Vulkan leaves undefined and lavapipe
 //! stores as 1 — scaled by 255 and rounded to nearest even). A texel
 //! outside the image reads 0 in every channel and a store to it is dropped, as
@@ -129,8 +129,10 @@ impl FnLower<'_> {
             ImageFormat::R8 | ImageFormat::Rgba8 => {
                 let [f, t] = self.tmps();
                 self.emit(format!("{f} = uitofp {stored} {raw} to {channel}"));
-                let scale = constant(channel, "255.0");
-                self.emit(format!("{t} = fdiv {channel} {f}, {scale}"));
+                // `c * (1 / 255)`, the reciprocal rounded to float32 (0x3b808081), as
+                // lavapipe converts: within an ulp of `c / 255`, which Vulkan allows.
+                let scale = constant(channel, "0x3F70101020000000");
+                self.emit(format!("{t} = fmul {channel} {f}, {scale}"));
                 t
             }
             _ => raw,

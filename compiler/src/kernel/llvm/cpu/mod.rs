@@ -22,6 +22,7 @@ pub(crate) mod pods;
 mod spec_slots;
 mod split;
 mod split_plan;
+mod textures;
 mod waves;
 
 use std::fmt::Write;
@@ -51,13 +52,6 @@ pub(crate) fn refuse_cpu(span: Span, what: impl std::fmt::Display) -> Diagnostic
 /// What an intrinsic the CPU target refuses is called in its refusal.
 pub(crate) fn unsupported_intrinsic(op: &Intrinsic) -> Option<&'static str> {
     Some(match op {
-        Intrinsic::TextureSample
-        | Intrinsic::TextureSampleLod
-        | Intrinsic::TextureFetch
-        | Intrinsic::TextureFetchLod
-        | Intrinsic::TextureWidth
-        | Intrinsic::TextureHeight
-        | Intrinsic::TextureDepth => "texture reads (textures and samplers)",
         Intrinsic::RayQuery(..) => "ray queries",
         _ => return None,
     })
@@ -224,10 +218,36 @@ fn module_text(
             handles[slot.param] = Some(h);
             continue;
         }
+        let var = format!("%h{}", slot.binding);
+        let access = match &slot.kind {
+            BindingKind::Texture(dim, texel) => {
+                let (_, _, texel) = super::textures::texture_handle(*dim, *texel, span)?;
+                Some(Handle::Texture {
+                    create: textures::access_handle(&var, slot.binding),
+                    var: var.clone(),
+                    ty: String::new(),
+                    mangled: String::new(),
+                    dim: *dim,
+                    texel,
+                    binding: slot.binding,
+                })
+            }
+            BindingKind::Sampler => Some(Handle::Sampler {
+                create: textures::access_handle(&var, slot.binding),
+                var: var.clone(),
+                ty: String::new(),
+                mangled: String::new(),
+                binding: slot.binding,
+            }),
+            _ => None,
+        };
+        if let Some(h) = access {
+            entry.push_str(h.create());
+            handles[slot.param] = Some(h);
+            continue;
+        }
         let BindingKind::Buffer { lane, lanes, .. } = &slot.kind else {
             let what = match &slot.kind {
-                BindingKind::Texture(..) => "texture parameters",
-                BindingKind::Sampler => "`Sampler` parameters",
                 BindingKind::BufferArray { .. } => "buffer arrays (`KernelBuffer<T>[]`)",
                 _ => "`AccelerationStructure` parameters (ray queries)",
             };
