@@ -180,7 +180,7 @@ fn plan() -> Plan {
         ));
     }
     let (f, u, i, z) = (
-        out(3 * 60 * 16, &mut buffers),
+        out(4 * 60 * 16, &mut buffers),
         out(60 * 16, &mut buffers),
         out(60 * 16, &mut buffers),
         out(8, &mut buffers),
@@ -191,6 +191,7 @@ fn plan() -> Plan {
         [10, 6],
         vec![
             A::Tex(0),
+            A::Tex(4),
             A::Tex(5),
             A::Tex(6),
             A::Tex(2),
@@ -370,7 +371,7 @@ fn texture_reads_match_lavapipe() {
             };
             let (c, g) = (lanes(&cpu[b]), lanes(&gpu[b]));
             // Integer outputs (`fetches`' uint and int buffers, the sizes) compare as bits.
-            let ints = *name == "fetches" && b != args_buf(args, 4);
+            let ints = *name == "fetches" && b != args_buf(args, 5);
             let bad = c.iter().zip(&g).position(|(x, y)| {
                 if ints {
                     return x != y;

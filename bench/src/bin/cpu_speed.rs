@@ -263,7 +263,9 @@ fn on_cpu(dev: &CpuDevice, k: &CpuKernel, case: &Case, reps: usize) -> (f64, Vec
                 o
             })
             .collect();
-        for img in &images {
+        // The kernel's output: the last image (the others are inputs, or a texture's
+        // unused twin).
+        if let Some(img) = images.last() {
             let mut o = vec![0u8; 4 * (img.width() * img.height()) as usize];
             dev.download_image(img, &mut o).unwrap();
             out.push(o);
@@ -344,7 +346,9 @@ fn on_vulkan(
                 o
             })
             .collect();
-        for img in &images {
+        // The kernel's output: the last image (the others are inputs, or a texture's
+        // unused twin).
+        if let Some(img) = images.last() {
             let mut o = vec![0u8; 4 * (img.width() * img.height()) as usize];
             s.download_image(img, &mut o).unwrap();
             out.push(o);

@@ -21,7 +21,9 @@ use std::sync::Arc;
 
 pub use abi::{BarrierFn, BindingSlot, InvocationContext, KernelEntry, SCRATCH_BYTES};
 pub use image::{CpuImage, MAX_IMAGE_DIMENSION_2D};
-pub use texture::{CpuSampler, CpuTexture, FetchFn, SampleFn, SamplerAccess, TextureAccess};
+pub use texture::{
+    CpuSampler, CpuTexture, FetchFn, SampleFn, SamplerAccess, TextureAccess, FAST_R32F,
+};
 
 use crate::reflection::{DescriptorType, ParameterSlot, Reflection};
 use crate::{LaunchConfig, Result, RuntimeError, ScalarValue};

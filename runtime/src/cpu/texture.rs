@@ -29,7 +29,15 @@ pub struct TextureAccess {
     pub fetch: FetchFn,
     /// Level 0's width, height, depth (a 2-D array's layers), and the mip level count.
     pub size: [u32; 4],
+    /// Level 0's texels, for the kernel's own reads of [`FAST_R32F`] textures.
+    pub level0: *const u8,
+    /// [`FAST_R32F`] for a 2-D `R32F` texture, which a kernel's `fetch` at level 0 inside
+    /// the texture reads directly (the runtime's `fetch` gives the same texel); 0 otherwise.
+    pub fast: u32,
 }
+
+/// [`TextureAccess::fast`] of a 2-D `R32F` texture.
+pub const FAST_R32F: u32 = 1;
 
 /// A texture's description, memory and where each level starts; `access` first, so that a
 /// pointer to it is a pointer to the whole.
@@ -42,6 +50,12 @@ pub(super) struct TextureData {
     /// Set by a linear cube sample whose texels crossed a face edge (`filter.rs`).
     pub(super) edge_crossed: AtomicBool,
 }
+
+// SAFETY: `access.level0` points into `memory`, which the data owns and which is written
+// only by uploads, never while a launch reads it (launches are synchronous).
+unsafe impl Send for TextureData {}
+// SAFETY: as above.
+unsafe impl Sync for TextureData {}
 
 /// A texture on the CPU device. Cheap to clone; clones share the texels.
 #[derive(Clone)]
@@ -109,12 +123,19 @@ impl CpuTexture {
         } else {
             desc.depth
         };
+        let fast = if desc.dim == TextureDim::D2 && desc.format == ImageFormat::R32Float {
+            FAST_R32F
+        } else {
+            0
+        };
         CpuTexture {
             data: Arc::new(TextureData {
                 access: TextureAccess {
                     sample: filter::sample,
                     fetch: filter::fetch,
                     size: [desc.width, desc.height, depth, desc.mip_levels],
+                    level0: memory.ptr(),
+                    fast,
                 },
                 desc,
                 memory,

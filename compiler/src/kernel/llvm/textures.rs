@@ -130,6 +130,9 @@ impl FnLower<'_> {
             false => "0".to_string(),
         };
         if self.target == Target::Cpu {
+            if tex.dim == TextureDim::D2 && tex.texel == "<4 x float>" {
+                return Ok(self.cpu_texture_fetch_2d(&tex.var, &coord, &lod));
+            }
             return Ok(self.cpu_texture_fetch(&tex.var, &coord, &lod, tex.texel));
         }
         let offset = offset_zero(tex.dim);

@@ -9,6 +9,9 @@ use super::super::lower::{FnLower, Val};
 
 /// Byte offset of `TextureAccess::size` (after the two function pointers).
 const SIZE_OFFSET: u32 = 16;
+/// Byte offsets of `TextureAccess::level0` and `TextureAccess::fast`.
+const LEVEL0_OFFSET: u32 = 32;
+const FAST_OFFSET: u32 = 40;
 
 /// The entry line that makes texture or sampler binding `binding`'s handle `var`: the
 /// pointer its slot holds. The binding table does not change during a launch.
@@ -49,6 +52,85 @@ impl FnLower<'_> {
         ));
         self.emit(format!("{r} = load {texel}, ptr {out}"));
         Val::new(r, texel)
+    }
+
+    /// `tex.fetch(x, y)` / `fetchLod` of a `Texture2D` (float texels): read directly from
+    /// level 0 when the runtime marks the texture `FAST_R32F` and the texel is inside level
+    /// 0 (the same value its `fetch` gives: (r, 0, 0, 1)), else through the runtime. A
+    /// blur's fetch loop is then plain loads LLVM can vectorize, not a call per texel.
+    pub(crate) fn cpu_texture_fetch_2d(&mut self, tex: &str, coord: &Val, lod: &str) -> Val {
+        let [fp, fast, is_fast, lod0, x, y, wp, w, hp, h, xin, yin, a, b, ok] = self.tmps();
+        let (direct, slow, join) = (
+            self.label("fetch.direct"),
+            self.label("fetch.call"),
+            self.label("fetch.join"),
+        );
+        self.emit(format!(
+            "{fp} = getelementptr i8, ptr {tex}, i32 {FAST_OFFSET}"
+        ));
+        self.emit(format!(
+            "{fast} = load i32, ptr {fp}, !invariant.load !{{}}"
+        ));
+        self.emit(format!(
+            "{is_fast} = icmp eq i32 {fast}, {}",
+            cajeta_runtime::cpu::FAST_R32F
+        ));
+        self.emit(format!("{lod0} = icmp eq i32 {lod}, 0"));
+        self.emit(format!(
+            "{x} = extractelement <2 x i32> {}, i32 0",
+            coord.text
+        ));
+        self.emit(format!(
+            "{y} = extractelement <2 x i32> {}, i32 1",
+            coord.text
+        ));
+        self.emit(format!(
+            "{wp} = getelementptr i8, ptr {tex}, i32 {SIZE_OFFSET}"
+        ));
+        self.emit(format!("{w} = load i32, ptr {wp}, !invariant.load !{{}}"));
+        self.emit(format!(
+            "{hp} = getelementptr i8, ptr {tex}, i32 {}",
+            SIZE_OFFSET + 4
+        ));
+        self.emit(format!("{h} = load i32, ptr {hp}, !invariant.load !{{}}"));
+        self.emit(format!("{xin} = icmp ult i32 {x}, {w}"));
+        self.emit(format!("{yin} = icmp ult i32 {y}, {h}"));
+        self.emit(format!("{a} = and i1 {is_fast}, {lod0}"));
+        self.emit(format!("{b} = and i1 {xin}, {yin}"));
+        self.emit(format!("{ok} = and i1 {a}, {b}"));
+        self.emit(format!("br i1 {ok}, label %{direct}, label %{slow}"));
+        self.start_block(&direct);
+        let [bp, base, x64, y64, w64, row, index, p, v, fast_texel] = self.tmps();
+        self.emit(format!(
+            "{bp} = getelementptr i8, ptr {tex}, i32 {LEVEL0_OFFSET}"
+        ));
+        self.emit(format!(
+            "{base} = load ptr, ptr {bp}, !invariant.load !{{}}"
+        ));
+        self.emit(format!("{x64} = zext i32 {x} to i64"));
+        self.emit(format!("{y64} = zext i32 {y} to i64"));
+        self.emit(format!("{w64} = zext i32 {w} to i64"));
+        self.emit(format!("{row} = mul i64 {y64}, {w64}"));
+        self.emit(format!("{index} = add i64 {row}, {x64}"));
+        self.emit(format!(
+            "{p} = getelementptr float, ptr {base}, i64 {index}"
+        ));
+        self.emit(format!("{v} = load float, ptr {p}"));
+        self.emit(format!(
+            "{fast_texel} = insertelement <4 x float> <float 0.0, float 0.0, float 0.0, float 1.0>, float {v}, i32 0"
+        ));
+        self.emit(format!("br label %{join}"));
+        self.start_block(&slow);
+        let called = self.cpu_texture_fetch(tex, coord, lod, "<4 x float>");
+        let after_call = self.block.clone();
+        self.emit(format!("br label %{join}"));
+        self.start_block(&join);
+        let r = self.tmp();
+        self.emit(format!(
+            "{r} = phi <4 x float> [ {fast_texel}, %{direct} ], [ {}, %{after_call} ]",
+            called.text
+        ));
+        Val::new(r, "<4 x float>")
     }
 
     /// `tex.fetch(…)` / `fetchLod`: the runtime's `fetch(tex, coords, lod, out)`.
