@@ -13,23 +13,6 @@ use cajeta_tests::{cajetac_program, device_context, files, tests_dir};
 
 /// The programs the CPU device refuses today, with what they need first.
 const REFUSED: &[&str] = &[
-    // Storage images.
-    "examples/img_rmw.cajeta",
-    "examples/mandelbrot.cajeta",
-    "examples/noise.cajeta",
-    "examples/sdf_shapes.cajeta",
-    "examples/splat.cajeta",
-    "device/image_as_texture.cajeta",
-    "device/image_chain.cajeta",
-    "device/image_formats.cajeta",
-    "device/image_queries.cajeta",
-    "device/spec_example.cajeta",
-    // Textures and samplers.
-    "examples/blur.cajeta",
-    "examples/resize.cajeta",
-    "examples/tonemap.cajeta",
-    "device/texture_fetch.cajeta",
-    "device/texture_sample.cajeta",
     // Quad operations (the CPU device's subgroup is one invocation).
     "device/cajeta_waves.cajeta",
     "device/waves.cajeta",
@@ -277,6 +260,7 @@ fn without_a_vulkan_driver_run_falls_back_to_the_cpu_device() {
         "note: no Vulkan device found; running on the cpu device",
         "one line of notice"
     );
+    // Storage images run there too.
     let images = tests_dir().join("device/image_queries.cajeta");
     let out = without_vulkan(&cajetac)
         .arg("run")
@@ -284,10 +268,19 @@ fn without_a_vulkan_driver_run_falls_back_to_the_cpu_device() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "777", "{err}");
+    // A kernel the cpu device cannot run is refused before the program starts.
+    let rays = tests_dir().join("ray_query/trace_scene.cajeta");
+    let out = without_vulkan(&cajetac)
+        .arg("run")
+        .arg(&rays)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
         err.contains(
-            "error[E0048]: the cpu device cannot run `Image2D` parameters (storage images)"
+            "error[E0048]: the cpu device cannot run `AccelerationStructure` parameters (ray queries)"
         ),
         "{err}"
     );

@@ -5,7 +5,8 @@
 use std::ffi::c_void;
 
 /// One binding as a CPU kernel sees it: the buffer's first byte and its size in bytes (what
-/// `buf.length()` divides by the element size).
+/// `buf.length()` divides by the element size); for a storage image its texels' first byte
+/// and size, and its width and height (0 for buffers).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct BindingSlot {
@@ -13,6 +14,10 @@ pub struct BindingSlot {
     pub data: *mut u8,
     /// Their number.
     pub bytes: u64,
+    /// An image's width in texels.
+    pub width: u32,
+    /// An image's height in texels.
+    pub height: u32,
 }
 
 /// The function a kernel calls at a workgroup barrier, with the invocation's context.
@@ -93,6 +98,7 @@ mod tests {
         assert_eq!(std::mem::offset_of!(InvocationContext, private), 144);
         // `CONTEXT_BYTES` of the compiler's `cpu/hooks.rs`.
         assert_eq!(std::mem::size_of::<InvocationContext>(), 152);
-        assert_eq!(std::mem::size_of::<BindingSlot>(), 16);
+        assert_eq!(std::mem::size_of::<BindingSlot>(), 24);
+        assert_eq!(std::mem::offset_of!(BindingSlot, width), 16);
     }
 }

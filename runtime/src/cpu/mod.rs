@@ -1,22 +1,29 @@
 //! The CPU device: kernels compiled to native code for the host CPU (by the compiler's LLVM
 //! CPU target) run here on host memory, their workgroups spread over the machine's cores.
 //!
-//! This is the device kind's first version: buffers, scalar and vector push constants,
-//! built-in ids, `Shared` memory, workgroup barriers, atomics, `Spec` slots and `psc`. The
-//! compiler refuses what the CPU target does not lower yet (images, textures, subgroup
-//! operations, ray queries…), naming it. A launch runs to completion before it returns, so the order of
+//! This is the device kind's first version: buffers, storage images, textures and samplers,
+//! scalar and vector push constants, built-in ids, `Shared` memory, workgroup barriers,
+//! atomics, `Spec` slots and `psc`. The compiler refuses what the CPU target does not lower
+//! yet (quad operations, ray queries…), naming it. A launch runs to completion before it returns, so the order of
 //! launches, uploads and downloads is program order without any hazard tracking.
 //! docs/cpu-device.md describes the execution model.
 
 mod abi;
 mod dispatch;
+mod filter;
+mod image;
 mod profile;
+mod texture;
 
 use std::any::Any;
 use std::cell::UnsafeCell;
 use std::sync::Arc;
 
 pub use abi::{BarrierFn, BindingSlot, InvocationContext, KernelEntry, SCRATCH_BYTES};
+pub use image::{CpuImage, MAX_IMAGE_DIMENSION_2D};
+pub use texture::{
+    CpuSampler, CpuTexture, FetchFn, SampleFn, SamplerAccess, TextureAccess, FAST_R32F,
+};
 
 use crate::reflection::{DescriptorType, ParameterSlot, Reflection};
 use crate::{LaunchConfig, Result, RuntimeError, ScalarValue};
@@ -159,6 +166,12 @@ impl CpuBuffer {
 pub enum CpuArg<'a> {
     /// A `KernelBuffer<T>` parameter.
     Buffer(&'a CpuBuffer),
+    /// An `Image2D` parameter.
+    Image(&'a CpuImage),
+    /// A texture parameter.
+    Texture(&'a CpuTexture),
+    /// A `Sampler` parameter.
+    Sampler(&'a CpuSampler),
     /// A scalar parameter.
     Scalar(ScalarValue),
     /// A vector or POD push-constant parameter as raw std430 bytes.
@@ -269,7 +282,16 @@ impl CpuDevice {
         check_shape(config).map_err(fail)?;
         check_shared(r.static_shared_bytes, config.shared_bytes).map_err(fail)?;
         let (slots, push) = pack(r, args).map_err(fail)?;
-        dispatch::run(self, kernel, config, &slots, &push).map_err(fail)
+        dispatch::run(self, kernel, config, &slots, &push).map_err(fail)?;
+        let crossed = args
+            .iter()
+            .any(|a| matches!(a, CpuArg::Texture(t) if t.take_edge_crossed()));
+        if crossed {
+            return Err(fail(
+                "a linear sample of a cube texture crossed a face edge, which needs Vulkan's seamless cube filtering; the cpu device does not do it (sample nearest, or run on a Vulkan device)".to_string(),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -349,6 +371,8 @@ fn pack(
     let empty = BindingSlot {
         data: std::ptr::null_mut(),
         bytes: 0,
+        width: 0,
+        height: 0,
     };
     let mut slots = vec![empty; slots_len as usize];
     let mut push = vec![0u8; r.push_constants.size as usize];
@@ -366,6 +390,43 @@ fn pack(
                 slots[b.binding as usize] = BindingSlot {
                     data: buf.ptr(),
                     bytes: buf.bytes,
+                    width: 0,
+                    height: 0,
+                };
+            }
+            (ParameterSlot::Binding(i), CpuArg::Image(img)) => {
+                let b = r
+                    .bindings
+                    .get(i)
+                    .ok_or_else(|| format!("parameter `{name}` points at missing binding {i}"))?;
+                if b.descriptor_type != DescriptorType::StorageImage {
+                    return Err(format!("parameter `{name}` is not an image"));
+                }
+                slots[b.binding as usize] = BindingSlot {
+                    data: img.texels().ptr(),
+                    bytes: img.texels().bytes,
+                    width: img.width(),
+                    height: img.height(),
+                };
+            }
+            (ParameterSlot::Binding(i), CpuArg::Texture(_) | CpuArg::Sampler(_)) => {
+                let b = r
+                    .bindings
+                    .get(i)
+                    .ok_or_else(|| format!("parameter `{name}` points at missing binding {i}"))?;
+                let (data, want) = match arg {
+                    CpuArg::Texture(t) => (t.access().cast::<u8>(), DescriptorType::SampledImage),
+                    CpuArg::Sampler(s) => (s.access().cast::<u8>(), DescriptorType::Sampler),
+                    _ => unreachable!("matched above"),
+                };
+                if b.descriptor_type != want {
+                    return Err(format!("parameter `{name}` is not a {want:?}"));
+                }
+                slots[b.binding as usize] = BindingSlot {
+                    data: data.cast_mut(),
+                    bytes: 0,
+                    width: 0,
+                    height: 0,
                 };
             }
             (ParameterSlot::PushConstant(m), CpuArg::Scalar(_) | CpuArg::Bytes(_)) => {
@@ -377,7 +438,7 @@ fn pack(
                 let bytes = match arg {
                     CpuArg::Scalar(v) => v.to_le_bytes(),
                     CpuArg::Bytes(b) => b.to_vec(),
-                    CpuArg::Buffer(_) => unreachable!("matched above"),
+                    _ => unreachable!("matched above"),
                 };
                 if bytes.len() != member.size as usize {
                     return Err(format!(

@@ -121,7 +121,10 @@ impl TextureDesc {
     }
 
     /// Checks the description against itself and the device limits.
-    fn check(&self, limits: &vk::PhysicalDeviceLimits) -> std::result::Result<(), String> {
+    pub(crate) fn check(
+        &self,
+        limits: &vk::PhysicalDeviceLimits,
+    ) -> std::result::Result<(), String> {
         let (w, h, d, l) = (self.width, self.height, self.depth, self.layers);
         if w == 0 || h == 0 || d == 0 || l == 0 {
             return Err(format!(

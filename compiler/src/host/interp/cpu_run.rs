@@ -3,14 +3,16 @@
 //! the run (`CpuRun`). A launch, upload or download has finished when it returns, so the
 //! streams of the program order nothing: `sync()` has nothing to wait for, an asynchronous
 //! download lands at once, and an event records the host's clock (so `Event.elapsedMs`
-//! measures the host time between two records). What only a Vulkan device has (images,
-//! textures, acceleration structures, pinned host memory, several devices, ranks) is a
-//! runtime error naming it.
+//! measures the host time between two records). What only a Vulkan device has
+//! (acceleration structures, pinned host memory, several devices, ranks) is a runtime error
+//! naming it.
 
 use std::collections::HashMap;
 
-use cajeta_runtime::cpu::{CpuArg, CpuBuffer, CpuDevice, CpuKernel};
-use cajeta_runtime::LaunchConfig;
+use cajeta_runtime::cpu::{
+    CpuArg, CpuBuffer, CpuDevice, CpuImage, CpuKernel, CpuSampler, CpuTexture,
+};
+use cajeta_runtime::{LaunchConfig, Sampler, Texture, TextureDesc};
 
 use super::device::DevBuffer;
 use super::eval::{err, internal, Fail, Interp};
@@ -37,6 +39,12 @@ pub(super) fn unsupported<T>(span: Span, what: &str) -> Result<T, Fail> {
 pub(super) enum CpuOwned {
     /// A buffer parameter.
     Buffer(CpuBuffer),
+    /// An `Image2D` parameter.
+    Image(CpuImage),
+    /// A texture parameter (or an image read as one).
+    Texture(CpuTexture),
+    /// A `Sampler` parameter.
+    Sampler(CpuSampler),
     /// A scalar.
     Scalar(cajeta_runtime::ScalarValue),
     /// A vector, matrix or POD push constant (std430 bytes).
@@ -47,10 +55,39 @@ impl CpuOwned {
     fn as_arg(&self) -> CpuArg<'_> {
         match self {
             CpuOwned::Buffer(b) => CpuArg::Buffer(b),
+            CpuOwned::Image(i) => CpuArg::Image(i),
+            CpuOwned::Texture(t) => CpuArg::Texture(t),
+            CpuOwned::Sampler(s) => CpuArg::Sampler(s),
             CpuOwned::Scalar(s) => CpuArg::Scalar(*s),
             CpuOwned::Bytes(b) => CpuArg::Bytes(b),
         }
     }
+}
+
+/// A texture on the device the run uses.
+pub enum DevTexture {
+    /// On a Vulkan device.
+    Vulkan(Texture),
+    /// On the CPU device.
+    Cpu(CpuTexture),
+}
+
+impl DevTexture {
+    /// Its description.
+    pub fn desc(&self) -> &TextureDesc {
+        match self {
+            DevTexture::Vulkan(t) => t.desc(),
+            DevTexture::Cpu(t) => t.desc(),
+        }
+    }
+}
+
+/// A sampler on the device the run uses.
+pub enum DevSampler {
+    /// On a Vulkan device.
+    Vulkan(Sampler),
+    /// On the CPU device.
+    Cpu(CpuSampler),
 }
 
 /// The host memory of a buffer on the CPU device.

@@ -95,18 +95,41 @@ pub struct ImageObj {
     pub width: u32,
     /// Height in texels.
     pub height: u32,
-    image: Image2D,
+    image: DevImage,
+}
+
+/// An image's memory on the device the run uses (as [`DevBuffer`] for buffers).
+pub(super) enum DevImage {
+    /// On a Vulkan device.
+    Vulkan(Image2D),
+    /// On the CPU device.
+    Cpu(cajeta_runtime::cpu::CpuImage),
 }
 
 impl ImageObj {
-    /// The runtime image.
-    pub(super) fn raw(&self) -> &Image2D {
-        &self.image
+    /// The Vulkan image; on the CPU device, an error at `span` saying that `what` is not
+    /// available there.
+    pub(super) fn vulkan(&self, span: Span, what: &str) -> Result<&Image2D, Fail> {
+        match &self.image {
+            DevImage::Vulkan(i) => Ok(i),
+            DevImage::Cpu(_) => super::cpu_run::unsupported(span, what),
+        }
+    }
+
+    /// The image's memory on the CPU device (`None` on a Vulkan device).
+    pub(super) fn cpu(&self) -> Option<&cajeta_runtime::cpu::CpuImage> {
+        match &self.image {
+            DevImage::Cpu(i) => Some(i),
+            DevImage::Vulkan(_) => None,
+        }
     }
 
     /// The texel format the image was created with.
     pub fn format(&self) -> RtImageFormat {
-        self.image.format()
+        match &self.image {
+            DevImage::Vulkan(i) => i.format(),
+            DevImage::Cpu(i) => i.format(),
+        }
     }
 }
 
@@ -669,10 +692,19 @@ impl Interp<'_> {
                 };
                 let width = u32_of(scalar_of(next(), w)?, w, "image width")?;
                 let height = u32_of(scalar_of(next(), h)?, h, "image height")?;
-                let ctx = self.device.context(span)?;
-                let image = ctx
-                    .create_image2d(width, height, format)
-                    .or_else(|x| err(span, x.to_string()))?;
+                let image = if let Some(cpu) = &self.device.cpu {
+                    DevImage::Cpu(
+                        cpu.device
+                            .create_image2d(width, height, format)
+                            .or_else(|x| err(span, x.to_string()))?,
+                    )
+                } else {
+                    let ctx = self.device.context(span)?;
+                    DevImage::Vulkan(
+                        ctx.create_image2d(width, height, format)
+                            .or_else(|x| err(span, x.to_string()))?,
+                    )
+                };
                 Ok(Value::Image(Rc::new(ImageObj {
                     width,
                     height,

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use cajeta_runtime::{Buffer, KernelArg, LaunchConfig, ScalarValue};
 
 use super::acceleration::AccelObj;
-use super::cpu_run::CpuOwned;
+use super::cpu_run::{CpuOwned, DevSampler, DevTexture};
 use super::device::{DevBuffer, ImageObj};
 use super::eval::{err, internal, Fail, Frame, Interp};
 use super::operands::{stream_of, u32_of};
@@ -23,6 +23,8 @@ enum OwnedArg {
     Buffer(DevBuffer),
     Buffers(Vec<Buffer>),
     Image(Rc<ImageObj>),
+    /// An image passed for a `Texture2D` parameter.
+    ImageTexture(Rc<ImageObj>),
     Texture(Rc<TextureObj>),
     Sampler(Rc<SamplerObj>),
     AccelStruct(Rc<AccelObj>),
@@ -36,9 +38,17 @@ impl OwnedArg {
         Ok(match self {
             OwnedArg::Buffer(b) => KernelArg::Buffer(b.vulkan(span, "a Vulkan buffer")?),
             OwnedArg::Buffers(b) => KernelArg::Buffers(b),
-            OwnedArg::Image(i) => KernelArg::Image(i.raw()),
-            OwnedArg::Texture(t) => KernelArg::Texture(&t.texture),
-            OwnedArg::Sampler(s) => KernelArg::Sampler(&s.sampler),
+            OwnedArg::Image(i) | OwnedArg::ImageTexture(i) => {
+                KernelArg::Image(i.vulkan(span, "a Vulkan image")?)
+            }
+            OwnedArg::Texture(t) => match &t.texture {
+                DevTexture::Vulkan(t) => KernelArg::Texture(t),
+                DevTexture::Cpu(_) => return internal(span, "a cpu texture on a Vulkan device"),
+            },
+            OwnedArg::Sampler(s) => match &s.sampler {
+                DevSampler::Vulkan(s) => KernelArg::Sampler(s),
+                DevSampler::Cpu(_) => return internal(span, "a cpu sampler on a Vulkan device"),
+            },
             OwnedArg::AccelStruct(a) => KernelArg::AccelStruct(&a.tlas),
             OwnedArg::Scalar(s) => KernelArg::Scalar(*s),
             OwnedArg::Bytes(b) => KernelArg::Bytes(b),
@@ -55,10 +65,26 @@ impl OwnedArg {
             OwnedArg::Buffers(_) => {
                 return super::cpu_run::unsupported(span, "a buffer array argument")
             }
-            OwnedArg::Image(_) => return super::cpu_run::unsupported(span, "an image argument"),
-            OwnedArg::Texture(_) | OwnedArg::Sampler(_) => {
-                return super::cpu_run::unsupported(span, "a texture or sampler argument")
-            }
+            OwnedArg::Image(i) => match i.cpu() {
+                Some(img) => CpuOwned::Image(img.clone()),
+                None => return internal(span, "a Vulkan image in a run on the cpu device"),
+            },
+            OwnedArg::ImageTexture(i) => match i.cpu() {
+                Some(img) => CpuOwned::Texture(img.as_texture()),
+                None => return internal(span, "a Vulkan image in a run on the cpu device"),
+            },
+            OwnedArg::Texture(t) => match &t.texture {
+                DevTexture::Cpu(t) => CpuOwned::Texture(t.clone()),
+                DevTexture::Vulkan(_) => {
+                    return internal(span, "a Vulkan texture on the cpu device")
+                }
+            },
+            OwnedArg::Sampler(s) => match &s.sampler {
+                DevSampler::Cpu(s) => CpuOwned::Sampler(s.clone()),
+                DevSampler::Vulkan(_) => {
+                    return internal(span, "a Vulkan sampler on the cpu device")
+                }
+            },
             OwnedArg::AccelStruct(_) => {
                 return super::cpu_run::unsupported(span, "an acceleration structure argument")
             }
@@ -215,7 +241,8 @@ impl Interp<'_> {
                 }
                 // An image also feeds a `Texture2D` parameter (checked by sema); the
                 // runtime binds it as a sampled image in the read-only layout.
-                (Type::Image2D(_) | Type::Texture(..), Value::Image(i)) => OwnedArg::Image(i),
+                (Type::Image2D(_), Value::Image(i)) => OwnedArg::Image(i),
+                (Type::Texture(..), Value::Image(i)) => OwnedArg::ImageTexture(i),
                 (Type::Texture(..), Value::Texture(t)) => OwnedArg::Texture(t),
                 (Type::Sampler, Value::Sampler(s)) => OwnedArg::Sampler(s),
                 (Type::AccelStruct, Value::AccelStruct(a)) => OwnedArg::AccelStruct(a),

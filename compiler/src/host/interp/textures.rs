@@ -9,9 +9,10 @@
 use std::rc::Rc;
 
 use cajeta_runtime::{
-    AddressMode, Filter, ImageFormat as RtImageFormat, Sampler, Texture, TextureDesc,
-    TextureDim as RtDim,
+    AddressMode, Filter, ImageFormat as RtImageFormat, TextureDesc, TextureDim as RtDim,
 };
+
+use super::cpu_run::{DevSampler, DevTexture};
 
 use super::device::ImageObj;
 use super::eval::{err, internal, Fail, Frame, Interp};
@@ -25,13 +26,13 @@ use crate::ir::{Expr, ExprKind, HostOp, ImageFormat, TextureDim};
 /// A `Texture1D/2D/3D/2DArray/Cube` of the host program.
 pub struct TextureObj {
     /// The runtime texture.
-    pub texture: Texture,
+    pub texture: DevTexture,
 }
 
 /// A `Sampler` of the host program.
 pub struct SamplerObj {
     /// The runtime sampler.
-    pub sampler: Sampler,
+    pub sampler: DevSampler,
 }
 
 /// The runtime's format for an IR format.
@@ -192,11 +193,20 @@ impl Interp<'_> {
                     (TextureDim::Cube, [size]) => TextureDesc::cube(*size, fmt),
                     _ => return internal(span, format!("{dim:?} with {} sizes", s.len())),
                 };
-                let texture = self
-                    .device
-                    .context(span)?
-                    .create_texture(desc.with_mip_levels(levels))
-                    .or_else(|x| err(span, x.to_string()))?;
+                let desc = desc.with_mip_levels(levels);
+                let texture = match &self.device.cpu {
+                    Some(cpu) => DevTexture::Cpu(
+                        cpu.device
+                            .create_texture(desc)
+                            .or_else(|x| err(span, x.to_string()))?,
+                    ),
+                    None => DevTexture::Vulkan(
+                        self.device
+                            .context(span)?
+                            .create_texture(desc)
+                            .or_else(|x| err(span, x.to_string()))?,
+                    ),
+                };
                 Ok(Value::Texture(Rc::new(TextureObj { texture })))
             }
             (HostOp::NewSampler, [filter, address]) => {
@@ -211,11 +221,15 @@ impl Interp<'_> {
                 let Some(address) = i32::try_from(ac).ok().and_then(AddressMode::from_code) else {
                     return err(span, format!("Sampler address mode must be 0 (clamp to edge), 1 (repeat) or 2 (mirrored repeat), got {ac}"));
                 };
-                let sampler = self
-                    .device
-                    .context(span)?
-                    .create_sampler(filter, address)
-                    .or_else(|x| err(span, x.to_string()))?;
+                let sampler = match &self.device.cpu {
+                    Some(cpu) => DevSampler::Cpu(cpu.device.create_sampler(filter, address)),
+                    None => DevSampler::Vulkan(
+                        self.device
+                            .context(span)?
+                            .create_sampler(filter, address)
+                            .or_else(|x| err(span, x.to_string()))?,
+                    ),
+                };
                 Ok(Value::Sampler(Rc::new(SamplerObj { sampler })))
             }
             (HostOp::TextureUpload, [t, a]) => {
@@ -247,10 +261,16 @@ impl Interp<'_> {
     pub(super) fn image_bytes(&mut self, img: &ImageObj, span: Span) -> Result<Vec<u8>, Fail> {
         let texels = img.width as usize * img.height as usize;
         let mut bytes = vec![0u8; texels * img.format().texel_size() as usize];
+        if let (Some(cpu), Some(image)) = (&self.device.cpu, img.cpu()) {
+            cpu.device
+                .download_image(image, &mut bytes)
+                .or_else(|e| err(span, e.to_string()))?;
+            return Ok(bytes);
+        }
         let stream = self.device.stream(span)?;
         let r = stream
             .vk(span, "an image")?
-            .download_image(img.raw(), &mut bytes);
+            .download_image(img.vulkan(span, "a Vulkan image")?, &mut bytes);
         self.device.waited(span, r)?;
         Ok(bytes)
     }
@@ -348,10 +368,20 @@ impl Interp<'_> {
                 }
             }
         };
+        let texture = match (&tex.texture, &self.device.cpu) {
+            (DevTexture::Cpu(t), Some(cpu)) => {
+                cpu.device
+                    .upload_texture(t, level, &bytes)
+                    .or_else(|x| err(span, x.to_string()))?;
+                return Ok(Value::Void);
+            }
+            (DevTexture::Vulkan(t), None) => t,
+            _ => return internal(span, "a texture of another device"),
+        };
         let stream = self.device.stream(span)?;
         stream
             .vk(span, "an image")?
-            .upload_texture(&tex.texture, level, None, &bytes)
+            .upload_texture(texture, level, None, &bytes)
             .or_else(|x| err(span, x.to_string()))?;
         Ok(Value::Void)
     }

@@ -54,6 +54,10 @@ impl FnLower<'_> {
         let [img] = args else {
             return Err(refuse(e.span, "a malformed image size query"));
         };
+        if self.target == super::target::Target::Cpu {
+            let (var, ..) = self.cpu_image_param(img)?;
+            return Ok(self.cpu_image_size(&var, lane));
+        }
         let ExprKind::Load(Place::Local(l)) = &img.kind else {
             return Err(refuse(img.span, "an image that is not a kernel parameter"));
         };

@@ -129,6 +129,8 @@ pub(crate) enum Handle {
         mangled: String,
         /// The channel's LLVM type.
         channel: &'static str,
+        /// The texel format.
+        format: ir::ImageFormat,
         /// Binding number.
         binding: u32,
         /// The `handlefrombinding` call that makes it (a function's entry line).
@@ -466,6 +468,7 @@ fn module_text(
                     ty: ty.clone(),
                     mangled: mangled.clone(),
                     channel,
+                    format: *format,
                     binding: slot.binding,
                 };
                 (ty, mangled, h)

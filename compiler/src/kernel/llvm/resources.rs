@@ -365,12 +365,22 @@ impl FnLower<'_> {
     }
 
     pub(super) fn image_store(&mut self, args: &[Expr], span: Span) -> Res<()> {
-        if self.target == Target::Cpu {
-            return Err(cpu::refuse_cpu(span, "`Image2D` stores (storage images)"));
-        }
         let [img, x, y, v] = args else {
             return Err(refuse(span, "a malformed image store"));
         };
+        if self.target == Target::Cpu {
+            let image = self.cpu_image_param(img)?;
+            let (xv, yv) = (self.expr(x)?, self.expr(y)?);
+            let value = self.expr(v)?;
+            if value.ty != image.2 {
+                return Err(refuse(
+                    v.span,
+                    "a texel of another type than the image's texels",
+                ));
+            }
+            self.cpu_image_store((&image.0, image.1, image.2), &xv, &yv, &value);
+            return Ok(());
+        }
         let (p, channel) = self.texel_pointer(img, x, y)?;
         let value = self.expr(v)?;
         if value.ty != channel {
@@ -387,6 +397,11 @@ impl FnLower<'_> {
         let [img, x, y] = args else {
             return Err(refuse(e.span, "a malformed image load"));
         };
+        if self.target == Target::Cpu {
+            let image = self.cpu_image_param(img)?;
+            let (xv, yv) = (self.expr(x)?, self.expr(y)?);
+            return Ok(self.cpu_image_load((&image.0, image.1, image.2), &xv, &yv));
+        }
         let (p, channel) = self.texel_pointer(img, x, y)?;
         let t = self.tmp();
         self.emit(format!("{t} = load volatile {channel}, ptr {p}"));

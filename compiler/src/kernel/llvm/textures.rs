@@ -8,6 +8,7 @@
 //! `ConstOffset`.
 
 use super::lower::{FnLower, Val};
+use super::target::Target;
 use super::types::{self, scalar_of};
 use super::{refuse, Handle};
 use crate::diagnostics::{Diagnostic, Span};
@@ -86,6 +87,9 @@ impl FnLower<'_> {
             true => self.float32_operand(&rest[1 + n])?,
             false => types::float_const(0.0),
         };
+        if self.target == Target::Cpu {
+            return Ok(self.cpu_texture_sample((&tex.var, &sampler), &coord, &lod, tex.texel));
+        }
         let offset = offset_zero(tex.dim);
         let name = format!(
             "llvm.spv.resource.samplelevel.{}.{}.{sampler_mangled}.{}.f32.{}",
@@ -125,6 +129,12 @@ impl FnLower<'_> {
             true => self.uint32_operand(&rest[n])?.text,
             false => "0".to_string(),
         };
+        if self.target == Target::Cpu {
+            if tex.dim == TextureDim::D2 && tex.texel == "<4 x float>" {
+                return Ok(self.cpu_texture_fetch_2d(&tex.var, &coord, &lod));
+            }
+            return Ok(self.cpu_texture_fetch(&tex.var, &coord, &lod, tex.texel));
+        }
         let offset = offset_zero(tex.dim);
         let name = format!(
             "llvm.spv.resource.load.level.{}.{}.{}.i32.{}",
@@ -158,6 +168,9 @@ impl FnLower<'_> {
         };
         if lane >= lanes {
             return Err(refuse(e.span, "a size the texture does not have"));
+        }
+        if self.target == Target::Cpu {
+            return Ok(self.cpu_texture_size(&tex.var, lane));
         }
         // The last lane is the number of mip levels.
         let name = format!(

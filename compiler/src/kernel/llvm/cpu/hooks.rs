@@ -15,7 +15,10 @@ use crate::ir::Axis;
 
 /// The LLVM types of the invocation context and of one binding slot.
 pub(crate) const CONTEXT_TYPES: &str = "%cajeta.cpu.ctx = type { ptr, ptr, ptr, ptr, ptr, ptr, [3 x i32], [3 x i32], [3 x i32], [3 x i32], [3 x i32], ptr, i32, ptr, i32, ptr }\n\
-     %cajeta.cpu.slot = type { ptr, i64 }\n";
+     %cajeta.cpu.slot = type { ptr, i64, i32, i32 }\n";
+
+/// The field of `%cajeta.cpu.slot` holding an image's width (its height follows).
+pub(crate) const SLOT_WIDTH: u32 = 2;
 
 /// The comment a barrier leaves in the text: kernels with one are split at their barriers
 /// (`split.rs`), or run their workgroups on teams of threads (`cajeta_runtime::cpu`).

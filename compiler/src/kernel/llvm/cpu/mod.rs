@@ -14,6 +14,7 @@
 //! naming it (docs/cpu-device.md).
 
 pub(crate) mod hooks;
+mod images;
 mod jit;
 mod matrix_ops;
 mod placeholders;
@@ -21,6 +22,7 @@ pub(crate) mod pods;
 mod spec_slots;
 mod split;
 mod split_plan;
+mod textures;
 mod waves;
 
 use std::fmt::Write;
@@ -50,17 +52,6 @@ pub(crate) fn refuse_cpu(span: Span, what: impl std::fmt::Display) -> Diagnostic
 /// What an intrinsic the CPU target refuses is called in its refusal.
 pub(crate) fn unsupported_intrinsic(op: &Intrinsic) -> Option<&'static str> {
     Some(match op {
-        Intrinsic::ImageLoad
-        | Intrinsic::ImageStore
-        | Intrinsic::ImageWidth
-        | Intrinsic::ImageHeight => "`Image2D` accesses (storage images)",
-        Intrinsic::TextureSample
-        | Intrinsic::TextureSampleLod
-        | Intrinsic::TextureFetch
-        | Intrinsic::TextureFetchLod
-        | Intrinsic::TextureWidth
-        | Intrinsic::TextureHeight
-        | Intrinsic::TextureDepth => "texture reads (textures and samplers)",
         Intrinsic::RayQuery(..) => "ray queries",
         _ => return None,
     })
@@ -211,11 +202,52 @@ fn module_text(
     let mut entry = String::new();
     for slot in &layout.bindings {
         let span = kernel.params()[slot.param].span;
+        if let BindingKind::StorageImage(format) = &slot.kind {
+            let (_, _, channel) = super::images::image_handle(*format, span)?;
+            let var = format!("%h{}", slot.binding);
+            let h = Handle::Image {
+                create: images::image_handle(&var, slot.binding),
+                var,
+                ty: String::new(),
+                mangled: String::new(),
+                channel,
+                format: *format,
+                binding: slot.binding,
+            };
+            entry.push_str(h.create());
+            handles[slot.param] = Some(h);
+            continue;
+        }
+        let var = format!("%h{}", slot.binding);
+        let access = match &slot.kind {
+            BindingKind::Texture(dim, texel) => {
+                let (_, _, texel) = super::textures::texture_handle(*dim, *texel, span)?;
+                Some(Handle::Texture {
+                    create: textures::access_handle(&var, slot.binding),
+                    var: var.clone(),
+                    ty: String::new(),
+                    mangled: String::new(),
+                    dim: *dim,
+                    texel,
+                    binding: slot.binding,
+                })
+            }
+            BindingKind::Sampler => Some(Handle::Sampler {
+                create: textures::access_handle(&var, slot.binding),
+                var: var.clone(),
+                ty: String::new(),
+                mangled: String::new(),
+                binding: slot.binding,
+            }),
+            _ => None,
+        };
+        if let Some(h) = access {
+            entry.push_str(h.create());
+            handles[slot.param] = Some(h);
+            continue;
+        }
         let BindingKind::Buffer { lane, lanes, .. } = &slot.kind else {
             let what = match &slot.kind {
-                BindingKind::StorageImage(_) => "`Image2D` parameters (storage images)",
-                BindingKind::Texture(..) => "texture parameters",
-                BindingKind::Sampler => "`Sampler` parameters",
                 BindingKind::BufferArray { .. } => "buffer arrays (`KernelBuffer<T>[]`)",
                 _ => "`AccelerationStructure` parameters (ray queries)",
             };
