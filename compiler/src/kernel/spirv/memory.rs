@@ -368,7 +368,8 @@ impl FnCx<'_, '_> {
     }
 
     /// [`Self::shared_element_at`]; with `clamp` false an unchecked index is used as it is
-    /// (a cooperative-matrix tile's offset: its tile would run past the array anyway).
+    /// (a read, or a cooperative-matrix tile's offset, whose tile would run past the array
+    /// anyway).
     pub(crate) fn shared_element_clamped(
         &mut self,
         base: &Expr,
