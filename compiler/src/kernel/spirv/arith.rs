@@ -100,13 +100,29 @@ impl FnCx<'_, '_> {
         };
         if s.bits() < 32 {
             // The count is below the narrow width, so the 32-bit shift of the extended value
-            // has the same low bits (see `narrow_in_32_bits`).
-            let wide = wide_of(s);
+            // has the same low bits (see `narrow_in_32_bits`). A logical right shift (`>>>`)
+            // shifts the narrow bit pattern: its operand is zero-extended, also when signed.
+            let logical = opcode == Op::ShiftRightLogical;
+            let (narrow, wide) = match logical {
+                true => (unsigned_of(s), ScalarType::U32),
+                false => (s, wide_of(s)),
+            };
+            let xn = match narrow == s {
+                true => x,
+                false => {
+                    let nty = self.cx.value_type(narrow, span)?;
+                    self.op(Op::Bitcast, nty, &[x])?
+                }
+            };
             let count = self.convert_int(count, s, wide, span)?;
-            let xw = self.convert_int(x, s, wide, span)?;
+            let xw = self.convert_int(xn, narrow, wide, span)?;
             let wty = self.cx.value_type(wide, span)?;
             let r = self.op(opcode, wty, &[xw, count])?;
-            return self.convert_int(r, wide, s, span);
+            let r = self.convert_int(r, wide, narrow, span)?;
+            return match narrow == s {
+                true => Ok(r),
+                false => self.op(Op::Bitcast, ty, &[r]),
+            };
         }
         self.op(opcode, ty, &[x, count])
     }
@@ -353,5 +369,16 @@ fn wide_of(s: ScalarType) -> ScalarType {
         ScalarType::I32
     } else {
         ScalarType::U32
+    }
+}
+
+/// The unsigned integer type of the same width as `s`.
+fn unsigned_of(s: ScalarType) -> ScalarType {
+    match s {
+        ScalarType::I8 => ScalarType::U8,
+        ScalarType::I16 => ScalarType::U16,
+        ScalarType::I32 => ScalarType::U32,
+        ScalarType::I64 => ScalarType::U64,
+        other => other,
     }
 }
