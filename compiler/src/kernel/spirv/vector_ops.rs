@@ -59,6 +59,15 @@ impl FnCx<'_, '_> {
             UnaryOp::Not if s == ScalarType::Bool => Op::LogicalNot,
             _ => return Err(unsupported(e.span, format!("{op:?} on `{}`", a.ty))),
         };
+        if let (Op::SNegate, Type::Vector(s, n)) = (opcode, &a.ty) {
+            if s.bits() < 32 {
+                // Narrow lanes are negated in 32 bits, lane by lane, as scalars are.
+                let (s, n, span) = (*s, *n, e.span);
+                return self.per_lane((s, n), s, (v, v), span, |f, xi, _| {
+                    f.narrow_in_32_bits(Op::SNegate, s, &[xi], span)
+                });
+            }
+        }
         self.op(opcode, ty, &[v])
     }
 
@@ -109,6 +118,13 @@ impl FnCx<'_, '_> {
             BinaryOp::Rem if float => return self.fop(Op::FRem, ty, x, y),
             _ => return Err(unsupported(span, format!("{op:?} on `{}`", a.ty))),
         };
+        if int && s.bits() < 32 && matches!(opcode, Op::IAdd | Op::ISub | Op::IMul) {
+            // Narrow lanes in 32 bits, lane by lane, as scalars are (`narrow_in_32_bits`:
+            // NVIDIA's driver got narrow arithmetic that wraps wrong).
+            return self.per_lane((s, n), s, (x, y), span, |f, xi, yi| {
+                f.narrow_in_32_bits(opcode, s, &[xi, yi], span)
+            });
+        }
         self.op(opcode, ty, &[x, y])
     }
 
