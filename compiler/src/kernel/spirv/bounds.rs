@@ -281,6 +281,27 @@ impl FnCx<'_, '_> {
         Ok((lo, self.op(Op::UConvert, uint, &[high])?))
     }
 
+    /// Whether index `i` (of integer type `ty`) is below the `uint32` `limit`, compared as
+    /// its 64-bit value (a negative signed index is not): `(ok, low word, high word)`.
+    pub(crate) fn index_below(
+        &mut self,
+        i: Word,
+        ty: ScalarType,
+        limit: Word,
+        span: Span,
+    ) -> Res<(Word, Word, Word)> {
+        let bool_ty = self.cx.bool_type();
+        let (lo, hi) = self.index_words(i, ty, span)?;
+        let below = self.op(Op::ULessThan, bool_ty, &[lo, limit])?;
+        if ty.bits() < 64 && !ty.is_signed_integer() {
+            return Ok((below, lo, hi));
+        }
+        let zero = self.cx.const_u32(0);
+        let high_zero = self.op(Op::IEqual, bool_ty, &[hi, zero])?;
+        let ok = self.op(Op::LogicalAnd, bool_ty, &[below, high_zero])?;
+        Ok((ok, lo, hi))
+    }
+
     /// Checks index `i` (of integer type `ty`) against the `uint32` length `len` of
     /// `resource`; returns the index to form the pointer with (0 when out of bounds) and
     /// leaves the guard for [`Self::take_guard`]. Outside checked mode returns `i` as is.
@@ -312,8 +333,6 @@ impl FnCx<'_, '_> {
             return Ok(i);
         }
         let uint = self.cx.u32_type();
-        let bool_ty = self.cx.bool_type();
-        let (lo, hi) = self.index_words(i, ty, span)?;
         let zero = self.cx.const_u32(0);
         let limit = match per {
             1 => len,
@@ -322,9 +341,7 @@ impl FnCx<'_, '_> {
                 self.op(Op::UDiv, uint, &[len, per])?
             }
         };
-        let below = self.op(Op::ULessThan, bool_ty, &[lo, limit])?;
-        let high_zero = self.op(Op::IEqual, bool_ty, &[hi, zero])?;
-        let ok = self.op(Op::LogicalAnd, bool_ty, &[below, high_zero])?;
+        let (ok, lo, hi) = self.index_below(i, ty, limit, span)?;
         let site = self.new_site(site, ty.is_signed_integer(), span);
         let safe = self.op(Op::Select, uint, &[ok, lo, zero])?;
         let guard = Guard::new(self.cx, ok, site, &[lo, hi, len, zero]);
@@ -496,12 +513,8 @@ impl FnCx<'_, '_> {
         let from_inside = self.current_label()?;
         self.branch(merge)?;
         self.begin(outside)?;
-        let void = self.cx.void_type();
         let span = self.func.span;
-        self.cx
-            .b
-            .function_call(void, None, report, g.args[..n].iter().copied())
-            .ice(span)?;
+        self.call_report(report, &g.args[..n], span)?;
         self.branch(merge)?;
         self.begin(merge)?;
         match ty {
@@ -514,6 +527,17 @@ impl FnCx<'_, '_> {
             }
             None => Ok(0),
         }
+    }
+
+    /// The call of a launch's `report` function with a guard's arguments (the branch it
+    /// sits in is the caller's).
+    fn call_report(&mut self, report: Word, args: &[Word], span: Span) -> Res<()> {
+        let void = self.cx.void_type();
+        self.cx
+            .b
+            .function_call(void, None, report, args.iter().copied())
+            .ice(span)?;
+        Ok(())
     }
 
     /// A read of type `ty` that runs whether or not `guard` holds: for a texel or texture
@@ -540,12 +564,8 @@ impl FnCx<'_, '_> {
         let [outside, merge] = [(); 2].map(|_| self.cx.b.id());
         self.selection(g.ok, merge, outside, merge)?;
         self.begin(outside)?;
-        let void = self.cx.void_type();
         let span = self.func.span;
-        self.cx
-            .b
-            .function_call(void, None, report, g.args[..n].iter().copied())
-            .ice(span)?;
+        self.call_report(report, &g.args[..n], span)?;
         self.branch(merge)?;
         self.begin(merge)?;
         let null = self.cx.b.constant_null(ty);

@@ -412,22 +412,13 @@ impl FnCx<'_, '_> {
     ) -> Res<Word> {
         let ty = super::bounds::index_type(index)?;
         let uint = self.cx.u32_type();
-        let bool_ty = self.cx.bool_type();
-        let (lo, hi) = self.index_words(i, ty, index.span)?;
-        let zero = self.cx.const_u32(0);
+        let (ok, lo, _) = self.index_below(i, ty, len, index.span)?;
         let last = match fixed_len {
             Some(n) => self.cx.const_u32(n.saturating_sub(1)),
             None => {
                 let one = self.cx.const_u32(1);
                 self.op(Op::ISub, uint, &[len, one])?
             }
-        };
-        let below = self.op(Op::ULessThan, bool_ty, &[lo, len])?;
-        let ok = if ty.bits() == 64 || ty.is_signed_integer() {
-            let high_zero = self.op(Op::IEqual, bool_ty, &[hi, zero])?;
-            self.op(Op::LogicalAnd, bool_ty, &[below, high_zero])?
-        } else {
-            below
         };
         self.op(Op::Select, uint, &[ok, lo, last])
     }
