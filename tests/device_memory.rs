@@ -233,8 +233,15 @@ fn spec_values_and_shared_sizes_select_cached_pipelines() {
     let expect = |scale: i32, offset: f32| -> Vec<f32> {
         (0..64).map(|i| (i * scale) as f32 + offset).collect()
     };
-    assert_eq!(launch(vec![], 64), expect(7, 1.5));
+    // `prepare` creates the pipeline a default launch of that workgroup size uses.
+    k.prepare([64, 1, 1]).expect("prepare");
     assert_eq!(k.pipelines_created(), 1);
+    assert_eq!(launch(vec![], 64), expect(7, 1.5));
+    assert_eq!(
+        k.pipelines_created(),
+        1,
+        "the launch reuses the prepared pipeline"
+    );
     let custom = vec![3u32, 0.25f32.to_bits()];
     assert_eq!(launch(custom.clone(), 64), expect(3, 0.25));
     assert_eq!(k.pipelines_created(), 2);

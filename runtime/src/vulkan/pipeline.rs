@@ -266,6 +266,19 @@ impl Kernel {
         &self.inner.reflection
     }
 
+    /// Creates the pipeline a launch with workgroup size `block` and default specialization
+    /// values would use, so that the driver's compile is paid (and any refusal seen) before
+    /// the first launch, as one warms a CUDA module; a later launch of that shape reuses it.
+    pub fn prepare(&self, block: [u32; 3]) -> Result<()> {
+        self.pipeline(&PipelineKey {
+            block,
+            spec: Vec::new(),
+            shared_bytes: None,
+            psc: Vec::new(),
+        })
+        .map(|_| ())
+    }
+
     /// How many pipelines this kernel has created so far (one per distinct block size, spec
     /// values and shared size launched).
     pub fn pipelines_created(&self) -> usize {
