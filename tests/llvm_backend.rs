@@ -14,6 +14,7 @@ use cajetac::kernel::spirv::{CompiledKernel, KernelBackend, SpirvOptions, Target
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+mod bool_phis;
 mod images;
 
 fn options(backend: KernelBackend) -> SpirvOptions {

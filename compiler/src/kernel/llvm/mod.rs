@@ -22,6 +22,7 @@ mod arith;
 mod atomics;
 mod bfloat16;
 mod bit_casts;
+mod bool_phis;
 mod buffer_arrays;
 mod buffers;
 mod cleanup;

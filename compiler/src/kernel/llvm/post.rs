@@ -57,6 +57,7 @@ pub(crate) fn fix_up(
     }
     vulkan_fixups::merges_before_branches(&mut m);
     super::undef_phis::fold_undef_phis(&mut m);
+    super::bool_phis::widen_bool_phis(&mut m);
     check_structured(&m)?;
     check_bindings(&m, layout)?;
     spec_workgroup_size(&mut m)?;
