@@ -66,6 +66,9 @@ fn a_loop_with_provable_ranges_runs_a_copy_without_checks() {
     // `src` at every iteration, as every loop did before.
     let smooth = kernel("checked", "loop_in_range.cajeta", "smooth", &checked());
     assert_eq!(report_calls_per_loop(&disassemble(&smooth.words)), [0, 2]);
+    // The box filter: the row loop (not copied) holds both copies of the column loop.
+    let boxed = kernel("checked", "loop_in_range.cajeta", "box", &checked());
+    assert_eq!(report_calls_per_loop(&disassemble(&boxed.words)), [1, 0, 1]);
     let sum = kernel("checked", "loop_leaves_range.cajeta", "sum", &checked());
     assert_eq!(report_calls_per_loop(&disassemble(&sum.words)), [0, 1]);
     // Unchecked, the loop is lowered once.
@@ -109,10 +112,11 @@ fn a_loop_in_bounds_reports_nothing_and_computes_the_hosts_result() {
     let text = std::fs::read_to_string(tests_dir().join("checked/loop_in_range.cajeta")).unwrap();
     let (printed, value) = run_on(&ctx, name, text, &checked());
     let value = value.unwrap_or_else(|e| panic!("{e}"));
-    // 13237: the sum of the 100 outputs, each compared with the host's inside the program.
+    // The sums of the outputs (13237 for the stencil, 7347 for the box filter), each output
+    // compared with the host's inside the program.
     assert_eq!(
         (printed.as_str(), value.as_str()),
-        ("in bounds 13237\n", "0")
+        ("in bounds 13237\nbox 7347\n", "0")
     );
 }
 
@@ -149,4 +153,22 @@ fn shared_indices_bounded_by_their_form_are_folded() {
     let (printed, value) = run_on(&ctx, name, text, &checked());
     assert_eq!(value.unwrap_or_else(|e| panic!("{e}")), "0");
     assert_eq!(printed, "in bounds 3 1202\n");
+}
+
+#[test]
+fn a_loop_whose_index_wraps_around_keeps_its_checks() {
+    // Both ends of `j * step` are 0, in bounds; the product overflows in between, which the
+    // test before the loop catches, so the checked copy reports j = 1 as without versioning.
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let name = "tests/checked/loop_wraps.cajeta";
+    let text = std::fs::read_to_string(tests_dir().join("checked/loop_wraps.cajeta")).unwrap();
+    let (_, value) = run_on(&ctx, name, text, &checked());
+    assert_eq!(
+        value.expect_err("expected a runtime error"),
+        "tests/checked/loop_wraps.cajeta:13:20: runtime error: kernel `k`: index 1073741824 out of bounds for `src` of length 1\n  \
+         note: and 2 more out-of-bounds access(es) in the same launch\n\
+         tests/checked/loop_wraps.cajeta:22:9: note: in this launch"
+    );
 }

@@ -79,8 +79,8 @@ pub(crate) struct FnCx<'a, 'm> {
     /// Checked mode: the accesses (site kind, span) proven in bounds before the loop whose
     /// unchecked copy is being lowered (`loop_ranges.rs`).
     pub(crate) proven: Vec<(&'static str, crate::diagnostics::Span)>,
-    /// Whether a versioned loop's copy is being lowered (loops in it are not copied again).
-    pub(crate) versioning: bool,
+    /// How many versioned loops' copies are being lowered around the current position.
+    pub(crate) versioning: u8,
 }
 
 /// Lowers the kernel body to the entry-point function and returns its id.
@@ -218,7 +218,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
             uniform: None,
             hoist: Default::default(),
             proven: Vec::new(),
-            versioning: false,
+            versioning: 0,
         })
     }
 

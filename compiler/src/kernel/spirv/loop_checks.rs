@@ -103,6 +103,17 @@ pub(crate) enum Access<'m> {
     },
 }
 
+impl Access<'_> {
+    /// The site kind and span of the access's check (what `FnCx::is_proven` matches).
+    pub(crate) fn key(&self) -> (&'static str, Span) {
+        match self {
+            Access::Element { kind, span, .. } => (kind, *span),
+            Access::Texel { span, .. } => ("image", *span),
+            Access::Fetch { span, .. } => ("fetch", *span),
+        }
+    }
+}
+
 /// What a loop's pre-test needs: its counter and the accesses to prove.
 pub(crate) struct Plan<'m> {
     pub(crate) counter: Counter<'m>,

@@ -16,6 +16,12 @@ use super::{BuildExt, Res};
 use crate::diagnostics::Span;
 use crate::ir::{Block, Expr, ExprKind, LoopId, Place, ScalarType, TextureDim, Type};
 
+/// An access's check as `FnCx::is_proven` matches it: site kind and span.
+type ProvenKey = (&'static str, Span);
+
+/// How deep versioned loops nest.
+const MAX_DEPTH: u8 = 2;
+
 /// The ends of an index range, in the index's type.
 #[derive(Clone, Copy)]
 struct Range {
@@ -33,8 +39,9 @@ impl FnCx<'_, '_> {
         continuing: &Block,
         post_cond: Option<&Expr>,
     ) -> Res<()> {
-        // One level of copies: a loop inside a copied loop is lowered as it is.
-        let copy = self.checked() && !self.versioning;
+        // At most two levels of copies (a 2-D stencil's two loops; four copies of the inner
+        // one): a loop inside those is lowered as it is.
+        let copy = self.checked() && self.versioning < MAX_DEPTH;
         let found = copy
             .then(|| plan(id, pre_cond, body, continuing, post_cond))
             .flatten();
@@ -46,17 +53,19 @@ impl FnCx<'_, '_> {
         };
         let [fast_label, checked_label, merge] = [(); 3].map(|_| self.cx.b.id());
         self.selection(fast, fast_label, checked_label, merge)?;
-        self.versioning = true;
+        self.versioning += 1;
         self.begin(fast_label)?;
-        let outer = std::mem::replace(&mut self.proven, proven);
+        // What an enclosing loop's test proved stays proven.
+        let outer_len = self.proven.len();
+        self.proven.extend(proven);
         let lowered = self.lower_loop(id, pre_cond, body, continuing, post_cond);
-        self.proven = outer;
+        self.proven.truncate(outer_len);
         lowered?;
         self.branch(merge)?;
         self.begin(checked_label)?;
         self.lower_loop(id, pre_cond, body, continuing, post_cond)?;
         self.branch(merge)?;
-        self.versioning = false;
+        self.versioning -= 1;
         self.begin(merge)
     }
 
@@ -66,77 +75,95 @@ impl FnCx<'_, '_> {
     }
 
     /// Emits the test of every planned access that can be tested: the `bool` that holds
-    /// when all are in bounds, and their (site kind, span); `None` when none can.
-    fn plan_test(&mut self, p: &Plan) -> Res<Option<(Word, Vec<(&'static str, Span)>)>> {
+    /// when all are in bounds, and their (site kind, span); `None` when none can (then
+    /// nothing is emitted in the current block).
+    fn plan_test(&mut self, p: &Plan) -> Res<Option<(Word, Vec<ProvenKey>)>> {
+        let mut testable = Vec::new();
+        for a in &p.accesses {
+            // Proven by an enclosing loop's test already.
+            let (kind, span) = a.key();
+            if self.is_proven(kind, span) {
+                continue;
+            }
+            if let Some(extent) = self.extent_of(a)? {
+                testable.push((a, extent));
+            }
+        }
+        if testable.is_empty() {
+            return Ok(None);
+        }
         let bool_ty = self.cx.bool_type();
         let mut conds = Vec::new();
         let counter = self.counter_range(&p.counter, &mut conds)?;
         let mut proven = Vec::new();
-        for a in &p.accesses {
-            let mut mine = Vec::new();
-            let key = match a {
-                Access::Element {
-                    kind,
-                    base,
-                    index,
-                    span,
-                } => {
-                    let Some(len) = self.element_length(kind, base)? else {
-                        continue;
-                    };
-                    if index.ty != ScalarType::U32 {
-                        continue;
-                    }
-                    let r = self.sym_range(index, counter, &mut mine)?;
-                    mine.push(self.op(Op::ULessThan, bool_ty, &[r.hi, len])?);
-                    (*kind, *span)
+        for (a, extent) in testable {
+            match a {
+                Access::Element { index, .. } => {
+                    let r = self.sym_range(index, counter, &mut conds)?;
+                    conds.push(self.op(Op::ULessThan, bool_ty, &[r.hi, extent])?);
                 }
-                Access::Texel { img, coords, span } => {
-                    let Ok((var, ResourceKind::Image { image, .. })) = self.resource_of(img) else {
-                        continue;
-                    };
-                    let image = self.hoisted_image(var, image)?;
-                    let uint = self.cx.u32_type();
-                    let uv2 = self.cx.vector_type(uint, 2);
-                    self.cx.features.require(Capability::ImageQuery);
-                    let size = self.hoisted(Op::ImageQuerySize, uv2, &[Operand::IdRef(image)])?;
-                    self.coords_inside(coords, size, 2, counter, &mut mine)?;
-                    ("image", *span)
+                Access::Texel { coords, .. } => {
+                    self.coords_inside(coords, extent, 2, counter, &mut conds)?;
                 }
-                Access::Fetch { tex, coords, span } => {
-                    let Ok((var, ResourceKind::Texture { dim, image, .. })) = self.resource_of(tex)
-                    else {
-                        continue;
-                    };
-                    let n = dim.fetch_count();
-                    if n == 0 || n != coords.len() || dim == TextureDim::D2Array {
-                        continue;
-                    }
-                    let image = self.hoisted_image(var, image)?;
-                    let uint = self.cx.u32_type();
-                    let size_ty = match n {
-                        1 => uint,
-                        _ => self.cx.vector_type(uint, n as u32),
-                    };
-                    self.cx.features.require(Capability::ImageQuery);
-                    let zero = self.cx.const_u32(0);
-                    let at = [Operand::IdRef(image), Operand::IdRef(zero)];
-                    let size = self.hoisted(Op::ImageQuerySizeLod, size_ty, &at)?;
-                    self.coords_inside(coords, size, n, counter, &mut mine)?;
-                    ("fetch", *span)
+                Access::Fetch { coords, .. } => {
+                    let n = coords.len();
+                    self.coords_inside(coords, extent, n, counter, &mut conds)?;
                 }
-            };
-            conds.append(&mut mine);
-            proven.push(key);
-        }
-        if proven.is_empty() {
-            return Ok(None);
+            }
+            proven.push(a.key());
         }
         let mut all = conds[0];
         for &c in &conds[1..] {
             all = self.op(Op::LogicalAnd, bool_ty, &[all, c])?;
         }
         Ok(Some((all, proven)))
+    }
+
+    /// The extent the access's check compares with, hoisted (`hoist.rs`), when the loop's
+    /// test can stand for that check: a buffer's or shared array's length (a `uint32` index),
+    /// an image's or a level-0 texture's size (`uint32` lanes, one per coordinate).
+    fn extent_of(&mut self, a: &Access) -> Res<Option<Word>> {
+        match a {
+            Access::Element {
+                kind, base, index, ..
+            } => {
+                if index.ty != ScalarType::U32 {
+                    return Ok(None);
+                }
+                self.element_length(kind, base)
+            }
+            Access::Texel { img, .. } => {
+                let Ok((var, ResourceKind::Image { image, .. })) = self.resource_of(img) else {
+                    return Ok(None);
+                };
+                let image = self.hoisted_image(var, image)?;
+                let uint = self.cx.u32_type();
+                let uv2 = self.cx.vector_type(uint, 2);
+                self.cx.features.require(Capability::ImageQuery);
+                let at = [Operand::IdRef(image)];
+                Ok(Some(self.hoisted(Op::ImageQuerySize, uv2, &at)?))
+            }
+            Access::Fetch { tex, coords, .. } => {
+                let Ok((var, ResourceKind::Texture { dim, image, .. })) = self.resource_of(tex)
+                else {
+                    return Ok(None);
+                };
+                let n = dim.fetch_count();
+                if n == 0 || n != coords.len() || dim == TextureDim::D2Array {
+                    return Ok(None);
+                }
+                let image = self.hoisted_image(var, image)?;
+                let uint = self.cx.u32_type();
+                let size_ty = match n {
+                    1 => uint,
+                    _ => self.cx.vector_type(uint, n as u32),
+                };
+                self.cx.features.require(Capability::ImageQuery);
+                let zero = self.cx.const_u32(0);
+                let at = [Operand::IdRef(image), Operand::IdRef(zero)];
+                Ok(Some(self.hoisted(Op::ImageQuerySizeLod, size_ty, &at)?))
+            }
+        }
     }
 
     /// The length a buffer or shared-array element access is checked against, when the
