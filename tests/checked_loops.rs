@@ -145,6 +145,10 @@ fn shared_indices_bounded_by_their_form_are_folded() {
     let resources: Vec<&str> = sites.iter().map(|s| s.resource.as_str()).collect();
     // The barrier's own site and the buffer store's; none for `t`.
     assert_eq!(resources, ["Barrier.workgroup()", "out"]);
+    // `i & 16`, `Math.clamp(i, 0, 16)`, a signed `d % 16` and `i % 17` keep their checks.
+    let kept = kernel("checked", "fold_shared.cajeta", "kept", &checked());
+    let sites = &kept.reflection.bounds_check.as_ref().unwrap().sites;
+    assert_eq!(sites.iter().filter(|s| s.resource == "t").count(), 4);
     let Some(ctx) = device_context(false) else {
         return;
     };
