@@ -12,6 +12,7 @@ mod cajeta_forms;
 mod cajeta_sync_forms;
 mod checked;
 mod checked_access;
+mod checked_loops;
 mod concurrency;
 mod coop_shapes;
 mod cpu_device;

@@ -314,6 +314,10 @@ impl FnCx<'_, '_> {
         kind: &'static str,
         span: Span,
     ) -> Res<Word> {
+        // Proven in bounds before the loop this copy of it runs in (`loop_ranges.rs`).
+        if self.is_proven(kind, span) {
+            return Ok(i);
+        }
         self.check_index_per(i, ty, len, (resource, kind, &[]), 1, span)
     }
 
@@ -425,7 +429,7 @@ impl FnCx<'_, '_> {
         resource: &str,
         span: Span,
     ) -> Res<(Word, Option<Guard>)> {
-        if !self.checked() {
+        if !self.checked() || self.is_proven("image", span) {
             return Ok((coord, None));
         }
         let uint = self.cx.u32_type();

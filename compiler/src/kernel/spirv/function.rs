@@ -76,6 +76,11 @@ pub(crate) struct FnCx<'a, 'm> {
     pub(crate) uniform: Option<Vec<bool>>,
     /// Checked mode's resource queries for the first block (`hoist.rs`).
     pub(crate) hoist: super::hoist::Hoisted,
+    /// Checked mode: the accesses (site kind, span) proven in bounds before the loop whose
+    /// unchecked copy is being lowered (`loop_ranges.rs`).
+    pub(crate) proven: Vec<(&'static str, crate::diagnostics::Span)>,
+    /// How many versioned loops' copies are being lowered around the current position.
+    pub(crate) versioning: u8,
 }
 
 /// Lowers the kernel body to the entry-point function and returns its id.
@@ -212,6 +217,8 @@ impl<'a, 'm> FnCx<'a, 'm> {
             exit_flag: None,
             uniform: None,
             hoist: Default::default(),
+            proven: Vec::new(),
+            versioning: 0,
         })
     }
 
@@ -364,7 +371,10 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 body,
                 continuing,
                 post_cond,
-            } => self.lower_loop(*id, pre_cond.as_ref(), body, continuing, post_cond.as_ref()),
+            } => {
+                let (pre, post) = (pre_cond.as_ref(), post_cond.as_ref());
+                self.lower_loop_checked(*id, pre, body, continuing, post)
+            }
             Stmt::Break(id) => self.jump(*id, Jump::Break),
             Stmt::Continue(id) => self.jump(*id, Jump::Continue),
             Stmt::Return(None, _) => self.cx.b.ret().ice(span),
@@ -415,7 +425,8 @@ impl<'a, 'm> FnCx<'a, 'm> {
         Ok(())
     }
 
-    fn lower_loop(
+    /// Lowers a loop as it is (`lower_loop_checked` may lower it twice).
+    pub(crate) fn lower_loop(
         &mut self,
         id: LoopId,
         pre_cond: Option<&Expr>,

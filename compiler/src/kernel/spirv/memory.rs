@@ -379,7 +379,14 @@ impl FnCx<'_, '_> {
     ) -> Res<(Word, ScalarType, Word)> {
         let a = self.shared_of(base)?;
         let mut i = i;
+        // An index whose form keeps it below the constant length needs no check.
+        let folded = a
+            .fixed_len
+            .is_some_and(|n| super::index_range::always_below(index, n));
         if self.checked() {
+            if folded {
+                return self.shared_pointer(&a, i);
+            }
             // The kernel's name for the array, also inside a helper it was passed to.
             let name = self.cx.kernel.locals.get(a.handle);
             let name = name.map(|l| l.name.clone()).unwrap_or_default();
@@ -393,6 +400,11 @@ impl FnCx<'_, '_> {
         } else if clamp && !in_range(index, a.fixed_len) {
             i = self.clamp_shared_index(i, index, a.len, a.fixed_len)?;
         }
+        self.shared_pointer(&a, i)
+    }
+
+    /// The pointer to element `i` of the shared array `a`, with its lane and stored types.
+    fn shared_pointer(&mut self, a: &SharedArray, i: Word) -> Res<(Word, ScalarType, Word)> {
         let ptr_ty = self.cx.pointer_type(StorageClass::Workgroup, a.storage);
         let ptr = self.op(Op::AccessChain, ptr_ty, &[a.var, i])?;
         Ok((ptr, a.elem, a.storage))

@@ -142,7 +142,7 @@ impl FnCx<'_, '_> {
             false => self.cx.const_u32(0),
         };
         let mut guard = None;
-        if self.checked() {
+        if self.checked() && !self.is_proven("fetch", e.span) {
             let mut signed = true;
             for c in &rest[..want] {
                 signed &= super::bounds::index_type(c)? == ScalarType::I32;
