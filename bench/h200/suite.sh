@@ -10,9 +10,12 @@ export PATH=$B:$PATH CAJETAC=$B/cajetac CAJETA_SPIRV_VAL=$B/spirv-val CI=true CA
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 # The test binary looks for cajetac next to its deps/ folder.
 mkdir -p /tmp/t/deps && cp $B/suite /tmp/t/deps/suite && cp $B/cajetac $B/cajetac-llvm /tmp/t/ 2>/dev/null
-# The ten-minute soak (tests/soak.rs) outlives one device command: SOAK_SECS starts it
-# detached, beside this command's work, and bench/h200/soak_collect.sh waits for it and
-# collects its samples in the next command.
+# The ten-minute soak (tests/soak.rs): SOAK_SECS starts it detached, beside this command's
+# work, and bench/h200/soak_collect.sh waits for it and collects its samples. The device's
+# `run` waits for every process its command started, so the command stays open until the
+# soak ends (600 s is the longest a command may run): a soak of SOAK_SECS=600 ends with the
+# command's time limit, and soak_collect.sh must come in a command started within the
+# machine's idle time (30 s).
 if [ -n "${SOAK_SECS:-}" ]; then
   mkdir -p /tmp/soak
   (cd tests && CAJETA_SOAK_SECS=$SOAK_SECS CAJETA_SOAK_THREADS=${SOAK_THREADS:-16} \
@@ -44,6 +47,17 @@ for round in $(seq 1 ${PARALLEL_ROUNDS:-1}); do
   step "suite, default threads ($(nproc) cores), round $round"
   parallel_suite "_$round"
 done
+# libtest prints why a test failed only when the whole run ends, which a stalled run never
+# does: each test reported FAILED is run again alone, its output kept in failures.txt.
+failed=$(sed -n 's/^test \(.*\) \.\.\. FAILED$/\1/p' "$OUT"/suite_parallel_*.txt | sort -u)
+if [ -n "$failed" ]; then
+  step "the failed tests alone"
+  for t in $failed; do
+    echo "=== $t"
+    (cd tests && timeout 120 /tmp/t/deps/suite --exact "$t" --nocapture --test-threads=1 2>&1 | tail -40)
+  done > "$OUT/failures.txt"
+  grep -E "^=== |panicked at|^test result" "$OUT/failures.txt" | head -40
+fi
 if [ -n "${REDUCE:-}" ] && [ -x $B/cajeta-fuzz ]; then
   step "reduce $REDUCE on this device"
   R=$(realpath "$REDUCE")
