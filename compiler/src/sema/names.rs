@@ -7,11 +7,14 @@ use crate::ir::{
 use crate::syntax::ast;
 use std::collections::HashMap;
 
-/// Older Cajeta names accepted as aliases (SPEC §1).
+/// Older Cajeta names accepted as aliases (SPEC §1): `cajeta.xpu.core`'s `Buffer`, `Stream`
+/// and `Thread`, and the `GpuThread` / `GpuStream` of Cajeta's `cajeta.gpu` package.
 const ALIASES: &[(&str, &str)] = &[
     ("Buffer", "KernelBuffer"),
     ("Stream", "KernelStream"),
     ("Thread", "KernelThread"),
+    ("GpuThread", "KernelThread"),
+    ("GpuStream", "KernelStream"),
 ];
 
 /// Canonical class name for a possibly aliased one.
