@@ -627,7 +627,8 @@ pub fn resolve_type(
                     super::coop::resolve_coop_type(n, args, t.span, generics)
                 }
                 "String" => Ok(Type::String),
-                "Event" => {
+                // Cajeta's Fence and KernelTimer are Events here (xpu.cajeta).
+                "Event" | "Fence" | "KernelTimer" => {
                     arity(0)?;
                     Ok(Type::Event)
                 }
