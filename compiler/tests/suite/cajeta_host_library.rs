@@ -312,3 +312,44 @@ fn rng_replays_cajetas_xorshift_stream() {
     );
     assert!(err.contains("count 5 is past the 4 weights"), "{err}");
 }
+
+#[test]
+fn pinned_and_unified_buffers_move_data_with_host_store_and_load() {
+    // Cajeta's residency idiom: a buffer without memory, `allocate(MemoryKind.X)`, then the
+    // zero-copy `hostStore` / `hostLoad` (upload and download here, direct on host-visible
+    // memory). The kernel adds 1 to each element.
+    let src = "public final class P {
+    @Kernel
+    public static void inc(KernelBuffer<float32> b) {
+        b[KernelThread.globalIdX()] += 1.0f;
+    }
+
+    static float32 roundTrip(KernelBuffer<float32> b) {
+        float32[] h = [1.0f, 2.0f, 3.0f, 4.0f];
+        b.hostStore(h);
+        inc.launch(KernelStream.current(), grid: [1], block: [4])(b);
+        KernelStream.current().sync();
+        b.hostLoad(h);
+        return h[0] + h[1] * 10.0f + h[2] * 100.0f + h[3] * 1000.0f;
+    }
+
+    public static int32 main(String[] args) {
+        KernelBuffer<float32> p = heap KernelBuffer<float32>(0, 4);
+        p.allocate(MemoryKind.Pinned);
+        KernelBuffer<float32> u = heap KernelBuffer<float32>(0, 4);
+        u.allocate(MemoryKind.Unified);
+        KernelBuffer<float32> d = KernelBuffer<float32>.alloc(4);
+        System.out.println(roundTrip(p) + \" \" + roundTrip(u) + \" \" + roundTrip(d));
+        return 0;
+    }
+}
+";
+    // 2 + 30 + 400 + 5000.
+    for device in [&[][..], &["--device", "cpu"][..]] {
+        assert_eq!(
+            both("pinned", device, src),
+            ["5432.0 5432.0 5432.0"],
+            "{device:?}"
+        );
+    }
+}
