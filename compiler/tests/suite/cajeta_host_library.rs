@@ -151,6 +151,24 @@ fn device_force_after_the_first_use_or_of_an_unknown_backend_is_a_runtime_error(
     let err = both_fail("force-late", &["--", "cpu", "vulkan"], FORCE);
     assert!(err.contains("p.cajeta:15:9"), "{err}");
     assert!(err.contains("already used its device"), "{err}");
+    // A device query other than activeBackend() uses the device too, on either device.
+    let asked = "public final class Q {
+    public static int32 main(String[] args) {
+        System.out.println(Device.waveSize() > 0);
+        Device.force(args[0]);
+        return 0;
+    }
+}
+";
+    let err = both_fail("force-asked", &["--", "cpu"], asked);
+    assert!(err.contains("p.cajeta:4:9"), "{err}");
+    assert!(err.contains("already used its device"), "{err}");
+    let err = both_fail(
+        "force-asked-cpu",
+        &["--device", "cpu", "--", "vulkan"],
+        asked,
+    );
+    assert!(err.contains("already used its device"), "{err}");
     let err = both_fail("force-metal", &["--", "metal", "cpu"], FORCE);
     assert!(err.contains("p.cajeta:8:9"), "{err}");
     assert!(err.contains("unknown backend \"metal\""), "{err}");

@@ -212,8 +212,8 @@ pub struct Device<'a> {
     /// The CPU device made for a Vulkan run whose program calls `Device.force`, which may
     /// still choose it (`device_control.rs`).
     pub(super) spare_cpu: Option<&'a super::cpu_run::CpuRun>,
-    /// Whether the run has used its device (a buffer, image, texture, stream or context),
-    /// after which `Device.force` can no longer change it.
+    /// Whether the run has used its device (a buffer, image, texture, stream, context or a
+    /// device query), after which `Device.force` can no longer change it.
     pub(super) used: std::cell::Cell<bool>,
 }
 

@@ -62,7 +62,7 @@ impl Interp<'_> {
         if self.device.used.get() {
             return err(
                 span,
-                format!("Device.force(\"{name}\"): the run has already used its device; force the device before the first buffer, image, texture, stream or launch"),
+                format!("Device.force(\"{name}\"): the run has already used its device; force the device before the first buffer, image, texture, stream, launch or device query"),
             );
         }
         if want_cpu {

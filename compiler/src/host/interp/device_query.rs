@@ -19,6 +19,11 @@ impl Interp<'_> {
             // seen none.
             return int_value(0, &e.ty, e.span);
         }
+        if q != HostDeviceQuery::ActiveBackend {
+            // Asking about the device uses it, on the CPU device as on Vulkan (where it makes
+            // the context): `Device.force` can no longer change it.
+            self.device.used.set(true);
+        }
         if let Some(cpu) = self.device.cpu {
             return cpu_query(&cpu.device, q, e);
         }
