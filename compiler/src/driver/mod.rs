@@ -376,7 +376,7 @@ pub fn run_program_with(
         sources,
         io,
         context_options,
-        (&interp::Interpret, None),
+        (&interp::Interpret, (None, None)),
     )
 }
 
@@ -410,6 +410,19 @@ pub fn run_program_entry_with(
                 .map_err(RunError::Compile)?,
         ),
     };
+    // A Vulkan run of a program that calls `Device.force` may move to the CPU device before
+    // its first device use: its kernels are compiled for it too, when they can be (when not,
+    // `force("cpu")` is a runtime error).
+    let spare_cpu = match device {
+        RunDevice::Vulkan
+            if calls_host_op(&module, |op| {
+                op == ir::HostOp::DeviceControl(ir::DeviceControl::Force)
+            }) && cpu_device_available() =>
+        {
+            compile_for_cpu(&module, kernels.keys().copied(), options).ok()
+        }
+        _ => None,
+    };
     interpret(
         &module,
         entry,
@@ -418,7 +431,7 @@ pub fn run_program_entry_with(
         sources,
         io,
         context_options,
-        (executor, cpu.as_ref()),
+        (executor, (cpu.as_ref(), spare_cpu.as_ref())),
     )
     .map(|outcome| (outcome, name))
 }
@@ -447,19 +460,16 @@ fn prepare(
 
 /// Whether some host function of `module` calls `Blas.gemm`.
 fn calls_library_gemm(module: &ir::Module) -> bool {
-    let is_gemm = |e: &ir::Expr| {
-        matches!(
-            e.kind,
-            ir::ExprKind::Host {
-                op: ir::HostOp::Gemm,
-                ..
-            }
-        )
-    };
+    calls_host_op(module, |op| op == ir::HostOp::Gemm)
+}
+
+/// Whether some function of `module` runs a host operation that `wanted` accepts.
+fn calls_host_op(module: &ir::Module, wanted: impl Fn(ir::HostOp) -> bool) -> bool {
+    let found = |e: &ir::Expr| matches!(e.kind, ir::ExprKind::Host { op, .. } if wanted(op));
     module
         .functions
         .iter()
-        .any(|f| ir::visit::find_expr(&f.body, &is_gemm).is_some())
+        .any(|f| ir::visit::find_expr(&f.body, &found).is_some())
 }
 
 /// Runs the host code with `executor`, creating the context first (see
@@ -473,10 +483,16 @@ fn interpret(
     sources: &SourceMap,
     io: &mut HostIo,
     context_options: Option<cajeta_runtime::ContextOptions>,
-    (executor, cpu): (&dyn interp::HostExecutor, Option<&interp::cpu_run::CpuRun>),
+    (executor, cpu): (
+        &dyn interp::HostExecutor,
+        (
+            Option<&interp::cpu_run::CpuRun>,
+            Option<&interp::cpu_run::CpuRun>,
+        ),
+    ),
 ) -> Result<HostOutcome, RunError> {
     let mut pending = None;
-    let wants_context = io.context.is_none() && !kernels.is_empty() && cpu.is_none();
+    let wants_context = io.context.is_none() && !kernels.is_empty() && cpu.0.is_none();
     if let Some(opts) = context_options.filter(|_| wants_context) {
         // Address variants count: a launch may need one (a buffer past the descriptor range).
         // A device without their features fails this context, and a plain one is made.
@@ -521,7 +537,7 @@ fn interpret(
             });
         pending = made.is_ok().then_some(rx);
     }
-    interp::run_host_pending(
+    interp::run_host_on(
         module, entry, args, kernels, sources, io, executor, pending, cpu,
     )
     .map_err(RunError::Runtime)

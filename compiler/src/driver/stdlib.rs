@@ -69,6 +69,8 @@ pub(crate) const ALSO_NAMES: &[(&str, &str)] = &[
     ("Buffer", "KernelBuffer"),
     ("Stream", "KernelStream"),
     ("Thread", "KernelThread"),
+    ("GpuThread", "KernelThread"),
+    ("GpuStream", "KernelStream"),
     ("System", "SystemOut"),
 ];
 

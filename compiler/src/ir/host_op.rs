@@ -62,8 +62,17 @@ pub enum HostOp {
     EventQuery,
     /// `Event.elapsedMs(a, b)` → float64 milliseconds.
     EventElapsed,
+    /// `e.destroy()` (Cajeta's `Event`, `Fence` and `KernelTimer`): nothing to release early,
+    /// the event goes when the program no longer holds it.
+    EventDestroy,
+    /// Cajeta's `KernelTimer`: an event (the end marker) with a start marker of its own.
+    Timer(TimerOp),
+    /// Cajeta's `Rng`: the xorshift64 stream generator and weighted reservoir sampling.
+    Rng(RngOp),
     /// `Device.name()` etc. in host code: a property of the run's device.
     DeviceQuery(HostDeviceQuery),
+    /// `Device.force(name)`, `Device.kernelAvailable(name)`: Cajeta's device controls.
+    DeviceControl(DeviceControl),
     /// `Device.count()`, `Device.set(i)`, `dst.copyFrom(src)`…: several devices in one
     /// program.
     Devices(DevicesOp),
@@ -229,6 +238,64 @@ pub enum HostDeviceQuery {
     /// `Device.supports(Capability.X)` in host code: whether the run's device has what the
     /// capability needs; the index into `ir::CAPABILITIES` (sema puts the constant here).
     Supports(u32),
+    /// `Device.launchFailures()`: launches that failed and let the run go on, always 0 here
+    /// (a failed launch ends the run with a runtime error).
+    LaunchFailures,
+}
+
+/// Cajeta's `KernelTimer` (host code): a timer is an `Event` (its end marker) holding a
+/// start marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TimerOp {
+    /// `KernelTimer.create()`.
+    Create,
+    /// `t.begin(s)`: records the start marker on `s` and forgets the end.
+    Begin,
+    /// `t.end(s)`: records the end marker on `s`.
+    End,
+    /// `t.elapsedNanos()` → int64: the device time between the markers, -1 until both are
+    /// recorded.
+    ElapsedNanos,
+    /// `KernelTimer.tier()` → int32: 2 (device timestamps) on Vulkan, 1 (the host clock) on
+    /// the CPU device.
+    Tier,
+    /// `KernelTimer.tierName()` → `"device"` or `"host"`.
+    TierName,
+    /// `KernelTimer.clockScale()` → float64: 1.0 (Vulkan's `timestampPeriod` is applied).
+    ClockScale,
+    /// `KernelTimer.impliedGBps(ns, bytes)` → float64.
+    ImpliedGbps,
+    /// `KernelTimer.impliedOpsPerSecond(ns, ops)` → float64.
+    ImpliedOpsPerSecond,
+    /// `KernelTimer.withinPeak(ns, bytes, peakGBps, ops, peakOpsPerSecond)` → boolean.
+    WithinPeak,
+}
+
+/// Cajeta's `Rng` (host code): xorshift64 with the (13, 7, 17) shifts, its state threaded
+/// through the calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RngOp {
+    /// `Rng.next(state)` → the next state, which is also the next 64 random bits.
+    Next,
+    /// `Rng.seedState(seed)` → the first state of `seed`'s stream.
+    SeedState,
+    /// `Rng.output(state)` → the state's 64 bits.
+    Output,
+    /// `Rng.toUnitFloat(bits)` → float32 in [0, 1) from the top 24 bits.
+    ToUnitFloat,
+    /// `Rng.weightedReservoirChoice(weights, count, seed)` → int32: an index drawn with
+    /// probability proportional to its weight, -1 when none was.
+    WeightedReservoirChoice,
+}
+
+/// Cajeta's `Device` controls that take a name (host code).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeviceControl {
+    /// `Device.force("vulkan" | "cpu" | …)`: chooses the device before the first device use.
+    Force,
+    /// `Device.kernelAvailable("k")`: whether the program has a kernel of that name that the
+    /// run's device can launch.
+    KernelAvailable,
 }
 
 impl HostOp {
@@ -250,6 +317,7 @@ impl HostOp {
                 | HostOp::EventWaitHost
                 | HostOp::EventQuery
                 | HostOp::EventElapsed
+                | HostOp::Timer(TimerOp::ElapsedNanos)
                 | HostOp::Devices(DevicesOp::CopyFrom)
                 | HostOp::Comm(_)
         )
@@ -279,6 +347,22 @@ impl HostOp {
             "host.event.wait_host" => HostOp::EventWaitHost,
             "host.event.query" => HostOp::EventQuery,
             "host.event.elapsed" => HostOp::EventElapsed,
+            "host.event.destroy" => HostOp::EventDestroy,
+            "host.rng.next" => HostOp::Rng(RngOp::Next),
+            "host.rng.seed_state" => HostOp::Rng(RngOp::SeedState),
+            "host.rng.output" => HostOp::Rng(RngOp::Output),
+            "host.rng.to_unit_float" => HostOp::Rng(RngOp::ToUnitFloat),
+            "host.rng.weighted_reservoir_choice" => HostOp::Rng(RngOp::WeightedReservoirChoice),
+            "host.timer.create" => HostOp::Timer(TimerOp::Create),
+            "host.timer.begin" => HostOp::Timer(TimerOp::Begin),
+            "host.timer.end" => HostOp::Timer(TimerOp::End),
+            "host.timer.elapsed_nanos" => HostOp::Timer(TimerOp::ElapsedNanos),
+            "host.timer.tier" => HostOp::Timer(TimerOp::Tier),
+            "host.timer.tier_name" => HostOp::Timer(TimerOp::TierName),
+            "host.timer.clock_scale" => HostOp::Timer(TimerOp::ClockScale),
+            "host.timer.implied_gbps" => HostOp::Timer(TimerOp::ImpliedGbps),
+            "host.timer.implied_ops" => HostOp::Timer(TimerOp::ImpliedOpsPerSecond),
+            "host.timer.within_peak" => HostOp::Timer(TimerOp::WithinPeak),
             "host.device.name" => HostOp::DeviceQuery(HostDeviceQuery::Name),
             "host.device.active_backend" => HostOp::DeviceQuery(HostDeviceQuery::ActiveBackend),
             "host.device.memory_bytes" => HostOp::DeviceQuery(HostDeviceQuery::MemoryBytes),
@@ -289,6 +373,9 @@ impl HostOp {
             "host.device.max_block_size" => HostOp::DeviceQuery(HostDeviceQuery::MaxBlockSize),
             "host.device.is_integrated" => HostOp::DeviceQuery(HostDeviceQuery::IsIntegrated),
             "host.device.supports" => HostOp::DeviceQuery(HostDeviceQuery::Supports(0)),
+            "host.device.launch_failures" => HostOp::DeviceQuery(HostDeviceQuery::LaunchFailures),
+            "host.device.force" => HostOp::DeviceControl(DeviceControl::Force),
+            "host.device.kernel_available" => HostOp::DeviceControl(DeviceControl::KernelAvailable),
             "host.device.count" => HostOp::Devices(DevicesOp::Count),
             "host.device.all" => HostOp::Devices(DevicesOp::All),
             "host.device.current" => HostOp::Devices(DevicesOp::Current),

@@ -27,7 +27,9 @@ pub use device::{
     CapabilityNeed, CoopOp, CoopShapeQuery, CoopType, CoopUse, DeviceQuery, OptionFlag,
     CAPABILITIES,
 };
-pub use host_op::{CommOp, DevicesOp, HostDeviceQuery, HostOp, StringOp};
+pub use host_op::{
+    CommOp, DeviceControl, DevicesOp, HostDeviceQuery, HostOp, RngOp, StringOp, TimerOp,
+};
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
 pub use intrinsic::{
     AtomicOp, Axis, BarrierKind, GroupOp, Intrinsic, PrecisionFn, RayQueryOp, VecFn, WaveOp,

@@ -245,6 +245,21 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.query_string_call(recv, name, args, span) {
             return r;
         }
+        // Cajeta's kernel manifest, `k.manifest()` on a kernel of this class.
+        if let ast::ExprKind::Name(k) = &recv.kind {
+            let is_kernel = self.lookup(k).is_none()
+                && self
+                    .syms
+                    .user_methods
+                    .get(&self.class)
+                    .and_then(|m| m.get(k))
+                    .is_some();
+            if is_kernel && name.name == "manifest" {
+                if let Some(d) = super::type_hints::cajeta_only_class("KernelManifest", name.span) {
+                    return self.error(d);
+                }
+            }
+        }
         // `System.out.println(…)`, also as Cajeta's `System.stdout`.
         if let ast::ExprKind::Field(base, field) = &recv.kind {
             if matches!(&base.kind, ast::ExprKind::Name(n) if n == "System" && self.lookup("System").is_none())
@@ -291,7 +306,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Type::Shared(_) => "Shared",
             Type::Stream => "KernelStream",
             Type::String => "String",
-            Type::Event => "Event",
+            // A Cajeta `Fence` or `KernelTimer` is an Event here: their methods are found in
+            // their own classes.
+            Type::Event => ["Event", "Fence", "KernelTimer"]
+                .into_iter()
+                .find(|c| self.syms.intrinsic(c, &name.name).is_some())
+                .unwrap_or("Event"),
             Type::Vector(..) => return self.vector_method(r, name, args, span),
             Type::Matrix(..) => return self.matrix_method(r, name, args, span),
             other => {

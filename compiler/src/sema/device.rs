@@ -69,6 +69,17 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         Some(match table.get(&field.name) {
             Some((ty, q)) => {
                 let (ty, q) = (ty.clone(), *q);
+                if !self.is_device() && class == "Device" && field.name == "subgroupSize" {
+                    // In host code, the run's device: the same answer as `waveSize()`.
+                    return Some(Ok(ir::Expr {
+                        kind: ExprKind::Host {
+                            op: ir::HostOp::DeviceQuery(ir::HostDeviceQuery::WaveSize),
+                            args: Vec::new(),
+                        },
+                        ty,
+                        span,
+                    }));
+                }
                 if self
                     .device_only(span, &format!("`{class}.{}`", field.name))
                     .is_err()

@@ -361,6 +361,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 span,
             });
         }
+        if let Some(d) = super::type_hints::cajeta_only_class(name, span) {
+            return self.error(d);
+        }
         let mut d = Diagnostic::error(
             Code::UnknownName,
             span,

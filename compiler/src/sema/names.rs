@@ -7,11 +7,14 @@ use crate::ir::{
 use crate::syntax::ast;
 use std::collections::HashMap;
 
-/// Older Cajeta names accepted as aliases (SPEC §1).
+/// Older Cajeta names accepted as aliases (SPEC §1): `cajeta.xpu.core`'s `Buffer`, `Stream`
+/// and `Thread`, and the `GpuThread` / `GpuStream` of Cajeta's `cajeta.gpu` package.
 const ALIASES: &[(&str, &str)] = &[
     ("Buffer", "KernelBuffer"),
     ("Stream", "KernelStream"),
     ("Thread", "KernelThread"),
+    ("GpuThread", "KernelThread"),
+    ("GpuStream", "KernelStream"),
 ];
 
 /// Canonical class name for a possibly aliased one.
@@ -624,7 +627,8 @@ pub fn resolve_type(
                     super::coop::resolve_coop_type(n, args, t.span, generics)
                 }
                 "String" => Ok(Type::String),
-                "Event" => {
+                // Cajeta's Fence and KernelTimer are Events here (xpu.cajeta).
+                "Event" | "Fence" | "KernelTimer" => {
                     arity(0)?;
                     Ok(Type::Event)
                 }

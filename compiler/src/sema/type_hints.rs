@@ -57,6 +57,21 @@ const OTHER_TYPE_NAMES: &[&str] = &[
     "Event",
 ];
 
+/// E0024 for a class of Cajeta's library that cajetac does not offer, used as a name
+/// (`Autotune.recall(…)`), with what to write instead; `None` for other names.
+pub(super) fn cajeta_only_class(name: &str, span: Span) -> Option<Diagnostic> {
+    let instead = cajeta_only_type(name)?;
+    Some(
+        Diagnostic::error(
+            Code::UnsupportedFeature,
+            span,
+            format!("Cajeta's `{name}` is not supported by cajetac"),
+        )
+        .with_label("a Cajeta library class")
+        .with_note(format!("help: {instead}")),
+    )
+}
+
 /// What to write instead of a type of Cajeta's library that cajetac does not offer.
 fn cajeta_only_type(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -68,12 +83,15 @@ fn cajeta_only_type(name: &str) -> Option<&'static str> {
             "there is no `try`/`catch`: a failed launch ends the run with a runtime error \
              naming the launch"
         }
-        "KernelTimer" => {
-            "time device work with events: `Event a = Event.create(); a.recordOn(s);` … \
-             `Event.elapsedMs(a, b)`"
+        "Autotune" => {
+            "cajetac keeps no per-device store of tuned values: measure once and keep the \
+             value in a file of your own (`Files.writeInt32(path, values)`), named after \
+             `Device.name()`"
         }
-        "Fence" => {
-            "wait for device work with an `Event` (`e.recordOn(s); e.waitHost();`) or `s.sync()`"
+        "KernelManifest" => {
+            "a kernel's interface (bindings, push constants, workgroup size) is in the `.json` \
+             that `cajetac build` writes beside its `.spv`; register and spill counts are the \
+             driver's and Vulkan does not report them"
         }
         "DeviceFacts" | "TargetDescriptor" | "Capabilities" => {
             "ask `Device.name()`, `Device.memoryBytes()`, `Device.waveSize()` … in host code, \

@@ -34,6 +34,27 @@ pub(super) fn java_hint(
     if let Some(d) = unknown_generic(file, source, l) {
         return Some(d);
     }
+    if matches!(tok, Tok::LParen) {
+        // `Vector<float32,3>(…)` in an expression: the parser took `Vector<float32,3>` as the
+        // start of a static call (`KernelBuffer<T>.alloc(n)`) and stops at the `(`.
+        if let Some((start, name)) = generic_type_before(source, l) {
+            let written = construction_text(&source[start..])?;
+            let keyword = if HEAP_CLASSES.contains(&name) {
+                "heap"
+            } else {
+                "stack"
+            };
+            return Some(
+                Diagnostic::error(
+                    Code::SyntaxError,
+                    Span::new(file, start, start + name.len()),
+                    format!("constructing a `{name}` needs `{keyword}` before it"),
+                )
+                .with_label("a construction without `stack` or `heap`")
+                .with_note(format!("help: write `{keyword} {written}`")),
+            );
+        }
+    }
     if matches!(tok, Tok::LBrace) && expects_expr {
         return Some(
             Diagnostic::error(
@@ -96,19 +117,6 @@ pub(super) fn java_hint(
             .with_note(format!("help: write `heap {written}`")),
         );
     }
-    if expects_expr && matches!(tok, Tok::GenericName(_)) && written.contains(">.alloc(") {
-        // Cajeta's allocation factory: a construction here.
-        let ours = written.replacen(">.alloc(", ">(", 1);
-        return Some(
-            Diagnostic::error(
-                Code::SyntaxError,
-                Span::new(file, l, r),
-                format!("Cajeta's `{type_name}<T>.alloc(n)` factory is a `heap` construction here"),
-            )
-            .with_label("an allocation factory")
-            .with_note(format!("help: write `heap {ours}`")),
-        );
-    }
     if expects_expr && matches!(tok, Tok::GenericName(_)) && written.ends_with(')') {
         let keyword = if HEAP_CLASSES.contains(&type_name) {
             "heap"
@@ -156,6 +164,38 @@ fn unknown_generic(file: FileId, source: &str, at: usize) -> Option<Diagnostic> 
     Some(d)
 }
 
+/// The library generic type written right before `at` with its arguments
+/// (`Vector<float32,3>`): where its name starts, and the name.
+fn generic_type_before(source: &str, at: usize) -> Option<(usize, &str)> {
+    let before = source[..at].trim_end();
+    let mut depth = 0usize;
+    let mut open = None;
+    for (i, c) in before.char_indices().rev() {
+        match c {
+            '>' => depth += 1,
+            '<' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    open = Some(i);
+                    break;
+                }
+            }
+            '\n' | ';' | '(' | ')' | '=' => return None,
+            _ if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    let name_end = before[..open?].trim_end();
+    let start = name_end
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_alphanumeric() || *c == '_')
+        .last()
+        .map(|(i, _)| i)?;
+    let name = &name_end[start..];
+    GENERIC_TYPES.contains(&name).then_some((start, name))
+}
+
 /// The start of a `new` word that ends right before `at` (whitespace between), if any.
 fn new_before(source: &str, at: usize) -> Option<usize> {
     let before = source[..at].trim_end();
@@ -200,6 +240,19 @@ fn construction_text(rest: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generic_type_before_finds_the_name_and_its_arguments() {
+        let src = "v = Vector<float32,3>(1.0f);";
+        let at = src.find('(').unwrap();
+        assert_eq!(generic_type_before(src, at), Some((4, "Vector")));
+        let nested = "b = KernelBuffer<Vector<float32, 4>>(n);";
+        assert_eq!(
+            generic_type_before(nested, nested.find('(').unwrap()),
+            Some((4, "KernelBuffer"))
+        );
+        assert_eq!(generic_type_before("f(a > b)(", 8), None);
+    }
 
     #[test]
     fn construction_text_stops_at_its_closing_bracket() {

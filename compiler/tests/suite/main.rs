@@ -7,6 +7,8 @@ mod caches;
 mod cajeta_forms;
 #[cfg(feature = "native-host")]
 mod cajeta_generics;
+#[cfg(feature = "native-host")]
+mod cajeta_host_library;
 mod checked;
 mod cli;
 mod embed_memory;

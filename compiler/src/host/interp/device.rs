@@ -209,6 +209,12 @@ pub struct Device<'a> {
     pub(super) gemms: super::gemm::GemmCache,
     /// The CPU device and its kernels, when the run uses it instead of a Vulkan device.
     pub(super) cpu: Option<&'a super::cpu_run::CpuRun>,
+    /// The CPU device made for a Vulkan run whose program calls `Device.force`, which may
+    /// still choose it (`device_control.rs`).
+    pub(super) spare_cpu: Option<&'a super::cpu_run::CpuRun>,
+    /// Whether the run has used its device (a buffer, image, texture, stream, context or a
+    /// device query), after which `Device.force` can no longer change it.
+    pub(super) used: std::cell::Cell<bool>,
 }
 
 /// The run's context, provided for large host blocks ([`cajeta_runtime::provide_host_memory`])
@@ -240,12 +246,21 @@ impl<'a> Device<'a> {
             others: Default::default(),
             gemms: Default::default(),
             cpu: None,
+            spare_cpu: None,
+            used: Default::default(),
         }
     }
 
     /// The run uses the CPU device `cpu` (and its kernels) instead of a Vulkan device.
     pub fn on_cpu(mut self, cpu: Option<&'a super::cpu_run::CpuRun>) -> Device<'a> {
         self.cpu = cpu;
+        self
+    }
+
+    /// `Device.force("cpu")` may move the run to the CPU device `cpu` (compiled beforehand,
+    /// as the run itself starts on a Vulkan device).
+    pub fn with_spare_cpu(mut self, cpu: Option<&'a super::cpu_run::CpuRun>) -> Device<'a> {
+        self.spare_cpu = cpu;
         self
     }
 
@@ -379,6 +394,7 @@ impl<'a> Device<'a> {
     }
 
     pub(super) fn context(&mut self, span: Span) -> Result<&Context, Fail> {
+        self.used.set(true);
         if self.cpu.is_some() {
             return super::cpu_run::unsupported(span, "this operation");
         }
@@ -410,6 +426,7 @@ impl<'a> Device<'a> {
     }
 
     pub(super) fn stream(&mut self, span: Span) -> Result<Rc<StreamObj>, Fail> {
+        self.used.set(true);
         if let Some(s) = &self.stream {
             return Ok(s.clone());
         }
@@ -641,6 +658,7 @@ impl Interp<'_> {
         values: Vec<Value>,
         e: &Expr,
     ) -> Result<Value, Fail> {
+        self.device.used.set(true);
         let span = e.span;
         let ExprKind::Host { args, .. } = &e.kind else {
             return internal(span, format!("{op:?} outside a host operation"));

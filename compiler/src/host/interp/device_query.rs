@@ -1,6 +1,6 @@
 //! `Device.name()`, `memoryBytes()`, `waveSize()`, `sharedBytesPerBlock()`,
-//! `maxBlockSize()`, `isIntegrated()` (and Cajeta's spellings), `activeBackend()` and
-//! `supports(Capability.X)` in host code: answered from the device the run
+//! `maxBlockSize()`, `isIntegrated()` (and Cajeta's spellings), `activeBackend()`,
+//! `supports(Capability.X)` and `launchFailures()` in host code: answered from the device the run
 //! uses (made on first use, like a buffer's), not from a compile-time profile.
 
 use cajeta_runtime::DeviceType;
@@ -14,6 +14,16 @@ use crate::ir::{Expr, HostDeviceQuery};
 impl Interp<'_> {
     /// Evaluates a host-side device query.
     pub(super) fn device_query(&mut self, q: HostDeviceQuery, e: &Expr) -> Result<Value, Fail> {
+        if q == HostDeviceQuery::LaunchFailures {
+            // A launch that fails ends the run with a runtime error: a running program has
+            // seen none.
+            return int_value(0, &e.ty, e.span);
+        }
+        if q != HostDeviceQuery::ActiveBackend {
+            // Asking about the device uses it, on the CPU device as on Vulkan (where it makes
+            // the context): `Device.force` can no longer change it.
+            self.device.used.set(true);
+        }
         if let Some(cpu) = self.device.cpu {
             return cpu_query(&cpu.device, q, e);
         }
@@ -46,7 +56,9 @@ impl Interp<'_> {
                 u64::from(info.limits.max_compute_work_group_invocations)
             }
             HostDeviceQuery::ActiveBackend => return Ok(Value::str("vulkan")),
-            HostDeviceQuery::Supports(_) => unreachable!("answered above"),
+            HostDeviceQuery::Supports(_) | HostDeviceQuery::LaunchFailures => {
+                unreachable!("answered above")
+            }
         };
         int_value(n, &e.ty, e.span)
     }
@@ -81,6 +93,7 @@ fn cpu_query(
         HostDeviceQuery::Supports(index) => {
             return Ok(Value::Scalar(Scalar::Bool(supports(&cpu.profile(), index))))
         }
+        HostDeviceQuery::LaunchFailures => 0,
     };
     int_value(n, &e.ty, e.span)
 }

@@ -147,6 +147,7 @@ impl Interp<'_> {
             | HostOp::BufferUploadAsync
             | HostOp::BufferDownloadAsync => self.buffer_transfer_op(f, op, args, e.span),
             HostOp::DeviceQuery(q) => self.device_query(q, e),
+            HostOp::DeviceControl(op) => self.device_control(f, op, e),
             HostOp::Devices(op) => self.devices_op(f, op, args, e),
             HostOp::Comm(op) => self.comm_op(f, op, args, e),
             HostOp::Gemm => self.gemm_op(f, args, e),
@@ -159,7 +160,13 @@ impl Interp<'_> {
             | HostOp::EventRecord
             | HostOp::EventWaitHost
             | HostOp::EventQuery
-            | HostOp::EventElapsed => self.stream_op(f, op, args, e),
+            | HostOp::EventElapsed
+            | HostOp::EventDestroy => self.stream_op(f, op, args, e),
+            HostOp::Timer(op) => self.timer_op(f, op, args, e),
+            HostOp::Rng(op) => {
+                let values = self.eval_all(f, args)?;
+                super::rng::rng_op(op, &values, e)
+            }
             HostOp::AccelFromTriangles | HostOp::AccelFromAabbs | HostOp::AccelInstanced => {
                 self.accel_op(f, op, args, e)
             }

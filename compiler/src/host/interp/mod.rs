@@ -15,6 +15,7 @@ mod comm;
 mod cpu_gemm;
 pub mod cpu_run;
 mod device;
+mod device_control;
 mod device_query;
 mod devices;
 mod eval;
@@ -38,9 +39,11 @@ mod operands;
 pub mod ops;
 mod pod_transfer;
 mod precision;
+mod rng;
 mod streams;
 pub(crate) mod strings;
 mod textures;
+mod timers;
 pub mod value;
 mod vector;
 mod vector_ops;
@@ -253,6 +256,33 @@ pub fn run_host_pending(
     pending: Option<PendingContext>,
     cpu: Option<&cpu_run::CpuRun>,
 ) -> Result<HostOutcome, HostError> {
+    run_host_on(
+        module,
+        entry,
+        args,
+        kernels,
+        sources,
+        io,
+        executor,
+        pending,
+        (cpu, None),
+    )
+}
+
+/// [`run_host_pending`] with `cpu.0` as its `cpu`, and `cpu.1` the CPU device a Vulkan run
+/// may still move to (`Device.force("cpu")`).
+#[allow(clippy::too_many_arguments)]
+pub fn run_host_on(
+    module: &ir::Module,
+    entry: FunctionId,
+    args: &[String],
+    kernels: &HashMap<FunctionId, CompiledKernel>,
+    sources: &SourceMap,
+    io: &mut HostIo,
+    executor: &dyn HostExecutor,
+    pending: Option<PendingContext>,
+    (cpu, spare_cpu): (Option<&cpu_run::CpuRun>, Option<&cpu_run::CpuRun>),
+) -> Result<HostOutcome, HostError> {
     let _ = sources;
     let func = module
         .functions
@@ -287,6 +317,7 @@ pub fn run_host_pending(
         context: &context,
         executor,
         cpu,
+        spare_cpu,
     };
 
     // The interpreter's values are `Rc`-based and stay on its thread; what crosses back is
@@ -364,6 +395,8 @@ struct Job<'a> {
     pending: &'a Mutex<Option<PendingContext>>,
     /// The CPU device, when the run uses it.
     cpu: Option<&'a cpu_run::CpuRun>,
+    /// The CPU device `Device.force("cpu")` may still choose, on a Vulkan run.
+    spare_cpu: Option<&'a cpu_run::CpuRun>,
 }
 
 impl Job<'_> {
@@ -385,7 +418,8 @@ impl Job<'_> {
             .take();
         let device = device::Device::new(self.kernels, context)
             .with_pending(pending)
-            .on_cpu(self.cpu);
+            .on_cpu(self.cpu)
+            .with_spare_cpu(self.spare_cpu);
         let mut interp = eval::Interp::new(self.module, &mut out, device);
         let span = self.module.function(self.entry).span;
         let result = self

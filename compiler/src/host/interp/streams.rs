@@ -30,6 +30,8 @@ pub struct EventObj {
     /// The stream it was last recorded on, and how many `downloadAsync` calls that stream
     /// had then: waiting for the event lands those downloads.
     recorded: RefCell<Option<(Rc<StreamObj>, u64)>>,
+    /// A `KernelTimer`'s start marker and state (`timers.rs`); `None` for other events.
+    pub(super) timer: Option<super::timers::TimerMarks>,
 }
 
 impl fmt::Debug for EventObj {
@@ -135,26 +137,15 @@ impl Interp<'_> {
                 }
                 Ok(Value::Void)
             }
-            (HostOp::EventCreate, []) => {
-                let event = match self.device.cpu {
-                    Some(_) => None,
-                    None => Some(rt(span, Event::create(self.device.context(span)?))?),
-                };
-                Ok(Value::Event(Rc::new(EventObj {
-                    event,
-                    host_time: std::cell::Cell::new(None),
-                    recorded: RefCell::new(None),
-                })))
-            }
+            (HostOp::EventCreate, []) => Ok(Value::Event(Rc::new(self.new_event(None, span)?))),
             (HostOp::EventRecord, [ev, s]) => {
                 let event = event_of(next(), ev)?;
-                let stream = stream_of(next(), s)?;
-                match (&event.event, stream.vulkan()) {
-                    (Some(e), Some(vk)) => rt(span, e.record_on(vk))?,
-                    _ => event.host_time.set(Some(std::time::Instant::now())),
-                }
-                let issued = stream.issued.get();
-                *event.recorded.borrow_mut() = Some((stream, issued));
+                record(&event, stream_of(next(), s)?, span)?;
+                Ok(Value::Void)
+            }
+            (HostOp::EventDestroy, [ev]) => {
+                // Nothing to release early: the event goes when the program drops it.
+                event_of(next(), ev)?;
                 Ok(Value::Void)
             }
             (HostOp::EventWaitHost, [ev]) => {
@@ -179,14 +170,29 @@ impl Interp<'_> {
             (HostOp::EventElapsed, [a, b]) => {
                 let a = event_of(next(), a)?;
                 let b = event_of(next(), b)?;
-                let ms = match (&a.event, &b.event) {
-                    (Some(a), Some(b)) => rt(span, Event::elapsed_ms(a, b))?,
-                    _ => cpu_elapsed_ms(&a, &b, span)?,
-                };
-                Ok(Value::Scalar(Scalar::F64(ms)))
+                Ok(Value::Scalar(Scalar::F64(elapsed_ms(&a, &b, span)?)))
             }
             (op, args) => internal(span, format!("{op:?} with {} arguments", args.len())),
         }
+    }
+
+    /// A new event on the run's device (a Vulkan event, or the host's clock on the CPU
+    /// device), with a `KernelTimer`'s `timer` marks when given.
+    pub(super) fn new_event(
+        &mut self,
+        timer: Option<super::timers::TimerMarks>,
+        span: Span,
+    ) -> Result<EventObj, Fail> {
+        let event = match self.device.cpu {
+            Some(_) => None,
+            None => Some(rt(span, Event::create(self.device.context(span)?))?),
+        };
+        Ok(EventObj {
+            event,
+            host_time: std::cell::Cell::new(None),
+            recorded: RefCell::new(None),
+            timer,
+        })
     }
 
     /// The stream of a buffer transfer: its third argument's value `stream` when given
@@ -205,8 +211,27 @@ impl Interp<'_> {
     }
 }
 
+/// Records `event` at the end of `stream`'s work (`e.recordOn(s)`).
+pub(super) fn record(event: &EventObj, stream: Rc<StreamObj>, span: Span) -> Result<(), Fail> {
+    match (&event.event, stream.vulkan()) {
+        (Some(e), Some(vk)) => rt(span, e.record_on(vk))?,
+        _ => event.host_time.set(Some(std::time::Instant::now())),
+    }
+    let issued = stream.issued.get();
+    *event.recorded.borrow_mut() = Some((stream, issued));
+    Ok(())
+}
+
+/// Milliseconds from `a`'s marker to `b`'s, waiting for both (`Event.elapsedMs(a, b)`).
+pub(super) fn elapsed_ms(a: &EventObj, b: &EventObj, span: Span) -> Result<f64, Fail> {
+    match (&a.event, &b.event) {
+        (Some(a), Some(b)) => rt(span, Event::elapsed_ms(a, b)),
+        _ => cpu_elapsed_ms(a, b, span),
+    }
+}
+
 /// The event operand `e` evaluated to (`v`); null is an error at `e`.
-fn event_of(v: Value, e: &Expr) -> Result<Rc<EventObj>, Fail> {
+pub(super) fn event_of(v: Value, e: &Expr) -> Result<Rc<EventObj>, Fail> {
     match v {
         Value::Event(ev) => Ok(ev),
         Value::Void => err(e.span, "use of a null Event"),

@@ -168,6 +168,7 @@ impl Interp<'_> {
         values: Vec<Value>,
         e: &Expr,
     ) -> Result<Value, Fail> {
+        self.device.used.set(true);
         let span = e.span;
         let ExprKind::Host { args, .. } = &e.kind else {
             return internal(span, format!("{op:?} outside a host operation"));
