@@ -122,6 +122,10 @@ pub enum WaveOp {
     QuadSwapVertical,
     /// `Quad.swapDiagonal(v)`.
     QuadSwapDiagonal,
+    /// `Group.reduceSegmented(segment, op, v)`: args `[segment, op, v]`; each aligned span
+    /// of `segment` lanes (a power of two) combines `v` with the `GroupOp` `op` (a constant)
+    /// and every lane of the span gets the span's result.
+    ReduceSegmented,
 }
 
 /// Methods of `Vector<T, N>` (declared in `stdlib/cajeta/vector.cajeta`). The receiver is
@@ -239,8 +243,9 @@ impl PrecisionFn {
     ];
 }
 
-/// The combining operation of `Workgroup.reduce(op, v)`: a `GroupOp` constant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The combining operation of `Workgroup.reduce(op, v)` and `Group.reduce…`: a `GroupOp`
+/// constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GroupOp {
     /// `GroupOp.Add`
     Add,
@@ -476,6 +481,7 @@ impl Intrinsic {
             "quad.all" => Intrinsic::Wave(WaveOp::QuadAll),
             "wave.rotate" => Intrinsic::Wave(WaveOp::Rotate),
             "wave.prefix_product" => Intrinsic::Wave(WaveOp::PrefixProduct),
+            "group.reduce_segmented" => Intrinsic::Wave(WaveOp::ReduceSegmented),
             "quad.swap_horizontal" => Intrinsic::Wave(WaveOp::QuadSwapHorizontal),
             "quad.swap_vertical" => Intrinsic::Wave(WaveOp::QuadSwapVertical),
             "quad.swap_diagonal" => Intrinsic::Wave(WaveOp::QuadSwapDiagonal),

@@ -20,6 +20,7 @@ mod generics;
 mod generics_infer;
 mod generics_subst;
 mod generics_walk;
+mod group;
 mod hostio;
 mod int_precision;
 mod kernel_print;
