@@ -610,6 +610,17 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Type::Vector(..) | Type::Matrix(..) = t {
             return self.construct(t, args, span);
         }
+        // Cajeta's `RayQuery q = stack RayQuery();`: `RayQuery.create()`.
+        if t == Type::RayQuery && args.is_empty() && self.is_device() {
+            return Ok(ir::Expr {
+                kind: ExprKind::Intrinsic {
+                    op: Intrinsic::RayQuery(ir::RayQueryOp::Create),
+                    args: Vec::new(),
+                },
+                ty: Type::RayQuery,
+                span,
+            });
+        }
         if self.is_device() {
             return self.host_only(span, "allocation");
         }
