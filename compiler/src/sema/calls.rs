@@ -265,6 +265,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.group_call(recv, name, args, span) {
             return r;
         }
+        if let Some(r) = self.cooperative_matrix_call(recv, name, args, span) {
+            return r;
+        }
         if let Some(class) = self.class_name(recv) {
             if self.syms.is_class(class) {
                 let class = canonical_class(class).to_string();

@@ -13,6 +13,7 @@ mod calls;
 mod constructors;
 mod conversions;
 mod coop;
+mod coop_cajeta;
 mod device;
 mod expr;
 mod fn_tables;

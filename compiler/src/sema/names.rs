@@ -623,6 +623,9 @@ pub fn resolve_type(
                 n if super::device::coop_type(n).is_some() => {
                     super::coop::resolve_coop_type(n, args, t.span, generics)
                 }
+                "CooperativeMatrix" => {
+                    super::coop_cajeta::resolve_cooperative_matrix(args, t.span, generics)
+                }
                 "String" => Ok(Type::String),
                 "Event" => {
                     arity(0)?;

@@ -302,6 +302,7 @@ pub const GENERIC_TYPES: &[&str] = &[
     "CoopMatrixA",
     "CoopMatrixB",
     "CoopMatrixAcc",
+    "CooperativeMatrix",
 ];
 
 fn unescape(slice: &str) -> String {
