@@ -324,6 +324,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         match s {
             ast::Stmt::Empty(_) => {}
             ast::Stmt::Block(b) => out.extend(self.block(b)),
+            ast::Stmt::Expr(e) if self.staging_copy(e, out) => {}
             ast::Stmt::Expr(e) => {
                 if let Ok(stmts) = self.expr_stmt(e) {
                     out.extend(stmts);

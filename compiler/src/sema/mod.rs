@@ -37,6 +37,7 @@ mod pod;
 mod precision;
 mod range_loop;
 mod shared_nd;
+mod staging;
 mod switch;
 mod swizzle_assign;
 mod textures;
