@@ -74,6 +74,19 @@ fn expr(kind: ExprKind, span: Span) -> Expr {
     }
 }
 
+/// `(uint32) e` for an integer offset or stride: Cajeta's kernels pass `int32` ones (a
+/// K-loop over `int32 kt`) where its methods declare `uint32`.
+fn as_uint32(e: &Expr) -> Expr {
+    let ty = TypeExpr {
+        kind: TypeExprKind::Named {
+            name: "uint32".to_string(),
+            args: Vec::new(),
+        },
+        span: e.span,
+    };
+    expr(ExprKind::Cast(Box::new(ty), Box::new(e.clone())), e.span)
+}
+
 /// `CoopMatrix.method(args)`.
 fn coop_call(method: &str, args: Vec<Expr>, span: Span) -> Expr {
     let name = Ident {
@@ -123,7 +136,7 @@ impl FnCtx<'_, '_> {
                     CoopUse::B => "loadB",
                     CoopUse::Acc => "loadAcc",
                 };
-                let args = vec![src.clone(), offset.clone(), stride.clone(), layout];
+                let args = vec![src.clone(), as_uint32(offset), as_uint32(stride), layout];
                 assign(coop_call(loader, args, span))
             }
             ("splat", [v]) => assign(coop_call("splat", vec![v.clone()], span)),
@@ -138,8 +151,8 @@ impl FnCtx<'_, '_> {
                 };
                 let args = vec![
                     dst.clone(),
-                    offset.clone(),
-                    stride.clone(),
+                    as_uint32(offset),
+                    as_uint32(stride),
                     recv.clone(),
                     layout,
                 ];

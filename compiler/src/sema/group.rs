@@ -133,6 +133,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 };
                 static_call("Wave", reduction, vec![values[1].clone()], span)
             }
+            "mac" if arity(3) && self.is_coop_local(&values[0]) => {
+                let args = vec![values[1].clone(), values[2].clone(), values[0].clone()];
+                let mul_add = static_call("CoopMatrix", "mulAdd", args, span);
+                expr(
+                    ExprKind::Assign(None, Box::new(values[0].clone()), Box::new(mul_add)),
+                    span,
+                )
+            }
             "mac" if arity(3) => {
                 let dot = expr(
                     ExprKind::MethodCall(
@@ -188,6 +196,15 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             _ => return None,
         };
         Some(self.expr(&rewritten, None))
+    }
+
+    /// Whether `e` names a cooperative-matrix local (a Cajeta `Tile` passed to `Group.mac`).
+    fn is_coop_local(&self, e: &Expr) -> bool {
+        let ExprKind::Name(n) = &e.kind else {
+            return false;
+        };
+        self.lookup(n)
+            .is_some_and(|id| matches!(self.locals[id.0].ty, Type::CoopMatrix(_)))
     }
 
     /// Checks `Group.reduceSegmented(segment, op, v)`'s arguments: a scalar value, a

@@ -41,6 +41,7 @@ mod staging;
 mod switch;
 mod swizzle_assign;
 mod textures;
+mod tiles;
 mod type_hints;
 mod typed_literals;
 mod uniformity;
@@ -67,6 +68,9 @@ pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagno
     if files.iter().any(|(f, stdlib)| !stdlib && f.function_types) {
         let tables = expanded.get_or_insert_with(|| files.to_vec());
         fn_tables::rewrite(tables, &mut diags);
+    }
+    if let Some(tiled) = tiles::rewrite(expanded.as_deref().unwrap_or(files)) {
+        expanded = Some(tiled);
     }
     if !diags.is_empty() {
         return Err(diags);

@@ -626,6 +626,13 @@ pub fn resolve_type(
                 "CooperativeMatrix" => {
                     super::coop_cajeta::resolve_cooperative_matrix(args, t.span, generics)
                 }
+                // Tiles passed to Group.mac were given their role before checking (tiles.rs).
+                "Tile" if args.len() == 3 => Err(Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    t.span,
+                    "a Tile's role (A, B or accumulator) comes from its place in `Group.mac(acc, a, b)`, and this one is not passed to Group.mac",
+                )
+                .with_note("help: name the role: `CooperativeMatrix<T, Rows, Cols, Use>` (use 0 = A, 1 = B, 2 = accumulator)")),
                 "String" => Ok(Type::String),
                 "Event" => {
                     arity(0)?;

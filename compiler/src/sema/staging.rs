@@ -87,6 +87,17 @@ impl FnCtx<'_, '_> {
         let ExprKind::Name(class) = &recv.kind else {
             return false;
         };
+        if class == "TileOps" && self.lookup(class).is_none() {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    e.span,
+                    format!("`TileOps.{}` is not provided: it reads and writes the elements a lane holds of a tile, which Vulkan's cooperative matrices do not expose", method.name),
+                )
+                .with_note("help: combine accumulators with CoopMatrix.scale and CoopMatrix.add, or store the tile to a Shared array and work on its elements"),
+            );
+            return true;
+        }
         if !matches!(class.as_str(), "CoopStage" | "AsyncCopy") || self.lookup(class).is_some() {
             return false;
         }

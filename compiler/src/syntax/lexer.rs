@@ -303,6 +303,7 @@ pub const GENERIC_TYPES: &[&str] = &[
     "CoopMatrixB",
     "CoopMatrixAcc",
     "CooperativeMatrix",
+    "Tile",
 ];
 
 fn unescape(slice: &str) -> String {
