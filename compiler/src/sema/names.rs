@@ -626,6 +626,13 @@ pub fn resolve_type(
                 "CooperativeMatrix" => {
                     super::coop_cajeta::resolve_cooperative_matrix(args, t.span, generics)
                 }
+                // Cajeta's builtin quaternion type has no counterpart here yet.
+                "Quaternion" => Err(Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    t.span,
+                    "`Quaternion<T>` (Cajeta) is not supported yet",
+                )
+                .with_note("help: hold a quaternion as a `Vector<T, 4>` (x, y, z, w) and write the product, conjugate and rotation out with the vector operations")),
                 // Tiles passed to Group.mac were given their role before checking (tiles.rs).
                 "Tile" if args.len() == 3 => Err(Diagnostic::error(
                     Code::UnsupportedFeature,

@@ -304,6 +304,7 @@ pub const GENERIC_TYPES: &[&str] = &[
     "CoopMatrixAcc",
     "CooperativeMatrix",
     "Tile",
+    "Quaternion",
 ];
 
 fn unescape(slice: &str) -> String {
