@@ -46,6 +46,8 @@ const NOT_COMPARED: &[&str] = &[
     "math_vectors.cajeta/k",
     "wave_ids.cajeta/ids",
     "wave_vectors.cajeta/vectors",
+    "cajeta_group.cajeta/gemv",
+    "cajeta_group.cajeta/segments",
     "wave_vectors.cajeta/floats",
     "wave_votes.cajeta/votes",
     "waves_half.cajeta/halves",

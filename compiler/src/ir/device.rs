@@ -423,6 +423,9 @@ pub enum CoopOp {
     /// `convert(acc)`: the accumulator with each element converted to the result's component
     /// type (float16 ↔ float32, integer ↔ float); the size is kept.
     Convert,
+    /// `splat(v)` (Cajeta's `m.splat(v)`): a matrix of the expected type with every element
+    /// `v`, converted to the component type.
+    Splat,
 }
 
 impl CoopOp {
@@ -436,6 +439,7 @@ impl CoopOp {
             "coop.add" => CoopOp::Add,
             "coop.store" => CoopOp::Store,
             "coop.convert" => CoopOp::Convert,
+            "coop.splat" => CoopOp::Splat,
             _ => return None,
         })
     }

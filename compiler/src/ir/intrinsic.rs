@@ -122,6 +122,10 @@ pub enum WaveOp {
     QuadSwapVertical,
     /// `Quad.swapDiagonal(v)`.
     QuadSwapDiagonal,
+    /// `Group.reduceSegmented(segment, op, v)`: args `[segment, op, v]`; each aligned span
+    /// of `segment` lanes (a power of two) combines `v` with the `GroupOp` `op` (a constant)
+    /// and every lane of the span gets the span's result.
+    ReduceSegmented,
 }
 
 /// Methods of `Vector<T, N>` (declared in `stdlib/cajeta/vector.cajeta`). The receiver is
@@ -239,8 +243,9 @@ impl PrecisionFn {
     ];
 }
 
-/// The combining operation of `Workgroup.reduce(op, v)`: a `GroupOp` constant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The combining operation of `Workgroup.reduce(op, v)` and `Group.reduce…`: a `GroupOp`
+/// constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GroupOp {
     /// `GroupOp.Add`
     Add,
@@ -476,6 +481,7 @@ impl Intrinsic {
             "quad.all" => Intrinsic::Wave(WaveOp::QuadAll),
             "wave.rotate" => Intrinsic::Wave(WaveOp::Rotate),
             "wave.prefix_product" => Intrinsic::Wave(WaveOp::PrefixProduct),
+            "group.reduce_segmented" => Intrinsic::Wave(WaveOp::ReduceSegmented),
             "quad.swap_horizontal" => Intrinsic::Wave(WaveOp::QuadSwapHorizontal),
             "quad.swap_vertical" => Intrinsic::Wave(WaveOp::QuadSwapVertical),
             "quad.swap_diagonal" => Intrinsic::Wave(WaveOp::QuadSwapDiagonal),
@@ -491,9 +497,38 @@ impl Intrinsic {
             "rayquery.committed_type" => Intrinsic::RayQuery(RayQueryOp::Type { committed: true }),
             "rayquery.candidate_t" => Intrinsic::RayQuery(RayQueryOp::T { committed: false }),
             "rayquery.committed_t" => Intrinsic::RayQuery(RayQueryOp::T { committed: true }),
-            "rayquery.committed_primitive_index" => Intrinsic::RayQuery(RayQueryOp::PrimitiveIndex),
+            "rayquery.committed_primitive_index" => {
+                Intrinsic::RayQuery(RayQueryOp::PrimitiveIndex { committed: true })
+            }
+            "rayquery.candidate_primitive_index" => {
+                Intrinsic::RayQuery(RayQueryOp::PrimitiveIndex { committed: false })
+            }
             "rayquery.committed_instance_id" => Intrinsic::RayQuery(RayQueryOp::InstanceId),
-            "rayquery.committed_barycentrics" => Intrinsic::RayQuery(RayQueryOp::Barycentrics),
+            "rayquery.committed_barycentrics" => Intrinsic::RayQuery(RayQueryOp::Barycentrics {
+                committed: true,
+                lane: None,
+            }),
+            "rayquery.candidate_barycentric_u" | "rayquery.candidate_barycentric_v" => {
+                Intrinsic::RayQuery(RayQueryOp::Barycentrics {
+                    committed: false,
+                    lane: Some(u32::from(name.ends_with("_v"))),
+                })
+            }
+            "rayquery.committed_barycentric_u" | "rayquery.committed_barycentric_v" => {
+                Intrinsic::RayQuery(RayQueryOp::Barycentrics {
+                    committed: true,
+                    lane: Some(u32::from(name.ends_with("_v"))),
+                })
+            }
+            "rayquery.candidate_front_face" => {
+                Intrinsic::RayQuery(RayQueryOp::FrontFace { committed: false })
+            }
+            "rayquery.committed_front_face" => {
+                Intrinsic::RayQuery(RayQueryOp::FrontFace { committed: true })
+            }
+            "rayquery.generate_intersection" => {
+                Intrinsic::RayQuery(RayQueryOp::GenerateIntersection)
+            }
             "thread.clock" => Intrinsic::Clock { device: false },
             "thread.device_clock" => Intrinsic::Clock { device: true },
             "spec.geti" => Intrinsic::SpecInt,
@@ -560,10 +595,26 @@ pub enum RayQueryOp {
         /// The committed intersection rather than the candidate.
         committed: bool,
     },
-    /// `q.committedPrimitiveIndex()`.
-    PrimitiveIndex,
+    /// `q.committedPrimitiveIndex()` / Cajeta's `q.candidatePrimitiveIndex()`.
+    PrimitiveIndex {
+        /// The committed intersection rather than the candidate.
+        committed: bool,
+    },
     /// `q.committedInstanceId()`.
     InstanceId,
-    /// `q.committedBarycentrics()`.
-    Barycentrics,
+    /// `q.committedBarycentrics()`, or one lane of them: Cajeta's
+    /// `q.candidateBarycentricU()` (lane 0), `…V()` (lane 1) and the committed ones.
+    Barycentrics {
+        /// The committed intersection rather than the candidate.
+        committed: bool,
+        /// One lane (0 or 1) rather than the `Vector<float32, 2>`.
+        lane: Option<u32>,
+    },
+    /// Cajeta's `q.candidateFrontFace()` / `q.committedFrontFace()`.
+    FrontFace {
+        /// The committed intersection rather than the candidate.
+        committed: bool,
+    },
+    /// Cajeta's `q.generateIntersection(t)`: commits the current AABB candidate at `t`.
+    GenerateIntersection,
 }

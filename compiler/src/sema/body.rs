@@ -77,6 +77,9 @@ pub struct FnCtx<'s, 'a> {
     /// (`CoopMatrixAcc<float16> c = CoopMatrix.zeroAcc()`): set for each method call from
     /// its context, taken by `CoopMatrix.loadAcc` / `zeroAcc` / `convert` (sema/coop.rs).
     pub(super) coop_hint: Option<ir::CoopType>,
+    /// Set while Cajeta's `m.load(…)` of a float32 A or B tile is checked: its float32
+    /// memory is converted to the float16 tile (sema/coop_cajeta.rs).
+    pub(super) coop_widening_load: bool,
 }
 
 /// Whether parameter `p` got type `ty` only because its written type did not resolve.
@@ -116,6 +119,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             unresolved: std::collections::HashSet::new(),
             this: None,
             coop_hint: None,
+            coop_widening_load: false,
         };
         for (p, ty) in f.decl.params.iter().zip(&f.params) {
             if let Ok(id) = ctx.declare(&p.name, ty.clone()) {
@@ -320,6 +324,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         match s {
             ast::Stmt::Empty(_) => {}
             ast::Stmt::Block(b) => out.extend(self.block(b)),
+            ast::Stmt::Expr(e) if self.staging_copy(e, out) => {}
             ast::Stmt::Expr(e) => {
                 if let Ok(stmts) = self.expr_stmt(e) {
                     out.extend(stmts);

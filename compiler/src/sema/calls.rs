@@ -277,6 +277,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.math_vector_call(recv, name, args, span) {
             return r;
         }
+        if let Some(r) = self.group_call(recv, name, args, span) {
+            return r;
+        }
+        if let Some(r) = self.cooperative_matrix_call(recv, name, args, span) {
+            return r;
+        }
         if let Some(class) = self.class_name(recv) {
             if self.syms.is_class(class) {
                 let class = canonical_class(class).to_string();
@@ -626,6 +632,17 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         // Vectors and matrices are values: `stack`/`heap` only construct them, in kernels too.
         if let Type::Vector(..) | Type::Matrix(..) = t {
             return self.construct(t, args, span);
+        }
+        // Cajeta's `RayQuery q = stack RayQuery();`: `RayQuery.create()`.
+        if t == Type::RayQuery && args.is_empty() && self.is_device() {
+            return Ok(ir::Expr {
+                kind: ExprKind::Intrinsic {
+                    op: Intrinsic::RayQuery(ir::RayQueryOp::Create),
+                    args: Vec::new(),
+                },
+                ty: Type::RayQuery,
+                span,
+            });
         }
         if self.is_device() {
             return self.host_only(span, "allocation");

@@ -133,6 +133,12 @@ impl FnCtx<'_, '_> {
             );
         }
         match elem {
+            // Cajeta's float32 A and B tiles are float16 here, converted on load.
+            Type::Scalar(ScalarType::F32)
+                if want == ScalarType::F16 && op == CoopOp::Load && self.coop_widening_load =>
+            {
+                Ok(())
+            }
             Type::Scalar(s) if *s != want => {
                 let found = memory.ty.clone();
                 self.error(
@@ -174,7 +180,7 @@ impl FnCtx<'_, '_> {
             CoopOp::MulAdd => args.get(2),
             CoopOp::Scale | CoopOp::Add | CoopOp::Convert => args.first(),
             CoopOp::Store => args.get(3),
-            CoopOp::Load | CoopOp::ZeroAcc => None,
+            CoopOp::Load | CoopOp::ZeroAcc | CoopOp::Splat => None,
         };
         if let (CoopOp::Load | CoopOp::Store, Some(memory)) = (op, args.first()) {
             if !matches!(memory.ty, Type::Buffer(_) | Type::Shared(_)) {
@@ -240,6 +246,12 @@ impl FnCtx<'_, '_> {
                 if h.usage == r.usage =>
             {
                 Type::CoopMatrix(h)
+            }
+            (CoopOp::Splat, _, _) => {
+                let t = hint.unwrap_or(ir::CoopType::default_of(CoopUse::Acc));
+                self.check_splat_value(&args[0], t)?;
+                args[0] = super::expr::convert(args[0].clone(), t.component);
+                Type::CoopMatrix(t)
             }
             _ => ret,
         })
@@ -412,5 +424,29 @@ fn op_name(op: CoopOp) -> &'static str {
         CoopOp::Add => "add",
         CoopOp::Store => "store",
         CoopOp::Convert => "convert",
+        CoopOp::Splat => "splat",
+    }
+}
+
+impl FnCtx<'_, '_> {
+    /// `splat(v)`: a numeric scalar (an integer for integer matrices, as with `scale`).
+    fn check_splat_value(&mut self, v: &ir::Expr, t: ir::CoopType) -> R<()> {
+        let ok = match v.ty.as_scalar() {
+            Some(s) if t.component.is_integer() => s.is_integer() && s.bits() <= 32,
+            Some(s) => s.is_numeric() && !s.is_precision(),
+            None => false,
+        };
+        if ok {
+            return Ok(());
+        }
+        let found = v.ty.clone();
+        self.error(
+            Diagnostic::error(
+                Code::TypeMismatch,
+                v.span,
+                format!("`splat` of a {t} takes a number of its component type, found {found}"),
+            )
+            .with_label(format!("this is {found}")),
+        )
     }
 }

@@ -136,8 +136,10 @@ fn stmt<R: AstRewrite>(s: &mut Stmt, r: &mut R) {
                 }
                 r.declare(&name.name, &index.0);
             }
-            ty(&mut value.0, r);
-            r.declare(&value.1.name, &value.0);
+            if let Some(value) = value {
+                ty(&mut value.0, r);
+                r.declare(&value.1.name, &value.0);
+            }
             expr(range, r);
             scoped(body, r);
             r.leave_scope();

@@ -297,6 +297,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let mut out = Vec::new();
         for i in items {
             let v = self.expr(i, Some(&u32t))?;
+            // Cajeta writes sizes as int32 (`grid: [Group.rowGrid(rows)]`): taken bit for bit,
+            // so a negative one is a size past the device's limits, refused at the launch.
+            let v = match v.ty {
+                Type::Scalar(ScalarType::I32) => super::expr::convert(v, ScalarType::U32),
+                _ => v,
+            };
             out.push(self.coerce(v, &u32t, i.span)?);
         }
         Ok(out)

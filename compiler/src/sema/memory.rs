@@ -414,6 +414,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 }
                 None => {}
             },
+            Intrinsic::Wave(WaveOp::ReduceSegmented) => return self.check_reduce_segmented(args),
             Intrinsic::Atomic(a) => {
                 // Indices are uint32 in the IR, as for `buf[i]`.
                 if args[1].ty != Type::Scalar(ScalarType::U32) {

@@ -13,6 +13,7 @@ mod calls;
 mod constructors;
 mod conversions;
 mod coop;
+mod coop_cajeta;
 mod device;
 mod expr;
 mod fn_tables;
@@ -20,6 +21,7 @@ mod generics;
 mod generics_infer;
 mod generics_subst;
 mod generics_walk;
+mod group;
 mod hostio;
 mod int_precision;
 mod kernel_print;
@@ -35,9 +37,11 @@ mod pod;
 mod precision;
 mod range_loop;
 mod shared_nd;
+mod staging;
 mod switch;
 mod swizzle_assign;
 mod textures;
+mod tiles;
 mod type_hints;
 mod typed_literals;
 mod uniformity;
@@ -64,6 +68,9 @@ pub fn check(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<Diagno
     if files.iter().any(|(f, stdlib)| !stdlib && f.function_types) {
         let tables = expanded.get_or_insert_with(|| files.to_vec());
         fn_tables::rewrite(tables, &mut diags);
+    }
+    if let Some(tiled) = tiles::rewrite(expanded.as_deref().unwrap_or(files)) {
+        expanded = Some(tiled);
     }
     if !diags.is_empty() {
         return Err(diags);

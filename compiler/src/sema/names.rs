@@ -626,6 +626,23 @@ pub fn resolve_type(
                 n if super::device::coop_type(n).is_some() => {
                     super::coop::resolve_coop_type(n, args, t.span, generics)
                 }
+                "CooperativeMatrix" => {
+                    super::coop_cajeta::resolve_cooperative_matrix(args, t.span, generics)
+                }
+                // Cajeta's builtin quaternion type has no counterpart here yet.
+                "Quaternion" => Err(Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    t.span,
+                    "`Quaternion<T>` (Cajeta) is not supported yet",
+                )
+                .with_note("help: hold a quaternion as a `Vector<T, 4>` (x, y, z, w) and write the product, conjugate and rotation out with the vector operations")),
+                // Tiles passed to Group.mac were given their role before checking (tiles.rs).
+                "Tile" if args.len() == 3 => Err(Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    t.span,
+                    "a Tile's role (A, B or accumulator) comes from its place in `Group.mac(acc, a, b)`, and this one is not passed to Group.mac",
+                )
+                .with_note("help: name the role: `CooperativeMatrix<T, Rows, Cols, Use>` (use 0 = A, 1 = B, 2 = accumulator)")),
                 "String" => Ok(Type::String),
                 // Cajeta's Fence and KernelTimer are Events here (xpu.cajeta).
                 "Event" | "Fence" | "KernelTimer" => {

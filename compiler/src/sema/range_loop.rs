@@ -60,13 +60,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     ) {
         let Stmt::RangeFor {
             index: (index_ty, declarators),
-            value: (value_ty, value),
+            value,
             range,
             body,
             span,
         } = s
         else {
             return;
+        };
+        let Some((value_ty, value)) = value else {
+            return self.stripe_for(label, s, out);
         };
         if self.kind != FunctionKind::Kernel {
             return self.range_error(

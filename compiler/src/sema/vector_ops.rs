@@ -164,6 +164,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             .and_then(|m| m.device);
         let Some(Intrinsic::Vector(f)) = found else {
             let known = self.syms.intrinsic("Vector", &name.name).is_some();
+            if let Some(d) = sixteen_byte_method(&vt, name) {
+                return self.error(d);
+            }
             return self.error(if known {
                 Diagnostic::error(
                     Code::ArgumentCount,
@@ -387,4 +390,27 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             span,
         })
     }
+}
+
+/// Cajeta's byte-vector methods (`q.lut4(table)`, `w.asBytes()`, `q.asWords()`) work on
+/// 16-lane byte vectors (`Vector<int8, 16>`), which Vulkan shaders cannot hold: E0024 saying
+/// so and what to write, rather than an unknown method.
+fn sixteen_byte_method(vt: &Type, name: &ast::Ident) -> Option<Diagnostic> {
+    let help = match name.name.as_str() {
+        "lut4" => "help: look the nibbles up in a `Shared<int8>` (or constant array) table, `table[(x >> 4 * k) & 15]`, four bytes at a time with `Bits.extract`",
+        "asBytes" => "help: take the bytes of each 32-bit word with `Bits.extract(w, 8 * k, 8)` (the packed `IntegerDot` forms take four bytes in an `int32` as they are)",
+        "asWords" => "help: pack four bytes into a word with shifts and `|`, or keep the data as `Vector<uint32, 4>` and unpack with `Bits.extract`",
+        _ => return None,
+    };
+    Some(
+        Diagnostic::error(
+            Code::UnsupportedFeature,
+            name.span,
+            format!(
+                "`{}` (Cajeta) works on 16-lane byte vectors (`Vector<int8, 16>`), which Vulkan shaders cannot hold; `{vt}` has no such method",
+                name.name
+            ),
+        )
+        .with_note(help),
+    )
 }

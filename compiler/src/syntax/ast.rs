@@ -241,13 +241,14 @@ pub enum Stmt {
         span: Span,
     },
     /// `break label?;`
-    /// `for (uint32 i, T v : buf.range(n)) body`: the grid-stride loop (SPEC §5).
+    /// `for (uint32 i, T v : buf.range(n)) body`: the grid-stride loop (SPEC §5); also
+    /// Cajeta's `for (int32 i : Group.stripe(n)) body` (no element variable).
     RangeFor {
         /// The index variable's type and its declarators (sema wants exactly one, without
         /// initializer).
         index: (TypeExpr, Vec<(Ident, Option<Expr>)>),
-        /// The element variable: type and name.
-        value: (TypeExpr, Ident),
+        /// The element variable: type and name (absent in a for-each over `Group.stripe`).
+        value: Option<(TypeExpr, Ident)>,
         /// The `buf.range(n)` expression.
         range: Expr,
         /// Loop body.

@@ -302,6 +302,9 @@ pub const GENERIC_TYPES: &[&str] = &[
     "CoopMatrixA",
     "CoopMatrixB",
     "CoopMatrixAcc",
+    "CooperativeMatrix",
+    "Tile",
+    "Quaternion",
 ];
 
 fn unescape(slice: &str) -> String {

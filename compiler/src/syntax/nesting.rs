@@ -191,7 +191,7 @@ pub fn for_stmt(
 /// The header of a grid-stride `for`: index type and declarators, element, range.
 pub type RangeHeader = (
     (TypeExpr, Vec<(Ident, Option<Expr>)>),
-    (TypeExpr, Ident),
+    Option<(TypeExpr, Ident)>,
     Expr,
 );
 

@@ -53,6 +53,10 @@ impl FnLower<'_> {
                 let p = self.wave_arg(args, 0, e)?;
                 return self.quad_vote(op == WaveOp::QuadAll, &p);
             }
+            WaveOp::ReduceSegmented => return Err(refuse(
+                e.span,
+                "`Group.reduceSegmented` (the rspirv backend lowers it to a butterfly of shuffles)",
+            )),
             _ => {}
         }
         if let crate::ir::Type::Vector(..) = e.ty {
@@ -139,7 +143,10 @@ impl FnLower<'_> {
             | WaveOp::Any
             | WaveOp::All
             | WaveOp::QuadAny
-            | WaveOp::QuadAll => return Err(refuse(e.span, "a malformed subgroup operation")),
+            | WaveOp::QuadAll
+            | WaveOp::ReduceSegmented => {
+                return Err(refuse(e.span, "a malformed subgroup operation"))
+            }
         };
         self.group_op(opcode, operation, ty, &[v])
     }

@@ -39,13 +39,26 @@ impl FnCx<'_, '_> {
     pub(crate) fn coop(&mut self, op: CoopOp, args: &[Expr], e: &Expr) -> Res<Word> {
         match (op, args) {
             (CoopOp::Load, [src, offset, stride, layout @ ..]) if layout.len() <= 1 => {
-                let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+                let result_ty = self.cx.ir_value_type(&e.ty, e.span)?;
+                // A float16 A or B tile from float32 memory (Cajeta's float32 operands) is
+                // loaded as float32, of the same use and size, then converted.
+                let widened = match (&src.ty, &e.ty) {
+                    (Type::Buffer(m) | Type::Shared(m), Type::CoopMatrix(t))
+                        if **m == Type::Scalar(ScalarType::F32)
+                            && t.component == ScalarType::F16 =>
+                    {
+                        Some(Type::CoopMatrix(t.with_component(ScalarType::F32)))
+                    }
+                    _ => None,
+                };
+                let tile = widened.as_ref().unwrap_or(&e.ty);
+                let ty = self.cx.ir_value_type(tile, e.span)?;
                 let (layout, layout_value) = self.coop_layout(layout.first())?;
                 let access = (src, offset, stride, layout_value);
                 let (ptr, stride_id, guard) =
-                    self.coop_pointer(access, &e.ty, ("coop load", e.span))?;
+                    self.coop_pointer(access, tile, ("coop load", e.span))?;
                 // The tile of an out-of-bounds load is a null (zero) matrix.
-                self.guarded(guard, Some(ty), |s| {
+                let loaded = self.guarded(guard, Some(ty), |s| {
                     let ptr = s.tile_pointer(ptr)?;
                     s.cx.b
                         .cooperative_matrix_load_khr(
@@ -58,7 +71,16 @@ impl FnCx<'_, '_> {
                             [],
                         )
                         .ice(e.span)
-                })
+                })?;
+                match widened {
+                    Some(_) => self.op(Op::FConvert, result_ty, &[loaded]),
+                    None => Ok(loaded),
+                }
+            }
+            (CoopOp::Splat, [v]) => {
+                let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+                let value = self.expr(v)?;
+                self.op_with(Op::CompositeConstruct, ty, vec![Operand::IdRef(value)])
             }
             (CoopOp::ZeroAcc, []) => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;

@@ -32,6 +32,7 @@ mod disasm;
 mod expr;
 mod feature_set;
 mod function;
+mod group_segmented;
 mod hoist;
 mod index_range;
 mod int_dot;

@@ -14,7 +14,7 @@ use rspirv::spirv::{Capability, Op, Word};
 
 use super::function::{FnCx, Slot};
 use super::module::ResourceKind;
-use super::{unsupported, Ctx, Res};
+use super::{unsupported, BuildExt, Ctx, Res};
 use crate::ir::{Expr, ExprKind, Intrinsic, Place, RayQueryOp, ScalarType};
 
 impl Ctx<'_> {
@@ -86,9 +86,20 @@ impl FnCx<'_, '_> {
                 };
                 let scene = self.op(Op::Load, ty, &[scene_var])?;
                 let mut operands = vec![id(var), id(scene)];
+                let mut values = Vec::new();
                 for a in rest {
-                    operands.push(id(self.expr(a)?));
+                    values.push(self.expr(a)?);
                 }
+                // Cajeta's form gives the origin and the direction as three scalars each:
+                // flags, mask, ox, oy, oz, tMin, dx, dy, dz, tMax.
+                if let [flags, mask, ox, oy, oz, t_min, dx, dy, dz, t_max] = values[..] {
+                    let f32_ty = self.cx.float_type(32);
+                    let v3 = self.cx.vector_type(f32_ty, 3);
+                    let origin = self.op(Op::CompositeConstruct, v3, &[ox, oy, oz])?;
+                    let direction = self.op(Op::CompositeConstruct, v3, &[dx, dy, dz])?;
+                    values = vec![flags, mask, origin, t_min, direction, t_max];
+                }
+                operands.extend(values.into_iter().map(id));
                 self.emit(Op::RayQueryInitializeKHR, None, operands)?;
                 Ok(0)
             }
@@ -121,24 +132,69 @@ impl FnCx<'_, '_> {
                     vec![id(var), id(which)],
                 )
             }
-            RayQueryOp::PrimitiveIndex | RayQueryOp::InstanceId => {
+            // int32 (committedPrimitiveIndex) or uint32 (Cajeta's candidatePrimitiveIndex):
+            // SPIR-V takes a 32-bit integer of either signedness.
+            RayQueryOp::PrimitiveIndex { committed } => {
+                let which = intersection(self, committed);
+                let int = self.cx.ir_value_type(&e.ty, span)?;
+                self.emit(
+                    Op::RayQueryGetIntersectionPrimitiveIndexKHR,
+                    Some(int),
+                    vec![id(var), id(which)],
+                )
+            }
+            RayQueryOp::InstanceId => {
                 let which = intersection(self, true);
                 let int = self.cx.value_type(ScalarType::I32, span)?;
-                let opcode = match op {
-                    RayQueryOp::PrimitiveIndex => Op::RayQueryGetIntersectionPrimitiveIndexKHR,
-                    _ => Op::RayQueryGetIntersectionInstanceIdKHR,
-                };
-                self.emit(opcode, Some(int), vec![id(var), id(which)])
+                self.emit(
+                    Op::RayQueryGetIntersectionInstanceIdKHR,
+                    Some(int),
+                    vec![id(var), id(which)],
+                )
             }
-            RayQueryOp::Barycentrics => {
-                let which = intersection(self, true);
+            RayQueryOp::Barycentrics { committed, lane } => {
+                let which = intersection(self, committed);
                 let f32_ty = self.cx.float_type(32);
                 let v2 = self.cx.vector_type(f32_ty, 2);
-                self.emit(
+                let both = self.emit(
                     Op::RayQueryGetIntersectionBarycentricsKHR,
                     Some(v2),
                     vec![id(var), id(which)],
+                )?;
+                match lane {
+                    None => Ok(both),
+                    Some(l) => self
+                        .cx
+                        .b
+                        .composite_extract(f32_ty, None, both, [l])
+                        .ice(span),
+                }
+            }
+            RayQueryOp::FrontFace { committed } => {
+                let which = intersection(self, committed);
+                let bool_ty = self.cx.bool_type();
+                self.emit(
+                    Op::RayQueryGetIntersectionFrontFaceKHR,
+                    Some(bool_ty),
+                    vec![id(var), id(which)],
                 )
+            }
+            RayQueryOp::GenerateIntersection => {
+                let t = match args.get(1) {
+                    Some(t) => self.expr(t)?,
+                    None => {
+                        return Err(unsupported(
+                            span,
+                            "internal error: generateIntersection arity",
+                        ))
+                    }
+                };
+                self.emit(
+                    Op::RayQueryGenerateIntersectionKHR,
+                    None,
+                    vec![id(var), id(t)],
+                )?;
+                Ok(0)
             }
         }
     }

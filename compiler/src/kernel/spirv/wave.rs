@@ -83,6 +83,7 @@ impl FnCx<'_, '_> {
                 let p = self.arg(args, 0)?;
                 return self.quad_vote(op == WaveOp::QuadAll, p);
             }
+            WaveOp::ReduceSegmented => return self.reduce_segmented(args, e),
             _ => {}
         }
         // A vector operates lane by lane: the same instruction on the vector type.
@@ -194,7 +195,8 @@ impl FnCx<'_, '_> {
             | WaveOp::Any
             | WaveOp::All
             | WaveOp::QuadAny
-            | WaveOp::QuadAll => Err(unsupported(e.span, "internal error: wave dispatch")),
+            | WaveOp::QuadAll
+            | WaveOp::ReduceSegmented => Err(unsupported(e.span, "internal error: wave dispatch")),
         }
     }
 

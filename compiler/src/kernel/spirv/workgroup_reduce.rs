@@ -128,7 +128,14 @@ impl FnCx<'_, '_> {
     }
 
     /// `a op b` on values of scalar type `s` (SPIR-V type `ty`).
-    fn combine(&mut self, op: GroupOp, s: ScalarType, ty: Word, a: Word, b: Word) -> Res<Word> {
+    pub(crate) fn combine(
+        &mut self,
+        op: GroupOp,
+        s: ScalarType,
+        ty: Word,
+        a: Word,
+        b: Word,
+    ) -> Res<Word> {
         let float = s.is_float();
         let signed = s.is_signed_integer();
         let boolean = self.cx.bool_type();

@@ -37,6 +37,14 @@ impl FnLower<'_> {
                     "quad operations (`Quad.*`: the cpu device's subgroup is one invocation, not a quad)",
                 ))
             }
+            // Args `[segment, op, v]`: a span of one lane combines nothing.
+            WaveOp::ReduceSegmented => {
+                let [segment, _op, v] = args else {
+                    return Err(refuse(e.span, "a malformed subgroup operation"));
+                };
+                self.expr(segment)?;
+                return self.expr(v);
+            }
             _ => {}
         }
         // Every other operation reads its first argument; the others (a lane, a delta) are
