@@ -38,6 +38,7 @@ mod jumps;
 mod lower;
 mod math_bits;
 mod matrices;
+mod narrow_arith;
 mod pointer_args;
 mod post;
 mod printf;
