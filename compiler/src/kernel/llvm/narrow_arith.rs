@@ -2,7 +2,8 @@
 //! `OpISub`, `OpIMul`, `OpSNegate` and shift on 8- or 16-bit scalars or vectors becomes the
 //! 32-bit operation on the operands converted to 32 bits, converted back. The low bits, and
 //! so the value, are the same by construction; this is what the rspirv backend emits
-//! (`kernel/spirv/arith.rs`, `narrow_in_32_bits`).
+//! (`kernel/spirv/arith.rs`, `narrow_in_32_bits`). A shift's count is masked to the narrow
+//! width first, as the source's shifts are (LLVM may drop the source's mask; below).
 //!
 //! Why: NVIDIA's 580 driver computes an int8 or int16 multiply or left shift of a negated
 //! value that wraps to the type's minimum as its positive twin (`((int8) -t) * 4` for t = 32
@@ -103,15 +104,16 @@ pub(crate) fn arithmetic_in_32_bits(m: &mut Module) -> usize {
                 continue;
             };
             // A shift's count may have a width of its own (SPIR-V only asks for the same
-            // lane count); one that is 32 bits already is used as it is.
-            let from = value_type.get(x).and_then(|t| types.get(t));
-            if from.is_some_and(|f| f.width == 32) {
+            // lane count); one of 32 bits is only retyped.
+            if value_type.get(x) == Some(&wide) {
                 wide_args.push(*x);
                 continue;
             }
-            let opcode = match ext[k.min(1)] {
-                Extend::Sign => Op::SConvert,
-                Extend::Zero => Op::UConvert,
+            let from = value_type.get(x).and_then(|t| types.get(t));
+            let opcode = match (from.map(|f| f.width), ext[k.min(1)]) {
+                (Some(32), _) => Op::Bitcast,
+                (_, Extend::Sign) => Op::SConvert,
+                (_, Extend::Zero) => Op::UConvert,
             };
             let w = next_id(m);
             seq.push(Instruction::new(
@@ -121,6 +123,26 @@ pub(crate) fn arithmetic_in_32_bits(m: &mut Module) -> usize {
                 vec![Operand::IdRef(*x)],
             ));
             wide_args.push(w);
+        }
+        if old.class.opcode != Op::IAdd
+            && old.class.opcode != Op::ISub
+            && old.class.opcode != Op::IMul
+            && old.class.opcode != Op::SNegate
+        {
+            // A shift: its count masked to the narrow width, as the source's shifts are.
+            // LLVM's module does not always keep the mask it was given (seen: `x >>> (c &
+            // 7)` on an int8, fuzz seed 48 program 108, emitted as a shift by `c`): the
+            // narrow shift is undefined from a count of 8 on (lavapipe masks it), and the
+            // 32-bit one would shift those bits out.
+            let mask = mask_const(m, wide, it.lanes, it.width - 1);
+            let masked = next_id(m);
+            seq.push(Instruction::new(
+                Op::BitwiseAnd,
+                Some(wide),
+                Some(masked),
+                vec![Operand::IdRef(wide_args[1]), Operand::IdRef(mask)],
+            ));
+            wide_args[1] = masked;
         }
         let r = next_id(m);
         seq.push(Instruction::new(
@@ -172,6 +194,32 @@ fn int_types(m: &Module) -> HashMap<Word, IntType> {
         }
     }
     types
+}
+
+/// The `uint32` constant `value`, or (`lanes` > 1) the vector of type `wide` with it in
+/// every lane, declared if missing.
+fn mask_const(m: &mut Module, wide: Word, lanes: u32, value: u32) -> Word {
+    let scalar = super::post::uint_const(m, value);
+    if lanes == 1 {
+        return scalar;
+    }
+    let operands = vec![Operand::IdRef(scalar); lanes as usize];
+    let found = m.types_global_values.iter().find(|i| {
+        i.class.opcode == Op::ConstantComposite
+            && i.result_type == Some(wide)
+            && i.operands == operands
+    });
+    if let Some(id) = found.and_then(|i| i.result_id) {
+        return id;
+    }
+    let id = next_id(m);
+    m.types_global_values.push(Instruction::new(
+        Op::ConstantComposite,
+        Some(wide),
+        Some(id),
+        operands,
+    ));
+    id
 }
 
 /// The unsigned 32-bit scalar (`lanes` 1) or vector type, declared if missing.
