@@ -48,6 +48,8 @@ mod shared;
 mod spec;
 mod spirv_ops;
 mod storage_widths;
+mod structure;
+mod structure_cfg;
 mod target;
 mod textures;
 mod types;
@@ -222,6 +224,14 @@ impl Handle {
 pub fn enable() {
     crate::driver::register_llvm_kernel_backend(compile_kernel);
     crate::driver::register_cpu_kernel_target(cpu::compile_kernel);
+}
+
+/// Whether the SPIR-V module `words` has structured control flow as SPIR-V's rules define
+/// it (the check every module of this backend passes before it is returned; `Err` says
+/// what is wrong). Public for the tests, which hold it to spirv-val on other modules.
+pub fn check_structured_control_flow(words: &[u32]) -> Result<(), String> {
+    let m = rspirv::dr::load_words(words).map_err(|e| format!("{e:?}"))?;
+    structure::check(&m)
 }
 
 /// Compiles one kernel through LLVM's SPIR-V backend.

@@ -120,6 +120,9 @@ pub(crate) fn fix_up(
             .map(|f| f.to_string())
             .collect(),
     };
+    // Last: no module whose structured control flow a validator refuses leaves here (the
+    // caller tries its next pipeline, then refuses the kernel).
+    super::structure::check(&m).map_err(|e| format!("unstructured control flow: {e}"))?;
     Ok((m.assemble(), features))
 }
 
