@@ -195,7 +195,7 @@ fn llvm_wrong_results_that_need_divergence_are_told_apart() {
 }
 
 #[test]
-fn llvm_modules_the_campaigns_found_unstructured_are_structured_now() {
+fn llvm_modules_the_campaigns_found_unstructured_are_structured_or_refused() {
     // Seed 32 program 131 (`km`: "… branches to the loop construct, but not to the loop
     // header") and seed 47 program 175 (`k1`: an `OpSwitch` LLVM made, "Case construct that
     // targets … has invalid branch to block …"): the LLVM kernel backend returned modules
@@ -228,6 +228,25 @@ fn llvm_modules_the_campaigns_found_unstructured_are_structured_now() {
             }
         }
     }
+    // Seed 50 program 26's `k0`, whose plain modules LLVM leaves with an `OpSwitch` without
+    // a merge (refused before the check), stays refused: structurized, it made lavapipe's
+    // compiler die of SIGFPE (an `INT_MIN / -1` in its constant folding) and took the
+    // process with it. The structurizer is only for modules the structure check refused.
+    let program = fuzz::generated(50, 26);
+    let (compiled, _) = oracle::compile(
+        program.source,
+        &[cajetac::kernel::spirv::TargetEnv::Vulkan1_1],
+    );
+    let module = compiled.module.expect("the program checks");
+    let refused =
+        cajetac::driver::compile_kernels(&module, &options, Some("k0")).expect_err("k0 is refused");
+    assert!(
+        refused.iter().all(
+            |d| d.code == cajetac::diagnostics::Code::LlvmBackendUnsupported
+                && d.message.contains("OpSwitch without a merge")
+        ),
+        "{refused:?}"
+    );
     // And spirv-val's refusal of an LLVM module is a finding again, not a known defect.
     let message = "error: line 305: block <ID> 7 branches to the selection construct, but not to the selection header <ID> 3";
     let llvm = oracle::Finding::new(

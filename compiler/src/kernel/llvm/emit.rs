@@ -18,7 +18,9 @@ pub(crate) const TRIPLE: &str = "spirv1.6-unknown-vulkan1.3-compute";
 /// loops after O2); then both followed by LLVM's region structurizer ([`JUMP_PIPELINES`]),
 /// for the kernels whose control flow LLVM's SPIR-V target leaves unstructured after both
 /// (the `llvm-unstructured-selection` class of docs/fuzzing.md: nested loops with
-/// `continue`/`break` under conditions). A kernel none of them structures is refused.
+/// `continue`/`break` under conditions). The last two are tried only when a module of
+/// the first two failed the structure check (`compile` in `mod.rs`). A kernel none of them
+/// structures is refused.
 pub(crate) const PIPELINES: [&str; 4] = [
     "default<O2>",
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>)",
@@ -30,9 +32,14 @@ pub(crate) const PIPELINES: [&str; 4] = [
 /// instcombine, which fold the arrays' GEPs into offsets the SPIR-V target mislowers; then,
 /// when the target could not structure the result (a merge instruction away from its
 /// branch, seen for the bounds-checked indexing of a multi-dimensional shared array), the
-/// same with `simplifycfg`; then the first with the region structurizer (an early `return`
+/// same with `simplifycfg`; then (as for [`PIPELINES`], only when a module of those failed
+/// the structure check) the first with the region structurizer (an early `return`
 /// out of a loop with barriers, `tests/device/barrier_shapes.cajeta`, left a selection
 /// entered past its header).
+/// The index of the first structurizer pipeline in [`PIPELINES`] and
+/// [`SHARED_MEMORY_PIPELINES`].
+pub(crate) const FIRST_STRUCTURIZER_FALLBACK: usize = 2;
+
 pub(crate) const SHARED_MEMORY_PIPELINES: [&str; 3] = [
     "function(sroa,early-cse)",
     "function(sroa,early-cse,simplifycfg)",

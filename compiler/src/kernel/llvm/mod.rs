@@ -313,7 +313,18 @@ fn compile(
         (false, false) => &emit::PIPELINES,
         (false, true) => &emit::JUMP_PIPELINES,
     };
-    for &pipeline in pipes {
+    // The structurizer pipelines that follow the plain ones of kernels without labeled
+    // jumps are for kernels with a module that only the structure check refused (LLVM's
+    // target left its control flow unstructured; such modules were returned before the
+    // check, and their structurized kernels were measured exact on lavapipe,
+    // docs/fuzzing.md). A kernel whose plain modules all failed otherwise (a crash, an
+    // `OpSwitch` without a merge) is refused as before: one such kernel, structurized,
+    // crashed lavapipe's compiler (seed 50 program 26).
+    let mut structurizer_allowed = labeled_jumps;
+    for (i, &pipeline) in pipes.iter().enumerate() {
+        if i >= emit::FIRST_STRUCTURIZER_FALLBACK && !structurizer_allowed {
+            break;
+        }
         // LLVM 23.1's SPIR-V target crashes on some kernels with shared arrays (a shared
         // array indexed in a loop), and ends the process with `LLVM ERROR` on instructions
         // it cannot legalize (found by the four-way fuzz campaign on a kernel without
@@ -325,6 +336,9 @@ fn compile(
         if result.is_ok() {
             break;
         }
+        structurizer_allowed |= result
+            .as_ref()
+            .is_err_and(|e| e.starts_with(post::UNSTRUCTURED));
     }
     let (words, mut features) = result.map_err(|e| {
         refuse(

@@ -23,6 +23,9 @@ use super::{atomics, cleanup, shared, spirv_ops, vulkan_fixups};
 use crate::kernel::spirv::FeatureSet;
 use crate::layout::{KernelLayout, DEFAULT_WORKGROUP_SIZE, DESCRIPTOR_SET};
 
+/// How the error of a module that fails the structure check (`structure.rs`) starts.
+pub(crate) const UNSTRUCTURED: &str = "unstructured control flow: ";
+
 /// The capabilities, extensions and Vulkan features of the finished module (reflection).
 pub(crate) struct Features {
     /// The specialization constants of `Spec` slots and `psc`, by SpecId.
@@ -122,7 +125,7 @@ pub(crate) fn fix_up(
     };
     // Last: no module whose structured control flow a validator refuses leaves here (the
     // caller tries its next pipeline, then refuses the kernel).
-    super::structure::check(&m).map_err(|e| format!("unstructured control flow: {e}"))?;
+    super::structure::check(&m).map_err(|e| format!("{UNSTRUCTURED}{e}"))?;
     Ok((m.assemble(), features))
 }
 
