@@ -49,6 +49,7 @@ mod spec;
 mod spirv_ops;
 mod storage_widths;
 mod structure;
+pub use structure::check_structured_control_flow;
 mod structure_cfg;
 mod target;
 mod textures;
@@ -226,14 +227,6 @@ pub fn enable() {
     crate::driver::register_cpu_kernel_target(cpu::compile_kernel);
 }
 
-/// Whether the SPIR-V module `words` has structured control flow as SPIR-V's rules define
-/// it (the check every module of this backend passes before it is returned; `Err` says
-/// what is wrong). Public for the tests, which hold it to spirv-val on other modules.
-pub fn check_structured_control_flow(words: &[u32]) -> Result<(), String> {
-    let m = rspirv::dr::load_words(words).map_err(|e| format!("{e:?}"))?;
-    structure::check(&m)
-}
-
 /// Compiles one kernel through LLVM's SPIR-V backend.
 pub fn compile_kernel(
     module: &ir::Module,
@@ -313,13 +306,9 @@ fn compile(
         (false, false) => &emit::PIPELINES,
         (false, true) => &emit::JUMP_PIPELINES,
     };
-    // The structurizer pipelines that follow the plain ones of kernels without labeled
-    // jumps are for kernels with a module that only the structure check refused (LLVM's
-    // target left its control flow unstructured; such modules were returned before the
-    // check, and their structurized kernels were measured exact on lavapipe,
-    // docs/fuzzing.md). A kernel whose plain modules all failed otherwise (a crash, an
-    // `OpSwitch` without a merge) is refused as before: one such kernel, structurized,
-    // crashed lavapipe's compiler (seed 50 program 26).
+    // The structurizer pipelines after the plain ones are only for kernels with a module
+    // the structure check refused (measured exact on lavapipe, docs/fuzzing.md); others
+    // are refused as before (seed 50 program 26, structurized, crashed lavapipe).
     let mut structurizer_allowed = labeled_jumps;
     for (i, &pipeline) in pipes.iter().enumerate() {
         if i >= emit::FIRST_STRUCTURIZER_FALLBACK && !structurizer_allowed {

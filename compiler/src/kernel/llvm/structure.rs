@@ -45,6 +45,14 @@ struct Construct {
     header: usize,
 }
 
+/// Whether the SPIR-V module `words` has structured control flow as SPIR-V's rules define
+/// it (the check every module of this backend passes before it is returned; `Err` says
+/// what is wrong). Public for the tests, which hold it to spirv-val on other modules.
+pub fn check_structured_control_flow(words: &[u32]) -> Result<(), String> {
+    let m = rspirv::dr::load_words(words).map_err(|e| format!("{e:?}"))?;
+    check(&m)
+}
+
 /// `Ok` when every function of `m` has structured control flow; else what is wrong,
 /// naming blocks by their ids.
 pub(crate) fn check(m: &Module) -> Result<(), String> {
