@@ -292,13 +292,15 @@ mod tests {
             SConvert,
             IMul,
             UConvert, //
-            // i8 left shift: base sign-, count zero-extended.
+            // i8 left shift: base sign-, count zero-extended and masked to 0..7.
             SConvert,
             UConvert,
+            BitwiseAnd,
             ShiftLeftLogical,
             UConvert, //
-            // i8 logical right shift: base zero-extended, the 32-bit count as it is.
+            // i8 logical right shift: base zero-extended, the 32-bit count masked.
             UConvert,
+            BitwiseAnd,
             ShiftRightLogical,
             UConvert, //
             // i16 vector negate.
