@@ -126,9 +126,10 @@ type KnownDefect = (&'static str, fn(&str, &Finding) -> bool);
 /// Defects known and not fixed yet, so that reports keep them apart from new ones. The
 /// deep-nesting crashes, the Relaxed fence that `check` passed, over-long identifiers and
 /// the quadratic diagnostics that the first campaign met are fixed, and their findings count
-/// as failures again. Open (docs/fuzzing.md, "Four executors"): LLVM 23.1's SPIR-V target
-/// leaves unstructured selections in some kernels with `continue`s and nested loops, which
-/// the LLVM kernel backend (`--backend llvm`) emits instead of refusing.
+/// as failures again. So are spirv-val's refusals of LLVM modules (the
+/// `llvm-unstructured-selection` class until 2026-12-06): the LLVM kernel backend now
+/// checks the structure of every module and re-emits or refuses a kernel whose control
+/// flow LLVM's SPIR-V target leaves unstructured (docs/fuzzing.md).
 const KNOWN_DEFECTS: &[KnownDefect] = &[
     // lavapipe's fold of a constant `0.0` operand, made by LLVM's constant propagation or
     // lavapipe's own (`zero_folds.rs`): exact on a conformant driver.
@@ -141,23 +142,6 @@ const KNOWN_DEFECTS: &[KnownDefect] = &[
     ("llvm-divergent-control-flow", |_, f| {
         f.kind == oracle::Kind::WrongResult
             && f.detail.starts_with(divergence::ONE_INVOCATION_EXACT)
-    }),
-    ("llvm-unstructured-selection", |_, f| {
-        f.kind == oracle::Kind::SpirvVal
-        && f.detail.starts_with(executors::LLVM_MODULE)
-        // "Selection must be structured", "… does not structurally dominate the merge
-        // block", "… exits the selection … but not via a structured exit", and (seen in the
-        // 2026-12-05 re-run) "… branches to the selection construct, but not to the
-        // selection header", (seed 22 program 30) "Header block … is contained in the
-        // loop construct headed by …, but its merge block … is not", (seed 32 program
-        // 131) "… branches to the loop construct, but not to the loop header", and (seed 47
-        // program 175, an `OpSwitch` LLVM made) "Case construct that targets … has invalid
-        // branch to block …".
-        && (f.detail.contains("structur")
-            || f.detail.contains("branches to the selection construct, but not to the selection header")
-            || f.detail.contains("branches to the loop construct, but not to the loop header")
-            || f.detail.contains("is contained in the loop construct headed by")
-            || (f.detail.contains("Case construct that targets") && f.detail.contains("has invalid branch")))
     }),
 ];
 

@@ -10,24 +10,40 @@ use inkwell::OptimizationLevel;
 /// The target triple of Vulkan 1.3 compute modules.
 pub(crate) const TRIPLE: &str = "spirv1.6-unknown-vulkan1.3-compute";
 
-/// The optimization pipelines, tried in order: LLVM's standard O2 (no fast-math flags are
-/// ever set, so it neither contracts nor reassociates float arithmetic), then, when the
-/// SPIR-V target could not structure what O2 made of the control flow (an `OpSwitch` with
-/// no merge, seen for labeled `break`s out of nested loops), a pipeline that only promotes
-/// locals to SSA and simplifies instructions.
-pub(crate) const PIPELINES: [&str; 2] = [
+/// The optimization pipelines, tried in order until one gives a module that passes the
+/// post-processing and the structure check (`post.rs`, `structure.rs`): LLVM's standard O2
+/// (no fast-math flags are ever set, so it neither contracts nor reassociates float
+/// arithmetic); then a pipeline that only promotes locals to SSA and simplifies
+/// instructions (an `OpSwitch` with no merge was seen for labeled `break`s out of nested
+/// loops after O2); then both followed by LLVM's region structurizer ([`JUMP_PIPELINES`]),
+/// for the kernels whose control flow LLVM's SPIR-V target leaves unstructured after both
+/// (the `llvm-unstructured-selection` class of docs/fuzzing.md: nested loops with
+/// `continue`/`break` under conditions). The last two are tried only when a module of
+/// the first two failed the structure check (`compile` in `mod.rs`). A kernel none of them
+/// structures is refused.
+pub(crate) const PIPELINES: [&str; 4] = [
     "default<O2>",
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>)",
+    JUMP_PIPELINES[0],
+    JUMP_PIPELINES[1],
 ];
 
 /// The pipelines of kernels with shared arrays (see `compile`): no loop unrolling and no
 /// instcombine, which fold the arrays' GEPs into offsets the SPIR-V target mislowers; then,
 /// when the target could not structure the result (a merge instruction away from its
 /// branch, seen for the bounds-checked indexing of a multi-dimensional shared array), the
-/// same with `simplifycfg`.
-pub(crate) const SHARED_MEMORY_PIPELINES: [&str; 2] = [
+/// same with `simplifycfg`; then (as for [`PIPELINES`], only when a module of those failed
+/// the structure check) the first with the region structurizer (an early `return`
+/// out of a loop with barriers, `tests/device/barrier_shapes.cajeta`, left a selection
+/// entered past its header).
+/// The index of the first structurizer pipeline in [`PIPELINES`] and
+/// [`SHARED_MEMORY_PIPELINES`].
+pub(crate) const FIRST_STRUCTURIZER_FALLBACK: usize = 2;
+
+pub(crate) const SHARED_MEMORY_PIPELINES: [&str; 3] = [
     "function(sroa,early-cse)",
     "function(sroa,early-cse,simplifycfg)",
+    SHARED_MEMORY_JUMP_PIPELINES[0],
 ];
 
 /// What kernels with a labeled jump out of nested loops run after optimizing: LLVM's

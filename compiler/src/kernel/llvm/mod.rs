@@ -39,6 +39,7 @@ mod jumps;
 mod lower;
 mod math_bits;
 mod matrices;
+mod narrow_arith;
 mod pointer_args;
 mod post;
 mod printf;
@@ -48,6 +49,9 @@ mod shared;
 mod spec;
 mod spirv_ops;
 mod storage_widths;
+mod structure;
+pub use structure::check_structured_control_flow;
+mod structure_cfg;
 mod target;
 mod textures;
 mod types;
@@ -303,7 +307,14 @@ fn compile(
         (false, false) => &emit::PIPELINES,
         (false, true) => &emit::JUMP_PIPELINES,
     };
-    for &pipeline in pipes {
+    // The structurizer pipelines after the plain ones are only for kernels with a module
+    // the structure check refused (measured exact on lavapipe, docs/fuzzing.md); others
+    // are refused as before (seed 50 program 26, structurized, crashed lavapipe).
+    let mut structurizer_allowed = labeled_jumps;
+    for (i, &pipeline) in pipes.iter().enumerate() {
+        if i >= emit::FIRST_STRUCTURIZER_FALLBACK && !structurizer_allowed {
+            break;
+        }
         // LLVM 23.1's SPIR-V target crashes on some kernels with shared arrays (a shared
         // array indexed in a loop), and ends the process with `LLVM ERROR` on instructions
         // it cannot legalize (found by the four-way fuzz campaign on a kernel without
@@ -315,6 +326,9 @@ fn compile(
         if result.is_ok() {
             break;
         }
+        structurizer_allowed |= result
+            .as_ref()
+            .is_err_and(|e| e.starts_with(post::UNSTRUCTURED));
     }
     let (words, mut features) = result.map_err(|e| {
         refuse(

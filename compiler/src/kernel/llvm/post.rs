@@ -23,6 +23,9 @@ use super::{atomics, cleanup, shared, spirv_ops, vulkan_fixups};
 use crate::kernel::spirv::FeatureSet;
 use crate::layout::{KernelLayout, DEFAULT_WORKGROUP_SIZE, DESCRIPTOR_SET};
 
+/// How the error of a module that fails the structure check (`structure.rs`) starts.
+pub(crate) const UNSTRUCTURED: &str = "unstructured control flow: ";
+
 /// The capabilities, extensions and Vulkan features of the finished module (reflection).
 pub(crate) struct Features {
     /// The specialization constants of `Spec` slots and `psc`, by SpecId.
@@ -74,6 +77,7 @@ pub(crate) fn fix_up(
     vulkan_fixups::std430_array_strides(&mut m);
     no_contraction(&mut m);
     vulkan_fixups::sign_extensions_to_64(&mut m);
+    super::narrow_arith::arithmetic_in_32_bits(&mut m);
     extra_features.extend(vulkan_fixups::float_controls(&mut m, device_features));
     let mut features = FeatureSet::default();
     for f in extra_features {
@@ -120,6 +124,9 @@ pub(crate) fn fix_up(
             .map(|f| f.to_string())
             .collect(),
     };
+    // Last: no module whose structured control flow a validator refuses leaves here (the
+    // caller tries its next pipeline, then refuses the kernel).
+    super::structure::check(&m).map_err(|e| format!("{UNSTRUCTURED}{e}"))?;
     Ok((m.assemble(), features))
 }
 
