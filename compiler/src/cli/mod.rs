@@ -345,11 +345,21 @@ fn build(
             return c;
         }
     }
+    // Kernels of the same name in different classes would write over each other's files:
+    // those are named by the class too (`A.k.spv`, `B.k.spv`), the others by their own name.
+    let mut name_count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (_, k) in &kernels {
+        *name_count.entry(k.name.as_str()).or_default() += 1;
+    }
     for (id, k) in &kernels {
+        let stem = match name_count[k.name.as_str()] {
+            1 => k.name.clone(),
+            _ => module.function(*id).qualified_name.clone(),
+        };
         let mut writes: Vec<(PathBuf, Vec<u8>)> = Vec::new();
         if emit.iter().any(|e| e == "kernel-llvm") {
             match kernel_llvm_ir(&module, *id) {
-                Ok(text) => writes.push((out.join(format!("{}.ll", k.name)), text.into_bytes())),
+                Ok(text) => writes.push((out.join(format!("{stem}.ll")), text.into_bytes())),
                 Err(Some(d)) => return report.compile(&sources, &[d]),
                 Err(None) => {
                     return report.fail(
@@ -360,11 +370,11 @@ fn build(
             }
         }
         if emit.iter().any(|e| e == "spirv") {
-            writes.push((out.join(format!("{}.spv", k.name)), spirv_bytes(&k.words)));
+            writes.push((out.join(format!("{stem}.spv")), spirv_bytes(&k.words)));
         }
         if emit.iter().any(|e| e == "spvasm") {
             writes.push((
-                out.join(format!("{}.spvasm", k.name)),
+                out.join(format!("{stem}.spvasm")),
                 disassemble(&k.words).into_bytes(),
             ));
         }
@@ -374,7 +384,7 @@ fn build(
             if serde_json::to_writer_pretty(&mut json, &k.reflection).is_err() {
                 json.clear();
             }
-            writes.push((out.join(format!("{}.json", k.name)), json));
+            writes.push((out.join(format!("{stem}.json")), json));
         }
         for (path, bytes) in writes {
             if let Err(e) = outputs::write_output(&path, &bytes) {

@@ -66,6 +66,43 @@ fn build_writes_spirv_asm_and_reflection_per_kernel() {
 }
 
 #[test]
+fn kernels_of_one_name_in_two_classes_get_a_file_each() {
+    // Both named `k`: each would have been written to `k.spv`, the second over the first.
+    let out = temp_dir("same-names");
+    let src = out.join("two.cajeta");
+    std::fs::write(
+        &src,
+        "package t;\nimport cajeta.xpu.*;\npublic final class A {\n    @Kernel\n    public static void k(KernelBuffer<int32> o) { o[KernelThread.globalIdX()] = 1; }\n    @Kernel\n    public static void only(KernelBuffer<int32> o) { o[0] = 3; }\n}\nfinal class B {\n    @Kernel\n    public static void k(KernelBuffer<int32> o) { o[KernelThread.globalIdX()] = 2; }\n}\n",
+    )
+    .unwrap();
+    let status = cajetac()
+        .args(["build", "--emit", "spirv,spvasm,reflect", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(!out.join("k.spv").exists(), "no file shared by the two");
+    let a = std::fs::read_to_string(out.join("A.k.spvasm")).unwrap();
+    let b = std::fs::read_to_string(out.join("B.k.spvasm")).unwrap();
+    // A's kernel stores 1, B's stores 2.
+    let stores = |asm: &str, v: &str| {
+        asm.lines()
+            .any(|l| l.contains("OpConstant ") && l.trim_end().ends_with(&format!(" {v}")))
+    };
+    assert!(stores(&a, "1") && !stores(&a, "2"), "{a}");
+    assert!(stores(&b, "2") && !stores(&b, "1"), "{b}");
+    for stem in ["A.k", "B.k", "only"] {
+        let json: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join(format!("{stem}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(json["entry_point"], stem.rsplit('.').next().unwrap());
+        assert!(out.join(format!("{stem}.spv")).exists(), "{stem}.spv");
+    }
+}
+
+#[test]
 fn target_env_vulkan13_emits_spirv_16() {
     let out = temp_dir("env13");
     let status = cajetac()
