@@ -54,22 +54,7 @@ fn operand_extensions(op: Op) -> Option<[Extend; 2]> {
 /// comment). Returns how many were rewritten.
 pub(crate) fn arithmetic_in_32_bits(m: &mut Module) -> usize {
     let types = int_types(m);
-    let mut value_type: HashMap<Word, Word> = HashMap::new();
-    for i in m
-        .types_global_values
-        .iter()
-        .chain(m.functions.iter().flat_map(|f| &f.parameters))
-        .chain(
-            m.functions
-                .iter()
-                .flat_map(|f| &f.blocks)
-                .flat_map(|b| &b.instructions),
-        )
-    {
-        if let (Some(id), Some(ty)) = (i.result_id, i.result_type) {
-            value_type.insert(id, ty);
-        }
-    }
+    let value_type = super::post::value_types(m);
     let narrow = |t: Option<Word>| {
         t.and_then(|t| types.get(&t))
             .filter(|it| it.width < 32)

@@ -235,6 +235,22 @@ fn check_bindings(m: &Module, layout: &KernelLayout) -> Result<(), String> {
     Ok(())
 }
 
+/// The type of every id that has one: constants and globals, function parameters and
+/// instruction results.
+pub(super) fn value_types(m: &Module) -> std::collections::HashMap<Word, Word> {
+    m.types_global_values
+        .iter()
+        .chain(m.functions.iter().flat_map(|f| &f.parameters))
+        .chain(
+            m.functions
+                .iter()
+                .flat_map(|f| &f.blocks)
+                .flat_map(|b| &b.instructions),
+        )
+        .filter_map(|i| Some((i.result_id?, i.result_type?)))
+        .collect()
+}
+
 pub(super) fn next_id(m: &mut Module) -> Word {
     let header = m
         .header

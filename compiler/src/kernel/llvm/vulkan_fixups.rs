@@ -330,22 +330,7 @@ pub(crate) fn sign_extensions_to_64(m: &mut Module) {
             .or_else(|| vectors.get(t).and_then(|(c, _)| int_width.get(c)))
             .copied()
     };
-    let mut value_type: HashMap<Word, Word> = HashMap::new();
-    for i in m
-        .types_global_values
-        .iter()
-        .chain(m.functions.iter().flat_map(|f| &f.parameters))
-        .chain(
-            m.functions
-                .iter()
-                .flat_map(|f| &f.blocks)
-                .flat_map(|b| &b.instructions),
-        )
-    {
-        if let (Some(id), Some(ty)) = (i.result_id, i.result_type) {
-            value_type.insert(id, ty);
-        }
-    }
+    let value_type = super::post::value_types(m);
     // (block position, instruction position, narrow width) of each rewrite, per function.
     let mut sites = Vec::new();
     for (fi, f) in m.functions.iter().enumerate() {
