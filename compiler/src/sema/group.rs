@@ -17,40 +17,10 @@
 //! here and lowered per backend.
 
 use super::body::{FnCtx, R};
+use super::range_loop::{expr, ident, static_call, StrideLoop};
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, Constant, ExprKind as IrKind, ScalarType, Type};
 use crate::syntax::ast::{self, BinOp, Expr, ExprKind, Ident, Stmt, TypeExpr, TypeExprKind};
-
-fn ident(name: &str, span: Span) -> Ident {
-    Ident {
-        name: name.to_string(),
-        span,
-    }
-}
-
-fn expr(kind: ExprKind, span: Span) -> Expr {
-    Expr {
-        kind,
-        span,
-        depth: 1,
-    }
-}
-
-/// `Class.method(args)`.
-fn static_call(class: &str, method: &str, args: Vec<Expr>, span: Span) -> Expr {
-    let args = args
-        .into_iter()
-        .map(|value| ast::Arg { name: None, value })
-        .collect();
-    expr(
-        ExprKind::MethodCall(
-            Box::new(expr(ExprKind::Name(class.to_string()), span)),
-            ident(method, span),
-            args,
-        ),
-        span,
-    )
-}
 
 fn named_type(name: &str, span: Span) -> TypeExpr {
     TypeExpr {
@@ -303,36 +273,15 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             decls: vec![(ident(&n_name, sp), Some(stripe_count))],
             span: sp,
         };
-        let i_name = || expr(ExprKind::Name(index.name.clone()), index.span);
-        let lowered = Stmt::For {
-            init: vec![Stmt::Local {
-                is_final: false,
-                ty: index_ty.clone(),
-                decls: vec![(
-                    index.clone(),
-                    Some(static_call("Group", "laneId", vec![], sp)),
-                )],
-                span: index.span,
-            }],
-            cond: Some(expr(
-                ExprKind::Binary(
-                    BinOp::Lt,
-                    Box::new(i_name()),
-                    Box::new(expr(ExprKind::Name(n_name.clone()), sp)),
-                ),
-                sp,
-            )),
-            update: vec![expr(
-                ExprKind::Assign(
-                    Some(BinOp::Add),
-                    Box::new(i_name()),
-                    Box::new(static_call("Group", "width", vec![], sp)),
-                ),
-                sp,
-            )],
+        let lowered = StrideLoop {
+            index,
+            index_ty: index_ty.clone(),
+            start: static_call("Group", "laneId", vec![], sp),
+            count_name: &n_name,
+            step: static_call("Group", "width", vec![], sp),
             body: body.clone(),
-            span: *span,
-        };
+        }
+        .lower(sp, *span);
         self.push_scope();
         self.stmt(&count_decl, out);
         self.for_loop(label, &lowered, out);

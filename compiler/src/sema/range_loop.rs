@@ -18,14 +18,14 @@ use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, FunctionKind};
 use crate::syntax::ast::{self, BinOp, Expr, ExprKind, Ident, Stmt, TypeExpr, TypeExprKind};
 
-fn ident(name: &str, span: Span) -> Ident {
+pub(super) fn ident(name: &str, span: Span) -> Ident {
     Ident {
         name: name.to_string(),
         span,
     }
 }
 
-fn expr(kind: ExprKind, span: Span) -> Expr {
+pub(super) fn expr(kind: ExprKind, span: Span) -> Expr {
     // The loop's parts come from the parser, so the depth is only bookkeeping here.
     Expr {
         kind,
@@ -34,16 +34,67 @@ fn expr(kind: ExprKind, span: Span) -> Expr {
     }
 }
 
-/// `KernelThread.<method>()`.
-fn thread_call(method: &str, span: Span) -> Expr {
+/// `Class.method(args)`.
+pub(super) fn static_call(class: &str, method: &str, args: Vec<Expr>, span: Span) -> Expr {
+    let args = args
+        .into_iter()
+        .map(|value| ast::Arg { name: None, value })
+        .collect();
     expr(
         ExprKind::MethodCall(
-            Box::new(expr(ExprKind::Name("KernelThread".to_string()), span)),
+            Box::new(expr(ExprKind::Name(class.to_string()), span)),
             ident(method, span),
-            Vec::new(),
+            args,
         ),
         span,
     )
+}
+
+/// `KernelThread.<method>()`.
+fn thread_call(method: &str, span: Span) -> Expr {
+    static_call("KernelThread", method, Vec::new(), span)
+}
+
+/// `for (T index = start; index < <count_name>; index += step) body`: the strided loop both
+/// the grid-stride form (`buf.range(n)`) and `Group.stripe(n)` lower to, over a count the
+/// caller has declared as the local `count_name`.
+pub(super) struct StrideLoop<'a> {
+    pub(super) index: &'a Ident,
+    pub(super) index_ty: TypeExpr,
+    pub(super) start: Expr,
+    pub(super) count_name: &'a str,
+    pub(super) step: Expr,
+    pub(super) body: Box<Stmt>,
+}
+
+impl StrideLoop<'_> {
+    /// The `for` statement, at `span` (its parts at `sp`, the range's span).
+    pub(super) fn lower(self, sp: Span, span: Span) -> Stmt {
+        let index = self.index;
+        let i_name = || expr(ExprKind::Name(index.name.clone()), index.span);
+        Stmt::For {
+            init: vec![Stmt::Local {
+                is_final: false,
+                ty: self.index_ty,
+                decls: vec![(index.clone(), Some(self.start))],
+                span: index.span,
+            }],
+            cond: Some(expr(
+                ExprKind::Binary(
+                    BinOp::Lt,
+                    Box::new(i_name()),
+                    Box::new(expr(ExprKind::Name(self.count_name.to_string()), sp)),
+                ),
+                sp,
+            )),
+            update: vec![expr(
+                ExprKind::Assign(Some(BinOp::Add), Box::new(i_name()), Box::new(self.step)),
+                sp,
+            )],
+            body: self.body,
+            span,
+        }
+    }
 }
 
 impl<'s, 'a> FnCtx<'s, 'a> {
@@ -145,32 +196,15 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             stmts: vec![element, (**body).clone()],
             span: body.span(),
         });
-        let lowered = Stmt::For {
-            init: vec![Stmt::Local {
-                is_final: false,
-                ty: index_type,
-                decls: vec![(index.clone(), Some(thread_call("globalIdX", sp)))],
-                span: index.span,
-            }],
-            cond: Some(expr(
-                ExprKind::Binary(
-                    BinOp::Lt,
-                    Box::new(i_name()),
-                    Box::new(expr(ExprKind::Name(n_name.clone()), sp)),
-                ),
-                sp,
-            )),
-            update: vec![expr(
-                ExprKind::Assign(
-                    Some(BinOp::Add),
-                    Box::new(i_name()),
-                    Box::new(thread_call("globalSizeX", sp)),
-                ),
-                sp,
-            )],
+        let lowered = StrideLoop {
+            index,
+            index_ty: index_type,
+            start: thread_call("globalIdX", sp),
+            count_name: &n_name,
+            step: thread_call("globalSizeX", sp),
             body: Box::new(body_block),
-            span: *span,
-        };
+        }
+        .lower(sp, *span);
         self.push_scope();
         self.stmt(&count_decl, out);
         self.for_loop(label, &lowered, out);
