@@ -27,7 +27,9 @@ use std::path::PathBuf;
 
 use cajeta_runtime::{Context, ContextOptions, Reflection};
 use cajetac::embed::Program;
-use cajetac::kernel::spirv::{KernelBackend, SpirvOptions, TargetEnv};
+use cajetac::kernel::spirv::SpirvOptions;
+#[cfg(feature = "llvm")]
+use cajetac::kernel::spirv::{KernelBackend, TargetEnv};
 
 use cases::{Sizes, Variant};
 
@@ -153,6 +155,7 @@ fn compile_examples(checked: bool) -> Result<HashMap<String, Compiled>, String> 
 }
 
 /// The measured kernels the LLVM kernel backend compiles, and the names of those it refuses.
+#[cfg(feature = "llvm")]
 fn compile_examples_llvm() -> (HashMap<String, Compiled>, Vec<String>) {
     cajetac::kernel::llvm::enable();
     let options = SpirvOptions {
@@ -183,6 +186,7 @@ fn compile_examples_llvm() -> (HashMap<String, Compiled>, Vec<String>) {
 
 /// The rspirv-against-LLVM table: each case whose kernels LLVM compiles, both backends'
 /// modules in one context, outputs compared bit for bit as in the main table.
+#[cfg(feature = "llvm")]
 fn llvm_table(
     ctx: &Context,
     ours: &HashMap<String, Compiled>,
@@ -317,11 +321,15 @@ fn run(args: &[String]) -> Result<(), String> {
             .map_or("none (--no-glsl)".into(), |m| m.tools.trim().replace('\n', "; "))
     );
     let labels: Vec<String> = variants.iter().map(|v| v.label.clone()).collect();
-    let mut text = markdown(&header, &labels, &rows);
-    if !has("--no-llvm") {
-        text += "\n";
-        text += &llvm_table(&ctx, &ours, &sizes)?;
-    }
+    let text = markdown(&header, &labels, &rows);
+    // A build without the `llvm` feature (no LLVM linked: a small binary to carry to a
+    // device machine) has only the rspirv tables, as if `--no-llvm` were given.
+    #[cfg(feature = "llvm")]
+    let text = if has("--no-llvm") {
+        text
+    } else {
+        text + "\n" + &llvm_table(&ctx, &ours, &sizes)?
+    };
     print!("{text}");
     if let Some(path) = value_of("--markdown") {
         std::fs::write(&path, &text).map_err(|e| format!("cannot write {path}: {e}"))?;
