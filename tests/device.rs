@@ -316,3 +316,50 @@ fn image_written_then_sampled_is_transitioned_after_the_write() {
         );
     }
 }
+
+/// Every narrowing conversion in the rspirv backend's modules takes a value already brought
+/// into the narrow type's range by a shift left and back, so that a driver which folds a
+/// narrowing conversion and the widening after it into nothing still gets the value
+/// (NVIDIA's 580 driver did for vector lanes: `tests/device/narrow_forms.cajeta`).
+#[test]
+fn rspirv_narrows_only_values_in_range() {
+    for file in ["device/narrow_forms.cajeta", "device/narrow_wrap.cajeta"] {
+        let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
+        let module = module.expect("checks");
+        let kernels =
+            driver::compile_kernels(&module, &SpirvOptions::default(), None).expect("compiles");
+        for (name, k) in kernels {
+            let text = cajetac::kernel::spirv::disassemble(&k.words);
+            let mut narrow_types = std::collections::BTreeSet::new();
+            let (mut narrow_values, mut shifted) = (Vec::new(), Vec::new());
+            let mut narrowings = 0;
+            for line in text.lines() {
+                let w: Vec<&str> = line.split_whitespace().collect();
+                match w.as_slice() {
+                    [id, "=", "OpTypeInt", "8" | "16", _] => {
+                        narrow_types.insert(id.to_string());
+                    }
+                    [id, "=", "OpShiftRightArithmetic" | "OpShiftRightLogical", ..] => {
+                        shifted.push(id.to_string())
+                    }
+                    [id, "=", _, ty, ..] if narrow_types.contains(*ty) => {
+                        narrow_values.push(id.to_string())
+                    }
+                    _ => {}
+                }
+                if let [_, "=", "OpSConvert" | "OpUConvert", ty, from] = w.as_slice() {
+                    if narrow_types.contains(*ty) && !narrow_values.iter().any(|v| v == from) {
+                        narrowings += 1;
+                        assert!(
+                            shifted.iter().any(|v| v == from),
+                            "{file}:{name:?}: narrowing of a value not brought into range: {line}\n{text}"
+                        );
+                    }
+                }
+            }
+            if file.ends_with("narrow_forms.cajeta") {
+                assert!(narrowings > 10, "{file}:{name:?}: {narrowings} narrowings");
+            }
+        }
+    }
+}

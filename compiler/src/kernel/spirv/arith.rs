@@ -246,6 +246,9 @@ impl FnCx<'_, '_> {
             // lavapipe_int64_compare.cajeta). Built from two 32-bit words instead.
             return self.sign_extend_to_64(v, from, to, span);
         }
+        if tb < fb && tb < 32 {
+            return self.narrow_int(v, from, to, span);
+        }
         if tb < fb || from.is_signed_integer() {
             // OpSConvert truncates or sign-extends; OpUConvert needs an unsigned result.
             let opcode = if to.is_signed_integer() || tb > fb {
@@ -262,6 +265,49 @@ impl FnCx<'_, '_> {
         } else {
             Ok(z)
         }
+    }
+
+    /// `v` of the wider `from` narrowed to the 8- or 16-bit `to`. The value is first brought
+    /// into `to`'s range in 32 (or 64) bits, by a shift left and back (arithmetic for a signed
+    /// `to`, logical for an unsigned one), and only then converted. A narrowing conversion
+    /// followed by a widening one is then exact however a driver combines the two: NVIDIA's
+    /// 580 driver treated the pair as the identity when the narrow value went through a
+    /// vector (`-v` of an int8 lane holding -128 read back as 128; tests/device/
+    /// narrow_forms.cajeta, measured on an H100, docs/fuzzing.md).
+    fn narrow_int(&mut self, v: Word, from: ScalarType, to: ScalarType, span: Span) -> Res<Word> {
+        let ty = self.cx.value_type(to, span)?;
+        let from_ty = self.cx.value_type(from, span)?;
+        let tb = to.bits();
+        // A constant narrows to a constant.
+        if let Some(bits) = self.cx.constant_bits(from_ty, v) {
+            return self
+                .cx
+                .const_int(to, i128::from(bits & ((1u64 << tb) - 1)), span);
+        }
+        // An 8- or 16-bit source is widened to 32 bits first (exactly, by its own sign).
+        let (v, from) = if from.bits() < 32 {
+            let wide = wide_of(from);
+            (self.convert_int(v, from, wide, span)?, wide)
+        } else {
+            (v, from)
+        };
+        let wty = self.cx.value_type(from, span)?;
+        let k = self
+            .cx
+            .const_int(from, i128::from(from.bits() - tb), span)?;
+        let up = self.op(Op::ShiftLeftLogical, wty, &[v, k])?;
+        let back = if to.is_signed_integer() {
+            Op::ShiftRightArithmetic
+        } else {
+            Op::ShiftRightLogical
+        };
+        let norm = self.op(back, wty, &[up, k])?;
+        let opcode = if to.is_signed_integer() {
+            Op::SConvert
+        } else {
+            Op::UConvert
+        };
+        self.op(opcode, ty, &[norm])
     }
 
     /// `v` of the signed `from` widened to the 64-bit `to` with its sign, without OpSConvert
