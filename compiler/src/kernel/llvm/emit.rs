@@ -122,6 +122,7 @@ pub(crate) fn emit_spirv(text: &str, pipeline: &str) -> Result<Vec<u32>, String>
     module
         .run_passes(pipeline, &machine, options)
         .map_err(|e| format!("optimize: {}", e.to_string_lossy()))?;
+    super::ir_fixups::fix_up(&module).map_err(|e| format!("optimize: {e}"))?;
     // Codegen mutates the module: it is emitted exactly once.
     let out = machine
         .write_to_memory_buffer(&module, FileType::Object)
