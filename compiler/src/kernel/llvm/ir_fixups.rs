@@ -1,7 +1,8 @@
 //! Rewrites of the optimized LLVM IR, made after the optimization pipeline and just before
-//! LLVM's SPIR-V target emits it, of instructions that LLVM 23.1's target lowers wrongly.
-//! Each rewrite is the same value in a form the target lowers right; none may run before
-//! the pipeline, whose `instcombine` would fold it back.
+//! LLVM's SPIR-V target emits it, of instructions that LLVM 23.1's target lowers wrongly
+//! ([`fix_up`]), and before its region structurizer, of values it would lose
+//! ([`pin_phi_inputs`]). Each rewrite is the same value in a form LLVM handles right; none
+//! may run before the optimization pipeline, whose `instcombine` would fold it back.
 //!
 //! - `sitofp` of an `i1` (scalar or vector): LLVM reads the boolean as a one-bit
 //!   two's-complement integer, so `true` converts to -1.0; the target materializes it as 1
@@ -12,12 +13,17 @@
 //!   becomes `sitofp (sext i1 … to i32)`, which the target lowers to a select of -1 or 0
 //!   and a signed conversion: no float constant appears, so no driver can fold one.
 
+use std::collections::HashMap;
+
+use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::module::Module;
-use inkwell::types::{BasicTypeEnum, IntType};
+use inkwell::types::{BasicType, BasicTypeEnum, IntType};
 use inkwell::values::{
-    AnyValue, AnyValueEnum, BasicValueEnum, InstructionOpcode, InstructionValue, Operand,
+    AnyValue, AnyValueEnum, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue,
+    Operand, PhiValue, ValueKind,
 };
+use rspirv::spirv::Op;
 
 /// Applies every rewrite of the module comment to `module`; returns how many instructions
 /// were rewritten.
@@ -77,4 +83,100 @@ fn bool_to_float_through_i32<'ctx>(
     }
     site.erase_from_basic_block();
     Ok(())
+}
+
+/// Passes every value a phi takes from the block that computes it through an
+/// `OpCopyObject` placeholder call at the end of that block (one per value and block, so
+/// phis that took the same value still do), before LLVM's region structurizer runs.
+///
+/// Why: LLVM 23.1's `structurizecfg` hoists "zero-cost" instructions (casts such as
+/// `trunc i32 … to i16` and `sext i8 … to i16`) that an else block computes for a phi up to
+/// the nearest common dominator of the two arms, and then fills the phis of the flow blocks
+/// it creates with the hoisted value where the else arm was not taken, but not on every
+/// such edge: a path reached the phi through a flow block whose incoming value stayed
+/// `poison` (fuzz seed 70 program 101: a comparison read `OpUndef` on one path,
+/// `tests/fuzz_findings/wrong_results/seed70_program_101_llvm.cajeta`). A call is not
+/// zero-cost, so nothing is hoisted; the post-pass turns each call back into an
+/// `OpCopyObject`, which drivers fold away. Pointers are left alone (a copied pointer is
+/// still a pointer, but nothing here needs one).
+pub(crate) fn pin_phi_inputs(module: &Module) -> Result<usize, String> {
+    let context = module.get_context();
+    let builder = context.create_builder();
+    let name = super::spirv_ops::core_op(Op::CopyObject, None);
+    let mut copies: HashMap<(InstructionValue, BasicBlock), BasicValueEnum> = HashMap::new();
+    let phis: Vec<InstructionValue> = module
+        .get_functions()
+        .flat_map(|f| f.get_basic_blocks())
+        .flat_map(|b| b.get_instructions())
+        .filter(|i| i.get_opcode() == InstructionOpcode::Phi)
+        .collect();
+    for phi in phis {
+        for index in 0..phi.get_num_operands() {
+            let Some(Operand::Value(value)) = phi.get_operand(index) else {
+                continue;
+            };
+            let Some(def) = value.as_instruction_value() else {
+                continue;
+            };
+            let Some(from) = def.get_parent() else {
+                continue;
+            };
+            if value.is_pointer_value()
+                || matches!(
+                    def.get_opcode(),
+                    InstructionOpcode::Phi | InstructionOpcode::Call
+                )
+                || incoming_block(phi, index) != Some(from)
+            {
+                continue;
+            }
+            let copy = match copies.get(&(def, from)) {
+                Some(&copy) => copy,
+                None => {
+                    let copy = copy_at_end(module, &builder, &name, value, from)?;
+                    copies.insert((def, from), copy);
+                    copy
+                }
+            };
+            phi.set_operand(index, copy);
+        }
+    }
+    Ok(copies.len())
+}
+
+/// The block phi `phi`'s incoming value `index` comes from.
+fn incoming_block<'ctx>(phi: InstructionValue<'ctx>, index: u32) -> Option<BasicBlock<'ctx>> {
+    PhiValue::try_from(phi)
+        .ok()?
+        .get_incoming(index)
+        .map(|(_, b)| b)
+}
+
+/// A call of the `OpCopyObject` placeholder `op` on `value`, placed before `block`'s
+/// terminator; the placeholder of the value's type is declared if missing.
+fn copy_at_end<'ctx>(
+    module: &Module<'ctx>,
+    builder: &Builder<'ctx>,
+    op: &str,
+    value: BasicValueEnum<'ctx>,
+    block: BasicBlock<'ctx>,
+) -> Result<BasicValueEnum<'ctx>, String> {
+    let ty = value.get_type();
+    let ty_name = ty.print_to_string().to_string();
+    let quoted = super::spirv_ops::placeholder(op, &ty_name, &[&ty_name]);
+    let name = quoted.trim_start_matches("@\"").trim_end_matches('"');
+    let function = module
+        .get_function(name)
+        .unwrap_or_else(|| module.add_function(name, ty.fn_type(&[ty.into()], false), None));
+    let end = block
+        .get_terminator()
+        .ok_or("a block without a terminator")?;
+    builder.position_before(&end);
+    let call = builder
+        .build_call(function, &[value.into()], "")
+        .map_err(|e| e.to_string())?;
+    match call.try_as_basic_value() {
+        ValueKind::Basic(copy) => Ok(copy),
+        ValueKind::Instruction(_) => Err("a copy call without a value".to_string()),
+    }
 }
