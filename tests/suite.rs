@@ -34,6 +34,7 @@ mod host_io;
 mod int_precision;
 mod kernel_printf;
 mod llvm_backend;
+mod llvm_target;
 mod pinned_transfers;
 mod pipeline_example;
 mod pipeline_statistics;

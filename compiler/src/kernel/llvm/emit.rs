@@ -10,6 +10,15 @@ use inkwell::OptimizationLevel;
 /// The target triple of Vulkan 1.3 compute modules.
 pub(crate) const TRIPLE: &str = "spirv1.6-unknown-vulkan1.3-compute";
 
+/// The passes that structure a kernel's control flow, last in every structurizer pipeline:
+/// `emit_spirv` runs what comes before them, pins the values phis take (see
+/// `ir_fixups::pin_phi_inputs`), then runs them.
+macro_rules! structurize {
+    () => {
+        "function(lower-switch,fix-irreducible,unify-loop-exits,structurizecfg)"
+    };
+}
+
 /// The optimization pipelines, tried in order until one gives a module that passes the
 /// post-processing and the structure check (`post.rs`, `structure.rs`): LLVM's standard O2
 /// (no fast-math flags are ever set, so it neither contracts nor reassociates float
@@ -55,14 +64,17 @@ pub(crate) const SHARED_MEMORY_PIPELINES: [&str; 3] = [
 /// wrong results on lavapipe (tests/device/control_flow.cajeta). [`PIPELINES`] followed by
 /// the structurizer.
 pub(crate) const JUMP_PIPELINES: [&str; 2] = [
-    "default<O2>,function(lower-switch,fix-irreducible,unify-loop-exits,structurizecfg)",
-    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,lower-switch,fix-irreducible,unify-loop-exits,structurizecfg)",
+    concat!("default<O2>,", structurize!()),
+    concat!(
+        "function(sroa,early-cse,instcombine<no-verify-fixpoint>),",
+        structurize!()
+    ),
 ];
 
 /// [`SHARED_MEMORY_PIPELINES`] followed by the structurizer, for kernels with shared arrays
 /// and labeled jumps.
 pub(crate) const SHARED_MEMORY_JUMP_PIPELINES: [&str; 1] =
-    ["function(sroa,early-cse,lower-switch,fix-irreducible,unify-loop-exits,structurizecfg)"];
+    [concat!("function(sroa,early-cse),", structurize!())];
 
 // inkwell 0.11 has no `target-spirv` feature; the static LLVM has the target linked in
 // (llvm-sys links every component), so its initializers are declared here.
@@ -115,13 +127,27 @@ pub(crate) fn emit_spirv(text: &str, pipeline: &str) -> Result<Vec<u32>, String>
     // loop vectorizer builds (8 lanes of `i32` for a loop over a 4-lane vector, found by the
     // fuzz campaign) are wider than Vulkan allows; LLVM's SPIR-V target cannot legalize
     // them and stops the process with `LLVM ERROR: unable to legalize instruction`.
-    let options = PassBuilderOptions::create();
-    options.set_loop_vectorization(false);
-    options.set_loop_slp_vectorization(false);
-    options.set_loop_interleaving(false);
-    module
-        .run_passes(pipeline, &machine, options)
-        .map_err(|e| format!("optimize: {}", e.to_string_lossy()))?;
+    let run = |passes: &str| {
+        let options = PassBuilderOptions::create();
+        options.set_loop_vectorization(false);
+        options.set_loop_slp_vectorization(false);
+        options.set_loop_interleaving(false);
+        module
+            .run_passes(passes, &machine, options)
+            .map_err(|e| format!("optimize: {}", e.to_string_lossy()))
+    };
+    match pipeline
+        .strip_suffix(structurize!())
+        .and_then(|p| p.strip_suffix(','))
+    {
+        Some(optimize) => {
+            run(optimize)?;
+            super::ir_fixups::pin_phi_inputs(&module).map_err(|e| format!("optimize: {e}"))?;
+            run(structurize!())?;
+        }
+        None => run(pipeline)?,
+    }
+    super::ir_fixups::fix_up(&module).map_err(|e| format!("optimize: {e}"))?;
     // Codegen mutates the module: it is emitted exactly once.
     let out = machine
         .write_to_memory_buffer(&module, FileType::Object)

@@ -32,6 +32,7 @@ pub const HELPER_ARG: &str = "--internal-llvm-emit-helper";
 pub(super) const IDENTITY: u64 = Fnv1a64::new()
     .update(env!("CARGO_PKG_VERSION").as_bytes())
     .update(include_str!("emit.rs").as_bytes())
+    .update(include_str!("ir_fixups.rs").as_bytes())
     .update(include_str!("helper.rs").as_bytes())
     .finish();
 

@@ -34,6 +34,7 @@ mod helper;
 mod helper_process;
 mod images;
 mod int_pack;
+mod ir_fixups;
 mod isolate;
 mod jumps;
 mod lower;

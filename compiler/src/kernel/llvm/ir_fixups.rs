@@ -1,0 +1,182 @@
+//! Rewrites of the optimized LLVM IR, made after the optimization pipeline and just before
+//! LLVM's SPIR-V target emits it, of instructions that LLVM 23.1's target lowers wrongly
+//! ([`fix_up`]), and before its region structurizer, of values it would lose
+//! ([`pin_phi_inputs`]). Each rewrite is the same value in a form LLVM handles right; none
+//! may run before the optimization pipeline, whose `instcombine` would fold it back.
+//!
+//! - `sitofp` of an `i1` (scalar or vector): LLVM reads the boolean as a one-bit
+//!   two's-complement integer, so `true` converts to -1.0; the target materializes it as 1
+//!   or 0 and converts that, giving 1.0 (fixed upstream after 23.1 by llvm/llvm-project
+//!   pull request 209232). `instcombine` makes such conversions of `sitofp (sext i1 …)`, as
+//!   in `f -= c ? ~0L : 0L` once the rest is proved 0 (seed 64 program 4 of the fuzz
+//!   campaign, `tests/fuzz_findings/wrong_results/seed64_program_4_llvm.cajeta`). Each
+//!   becomes `sitofp (sext i1 … to i32)`, which the target lowers to a select of -1 or 0
+//!   and a signed conversion: no float constant appears, so no driver can fold one.
+
+use std::collections::HashMap;
+
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
+use inkwell::module::Module;
+use inkwell::types::{BasicType, BasicTypeEnum, IntType};
+use inkwell::values::{
+    AnyValue, AnyValueEnum, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue,
+    Operand, PhiValue, ValueKind,
+};
+use rspirv::spirv::Op;
+
+/// Applies every rewrite of the module comment to `module`; returns how many instructions
+/// were rewritten.
+pub(crate) fn fix_up(module: &Module) -> Result<usize, String> {
+    let sites: Vec<InstructionValue> = module
+        .get_functions()
+        .flat_map(|f| f.get_basic_blocks())
+        .flat_map(|b| b.get_instructions())
+        .filter(|i| i.get_opcode() == InstructionOpcode::SIToFP && converts_a_bool(*i))
+        .collect();
+    let context = module.get_context();
+    let builder = context.create_builder();
+    for &site in &sites {
+        bool_to_float_through_i32(&builder, context.i32_type(), site)?;
+    }
+    Ok(sites.len())
+}
+
+/// Whether the conversion `i`'s operand is an `i1` or a vector of them.
+fn converts_a_bool(i: InstructionValue) -> bool {
+    match i.get_operand(0) {
+        Some(Operand::Value(BasicValueEnum::IntValue(v))) => v.get_type().get_bit_width() == 1,
+        Some(Operand::Value(BasicValueEnum::VectorValue(v))) => matches!(
+            v.get_type().get_element_type(),
+            BasicTypeEnum::IntType(t) if t.get_bit_width() == 1
+        ),
+        _ => false,
+    }
+}
+
+/// Replaces `sitofp i1 %c` (`site`) by `sitofp (sext i1 %c to i32)`, lane by lane for
+/// vectors.
+fn bool_to_float_through_i32<'ctx>(
+    builder: &Builder<'ctx>,
+    i32_type: IntType<'ctx>,
+    site: InstructionValue<'ctx>,
+) -> Result<(), String> {
+    let err = |e: inkwell::builder::BuilderError| e.to_string();
+    builder.position_before(&site);
+    match (site.get_operand(0), site.as_any_value_enum()) {
+        (Some(Operand::Value(BasicValueEnum::IntValue(c))), AnyValueEnum::FloatValue(old)) => {
+            let wide = builder.build_int_s_extend(c, i32_type, "").map_err(err)?;
+            let new = builder
+                .build_signed_int_to_float(wide, old.get_type(), "")
+                .map_err(err)?;
+            old.replace_all_uses_with(new);
+        }
+        (Some(Operand::Value(BasicValueEnum::VectorValue(c))), AnyValueEnum::VectorValue(old)) => {
+            let lanes = i32_type.vec_type(c.get_type().get_size());
+            let wide = builder.build_int_s_extend(c, lanes, "").map_err(err)?;
+            let new = builder
+                .build_signed_int_to_float(wide, old.get_type(), "")
+                .map_err(err)?;
+            old.replace_all_uses_with(new);
+        }
+        _ => return Err("sitofp of a boolean with an unexpected type".to_string()),
+    }
+    site.erase_from_basic_block();
+    Ok(())
+}
+
+/// Passes every value a phi takes from the block that computes it through an
+/// `OpCopyObject` placeholder call at the end of that block (one per value and block, so
+/// phis that took the same value still do), before LLVM's region structurizer runs.
+///
+/// Why: LLVM 23.1's `structurizecfg` hoists "zero-cost" instructions (casts such as
+/// `trunc i32 … to i16` and `sext i8 … to i16`) that an else block computes for a phi up to
+/// the nearest common dominator of the two arms, and then fills the phis of the flow blocks
+/// it creates with the hoisted value where the else arm was not taken, but not on every
+/// such edge: a path reached the phi through a flow block whose incoming value stayed
+/// `poison` (fuzz seed 70 program 101: a comparison read `OpUndef` on one path,
+/// `tests/fuzz_findings/wrong_results/seed70_program_101_llvm.cajeta`). A call is not
+/// zero-cost, so nothing is hoisted; the post-pass turns each call back into an
+/// `OpCopyObject`, which drivers fold away. Pointers are left alone (a copied pointer is
+/// still a pointer, but nothing here needs one).
+pub(crate) fn pin_phi_inputs(module: &Module) -> Result<usize, String> {
+    let context = module.get_context();
+    let builder = context.create_builder();
+    let name = super::spirv_ops::core_op(Op::CopyObject, None);
+    let mut copies: HashMap<(InstructionValue, BasicBlock), BasicValueEnum> = HashMap::new();
+    let phis: Vec<InstructionValue> = module
+        .get_functions()
+        .flat_map(|f| f.get_basic_blocks())
+        .flat_map(|b| b.get_instructions())
+        .filter(|i| i.get_opcode() == InstructionOpcode::Phi)
+        .collect();
+    for phi in phis {
+        for index in 0..phi.get_num_operands() {
+            let Some(Operand::Value(value)) = phi.get_operand(index) else {
+                continue;
+            };
+            let Some(def) = value.as_instruction_value() else {
+                continue;
+            };
+            let Some(from) = def.get_parent() else {
+                continue;
+            };
+            if value.is_pointer_value()
+                || matches!(
+                    def.get_opcode(),
+                    InstructionOpcode::Phi | InstructionOpcode::Call
+                )
+                || incoming_block(phi, index) != Some(from)
+            {
+                continue;
+            }
+            let copy = match copies.get(&(def, from)) {
+                Some(&copy) => copy,
+                None => {
+                    let copy = copy_at_end(module, &builder, &name, value, from)?;
+                    copies.insert((def, from), copy);
+                    copy
+                }
+            };
+            phi.set_operand(index, copy);
+        }
+    }
+    Ok(copies.len())
+}
+
+/// The block phi `phi`'s incoming value `index` comes from.
+fn incoming_block<'ctx>(phi: InstructionValue<'ctx>, index: u32) -> Option<BasicBlock<'ctx>> {
+    PhiValue::try_from(phi)
+        .ok()?
+        .get_incoming(index)
+        .map(|(_, b)| b)
+}
+
+/// A call of the `OpCopyObject` placeholder `op` on `value`, placed before `block`'s
+/// terminator; the placeholder of the value's type is declared if missing.
+fn copy_at_end<'ctx>(
+    module: &Module<'ctx>,
+    builder: &Builder<'ctx>,
+    op: &str,
+    value: BasicValueEnum<'ctx>,
+    block: BasicBlock<'ctx>,
+) -> Result<BasicValueEnum<'ctx>, String> {
+    let ty = value.get_type();
+    let ty_name = ty.print_to_string().to_string();
+    let quoted = super::spirv_ops::placeholder(op, &ty_name, &[&ty_name]);
+    let name = quoted.trim_start_matches("@\"").trim_end_matches('"');
+    let function = module
+        .get_function(name)
+        .unwrap_or_else(|| module.add_function(name, ty.fn_type(&[ty.into()], false), None));
+    let end = block
+        .get_terminator()
+        .ok_or("a block without a terminator")?;
+    builder.position_before(&end);
+    let call = builder
+        .build_call(function, &[value.into()], "")
+        .map_err(|e| e.to_string())?;
+    match call.try_as_basic_value() {
+        ValueKind::Basic(copy) => Ok(copy),
+        ValueKind::Instruction(_) => Err("a copy call without a value".to_string()),
+    }
+}
