@@ -20,6 +20,15 @@ impl FnCx<'_, '_> {
         y: Word,
         span: Span,
     ) -> Res<Word> {
+        if s.bits() < 32 {
+            // In 32 bits on the extended operands and narrowed back: the same quotient and
+            // remainder, `MIN / -1` wrapping to `MIN` as below (see `narrow_in_32_bits`).
+            let wide = wide_of(s);
+            let xw = self.convert_int(x, s, wide, span)?;
+            let yw = self.convert_int(y, s, wide, span)?;
+            let r = self.int_divrem(op, wide, xw, yw, span)?;
+            return self.convert_int(r, wide, s, span);
+        }
         let ty = self.cx.value_type(s, span)?;
         let signed = s.is_signed_integer();
         // A constant divisor other than 0 (and -1 when signed) needs no guard: `i / 8` in an
@@ -90,9 +99,13 @@ impl FnCx<'_, '_> {
             return Err(invalid(span, format!("shift of `{s}` by `{cs}`")));
         }
         let ty = self.cx.value_type(s, span)?;
-        let count = self.convert_int(c, cs, s, span)?;
-        let mask = self.cx.const_int(s, i128::from(s.bits() - 1), span)?;
-        let count = self.op(Op::BitwiseAnd, ty, &[count, mask])?;
+        // The count is masked in the operand's width, or in 32 bits for an 8- or 16-bit
+        // operand (no narrow arithmetic reaches a driver; see `narrow_in_32_bits`).
+        let count_s = if s.bits() < 32 { ScalarType::U32 } else { s };
+        let count_ty = self.cx.value_type(count_s, span)?;
+        let count = self.convert_int(c, cs, count_s, span)?;
+        let mask = self.cx.const_int(count_s, i128::from(s.bits() - 1), span)?;
+        let count = self.op(Op::BitwiseAnd, count_ty, &[count, mask])?;
         let opcode = match op {
             BinaryOp::Shl => Op::ShiftLeftLogical,
             BinaryOp::Shr if s.is_signed_integer() => Op::ShiftRightArithmetic,
@@ -114,7 +127,7 @@ impl FnCx<'_, '_> {
                     self.op(Op::Bitcast, nty, &[x])?
                 }
             };
-            let count = self.convert_int(count, s, wide, span)?;
+            let count = self.convert_int(count, ScalarType::U32, wide, span)?;
             let xw = self.convert_int(xn, narrow, wide, span)?;
             let wty = self.cx.value_type(wide, span)?;
             let r = self.op(opcode, wty, &[xw, count])?;
@@ -127,8 +140,11 @@ impl FnCx<'_, '_> {
         self.op(opcode, ty, &[x, count])
     }
 
-    /// An 8- or 16-bit integer `opcode` (add, subtract, multiply, negate) computed on the
-    /// operands extended to 32 bits and narrowed back: the same low bits, so the same value.
+    /// An 8- or 16-bit integer `opcode` (add, subtract, multiply, negate, the bitwise
+    /// operations) computed on the operands extended to 32 bits and narrowed back: the same
+    /// low bits, so the same value. Every 8/16-bit integer operation of a kernel (these,
+    /// shifts, division, remainder, comparisons) is done in 32 bits, so that a driver sees
+    /// narrow types only in memory, variables and conversions.
     /// NVIDIA's 580 driver got the narrow forms wrong: an int8 or int16 multiply or left
     /// shift of a negated value that should wrap to the type's minimum gave its positive
     /// twin instead (`((int8) -t) * 4` for t = 32 was 128 when widened, int16 likewise;
@@ -192,6 +208,13 @@ impl FnCx<'_, '_> {
             }
         };
         let bool_ty = self.cx.bool_type();
+        if s.is_integer() && s.bits() < 32 {
+            // Compared in 32 bits on the values extended by their own sign: the same order.
+            let wide = wide_of(s);
+            let xw = self.convert_int(x, s, wide, span)?;
+            let yw = self.convert_int(y, s, wide, span)?;
+            return self.op(opcode, bool_ty, &[xw, yw]);
+        }
         self.op(opcode, bool_ty, &[x, y])
     }
 

@@ -349,7 +349,7 @@ impl FnCx<'_, '_> {
             (UnaryOp::BitNot, s) if s.is_integer() => Op::Not,
             _ => return Err(invalid(e.span, format!("{op:?} on `{s}`"))),
         };
-        if opcode == Op::SNegate && s.bits() < 32 {
+        if matches!(opcode, Op::SNegate | Op::Not) && s.bits() < 32 {
             return self.narrow_in_32_bits(opcode, s, &[v], e.span);
         }
         self.op(opcode, ty, &[v])
@@ -393,7 +393,7 @@ impl FnCx<'_, '_> {
             BinaryOp::BitXor if s == ScalarType::Bool => Op::LogicalNotEqual,
             _ => return Err(invalid(e.span, format!("{op:?} on `{s}`"))),
         };
-        if int && s.bits() < 32 && matches!(opcode, Op::IAdd | Op::ISub | Op::IMul) {
+        if int && s.bits() < 32 {
             return self.narrow_in_32_bits(opcode, s, &[x, y], e.span);
         }
         let r = self.op(opcode, ty, &[x, y])?;

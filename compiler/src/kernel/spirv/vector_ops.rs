@@ -118,7 +118,7 @@ impl FnCx<'_, '_> {
             BinaryOp::Rem if float => return self.fop(Op::FRem, ty, x, y),
             _ => return Err(unsupported(span, format!("{op:?} on `{}`", a.ty))),
         };
-        if int && s.bits() < 32 && matches!(opcode, Op::IAdd | Op::ISub | Op::IMul) {
+        if int && s.bits() < 32 {
             // Narrow lanes in 32 bits, lane by lane, as scalars are (`narrow_in_32_bits`:
             // NVIDIA's driver got narrow arithmetic that wraps wrong).
             return self.per_lane((s, n), s, (x, y), span, |f, xi, yi| {
