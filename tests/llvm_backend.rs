@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 mod bool_phis;
 mod images;
+mod narrow;
 
 fn options(backend: KernelBackend) -> SpirvOptions {
     // The driver reaches the LLVM backend only once the program links it in.
@@ -525,63 +526,4 @@ fn shared_arrays_of_other_widths_count_their_bytes_as_rspirv() {
     spirv_val(&k.words, TargetEnv::Vulkan1_3, "llvm-shared-widths").expect("valid");
     assert_eq!(k.reflection.static_shared_bytes, 64 * 2 + 8 * 8);
     assert_eq!(interface(&reference.reflection), interface(&k.reflection));
-}
-
-/// The 8- and 16-bit integer types of a disassembled module, scalar and vector, by id.
-fn narrow_int_types(text: &str) -> BTreeSet<String> {
-    let mut narrow = BTreeSet::new();
-    for line in text.lines() {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        match words.as_slice() {
-            [id, "=", "OpTypeInt", w, _] if *w == "8" || *w == "16" => {
-                narrow.insert(id.to_string());
-            }
-            [id, "=", "OpTypeVector", c, _] if narrow.contains(*c) => {
-                narrow.insert(id.to_string());
-            }
-            _ => {}
-        }
-    }
-    narrow
-}
-
-#[test]
-fn llvm_modules_compute_narrow_arithmetic_in_32_bits() {
-    // NVIDIA's driver gets an int8/int16 multiply or left shift of a negated value that
-    // wraps to the type's minimum wrong (docs/fuzzing.md, "On an NVIDIA H100"); the rspirv
-    // backend computes narrow arithmetic in 32 bits, and so must LLVM's modules, whatever
-    // widths LLVM's instcombine chose. `device_programs_agree_through_llvm` runs the same
-    // programs and checks the values.
-    let ops = [
-        "OpIAdd",
-        "OpISub",
-        "OpIMul",
-        "OpSNegate",
-        "OpShiftLeftLogical",
-        "OpShiftRightLogical",
-        "OpShiftRightArithmetic",
-    ];
-    for file in ["device/narrow_wrap.cajeta", "device/sign_extend_64.cajeta"] {
-        let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
-        let module = module.expect("checks");
-        for id in module.kernels() {
-            let name = module.function(id).name.clone();
-            let k = compile_one(&module, &name, KernelBackend::Llvm).expect("LLVM compiles");
-            let text = cajetac::kernel::spirv::disassemble(&k.words);
-            let narrow = narrow_int_types(&text);
-            assert!(
-                !narrow.is_empty(),
-                "{file}:{name}: no 8/16-bit type\n{text}"
-            );
-            for line in text.lines() {
-                let words: Vec<&str> = line.split_whitespace().collect();
-                if let [_, "=", op, ty, ..] = words.as_slice() {
-                    assert!(
-                        !(ops.contains(op) && narrow.contains(*ty)),
-                        "{file}:{name}: narrow arithmetic left: {line}\n{text}"
-                    );
-                }
-            }
-        }
-    }
 }

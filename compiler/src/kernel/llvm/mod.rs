@@ -41,6 +41,7 @@ mod lower;
 mod math_bits;
 mod matrices;
 mod narrow_arith;
+mod narrow_convert;
 mod pointer_args;
 mod post;
 mod printf;

@@ -1,16 +1,22 @@
-//! 8- and 16-bit integer arithmetic of LLVM's modules computed in 32 bits: every `OpIAdd`,
-//! `OpISub`, `OpIMul`, `OpSNegate` and shift on 8- or 16-bit scalars or vectors becomes the
-//! 32-bit operation on the operands converted to 32 bits, converted back. The low bits, and
-//! so the value, are the same by construction; this is what the rspirv backend emits
-//! (`kernel/spirv/arith.rs`, `narrow_in_32_bits`). A shift's count is masked to the narrow
-//! width first, as the source's shifts are (LLVM may drop the source's mask; below).
+//! 8- and 16-bit integer operations of LLVM's modules computed in 32 bits: every `OpIAdd`,
+//! `OpISub`, `OpIMul`, `OpSNegate`, shift, bitwise operation (`OpBitwiseAnd/Or/Xor`,
+//! `OpNot`), division and remainder (`OpSDiv/UDiv/SRem/SMod/UMod`) on 8- or 16-bit scalars
+//! or vectors becomes the 32-bit operation on the operands converted to 32 bits, converted
+//! back; every integer comparison of 8- or 16-bit operands compares them extended to 32 bits
+//! (by the comparison's signedness). The value is the same by construction; this is what the
+//! rspirv backend emits (`kernel/spirv/arith.rs`, `narrow_in_32_bits`). A shift's count is
+//! masked to the narrow width first, as the source's shifts are (LLVM may drop the source's
+//! mask; below). The narrowing conversions this leaves are then made safe by
+//! `narrow_convert`.
 //!
 //! Why: NVIDIA's 580 driver computes an int8 or int16 multiply or left shift of a negated
 //! value that wraps to the type's minimum as its positive twin (`((int8) -t) * 4` for t = 32
 //! gave 128, not -128; measured on an H100, `tests/device/narrow_wrap.cajeta`,
 //! docs/fuzzing.md), while the same arithmetic in 32 bits followed by a narrowing conversion
-//! is right. LLVM's instcombine narrows widened arithmetic back to i8/i16 in the IR, so the
-//! rewrite is made on the finished SPIR-V, after LLVM.
+//! is right; further narrow forms (bitwise, division, comparisons) went wrong in the fuzz
+//! campaign on it until the rspirv backend did them in 32 bits too. LLVM's instcombine
+//! narrows widened arithmetic back to i8/i16 in the IR, so the rewrite is made on the
+//! finished SPIR-V, after LLVM.
 
 use std::collections::HashMap;
 
@@ -22,10 +28,10 @@ use super::post::{next_id, type_id};
 /// An integer type of the module: its scalar width, signedness and lane count (1 for a
 /// scalar).
 #[derive(Clone, Copy)]
-struct IntType {
-    width: u32,
-    signed: bool,
-    lanes: u32,
+pub(super) struct IntType {
+    pub(super) width: u32,
+    pub(super) signed: bool,
+    pub(super) lanes: u32,
 }
 
 /// How an operand is extended to 32 bits.
@@ -39,19 +45,57 @@ enum Extend {
 }
 
 /// The extension each operand of `op` gets, if `op` is one this pass widens. Add, subtract,
-/// multiply, negate and left shift keep the low bits whatever the extension; the right
-/// shifts need the one that keeps their meaning.
+/// multiply, negate, left shift and the bitwise operations keep the low bits whatever the
+/// extension; the right shifts, division, remainder and the ordered comparisons need the one
+/// that keeps their meaning (sign for the signed forms, zero for the unsigned ones); the
+/// equality tests hold with either and take the sign, consistently.
 fn operand_extensions(op: Op) -> Option<[Extend; 2]> {
+    use Op::*;
     match op {
-        Op::IAdd | Op::ISub | Op::IMul | Op::SNegate => Some([Extend::Sign; 2]),
-        Op::ShiftLeftLogical | Op::ShiftRightArithmetic => Some([Extend::Sign, Extend::Zero]),
-        Op::ShiftRightLogical => Some([Extend::Zero, Extend::Zero]),
+        IAdd | ISub | IMul | SNegate | BitwiseAnd | BitwiseOr | BitwiseXor | Not => {
+            Some([Extend::Sign; 2])
+        }
+        ShiftLeftLogical | ShiftRightArithmetic => Some([Extend::Sign, Extend::Zero]),
+        ShiftRightLogical => Some([Extend::Zero, Extend::Zero]),
+        SDiv | SRem | SMod => Some([Extend::Sign; 2]),
+        UDiv | UMod => Some([Extend::Zero; 2]),
+        IEqual | INotEqual => Some([Extend::Sign; 2]),
+        SLessThan | SLessThanEqual | SGreaterThan | SGreaterThanEqual => Some([Extend::Sign; 2]),
+        ULessThan | ULessThanEqual | UGreaterThan | UGreaterThanEqual => Some([Extend::Zero; 2]),
         _ => None,
     }
 }
 
-/// Rewrites every 8- and 16-bit add, subtract, multiply, negate and shift (see the module
-/// comment). Returns how many were rewritten.
+/// Whether `op` is a shift (its count is masked to the narrow width).
+fn is_shift(op: Op) -> bool {
+    matches!(
+        op,
+        Op::ShiftLeftLogical | Op::ShiftRightLogical | Op::ShiftRightArithmetic
+    )
+}
+
+/// Whether `op` is an integer comparison: its result is a bool, and its operands' type is
+/// the one that decides whether it is narrow.
+fn is_comparison(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        IEqual
+            | INotEqual
+            | SLessThan
+            | SLessThanEqual
+            | SGreaterThan
+            | SGreaterThanEqual
+            | ULessThan
+            | ULessThanEqual
+            | UGreaterThan
+            | UGreaterThanEqual
+    )
+}
+
+/// Rewrites every 8- and 16-bit add, subtract, multiply, negate, shift, bitwise operation,
+/// division, remainder and comparison (see the module comment). Returns how many were
+/// rewritten.
 pub(crate) fn arithmetic_in_32_bits(m: &mut Module) -> usize {
     let types = int_types(m);
     let value_type = super::post::value_types(m);
@@ -60,23 +104,36 @@ pub(crate) fn arithmetic_in_32_bits(m: &mut Module) -> usize {
             .filter(|it| it.width < 32)
             .copied()
     };
+    // The type that makes `i` narrow: its result's, or a comparison's first operand's.
+    let operated_type = |i: &Instruction| {
+        if is_comparison(i.class.opcode) {
+            match i.operands.first() {
+                Some(Operand::IdRef(x)) => value_type.get(x).copied(),
+                _ => None,
+            }
+        } else {
+            i.result_type
+        }
+    };
     let mut sites = Vec::new();
     for (fi, f) in m.functions.iter().enumerate() {
         for (bi, b) in f.blocks.iter().enumerate() {
             for (ii, i) in b.instructions.iter().enumerate() {
-                if operand_extensions(i.class.opcode).is_some() && narrow(i.result_type).is_some() {
-                    sites.push((fi, bi, ii));
+                if operand_extensions(i.class.opcode).is_some()
+                    && narrow(operated_type(i)).is_some()
+                {
+                    sites.push((fi, bi, ii, operated_type(i)));
                 }
             }
         }
     }
     // Back to front, so that earlier positions in a block stay valid.
-    for &(fi, bi, ii) in sites.iter().rev() {
+    for &(fi, bi, ii, operated) in sites.iter().rev() {
         let old = m.functions[fi].blocks[bi].instructions[ii].clone();
         let (Some(ty), Some(result), Some(it), Some(ext)) = (
             old.result_type,
             old.result_id,
-            narrow(old.result_type),
+            narrow(operated),
             operand_extensions(old.class.opcode),
         ) else {
             continue;
@@ -109,11 +166,7 @@ pub(crate) fn arithmetic_in_32_bits(m: &mut Module) -> usize {
             ));
             wide_args.push(w);
         }
-        if old.class.opcode != Op::IAdd
-            && old.class.opcode != Op::ISub
-            && old.class.opcode != Op::IMul
-            && old.class.opcode != Op::SNegate
-        {
+        if is_shift(old.class.opcode) {
             // A shift: its count masked to the narrow width, as the source's shifts are.
             // LLVM's module does not always keep the mask it was given (seen: `x >>> (c &
             // 7)` on an int8, fuzz seed 48 program 108, emitted as a shift by `c`): the
@@ -128,6 +181,17 @@ pub(crate) fn arithmetic_in_32_bits(m: &mut Module) -> usize {
                 vec![Operand::IdRef(wide_args[1]), Operand::IdRef(mask)],
             ));
             wide_args[1] = masked;
+        }
+        if is_comparison(old.class.opcode) {
+            // A bool: nothing to narrow back.
+            seq.push(Instruction::new(
+                old.class.opcode,
+                Some(ty),
+                Some(result),
+                wide_args.into_iter().map(Operand::IdRef).collect(),
+            ));
+            m.functions[fi].blocks[bi].instructions.splice(ii..=ii, seq);
+            continue;
         }
         let r = next_id(m);
         seq.push(Instruction::new(
@@ -155,7 +219,7 @@ pub(crate) fn arithmetic_in_32_bits(m: &mut Module) -> usize {
 }
 
 /// Every integer scalar and vector type of the module, by id.
-fn int_types(m: &Module) -> HashMap<Word, IntType> {
+pub(super) fn int_types(m: &Module) -> HashMap<Word, IntType> {
     let mut types = HashMap::new();
     for i in &m.types_global_values {
         if let (Op::TypeInt, Some(id), [Operand::LiteralBit32(w), Operand::LiteralBit32(s)]) =
@@ -183,7 +247,7 @@ fn int_types(m: &Module) -> HashMap<Word, IntType> {
 
 /// The `uint32` constant `value`, or (`lanes` > 1) the vector of type `wide` with it in
 /// every lane, declared if missing.
-fn mask_const(m: &mut Module, wide: Word, lanes: u32, value: u32) -> Word {
+pub(super) fn mask_const(m: &mut Module, wide: Word, lanes: u32, value: u32) -> Word {
     let scalar = super::post::uint_const(m, value);
     if lanes == 1 {
         return scalar;
@@ -208,7 +272,7 @@ fn mask_const(m: &mut Module, wide: Word, lanes: u32, value: u32) -> Word {
 }
 
 /// The unsigned 32-bit scalar (`lanes` 1) or vector type, declared if missing.
-fn wide_type(m: &mut Module, lanes: u32) -> Word {
+pub(super) fn wide_type(m: &mut Module, lanes: u32) -> Word {
     let u32_type = type_id(
         m,
         Op::TypeInt,
@@ -308,5 +372,46 @@ mod tests {
         // And the module still assembles and parses.
         let words = m.assemble();
         assert!(rspirv::dr::load_words(words).is_ok());
+    }
+
+    #[test]
+    fn narrow_division_and_comparisons_use_the_extension_of_their_signedness() {
+        let mut b = rspirv::dr::Builder::new();
+        b.set_version(1, 6);
+        let void = b.type_void();
+        let fn_ty = b.type_function(void, []);
+        let boolean = b.type_bool();
+        let i8t = b.type_int(8, 0);
+        let c = b.constant_bit32(i8t, 200);
+        let d = b.constant_bit32(i8t, 3);
+        b.begin_function(void, None, rspirv::spirv::FunctionControl::NONE, fn_ty)
+            .unwrap();
+        b.begin_block(None).unwrap();
+        b.s_div(i8t, None, c, d).unwrap();
+        b.u_mod(i8t, None, c, d).unwrap();
+        let lt = b.u_less_than(boolean, None, c, d).unwrap();
+        b.i_equal(boolean, None, c, d).unwrap();
+        b.bitwise_xor(i8t, None, c, d).unwrap();
+        b.ret().unwrap();
+        b.end_function().unwrap();
+        let mut m = b.module();
+        assert_eq!(arithmetic_in_32_bits(&mut m), 5);
+        use Op::*;
+        let want = [
+            SConvert, SConvert, SDiv, UConvert, // signed division: sign-extended
+            UConvert, UConvert, UMod, UConvert, // unsigned remainder: zero-extended
+            UConvert, UConvert, ULessThan, // unsigned comparison: zero-extended, a bool
+            SConvert, SConvert, IEqual, // equality: sign-extended
+            SConvert, SConvert, BitwiseXor, UConvert, // bitwise: either
+            Return,
+        ];
+        assert_eq!(ops(&m), want);
+        // The comparison keeps its id and bool type.
+        let cmp = m.functions[0].blocks[0]
+            .instructions
+            .iter()
+            .find(|i| i.class.opcode == ULessThan)
+            .unwrap();
+        assert_eq!((cmp.result_id, cmp.result_type), (Some(lt), Some(boolean)));
     }
 }

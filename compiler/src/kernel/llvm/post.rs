@@ -78,6 +78,7 @@ pub(crate) fn fix_up(
     no_contraction(&mut m);
     vulkan_fixups::sign_extensions_to_64(&mut m);
     super::narrow_arith::arithmetic_in_32_bits(&mut m);
+    super::narrow_convert::exact_narrow_conversions(&mut m);
     extra_features.extend(vulkan_fixups::float_controls(&mut m, device_features));
     let mut features = FeatureSet::default();
     for f in extra_features {
