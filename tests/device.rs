@@ -345,7 +345,11 @@ const NARROW_FREE: [&str; 16] = [
 /// arithmetic is done in 8 or 16 bits.
 #[test]
 fn rspirv_narrows_only_values_in_range() {
-    for file in ["device/narrow_forms.cajeta", "device/narrow_wrap.cajeta"] {
+    for file in [
+        "device/narrow_forms.cajeta",
+        "device/narrow_wrap.cajeta",
+        "device/narrow_divide.cajeta",
+    ] {
         let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
         let module = module.expect("checks");
         let kernels =
