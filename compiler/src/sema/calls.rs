@@ -277,6 +277,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.math_vector_call(recv, name, args, span) {
             return r;
         }
+        if let Some(r) = self.rotation_call(recv, name, args, span) {
+            return r;
+        }
         if let Some(r) = self.group_call(recv, name, args, span) {
             return r;
         }
@@ -320,6 +323,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 .unwrap_or("Event"),
             Type::Vector(..) => return self.vector_method(r, name, args, span),
             Type::Matrix(..) => return self.matrix_method(r, name, args, span),
+            Type::Quaternion(_) => return self.quaternion_method(r, name, args, span),
             other => {
                 let other = other.clone();
                 return self.error(Diagnostic::error(
@@ -630,7 +634,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             return self.construct_pod(t, args, span);
         }
         // Vectors and matrices are values: `stack`/`heap` only construct them, in kernels too.
-        if let Type::Vector(..) | Type::Matrix(..) = t {
+        if let Type::Vector(..) | Type::Matrix(..) | Type::Quaternion(_) = t {
             return self.construct(t, args, span);
         }
         // Cajeta's `RayQuery q = stack RayQuery();`: `RayQuery.create()`.

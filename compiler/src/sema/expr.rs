@@ -410,6 +410,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Type::Vector(..) = b.ty {
             return self.swizzle(b, field, span);
         }
+        if let Type::Quaternion(_) = b.ty {
+            return self.quaternion_lane(b, field, span);
+        }
         if let Type::Struct(_) = b.ty {
             let (place, ty) = self.pod_field(b, field)?;
             return Ok(ir::Expr {

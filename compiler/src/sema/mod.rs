@@ -35,6 +35,7 @@ mod operators;
 mod overloads;
 mod pod;
 mod precision;
+pub mod quaternion;
 mod range_loop;
 mod shared_nd;
 mod staging;
@@ -119,6 +120,7 @@ fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<D
         uniformity::check(&module, &mut diags);
     }
     if diags.is_empty() {
+        quaternion::lower_module(&mut module);
         Ok(module)
     } else {
         // A `@Host @Device` method is checked once per side: the same error twice is one.

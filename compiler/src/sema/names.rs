@@ -629,13 +629,18 @@ pub fn resolve_type(
                 "CooperativeMatrix" => {
                     super::coop_cajeta::resolve_cooperative_matrix(args, t.span, generics)
                 }
-                // Cajeta's builtin quaternion type has no counterpart here yet.
-                "Quaternion" => Err(Diagnostic::error(
-                    Code::UnsupportedFeature,
-                    t.span,
-                    "`Quaternion<T>` (Cajeta) is not supported yet",
-                )
-                .with_note("help: hold a quaternion as a `Vector<T, 4>` (x, y, z, w) and write the product, conjugate and rotation out with the vector operations")),
+                // Cajeta's quaternion (sema/quaternion.rs), float lanes only as in Cajeta.
+                "Quaternion" => {
+                    arity(1)?;
+                    match lane_type(&args[0], t.span, generics)? {
+                        s if s.is_float() && !s.is_precision() => Ok(Type::Quaternion(s)),
+                        s => Err(Diagnostic::error(
+                            Code::TypeMismatch,
+                            t.span,
+                            format!("Quaternion<{s}> is not supported: the lanes are float16, float32 or float64"),
+                        )),
+                    }
+                }
                 // Tiles passed to Group.mac were given their role before checking (tiles.rs).
                 "Tile" if args.len() == 3 => Err(Diagnostic::error(
                     Code::UnsupportedFeature,

@@ -142,3 +142,51 @@ fn host_library_spellings_print_and_query_like_the_originals() {
     );
     assert_eq!(out, ["backend vulkan", "truetrue", "42-x", "-7355", "777"]);
 }
+
+#[test]
+fn quaternions_multiply_rotate_and_interpolate_like_cajetas() {
+    let out = both(
+        "quaternion",
+        "Quaternion<float32> a = stack Quaternion<float32>(1.0f, 2.0f, 3.0f, 4.0f);
+         Quaternion<float32> b = stack Quaternion<float32>(5.0f, 6.0f, 7.0f, 8.0f);
+         Quaternion<float32> ab = a * b;
+         Quaternion<float32> ba = b * a;
+         Quaternion<float32> c = a.conjugate();
+         Quaternion<float32> s = a + b - -a;
+         System.out.println(ab.w + \" \" + ab.x + \" \" + ab.y + \" \" + ab.z + \" \" + ba.x + \" \" + ba.y + \" \" + ba.z);
+         System.out.println(c.w + \" \" + c.x + \" \" + c.y + \" \" + c.z + \" \" + s.w + \" \" + s.z + \" \" + a.dot(b) + \" \" + (a * c).w);
+         Quaternion<float64> flip = stack Quaternion<float64>(0.0, 1.0, 0.0, 0.0);
+         System.out.println(flip * stack Vector<float64, 3>(1.0, 2.0, 3.0));
+         Quaternion<float32> spin = stack Quaternion<float32>(0.0f, 0.0f, 0.0f, 1.0f);
+         System.out.println(spin * stack Vector<float32, 3>(1.0f, 2.0f, 3.0f));
+         Quaternion<float32> inv = stack Quaternion<float32>(2.0f, 0.0f, 0.0f, 0.0f).inverse();
+         Quaternion<float32> id = Rotation.identity();
+         Quaternion<float32> e0 = Rotation.fromEuler(0.0f, 0.0f, 0.0f);
+         System.out.println(inv.w + \" \" + inv.x + \" \" + id.w + \" \" + id.z + \" \" + e0.w + \" \" + e0.y + \" \" + stack Quaternion<float32>(0.0f, 3.0f, 0.0f, 4.0f).length());
+         Quaternion<float32> one = stack Quaternion<float32>(1.0f, 0.0f, 0.0f, 0.0f);
+         Quaternion<float32> z = stack Quaternion<float32>(0.0f, 0.0f, 0.0f, 1.0f);
+         Quaternion<float32> n = one.nlerp(z, 0.5f);
+         Quaternion<float32> sl = one.slerp(z, 0.5f);
+         Quaternion<float32> far = one.slerp(-one, 0.5f);
+         Quaternion<float32> q90 = Rotation.fromAxisAngle(stack Vector<float32, 3>(0.0f, 0.0f, 2.0f), 1.5707964f);
+         Vector<float32, 3> r = q90 * stack Vector<float32, 3>(1.0f, 0.0f, 0.0f);
+         float32 h = 0.70710677f;
+         System.out.println((Math.abs(n.w - h) < 1.0e-6f) + \" \" + (Math.abs(n.z - h) < 1.0e-6f) + \" \" + (Math.abs(sl.w - h) < 1.0e-6f) + \" \" + (Math.abs(sl.z - h) < 1.0e-6f) + \" \" + far.w + \" \" + far.z);
+         System.out.println((Math.abs(q90.w - h) < 1.0e-6f) + \" \" + (Math.abs(q90.z - h) < 1.0e-6f) + \" \" + (Math.abs(r.x) < 1.0e-6f) + \" \" + (Math.abs(r.y - 1.0f) < 1.0e-6f));",
+    );
+    // (1 + 2i + 3j + 4k)(5 + 6i + 7j + 8k) = -60 + 12i + 30j + 24k; the other order differs
+    // in the vector part: -60 + 20i + 14j + 32k.
+    assert_eq!(out[0], "-60.0 12.0 30.0 24.0 20.0 14.0 32.0");
+    // The conjugate; a + b + a; the dot product; a times its conjugate is |a|^2 = 30.
+    assert_eq!(out[1], "1.0 -2.0 -3.0 -4.0 7.0 16.0 70.0 30.0");
+    // 180 degrees about x and about z.
+    assert_eq!(out[2], "(1.0, -2.0, -3.0)");
+    assert_eq!(out[3], "(-1.0, -2.0, 3.0)");
+    // inverse of (2, 0, 0, 0); the identity both ways; the length of (0, 3, 0, 4).
+    assert_eq!(out[4], "0.5 -0.0 1.0 0.0 1.0 0.0 5.0");
+    // Half way from 1 to k: 45 degrees about z by nlerp and slerp; q and -q are one rotation,
+    // so slerp takes the short way (no motion at all).
+    assert_eq!(out[5], "true true true true 1.0 0.0");
+    // 90 degrees about a non-unit z axis takes x to y.
+    assert_eq!(out[6], "true true true true");
+}

@@ -134,7 +134,7 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
     let mut param_types = Vec::new();
     for p in func.params() {
         match &p.ty {
-            ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => {
+            ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..) | Type::Quaternion(_)) => {
                 param_types.push(cx.ir_value_type(ty, p.span)?)
             }
             Type::Buffer(_)
@@ -230,6 +230,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 ty @ (Type::Scalar(_)
                 | Type::Vector(..)
                 | Type::Matrix(..)
+                | Type::Quaternion(_)
                 | Type::CoopMatrix(_)
                 | Type::Struct(_)
                 | Type::RayQuery) => {
