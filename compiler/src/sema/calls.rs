@@ -419,10 +419,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 Some(ty == Type::Array(elem.clone()))
             };
             let bound = match (&**elem, device) {
-                (Type::Vector(s, _), false) if !s.is_precision() && whole(self) == Some(true) => {
+                (Type::Vector(s, _) | Type::Quaternion(s), false)
+                    if !s.is_precision() && whole(self) == Some(true) =>
+                {
                     (**elem).clone()
                 }
-                (Type::Vector(s, _), false) => Type::Scalar(*s),
+                // A quaternion travels as its four lanes (w, x, y, z), as a Vector<T,4>.
+                (Type::Vector(s, _) | Type::Quaternion(s), false) => Type::Scalar(*s),
                 (other, _) => other.clone(),
             };
             // SPEC §8: integer precision storage travels as int32[] (host/int_transfer.rs),
@@ -723,6 +726,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 | Type::Buffer(_)
                 | Type::Vector(..)
                 | Type::Matrix(..)
+                | Type::Quaternion(_)
                 | Type::Struct(_)),
             ) => t,
             Ok(other) => {
@@ -777,6 +781,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             | Type::Buffer(_)
             | Type::Vector(..)
             | Type::Matrix(..)
+            | Type::Quaternion(_)
             | Type::Struct(_)),
         ) = elem
         else {

@@ -463,6 +463,7 @@ pub fn resolve_type(
                 | Type::Buffer(_)
                 | Type::Vector(..)
                 | Type::Matrix(..)
+                | Type::Quaternion(_)
                 | Type::Struct(_) => Ok(Type::Array(Box::new(elem))),
                 other => Err(Diagnostic::error(
                     Code::UnsupportedFeature,
@@ -509,13 +510,14 @@ pub fn resolve_type(
                             )
                             .with_note("buffer elements of a POD class have one layout on every device: give the field a fixed width (float16, float32, int8, …)"))
                         }
-                        elem @ (Type::Scalar(_) | Type::Vector(..) | Type::Struct(_)) => {
-                            Ok(Type::buffer(elem))
-                        }
+                        elem @ (Type::Scalar(_)
+                        | Type::Vector(..)
+                        | Type::Quaternion(_)
+                        | Type::Struct(_)) => Ok(Type::buffer(elem)),
                         other => Err(Diagnostic::error(
                             Code::UnsupportedFeature,
                             inner.span,
-                            format!("KernelBuffer<{other}> is not supported: element types are scalars, vectors and POD classes"),
+                            format!("KernelBuffer<{other}> is not supported: element types are scalars, vectors, quaternions and POD classes"),
                         )),
                     }
                 }

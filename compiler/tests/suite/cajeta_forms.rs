@@ -190,3 +190,23 @@ fn quaternions_multiply_rotate_and_interpolate_like_cajetas() {
     // 90 degrees about a non-unit z axis takes x to y.
     assert_eq!(out[6], "true true true true");
 }
+
+#[test]
+fn quaternion_arrays_and_buffers_hold_four_lanes() {
+    let out = both(
+        "quaternion-arrays",
+        "Quaternion<float32>[] qs = [stack Quaternion<float32>(1.0f, 2.0f, 3.0f, 4.0f), Rotation.identity()];
+         Quaternion<float32>[] more = heap Quaternion<float32>[2];
+         more[1] = qs[0] * qs[0];
+         KernelBuffer<Quaternion<float32>> buf = heap KernelBuffer<Quaternion<float32>>(2);
+         buf.upload(qs);
+         float32[] flat = heap float32[8];
+         buf.download(flat);
+         System.out.println(more[0].w + \" \" + more[1].w + \" \" + more[1].z + \" \" + qs[1].w);
+         System.out.println(flat[0] + \" \" + flat[3] + \" \" + flat[4] + \" \" + flat[7]);",
+    );
+    // A new array holds zeros; q * q = (w^2 - |v|^2, 2 w v) = (-28, 4, 6, 8).
+    assert_eq!(out[0], "0.0 -28.0 8.0 1.0");
+    // Lanes in storage order (w, x, y, z).
+    assert_eq!(out[1], "1.0 4.0 1.0 0.0");
+}
