@@ -312,3 +312,30 @@ fn quaternions_lower_to_vector_operations_that_validate_in_both_backends() {
         assert!(!text.contains("Quaternion"), "{backend:?}: {text}");
     }
 }
+
+#[test]
+fn sixteen_lane_byte_vectors_are_four_words_that_validate_in_both_backends() {
+    // Cajeta's Group.mac on Vector<int8, 16>: four packed 8-bit dot products; no
+    // 16-component vector reaches SPIR-V.
+    let body = kernel(
+        "Vector<int8, 16> a = w[i].asBytes();
+        Vector<int8, 16> b = stack Vector<int8, 16>((int8) 3);
+        o[i] = Group.mac(o[i], a, b) + a.dot(b, 5) + (int32) a[7] + a.asWords().y;",
+        "KernelBuffer<Vector<int32, 4>> w, KernelBuffer<int32> o",
+    );
+    for (backend, env) in [
+        (KernelBackend::Rspirv, TargetEnv::Vulkan1_1),
+        (KernelBackend::Rspirv, TargetEnv::Vulkan1_3),
+        (KernelBackend::Llvm, TargetEnv::Vulkan1_3),
+    ] {
+        let ks = compile(&body, env, backend).expect("compiles");
+        spirv_val(&ks[0].words, env, "bytes16").expect("valid");
+        let text = disassemble(&ks[0].words);
+        assert!(
+            !text
+                .lines()
+                .any(|l| l.contains("OpTypeVector") && l.ends_with(" 16")),
+            "{backend:?}: {text}"
+        );
+    }
+}

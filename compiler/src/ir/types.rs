@@ -459,6 +459,11 @@ pub enum Type {
     /// type is rewritten to `Vector<T, 4>` (`sema::quaternion::lower_module`), its
     /// operations having been spelled out in vector operations already.
     Quaternion(ScalarType),
+    /// Cajeta's 16-lane byte vector `Vector<int8, 16>` / `Vector<uint8, 16>`, which Vulkan
+    /// shaders cannot hold as such: the checker spells its operations out on four 32-bit
+    /// words (lane 0 in the low byte of word 0) and rewrites the type to `Vector<int32, 4>`
+    /// (`uint32` for `uint8` lanes) before the backends (`sema::quaternion::lower_module`).
+    Bytes16(ScalarType),
     /// `KernelBuffer<T>`: a storage buffer of scalar or vector elements.
     Buffer(Box<Type>),
     /// `Image2D`: a storage image.
@@ -539,9 +544,11 @@ impl Type {
     /// of it, are of a scalar type `family` accepts.
     pub fn mentions_scalar(&self, family: fn(ScalarType) -> bool) -> bool {
         match self {
-            Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) | Type::Quaternion(s) => {
-                family(*s)
-            }
+            Type::Scalar(s)
+            | Type::Vector(s, _)
+            | Type::Matrix(s, _, _)
+            | Type::Quaternion(s)
+            | Type::Bytes16(s) => family(*s),
             Type::Buffer(e) | Type::Shared(e) | Type::Array(e) => e.mentions_scalar(family),
             _ => false,
         }
@@ -554,6 +561,7 @@ impl Type {
             Type::Vector(_, n) => *n as usize,
             Type::Matrix(_, r, c) => (*r as usize) * (*c as usize),
             Type::Quaternion(_) => 4,
+            Type::Bytes16(_) => 16,
             _ => 0,
         }
     }
@@ -562,7 +570,11 @@ impl Type {
     pub fn is_value_data(&self) -> bool {
         matches!(
             self,
-            Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..) | Type::Quaternion(_)
+            Type::Scalar(_)
+                | Type::Vector(..)
+                | Type::Matrix(..)
+                | Type::Quaternion(_)
+                | Type::Bytes16(_)
         )
     }
 
@@ -582,6 +594,7 @@ impl Type {
                 Some((col_align * u32::from(*c), col_align))
             }
             Type::Quaternion(s) => Type::Vector(*s, 4).std430_layout(),
+            Type::Bytes16(_) => Type::Vector(ScalarType::U32, 4).std430_layout(),
             Type::Struct(d) => Some(d.layout()),
             _ => None,
         }
@@ -630,6 +643,7 @@ impl Type {
             | Type::Vector(..)
             | Type::Matrix(..)
             | Type::Quaternion(_)
+            | Type::Bytes16(_)
             | Type::Buffer(_)
             | Type::Image2D(_)
             | Type::Texture(..)
@@ -652,6 +666,7 @@ impl fmt::Display for Type {
             Type::Vector(s, n) => write!(f, "Vector<{s},{n}>"),
             Type::Matrix(s, r, c) => write!(f, "Matrix<{s},{r},{c}>"),
             Type::Quaternion(s) => write!(f, "Quaternion<{s}>"),
+            Type::Bytes16(s) => write!(f, "Vector<{s},16>"),
             Type::Buffer(s) => write!(f, "KernelBuffer<{s}>"),
             Type::Image2D(ImageFormat::R32f) => f.write_str("Image2D"),
             Type::Image2D(format) => write!(f, "Image2D<{}>", format.source_name()),

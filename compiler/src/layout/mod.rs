@@ -199,6 +199,7 @@ pub fn kernel_layout_for(kernel: &Function, by_address: bool) -> Result<KernelLa
             | Type::Vector(..)
             | Type::Matrix(..)
             | Type::Quaternion(_)
+            | Type::Bytes16(_)
             | Type::Struct(_)) => {
                 let (size, align) = ty
                     .std430_layout()

@@ -321,9 +321,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 .into_iter()
                 .find(|c| self.syms.intrinsic(c, &name.name).is_some())
                 .unwrap_or("Event"),
+            // Cajeta's reinterpretation of four words as a 16-lane byte vector.
+            Type::Vector(ScalarType::I32 | ScalarType::U32, 4)
+                if name.name == "asBytes" && args.is_empty() =>
+            {
+                return Ok(self.words_as_bytes(r))
+            }
             Type::Vector(..) => return self.vector_method(r, name, args, span),
             Type::Matrix(..) => return self.matrix_method(r, name, args, span),
             Type::Quaternion(_) => return self.quaternion_method(r, name, args, span),
+            Type::Bytes16(_) => return self.bytes16_method(r, name, args, span),
             other => {
                 let other = other.clone();
                 return self.error(Diagnostic::error(
@@ -639,6 +646,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         // Vectors and matrices are values: `stack`/`heap` only construct them, in kernels too.
         if let Type::Vector(..) | Type::Matrix(..) | Type::Quaternion(_) = t {
             return self.construct(t, args, span);
+        }
+        if let Type::Bytes16(_) = t {
+            return self.construct_bytes16(t, args, span);
         }
         // Cajeta's `RayQuery q = stack RayQuery();`: `RayQuery.create()`.
         if t == Type::RayQuery && args.is_empty() && self.is_device() {

@@ -9,6 +9,7 @@
 mod annotations;
 mod assign;
 mod body;
+pub mod bytes16;
 mod calls;
 mod constructors;
 mod conversions;

@@ -524,6 +524,12 @@ pub fn resolve_type(
                 "Vector" => {
                     arity(2)?;
                     let s = lane_type(&args[0], t.span, generics)?;
+                    // Cajeta's 16-lane byte vector (sema/bytes16.rs).
+                    if matches!(s, ScalarType::I8 | ScalarType::U8)
+                        && matches!(&args[1], ast::TypeArg::Int(n, _) if n.parse() == Ok(16u32))
+                    {
+                        return Ok(Type::Bytes16(s));
+                    }
                     let n = type_int(&args[1], "the lane count N of Vector<T, N>")?;
                     if !super::precision::vector_lanes_ok(s, n) {
                         return Err(Diagnostic::error(

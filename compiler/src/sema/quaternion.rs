@@ -570,8 +570,9 @@ fn sequence(stmts: Vec<Stmt>, value: ir::Expr) -> ir::Expr {
 }
 
 /// Rewrites every `Quaternion<T>` in `module` (locals, results, expressions, and inside
-/// buffer, array and shared types) to `Vector<T, 4>`: the checker has spelled out every
-/// quaternion operation in vector operations, so the backends never see the type.
+/// buffer, array and shared types) to `Vector<T, 4>`, and every 16-lane byte vector to its
+/// four words: the checker has spelled out their operations in vector operations, so the
+/// backends never see these types.
 pub fn lower_module(module: &mut ir::Module) {
     for f in &mut module.functions {
         lower_type(&mut f.return_type);
@@ -585,6 +586,7 @@ pub fn lower_module(module: &mut ir::Module) {
 fn lower_type(t: &mut Type) {
     match t {
         Type::Quaternion(s) => *t = Type::Vector(*s, 4),
+        Type::Bytes16(s) => *t = super::bytes16::words_type(*s),
         Type::Buffer(e) | Type::Array(e) | Type::Shared(e) => lower_type(e),
         _ => {}
     }

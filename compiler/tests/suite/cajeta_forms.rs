@@ -210,3 +210,20 @@ fn quaternion_arrays_and_buffers_hold_four_lanes() {
     // Lanes in storage order (w, x, y, z).
     assert_eq!(out[1], "1.0 4.0 1.0 0.0");
 }
+
+#[test]
+fn sixteen_lane_byte_vectors_dot_and_reinterpret() {
+    let out = both(
+        "bytes16",
+        "Vector<int8, 16> a = stack Vector<int32, 4>(0x01020304, -1, 0x7F80FF00, 0x11223344).asBytes();
+         Vector<int8, 16> two = stack Vector<int8, 16>((int8) 2);
+         Vector<uint8, 16> u = stack Vector<uint32, 4>(4294967295u).asBytes();
+         System.out.println(a[0] + \" \" + a[3] + \" \" + a[4] + \" \" + a[9] + \" \" + a[15] + \" \" + two.asWords().x);
+         System.out.println(a.dot(two) + \" \" + u.dot(u) + \" \" + u.dot(u, 4294967000u) + \" \" + a.dot(a, 2147483600));",
+    );
+    // Lane 4k + j is byte j (from the low end) of word k; 0x02020202 = 33686018.
+    assert_eq!(out[0], "4 1 -1 -1 17 33686018");
+    // 2 * (10 - 4 - 2 + 170) = 348; 16 * 255^2 = 1040400 (and saturated at 2^32 - 1);
+    // a.a = 30 + 4 + 32514 + 8670 = 41218, past 2^31 - 1 from 2147483600.
+    assert_eq!(out[1], "348 1040400 4294967295 2147483647");
+}
