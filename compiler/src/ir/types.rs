@@ -456,13 +456,13 @@ pub enum Type {
     Matrix(ScalarType, u8, u8),
     /// Cajeta's `Quaternion<T>` (float T): `w + x·i + y·j + z·k`, held as four lanes
     /// `(w, x, y, z)`. Only the checker sees it: before the backends, every quaternion
-    /// type is rewritten to `Vector<T, 4>` (`sema::quaternion::lower_module`), its
+    /// type is rewritten to `Vector<T, 4>` (`sema::value_lowering`), its
     /// operations having been spelled out in vector operations already.
     Quaternion(ScalarType),
     /// Cajeta's 16-lane byte vector `Vector<int8, 16>` / `Vector<uint8, 16>`, which Vulkan
     /// shaders cannot hold as such: the checker spells its operations out on four 32-bit
     /// words (lane 0 in the low byte of word 0) and rewrites the type to `Vector<int32, 4>`
-    /// (`uint32` for `uint8` lanes) before the backends (`sema::quaternion::lower_module`).
+    /// (`uint32` for `uint8` lanes) before the backends (`sema::value_lowering`).
     Bytes16(ScalarType),
     /// `KernelBuffer<T>`: a storage buffer of scalar or vector elements.
     Buffer(Box<Type>),

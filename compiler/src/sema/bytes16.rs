@@ -8,8 +8,9 @@
 //! products summed, wrapping; `dot(b, acc)` saturates as the 4-lane form does), and the
 //! reinterpretations `v.asWords()` (the four words, `Vector<int32, 4>`; `uint32` for `uint8`
 //! lanes) and `w.asBytes()` on a `Vector<int32|uint32, 4>`. The type becomes its words before
-//! the backends ([`super::quaternion::lower_module`]), so both kernel backends, the CPU device
-//! and both host executors run these unchanged. Lane-wise arithmetic is not offered (E0015).
+//! the backends ([`super::value_lowering::lower_module`]), so both kernel backends, the CPU
+//! device and both host executors run these unchanged. Lane-wise arithmetic is not offered
+//! (E0015).
 
 use super::body::{FnCtx, R};
 use crate::diagnostics::{Code, Diagnostic, Span};

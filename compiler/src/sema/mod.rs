@@ -49,6 +49,7 @@ mod typed_literals;
 mod uniformity;
 #[cfg(test)]
 mod uniformity_tests;
+mod value_lowering;
 mod vector;
 mod vector_buffer;
 mod vector_methods;
@@ -121,7 +122,7 @@ fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<D
         uniformity::check(&module, &mut diags);
     }
     if diags.is_empty() {
-        quaternion::lower_module(&mut module);
+        value_lowering::lower_module(&mut module);
         Ok(module)
     } else {
         // A `@Host @Device` method is checked once per side: the same error twice is one.
