@@ -19,6 +19,9 @@ mod jit;
 mod matrix_ops;
 mod placeholders;
 pub(crate) mod pods;
+mod simd;
+mod simd_emit;
+mod simd_ops;
 mod spec_slots;
 mod split;
 mod split_plan;
@@ -116,7 +119,8 @@ fn compile(
         Mode::Split => &[WORKGROUP_ENTRY, split::PRIVATE_BYTES],
         Mode::Team => &[ENTRY],
     };
-    let (entries, code) = jit::compile(&text, wanted, dump).map_err(|e| {
+    let simd = (mode == Mode::Loop).then_some((ENTRY, WORKGROUP_ENTRY));
+    let (entries, code) = jit::compile(&text, wanted, dump, simd).map_err(|e| {
         Diagnostic::error(
             Code::CpuDeviceUnsupported,
             kernel.span,

@@ -1,0 +1,801 @@
+//! Writing the vector form of a kernel (`simd.rs`): uniformity, masks, and each
+//! instruction as its `<W x T>` form.
+//!
+//! A value is *uniform* when it is the same in every lane: constants, the context's fields
+//! but the x ids, loads marked `!invariant.load` (push constants, the binding table) from a
+//! uniform address, and what is computed from uniform values only. Uniform instructions are
+//! copied as they are (scalar); the others (*varying*) get a vector each, `%name.v`. Phis
+//! are varying, so a uniform value never changes from one loop iteration to the next.
+//!
+//! Masks are `<W x i1>`; an edge's mask is its block's mask `select`ed with the branch
+//! condition (a `select`, not an `and`, so that poison in an idle lane cannot leak into a
+//! mask). A loop's state (its phis, its mask, the masks of the edges leaving it, the
+//! values used after it) lives in stack slots the optimizer turns back into registers.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::CStr;
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{LLVMAtomicOrdering, LLVMOpcode, LLVMTypeKind};
+
+use super::hooks::{GLOBAL_ID, LOCAL_ID};
+use super::simd::{id_offset, Cfg, Item, SIMD_FUNCTION};
+
+/// Elementwise intrinsics a vector call may replace (their overloaded types are the
+/// value's).
+const ELEMENTWISE: &[&str] = &[
+    "fabs",
+    "sqrt",
+    "fma",
+    "fmuladd",
+    "minnum",
+    "maxnum",
+    "minimum",
+    "maximum",
+    "floor",
+    "ceil",
+    "trunc",
+    "rint",
+    "nearbyint",
+    "round",
+    "roundeven",
+    "copysign",
+    "exp",
+    "exp2",
+    "exp10",
+    "log",
+    "log2",
+    "log10",
+    "pow",
+    "sin",
+    "cos",
+    "tan",
+    "smin",
+    "smax",
+    "umin",
+    "umax",
+    "abs",
+    "ctpop",
+    "ctlz",
+    "cttz",
+    "bitreverse",
+    "bswap",
+    "fshl",
+    "fshr",
+    "uadd.sat",
+    "usub.sat",
+    "sadd.sat",
+    "ssub.sat",
+    "fptoui.sat",
+    "fptosi.sat",
+    "canonicalize",
+];
+
+/// Calls that do nothing the vector form needs.
+pub(super) const IGNORED: &[&str] = &[
+    "llvm.lifetime.",
+    "llvm.assume",
+    "llvm.experimental.noalias.scope.decl",
+];
+
+pub(super) unsafe fn print_value(v: LLVMValueRef) -> String {
+    let p = LLVMPrintValueToString(v);
+    let s = CStr::from_ptr(p).to_string_lossy().into_owned();
+    LLVMDisposeMessage(p);
+    s
+}
+
+pub(super) unsafe fn print_type(t: LLVMTypeRef) -> String {
+    let p = LLVMPrintTypeToString(t);
+    let s = CStr::from_ptr(p).to_string_lossy().into_owned();
+    LLVMDisposeMessage(p);
+    s
+}
+
+pub(super) unsafe fn name_of(v: LLVMValueRef) -> String {
+    let mut len = 0;
+    let p = LLVMGetValueName2(v, &mut len);
+    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+}
+
+unsafe fn instructions(b: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
+    let mut v = Vec::new();
+    let mut i = LLVMGetFirstInstruction(b);
+    while !i.is_null() {
+        v.push(i);
+        i = LLVMGetNextInstruction(i);
+    }
+    v
+}
+
+/// The called function's name of call `inst`, when it is a direct call.
+pub(super) unsafe fn callee(inst: LLVMValueRef) -> Option<String> {
+    let f = LLVMGetCalledValue(inst);
+    (!LLVMIsAFunction(f).is_null()).then(|| name_of(f))
+}
+
+/// The base name of an elementwise intrinsic (`llvm.smax.i32` → `smax`).
+pub(super) fn elementwise(name: &str) -> Option<&'static str> {
+    let rest = name.strip_prefix("llvm.")?;
+    ELEMENTWISE.iter().copied().find(|b| {
+        rest.strip_prefix(b)
+            .is_some_and(|t| t.starts_with('.') && t[1..].split('.').all(is_type_mangling))
+    })
+}
+
+fn is_type_mangling(s: &str) -> bool {
+    matches!(s, "f16" | "f32" | "f64" | "bf16")
+        || (s.starts_with('i') && s[1..].parse::<u32>().is_ok())
+}
+
+/// The vector intrinsic's name: each type in the name widened to `lanes`.
+pub(super) fn vector_intrinsic(name: &str, lanes: usize) -> String {
+    name.split('.')
+        .map(|p| {
+            if is_type_mangling(p) {
+                format!("v{lanes}{p}")
+            } else {
+                p.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The intrinsic-name form of a pointer vector's element (`p0`, `p11`).
+pub(super) fn pointer_mangling(ty: &str) -> String {
+    match ty
+        .strip_prefix("ptr addrspace(")
+        .and_then(|t| t.strip_suffix(')'))
+    {
+        Some(n) => format!("p{n}"),
+        None => "p0".to_string(),
+    }
+}
+
+/// The intrinsic-name form of a scalar type (`f32`, `i32`, `p11`).
+pub(super) fn mangling(ty: &str) -> String {
+    match ty {
+        "half" => "f16".into(),
+        "float" => "f32".into(),
+        "double" => "f64".into(),
+        "bfloat" => "bf16".into(),
+        t if t.starts_with("ptr") => pointer_mangling(t),
+        t => t.to_string(),
+    }
+}
+
+/// The writer of one kernel's vector form.
+pub(crate) struct Emit<'a> {
+    pub(super) module: LLVMModuleRef,
+    pub(super) kernel: LLVMValueRef,
+    pub(super) cfg: &'a Cfg,
+    pub(super) lanes: usize,
+    /// Declarations the vector form adds to the module.
+    pub(crate) decls: Vec<String>,
+    pub(super) out: String,
+    pub(super) allocas: String,
+    pub(super) tmp: usize,
+    pub(super) loop_count: usize,
+    pub(super) uniform: HashSet<LLVMValueRef>,
+    /// Varying values read after a loop they are defined in: their `%name.acc` slot holds
+    /// each lane's last value.
+    pub(super) acc: HashSet<LLVMValueRef>,
+    /// The block of each instruction.
+    pub(super) block_of: HashMap<LLVMValueRef, usize>,
+    /// Edge masks of the current iteration, by (from, to).
+    pub(super) edge: HashMap<(usize, usize), String>,
+    /// Edges that leave a loop: their mask is a slot, `%exit.P.S`.
+    pub(super) exits: HashSet<(usize, usize)>,
+    pub(super) invariant_kind: u32,
+}
+
+impl<'a> Emit<'a> {
+    /// Renames `kernel`'s values, checks every instruction is one this pass writes, and
+    /// sorts them into uniform and varying.
+    ///
+    /// # Safety
+    /// `module` is live and defines `kernel`.
+    pub(crate) unsafe fn new(
+        module: LLVMModuleRef,
+        kernel: LLVMValueRef,
+        cfg: &'a Cfg,
+        lanes: usize,
+    ) -> Result<Emit<'a>, String> {
+        let key = "invariant.load";
+        let mut e = Emit {
+            module,
+            kernel,
+            cfg,
+            lanes,
+            decls: Vec::new(),
+            out: String::new(),
+            allocas: String::new(),
+            tmp: 0,
+            loop_count: 0,
+            uniform: HashSet::new(),
+            acc: HashSet::new(),
+            block_of: HashMap::new(),
+            edge: HashMap::new(),
+            exits: HashSet::new(),
+            invariant_kind: LLVMGetMDKindIDInContext(
+                LLVMGetModuleContext(module),
+                key.as_ptr().cast(),
+                key.len() as u32,
+            ),
+        };
+        if LLVMCountParams(kernel) != 1 {
+            return Err("a kernel function without one context parameter".into());
+        }
+        let ctx = LLVMGetParam(kernel, 0);
+        LLVMSetValueName2(ctx, c"ctx".as_ptr(), 3);
+        let mut n = 0;
+        for (b, block) in cfg.blocks.iter().enumerate() {
+            for inst in instructions(*block) {
+                e.block_of.insert(inst, b);
+                e.check(inst)?;
+                if print_type(LLVMTypeOf(inst)) != "void" {
+                    let name = format!("i{n}");
+                    n += 1;
+                    LLVMSetValueName2(inst, name.as_ptr().cast(), name.len());
+                }
+            }
+        }
+        e.classify();
+        e.find_accumulators();
+        for p in 0..cfg.blocks.len() {
+            for &s in &cfg.succs[p] {
+                if cfg.left_loop(p, s).is_some() {
+                    e.exits.insert((p, s));
+                }
+            }
+        }
+        Ok(e)
+    }
+
+    /// Refuses what the vector form does not handle.
+    unsafe fn check(&self, inst: LLVMValueRef) -> Result<(), String> {
+        use LLVMOpcode::*;
+        let ty = LLVMTypeOf(inst);
+        if !matches!(
+            LLVMGetTypeKind(ty),
+            LLVMTypeKind::LLVMVoidTypeKind
+                | LLVMTypeKind::LLVMIntegerTypeKind
+                | LLVMTypeKind::LLVMHalfTypeKind
+                | LLVMTypeKind::LLVMBFloatTypeKind
+                | LLVMTypeKind::LLVMFloatTypeKind
+                | LLVMTypeKind::LLVMDoubleTypeKind
+                | LLVMTypeKind::LLVMPointerTypeKind
+        ) {
+            return Err(format!("a value of type `{}`", print_type(ty)));
+        }
+        match LLVMGetInstructionOpcode(inst) {
+            LLVMLoad | LLVMStore => {
+                if LLVMGetVolatile(inst) != 0
+                    || LLVMGetOrdering(inst) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
+                {
+                    return Err("an atomic or volatile access".into());
+                }
+                let stored = if LLVMGetInstructionOpcode(inst) == LLVMStore {
+                    LLVMTypeOf(LLVMGetOperand(inst, 0))
+                } else {
+                    ty
+                };
+                if LLVMGetTypeKind(stored) == LLVMTypeKind::LLVMIntegerTypeKind
+                    && LLVMGetIntTypeWidth(stored) == 1
+                {
+                    return Err("a memory access of `i1`".into());
+                }
+                Ok(())
+            }
+            LLVMCall => match callee(inst) {
+                Some(n)
+                    if elementwise(&n).is_some() || IGNORED.iter().any(|p| n.starts_with(p)) =>
+                {
+                    Ok(())
+                }
+                Some(n) => Err(format!("a call of `{n}`")),
+                None => Err("an indirect call".into()),
+            },
+            LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMFAdd
+            | LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFRem | LLVMShl | LLVMLShr | LLVMAShr
+            | LLVMAnd | LLVMOr | LLVMXor | LLVMFNeg | LLVMICmp | LLVMFCmp | LLVMSelect
+            | LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP
+            | LLVMSIToFP | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast
+            | LLVMAddrSpaceCast | LLVMFreeze | LLVMPHI | LLVMUncondBr | LLVMCondBr | LLVMRet
+            | LLVMUnreachable => Ok(()),
+            LLVMGetElementPtr => {
+                let base = LLVMGetOperand(inst, 0);
+                if base == LLVMGetParam(self.kernel, 0) && self.ctx_offset(inst).is_none() {
+                    return Err("an access to the context other than a field".into());
+                }
+                Ok(())
+            }
+            other => Err(format!("a `{other:?}` instruction")),
+        }
+    }
+
+    /// The byte offset a pointer has in the context, when it is the context itself or a
+    /// constant byte offset from it.
+    unsafe fn ctx_offset(&self, p: LLVMValueRef) -> Option<i64> {
+        let ctx = LLVMGetParam(self.kernel, 0);
+        if p == ctx {
+            return Some(0);
+        }
+        if LLVMIsAGetElementPtrInst(p).is_null()
+            || LLVMGetOperand(p, 0) != ctx
+            || LLVMGetNumOperands(p) != 2
+            || print_type(LLVMGetGEPSourceElementType(p)) != "i8"
+        {
+            return None;
+        }
+        let off = LLVMGetOperand(p, 1);
+        (!LLVMIsAConstantInt(off).is_null()).then(|| LLVMConstIntGetSExtValue(off))
+    }
+
+    /// Whether load `inst` reads a lane's own x id (`GlobalInvocationId.x` or
+    /// `LocalInvocationId.x`): it is then the first lane's plus the lane's index.
+    pub(super) unsafe fn reads_x_id(&self, inst: LLVMValueRef) -> bool {
+        let off = self.ctx_offset(LLVMGetOperand(inst, 0));
+        [id_offset(GLOBAL_ID, 0), id_offset(LOCAL_ID, 0)]
+            .iter()
+            .any(|o| off == Some(*o as i64))
+    }
+
+    /// Sorts the instructions into uniform and varying (until nothing changes: operands
+    /// defined later are phis, which are varying anyway).
+    unsafe fn classify(&mut self) {
+        use LLVMOpcode::*;
+        let all: Vec<LLVMValueRef> = self
+            .cfg
+            .blocks
+            .iter()
+            .flat_map(|b| instructions(*b))
+            .collect();
+        self.uniform = all.iter().copied().collect();
+        loop {
+            let mut changed = false;
+            for &inst in &all {
+                if !self.uniform.contains(&inst) {
+                    continue;
+                }
+                let by_itself = match LLVMGetInstructionOpcode(inst) {
+                    LLVMPHI | LLVMStore | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem => true,
+                    LLVMLoad => {
+                        let p = LLVMGetOperand(inst, 0);
+                        if self.ctx_offset(p).is_some() {
+                            self.reads_x_id(inst)
+                        } else {
+                            LLVMGetMetadata(inst, self.invariant_kind).is_null()
+                        }
+                    }
+                    _ => false,
+                };
+                let operand_varying = (0..LLVMGetNumOperands(inst)).any(|i| {
+                    let o = LLVMGetOperand(inst, i as u32);
+                    !LLVMIsAInstruction(o).is_null() && !self.uniform.contains(&o)
+                });
+                if by_itself || operand_varying {
+                    self.uniform.remove(&inst);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// Finds the varying values read where some lanes may have left a loop they are
+    /// defined in (those read `%name.acc`, each lane's value from its last iteration).
+    unsafe fn find_accumulators(&mut self) {
+        for (&inst, &def) in &self.block_of {
+            if self.uniform.contains(&inst) || self.cfg.inner[def].is_none() {
+                continue;
+            }
+            let mut u = LLVMGetFirstUse(inst);
+            while !u.is_null() {
+                let user = LLVMGetUser(u);
+                let b = self.block_of[&user];
+                let same = if LLVMIsAPHINode(user).is_null() {
+                    self.cfg.same_iteration(def, b, b)
+                } else {
+                    (0..LLVMCountIncoming(user))
+                        .filter(|i| LLVMGetIncomingValue(user, *i) == inst)
+                        .all(|i| {
+                            let p = self.cfg.index[&LLVMGetIncomingBlock(user, i)];
+                            self.cfg.same_iteration(def, p, b)
+                        })
+                };
+                if !same {
+                    self.acc.insert(inst);
+                }
+                u = LLVMGetNextUse(u);
+            }
+        }
+    }
+
+    pub(super) fn tmp(&mut self) -> String {
+        self.tmp += 1;
+        format!("%s{}", self.tmp)
+    }
+
+    pub(super) fn line(&mut self, s: impl AsRef<str>) {
+        self.out.push_str("  ");
+        self.out.push_str(s.as_ref());
+        self.out.push('\n');
+    }
+
+    /// Declares `name` with `signature` (`ret (args)`) unless the module has it.
+    pub(super) unsafe fn declare(&mut self, name: &str, ret: &str, args: &str) {
+        let c = std::ffi::CString::new(name).unwrap_or_default();
+        let decl = format!("declare {ret} @\"{name}\"({args})");
+        if LLVMGetNamedFunction(self.module, c.as_ptr()).is_null() && !self.decls.contains(&decl) {
+            self.decls.push(decl);
+        }
+    }
+
+    pub(super) fn vec(&self, ty: &str) -> String {
+        format!("<{} x {ty}>", self.lanes)
+    }
+
+    /// `v`'s scalar type.
+    pub(super) unsafe fn ty(v: LLVMValueRef) -> String {
+        print_type(LLVMTypeOf(v))
+    }
+
+    /// A uniform operand as scalar text (no type).
+    pub(super) unsafe fn scalar(&self, v: LLVMValueRef) -> String {
+        if !LLVMIsAInstruction(v).is_null() || !LLVMIsAArgument(v).is_null() {
+            return format!("%{}", name_of(v));
+        }
+        let ty = Self::ty(v);
+        let text = print_value(v);
+        text.strip_prefix(&format!("{ty} "))
+            .unwrap_or(&text)
+            .to_string()
+    }
+
+    /// Whether `v` is the same in every lane.
+    pub(super) fn is_uniform(&self, v: LLVMValueRef) -> bool {
+        // SAFETY: `v` is a live value of the kernel.
+        unsafe { LLVMIsAInstruction(v).is_null() || self.uniform.contains(&v) }
+    }
+
+    /// `v` as a `<W x T>` vector, read at an edge `p` → `b` (`p == b` inside `b`).
+    pub(super) unsafe fn vector(&mut self, v: LLVMValueRef, p: usize, b: usize) -> String {
+        let ty = Self::ty(v);
+        if self.is_uniform(v) {
+            if !LLVMIsAInstruction(v).is_null() || !LLVMIsAArgument(v).is_null() {
+                return self.splat(&ty, &format!("%{}", name_of(v)));
+            }
+            let s = self.scalar(v);
+            return match s.as_str() {
+                "poison" | "undef" | "zeroinitializer" | "null" => {
+                    if s == "null" {
+                        "zeroinitializer".into()
+                    } else {
+                        s
+                    }
+                }
+                _ => format!("splat ({ty} {s})"),
+            };
+        }
+        let name = name_of(v);
+        let def = self.block_of[&v];
+        if self.acc.contains(&v) && !self.cfg.same_iteration(def, p, b) {
+            let t = self.tmp();
+            let vty = self.vec(&ty);
+            self.line(format!("{t} = load {vty}, ptr %{name}.acc"));
+            return t;
+        }
+        format!("%{name}.v")
+    }
+
+    /// A vector of `lanes` copies of the scalar SSA value `s` of type `ty`.
+    pub(super) fn splat(&mut self, ty: &str, s: &str) -> String {
+        let (a, b) = (self.tmp(), self.tmp());
+        let vty = self.vec(ty);
+        self.line(format!("{a} = insertelement {vty} poison, {ty} {s}, i64 0"));
+        self.line(format!(
+            "{b} = shufflevector {vty} {a}, {vty} poison, <{} x i32> zeroinitializer",
+            self.lanes
+        ));
+        b
+    }
+
+    /// `<0, 1, …, W - 1>`.
+    pub(super) fn lane_indices(&self) -> String {
+        let v: Vec<String> = (0..self.lanes).map(|i| format!("i32 {i}")).collect();
+        format!("<{}>", v.join(", "))
+    }
+
+    /// The whole vector function.
+    pub(crate) unsafe fn function(&mut self) -> Result<String, String> {
+        let w = self.lanes;
+        self.line(format!(
+            "%act = insertelement <{w} x i32> poison, i32 %active, i64 0"
+        ));
+        self.line(format!(
+            "%acts = shufflevector <{w} x i32> %act, <{w} x i32> poison, <{w} x i32> zeroinitializer"
+        ));
+        let lanes = self.lane_indices();
+        self.line(format!("%mask = icmp ult <{w} x i32> {lanes}, %acts"));
+        for (p, s) in self.exits.clone() {
+            self.allocas
+                .push_str(&format!("  %exit.{p}.{s} = alloca <{w} x i1>\n"));
+        }
+        for v in self.acc.clone() {
+            let vty = self.vec(&Self::ty(v));
+            self.allocas
+                .push_str(&format!("  %{}.acc = alloca {vty}\n", name_of(v)));
+        }
+        self.region(None)?;
+        self.line("ret void");
+        self.declare(
+            &format!("llvm.vector.reduce.or.v{w}i1"),
+            "i1",
+            &format!("<{w} x i1>"),
+        );
+        self.declare("llvm.umin.i32", "i32", "i32, i32");
+        self.declare("llvm.memcpy.p0.p0.i64", "void", "ptr, ptr, i64, i1");
+        Ok(format!(
+            "\ndefine void @\"{SIMD_FUNCTION}\"(ptr %ctx, i32 %active) {{\nentry:\n{}{}}}\n",
+            self.allocas, self.out
+        ))
+    }
+
+    /// The items of one level in order.
+    unsafe fn region(&mut self, level: Option<usize>) -> Result<(), String> {
+        let order = self.cfg.order(level)?;
+        for (i, item) in order.into_iter().enumerate() {
+            match item {
+                Item::Block(b) if i == 0 && level.is_some() => {
+                    let _ = b; // the header: `lower_loop` wrote its mask and phis
+                }
+                Item::Block(b) => {
+                    let mask = if b == 0 {
+                        "%mask".to_string()
+                    } else {
+                        self.block_mask(b)?
+                    };
+                    self.block(b, &mask)?;
+                }
+                Item::Loop(l) => self.lower_loop(l)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The mask of edge `p` → `s`.
+    fn edge_mask(&mut self, p: usize, s: usize) -> Result<String, String> {
+        if self.exits.contains(&(p, s)) {
+            let t = self.tmp();
+            self.line(format!(
+                "{t} = load <{} x i1>, ptr %exit.{p}.{s}",
+                self.lanes
+            ));
+            return Ok(t);
+        }
+        self.edge
+            .get(&(p, s))
+            .cloned()
+            .ok_or_else(|| format!("internal: edge {p} -> {s} used before its block"))
+    }
+
+    /// The OR of `masks` (all false when empty).
+    fn or_all(&mut self, masks: Vec<String>) -> String {
+        let mut it = masks.into_iter();
+        let Some(mut m) = it.next() else {
+            return "zeroinitializer".into();
+        };
+        for n in it {
+            let t = self.tmp();
+            self.line(format!("{t} = or <{} x i1> {m}, {n}", self.lanes));
+            m = t;
+        }
+        m
+    }
+
+    /// The mask of a block that is not a loop header: the OR of its incoming edges'.
+    fn block_mask(&mut self, b: usize) -> Result<String, String> {
+        let masks = self.cfg.preds[b]
+            .clone()
+            .into_iter()
+            .map(|p| self.edge_mask(p, b))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.or_all(masks))
+    }
+
+    /// `select mask, v, old` into `v`'s slot, when `v` has one.
+    unsafe fn update_acc(&mut self, v: LLVMValueRef, mask: &str) {
+        if !self.acc.contains(&v) {
+            return;
+        }
+        let (name, vty) = (name_of(v), self.vec(&Self::ty(v)));
+        let (old, new) = (self.tmp(), self.tmp());
+        self.line(format!("{old} = load {vty}, ptr %{name}.acc"));
+        self.line(format!(
+            "{new} = select <{} x i1> {mask}, {vty} %{name}.v, {vty} {old}",
+            self.lanes
+        ));
+        self.line(format!("store {vty} {new}, ptr %{name}.acc"));
+    }
+
+    /// A phi's value chosen by the masks of its incoming edges (`first`: the value lanes on
+    /// none of them get), of those edges whose source `from` accepts.
+    unsafe fn select_incoming(
+        &mut self,
+        phi: LLVMValueRef,
+        b: usize,
+        first: String,
+        from: impl Fn(usize) -> bool,
+    ) -> Result<String, String> {
+        let vty = self.vec(&Self::ty(phi));
+        let mut r = first;
+        for i in 0..LLVMCountIncoming(phi) {
+            let p = self.cfg.index[&LLVMGetIncomingBlock(phi, i)];
+            if !from(p) {
+                continue;
+            }
+            let m = self.edge_mask(p, b)?;
+            let v = self.vector(LLVMGetIncomingValue(phi, i), p, b);
+            let t = self.tmp();
+            self.line(format!(
+                "{t} = select <{} x i1> {m}, {vty} {v}, {vty} {r}",
+                self.lanes
+            ));
+            r = t;
+        }
+        Ok(r)
+    }
+
+    /// Loop `l`: its state set from the entering lanes, then its body repeated while any
+    /// lane takes a back edge.
+    unsafe fn lower_loop(&mut self, l: usize) -> Result<(), String> {
+        let w = self.lanes;
+        let cfg = self.cfg;
+        let h = cfg.loops[l].header;
+        let inside = |p: usize| cfg.loops[l].blocks.contains(&p);
+        let phis: Vec<LLVMValueRef> = instructions(cfg.blocks[h])
+            .into_iter()
+            .filter(|i| !LLVMIsAPHINode(*i).is_null())
+            .collect();
+        self.loop_count += 1;
+        let n = self.loop_count;
+        for &phi in &phis {
+            let name = name_of(phi);
+            let vty = self.vec(&Self::ty(phi));
+            self.allocas
+                .push_str(&format!("  %{name}.slot = alloca {vty}\n"));
+            let init = self.select_incoming(phi, h, "poison".into(), |p| !inside(p))?;
+            self.line(format!("store {vty} {init}, ptr %{name}.slot"));
+        }
+        self.allocas
+            .push_str(&format!("  %loop{n}.mask = alloca <{w} x i1>\n"));
+        let entering: Vec<usize> = cfg.preds[h]
+            .iter()
+            .copied()
+            .filter(|p| !inside(*p))
+            .collect();
+        let masks = entering
+            .iter()
+            .map(|p| self.edge_mask(*p, h))
+            .collect::<Result<Vec<_>, _>>()?;
+        let m = self.or_all(masks);
+        self.line(format!("store <{w} x i1> {m}, ptr %loop{n}.mask"));
+        let mut exits: Vec<_> = self
+            .exits
+            .iter()
+            .copied()
+            .filter(|(p, s)| cfg.left_loop(*p, *s) == Some(l))
+            .collect();
+        exits.sort();
+        for (p, s) in exits {
+            self.line(format!(
+                "store <{w} x i1> zeroinitializer, ptr %exit.{p}.{s}"
+            ));
+        }
+        self.line(format!("br label %loop{n}.head"));
+        self.out.push_str(&format!("loop{n}.head:\n"));
+        let mask = self.tmp();
+        self.line(format!("{mask} = load <{w} x i1>, ptr %loop{n}.mask"));
+        for &phi in &phis {
+            let name = name_of(phi);
+            let vty = self.vec(&Self::ty(phi));
+            self.line(format!("%{name}.v = load {vty}, ptr %{name}.slot"));
+            self.update_acc(phi, &mask);
+        }
+        self.block(h, &mask)?;
+        self.region(Some(l))?;
+        // The back edges: the lanes staying, and the phis' values for them.
+        let latches: Vec<usize> = cfg.preds[h]
+            .iter()
+            .copied()
+            .filter(|p| inside(*p))
+            .collect();
+        let mut news = Vec::new();
+        for &phi in &phis {
+            let name = name_of(phi);
+            let r = self.select_incoming(phi, h, format!("%{name}.v"), inside)?;
+            news.push((name, self.vec(&Self::ty(phi)), r));
+        }
+        for (name, vty, r) in news {
+            self.line(format!("store {vty} {r}, ptr %{name}.slot"));
+        }
+        let masks = latches
+            .iter()
+            .map(|p| self.edge_mask(*p, h))
+            .collect::<Result<Vec<_>, _>>()?;
+        let next = self.or_all(masks);
+        self.line(format!("store <{w} x i1> {next}, ptr %loop{n}.mask"));
+        let any = self.tmp();
+        self.line(format!(
+            "{any} = call i1 @llvm.vector.reduce.or.v{w}i1(<{w} x i1> {next})"
+        ));
+        self.line(format!(
+            "br i1 {any}, label %loop{n}.head, label %loop{n}.exit"
+        ));
+        self.out.push_str(&format!("loop{n}.exit:\n"));
+        Ok(())
+    }
+
+    /// Block `b` under `mask`: its phis (a header's are already loaded), instructions and
+    /// the masks of its outgoing edges.
+    unsafe fn block(&mut self, b: usize, mask: &str) -> Result<(), String> {
+        let header = self.cfg.inner[b].is_some_and(|l| self.cfg.loops[l].header == b);
+        let w = self.lanes;
+        for inst in instructions(self.cfg.blocks[b]) {
+            let op = LLVMGetInstructionOpcode(inst);
+            if op == LLVMOpcode::LLVMPHI {
+                if !header {
+                    let r = self.select_incoming(inst, b, "poison".into(), |_| true)?;
+                    let vty = self.vec(&Self::ty(inst));
+                    // `freeze` of a select is not needed; a copy names the value.
+                    self.line(format!(
+                        "%{}.v = select i1 true, {vty} {r}, {vty} poison",
+                        name_of(inst)
+                    ));
+                    self.update_acc(inst, mask);
+                }
+                continue;
+            }
+            match op {
+                LLVMOpcode::LLVMUncondBr | LLVMOpcode::LLVMCondBr => {
+                    let succ: Vec<usize> = (0..LLVMGetNumSuccessors(inst))
+                        .map(|i| self.cfg.index[&LLVMGetSuccessor(inst, i)])
+                        .collect();
+                    let edges: Vec<(usize, String)> = if op == LLVMOpcode::LLVMCondBr
+                        && succ[0] != succ[1]
+                    {
+                        let c = self.vector(LLVMGetCondition(inst), b, b);
+                        let (t, nc, f) = (self.tmp(), self.tmp(), self.tmp());
+                        self.line(format!("{t} = select <{w} x i1> {mask}, <{w} x i1> {c}, <{w} x i1> zeroinitializer"));
+                        self.line(format!("{nc} = xor <{w} x i1> {c}, splat (i1 true)"));
+                        self.line(format!("{f} = select <{w} x i1> {mask}, <{w} x i1> {nc}, <{w} x i1> zeroinitializer"));
+                        vec![(succ[0], t), (succ[1], f)]
+                    } else {
+                        vec![(succ[0], mask.to_string())]
+                    };
+                    for (s, m) in edges {
+                        if self.exits.contains(&(b, s)) {
+                            let (old, new) = (self.tmp(), self.tmp());
+                            self.line(format!("{old} = load <{w} x i1>, ptr %exit.{b}.{s}"));
+                            self.line(format!("{new} = or <{w} x i1> {old}, {m}"));
+                            self.line(format!("store <{w} x i1> {new}, ptr %exit.{b}.{s}"));
+                        } else {
+                            self.edge.insert((b, s), m);
+                        }
+                    }
+                }
+                LLVMOpcode::LLVMRet | LLVMOpcode::LLVMUnreachable => {}
+                _ => {
+                    self.instruction(inst, b, mask)?;
+                    self.update_acc(inst, mask);
+                }
+            }
+        }
+        Ok(())
+    }
+}
