@@ -22,6 +22,11 @@ impl Emit<'_> {
     ) -> Result<(), String> {
         use LLVMOpcode::*;
         let op = LLVMGetInstructionOpcode(inst);
+        // An `llvm.assume` holds where its block runs; the vector form runs every block, so
+        // it is dropped (before the uniform copy below, which would keep it).
+        if op == LLVMCall && callee(inst).is_some_and(|n| IGNORED.iter().any(|p| n.starts_with(p))) {
+            return Ok(());
+        }
         if self.uniform.contains(&inst) {
             let text = print_value(inst);
             self.line(text.trim());
