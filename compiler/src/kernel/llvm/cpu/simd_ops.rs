@@ -7,10 +7,11 @@ use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
 
-use super::simd_emit::{
+use super::simd_classify::{
     callee, elementwise, mangling, name_of, pointer_mangling, print_type, print_value,
-    vector_intrinsic, Emit, IGNORED,
+    vector_intrinsic, IGNORED,
 };
+use super::simd_emit::Emit;
 
 impl Emit<'_> {
     /// One instruction of block `b` (not a phi or terminator) under `mask`.
@@ -24,7 +25,8 @@ impl Emit<'_> {
         let op = LLVMGetInstructionOpcode(inst);
         // An `llvm.assume` holds where its block runs; the vector form runs every block, so
         // it is dropped (before the uniform copy below, which would keep it).
-        if op == LLVMCall && callee(inst).is_some_and(|n| IGNORED.iter().any(|p| n.starts_with(p))) {
+        if op == LLVMCall && callee(inst).is_some_and(|n| IGNORED.iter().any(|p| n.starts_with(p)))
+        {
             return Ok(());
         }
         if self.uniform.contains(&inst) {
