@@ -335,11 +335,12 @@ pub(crate) fn id_offset(field: u32, axis: u32) -> u32 {
     48 + (field - super::hooks::GLOBAL_ID) * 12 + axis * 4
 }
 
-/// [`SIMD_WORKGROUP`]: like the scalar workgroup loop (`hooks::workgroup_loop`), but the x
-/// loop steps `lanes` invocations at a time, setting the first one's ids and calling the
-/// vector form with the count of live lanes. A workgroup narrower than `lanes` in x runs
-/// the scalar loop `scalar` instead (most lanes would be idle).
-fn workgroup(scalar: &str, lanes: usize) -> String {
+/// [`SIMD_WORKGROUP`]: like the scalar workgroup loop (`hooks::workgroup_loop`), but each
+/// call of the vector form runs a tile of `lanes` invocations: `lanes` consecutive x ids of
+/// one row when the workgroup is at least that wide, else whole rows (`lanes / size.x` of
+/// them), so an 8 × 8 workgroup is 8 calls of 8 lanes, or 4 of 16. It sets the tile's first
+/// invocation's ids and passes the tile's row width, its columns and its rows.
+fn workgroup(_scalar: &str, lanes: usize) -> String {
     use super::hooks::{CONTEXT_BYTES, GLOBAL_ID, LOCAL_ID, WORKGROUP_ID, WORKGROUP_SIZE};
     let mut s = format!(
         "define void @\"{SIMD_WORKGROUP}\"(ptr %ctx) {{\nentry:\n  %c = alloca [{CONTEXT_BYTES} x i8], align 16\n  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %ctx, i64 {CONTEXT_BYTES}, i1 false)\n"
@@ -354,10 +355,12 @@ fn workgroup(scalar: &str, lanes: usize) -> String {
             "  %sp{axis} = getelementptr i8, ptr %ctx, i64 {sp}\n  %size{axis} = load i32, ptr %sp{axis}\n  %gp{axis} = getelementptr i8, ptr %ctx, i64 {gp}\n  %group{axis} = load i32, ptr %gp{axis}\n  %base{axis} = mul i32 %group{axis}, %size{axis}\n  %lp{axis} = getelementptr i8, ptr %c, i64 {lp}\n  %ip{axis} = getelementptr i8, ptr %c, i64 {ip}\n"
         ));
     }
+    // The tile: `sx` columns (all of them in a narrow workgroup), `rows` rows.
     s.push_str(&format!(
-        "  %narrow = icmp ult i32 %size0, {lanes}\n  br i1 %narrow, label %scalar, label %z.head\nscalar:\n  call void @\"{scalar}\"(ptr %ctx)\n  ret void\n"
+        "  %empty = icmp eq i32 %size0, 0\n  br i1 %empty, label %done, label %tile\ntile:\n  %sx = call i32 @llvm.umin.i32(i32 %size0, i32 {lanes})\n  %rows = udiv i32 {lanes}, %sx\n  br label %z.head\n"
     ));
     let names = ["z", "y", "x"];
+    let steps = ["1", "%rows", "%sx"];
     for (depth, axis) in [2u32, 1, 0].into_iter().enumerate() {
         let n = names[depth];
         let outer = if depth == 0 {
@@ -371,7 +374,7 @@ fn workgroup(scalar: &str, lanes: usize) -> String {
             format!("{}.head", names[depth + 1])
         };
         let from = if depth == 0 {
-            "entry".to_string()
+            "tile".to_string()
         } else {
             format!("{}.set", names[depth - 1])
         };
@@ -379,16 +382,127 @@ fn workgroup(scalar: &str, lanes: usize) -> String {
             "{n}.head:\n  %{n} = phi i32 [ 0, %{from} ], [ %{n}.next, %{n}.latch ]\n  %{n}.in = icmp ult i32 %{n}, %size{axis}\n  br i1 %{n}.in, label %{n}.set, label %{outer}\n\
              {n}.set:\n  store i32 %{n}, ptr %lp{axis}\n  %{n}.g = add i32 %base{axis}, %{n}\n  store i32 %{n}.g, ptr %ip{axis}\n  br label %{inner}\n"
         ));
-    }
-    s.push_str(&format!(
-        "body:\n  %left = sub i32 %size0, %x\n  %active = call i32 @llvm.umin.i32(i32 %left, i32 {lanes})\n  call void @\"{SIMD_FUNCTION}\"(ptr %c, i32 %active)\n  br label %x.latch\n\
-         x.latch:\n  %x.next = add i32 %x, {lanes}\n  br label %x.head\n"
-    ));
-    for n in ["y", "z"] {
         s.push_str(&format!(
-            "{n}.latch:\n  %{n}.next = add i32 %{n}, 1\n  br label %{n}.head\n"
+            "{n}.latch:\n  %{n}.next = add i32 %{n}, {}\n  br label %{n}.head\n",
+            steps[depth]
         ));
     }
+    s.push_str(&format!(
+        "body:\n  %xleft = sub i32 %size0, %x\n  %nx = call i32 @llvm.umin.i32(i32 %xleft, i32 %sx)\n  %yleft = sub i32 %size1, %y\n  %ny = call i32 @llvm.umin.i32(i32 %yleft, i32 %rows)\n  call void @\"{SIMD_FUNCTION}\"(ptr %c, i32 %sx, i32 %nx, i32 %ny)\n  br label %x.latch\n"
+    ));
     s.push_str("done:\n  ret void\n}\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inkwell::context::Context;
+    use inkwell::memory_buffer::MemoryBuffer;
+    use inkwell::values::AsValueRef;
+
+    /// A one-invocation kernel of mandelbrot's shape: a loop whose trip count depends on
+    /// the lane's x id, then a store of the count at x.
+    const ESCAPE: &str = r#"
+define void @kernel(ptr %ctx) {
+entry:
+  %gp = getelementptr inbounds i8, ptr %ctx, i64 48
+  %x = load i32, ptr %gp
+  %pp = getelementptr inbounds i8, ptr %ctx, i64 8
+  %out = load ptr, ptr %pp, !invariant.load !0
+  br label %head
+head:
+  %i = phi i32 [ 0, %entry ], [ %i1, %body ]
+  %z = phi i32 [ %x, %entry ], [ %z1, %body ]
+  %big = icmp ugt i32 %z, 100
+  br i1 %big, label %done, label %body
+body:
+  %t = mul i32 %z, 3
+  %z1 = add i32 %t, 1
+  %i1 = add i32 %i, 1
+  br label %head
+done:
+  %q = udiv i32 %i, %x
+  %p = getelementptr i32, ptr %out, i32 %x
+  store i32 %q, ptr %p
+  ret void
+}
+define void @workgroup(ptr %ctx) {
+  ret void
+}
+!0 = !{}
+"#;
+
+    /// The vector form of function `kernel` of `text`, checked by LLVM's verifier.
+    fn vector_form(text: &str) -> Result<String, String> {
+        let ctx = Context::create();
+        let parse = |t: &str| {
+            let buffer = MemoryBuffer::create_from_memory_range_copy(t.as_bytes(), "k.ll");
+            let m = ctx
+                .create_module_from_ir(buffer)
+                .map_err(|e| e.to_string())?;
+            m.verify().map_err(|e| e.to_string())?;
+            Ok::<_, String>(m)
+        };
+        let module = parse(text)?;
+        let f = module.get_function("kernel").ok_or("no kernel")?;
+        // SAFETY: `module` is live and defines `f`.
+        let extra = unsafe { vectorize(module.as_mut_ptr(), f.as_value_ref(), "workgroup", 8)? };
+        let both = format!("{}{extra}", module.print_to_string().to_string());
+        parse(&both).map_err(|e| format!("{e}\n{both}"))?;
+        Ok(extra)
+    }
+
+    #[test]
+    fn a_data_dependent_loop_runs_while_any_lane_is_in_it() {
+        let v = vector_form(ESCAPE).expect("vectorized");
+        // The loop repeats while any lane takes its back edge.
+        assert!(v.contains("loop1.head:"), "{v}");
+        assert!(v.contains("@llvm.vector.reduce.or.v8i1"), "{v}");
+        // x is the first lane's id plus the lane's column in the tile.
+        assert!(v.contains("%lx = urem <8 x i32>"), "{v}");
+        assert!(v.contains(", %lx\n"), "{v}");
+        // The count is read after the loop from each lane's last iteration.
+        assert!(v.contains(".acc = alloca <8 x i32>"), "{v}");
+        // Idle lanes divide by 1.
+        assert!(v.contains("splat (i32 1)"), "{v}");
+        assert!(v.contains("llvm.masked.store.v8i32.p0"), "{v}");
+        assert!(v.contains("llvm.masked.scatter.v8i32.v8p0"), "{v}");
+        assert!(v.contains(&format!("@\"{SIMD_WORKGROUP}\"")), "{v}");
+    }
+
+    #[test]
+    fn atomics_keep_the_scalar_loop() {
+        let text = ESCAPE.replace(
+            "  store i32 %q, ptr %p\n",
+            "  %old = atomicrmw add ptr %p, i32 %q seq_cst\n",
+        );
+        let why = vector_form(&text).expect_err("refused");
+        assert!(why.contains("AtomicRMW"), "{why}");
+    }
+
+    #[test]
+    fn an_irreducible_cycle_keeps_the_scalar_loop() {
+        let text = r#"
+define void @kernel(ptr %ctx) {
+entry:
+  %gp = getelementptr inbounds i8, ptr %ctx, i64 48
+  %x = load i32, ptr %gp
+  %c = icmp ult i32 %x, 4
+  br i1 %c, label %a, label %b
+a:
+  %d = icmp ult i32 %x, 2
+  br i1 %d, label %b, label %out
+b:
+  br label %a
+out:
+  ret void
+}
+define void @workgroup(ptr %ctx) {
+  ret void
+}
+"#;
+        let why = vector_form(text).expect_err("refused");
+        assert!(why.contains("loop") || why.contains("cycle"), "{why}");
+    }
 }

@@ -238,13 +238,16 @@ impl Emit<'_> {
         (!LLVMIsAConstantInt(off).is_null()).then(|| LLVMConstIntGetSExtValue(off))
     }
 
-    /// Whether load `inst` reads a lane's own x id (`GlobalInvocationId.x` or
-    /// `LocalInvocationId.x`): it is then the first lane's plus the lane's index.
-    pub(super) unsafe fn reads_x_id(&self, inst: LLVMValueRef) -> bool {
-        let off = self.ctx_offset(LLVMGetOperand(inst, 0));
-        [id_offset(GLOBAL_ID, 0), id_offset(LOCAL_ID, 0)]
-            .iter()
-            .any(|o| off == Some(*o as i64))
+    /// The axis (0 x, 1 y) of the lane's own id load `inst` reads (`GlobalInvocationId` or
+    /// `LocalInvocationId`), if it reads one: it is then the first lane's plus the lane's
+    /// offset in the tile of invocations a call runs (`%lx`, `%ly`).
+    pub(super) unsafe fn lane_id_axis(&self, inst: LLVMValueRef) -> Option<u32> {
+        let off = self.ctx_offset(LLVMGetOperand(inst, 0))?;
+        (0..2).find(|axis| {
+            [id_offset(GLOBAL_ID, *axis), id_offset(LOCAL_ID, *axis)]
+                .iter()
+                .any(|o| off == i64::from(*o))
+        })
     }
 
     /// Sorts the instructions into uniform and varying (until nothing changes: operands
@@ -269,7 +272,7 @@ impl Emit<'_> {
                     LLVMLoad => {
                         let p = LLVMGetOperand(inst, 0);
                         if self.ctx_offset(p).is_some() {
-                            self.reads_x_id(inst)
+                            self.lane_id_axis(inst).is_some()
                         } else {
                             LLVMGetMetadata(inst, self.invariant_kind).is_null()
                         }

@@ -207,14 +207,18 @@ impl<'a> Emit<'a> {
     /// The whole vector function.
     pub(crate) unsafe fn function(&mut self) -> Result<String, String> {
         let w = self.lanes;
-        self.line(format!(
-            "%act = insertelement <{w} x i32> poison, i32 %active, i64 0"
-        ));
-        self.line(format!(
-            "%acts = shufflevector <{w} x i32> %act, <{w} x i32> poison, <{w} x i32> zeroinitializer"
-        ));
+        // Lane i is invocation (x + i % sx, y + i / sx) of the tile; it runs when that is
+        // inside the tile's `nx` columns and `ny` rows.
         let lanes = self.lane_indices();
-        self.line(format!("%mask = icmp ult <{w} x i32> {lanes}, %acts"));
+        for (name, v) in [("sx", "%sx"), ("nx", "%nx"), ("ny", "%ny")] {
+            let s = self.splat("i32", v);
+            self.line(format!("%{name}.s = or <{w} x i32> {s}, zeroinitializer"));
+        }
+        self.line(format!("%lx = urem <{w} x i32> {lanes}, %sx.s"));
+        self.line(format!("%ly = udiv <{w} x i32> {lanes}, %sx.s"));
+        self.line(format!("%inx = icmp ult <{w} x i32> %lx, %nx.s"));
+        self.line(format!("%iny = icmp ult <{w} x i32> %ly, %ny.s"));
+        self.line(format!("%mask = and <{w} x i1> %inx, %iny"));
         for (p, s) in self.exits.clone() {
             self.allocas
                 .push_str(&format!("  %exit.{p}.{s} = alloca <{w} x i1>\n"));
@@ -234,7 +238,7 @@ impl<'a> Emit<'a> {
         self.declare("llvm.umin.i32", "i32", "i32, i32");
         self.declare("llvm.memcpy.p0.p0.i64", "void", "ptr, ptr, i64, i1");
         Ok(format!(
-            "\ndefine void @\"{SIMD_FUNCTION}\"(ptr %ctx, i32 %active) {{\nentry:\n{}{}}}\n",
+            "\ndefine void @\"{SIMD_FUNCTION}\"(ptr %ctx, i32 %sx, i32 %nx, i32 %ny) {{\nentry:\n{}{}}}\n",
             self.allocas, self.out
         ))
     }

@@ -41,12 +41,12 @@ impl Emit<'_> {
         let operand = |e: &mut Self, i: u32| e.vector(LLVMGetOperand(inst, i), b, b);
         let otype = |i: u32| Self::ty(LLVMGetOperand(inst, i));
         let text = match op {
-            LLVMLoad if self.reads_x_id(inst) => {
+            LLVMLoad if self.lane_id_axis(inst).is_some() => {
                 let scalar = print_value(inst);
                 self.line(scalar.trim());
                 let s = self.splat("i32", &format!("%{name}"));
-                let lanes = self.lane_indices();
-                format!("add <{w} x i32> {s}, {lanes}")
+                let offsets = ["%lx", "%ly"][self.lane_id_axis(inst).unwrap_or(0) as usize];
+                format!("add <{w} x i32> {s}, {offsets}")
             }
             LLVMLoad => {
                 let p = operand(self, 0);
