@@ -39,7 +39,7 @@ pub(crate) fn lane_count() -> usize {
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
         .filter(|w| matches!(w, 1 | 2 | 4 | 8 | 16 | 32))
-        .unwrap_or(8)
+        .unwrap_or(16)
 }
 
 /// A natural loop of the kernel's CFG.

@@ -261,14 +261,41 @@ impl Emit<'_> {
             .flat_map(|b| instructions(*b))
             .collect();
         self.uniform = all.iter().copied().collect();
+        // Loops entered and repeated through one edge each: their header phis are uniform
+        // while every branch in them is (all lanes then iterate in lock step).
+        let candidates: Vec<usize> = (0..self.cfg.loops.len())
+            .filter(|l| {
+                let lp = &self.cfg.loops[*l];
+                let inside = self.cfg.preds[lp.header]
+                    .iter()
+                    .filter(|p| lp.blocks.contains(p))
+                    .count();
+                inside == 1 && self.cfg.preds[lp.header].len() == 2
+            })
+            .collect();
         loop {
+            let lockstep: Vec<usize> = candidates
+                .iter()
+                .copied()
+                .filter(|l| {
+                    self.cfg.loops[*l].blocks.iter().all(|b| {
+                        let term = LLVMGetBasicBlockTerminator(self.cfg.blocks[*b]);
+                        LLVMGetInstructionOpcode(term) != LLVMOpcode::LLVMCondBr
+                            || self.is_uniform(LLVMGetCondition(term))
+                    })
+                })
+                .collect();
             let mut changed = false;
             for &inst in &all {
                 if !self.uniform.contains(&inst) {
                     continue;
                 }
                 let by_itself = match LLVMGetInstructionOpcode(inst) {
-                    LLVMPHI | LLVMStore | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem => true,
+                    LLVMPHI => {
+                        let b = self.block_of[&inst];
+                        !lockstep.iter().any(|l| self.cfg.loops[*l].header == b)
+                    }
+                    LLVMStore | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem => true,
                     LLVMLoad => {
                         let p = LLVMGetOperand(inst, 0);
                         if self.ctx_offset(p).is_some() {

@@ -320,6 +320,25 @@ impl<'a> Emit<'a> {
         self.line(format!("store {vty} {new}, ptr %{name}.acc"));
     }
 
+    /// The scalar text of the one incoming value of uniform `phi` from a block `from`
+    /// accepts, and that block.
+    unsafe fn incoming_from(
+        &self,
+        phi: LLVMValueRef,
+        from: impl Fn(usize) -> bool,
+    ) -> Result<(String, usize), String> {
+        (0..LLVMCountIncoming(phi))
+            .map(|i| {
+                (
+                    LLVMGetIncomingValue(phi, i),
+                    self.cfg.index[&LLVMGetIncomingBlock(phi, i)],
+                )
+            })
+            .find(|(_, p)| from(*p))
+            .map(|(v, p)| (self.scalar(v), p))
+            .ok_or_else(|| "internal: a uniform phi without its edge".to_string())
+    }
+
     /// A phi's value chosen by the masks of its incoming edges (`first`: the value lanes on
     /// none of them get), of those edges whose source `from` accepts.
     unsafe fn select_incoming(
@@ -363,6 +382,15 @@ impl<'a> Emit<'a> {
         let n = self.loop_count;
         for &phi in &phis {
             let name = name_of(phi);
+            if self.uniform.contains(&phi) {
+                // One entering edge and one back edge (`classify`): a scalar slot.
+                let ty = Self::ty(phi);
+                self.allocas
+                    .push_str(&format!("  %{name}.slot = alloca {ty}\n"));
+                let (v, _) = self.incoming_from(phi, |p| !inside(p))?;
+                self.line(format!("store {ty} {v}, ptr %{name}.slot"));
+                continue;
+            }
             let vty = self.vec(&Self::ty(phi));
             self.allocas
                 .push_str(&format!("  %{name}.slot = alloca {vty}\n"));
@@ -400,6 +428,11 @@ impl<'a> Emit<'a> {
         self.line(format!("{mask} = load <{w} x i1>, ptr %loop{n}.mask"));
         for &phi in &phis {
             let name = name_of(phi);
+            if self.uniform.contains(&phi) {
+                let ty = Self::ty(phi);
+                self.line(format!("%{name} = load {ty}, ptr %{name}.slot"));
+                continue;
+            }
             let vty = self.vec(&Self::ty(phi));
             self.line(format!("%{name}.v = load {vty}, ptr %{name}.slot"));
             self.update_acc(phi, &mask);
@@ -415,6 +448,11 @@ impl<'a> Emit<'a> {
         let mut news = Vec::new();
         for &phi in &phis {
             let name = name_of(phi);
+            if self.uniform.contains(&phi) {
+                let (v, _) = self.incoming_from(phi, inside)?;
+                news.push((name, Self::ty(phi), v));
+                continue;
+            }
             let r = self.select_incoming(phi, h, format!("%{name}.v"), inside)?;
             news.push((name, self.vec(&Self::ty(phi)), r));
         }

@@ -48,6 +48,16 @@ impl Emit<'_> {
                 let offsets = ["%lx", "%ly"][self.lane_id_axis(inst).unwrap_or(0) as usize];
                 format!("add <{w} x i32> {s}, {offsets}")
             }
+            LLVMLoad if self.is_uniform(LLVMGetOperand(inst, 0)) => {
+                // One address for every lane (always a valid one: a kernel's pointers are
+                // sent to the scratch area when out of bounds), read once.
+                let p = self.scalar(LLVMGetOperand(inst, 0));
+                let (pty, align) = (otype(0), LLVMGetAlignment(inst));
+                let t = self.tmp();
+                self.line(format!("{t} = load {ty}, {pty} {p}, align {align}"));
+                let v = self.splat(&ty, &t);
+                format!("select i1 true, {vty} {v}, {vty} poison")
+            }
             LLVMLoad => {
                 let p = operand(self, 0);
                 let pty = otype(0);
