@@ -1,5 +1,6 @@
 //! SIMD lanes for kernels without barriers: the invocations of a workgroup run `W` at a time
-//! (`W` consecutive x ids), each one a lane of LLVM vectors, with an execution mask.
+//! (a tile of `W` consecutive x ids, or of whole rows of a narrower workgroup), each one a
+//! lane of LLVM vectors, with an execution mask.
 //!
 //! LLVM vectorizes the workgroup loop over the invocations only when the kernel body is
 //! straight-line enough; a loop whose trip count depends on the data (mandelbrot's escape
@@ -33,7 +34,7 @@ pub(crate) const SIMD_WORKGROUP: &str = "cajeta.cpu.simd.workgroup";
 pub(crate) const SIMD_FUNCTION: &str = "cajeta.cpu.simd";
 
 /// Lanes per vector: `CAJETA_CPU_SIMD_WIDTH` when set (1 keeps every kernel scalar), else
-/// 8 — measured against 16 on this AVX-512 machine with `cpu_speed` (docs/cpu-device.md).
+/// 16, measured against 8 with `cpu_speed` (docs/cpu-device.md, "SIMD lanes").
 pub(crate) fn lane_count() -> usize {
     std::env::var("CAJETA_CPU_SIMD_WIDTH")
         .ok()

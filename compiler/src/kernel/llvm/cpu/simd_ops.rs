@@ -49,13 +49,9 @@ impl Emit<'_> {
                 format!("add <{w} x i32> {s}, {offsets}")
             }
             LLVMLoad if self.is_uniform(LLVMGetOperand(inst, 0)) => {
-                // One address for every lane (always a valid one: a kernel's pointers are
-                // sent to the scratch area when out of bounds), read once.
                 let p = self.scalar(LLVMGetOperand(inst, 0));
                 let (pty, align) = (otype(0), LLVMGetAlignment(inst));
-                let t = self.tmp();
-                self.line(format!("{t} = load {ty}, {pty} {p}, align {align}"));
-                let v = self.splat(&ty, &t);
+                let v = self.uniform_load(&ty, &pty, &p, align, mask);
                 format!("select i1 true, {vty} {v}, {vty} poison")
             }
             LLVMLoad => {
@@ -299,6 +295,40 @@ impl Emit<'_> {
         let r = self.tmp();
         self.line(format!(
             "{r} = phi {vty} [ {a}, %{seq} ], [ {b}, %{one} ], [ {g}, %{many} ]"
+        ));
+        r
+    }
+
+    /// The `ty` value at uniform pointer `p`, read once for every lane when any lane is
+    /// active (the address may be invalid where no invocation would read it, such as the
+    /// `Spec` values of a launch that gave none), as a vector.
+    pub(super) fn uniform_load(
+        &mut self,
+        ty: &str,
+        pty: &str,
+        p: &str,
+        align: u32,
+        mask: &str,
+    ) -> String {
+        let w = self.lanes;
+        let vty = self.vec(ty);
+        let (read, join) = (self.label("read"), self.label("after"));
+        let (any, from) = (self.tmp(), self.label("skip"));
+        self.line(format!(
+            "{any} = call i1 @llvm.vector.reduce.or.v{w}i1(<{w} x i1> {mask})"
+        ));
+        self.line(format!("br i1 {any}, label %{read}, label %{from}"));
+        self.out.push_str(&format!("{from}:\n"));
+        self.line(format!("br label %{join}"));
+        self.out.push_str(&format!("{read}:\n"));
+        let t = self.tmp();
+        self.line(format!("{t} = load {ty}, {pty} {p}, align {align}"));
+        let v = self.splat(ty, &t);
+        self.line(format!("br label %{join}"));
+        self.out.push_str(&format!("{join}:\n"));
+        let r = self.tmp();
+        self.line(format!(
+            "{r} = phi {vty} [ {v}, %{read} ], [ poison, %{from} ]"
         ));
         r
     }
