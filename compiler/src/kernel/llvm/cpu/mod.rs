@@ -8,7 +8,8 @@
 //! LLVM functions; `matrix_ops` holds the matrix ones). The interface — bindings,
 //! push-constant offsets — is [`crate::layout`]'s, as for both SPIR-V backends, so the
 //! reflection and the runtime's argument packing are shared. [`jit`] optimizes the module
-//! for the host's CPU and links it in process.
+//! for the host's CPU and links it in process; for a kernel without barriers it also adds
+//! the kernel's vector form ([`simd`]: invocations as SIMD lanes under execution masks).
 //!
 //! What the CPU target cannot lower yet is refused with [`Code::CpuDeviceUnsupported`]
 //! naming it (docs/cpu-device.md).
