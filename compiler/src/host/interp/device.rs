@@ -441,6 +441,15 @@ impl<'a> Device<'a> {
 }
 
 impl BufferObj {
+    /// Its Vulkan buffer when it has live device memory on a Vulkan device (a handle: cheap
+    /// to clone); `None` otherwise (unallocated, freed, on the CPU device).
+    pub(super) fn vulkan_live(&self) -> Option<Buffer> {
+        match &*self.memory.borrow() {
+            Memory::Live(DevBuffer::Vulkan(b)) => Some(b.clone()),
+            _ => None,
+        }
+    }
+
     /// The element type as written (`float32`, `Vector<float32,4>`).
     pub fn elem_type(&self) -> Type {
         if let Some(d) = &self.pod {

@@ -18,6 +18,7 @@ mod device;
 mod device_control;
 mod device_query;
 mod devices;
+mod direct;
 mod eval;
 mod files;
 pub(crate) mod flat;
@@ -66,12 +67,13 @@ pub(crate) use eval::{load_element, store_element};
 pub use eval::{Fail, Frame, Interp, MAX_CALL_DEPTH};
 // What native host code's typed calls into the runtime need (host/native/device_calls.rs).
 #[cfg(feature = "native-host")]
+pub(crate) use direct::DirectArg;
+#[cfg(feature = "native-host")]
 pub(crate) use eval::internal as internal_fail;
 #[cfg(feature = "native-host")]
 pub(crate) use gemm::gemm_value_operands;
 #[cfg(feature = "native-host")]
 pub(crate) use hostops::nano_time;
-#[cfg(feature = "native-host")]
 pub(crate) use launch::LaunchOperands;
 pub use value::{Array, Scalar, Text, Value};
 #[cfg(feature = "native-host")]
