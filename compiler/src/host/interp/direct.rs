@@ -55,7 +55,7 @@ impl Interp<'_> {
         if !plain_elem {
             return None;
         }
-        let buffer = obj.vulkan_live()?;
+        obj.with_vulkan_live(|_| ())?;
         let bytes_len = {
             let a = array.borrow();
             if a.elem_scalar() != Some(obj.elem) || a.len() as u64 != obj.len {
@@ -83,16 +83,16 @@ impl Interp<'_> {
         if upload {
             let a = array.borrow();
             let bytes = super::buffer_transfer::plain_bytes(&a)?;
-            return Some(
-                vk.upload_buffer(&buffer, bytes)
-                    .map(drop)
-                    .or_else(|x| err(span, x.to_string())),
-            );
+            // The buffer borrowed, not cloned: with no other handle to it and no work of the
+            // device on it, the runtime writes the bytes straight into its mapping instead of
+            // recording a staged copy (the Rust API's upload does the same).
+            let r = obj.with_vulkan_live(|buffer| vk.upload_buffer(buffer, bytes))?;
+            return Some(r.map(drop).or_else(|x| err(span, x.to_string())));
         }
         let r = {
             let mut a = array.borrow_mut();
             let bytes = super::buffer_transfer::plain_bytes_mut(&mut a)?;
-            vk.download_buffer(&buffer, bytes)
+            obj.with_vulkan_live(|buffer| vk.download_buffer(buffer, bytes))?
         };
         Some(self.device.waited(span, r))
     }
