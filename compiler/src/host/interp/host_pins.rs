@@ -70,6 +70,7 @@ impl Default for HostPins {
 impl HostPins {
     /// Whether a transfer of `len` bytes may use a pin (`for_transfer` looks further only
     /// then).
+    #[cfg(feature = "native-host")]
     pub(super) fn may_pin(&self, len: usize) -> bool {
         self.threshold.is_some_and(|min| len >= min)
     }

@@ -18,6 +18,7 @@ mod device;
 mod device_control;
 mod device_query;
 mod devices;
+#[cfg(feature = "native-host")]
 mod direct;
 mod eval;
 mod files;
@@ -74,6 +75,7 @@ pub(crate) use eval::internal as internal_fail;
 pub(crate) use gemm::gemm_value_operands;
 #[cfg(feature = "native-host")]
 pub(crate) use hostops::nano_time;
+#[cfg(feature = "native-host")]
 pub(crate) use launch::LaunchOperands;
 pub use value::{Array, Scalar, Text, Value};
 #[cfg(feature = "native-host")]
