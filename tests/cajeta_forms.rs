@@ -278,3 +278,64 @@ fn wave_and_quad_forms_lower_as_documented() {
     let d = compile(host, TargetEnv::Vulkan1_3, KernelBackend::Rspirv).expect_err("host");
     assert_eq!(d[0].code, Code::DeviceOnlyInHost, "{d:?}");
 }
+
+#[test]
+fn quaternions_lower_to_vector_operations_that_validate_in_both_backends() {
+    // Cajeta's Quaternion<T> is a Vector<T, 4> (w, x, y, z) by the time a backend sees it:
+    // every method and operator is spelled out in vector operations.
+    let body = format!(
+        "    @Device static Quaternion<float32> half(Quaternion<float32> q) {{ return q.nlerp(q.conjugate(), 0.5f); }}\n{}",
+        kernel(
+            "Quaternion<float32> a = stack Quaternion<float32>(q[i].x, q[i].y, q[i].z, q[i].w);
+        Quaternion<float32> b = Rotation.fromAxisAngle(v[i], a.w) * spin;
+        Quaternion<float32> c = half(a * b - -a).slerp(b.inverse().normalize(), 0.5f);
+        v[i] = c * v[i] + stack Vector<float32, 3>(a.length(), a.dot(b), Rotation.fromEuler(a.x, a.y, a.z).w);",
+            "KernelBuffer<Vector<float32, 4>> q, KernelBuffer<Vector<float32, 3>> v, Quaternion<float32> spin",
+        )
+    );
+    // The LLVM backend targets vulkan1.3 only.
+    for (backend, env) in [
+        (KernelBackend::Rspirv, TargetEnv::Vulkan1_1),
+        (KernelBackend::Rspirv, TargetEnv::Vulkan1_3),
+        (KernelBackend::Llvm, TargetEnv::Vulkan1_3),
+    ] {
+        let ks = compile(&body, env, backend).expect("compiles");
+        spirv_val(&ks[0].words, env, "quaternion").expect("valid");
+        let text = disassemble(&ks[0].words);
+        // The push constant is a 4-lane float vector; slerp's arc goes through Acos.
+        assert!(
+            text.lines()
+                .any(|l| l.contains("OpTypeVector") && l.ends_with(" 4")),
+            "{backend:?}: {text}"
+        );
+        assert!(text.contains("Acos"), "{backend:?}: {text}");
+        assert!(!text.contains("Quaternion"), "{backend:?}: {text}");
+    }
+}
+
+#[test]
+fn sixteen_lane_byte_vectors_are_four_words_that_validate_in_both_backends() {
+    // Cajeta's Group.mac on Vector<int8, 16>: four packed 8-bit dot products; no
+    // 16-component vector reaches SPIR-V.
+    let body = kernel(
+        "Vector<int8, 16> a = w[i].asBytes();
+        Vector<int8, 16> b = stack Vector<int8, 16>((int8) 3);
+        o[i] = Group.mac(o[i], a, b) + a.dot(b, 5) + (int32) a[7] + a.asWords().y;",
+        "KernelBuffer<Vector<int32, 4>> w, KernelBuffer<int32> o",
+    );
+    for (backend, env) in [
+        (KernelBackend::Rspirv, TargetEnv::Vulkan1_1),
+        (KernelBackend::Rspirv, TargetEnv::Vulkan1_3),
+        (KernelBackend::Llvm, TargetEnv::Vulkan1_3),
+    ] {
+        let ks = compile(&body, env, backend).expect("compiles");
+        spirv_val(&ks[0].words, env, "bytes16").expect("valid");
+        let text = disassemble(&ks[0].words);
+        assert!(
+            !text
+                .lines()
+                .any(|l| l.contains("OpTypeVector") && l.ends_with(" 16")),
+            "{backend:?}: {text}"
+        );
+    }
+}

@@ -161,7 +161,7 @@ pub struct ContextOptions {
     /// share queues. 1: every stream on one queue. `CAJETA_QUEUES` sets it.
     pub queues: usize,
     /// Which kernel variant launches of compiled programs take ([`BufferAddressing`]);
-    /// `None` reads `CAJETA_BUFFER_ADDRESS` at each launch.
+    /// `None` reads `CAJETA_BUFFER_ADDRESS` once, when the context is made.
     pub buffer_addressing: Option<BufferAddressing>,
 }
 
@@ -309,7 +309,11 @@ struct ContextInner {
     shared: Arc<DeviceShared>,
     stream: Stream,
     precision: PrecisionOptions,
-    buffer_addressing: Option<BufferAddressing>,
+    /// [`ContextOptions::buffer_addressing`], or `CAJETA_BUFFER_ADDRESS` read when the
+    /// context was made (an unknown spelling is kept as its error, reported by launches
+    /// that need the choice): read once, not at every launch, where it cost a lock of the
+    /// environment and an allocation per launch.
+    buffer_addressing: std::result::Result<BufferAddressing, String>,
     /// What it was made with, for [`Context::sibling`].
     options: ContextOptions,
 }
@@ -354,7 +358,9 @@ impl Context {
                 shared,
                 stream,
                 precision: opts.precision,
-                buffer_addressing: opts.buffer_addressing,
+                buffer_addressing: opts
+                    .buffer_addressing
+                    .map_or_else(BufferAddressing::from_env, Ok),
                 options: opts,
             }),
         })

@@ -454,6 +454,16 @@ pub enum Type {
     /// `Matrix<T, R, C>`: R rows by C columns (2..=4 each) of a float type, stored
     /// column-major (SPIR-V `OpTypeMatrix` of C column vectors of R lanes).
     Matrix(ScalarType, u8, u8),
+    /// Cajeta's `Quaternion<T>` (float T): `w + x·i + y·j + z·k`, held as four lanes
+    /// `(w, x, y, z)`. Only the checker sees it: before the backends, every quaternion
+    /// type is rewritten to `Vector<T, 4>` (`sema::value_lowering`), its
+    /// operations having been spelled out in vector operations already.
+    Quaternion(ScalarType),
+    /// Cajeta's 16-lane byte vector `Vector<int8, 16>` / `Vector<uint8, 16>`, which Vulkan
+    /// shaders cannot hold as such: the checker spells its operations out on four 32-bit
+    /// words (lane 0 in the low byte of word 0) and rewrites the type to `Vector<int32, 4>`
+    /// (`uint32` for `uint8` lanes) before the backends (`sema::value_lowering`).
+    Bytes16(ScalarType),
     /// `KernelBuffer<T>`: a storage buffer of scalar or vector elements.
     Buffer(Box<Type>),
     /// `Image2D`: a storage image.
@@ -514,7 +524,9 @@ impl Type {
     /// The lane type of a scalar, vector or matrix.
     pub fn elem_scalar(&self) -> Option<ScalarType> {
         match self {
-            Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) => Some(*s),
+            Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) | Type::Quaternion(s) => {
+                Some(*s)
+            }
             _ => None,
         }
     }
@@ -532,7 +544,11 @@ impl Type {
     /// of it, are of a scalar type `family` accepts.
     pub fn mentions_scalar(&self, family: fn(ScalarType) -> bool) -> bool {
         match self {
-            Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) => family(*s),
+            Type::Scalar(s)
+            | Type::Vector(s, _)
+            | Type::Matrix(s, _, _)
+            | Type::Quaternion(s)
+            | Type::Bytes16(s) => family(*s),
             Type::Buffer(e) | Type::Shared(e) | Type::Array(e) => e.mentions_scalar(family),
             _ => false,
         }
@@ -544,13 +560,22 @@ impl Type {
             Type::Scalar(_) => 1,
             Type::Vector(_, n) => *n as usize,
             Type::Matrix(_, r, c) => (*r as usize) * (*c as usize),
+            Type::Quaternion(_) => 4,
+            Type::Bytes16(_) => 16,
             _ => 0,
         }
     }
 
-    /// True for plain data passed by value: scalars, vectors and matrices.
+    /// True for plain data passed by value: scalars, vectors, matrices and quaternions.
     pub fn is_value_data(&self) -> bool {
-        matches!(self, Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..))
+        matches!(
+            self,
+            Type::Scalar(_)
+                | Type::Vector(..)
+                | Type::Matrix(..)
+                | Type::Quaternion(_)
+                | Type::Bytes16(_)
+        )
     }
 
     /// std430 `(size, alignment)` in bytes of a scalar or vector (booleans are 4 bytes):
@@ -568,6 +593,8 @@ impl Type {
                 let (_, col_align) = Type::Vector(*s, *r).std430_layout()?;
                 Some((col_align * u32::from(*c), col_align))
             }
+            Type::Quaternion(s) => Type::Vector(*s, 4).std430_layout(),
+            Type::Bytes16(_) => Type::Vector(ScalarType::U32, 4).std430_layout(),
             Type::Struct(d) => Some(d.layout()),
             _ => None,
         }
@@ -615,6 +642,8 @@ impl Type {
             | Type::Scalar(_)
             | Type::Vector(..)
             | Type::Matrix(..)
+            | Type::Quaternion(_)
+            | Type::Bytes16(_)
             | Type::Buffer(_)
             | Type::Image2D(_)
             | Type::Texture(..)
@@ -636,6 +665,8 @@ impl fmt::Display for Type {
             Type::Scalar(s) => write!(f, "{s}"),
             Type::Vector(s, n) => write!(f, "Vector<{s},{n}>"),
             Type::Matrix(s, r, c) => write!(f, "Matrix<{s},{r},{c}>"),
+            Type::Quaternion(s) => write!(f, "Quaternion<{s}>"),
+            Type::Bytes16(s) => write!(f, "Vector<{s},16>"),
             Type::Buffer(s) => write!(f, "KernelBuffer<{s}>"),
             Type::Image2D(ImageFormat::R32f) => f.write_str("Image2D"),
             Type::Image2D(format) => write!(f, "Image2D<{}>", format.source_name()),

@@ -195,7 +195,12 @@ pub fn kernel_layout_for(kernel: &Function, by_address: bool) -> Result<KernelLa
     let mut offset = 0u32;
     for (i, param) in kernel.params().iter().enumerate() {
         let kind = match &param.ty {
-            ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..) | Type::Struct(_)) => {
+            ty @ (Type::Scalar(_)
+            | Type::Vector(..)
+            | Type::Matrix(..)
+            | Type::Quaternion(_)
+            | Type::Bytes16(_)
+            | Type::Struct(_)) => {
                 let (size, align) = ty
                     .std430_layout()
                     .ok_or_else(|| unsupported(param.span, "internal error: no layout"))?;

@@ -147,6 +147,8 @@ pub fn class_of(ty: &Type) -> Option<String> {
     Some(match ty {
         Type::Vector(..) => "Vector".into(),
         Type::Matrix(..) => "Matrix".into(),
+        Type::Quaternion(_) => "Quaternion".into(),
+        Type::Bytes16(_) => "Vector".into(),
         Type::Buffer(_) => "KernelBuffer".into(),
         Type::Image2D(_) => "Image2D".into(),
         Type::Texture(dim, _) => dim.class_name().into(),

@@ -277,6 +277,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.math_vector_call(recv, name, args, span) {
             return r;
         }
+        if let Some(r) = self.rotation_call(recv, name, args, span) {
+            return r;
+        }
         if let Some(r) = self.group_call(recv, name, args, span) {
             return r;
         }
@@ -318,8 +321,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 .into_iter()
                 .find(|c| self.syms.intrinsic(c, &name.name).is_some())
                 .unwrap_or("Event"),
+            // Cajeta's reinterpretation of four words as a 16-lane byte vector.
+            Type::Vector(ScalarType::I32 | ScalarType::U32, 4)
+                if name.name == "asBytes" && args.is_empty() =>
+            {
+                return Ok(self.words_as_bytes(r))
+            }
             Type::Vector(..) => return self.vector_method(r, name, args, span),
             Type::Matrix(..) => return self.matrix_method(r, name, args, span),
+            Type::Quaternion(_) => return self.quaternion_method(r, name, args, span),
+            Type::Bytes16(_) => return self.bytes16_method(r, name, args, span),
             other => {
                 let other = other.clone();
                 return self.error(Diagnostic::error(
@@ -415,10 +426,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 Some(ty == Type::Array(elem.clone()))
             };
             let bound = match (&**elem, device) {
-                (Type::Vector(s, _), false) if !s.is_precision() && whole(self) == Some(true) => {
+                (Type::Vector(s, _) | Type::Quaternion(s), false)
+                    if !s.is_precision() && whole(self) == Some(true) =>
+                {
                     (**elem).clone()
                 }
-                (Type::Vector(s, _), false) => Type::Scalar(*s),
+                // A quaternion travels as its four lanes (w, x, y, z), as a Vector<T,4>.
+                (Type::Vector(s, _) | Type::Quaternion(s), false) => Type::Scalar(*s),
                 (other, _) => other.clone(),
             };
             // SPEC §8: integer precision storage travels as int32[] (host/int_transfer.rs),
@@ -630,8 +644,11 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             return self.construct_pod(t, args, span);
         }
         // Vectors and matrices are values: `stack`/`heap` only construct them, in kernels too.
-        if let Type::Vector(..) | Type::Matrix(..) = t {
+        if let Type::Vector(..) | Type::Matrix(..) | Type::Quaternion(_) = t {
             return self.construct(t, args, span);
+        }
+        if let Type::Bytes16(_) = t {
+            return self.construct_bytes16(t, args, span);
         }
         // Cajeta's `RayQuery q = stack RayQuery();`: `RayQuery.create()`.
         if t == Type::RayQuery && args.is_empty() && self.is_device() {
@@ -719,6 +736,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 | Type::Buffer(_)
                 | Type::Vector(..)
                 | Type::Matrix(..)
+                | Type::Quaternion(_)
                 | Type::Struct(_)),
             ) => t,
             Ok(other) => {
@@ -773,6 +791,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             | Type::Buffer(_)
             | Type::Vector(..)
             | Type::Matrix(..)
+            | Type::Quaternion(_)
             | Type::Struct(_)),
         ) = elem
         else {

@@ -262,6 +262,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 if let Type::Matrix(..) = b.ty {
                     return self.matrix_row(b, index, span);
                 }
+                if let Type::Bytes16(_) = b.ty {
+                    return self.bytes16_lane(b, index, span);
+                }
                 let (place, ty) = self.index_place(b, base, index, e.span)?;
                 // SPEC §8: an `sfp`/`lfp` element reads as `afp`.
                 Ok(super::precision::promote_load(ir::Expr {
@@ -409,6 +412,20 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         };
         if let Type::Vector(..) = b.ty {
             return self.swizzle(b, field, span);
+        }
+        if let Type::Quaternion(_) = b.ty {
+            return self.quaternion_lane(b, field, span);
+        }
+        if let Type::Bytes16(_) = b.ty {
+            let t = b.ty.clone();
+            return self.error(
+                Diagnostic::error(
+                    Code::UnknownName,
+                    field.span,
+                    format!("`{t}` has no field `{}`", field.name),
+                )
+                .with_note("help: read a lane of a 16-lane byte vector by its index, `v[k]` with a constant k in 0..15"),
+            );
         }
         if let Type::Struct(_) = b.ty {
             let (place, ty) = self.pod_field(b, field)?;

@@ -8,7 +8,7 @@
 //! | `Group.laneId()` | `(int32) Wave.laneId()` |
 //! | `Group.rowId()` | `(int32) Workgroup.x()` (one group per block, one row per group) |
 //! | `Group.reduce(GroupOp.X, v)` | `Wave.reduceSum/Min/Max/And/Or/Xor(v)` |
-//! | `Group.mac(acc, a, b)` | `acc + a.dot(b)` (`Vector<int8, 4>` operands, wrapping) |
+//! | `Group.mac(acc, a, b)` | `acc + a.dot(b)` (`Vector<int8, 4>` or Cajeta's `Vector<int8, 16>` operands, wrapping) |
 //! | `for (int32 i : Group.stripe(n))` | `for (int32 i = laneId; i < n; i += width)` |
 //! | `Group.laneBlock()` (host) | `(int32) Device.waveSize()` |
 //! | `Group.rowGrid(rows)` | `(int32) rows` |

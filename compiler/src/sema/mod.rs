@@ -9,6 +9,7 @@
 mod annotations;
 mod assign;
 mod body;
+pub mod bytes16;
 mod calls;
 mod constructors;
 mod conversions;
@@ -35,6 +36,7 @@ mod operators;
 mod overloads;
 mod pod;
 mod precision;
+pub mod quaternion;
 mod range_loop;
 mod shared_nd;
 mod staging;
@@ -47,6 +49,7 @@ mod typed_literals;
 mod uniformity;
 #[cfg(test)]
 mod uniformity_tests;
+mod value_lowering;
 mod vector;
 mod vector_buffer;
 mod vector_methods;
@@ -119,6 +122,7 @@ fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<D
         uniformity::check(&module, &mut diags);
     }
     if diags.is_empty() {
+        value_lowering::lower_module(&mut module);
         Ok(module)
     } else {
         // A `@Host @Device` method is checked once per side: the same error twice is one.

@@ -463,6 +463,7 @@ pub fn resolve_type(
                 | Type::Buffer(_)
                 | Type::Vector(..)
                 | Type::Matrix(..)
+                | Type::Quaternion(_)
                 | Type::Struct(_) => Ok(Type::Array(Box::new(elem))),
                 other => Err(Diagnostic::error(
                     Code::UnsupportedFeature,
@@ -509,19 +510,26 @@ pub fn resolve_type(
                             )
                             .with_note("buffer elements of a POD class have one layout on every device: give the field a fixed width (float16, float32, int8, …)"))
                         }
-                        elem @ (Type::Scalar(_) | Type::Vector(..) | Type::Struct(_)) => {
-                            Ok(Type::buffer(elem))
-                        }
+                        elem @ (Type::Scalar(_)
+                        | Type::Vector(..)
+                        | Type::Quaternion(_)
+                        | Type::Struct(_)) => Ok(Type::buffer(elem)),
                         other => Err(Diagnostic::error(
                             Code::UnsupportedFeature,
                             inner.span,
-                            format!("KernelBuffer<{other}> is not supported: element types are scalars, vectors and POD classes"),
+                            format!("KernelBuffer<{other}> is not supported: element types are scalars, vectors, quaternions and POD classes"),
                         )),
                     }
                 }
                 "Vector" => {
                     arity(2)?;
                     let s = lane_type(&args[0], t.span, generics)?;
+                    // Cajeta's 16-lane byte vector (sema/bytes16.rs).
+                    if matches!(s, ScalarType::I8 | ScalarType::U8)
+                        && matches!(&args[1], ast::TypeArg::Int(n, _) if n.parse() == Ok(16u32))
+                    {
+                        return Ok(Type::Bytes16(s));
+                    }
                     let n = type_int(&args[1], "the lane count N of Vector<T, N>")?;
                     if !super::precision::vector_lanes_ok(s, n) {
                         return Err(Diagnostic::error(
@@ -629,13 +637,18 @@ pub fn resolve_type(
                 "CooperativeMatrix" => {
                     super::coop_cajeta::resolve_cooperative_matrix(args, t.span, generics)
                 }
-                // Cajeta's builtin quaternion type has no counterpart here yet.
-                "Quaternion" => Err(Diagnostic::error(
-                    Code::UnsupportedFeature,
-                    t.span,
-                    "`Quaternion<T>` (Cajeta) is not supported yet",
-                )
-                .with_note("help: hold a quaternion as a `Vector<T, 4>` (x, y, z, w) and write the product, conjugate and rotation out with the vector operations")),
+                // Cajeta's quaternion (sema/quaternion.rs), float lanes only as in Cajeta.
+                "Quaternion" => {
+                    arity(1)?;
+                    match lane_type(&args[0], t.span, generics)? {
+                        s if s.is_float() && !s.is_precision() => Ok(Type::Quaternion(s)),
+                        s => Err(Diagnostic::error(
+                            Code::TypeMismatch,
+                            t.span,
+                            format!("Quaternion<{s}> is not supported: the lanes are float16, float32 or float64"),
+                        )),
+                    }
+                }
                 // Tiles passed to Group.mac were given their role before checking (tiles.rs).
                 "Tile" if args.len() == 3 => Err(Diagnostic::error(
                     Code::UnsupportedFeature,

@@ -35,7 +35,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             UnOp::Neg => {
                 let v = self.expr(inner, hint)?;
                 match v.ty {
-                    Type::Scalar(s) | Type::Vector(s, _) if s.is_numeric() => {
+                    Type::Scalar(s) | Type::Vector(s, _) | Type::Quaternion(s)
+                        if s.is_numeric() =>
+                    {
                         let ty = v.ty.clone();
                         Ok(ir::Expr {
                             kind: ExprKind::Unary(UnaryOp::Neg, Box::new(v)),
@@ -178,6 +180,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 ty: scalar(ScalarType::Bool),
                 span,
             });
+        }
+        if matches!(lv.ty, Type::Quaternion(_)) || matches!(rv.ty, Type::Quaternion(_)) {
+            return self.quaternion_binary(op, lv, rv, span);
         }
         if matches!(lv.ty, Type::Vector(..) | Type::Matrix(..))
             || matches!(rv.ty, Type::Vector(..) | Type::Matrix(..))

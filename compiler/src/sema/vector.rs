@@ -157,7 +157,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 
     /// The constant lane of `v[i]` on a vector of `n` lanes.
-    fn constant_lane(&mut self, index: &ast::Expr, n: u8) -> R<u8> {
+    pub(super) fn constant_lane(&mut self, index: &ast::Expr, n: u8) -> R<u8> {
         let i = self.expr(index, Some(&Type::Scalar(ScalarType::I32)))?;
         let value = match (&i.kind, &i.ty) {
             (ExprKind::Const(ir::Constant::Int(bits)), Type::Scalar(s)) if s.is_integer() => {

@@ -392,14 +392,14 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 }
 
-/// Cajeta's byte-vector methods (`q.lut4(table)`, `w.asBytes()`, `q.asWords()`) work on
-/// 16-lane byte vectors (`Vector<int8, 16>`), which Vulkan shaders cannot hold: E0024 saying
-/// so and what to write, rather than an unknown method.
+/// Cajeta's byte-vector methods called on another vector type: `lut4` and `asWords` belong
+/// to 16-lane byte vectors (`Vector<int8, 16>`, sema/bytes16.rs), `asBytes` to
+/// `Vector<int32|uint32, 4>`. E0024 naming the form and where it is, rather than an unknown
+/// method.
 fn sixteen_byte_method(vt: &Type, name: &ast::Ident) -> Option<Diagnostic> {
-    let help = match name.name.as_str() {
-        "lut4" => "help: look the nibbles up in a `Shared<int8>` (or constant array) table, `table[(x >> 4 * k) & 15]`, four bytes at a time with `Bits.extract`",
-        "asBytes" => "help: take the bytes of each 32-bit word with `Bits.extract(w, 8 * k, 8)` (the packed `IntegerDot` forms take four bytes in an `int32` as they are)",
-        "asWords" => "help: pack four bytes into a word with shifts and `|`, or keep the data as `Vector<uint32, 4>` and unpack with `Bits.extract`",
+    let (owner, help) = match name.name.as_str() {
+        "lut4" | "asWords" => ("16-lane byte vectors (`Vector<int8, 16>`, `Vector<uint8, 16>`)", "help: make one with `w.asBytes()` of a `Vector<int32, 4>`, or `stack Vector<int8, 16>(…)`"),
+        "asBytes" => ("`Vector<int32, 4>` and `Vector<uint32, 4>` (their 16 bytes)", "help: take the bytes of a 32-bit word with `Bits.extract(w, 8 * k, 8)`"),
         _ => return None,
     };
     Some(
@@ -407,7 +407,7 @@ fn sixteen_byte_method(vt: &Type, name: &ast::Ident) -> Option<Diagnostic> {
             Code::UnsupportedFeature,
             name.span,
             format!(
-                "`{}` (Cajeta) works on 16-lane byte vectors (`Vector<int8, 16>`), which Vulkan shaders cannot hold; `{vt}` has no such method",
+                "`{}` (Cajeta) is a method of {owner}, not of `{vt}`",
                 name.name
             ),
         )

@@ -34,6 +34,11 @@ pub(super) fn java_hint(
     if let Some(d) = unknown_generic(file, source, l) {
         return Some(d);
     }
+    if matches!(tok, Tok::LBrace) {
+        if let Some(at) = word_before(source, l, "try") {
+            return Some(try_catch(file, at));
+        }
+    }
     if matches!(tok, Tok::LParen) {
         // `Vector<float32,3>(…)` in an expression: the parser took `Vector<float32,3>` as the
         // start of a static call (`KernelBuffer<T>.alloc(n)`) and stops at the `(`.
@@ -198,8 +203,13 @@ fn generic_type_before(source: &str, at: usize) -> Option<(usize, &str)> {
 
 /// The start of a `new` word that ends right before `at` (whitespace between), if any.
 fn new_before(source: &str, at: usize) -> Option<usize> {
+    word_before(source, at, "new")
+}
+
+/// Where the word `word` ends the text before `at` (spaces between), if it does.
+fn word_before(source: &str, at: usize, word: &str) -> Option<usize> {
     let before = source[..at].trim_end();
-    let start = before.strip_suffix("new").map(str::len)?;
+    let start = before.strip_suffix(word).map(str::len)?;
     let boundary = before[..start]
         .chars()
         .next_back()
@@ -235,6 +245,23 @@ fn construction_text(rest: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// E0024 for Java's and Cajeta's `try { … } catch (…) { … }`: there are no exceptions, and
+/// what Cajeta throws at a launch (`XpuLaunchException`, `KernelError`) ends the run here.
+fn try_catch(file: FileId, at: usize) -> Diagnostic {
+    Diagnostic::error(
+        Code::UnsupportedFeature,
+        Span::new(file, at, at + 3),
+        "`try`/`catch` is not supported: a failed launch or a runtime error ends the run",
+    )
+    .with_label("Java's and Cajeta's `try`")
+    .with_note(
+        "Cajeta's `XpuLaunchException` and `KernelError` are not thrown here: a launch the device refuses (a size of 0, a negative or too large one) and an out-of-bounds access of a checked kernel end the run with a runtime error naming the launch",
+    )
+    .with_note(
+        "help: check what the launch needs before it (`Device.maxBlockSize()`, `Device.kernelAvailable(\"k\")`, positive sizes) and take the other route with an `if`",
+    )
 }
 
 #[cfg(test)]

@@ -142,3 +142,88 @@ fn host_library_spellings_print_and_query_like_the_originals() {
     );
     assert_eq!(out, ["backend vulkan", "truetrue", "42-x", "-7355", "777"]);
 }
+
+#[test]
+fn quaternions_multiply_rotate_and_interpolate_like_cajetas() {
+    let out = both(
+        "quaternion",
+        "Quaternion<float32> a = stack Quaternion<float32>(1.0f, 2.0f, 3.0f, 4.0f);
+         Quaternion<float32> b = stack Quaternion<float32>(5.0f, 6.0f, 7.0f, 8.0f);
+         Quaternion<float32> ab = a * b;
+         Quaternion<float32> ba = b * a;
+         Quaternion<float32> c = a.conjugate();
+         Quaternion<float32> s = a + b - -a;
+         System.out.println(ab.w + \" \" + ab.x + \" \" + ab.y + \" \" + ab.z + \" \" + ba.x + \" \" + ba.y + \" \" + ba.z);
+         System.out.println(c.w + \" \" + c.x + \" \" + c.y + \" \" + c.z + \" \" + s.w + \" \" + s.z + \" \" + a.dot(b) + \" \" + (a * c).w);
+         Quaternion<float64> flip = stack Quaternion<float64>(0.0, 1.0, 0.0, 0.0);
+         System.out.println(flip * stack Vector<float64, 3>(1.0, 2.0, 3.0));
+         Quaternion<float32> spin = stack Quaternion<float32>(0.0f, 0.0f, 0.0f, 1.0f);
+         System.out.println(spin * stack Vector<float32, 3>(1.0f, 2.0f, 3.0f));
+         Quaternion<float32> inv = stack Quaternion<float32>(2.0f, 0.0f, 0.0f, 0.0f).inverse();
+         Quaternion<float32> id = Rotation.identity();
+         Quaternion<float32> e0 = Rotation.fromEuler(0.0f, 0.0f, 0.0f);
+         System.out.println(inv.w + \" \" + inv.x + \" \" + id.w + \" \" + id.z + \" \" + e0.w + \" \" + e0.y + \" \" + stack Quaternion<float32>(0.0f, 3.0f, 0.0f, 4.0f).length());
+         Quaternion<float32> one = stack Quaternion<float32>(1.0f, 0.0f, 0.0f, 0.0f);
+         Quaternion<float32> z = stack Quaternion<float32>(0.0f, 0.0f, 0.0f, 1.0f);
+         Quaternion<float32> n = one.nlerp(z, 0.5f);
+         Quaternion<float32> sl = one.slerp(z, 0.5f);
+         Quaternion<float32> far = one.slerp(-one, 0.5f);
+         Quaternion<float32> q90 = Rotation.fromAxisAngle(stack Vector<float32, 3>(0.0f, 0.0f, 2.0f), 1.5707964f);
+         Vector<float32, 3> r = q90 * stack Vector<float32, 3>(1.0f, 0.0f, 0.0f);
+         float32 h = 0.70710677f;
+         System.out.println((Math.abs(n.w - h) < 1.0e-6f) + \" \" + (Math.abs(n.z - h) < 1.0e-6f) + \" \" + (Math.abs(sl.w - h) < 1.0e-6f) + \" \" + (Math.abs(sl.z - h) < 1.0e-6f) + \" \" + far.w + \" \" + far.z);
+         System.out.println((Math.abs(q90.w - h) < 1.0e-6f) + \" \" + (Math.abs(q90.z - h) < 1.0e-6f) + \" \" + (Math.abs(r.x) < 1.0e-6f) + \" \" + (Math.abs(r.y - 1.0f) < 1.0e-6f));",
+    );
+    // (1 + 2i + 3j + 4k)(5 + 6i + 7j + 8k) = -60 + 12i + 30j + 24k; the other order differs
+    // in the vector part: -60 + 20i + 14j + 32k.
+    assert_eq!(out[0], "-60.0 12.0 30.0 24.0 20.0 14.0 32.0");
+    // The conjugate; a + b + a; the dot product; a times its conjugate is |a|^2 = 30.
+    assert_eq!(out[1], "1.0 -2.0 -3.0 -4.0 7.0 16.0 70.0 30.0");
+    // 180 degrees about x and about z.
+    assert_eq!(out[2], "(1.0, -2.0, -3.0)");
+    assert_eq!(out[3], "(-1.0, -2.0, 3.0)");
+    // inverse of (2, 0, 0, 0); the identity both ways; the length of (0, 3, 0, 4).
+    assert_eq!(out[4], "0.5 -0.0 1.0 0.0 1.0 0.0 5.0");
+    // Half way from 1 to k: 45 degrees about z by nlerp and slerp; q and -q are one rotation,
+    // so slerp takes the short way (no motion at all).
+    assert_eq!(out[5], "true true true true 1.0 0.0");
+    // 90 degrees about a non-unit z axis takes x to y.
+    assert_eq!(out[6], "true true true true");
+}
+
+#[test]
+fn quaternion_arrays_and_buffers_hold_four_lanes() {
+    let out = both(
+        "quaternion-arrays",
+        "Quaternion<float32>[] qs = [stack Quaternion<float32>(1.0f, 2.0f, 3.0f, 4.0f), Rotation.identity()];
+         Quaternion<float32>[] more = heap Quaternion<float32>[2];
+         more[1] = qs[0] * qs[0];
+         KernelBuffer<Quaternion<float32>> buf = heap KernelBuffer<Quaternion<float32>>(2);
+         buf.upload(qs);
+         float32[] flat = heap float32[8];
+         buf.download(flat);
+         System.out.println(more[0].w + \" \" + more[1].w + \" \" + more[1].z + \" \" + qs[1].w);
+         System.out.println(flat[0] + \" \" + flat[3] + \" \" + flat[4] + \" \" + flat[7]);",
+    );
+    // A new array holds zeros; q * q = (w^2 - |v|^2, 2 w v) = (-28, 4, 6, 8).
+    assert_eq!(out[0], "0.0 -28.0 8.0 1.0");
+    // Lanes in storage order (w, x, y, z).
+    assert_eq!(out[1], "1.0 4.0 1.0 0.0");
+}
+
+#[test]
+fn sixteen_lane_byte_vectors_dot_and_reinterpret() {
+    let out = both(
+        "bytes16",
+        "Vector<int8, 16> a = stack Vector<int32, 4>(0x01020304, -1, 0x7F80FF00, 0x11223344).asBytes();
+         Vector<int8, 16> two = stack Vector<int8, 16>((int8) 2);
+         Vector<uint8, 16> u = stack Vector<uint32, 4>(4294967295u).asBytes();
+         System.out.println(a[0] + \" \" + a[3] + \" \" + a[4] + \" \" + a[9] + \" \" + a[15] + \" \" + two.asWords().x);
+         System.out.println(a.dot(two) + \" \" + u.dot(u) + \" \" + u.dot(u, 4294967000u) + \" \" + a.dot(a, 2147483600));",
+    );
+    // Lane 4k + j is byte j (from the low end) of word k; 0x02020202 = 33686018.
+    assert_eq!(out[0], "4 1 -1 -1 17 33686018");
+    // 2 * (10 - 4 - 2 + 170) = 348; 16 * 255^2 = 1040400 (and saturated at 2^32 - 1);
+    // a.a = 30 + 4 + 32514 + 8670 = 41218, past 2^31 - 1 from 2147483600.
+    assert_eq!(out[1], "348 1040400 4294967295 2147483647");
+}

@@ -117,6 +117,14 @@ fn device_operation_errors_match_the_interpreter() {
         (6, "146:13: runtime error: download length mismatch: the KernelBuffer<int32> has 4 elements but the host array has 3"),
         (7, "149:42: runtime error: KernelBuffer `by`.slice(30, 8) is out of bounds: the buffer has 37 elements (a slice needs 1 <= count and offset + count <= length)"),
         (8, "152:13: runtime error: KernelBuffer `spare` freed twice"),
+        // Launches and transfers the direct paths (`Interp::direct_launch`,
+        // `direct_transfer`) leave to the general one, which reports the error…
+        (9, "runtime error: use of KernelBuffer `bx` after free()"),
+        (10, "runtime error: the array is the target of a downloadAsync that has not landed"),
+        (12, "runtime error: use of a KernelStream after destroy()"),
+        // …and a launch the runtime refuses on the direct path (an `int32` grid size of -1
+        // is the `uint32` 4294967295).
+        (11, "runtime error: launch of `axpy`: grid [4294967295,1,1] exceeds maxComputeWorkGroupCount[0]"),
     ];
     for (what, want) in cases {
         let r = device_calls(what);

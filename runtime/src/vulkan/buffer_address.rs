@@ -46,12 +46,10 @@ impl BufferAddressing {
 
 impl Context {
     /// The variant choice of this context: [`crate::ContextOptions::buffer_addressing`], or
-    /// [`BufferAddressing::from_env`] when that is `None`.
+    /// [`BufferAddressing::from_env`] as it was when the context was made, when that is
+    /// `None`.
     pub fn buffer_addressing(&self) -> Result<BufferAddressing, String> {
-        match self.inner.buffer_addressing {
-            Some(mode) => Ok(mode),
-            None => BufferAddressing::from_env(),
-        }
+        self.inner.buffer_addressing.clone()
     }
 
     /// Whether a launch whose buffer arguments are `buffers` takes the kernel's address

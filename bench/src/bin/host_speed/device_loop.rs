@@ -80,6 +80,32 @@ fn rust_loop(device: &Device, kernel: &cajetac::embed::Kernel, n: i32) -> Result
     Ok(bad * 1_000_000_000 + sum)
 }
 
+/// The Cajeta program of the loop for `n` iterations.
+pub fn source(n: i32) -> String {
+    SOURCE.replace(" COUNT;", &format!(" {n};"))
+}
+
+/// The Rust side alone, `n` iterations after one to warm up: prints its time per
+/// iteration (a process to profile without `cajetac` beside it).
+pub fn rust_alone(n: i32) {
+    let program = Program::compile("device_loop.cajeta", &source(1)).expect("compile");
+    let device = Device::for_program(&program).expect("device");
+    let kernel = device.kernel(&program, "addK").expect("kernel");
+    rust_loop(&device, &kernel, 1).expect("device loop (Rust)");
+    let t = Instant::now();
+    let result = rust_loop(&device, &kernel, n).expect("device loop (Rust)");
+    let per = t.elapsed().as_secs_f64() / f64::from(n.max(1));
+    assert_eq!(
+        result % 1_000_000_000,
+        expected_sum(n),
+        "device loop: wrong values"
+    );
+    println!(
+        "{result}\nRust embedding API: {:.2} us per iteration",
+        per * 1e6
+    );
+}
+
 /// Runs the comparison (`counts`: the two iteration counts) and prints its table row; `dir`
 /// is where the Cajeta source is written.
 pub fn compare(cajetac: &Path, dir: &Path, runs: usize, counts: [i32; 2]) {
@@ -101,7 +127,7 @@ pub fn compare(cajetac: &Path, dir: &Path, runs: usize, counts: [i32; 2]) {
     for _ in 0..runs {
         for (k, &n) in counts.iter().enumerate() {
             let src = dir.join(format!("device_loop_{n}.cajeta"));
-            std::fs::write(&src, SOURCE.replace(" COUNT;", &format!(" {n};"))).expect("write");
+            std::fs::write(&src, source(n)).expect("write");
             let out = Command::new(cajetac)
                 .args(["run", "--host", "native"])
                 .arg(&src)

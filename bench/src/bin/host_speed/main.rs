@@ -15,7 +15,9 @@
 //! (0: the program ran as native code throughout).
 //!
 //! Last, the device loop (`device_loop.rs`): upload, launch and download of a small buffer
-//! per iteration, cajetac against the Rust embedding API.
+//! per iteration, cajetac against the Rust embedding API. `--device-loop-rust N` runs only
+//! the Rust side, N iterations, and prints its time (to profile it alone: `perf record`);
+//! `--device-loop-source N` prints the Cajeta side's program for N iterations.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,12 +48,23 @@ fn main() {
                 i += 1;
                 continue;
             }
+            ("--device-loop-rust", Some(n)) => {
+                device_loop::rust_alone(n.parse().expect("--device-loop-rust N"));
+                return;
+            }
+            ("--device-loop-source", Some(n)) => {
+                print!(
+                    "{}",
+                    device_loop::source(n.parse().expect("--device-loop-source N"))
+                );
+                return;
+            }
             ("--cajetac", Some(p)) => cajetac = PathBuf::from(p),
             ("--runs", Some(n)) => runs = n.parse().expect("--runs N"),
             ("--only", Some(w)) => only = Some(w.clone()),
             _ => {
                 eprintln!(
-                    "usage: host_speed [--cajetac PATH] [--runs N] [--no-interp] [--no-device] [--only WORD]"
+                    "usage: host_speed [--cajetac PATH] [--runs N] [--no-interp] [--no-device] [--only WORD] [--device-loop-rust N] [--device-loop-source N]"
                 );
                 std::process::exit(2);
             }

@@ -441,6 +441,24 @@ impl<'a> Device<'a> {
 }
 
 impl BufferObj {
+    /// Its Vulkan buffer when it has live device memory on a Vulkan device (a handle: cheap
+    /// to clone); `None` otherwise (unallocated, freed, on the CPU device).
+    #[cfg(feature = "native-host")]
+    pub(super) fn vulkan_live(&self) -> Option<Buffer> {
+        self.with_vulkan_live(Buffer::clone)
+    }
+
+    /// `f` of its Vulkan buffer, borrowed, when it has live device memory on a Vulkan device.
+    /// Borrowed, not cloned, for an upload: the runtime writes straight into the buffer's
+    /// mapping only while nothing else holds a handle to it.
+    #[cfg(feature = "native-host")]
+    pub(super) fn with_vulkan_live<R>(&self, f: impl FnOnce(&Buffer) -> R) -> Option<R> {
+        match &*self.memory.borrow() {
+            Memory::Live(DevBuffer::Vulkan(b)) => Some(f(b)),
+            _ => None,
+        }
+    }
+
     /// The element type as written (`float32`, `Vector<float32,4>`).
     pub fn elem_type(&self) -> Type {
         if let Some(d) = &self.pod {

@@ -65,6 +65,9 @@ pub struct Interp<'a> {
     /// The runtime: context, loaded kernels, default stream.
     pub device: Device<'a>,
     depth: usize,
+    /// Each launched kernel's dynamic shared array (`launch_opts::dynamic_shared`).
+    pub(super) shared_arrays:
+        std::collections::HashMap<FunctionId, super::launch_opts::DynamicShared>,
 }
 
 impl<'a> Interp<'a> {
@@ -75,6 +78,7 @@ impl<'a> Interp<'a> {
             out,
             device,
             depth: 0,
+            shared_arrays: std::collections::HashMap::new(),
         }
     }
 

@@ -68,6 +68,13 @@ impl Default for HostPins {
 }
 
 impl HostPins {
+    /// Whether a transfer of `len` bytes may use a pin (`for_transfer` looks further only
+    /// then).
+    #[cfg(feature = "native-host")]
+    pub(super) fn may_pin(&self, len: usize) -> bool {
+        self.threshold.is_some_and(|min| len >= min)
+    }
+
     /// The pin to transfer `bytes` (the storage of `array`) through, if it has or now gets
     /// one.
     pub(super) fn for_transfer(

@@ -19,7 +19,7 @@ use crate::ir::{Expr, Launch, Type};
 use crate::kernel::spirv::AddressVariant;
 
 /// A kernel argument with the resources it names kept alive for the launch.
-enum OwnedArg {
+pub(super) enum OwnedArg {
     Buffer(DevBuffer),
     Buffers(Vec<Buffer>),
     Image(Rc<ImageObj>),
@@ -94,7 +94,7 @@ impl OwnedArg {
 
 /// The push-constant form of a scalar argument. The runtime has no 16-bit float scalar,
 /// so `float16`/`bfloat16` travel as their 2 raw bytes.
-fn scalar_arg(s: Scalar) -> OwnedArg {
+pub(super) fn scalar_arg(s: Scalar) -> OwnedArg {
     OwnedArg::Scalar(match s {
         Scalar::Bool(x) => ScalarValue::Bool(x),
         Scalar::I8(x) => ScalarValue::I8(x),
@@ -293,6 +293,7 @@ impl Interp<'_> {
                 spec: super::launch_opts::spec_bits(reflection, &spec_values)?,
                 shared_bytes: super::launch_opts::shared_size(
                     kernel_fn,
+                    self.dynamic_shared(l.kernel, kernel_fn),
                     &arg_scalars,
                     shared_bytes,
                     span,
@@ -311,13 +312,14 @@ impl Interp<'_> {
             .iter()
             .map(|a| a.as_arg(span))
             .collect::<Result<Vec<KernelArg<'_>>, Fail>>()?;
+        let dynamic = self.dynamic_shared(l.kernel, kernel_fn).clone();
         let by_address = self.by_address(l, &owned, span)?;
         let kernel = self
             .device
             .kernel(l.kernel, &kernel_fn.name, span, by_address)?;
         let spec = super::launch_opts::spec_bits(kernel.reflection(), &spec_values)?;
         let shared_bytes =
-            super::launch_opts::shared_size(kernel_fn, &arg_scalars, shared_bytes, span)?;
+            super::launch_opts::shared_size(kernel_fn, &dynamic, &arg_scalars, shared_bytes, span)?;
         let config = LaunchConfig {
             grid,
             block,

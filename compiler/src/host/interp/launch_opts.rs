@@ -3,7 +3,7 @@
 
 use cajeta_runtime::reflection::Reflection;
 
-use super::eval::{err, Fail};
+use super::eval::{err, Fail, Interp};
 use super::value::Scalar;
 use crate::diagnostics::Span;
 use crate::ir::{self, visit};
@@ -48,15 +48,22 @@ pub fn spec_bits(reflection: &Reflection, values: &[(Scalar, Span)]) -> Result<V
     Ok(out)
 }
 
-/// The byte size of the kernel's dynamic shared array: `sharedBytes:` when given (it must
-/// hold the `n` elements the length parameter says), otherwise `n` × the element size.
+/// The kernel's dynamic shared array, as [`visit::dynamic_shared`] finds it: its length
+/// parameter and element type.
+pub type DynamicShared = Option<(ir::LocalId, ir::Type)>;
+
+/// The byte size of the kernel's dynamic shared array (`dynamic`, found once per kernel by
+/// [`Interp::dynamic_shared`], not by a walk of the kernel at every launch): `sharedBytes:`
+/// when given (it must hold the `n` elements the length parameter says), otherwise `n` ×
+/// the element size.
 pub fn shared_size(
     kernel: &ir::Function,
+    dynamic: &DynamicShared,
     args: &[Option<Scalar>],
     given: Option<u32>,
     span: Span,
 ) -> Result<Option<u32>, Fail> {
-    let Some((param, elem)) = visit::dynamic_shared(kernel) else {
+    let Some((param, elem)) = dynamic else {
         return Ok(given);
     };
     // The element size the kernel divides the byte size by (SPIR-V backend, `memory.rs`).
@@ -93,5 +100,19 @@ pub fn shared_size(
             Ok(b) => Ok(Some(b)),
             Err(_) => err(span, format!("a shared array of {needed} bytes is too large")),
         },
+    }
+}
+
+impl Interp<'_> {
+    /// The dynamic shared array of kernel `id` (`kernel`), found by a walk of its body the
+    /// first time a run launches it.
+    pub(super) fn dynamic_shared(
+        &mut self,
+        id: ir::FunctionId,
+        kernel: &ir::Function,
+    ) -> &DynamicShared {
+        self.shared_arrays
+            .entry(id)
+            .or_insert_with(|| visit::dynamic_shared(kernel))
     }
 }

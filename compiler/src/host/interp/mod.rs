@@ -18,6 +18,8 @@ mod device;
 mod device_control;
 mod device_query;
 mod devices;
+#[cfg(feature = "native-host")]
+mod direct;
 mod eval;
 mod files;
 pub(crate) mod flat;
@@ -65,6 +67,8 @@ use crate::kernel::spirv::CompiledKernel;
 pub(crate) use eval::{load_element, store_element};
 pub use eval::{Fail, Frame, Interp, MAX_CALL_DEPTH};
 // What native host code's typed calls into the runtime need (host/native/device_calls.rs).
+#[cfg(feature = "native-host")]
+pub(crate) use direct::DirectArg;
 #[cfg(feature = "native-host")]
 pub(crate) use eval::internal as internal_fail;
 #[cfg(feature = "native-host")]

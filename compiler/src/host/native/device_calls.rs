@@ -7,7 +7,11 @@
 //! the module, which outlives the run): it names the operation's types and the source
 //! position of its errors, never something to evaluate.
 //!
-//! Each call runs the interpreter's own implementation of the operation on those values
+//! The device loop's operations (a synchronous upload or download of a plain array, a
+//! launch with buffer and scalar arguments) go straight to the runtime
+//! (`Interp::direct_transfer`, `Interp::direct_launch`: no operand vectors, nothing per call
+//! that a loop does not change). Every other call, and these when their operands need more,
+//! runs the shared implementation of the operation on those values
 //! (`Interp::host_op_values`, `Interp::launch_values`), so there is one implementation of
 //! each and the two host executors report the same errors. None of them walks the IR, so
 //! none counts as a hand-off (`bridge::handoffs`). Every function returns 1, or 0 after
@@ -18,9 +22,9 @@ use super::repr::{repr, Repr};
 use super::scalar_fns::{bits_of, scalar_of};
 use super::words::{value_of, word_count};
 use crate::host::interp::{
-    gemm_value_operands, internal_fail, load_element, LaunchOperands, Scalar, Value,
+    gemm_value_operands, internal_fail, load_element, DirectArg, LaunchOperands, Scalar, Value,
 };
-use crate::ir::{Expr, ExprKind, Place};
+use crate::ir::{Expr, ExprKind, HostOp, Place};
 
 /// The operands of host operation `e` and the scalar type of operand `i`.
 fn operand_scalar(e: &Expr, i: usize) -> Option<crate::ir::ScalarType> {
@@ -123,6 +127,31 @@ unsafe fn transfer(
     arr: *const Value,
     stream: *const Value,
 ) -> i32 {
+    if let ExprKind::Host { op, args } = &(*e).kind {
+        let upload = match op {
+            HostOp::BufferUpload => Some(true),
+            HostOp::BufferDownload => Some(false),
+            _ => None,
+        };
+        if let Some(upload) = upload {
+            let operands = (&*buf, &*arr, stream.as_ref());
+            let span = (*e).span;
+            let mut direct = false;
+            let ok =
+                on_interp(
+                    |interp| match interp.direct_transfer(upload, operands, args, span) {
+                        Some(r) => {
+                            direct = true;
+                            r
+                        }
+                        None => Ok(()),
+                    },
+                );
+            if direct || ok == 0 {
+                return ok;
+            }
+        }
+    }
     let mut values = vec![(*buf).clone(), (*arr).clone()];
     values.extend(object(stream));
     run(e, values, std::ptr::null_mut(), std::ptr::null_mut())
@@ -428,6 +457,9 @@ pub unsafe extern "C" fn cajeta_launch(
     let ExprKind::Launch(l) = &e.kind else {
         return on_interp(|_| internal_fail(e.span, "a launch call of a non-launch"));
     };
+    if let Some(ok) = direct_launch(e, l, words, objs) {
+        return ok;
+    }
     let mut w = Words { p: words, at: 0 };
     let dims: Vec<Scalar> = l.grid.iter().chain(&l.block).map(|x| w.scalar(x)).collect();
     let mut objs = (0..).map(|k| (**objs.add(k)).clone());
@@ -450,6 +482,57 @@ pub unsafe extern "C" fn cajeta_launch(
         spec,
     };
     on_interp(|interp| interp.launch_values(l, operands, e.span).map(drop))
+}
+
+/// Launch `l` (`e`) by `Interp::direct_launch` when its operands allow: `Some` of the call's
+/// status, or `None` for the general path. The grid and block sizes are read into an array
+/// on the stack and the arguments borrowed from their slots: nothing is cloned or allocated
+/// here.
+///
+/// # Safety
+/// As for [`cajeta_launch`].
+unsafe fn direct_launch(
+    e: &Expr,
+    l: &crate::ir::Launch,
+    words: *const i64,
+    objs: *const *const Value,
+) -> Option<i32> {
+    /// Arguments of a launch the direct path takes at most (more: the general path).
+    const MAX_ARGS: usize = 16;
+    let n_dims = l.grid.len() + l.block.len();
+    if n_dims > 6 || l.args.len() > MAX_ARGS {
+        return None;
+    }
+    let mut w = Words { p: words, at: 0 };
+    let mut dims = [Scalar::U32(0); 6];
+    for (d, x) in dims.iter_mut().zip(l.grid.iter().chain(&l.block)) {
+        *d = w.scalar(x);
+    }
+    let stream: &Value = &**objs;
+    let mut next_obj = 1;
+    let mut args: [DirectArg<'_>; MAX_ARGS] = std::array::from_fn(|_| DirectArg::Other);
+    for (slot, a) in args.iter_mut().zip(&l.args) {
+        *slot = match repr(&a.ty) {
+            Repr::Object => {
+                let v: &Value = &**objs.add(next_obj);
+                next_obj += 1;
+                DirectArg::Object(v)
+            }
+            Repr::Scalar(_) => DirectArg::Scalar(w.scalar(a)),
+            // Vectors, matrices and PODs: the general path lays out their bytes.
+            _ => return None,
+        };
+    }
+    let operands = (stream, &dims[..n_dims], &args[..l.args.len()]);
+    let mut direct = false;
+    let ok = on_interp(|interp| match interp.direct_launch(l, operands, e.span) {
+        Some(r) => {
+            direct = true;
+            r
+        }
+        None => Ok(()),
+    });
+    (direct || ok == 0).then_some(ok)
 }
 
 /// A reader of the words of a launch's operands held in registers, in order.

@@ -20,6 +20,10 @@
 //!
 //! On lavapipe a barrier that some invocations never reach does not hang, so the report comes
 //! back; on a GPU the workgroup may hang instead, as it would unchecked.
+//!
+//! A kernel whose barriers the code alone shows to be reached by every invocation or none (no
+//! condition around them or before them that reads memory or depends on the invocation) gets
+//! plain barriers: there is nothing for the count to find.
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, Op, StorageClass, Word};
@@ -31,6 +35,18 @@ use super::{BuildExt, Ctx, Res};
 use crate::diagnostics::Span;
 
 impl FnCx<'_, '_> {
+    /// Whether this kernel's barriers need no arrival count: the code alone shows that all
+    /// invocations of a workgroup reach each of them (`uniformity::barriers_statically_uniform`).
+    /// sgemm's tile loop and the reduction's tree loop are such loops: without the count, each
+    /// of their barriers is one barrier again instead of two and three atomics.
+    pub(crate) fn barriers_statically_uniform(&mut self) -> bool {
+        let func = self.func;
+        let uniform = self
+            .uniform
+            .get_or_insert_with(|| super::uniformity::uniform_locals(func));
+        super::uniformity::barriers_statically_uniform(func, uniform)
+    }
+
     /// Emits a checked `Barrier.workgroup()` with semantics `sem` at `span`: the arrival
     /// count around the barrier itself (see the module doc).
     pub(crate) fn checked_workgroup_barrier(&mut self, sem: u32, span: Span) -> Res<()> {

@@ -134,9 +134,11 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
     let mut param_types = Vec::new();
     for p in func.params() {
         match &p.ty {
-            ty @ (Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..)) => {
-                param_types.push(cx.ir_value_type(ty, p.span)?)
-            }
+            ty @ (Type::Scalar(_)
+            | Type::Vector(..)
+            | Type::Matrix(..)
+            | Type::Quaternion(_)
+            | Type::Bytes16(_)) => param_types.push(cx.ir_value_type(ty, p.span)?),
             Type::Buffer(_)
             | Type::Image2D(_)
             | Type::Texture(..)
@@ -230,6 +232,8 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 ty @ (Type::Scalar(_)
                 | Type::Vector(..)
                 | Type::Matrix(..)
+                | Type::Quaternion(_)
+                | Type::Bytes16(_)
                 | Type::CoopMatrix(_)
                 | Type::Struct(_)
                 | Type::RayQuery) => {

@@ -457,7 +457,7 @@ impl FnCx<'_, '_> {
                     Some(o) => o | SEM_WORKGROUP_MEMORY,
                     None => SEM_ACQ_REL | SEM_WORKGROUP_MEMORY,
                 };
-                if self.checked() {
+                if self.checked() && !self.barriers_statically_uniform() {
                     self.checked_workgroup_barrier(sem, span)?;
                 } else {
                     self.workgroup_control_barrier(sem, span)?;

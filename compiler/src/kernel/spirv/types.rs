@@ -358,6 +358,8 @@ impl Ctx<'_> {
                 let lane = self.value_type(*s, span)?;
                 Ok(self.vector_type(lane, u32::from(*n)))
             }
+            Type::Quaternion(s) => self.ir_value_type(&Type::Vector(*s, 4), span),
+            Type::Bytes16(s) => self.ir_value_type(&crate::sema::bytes16::words_type(*s), span),
             Type::Matrix(s, r, c) => {
                 let lane = self.value_type(*s, span)?;
                 let column = self.vector_type(lane, u32::from(*r));

@@ -12,8 +12,10 @@
 //! fields, and locals never stored (other than parameters) count as non-uniform. A `return`
 //! under a non-uniform condition outside loops is harmless: the invocations still running agree.
 
-use crate::ir::visit::{for_each_local_use_in_expr, LocalUse};
-use crate::ir::{Expr, ExprKind, Function, HostOp, Place, Stmt};
+use crate::ir::visit::{find_expr, for_each_local_use_in_expr, LocalUse};
+use crate::ir::{
+    BarrierKind, Expr, ExprKind, Function, FunctionKind, HostOp, Intrinsic, Place, Stmt,
+};
 
 /// Per local of `f` (parameters first), whether it always holds a dynamically uniform value.
 pub(crate) fn uniform_locals(f: &Function) -> Vec<bool> {
@@ -34,6 +36,63 @@ pub(crate) fn uniform_locals(f: &Function) -> Vec<bool> {
         }
         uniform = next;
     }
+}
+
+/// Whether every `Barrier.workgroup()` written in kernel `f` is, by the code alone, reached
+/// by all invocations of a workgroup or by none: no `break`, `continue` or `return` anywhere
+/// under a condition that is not uniform, and every `if` and loop around a barrier tests a
+/// uniform condition (uniform as above: built from constants, parameters and such locals, no
+/// memory read). Checked mode then needs no arrival count at these barriers (`barrier_check.rs`
+/// counts the arrivals where a condition reads memory, which this analysis does not trust).
+/// Helpers (`@Device`) answer false: their callers' conditions are not seen here.
+pub(crate) fn barriers_statically_uniform(f: &Function, uniform: &[bool]) -> bool {
+    f.kind == FunctionKind::Kernel
+        && !divergent_exit(&f.body, uniform, false)
+        && barriers_under_uniform(&f.body, uniform)
+}
+
+/// Whether the barriers in `stmts` sit only under uniform conditions.
+fn barriers_under_uniform(stmts: &[Stmt], uniform: &[bool]) -> bool {
+    let has_barrier = |b: &[Stmt]| {
+        find_expr(b, &|e| {
+            matches!(
+                e.kind,
+                ExprKind::Intrinsic {
+                    op: Intrinsic::Barrier(BarrierKind::Workgroup),
+                    ..
+                }
+            )
+        })
+        .is_some()
+    };
+    stmts.iter().all(|s| match s {
+        Stmt::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            !(has_barrier(then) || has_barrier(otherwise))
+                || (is_uniform_expr(cond, uniform)
+                    && barriers_under_uniform(then, uniform)
+                    && barriers_under_uniform(otherwise, uniform))
+        }
+        Stmt::Loop {
+            pre_cond,
+            body,
+            continuing,
+            post_cond,
+            ..
+        } => {
+            !(has_barrier(body) || has_barrier(continuing))
+                || (pre_cond
+                    .iter()
+                    .chain(post_cond.iter())
+                    .all(|c| is_uniform_expr(c, uniform))
+                    && barriers_under_uniform(body, uniform)
+                    && barriers_under_uniform(continuing, uniform))
+        }
+        _ => true,
+    })
 }
 
 /// Whether `e` is dynamically uniform given which locals are.

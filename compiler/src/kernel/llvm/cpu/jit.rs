@@ -9,8 +9,10 @@ use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
 
+use super::simd;
 use crate::host::native::Linked;
 use cajeta_runtime::cpu::KernelEntry;
+use inkwell::values::AsValueRef;
 
 /// The linked code of one kernel. The JIT is only read (its code run) after linking and
 /// dropped once.
@@ -27,21 +29,30 @@ unsafe impl Sync for Code {}
 /// run many times, so the full pipeline pays), compiles it to an object and links it;
 /// returns the addresses of `entries` and the code they live in. The optimized module is
 /// written to `dump` when given (`CAJETA_DUMP_LLVM_KERNELS`).
+///
+/// With `simd` (the one-invocation function and the scalar workgroup entry of a kernel
+/// without barriers), the kernel also gets its vector form (`simd.rs`) when it allows one,
+/// and the workgroup entry's address is then the vector workgroup's.
 pub(crate) fn compile(
     text: &str,
     entries: &[&str],
     dump: Option<std::path::PathBuf>,
+    simd: Option<(&str, &str)>,
 ) -> Result<(Vec<KernelEntry>, Arc<dyn std::any::Any + Send + Sync>), String> {
     // Initializes LLVM's native target once per process.
     crate::host::native::target_machine()?;
     let ctx = Context::create();
-    let buffer = MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), "kernel.ll");
-    let module = ctx
-        .create_module_from_ir(buffer)
-        .map_err(|e| format!("parse: {}", e.to_string_lossy()))?;
-    module
-        .verify()
-        .map_err(|e| format!("verify: {}", e.to_string_lossy()))?;
+    let parse = |text: &str| -> Result<inkwell::module::Module<'_>, String> {
+        let buffer = MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), "kernel.ll");
+        let module = ctx
+            .create_module_from_ir(buffer)
+            .map_err(|e| format!("parse: {}", e.to_string_lossy()))?;
+        module
+            .verify()
+            .map_err(|e| format!("verify: {}", e.to_string_lossy()))?;
+        Ok(module)
+    };
+    let mut module = parse(text)?;
     let triple = TargetMachine::get_default_triple();
     let target = Target::from_triple(&triple).map_err(|e| format!("LLVM target: {e}"))?;
     let cpu = TargetMachine::get_host_cpu_name().to_string();
@@ -56,13 +67,47 @@ pub(crate) fn compile(
             CodeModel::Small,
         )
         .ok_or("cannot create an LLVM target machine")?;
-    module.set_triple(&triple);
-    module.set_data_layout(&machine.get_target_data().get_data_layout());
-    module
-        .run_passes("default<O2>", &machine, PassBuilderOptions::create())
-        .map_err(|e| format!("optimize: {}", e.to_string_lossy()))?;
+    let optimize = |module: &inkwell::module::Module<'_>| -> Result<(), String> {
+        module.set_triple(&triple);
+        module.set_data_layout(&machine.get_target_data().get_data_layout());
+        module
+            .run_passes("default<O2>", &machine, PassBuilderOptions::create())
+            .map_err(|e| format!("optimize: {}", e.to_string_lossy()))
+    };
+    optimize(&module)?;
+    let mut note = String::new();
+    let mut vector_workgroup = None;
+    let lanes = simd::lane_count();
+    if let (Some((kernel, workgroup)), true) = (simd, lanes > 1) {
+        let function = module
+            .get_function(kernel)
+            .ok_or_else(|| format!("no function `{kernel}` to vectorize"))?;
+        // SAFETY: the module is live and defines `function`; nothing else holds its values.
+        match unsafe {
+            simd::vectorize(
+                module.as_mut_ptr(),
+                function.as_value_ref(),
+                workgroup,
+                lanes,
+            )
+        } {
+            Ok(extra) => {
+                let both = format!("{}{extra}", module.print_to_string().to_string());
+                module = parse(&both).map_err(|e| {
+                    if let Some(path) = &dump {
+                        let _ = std::fs::write(path.with_extension("simd-failed.ll"), &both);
+                    }
+                    format!("the vector form: {e}")
+                })?;
+                optimize(&module)?;
+                vector_workgroup = Some(workgroup);
+                note = format!("; {lanes} lanes per vector ({})\n", simd::SIMD_WORKGROUP);
+            }
+            Err(why) => note = format!("; scalar invocations: the vector form refused {why}\n"),
+        }
+    }
     if let Some(path) = dump {
-        let _ = std::fs::write(path, module.print_to_string().to_string());
+        let _ = std::fs::write(path, note + &module.print_to_string().to_string());
     }
     let object = machine
         .write_to_memory_buffer(&module, FileType::Object)
@@ -71,6 +116,10 @@ pub(crate) fn compile(
     linked.add_object(object.as_slice())?;
     let mut found = Vec::new();
     for entry in entries {
+        let entry = match vector_workgroup {
+            Some(w) if w == *entry => simd::SIMD_WORKGROUP,
+            _ => entry,
+        };
         let addr = linked.address(entry)?;
         // SAFETY: each entry is defined by the module as `void (ptr)`, the `KernelEntry`
         // type, and lives as long as `linked`, which the returned code keeps.

@@ -8,7 +8,8 @@
 //! LLVM functions; `matrix_ops` holds the matrix ones). The interface — bindings,
 //! push-constant offsets — is [`crate::layout`]'s, as for both SPIR-V backends, so the
 //! reflection and the runtime's argument packing are shared. [`jit`] optimizes the module
-//! for the host's CPU and links it in process.
+//! for the host's CPU and links it in process; for a kernel without barriers it also adds
+//! the kernel's vector form ([`simd`]: invocations as SIMD lanes under execution masks).
 //!
 //! What the CPU target cannot lower yet is refused with [`Code::CpuDeviceUnsupported`]
 //! naming it (docs/cpu-device.md).
@@ -19,6 +20,10 @@ mod jit;
 mod matrix_ops;
 mod placeholders;
 pub(crate) mod pods;
+mod simd;
+mod simd_classify;
+mod simd_emit;
+mod simd_ops;
 mod spec_slots;
 mod split;
 mod split_plan;
@@ -116,7 +121,8 @@ fn compile(
         Mode::Split => &[WORKGROUP_ENTRY, split::PRIVATE_BYTES],
         Mode::Team => &[ENTRY],
     };
-    let (entries, code) = jit::compile(&text, wanted, dump).map_err(|e| {
+    let simd = (mode == Mode::Loop).then_some((ENTRY, WORKGROUP_ENTRY));
+    let (entries, code) = jit::compile(&text, wanted, dump, simd).map_err(|e| {
         Diagnostic::error(
             Code::CpuDeviceUnsupported,
             kernel.span,
