@@ -21,8 +21,9 @@ const FILES: [&str; 4] = [
     "device/narrow_divide.cajeta",
 ];
 
-/// Operations that must not be left on 8/16-bit results.
-const NARROW_RESULT_OPS: [&str; 16] = [
+/// Operations that must not be left on 8/16-bit results (a float is converted to 32 bits
+/// and narrowed).
+const NARROW_RESULT_OPS: [&str; 18] = [
     "OpIAdd",
     "OpISub",
     "OpIMul",
@@ -39,6 +40,8 @@ const NARROW_RESULT_OPS: [&str; 16] = [
     "OpSRem",
     "OpSMod",
     "OpUMod",
+    "OpConvertFToS",
+    "OpConvertFToU",
 ];
 
 /// Operations that must not be left on 8/16-bit operands (their result is not narrow).

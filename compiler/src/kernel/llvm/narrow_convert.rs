@@ -8,7 +8,10 @@
 //!   The wide value is then the sign extension of the narrow one;
 //! - every zero extension (`OpUConvert`) of an 8- or 16-bit value is a sign extension to 32
 //!   bits with the high bits masked off (then converted to the wanted width), so that a
-//!   narrow value is only ever widened by its sign, which the first rule makes exact.
+//!   narrow value is only ever widened by its sign, which the first rule makes exact;
+//! - every float-to-integer conversion (`OpConvertFToS/FToU`) to an 8- or 16-bit type
+//!   converts to 32 bits and narrows that (by the first rule). LLVM's module has clamped the
+//!   float into the narrow range before (the language saturates), so the value is the same.
 //!
 //! Why: NVIDIA's 580 driver took a narrowing conversion and the widening one after it for the
 //! identity (`-v` of an int8 lane holding -128 read back as 128 on an H100;
@@ -31,7 +34,51 @@ type Site = (usize, usize, usize);
 /// conversions of their own for a 16-bit result), then narrowings. Returns how many
 /// conversions were rewritten.
 pub(crate) fn exact_narrow_conversions(m: &mut Module) -> usize {
-    zero_extensions_by_sign(m) + normalize_narrowings(m)
+    float_conversions_through_32_bits(m) + zero_extensions_by_sign(m) + normalize_narrowings(m)
+}
+
+/// Rewrites every conversion of a float to an 8- or 16-bit integer as the conversion to 32
+/// bits followed by `OpUConvert` to the narrow type (normalized afterwards).
+fn float_conversions_through_32_bits(m: &mut Module) -> usize {
+    let types = int_types(m);
+    let mut sites = Vec::new();
+    for (fi, f) in m.functions.iter().enumerate() {
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for (ii, i) in b.instructions.iter().enumerate() {
+                let float_to_int = matches!(i.class.opcode, Op::ConvertFToS | Op::ConvertFToU);
+                let to = int_of(&types, i.result_type.as_ref());
+                if float_to_int && to.is_some_and(|t| t.width < 32) {
+                    sites.push((fi, bi, ii));
+                }
+            }
+        }
+    }
+    for &(fi, bi, ii) in sites.iter().rev() {
+        let old = m.functions[fi].blocks[bi].instructions[ii].clone();
+        let (Some(ty), Some(result), Some(to)) = (
+            old.result_type,
+            old.result_id,
+            int_of(&types, old.result_type.as_ref()),
+        ) else {
+            continue;
+        };
+        let wide = wide_type(m, to.lanes);
+        let w = next_id(m);
+        let mut convert = old;
+        convert.result_type = Some(wide);
+        convert.result_id = Some(w);
+        let seq = [
+            convert,
+            Instruction::new(
+                Op::UConvert,
+                Some(ty),
+                Some(result),
+                vec![Operand::IdRef(w)],
+            ),
+        ];
+        m.functions[fi].blocks[bi].instructions.splice(ii..=ii, seq);
+    }
+    sites.len()
 }
 
 /// The integer type `t`, if it is one.
@@ -237,6 +284,8 @@ mod tests {
         let i16t = b.type_int(16, 0);
         let i32t = b.type_int(32, 0);
         let i64t = b.type_int(64, 0);
+        let f32t = b.type_float(32, None);
+        let fl = b.constant_bit32(f32t, (-128.0f32).to_bits());
         let x = b.constant_bit32(i32t, 0x1_80);
         let y = b.constant_bit64(i64t, 0x1_0000_8000);
         b.begin_function(void, None, rspirv::spirv::FunctionControl::NONE, fn_ty)
@@ -247,11 +296,13 @@ mod tests {
         b.u_convert(i32t, None, n8).unwrap();
         b.u_convert(i16t, None, n8).unwrap();
         b.s_convert(i32t, None, n8).unwrap();
+        b.convert_f_to_s(i8t, None, fl).unwrap();
         b.ret().unwrap();
         b.end_function().unwrap();
         let mut m = b.module();
-        // Two zero extensions, then three narrowings (one made by the 8-to-16 extension).
-        assert_eq!(exact_narrow_conversions(&mut m), 5);
+        // A float conversion, two zero extensions, then four narrowings (one made by the
+        // 8-to-16 extension, one by the float conversion).
+        assert_eq!(exact_narrow_conversions(&mut m), 7);
         let ops: Vec<Op> = m.functions[0].blocks[0]
             .instructions
             .iter()
@@ -278,6 +329,11 @@ mod tests {
             UConvert,
             // A sign extension is left alone.
             SConvert,
+            // Float to 8 bits: to 32 bits, then narrowed.
+            ConvertFToS,
+            ShiftLeftLogical,
+            ShiftRightArithmetic,
+            UConvert,
             Return,
         ];
         assert_eq!(ops, want);
