@@ -249,13 +249,19 @@ pub(super) fn int_types(m: &Module) -> HashMap<Word, IntType> {
 /// every lane, declared if missing.
 pub(super) fn mask_const(m: &mut Module, wide: Word, lanes: u32, value: u32) -> Word {
     let scalar = super::post::uint_const(m, value);
+    splat_const(m, wide, scalar, lanes)
+}
+
+/// `scalar` itself (`lanes` == 1), or the constant vector of type `ty` with `scalar` in every
+/// lane, declared if missing.
+pub(super) fn splat_const(m: &mut Module, ty: Word, scalar: Word, lanes: u32) -> Word {
     if lanes == 1 {
         return scalar;
     }
     let operands = vec![Operand::IdRef(scalar); lanes as usize];
     let found = m.types_global_values.iter().find(|i| {
         i.class.opcode == Op::ConstantComposite
-            && i.result_type == Some(wide)
+            && i.result_type == Some(ty)
             && i.operands == operands
     });
     if let Some(id) = found.and_then(|i| i.result_id) {
@@ -264,7 +270,7 @@ pub(super) fn mask_const(m: &mut Module, wide: Word, lanes: u32, value: u32) -> 
     let id = next_id(m);
     m.types_global_values.push(Instruction::new(
         Op::ConstantComposite,
-        Some(wide),
+        Some(ty),
         Some(id),
         operands,
     ));

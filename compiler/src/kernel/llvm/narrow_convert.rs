@@ -236,26 +236,7 @@ fn shift_const(m: &mut Module, ty: Word, width: u32, lanes: u32, value: u32) -> 
     }
     let scalar = scalar_of(m, ty);
     let c = super::post::u64_const(m, scalar, u64::from(value));
-    if lanes == 1 {
-        return c;
-    }
-    let operands = vec![Operand::IdRef(c); lanes as usize];
-    let found = m.types_global_values.iter().find(|i| {
-        i.class.opcode == Op::ConstantComposite
-            && i.result_type == Some(ty)
-            && i.operands == operands
-    });
-    if let Some(id) = found.and_then(|i| i.result_id) {
-        return id;
-    }
-    let id = next_id(m);
-    m.types_global_values.push(Instruction::new(
-        Op::ConstantComposite,
-        Some(ty),
-        Some(id),
-        operands,
-    ));
-    id
+    super::narrow_arith::splat_const(m, ty, c, lanes)
 }
 
 /// The component type of the vector type `ty`, or `ty` itself.
