@@ -277,8 +277,8 @@ fn reduce(text: &str, f: &Finding, label: &str) -> String {
     )
 }
 
-/// Shrinks a generated program with a wrong result: deletes every occurrence of a line at
-/// once, whatever its indentation (the kernel's statement and the host's copy of it), while
+/// Shrinks a generated program with a wrong result ([`fuzz::shrink`]: blocks, expressions and
+/// lines, each edit made on the kernel's statement and the host's copy of it alike) while
 /// device and host still disagree (not a compile or runtime error). Prints the result. With
 /// `CAJETA_FUZZ_REDUCE_LLVM` set it keeps a difference of LLVM's kernels only instead: the
 /// four ways run, an LLVM way disagrees, the rspirv ways agree, and no finding is a known
@@ -286,7 +286,7 @@ fn reduce(text: &str, f: &Finding, label: &str) -> String {
 fn reduce_program(path: &Path) {
     oracle::quiet_panics();
     let ctx = cajeta_tests::device_context(false).expect("a device");
-    let mut text = std::fs::read_to_string(path).expect("read --reduce-program");
+    let text = std::fs::read_to_string(path).expect("read --reduce-program");
     let llvm_only = std::env::var_os("CAJETA_FUZZ_REDUCE_LLVM").is_some();
     if llvm_only {
         executors::enable_llvm_kernels();
@@ -315,53 +315,9 @@ fn reduce_program(path: &Path) {
                 .all(|f| fuzz::known_defect("program", f).is_none())
     };
     assert!(fails(&text), "the program does not fail");
-    loop {
-        let mut changed = false;
-        // Compared without indentation: the host's copy of a kernel statement is indented
-        // deeper, and deleting one copy alone makes a difference of its own.
-        let mut lines: Vec<String> = text.lines().map(|l| l.trim().to_string()).collect();
-        lines.sort();
-        lines.dedup();
-        // The lines that move data to and from the device stay: without them the host
-        // compares against zeros, a different failure.
-        // Nor do the writes of outputs and shared memory: a buffer or shared array no
-        // statement writes holds undefined contents (garbage on NVIDIA), another failure.
-        let writes_memory = |l: &str| {
-            let target = l.split(" = ").next().unwrap_or("");
-            let name = target.split('[').next().unwrap_or("");
-            l.contains(" = ")
-                && target.ends_with(']')
-                && !name.is_empty()
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        };
-        let keep = |l: &str| {
-            writes_memory(l)
-                || [
-                    "launch(",
-                    "download(",
-                    "upload(",
-                    "heap KernelBuffer",
-                    "s.sync()",
-                ]
-                .iter()
-                .any(|k| l.contains(k))
-        };
-        for line in lines.into_iter().filter(|l| !keep(l)) {
-            let candidate: String = text
-                .lines()
-                .filter(|l| l.trim() != line)
-                .map(|l| format!("{l}\n"))
-                .collect();
-            if candidate != text && fails(&candidate) {
-                text = candidate;
-                let _ = std::fs::write("reduce-progress.cajeta", &text);
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
+    let text = fuzz::shrink::shrink(text, fails, |t| {
+        let _ = std::fs::write("reduce-progress.cajeta", t);
+    });
     print!("{text}");
 }
 

@@ -13,6 +13,7 @@ mod gen_vectors;
 pub mod mutate;
 pub mod oracle;
 pub mod rng;
+pub mod shrink;
 pub mod ty;
 pub mod zero_folds;
 
