@@ -116,6 +116,10 @@ fn edit_blocks(text: &str, header: &str, unwrap: bool) -> Option<String> {
         if lines[end].trim() != "}" {
             return None;
         }
+        // A write that goes leaves its slot holding whatever the memory held: another failure.
+        if !unwrap && lines[i + 1..end].iter().any(|l| writes_memory(l.trim())) {
+            return None;
+        }
         any = true;
         if unwrap {
             drop[i] = true;
@@ -191,7 +195,12 @@ fn expression_edits(text: &str) -> Vec<(String, String)> {
         if head || (keep_line(line) && !writes_memory(line)) {
             continue;
         }
-        for (g, kids) in groups(line) {
+        // Of a write, only the value: an index that moves leaves a slot unwritten.
+        let value = match line.split_once(" = ") {
+            Some((_, v)) if writes_memory(line) => v,
+            _ => line,
+        };
+        for (g, kids) in groups(value) {
             for k in kids
                 .into_iter()
                 .filter(|k| !is_type_name(&k[1..k.len() - 1]))
@@ -304,6 +313,16 @@ mod tests {
         assert!(edit_blocks(t, "if (!(dev == want)) {", true).is_none());
         assert!(edit_blocks(t, "if (!(dev == want)) {", false).is_some());
         assert!(expression_edits(t).iter().all(|(g, _)| !g.contains("dev")));
+    }
+
+    #[test]
+    fn writes_stay_with_their_index() {
+        let t = "if (c) {\n    out[(g + 1)] = (a + (b * 2));\n}\n";
+        assert!(edit_blocks(t, "if (c) {", false).is_none());
+        assert!(edit_blocks(t, "if (c) {", true).is_some());
+        let edits = expression_edits(t);
+        assert!(edits.iter().all(|(g, _)| g != "(g + 1)"), "{edits:?}");
+        assert!(edits.contains(&("(a + (b * 2))".into(), "(b * 2)".into())));
     }
 
     #[test]
