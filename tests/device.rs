@@ -399,3 +399,24 @@ fn rspirv_narrows_only_values_in_range() {
         }
     }
 }
+
+#[test]
+fn rspirv_converts_floats_to_64_bits_in_halves() {
+    // The check itself sees the one-step form.
+    let one_step = "%1 = OpTypeInt 64 0\n%2 = OpTypeFloat 32\n%5 = OpConvertFToU %1 %4\n";
+    assert_eq!(cajeta_tests::float_to_64_in_one_step(one_step).len(), 1);
+    let file = "device/wide_conversions.cajeta";
+    let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
+    let module = module.expect("checks");
+    let kernels =
+        driver::compile_kernels(&module, &SpirvOptions::default(), None).expect("compiles");
+    for (name, k) in kernels {
+        let text = cajetac::kernel::spirv::disassemble(&k.words);
+        let found = cajeta_tests::float_to_64_in_one_step(&text);
+        assert!(found.is_empty(), "{file}:{name:?}: {found:?}");
+        assert!(
+            text.contains("OpConvertFToU"),
+            "{file}:{name:?}: no conversion"
+        );
+    }
+}

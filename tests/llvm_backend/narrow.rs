@@ -195,3 +195,22 @@ fn the_narrow_check_sees_each_kind_of_problem() {
         assert!(p.starts_with(want), "{p} is not {want}");
     }
 }
+
+#[test]
+fn llvm_modules_convert_floats_to_64_bits_in_halves() {
+    // As the rspirv backend (`device::rspirv_converts_floats_to_64_bits_in_halves`).
+    let file = "device/wide_conversions.cajeta";
+    let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
+    let module = module.expect("checks");
+    for id in module.kernels() {
+        let name = module.function(id).name.clone();
+        let k = compile_one(&module, &name, KernelBackend::Llvm).expect("LLVM compiles");
+        let text = cajetac::kernel::spirv::disassemble(&k.words);
+        let found = cajeta_tests::float_to_64_in_one_step(&text);
+        assert!(found.is_empty(), "{file}:{name}: {found:?}\n{text}");
+        assert!(
+            text.contains("OpConvertFToU"),
+            "{file}:{name}: no conversion"
+        );
+    }
+}

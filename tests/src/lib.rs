@@ -295,3 +295,28 @@ pub fn workgroup_array_elements(text: &str) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// The lines of a disassembled module that convert a float to a 64-bit integer in one
+/// instruction. Both kernel backends build such conversions from two 32-bit ones, since
+/// NVIDIA's 580 driver shortened a 64-bit conversion whose low word alone was used into a
+/// saturating 32-bit one (docs/fuzzing.md).
+pub fn float_to_64_in_one_step(text: &str) -> Vec<String> {
+    let mut wide = std::collections::HashSet::new();
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            [id, "=", "OpTypeInt", "64", _] => {
+                wide.insert(id.to_string());
+            }
+            [id, "=", "OpTypeVector", lane, _] if wide.contains(*lane) => {
+                wide.insert(id.to_string());
+            }
+            [_, "=", "OpConvertFToS" | "OpConvertFToU", ty, ..] if wide.contains(*ty) => {
+                found.push(line.trim().to_string());
+            }
+            _ => {}
+        }
+    }
+    found
+}

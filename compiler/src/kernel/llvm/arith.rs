@@ -310,7 +310,11 @@ impl FnLower<'_> {
         self.emit(format!("{le} = fcmp ole {fty} {c1}, {up_c}"));
         self.emit(format!("{c2} = select i1 {le}, {fty} {c1}, {fty} {up_c}"));
         let inst = if signed { "fptosi" } else { "fptoui" };
-        self.emit(format!("{r} = {inst} {fty} {c2} to {ity}"));
+        if n == 64 && self.target == super::target::Target::Spirv {
+            self.float_to_64_in_halves(&c2, fty, from, signed, &r);
+        } else {
+            self.emit(format!("{r} = {inst} {fty} {c2} to {ity}"));
+        }
         self.emit(format!("{over} = fcmp oge {fty} {x}, {th_c}"));
         self.emit(format!("{out} = select i1 {over}, {ity} {hi_i}, {ity} {r}"));
         if signed && !representable {
@@ -343,6 +347,67 @@ impl FnLower<'_> {
             text: done,
             ty: ity,
         })
+    }
+}
+
+impl FnLower<'_> {
+    /// `r = (int64 or uint64) c` for a clamped float `c` (no NaN, within the range), built
+    /// from two 32-bit conversions for the SPIR-V target, as the rspirv backend does
+    /// (`kernel/spirv/float_to_wide.rs`): NVIDIA's 580 driver shortened a 64-bit conversion
+    /// whose low word alone was used into a saturating 32-bit one. The magnitude's high word
+    /// is `trunc(|c| / 2^32)`, its low word `|c| - high * 2^32` (both exact, below 2^32); a
+    /// negative value is negated in 64 bits. A float16 converts in 32 bits (it fits).
+    fn float_to_64_in_halves(
+        &mut self,
+        c: &str,
+        fty: &str,
+        from: ScalarType,
+        signed: bool,
+        r: &str,
+    ) {
+        let (conv, ext) = if signed {
+            ("fptosi", "sext")
+        } else {
+            ("fptoui", "zext")
+        };
+        if from.bits() < 32 {
+            let w = self.tmp();
+            self.emit(format!("{w} = {conv} {fty} {c} to i32"));
+            self.emit(format!("{r} = {ext} i32 {w} to i64"));
+            return;
+        }
+        let [neg, flipped, abs, scaled, hi, hi_f, back, lo_f, lo] = self.tmps();
+        let m = if signed {
+            let zero = float_const_of(from, 0.0);
+            self.emit(format!("{neg} = fcmp olt {fty} {c}, {zero}"));
+            self.emit(format!("{flipped} = fneg {fty} {c}"));
+            self.emit(format!(
+                "{abs} = select i1 {neg}, {fty} {flipped}, {fty} {c}"
+            ));
+            abs
+        } else {
+            c.to_string()
+        };
+        let (inv, word) = (
+            float_const_of(from, 2f64.powi(-32)),
+            float_const_of(from, 2f64.powi(32)),
+        );
+        self.emit(format!("{scaled} = fmul {fty} {m}, {inv}"));
+        self.emit(format!("{hi} = fptoui {fty} {scaled} to i32"));
+        self.emit(format!("{hi_f} = uitofp i32 {hi} to {fty}"));
+        self.emit(format!("{back} = fmul {fty} {hi_f}, {word}"));
+        self.emit(format!("{lo_f} = fsub {fty} {m}, {back}"));
+        self.emit(format!("{lo} = fptoui {fty} {lo_f} to i32"));
+        let [hz, hs, lz, mag, negated] = self.tmps();
+        self.emit(format!("{hz} = zext i32 {hi} to i64"));
+        self.emit(format!("{hs} = shl i64 {hz}, 32"));
+        self.emit(format!("{lz} = zext i32 {lo} to i64"));
+        let whole = if signed { mag.clone() } else { r.to_string() };
+        self.emit(format!("{whole} = or i64 {hs}, {lz}"));
+        if signed {
+            self.emit(format!("{negated} = sub i64 0, {mag}"));
+            self.emit(format!("{r} = select i1 {neg}, i64 {negated}, i64 {mag}"));
+        }
     }
 }
 

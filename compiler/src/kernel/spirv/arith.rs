@@ -421,7 +421,12 @@ impl FnCx<'_, '_> {
         } else {
             Op::ConvertFToU
         };
-        let mut r = self.op(opcode, ity, &[c])?;
+        // A 64-bit result in two 32-bit halves: NVIDIA's driver shortened a 64-bit
+        // conversion whose low word alone was used into a saturating 32-bit one.
+        let mut r = match work.bits() {
+            64 => self.float_to_64_in_halves(c, from, to, span)?,
+            _ => self.op(opcode, ity, &[c])?,
+        };
         let over = self.op(Op::FOrdGreaterThanEqual, bool_ty, &[v, threshold_c])?;
         r = self.op(Op::Select, ity, &[over, hi_c, r])?;
         if signed && !representable {

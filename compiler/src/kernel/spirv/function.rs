@@ -306,6 +306,22 @@ impl<'a, 'm> FnCx<'a, 'm> {
         Ok(id)
     }
 
+    /// One `GLSL.std.450` instruction with id operands.
+    pub(crate) fn glsl_op(
+        &mut self,
+        inst: rspirv::spirv::GlslStd450Op,
+        ty: Word,
+        args: &[Word],
+        span: crate::diagnostics::Span,
+    ) -> Res<Word> {
+        let set = self.cx.glsl();
+        let operands = args.iter().map(|&v| Operand::IdRef(v)).collect::<Vec<_>>();
+        self.cx
+            .b
+            .ext_inst(ty, None, set, inst as u32, operands)
+            .ice(span)
+    }
+
     /// Whether the current block has been terminated (what follows is unreachable).
     pub(crate) fn terminated(&self) -> bool {
         self.cx.b.selected_block().is_none()

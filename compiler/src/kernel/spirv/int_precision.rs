@@ -303,11 +303,6 @@ impl FnCx<'_, '_> {
 
     /// One `GLSL.std.450` instruction.
     fn glsl(&mut self, ty: Word, inst: G, vals: &[Word], e: &Expr) -> Res<Word> {
-        let set = self.cx.glsl();
-        let operands = vals.iter().map(|&v| Operand::IdRef(v)).collect::<Vec<_>>();
-        self.cx
-            .b
-            .ext_inst(ty, None, set, inst as u32, operands)
-            .ice(e.span)
+        self.glsl_op(inst, ty, vals, e.span)
     }
 }

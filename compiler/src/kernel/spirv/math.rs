@@ -2,11 +2,10 @@
 //! Every instruction used is defined per component, so a vector operand lowers the same way
 //! with a vector result type.
 
-use rspirv::dr::Operand;
 use rspirv::spirv::{GlslStd450Op as G, Op, Word};
 
 use super::function::FnCx;
-use super::{unsupported, BuildExt, Res};
+use super::{unsupported, Res};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::{BitsFn, Expr, MathFn, ScalarType, Type};
 
@@ -166,12 +165,7 @@ impl FnCx<'_, '_> {
     }
 
     fn glsl_inst(&mut self, ty: Word, inst: G, vals: &[Word], e: &Expr) -> Res<Word> {
-        let set = self.cx.glsl();
-        let operands = vals.iter().map(|&v| Operand::IdRef(v)).collect::<Vec<_>>();
-        self.cx
-            .b
-            .ext_inst(ty, None, set, inst as u32, operands)
-            .ice(e.span)
+        self.glsl_op(inst, ty, vals, e.span)
     }
 
     /// `Bits.*` on 32-bit integers.

@@ -31,6 +31,7 @@ mod debug_printf;
 mod disasm;
 mod expr;
 mod feature_set;
+mod float_to_wide;
 mod function;
 mod group_segmented;
 mod hoist;

@@ -12,7 +12,7 @@ use rspirv::dr::Operand;
 use rspirv::spirv::{Decoration, GlslStd450Op, Op, Word};
 
 use super::function::FnCx;
-use super::{unsupported, BuildExt, Res};
+use super::{unsupported, Res};
 use crate::diagnostics::Span;
 use crate::ir::{BinaryOp, Expr, ScalarType, Type, UnaryOp, VecFn};
 
@@ -203,16 +203,6 @@ impl FnCx<'_, '_> {
                 format!("{op:?} on `{}` and `{}`", a.ty, b.ty),
             )),
         }
-    }
-
-    /// A `GLSL.std.450` instruction.
-    fn glsl_op(&mut self, inst: GlslStd450Op, ty: Word, args: &[Word], span: Span) -> Res<Word> {
-        let set = self.cx.glsl();
-        let operands = args.iter().map(|&a| Operand::IdRef(a)).collect::<Vec<_>>();
-        self.cx
-            .b
-            .ext_inst(ty, None, set, inst as u32, operands)
-            .ice(span)
     }
 
     /// `((x0*y0 + x1*y1) + x2*y2) + x3*y3`, each step rounded.
