@@ -179,6 +179,13 @@ fn plan() -> Plan {
             vec![A::Tex(7), A::Smp(s), A::Buf(3), A::Buf(o), A::U32(n as u32)],
         ));
     }
+    let o = out(4 * 8 * 16 * 8, &mut buffers);
+    launches.push((
+        "fetchLanes",
+        [1, 2],
+        [16, 4],
+        vec![A::Tex(0), A::Tex(4), A::Buf(o)],
+    ));
     let (f, u, i, z) = (
         out(4 * 60 * 16, &mut buffers),
         out(60 * 16, &mut buffers),

@@ -6,11 +6,13 @@
 //! arguments and launch shape; the time is the wall time of a launch until its results are
 //! in memory (the Vulkan side: launch + `sync()`), the median of the repetitions after one
 //! warm-up. The outputs are compared (integers exactly, floats within 1e-4 relative; all but
-//! `blurY`'s, whose input image is unwritten) and a disagreement fails the run.
+//! `blurY`'s, whose input image is unwritten) and a disagreement fails the run. A last line
+//! times `saxpy`'s arithmetic as a plain Rust loop on the CPU device's thread count: the
+//! memory-bound floor of a kernel that only streams its buffers.
 //! docs/PERFORMANCE.md has the figures.
 //!
 //! ```text
-//! cpu_speed [--reps N]
+//! cpu_speed [--reps N] [--only KERNEL]
 //! ```
 
 use std::time::Instant;
@@ -20,6 +22,9 @@ use cajeta_runtime::{Context, ImageFormat, KernelArg, LaunchConfig, ScalarValue,
 use cajetac::diagnostics::SourceMap;
 use cajetac::ir::{FunctionId, FunctionKind, Module};
 use cajetac::kernel::spirv::{SpirvOptions, TargetEnv};
+
+/// Floats of `saxpy`'s two buffers.
+const SAXPY_N: u32 = 16_000_000;
 
 /// One measured kernel: its program, name, shape, buffers (initial words) and scalars.
 struct Case {
@@ -72,7 +77,7 @@ fn cases() -> Vec<Case> {
             .map(|i| (((lcg(i ^ seed) >> 8) as f32) / 8_388_608.0 - 1.0).to_bits())
             .collect()
     };
-    let sax = 16_000_000u32;
+    let sax = SAXPY_N;
     vec![
         Case {
             file: "reduction.cajeta",
@@ -357,6 +362,35 @@ fn on_vulkan(
     (median(times), out)
 }
 
+/// The memory-bound reference for `saxpy`: `y[i] = a * x[i] + y[i]` over `n` floats as a
+/// plain Rust loop (which LLVM vectorizes), split into one contiguous part per thread on
+/// `threads` scoped threads (spawned per run, as the CPU device's workers are); the median
+/// milliseconds of `reps` runs after a warm-up. It moves the same bytes as the kernel (two
+/// reads and one write per element), so neither device can beat it by much.
+fn saxpy_reference(n: usize, threads: usize, reps: usize) -> f64 {
+    let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.25).collect();
+    let mut y: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+    let chunk = n.div_ceil(threads.max(1));
+    let mut times = Vec::new();
+    for rep in 0..=reps {
+        let start = Instant::now();
+        std::thread::scope(|s| {
+            for (xs, ys) in x.chunks(chunk).zip(y.chunks_mut(chunk)) {
+                s.spawn(move || {
+                    for (yv, xv) in ys.iter_mut().zip(xs) {
+                        *yv += 2.0 * xv;
+                    }
+                });
+            }
+        });
+        if rep > 0 {
+            times.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    std::hint::black_box(&y);
+    median(times)
+}
+
 fn agree(float: bool, a: &[Vec<u8>], b: &[Vec<u8>]) -> bool {
     if !float {
         return a == b;
@@ -380,6 +414,11 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(5);
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
     let ctx = Context::new().expect("a Vulkan device to compare with");
     let dev = CpuDevice::new();
     let options = SpirvOptions {
@@ -394,6 +433,9 @@ fn main() {
     println!("| kernel | barriers | vulkan ms | cpu ms | cpu / vulkan |");
     println!("|---|---|---|---|---|");
     for case in cases() {
+        if only.as_ref().is_some_and(|k| k != case.kernel) {
+            continue;
+        }
         let m = module(case.file, case.source);
         let id = m
             .functions
@@ -424,4 +466,9 @@ fn main() {
             c_ms / g_ms
         );
     }
+    println!(
+        "saxpy as a plain Rust loop on {} threads (the memory-bound reference): {:.2} ms",
+        dev.threads(),
+        saxpy_reference(SAXPY_N as usize, dev.threads(), reps)
+    );
 }

@@ -67,18 +67,25 @@ pub(crate) fn compile(
             CodeModel::Small,
         )
         .ok_or("cannot create an LLVM target machine")?;
-    let optimize = |module: &inkwell::module::Module<'_>| -> Result<(), String> {
+    // `vectorizers`: LLVM's loop and SLP vectorizers run. They do not before the vector
+    // form is written: it takes scalar code only, and the SLP vectorizer would pair up
+    // values (two channels of a texel, two adjacent stores) into short vectors it refuses.
+    let optimize = |module: &inkwell::module::Module<'_>, vectorizers: bool| {
         module.set_triple(&triple);
         module.set_data_layout(&machine.get_target_data().get_data_layout());
+        let options = PassBuilderOptions::create();
+        options.set_loop_vectorization(vectorizers);
+        options.set_loop_slp_vectorization(vectorizers);
         module
-            .run_passes("default<O2>", &machine, PassBuilderOptions::create())
+            .run_passes("default<O2>", &machine, options)
             .map_err(|e| format!("optimize: {}", e.to_string_lossy()))
     };
-    optimize(&module)?;
+    let lanes = simd::lane_count();
+    let try_simd = simd.is_some() && lanes > 1;
+    optimize(&module, !try_simd)?;
     let mut note = String::new();
     let mut vector_workgroup = None;
-    let lanes = simd::lane_count();
-    if let (Some((kernel, workgroup)), true) = (simd, lanes > 1) {
+    if let (Some((kernel, workgroup)), true) = (simd, try_simd) {
         let function = module
             .get_function(kernel)
             .ok_or_else(|| format!("no function `{kernel}` to vectorize"))?;
@@ -99,11 +106,20 @@ pub(crate) fn compile(
                     }
                     format!("the vector form: {e}")
                 })?;
-                optimize(&module)?;
+                optimize(&module, true)?;
                 vector_workgroup = Some(workgroup);
                 note = format!("; {lanes} lanes per vector ({})\n", simd::SIMD_WORKGROUP);
             }
-            Err(why) => note = format!("; scalar invocations: the vector form refused {why}\n"),
+            Err(why) => {
+                if let Some(path) = &dump {
+                    let refused = path.with_extension("refused.ll");
+                    let _ = std::fs::write(refused, module.print_to_string().to_string());
+                }
+                // The scalar workgroup loop, optimized with the vectorizers after all.
+                module = parse(text)?;
+                optimize(&module, true)?;
+                note = format!("; scalar invocations: the vector form refused {why}\n");
+            }
         }
     }
     if let Some(path) = dump {

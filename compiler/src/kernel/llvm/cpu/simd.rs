@@ -472,6 +472,65 @@ define void @workgroup(ptr %ctx) {
         assert!(v.contains(&format!("@\"{SIMD_WORKGROUP}\"")), "{v}");
     }
 
+    /// A texel read of a blur's shape: a direct load inside the texture, a call of the
+    /// module's lane-by-lane helper outside it.
+    const FETCH: &str = r#"
+define internal fastcc { float, float, float, float } @"cajeta.cpu.lanewise.fetch2d"(ptr %tex, i32 %x) noinline {
+  %r = insertvalue { float, float, float, float } zeroinitializer, float 1.0, 3
+  ret { float, float, float, float } %r
+}
+define void @kernel(ptr %ctx) {
+entry:
+  %gp = getelementptr inbounds i8, ptr %ctx, i64 48
+  %x = load i32, ptr %gp
+  %pp = getelementptr inbounds i8, ptr %ctx, i64 8
+  %out = load ptr, ptr %pp, !invariant.load !0
+  %in = icmp ult i32 %x, 100
+  br i1 %in, label %direct, label %call
+direct:
+  %p = getelementptr float, ptr %out, i32 %x
+  %d = load float, ptr %p
+  br label %join
+call:
+  %t = call fastcc { float, float, float, float } @"cajeta.cpu.lanewise.fetch2d"(ptr %out, i32 %x)
+  %c = extractvalue { float, float, float, float } %t, 3
+  br label %join
+join:
+  %v = phi float [ %d, %direct ], [ %c, %call ]
+  %q = getelementptr float, ptr %out, i32 %x
+  store float %v, ptr %q
+  ret void
+}
+define void @workgroup(ptr %ctx) {
+  ret void
+}
+!0 = !{}
+"#;
+
+    #[test]
+    fn a_lanewise_call_runs_once_per_active_lane() {
+        let v = vector_form(FETCH).expect("vectorized");
+        // A loop over the set bits of the call block's mask, lowest lane first.
+        assert!(v.contains("to i8\n"), "{v}");
+        assert!(v.contains("@llvm.cttz.i8("), "{v}");
+        // Each lane's own x, and the helper's calling convention kept.
+        assert!(v.contains("extractelement <8 x i32> %i1.v, i64"), "{v}");
+        assert!(v.contains("= call cc 8 { float, float, float, float } @\"cajeta.cpu.lanewise.fetch2d\"(ptr %i3, i32 %s"), "{v}");
+        // The extracted lane, from its slot of 8.
+        assert!(v.contains(".lanes.3 = alloca [8 x float]"), "{v}");
+        assert!(v.contains("= load <8 x float>, ptr %i7.lanes.3"), "{v}");
+    }
+
+    #[test]
+    fn a_lanewise_result_used_whole_keeps_the_scalar_loop() {
+        let text = FETCH.replace(
+            "  %c = extractvalue { float, float, float, float } %t, 3\n",
+            "  %s = insertvalue { float, float, float, float } %t, float 0.0, 0\n  %c = extractvalue { float, float, float, float } %s, 3\n",
+        );
+        let why = vector_form(&text).expect_err("refused");
+        assert!(why.contains("field by field"), "{why}");
+    }
+
     #[test]
     fn atomics_keep_the_scalar_loop() {
         let text = ESCAPE.replace(

@@ -63,6 +63,11 @@ const ELEMENTWISE: &[&str] = &[
     "canonicalize",
 ];
 
+/// The name prefix of the module's own helpers the vector form calls once per active lane
+/// (a loop over the lanes of the mask): a call with scalar arguments whose result is a
+/// scalar, or a vector of which only constant lanes are extracted (a texel).
+pub(crate) const LANEWISE_PREFIX: &str = "cajeta.cpu.lanewise.";
+
 /// Calls that do nothing the vector form needs.
 pub(super) const IGNORED: &[&str] = &[
     "llvm.lifetime.",
@@ -104,6 +109,73 @@ pub(super) unsafe fn instructions(b: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
 pub(super) unsafe fn callee(inst: LLVMValueRef) -> Option<String> {
     let f = LLVMGetCalledValue(inst);
     (!LLVMIsAFunction(f).is_null()).then(|| name_of(f))
+}
+
+/// Whether `inst` is a call of a lane-by-lane helper ([`LANEWISE_PREFIX`]).
+pub(super) unsafe fn is_lanewise(inst: LLVMValueRef) -> bool {
+    !LLVMIsACallInst(inst).is_null() && callee(inst).is_some_and(|n| n.starts_with(LANEWISE_PREFIX))
+}
+
+/// Whether `t` is a type a lane of the vector form holds (an integer, float or pointer).
+unsafe fn is_scalar_type(t: LLVMTypeRef) -> bool {
+    matches!(
+        LLVMGetTypeKind(t),
+        LLVMTypeKind::LLVMIntegerTypeKind
+            | LLVMTypeKind::LLVMHalfTypeKind
+            | LLVMTypeKind::LLVMBFloatTypeKind
+            | LLVMTypeKind::LLVMFloatTypeKind
+            | LLVMTypeKind::LLVMDoubleTypeKind
+            | LLVMTypeKind::LLVMPointerTypeKind
+    )
+}
+
+/// The element types of lane-by-lane call `inst`'s result: one for a scalar, the fields of
+/// a structure of scalars (a texel), none for `void`.
+pub(super) unsafe fn lanewise_fields(inst: LLVMValueRef) -> Vec<LLVMTypeRef> {
+    let ty = LLVMTypeOf(inst);
+    match LLVMGetTypeKind(ty) {
+        LLVMTypeKind::LLVMVoidTypeKind => Vec::new(),
+        LLVMTypeKind::LLVMStructTypeKind => (0..LLVMCountStructElementTypes(ty))
+            .map(|i| LLVMStructGetTypeAtIndex(ty, i))
+            .collect(),
+        _ => vec![ty],
+    }
+}
+
+/// Why lane-by-lane call `inst` is not one the vector form writes, if it is not: its
+/// arguments must be scalars, its result a scalar or a structure of scalars of which only
+/// fields are extracted.
+unsafe fn check_lanewise(inst: LLVMValueRef) -> Result<(), String> {
+    for i in 0..LLVMGetNumArgOperands(inst) {
+        if !is_scalar_type(LLVMTypeOf(LLVMGetOperand(inst, i))) {
+            return Err("a lane-by-lane call with an argument other than a scalar".into());
+        }
+    }
+    let ty = LLVMTypeOf(inst);
+    if LLVMGetTypeKind(ty) != LLVMTypeKind::LLVMStructTypeKind {
+        return match is_scalar_type(ty) || LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMVoidTypeKind {
+            true => Ok(()),
+            false => Err(format!(
+                "a lane-by-lane call returning `{}`",
+                print_type(ty)
+            )),
+        };
+    }
+    if !lanewise_fields(inst).into_iter().all(|t| is_scalar_type(t)) {
+        return Err(format!(
+            "a lane-by-lane call returning `{}`",
+            print_type(ty)
+        ));
+    }
+    let mut u = LLVMGetFirstUse(inst);
+    while !u.is_null() {
+        let user = LLVMGetUser(u);
+        if LLVMIsAExtractValueInst(user).is_null() || LLVMGetNumIndices(user) != 1 {
+            return Err("a lane-by-lane call's result used other than field by field".into());
+        }
+        u = LLVMGetNextUse(u);
+    }
+    Ok(())
 }
 
 /// The base name of an elementwise intrinsic (`llvm.smax.i32` → `smax`).
@@ -162,6 +234,16 @@ impl Emit<'_> {
     pub(super) unsafe fn check(&self, inst: LLVMValueRef) -> Result<(), String> {
         use LLVMOpcode::*;
         let ty = LLVMTypeOf(inst);
+        if is_lanewise(inst) {
+            return check_lanewise(inst);
+        }
+        if LLVMGetInstructionOpcode(inst) == LLVMExtractValue {
+            // Only of a lane-by-lane call's result (`check_lanewise` checked it).
+            return match is_lanewise(LLVMGetOperand(inst, 0)) {
+                true => Ok(()),
+                false => Err("an `extractvalue` other than of a lane-by-lane call".into()),
+            };
+        }
         if !matches!(
             LLVMGetTypeKind(ty),
             LLVMTypeKind::LLVMVoidTypeKind
@@ -296,6 +378,8 @@ impl Emit<'_> {
                         !lockstep.iter().any(|l| self.cfg.loops[*l].header == b)
                     }
                     LLVMStore | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem => true,
+                    // Run for the active lanes only, never for all of them at once.
+                    LLVMCall => is_lanewise(inst),
                     LLVMLoad => {
                         let p = LLVMGetOperand(inst, 0);
                         if self.ctx_offset(p).is_some() {
@@ -326,6 +410,11 @@ impl Emit<'_> {
     pub(super) unsafe fn find_accumulators(&mut self) {
         for (&inst, &def) in &self.block_of {
             if self.uniform.contains(&inst) || self.cfg.inner[def].is_none() {
+                continue;
+            }
+            // A lane-by-lane call's structure result has no vector form of its own: its
+            // fields' slots (`%name.lanes.K`) keep each lane's last value anyway.
+            if LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMTypeKind::LLVMStructTypeKind {
                 continue;
             }
             let mut u = LLVMGetFirstUse(inst);

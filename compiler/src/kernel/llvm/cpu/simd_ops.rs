@@ -5,11 +5,11 @@
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
-use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
+use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate, LLVMTypeKind};
 
 use super::simd_classify::{
-    callee, elementwise, mangling, name_of, pointer_mangling, print_type, print_value,
-    vector_intrinsic, IGNORED,
+    callee, elementwise, is_lanewise, lanewise_fields, mangling, name_of, pointer_mangling,
+    print_type, print_value, vector_intrinsic, IGNORED,
 };
 use super::simd_emit::Emit;
 
@@ -164,6 +164,16 @@ impl Emit<'_> {
                 }
                 format!("getelementptr {src}, {}", parts.join(", "))
             }
+            LLVMCall if is_lanewise(inst) => {
+                self.lanewise_call(inst, b, mask);
+                return Ok(());
+            }
+            LLVMExtractValue => {
+                // Of a lane-by-lane call (`check`): the lanes' values of that field.
+                let field = *LLVMGetIndices(inst);
+                let call = name_of(LLVMGetOperand(inst, 0));
+                format!("load {vty}, ptr %{call}.lanes.{field}")
+            }
             LLVMCall => {
                 let called = callee(inst).unwrap_or_default();
                 if IGNORED.iter().any(|p| called.starts_with(p)) {
@@ -195,6 +205,114 @@ impl Emit<'_> {
         };
         self.line(format!("%{name}.v = {text}"));
         Ok(())
+    }
+
+    /// Lane-by-lane call `inst` of block `b`: the helper called once for each lane of
+    /// `mask`, lowest first (a loop over the mask's set bits), its arguments that lane's
+    /// values. Each lane's result goes to a slot of `W` elements, `%name.lanes.K` for
+    /// field `K` of a structure result (`%name.lanes.0` for a scalar one), which holds what
+    /// the lanes last got; a scalar result is then `%name.v`, read from its slot.
+    unsafe fn lanewise_call(&mut self, inst: LLVMValueRef, b: usize, mask: &str) {
+        let w = self.lanes;
+        let name = name_of(inst);
+        let ret = LLVMTypeOf(inst);
+        let fields: Vec<String> = lanewise_fields(inst)
+            .into_iter()
+            .map(|t| print_type(t))
+            .collect();
+        let structure = LLVMGetTypeKind(ret) == LLVMTypeKind::LLVMStructTypeKind;
+        for (k, field) in fields.iter().enumerate() {
+            self.allocas.push_str(&format!(
+                "  %{name}.lanes.{k} = alloca [{w} x {field}], align 64\n"
+            ));
+        }
+        // The varying arguments as vectors, before the loop.
+        let mut args = Vec::new();
+        for i in 0..LLVMGetNumArgOperands(inst) {
+            let o = LLVMGetOperand(inst, i);
+            let t = Self::ty(o);
+            if self.is_uniform(o) {
+                args.push((t, None, self.scalar(o)));
+            } else {
+                let v = self.vector(o, b, b);
+                args.push((t, Some(v), String::new()));
+            }
+        }
+        let bits = self.tmp();
+        let slot = format!("%{name}.todo");
+        self.allocas.push_str(&format!("  {slot} = alloca i{w}\n"));
+        self.line(format!("{bits} = bitcast <{w} x i1> {mask} to i{w}"));
+        self.line(format!("store i{w} {bits}, ptr {slot}"));
+        let (head, body, done) = (
+            self.label("lanes"),
+            self.label("lane"),
+            self.label("lanes.done"),
+        );
+        self.line(format!("br label %{head}"));
+        self.out.push_str(&format!("{head}:\n"));
+        let [m, any] = [self.tmp(), self.tmp()];
+        self.line(format!("{m} = load i{w}, ptr {slot}"));
+        self.line(format!("{any} = icmp ne i{w} {m}, 0"));
+        self.line(format!("br i1 {any}, label %{body}, label %{done}"));
+        self.out.push_str(&format!("{body}:\n"));
+        let [lane, index, less, rest] = [self.tmp(), self.tmp(), self.tmp(), self.tmp()];
+        self.line(format!(
+            "{lane} = call i{w} @llvm.cttz.i{w}(i{w} {m}, i1 true)"
+        ));
+        self.declare(
+            &format!("llvm.cttz.i{w}"),
+            &format!("i{w}"),
+            &format!("i{w}, i1"),
+        );
+        self.line(format!("{index} = zext i{w} {lane} to i64"));
+        let mut texts = Vec::new();
+        for (t, v, s) in args {
+            match v {
+                Some(v) => {
+                    let e = self.tmp();
+                    self.line(format!("{e} = extractelement <{w} x {t}> {v}, i64 {index}"));
+                    texts.push(format!("{t} {e}"));
+                }
+                None => texts.push(format!("{t} {s}")),
+            }
+        }
+        let called = callee(inst).unwrap_or_default();
+        let ret_text = print_type(ret);
+        let r = self.tmp();
+        // The optimizer may have given the module's helper another calling convention.
+        let cc = match LLVMGetInstructionCallConv(inst) {
+            0 => String::new(),
+            n => format!("cc {n} "),
+        };
+        let call = format!("call {cc}{ret_text} @\"{called}\"({})", texts.join(", "));
+        if fields.is_empty() {
+            self.line(call);
+        } else {
+            self.line(format!("{r} = {call}"));
+            for (k, field) in fields.iter().enumerate() {
+                let value = if structure {
+                    let e = self.tmp();
+                    self.line(format!("{e} = extractvalue {ret_text} {r}, {k}"));
+                    e
+                } else {
+                    r.clone()
+                };
+                let p = self.tmp();
+                self.line(format!(
+                    "{p} = getelementptr [{w} x {field}], ptr %{name}.lanes.{k}, i64 0, i64 {index}"
+                ));
+                self.line(format!("store {field} {value}, ptr {p}"));
+            }
+        }
+        self.line(format!("{less} = sub i{w} {m}, 1"));
+        self.line(format!("{rest} = and i{w} {m}, {less}"));
+        self.line(format!("store i{w} {rest}, ptr {slot}"));
+        self.line(format!("br label %{head}"));
+        self.out.push_str(&format!("{done}:\n"));
+        if !structure && !fields.is_empty() {
+            let vty = self.vec(&fields[0]);
+            self.line(format!("%{name}.v = load {vty}, ptr %{name}.lanes.0"));
+        }
     }
 
     /// Whether the active lanes of pointer vector `p` (of `pty`, to `ty` elements) are

@@ -13,6 +13,42 @@ const SIZE_OFFSET: u32 = 16;
 const LEVEL0_OFFSET: u32 = 32;
 const FAST_OFFSET: u32 = 40;
 
+/// A texel's four channels as the helper returns them: a structure, not a vector, so that
+/// the optimizer keeps the channels scalar values (it makes short vectors of a vector's
+/// lanes, which the vector form does not take).
+const TEXEL_STRUCT: &str = "{ float, float, float, float }";
+
+/// The module's helper calling the runtime's `fetch` of a float `Texture2D` for one texel:
+/// `{ float, float, float, float } (ptr texture, i32 x, i32 y, i32 lod)`. Its name starts with
+/// [`super::simd_classify::LANEWISE_PREFIX`]: the vector form calls it once per active lane.
+pub(crate) const FETCH_2D_HELPER: &str = "cajeta.cpu.lanewise.fetch2d";
+
+/// The definition of [`FETCH_2D_HELPER`]. `noinline`, so that the kernel calls it rather
+/// than holding its stack slots and the indirect call.
+fn fetch_2d_helper() -> String {
+    let mut ret = String::new();
+    let mut last = "poison".to_string();
+    for lane in 0..4 {
+        ret.push_str(&format!(
+            "  %e{lane} = extractelement <4 x float> %r, i32 {lane}\n  %s{lane} = insertvalue {TEXEL_STRUCT} {last}, float %e{lane}, {lane}\n"
+        ));
+        last = format!("%s{lane}");
+    }
+    format!(
+        "define internal {TEXEL_STRUCT} @\"{FETCH_2D_HELPER}\"(ptr %tex, i32 %x, i32 %y, i32 %lod) noinline nounwind {{\n\
+         \x20 %c = alloca <4 x i32>, align 16\n\
+         \x20 %out = alloca <4 x i32>, align 16\n\
+         \x20 %c0 = insertelement <4 x i32> zeroinitializer, i32 %x, i32 0\n\
+         \x20 %c1 = insertelement <4 x i32> %c0, i32 %y, i32 1\n\
+         \x20 store <4 x i32> %c1, ptr %c, align 16\n\
+         \x20 %fp = getelementptr ptr, ptr %tex, i32 1\n\
+         \x20 %f = load ptr, ptr %fp, !invariant.load !{{}}\n\
+         \x20 call void %f(ptr %tex, ptr %c, i32 %lod, ptr %out)\n\
+         \x20 %r = load <4 x float>, ptr %out, align 16\n\
+         {ret}\x20 ret {TEXEL_STRUCT} %s3\n}}"
+    )
+}
+
 /// The entry line that makes texture or sampler binding `binding`'s handle `var`: the
 /// pointer its slot holds. The binding table does not change during a launch.
 pub(crate) fn access_handle(var: &str, binding: u32) -> String {
@@ -100,7 +136,7 @@ impl FnLower<'_> {
         self.emit(format!("{ok} = and i1 {a}, {b}"));
         self.emit(format!("br i1 {ok}, label %{direct}, label %{slow}"));
         self.start_block(&direct);
-        let [bp, base, x64, y64, w64, row, index, p, v, fast_texel] = self.tmps();
+        let [bp, base, x64, y64, w64, row, index, p, v] = self.tmps();
         self.emit(format!(
             "{bp} = getelementptr i8, ptr {tex}, i32 {LEVEL0_OFFSET}"
         ));
@@ -116,21 +152,48 @@ impl FnLower<'_> {
             "{p} = getelementptr float, ptr {base}, i64 {index}"
         ));
         self.emit(format!("{v} = load float, ptr {p}"));
-        self.emit(format!(
-            "{fast_texel} = insertelement <4 x float> <float 0.0, float 0.0, float 0.0, float 1.0>, float {v}, i32 0"
-        ));
         self.emit(format!("br label %{join}"));
+        // The call goes through a helper taking the coordinates as values (its stack slots
+        // are its own), so the kernel itself has no stack slot and no indirect call: the
+        // vector form (`simd.rs`) runs it lane by lane for the lanes that take this path.
         self.start_block(&slow);
-        let called = self.cpu_texture_fetch(tex, coord, lod, "<4 x float>");
-        let after_call = self.block.clone();
-        self.emit(format!("br label %{join}"));
-        self.start_block(&join);
-        let r = self.tmp();
+        if !self.globals.iter().any(|g| g.contains(FETCH_2D_HELPER)) {
+            self.globals.push(fetch_2d_helper());
+        }
+        let called = self.tmp();
         self.emit(format!(
-            "{r} = phi <4 x float> [ {fast_texel}, %{direct} ], [ {}, %{after_call} ]",
-            called.text
+            "{called} = call {TEXEL_STRUCT} @\"{FETCH_2D_HELPER}\"(ptr {tex}, i32 {x}, i32 {y}, i32 {lod})"
         ));
-        Val::new(r, "<4 x float>")
+        let mut slow_channels = Vec::new();
+        for lane in 0..4 {
+            let c = self.tmp();
+            self.emit(format!(
+                "{c} = extractvalue {TEXEL_STRUCT} {called}, {lane}"
+            ));
+            slow_channels.push(c);
+        }
+        self.emit(format!("br label %{join}"));
+        // One phi per channel (not one of the texel vector), so a kernel reading only `r`
+        // keeps one scalar phi and the other channels fold away.
+        self.start_block(&join);
+        let fast_channels = [v.as_str(), "0.0", "0.0", "1.0"];
+        let mut phis = Vec::new();
+        for (fast, slow_value) in fast_channels.iter().zip(&slow_channels) {
+            let c = self.tmp();
+            self.emit(format!(
+                "{c} = phi float [ {fast}, %{direct} ], [ {slow_value}, %{slow} ]"
+            ));
+            phis.push(c);
+        }
+        let mut texel = "poison".to_string();
+        for (lane, c) in phis.iter().enumerate() {
+            let t = self.tmp();
+            self.emit(format!(
+                "{t} = insertelement <4 x float> {texel}, float {c}, i32 {lane}"
+            ));
+            texel = t;
+        }
+        Val::new(texel, "<4 x float>")
     }
 
     /// `tex.fetch(…)` / `fetchLod`: the runtime's `fetch(tex, coords, lod, out)`.
