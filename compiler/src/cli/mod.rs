@@ -693,19 +693,25 @@ fn cajetac_main() -> ExitCode {
             device_profile,
             precision,
             checked,
-        } => build(
-            &files,
-            &out,
-            &emit,
-            resolve_backend(&target_env, backend),
-            kernel.as_deref(),
-            Report(error_format),
-            (device_profile.as_deref(), &precision, checked),
-        ),
+        } => {
+            // One stage stack for the whole command: the front end and the kernels then run
+            // on it without mapping one each.
+            driver::with_stage_stack(|| {
+                build(
+                    &files,
+                    &out,
+                    &emit,
+                    resolve_backend(&target_env, backend),
+                    kernel.as_deref(),
+                    Report(error_format),
+                    (device_profile.as_deref(), &precision, checked),
+                )
+            })
+        }
         Command::Check {
             files,
             error_format,
-        } => check(&files, Report(error_format)),
+        } => driver::with_stage_stack(|| check(&files, Report(error_format))),
         Command::Run {
             file,
             target_env,
