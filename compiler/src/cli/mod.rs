@@ -30,6 +30,7 @@ mod handover;
 mod outputs;
 mod precision_flags;
 mod quick_args;
+mod reflection_json;
 mod report;
 mod small_blocks;
 use backend_choice::{kernel_llvm_ir, resolve_backend, BackendArg};
@@ -379,12 +380,10 @@ fn build(
             ));
         }
         if emit.iter().any(|e| e == "reflect") {
-            // Sized for a typical document up front rather than grown by doubling from empty.
-            let mut json = Vec::with_capacity(4096);
-            if serde_json::to_writer_pretty(&mut json, &k.reflection).is_err() {
-                json.clear();
-            }
-            writes.push((out.join(format!("{stem}.json")), json));
+            writes.push((
+                out.join(format!("{stem}.json")),
+                reflection_json::reflection_json(&k.reflection),
+            ));
         }
         for (path, bytes) in writes {
             if let Err(e) = outputs::write_output(&path, &bytes) {
