@@ -217,9 +217,12 @@ fn read_files(paths: &[PathBuf], report: Report) -> Result<Vec<(String, String)>
     paths
         .iter()
         .map(|p| match std::fs::read(p) {
+            // Valid UTF-8 (nearly always) becomes the text without a copy; `from_utf8_lossy`
+            // checked it byte by byte and then copied it.
             Ok(bytes) => Ok((
                 p.display().to_string(),
-                String::from_utf8_lossy(&bytes).into_owned(),
+                String::from_utf8(bytes)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
             )),
             Err(e) => Err(report.io(format!("cannot read `{}`: {e}", p.display()))),
         })
