@@ -30,6 +30,7 @@ mod handover;
 mod outputs;
 mod precision_flags;
 mod quick_args;
+mod reflection_json;
 mod report;
 mod small_blocks;
 use backend_choice::{kernel_llvm_ir, resolve_backend, BackendArg};
@@ -216,9 +217,12 @@ fn read_files(paths: &[PathBuf], report: Report) -> Result<Vec<(String, String)>
     paths
         .iter()
         .map(|p| match std::fs::read(p) {
+            // Valid UTF-8 (nearly always) becomes the text without a copy; `from_utf8_lossy`
+            // checked it byte by byte and then copied it.
             Ok(bytes) => Ok((
                 p.display().to_string(),
-                String::from_utf8_lossy(&bytes).into_owned(),
+                String::from_utf8(bytes)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
             )),
             Err(e) => Err(report.io(format!("cannot read `{}`: {e}", p.display()))),
         })
@@ -379,12 +383,10 @@ fn build(
             ));
         }
         if emit.iter().any(|e| e == "reflect") {
-            // Sized for a typical document up front rather than grown by doubling from empty.
-            let mut json = Vec::with_capacity(4096);
-            if serde_json::to_writer_pretty(&mut json, &k.reflection).is_err() {
-                json.clear();
-            }
-            writes.push((out.join(format!("{stem}.json")), json));
+            writes.push((
+                out.join(format!("{stem}.json")),
+                reflection_json::reflection_json(&k.reflection),
+            ));
         }
         for (path, bytes) in writes {
             if let Err(e) = outputs::write_output(&path, &bytes) {
@@ -693,19 +695,25 @@ fn cajetac_main() -> ExitCode {
             device_profile,
             precision,
             checked,
-        } => build(
-            &files,
-            &out,
-            &emit,
-            resolve_backend(&target_env, backend),
-            kernel.as_deref(),
-            Report(error_format),
-            (device_profile.as_deref(), &precision, checked),
-        ),
+        } => {
+            // One stage stack for the whole command: the front end and the kernels then run
+            // on it without mapping one each.
+            driver::with_stage_stack(|| {
+                build(
+                    &files,
+                    &out,
+                    &emit,
+                    resolve_backend(&target_env, backend),
+                    kernel.as_deref(),
+                    Report(error_format),
+                    (device_profile.as_deref(), &precision, checked),
+                )
+            })
+        }
         Command::Check {
             files,
             error_format,
-        } => check(&files, Report(error_format)),
+        } => driver::with_stage_stack(|| check(&files, Report(error_format))),
         Command::Run {
             file,
             target_env,

@@ -8,6 +8,7 @@ pub mod cache;
 mod cpu;
 mod native;
 mod parallel;
+mod stage_stack;
 pub(crate) mod stdlib;
 mod stdlib_scan;
 
@@ -23,6 +24,8 @@ pub use cpu::{
 };
 pub use native::{run_program_entry, run_program_mode};
 pub use parallel::{default_threads, THREADS_VAR};
+pub use stage_stack::with_stage_stack;
+use stage_stack::STAGE_STACK;
 pub use stdlib::STDLIB_FILES;
 
 /// Parses and checks `files` (name, source) together with the stdlib.
@@ -35,21 +38,6 @@ pub fn frontend(
     files: &[(String, String)],
 ) -> Result<ir::Module, Vec<Diagnostic>> {
     with_stage_stack(|| frontend_on_this_stack(sources, files))
-}
-
-/// Stack the recursive stages need below the caller's frame before they run on the caller's
-/// stack. The parser keeps trees at most `MAX_NESTING` levels deep, and the deepest stage
-/// then takes about 3 MiB in an unoptimized build (a test thread has 2 MiB): below this much
-/// room, the stage runs on a fresh stack instead.
-const STAGE_RED_ZONE: usize = 8 << 20;
-
-/// The size of that fresh stack (reserved address space: only the pages used are touched).
-const STAGE_STACK: usize = 64 << 20;
-
-/// Runs `f` with at least [`STAGE_RED_ZONE`] of stack, on a fresh stack if need be, so that
-/// deep (but accepted) programs never overflow the caller's thread, whatever its stack size.
-pub fn with_stage_stack<T>(f: impl FnOnce() -> T) -> T {
-    stacker::maybe_grow(STAGE_RED_ZONE, STAGE_STACK, f)
 }
 
 fn frontend_on_this_stack(

@@ -53,7 +53,11 @@ pub(super) fn map_ordered<I: Sync, T: Send>(
                 std::thread::Builder::new()
                     .name(format!("cajeta-compile-{n}"))
                     .stack_size(WORKER_STACK)
-                    .spawn_scoped(s, || super::with_stage_stack(work))
+                    .spawn_scoped(s, || {
+                        super::stage_stack::on_thread_of_stack_size(WORKER_STACK, || {
+                            super::with_stage_stack(work)
+                        })
+                    })
                     .ok()
             })
             .collect();

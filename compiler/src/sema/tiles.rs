@@ -13,8 +13,13 @@ use super::generics_walk::{self, AstRewrite};
 use crate::syntax::ast::*;
 
 /// Rewrites the tiles of every method of the program's own files; `None` when none declares
-/// one (the files are then checked as they are).
+/// one (the files are then checked as they are). Without a `Tile<…>` parsed in any file
+/// (`SourceFile::tile_types`) there is nothing to rewrite, and the program is not copied: a
+/// tile in an instantiated generic was written in the template's file.
 pub fn rewrite(files: &[(SourceFile, bool)]) -> Option<Vec<(SourceFile, bool)>> {
+    if !files.iter().any(|(f, _)| f.tile_types) {
+        return None;
+    }
     let own = |(f, stdlib): &&(SourceFile, bool)| !*stdlib && !f.classes.is_empty();
     if files
         .iter()
@@ -53,13 +58,9 @@ struct Roles {
     uses: HashMap<String, &'static str>,
 }
 
-fn is_tile(t: &TypeExpr) -> bool {
-    matches!(&t.kind, TypeExprKind::Named { name, args } if name == "Tile" && args.len() == 3)
-}
-
 impl AstRewrite for Roles {
     fn ty(&mut self, t: &mut TypeExpr) {
-        self.tiles |= is_tile(t);
+        self.tiles |= t.is_tile();
     }
 
     fn expr(&mut self, e: &mut Expr) {
@@ -91,7 +92,7 @@ impl AstRewrite for Retype {
         let Stmt::Local { ty, decls, .. } = s else {
             return;
         };
-        if !is_tile(ty) {
+        if !ty.is_tile() {
             return;
         }
         let mut usages = decls.iter().map(|(n, _)| self.uses.get(&n.name));

@@ -25,6 +25,9 @@ pub struct SourceFile {
     /// Whether a function type (`(int32)->int32`) is written anywhere: the file may declare
     /// function tables.
     pub function_types: bool,
+    /// Whether a `Tile<T, Rows, Cols>` is written anywhere: the checker looks for tiles to
+    /// rewrite only in programs that have one.
+    pub tile_types: bool,
 }
 
 /// A class.
@@ -138,6 +141,14 @@ pub struct TypeExpr {
     pub kind: TypeExprKind,
     /// Where.
     pub span: Span,
+}
+
+impl TypeExpr {
+    /// Whether this is `Tile<T, Rows, Cols>`, Cajeta's cooperative matrix whose role the
+    /// checker infers (sema/tiles.rs).
+    pub fn is_tile(&self) -> bool {
+        matches!(&self.kind, TypeExprKind::Named { name, args } if name == "Tile" && args.len() == 3)
+    }
 }
 
 /// Shapes of written types.

@@ -24,6 +24,7 @@ pub const MAX_NESTING: u32 = 256;
 pub struct NestingGuard {
     first: Cell<Option<Span>>,
     function_types: Cell<bool>,
+    tile_types: Cell<bool>,
 }
 
 impl NestingGuard {
@@ -42,6 +43,12 @@ impl NestingGuard {
     /// Whether a function type was parsed.
     pub fn saw_function_types(&self) -> bool {
         self.function_types.get()
+    }
+
+    /// Whether a `Tile<T, Rows, Cols>` was parsed (noted by [`NestingGuard::ty`], which every
+    /// type with generic arguments passes through).
+    pub fn saw_tile_types(&self) -> bool {
+        self.tile_types.get()
     }
 
     /// The E0042 diagnostic for the first over-deep place, if there was one.
@@ -95,6 +102,9 @@ impl NestingGuard {
     /// Types are small, so their depth is counted on the spot rather than stored; the cut
     /// keeps every count below the limit.
     pub fn ty(&self, ty: TypeExpr) -> TypeExpr {
+        if ty.is_tile() {
+            self.tile_types.set(true);
+        }
         if type_depth(&ty) > MAX_NESTING {
             self.overflow(ty.span);
             return TypeExpr {

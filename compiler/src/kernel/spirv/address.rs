@@ -182,6 +182,18 @@ impl FnCx<'_, '_> {
 /// `OpStore` and cooperative-matrix load and store through a `PhysicalStorageBuffer`
 /// pointer, which SPIR-V requires of them.
 pub(crate) fn align_physical_accesses(module: &mut Module) {
+    // Most modules have no such pointer: tell before building the alignment maps (a few
+    // thousand instructions a kernel).
+    let physical_pointer = |i: &rspirv::dr::Instruction| {
+        i.class.opcode == Op::TypePointer
+            && matches!(
+                i.operands.first(),
+                Some(Operand::StorageClass(StorageClass::PhysicalStorageBuffer))
+            )
+    };
+    if !module.types_global_values.iter().any(physical_pointer) {
+        return;
+    }
     let mut align: HashMap<Word, u32> = HashMap::new();
     let mut pointer_align: HashMap<Word, u32> = HashMap::new();
     let literal = |o: Option<&Operand>| match o {

@@ -387,7 +387,7 @@ impl<'m> Ctx<'m> {
             ir,
             kernel,
             env,
-            types: types::TypeCache::default(),
+            types: types::TypeCache::for_kernel(),
             globals: module::Globals::default(),
             features: module::FeatureSet::default(),
             helpers: HashMap::new(),
