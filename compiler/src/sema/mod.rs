@@ -10,6 +10,7 @@ mod annotations;
 mod assign;
 mod body;
 pub mod bytes16;
+mod bytes16_ops;
 mod calls;
 mod constructors;
 mod conversions;
