@@ -101,6 +101,12 @@ pub enum HostOp {
     ParseDouble,
     /// `System.nanoTime()` → int64: a monotonic host clock in nanoseconds (arbitrary origin).
     NanoTime,
+    /// Made by `try`/`catch` (sema/try_catch.rs) → boolean: whether a launch in the `try`
+    /// block was refused and its refusal is waiting for the `catch`.
+    LaunchRefused,
+    /// Made by `try`/`catch` → String: the waiting refusal's message, which this clears
+    /// (the empty string when none waits).
+    TakeLaunchRefusal,
     /// `Files.readFloat32(path)` and friends: the whole file as raw little-endian elements.
     FileRead(ScalarType),
     /// `Files.writeFloat32(path, arr)` and friends: raw little-endian elements.

@@ -301,6 +301,11 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 return self.intrinsic_call(&class, None, name, args, span);
             }
         }
+        if args.is_empty() {
+            if let Some(message) = self.catch_message(recv, &name.name) {
+                return Ok(message);
+            }
+        }
         let r = self.expr(recv, None)?;
         let class = match &r.ty {
             Type::Image2D(_) => "Image2D",

@@ -45,6 +45,7 @@ mod switch;
 mod swizzle_assign;
 mod textures;
 mod tiles;
+mod try_catch;
 mod type_hints;
 mod typed_literals;
 mod uniformity;

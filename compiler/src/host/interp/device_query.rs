@@ -15,9 +15,9 @@ impl Interp<'_> {
     /// Evaluates a host-side device query.
     pub(super) fn device_query(&mut self, q: HostDeviceQuery, e: &Expr) -> Result<Value, Fail> {
         if q == HostDeviceQuery::LaunchFailures {
-            // A launch that fails ends the run with a runtime error: a running program has
-            // seen none.
-            return int_value(0, &e.ty, e.span);
+            // A refused launch outside `try` ends the run with a runtime error: a running
+            // program has seen only those it caught.
+            return int_value(self.launch_failures as u64, &e.ty, e.span);
         }
         if q != HostDeviceQuery::ActiveBackend {
             // Asking about the device uses it, on the CPU device as on Vulkan (where it makes

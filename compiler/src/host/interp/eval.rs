@@ -68,6 +68,11 @@ pub struct Interp<'a> {
     /// Each launched kernel's dynamic shared array (`launch_opts::dynamic_shared`).
     pub(super) shared_arrays:
         std::collections::HashMap<FunctionId, super::launch_opts::DynamicShared>,
+    /// The message of a refused launch inside a `try` block, waiting for its `catch`
+    /// ([`Interp::caught`]).
+    pub(crate) refusal: Option<String>,
+    /// Launches refused and caught so far (`Device.launchFailures()`).
+    pub(crate) launch_failures: i64,
 }
 
 impl<'a> Interp<'a> {
@@ -79,6 +84,8 @@ impl<'a> Interp<'a> {
             device,
             depth: 0,
             shared_arrays: std::collections::HashMap::new(),
+            refusal: None,
+            launch_failures: 0,
         }
     }
 

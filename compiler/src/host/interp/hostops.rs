@@ -117,6 +117,8 @@ impl Interp<'_> {
                     .or_else(|m| err(span, m))
             }
             HostOp::NanoTime => Ok(Value::Scalar(Scalar::I64(nano_time()))),
+            HostOp::LaunchRefused => Ok(Value::Scalar(Scalar::Bool(self.refusal.is_some()))),
+            HostOp::TakeLaunchRefusal => Ok(Value::str(self.refusal.take().unwrap_or_default())),
             HostOp::FileRead(_)
             | HostOp::FileWrite(_)
             | HostOp::ReadImage
