@@ -56,6 +56,7 @@ mod vector;
 mod vector_buffer;
 mod vector_methods;
 mod vector_ops;
+mod wave_cajeta;
 
 pub use crate::ir::const_fold::{float_to_int, round_to_float};
 pub use annotations::METHOD_ANNOTATION_NAMES;
