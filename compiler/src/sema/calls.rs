@@ -286,6 +286,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.wave_cajeta_call(recv, name, args, span) {
             return r;
         }
+        if let Some(r) = self.bits_permute_call(recv, name, args, span) {
+            return r;
+        }
         if let Some(r) = self.cooperative_matrix_call(recv, name, args, span) {
             return r;
         }

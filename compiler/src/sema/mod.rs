@@ -8,6 +8,7 @@
 
 mod annotations;
 mod assign;
+mod bits_permute;
 mod body;
 pub mod bytes16;
 mod bytes16_ops;
