@@ -33,7 +33,7 @@ pub(super) fn word_of(lane: ScalarType) -> ScalarType {
 }
 
 const METHODS: &str =
-    "v[k] (a constant k), dot(b), dot(b, acc), lut4(table), asWords(); Group.mac(acc, a, b)";
+    "v[k] (a constant k), dot(b), dot(b, acc), dotAccum(a, acc), lut4(table), asWords(); Group.mac(acc, a, b)";
 
 impl<'s, 'a> FnCtx<'s, 'a> {
     /// `stack Vector<int8, 16>(b0, …, b15)`, or one lane value for all sixteen.
@@ -200,6 +200,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 }
                 Ok(sequence(stmts, total.expect("four products")))
             }
+            ("dotAccum", 2) => self.bytes16_dot_accum(v, args, span),
             ("lut4", 1) => {
                 let table = self.expr(&args[0].value, Some(&vt))?;
                 let table = self.coerce(table, &vt, args[0].value.span)?;
@@ -216,6 +217,66 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 )),
             ),
         }
+    }
+
+    /// Cajeta's `w.dotAccum(a, acc)`: `acc` plus, in each lane `k`, the four byte products of
+    /// word `k` of `w` and of `a` (each byte taken with its own vector's signedness, so a
+    /// `Vector<uint8, 16>` of weights may meet `Vector<int8, 16>` activations), wrapping as
+    /// int32 does. Spelled out on the bytes on every backend: exact everywhere.
+    fn bytes16_dot_accum(&mut self, w: ir::Expr, args: &[ast::Arg], span: Span) -> R<ir::Expr> {
+        let Type::Bytes16(wl) = w.ty else {
+            unreachable!("dotAccum of another type")
+        };
+        let a = self.expr(&args[0].value, None)?;
+        let Type::Bytes16(al) = a.ty else {
+            let t = a.ty.clone();
+            return self.error(Diagnostic::error(
+                Code::TypeMismatch,
+                args[0].value.span,
+                format!("`dotAccum` takes a 16-lane byte vector (`Vector<int8, 16>` or `Vector<uint8, 16>`), found {t}"),
+            ));
+        };
+        let acc_ty = Type::Vector(ScalarType::I32, 4);
+        let acc = self.expr(&args[1].value, Some(&acc_ty))?;
+        let acc = self.coerce(acc, &acc_ty, args[1].value.span)?;
+        let mut stmts = Vec::new();
+        let w = self.bind_value(&mut stmts, w);
+        let a = self.bind_value(&mut stmts, a);
+        let acc = self.bind_value(&mut stmts, acc);
+        let i32t = ScalarType::I32;
+        let lane_of = |e: &ir::Expr, k: u8, word: ScalarType| ir::Expr {
+            kind: ExprKind::Swizzle(Box::new(e.clone()), vec![k]),
+            ty: Type::Scalar(word),
+            span,
+        };
+        // Byte j of a word, as `lane` (int8 or uint8), widened to int32.
+        let byte = |word: ir::Expr, j: u64, lane: ScalarType| {
+            let ws = word_of(lane);
+            let shifted = bin(BinaryOp::Shr, word, int(8 * j, ws, span), span);
+            convert(convert(shifted, lane, span), i32t, span)
+        };
+        let mut lanes = Vec::new();
+        for k in 0..4u8 {
+            let mut sum = lane_of(&acc, k, i32t);
+            for j in 0..4 {
+                let p = bin(
+                    BinaryOp::Mul,
+                    byte(lane_of(&w, k, word_of(wl)), j, wl),
+                    byte(lane_of(&a, k, word_of(al)), j, al),
+                    span,
+                );
+                sum = bin(BinaryOp::Add, sum, p, span);
+            }
+            lanes.push(sum);
+        }
+        Ok(sequence(
+            stmts,
+            ir::Expr {
+                kind: ExprKind::Construct(lanes),
+                ty: acc_ty,
+                span,
+            },
+        ))
     }
 
     /// Cajeta's `q.lut4(table)`: lane `i` of the result is `table[q[i] & 15]`, the low nibble
