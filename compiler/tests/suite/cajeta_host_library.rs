@@ -371,3 +371,38 @@ fn pinned_and_unified_buffers_move_data_with_host_store_and_load() {
         );
     }
 }
+
+#[test]
+fn the_cpu_worker_cap_bounds_the_cpu_devices_launches() {
+    // Cajeta's Device.setCpuWorkerCap / cpuWorkerCap / lastLaunchWorkers: on the CPU device a
+    // cap of 1 runs the next launch on one thread, and one workgroup never takes more; on
+    // a Vulkan device the cap is kept but no CPU launch runs (0 workers).
+    let src = "package t;
+import cajeta.xpu.*;
+public final class P {
+    @Kernel
+    public static void fill(KernelBuffer<int32> out) {
+        out[KernelThread.globalIdX()] = 1;
+    }
+    public static int32 run() {
+        KernelBuffer<int32> out = heap KernelBuffer<int32>(256);
+        System.out.println(Device.cpuWorkerCap() + \" \" + Device.lastLaunchWorkers());
+        Device.setCpuWorkerCap(1);
+        fill.launch(KernelStream.current(), grid: [4], block: [64])(out);
+        System.out.println(Device.cpuWorkerCap() + \" \" + Device.lastLaunchWorkers());
+        Device.setCpuWorkerCap(0);
+        fill.launch(KernelStream.current(), grid: [1], block: [64])(out);
+        System.out.println(Device.cpuWorkerCap() + \" \" + Device.lastLaunchWorkers());
+        return 0;
+    }
+}
+";
+    assert_eq!(
+        both("workers", &["--device", "cpu"], src),
+        ["0 0", "1 1", "0 1", "0"]
+    );
+    assert_eq!(both("workers-vk", &[], src), ["0 0", "1 0", "0 0", "0"]);
+    let negative = src.replace("setCpuWorkerCap(1)", "setCpuWorkerCap(-2)");
+    let err = both_fail("workers-negative", &[], &negative);
+    assert!(err.contains("setCpuWorkerCap: a cap of -2"), "{err}");
+}

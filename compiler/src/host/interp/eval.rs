@@ -73,6 +73,9 @@ pub struct Interp<'a> {
     pub(crate) refusal: Option<String>,
     /// Launches refused and caught so far (`Device.launchFailures()`).
     pub(crate) launch_failures: i64,
+    /// Cajeta's `Device.setCpuWorkerCap(n)`: the CPU device's worker threads per launch, at
+    /// most (0: every thread).
+    pub(crate) cpu_worker_cap: usize,
 }
 
 impl<'a> Interp<'a> {
@@ -86,6 +89,7 @@ impl<'a> Interp<'a> {
             shared_arrays: std::collections::HashMap::new(),
             refusal: None,
             launch_failures: 0,
+            cpu_worker_cap: 0,
         }
     }
 
