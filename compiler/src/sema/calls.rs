@@ -594,6 +594,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             let v = self.expr(args[i], expected.as_ref())?;
             let v = super::overloads::precision_index(m.device, v, expected.as_ref());
             let v = super::overloads::rotate_count(m.device, v, expected.as_ref());
+            let v = super::overloads::array_layer(
+                m.device,
+                &m.decl.params[i].name.name,
+                v,
+                expected.as_ref(),
+            );
             let v = match (&generic_name, expected) {
                 (_, Some(t)) => self.coerce(v, &t, args[i].span)?,
                 (Some(g), None) => {
