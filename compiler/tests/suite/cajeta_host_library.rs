@@ -406,3 +406,36 @@ public final class P {
     let err = both_fail("workers-negative", &[], &negative);
     assert!(err.contains("setCpuWorkerCap: a cap of -2"), "{err}");
 }
+
+#[test]
+fn cajetas_capability_enum_answers_from_the_running_device() {
+    // Cajeta's own Capability constants: RayQueryNative is the same question as RayQuery,
+    // RayQueryRtCore (CUDA's OptiX pipelines) is never offered, CoopMatrixBf16F32Acc needs
+    // cooperative matrices and bfloat16, which neither lavapipe nor the CPU device has.
+    let src = "package t;
+import cajeta.xpu.*;
+public final class P {
+    @Kernel
+    public static void k(KernelBuffer<int32> out) {
+        out[0] = (Device.supports(Capability.RayQueryNative) == Device.supports(Capability.RayQuery) ? 1 : 0)
+            + (Device.supports(Capability.RayQueryRtCore) ? 10 : 0);
+    }
+    public static int32 run() {
+        KernelBuffer<int32> out = heap KernelBuffer<int32>(1);
+        k.launch(KernelStream.current(), grid: [1], block: [1])(out);
+        int32[] h = heap int32[1];
+        out.download(h);
+        System.out.println((Device.supports(Capability.RayQueryNative) == Device.supports(Capability.RayQuery)) + \" \"
+            + Device.supports(Capability.RayQueryRtCore) + \" \" + Device.supports(Capability.CoopMatrixBf16F32Acc) + \" \" + h[0]);
+        return 0;
+    }
+}
+";
+    for device in [&[][..], &["--device", "cpu"][..]] {
+        assert_eq!(
+            both("capabilities", device, src),
+            ["true false false 1", "0"],
+            "{device:?}"
+        );
+    }
+}
