@@ -315,12 +315,13 @@ fn quaternions_lower_to_vector_operations_that_validate_in_both_backends() {
 
 #[test]
 fn sixteen_lane_byte_vectors_are_four_words_that_validate_in_both_backends() {
-    // Cajeta's Group.mac on Vector<int8, 16>: four packed 8-bit dot products; no
-    // 16-component vector reaches SPIR-V.
+    // Cajeta's Group.mac on Vector<int8, 16>: four packed 8-bit dot products; `lut4` and the
+    // byte-wise operators on the words; no 16-component vector reaches SPIR-V.
     let body = kernel(
         "Vector<int8, 16> a = w[i].asBytes();
         Vector<int8, 16> b = stack Vector<int8, 16>((int8) 3);
-        o[i] = Group.mac(o[i], a, b) + a.dot(b, 5) + (int32) a[7] + a.asWords().y;",
+        o[i] = Group.mac(o[i], a, b) + a.dot(b, 5) + (int32) a[7] + a.asWords().y;
+        w[i] = ((a >> 4) & 15).lut4(b ^ (int8) 7).asWords() + (a << 1 | a >>> 6).asWords();",
         "KernelBuffer<Vector<int32, 4>> w, KernelBuffer<int32> o",
     );
     for (backend, env) in [

@@ -51,6 +51,7 @@ const NOT_COMPARED: &[&str] = &[
     "wave_vectors.cajeta/floats",
     "wave_votes.cajeta/votes",
     "waves_half.cajeta/halves",
+    "cajeta_shuffles.cajeta/shuffles",
     "shader_clock.cajeta/timed",
     "cajeta_matrix.cajeta/mats",
 ];

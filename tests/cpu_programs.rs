@@ -16,6 +16,8 @@ const REFUSED: &[&str] = &[
     // Quad operations (the CPU device's subgroup is one invocation).
     "device/cajeta_waves.cajeta",
     "device/waves.cajeta",
+    // Vectors of bfloat16 (`v.toBF16()`).
+    "device/cajeta_vector_conversions.cajeta",
     // The rest, one each (kernel printf, buffer arrays).
     "device/buffer_arrays.cajeta",
     "device/kernel_printf.cajeta",

@@ -192,6 +192,11 @@ pub enum CapabilityNeed {
     /// A device extension alone: its feature is one the runtime turns on whenever the device
     /// offers it and a profile does not record (`rayQuery`).
     ExtensionAlone(&'static str),
+    /// Two extensions, each with a feature it brings (a bfloat16 cooperative-matrix path
+    /// needs the matrices and the type).
+    TwoExtensions((&'static str, &'static str), (&'static str, &'static str)),
+    /// Nothing a Vulkan device offers (Cajeta's CUDA-only RT-core pipelines): always false.
+    Never,
 }
 
 /// `Capability.*` constants in value order: the SPIR-V capability name (or, after
@@ -275,6 +280,20 @@ pub const CAPABILITIES: &[(&str, CapabilityNeed)] = &[
     (
         "RayQuery",
         CapabilityNeed::ExtensionAlone("VK_KHR_ray_query"),
+    ),
+    // Cajeta's own enum: inline ray queries, RT-core (OptiX) ray queries, a launchable
+    // bfloat16 × bfloat16 → float32 cooperative-matrix path.
+    (
+        "RayQueryNative",
+        CapabilityNeed::ExtensionAlone("VK_KHR_ray_query"),
+    ),
+    ("RayQueryRtCore", CapabilityNeed::Never),
+    (
+        "CoopMatrixBf16F32Acc",
+        CapabilityNeed::TwoExtensions(
+            ("VK_KHR_cooperative_matrix", "cooperativeMatrix"),
+            ("VK_KHR_shader_bfloat16", "shaderBFloat16Type"),
+        ),
     ),
 ];
 

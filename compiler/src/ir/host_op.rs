@@ -101,6 +101,15 @@ pub enum HostOp {
     ParseDouble,
     /// `System.nanoTime()` → int64: a monotonic host clock in nanoseconds (arbitrary origin).
     NanoTime,
+    /// Cajeta's `Device.setCpuWorkerCap(n)` (args `[n]`, int32): at most `n` worker threads
+    /// for the CPU device's later launches (0: no cap); no effect on Vulkan devices.
+    SetCpuWorkerCap,
+    /// Made by `try`/`catch` (sema/try_catch.rs) → boolean: whether a launch in the `try`
+    /// block was refused and its refusal is waiting for the `catch`.
+    LaunchRefused,
+    /// Made by `try`/`catch` → String: the waiting refusal's message, which this clears
+    /// (the empty string when none waits).
+    TakeLaunchRefusal,
     /// `Files.readFloat32(path)` and friends: the whole file as raw little-endian elements.
     FileRead(ScalarType),
     /// `Files.writeFloat32(path, arr)` and friends: raw little-endian elements.
@@ -241,6 +250,11 @@ pub enum HostDeviceQuery {
     /// `Device.launchFailures()`: launches that failed and let the run go on, always 0 here
     /// (a failed launch ends the run with a runtime error).
     LaunchFailures,
+    /// Cajeta's `Device.cpuWorkerCap()`: the cap `setCpuWorkerCap` set, 0 for none.
+    CpuWorkerCap,
+    /// Cajeta's `Device.lastLaunchWorkers()`: the worker threads the CPU device's last launch
+    /// ran on (1 when serial), 0 when it ran none.
+    LastLaunchWorkers,
 }
 
 /// Cajeta's `KernelTimer` (host code): a timer is an `Event` (its end marker) holding a
@@ -374,6 +388,11 @@ impl HostOp {
             "host.device.is_integrated" => HostOp::DeviceQuery(HostDeviceQuery::IsIntegrated),
             "host.device.supports" => HostOp::DeviceQuery(HostDeviceQuery::Supports(0)),
             "host.device.launch_failures" => HostOp::DeviceQuery(HostDeviceQuery::LaunchFailures),
+            "host.device.cpu_worker_cap" => HostOp::DeviceQuery(HostDeviceQuery::CpuWorkerCap),
+            "host.device.last_launch_workers" => {
+                HostOp::DeviceQuery(HostDeviceQuery::LastLaunchWorkers)
+            }
+            "host.device.set_cpu_worker_cap" => HostOp::SetCpuWorkerCap,
             "host.device.force" => HostOp::DeviceControl(DeviceControl::Force),
             "host.device.kernel_available" => HostOp::DeviceControl(DeviceControl::KernelAvailable),
             "host.device.count" => HostOp::Devices(DevicesOp::Count),

@@ -402,6 +402,9 @@ pub struct Launch {
     pub spec: Vec<Expr>,
     /// `psc: true`: specialize the kernel's `psc(p)` parameters to this launch's arguments.
     pub psc: bool,
+    /// Written in a `try` block that catches `XpuLaunchException`: a refusal of the launch is
+    /// kept for the `catch` (`HostOp::TakeLaunchRefusal`) instead of ending the run.
+    pub catches: bool,
 }
 
 impl Expr {

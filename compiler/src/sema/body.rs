@@ -80,6 +80,9 @@ pub struct FnCtx<'s, 'a> {
     /// Set while Cajeta's `m.load(…)` of a float32 A or B tile is checked: its float32
     /// memory is converted to the float16 tile (sema/coop_cajeta.rs).
     pub(super) coop_widening_load: bool,
+    /// The names `catch` clauses bind, each holding the caught refusal's message
+    /// (sema/try_catch.rs).
+    pub(super) catch_names: std::collections::HashSet<LocalId>,
 }
 
 /// Whether parameter `p` got type `ty` only because its written type did not resolve.
@@ -120,6 +123,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             this: None,
             coop_hint: None,
             coop_widening_load: false,
+            catch_names: std::collections::HashSet::new(),
         };
         for (p, ty) in f.decl.params.iter().zip(&f.params) {
             if let Ok(id) = ctx.declare(&p.name, ty.clone()) {
@@ -406,6 +410,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 ),
             },
             ast::Stmt::Switch(sw) => self.switch_stmt(sw, out),
+            ast::Stmt::Try(t) => self.try_stmt(t, out),
             ast::Stmt::Yield(e, span) => self.yield_stmt(e, *span, out),
             ast::Stmt::Break(label, span) | ast::Stmt::Continue(label, span) => {
                 let is_break = matches!(s, ast::Stmt::Break(..));

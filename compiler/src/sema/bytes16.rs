@@ -7,7 +7,8 @@
 //! (or one, repeated), reading lane `v[k]` (a constant `k`), `a.dot(b)` (four packed 8-bit dot
 //! products summed, wrapping; `dot(b, acc)` saturates as the 4-lane form does), and the
 //! reinterpretations `v.asWords()` (the four words, `Vector<int32, 4>`; `uint32` for `uint8`
-//! lanes) and `w.asBytes()` on a `Vector<int32|uint32, 4>`. The type becomes its words before
+//! lanes) and `w.asBytes()` on a `Vector<int32|uint32, 4>`, and the nibble lookup
+//! `q.lut4(table)`. The type becomes its words before
 //! the backends ([`super::value_lowering::lower_module`]), so both kernel backends, the CPU
 //! device and both host executors run these unchanged. Lane-wise arithmetic is not offered
 //! (E0015).
@@ -23,7 +24,7 @@ pub fn words_type(lane: ScalarType) -> Type {
     Type::Vector(word_of(lane), 4)
 }
 
-fn word_of(lane: ScalarType) -> ScalarType {
+pub(super) fn word_of(lane: ScalarType) -> ScalarType {
     if lane == ScalarType::U8 {
         ScalarType::U32
     } else {
@@ -31,7 +32,8 @@ fn word_of(lane: ScalarType) -> ScalarType {
     }
 }
 
-const METHODS: &str = "v[k] (a constant k), dot(b), dot(b, acc), asWords(); Group.mac(acc, a, b)";
+const METHODS: &str =
+    "v[k] (a constant k), dot(b), dot(b, acc), dotAccum(a, acc), lut4(table), asWords(); Group.mac(acc, a, b)";
 
 impl<'s, 'a> FnCtx<'s, 'a> {
     /// `stack Vector<int8, 16>(b0, …, b15)`, or one lane value for all sixteen.
@@ -198,14 +200,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 }
                 Ok(sequence(stmts, total.expect("four products")))
             }
-            ("lut4", _) => self.error(
-                Diagnostic::error(
-                    Code::UnsupportedFeature,
-                    name.span,
-                    format!("`{vt}.lut4` (Cajeta) is not supported yet"),
-                )
-                .with_note("help: look the nibbles up in a `Shared<int8>` table, `table[(v[k] >> 4 * h) & 15]`, and build the result with `stack Vector<int8, 16>(…)`"),
-            ),
+            ("dotAccum", 2) => self.bytes16_dot_accum(v, args, span),
+            ("lut4", 1) => {
+                let table = self.expr(&args[0].value, Some(&vt))?;
+                let table = self.coerce(table, &vt, args[0].value.span)?;
+                Ok(self.bytes16_lut4(v, table, span))
+            }
             (other, n) => self.error(
                 Diagnostic::error(
                     Code::UnknownMethod,
@@ -217,6 +217,147 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 )),
             ),
         }
+    }
+
+    /// Cajeta's `w.dotAccum(a, acc)`: `acc` plus, in each lane `k`, the four byte products of
+    /// word `k` of `w` and of `a` (each byte taken with its own vector's signedness, so a
+    /// `Vector<uint8, 16>` of weights may meet `Vector<int8, 16>` activations), wrapping as
+    /// int32 does. Spelled out on the bytes on every backend: exact everywhere.
+    fn bytes16_dot_accum(&mut self, w: ir::Expr, args: &[ast::Arg], span: Span) -> R<ir::Expr> {
+        let Type::Bytes16(wl) = w.ty else {
+            unreachable!("dotAccum of another type")
+        };
+        let a = self.expr(&args[0].value, None)?;
+        let Type::Bytes16(al) = a.ty else {
+            let t = a.ty.clone();
+            return self.error(Diagnostic::error(
+                Code::TypeMismatch,
+                args[0].value.span,
+                format!("`dotAccum` takes a 16-lane byte vector (`Vector<int8, 16>` or `Vector<uint8, 16>`), found {t}"),
+            ));
+        };
+        let acc_ty = Type::Vector(ScalarType::I32, 4);
+        let acc = self.expr(&args[1].value, Some(&acc_ty))?;
+        let acc = self.coerce(acc, &acc_ty, args[1].value.span)?;
+        let mut stmts = Vec::new();
+        let w = self.bind_value(&mut stmts, w);
+        let a = self.bind_value(&mut stmts, a);
+        let acc = self.bind_value(&mut stmts, acc);
+        let i32t = ScalarType::I32;
+        let lane_of = |e: &ir::Expr, k: u8, word: ScalarType| ir::Expr {
+            kind: ExprKind::Swizzle(Box::new(e.clone()), vec![k]),
+            ty: Type::Scalar(word),
+            span,
+        };
+        // Byte j of a word, as `lane` (int8 or uint8), widened to int32.
+        let byte = |word: ir::Expr, j: u64, lane: ScalarType| {
+            let ws = word_of(lane);
+            let shifted = bin(BinaryOp::Shr, word, int(8 * j, ws, span), span);
+            convert(convert(shifted, lane, span), i32t, span)
+        };
+        let mut lanes = Vec::new();
+        for k in 0..4u8 {
+            let mut sum = lane_of(&acc, k, i32t);
+            for j in 0..4 {
+                let p = bin(
+                    BinaryOp::Mul,
+                    byte(lane_of(&w, k, word_of(wl)), j, wl),
+                    byte(lane_of(&a, k, word_of(al)), j, al),
+                    span,
+                );
+                sum = bin(BinaryOp::Add, sum, p, span);
+            }
+            lanes.push(sum);
+        }
+        Ok(sequence(
+            stmts,
+            ir::Expr {
+                kind: ExprKind::Construct(lanes),
+                ty: acc_ty,
+                span,
+            },
+        ))
+    }
+
+    /// Cajeta's `q.lut4(table)`: lane `i` of the result is `table[q[i] & 15]`, the low nibble
+    /// of each lane (taken unsigned) picking one of the table's sixteen bytes. Each result byte
+    /// picks the table word `index >> 2` with three selects, then its byte `index & 3` with a
+    /// shift: Vulkan has no byte permute, and this keeps the table in four words (no private
+    /// array to index).
+    fn bytes16_lut4(&mut self, q: ir::Expr, table: ir::Expr, span: Span) -> ir::Expr {
+        let Type::Bytes16(lane) = q.ty else {
+            unreachable!("bytes16_lut4 of another type")
+        };
+        let word = word_of(lane);
+        let mut stmts = Vec::new();
+        let q = self.bind_value(&mut stmts, q);
+        let t = self.bind_value(&mut stmts, table);
+        let word_k = |e: &ir::Expr, k: u8| ir::Expr {
+            kind: ExprKind::Swizzle(Box::new(e.clone()), vec![k]),
+            ty: Type::Scalar(word),
+            span,
+        };
+        let less = |a: ir::Expr, b: u64| ir::Expr {
+            kind: ExprKind::Binary(BinaryOp::Lt, Box::new(a), Box::new(int(b, word, span))),
+            ty: Type::Scalar(ScalarType::Bool),
+            span,
+        };
+        let select = |cond: ir::Expr, then: ir::Expr, otherwise: ir::Expr| ir::Expr {
+            ty: then.ty.clone(),
+            kind: ExprKind::Select {
+                cond: Box::new(cond),
+                then: Box::new(then),
+                otherwise: Box::new(otherwise),
+            },
+            span,
+        };
+        let mut words = Vec::new();
+        for k in 0..4u8 {
+            let mut out: Option<ir::Expr> = None;
+            for j in 0..4u64 {
+                // The nibble: bits 8j..8j+3 of word k (the `& 15` drops any sign bits).
+                let shifted = bin(BinaryOp::Shr, word_k(&q, k), int(8 * j, word, span), span);
+                let index = bin(BinaryOp::BitAnd, shifted, int(15, word, span), span);
+                let index = self.bind_value(&mut stmts, index);
+                let chosen = select(
+                    less(index.clone(), 4),
+                    word_k(&t, 0),
+                    select(
+                        less(index.clone(), 8),
+                        word_k(&t, 1),
+                        select(less(index.clone(), 12), word_k(&t, 2), word_k(&t, 3)),
+                    ),
+                );
+                let bit = bin(
+                    BinaryOp::Mul,
+                    bin(BinaryOp::BitAnd, index, int(3, word, span), span),
+                    int(8, word, span),
+                    span,
+                );
+                let byte = bin(
+                    BinaryOp::BitAnd,
+                    bin(BinaryOp::Shr, chosen, bit, span),
+                    int(0xFF, word, span),
+                    span,
+                );
+                let placed = if j == 0 {
+                    byte
+                } else {
+                    bin(BinaryOp::Shl, byte, int(8 * j, word, span), span)
+                };
+                out = Some(match out {
+                    Some(o) => bin(BinaryOp::BitOr, o, placed, span),
+                    None => placed,
+                });
+            }
+            words.push(out.expect("four bytes"));
+        }
+        let value = ir::Expr {
+            kind: ExprKind::Construct(words),
+            ty: q.ty.clone(),
+            span,
+        };
+        sequence(stmts, value)
     }
 
     /// `w.asBytes()` on a `Vector<int32, 4>` (`Vector<int8, 16>`) or `Vector<uint32, 4>`
@@ -233,7 +374,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 
     /// Evaluates `e` once into a temporary and returns a load of it.
-    fn bind_value(&mut self, stmts: &mut Vec<ir::Stmt>, e: ir::Expr) -> ir::Expr {
+    pub(super) fn bind_value(&mut self, stmts: &mut Vec<ir::Stmt>, e: ir::Expr) -> ir::Expr {
         let (ty, span) = (e.ty.clone(), e.span);
         let id = self.temp(ty.clone(), span);
         stmts.push(ir::Stmt::Store {
@@ -303,7 +444,7 @@ fn saturating_add(t: ir::Expr, d: ir::Expr, word: ScalarType, span: Span) -> ir:
     convert(clamped, word, span)
 }
 
-fn int(v: u64, s: ScalarType, span: Span) -> ir::Expr {
+pub(super) fn int(v: u64, s: ScalarType, span: Span) -> ir::Expr {
     ir::Expr::constant(Constant::Int(v), Type::Scalar(s), span)
 }
 
@@ -315,7 +456,7 @@ fn convert(v: ir::Expr, to: ScalarType, span: Span) -> ir::Expr {
     }
 }
 
-fn bin(op: BinaryOp, a: ir::Expr, b: ir::Expr, span: Span) -> ir::Expr {
+pub(super) fn bin(op: BinaryOp, a: ir::Expr, b: ir::Expr, span: Span) -> ir::Expr {
     let ty = a.ty.clone();
     ir::Expr {
         kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
@@ -324,7 +465,7 @@ fn bin(op: BinaryOp, a: ir::Expr, b: ir::Expr, span: Span) -> ir::Expr {
     }
 }
 
-fn sequence(stmts: Vec<ir::Stmt>, value: ir::Expr) -> ir::Expr {
+pub(super) fn sequence(stmts: Vec<ir::Stmt>, value: ir::Expr) -> ir::Expr {
     if stmts.is_empty() {
         return value;
     }

@@ -283,6 +283,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.group_call(recv, name, args, span) {
             return r;
         }
+        if let Some(r) = self.wave_cajeta_call(recv, name, args, span) {
+            return r;
+        }
+        if let Some(r) = self.bits_permute_call(recv, name, args, span) {
+            return r;
+        }
         if let Some(r) = self.cooperative_matrix_call(recv, name, args, span) {
             return r;
         }
@@ -299,6 +305,11 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     return self.user_call(fid, name, args, span);
                 }
                 return self.intrinsic_call(&class, None, name, args, span);
+            }
+        }
+        if args.is_empty() {
+            if let Some(message) = self.catch_message(recv, &name.name) {
+                return Ok(message);
             }
         }
         let r = self.expr(recv, None)?;
@@ -583,6 +594,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             let v = self.expr(args[i], expected.as_ref())?;
             let v = super::overloads::precision_index(m.device, v, expected.as_ref());
             let v = super::overloads::rotate_count(m.device, v, expected.as_ref());
+            let v = super::overloads::array_layer(
+                m.device,
+                &m.decl.params[i].name.name,
+                v,
+                expected.as_ref(),
+            );
             let v = match (&generic_name, expected) {
                 (_, Some(t)) => self.coerce(v, &t, args[i].span)?,
                 (Some(g), None) => {

@@ -406,6 +406,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         field: &ast::Ident,
         span: Span,
     ) -> R<ir::Expr> {
+        if let Some(message) = self.catch_message(base, &field.name) {
+            return Ok(message);
+        }
         let b = match self.this_base(base) {
             Some(this) => this,
             None => self.expr(base, None)?,

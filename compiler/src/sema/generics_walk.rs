@@ -147,6 +147,19 @@ fn stmt<R: AstRewrite>(s: &mut Stmt, r: &mut R) {
         Stmt::Block(b) => block(b, r),
         Stmt::Labeled(_, s) => stmt(s, r),
         Stmt::Switch(sw) => switch(sw, r),
+        Stmt::Try(t) => {
+            block(&mut t.body, r);
+            for c in &mut t.catches {
+                ty(&mut c.ty, r);
+                r.enter_scope();
+                r.declare(&c.name.name, &c.ty);
+                block(&mut c.body, r);
+                r.leave_scope();
+            }
+            if let Some(f) = &mut t.finally {
+                block(f, r);
+            }
+        }
         Stmt::Break(..) | Stmt::Continue(..) | Stmt::Empty(_) => {}
     }
 }

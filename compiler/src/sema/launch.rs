@@ -208,6 +208,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 shared_bytes,
                 spec,
                 psc,
+                catches: false,
             })),
             ty: Type::Void,
             span,

@@ -8,8 +8,10 @@
 
 mod annotations;
 mod assign;
+mod bits_permute;
 mod body;
 pub mod bytes16;
+mod bytes16_ops;
 mod calls;
 mod constructors;
 mod conversions;
@@ -44,6 +46,7 @@ mod switch;
 mod swizzle_assign;
 mod textures;
 mod tiles;
+mod try_catch;
 mod type_hints;
 mod typed_literals;
 mod uniformity;
@@ -54,6 +57,7 @@ mod vector;
 mod vector_buffer;
 mod vector_methods;
 mod vector_ops;
+mod wave_cajeta;
 
 pub use crate::ir::const_fold::{float_to_int, round_to_float};
 pub use annotations::METHOD_ANNOTATION_NAMES;

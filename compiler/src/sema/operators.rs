@@ -135,6 +135,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             let lv = self.expr(l, operand_hint);
             let rv = self.expr(r, None);
             let (lv, rv) = (lv?, rv?);
+            if let Type::Bytes16(_) = lv.ty {
+                return self.bytes16_binary(ir_binop(op), lv, rv, span);
+            }
             return match (&lv.ty, &rv.ty) {
                 (Type::Scalar(a), Type::Scalar(b)) if a.is_integer() && b.is_integer() => {
                     let ty = lv.ty.clone();
@@ -180,6 +183,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 ty: scalar(ScalarType::Bool),
                 span,
             });
+        }
+        if let (Type::Bytes16(_), BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor) = (&lv.ty, op) {
+            return self.bytes16_binary(ir_binop(op), lv, rv, span);
         }
         if matches!(lv.ty, Type::Quaternion(_)) || matches!(rv.ty, Type::Quaternion(_)) {
             return self.quaternion_binary(op, lv, rv, span);

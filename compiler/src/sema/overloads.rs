@@ -93,6 +93,26 @@ pub(super) fn rotate_count(
     }
 }
 
+/// The layer of `Texture2DArray.sample(s, u, v, layer)` / `sampleLod`: Cajeta declares it
+/// an integer index (`uint32`), this project a `float32` rounded to the nearest layer; an
+/// integer layer is converted (exactly, for any real layer count), as Java widens `int` to
+/// `float`.
+pub(super) fn array_layer(
+    op: Option<Intrinsic>,
+    param: &str,
+    v: ir::Expr,
+    expected: Option<&Type>,
+) -> ir::Expr {
+    match (op, expected, &v.ty) {
+        (
+            Some(Intrinsic::TextureSample | Intrinsic::TextureSampleLod),
+            Some(Type::Scalar(ScalarType::F32)),
+            Type::Scalar(s),
+        ) if param == "layer" && s.is_integer() => convert(v, ScalarType::F32),
+        _ => v,
+    }
+}
+
 /// The element type of a `Blas.gemm` buffer argument, when it is one the library takes.
 pub(super) fn gemm_element(t: &Type) -> Option<ScalarType> {
     match t {

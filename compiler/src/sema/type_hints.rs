@@ -79,9 +79,14 @@ fn cajeta_only_type(name: &str) -> Option<&'static str> {
             "presentation needs a window and cajetac runs compute headless: render into an \
              `Image2D` and write it with `img.save(\"frame.png\")`"
         }
-        "XpuLaunchException" | "KernelError" => {
-            "there is no `try`/`catch`: a failed launch ends the run with a runtime error \
-             naming the launch"
+        "XpuLaunchException" => {
+            "a refused launch is caught with `try { … } catch (XpuLaunchException e) { … }`, \
+             where `e.getMessage()` is its message; there is no other value of this type"
+        }
+        "KernelError" => {
+            "a kernel's fault (an out-of-bounds access of a checked kernel) ends the run with a \
+             runtime error naming the launch; a refused launch is caught with \
+             `catch (XpuLaunchException e)`"
         }
         "Autotune" => {
             "cajetac keeps no per-device store of tuned values: measure once and keep the \

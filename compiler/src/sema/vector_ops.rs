@@ -157,6 +157,11 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 "not a vector",
             ));
         };
+        if let Some(to) = float_conversion(&name.name) {
+            if args.is_empty() && s.is_float() {
+                return Ok(self.convert_lanes(recv, to, n, span));
+            }
+        }
         let found = self
             .syms
             .intrinsic("Vector", &name.name)
@@ -389,6 +394,47 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ty,
             span,
         })
+    }
+}
+
+/// The lane type of Cajeta's float vector conversions `v.toF16()`, `toBF16()`, `toF32()`.
+fn float_conversion(name: &str) -> Option<ScalarType> {
+    Some(match name {
+        "toF16" => ScalarType::F16,
+        "toBF16" => ScalarType::BF16,
+        "toF32" => ScalarType::F32,
+        _ => return None,
+    })
+}
+
+impl FnCtx<'_, '_> {
+    /// `v` with each of its `n` lanes converted to `to` (rounded to nearest even, as a scalar
+    /// conversion): Cajeta's `toF16()` / `toBF16()` / `toF32()`.
+    fn convert_lanes(&mut self, v: ir::Expr, to: ScalarType, n: u8, span: Span) -> ir::Expr {
+        let mut stmts = Vec::new();
+        let v = self.bind_value(&mut stmts, v);
+        let Type::Vector(lane, _) = v.ty else {
+            unreachable!("convert_lanes of a non-vector")
+        };
+        let lanes = (0..n)
+            .map(|k| ir::Expr {
+                kind: ExprKind::Convert(Box::new(ir::Expr {
+                    kind: ExprKind::Swizzle(Box::new(v.clone()), vec![k]),
+                    ty: Type::Scalar(lane),
+                    span,
+                })),
+                ty: Type::Scalar(to),
+                span,
+            })
+            .collect();
+        super::bytes16::sequence(
+            stmts,
+            ir::Expr {
+                kind: ExprKind::Construct(lanes),
+                ty: Type::Vector(to, n),
+                span,
+            },
+        )
     }
 }
 

@@ -145,6 +145,10 @@ pub fn supports(profile: Option<&DeviceProfile>, need: CapabilityNeed) -> bool {
         (Some(p), CapabilityNeed::Subgroup(op)) => p.subgroup_operations.iter().any(|o| o == op),
         (Some(p), CapabilityNeed::Extension(e, f)) => p.has_extension(e) && p.has_feature(f),
         (Some(p), CapabilityNeed::ExtensionAlone(e)) => p.has_extension(e),
+        (Some(p), CapabilityNeed::TwoExtensions((e1, f1), (e2, f2))) => {
+            p.has_extension(e1) && p.has_feature(f1) && p.has_extension(e2) && p.has_feature(f2)
+        }
+        (Some(_), CapabilityNeed::Never) => false,
     }
 }
 
@@ -218,7 +222,10 @@ mod tests {
         for (name, need) in CAPABILITIES {
             let f = match need {
                 CapabilityNeed::Feature(f) | CapabilityNeed::Extension(_, f) => *f,
-                CapabilityNeed::Subgroup(_) | CapabilityNeed::ExtensionAlone(_) => continue,
+                CapabilityNeed::TwoExtensions(_, (_, f)) => *f,
+                CapabilityNeed::Subgroup(_)
+                | CapabilityNeed::ExtensionAlone(_)
+                | CapabilityNeed::Never => continue,
             };
             // bf16 is added to the runtime's feature set by the precision work.
             if f != "shaderBFloat16Type" {

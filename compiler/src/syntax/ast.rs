@@ -282,6 +282,35 @@ pub enum Stmt {
     Switch(Box<Switch>),
     /// `yield e;`: the value of the enclosing `switch` expression's arm.
     Yield(Expr, Span),
+    /// `try { … } catch (T e) { … } … [finally { … }]`.
+    Try(Box<TryStmt>),
+}
+
+/// Java's and Cajeta's `try` statement. Host code catches a launch the device refuses
+/// (Cajeta's `XpuLaunchException`); see docs/language.md.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TryStmt {
+    /// The guarded block.
+    pub body: Block,
+    /// The `catch` clauses, in order.
+    pub catches: Vec<CatchClause>,
+    /// `finally { … }`, when written.
+    pub finally: Option<Block>,
+    /// The whole statement.
+    pub span: Span,
+}
+
+/// `catch (T name) { body }`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatchClause {
+    /// The exception type caught.
+    pub ty: TypeExpr,
+    /// The name bound to the caught exception.
+    pub name: Ident,
+    /// The handler.
+    pub body: Block,
+    /// The clause, from `catch` to its closing brace.
+    pub span: Span,
 }
 
 /// `switch (selector) { cases }`, a statement or an expression (docs/language.md).
@@ -337,6 +366,7 @@ impl Stmt {
             | Stmt::Yield(_, span)
             | Stmt::Empty(span) => *span,
             Stmt::Switch(sw) => sw.span,
+            Stmt::Try(t) => t.span,
             Stmt::Expr(e) => e.span,
             Stmt::Block(b) => b.span,
             Stmt::Labeled(l, s) => l.span.to(s.span()),

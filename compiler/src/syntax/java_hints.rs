@@ -34,11 +34,6 @@ pub(super) fn java_hint(
     if let Some(d) = unknown_generic(file, source, l) {
         return Some(d);
     }
-    if matches!(tok, Tok::LBrace) {
-        if let Some(at) = word_before(source, l, "try") {
-            return Some(try_catch(file, at));
-        }
-    }
     if matches!(tok, Tok::LParen) {
         // `Vector<float32,3>(…)` in an expression: the parser took `Vector<float32,3>` as the
         // start of a static call (`KernelBuffer<T>.alloc(n)`) and stops at the `(`.
@@ -245,23 +240,6 @@ fn construction_text(rest: &str) -> Option<&str> {
         }
     }
     None
-}
-
-/// E0024 for Java's and Cajeta's `try { … } catch (…) { … }`: there are no exceptions, and
-/// what Cajeta throws at a launch (`XpuLaunchException`, `KernelError`) ends the run here.
-fn try_catch(file: FileId, at: usize) -> Diagnostic {
-    Diagnostic::error(
-        Code::UnsupportedFeature,
-        Span::new(file, at, at + 3),
-        "`try`/`catch` is not supported: a failed launch or a runtime error ends the run",
-    )
-    .with_label("Java's and Cajeta's `try`")
-    .with_note(
-        "Cajeta's `XpuLaunchException` and `KernelError` are not thrown here: a launch the device refuses (a size of 0, a negative or too large one) and an out-of-bounds access of a checked kernel end the run with a runtime error naming the launch",
-    )
-    .with_note(
-        "help: check what the launch needs before it (`Device.maxBlockSize()`, `Device.kernelAvailable(\"k\")`, positive sizes) and take the other route with an `if`",
-    )
 }
 
 #[cfg(test)]

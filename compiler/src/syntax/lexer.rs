@@ -104,6 +104,15 @@ pub enum Tok {
     /// `yield`: the value of a `switch` expression's arm.
     #[token("yield")]
     Yield,
+    /// `try`
+    #[token("try")]
+    Try,
+    /// `catch`
+    #[token("catch")]
+    Catch,
+    /// `finally`
+    #[token("finally")]
+    Finally,
     /// `->` (a `switch` arm without fall-through)
     #[token("->")]
     Arrow,

@@ -227,3 +227,40 @@ fn sixteen_lane_byte_vectors_dot_and_reinterpret() {
     // a.a = 30 + 4 + 32514 + 8670 = 41218, past 2^31 - 1 from 2147483600.
     assert_eq!(out[1], "348 1040400 4294967295 2147483647");
 }
+
+#[test]
+fn lut4_and_byte_wise_operators_on_sixteen_lane_byte_vectors() {
+    let out = both(
+        "lut4",
+        "Vector<int8, 16> q = stack Vector<int32, 4>(0x01234567, -1, 0x7F80F00F, 0x11223344).asBytes();
+         Vector<int8, 16> kv = stack Vector<int8, 16>((int8) -127, (int8) -104, (int8) -83, (int8) -65, (int8) -49, (int8) -35, (int8) -22, (int8) -10, (int8) 1, (int8) 13, (int8) 25, (int8) 38, (int8) 53, (int8) 69, (int8) 89, (int8) 113);
+         System.out.println(q.lut4(kv).asWords() + \" \" + ((q >> 4) & 15).lut4(kv)[0]);
+         System.out.println((q >> 4).asWords() + \" \" + (q >>> 3).asWords() + \" \" + (q << 3).asWords() + \" \" + (q ^ (int8) -1).asWords());
+         Vector<uint8, 16> u = stack Vector<uint32, 4>(0xF0F08001u, 0x12345678u, 0xFFFFFFFFu, 0x80u).asBytes();
+         System.out.println((u >> 4).asWords() + \" \" + (u >> 9).asWords() + \" \" + (u << 1).asWords());
+         System.out.println(u.lut4(u).asWords() + \" \" + (u & 15).asWords() + \" \" + (u | u).asWords().y);",
+    );
+    // Lane i is kv[q[i] & 15]: bytes 67 45 23 01 pick kv[7], kv[5], kv[3], kv[1] =
+    // -10, -35, -65, -104 = 0x98BFDDF6 = -1732256266; ((q >> 4) & 15) of 0x67 is 6: kv[6].
+    assert_eq!(
+        out[0],
+        "(-1732256266, 1903260017, 1904312689, -1733443633) -22"
+    );
+    // Java's value per lane, narrowed: 0x67 >> 4 = 6, (byte) 0x80 >> 4 = -8 (0xF8), -1 >> 4 = -1;
+    // >>> 3 of the sign-extended byte keeps the same low byte as >> 3; << 3 drops the bits
+    // that leave the byte.
+    assert_eq!(
+        out[1],
+        "(132102, -1, 133758720, 16909060) (264204, -1, 267451905, 33818120) (135800888, -117901064, -134184840, -2012178400) (-19088744, 0, -2139156496, -287454021)"
+    );
+    // uint8 lanes shift logically: 0xF0 >> 4 = 0x0F; a count past 7 empties every byte.
+    assert_eq!(
+        out[2],
+        "(252643328, 16975111, 252645135, 8) (0, 0, 0, 0) (3772776450, 610839792, 4278124286, 0)"
+    );
+    // u indexed by its own low nibbles: 0x01 -> u[1] = 0x80, 0x80 -> u[0] = 0x01, ...
+    assert_eq!(
+        out[3],
+        "(16843136, 4034409727, 0, 16843009) (1, 33818120, 252645135, 0) 305419896"
+    );
+}

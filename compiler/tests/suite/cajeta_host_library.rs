@@ -371,3 +371,71 @@ fn pinned_and_unified_buffers_move_data_with_host_store_and_load() {
         );
     }
 }
+
+#[test]
+fn the_cpu_worker_cap_bounds_the_cpu_devices_launches() {
+    // Cajeta's Device.setCpuWorkerCap / cpuWorkerCap / lastLaunchWorkers: on the CPU device a
+    // cap of 1 runs the next launch on one thread, and one workgroup never takes more; on
+    // a Vulkan device the cap is kept but no CPU launch runs (0 workers).
+    let src = "package t;
+import cajeta.xpu.*;
+public final class P {
+    @Kernel
+    public static void fill(KernelBuffer<int32> out) {
+        out[KernelThread.globalIdX()] = 1;
+    }
+    public static int32 run() {
+        KernelBuffer<int32> out = heap KernelBuffer<int32>(256);
+        System.out.println(Device.cpuWorkerCap() + \" \" + Device.lastLaunchWorkers());
+        Device.setCpuWorkerCap(1);
+        fill.launch(KernelStream.current(), grid: [4], block: [64])(out);
+        System.out.println(Device.cpuWorkerCap() + \" \" + Device.lastLaunchWorkers());
+        Device.setCpuWorkerCap(0);
+        fill.launch(KernelStream.current(), grid: [1], block: [64])(out);
+        System.out.println(Device.cpuWorkerCap() + \" \" + Device.lastLaunchWorkers());
+        return 0;
+    }
+}
+";
+    assert_eq!(
+        both("workers", &["--device", "cpu"], src),
+        ["0 0", "1 1", "0 1", "0"]
+    );
+    assert_eq!(both("workers-vk", &[], src), ["0 0", "1 0", "0 0", "0"]);
+    let negative = src.replace("setCpuWorkerCap(1)", "setCpuWorkerCap(-2)");
+    let err = both_fail("workers-negative", &[], &negative);
+    assert!(err.contains("setCpuWorkerCap: a cap of -2"), "{err}");
+}
+
+#[test]
+fn cajetas_capability_enum_answers_from_the_running_device() {
+    // Cajeta's own Capability constants: RayQueryNative is the same question as RayQuery,
+    // RayQueryRtCore (CUDA's OptiX pipelines) is never offered, CoopMatrixBf16F32Acc needs
+    // cooperative matrices and bfloat16, which neither lavapipe nor the CPU device has.
+    let src = "package t;
+import cajeta.xpu.*;
+public final class P {
+    @Kernel
+    public static void k(KernelBuffer<int32> out) {
+        out[0] = (Device.supports(Capability.RayQueryNative) == Device.supports(Capability.RayQuery) ? 1 : 0)
+            + (Device.supports(Capability.RayQueryRtCore) ? 10 : 0);
+    }
+    public static int32 run() {
+        KernelBuffer<int32> out = heap KernelBuffer<int32>(1);
+        k.launch(KernelStream.current(), grid: [1], block: [1])(out);
+        int32[] h = heap int32[1];
+        out.download(h);
+        System.out.println((Device.supports(Capability.RayQueryNative) == Device.supports(Capability.RayQuery)) + \" \"
+            + Device.supports(Capability.RayQueryRtCore) + \" \" + Device.supports(Capability.CoopMatrixBf16F32Acc) + \" \" + h[0]);
+        return 0;
+    }
+}
+";
+    for device in [&[][..], &["--device", "cpu"][..]] {
+        assert_eq!(
+            both("capabilities", device, src),
+            ["true false false 1", "0"],
+            "{device:?}"
+        );
+    }
+}

@@ -9,6 +9,9 @@ mod cajeta_forms;
 mod cajeta_generics;
 #[cfg(feature = "native-host")]
 mod cajeta_host_library;
+mod cajeta_surface;
+#[cfg(feature = "native-host")]
+mod cajeta_try_catch;
 mod checked;
 mod cli;
 mod embed_memory;

@@ -84,10 +84,11 @@ pub(super) fn run(
     ) {
         // Teams of one thread per invocation; no more threads than a few thousand at once.
         let teams = device
-            .threads
+            .usable_threads()
             .min((4096 / invocations).max(1))
             .min(total as usize)
             .max(1);
+        device.record_workers(teams);
         let started = std::thread::scope(|s| {
             (0..teams)
                 .filter(|_| {
@@ -105,7 +106,8 @@ pub(super) fn run(
             ));
         }
     } else {
-        let workers = device.threads.min(total as usize).max(1);
+        let workers = device.usable_threads().min(total as usize).max(1);
+        device.record_workers(workers);
         std::thread::scope(|s| {
             // Workers that fail to start leave their workgroups to the others; this thread
             // is one of them, so the launch always progresses.

@@ -17,6 +17,7 @@ mod texture;
 
 use std::any::Any;
 use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 pub use abi::{BarrierFn, BindingSlot, InvocationContext, KernelEntry, SCRATCH_BYTES};
@@ -183,6 +184,11 @@ pub enum CpuArg<'a> {
 #[derive(Debug, Clone)]
 pub struct CpuDevice {
     threads: usize,
+    /// Cajeta's `Device.setCpuWorkerCap(n)`: at most this many worker threads per launch
+    /// (0: no cap). Shared by the clones of one device.
+    worker_cap: Arc<AtomicUsize>,
+    /// The worker threads (or barrier teams) the last launch ran on, 0 before any.
+    last_workers: Arc<AtomicUsize>,
 }
 
 /// The largest workgroup, per axis and in total: the limits every Vulkan device here
@@ -223,7 +229,39 @@ impl CpuDevice {
             .and_then(|v| v.trim().parse::<usize>().ok())
             .filter(|&n| n > 0)
             .unwrap_or(cores);
-        CpuDevice { threads }
+        CpuDevice {
+            threads,
+            worker_cap: Arc::new(AtomicUsize::new(0)),
+            last_workers: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Caps the worker threads of later launches at `n` (0: no cap, every thread).
+    pub fn set_worker_cap(&self, n: usize) {
+        self.worker_cap.store(n, Ordering::Relaxed);
+    }
+
+    /// The cap [`Self::set_worker_cap`] set, 0 for none.
+    pub fn worker_cap(&self) -> usize {
+        self.worker_cap.load(Ordering::Relaxed)
+    }
+
+    /// The worker threads the last launch ran on (1 when it ran serially), 0 before any.
+    pub fn last_launch_workers(&self) -> usize {
+        self.last_workers.load(Ordering::Relaxed)
+    }
+
+    /// The worker threads a launch may use: every thread, or fewer under the cap.
+    pub(crate) fn usable_threads(&self) -> usize {
+        match self.worker_cap() {
+            0 => self.threads,
+            cap => self.threads.min(cap),
+        }
+    }
+
+    /// Records the worker threads a launch ran on.
+    pub(crate) fn record_workers(&self, n: usize) {
+        self.last_workers.store(n, Ordering::Relaxed);
     }
 
     /// The device's name as `cajetac devices` lists it.

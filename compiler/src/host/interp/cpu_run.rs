@@ -141,6 +141,8 @@ impl Interp<'_> {
             );
         };
         let args: Vec<CpuArg<'_>> = args.iter().map(CpuOwned::as_arg).collect();
+        // Cajeta's `Device.setCpuWorkerCap(n)` applies to the launches after it.
+        cpu.device.set_worker_cap(self.cpu_worker_cap);
         cpu.device
             .launch(kernel, config, &args)
             .or_else(|e| err(span, e.to_string()))

@@ -15,9 +15,22 @@ impl Interp<'_> {
     /// Evaluates a host-side device query.
     pub(super) fn device_query(&mut self, q: HostDeviceQuery, e: &Expr) -> Result<Value, Fail> {
         if q == HostDeviceQuery::LaunchFailures {
-            // A launch that fails ends the run with a runtime error: a running program has
-            // seen none.
-            return int_value(0, &e.ty, e.span);
+            // A refused launch outside `try` ends the run with a runtime error: a running
+            // program has seen only those it caught.
+            return int_value(self.launch_failures as u64, &e.ty, e.span);
+        }
+        match q {
+            HostDeviceQuery::CpuWorkerCap => {
+                return int_value(self.cpu_worker_cap as u64, &e.ty, e.span)
+            }
+            HostDeviceQuery::LastLaunchWorkers => {
+                let n = self
+                    .device
+                    .cpu
+                    .map_or(0, |c| c.device.last_launch_workers());
+                return int_value(n as u64, &e.ty, e.span);
+            }
+            _ => {}
         }
         if q != HostDeviceQuery::ActiveBackend {
             // Asking about the device uses it, on the CPU device as on Vulkan (where it makes
@@ -56,9 +69,10 @@ impl Interp<'_> {
                 u64::from(info.limits.max_compute_work_group_invocations)
             }
             HostDeviceQuery::ActiveBackend => return Ok(Value::str("vulkan")),
-            HostDeviceQuery::Supports(_) | HostDeviceQuery::LaunchFailures => {
-                unreachable!("answered above")
-            }
+            HostDeviceQuery::Supports(_)
+            | HostDeviceQuery::LaunchFailures
+            | HostDeviceQuery::CpuWorkerCap
+            | HostDeviceQuery::LastLaunchWorkers => unreachable!("answered above"),
         };
         int_value(n, &e.ty, e.span)
     }
@@ -93,7 +107,9 @@ fn cpu_query(
         HostDeviceQuery::Supports(index) => {
             return Ok(Value::Scalar(Scalar::Bool(supports(&cpu.profile(), index))))
         }
-        HostDeviceQuery::LaunchFailures => 0,
+        HostDeviceQuery::LaunchFailures
+        | HostDeviceQuery::CpuWorkerCap
+        | HostDeviceQuery::LastLaunchWorkers => 0,
     };
     int_value(n, &e.ty, e.span)
 }

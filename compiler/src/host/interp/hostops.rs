@@ -117,6 +117,23 @@ impl Interp<'_> {
                     .or_else(|m| err(span, m))
             }
             HostOp::NanoTime => Ok(Value::Scalar(Scalar::I64(nano_time()))),
+            HostOp::SetCpuWorkerCap => {
+                let [n] = args else {
+                    return internal(span, "setCpuWorkerCap takes one count");
+                };
+                match self.eval_scalar(f, n)? {
+                    Scalar::I32(n) if n >= 0 => {
+                        self.cpu_worker_cap = n as usize;
+                        Ok(Value::Void)
+                    }
+                    other => err(
+                        span,
+                        format!("Device.setCpuWorkerCap: a cap of {other} threads (0 for none, or a positive count)"),
+                    ),
+                }
+            }
+            HostOp::LaunchRefused => Ok(Value::Scalar(Scalar::Bool(self.refusal.is_some()))),
+            HostOp::TakeLaunchRefusal => Ok(Value::str(self.refusal.take().unwrap_or_default())),
             HostOp::FileRead(_)
             | HostOp::FileWrite(_)
             | HostOp::ReadImage

@@ -197,7 +197,22 @@ impl Interp<'_> {
             shared_bytes,
             spec,
         };
-        self.launch_values(l, operands, span)
+        let r = self.launch_values(l, operands, span).map(drop);
+        self.caught(l, r).map(|()| Value::Void)
+    }
+
+    /// The result of launch `l`: a refusal of a launch written in a `try` block is kept for
+    /// its `catch` (and counted by `Device.launchFailures()`) instead of ending the run. Both
+    /// executors pass every launch's result through here.
+    pub(crate) fn caught(&mut self, l: &Launch, r: Result<(), Fail>) -> Result<(), Fail> {
+        match r {
+            Err(fail) if l.catches && !fail.message.starts_with("internal error") => {
+                self.launch_failures += 1;
+                self.refusal = Some(fail.message.clone());
+                Ok(())
+            }
+            r => r,
+        }
     }
 
     /// A launch on its operands' values: both host executors run this (native code through

@@ -481,7 +481,10 @@ pub unsafe extern "C" fn cajeta_launch(
         shared_bytes,
         spec,
     };
-    on_interp(|interp| interp.launch_values(l, operands, e.span).map(drop))
+    on_interp(|interp| {
+        let r = interp.launch_values(l, operands, e.span).map(drop);
+        interp.caught(l, r)
+    })
 }
 
 /// Launch `l` (`e`) by `Interp::direct_launch` when its operands allow: `Some` of the call's
@@ -528,7 +531,7 @@ unsafe fn direct_launch(
     let ok = on_interp(|interp| match interp.direct_launch(l, operands, e.span) {
         Some(r) => {
             direct = true;
-            r
+            interp.caught(l, r)
         }
         None => Ok(()),
     });
