@@ -539,6 +539,10 @@ pub(crate) fn int64_atomics(m: &mut Module) -> Vec<&'static str> {
         })
         .filter_map(|i| i.result_id)
         .collect();
+    if int64.is_empty() {
+        // No 64-bit integer type, so no 64-bit atomic: no walk of every instruction.
+        return Vec::new();
+    }
     let pointer_class: HashMap<Word, rspirv::spirv::StorageClass> = m
         .types_global_values
         .iter()

@@ -97,6 +97,9 @@ fn is_comparison(op: Op) -> bool {
 /// division, remainder and comparison (see the module comment). Returns how many were
 /// rewritten.
 pub(crate) fn arithmetic_in_32_bits(m: &mut Module) -> usize {
+    if !declares_narrow_ints(m) {
+        return 0;
+    }
     let types = int_types(m);
     let value_type = super::post::value_types(m);
     let narrow = |t: Option<Word>| {
@@ -216,6 +219,16 @@ pub(crate) fn arithmetic_in_32_bits(m: &mut Module) -> usize {
         m.functions[fi].blocks[bi].instructions.splice(ii..=ii, seq);
     }
     sites.len()
+}
+
+/// Whether the module declares an 8- or 16-bit integer type: without one there is nothing for
+/// this file's or `narrow_convert`'s rules to rewrite, and the post-pass skips their walks
+/// of every instruction (most kernels have none).
+pub(super) fn declares_narrow_ints(m: &Module) -> bool {
+    m.types_global_values.iter().any(|i| {
+        i.class.opcode == Op::TypeInt
+            && matches!(i.operands.first(), Some(Operand::LiteralBit32(w)) if *w < 32)
+    })
 }
 
 /// Every integer scalar and vector type of the module, by id.

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Op, Word};
 
-use super::narrow_arith::{int_types, mask_const, wide_type, IntType};
+use super::narrow_arith::{declares_narrow_ints, int_types, mask_const, wide_type, IntType};
 use super::post::{next_id, value_types};
 
 /// Where an instruction is: function, block and instruction positions.
@@ -34,6 +34,9 @@ type Site = (usize, usize, usize);
 /// conversions of their own for a 16-bit result), then narrowings. Returns how many
 /// conversions were rewritten.
 pub(crate) fn exact_narrow_conversions(m: &mut Module) -> usize {
+    if !declares_narrow_ints(m) {
+        return 0;
+    }
     float_conversions_through_32_bits(m) + zero_extensions_by_sign(m) + normalize_narrowings(m)
 }
 

@@ -309,6 +309,10 @@ pub(crate) fn sign_extensions_to_64(m: &mut Module) {
             _ => None,
         })
         .collect();
+    if !int_width.values().any(|&w| w == 64) {
+        // No 64-bit integer type, so nothing converts to one: no walk of every instruction.
+        return;
+    }
     // Each integer vector type: its component type and lane count.
     let vectors: HashMap<Word, (Word, u32)> = m
         .types_global_values
