@@ -165,7 +165,8 @@ fn no_contraction(m: &mut Module) {
 }
 
 /// Every `OpSwitch` must follow an `OpSelectionMerge` (structured control flow), and no
-/// pointer may be bit-cast (logical addressing); LLVM does not always manage either (seen:
+/// pointer may be bit-cast or chosen by a phi or select (logical addressing without variable
+/// pointers); LLVM does not always manage these (seen:
 /// a labeled `continue` out of nested loops; a push-constant pointer cast to `float*` in
 /// the tiled SGEMM after O2).
 fn check_structured(m: &Module) -> Result<(), String> {
@@ -182,6 +183,16 @@ fn check_structured(m: &Module) -> Result<(), String> {
                     && i.result_type.is_some_and(|t| pointer_types.contains(&t))
             }) {
                 return Err("a pointer bit cast (not allowed with logical addressing)".to_string());
+            }
+            // `c ? a[i] : a[j]` with both loads sunk into one: a pointer chosen at run time
+            // needs the VariablePointers capabilities, which Vulkan does not promise.
+            if b.instructions.iter().any(|i| {
+                matches!(i.class.opcode, Op::Phi | Op::Select)
+                    && i.result_type.is_some_and(|t| pointer_types.contains(&t))
+            }) {
+                return Err(
+                    "a pointer chosen by a phi or select (needs VariablePointers)".to_string(),
+                );
             }
             let n = b.instructions.len();
             let merge_at = b
