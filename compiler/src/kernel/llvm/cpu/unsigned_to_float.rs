@@ -6,9 +6,9 @@
 //! many sign bits, which is right for `sitofp` only. `(float32) ((uint64) x)` of a negative
 //! `int32` x (`uitofp (sext x to i64)`, 18446744073709551607 for -9) became
 //! `uitofp <2 x i32>` of x (4294967287) once two such lanes were built into one vector
-//! (a matrix column; `cajeta-fuzz --seed 95`, programs 211 and 313; docs/fuzzing.md). No
-//! other backend runs that vectorizer on such code: the host's native code leaves it out,
-//! and a SPIR-V target has no vector registers for it.
+//! (a matrix column; `cajeta-fuzz --seed 95`, programs 211 and 313; docs/fuzzing.md). The
+//! host's native code does not run that vectorizer. `float16` results are converted the
+//! same way: the rule is the same (a float narrower than the integer).
 //!
 //! The conversion here is the one x86 code generation emits for `uitofp i64` itself: a
 //! value below the signed range's end converts as signed; one at or past it is halved,
