@@ -7,8 +7,8 @@
 //! `int32` x (`uitofp (sext x to i64)`, 18446744073709551607 for -9) became
 //! `uitofp <2 x i32>` of x (4294967287) once two such lanes were built into one vector
 //! (a matrix column; `cajeta-fuzz --seed 95`, programs 211 and 313; docs/fuzzing.md). The
-//! host's native code does not run that vectorizer. `float16` results are converted the
-//! same way: the rule is the same (a float narrower than the integer).
+//! host's native code does not run that vectorizer. A `float16` result is narrowed the same
+//! way (`uitofp (sext i16 to i64) to half` became `uitofp i16`), and converted so here too.
 //!
 //! The conversion here is the one x86 code generation emits for `uitofp i64` itself: a
 //! value below the signed range's end converts as signed; one at or past it is halved,
