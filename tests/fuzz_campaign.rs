@@ -337,6 +337,30 @@ fn generated_float_locals_never_start_as_a_zero_literal() {
 }
 
 #[test]
+fn the_cpu_devices_unsigned_to_float_conversions_stay_exact() {
+    // Seed 95 program 211: LLVM's SLP vectorizer narrowed `(float32) ((uint64) x)` of a
+    // negative int32 x to a 32-bit `uitofp` when two such lanes made one vector, so 26
+    // checksums of `km` differed on the CPU device only (5 of 8 in the reduction). The CPU
+    // target no longer leaves a `uitofp` of a wide value to a narrower float.
+    executors::enable_llvm_kernels();
+    let path = tests_dir().join("fuzz_findings/wrong_results/seed95_program_211_cpu.cajeta");
+    let program = fuzz::gen::Program {
+        source: std::fs::read_to_string(&path).expect("reproducer"),
+        kernels: 0,
+        outputs: 0,
+    };
+    let mut val = Validator::default();
+    let (c, findings) = oracle::check_generated(&program, &mut val);
+    assert!(findings.is_empty(), "{findings:?}");
+    let (found, counts) = executors::run_on_cpu_device(&c);
+    if !cajetac::driver::cpu_device_available() {
+        return;
+    }
+    assert_eq!(counts.cpu_runs, 1, "{counts:?}");
+    assert!(found.is_none(), "{found:?}");
+}
+
+#[test]
 fn four_way_runs_compile_kernels_for_the_device() {
     // Seed 22 program 191 differed with LLVM's kernels in the four-way runner only: its
     // kernels were compiled for no device and so without `SignedZeroInfNanPreserve`. Compiled

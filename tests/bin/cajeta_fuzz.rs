@@ -282,13 +282,16 @@ fn reduce(text: &str, f: &Finding, label: &str) -> String {
 /// device and host still disagree (not a compile or runtime error). Prints the result. With
 /// `CAJETA_FUZZ_REDUCE_LLVM` set it keeps a difference of LLVM's kernels only instead: the
 /// four ways run, an LLVM way disagrees for no known reason (not lavapipe's constant-zero
-/// fold), and every other finding is a known defect.
+/// fold), and every other finding is a known defect. With `CAJETA_FUZZ_REDUCE_CPU` set it
+/// keeps a difference of the CPU device's run only: it runs (not refused) and disagrees with
+/// the host, and the four Vulkan ways agree.
 fn reduce_program(path: &Path) {
     oracle::quiet_panics();
     let ctx = cajeta_tests::device_context(false).expect("a device");
     let text = std::fs::read_to_string(path).expect("read --reduce-program");
     let llvm_only = std::env::var_os("CAJETA_FUZZ_REDUCE_LLVM").is_some();
-    if llvm_only {
+    let cpu_only = std::env::var_os("CAJETA_FUZZ_REDUCE_CPU").is_some();
+    if llvm_only || cpu_only {
         executors::enable_llvm_kernels();
     }
     let mut val = Validator::default();
@@ -298,6 +301,15 @@ fn reduce_program(path: &Path) {
         let (c, fs) = oracle::compile(t.to_string(), &[TargetEnv::Vulkan1_1]);
         if !fs.is_empty() {
             return false;
+        }
+        if cpu_only {
+            let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
+            return counts.cpu_runs == 1
+                && !found.is_empty()
+                && found.iter().all(|f| {
+                    f.detail.starts_with(executors::CPU_WAY)
+                        && f.detail.contains("device and host disagree")
+                });
         }
         if !llvm_only {
             return oracle::run_on_device(&c, &ctx)

@@ -241,6 +241,14 @@ fn run_on_cpu(c: &Compiled, counts: &mut FourWayCounts) -> Option<Finding> {
     run_entry(c, &kernels, &Interpret, None, Some(&cpu), CPU_WAY)
 }
 
+/// The CPU-device run of [`run_four_ways`] alone, which needs no Vulkan device: its finding
+/// (if any) and its counts (`cpu_runs` 1 when it ran, `cpu_refused` 1 when refused).
+pub fn run_on_cpu_device(c: &Compiled) -> (Option<Finding>, FourWayCounts) {
+    let mut counts = FourWayCounts::default();
+    let found = run_on_cpu(c, &mut counts);
+    (found, counts)
+}
+
 /// The program's rspirv kernels for Vulkan 1.1 compiled for a device with
 /// `device_features`, as `cajetac run` compiles them (the modules `c` holds, compiled for no
 /// device in particular, leave out what depends on the device: `SignedZeroInfNanPreserve`,

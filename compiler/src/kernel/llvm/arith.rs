@@ -233,7 +233,12 @@ impl FnLower<'_> {
             (false, true) if from.is_signed_integer() => {
                 format!("{t} = sitofp {} {} to {to_ty}", v.ty, v.text)
             }
-            (false, true) => format!("{t} = uitofp {} {} to {to_ty}", v.ty, v.text),
+            (false, true) => {
+                if let Some(f) = self.cpu_unsigned_to_narrower_float(&v, from, to, to_ty) {
+                    return Ok(f);
+                }
+                format!("{t} = uitofp {} {} to {to_ty}", v.ty, v.text)
+            }
             (true, true) if from.bits() < to.bits() => {
                 format!("{t} = fpext {} {} to {to_ty}", v.ty, v.text)
             }

@@ -28,6 +28,7 @@ mod spec_slots;
 mod split;
 mod split_plan;
 mod textures;
+mod unsigned_to_float;
 mod waves;
 
 use std::fmt::Write;
