@@ -1,25 +1,27 @@
 #!/bin/bash
 # A short confirmation on the device machine after kernel changes: every device program
-# (tests/device/*.cajeta, each must print 777) through `cajetac run` with rspirv's kernels,
-# the NVIDIA fuzz finding, and checked mode's cost (kernel_speed, if carried). Writes
-# $OUT/confirm.log. Binaries: .gl/cajetac.gz at least (bench/h200/carry.sh).
+# (tests/device/*.cajeta, each must print 777) through `cajetac run` three ways (rspirv's
+# kernels, LLVM's kernels, the CPU device), eight programs at a time, and the NVIDIA fuzz
+# finding. Prints a summary and writes $OUT/confirm.log. Binaries: .gl/cajetac-llvm.xz (or
+# .gl/cajetac.gz for the rspirv way alone; bench/h200/carry.sh).
 set -u
 cd "$(dirname "$0")/../.."
 B=${B:-/tmp/bin}; . bench/h200/carry.sh
 export PATH=$B:$PATH CAJETA_TESTS_DIR=$PWD/tests
-exec >> "$OUT/confirm.log" 2>&1
+C=$B/cajetac-llvm; [ -x "$C" ] || C=$B/cajetac
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-step "device programs, rspirv kernels"
-ok=0; bad=0
-for p in tests/device/*.cajeta; do
-  r=$(cd tests/device && timeout 60 "$B/cajetac" run "$(basename "$p")" 2>&1 | tail -1)
-  if [ "$r" = 777 ]; then ok=$((ok + 1)); else bad=$((bad + 1)); echo "$p: $r" | cut -c1-200; fi
+one() { # cajetac flags program -> "ok" or the program and its last lines
+  r=$(cd tests/device && timeout 120 $1 run $2 "$(basename "$3")" 2>&1 | tail -3)
+  [ "$(echo "$r" | tail -1)" = 777 ] && echo ok || echo "$(basename "$3"): $(echo "$r" | tr '\n' '|')" | cut -c1-300
+}
+export -f one
+for way in "|rspirv" "--backend llvm|llvm" "--device cpu|cpu"; do
+  flags=${way%|*}; name=${way#*|}
+  step "device programs, $name"
+  out=$(ls tests/device/*.cajeta | xargs -P 8 -I{} bash -c "one '$C' '$flags' {}")
+  echo "$out" | grep -v '^ok$' | tee -a "$OUT/confirm.log"
+  echo "$name: $(echo "$out" | grep -c '^ok$') of $(echo "$out" | wc -l) returned 777" | tee -a "$OUT/confirm.log"
 done
-echo "device programs: $ok returned 777, $bad did not"
 step "the NVIDIA fuzz finding"
-timeout 60 "$B/cajetac" run tests/fuzz_findings/wrong_results/nvidia_seed_c47e7a_program_16.cajeta 2>&1 | tail -3
-if [ -x "$B/kernel_speed" ]; then
-  step "kernel_speed, checked mode"
-  for i in 1 2; do timeout 90 "$B/kernel_speed" --no-glsl --no-llvm; done
-fi
+timeout 60 "$C" run tests/fuzz_findings/wrong_results/nvidia_seed_c47e7a_program_16.cajeta 2>&1 | tail -3
 step done
