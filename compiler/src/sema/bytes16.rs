@@ -302,15 +302,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ty: Type::Scalar(ScalarType::Bool),
             span,
         };
-        let select = |cond: ir::Expr, then: ir::Expr, otherwise: ir::Expr| ir::Expr {
-            ty: then.ty.clone(),
-            kind: ExprKind::Select {
-                cond: Box::new(cond),
-                then: Box::new(then),
-                otherwise: Box::new(otherwise),
-            },
-            span,
-        };
+        let select = |c, t, o| select_expr(c, t, o, span);
         let mut words = Vec::new();
         for k in 0..4u8 {
             let mut out: Option<ir::Expr> = None;
@@ -425,15 +417,7 @@ fn saturating_add(t: ir::Expr, d: ir::Expr, word: ScalarType, span: Span) -> ir:
         ty: Type::Scalar(ScalarType::Bool),
         span,
     };
-    let select = |cond: ir::Expr, then: ir::Expr, otherwise: ir::Expr| ir::Expr {
-        ty: then.ty.clone(),
-        kind: ExprKind::Select {
-            cond: Box::new(cond),
-            then: Box::new(then),
-            otherwise: Box::new(otherwise),
-        },
-        span,
-    };
+    let select = |c, t, o| select_expr(c, t, o, span);
     let lo_c = int(lo, wide, span);
     let hi_c = int(hi, wide, span);
     let clamped = select(
@@ -473,6 +457,19 @@ pub(super) fn sequence(stmts: Vec<ir::Stmt>, value: ir::Expr) -> ir::Expr {
     ir::Expr {
         kind: ExprKind::Sequence(stmts, Box::new(value)),
         ty,
+        span,
+    }
+}
+
+/// `cond ? then : otherwise`, of `then`'s type.
+fn select_expr(cond: ir::Expr, then: ir::Expr, otherwise: ir::Expr, span: Span) -> ir::Expr {
+    ir::Expr {
+        ty: then.ty.clone(),
+        kind: ExprKind::Select {
+            cond: Box::new(cond),
+            then: Box::new(then),
+            otherwise: Box::new(otherwise),
+        },
         span,
     }
 }
