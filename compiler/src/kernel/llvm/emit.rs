@@ -100,10 +100,12 @@ pub(crate) fn init_target() {
     });
 }
 
-/// The SPIR-V words of the module whose LLVM IR is `text`.
-pub(crate) fn emit_spirv(text: &str, pipeline: &str) -> Result<Vec<u32>, String> {
-    init_target();
-    let ctx = Context::create();
+/// The module whose LLVM IR is `text`, parsed into `ctx` and checked by LLVM's verifier; the
+/// SPIR-V emission, the CPU device's JIT and its tests all start here.
+pub(crate) fn parse_verified<'c>(
+    ctx: &'c Context,
+    text: &str,
+) -> Result<inkwell::module::Module<'c>, String> {
     let buffer = MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), "kernel.ll");
     let module = ctx
         .create_module_from_ir(buffer)
@@ -111,6 +113,14 @@ pub(crate) fn emit_spirv(text: &str, pipeline: &str) -> Result<Vec<u32>, String>
     module
         .verify()
         .map_err(|e| format!("verify: {}", e.to_string_lossy()))?;
+    Ok(module)
+}
+
+/// The SPIR-V words of the module whose LLVM IR is `text`.
+pub(crate) fn emit_spirv(text: &str, pipeline: &str) -> Result<Vec<u32>, String> {
+    init_target();
+    let ctx = Context::create();
+    let module = parse_verified(&ctx, text)?;
     let triple = TargetTriple::create(TRIPLE);
     let target = Target::from_triple(&triple).map_err(|e| e.to_string_lossy().to_string())?;
     let machine = target

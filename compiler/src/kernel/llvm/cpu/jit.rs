@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use inkwell::context::Context;
-use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
@@ -42,16 +41,7 @@ pub(crate) fn compile(
     // Initializes LLVM's native target once per process.
     crate::host::native::target_machine()?;
     let ctx = Context::create();
-    let parse = |text: &str| -> Result<inkwell::module::Module<'_>, String> {
-        let buffer = MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), "kernel.ll");
-        let module = ctx
-            .create_module_from_ir(buffer)
-            .map_err(|e| format!("parse: {}", e.to_string_lossy()))?;
-        module
-            .verify()
-            .map_err(|e| format!("verify: {}", e.to_string_lossy()))?;
-        Ok(module)
-    };
+    let parse = |text: &str| crate::kernel::llvm::emit::parse_verified(&ctx, text);
     let mut module = parse(text)?;
     let triple = TargetMachine::get_default_triple();
     let target = Target::from_triple(&triple).map_err(|e| format!("LLVM target: {e}"))?;

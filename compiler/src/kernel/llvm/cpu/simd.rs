@@ -399,7 +399,6 @@ fn workgroup(_scalar: &str, lanes: usize) -> String {
 mod tests {
     use super::*;
     use inkwell::context::Context;
-    use inkwell::memory_buffer::MemoryBuffer;
     use inkwell::values::AsValueRef;
 
     /// A one-invocation kernel of mandelbrot's shape: a loop whose trip count depends on
@@ -437,14 +436,7 @@ define void @workgroup(ptr %ctx) {
     /// The vector form of function `kernel` of `text`, checked by LLVM's verifier.
     fn vector_form(text: &str) -> Result<String, String> {
         let ctx = Context::create();
-        let parse = |t: &str| {
-            let buffer = MemoryBuffer::create_from_memory_range_copy(t.as_bytes(), "k.ll");
-            let m = ctx
-                .create_module_from_ir(buffer)
-                .map_err(|e| e.to_string())?;
-            m.verify().map_err(|e| e.to_string())?;
-            Ok::<_, String>(m)
-        };
+        let parse = |t: &str| crate::kernel::llvm::emit::parse_verified(&ctx, t);
         let module = parse(text)?;
         let f = module.get_function("kernel").ok_or("no kernel")?;
         // SAFETY: `module` is live and defines `f`.
