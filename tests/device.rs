@@ -420,3 +420,25 @@ fn rspirv_converts_floats_to_64_bits_in_halves() {
         );
     }
 }
+
+#[test]
+fn rspirv_rounds_to_float16_before_narrowing_in_registers() {
+    // The check itself sees a plain narrowing.
+    let plain =
+        "%1 = OpTypeFloat 16\n%2 = OpTypeFloat 32\n%4 = OpLoad %2 %3\n%5 = OpFConvert %1 %4\n";
+    assert_eq!(cajeta_tests::unrounded_half_narrowings(plain).len(), 1);
+    let file = "device/half_rounding.cajeta";
+    let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
+    let module = module.expect("checks");
+    let kernels =
+        driver::compile_kernels(&module, &SpirvOptions::default(), None).expect("compiles");
+    for (name, k) in kernels {
+        let text = cajetac::kernel::spirv::disassemble(&k.words);
+        let found = cajeta_tests::unrounded_half_narrowings(&text);
+        assert!(found.is_empty(), "{file}:{name:?}: {found:?}");
+        assert!(
+            text.contains("OpFConvert"),
+            "{file}:{name:?}: no conversion"
+        );
+    }
+}

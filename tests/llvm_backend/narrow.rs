@@ -214,3 +214,25 @@ fn llvm_modules_convert_floats_to_64_bits_in_halves() {
         );
     }
 }
+
+#[test]
+fn llvm_modules_round_to_float16_before_narrowing() {
+    // As the rspirv backend (`device::rspirv_rounds_to_float16_before_narrowing_in_registers`):
+    // every narrowing takes a value rounded on its bits, and the rounding's subnormal edge
+    // (2^-14's bits) is compared against in every kernel.
+    let file = "device/half_rounding.cajeta";
+    let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
+    let module = module.expect("checks");
+    for id in module.kernels() {
+        let name = module.function(id).name.clone();
+        let k = compile_one(&module, &name, KernelBackend::Llvm).expect("LLVM compiles");
+        let text = cajetac::kernel::spirv::disassemble(&k.words);
+        assert!(text.contains("OpFConvert"), "{file}:{name}: no conversion");
+        let found = cajeta_tests::unrounded_half_narrowings(&text);
+        assert!(found.is_empty(), "{file}:{name}: {found:?}");
+        assert!(
+            text.contains(" 947912704"),
+            "{file}:{name}: no rounding to float16 before the narrowing\n{text}"
+        );
+    }
+}

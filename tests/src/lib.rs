@@ -320,3 +320,47 @@ pub fn float_to_64_in_one_step(text: &str) -> Vec<String> {
     }
     found
 }
+
+/// The `OpFConvert`s to a 16-bit float in a disassembled module (`kernel::spirv::
+/// disassemble`) whose operand is not a value rounded to `float16` on its bits first: an
+/// `OpBitcast` from an integer, or a vector built from such lanes. NVIDIA's 580 driver folds
+/// an unrounded narrowing and the widening after it into nothing (docs/fuzzing.md).
+pub fn unrounded_half_narrowings(text: &str) -> Vec<String> {
+    let mut half = std::collections::HashSet::new();
+    let mut defs = std::collections::HashMap::new();
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if let [id, "=", op, rest @ ..] = words.as_slice() {
+            defs.insert(
+                id.to_string(),
+                (
+                    op.to_string(),
+                    rest.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+                ),
+            );
+        }
+        match words.as_slice() {
+            [id, "=", "OpTypeFloat", "16"] => {
+                half.insert(id.to_string());
+            }
+            [id, "=", "OpTypeVector", lane, _] if half.contains(*lane) => {
+                half.insert(id.to_string());
+            }
+            [_, "=", "OpFConvert", ty, operand] if half.contains(*ty) => {
+                let rounded = |id: &str| matches!(defs.get(id), Some((op, _)) if op == "OpBitcast");
+                let ok = match defs.get(*operand) {
+                    Some((op, args)) if op == "OpCompositeConstruct" => {
+                        args.iter().skip(1).all(|a| rounded(a))
+                    }
+                    _ => rounded(operand),
+                };
+                if !ok {
+                    found.push(line.trim().to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}

@@ -242,7 +242,16 @@ impl FnLower<'_> {
             (true, true) if from.bits() < to.bits() => {
                 format!("{t} = fpext {} {} to {to_ty}", v.ty, v.text)
             }
-            // Round to nearest even, as `OpFConvert` does by default.
+            // Round to nearest even, as `OpFConvert` does by default; for the SPIR-V target
+            // a float32 is rounded to a float16 value first (`half_round`).
+            (true, true)
+                if to == ScalarType::F16
+                    && from == ScalarType::F32
+                    && self.target == super::target::Target::Spirv =>
+            {
+                let r = self.round_to_f16_value(&v.text);
+                format!("{t} = fptrunc float {r} to {to_ty}")
+            }
             (true, true) => format!("{t} = fptrunc {} {} to {to_ty}", v.ty, v.text),
             (true, false) => return self.float_to_int(v, from, to, span),
         };

@@ -84,7 +84,7 @@ impl FnLower<'_> {
     /// (a load or store of the other type through the same pointer): LLVM 23.1's SPIR-V
     /// target crashed (a segmentation fault) on an `i32` bit cast of a `float` buffer
     /// element stored to an `i32` buffer.
-    fn opaque_bitcast(&mut self, x: &Val, ty: &'static str) -> Val {
+    pub(super) fn opaque_bitcast(&mut self, x: &Val, ty: &'static str) -> Val {
         if self.target == super::target::Target::Cpu {
             // (A work-around for the SPIR-V target only.)
             let t = self.tmp();

@@ -30,6 +30,7 @@ mod clock;
 pub mod cpu;
 mod device_helpers;
 mod emit;
+mod half_round;
 mod helper;
 mod helper_process;
 mod images;

@@ -240,6 +240,7 @@ impl FnCx<'_, '_> {
             (false, false) => self.convert_int(v, from, to, span),
             (false, true) if from.is_signed_integer() => self.op(Op::ConvertSToF, ty, &[v]),
             (false, true) => self.op(Op::ConvertUToF, ty, &[v]),
+            (true, true) if to == ScalarType::F16 => self.narrow_to_f16(v, from, ty, 1, span),
             (true, true) => self.op(Op::FConvert, ty, &[v]),
             (true, false) => self.float_to_int(v, from, to, span),
         }

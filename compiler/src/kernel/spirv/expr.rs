@@ -267,6 +267,22 @@ impl FnCx<'_, '_> {
         }
     }
 
+    /// The value of `value` for a store to memory: a conversion of `float32` to `float16`
+    /// at its top is a plain `OpFConvert`, since memory holds the 16-bit value (see
+    /// `half_round`); anything else is [`Self::expr`].
+    fn stored_expr(&mut self, value: &Expr) -> Res<Word> {
+        if let ExprKind::Convert(a) = &value.kind {
+            let (from, to) = (a.ty.vector_shape(), value.ty.vector_shape());
+            if let (Some((ScalarType::F32, n)), Some((ScalarType::F16, m))) = (from, to) {
+                debug_assert_eq!(n, m);
+                let v = self.expr(a)?;
+                let ty = self.cx.ir_value_type(&value.ty, value.span)?;
+                return self.op(Op::FConvert, ty, &[v]);
+            }
+        }
+        self.expr(value)
+    }
+
     /// `place = value`.
     pub(crate) fn store(&mut self, place: &Place, value: &Expr, span: Span) -> Res<()> {
         match place {
@@ -318,7 +334,7 @@ impl FnCx<'_, '_> {
                     return Err(host_only(base.span, &base.ty));
                 };
                 let guard = self.take_guard();
-                let v = self.expr(value)?;
+                let v = self.stored_expr(value)?;
                 let v = match &value.ty {
                     Type::Struct(d) => self.convert_pod(v, d, true, span)?,
                     _ => self.value_to_store(v, elem, storage, value.ty.lanes() as u8)?,

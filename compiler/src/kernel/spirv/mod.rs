@@ -34,6 +34,7 @@ mod feature_set;
 mod float_to_wide;
 mod function;
 mod group_segmented;
+mod half_round;
 mod hoist;
 mod index_range;
 mod int_dot;

@@ -55,6 +55,9 @@ impl FnCx<'_, '_> {
                 return Ok(v);
             }
             let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+            if *to == ScalarType::F16 {
+                return self.narrow_to_f16(v, *from, ty, *n as u32, e.span);
+            }
             self.op(Op::FConvert, ty, &[v])
         })())
     }
