@@ -137,6 +137,24 @@ fn misused_forms_get_diagnostics() {
 }
 
 #[test]
+fn bits_count_of_uint32_is_uint32_in_both_backends() {
+    // Cajeta's `Bits.count(uint32)` returns uint32: stored to a uint32 buffer without a cast
+    // (E0009 before), and still converting to an int32 where one is wanted.
+    let body = kernel(
+        "u[i] = Bits.count(u[i]); v[i] = Bits.count(v[i]); o[i] = Bits.count(u[i + 1]); o[i + 1] = Bits.count(o[i]);",
+        "KernelBuffer<uint32> u, KernelBuffer<Vector<uint32, 2>> v, KernelBuffer<int32> o",
+    );
+    for env in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] {
+        let ks = compile(&body, env, KernelBackend::Rspirv).expect("compiles");
+        spirv_val(&ks[0].words, env, "bits-count-u32").expect("valid");
+        let text = disassemble(&ks[0].words);
+        assert_eq!(text.matches("OpBitCount").count(), 4, "{text}");
+    }
+    let ks = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Llvm).expect("llvm");
+    spirv_val(&ks[0].words, TargetEnv::Vulkan1_3, "llvm-bits-count-u32").expect("valid");
+}
+
+#[test]
 fn integer_dot_method_and_uint32_rotations_validate() {
     let body = kernel(
         "o[i] = a[i].dot(a[i + 1]) + a[i].dot(a[i + 2], o[i]); u[i] = Bits.rotateLeft(u[i], i) + Bits.rotateRight(u[i], u[i + 1]);",

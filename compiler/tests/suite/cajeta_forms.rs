@@ -77,10 +77,18 @@ fn bits_rotate_by_uint32_and_count() {
         "bits",
         "uint32 k = 33;
          System.out.println(Bits.rotateLeft(0x80000001, k) + \" \" + Bits.rotateRight(1, k));
-         System.out.println(Bits.count(-1) + \" \" + Bits.count(stack Vector<uint32, 2>(7, 255)));",
+         System.out.println(Bits.count(-1) + \" \" + Bits.count(stack Vector<uint32, 2>(7, 255)));
+         uint32 w = 0xf0f0f0f0;
+         uint32 c = Bits.count(w);
+         int32 d = Bits.count(w);
+         Vector<uint32, 2> v = Bits.count(stack Vector<uint32, 2>(w, 1));
+         System.out.println((c - 17u) + \" \" + (d - 17) + \" \" + (v - 17u));",
     );
     assert_eq!(out[0], "3 -2147483648");
     assert_eq!(out[1], "32 (3, 8)");
+    // Cajeta's `Bits.count(uint32)` is a uint32 (16 - 17 wraps), lane by lane on vectors; a
+    // scalar count converts to an int32 where one is wanted (it is at most 32).
+    assert_eq!(out[2], "4294967295 -1 (4294967295, 4294967280)");
 }
 
 #[test]
