@@ -155,6 +155,36 @@ fn bits_count_of_uint32_is_uint32_in_both_backends() {
 }
 
 #[test]
+fn target_descriptor_wave_width_is_the_wave_width_in_kernels() {
+    // Cajeta's `TargetDescriptor.waveWidth()` (E0006 before): `(int32) Wave.width()`.
+    let body = kernel(
+        "o[i] = TargetDescriptor.waveWidth();",
+        "KernelBuffer<int32> o",
+    );
+    for env in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] {
+        let ks = compile(&body, env, KernelBackend::Rspirv).expect("compiles");
+        spirv_val(&ks[0].words, env, "target-wave-width").expect("valid");
+        assert!(disassemble(&ks[0].words).contains("SubgroupSize"));
+    }
+    let ks = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Llvm).expect("llvm");
+    spirv_val(&ks[0].words, TargetEnv::Vulkan1_3, "llvm-target-wave-width").expect("valid");
+    // The host-side facts are refused in kernels, an unknown fact lists the known ones.
+    let body = kernel(
+        "o[i] = TargetDescriptor.cuCount();",
+        "KernelBuffer<int32> o",
+    );
+    let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Rspirv).expect_err("host fact");
+    assert_eq!(d[0].code, Code::HostOnlyInDevice, "{d:?}");
+    let body = kernel(
+        "o[i] = TargetDescriptor.simdCount();",
+        "KernelBuffer<int32> o",
+    );
+    let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Rspirv).expect_err("unknown");
+    assert_eq!(d[0].code, Code::UnknownMethod, "{d:?}");
+    assert!(d[0].notes.iter().any(|n| n.contains("waveWidth")), "{d:?}");
+}
+
+#[test]
 fn integer_dot_method_and_uint32_rotations_validate() {
     let body = kernel(
         "o[i] = a[i].dot(a[i + 1]) + a[i].dot(a[i + 2], o[i]); u[i] = Bits.rotateLeft(u[i], i) + Bits.rotateRight(u[i], u[i + 1]);",

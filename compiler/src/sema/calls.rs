@@ -283,6 +283,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.group_call(recv, name, args, span) {
             return r;
         }
+        if let Some(r) = self.target_descriptor_call(recv, name, args, span) {
+            return r;
+        }
         if let Some(r) = self.wave_cajeta_call(recv, name, args, span) {
             return r;
         }

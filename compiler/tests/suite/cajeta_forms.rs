@@ -272,3 +272,25 @@ fn lut4_and_byte_wise_operators_on_sixteen_lane_byte_vectors() {
         "(16843136, 4034409727, 0, 16843009) (1, 33818120, 252645135, 0) 305419896"
     );
 }
+
+#[test]
+fn target_descriptor_and_device_facts_are_the_device_queries() {
+    // Cajeta's `TargetDescriptor` host facts and `DeviceFacts` (E0006/E0024 before): the
+    // run's device's wave size and shared memory, and 0 (unknown) for what Vulkan does not
+    // report; a DeviceFacts is a value, copied by assignment.
+    let out = both(
+        "target-facts",
+        "System.out.println((TargetDescriptor.waveWidth() == Device.waveSize()) + \" \"
+             + (TargetDescriptor.ldsBytesPerBlock() == Device.sharedBytesPerBlock()) + \" \"
+             + TargetDescriptor.cuCount() + \" \" + TargetDescriptor.maxWavesPerSimd());
+         DeviceFacts f #= DeviceFacts.current();
+         DeviceFacts g = f;
+         g.sharedBytesPerBlockOptIn = 3L * f.sharedBytesPerBlock;
+         System.out.println((f.sharedBytesPerBlock == Device.sharedBytesPerBlock()) + \" \"
+             + (f.maxThreadsPerBlock == Device.maxThreadsPerBlock()) + \" \"
+             + f.registersPerMultiprocessor + \" \" + f.multiprocessorCount + \" \"
+             + f.threadsPerMultiprocessor + \" \" + f.sharedBytesPerBlockOptIn + \" \"
+             + (DeviceFacts.sharedLimit(g) == 3L * f.sharedBytesPerBlock));",
+    );
+    assert_eq!(out, ["true true 0 0", "true true 0 0 0 0 true", "777"]);
+}
