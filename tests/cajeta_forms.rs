@@ -185,6 +185,24 @@ fn target_descriptor_wave_width_is_the_wave_width_in_kernels() {
 }
 
 #[test]
+fn cooperative_matrix_elements_need_a_matrix() {
+    // Cajeta's `m.elements()/get(i)/set(i, v)` are the `CoopMatrix.length/element/withElement`
+    // intrinsics (tests/kernels/cajeta_coop_elements.cajeta); a non-matrix operand of those
+    // is E0008 naming what it takes.
+    let body = kernel("o[i] = CoopMatrix.length(o[i]);", "KernelBuffer<uint32> o");
+    let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Rspirv).expect_err("refused");
+    assert_eq!(d[0].code, Code::TypeMismatch, "{d:?}");
+    assert!(d[0].message.contains("cooperative matrix"), "{d:?}");
+    // A float value set into an integer matrix is refused as `splat`'s is.
+    let body = kernel(
+        "CooperativeMatrix<int32,16,16,2> acc; acc.splat(0); acc.set(0u, 1.5f); acc.store(o, 0, 0, 16);",
+        "KernelBuffer<int32> o",
+    );
+    let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Rspirv).expect_err("refused");
+    assert_eq!(d[0].code, Code::TypeMismatch, "{d:?}");
+}
+
+#[test]
 fn integer_dot_method_and_uint32_rotations_validate() {
     let body = kernel(
         "o[i] = a[i].dot(a[i + 1]) + a[i].dot(a[i + 2], o[i]); u[i] = Bits.rotateLeft(u[i], i) + Bits.rotateRight(u[i], u[i + 1]);",
