@@ -209,7 +209,7 @@ impl FnCtx<'_, '_> {
                 (CoopOp::WithElement, [_, _, v]) => {
                     self.check_splat_value(v, t)?;
                     *v = super::expr::convert(v.clone(), t.component);
-                    m_type(t)
+                    Type::CoopMatrix(t)
                 }
                 _ => ret,
             });
@@ -461,11 +461,6 @@ fn op_name(op: CoopOp) -> &'static str {
         CoopOp::Element => "element",
         CoopOp::WithElement => "withElement",
     }
-}
-
-/// The type of a cooperative matrix value of type `t`.
-fn m_type(t: ir::CoopType) -> Type {
-    Type::CoopMatrix(t)
 }
 
 impl FnCtx<'_, '_> {
