@@ -688,6 +688,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Type::Image2D(_) | Type::Texture(..) | Type::Sampler = t {
             return self.new_resource(t, ty.span, &args, span, |c, a| c.size_arg(a));
         }
+        // Cajeta's `heap AccelerationStructure(boxes, count)` and `(vertices, triangleCount,
+        // vertexStride)`: the factories that take those.
+        if t == Type::AccelStruct && matches!(args.len(), 2 | 3) {
+            let method = if args.len() == 2 {
+                "fromAabbs"
+            } else {
+                "fromTriangles"
+            };
+            let values = args.iter().map(|a| (*a).clone()).collect();
+            let call =
+                super::range_loop::static_call("AccelerationStructure", method, values, span);
+            return self.expr(&call, None);
+        }
         if !matches!(t, Type::Buffer(_)) {
             return self.error(Diagnostic::error(
                 Code::TypeMismatch,

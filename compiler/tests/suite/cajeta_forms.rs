@@ -294,3 +294,51 @@ fn target_descriptor_and_device_facts_are_the_device_queries() {
     );
     assert_eq!(out, ["true true 0 0", "true true 0 0 0 0 true", "777"]);
 }
+
+#[test]
+fn cajetas_acceleration_structure_constructors_check_their_counts() {
+    // `heap AccelerationStructure(boxes, count)` and `(vertices, triangleCount,
+    // vertexStride)` (E0008 before): the counts are checked against the array before the
+    // device is asked anything, the same way in both executors.
+    for (tag, body, want) in [
+        (
+            "accel-boxes",
+            "float32[] boxes = heap float32[12];
+             AccelerationStructure s = heap AccelerationStructure(boxes, 3u);",
+            "AccelerationStructure: 3 boxes need 18 floats, the array has 12",
+        ),
+        (
+            "accel-tris",
+            "float32[] v = heap float32[20];
+             AccelerationStructure s = heap AccelerationStructure(v, 2u, 4u);",
+            "AccelerationStructure: 2 triangles of stride 4 need 23 floats, the array has 20",
+        ),
+    ] {
+        for mode in ["interp", "native"] {
+            let err = run_failing(tag, mode, body);
+            assert!(err.contains(want), "{tag} --host {mode}: {err}");
+        }
+    }
+}
+
+/// Runs `body` as the body of `run()` with `--host mode`, which must end in a runtime error
+/// (exit status 3); its stderr.
+fn run_failing(tag: &str, mode: &str, body: &str) -> String {
+    let dir =
+        std::env::temp_dir().join(format!("cajetac-forms-{tag}-{mode}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file: PathBuf = dir.join("p.cajeta");
+    let src = format!(
+        "package t;\nimport cajeta.xpu.*;\npublic final class P {{\n    public static int32 run() {{\n{body}\n        return 777;\n    }}\n}}\n"
+    );
+    std::fs::write(&file, src).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cajetac"))
+        .args(["run", "--host", mode])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(3), "{tag} --host {mode}: {stderr}");
+    stderr
+}
