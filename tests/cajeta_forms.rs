@@ -137,6 +137,72 @@ fn misused_forms_get_diagnostics() {
 }
 
 #[test]
+fn bits_count_of_uint32_is_uint32_in_both_backends() {
+    // Cajeta's `Bits.count(uint32)` returns uint32: stored to a uint32 buffer without a cast
+    // (E0009 before), and still converting to an int32 where one is wanted.
+    let body = kernel(
+        "u[i] = Bits.count(u[i]); v[i] = Bits.count(v[i]); o[i] = Bits.count(u[i + 1]); o[i + 1] = Bits.count(o[i]);",
+        "KernelBuffer<uint32> u, KernelBuffer<Vector<uint32, 2>> v, KernelBuffer<int32> o",
+    );
+    for env in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] {
+        let ks = compile(&body, env, KernelBackend::Rspirv).expect("compiles");
+        spirv_val(&ks[0].words, env, "bits-count-u32").expect("valid");
+        let text = disassemble(&ks[0].words);
+        assert_eq!(text.matches("OpBitCount").count(), 4, "{text}");
+    }
+    let ks = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Llvm).expect("llvm");
+    spirv_val(&ks[0].words, TargetEnv::Vulkan1_3, "llvm-bits-count-u32").expect("valid");
+}
+
+#[test]
+fn target_descriptor_wave_width_is_the_wave_width_in_kernels() {
+    // Cajeta's `TargetDescriptor.waveWidth()` (E0006 before): `(int32) Wave.width()`.
+    let body = kernel(
+        "o[i] = TargetDescriptor.waveWidth();",
+        "KernelBuffer<int32> o",
+    );
+    for env in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] {
+        let ks = compile(&body, env, KernelBackend::Rspirv).expect("compiles");
+        spirv_val(&ks[0].words, env, "target-wave-width").expect("valid");
+        assert!(disassemble(&ks[0].words).contains("SubgroupSize"));
+    }
+    let ks = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Llvm).expect("llvm");
+    spirv_val(&ks[0].words, TargetEnv::Vulkan1_3, "llvm-target-wave-width").expect("valid");
+    // The host-side facts are refused in kernels, an unknown fact lists the known ones.
+    let body = kernel(
+        "o[i] = TargetDescriptor.cuCount();",
+        "KernelBuffer<int32> o",
+    );
+    let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Rspirv).expect_err("host fact");
+    assert_eq!(d[0].code, Code::HostOnlyInDevice, "{d:?}");
+    let body = kernel(
+        "o[i] = TargetDescriptor.simdCount();",
+        "KernelBuffer<int32> o",
+    );
+    let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Rspirv).expect_err("unknown");
+    assert_eq!(d[0].code, Code::UnknownMethod, "{d:?}");
+    assert!(d[0].notes.iter().any(|n| n.contains("waveWidth")), "{d:?}");
+}
+
+#[test]
+fn cooperative_matrix_elements_need_a_matrix() {
+    // Cajeta's `m.elements()/get(i)/set(i, v)` are the `CoopMatrix.length/element/withElement`
+    // intrinsics (tests/kernels/cajeta_coop_elements.cajeta); a non-matrix operand of those
+    // is E0008 naming what it takes.
+    let body = kernel("o[i] = CoopMatrix.length(o[i]);", "KernelBuffer<uint32> o");
+    let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Rspirv).expect_err("refused");
+    assert_eq!(d[0].code, Code::TypeMismatch, "{d:?}");
+    assert!(d[0].message.contains("cooperative matrix"), "{d:?}");
+    // A float value set into an integer matrix is refused as `splat`'s is.
+    let body = kernel(
+        "CooperativeMatrix<int32,16,16,2> acc; acc.splat(0); acc.set(0u, 1.5f); acc.store(o, 0, 0, 16);",
+        "KernelBuffer<int32> o",
+    );
+    let d = compile(&body, TargetEnv::Vulkan1_3, KernelBackend::Rspirv).expect_err("refused");
+    assert_eq!(d[0].code, Code::TypeMismatch, "{d:?}");
+}
+
+#[test]
 fn integer_dot_method_and_uint32_rotations_validate() {
     let body = kernel(
         "o[i] = a[i].dot(a[i + 1]) + a[i].dot(a[i + 2], o[i]); u[i] = Bits.rotateLeft(u[i], i) + Bits.rotateRight(u[i], u[i + 1]);",

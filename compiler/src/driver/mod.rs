@@ -6,6 +6,7 @@
 
 pub mod cache;
 mod cpu;
+mod library_sources;
 mod native;
 mod parallel;
 mod stage_stack;
@@ -57,10 +58,26 @@ fn frontend_on_this_stack(
             Err(mut d) => diags.append(&mut d),
         }
     }
+    // Library classes written in the language: checked as the program's own classes.
+    let library = library_sources::needed(files);
+    for (name, text) in &library {
+        let id = sources.add(name.clone(), text.to_string());
+        match crate::syntax::parse_file(id, text) {
+            Ok(ast) => user.push((ast, false)),
+            Err(mut d) => diags.append(&mut d),
+        }
+    }
     if !diags.is_empty() {
         return Err(diags);
     }
-    let parts = stdlib::pruned_stdlib(files);
+    let parts = if library.is_empty() {
+        stdlib::pruned_stdlib(files)
+    } else {
+        // What the library classes name must be kept too.
+        let mut all = files.to_vec();
+        all.extend(library.iter().map(|(n, t)| (n.clone(), t.to_string())));
+        stdlib::pruned_stdlib(&all)
+    };
     if let Ok(mut parsed) = parse_stdlib(&ids, Some(&parts)) {
         parsed.append(&mut user);
         match crate::sema::check(&parsed) {

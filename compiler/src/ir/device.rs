@@ -445,6 +445,15 @@ pub enum CoopOp {
     /// `splat(v)` (Cajeta's `m.splat(v)`): a matrix of the expected type with every element
     /// `v`, converted to the component type.
     Splat,
+    /// `length(m)` (Cajeta's `m.elements()`): how many of the matrix's elements this
+    /// invocation holds (`OpCooperativeMatrixLengthKHR`), a `uint32`.
+    Length,
+    /// `element(m, i)` (Cajeta's `m.get(i)`): the invocation's element `i` of them, of the
+    /// component type. Which element of the matrix that is, is the device's choice.
+    Element,
+    /// `withElement(m, i, v)` (Cajeta's `m.set(i, v)`): `m` with the invocation's element `i`
+    /// replaced by `v`, converted to the component type.
+    WithElement,
 }
 
 impl CoopOp {
@@ -459,6 +468,9 @@ impl CoopOp {
             "coop.store" => CoopOp::Store,
             "coop.convert" => CoopOp::Convert,
             "coop.splat" => CoopOp::Splat,
+            "coop.length" => CoopOp::Length,
+            "coop.element" => CoopOp::Element,
+            "coop.with_element" => CoopOp::WithElement,
             _ => return None,
         })
     }

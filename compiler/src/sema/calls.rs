@@ -283,6 +283,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.group_call(recv, name, args, span) {
             return r;
         }
+        if let Some(r) = self.target_descriptor_call(recv, name, args, span) {
+            return r;
+        }
         if let Some(r) = self.wave_cajeta_call(recv, name, args, span) {
             return r;
         }
@@ -684,6 +687,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let args = self.positional(args)?;
         if let Type::Image2D(_) | Type::Texture(..) | Type::Sampler = t {
             return self.new_resource(t, ty.span, &args, span, |c, a| c.size_arg(a));
+        }
+        // Cajeta's `heap AccelerationStructure(boxes, count)` and `(vertices, triangleCount,
+        // vertexStride)`: the factories that take those.
+        if t == Type::AccelStruct && matches!(args.len(), 2 | 3) {
+            let method = if args.len() == 2 {
+                "fromAabbs"
+            } else {
+                "fromTriangles"
+            };
+            let values = args.iter().map(|a| (*a).clone()).collect();
+            let call =
+                super::range_loop::static_call("AccelerationStructure", method, values, span);
+            return self.expr(&call, None);
         }
         if !matches!(t, Type::Buffer(_)) {
             return self.error(Diagnostic::error(

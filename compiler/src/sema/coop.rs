@@ -180,8 +180,40 @@ impl FnCtx<'_, '_> {
             CoopOp::MulAdd => args.get(2),
             CoopOp::Scale | CoopOp::Add | CoopOp::Convert => args.first(),
             CoopOp::Store => args.get(3),
-            CoopOp::Load | CoopOp::ZeroAcc | CoopOp::Splat => None,
+            CoopOp::Load
+            | CoopOp::ZeroAcc
+            | CoopOp::Splat
+            | CoopOp::Length
+            | CoopOp::Element
+            | CoopOp::WithElement => None,
         };
+        if let (CoopOp::Length | CoopOp::Element | CoopOp::WithElement, Some(m)) =
+            (op, args.first())
+        {
+            let Type::CoopMatrix(t) = m.ty else {
+                let found = m.ty.clone();
+                return self.error(
+                    Diagnostic::error(
+                        Code::TypeMismatch,
+                        m.span,
+                        format!(
+                            "`CoopMatrix.{}` takes a cooperative matrix, found {found}",
+                            op_name(op)
+                        ),
+                    )
+                    .with_label(format!("this is {found}")),
+                );
+            };
+            return Ok(match (op, &mut *args) {
+                (CoopOp::Element, _) => Type::Scalar(t.component),
+                (CoopOp::WithElement, [_, _, v]) => {
+                    self.check_splat_value(v, t)?;
+                    *v = super::expr::convert(v.clone(), t.component);
+                    Type::CoopMatrix(t)
+                }
+                _ => ret,
+            });
+        }
         if let (CoopOp::Load | CoopOp::Store, Some(memory)) = (op, args.first()) {
             if !matches!(memory.ty, Type::Buffer(_) | Type::Shared(_)) {
                 let found = memory.ty.clone();
@@ -425,6 +457,9 @@ fn op_name(op: CoopOp) -> &'static str {
         CoopOp::Store => "store",
         CoopOp::Convert => "convert",
         CoopOp::Splat => "splat",
+        CoopOp::Length => "length",
+        CoopOp::Element => "element",
+        CoopOp::WithElement => "withElement",
     }
 }
 

@@ -140,6 +140,14 @@ impl FnCtx<'_, '_> {
                 assign(coop_call(loader, args, span))
             }
             ("splat", [v]) => assign(coop_call("splat", vec![v.clone()], span)),
+            // Per-invocation elements (which ones an invocation holds is the device's choice).
+            ("elements", []) => coop_call("length", vec![recv.clone()], span),
+            ("get", [i]) => coop_call("element", vec![recv.clone(), as_uint32(i)], span),
+            ("set", [i, v]) => assign(coop_call(
+                "withElement",
+                vec![recv.clone(), as_uint32(i), v.clone()],
+                span,
+            )),
             ("mma", [a, b]) => {
                 let args = vec![a.clone(), b.clone(), recv.clone()];
                 assign(coop_call("mulAdd", args, span))

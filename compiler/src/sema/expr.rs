@@ -123,6 +123,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Ok(converted) => return Ok(converted),
             Err(v) => v,
         };
+        let v = match super::overloads::count_as_int32(v, to) {
+            Ok(converted) => return Ok(converted),
+            Err(v) => v,
+        };
         match (&v.ty, to) {
             (Type::Scalar(f), Type::Scalar(t)) if is_implicit(*f, *t) => Ok(convert(v, *t)),
             // A constant whose value `t` cannot hold. One that fits but has its own type (a

@@ -44,6 +44,7 @@ mod shared_nd;
 mod staging;
 mod switch;
 mod swizzle_assign;
+mod target_descriptor;
 mod textures;
 mod tiles;
 mod try_catch;

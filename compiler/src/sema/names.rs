@@ -608,7 +608,23 @@ pub fn resolve_type(
                     Ok(Type::Texture(dim, texel))
                 }
                 "KernelStream" => Ok(Type::Stream),
-                "Shared" => {
+                // Cajeta's `Swizzled<T>` (a shared tile whose banks are permuted to avoid
+                // conflicts) is a `Shared<T>`: the permutation is the identity here, which
+                // Cajeta's design allows where swizzling is not offered; every access sees
+                // the same values. A second argument (a swizzle width) is taken and ignored.
+                "Swizzled" if matches!(args.as_slice(), [_, ast::TypeArg::Int(..)]) => {
+                    resolve_type(
+                        &ast::TypeExpr {
+                            kind: ast::TypeExprKind::Named {
+                                name: "Shared".to_string(),
+                                args: args[..1].to_vec(),
+                            },
+                            span: t.span,
+                        },
+                        generics,
+                    )
+                }
+                "Shared" | "Swizzled" => {
                     arity(1)?;
                     match &args[0] {
                         ast::TypeArg::Type(inner) => match resolve_type(inner, generics)? {

@@ -93,6 +93,27 @@ pub(super) fn rotate_count(
     }
 }
 
+/// `Bits.count` of a `uint32` is a `uint32` (Cajeta's signature); where an `int32` is wanted
+/// it converts without a cast, as this project's programs were written when the count was
+/// always `int32`: the value is at most 32, so the conversion is exact. Scalars only (lane
+/// types of vectors never convert implicitly). `Err(v)` when `v` is not such a count or `to`
+/// is not `int32`.
+pub(super) fn count_as_int32(v: ir::Expr, to: &Type) -> Result<ir::Expr, ir::Expr> {
+    let is_count = matches!(
+        v.kind,
+        ExprKind::Intrinsic {
+            op: Intrinsic::Bits(BitsFn::Count),
+            ..
+        }
+    );
+    match (&v.ty, to) {
+        (Type::Scalar(ScalarType::U32), Type::Scalar(ScalarType::I32)) if is_count => {
+            Ok(convert(v, ScalarType::I32))
+        }
+        _ => Err(v),
+    }
+}
+
 /// The layer of `Texture2DArray.sample(s, u, v, layer)` / `sampleLod`: Cajeta declares it
 /// an integer index (`uint32`), this project a `float32` rounded to the nearest layer; an
 /// integer layer is converted (exactly, for any real layer count), as Java widens `int` to

@@ -92,9 +92,9 @@ impl FnCtx<'_, '_> {
                 Diagnostic::error(
                     Code::UnsupportedFeature,
                     e.span,
-                    format!("`TileOps.{}` is not provided: it reads and writes the elements a lane holds of a tile, which Vulkan's cooperative matrices do not expose", method.name),
+                    format!("`TileOps.{}` is not provided: it needs the row or column of each element a lane holds of a tile, which Vulkan's cooperative matrices do not say", method.name),
                 )
-                .with_note("help: combine accumulators with CoopMatrix.scale and CoopMatrix.add, or store the tile to a Shared array and work on its elements"),
+                .with_note("help: combine accumulators with CoopMatrix.scale and CoopMatrix.add, work element by element with m.elements()/get/set where the position does not matter, or store the tile to a Shared array and work on its elements"),
             );
             return true;
         }

@@ -98,9 +98,14 @@ fn cajeta_only_type(name: &str) -> Option<&'static str> {
              that `cajetac build` writes beside its `.spv`; register and spill counts are the \
              driver's and Vulkan does not report them"
         }
-        "DeviceFacts" | "TargetDescriptor" | "Capabilities" => {
-            "ask `Device.name()`, `Device.memoryBytes()`, `Device.waveSize()` … in host code, \
-             and `Device.supports(Capability.X)` in kernels"
+        "TargetDescriptor" => {
+            "`TargetDescriptor` is a class of static queries (`TargetDescriptor.waveWidth()`, \
+             `ldsBytesPerBlock()`, `cuCount()`, `maxWavesPerSimd()`), not a type"
+        }
+        "Capabilities" => {
+            "Cajeta's capability traits bound a kernel's target; here a kernel asks \
+             `Device.supports(Capability.X)`, folded per device profile, and host code \
+             `Device.supports(Capability.X)` of the run's device"
         }
         _ => return None,
     })

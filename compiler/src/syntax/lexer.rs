@@ -302,6 +302,7 @@ pub const GENERIC_TYPES: &[&str] = &[
     "Vector",
     "Matrix",
     "Shared",
+    "Swizzled",
     "Image2D",
     "Texture1D",
     "Texture2D",
@@ -466,6 +467,16 @@ fn disambiguate(mut raw: Vec<Spanned>) -> Vec<Spanned> {
                 out.push((ls, Tok::GenOpen, le));
                 depth += 1;
                 i += 2;
+                continue;
+            }
+            // Cajeta's `shared swizzled T[n]` (a `Swizzled<T>` tile): `swizzled` is a word of
+            // the allocation only, and the tile is a `Shared<T>` here (sema/names.rs).
+            Tok::Ident(name)
+                if name == "swizzled"
+                    && matches!(out.last(), Some((_, Tok::Shared, _)))
+                    && matches!(next, Some(Tok::Ident(_) | Tok::PrimType(_))) =>
+            {
+                i += 1;
                 continue;
             }
             // `recv.name<4>(…)`: an explicit generic argument on a method call (`vload<N>`).

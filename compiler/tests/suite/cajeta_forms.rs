@@ -77,10 +77,18 @@ fn bits_rotate_by_uint32_and_count() {
         "bits",
         "uint32 k = 33;
          System.out.println(Bits.rotateLeft(0x80000001, k) + \" \" + Bits.rotateRight(1, k));
-         System.out.println(Bits.count(-1) + \" \" + Bits.count(stack Vector<uint32, 2>(7, 255)));",
+         System.out.println(Bits.count(-1) + \" \" + Bits.count(stack Vector<uint32, 2>(7, 255)));
+         uint32 w = 0xf0f0f0f0;
+         uint32 c = Bits.count(w);
+         int32 d = Bits.count(w);
+         Vector<uint32, 2> v = Bits.count(stack Vector<uint32, 2>(w, 1));
+         System.out.println((c - 17u) + \" \" + (d - 17) + \" \" + (v - 17u));",
     );
     assert_eq!(out[0], "3 -2147483648");
     assert_eq!(out[1], "32 (3, 8)");
+    // Cajeta's `Bits.count(uint32)` is a uint32 (16 - 17 wraps), lane by lane on vectors; a
+    // scalar count converts to an int32 where one is wanted (it is at most 32).
+    assert_eq!(out[2], "4294967295 -1 (4294967295, 4294967280)");
 }
 
 #[test]
@@ -263,4 +271,74 @@ fn lut4_and_byte_wise_operators_on_sixteen_lane_byte_vectors() {
         out[3],
         "(16843136, 4034409727, 0, 16843009) (1, 33818120, 252645135, 0) 305419896"
     );
+}
+
+#[test]
+fn target_descriptor_and_device_facts_are_the_device_queries() {
+    // Cajeta's `TargetDescriptor` host facts and `DeviceFacts` (E0006/E0024 before): the
+    // run's device's wave size and shared memory, and 0 (unknown) for what Vulkan does not
+    // report; a DeviceFacts is a value, copied by assignment.
+    let out = both(
+        "target-facts",
+        "System.out.println((TargetDescriptor.waveWidth() == Device.waveSize()) + \" \"
+             + (TargetDescriptor.ldsBytesPerBlock() == Device.sharedBytesPerBlock()) + \" \"
+             + TargetDescriptor.cuCount() + \" \" + TargetDescriptor.maxWavesPerSimd());
+         DeviceFacts f #= DeviceFacts.current();
+         DeviceFacts g = f;
+         g.sharedBytesPerBlockOptIn = 3L * f.sharedBytesPerBlock;
+         System.out.println((f.sharedBytesPerBlock == Device.sharedBytesPerBlock()) + \" \"
+             + (f.maxThreadsPerBlock == Device.maxThreadsPerBlock()) + \" \"
+             + f.registersPerMultiprocessor + \" \" + f.multiprocessorCount + \" \"
+             + f.threadsPerMultiprocessor + \" \" + f.sharedBytesPerBlockOptIn + \" \"
+             + (DeviceFacts.sharedLimit(g) == 3L * f.sharedBytesPerBlock));",
+    );
+    assert_eq!(out, ["true true 0 0", "true true 0 0 0 0 true", "777"]);
+}
+
+#[test]
+fn cajetas_acceleration_structure_constructors_check_their_counts() {
+    // `heap AccelerationStructure(boxes, count)` and `(vertices, triangleCount,
+    // vertexStride)` (E0008 before): the counts are checked against the array before the
+    // device is asked anything, the same way in both executors.
+    for (tag, body, want) in [
+        (
+            "accel-boxes",
+            "float32[] boxes = heap float32[12];
+             AccelerationStructure s = heap AccelerationStructure(boxes, 3u);",
+            "AccelerationStructure: 3 boxes need 18 floats, the array has 12",
+        ),
+        (
+            "accel-tris",
+            "float32[] v = heap float32[20];
+             AccelerationStructure s = heap AccelerationStructure(v, 2u, 4u);",
+            "AccelerationStructure: 2 triangles of stride 4 need 23 floats, the array has 20",
+        ),
+    ] {
+        for mode in ["interp", "native"] {
+            let err = run_failing(tag, mode, body);
+            assert!(err.contains(want), "{tag} --host {mode}: {err}");
+        }
+    }
+}
+
+/// Runs `body` as the body of `run()` with `--host mode`, which must end in a runtime error
+/// (exit status 3); its stderr.
+fn run_failing(tag: &str, mode: &str, body: &str) -> String {
+    let dir =
+        std::env::temp_dir().join(format!("cajetac-forms-{tag}-{mode}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file: PathBuf = dir.join("p.cajeta");
+    let src = format!(
+        "package t;\nimport cajeta.xpu.*;\npublic final class P {{\n    public static int32 run() {{\n{body}\n        return 777;\n    }}\n}}\n"
+    );
+    std::fs::write(&file, src).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cajetac"))
+        .args(["run", "--host", mode])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(3), "{tag} --host {mode}: {stderr}");
+    stderr
 }

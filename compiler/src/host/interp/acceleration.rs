@@ -1,5 +1,5 @@
 //! Host side of ray-query scenes: `AccelerationStructure.fromTriangles(vertices [, indices])`
-//! and `fromAabbs(boxes)` build one bottom-level structure and a top-level structure holding
+//! and `fromAabbs(boxes)` (and Cajeta's constructors, with a count and a vertex stride) build one bottom-level structure and a top-level structure holding
 //! a single identity instance of it (custom index 0, mask 0xFF), which is what an
 //! `AccelerationStructure` kernel parameter binds; `instanced(part, transforms [,
 //! customIndices, masks])` places a such scene's geometry several times. The runtime checks
@@ -53,6 +53,14 @@ impl Interp<'_> {
         }
     }
 
+    /// A `uint32` count argument.
+    fn count_arg(&mut self, f: &mut Frame, e: &Expr) -> Result<usize, Fail> {
+        match self.eval_scalar(f, e)?.as_int() {
+            Some(n) if n >= 0 => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+            _ => internal(e.span, "a scene count that is not an unsigned integer"),
+        }
+    }
+
     /// The elements of a `uint32[]` argument.
     fn u32_elements(&mut self, f: &mut Frame, e: &Expr) -> Result<Vec<u32>, Fail> {
         let a = self.eval_array(f, e)?;
@@ -73,6 +81,31 @@ impl Interp<'_> {
     ) -> Result<Value, Fail> {
         let span = e.span;
         let (method, geometry) = match (op, args) {
+            // Cajeta's `heap AccelerationStructure(vertices, triangleCount, vertexStride)`:
+            // vertex `k` of triangle `t` starts at `vertices[(3t + k) * vertexStride]`.
+            (HostOp::AccelFromTriangles, [v, count, stride]) => {
+                let vertices = self.f32_elements(f, v)?;
+                let n = self.count_arg(f, count)?;
+                let stride = self.count_arg(f, stride)?;
+                let mut packed = Vec::with_capacity(n.saturating_mul(9).min(vertices.len()));
+                for k in 0..n.saturating_mul(3) {
+                    let at = k.saturating_mul(stride);
+                    let Some(xyz) = vertices.get(at..at.saturating_add(3)) else {
+                        return err(
+                            span,
+                            format!(
+                                "AccelerationStructure: {n} triangles of stride {stride} need \
+                                 {} floats, the array has {}",
+                                (3 * n - 1).saturating_mul(stride).saturating_add(3),
+                                vertices.len()
+                            ),
+                        );
+                    };
+                    packed.extend_from_slice(xyz);
+                }
+                let ctx = self.device.context(span)?;
+                ("fromTriangles", ctx.build_blas_triangles(&packed, None))
+            }
             (HostOp::AccelFromTriangles, [v, rest @ ..]) if rest.len() <= 1 => {
                 let vertices = self.f32_elements(f, v)?;
                 let indices = match rest {
@@ -85,8 +118,23 @@ impl Interp<'_> {
                     ctx.build_blas_triangles(&vertices, indices.as_deref()),
                 )
             }
-            (HostOp::AccelFromAabbs, [b]) => {
-                let boxes = self.f32_elements(f, b)?;
+            (HostOp::AccelFromAabbs, [b, rest @ ..]) if rest.len() <= 1 => {
+                let mut boxes = self.f32_elements(f, b)?;
+                // Cajeta's `heap AccelerationStructure(boxes, count)`: the first `count`.
+                if let [count] = rest {
+                    let n = self.count_arg(f, count)?;
+                    if n.saturating_mul(6) > boxes.len() {
+                        return err(
+                            span,
+                            format!(
+                                "AccelerationStructure: {n} boxes need {} floats, the array has {}",
+                                n.saturating_mul(6),
+                                boxes.len()
+                            ),
+                        );
+                    }
+                    boxes.truncate(n * 6);
+                }
                 let ctx = self.device.context(span)?;
                 ("fromAabbs", ctx.build_blas_aabbs(&boxes))
             }

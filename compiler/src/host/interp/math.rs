@@ -274,7 +274,7 @@ pub fn bits(f: BitsFn, args: &[Scalar]) -> Result<Scalar, OpError> {
         }
     };
     Ok(match f {
-        BitsFn::Count => i32s(x.count_ones() as i64),
+        BitsFn::Count => same(x.count_ones() as u64),
         BitsFn::Reverse => same(x.reverse_bits() >> (64 - w)),
         BitsFn::FindLsb => i32s(if x == 0 {
             -1
@@ -435,6 +435,7 @@ mod tests {
     fn bits_match_their_definitions() {
         let b = |f, a: &[Scalar]| bits(f, a).unwrap();
         assert_eq!(b(BitsFn::Count, &[Scalar::I32(-1)]), Scalar::I32(32));
+        assert_eq!(b(BitsFn::Count, &[Scalar::U32(u32::MAX)]), Scalar::U32(32));
         assert_eq!(
             b(BitsFn::Reverse, &[Scalar::U32(1)]),
             Scalar::U32(0x8000_0000)

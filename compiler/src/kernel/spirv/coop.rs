@@ -35,6 +35,23 @@ enum TilePtr {
 const ROW_MAJOR: u32 = 0;
 
 impl FnCx<'_, '_> {
+    /// A fresh Function variable holding matrix `m`, and the pointer to its component `i`.
+    fn coop_element_var(&mut self, m: &Expr, i: &Expr, e: &Expr) -> Res<(Word, Word)> {
+        let matrix = self.expr(m)?;
+        let index = self.expr(i)?;
+        let var = self.new_var(&m.ty, "coop_elements", None)?;
+        self.cx.b.store(var, matrix, None, []).ice(e.span)?;
+        let component = self.cx.value_type(coop_component(&m.ty), e.span)?;
+        let ptr_ty = self.cx.pointer_type(StorageClass::Function, component);
+        let ptr = self.op(Op::AccessChain, ptr_ty, &[var, index])?;
+        Ok((var, ptr))
+    }
+
+    /// The pointer to component `i` of a copy of matrix `m`.
+    fn coop_element_pointer(&mut self, m: &Expr, i: &Expr, e: &Expr) -> Res<Word> {
+        self.coop_element_var(m, i, e).map(|(_, ptr)| ptr)
+    }
+
     /// Lowers one cooperative-matrix operation.
     pub(crate) fn coop(&mut self, op: CoopOp, args: &[Expr], e: &Expr) -> Res<Word> {
         match (op, args) {
@@ -81,6 +98,25 @@ impl FnCx<'_, '_> {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;
                 let value = self.expr(v)?;
                 self.op_with(Op::CompositeConstruct, ty, vec![Operand::IdRef(value)])
+            }
+            (CoopOp::Length, [m]) => {
+                let matrix_ty = self.cx.ir_value_type(&m.ty, e.span)?;
+                let uint = self.cx.ir_value_type(&e.ty, e.span)?;
+                self.op(Op::CooperativeMatrixLengthKHR, uint, &[matrix_ty])
+            }
+            // A component by a run-time index: through a Function variable holding the
+            // matrix, as SPIR-V's OpCompositeExtract/Insert take constant indices only.
+            (CoopOp::Element, [m, i]) => {
+                let element_ptr = self.coop_element_pointer(m, i, e)?;
+                let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+                self.cx.b.load(ty, None, element_ptr, None, []).ice(e.span)
+            }
+            (CoopOp::WithElement, [m, i, v]) => {
+                let (var, ptr) = self.coop_element_var(m, i, e)?;
+                let value = self.expr(v)?;
+                self.cx.b.store(ptr, value, None, []).ice(e.span)?;
+                let ty = self.cx.ir_value_type(&e.ty, e.span)?;
+                self.cx.b.load(ty, None, var, None, []).ice(e.span)
             }
             (CoopOp::ZeroAcc, []) => {
                 let ty = self.cx.ir_value_type(&e.ty, e.span)?;

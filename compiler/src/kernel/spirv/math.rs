@@ -199,7 +199,8 @@ impl FnCx<'_, '_> {
         let int = self.lanes_type(int_lane, n);
         let x = vals[0];
         match f {
-            BitsFn::Count => self.op(Op::BitCount, int, &[x]),
+            // The count has the argument's type (Cajeta's `Bits.count(uint32)` is `uint32`).
+            BitsFn::Count => self.op(Op::BitCount, ty, &[x]),
             BitsFn::Reverse => self.op(Op::BitReverse, ty, &[x]),
             BitsFn::FindLsb => self.glsl_inst(int, G::FindILsb, &[x], e),
             BitsFn::FindMsb if s.is_signed_integer() => self.glsl_inst(int, G::FindSMsb, &[x], e),

@@ -1,0 +1,56 @@
+//! Library classes written in the language itself (`stdlib/cajeta/source/`), unlike the
+//! intrinsic declarations of the stdlib prelude: each is compiled as part of a program that
+//! names it, as if the program had declared it, unless the program declares a class of that
+//! name itself.
+
+use super::stdlib_scan::words;
+
+/// (class name, file name, source) of every library source class.
+const LIBRARY_SOURCES: &[(&str, &str, &str)] = &[(
+    "DeviceFacts",
+    "cajeta/source/device_facts.cajeta",
+    include_str!("../../../stdlib/cajeta/source/device_facts.cajeta"),
+)];
+
+/// The (file name, source) of the library classes `files` name and do not declare.
+pub fn needed(files: &[(String, String)]) -> Vec<(String, &'static str)> {
+    LIBRARY_SOURCES
+        .iter()
+        .filter(|(class, _, _)| {
+            let named = files.iter().any(|(_, t)| words(t).any(|w| w == *class));
+            let declared = files.iter().any(|(_, t)| {
+                let mut ws = words(t);
+                let mut after_class = false;
+                ws.any(|w| {
+                    let hit = after_class && w == *class;
+                    after_class = w == "class";
+                    hit
+                })
+            });
+            named && !declared
+        })
+        .map(|(_, file, text)| (format!("<stdlib>/{file}"), *text))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::needed;
+
+    fn file(text: &str) -> Vec<(String, String)> {
+        vec![("p.cajeta".to_string(), text.to_string())]
+    }
+
+    #[test]
+    fn a_library_class_comes_with_the_programs_that_name_it() {
+        let uses = file(
+            "class P { static int32 run() { DeviceFacts d = DeviceFacts.current(); return 0; } }",
+        );
+        assert_eq!(needed(&uses).len(), 1);
+        // Not for a program that does not name it (a longer word does not count) ...
+        assert!(needed(&file("class P { int32 MyDeviceFactsX; }")).is_empty());
+        // ... nor for one that declares a class of that name itself.
+        let own = file("public final class DeviceFacts { int32 x; } class P { DeviceFacts d; }");
+        assert!(needed(&own).is_empty());
+    }
+}
