@@ -23,6 +23,7 @@ pub use cpu::{
     compile_for_cpu, cpu_device_available, register_cpu_kernel_target, CpuKernelCompiler, RunDevice,
 };
 pub use native::{run_program_entry, run_program_mode};
+use parallel::Threads;
 pub use parallel::{default_threads, THREADS_VAR};
 pub use stage_stack::with_stage_stack;
 use stage_stack::STAGE_STACK;
@@ -106,7 +107,7 @@ pub fn compile_kernels(
     only: Option<&str>,
 ) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
     with_stage_stack(|| {
-        compile_kernels_on_this_stack(module, options, only, true, parallel::default_threads())
+        compile_kernels_on_this_stack(module, options, only, true, Threads::Default)
     })
 }
 
@@ -117,7 +118,9 @@ pub fn compile_kernel_modules(
     options: &SpirvOptions,
     only: Option<&str>,
 ) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
-    compile_kernel_modules_on(module, options, only, parallel::default_threads())
+    with_stage_stack(|| {
+        compile_kernels_on_this_stack(module, options, only, false, Threads::Default)
+    })
 }
 
 /// [`compile_kernel_modules`] on at most `threads` threads (the output does not depend on
@@ -128,7 +131,9 @@ pub fn compile_kernel_modules_on(
     only: Option<&str>,
     threads: NonZeroUsize,
 ) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
-    with_stage_stack(|| compile_kernels_on_this_stack(module, options, only, false, threads))
+    with_stage_stack(|| {
+        compile_kernels_on_this_stack(module, options, only, false, Threads::AtMost(threads))
+    })
 }
 
 fn compile_kernels_on_this_stack(
@@ -136,7 +141,7 @@ fn compile_kernels_on_this_stack(
     options: &SpirvOptions,
     only: Option<&str>,
     address_variants: bool,
-    threads: NonZeroUsize,
+    threads: Threads,
 ) -> Result<Vec<(FunctionId, CompiledKernel)>, Vec<Diagnostic>> {
     let module = &*crate::specialize::specialize(module, &options.target)?;
     let ids: Vec<FunctionId> = module
