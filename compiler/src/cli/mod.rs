@@ -252,6 +252,7 @@ fn build(
     (device_profile, precision, checked): (Option<&str>, &PrecisionFlags, bool),
 ) -> ExitCode {
     small_blocks::enable();
+    driver::leave_syntax_trees_to_exit();
     let profile = match device_profile.map(load_profile).transpose() {
         Ok(p) => p,
         Err((kind, e)) => return report.fail(kind, e),
@@ -439,6 +440,7 @@ fn emit_llvm(
 
 fn check(files: &[PathBuf], report: Report) -> ExitCode {
     small_blocks::enable();
+    driver::leave_syntax_trees_to_exit();
     let inputs = match read_files(files, report) {
         Ok(i) => i,
         Err(c) => return c,
