@@ -3,11 +3,9 @@
 //! builds), no `libm.so.6` either: the math functions it calls are looked up in libm the
 //! first time one is called (`src/lazy_libm.rs`), and must then give libm's results.
 
-use super::cli::{cajetac, temp_dir};
-use std::process::Command;
-
 /// The `DT_NEEDED` names of a 64-bit little-endian ELF executable: the libraries the loader
 /// opens before `main`.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn needed_libraries(elf: &[u8]) -> Vec<String> {
     let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
     let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize;
@@ -73,8 +71,14 @@ fn cajetac_starts_without_libgcc_s_and_without_libm_when_llvm_is_not_in_it() {
     }
 }
 
-/// Every `Math` function that is a libm function, printed by the interpreter.
-const MATH_PROGRAM: &str = r#"package t;
+/// `Math` through the lazily loaded libm (needs `cajetac-llvm`, which links libm as usual).
+#[cfg(feature = "native-host")]
+mod lazy_libm {
+    use super::super::cli::{cajetac, temp_dir};
+    use std::process::Command;
+
+    /// Every `Math` function that is a libm function, printed by the interpreter.
+    const MATH_PROGRAM: &str = r#"package t;
 
 public final class M {
     public static void main(String[] args) {
@@ -87,29 +91,29 @@ public final class M {
 }
 "#;
 
-#[test]
-#[cfg(feature = "native-host")]
-fn math_through_the_lazily_loaded_libm_matches_libm_linked_directly() {
-    let dir = temp_dir("lazy-libm");
-    let file = dir.join("m.cajeta");
-    std::fs::write(&file, MATH_PROGRAM).expect("write the program");
-    let run = |mut command: Command| {
-        let out = command
-            .args(["run", "--host", "interp"])
-            .arg(&file)
-            .output()
-            .expect("start");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("UTF-8 output")
-    };
-    // `cajetac-llvm` links libm as usual; `cajetac` looks its functions up on first use.
-    let lazy = run(cajetac());
-    let linked = run(Command::new(env!("CARGO_BIN_EXE_cajetac-llvm")));
-    assert_eq!(lazy.lines().count(), 3, "{lazy}");
-    assert_eq!(lazy, linked);
-    let _ = std::fs::remove_dir_all(&dir);
+    #[test]
+    fn math_through_the_lazily_loaded_libm_matches_libm_linked_directly() {
+        let dir = temp_dir("lazy-libm");
+        let file = dir.join("m.cajeta");
+        std::fs::write(&file, MATH_PROGRAM).expect("write the program");
+        let run = |mut command: Command| {
+            let out = command
+                .args(["run", "--host", "interp"])
+                .arg(&file)
+                .output()
+                .expect("start");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8(out.stdout).expect("UTF-8 output")
+        };
+        // `cajetac-llvm` links libm as usual; `cajetac` looks its functions up on first use.
+        let lazy = run(cajetac());
+        let linked = run(Command::new(env!("CARGO_BIN_EXE_cajetac-llvm")));
+        assert_eq!(lazy.lines().count(), 3, "{lazy}");
+        assert_eq!(lazy, linked);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
