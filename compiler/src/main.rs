@@ -7,6 +7,10 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod cli;
+// libm's functions defined here and loaded on first use, so that starting `cajetac` does not
+// load libm (see the module).
+#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
+mod lazy_libm;
 
 /// The C entry point (see `cli`'s module comment): std reads `argc`/`argv` itself at load
 /// time on Linux, so `std::env::args` works as usual.

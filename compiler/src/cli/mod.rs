@@ -252,6 +252,7 @@ fn build(
     (device_profile, precision, checked): (Option<&str>, &PrecisionFlags, bool),
 ) -> ExitCode {
     small_blocks::enable();
+    driver::leave_syntax_trees_to_exit();
     let profile = match device_profile.map(load_profile).transpose() {
         Ok(p) => p,
         Err((kind, e)) => return report.fail(kind, e),
@@ -341,8 +342,14 @@ fn build(
             return report.compile(&sources, &d);
         }
     }
-    if let Err(e) = std::fs::create_dir_all(out) {
-        return report.io(format!("cannot create `{}`: {e}", out.display()));
+    // A folder this build makes holds nothing yet: its files are created without first
+    // looking for old ones (400 failed `open`s fewer for 200 kernels). A folder that was
+    // there, or made with its parents, is treated as holding files.
+    let fresh_folder = std::fs::create_dir(out).is_ok();
+    if !fresh_folder {
+        if let Err(e) = std::fs::create_dir_all(out) {
+            return report.io(format!("cannot create `{}`: {e}", out.display()));
+        }
     }
     if emit.iter().any(|e| e == "llvm") {
         if let Err(c) = emit_llvm(&module, files, out, report) {
@@ -389,7 +396,12 @@ fn build(
             ));
         }
         for (path, bytes) in writes {
-            if let Err(e) = outputs::write_output(&path, &bytes) {
+            let written = if fresh_folder {
+                outputs::write_new_output(&path, &bytes)
+            } else {
+                outputs::write_output(&path, &bytes)
+            };
+            if let Err(e) = written {
                 return report.io(format!("cannot write `{}`: {e}", path.display()));
             }
         }
@@ -439,6 +451,7 @@ fn emit_llvm(
 
 fn check(files: &[PathBuf], report: Report) -> ExitCode {
     small_blocks::enable();
+    driver::leave_syntax_trees_to_exit();
     let inputs = match read_files(files, report) {
         Ok(i) => i,
         Err(c) => return c,

@@ -45,6 +45,13 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     file.write_all(bytes)
 }
 
+/// Writes `bytes` as the file `path` in a folder this process has just made: no old file is
+/// expected there to compare with or remove (should another process have put one there
+/// meanwhile, it is truncated and written, as a first build of it would).
+pub(crate) fn write_new_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    std::fs::File::create(path)?.write_all(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::write_output;

@@ -24,13 +24,31 @@ pub fn default_threads() -> NonZeroUsize {
         .unwrap_or(NonZeroUsize::MIN)
 }
 
+/// How many threads a compile may use.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Threads {
+    /// [`default_threads`], asked for only when there are two kernels or more: finding the
+    /// cores reads the process's control groups, about twenty system calls that a
+    /// one-kernel compile would pay for nothing.
+    Default,
+    /// At most this many.
+    AtMost(NonZeroUsize),
+}
+
 /// `f` applied to every item, on at most `threads` threads (the calling thread being one of
 /// them), the results in the items' order.
 pub(super) fn map_ordered<I: Sync, T: Send>(
     items: &[I],
-    threads: NonZeroUsize,
+    threads: Threads,
     f: impl Fn(&I) -> T + Sync,
 ) -> Vec<T> {
+    if items.len() <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let threads = match threads {
+        Threads::Default => default_threads(),
+        Threads::AtMost(n) => n,
+    };
     let threads = threads.get().min(items.len());
     if threads <= 1 {
         return items.iter().map(f).collect();

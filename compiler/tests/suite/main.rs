@@ -39,6 +39,7 @@ mod native_selects;
 mod native_vec3;
 mod parse_smoke;
 mod pathological;
+mod startup_libraries;
 #[cfg(feature = "native-host")]
 mod throughput;
 mod vector_host;
