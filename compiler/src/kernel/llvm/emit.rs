@@ -1,6 +1,8 @@
 //! Parses the kernel's LLVM IR, verifies it, runs LLVM's optimizer and emits SPIR-V with
 //! LLVM's SPIR-V target.
 
+use std::io::Write;
+
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::passes::PassBuilderOptions;
@@ -116,6 +118,32 @@ pub(crate) fn parse_verified<'c>(
     Ok(module)
 }
 
+/// With `CAJETA_DUMP_LLVM_KERNELS` set, writes the optimized module (what LLVM's SPIR-V target
+/// is given, after `ir_fixups`) to `<dir>/<kernel>.opt.ll`, each pipeline tried appending its
+/// own module. The other dump (`<kernel>.ll`, `mod.rs`) is the module before optimization;
+/// comparing this one with the SPIR-V tells a wrong optimization from a wrong code generator.
+fn dump_optimized(module: &inkwell::module::Module<'_>, pipeline: &str) {
+    let Some(dir) = std::env::var_os("CAJETA_DUMP_LLVM_KERNELS") else {
+        return;
+    };
+    let Some(name) = module.get_functions().find(|f| f.count_basic_blocks() > 0) else {
+        return;
+    };
+    let path =
+        std::path::Path::new(&dir).join(format!("{}.opt.ll", name.get_name().to_string_lossy()));
+    let text = format!(
+        "; pipeline: {pipeline}\n{}\n",
+        module.print_to_string().to_string_lossy()
+    );
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = f.write_all(text.as_bytes());
+    }
+}
+
 /// The SPIR-V words of the module whose LLVM IR is `text`.
 pub(crate) fn emit_spirv(text: &str, pipeline: &str) -> Result<Vec<u32>, String> {
     init_target();
@@ -158,6 +186,7 @@ pub(crate) fn emit_spirv(text: &str, pipeline: &str) -> Result<Vec<u32>, String>
         None => run(pipeline)?,
     }
     super::ir_fixups::fix_up(&module).map_err(|e| format!("optimize: {e}"))?;
+    dump_optimized(&module, pipeline);
     // Codegen mutates the module: it is emitted exactly once.
     let out = machine
         .write_to_memory_buffer(&module, FileType::Object)
