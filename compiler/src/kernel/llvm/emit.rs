@@ -1,6 +1,8 @@
 //! Parses the kernel's LLVM IR, verifies it, runs LLVM's optimizer and emits SPIR-V with
 //! LLVM's SPIR-V target.
 
+use std::io::Write;
+
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::passes::PassBuilderOptions;
@@ -85,6 +87,43 @@ extern "C" {
     fn LLVMInitializeSPIRVAsmPrinter();
 }
 
+/// LLVM options that SPIR-V emission needs in whatever process it runs. `-disable-lsr`: the
+/// code generator's loop strength reduction of LLVM 23.1 rewrote `((-i) & 0x7FFFFFFF) - i`
+/// in a loop as the sum of two new counters, `-i` and `i * 0x7FFFFFFF`, which is 2^31 off for
+/// every even `i` from 2 on (fuzz seed 80 program 341, docs/fuzzing.md); the optimized
+/// module handed to the target still had the `and`. Vulkan drivers reduce strength
+/// themselves.
+pub(crate) const SPIRV_CODEGEN_OPTIONS: [&str; 1] = ["-disable-lsr"];
+
+extern "C" {
+    fn LLVMParseCommandLineOptions(
+        argc: i32,
+        argv: *const *const std::ffi::c_char,
+        overview: *const std::ffi::c_char,
+    );
+}
+
+/// Parses [`SPIRV_CODEGEN_OPTIONS`] and `extra` as LLVM's command line, once per process
+/// (LLVM counts an option's occurrences over every parse, and refuses a second one): the
+/// emission helper calls it first with its own options, an in-process emission
+/// ([`emit_spirv`]) with none. LLVM's options are the whole process's, so in a process that
+/// also compiles for the CPU device and emits SPIR-V itself (no helper found), the CPU
+/// device's kernels lose loop strength reduction too: slower, never wrong.
+pub(crate) fn set_codegen_options(extra: &[&str]) {
+    static SET: std::sync::Once = std::sync::Once::new();
+    SET.call_once(|| {
+        let owned: Vec<std::ffi::CString> = std::iter::once("cajetac")
+            .chain(SPIRV_CODEGEN_OPTIONS)
+            .chain(extra.iter().copied())
+            .filter_map(|s| std::ffi::CString::new(s).ok())
+            .collect();
+        let argv: Vec<*const std::ffi::c_char> = owned.iter().map(|s| s.as_ptr()).collect();
+        // SAFETY: `argv` points into `owned`'s NUL-terminated strings, alive for the call;
+        // `Once` makes it the process's only parse, before this process's first emission.
+        unsafe { LLVMParseCommandLineOptions(argv.len() as i32, argv.as_ptr(), c"".as_ptr()) };
+    });
+}
+
 pub(crate) fn init_target() {
     // LLVM's target registry is not safe to initialize from two threads at once.
     static INIT: std::sync::Once = std::sync::Once::new();
@@ -116,9 +155,36 @@ pub(crate) fn parse_verified<'c>(
     Ok(module)
 }
 
+/// With `CAJETA_DUMP_LLVM_KERNELS` set, writes the optimized module (what LLVM's SPIR-V target
+/// is given, after `ir_fixups`) to `<dir>/<kernel>.opt.ll`, each pipeline tried appending its
+/// own module. The other dump (`<kernel>.ll`, `mod.rs`) is the module before optimization;
+/// comparing this one with the SPIR-V tells a wrong optimization from a wrong code generator.
+fn dump_optimized(module: &inkwell::module::Module<'_>, pipeline: &str) {
+    let Some(dir) = std::env::var_os("CAJETA_DUMP_LLVM_KERNELS") else {
+        return;
+    };
+    let Some(name) = module.get_functions().find(|f| f.count_basic_blocks() > 0) else {
+        return;
+    };
+    let path =
+        std::path::Path::new(&dir).join(format!("{}.opt.ll", name.get_name().to_string_lossy()));
+    let text = format!(
+        "; pipeline: {pipeline}\n{}\n",
+        module.print_to_string().to_string_lossy()
+    );
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = f.write_all(text.as_bytes());
+    }
+}
+
 /// The SPIR-V words of the module whose LLVM IR is `text`.
 pub(crate) fn emit_spirv(text: &str, pipeline: &str) -> Result<Vec<u32>, String> {
     init_target();
+    set_codegen_options(&[]);
     let ctx = Context::create();
     let module = parse_verified(&ctx, text)?;
     let triple = TargetTriple::create(TRIPLE);
@@ -158,6 +224,7 @@ pub(crate) fn emit_spirv(text: &str, pipeline: &str) -> Result<Vec<u32>, String>
         None => run(pipeline)?,
     }
     super::ir_fixups::fix_up(&module).map_err(|e| format!("optimize: {e}"))?;
+    dump_optimized(&module, pipeline);
     // Codegen mutates the module: it is emitted exactly once.
     let out = machine
         .write_to_memory_buffer(&module, FileType::Object)

@@ -88,8 +88,9 @@ pub fn emit_helper_main() -> Option<i32> {
 /// helper's 1,494M instructions for the 200 kernels of the compile_speed bench (2.2%), and
 /// with them off every module of that bench and of every tests/ and examples/ program built
 /// with `--backend llvm` (354 requests, all pipelines) stayed byte-identical. The passes of
-/// that level that do change modules (machine CSE, LICM and sinking, loop strength
-/// reduction, CodeGenPrepare) stay: the code generator at level none, without them, made a
+/// that level that do change modules (machine CSE, LICM and sinking, CodeGenPrepare) stay
+/// (loop strength reduction is off in every process that emits SPIR-V, for being wrong:
+/// `emit::SPIRV_CODEGEN_OPTIONS`): the code generator at level none, without them, made a
 /// fuzz-found kernel miss the structurizer fallback and be refused (docs/PERFORMANCE.md,
 /// "The LLVM backend's per-kernel cost").
 const IDLE_CODEGEN_PASSES_OFF: [&str; 8] = [
@@ -103,27 +104,13 @@ const IDLE_CODEGEN_PASSES_OFF: [&str; 8] = [
     "-disable-block-placement",
 ];
 
-extern "C" {
-    fn LLVMParseCommandLineOptions(
-        argc: i32,
-        argv: *const *const std::ffi::c_char,
-        overview: *const std::ffi::c_char,
-    );
-}
-
-/// Sets [`IDLE_CODEGEN_PASSES_OFF`]. LLVM's options are the whole process's: only the
-/// helper, which compiles nothing but SPIR-V, sets them; a compiler emitting in its own
-/// process (no helper found) keeps the passes, and wrote the same modules in the measurement
+/// Sets [`IDLE_CODEGEN_PASSES_OFF`] with the options every SPIR-V emission needs
+/// (`emit::set_codegen_options`). LLVM's options are the whole process's: only the helper,
+/// which compiles nothing but SPIR-V, switches the idle passes off; a compiler emitting in its
+/// own process (no helper found) keeps them, and wrote the same modules in the measurement
 /// above.
 fn skip_idle_codegen_passes() {
-    let owned: Vec<std::ffi::CString> = std::iter::once(HELPER_ARG)
-        .chain(IDLE_CODEGEN_PASSES_OFF)
-        .filter_map(|s| std::ffi::CString::new(s).ok())
-        .collect();
-    let argv: Vec<*const std::ffi::c_char> = owned.iter().map(|s| s.as_ptr()).collect();
-    // SAFETY: `argv` points into `owned`'s NUL-terminated strings, alive for the call, and
-    // the helper parses options once, before any LLVM work and on its only thread using LLVM.
-    unsafe { LLVMParseCommandLineOptions(argv.len() as i32, argv.as_ptr(), c"".as_ptr()) };
+    super::emit::set_codegen_options(&IDLE_CODEGEN_PASSES_OFF);
 }
 
 /// Reads one frame (its length as 8 little-endian bytes, then the bytes); `None` at the end
