@@ -22,8 +22,11 @@ impl FnLower<'_> {
     /// Rounds the float32 `v` to bfloat16 precision, to nearest even; a NaN keeps its
     /// payload's top bits and is quieted (the rspirv backend's bit sequence).
     pub(super) fn round_bf16(&mut self, v: Val) -> Val {
-        let [bits, shifted, lsb, bias, rounded, quiet, mag, nan, chosen, out, f] = self.tmps();
-        self.emit(format!("{bits} = bitcast float {} to i32", v.text));
+        // Through `llvm.spv.bitcast` for the SPIR-V target: a plain `bitcast` of a float just
+        // loaded from a buffer becomes an `i32` load of the float buffer, which LLVM 23.1's
+        // SPIR-V target reads as 0 (`bit_casts::opaque_bitcast`).
+        let bits = self.opaque_bitcast(&v, "i32").text;
+        let [shifted, lsb, bias, rounded, quiet, mag, nan, chosen, out, f] = self.tmps();
         self.emit(format!("{shifted} = lshr i32 {bits}, 16"));
         self.emit(format!("{lsb} = and i32 {shifted}, 1"));
         self.emit(format!("{bias} = add i32 {lsb}, 32767"));
@@ -42,8 +45,8 @@ impl FnLower<'_> {
 
     /// A bfloat16 register as stored: its 16 high bits.
     pub(super) fn bf16_to_bits(&mut self, v: Val) -> Val {
-        let [bits, high, t] = self.tmps();
-        self.emit(format!("{bits} = bitcast float {} to i32", v.text));
+        let bits = self.opaque_bitcast(&v, "i32").text;
+        let [high, t] = self.tmps();
         self.emit(format!("{high} = lshr i32 {bits}, 16"));
         self.emit(format!("{t} = trunc i32 {high} to i16"));
         Val::new(t, "i16")
