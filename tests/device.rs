@@ -400,23 +400,35 @@ fn rspirv_narrows_only_values_in_range() {
     }
 }
 
+/// Each kernel of the test program `file` compiled by the rspirv backend, disassembled.
+fn rspirv_disassemblies(file: &str) -> Vec<(String, String)> {
+    let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
+    let module = module.expect("checks");
+    let kernels =
+        driver::compile_kernels(&module, &SpirvOptions::default(), None).expect("compiles");
+    kernels
+        .into_iter()
+        .map(|(name, k)| {
+            (
+                format!("{name:?}"),
+                cajetac::kernel::spirv::disassemble(&k.words),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn rspirv_converts_floats_to_64_bits_in_halves() {
     // The check itself sees the one-step form.
     let one_step = "%1 = OpTypeInt 64 0\n%2 = OpTypeFloat 32\n%5 = OpConvertFToU %1 %4\n";
     assert_eq!(cajeta_tests::float_to_64_in_one_step(one_step).len(), 1);
     let file = "device/wide_conversions.cajeta";
-    let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
-    let module = module.expect("checks");
-    let kernels =
-        driver::compile_kernels(&module, &SpirvOptions::default(), None).expect("compiles");
-    for (name, k) in kernels {
-        let text = cajetac::kernel::spirv::disassemble(&k.words);
+    for (name, text) in rspirv_disassemblies(file) {
         let found = cajeta_tests::float_to_64_in_one_step(&text);
-        assert!(found.is_empty(), "{file}:{name:?}: {found:?}");
+        assert!(found.is_empty(), "{file}:{name}: {found:?}");
         assert!(
             text.contains("OpConvertFToU"),
-            "{file}:{name:?}: no conversion"
+            "{file}:{name}: no conversion"
         );
     }
 }
@@ -428,17 +440,9 @@ fn rspirv_rounds_to_float16_before_narrowing_in_registers() {
         "%1 = OpTypeFloat 16\n%2 = OpTypeFloat 32\n%4 = OpLoad %2 %3\n%5 = OpFConvert %1 %4\n";
     assert_eq!(cajeta_tests::unrounded_half_narrowings(plain).len(), 1);
     let file = "device/half_rounding.cajeta";
-    let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
-    let module = module.expect("checks");
-    let kernels =
-        driver::compile_kernels(&module, &SpirvOptions::default(), None).expect("compiles");
-    for (name, k) in kernels {
-        let text = cajetac::kernel::spirv::disassemble(&k.words);
+    for (name, text) in rspirv_disassemblies(file) {
         let found = cajeta_tests::unrounded_half_narrowings(&text);
-        assert!(found.is_empty(), "{file}:{name:?}: {found:?}");
-        assert!(
-            text.contains("OpFConvert"),
-            "{file}:{name:?}: no conversion"
-        );
+        assert!(found.is_empty(), "{file}:{name}: {found:?}");
+        assert!(text.contains("OpFConvert"), "{file}:{name}: no conversion");
     }
 }

@@ -196,16 +196,24 @@ fn the_narrow_check_sees_each_kind_of_problem() {
     }
 }
 
+/// Each kernel of the test program `file` compiled by the LLVM backend, disassembled.
+fn llvm_disassemblies(file: &str) -> Vec<(String, String)> {
+    let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
+    let module = module.expect("checks");
+    let mut out = Vec::new();
+    for id in module.kernels() {
+        let name = module.function(id).name.clone();
+        let k = compile_one(&module, &name, KernelBackend::Llvm).expect("LLVM compiles");
+        out.push((name, cajetac::kernel::spirv::disassemble(&k.words)));
+    }
+    out
+}
+
 #[test]
 fn llvm_modules_convert_floats_to_64_bits_in_halves() {
     // As the rspirv backend (`device::rspirv_converts_floats_to_64_bits_in_halves`).
     let file = "device/wide_conversions.cajeta";
-    let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
-    let module = module.expect("checks");
-    for id in module.kernels() {
-        let name = module.function(id).name.clone();
-        let k = compile_one(&module, &name, KernelBackend::Llvm).expect("LLVM compiles");
-        let text = cajetac::kernel::spirv::disassemble(&k.words);
+    for (name, text) in llvm_disassemblies(file) {
         let found = cajeta_tests::float_to_64_in_one_step(&text);
         assert!(found.is_empty(), "{file}:{name}: {found:?}\n{text}");
         assert!(
@@ -221,12 +229,7 @@ fn llvm_modules_round_to_float16_before_narrowing() {
     // every narrowing takes a value rounded on its bits, and the rounding's subnormal edge
     // (2^-14's bits) is compared against in every kernel.
     let file = "device/half_rounding.cajeta";
-    let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
-    let module = module.expect("checks");
-    for id in module.kernels() {
-        let name = module.function(id).name.clone();
-        let k = compile_one(&module, &name, KernelBackend::Llvm).expect("LLVM compiles");
-        let text = cajetac::kernel::spirv::disassemble(&k.words);
+    for (name, text) in llvm_disassemblies(file) {
         assert!(text.contains("OpFConvert"), "{file}:{name}: no conversion");
         let found = cajeta_tests::unrounded_half_narrowings(&text);
         assert!(found.is_empty(), "{file}:{name}: {found:?}");
