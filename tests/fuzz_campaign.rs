@@ -155,13 +155,7 @@ fn llvm_wrong_results_that_need_divergence_are_told_apart() {
     let source = std::fs::read_to_string(&path).expect("reproducer");
     let mut val = Validator::default();
     let mut run = |source: &str| {
-        let program = fuzz::gen::Program {
-            source: source.to_string(),
-            kernels: 0,
-            outputs: 0,
-        };
-        let (c, findings) = oracle::check_generated(&program, &mut val);
-        assert!(findings.is_empty(), "{findings:?}");
+        let c = checked(source.to_string(), &mut val);
         let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
         assert_eq!(counts.runs, [1, 1, 1, 1], "{counts:?}");
         divergence::classify(source, found, &ctx, &mut val)
@@ -272,14 +266,8 @@ fn lavapipe_constant_zero_folds_are_told_apart_from_wrong_results() {
     let lavapipe = ctx.device_info().name.contains("llvmpipe");
     let path = tests_dir().join("fuzz_findings/wrong_results/seed21_program_42_llvm.cajeta");
     let source = std::fs::read_to_string(&path).expect("reproducer");
-    let program = fuzz::gen::Program {
-        source,
-        kernels: 0,
-        outputs: 0,
-    };
     let mut val = Validator::default();
-    let (c, findings) = oracle::check_generated(&program, &mut val);
-    assert!(findings.is_empty(), "{findings:?}");
+    let c = checked(source.clone(), &mut val);
     let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
     assert_eq!(counts.runs, [1, 1, 1, 1], "{counts:?}");
     for f in &found {
@@ -293,15 +281,13 @@ fn lavapipe_constant_zero_folds_are_told_apart_from_wrong_results() {
     assert_eq!(found.len(), if lavapipe { 2 } else { 0 }, "{found:?}");
 
     let init = "uint64 acc = (uint64) gid;";
-    let at = program
-        .source
-        .rfind(init)
-        .expect("host checksum initializer");
-    let mut broken = program.source.clone();
+    let at = source.rfind(init).expect("host checksum initializer");
+    let mut broken = source;
     broken.replace_range(at..at + init.len(), "uint64 acc = (uint64) gid + 1;");
     let broken = fuzz::gen::Program {
         source: broken,
-        ..program
+        kernels: 0,
+        outputs: 0,
     };
     let (c, _) = oracle::check_generated(&broken, &mut val);
     let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
@@ -344,14 +330,11 @@ fn the_cpu_devices_unsigned_to_float_conversions_stay_exact() {
     // target no longer leaves a `uitofp` of a wide value to a narrower float.
     executors::enable_llvm_kernels();
     let path = tests_dir().join("fuzz_findings/wrong_results/seed95_program_211_cpu.cajeta");
-    let program = fuzz::gen::Program {
-        source: std::fs::read_to_string(&path).expect("reproducer"),
-        kernels: 0,
-        outputs: 0,
-    };
     let mut val = Validator::default();
-    let (c, findings) = oracle::check_generated(&program, &mut val);
-    assert!(findings.is_empty(), "{findings:?}");
+    let c = checked(
+        std::fs::read_to_string(&path).expect("reproducer"),
+        &mut val,
+    );
     let (found, counts) = executors::run_on_cpu_device(&c);
     if !cajetac::driver::cpu_device_available() {
         return;
@@ -370,14 +353,11 @@ fn four_way_runs_compile_kernels_for_the_device() {
     };
     executors::enable_llvm_kernels();
     let path = tests_dir().join("fuzz_findings/wrong_results/seed22_program_191_llvm.cajeta");
-    let program = fuzz::gen::Program {
-        source: std::fs::read_to_string(&path).expect("reproducer"),
-        kernels: 0,
-        outputs: 0,
-    };
     let mut val = Validator::default();
-    let (c, findings) = oracle::check_generated(&program, &mut val);
-    assert!(findings.is_empty(), "{findings:?}");
+    let c = checked(
+        std::fs::read_to_string(&path).expect("reproducer"),
+        &mut val,
+    );
     let (found, counts) = executors::run_four_ways(&c, &ctx, &mut val);
     assert_eq!(counts.runs, [1, 1, 1, 1], "{counts:?}");
     assert!(found.is_empty(), "{found:?}");
@@ -654,4 +634,17 @@ fn generated_float_arithmetic_has_no_zero_literal_operand() {
             assert!(found.is_none(), "{seed}:{p}: {found:?}");
         }
     }
+}
+
+/// A reproducer's source checked as a generated program is (every target env through
+/// spirv-val); it must raise no finding.
+fn checked(source: String, val: &mut Validator) -> oracle::Compiled {
+    let program = fuzz::gen::Program {
+        source,
+        kernels: 0,
+        outputs: 0,
+    };
+    let (c, findings) = oracle::check_generated(&program, val);
+    assert!(findings.is_empty(), "{findings:?}");
+    c
 }
