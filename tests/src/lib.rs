@@ -321,11 +321,23 @@ pub fn float_to_64_in_one_step(text: &str) -> Vec<String> {
     found
 }
 
-/// The `OpFConvert`s to a 16-bit float in a disassembled module (`kernel::spirv::
-/// disassemble`) whose operand is not a value rounded to `float16` on its bits first: an
-/// `OpBitcast` from an integer, or a vector built from such lanes. NVIDIA's 580 driver folds
-/// an unrounded narrowing and the widening after it into nothing (docs/fuzzing.md).
-pub fn unrounded_half_narrowings(text: &str) -> Vec<String> {
+/// How a conversion to a 16-bit float in a disassembled module gets its operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HalfNarrowing {
+    /// Rounded to a `float16` value on its bits first: an `OpBitcast` from an integer, or a
+    /// vector built from such lanes.
+    Rounded,
+    /// Holds `float16` values by construction: `UnpackHalf2x16` results, widened `float16`s,
+    /// or lanes, shuffles and vectors of those.
+    Exact,
+    /// Anything else: NVIDIA's 580 driver folds such a narrowing and the widening after it
+    /// into nothing (docs/fuzzing.md).
+    Unrounded,
+}
+
+/// Every `OpFConvert` to a 16-bit float in a disassembled module (`kernel::spirv::
+/// disassemble`), with how its operand got its value.
+pub fn half_narrowings(text: &str) -> Vec<(String, HalfNarrowing)> {
     let mut half = std::collections::HashSet::new();
     let mut defs = std::collections::HashMap::new();
     let mut found = Vec::new();
@@ -348,19 +360,52 @@ pub fn unrounded_half_narrowings(text: &str) -> Vec<String> {
                 half.insert(id.to_string());
             }
             [_, "=", "OpFConvert", ty, operand] if half.contains(*ty) => {
-                let rounded = |id: &str| matches!(defs.get(id), Some((op, _)) if op == "OpBitcast");
-                let ok = match defs.get(*operand) {
-                    Some((op, args)) if op == "OpCompositeConstruct" => {
-                        args.iter().skip(1).all(|a| rounded(a))
-                    }
-                    _ => rounded(operand),
+                let kind = if lanes_all(&defs, operand, &|op, _| op == "OpBitcast") {
+                    HalfNarrowing::Rounded
+                } else if lanes_all(&defs, operand, &|op, args| {
+                    args.iter().any(|a| a == "UnpackHalf2x16")
+                        || (op == "OpFConvert"
+                            && matches!(defs.get(&args[1]), Some((_, a)) if half.contains(&a[0])))
+                }) {
+                    HalfNarrowing::Exact
+                } else {
+                    HalfNarrowing::Unrounded
                 };
-                if !ok {
-                    found.push(line.trim().to_string());
-                }
+                found.push((line.trim().to_string(), kind));
             }
             _ => {}
         }
     }
     found
+}
+
+/// Whether every lane of the value `id` comes from a definition that `leaf` accepts, looking
+/// through vector constructs, lane extracts and shuffles.
+fn lanes_all(
+    defs: &std::collections::HashMap<String, (String, Vec<String>)>,
+    id: &str,
+    leaf: &dyn Fn(&str, &[String]) -> bool,
+) -> bool {
+    let Some((op, args)) = defs.get(id) else {
+        return false;
+    };
+    if leaf(op, args) {
+        return true;
+    }
+    match op.as_str() {
+        "OpCompositeConstruct" => args.iter().skip(1).all(|a| lanes_all(defs, a, leaf)),
+        "OpCompositeExtract" => lanes_all(defs, &args[1], leaf),
+        "OpVectorShuffle" => lanes_all(defs, &args[1], leaf) && lanes_all(defs, &args[2], leaf),
+        _ => false,
+    }
+}
+
+/// The `OpFConvert`s to a 16-bit float in a disassembled module whose operand is neither
+/// rounded to `float16` first nor a `float16` value by construction ([`half_narrowings`]).
+pub fn unrounded_half_narrowings(text: &str) -> Vec<String> {
+    half_narrowings(text)
+        .into_iter()
+        .filter(|(_, kind)| *kind == HalfNarrowing::Unrounded)
+        .map(|(line, _)| line)
+        .collect()
 }

@@ -56,6 +56,11 @@ impl FnCx<'_, '_> {
                 otherwise,
             } => self.select(cond, then, otherwise, e),
             ExprKind::Convert(a) => {
+                if super::half_round::holds_f16_values(a) {
+                    if let Some(r) = self.plain_f16_narrowing(e) {
+                        return r;
+                    }
+                }
                 if let Some(r) = self.convert_float_vector(a, e) {
                     return r;
                 }
@@ -271,16 +276,10 @@ impl FnCx<'_, '_> {
     /// at its top is a plain `OpFConvert`, since memory holds the 16-bit value (see
     /// `half_round`); anything else is [`Self::expr`].
     fn stored_expr(&mut self, value: &Expr) -> Res<Word> {
-        if let ExprKind::Convert(a) = &value.kind {
-            let (from, to) = (a.ty.vector_shape(), value.ty.vector_shape());
-            if let (Some((ScalarType::F32, n)), Some((ScalarType::F16, m))) = (from, to) {
-                debug_assert_eq!(n, m);
-                let v = self.expr(a)?;
-                let ty = self.cx.ir_value_type(&value.ty, value.span)?;
-                return self.op(Op::FConvert, ty, &[v]);
-            }
+        match self.plain_f16_narrowing(value) {
+            Some(r) => r,
+            None => self.expr(value),
         }
-        self.expr(value)
     }
 
     /// `place = value`.

@@ -11,14 +11,34 @@
 //!
 //! A conversion whose result goes straight to 16-bit memory (a store to a `float16` buffer
 //! or shared array) is a plain `OpFConvert`: memory holds the 16-bit value, so nothing can
-//! be folded, and the precision variants' stores stay as cheap as they were.
+//! be folded, and the precision variants' stores stay as cheap as they were. So is one
+//! whose operand holds `float16` values by construction ([`holds_f16_values`]: a value
+//! unpacked from packed halves, a widened `float16`): converting it is exact, and a fold of
+//! the round trip gives the same value. That keeps the packed 16-bit variants with 16-bit
+//! arithmetic (`fp16p+fp16a`: unpack, then narrow to compute) at the cost of one conversion.
 
 use rspirv::spirv::{Op, Word};
 
 use super::function::FnCx;
 use super::{BuildExt, Res};
 use crate::diagnostics::Span;
-use crate::ir::ScalarType;
+use crate::ir::{Expr, ExprKind, Intrinsic, PrecisionFn, ScalarType};
+
+/// Whether the float32 value(s) of `e` are `float16` values by construction, so that their
+/// conversion to `float16` is exact without rounding first: an `UnpackHalf2x16`, a widened
+/// `float16`, or lanes, swizzles, splats and constructs of those.
+pub(crate) fn holds_f16_values(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Intrinsic {
+            op: Intrinsic::Precision(PrecisionFn::UnpackHalf2x16),
+            ..
+        } => true,
+        ExprKind::Convert(a) => a.ty.elem_scalar() == Some(ScalarType::F16),
+        ExprKind::Swizzle(a, _) | ExprKind::Splat(a) => holds_f16_values(a),
+        ExprKind::Construct(parts) => parts.iter().all(holds_f16_values),
+        _ => false,
+    }
+}
 
 impl FnCx<'_, '_> {
     /// The `float32` `x` (a scalar, or a vector of `lanes` lanes) rounded to the nearest
@@ -108,6 +128,25 @@ impl FnCx<'_, '_> {
         let signed = self.op(Op::BitwiseOr, u32t, &[magnitude, sign])?;
         let bits = self.op(Op::Select, u32t, &[is_nan, b, signed])?;
         self.op(Op::Bitcast, f32t, &[bits])
+    }
+
+    /// `value`, a `Convert` of `float32` to `float16` (scalar or vector), as one plain
+    /// `OpFConvert` of its operand: for a value stored straight to 16-bit memory, or one whose
+    /// operand [`holds_f16_values`]. `None` for any other expression.
+    pub(crate) fn plain_f16_narrowing(&mut self, value: &Expr) -> Option<Res<Word>> {
+        let ExprKind::Convert(a) = &value.kind else {
+            return None;
+        };
+        let (from, to) = (a.ty.vector_shape(), value.ty.vector_shape());
+        let (Some((ScalarType::F32, n)), Some((ScalarType::F16, m))) = (from, to) else {
+            return None;
+        };
+        debug_assert_eq!(n, m);
+        Some((|| {
+            let v = self.expr(a)?;
+            let ty = self.cx.ir_value_type(&value.ty, value.span)?;
+            self.op(Op::FConvert, ty, &[v])
+        })())
     }
 
     /// `x` of float type `from` converted to `float16` (`lanes` lanes) so that the value is
