@@ -1,7 +1,7 @@
 //! The stdlib prelude, compiled into the binary so `cajetac` needs no install tree, and the
 //! pruning that keeps only what a program can reach of it for parsing.
 
-use super::stdlib_scan::{class_spans, classes_named_in, words, ClassSpan};
+use super::stdlib_scan::{class_spans, classes_named_in, is_word_byte, ClassSpan};
 
 /// (file name, source) of every stdlib file.
 pub const STDLIB_FILES: &[(&str, &str)] = &[
@@ -125,8 +125,32 @@ impl WordSet {
     }
 
     fn insert(&mut self, w: &str) {
-        let h = Self::hash(w);
+        self.set(Self::hash(w));
+    }
+
+    fn set(&mut self, h: usize) {
         self.0[h / 64] |= 1 << (h % 64);
+    }
+
+    /// Inserts every word of `text` ([`words`]' words, the same hashes as [`Self::insert`])
+    /// in one pass over its bytes, hashing as it goes: going through `words` and hashing
+    /// each word after was 26 instructions a byte, 2.9% of a 200-kernel build.
+    fn insert_words(&mut self, text: &str) {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut in_word = false;
+        for &b in text.as_bytes() {
+            if is_word_byte(b) {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+                in_word = true;
+            } else if in_word {
+                self.set((h ^ (h >> 32)) as usize & 0xffff);
+                h = 0xcbf2_9ce4_8422_2325;
+                in_word = false;
+            }
+        }
+        if in_word {
+            self.set((h ^ (h >> 32)) as usize & 0xffff);
+        }
     }
 
     fn contains(&self, w: &str) -> bool {
@@ -192,9 +216,7 @@ pub fn pruned_stdlib(user: &[(String, String)]) -> Vec<Vec<(usize, usize)>> {
         named.insert(w);
     }
     for (_, text) in user {
-        for w in words(text) {
-            named.insert(w);
-        }
+        named.insert_words(text);
     }
     // A class is reached implicitly, or named by its own name or an older one.
     let class_named = |c: &Class| {
@@ -383,6 +405,27 @@ mod tests {
             }
         }
         assert!(some > 10, "only {some} members name a class");
+    }
+
+    /// Hashing the words of a text in one pass sets the bits that inserting each of its
+    /// words does.
+    #[test]
+    fn insert_words_is_inserting_each_word() {
+        for text in [
+            "",
+            "a",
+            "_x1 y",
+            "  KernelBuffer<float32> b = heap KernelBuffer<float32>(n);\n// é ü x",
+            STDLIB_FILES[0].1,
+        ] {
+            let mut one_pass = WordSet([0; 1024]);
+            one_pass.insert_words(text);
+            let mut each = WordSet([0; 1024]);
+            for w in crate::driver::stdlib_scan::words(text) {
+                each.insert(w);
+            }
+            assert!(one_pass.0 == each.0, "{text:?}");
+        }
     }
 
     #[test]
