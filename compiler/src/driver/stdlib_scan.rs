@@ -19,6 +19,35 @@ pub struct ClassSpan {
     pub members: Vec<(&'static str, usize, usize)>,
 }
 
+/// Older names (SPEC §1) and spellings that stand for a stdlib class (also what `cajetac lsp`
+/// resolves them to).
+pub const ALSO_NAMES: &[(&str, &str)] = &[
+    ("Buffer", "KernelBuffer"),
+    ("Stream", "KernelStream"),
+    ("Thread", "KernelThread"),
+    ("GpuThread", "KernelThread"),
+    ("GpuStream", "KernelStream"),
+    ("System", "SystemOut"),
+];
+
+/// The classes `text` names, as indices into `names` (every class of a name: a class may be
+/// declared in parts, in several files): each word that starts with a capital, an older name
+/// ([`ALSO_NAMES`]) standing for its class. In the order of the words, repeats included.
+pub fn classes_named_in(text: &str, names: &[&str]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for w in words(text) {
+        if !w.as_bytes()[0].is_ascii_uppercase() {
+            continue;
+        }
+        let w = ALSO_NAMES
+            .iter()
+            .find(|(a, _)| *a == w)
+            .map_or(w, |(_, c)| *c);
+        out.extend((0..names.len()).filter(|&i| names[i] == w));
+    }
+    out
+}
+
 /// Whether `b` can be part of an identifier.
 pub fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'

@@ -24,6 +24,11 @@ struct Open {
 
 /// Turns every `switch` that begins a statement into [`Tok::SwitchStmt`].
 pub(super) fn mark_statement_switches(tokens: &mut [Spanned]) {
+    // Most files have no `switch`: one look for it is cheaper than tracking nesting over every
+    // token (about 20 instructions a token, 1.5% of a small program's `check`).
+    if !tokens.iter().any(|(_, tok, _)| matches!(tok, Tok::Switch)) {
+        return;
+    }
     let mut stack = vec![Open {
         brace: true,
         header: false,
