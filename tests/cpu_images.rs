@@ -193,13 +193,19 @@ fn floats(bytes: &[u8], width: usize) -> Vec<f64> {
 }
 
 /// The first texel lane where the images differ: float formats equal or both NaN, the
-/// others bit for bit.
-fn texel_difference(format: ImageFormat, cpu: &[u8], gpu: &[u8]) -> Option<String> {
+/// others bit for bit on lavapipe (whose rounding the CPU device follows) and within one
+/// step elsewhere: Vulkan lets a store to a normalized format round `f × 255` either way
+/// (NVIDIA gives 127 for 127.5 where lavapipe and the CPU device give 128).
+fn texel_difference(format: ImageFormat, cpu: &[u8], gpu: &[u8], exact: bool) -> Option<String> {
     let width = match format {
         ImageFormat::Rgba16Float | ImageFormat::R16Float => 2,
         ImageFormat::Rgba32Float | ImageFormat::R32Float => 4,
         _ => {
-            let at = cpu.iter().zip(gpu).position(|(a, b)| a != b)?;
+            let step = if exact { 0 } else { 1 };
+            let at = cpu
+                .iter()
+                .zip(gpu)
+                .position(|(a, b)| a.abs_diff(*b) > step)?;
             return Some(format!("byte {at}: cpu {}, lavapipe {}", cpu[at], gpu[at]));
         }
     };
@@ -219,13 +225,20 @@ fn storage_images_match_lavapipe() {
     let module = module();
     let (cpu_texels, cpu_buffers) = run_cpu(&module);
     let (gpu_texels, gpu_buffers) = run_vulkan(&ctx, &module);
+    let lavapipe = ctx.device_info().name.contains("llvmpipe");
     let mut failures = Vec::new();
     for ((format, c), g) in FORMATS.iter().zip(&cpu_texels).zip(&gpu_texels) {
-        if let Some(d) = texel_difference(*format, c, g) {
+        if let Some(d) = texel_difference(*format, c, g, lavapipe) {
             failures.push(format!("{format} image, {d}"));
         }
     }
-    let close = |x: f64, y: f64| x == y || (x.is_nan() && y.is_nan());
+    // Loads of normalized texels as floats: exact on lavapipe; elsewhere within one unit in
+    // the last place of a float32, the precision Vulkan asks of `c / 255`.
+    let close = |x: f64, y: f64| {
+        x == y
+            || (x.is_nan() && y.is_nan())
+            || (!lavapipe && (x - y).abs() <= f64::from(f32::EPSILON) * x.abs().max(y.abs()))
+    };
     for (i, (c, g)) in cpu_buffers.iter().zip(&gpu_buffers).enumerate() {
         if i < 2 {
             let (c, g) = (floats(c, 4), floats(g, 4));

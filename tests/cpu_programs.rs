@@ -42,6 +42,15 @@ const DEVICE_LINES: &[(&str, &str)] = &[
     // another core).
     ("device/shader_clock.cajeta", "clock readings ran backwards"),
     ("examples/pipeline.cajeta", ""),
+    // The path the GEMM took (cooperative matrices where the device has them, as NVIDIA's
+    // do; scalar tiles on lavapipe and the CPU device): each prints its own, after checking
+    // every element.
+    ("examples/gemm_tiled.cajeta", "gemm "),
+    ("examples/gemm_int8_tiled.cajeta", "gemm "),
+    // The worst error of the bilinear filter, printed once every pixel is within the bound:
+    // a GPU's filter weights are fixed point (8 bits on NVIDIA: 2.1e-3 where lavapipe and the
+    // CPU device give 1.2e-7).
+    ("examples/resize.cajeta", "resize "),
 ];
 
 /// Relative tolerance for numbers with a fraction (docs/cpu-device.md), at least this much

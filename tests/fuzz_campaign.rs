@@ -542,9 +542,15 @@ fn the_campaigns_wrong_results_are_lavapipe_miscompiles() {
         "seed1_program_120.cajeta",
         "seed2_program_1.cajeta",
     ];
+    // The lost carry that NVIDIA's 580 driver shows (docs/fuzzing.md: no emission of the
+    // 64-bit arithmetic tried keeps it); lavapipe and the other executors are exact.
+    let nvidia = ctx.device_info().name.contains("NVIDIA");
+    let nvidia_only = ["nvidia_carry_loss.cajeta"];
     for path in files("fuzz_findings/wrong_results", "cajeta") {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
-        if name == "lavapipe_int64_compare.cajeta" || (lavapipe && lavapipe_only.contains(&&*name))
+        if name == "lavapipe_int64_compare.cajeta"
+            || (lavapipe && lavapipe_only.contains(&&*name))
+            || (nvidia && nvidia_only.contains(&&*name))
         {
             continue;
         }
