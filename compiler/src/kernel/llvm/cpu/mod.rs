@@ -21,6 +21,7 @@ mod matrix_ops;
 mod placeholders;
 pub(crate) mod pods;
 mod simd;
+mod simd_choice;
 mod simd_classify;
 mod simd_emit;
 mod simd_ops;

@@ -26,37 +26,14 @@ use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMOpcode;
 
+use super::simd_choice::{chosen_lanes, DEFAULT_LANES, DIVERGENT_LOOP_LANES};
+pub(crate) use super::simd_choice::{lane_count, worth_lanes};
 use super::simd_emit::Emit;
 
 /// The workgroup entry running the invocations `W` at a time.
 pub(crate) const SIMD_WORKGROUP: &str = "cajeta.cpu.simd.workgroup";
 /// The vector form of the kernel: `W` invocations, the first `%active` of them live.
 pub(crate) const SIMD_FUNCTION: &str = "cajeta.cpu.simd";
-
-/// Lanes per vector: `CAJETA_CPU_SIMD_WIDTH` when set (1 keeps every kernel scalar), else
-/// [`DEFAULT_LANES`] ([`DIVERGENT_LOOP_LANES`] for a function with a divergent loop).
-pub(crate) fn lane_count() -> usize {
-    chosen_lanes().unwrap_or(DEFAULT_LANES)
-}
-
-/// `CAJETA_CPU_SIMD_WIDTH`, when set to a width the vector form takes.
-fn chosen_lanes() -> Option<usize> {
-    std::env::var("CAJETA_CPU_SIMD_WIDTH")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|w| matches!(w, 1 | 2 | 4 | 8 | 16 | 32))
-}
-
-/// Lanes per vector by default, measured against 8 with `cpu_speed` (docs/cpu-device.md,
-/// "SIMD lanes").
-const DEFAULT_LANES: usize = 16;
-
-/// Lanes per vector of a function with a *divergent* loop (one its lanes may leave at
-/// different iterations, such as mandelbrot's escape loop): two vectors of 16 per step,
-/// two independent dependency chains for a loop bound by the latency of one, measured
-/// against 16 with `cpu_speed` (docs/PERFORMANCE.md). Loops all lanes run in lock step (a
-/// blur's taps) and straight-line code keep 16: there the wider form only added work.
-const DIVERGENT_LOOP_LANES: usize = 32;
 
 /// A natural loop of the kernel's CFG.
 pub(crate) struct Loop {
@@ -337,7 +314,7 @@ pub(crate) const KERNEL_NAMES: Names<'static> = Names {
 /// The vector form of the optimized one-invocation function `kernel` (`cajeta.cpu.kernel`,
 /// or a region of a split kernel) in `module`: its `names` as LLVM IR text to append to
 /// the module's (declarations first, one per line) and its lanes per vector (`lanes`, or
-/// [`DIVERGENT_LOOP_LANES`] where that applies and `CAJETA_CPU_SIMD_WIDTH` is not set),
+/// [`super::simd_choice`]'s wider width where that applies and `CAJETA_CPU_SIMD_WIDTH` is not set),
 /// or why the function keeps the scalar loop. Renames the function's values (their names
 /// are free) so that its instructions can be copied by name.
 ///
@@ -365,27 +342,6 @@ pub(crate) unsafe fn vectorize(
     text.push_str(&body);
     text.push_str(&workgroup(names, lanes));
     Ok((text, lanes))
-}
-
-/// Whether region function `function` of a split kernel is worth its vector form: it has a
-/// loop (whose trip count may differ between invocations, which LLVM's loop vectorizer
-/// does not take over the invocations) or a lane-by-lane call (a shared-memory atomic).
-/// A straight-line region keeps the scalar loop over the invocations, which LLVM
-/// vectorizes itself with less work per invocation (measured on `blockSum`'s tree steps,
-/// docs/PERFORMANCE.md).
-///
-/// # Safety
-/// `function` is a live function definition.
-pub(crate) unsafe fn worth_lanes(function: LLVMValueRef) -> bool {
-    let Ok(cfg) = Cfg::new(function) else {
-        return false;
-    };
-    !cfg.loops.is_empty()
-        || cfg.blocks.iter().any(|b| {
-            super::simd_classify::instructions(*b)
-                .into_iter()
-                .any(|i| super::simd_classify::is_lanewise(i))
-        })
 }
 
 /// The byte offset of id array `field` (`hooks::GLOBAL_ID`…) lane `axis` in the context.

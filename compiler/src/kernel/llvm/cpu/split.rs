@@ -41,7 +41,8 @@ use super::split_private;
 use crate::diagnostics::Diagnostic;
 use crate::ir::{self, Expr, Type};
 
-/// The name of the function returning `%cajeta.cpu.priv`'s size in bytes.
+/// The name of the function returning the bytes of context arrays one invocation needs
+/// (`split_private.rs`).
 pub(crate) const PRIVATE_BYTES: &str = "cajeta.cpu.private_bytes";
 
 /// The prefix of a region's function (`cajeta.cpu.region.K`: one invocation through it).
