@@ -38,15 +38,63 @@ impl Emit<'_> {
             0 => String::new(),
             n => format!("cc {n} "),
         };
-        for lane in 0..w {
-            let (bit, call, next) = (self.tmp(), self.label("lane"), self.label("lane.next"));
-            self.line(format!(
-                "{bit} = extractelement <{w} x i1> {mask}, i64 {lane}"
-            ));
-            self.line(format!("br i1 {bit}, label %{call}, label %{next}"));
-            self.out.push_str(&format!("{call}:\n"));
+        // Every lane active (the common case in a loop over data): the calls one after the
+        // other with no test; else each behind its lane's bit.
+        let (all, every, some, join) = (
+            self.tmp(),
+            self.label("lanes.all"),
+            self.label("lanes.some"),
+            self.label("lanes.join"),
+        );
+        self.line(format!(
+            "{all} = call i1 @llvm.vector.reduce.and.v{w}i1(<{w} x i1> {mask})"
+        ));
+        self.declare(
+            &format!("llvm.vector.reduce.and.v{w}i1"),
+            "i1",
+            &format!("<{w} x i1>"),
+        );
+        self.line(format!("br i1 {all}, label %{every}, label %{some}"));
+        for guarded in [false, true] {
+            let start = if guarded { &some } else { &every };
+            self.out.push_str(&format!("{start}:\n"));
+            for lane in 0..w {
+                self.unrolled_lane(lane, guarded, mask, &args, (&cc, &ret, &called, &slot));
+            }
+            self.line(format!("br label %{join}"));
+        }
+        self.out.push_str(&format!("{join}:\n"));
+        if ret != "void" {
+            let vty = self.vec(&ret);
+            self.line(format!("%{name}.v = load {vty}, ptr {slot}"));
+        }
+    }
+
+    /// One lane's call of [`Self::unrolled_call`] (behind its bit of `mask` when
+    /// `guarded`): its arguments extracted from `args` (type, vector or scalar text), its
+    /// result stored in `slot`. `call` is the calling convention, result type, callee and
+    /// slot.
+    unsafe fn unrolled_lane(
+        &mut self,
+        lane: usize,
+        guarded: bool,
+        mask: &str,
+        args: &[(String, Option<String>, String)],
+        (cc, ret, called, slot): (&str, &str, &str, &str),
+    ) {
+        let w = self.lanes;
+        {
+            let next = self.label("lane.next");
+            if guarded {
+                let (bit, call) = (self.tmp(), self.label("lane"));
+                self.line(format!(
+                    "{bit} = extractelement <{w} x i1> {mask}, i64 {lane}"
+                ));
+                self.line(format!("br i1 {bit}, label %{call}, label %{next}"));
+                self.out.push_str(&format!("{call}:\n"));
+            }
             let mut texts = Vec::new();
-            for (t, v, s) in &args {
+            for (t, v, s) in args {
                 match v {
                     Some(v) => {
                         let e = self.tmp();
@@ -67,12 +115,10 @@ impl Emit<'_> {
                 ));
                 self.line(format!("store {ret} {r}, ptr {p}"));
             }
-            self.line(format!("br label %{next}"));
-            self.out.push_str(&format!("{next}:\n"));
-        }
-        if ret != "void" {
-            let vty = self.vec(&ret);
-            self.line(format!("%{name}.v = load {vty}, ptr {slot}"));
+            if guarded {
+                self.line(format!("br label %{next}"));
+                self.out.push_str(&format!("{next}:\n"));
+            }
         }
     }
 }
