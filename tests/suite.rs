@@ -18,6 +18,7 @@ mod coop_shapes;
 mod cpu_device;
 mod cpu_differential;
 mod cpu_images;
+mod cpu_lanes;
 mod cpu_programs;
 mod cpu_textures;
 mod device;

@@ -49,6 +49,10 @@ pub struct KernelEntries {
     /// Bytes of context arrays one invocation needs (`InvocationContext::private`); 0 but
     /// for split kernels.
     pub private_bytes: usize,
+    /// How many of the kernel's loops over a workgroup's invocations run as SIMD lanes: 1
+    /// for a kernel without barriers that got its vector form, the regions that got one for
+    /// a kernel split at its barriers, 0 for the rest.
+    pub lane_loops: usize,
 }
 
 impl std::fmt::Debug for CpuKernel {
@@ -57,6 +61,7 @@ impl std::fmt::Debug for CpuKernel {
             .field("entry_point", &self.reflection.entry_point)
             .field("barriers", &self.barriers)
             .field("split", &self.is_split())
+            .field("lane_loops", &self.entries.lane_loops)
             .finish()
     }
 }
@@ -97,6 +102,12 @@ impl CpuKernel {
     /// workgroup (else its workgroups run on teams of threads).
     pub fn is_split(&self) -> bool {
         self.barriers && self.entries.workgroup.is_some()
+    }
+
+    /// How many loops over a workgroup's invocations run as SIMD lanes
+    /// ([`KernelEntries::lane_loops`]).
+    pub fn lane_loops(&self) -> usize {
+        self.entries.lane_loops
     }
 }
 

@@ -95,7 +95,7 @@ pub(crate) struct FnLower<'a> {
     /// CPU target places every function's arrays in one block; see `cpu/hooks.rs`).
     pub(crate) shared_base: u64,
     /// Whether the statements lowered are a region of a split CPU kernel (`cpu/split.rs`):
-    /// a `return` then returns 2 (the invocation is done) from the region's function.
+    /// a `return` then marks the invocation done and returns from the region's function.
     pub(crate) region: bool,
 }
 
@@ -324,7 +324,10 @@ impl<'a> FnLower<'a> {
             }
             Stmt::Break(id) => self.jump(*id, false)?,
             Stmt::Continue(id) => self.jump(*id, true)?,
-            Stmt::Return(None, _) if self.region => self.terminate("ret i32 2".to_string()),
+            Stmt::Return(None, _) if self.region => {
+                // The invocation's byte of the done array (`cpu/split_private.rs`).
+                self.terminate("store i8 1, ptr %cpu.pv.me\n  ret void".to_string())
+            }
             Stmt::Return(None, _) => self.terminate("ret void".to_string()),
             Stmt::Return(Some(e), _) => {
                 let v = self.expr(e)?;

@@ -299,7 +299,10 @@ impl FnLower<'_> {
 
     /// `atomicrmw {rmw}` on the shared element at `p` as a load, the operation and a
     /// store (in a split kernel one thread runs the workgroup, so nothing else touches its
-    /// shared memory); the element's old value (its bits, for a float element).
+    /// shared memory); the element's old value (its bits, for a float element). It is a
+    /// call of a small helper ([`SHARED_RMW_PREFIX`]), so that where the region runs as
+    /// SIMD lanes each lane's read-modify-write runs after the previous lane's, in the
+    /// scalar loop's order (two lanes may update one element); `jit.rs` inlines it after.
     pub(crate) fn cpu_plain_shared_rmw(
         &mut self,
         rmw: &str,
@@ -307,25 +310,44 @@ impl FnLower<'_> {
         ity: &'static str,
         v: &str,
     ) -> Val {
-        let [old, new] = self.tmps();
-        self.emit(format!("{old} = load {ity}, ptr addrspace(3) {p}"));
-        let cmp = match rmw {
-            "min" => Some("slt"),
-            "umin" => Some("ult"),
-            "max" => Some("sgt"),
-            "umax" => Some("ugt"),
-            _ => None,
-        };
-        if let Some(cmp) = cmp {
-            let c = self.tmp();
-            self.emit(format!("{c} = icmp {cmp} {ity} {old}, {v}"));
-            self.emit(format!("{new} = select i1 {c}, {ity} {old}, {ity} {v}"));
-        } else if rmw == "xchg" {
-            self.emit(format!("{new} = or {ity} {v}, 0"));
-        } else {
-            self.emit(format!("{new} = {rmw} {ity} {old}, {v}"));
+        let name = format!("{SHARED_RMW_PREFIX}{rmw}.{ity}");
+        if !self
+            .globals
+            .iter()
+            .any(|g| g.contains(&format!("@\"{name}\"(")))
+        {
+            self.globals.push(shared_rmw_helper(&name, rmw, ity));
         }
-        self.emit(format!("store {ity} {new}, ptr addrspace(3) {p}"));
+        let old = self.tmp();
+        self.emit(format!(
+            "{old} = call {ity} @\"{name}\"(ptr addrspace(3) {p}, {ity} {v})"
+        ));
         Val::new(old, ity)
     }
+}
+
+/// The name prefix of the helpers doing a split region's shared-memory read-modify-write
+/// (`cpu_plain_shared_rmw`); lane-by-lane calls for the vector form (`simd_classify.rs`).
+pub(crate) const SHARED_RMW_PREFIX: &str = "cajeta.cpu.lanewise.shared.";
+
+/// The definition of helper `name`: `atomicrmw {rmw}` of an `ity` as a load, the operation
+/// and a store; returns the old value.
+fn shared_rmw_helper(name: &str, rmw: &str, ity: &str) -> String {
+    let cmp = match rmw {
+        "min" => Some("slt"),
+        "umin" => Some("ult"),
+        "max" => Some("sgt"),
+        "umax" => Some("ugt"),
+        _ => None,
+    };
+    let new = if let Some(cmp) = cmp {
+        format!("  %c = icmp {cmp} {ity} %old, %v\n  %new = select i1 %c, {ity} %old, {ity} %v\n")
+    } else if rmw == "xchg" {
+        format!("  %new = or {ity} %v, 0\n")
+    } else {
+        format!("  %new = {rmw} {ity} %old, %v\n")
+    };
+    format!(
+        "define internal {ity} @\"{name}\"(ptr addrspace(3) %p, {ity} %v) noinline nounwind {{\n  %old = load {ity}, ptr addrspace(3) %p\n{new}  store {ity} %new, ptr addrspace(3) %p\n  ret {ity} %old\n}}"
+    )
 }

@@ -21,12 +21,15 @@ mod matrix_ops;
 mod placeholders;
 pub(crate) mod pods;
 mod simd;
+mod simd_choice;
 mod simd_classify;
 mod simd_emit;
 mod simd_ops;
+mod simd_unrolled;
 mod spec_slots;
 mod split;
 mod split_plan;
+mod split_private;
 mod textures;
 mod unsigned_to_float;
 mod waves;
@@ -111,7 +114,7 @@ fn compile(
     crate::kernel::spirv::check_kernel_shape(kernel)?;
     let access = crate::kernel::spirv::resource_access(module, kernel_id)?;
     let layout = layout::kernel_layout(kernel)?;
-    let (text, shared_bytes, mode) = module_text(module, kernel_id, &layout)?;
+    let (text, shared_bytes, mode, looped) = module_text(module, kernel_id, &layout)?;
     let dump = std::env::var_os("CAJETA_DUMP_LLVM_KERNELS").map(std::path::PathBuf::from);
     if let Some(dir) = &dump {
         let _ = std::fs::write(dir.join(format!("{}.cpu.ll", kernel.name)), &text);
@@ -122,8 +125,12 @@ fn compile(
         Mode::Split => &[WORKGROUP_ENTRY, split::PRIVATE_BYTES],
         Mode::Team => &[ENTRY],
     };
-    let simd = (mode == Mode::Loop).then_some((ENTRY, WORKGROUP_ENTRY));
-    let (entries, code) = jit::compile(&text, wanted, dump, simd).map_err(|e| {
+    let plan = match mode {
+        Mode::Loop => jit::Lanes::Kernel(ENTRY, WORKGROUP_ENTRY),
+        Mode::Split => jit::Lanes::Regions(&looped),
+        Mode::Team => jit::Lanes::None,
+    };
+    let (entries, code, lane_loops) = jit::compile(&text, wanted, dump, plan).map_err(|e| {
         Diagnostic::error(
             Code::CpuDeviceUnsupported,
             kernel.span,
@@ -188,6 +195,7 @@ fn compile(
                 invocation: entry,
                 workgroup,
                 private_bytes,
+                lane_loops,
             },
             reflection,
             mode != Mode::Loop,
@@ -196,13 +204,14 @@ fn compile(
     })
 }
 
-/// The LLVM IR text of the CPU module of kernel `kernel_id`, and the bytes of shared memory
-/// a workgroup needs.
+/// The LLVM IR text of the CPU module of kernel `kernel_id`, the bytes of shared memory
+/// a workgroup needs, how it runs, and (split kernels) the regions run in loops over the
+/// invocations, as (region function, its scalar loop).
 fn module_text(
     module: &ir::Module,
     kernel_id: FunctionId,
     layout: &layout::KernelLayout,
-) -> Result<(String, u64, Mode), Diagnostic> {
+) -> Result<(String, u64, Mode, RegionLoops), Diagnostic> {
     let kernel = module.function(kernel_id);
     let bit_views = crate::kernel::spirv::float_atomic_bit_views(module, kernel_id)?;
     let mut handles: Vec<Option<Handle>> = vec![None; kernel.param_count];
@@ -343,8 +352,10 @@ fn module_text(
         text.push('\n');
     }
     text.push_str(&helpers);
-    let mode = if let Some(split) = &split {
+    let mut looped = Vec::new();
+    let mode = if let Some(split) = split {
         text.push_str(&split.text);
+        looped = split.looped;
         Mode::Split
     } else {
         let _ = write!(
@@ -365,8 +376,12 @@ fn module_text(
     if let Some(what) = spirv_leftover(&text) {
         return Err(refuse_cpu(kernel.span, what));
     }
-    Ok((text, f.shared_bytes + helper_shared, mode))
+    Ok((text, f.shared_bytes + helper_shared, mode, looped))
 }
+
+/// The regions of a split kernel run in loops over the invocations: (region function, its
+/// scalar loop).
+type RegionLoops = Vec<(String, String)>;
 
 /// How the runtime runs a kernel's workgroups.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

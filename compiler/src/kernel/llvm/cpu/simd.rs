@@ -26,22 +26,14 @@ use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMOpcode;
 
+use super::simd_choice::{chosen_lanes, DEFAULT_LANES, DIVERGENT_LOOP_LANES};
+pub(crate) use super::simd_choice::{lane_count, worth_lanes};
 use super::simd_emit::Emit;
 
 /// The workgroup entry running the invocations `W` at a time.
 pub(crate) const SIMD_WORKGROUP: &str = "cajeta.cpu.simd.workgroup";
 /// The vector form of the kernel: `W` invocations, the first `%active` of them live.
 pub(crate) const SIMD_FUNCTION: &str = "cajeta.cpu.simd";
-
-/// Lanes per vector: `CAJETA_CPU_SIMD_WIDTH` when set (1 keeps every kernel scalar), else
-/// 16, measured against 8 with `cpu_speed` (docs/cpu-device.md, "SIMD lanes").
-pub(crate) fn lane_count() -> usize {
-    std::env::var("CAJETA_CPU_SIMD_WIDTH")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|w| matches!(w, 1 | 2 | 4 | 8 | 16 | 32))
-        .unwrap_or(16)
-}
 
 /// A natural loop of the kernel's CFG.
 pub(crate) struct Loop {
@@ -305,30 +297,51 @@ impl Cfg {
     }
 }
 
-/// The vector form of the optimized kernel function `kernel` (`cajeta.cpu.kernel`) in
-/// `module`: [`SIMD_FUNCTION`] and [`SIMD_WORKGROUP`] as LLVM IR text to append to the
-/// module's, or why the kernel keeps the scalar loop. Renames the kernel's values (their
-/// names are free) so that its instructions can be copied by name.
+/// The names of a vector form's two functions.
+pub(crate) struct Names<'a> {
+    /// The vector form of the one-invocation function ([`SIMD_FUNCTION`] for a kernel).
+    pub(crate) function: &'a str,
+    /// Its loop over the workgroup's tiles ([`SIMD_WORKGROUP`] for a kernel).
+    pub(crate) workgroup: &'a str,
+}
+
+/// The names of a kernel's vector form.
+pub(crate) const KERNEL_NAMES: Names<'static> = Names {
+    function: SIMD_FUNCTION,
+    workgroup: SIMD_WORKGROUP,
+};
+
+/// The vector form of the optimized one-invocation function `kernel` (`cajeta.cpu.kernel`,
+/// or a region of a split kernel) in `module`: its `names` as LLVM IR text to append to
+/// the module's (declarations first, one per line) and its lanes per vector (`lanes`, or
+/// [`super::simd_choice`]'s wider width where that applies and `CAJETA_CPU_SIMD_WIDTH` is not set),
+/// or why the function keeps the scalar loop. Renames the function's values (their names
+/// are free) so that its instructions can be copied by name.
 ///
 /// # Safety
 /// `module` is a live module and `kernel` a function defined in it.
 pub(crate) unsafe fn vectorize(
     module: LLVMModuleRef,
     kernel: LLVMValueRef,
-    scalar_workgroup: &str,
+    names: &Names,
     lanes: usize,
-) -> Result<String, String> {
+) -> Result<(String, usize), String> {
     let cfg = Cfg::new(kernel)?;
     let mut emit = Emit::new(module, kernel, &cfg, lanes)?;
-    let body = emit.function()?;
+    if chosen_lanes().is_none() && lanes == DEFAULT_LANES && emit.has_divergent_loop() {
+        // The classification does not depend on the width.
+        emit.lanes = DIVERGENT_LOOP_LANES;
+    }
+    let lanes = emit.lanes;
+    let body = emit.function(names.function)?;
     let mut text = String::new();
     for d in &emit.decls {
         text.push_str(d);
         text.push('\n');
     }
     text.push_str(&body);
-    text.push_str(&workgroup(scalar_workgroup, lanes));
-    Ok(text)
+    text.push_str(&workgroup(names, lanes));
+    Ok((text, lanes))
 }
 
 /// The byte offset of id array `field` (`hooks::GLOBAL_ID`…) lane `axis` in the context.
@@ -336,15 +349,16 @@ pub(crate) fn id_offset(field: u32, axis: u32) -> u32 {
     48 + (field - super::hooks::GLOBAL_ID) * 12 + axis * 4
 }
 
-/// [`SIMD_WORKGROUP`]: like the scalar workgroup loop (`hooks::workgroup_loop`), but each
+/// `names.workgroup`: like the scalar workgroup loop (`hooks::workgroup_loop`), but each
 /// call of the vector form runs a tile of `lanes` invocations: `lanes` consecutive x ids of
 /// one row when the workgroup is at least that wide, else whole rows (`lanes / size.x` of
 /// them), so an 8 × 8 workgroup is 8 calls of 8 lanes, or 4 of 16. It sets the tile's first
 /// invocation's ids and passes the tile's row width, its columns and its rows.
-fn workgroup(_scalar: &str, lanes: usize) -> String {
+fn workgroup(names: &Names, lanes: usize) -> String {
+    let (function, name) = (names.function, names.workgroup);
     use super::hooks::{CONTEXT_BYTES, GLOBAL_ID, LOCAL_ID, WORKGROUP_ID, WORKGROUP_SIZE};
     let mut s = format!(
-        "define void @\"{SIMD_WORKGROUP}\"(ptr %ctx) {{\nentry:\n  %c = alloca [{CONTEXT_BYTES} x i8], align 16\n  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %ctx, i64 {CONTEXT_BYTES}, i1 false)\n"
+        "define void @\"{name}\"(ptr %ctx) {{\nentry:\n  %c = alloca [{CONTEXT_BYTES} x i8], align 16\n  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %ctx, i64 {CONTEXT_BYTES}, i1 false)\n"
     );
     for axis in 0..3 {
         let (sp, gp) = (
@@ -389,7 +403,7 @@ fn workgroup(_scalar: &str, lanes: usize) -> String {
         ));
     }
     s.push_str(&format!(
-        "body:\n  %xleft = sub i32 %size0, %x\n  %nx = call i32 @llvm.umin.i32(i32 %xleft, i32 %sx)\n  %yleft = sub i32 %size1, %y\n  %ny = call i32 @llvm.umin.i32(i32 %yleft, i32 %rows)\n  call void @\"{SIMD_FUNCTION}\"(ptr %c, i32 %sx, i32 %nx, i32 %ny)\n  br label %x.latch\n"
+        "body:\n  %xleft = sub i32 %size0, %x\n  %nx = call i32 @llvm.umin.i32(i32 %xleft, i32 %sx)\n  %yleft = sub i32 %size1, %y\n  %ny = call i32 @llvm.umin.i32(i32 %yleft, i32 %rows)\n  call void @\"{function}\"(ptr %c, i32 %sx, i32 %nx, i32 %ny)\n  br label %x.latch\n"
     ));
     s.push_str("done:\n  ret void\n}\n");
     s
@@ -440,7 +454,8 @@ define void @workgroup(ptr %ctx) {
         let module = parse(text)?;
         let f = module.get_function("kernel").ok_or("no kernel")?;
         // SAFETY: `module` is live and defines `f`.
-        let extra = unsafe { vectorize(module.as_mut_ptr(), f.as_value_ref(), "workgroup", 8)? };
+        let (extra, _) =
+            unsafe { vectorize(module.as_mut_ptr(), f.as_value_ref(), &KERNEL_NAMES, 8)? };
         let both = format!("{}{extra}", module.print_to_string().to_string());
         parse(&both).map_err(|e| format!("{e}\n{both}"))?;
         Ok(extra)

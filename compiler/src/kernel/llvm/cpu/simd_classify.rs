@@ -273,6 +273,9 @@ impl Emit<'_> {
                 {
                     return Err("a memory access of `i1`".into());
                 }
+                if !is_scalar_type(stored) {
+                    return Err(format!("a store of `{}`", print_type(stored)));
+                }
                 Ok(())
             }
             LLVMCall => match callee(inst) {
@@ -403,6 +406,18 @@ impl Emit<'_> {
                 break;
             }
         }
+    }
+
+    /// Whether a loop has a branch on a varying condition: its lanes may leave it at
+    /// different iterations.
+    pub(super) unsafe fn has_divergent_loop(&self) -> bool {
+        self.cfg.loops.iter().any(|l| {
+            l.blocks.iter().any(|b| {
+                let term = LLVMGetBasicBlockTerminator(self.cfg.blocks[*b]);
+                LLVMGetInstructionOpcode(term) == LLVMOpcode::LLVMCondBr
+                    && !self.is_uniform(LLVMGetCondition(term))
+            })
+        })
     }
 
     /// Finds the varying values read where some lanes may have left a loop they are

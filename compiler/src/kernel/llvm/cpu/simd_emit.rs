@@ -18,7 +18,7 @@ use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMOpcode;
 
-use super::simd::{Cfg, Item, SIMD_FUNCTION};
+use super::simd::{Cfg, Item};
 use super::simd_classify::{instructions, name_of, print_type, print_value};
 
 /// The writer of one kernel's vector form.
@@ -204,8 +204,8 @@ impl<'a> Emit<'a> {
         format!("<{}>", v.join(", "))
     }
 
-    /// The whole vector function.
-    pub(crate) unsafe fn function(&mut self) -> Result<String, String> {
+    /// The whole vector function, named `name`.
+    pub(crate) unsafe fn function(&mut self, name: &str) -> Result<String, String> {
         let w = self.lanes;
         // Lane i is invocation (x + i % sx, y + i / sx) of the tile; it runs when that is
         // inside the tile's `nx` columns and `ny` rows.
@@ -238,7 +238,7 @@ impl<'a> Emit<'a> {
         self.declare("llvm.umin.i32", "i32", "i32, i32");
         self.declare("llvm.memcpy.p0.p0.i64", "void", "ptr, ptr, i64, i1");
         Ok(format!(
-            "\ndefine void @\"{SIMD_FUNCTION}\"(ptr %ctx, i32 %sx, i32 %nx, i32 %ny) {{\nentry:\n{}{}}}\n",
+            "\ndefine void @\"{name}\"(ptr %ctx, i32 %sx, i32 %nx, i32 %ny) {{\nentry:\n{}{}}}\n",
             self.allocas, self.out
         ))
     }

@@ -213,6 +213,9 @@ impl Emit<'_> {
     /// field `K` of a structure result (`%name.lanes.0` for a scalar one), which holds what
     /// the lanes last got; a scalar result is then `%name.v`, read from its slot.
     unsafe fn lanewise_call(&mut self, inst: LLVMValueRef, b: usize, mask: &str) {
+        if callee(inst).is_some_and(|n| n.starts_with(super::hooks::SHARED_RMW_PREFIX)) {
+            return self.unrolled_call(inst, b, mask);
+        }
         let w = self.lanes;
         let name = name_of(inst);
         let ret = LLVMTypeOf(inst);
@@ -239,7 +242,8 @@ impl Emit<'_> {
             }
         }
         let bits = self.tmp();
-        let slot = format!("%{name}.todo");
+        // A void call has no name of its own.
+        let slot = format!("{}.todo", self.tmp());
         self.allocas.push_str(&format!("  {slot} = alloca i{w}\n"));
         self.line(format!("{bits} = bitcast <{w} x i1> {mask} to i{w}"));
         self.line(format!("store i{w} {bits}, ptr {slot}"));
@@ -337,7 +341,7 @@ impl Emit<'_> {
     }
 
     /// A new label.
-    fn label(&mut self, what: &str) -> String {
+    pub(super) fn label(&mut self, what: &str) -> String {
         self.tmp += 1;
         format!("{what}{}", self.tmp)
     }

@@ -12,11 +12,18 @@
 //! barrier-in-loop handling does.
 //!
 //! A local that more than one region uses (or one region inside a split loop, which runs it
-//! again) lives in a *context array*: one `%cajeta.cpu.priv` struct per invocation in the
-//! memory the runtime hands the workgroup (`InvocationContext::private`), copied into the
-//! region's own `alloca`s at its start and back at its end, so LLVM keeps it in registers
-//! inside the region. Field 0 of the struct records that the invocation has returned: later
-//! regions skip it, as a GPU's finished invocation no longer runs.
+//! again) lives in a *context array*: one array per such local in the memory the runtime
+//! hands the workgroup (`InvocationContext::private`, laid out by `split_private.rs`),
+//! copied into the region's own `alloca`s at its start and back at its end, so LLVM keeps
+//! it in registers inside the region. A byte per invocation records that it has returned:
+//! later regions skip it, as a GPU's finished invocation no longer runs.
+//!
+//! Each region is a function of the context alone, `cajeta.cpu.region.K(ptr %ctx)`, of the
+//! same shape as a kernel without barriers, so the region loops over the invocations get
+//! the same SIMD-lane form (`simd.rs`, one region at a time, `jit.rs`): a region the vector
+//! form takes runs 16 invocations per call, one the vector form refuses keeps its scalar
+//! loop (`cajeta.cpu.regionwg.K`). A uniform condition without side effects is evaluated
+//! once, by the first invocation still running.
 //!
 //! What this does not split (a barrier inside an expression or a `@Device` helper,
 //! `Workgroup.reduce`, a `break`/`continue` leaving a split loop, a kernel parameter
@@ -30,16 +37,26 @@ use super::super::push::PushBlock;
 use super::super::{types, NO_TABLES};
 use super::hooks::{self, LOCAL_ID, WORKGROUP_ID, WORKGROUP_SIZE};
 use super::split_plan::{is_pure, jumps, locals_of, plan, region_uses, Node, Work};
+use super::split_private;
 use crate::diagnostics::Diagnostic;
 use crate::ir::{self, Expr, Type};
 
-/// The name of the function returning `%cajeta.cpu.priv`'s size in bytes.
+/// The name of the function returning the bytes of context arrays one invocation needs
+/// (`split_private.rs`).
 pub(crate) const PRIVATE_BYTES: &str = "cajeta.cpu.private_bytes";
+
+/// The prefix of a region's function (`cajeta.cpu.region.K`: one invocation through it).
+pub(crate) const REGION_PREFIX: &str = "cajeta.cpu.region.";
+/// The prefix of a region's scalar loop over the invocations (`cajeta.cpu.regionwg.K`),
+/// which `jit.rs` replaces with the region's SIMD-lane loop when the vector form takes it.
+pub(crate) const REGION_LOOP_PREFIX: &str = "cajeta.cpu.regionwg.";
 
 /// The split kernel: its regions' functions and the workgroup function `name`.
 pub(crate) struct Split {
-    /// LLVM IR text of the functions and of `%cajeta.cpu.priv`.
+    /// LLVM IR text of the functions.
     pub(crate) text: String,
+    /// The regions run in a loop over the invocations: (region function, its scalar loop).
+    pub(crate) looped: Vec<(String, String)>,
 }
 
 /// Splits the kernel `f` lowers at its barriers; `entry` makes its buffer handles, `push`
@@ -101,8 +118,10 @@ pub(crate) fn split(
         f,
         push,
         field_of: &field_of,
+        field_types: &fields[1..],
         returns,
         regions: Vec::new(),
+        looped: Vec::new(),
         text: String::new(),
         next: 0,
     };
@@ -116,38 +135,57 @@ pub(crate) fn split(
     let Skeleton {
         regions,
         text: skel,
+        looped,
         ..
     } = s;
-    let mut text = format!(
-        "%cajeta.cpu.priv = type {{ {} }}\n\
-         define i64 @\"{PRIVATE_BYTES}\"() {{\n  ret i64 ptrtoint (ptr getelementptr (%cajeta.cpu.priv, ptr null, i32 1) to i64)\n}}\n",
-        fields.join(", ")
-    );
+    let mut text = split_private::private_bytes_function(PRIVATE_BYTES, &fields[1..]);
     for (k, body) in regions.iter().enumerate() {
+        // External, so that the region survives inlining for the vector form (`jit.rs`).
         let _ = write!(
             text,
-            "\ndefine internal i32 @\"cajeta.cpu.region.{k}\"(ptr %ctx, ptr %priv) alwaysinline {NO_TABLES} {{\nentry:\n{}{}{}{}}}\n",
+            "\ndefine void @\"{REGION_PREFIX}{k}\"(ptr %ctx) alwaysinline {NO_TABLES} {{\nentry:\n{}{}{}{}}}\n",
             hooks::prologue(),
             f.allocas,
             entry,
             body
         );
     }
+    let mut names = Vec::new();
+    for k in looped {
+        let (region, wg) = (
+            format!("{REGION_PREFIX}{k}"),
+            format!("{REGION_LOOP_PREFIX}{k}"),
+        );
+        // `noinline`, so that the call stays for `jit.rs` to point at the vector form.
+        text.push_str(&hooks::workgroup_loop(&wg, &region).replacen(
+            "(ptr %ctx) {",
+            "(ptr %ctx) noinline {",
+            1,
+        ));
+        names.push((region, wg));
+    }
+    let mut prologue = workgroup_prologue();
+    for line in split_private::layout_lines("%ctx", &fields[1..]) {
+        let _ = writeln!(prologue, "  {line}");
+    }
     let _ = write!(
         text,
         "\ndefine void @\"{name}\"(ptr %ctx) {NO_TABLES} {{\nentry:\n{}{}}}\n",
-        workgroup_prologue(),
-        skel
+        prologue, skel
     );
-    Ok(Some(Split { text }))
+    Ok(Some(Split {
+        text,
+        looped: names,
+    }))
 }
 
 /// The workgroup function's first lines: its own copy `%c` of the context (the regions
 /// read their ids there), the workgroup's size and first global id, the id fields of `%c`,
-/// `%flag` (a split condition's value), `%privbase` (the context arrays).
+/// `%cpu.pv.*` (the context arrays, `split_private.rs`; byte 0 of the header is a split
+/// condition's value).
 fn workgroup_prologue() -> String {
     let mut s = format!(
-        "  %c = alloca %cajeta.cpu.ctx\n  %flag = alloca i1\n  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %ctx, i64 {}, i1 false)\n",
+        "  %c = alloca %cajeta.cpu.ctx\n  call void @llvm.memcpy.p0.p0.i64(ptr %c, ptr %ctx, i64 {}, i1 false)\n",
         hooks::CONTEXT_BYTES
     );
     for axis in 0..3 {
@@ -157,11 +195,6 @@ fn workgroup_prologue() -> String {
             hooks::GLOBAL_ID
         );
     }
-    let _ = writeln!(
-        s,
-        "  %privp = getelementptr inbounds %cajeta.cpu.ctx, ptr %ctx, i32 0, i32 {}\n  %privbase = load ptr, ptr %privp",
-        hooks::PRIVATE
-    );
     s
 }
 
@@ -180,12 +213,16 @@ enum Cond {
 struct Skeleton<'f, 'a, 'k> {
     f: &'f mut FnLower<'a>,
     push: &'k PushBlock,
-    /// Per context-array local: its field in `%cajeta.cpu.priv` and its LLVM type.
+    /// Per context-array local: its field (from 1) and its LLVM type.
     field_of: &'k HashMap<usize, (usize, String)>,
+    /// The fields' LLVM types, field 1 first.
+    field_types: &'k [String],
     /// Whether the kernel has a `return` (regions then skip invocations that took one).
     returns: bool,
     /// The regions' bodies, in order.
     regions: Vec<String>,
+    /// The regions run in a loop over all the invocations (each once).
+    looped: Vec<usize>,
     /// The workgroup function's body.
     text: String,
     next: usize,
@@ -253,12 +290,15 @@ impl Skeleton<'_, '_, '_> {
     fn condition(&mut self, cond: &Expr) -> Result<String, Diagnostic> {
         let k = self.region(Work::Cond(cond))?;
         // False when every invocation has returned: a split loop then ends.
-        self.text.push_str("  store i1 false, ptr %flag\n");
+        self.text.push_str("  store i8 0, ptr %cpu.pv.base\n");
         // The condition is uniform (sema, E0046): without side effects, the first
         // invocation still running gives the workgroup's value.
         self.wi_loop(Some(k), if is_pure(cond) { Cond::Once } else { Cond::All });
         let v = format!("%{}.f", self.label());
-        let _ = writeln!(self.text, "  {v} = load i1, ptr %flag");
+        let _ = writeln!(
+            self.text,
+            "  {v}.b = load i8, ptr %cpu.pv.base\n  {v} = icmp ne i8 {v}.b, 0"
+        );
         Ok(v)
     }
 
@@ -275,10 +315,27 @@ impl Skeleton<'_, '_, '_> {
                 copy.push((l, *field, ty.clone()));
             }
         }
+        for line in split_private::layout_lines("%ctx", self.field_types)
+            .into_iter()
+            .chain(split_private::index_lines("%ctx"))
+        {
+            f.emit(line);
+        }
+        if self.returns {
+            // An invocation that has returned skips the region.
+            let [d, z] = f.tmps();
+            let (go, skip) = (f.label("go"), f.label("skip"));
+            f.emit(format!("{d} = load i8, ptr %cpu.pv.me"));
+            f.emit(format!("{z} = icmp eq i8 {d}, 0"));
+            f.emit(format!("br i1 {z}, label %{go}, label %{skip}"));
+            f.start_block(&skip);
+            f.emit("ret void");
+            f.start_block(&go);
+        }
         for (l, field, ty) in &copy {
             let [p, v] = f.tmps();
             f.emit(format!(
-                "{p} = getelementptr inbounds %cajeta.cpu.priv, ptr %priv, i32 0, i32 {field}"
+                "{p} = getelementptr inbounds {ty}, ptr %cpu.pv.f{field}, i64 %cpu.pv.i"
             ));
             f.emit(format!("{v} = load {ty}, ptr {p}"));
             f.emit(format!("store {ty} {v}, ptr %l{l}"));
@@ -290,18 +347,20 @@ impl Skeleton<'_, '_, '_> {
                     for s in stmts {
                         f.stmt(s)?;
                     }
-                    Ok("0".to_string())
+                    Ok(())
                 }
                 Work::Cond(c) => {
+                    // Byte 0 of the header: any lane's value is the workgroup's (uniform).
                     let v = f.expr(c)?;
                     let z = f.tmp();
-                    f.emit(format!("{z} = zext i1 {} to i32", v.text));
-                    Ok(z)
+                    f.emit(format!("{z} = zext i1 {} to i8", v.text));
+                    f.emit(format!("store i8 {z}, ptr %cpu.pv.base"));
+                    Ok(())
                 }
             }
         })();
-        let code = match result {
-            Ok(code) => code,
+        match result {
+            Ok(()) => {}
             Err(e) => {
                 f.region = false;
                 f.body = saved;
@@ -312,22 +371,31 @@ impl Skeleton<'_, '_, '_> {
             let [p, v] = f.tmps();
             f.emit(format!("{v} = load {ty}, ptr %l{l}"));
             f.emit(format!(
-                "{p} = getelementptr inbounds %cajeta.cpu.priv, ptr %priv, i32 0, i32 {field}"
+                "{p} = getelementptr inbounds {ty}, ptr %cpu.pv.f{field}, i64 %cpu.pv.i"
             ));
             f.emit(format!("store {ty} {v}, ptr {p}"));
         }
-        f.emit(format!("ret i32 {code}"));
+        f.emit("ret void");
         f.region = false;
         let body = std::mem::replace(&mut f.body, saved);
         self.regions.push(body);
         Ok(self.regions.len() - 1)
     }
 
-    /// A loop over the workgroup's invocations (x fastest) setting each one's ids in `%c`
-    /// and calling region `k` with its context-array struct: the region's result records a
-    /// `return` (bit 1) and, for a condition (`cond`), its value (bit 0) in `%flag`.
-    /// Without a region, it marks every invocation as not returned.
+    /// Runs region `k` for every invocation that has not returned: a call of its loop over
+    /// the invocations (`cajeta.cpu.regionwg.K`, or the SIMD-lane one `jit.rs` puts in its
+    /// place), or, for a condition without side effects (`Cond::Once`), a loop here (x
+    /// fastest) that sets the ids in `%c` and calls the region for the first invocation
+    /// still running. Without a region, it marks every invocation as not returned.
     fn wi_loop(&mut self, k: Option<usize>, cond: Cond) {
+        if let (Some(k), false) = (k, cond == Cond::Once) {
+            self.looped.push(k);
+            let _ = writeln!(
+                self.text,
+                "  call void @\"{REGION_LOOP_PREFIX}{k}\"(ptr %ctx)"
+            );
+            return;
+        }
         let t = self.label();
         let mut s = format!("  br label %{t}.pre\n{t}.pre:\n  br label %{t}.zh\n");
         let axes = [
@@ -360,7 +428,7 @@ impl Skeleton<'_, '_, '_> {
                 _ => {
                     let _ = writeln!(
                         s,
-                        "  %{t}.i = add i32 %{t}.yi, %{t}.x\n  %{t}.p = getelementptr %cajeta.cpu.priv, ptr %privbase, i32 %{t}.i"
+                        "  %{t}.i = add i32 %{t}.yi, %{t}.x\n  %{t}.p = getelementptr i8, ptr %cpu.pv.done, i32 %{t}.i"
                     );
                 }
             }
@@ -372,30 +440,11 @@ impl Skeleton<'_, '_, '_> {
                 let _ = writeln!(s, "  store i8 0, ptr %{t}.p\n  br label %{t}.xl");
             }
             Some(k) => {
-                if self.returns {
-                    let _ = writeln!(
-                        s,
-                        "  %{t}.d = load i8, ptr %{t}.p\n  %{t}.dz = icmp eq i8 %{t}.d, 0\n  br i1 %{t}.dz, label %{t}.call, label %{t}.xl\n{t}.call:"
-                    );
-                }
+                // The first invocation that has not returned evaluates the condition.
                 let _ = writeln!(
                     s,
-                    "  %{t}.r = call i32 @\"cajeta.cpu.region.{k}\"(ptr %c, ptr %{t}.p)"
+                    "  %{t}.d = load i8, ptr %{t}.p\n  %{t}.dz = icmp eq i8 %{t}.d, 0\n  br i1 %{t}.dz, label %{t}.call, label %{t}.xl\n{t}.call:\n  call void @\"{REGION_PREFIX}{k}\"(ptr %c)\n  br label %{t}.end"
                 );
-                if self.returns {
-                    let _ = writeln!(
-                        s,
-                        "  %{t}.rb = and i32 %{t}.r, 2\n  %{t}.rt = trunc i32 %{t}.rb to i8\n  store i8 %{t}.rt, ptr %{t}.p"
-                    );
-                }
-                if cond != Cond::No {
-                    let _ = writeln!(
-                        s,
-                        "  %{t}.rc = trunc i32 %{t}.r to i1\n  store i1 %{t}.rc, ptr %flag"
-                    );
-                }
-                let next = if cond == Cond::Once { "end" } else { "xl" };
-                let _ = writeln!(s, "  br label %{t}.{next}");
             }
         }
         for (n, head) in [("x", "xh"), ("y", "yh"), ("z", "zh")] {
