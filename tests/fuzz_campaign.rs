@@ -29,6 +29,8 @@ fn generated_programs_validate_and_match_the_host_on_the_device() {
     let mut on_device = 0;
     let mut collective_on_device = 0;
     let mut values_on_device = 0;
+    let mut switches_on_device = 0;
+    let mut labeled_on_device = 0;
     let mut ways = executors::FourWayCounts::default();
     executors::enable_llvm_kernels();
     let programs = 100;
@@ -47,6 +49,12 @@ fn generated_programs_validate_and_match_the_host_on_the_device() {
             }
             if program.source.contains("void km(") {
                 values_on_device += 1;
+            }
+            if program.source.contains("switch (") {
+                switches_on_device += 1;
+            }
+            if program.source.contains(": for (") {
+                labeled_on_device += 1;
             }
             let (found, counts) = executors::run_four_ways(&c, ctx, &mut val);
             ways.add(&counts);
@@ -92,6 +100,13 @@ fn generated_programs_validate_and_match_the_host_on_the_device() {
     assert!(
         ctx.is_none() || values_on_device >= 3,
         "only {values_on_device} value kernels on the device"
+    );
+    // So did `switch` statements and expressions and labeled loops (the control kernel,
+    // `fuzz/gen_control.rs`).
+    assert!(
+        ctx.is_none() || (switches_on_device >= 3 && labeled_on_device >= 2),
+        "only {switches_on_device} programs with a switch and {labeled_on_device} with a \
+         labeled loop on the device"
     );
     assert!(
         ctx.is_none() || ways.runs[3] >= on_device / 2,

@@ -8,6 +8,8 @@ pub mod divergence;
 pub mod executors;
 pub mod gen;
 mod gen_collective;
+mod gen_control;
+mod gen_scalar;
 mod gen_values;
 mod gen_vectors;
 pub mod mutate;

@@ -25,6 +25,7 @@ fn keep_line(line: &str) -> bool {
         || line.contains("bad++")
         || line.contains("System.out.println(")
         || line.starts_with("for (")
+        || line.contains(": for (")
         || line.starts_with("while (")
         || line.starts_with("public ")
         || line.starts_with("package ")
