@@ -71,6 +71,9 @@ pub(super) struct Gen<'r> {
     /// Whether statements may be `switch`es and labeled loops (`gen_control.rs`): set only
     /// for the control kernel `kx`, so the other kernels draw what they drew before.
     pub(super) control: bool,
+    /// The `@Host @Device` helpers the control kernel's statements may call: name and
+    /// parameter types (`gen_helpers.rs`).
+    pub(super) helpers: Vec<(String, Vec<Ty>)>,
 }
 
 impl Gen<'_> {
@@ -304,7 +307,7 @@ impl Gen<'_> {
         let ed = self.cfg.max_depth;
         let deep = depth >= 3;
         let kinds = if deep { 6 } else { 11 };
-        let control = if self.control && !deep { 3 } else { 0 };
+        let control = if self.control && depth < 2 { 4 } else { 0 };
         match self.rng.below(kinds + control) {
             k if k >= kinds => self.statement_control(out, depth, loops, k - kinds),
             0..=2 => self.statement_decl(out),
@@ -372,7 +375,7 @@ impl Gen<'_> {
         out.push(format!("acc = acc * ((uint64) 31) + {v};"));
     }
 
-    fn assignment(&mut self, out: &mut Vec<String>) {
+    pub(super) fn assignment(&mut self, out: &mut Vec<String>) {
         let targets = self.vars(|v| v.assignable);
         if targets.is_empty() {
             return;
@@ -477,6 +480,7 @@ pub fn program(rng: &mut Rng, cfg: GenConfig) -> Program {
         scopes: Vec::new(),
         next_id: 0,
         control: false,
+        helpers: Vec::new(),
     };
     let mut src =
         String::from("package fuzz;\nimport cajeta.xpu.*;\n\npublic final class Fuzz {\n");
@@ -511,8 +515,18 @@ pub fn program(rng: &mut Rng, cfg: GenConfig) -> Program {
     // a scalar kernel whose statements may also be those.
     if g.rng.chance(35) {
         g.control = true;
+        // With none, one or two `@Host @Device` helpers it calls (`gen_helpers.rs`).
+        let helpers: Vec<_> = (0..g.rng.range(0, 2)).map(|_| g.helper()).collect();
+        g.helpers = helpers
+            .iter()
+            .map(|h| (h.name.clone(), h.params.clone()))
+            .collect();
         let kx = g.scalar_kernel("x", &inputs, n);
         g.control = false;
+        g.helpers.clear();
+        for h in &helpers {
+            src.push_str(&h.text);
+        }
         src.push_str(&kx.kernel);
         launches.push_str(&kx.launch);
         host_checks.push_str(&kx.check);

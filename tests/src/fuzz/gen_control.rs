@@ -2,7 +2,8 @@
 //! kernel"): `switch` statements with colon arms (fall-through, `break`, `continue` of the
 //! enclosing loop) and with arrow arms, `switch` expressions (arrow arms, blocks ending in
 //! `yield`), and labeled loops left by `break L` and `continue L` from an inner loop. The
-//! scalar generator (`gen.rs`) draws them only while [`Gen::control`] is set, so the other
+//! scalar generator (`gen.rs`) draws them only while [`Gen::control`] is set and at most two
+//! blocks deep (programs stay a few hundred lines longer, not thousands), so the other
 //! kernels of a program are what they were before these statements existed.
 //!
 //! Selectors are random integer expressions of every width, masked to a few values half the
@@ -13,7 +14,7 @@ use super::gen::{zero_free_float, Gen};
 use super::ty::{int_literal, int_value, Ty, INTS};
 
 impl Gen<'_> {
-    /// One control-flow statement; `kind` picks which (0 to 2).
+    /// One control-flow statement or helper call; `kind` picks which (0 to 3).
     pub(super) fn statement_control(
         &mut self,
         out: &mut Vec<String>,
@@ -25,6 +26,7 @@ impl Gen<'_> {
             0 => self.switch_statement(out, depth, loops, false),
             1 if self.rng.chance(50) => self.switch_statement(out, depth, loops, true),
             1 => self.switch_expression(out, depth),
+            3 => self.helper_call(out),
             _ if loops == 0 => self.labeled_loops(out, depth),
             _ => self.switch_statement(out, depth, loops, false),
         }

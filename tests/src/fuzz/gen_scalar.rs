@@ -46,6 +46,10 @@ impl Gen<'_> {
         for _ in 0..self.rng.range(1, 3) {
             self.statement_decl(&mut body);
         }
+        // The control kernel calls each of its helpers at least once (none elsewhere).
+        for h in 0..self.helpers.len() {
+            self.call_helper(&mut body, h);
+        }
         self.block(&mut body, 0, 0);
         let results: Vec<String> = (0..m)
             .map(|_| self.expr(out_ty, self.cfg.max_depth, true).0)

@@ -9,6 +9,7 @@ pub mod executors;
 pub mod gen;
 mod gen_collective;
 mod gen_control;
+mod gen_helpers;
 mod gen_scalar;
 mod gen_values;
 mod gen_vectors;
