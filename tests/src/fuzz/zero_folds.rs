@@ -122,16 +122,15 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
                 ],
             );
         }
-        any |= rewrite_function(
-            f,
+        let ids = ModuleIds {
             gid_var,
             uint,
             c31,
-            &floats,
-            &zero,
-            &vector_zeros,
-            &mut fresh,
-        );
+            floats: &floats,
+            zero: &zero,
+            vector_zeros: &vector_zeros,
+        };
+        any |= rewrite_function(f, &ids, &mut fresh);
     }
     if !any {
         return None;
@@ -148,20 +147,34 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
     Some(m.assemble())
 }
 
-/// Rewrites one function's constant zeros and integer-to-float conversions (see
-/// [`runtime_zeros`]) with run-time zeros computed from its first extraction of the
-/// invocation id's `x` in its entry block; whether anything was rewritten.
-#[allow(clippy::too_many_arguments)]
-fn rewrite_function(
-    f: &mut rspirv::dr::Function,
+/// What [`rewrite_function`] needs of the module: the invocation id variable, the `uint`
+/// type, the constant 31, the float types, the constant zeros (sign and type) and constant
+/// vectors with zero lanes.
+struct ModuleIds<'a> {
     gid_var: Word,
     uint: Word,
     c31: Word,
-    floats: &[Word],
-    zero: &dyn Fn(&Word) -> Option<(bool, Word)>,
-    vector_zeros: &[VectorZero],
+    floats: &'a [Word],
+    zero: &'a dyn Fn(&Word) -> Option<(bool, Word)>,
+    vector_zeros: &'a [VectorZero],
+}
+
+/// Rewrites one function's constant zeros and integer-to-float conversions (see
+/// [`runtime_zeros`]) with run-time zeros computed from its first extraction of the
+/// invocation id's `x` in its entry block; whether anything was rewritten.
+fn rewrite_function(
+    f: &mut rspirv::dr::Function,
+    ids: &ModuleIds,
     fresh: &mut dyn FnMut() -> Word,
 ) -> bool {
+    let ModuleIds {
+        gid_var,
+        uint,
+        c31,
+        floats,
+        zero,
+        vector_zeros,
+    } = *ids;
     let shifted = fresh();
     // The run-time vectors that replace constant vectors with zero lanes, made on first use.
     let mut vectors: Vec<(Word, Word)> = Vec::new();
