@@ -1,7 +1,7 @@
 //! Telling a wrong result that needs divergent invocations apart (docs/fuzzing.md, "Seeds
 //! 41 to 45, five ways").
 //!
-//! The generated per-invocation kernels (`k0`…, `km`) share nothing between invocations: no
+//! The generated per-invocation kernels (`k0`…, `kx`, `km`) share nothing between invocations: no
 //! barrier, no shared memory, no subgroup operation. Under SPIR-V's and Vulkan's rules each
 //! invocation's results then cannot depend on what the other invocations of its workgroup
 //! do, so launching them with one invocation per workgroup (`grid: [n], block: [1]`, the

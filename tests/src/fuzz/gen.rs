@@ -57,7 +57,7 @@ pub struct Program {
 /// A local in scope: name, type, and whether statements may assign it (loop counters and
 /// kernel inputs may not: the loop bounds would no longer hold, and the host loads its inputs
 /// from different arrays).
-struct Var {
+pub(super) struct Var {
     name: String,
     ty: Ty,
     assignable: bool,
@@ -65,9 +65,15 @@ struct Var {
 
 pub(super) struct Gen<'r> {
     pub(super) rng: &'r mut Rng,
-    cfg: GenConfig,
-    scopes: Vec<Vec<Var>>,
+    pub(super) cfg: GenConfig,
+    pub(super) scopes: Vec<Vec<Var>>,
     next_id: usize,
+    /// Whether statements may be `switch`es and labeled loops (`gen_control.rs`): set only
+    /// for the control kernel `kx`, so the other kernels draw what they drew before.
+    pub(super) control: bool,
+    /// The `@Host @Device` helpers the control kernel's statements may call: name and
+    /// parameter types (`gen_helpers.rs`).
+    pub(super) helpers: Vec<(String, Vec<Ty>)>,
 }
 
 impl Gen<'_> {
@@ -101,7 +107,7 @@ impl Gen<'_> {
         }
     }
 
-    fn numeric(&mut self) -> Ty {
+    pub(super) fn numeric(&mut self) -> Ty {
         *self.rng.pick(&NUMERIC)
     }
 
@@ -283,7 +289,7 @@ impl Gen<'_> {
         out.extend(body.into_iter().map(|l| format!("    {l}")));
     }
 
-    fn statement_decl(&mut self, out: &mut Vec<String>) {
+    pub(super) fn statement_decl(&mut self, out: &mut Vec<String>) {
         let ty = if self.rng.chance(15) {
             Ty::Bool
         } else {
@@ -300,7 +306,10 @@ impl Gen<'_> {
     fn statement(&mut self, out: &mut Vec<String>, depth: usize, loops: usize) {
         let ed = self.cfg.max_depth;
         let deep = depth >= 3;
-        match self.rng.below(if deep { 6 } else { 11 }) {
+        let kinds = if deep { 6 } else { 11 };
+        let control = if self.control && depth < 2 { 4 } else { 0 };
+        match self.rng.below(kinds + control) {
+            k if k >= kinds => self.statement_control(out, depth, loops, k - kinds),
             0..=2 => self.statement_decl(out),
             10 => self.statement_vector(out),
             3..=5 => self.assignment(out),
@@ -366,7 +375,7 @@ impl Gen<'_> {
         out.push(format!("acc = acc * ((uint64) 31) + {v};"));
     }
 
-    fn assignment(&mut self, out: &mut Vec<String>) {
+    pub(super) fn assignment(&mut self, out: &mut Vec<String>) {
         let targets = self.vars(|v| v.assignable);
         if targets.is_empty() {
             return;
@@ -470,86 +479,20 @@ pub fn program(rng: &mut Rng, cfg: GenConfig) -> Program {
         cfg,
         scopes: Vec::new(),
         next_id: 0,
+        control: false,
+        helpers: Vec::new(),
     };
     let mut src =
         String::from("package fuzz;\nimport cajeta.xpu.*;\n\npublic final class Fuzz {\n");
-    let params: String = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, t)| format!("KernelBuffer<{}> in{i}, ", t.name()))
-        .collect();
     let mut host_checks = String::new();
     let mut outputs = 0;
     let mut launches = String::new();
     for k in 0..kernels {
-        let out_ty = g.numeric();
-        let m = g.rng.range(1, 3);
-        outputs += m * n;
-        g.scopes = vec![Vec::new()];
-        g.declare("gid", Ty::U32, false);
-        for (i, t) in inputs.iter().enumerate() {
-            g.declare(&format!("a{i}"), *t, false);
-        }
-        g.declare("acc", Ty::U64, false);
-        let mut body = vec!["uint64 acc = (uint64) gid;".to_string()];
-        // Top-level locals first: later statements and the outputs can use them.
-        for _ in 0..g.rng.range(1, 3) {
-            g.statement_decl(&mut body);
-        }
-        g.block(&mut body, 0, 0);
-        let results: Vec<String> = (0..m)
-            .map(|_| g.expr(out_ty, cfg.max_depth, true).0)
-            .collect();
-        let o = out_ty.name();
-        let loads = |prefix: &str| -> String {
-            inputs
-                .iter()
-                .enumerate()
-                .map(|(i, t)| format!("        {} a{i} = {prefix}{i}[gid];\n", t.name()))
-                .collect()
-        };
-        let indent = |pad: &str| -> String { body.iter().map(|l| format!("{pad}{l}\n")).collect() };
-        let _ = write!(
-            src,
-            "    @Kernel\n    public static void k{k}({params}KernelBuffer<{o}> out, KernelBuffer<uint64> sums, uint32 n) {{\n        uint32 gid = KernelThread.globalIdX();\n        if (gid >= n) {{\n            return;\n        }}\n{}{}",
-            loads("in"),
-            indent("        ")
-        );
-        for (j, r) in results.iter().enumerate() {
-            let _ = writeln!(src, "        out[gid * {m} + {j}] = {r};");
-        }
-        src.push_str("        sums[gid] = acc;\n    }\n\n");
-        let args: String = (0..inputs.len()).map(|i| format!("d_in{i}, ")).collect();
-        let _ = writeln!(
-            launches,
-            "        KernelBuffer<{o}> d_out{k} = heap KernelBuffer<{o}>(n * {m});\n        KernelBuffer<uint64> d_sums{k} = heap KernelBuffer<uint64>(n);\n        k{k}.launch(s, grid: [(n + 63) / 64], block: [64])({args}d_out{k}, d_sums{k}, n);"
-        );
-        let _ = write!(
-            host_checks,
-            "        {o}[] got{k} = heap {o}[n * {m}];\n        d_out{k}.download(got{k});\n        uint64[] sums{k} = heap uint64[n];\n        d_sums{k}.download(sums{k});\n        for (uint32 gid = 0; gid < n; gid++) {{\n{}{}",
-            loads("h_in").replace("        ", "            "),
-            indent("            ")
-        );
-        for (j, r) in results.iter().enumerate() {
-            let (z, one) = match out_ty {
-                Ty::F32 => ("0.0f", "1.0f"),
-                _ => ("0.0", "1.0"),
-            };
-            let same = if out_ty.is_float() {
-                format!("(dev{j} == want{j} && (dev{j} != {z} || {one} / dev{j} == {one} / want{j})) || (dev{j} != dev{j} && want{j} != want{j})")
-            } else {
-                format!("dev{j} == want{j}")
-            };
-            let _ = write!(
-                host_checks,
-                "            {o} want{j} = {r};\n            {o} dev{j} = got{k}[gid * {m} + {j}];\n            if (!({same})) {{\n                System.out.println(\"k{k}[\" + gid + \"][{j}]: device \" + dev{j} + \", host \" + want{j});\n                bad++;\n            }}\n"
-            );
-        }
-        let _ = write!(
-            host_checks,
-            "            if (sums{k}[gid] != acc) {{\n                System.out.println(\"k{k}[\" + gid + \"] checksum: device \" + sums{k}[gid] + \", host \" + acc);\n                bad++;\n            }}\n        }}\n"
-        );
-        outputs += n;
+        let sk = g.scalar_kernel(&k.to_string(), &inputs, n);
+        src.push_str(&sk.kernel);
+        launches.push_str(&sk.launch);
+        host_checks.push_str(&sk.check);
+        outputs += sk.outputs;
     }
     let mut host = format!(
         "    public static int32 run() {{\n        uint32 n = {n};\n        float32 zf32 = 0.0f;\n        float64 zf64 = 0.0;\n"
@@ -568,6 +511,28 @@ pub fn program(rng: &mut Rng, cfg: GenConfig) -> Program {
     // And one in three the value kernel (`gen_values.rs`: a POD parameter, matrices).
     let vals = g.rng.chance(35).then(|| g.value_kernel(&inputs, n));
     let mut kernels = kernels;
+    // And one in three the control kernel `kx` (`gen_control.rs`: switches, labeled loops),
+    // a scalar kernel whose statements may also be those.
+    if g.rng.chance(35) {
+        g.control = true;
+        // With none, one or two `@Host @Device` helpers it calls (`gen_helpers.rs`).
+        let helpers: Vec<_> = (0..g.rng.range(0, 2)).map(|_| g.helper()).collect();
+        g.helpers = helpers
+            .iter()
+            .map(|h| (h.name.clone(), h.params.clone()))
+            .collect();
+        let kx = g.scalar_kernel("x", &inputs, n);
+        g.control = false;
+        g.helpers.clear();
+        for h in &helpers {
+            src.push_str(&h.text);
+        }
+        src.push_str(&kx.kernel);
+        launches.push_str(&kx.launch);
+        host_checks.push_str(&kx.check);
+        outputs += kx.outputs;
+        kernels += 1;
+    }
     if let Some(c) = &coll {
         src.push_str(&c.kernel);
         host.push_str(&c.setup);
@@ -612,7 +577,7 @@ pub fn program(rng: &mut Rng, cfg: GenConfig) -> Program {
 /// into the local's uses and folds `x * 0.0` there (seed 22 program 280: `float32 v =
 /// ((float32) 0.0f);` then `w *= (float64) v` in an unrolled loop; exact when the zero is
 /// computed at run time). Other types are left alone.
-fn zero_free_float(e: String, ty: Ty) -> String {
+pub(super) fn zero_free_float(e: String, ty: Ty) -> String {
     if ty.is_float() {
         no_zero_operand(e, ty)
     } else {

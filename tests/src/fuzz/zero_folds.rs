@@ -76,11 +76,108 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
         next += 1;
         next - 1
     };
+    // The type of a load of the invocation id, for functions that do not load it.
+    let gid_ty = m
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter().flat_map(|b| b.instructions.iter()))
+        .find(|i| {
+            i.class.opcode == Op::Load && i.operands.first() == Some(&Operand::IdRef(gid_var))
+        })
+        .and_then(|i| i.result_type)?;
     let c31 = fresh();
+    let mut any = false;
+    // Every function: the kernel, and helpers that LLVM did not inline (seed 150 program 4:
+    // `@Host @Device` helpers come first in LLVM's module, and the kernel's zeros were not
+    // rewritten, so the fold was reported as a new wrong result).
+    for f in &mut m.functions {
+        let Some(first) = f.blocks.first_mut() else {
+            continue;
+        };
+        if !first.instructions.iter().any(|i| {
+            i.class.opcode == Op::Load && i.operands.first() == Some(&Operand::IdRef(gid_var))
+        }) {
+            // Load the id after the block's variables, as the kernel does.
+            let at = first
+                .instructions
+                .iter()
+                .take_while(|i| matches!(i.class.opcode, Op::Variable | Op::Phi))
+                .count();
+            let (load, x) = (fresh(), fresh());
+            first.instructions.splice(
+                at..at,
+                [
+                    Instruction::new(
+                        Op::Load,
+                        Some(gid_ty),
+                        Some(load),
+                        vec![Operand::IdRef(gid_var)],
+                    ),
+                    Instruction::new(
+                        Op::CompositeExtract,
+                        Some(uint),
+                        Some(x),
+                        vec![Operand::IdRef(load), Operand::LiteralBit32(0)],
+                    ),
+                ],
+            );
+        }
+        let ids = ModuleIds {
+            gid_var,
+            uint,
+            c31,
+            floats: &floats,
+            zero: &zero,
+            vector_zeros: &vector_zeros,
+        };
+        any |= rewrite_function(f, &ids, &mut fresh);
+    }
+    if !any {
+        return None;
+    }
+    m.types_global_values.push(Instruction::new(
+        Op::Constant,
+        Some(uint),
+        Some(c31),
+        vec![Operand::LiteralBit32(31)],
+    ));
+    if let Some(h) = m.header.as_mut() {
+        h.bound = next;
+    }
+    Some(m.assemble())
+}
+
+/// What [`rewrite_function`] needs of the module: the invocation id variable, the `uint`
+/// type, the constant 31, the float types, the constant zeros (sign and type) and constant
+/// vectors with zero lanes.
+struct ModuleIds<'a> {
+    gid_var: Word,
+    uint: Word,
+    c31: Word,
+    floats: &'a [Word],
+    zero: &'a dyn Fn(&Word) -> Option<(bool, Word)>,
+    vector_zeros: &'a [VectorZero],
+}
+
+/// Rewrites one function's constant zeros and integer-to-float conversions (see
+/// [`runtime_zeros`]) with run-time zeros computed from its first extraction of the
+/// invocation id's `x` in its entry block; whether anything was rewritten.
+fn rewrite_function(
+    f: &mut rspirv::dr::Function,
+    ids: &ModuleIds,
+    fresh: &mut dyn FnMut() -> Word,
+) -> bool {
+    let ModuleIds {
+        gid_var,
+        uint,
+        c31,
+        floats,
+        zero,
+        vector_zeros,
+    } = *ids;
     let shifted = fresh();
     // The run-time vectors that replace constant vectors with zero lanes, made on first use.
     let mut vectors: Vec<(Word, Word)> = Vec::new();
-    let f = m.functions.first_mut()?;
     // The zero is computed right after the first `OpCompositeExtract … 0` of a load of the
     // invocation id, in the entry block (so it dominates every use after it).
     let loads: Vec<Word> = f.blocks[0]
@@ -91,7 +188,7 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
         })
         .filter_map(|i| i.result_id)
         .collect();
-    let (at, x) = f.blocks[0]
+    let Some((at, x)) = f.blocks[0]
         .instructions
         .iter()
         .enumerate()
@@ -100,7 +197,10 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
                 && matches!(i.operands.first(), Some(Operand::IdRef(v)) if loads.contains(v))
                 && i.operands.get(1) == Some(&Operand::LiteralBit32(0)))
             .then_some((ii, i.result_id?))
-        })?;
+        })
+    else {
+        return false;
+    };
     // The scalar float types that need run-time zeros, and the ids of +0.0 and -0.0.
     let mut conv: Vec<(Word, Word, Word)> = Vec::new();
     for (bi, b) in f.blocks.iter_mut().enumerate() {
@@ -113,7 +213,7 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
                 // An integer the driver proves constant (`x % 1`, `x ^ x`, a `uint8` 255
                 // incremented) converts to a constant float: `r = t + 0.0` with a run-time
                 // +0.0 is `t` for every integer (none converts to -0.0) and hides it.
-                let (pz, _) = zero_ids(&mut conv, ty, &mut fresh);
+                let (pz, _) = zero_ids(&mut conv, ty, &mut *fresh);
                 let t = fresh();
                 i.result_id = Some(t);
                 out.push(i);
@@ -137,7 +237,7 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
             {
                 // `x - x` folds to 0 (NaN for an infinite or NaN x): `x - (x + -0.0)`,
                 // the same value for every x (`x + -0.0` is x, -0.0 included).
-                let (_, nz) = zero_ids(&mut conv, ty, &mut fresh);
+                let (_, nz) = zero_ids(&mut conv, ty, &mut *fresh);
                 let y = fresh();
                 out.push(Instruction::new(
                     Op::FAdd,
@@ -152,7 +252,7 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
             for op in &mut i.operands {
                 if let Operand::IdRef(id) = op {
                     if let Some((neg, ty)) = zero(id) {
-                        let (pz, nz) = zero_ids(&mut conv, ty, &mut fresh);
+                        let (pz, nz) = zero_ids(&mut conv, ty, &mut *fresh);
                         *op = Operand::IdRef(if neg { nz } else { pz });
                     } else if let Some(v) = vector_zeros.iter().find(|v| v.id == *id) {
                         // A vector with zero lanes (`OpConstantNull`, a constant composite;
@@ -160,7 +260,7 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
                         // built at run time from the run-time zeros.
                         for lane in &v.lanes {
                             if let Lane::Zero(_, ty) = lane {
-                                zero_ids(&mut conv, *ty, &mut fresh);
+                                zero_ids(&mut conv, *ty, &mut *fresh);
                             }
                         }
                         let made = match vectors.iter().find(|(c, _)| c == id) {
@@ -180,7 +280,7 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
         b.instructions = out;
     }
     if conv.is_empty() {
-        return None;
+        return false;
     }
     let mut zero_code = vec![Instruction::new(
         Op::ShiftRightLogical,
@@ -225,16 +325,7 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
         ));
     }
     f.blocks[0].instructions.splice(at + 1..at + 1, zero_code);
-    m.types_global_values.push(Instruction::new(
-        Op::Constant,
-        Some(uint),
-        Some(c31),
-        vec![Operand::LiteralBit32(31)],
-    ));
-    if let Some(h) = m.header.as_mut() {
-        h.bound = next;
-    }
-    Some(m.assemble())
+    true
 }
 
 /// The ids of the run-time +0.0 and -0.0 of the float type `ty`, made (and recorded in
@@ -242,7 +333,7 @@ pub fn runtime_zeros(words: &[u32]) -> Option<Vec<u32>> {
 fn zero_ids(
     conv: &mut Vec<(Word, Word, Word)>,
     ty: Word,
-    fresh: &mut impl FnMut() -> Word,
+    fresh: &mut dyn FnMut() -> Word,
 ) -> (Word, Word) {
     if let Some((_, p, n)) = conv.iter().find(|(t, _, _)| *t == ty) {
         return (*p, *n);
