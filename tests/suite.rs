@@ -30,6 +30,7 @@ mod differential;
 mod examples;
 mod float_controls;
 mod fuzz_campaign;
+mod fuzz_replays;
 mod golden;
 mod host_io;
 mod int_precision;
