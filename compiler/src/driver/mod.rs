@@ -197,6 +197,23 @@ fn compile_kernels_on_this_stack(
             only.is_none_or(|n| n == f.name || n == f.qualified_name)
         })
         .collect();
+    // The rspirv backend compiles a small kernel in microseconds: threads pay only for
+    // much kernel code. LLVM's takes milliseconds a kernel and keeps one thread per core.
+    let threads = match threads {
+        Threads::Default if options.backend == crate::kernel::spirv::KernelBackend::Rspirv => {
+            let mut expressions = 0usize;
+            for &id in &ids {
+                let count = std::cell::Cell::new(0usize);
+                crate::ir::visit::find_expr(&module.function(id).body, &|_| {
+                    count.set(count.get() + 1);
+                    false
+                });
+                expressions += count.get();
+            }
+            parallel::threads_for_rspirv(expressions)
+        }
+        other => other,
+    };
     let compiled = parallel::map_ordered(&ids, threads, |&id| {
         if address_variants {
             compile_one(module, id, options)

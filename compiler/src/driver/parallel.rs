@@ -24,6 +24,30 @@ pub fn default_threads() -> NonZeroUsize {
         .unwrap_or(NonZeroUsize::MIN)
 }
 
+/// Expressions of kernel code (kernel bodies, counted in the IR) that make one thread's
+/// share of an rspirv compile worth a thread: about 2 ms of work on the 2-core VM. Below
+/// it a thread costs more than it saves: 200 small kernels (`compile_speed`'s file) took
+/// 6.7 ms of CPU and 7.3–7.8 ms of wall time on one thread and 7.3 ms and 7.7–9.1 ms on two;
+/// 2,000 of them 83 and 85 ms of CPU, 104 and 76 ms of wall time (`perf stat`, 2026-12-06).
+/// On 16 cores one thread per core made the 200 kernels cost 1.8x naga's CPU time for the
+/// same wall time (docs/PERFORMANCE.md).
+const EXPRESSIONS_PER_THREAD: usize = 8000;
+
+/// The threads for an rspirv compile of kernels with `expressions` expressions in all:
+/// one per [`EXPRESSIONS_PER_THREAD`], at most [`default_threads`]; `CAJETA_COMPILE_THREADS`,
+/// when set, decides alone.
+pub(super) fn threads_for_rspirv(expressions: usize) -> Threads {
+    if std::env::var_os(THREADS_VAR).is_some() {
+        return Threads::Default;
+    }
+    let wanted = 1 + expressions / EXPRESSIONS_PER_THREAD;
+    if wanted <= 1 {
+        return Threads::AtMost(NonZeroUsize::MIN);
+    }
+    let n = wanted.min(default_threads().get());
+    Threads::AtMost(NonZeroUsize::new(n).unwrap_or(NonZeroUsize::MIN))
+}
+
 /// How many threads a compile may use.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Threads {
@@ -91,4 +115,39 @@ pub(super) fn map_ordered<I: Sync, T: Send>(
     });
     all.sort_unstable_by_key(|(i, _)| *i);
     all.into_iter().map(|(_, t)| t).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(t: Threads) -> usize {
+        match t {
+            Threads::AtMost(n) => n.get(),
+            Threads::Default => default_threads().get(),
+        }
+    }
+
+    #[test]
+    fn small_rspirv_compiles_stay_on_one_thread_and_large_ones_spread() {
+        if std::env::var_os(THREADS_VAR).is_some() {
+            return; // the variable decides alone (its own behaviour is `default_threads`)
+        }
+        // 200 small kernels are about 5,400 expressions.
+        assert_eq!(count(threads_for_rspirv(0)), 1);
+        assert_eq!(count(threads_for_rspirv(5_400)), 1);
+        let cores = default_threads().get();
+        assert_eq!(count(threads_for_rspirv(54_000)), 7.min(cores));
+        assert_eq!(count(threads_for_rspirv(usize::MAX / 2)), cores);
+    }
+
+    #[test]
+    fn results_keep_the_items_order_on_any_thread_count() {
+        let items: Vec<usize> = (0..100).collect();
+        for n in [1, 2, 7] {
+            let at_most = Threads::AtMost(NonZeroUsize::new(n).unwrap());
+            let out = map_ordered(&items, at_most, |&i| i * 3);
+            assert_eq!(out, items.iter().map(|i| i * 3).collect::<Vec<_>>());
+        }
+    }
 }
