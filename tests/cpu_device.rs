@@ -449,7 +449,11 @@ fn device_kernels_match_lavapipe() {
 /// Compiles kernel `name` of `tests/device/<file>` for the CPU device.
 fn cpu_kernel(file: &str, name: &str) -> CpuKernel {
     let (_, module) = cajeta_tests::frontend(&cajeta_tests::tests_dir().join("device").join(file));
-    let module = module.expect("the device corpus checks");
+    cpu_kernel_of(&module.expect("the device corpus checks"), name)
+}
+
+/// Compiles kernel `name` of a checked module for the CPU device.
+pub(crate) fn cpu_kernel_of(module: &cajetac::ir::Module, name: &str) -> CpuKernel {
     let id = module
         .functions
         .iter()
@@ -459,7 +463,7 @@ fn cpu_kernel(file: &str, name: &str) -> CpuKernel {
         target_env: TargetEnv::Vulkan1_3,
         ..SpirvOptions::default()
     };
-    cpu::compile_kernel(&module, FunctionId(id), &options).expect("the cpu target compiles it")
+    cpu::compile_kernel(module, FunctionId(id), &options).expect("the cpu target compiles it")
 }
 
 /// Saxpy and a shared-memory reduction with barriers on the CPU device, checked against

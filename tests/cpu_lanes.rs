@@ -10,9 +10,8 @@
 use cajeta_runtime::cpu::{CpuArg, CpuDevice, CpuKernel};
 use cajeta_runtime::{KernelArg, LaunchConfig, ScalarValue};
 use cajeta_tests::device_context;
-use cajetac::ir::{FunctionId, FunctionKind, Module};
-use cajetac::kernel::llvm::cpu;
-use cajetac::kernel::spirv::{SpirvOptions, TargetEnv};
+use cajetac::ir::Module;
+use cajetac::kernel::spirv::SpirvOptions;
 
 const FILE: &str = "lane_regions.cajeta";
 
@@ -22,16 +21,7 @@ fn module() -> Module {
 }
 
 fn cpu_kernel(module: &Module, name: &str) -> CpuKernel {
-    let id = module
-        .functions
-        .iter()
-        .position(|f| f.kind == FunctionKind::Kernel && f.name == name)
-        .expect("kernel in file");
-    let options = SpirvOptions {
-        target_env: TargetEnv::Vulkan1_3,
-        ..SpirvOptions::default()
-    };
-    cpu::compile_kernel(module, FunctionId(id), &options).expect("the cpu target compiles it")
+    crate::cpu_device::cpu_kernel_of(module, name)
 }
 
 /// An argument: a buffer of 32-bit words, or a scalar.

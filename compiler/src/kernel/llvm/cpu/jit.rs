@@ -56,6 +56,17 @@ pub(crate) fn compile(
     crate::host::native::target_machine()?;
     let ctx = Context::create();
     let parse = |text: &str| crate::kernel::llvm::emit::parse_verified(&ctx, text);
+    // The module with the vector form's functions (`extra`, LLVM IR text) added, parsed
+    // anew; a module LLVM refuses is written beside the dump (if one was asked for).
+    let with_vector_form = |module: &inkwell::module::Module<'_>, extra: &str| {
+        let both = format!("{}{extra}", module.print_to_string().to_string());
+        parse(&both).map_err(|e| {
+            if let Some(path) = &dump {
+                let _ = std::fs::write(path.with_extension("simd-failed.ll"), &both);
+            }
+            format!("the vector form: {e}")
+        })
+    };
     let mut module = parse(text)?;
     let triple = TargetMachine::get_default_triple();
     let target = Target::from_triple(&triple).map_err(|e| format!("LLVM target: {e}"))?;
@@ -110,13 +121,7 @@ pub(crate) fn compile(
                 )
             } {
                 Ok((extra, lanes)) => {
-                    let both = format!("{}{extra}", module.print_to_string().to_string());
-                    module = parse(&both).map_err(|e| {
-                        if let Some(path) = &dump {
-                            let _ = std::fs::write(path.with_extension("simd-failed.ll"), &both);
-                        }
-                        format!("the vector form: {e}")
-                    })?;
+                    module = with_vector_form(&module, &extra)?;
                     optimize(&module, true)?;
                     vector_workgroup = Some(workgroup);
                     lane_loops = 1;
@@ -186,13 +191,7 @@ pub(crate) fn compile(
             if replaced.is_empty() {
                 module = parse(text)?;
             } else {
-                let both = format!("{}{extra}", module.print_to_string().to_string());
-                module = parse(&both).map_err(|e| {
-                    if let Some(path) = &dump {
-                        let _ = std::fs::write(path.with_extension("simd-failed.ll"), &both);
-                    }
-                    format!("the vector form: {e}")
-                })?;
+                module = with_vector_form(&module, &extra)?;
                 for (scalar_loop, vector_loop) in &replaced {
                     let (Some(old), Some(new)) = (
                         module.get_function(scalar_loop),

@@ -207,6 +207,28 @@ impl Emit<'_> {
         Ok(())
     }
 
+    /// The arguments of call `inst` of block `b` for a lane-by-lane call: each its type and
+    /// either its vector (a varying argument, taken apart per lane) or its scalar text (a
+    /// uniform one, passed to every lane as is).
+    pub(super) unsafe fn lane_call_arguments(
+        &mut self,
+        inst: LLVMValueRef,
+        b: usize,
+    ) -> Vec<(String, Option<String>, String)> {
+        let mut args = Vec::new();
+        for i in 0..LLVMGetNumArgOperands(inst) {
+            let o = LLVMGetOperand(inst, i);
+            let t = Self::ty(o);
+            if self.is_uniform(o) {
+                args.push((t, None, self.scalar(o)));
+            } else {
+                let v = self.vector(o, b, b);
+                args.push((t, Some(v), String::new()));
+            }
+        }
+        args
+    }
+
     /// Lane-by-lane call `inst` of block `b`: the helper called once for each lane of
     /// `mask`, lowest first (a loop over the mask's set bits), its arguments that lane's
     /// values. Each lane's result goes to a slot of `W` elements, `%name.lanes.K` for
@@ -230,17 +252,7 @@ impl Emit<'_> {
             ));
         }
         // The varying arguments as vectors, before the loop.
-        let mut args = Vec::new();
-        for i in 0..LLVMGetNumArgOperands(inst) {
-            let o = LLVMGetOperand(inst, i);
-            let t = Self::ty(o);
-            if self.is_uniform(o) {
-                args.push((t, None, self.scalar(o)));
-            } else {
-                let v = self.vector(o, b, b);
-                args.push((t, Some(v), String::new()));
-            }
-        }
+        let args = self.lane_call_arguments(inst, b);
         let bits = self.tmp();
         // A void call has no name of its own.
         let slot = format!("{}.todo", self.tmp());

@@ -22,17 +22,7 @@ impl Emit<'_> {
             self.allocas
                 .push_str(&format!("  {slot} = alloca [{w} x {ret}], align 64\n"));
         }
-        let mut args = Vec::new();
-        for i in 0..LLVMGetNumArgOperands(inst) {
-            let o = LLVMGetOperand(inst, i);
-            let t = Self::ty(o);
-            if self.is_uniform(o) {
-                args.push((t, None, self.scalar(o)));
-            } else {
-                let v = self.vector(o, b, b);
-                args.push((t, Some(v), String::new()));
-            }
-        }
+        let args = self.lane_call_arguments(inst, b);
         let called = callee(inst).unwrap_or_default();
         let cc = match LLVMGetInstructionCallConv(inst) {
             0 => String::new(),
