@@ -2,25 +2,18 @@
 //! both host executors, `--host interp` and `--host native`, which must print the same exact
 //! values (worked out by hand in the comments).
 
-use std::path::PathBuf;
-use std::process::Command;
+use crate::host_run::run_source;
+
+/// `body` as the body of `run()`, in a class of its own.
+fn program(body: &str) -> String {
+    format!(
+        "package t;\nimport cajeta.xpu.*;\npublic final class P {{\n    public static int32 run() {{\n{body}\n        return 777;\n    }}\n}}\n"
+    )
+}
 
 /// Runs `body` as the body of `run()` with `--host mode`; stdout, or the failure.
 fn run(tag: &str, mode: &str, body: &str) -> String {
-    let dir =
-        std::env::temp_dir().join(format!("cajetac-forms-{tag}-{mode}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file: PathBuf = dir.join("p.cajeta");
-    let src = format!(
-        "package t;\nimport cajeta.xpu.*;\npublic final class P {{\n    public static int32 run() {{\n{body}\n        return 777;\n    }}\n}}\n"
-    );
-    std::fs::write(&file, src).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_cajetac"))
-        .args(["run", "--host", mode])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    let out = run_source("forms", tag, mode, &program(body));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -324,20 +317,7 @@ fn cajetas_acceleration_structure_constructors_check_their_counts() {
 /// Runs `body` as the body of `run()` with `--host mode`, which must end in a runtime error
 /// (exit status 3); its stderr.
 fn run_failing(tag: &str, mode: &str, body: &str) -> String {
-    let dir =
-        std::env::temp_dir().join(format!("cajetac-forms-{tag}-{mode}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file: PathBuf = dir.join("p.cajeta");
-    let src = format!(
-        "package t;\nimport cajeta.xpu.*;\npublic final class P {{\n    public static int32 run() {{\n{body}\n        return 777;\n    }}\n}}\n"
-    );
-    std::fs::write(&file, src).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_cajetac"))
-        .args(["run", "--host", mode])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    let out = run_source("forms", tag, mode, &program(body));
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(3), "{tag} --host {mode}: {stderr}");
     stderr

@@ -3,24 +3,11 @@
 //! values (worked out by hand in the comments).
 //! Kernels in generic classes are run by `tests/device/generics.cajeta`.
 
-use std::path::PathBuf;
-use std::process::Command;
+use crate::host_run::run_source;
 
 /// Runs the program `src` with `--host mode`: stdout and stderr, and whether it succeeded.
 fn run(tag: &str, mode: &str, src: &str) -> (bool, String, String) {
-    let dir = std::env::temp_dir().join(format!(
-        "cajetac-generics-{tag}-{mode}-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file: PathBuf = dir.join("p.cajeta");
-    std::fs::write(&file, src).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_cajetac"))
-        .args(["run", "--host", mode])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    let out = run_source("generics", tag, mode, src);
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

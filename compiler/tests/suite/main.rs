@@ -18,6 +18,8 @@ mod embed_memory;
 mod error_format;
 mod examples;
 #[cfg(feature = "native-host")]
+mod host_run;
+#[cfg(feature = "native-host")]
 mod llvm_isolation;
 mod lsp;
 #[cfg(feature = "mpi")]
