@@ -19,12 +19,7 @@ impl FnCtx<'_, '_> {
         args: &[ast::Arg],
         span: Span,
     ) -> Option<R<ir::Expr>> {
-        if name.name != "permute"
-            || args.len() != 3
-            || !matches!(&recv.kind, ast::ExprKind::Name(n) if n == "Bits")
-            || self.lookup("Bits").is_some()
-            || self.syms.user_methods.contains_key("Bits")
-        {
+        if name.name != "permute" || args.len() != 3 || !self.names_library_class(recv, "Bits") {
             return None;
         }
         let u32t = Type::Scalar(ScalarType::U32);

@@ -214,6 +214,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
     }
 
+    /// Whether `e` names the library class `class` itself: its bare name, shadowed neither by
+    /// a local nor by a class of the program of that name.
+    pub fn names_library_class(&self, e: &ast::Expr, class: &str) -> bool {
+        self.class_name(e) == Some(class) && !self.syms.user_methods.contains_key(class)
+    }
+
     /// Checks that a local is definitely assigned before this read.
     pub fn check_assigned(&mut self, id: LocalId, span: Span) -> R<()> {
         if self.dead || self.assigned[id.0] {

@@ -69,10 +69,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         args: &[ast::Arg],
         span: Span,
     ) -> Option<R<ir::Expr>> {
-        if !matches!(&recv.kind, ExprKind::Name(n) if n == "Group")
-            || self.lookup("Group").is_some()
-            || self.syms.user_methods.contains_key("Group")
-        {
+        if !self.names_library_class(recv, "Group") {
             return None;
         }
         let method = name.name.as_str();

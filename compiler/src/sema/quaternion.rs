@@ -322,9 +322,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         span: Span,
     ) -> Option<R<ir::Expr>> {
         // A class of the program named `Rotation` is that class.
-        if self.class_name(recv) != Some("Rotation")
-            || self.syms.user_methods.contains_key("Rotation")
-        {
+        if !self.names_library_class(recv, "Rotation") {
             return None;
         }
         Some(self.rotation(name, args, span))

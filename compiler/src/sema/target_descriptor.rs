@@ -41,10 +41,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         args: &[ast::Arg],
         span: Span,
     ) -> Option<R<ir::Expr>> {
-        if !matches!(&recv.kind, ExprKind::Name(n) if n == "TargetDescriptor")
-            || self.lookup("TargetDescriptor").is_some()
-            || self.syms.user_methods.contains_key("TargetDescriptor")
-        {
+        if !self.names_library_class(recv, "TargetDescriptor") {
             return None;
         }
         let method = name.name.as_str();

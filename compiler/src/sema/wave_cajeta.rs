@@ -29,10 +29,7 @@ impl FnCtx<'_, '_> {
         args: &[ast::Arg],
         span: Span,
     ) -> Option<R<ir::Expr>> {
-        if !matches!(&recv.kind, ast::ExprKind::Name(n) if n == "Wave")
-            || self.lookup("Wave").is_some()
-            || self.syms.user_methods.contains_key("Wave")
-        {
+        if !self.names_library_class(recv, "Wave") {
             return None;
         }
         let values: Vec<ast::Expr> = args.iter().map(|a| a.value.clone()).collect();
