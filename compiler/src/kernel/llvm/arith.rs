@@ -194,6 +194,18 @@ impl FnLower<'_> {
 
     /// A numeric conversion (SPEC §3), instruction for instruction as the rspirv backend's.
     pub(super) fn convert(&mut self, x: &Expr, e: &Expr) -> Res<Val> {
+        // float32 lanes that are float16 values already narrow exactly, so without the
+        // rounding `convert_value` puts first for the SPIR-V target (`half_round`).
+        let shapes = (x.ty.vector_shape(), e.ty.vector_shape());
+        if let (Some((ScalarType::F32, _)), Some((ScalarType::F16, _))) = shapes {
+            if crate::kernel::holds_f16_values(x) {
+                let v = self.expr(x)?;
+                let ty = super::types::value(&e.ty, e.span)?;
+                let t = self.tmp();
+                self.emit(format!("{t} = fptrunc {} {} to {ty}", v.ty, v.text));
+                return Ok(Val::new(t, ty));
+            }
+        }
         if let (Type::Vector(from, n), Type::Vector(to, _)) = (&x.ty, &e.ty) {
             let (from, to) = (*from, *to);
             let v = self.expr(x)?;

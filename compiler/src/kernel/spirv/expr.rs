@@ -56,7 +56,7 @@ impl FnCx<'_, '_> {
                 otherwise,
             } => self.select(cond, then, otherwise, e),
             ExprKind::Convert(a) => {
-                if super::half_round::holds_f16_values(a) {
+                if crate::kernel::holds_f16_values(a) {
                     if let Some(r) = self.plain_f16_narrowing(e) {
                         return r;
                     }

@@ -12,7 +12,7 @@
 //! A conversion whose result goes straight to 16-bit memory (a store to a `float16` buffer
 //! or shared array) is a plain `OpFConvert`: memory holds the 16-bit value, so nothing can
 //! be folded, and the precision variants' stores stay as cheap as they were. So is one
-//! whose operand holds `float16` values by construction ([`holds_f16_values`]: a value
+//! whose operand holds `float16` values by construction ([`crate::kernel::holds_f16_values`]: a value
 //! unpacked from packed halves, a widened `float16`): converting it is exact, and a fold of
 //! the round trip gives the same value. That keeps the packed 16-bit variants with 16-bit
 //! arithmetic (`fp16p+fp16a`: unpack, then narrow to compute) at the cost of one conversion.
@@ -22,23 +22,7 @@ use rspirv::spirv::{Op, Word};
 use super::function::FnCx;
 use super::{BuildExt, Res};
 use crate::diagnostics::Span;
-use crate::ir::{Expr, ExprKind, Intrinsic, PrecisionFn, ScalarType};
-
-/// Whether the float32 value(s) of `e` are `float16` values by construction, so that their
-/// conversion to `float16` is exact without rounding first: an `UnpackHalf2x16`, a widened
-/// `float16`, or lanes, swizzles, splats and constructs of those.
-pub(crate) fn holds_f16_values(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Intrinsic {
-            op: Intrinsic::Precision(PrecisionFn::UnpackHalf2x16),
-            ..
-        } => true,
-        ExprKind::Convert(a) => a.ty.elem_scalar() == Some(ScalarType::F16),
-        ExprKind::Swizzle(a, _) | ExprKind::Splat(a) => holds_f16_values(a),
-        ExprKind::Construct(parts) => parts.iter().all(holds_f16_values),
-        _ => false,
-    }
-}
+use crate::ir::{Expr, ExprKind, ScalarType};
 
 impl FnCx<'_, '_> {
     /// The `float32` `x` (a scalar, or a vector of `lanes` lanes) rounded to the nearest
@@ -132,7 +116,7 @@ impl FnCx<'_, '_> {
 
     /// `value`, a `Convert` of `float32` to `float16` (scalar or vector), as one plain
     /// `OpFConvert` of its operand: for a value stored straight to 16-bit memory, or one whose
-    /// operand [`holds_f16_values`]. `None` for any other expression.
+    /// operand [`crate::kernel::holds_f16_values`]. `None` for any other expression.
     pub(crate) fn plain_f16_narrowing(&mut self, value: &Expr) -> Option<Res<Word>> {
         let ExprKind::Convert(a) = &value.kind else {
             return None;
