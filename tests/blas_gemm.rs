@@ -187,9 +187,25 @@ fn the_cooperative_paths_padding_and_copies_match_the_host_exactly() {
             assert_eq!(gemm.kernel(), GemmKernel::Coop(shape));
             // Whole blocks (operands used as they are where their layout fits) and edges.
             let whole = (shape.bm, shape.bn, 2 * shape.bk);
-            // Only m ragged: whole row blocks straight from the operands, the rest a strip.
+            let e = p.per_vector();
+            // Ragged m, then ragged n: the last block shifted back to the edge, which
+            // overlaps its neighbour; no copies where the layouts fit.
             let rows = (2 * shape.bm + 5, shape.bn, shape.bk);
-            for dims in [whole, rows, (1, 1, 1), (17, 33, 65), (130, 70, 300)] {
+            let cols = (shape.bm, 2 * shape.bn + 3 * e, shape.bk);
+            // Ragged m, n and k: shifted blocks, k padded by copies of A and B.
+            let all = (shape.bm + 7, shape.bn + e, shape.bk + 3);
+            // n not whole vectors, and smaller than a block: padded all round.
+            let odd = (shape.bm + 1, shape.bn + 1, shape.bk);
+            for dims in [
+                whole,
+                rows,
+                cols,
+                all,
+                odd,
+                (1, 1, 1),
+                (17, 33, 65),
+                (130, 70, 300),
+            ] {
                 for al in LAYOUTS {
                     for bl in LAYOUTS {
                         check_one(&ctx, &gemm, dims, al, bl);
@@ -199,7 +215,7 @@ fn the_cooperative_paths_padding_and_copies_match_the_host_exactly() {
             }
         }
     }
-    assert_eq!(runs, 4 * 2 * 5 * 4);
+    assert_eq!(runs, 4 * 2 * 8 * 4);
 }
 
 #[test]

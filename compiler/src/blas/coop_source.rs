@@ -15,7 +15,8 @@
 //! Operands are packed into `Vector<uint32,4>` buffers (eight float16 or bfloat16, sixteen
 //! int8 a vector). A is row-major `m × k`; B is row-major `k × n` or, with `b_col_major`, the
 //! `n × k` row-major array of Bᵀ. The kernel's parameters are `(a, b, c, m, n, k)`; `m`, `n`
-//! and `k` must be multiples of `bm`, `bn` and `bk`: the library pads other shapes.
+//! must be at least `bm` and `bn`, and `k` a multiple of `bk`; a ragged last block of rows or
+//! columns is shifted back to end at the edge (the library pads the other shapes).
 
 use std::fmt::Write;
 
@@ -226,6 +227,16 @@ impl CoopGemmShape {
 /// The Cajeta source of the kernel for `shape`: a class `class_name` in package `blas` with one
 /// kernel `gemm(a, b, c, m, n, k)`, launched on `[n / bn, m / bm]` workgroups of
 /// `shape.threads()` invocations.
+/// The Cajeta statement that declares `var`, the first row (or column) of this workgroup's block
+/// of `block` rows along a dimension of `extent`: `index * block`, except that the last block of
+/// a ragged extent starts at `extent - block` so that it ends at the edge. The shifted block
+/// overlaps the one before it; both write the same values there (each element is the same dot
+/// product, accumulated in the same K order), and no row past the edge is read or written.
+/// Needs `extent >= block`.
+pub fn block_origin(var: &str, index: &str, block: u32, extent: &str) -> String {
+    format!("uint32 {var} = Math.min({index} * {block}, {extent} - {block});")
+}
+
 pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<String, String> {
     shape.check()?;
     let p = shape.precision;
@@ -279,12 +290,23 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
     let _ = writeln!(w, "        uint32 warp = tid / {};", shape.subgroup);
     let _ = writeln!(w, "        uint32 wm = warp / {};", shape.sg_cols);
     let _ = writeln!(w, "        uint32 wn = warp % {};", shape.sg_cols);
-    let _ = writeln!(w, "        uint32 row0 = Workgroup.y() * {bm};");
-    let _ = writeln!(w, "        uint32 col0 = Workgroup.x() * {bn};");
     let (n_expr, k_expr) = match shape.fixed_nk {
         Some((n, k)) => (n.to_string(), k.to_string()),
         None => ("n".to_string(), "k".to_string()),
     };
+    // The last block of a ragged `m` or `n` is shifted back to end at the matrix's edge: it
+    // overlaps its neighbour, whose elements it computes again with the same operands in the
+    // same order, so no operand needs padding and no C needs copying (see `block_origin`).
+    let _ = writeln!(
+        w,
+        "        {}",
+        block_origin("row0", "Workgroup.y()", bm, "m")
+    );
+    let _ = writeln!(
+        w,
+        "        {}",
+        block_origin("col0", "Workgroup.x()", bn, &n_expr)
+    );
     let _ = writeln!(w, "        uint32 kq = {k_expr} / {e};");
     let _ = writeln!(w, "        uint32 nq = {n_expr} / {e};");
     // This thread's row and vector within each slice, and where they are in memory.

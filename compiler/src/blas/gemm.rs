@@ -4,9 +4,11 @@
 //! It picks the kernel once, when it is made ([`select`]): the tuned cooperative-matrix
 //! kernel where the device runs it, the tiled scalar kernel elsewhere, and compiles it (with
 //! the copy kernels the cooperative one needs) for that context. The cooperative kernel takes
-//! whole blocks and one layout, so operands of other shapes or layouts are first copied into
-//! zero-padded scratch buffers (`pack`) and the padded C back into the caller's (`unpad`);
-//! operands that already fit are used as they are. The scalar kernel reads any shape and
+//! one layout and `k` in whole slices, and shifts a ragged last block of rows or columns back
+//! to end at the matrix's edge; so operands in another layout or with a ragged `k` are first
+//! copied into zero-padded scratch buffers (`pack`), and only a matrix smaller than a block (or
+//! whose rows are not whole vectors) is padded all round with its C copied back (`unpad`).
+//! Operands that already fit are used as they are. The scalar kernel reads any shape and
 //! layout directly.
 
 use cajeta_runtime::{
@@ -345,15 +347,37 @@ impl Gemm {
         } else {
             GemmLayout::RowMajor
         };
-        let whole_rows = m / s.bm * s.bm;
-        if m != mp
-            && whole_rows > 0
-            && al == GemmLayout::RowMajor
-            && bl == want
-            && k == kp
-            && n == np
-        {
-            return self.coop_rows(stream, [a, b, c], [m, n, k], whole_rows);
+        // At least a block each way and B's rows whole vectors (so that a shifted block's
+        // columns start on a vector and C's rows on 16 bytes): the kernel shifts the ragged last
+        // blocks of m and n back to the edge, so only a ragged k (and a layout the kernel does
+        // not take) costs a copy, and C is written in place.
+        if m >= s.bm && n >= s.bn && n % self.precision.per_vector() == 0 {
+            let (pa, pb);
+            let a_in = if al == GemmLayout::RowMajor && k == kp {
+                a
+            } else {
+                let strides = match al {
+                    GemmLayout::RowMajor => [k, 1],
+                    GemmLayout::ColumnMajor => [1, m],
+                };
+                pa = self.pack(stream, a, [m, k], strides, [m, kp])?;
+                &pa
+            };
+            let b_in = if bl == want && k == kp {
+                b
+            } else {
+                let (bt_rs, bt_cs) = match bl {
+                    GemmLayout::RowMajor => (n, 1),
+                    GemmLayout::ColumnMajor => (1, k),
+                };
+                pb = if s.b_col_major {
+                    self.pack(stream, b, [n, k], [bt_cs, bt_rs], [n, kp])?
+                } else {
+                    self.pack(stream, b, [k, n], [bt_rs, bt_cs], [kp, n])?
+                };
+                &pb
+            };
+            return self.launch_main(stream, [a_in, b_in, c], [m, n, kp]);
         }
         // A: row-major mp × kp.
         let pa;
@@ -400,7 +424,8 @@ impl Gemm {
         Ok(())
     }
 
-    /// The cooperative kernel on whole blocks: C (`m × n`, row stride `n`) = A·B.
+    /// The cooperative kernel: C (`m × n`, row stride `n`) = A·B, with `m ≥ bm`, `n ≥ bn`
+    /// and `k` a multiple of `bk` (a ragged last block is shifted back to the edge).
     fn launch_main(
         &self,
         stream: &Stream,
@@ -410,7 +435,7 @@ impl Gemm {
         let GemmKernel::Coop(s) = self.kernel else {
             unreachable!("launch_main() runs only the cooperative kernel")
         };
-        let cfg = LaunchConfig::new([n / s.bn, m / s.bm, 1], [s.threads(), 1, 1]);
+        let cfg = LaunchConfig::new([n.div_ceil(s.bn), m.div_ceil(s.bm), 1], [s.threads(), 1, 1]);
         let args = [
             KernelArg::Buffer(a),
             KernelArg::Buffer(b),
@@ -452,47 +477,5 @@ impl Gemm {
             .launch(unpad, &cfg, &args)
             .map(|_| ())
             .map_err(|e| GemmError(e.to_string()))
-    }
-
-    /// A product whose `n` and `k` are whole blocks and whose operands are in the kernel's
-    /// layouts, but whose `m` is not: the first `whole_rows` rows of C straight from the
-    /// caller's buffers, the last partial block of rows through a one-block strip (A's rows
-    /// padded, C's copied back), so only the strip is copied, not the operands.
-    fn coop_rows(
-        &self,
-        stream: &Stream,
-        [a, b, c]: [&Buffer; 3],
-        [m, n, k]: [u32; 3],
-        whole_rows: u32,
-    ) -> Result<(), GemmError> {
-        let GemmKernel::Coop(s) = self.kernel else {
-            unreachable!("coop_rows() runs only the cooperative kernel")
-        };
-        let rt = |e: cajeta_runtime::RuntimeError| GemmError(e.to_string());
-        let p = self.precision;
-        let (ob, rb) = (u64::from(p.operand_bytes()), u64::from(p.result_bytes()));
-        self.launch_main(stream, [a, b, c], [whole_rows, n, k])?;
-        let rest = m - whole_rows;
-        // Byte offsets of row `whole_rows`: multiples of a block of rows, so of any storage
-        // offset alignment a device asks.
-        let a_rest = a
-            .slice(
-                u64::from(whole_rows) * u64::from(k) * ob,
-                u64::from(rest) * u64::from(k) * ob,
-            )
-            .map_err(rt)?;
-        let c_rest = c
-            .slice(
-                u64::from(whole_rows) * u64::from(n) * rb,
-                u64::from(rest) * u64::from(n) * rb,
-            )
-            .map_err(rt)?;
-        let strip_a = self.pack(stream, &a_rest, [rest, k], [k, 1], [s.bm, k])?;
-        let strip_c = self
-            .ctx
-            .create_buffer(u64::from(s.bm) * u64::from(n) * rb)
-            .map_err(rt)?;
-        self.launch_main(stream, [&strip_a, b, &strip_c], [s.bm, n, k])?;
-        self.unpad(stream, &strip_c, &c_rest, [rest, n, n])
     }
 }

@@ -95,8 +95,8 @@ public final class {class_name} {{
     @Kernel
     public static void gemm(KernelBuffer<{op}> a, KernelBuffer<{op}> b, KernelBuffer<{res}> c,
                             uint32 m, uint32 n, uint32 k) {{
-        uint32 row0 = Workgroup.y() * {bm};
-        uint32 col0 = Workgroup.x() * {bn};
+        {row0}
+        {col0}
         for (uint32 i = KernelThread.x(); i < {cells}; i += {threads}) {{
             uint32 row = row0 + i / {bn};
             uint32 col = col0 + i % {bn};
@@ -110,7 +110,8 @@ public final class {class_name} {{
 }}
 ",
         name = shape.name(),
-        bm = shape.bm,
+        row0 = super::coop_source::block_origin("row0", "Workgroup.y()", shape.bm, "m"),
+        col0 = super::coop_source::block_origin("col0", "Workgroup.x()", shape.bn, "n"),
         bn = shape.bn,
         cells = shape.bm * shape.bn,
         threads = shape.threads(),
