@@ -190,8 +190,8 @@ fn the_cooperative_paths_padding_and_copies_match_the_host_exactly() {
             let e = p.per_vector();
             // Ragged m, then ragged n: the last block shifted back to the edge, which
             // overlaps its neighbour; no copies where the layouts fit.
-            let rows = (2 * shape.bm + 5, shape.bn, shape.bk);
-            let cols = (shape.bm, 2 * shape.bn + 3 * e, shape.bk);
+            let rows = (shape.bm + 5, shape.bn, shape.bk);
+            let cols = (shape.bm, shape.bn + 3 * e, shape.bk);
             // Ragged m, n and k: shifted blocks, k padded by copies of A and B.
             let all = (shape.bm + 7, shape.bn + e, shape.bk + 3);
             // n not whole vectors, and smaller than a block: padded all round.

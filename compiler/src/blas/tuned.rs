@@ -15,13 +15,13 @@ pub const TUNED_SUBGROUP: u32 = 32;
 pub fn tuned(precision: GemmPrecision, subgroup: u32) -> CoopGemmShape {
     // (bm, bn, bk, sg_rows, sg_cols, b_col_major, loads_first): the fastest of the sweep at
     // 8192³ (docs/PERFORMANCE.md, "Tensor cores"), preferring B row-major (the layout most
-    // callers have, so no transposed copy) where it is as fast. The 16-bit shapes are within
-    // 1% of each other between the three precisions; int8 needs B column-major (with B row-major
-    // the same int8 blocks ran at about half the rate).
+    // callers have, so no transposed copy) where it is as fast. float32 accumulators: 128×256
+    // (the two 16-bit precisions within 1% of each other); float16 accumulators take half the
+    // registers, so a 256×256 block fits, the fastest float16 shape of the sweep; int8 needs B
+    // column-major (with B row-major the same int8 blocks ran at about half the rate).
     let (bm, bn, bk, sg_rows, sg_cols, b_col_major, loads_first) = match precision {
-        GemmPrecision::F16F32 | GemmPrecision::Bf16F32 | GemmPrecision::F16F16 => {
-            (128, 256, 32, 2, 4, false, false)
-        }
+        GemmPrecision::F16F32 | GemmPrecision::Bf16F32 => (128, 256, 32, 2, 4, false, false),
+        GemmPrecision::F16F16 => (256, 256, 32, 2, 4, false, false),
         GemmPrecision::I8I32 => (256, 128, 64, 4, 2, true, false),
     };
     CoopGemmShape {
