@@ -224,9 +224,6 @@ impl CoopGemmShape {
     }
 }
 
-/// The Cajeta source of the kernel for `shape`: a class `class_name` in package `blas` with one
-/// kernel `gemm(a, b, c, m, n, k)`, launched on `[n / bn, m / bm]` workgroups of
-/// `shape.threads()` invocations.
 /// The Cajeta statement that declares `var`, the first row (or column) of this workgroup's block
 /// of `block` rows along a dimension of `extent`: `index * block`, except that the last block of
 /// a ragged extent starts at `extent - block` so that it ends at the edge. The shifted block
@@ -237,6 +234,9 @@ pub fn block_origin(var: &str, index: &str, block: u32, extent: &str) -> String 
     format!("uint32 {var} = Math.min({index} * {block}, {extent} - {block});")
 }
 
+/// The Cajeta source of the kernel for `shape`: a class `class_name` in package `blas` with one
+/// kernel `gemm(a, b, c, m, n, k)`, launched on `[ceil(n / bn), ceil(m / bm)]` workgroups of
+/// `shape.threads()` invocations.
 pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<String, String> {
     shape.check()?;
     let p = shape.precision;
