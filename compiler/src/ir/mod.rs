@@ -36,7 +36,7 @@ pub use intrinsic::{
 };
 pub use math_fns::{BitCast, BitsFn, MathFn};
 pub use pod::StructDef;
-pub use types::{ImageFormat, ScalarType, TextureDim, Type};
+pub use types::{ImageFormat, PresentationType, ScalarType, TextureDim, Type};
 
 use crate::diagnostics::Span;
 
@@ -57,6 +57,9 @@ pub struct LoopId(pub usize);
 pub struct Module {
     /// All functions: kernels, device helpers and host methods.
     pub functions: Vec<Function>,
+    /// The checker's warnings about the program (it compiled; they are printed and the
+    /// command goes on).
+    pub warnings: Vec<crate::diagnostics::Diagnostic>,
 }
 
 impl Module {

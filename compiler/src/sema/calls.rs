@@ -245,6 +245,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.query_string_call(recv, name, args, span) {
             return r;
         }
+        if let Some(d) = self.presentation_method(recv, name) {
+            return self.error(d);
+        }
         // Cajeta's kernel manifest, `k.manifest()` on a kernel of this class.
         if let ast::ExprKind::Name(k) = &recv.kind {
             let is_kernel = self.lookup(k).is_none()
@@ -662,6 +665,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         };
         if let Type::Struct(_) = t {
             return self.construct_pod(t, args, span);
+        }
+        if let Type::Presentation(kind) = t {
+            return self.error(super::presentation::refused(kind, ty.span, "construct a"));
         }
         // Vectors and matrices are values: `stack`/`heap` only construct them, in kernels too.
         if let Type::Vector(..) | Type::Matrix(..) | Type::Quaternion(_) = t {
