@@ -104,12 +104,21 @@ pub enum HostOp {
     /// Cajeta's `Device.setCpuWorkerCap(n)` (args `[n]`, int32): at most `n` worker threads
     /// for the CPU device's later launches (0: no cap); no effect on Vulkan devices.
     SetCpuWorkerCap,
-    /// Made by `try`/`catch` (sema/try_catch.rs) → boolean: whether a launch in the `try`
-    /// block was refused and its refusal is waiting for the `catch`.
-    LaunchRefused,
-    /// Made by `try`/`catch` → String: the waiting refusal's message, which this clears
+    /// Made by `try`/`catch` (sema/try_catch.rs) → boolean: whether a caught exception is
+    /// waiting for its `catch`: a launch in the `try` block was refused, or a wait in it
+    /// found a kernel's fault.
+    ExceptionWaiting,
+    /// Made by `try`/`catch` → boolean: whether the waiting exception is a kernel's fault
+    /// (Cajeta's `KernelError`) rather than a refused launch (`XpuLaunchException`).
+    KernelFaultWaiting,
+    /// Made by `try`/`catch` → String: the waiting exception's message, which this clears
     /// (the empty string when none waits).
-    TakeLaunchRefusal,
+    TakeException,
+    /// Made by `try`/`catch` around a statement of the `try` block that waits for the
+    /// device (args `[wait]`, a [`HostOp::may_wait_for_device`] operation): runs the wait,
+    /// and keeps a fault it reports of a checked kernel (an out-of-bounds access) for the
+    /// `catch` of `KernelError` instead of ending the run.
+    CatchKernelFault,
     /// `Files.readFloat32(path)` and friends: the whole file as raw little-endian elements.
     FileRead(ScalarType),
     /// `Files.writeFloat32(path, arr)` and friends: raw little-endian elements.

@@ -406,7 +406,7 @@ pub struct Launch {
     /// `psc: true`: specialize the kernel's `psc(p)` parameters to this launch's arguments.
     pub psc: bool,
     /// Written in a `try` block that catches `XpuLaunchException`: a refusal of the launch is
-    /// kept for the `catch` (`HostOp::TakeLaunchRefusal`) instead of ending the run.
+    /// kept for the `catch` (`HostOp::TakeException`) instead of ending the run.
     pub catches: bool,
 }
 

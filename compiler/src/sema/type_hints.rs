@@ -80,10 +80,9 @@ fn cajeta_only_type(name: &str) -> Option<&'static str> {
             "a refused launch is caught with `try { … } catch (XpuLaunchException e) { … }`, \
              where `e.getMessage()` is its message; there is no other value of this type"
         }
-        "KernelError" => {
-            "a kernel's fault (an out-of-bounds access of a checked kernel) ends the run with a \
-             runtime error naming the launch; a refused launch is caught with \
-             `catch (XpuLaunchException e)`"
+        "KernelError" | "XpuKernelError" => {
+            "a checked kernel's fault is caught with `try { …; s.sync(); } catch (KernelError e) \
+             { … }`, where `e.getMessage()` is its message; there is no other value of this type"
         }
         "Autotune" => {
             "cajetac keeps no per-device store of tuned values: measure once and keep the \
