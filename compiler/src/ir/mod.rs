@@ -29,6 +29,7 @@ pub use device::{
 };
 pub use host_op::{
     CommOp, DeviceControl, DevicesOp, HostDeviceQuery, HostOp, RngOp, StringOp, TimerOp,
+    KERNEL_MANIFEST_FIELDS,
 };
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
 pub use intrinsic::{

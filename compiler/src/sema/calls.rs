@@ -249,19 +249,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             return self.error(d);
         }
         // Cajeta's kernel manifest, `k.manifest()` on a kernel of this class.
-        if let ast::ExprKind::Name(k) = &recv.kind {
-            let is_kernel = self.lookup(k).is_none()
-                && self
-                    .syms
-                    .user_methods
-                    .get(&self.class)
-                    .and_then(|m| m.get(k))
-                    .is_some();
-            if is_kernel && name.name == "manifest" {
-                if let Some(d) = super::type_hints::cajeta_only_class("KernelManifest", name.span) {
-                    return self.error(d);
-                }
-            }
+        if let Some(r) = self.kernel_manifest_call(recv, name, args, span) {
+            return r;
         }
         // `System.out.println(…)`, also as Cajeta's `System.stdout`.
         if let ast::ExprKind::Field(base, field) = &recv.kind {

@@ -27,6 +27,7 @@ mod generics_walk;
 mod group;
 mod hostio;
 mod int_precision;
+mod kernel_manifest;
 mod kernel_print;
 mod launch;
 mod literals;

@@ -89,11 +89,6 @@ fn cajeta_only_type(name: &str) -> Option<&'static str> {
              value in a file of your own (`Files.writeInt32(path, values)`), named after \
              `Device.name()`"
         }
-        "KernelManifest" => {
-            "a kernel's interface (bindings, push constants, workgroup size) is in the `.json` \
-             that `cajetac build` writes beside its `.spv`; register and spill counts are the \
-             driver's and Vulkan does not report them"
-        }
         "TargetDescriptor" => {
             "`TargetDescriptor` is a class of static queries (`TargetDescriptor.waveWidth()`, \
              `ldsBytesPerBlock()`, `cuCount()`, `maxWavesPerSimd()`), not a type"

@@ -10,6 +10,8 @@ mod cajeta_generics;
 #[cfg(feature = "native-host")]
 mod cajeta_host_library;
 #[cfg(feature = "native-host")]
+mod cajeta_kernel_manifest;
+#[cfg(feature = "native-host")]
 mod cajeta_presentation;
 mod cajeta_surface;
 #[cfg(feature = "native-host")]

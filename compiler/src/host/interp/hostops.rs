@@ -139,6 +139,7 @@ impl Interp<'_> {
             HostOp::TakeException => Ok(Value::str(
                 self.waiting.take().map(|c| c.message).unwrap_or_default(),
             )),
+            HostOp::KernelManifest(kernel) => self.kernel_manifest(kernel, e),
             HostOp::CatchKernelFault => {
                 let [wait] = args else {
                     return internal(span, "a caught wait needs one operation");
