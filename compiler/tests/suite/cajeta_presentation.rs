@@ -10,13 +10,18 @@ use crate::host_run::run_source;
 
 /// `cajetac check` of `src`: whether it passed, and its stderr.
 fn check(tag: &str, src: &str) -> (bool, String) {
+    cajetac(tag, &["check"], src)
+}
+
+/// `cajetac ARGS` on `src` (its file last): whether it passed, and its stderr.
+fn cajetac(tag: &str, args: &[&str], src: &str) -> (bool, String) {
     let dir =
         std::env::temp_dir().join(format!("cajetac-presentation-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file: PathBuf = dir.join("p.cajeta");
     std::fs::write(&file, src).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_cajetac"))
-        .arg("check")
+        .args(args)
         .arg(&file)
         .output()
         .unwrap();
@@ -59,6 +64,20 @@ fn declared_presentation_types_check_with_a_warning_and_run_on_both_executors() 
     );
     assert!(err.contains(HELP), "{err}");
     assert!(!err.contains("error"), "{err}");
+    // As JSON records, and from `build`, which goes on to compile the program.
+    let (ok, json) = cajetac("json", &["check", "--error-format", "json"], DECLARED);
+    assert!(ok, "{json}");
+    assert_eq!(
+        json.matches("\"severity\":\"warning\",\"code\":\"W0001\"")
+            .count(),
+        5,
+        "{json}"
+    );
+    let out = std::env::temp_dir().join(format!("cajetac-presentation-out-{}", std::process::id()));
+    let (ok, built) = cajetac("build", &["build", "-o", out.to_str().unwrap()], DECLARED);
+    let _ = std::fs::remove_dir_all(&out);
+    assert!(ok, "{built}");
+    assert_eq!(built.matches("warning[W0001]").count(), 5, "{built}");
     for mode in ["interp", "native"] {
         let out = run_source("presentation", "declared", mode, DECLARED);
         let stdout = String::from_utf8_lossy(&out.stdout);
