@@ -12,7 +12,7 @@ use crate::ir::{self, PresentationType, Type};
 use crate::syntax::ast;
 
 /// What to write instead of presenting a frame, the help of W0001 and of the E0024s here.
-pub(super) const HELP: &str = "presentation needs a window; cajetac runs headless: render into \
+const HELP: &str = "presentation needs a window; cajetac runs headless: render into \
      an Image2D and save it (`img.save(\"frame.png\")`)";
 
 /// W0001 for a declaration of presentation type `p` at `span`.
@@ -29,8 +29,8 @@ pub(super) fn headless_warning(p: PresentationType, span: Span) -> Diagnostic {
     .with_note(format!("help: {HELP}"))
 }
 
-/// E0024 for making or using a value of presentation type `p`: `what` says which
-/// (`construct a`, `call \`present\` on a`).
+/// E0024 for making or using a value of presentation type `p`, or its class: `what` says
+/// which (`construct a`, `call \`present\` on a`, `use the class`).
 pub(super) fn refused(p: PresentationType, span: Span, what: &str) -> Diagnostic {
     Diagnostic::error(
         Code::UnsupportedFeature,

@@ -75,7 +75,6 @@ pub(super) fn cajeta_only_class(name: &str, span: Span) -> Option<Diagnostic> {
 /// What to write instead of a type of Cajeta's library that cajetac does not offer.
 fn cajeta_only_type(name: &str) -> Option<&'static str> {
     Some(match name {
-        "RenderGraph" | "Swapchain" => super::presentation::HELP,
         "XpuLaunchException" => {
             "a refused launch is caught with `try { … } catch (XpuLaunchException e) { … }`, \
              where `e.getMessage()` is its message; there is no other value of this type"

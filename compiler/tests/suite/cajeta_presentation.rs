@@ -102,7 +102,7 @@ fn making_or_using_a_presentation_value_is_e0024_with_the_help() {
         (
             "static",
             "RenderGraph g = RenderGraph.create();",
-            "Cajeta's `RenderGraph` is not supported",
+            "cannot use the class `RenderGraph`",
         ),
     ] {
         let src = format!(
