@@ -163,6 +163,25 @@ fn bindings_take_rust_names_and_rerun_only_when_a_source_changes() {
 }
 
 #[test]
+fn a_checker_warning_becomes_a_cargo_warning_line_and_the_build_succeeds() {
+    let dir = std::env::temp_dir().join(format!("cajeta-build-warning-{}", std::process::id()));
+    let source = "package t;\nimport cajeta.xpu.*;\npublic final class K {\n    @Kernel\n    \
+                  public static void k(KernelBuffer<int32> data) {\n        data[0] = 1;\n    }\n    \
+                  static void present(RenderGraph g) {}\n}\n";
+    let out = try_build(&dir, source).unwrap();
+    let file = dir.join("kernels/k.cajeta").display().to_string();
+    assert_eq!(
+        out.cargo_lines,
+        vec![
+            format!("cargo:rerun-if-changed={file}"),
+            format!("cargo::warning={file}:8:25: warning[W0001]: `RenderGraph` is accepted as a type only: no value of it can be made"),
+        ]
+    );
+    assert_eq!(out.kernels.len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_parameter_without_a_typed_binding_is_refused_at_its_declaration() {
     let dir = std::env::temp_dir().join(format!("cajeta-build-refused-{}", std::process::id()));
     let source = "package t;\nimport cajeta.xpu.*;\npublic final class K {\n    @Kernel\n    \

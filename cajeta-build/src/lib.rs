@@ -61,7 +61,8 @@ pub struct Output {
     pub module: PathBuf,
     /// The kernels, in source order.
     pub kernels: Vec<KernelInfo>,
-    /// `cargo:rerun-if-changed=…` for every source file.
+    /// `cargo:rerun-if-changed=…` for every source file, then a `cargo::warning=…` line for
+    /// each of the checker's warnings (`W0001`…).
     pub cargo_lines: Vec<String>,
 }
 
@@ -165,6 +166,7 @@ impl Builder {
             cargo_lines: sources_list
                 .iter()
                 .map(|f| format!("cargo:rerun-if-changed={f}"))
+                .chain(module.warnings.iter().map(|d| cargo_line(&sources, d)))
                 .collect(),
         })
     }
@@ -207,20 +209,20 @@ fn plain_failure(message: &str) -> Failure {
 /// Compile diagnostics as cargo lines (errors and warnings, `file:line:col: error[E0008]:
 /// message`) and as the compiler renders them.
 fn diagnostics_failure(sources: &SourceMap, diags: &[Diagnostic]) -> Failure {
-    let cargo_lines = diags
-        .iter()
-        .map(|d| {
-            let (key, level) = match d.severity {
-                Severity::Error => ("cargo::error", "error"),
-                Severity::Warning => ("cargo::warning", "warning"),
-            };
-            let position = sources.position(d.primary);
-            let message = d.message.replace('\n', " ");
-            format!("{key}={position}: {level}[{}]: {message}", d.code.as_str())
-        })
-        .collect();
     Failure {
-        cargo_lines,
+        cargo_lines: diags.iter().map(|d| cargo_line(sources, d)).collect(),
         rendered: render_human(sources, diags),
     }
+}
+
+/// A diagnostic as a cargo line: `cargo::error=file:line:col: error[E0008]: message` (or
+/// `cargo::warning=…` for a warning).
+fn cargo_line(sources: &SourceMap, d: &Diagnostic) -> String {
+    let (key, level) = match d.severity {
+        Severity::Error => ("cargo::error", "error"),
+        Severity::Warning => ("cargo::warning", "warning"),
+    };
+    let position = sources.position(d.primary);
+    let message = d.message.replace('\n', " ");
+    format!("{key}={position}: {level}[{}]: {message}", d.code.as_str())
 }

@@ -280,6 +280,7 @@ fn build(
         Ok(m) => m,
         Err(d) => return report.compile(&sources, &d),
     };
+    report.warnings(&sources, &module.warnings);
     // A device profile's optional features are used where they help (a native float atomic
     // add, …); without one the code runs on any Vulkan 1.1 device.
     let options = SpirvOptions {
@@ -459,6 +460,7 @@ fn check(files: &[PathBuf], report: Report) -> ExitCode {
     let mut sources = SourceMap::new();
     match driver::frontend(&mut sources, &inputs) {
         Ok(module) => {
+            report.warnings(&sources, &module.warnings);
             left_to_exit((module, sources, inputs));
             ExitCode::SUCCESS
         }

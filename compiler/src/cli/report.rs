@@ -85,6 +85,13 @@ impl Report {
         exit_status(Kind::Compile)
     }
 
+    /// The checker's warnings about a program that compiled; the command goes on.
+    pub fn warnings(self, sources: &SourceMap, warnings: &[Diagnostic]) {
+        for d in warnings {
+            self.emit(&Record::compile(sources, d));
+        }
+    }
+
     /// A runtime error of host code (exit status 3).
     pub fn runtime(self, sources: &SourceMap, error: &HostError) -> ExitCode {
         self.emit(&error.record(sources));

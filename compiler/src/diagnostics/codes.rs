@@ -3,18 +3,24 @@
 use std::fmt;
 
 macro_rules! codes {
-    ($($name:ident = $num:literal, $doc:literal;)*) => {
-        /// A stable diagnostic code.
+    (
+        $($name:ident = $num:literal, $doc:literal;)*
+        ; warnings:
+        $($wname:ident = $wnum:literal, $wdoc:literal;)*
+    ) => {
+        /// A stable diagnostic code: `E…` for errors, `W…` for warnings.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Code {
             $(#[doc = $doc] $name,)*
+            $(#[doc = $wdoc] $wname,)*
         }
 
         impl Code {
-            /// The code as printed, `E0001`…
+            /// The code as printed, `E0001`… (`W0001`… for warnings).
             pub fn as_str(self) -> &'static str {
                 match self {
                     $(Code::$name => concat!("E", stringify!($num)),)*
+                    $(Code::$wname => concat!("W", stringify!($wnum)),)*
                 }
             }
 
@@ -22,11 +28,12 @@ macro_rules! codes {
             pub fn summary(self) -> &'static str {
                 match self {
                     $(Code::$name => $doc,)*
+                    $(Code::$wname => $wdoc,)*
                 }
             }
 
-            /// Every code, in numeric order.
-            pub const ALL: &'static [Code] = &[$(Code::$name,)*];
+            /// Every code, errors then warnings, each in numeric order.
+            pub const ALL: &'static [Code] = &[$(Code::$name,)* $(Code::$wname,)*];
         }
     };
 }
@@ -72,6 +79,8 @@ codes! {
     InvalidSwitch = 0047, "a malformed `switch`: a duplicate case label or `default`, arrow and colon arms mixed, a `switch` expression without `default` or with an arm that yields no value";
     CpuDeviceUnsupported = 0048, "a construct the CPU device's kernel compiler cannot lower yet";
     GenericInstantiation = 0050, "a generic class or method used with arguments that do not fit its parameters, or whose arguments cannot be inferred";
+    ; warnings:
+    HeadlessPresentation = 0001, "a presentation type (`RenderGraph`, `Swapchain`) declared: cajetac runs compute headless, so no value of it can be made";
 }
 
 impl fmt::Display for Code {

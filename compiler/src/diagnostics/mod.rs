@@ -86,6 +86,14 @@ impl Diagnostic {
         }
     }
 
+    /// A warning: reported, and compilation goes on.
+    pub fn warning(code: Code, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, span, message)
+        }
+    }
+
     /// Sets the label under the primary span.
     pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
         self.primary_label = label.into();

@@ -104,12 +104,25 @@ pub enum HostOp {
     /// Cajeta's `Device.setCpuWorkerCap(n)` (args `[n]`, int32): at most `n` worker threads
     /// for the CPU device's later launches (0: no cap); no effect on Vulkan devices.
     SetCpuWorkerCap,
-    /// Made by `try`/`catch` (sema/try_catch.rs) → boolean: whether a launch in the `try`
-    /// block was refused and its refusal is waiting for the `catch`.
-    LaunchRefused,
-    /// Made by `try`/`catch` → String: the waiting refusal's message, which this clears
+    /// Made by `try`/`catch` (sema/try_catch.rs) → boolean: whether a caught exception is
+    /// waiting for its `catch`: a launch in the `try` block was refused, or a wait in it
+    /// found a kernel's fault.
+    ExceptionWaiting,
+    /// Made by `try`/`catch` → boolean: whether the waiting exception is a kernel's fault
+    /// (Cajeta's `KernelError`) rather than a refused launch (`XpuLaunchException`).
+    KernelFaultWaiting,
+    /// Made by `try`/`catch` → String: the waiting exception's message, which this clears
     /// (the empty string when none waits).
-    TakeLaunchRefusal,
+    TakeException,
+    /// Cajeta's `k.manifest()` of kernel `k` (no args) → the library's `KernelManifest` POD,
+    /// whose fields are [`KERNEL_MANIFEST_FIELDS`]: read from the reflection of the kernel
+    /// compiled for the run's device.
+    KernelManifest(super::FunctionId),
+    /// Made by `try`/`catch` around a statement of the `try` block that waits for the
+    /// device (args `[wait]`, a [`HostOp::may_wait_for_device`] operation): runs the wait,
+    /// and keeps a fault it reports of a checked kernel (an out-of-bounds access) for the
+    /// `catch` of `KernelError` instead of ending the run.
+    CatchKernelFault,
     /// `Files.readFloat32(path)` and friends: the whole file as raw little-endian elements.
     FileRead(ScalarType),
     /// `Files.writeFloat32(path, arr)` and friends: raw little-endian elements.
@@ -311,6 +324,21 @@ pub enum DeviceControl {
     /// run's device can launch.
     KernelAvailable,
 }
+
+/// The fields of the library's `KernelManifest` (`stdlib/cajeta/source/kernel_manifest.cajeta`),
+/// in declaration order, that [`HostOp::KernelManifest`] fills: the default workgroup size
+/// x, y, z, the descriptor bindings, the push-constant bytes, the static shared bytes, and
+/// the registers and spills (0: Vulkan does not report them).
+pub const KERNEL_MANIFEST_FIELDS: &[(&str, ScalarType)] = &[
+    ("workgroupSizeX", ScalarType::I32),
+    ("workgroupSizeY", ScalarType::I32),
+    ("workgroupSizeZ", ScalarType::I32),
+    ("bindings", ScalarType::I32),
+    ("pushConstantBytes", ScalarType::I32),
+    ("sharedBytes", ScalarType::I64),
+    ("registers", ScalarType::I32),
+    ("spills", ScalarType::I32),
+];
 
 impl HostOp {
     /// Whether the operation may wait for the device to finish work: after it, the lines

@@ -29,6 +29,7 @@ pub use device::{
 };
 pub use host_op::{
     CommOp, DeviceControl, DevicesOp, HostDeviceQuery, HostOp, RngOp, StringOp, TimerOp,
+    KERNEL_MANIFEST_FIELDS,
 };
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
 pub use intrinsic::{
@@ -36,7 +37,7 @@ pub use intrinsic::{
 };
 pub use math_fns::{BitCast, BitsFn, MathFn};
 pub use pod::StructDef;
-pub use types::{ImageFormat, ScalarType, TextureDim, Type};
+pub use types::{ImageFormat, PresentationType, ScalarType, TextureDim, Type};
 
 use crate::diagnostics::Span;
 
@@ -57,6 +58,9 @@ pub struct LoopId(pub usize);
 pub struct Module {
     /// All functions: kernels, device helpers and host methods.
     pub functions: Vec<Function>,
+    /// The checker's warnings about the program (it compiled; they are printed and the
+    /// command goes on).
+    pub warnings: Vec<crate::diagnostics::Diagnostic>,
 }
 
 impl Module {
@@ -403,7 +407,7 @@ pub struct Launch {
     /// `psc: true`: specialize the kernel's `psc(p)` parameters to this launch's arguments.
     pub psc: bool,
     /// Written in a `try` block that catches `XpuLaunchException`: a refusal of the launch is
-    /// kept for the `catch` (`HostOp::TakeLaunchRefusal`) instead of ending the run.
+    /// kept for the `catch` (`HostOp::TakeException`) instead of ending the run.
     pub catches: bool,
 }
 

@@ -485,6 +485,10 @@ pub enum Type {
     Stream,
     /// Host `Event`: a marker in a stream (SPEC §9).
     Event,
+    /// Cajeta's presentation types (`RenderGraph`, `Swapchain`) in host code: declared,
+    /// passed and assigned, but always null, as cajetac runs compute headless and no
+    /// value of them can be made (every construction or method call is E0024).
+    Presentation(PresentationType),
     /// `Shared<T>`: a workgroup-memory array of numeric scalars or vectors (kernels only).
     Shared(Box<Type>),
     /// A value of a stdlib enum-like class (`MemoryOrder`): only its constants exist, each
@@ -637,7 +641,7 @@ impl Type {
     pub fn is_host_only(&self) -> bool {
         match self {
             Type::Array(e) => !matches!(**e, Type::Buffer(_)),
-            Type::String | Type::Stream | Type::Event => true,
+            Type::String | Type::Stream | Type::Event | Type::Presentation(_) => true,
             Type::Void
             | Type::Scalar(_)
             | Type::Vector(..)
@@ -654,6 +658,34 @@ impl Type {
             | Type::Enum(_)
             | Type::Struct(_)
             | Type::CoopMatrix(_) => false,
+        }
+    }
+}
+
+/// One of Cajeta's presentation types ([`Type::Presentation`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PresentationType {
+    /// `RenderGraph` (`cajeta.xpu`): passes drawn into a window's frames.
+    RenderGraph,
+    /// `Swapchain` (`cajeta.gfx`): the images a window presents.
+    Swapchain,
+}
+
+impl PresentationType {
+    /// The type named `name`, if it is one of these.
+    pub fn from_class_name(name: &str) -> Option<PresentationType> {
+        match name {
+            "RenderGraph" => Some(PresentationType::RenderGraph),
+            "Swapchain" => Some(PresentationType::Swapchain),
+            _ => None,
+        }
+    }
+
+    /// The class name, as written.
+    pub fn class_name(self) -> &'static str {
+        match self {
+            PresentationType::RenderGraph => "RenderGraph",
+            PresentationType::Swapchain => "Swapchain",
         }
     }
 }
@@ -678,6 +710,7 @@ impl fmt::Display for Type {
             Type::String => f.write_str("String"),
             Type::Stream => f.write_str("KernelStream"),
             Type::Event => f.write_str("Event"),
+            Type::Presentation(p) => f.write_str(p.class_name()),
             Type::Shared(s) => write!(f, "Shared<{s}>"),
             Type::Struct(d) => f.write_str(&d.name),
             Type::Enum(name) => f.write_str(name),

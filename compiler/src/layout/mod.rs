@@ -299,7 +299,11 @@ pub fn kernel_layout_for(kernel: &Function, by_address: bool) -> Result<KernelLa
                     "a kernel parameter cannot be void",
                 ))
             }
-            ty @ (Type::Array(_) | Type::String | Type::Stream | Type::Event) => {
+            ty @ (Type::Array(_)
+            | Type::String
+            | Type::Stream
+            | Type::Event
+            | Type::Presentation(_)) => {
                 return Err(Diagnostic::error(
                     Code::HostOnlyInDevice,
                     param.span,

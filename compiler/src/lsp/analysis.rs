@@ -76,8 +76,11 @@ impl Analysis {
                 let on_device = target.as_ref().map_or_else(Vec::new, |t| {
                     catch_unwind(AssertUnwindSafe(|| t.check(&module).1)).unwrap_or_default()
                 });
-                let converted = on_device
+                // The checker's warnings (W…), as `cajetac check` prints them, then the device's.
+                let converted = module
+                    .warnings
                     .iter()
+                    .chain(&on_device)
                     .map(|d| to_lsp(&sources, &text, file, &uri, d))
                     .collect();
                 (Some(module), converted)

@@ -158,6 +158,7 @@ pub fn class_of(ty: &Type) -> Option<String> {
         Type::String => "String".into(),
         Type::Stream => "KernelStream".into(),
         Type::Event => "Event".into(),
+        Type::Presentation(p) => p.class_name().into(),
         Type::Shared(_) => "Shared".into(),
         Type::Struct(d) => d.name.clone(),
         Type::Enum(name) => name.clone(),

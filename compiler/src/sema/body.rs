@@ -52,6 +52,8 @@ pub struct FnCtx<'s, 'a> {
     pub(super) next_loop: usize,
     /// Diagnostics found in this method.
     pub diags: Vec<Diagnostic>,
+    /// Warnings found in this method (they do not stop compilation).
+    pub warnings: Vec<Diagnostic>,
     /// Calls made, for the call graph.
     pub calls: Vec<(FunctionId, Span)>,
     /// The kernel's dynamic shared array, once declared (at most one, SPEC §6).
@@ -112,6 +114,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             loops: Vec::new(),
             next_loop: 0,
             diags: Vec::new(),
+            warnings: Vec::new(),
             calls: Vec::new(),
             dynamic_shared: None,
             shared_dims: HashMap::new(),
@@ -524,6 +527,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 return;
             }
         };
+        if let Type::Presentation(kind) = t {
+            self.presentation_decl(kind, ty, decls, out);
+            return;
+        }
         if let Type::Shared(_) = t {
             if !self.shared_decl_ok(ty.span, decls) {
                 // Declared anyway, so that uses report nothing more.

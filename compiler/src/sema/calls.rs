@@ -245,20 +245,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if let Some(r) = self.query_string_call(recv, name, args, span) {
             return r;
         }
+        if let Some(d) = self.presentation_method(recv, name) {
+            return self.error(d);
+        }
         // Cajeta's kernel manifest, `k.manifest()` on a kernel of this class.
-        if let ast::ExprKind::Name(k) = &recv.kind {
-            let is_kernel = self.lookup(k).is_none()
-                && self
-                    .syms
-                    .user_methods
-                    .get(&self.class)
-                    .and_then(|m| m.get(k))
-                    .is_some();
-            if is_kernel && name.name == "manifest" {
-                if let Some(d) = super::type_hints::cajeta_only_class("KernelManifest", name.span) {
-                    return self.error(d);
-                }
-            }
+        if let Some(r) = self.kernel_manifest_call(recv, name, args, span) {
+            return r;
         }
         // `System.out.println(…)`, also as Cajeta's `System.stdout`.
         if let ast::ExprKind::Field(base, field) = &recv.kind {
@@ -662,6 +654,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         };
         if let Type::Struct(_) = t {
             return self.construct_pod(t, args, span);
+        }
+        if let Type::Presentation(kind) = t {
+            return self.error(super::presentation::refused(kind, ty.span, "construct a"));
         }
         // Vectors and matrices are values: `stack`/`heap` only construct them, in kernels too.
         if let Type::Vector(..) | Type::Matrix(..) | Type::Quaternion(_) = t {

@@ -368,6 +368,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 span,
             });
         }
+        if let Some(kind) = crate::ir::PresentationType::from_class_name(name) {
+            // `RenderGraph.create()`: the class has no static members here.
+            return self.error(super::presentation::refused(kind, span, "use the class"));
+        }
         if let Some(d) = super::type_hints::cajeta_only_class(name, span) {
             return self.error(d);
         }

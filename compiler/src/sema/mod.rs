@@ -27,6 +27,7 @@ mod generics_walk;
 mod group;
 mod hostio;
 mod int_precision;
+mod kernel_manifest;
 mod kernel_print;
 mod launch;
 mod literals;
@@ -38,6 +39,7 @@ mod operators;
 mod overloads;
 mod pod;
 mod precision;
+mod presentation;
 pub mod quaternion;
 mod range_loop;
 mod shared_nd;
@@ -98,8 +100,10 @@ fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<D
         check_signature(f, &mut diags);
     }
     let mut module = ir::Module::default();
+    let mut warnings = Vec::new();
     let mut calls: Vec<Vec<(FunctionId, Span)>> = Vec::new();
     for (i, f) in syms.functions.iter().enumerate() {
+        presentation::signature_warnings(f, &mut warnings);
         let mut ctx = FnCtx::new(&syms, FunctionId(i));
         let body = match &f.decl.body {
             Some(b) if f.constructor => ctx.constructor_body(b),
@@ -107,6 +111,7 @@ fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<D
             None => Vec::new(),
         };
         diags.append(&mut ctx.diags);
+        warnings.append(&mut ctx.warnings);
         calls.push(std::mem::take(&mut ctx.calls));
         module.functions.push(ir::Function {
             name: generics::function_name(&f.class, &f.decl.name.name),
@@ -128,6 +133,11 @@ fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<D
     }
     if diags.is_empty() {
         value_lowering::lower_module(&mut module);
+        // A `@Host @Device` method is checked once per side: one warning each.
+        let mut seen = std::collections::HashSet::new();
+        warnings.retain(|d: &Diagnostic| seen.insert((d.code, d.primary)));
+        warnings.sort_by_key(|d| (d.primary.file, d.primary.start));
+        module.warnings = warnings;
         Ok(module)
     } else {
         // A `@Host @Device` method is checked once per side: the same error twice is one.

@@ -490,6 +490,11 @@ pub fn resolve_type(
                     ))
                 }
             };
+            // Cajeta's `RenderGraph` / `Swapchain`: declared only (sema/presentation.rs).
+            if let Some(kind) = crate::ir::PresentationType::from_class_name(name) {
+                arity(0)?;
+                return Ok(Type::Presentation(kind));
+            }
             match canonical_class(name) {
                 "KernelBuffer" => {
                     arity(1)?;

@@ -1,15 +1,21 @@
-//! Java's and Cajeta's `try { … } catch (XpuLaunchException e) { … }` in host code. The one
-//! exception here is Cajeta's: a launch the device refuses (a zero, negative or too large
-//! size, a kernel the run's device has not compiled, an argument that does not bind). A
+//! Java's and Cajeta's `try { … } catch (XpuLaunchException e) { … }` in host code. The
+//! exceptions here are Cajeta's two: a launch the device refuses (`XpuLaunchException`: a
+//! zero, negative or too large size, a kernel the run's device has not compiled, an
+//! argument that does not bind), and a checked kernel's fault found at a wait
+//! (`KernelError`: an out-of-bounds access, reported when the stream is synchronized). A
 //! launch written in the `try` block (not one in a method it calls) is marked
-//! [`ir::Launch::catches`]: both executors then keep its refusal for the `catch` instead of
-//! ending the run ([`crate::host::interp`]'s `caught`).
+//! [`ir::Launch::catches`] when a clause catches refusals, and a statement of the block that
+//! waits for the device (`s.sync()`, a download, `e.waitHost()`, …) is wrapped in
+//! `HostOp::CatchKernelFault` when a clause catches faults: both executors then keep the
+//! refusal or the fault for the `catch` instead of ending the run ([`crate::host::interp`]'s
+//! `caught` and `caught_fault`).
 //!
 //! The IR has no exceptions, so Java's "the rest of the block is skipped" is spelled out:
-//! after each statement holding a marked launch, the rest of its block runs only while no
-//! refusal waits (`HostOp::LaunchRefused`), and inside a loop of the `try` block the loop is
-//! left. After the block, the waiting refusal is taken (`HostOp::TakeLaunchRefusal`) and the
-//! handler runs with its message bound to the `catch` name (`e.getMessage()`, `e.message`).
+//! after each statement holding a marked launch or wait, the rest of its block runs only
+//! while no exception waits (`HostOp::ExceptionWaiting`), and inside a loop of the `try`
+//! block the loop is left. After the block, the waiting exception is taken
+//! (`HostOp::TakeException`) and the clause of its kind runs with its message bound to the
+//! `catch` name (`e.getMessage()`, `e.message`).
 
 use super::body::FnCtx;
 use crate::diagnostics::{Code, Diagnostic, Span};
@@ -24,6 +30,24 @@ const CATCHES_LAUNCHES: &[&str] = &[
     "Exception",
     "Throwable",
 ];
+
+/// Exception types whose `catch` catches a checked kernel's fault: Cajeta's `KernelError`
+/// (also spelled `XpuKernelError`) and its supertypes. A fault is not recoverable the way a
+/// refused launch is, so `RecoverableException` does not catch it.
+const CATCHES_FAULTS: &[&str] = &[
+    "KernelError",
+    "XpuKernelError",
+    "RuntimeException",
+    "Exception",
+    "Throwable",
+];
+
+/// The clauses of a `try` statement that run: the first one catching a refused launch and
+/// the first one catching a kernel's fault (one clause may be both).
+struct Clauses<'t> {
+    launch: Option<&'t ast::CatchClause>,
+    fault: Option<&'t ast::CatchClause>,
+}
 
 impl FnCtx<'_, '_> {
     /// A `try` statement.
@@ -55,26 +79,68 @@ impl FnCtx<'_, '_> {
                 .with_note("help: write the cleanup after the `try` statement (a caught launch refusal continues there)"),
             );
         }
-        let Some(clause) = self.catching_clause(t) else {
+        let clauses = self.catching_clauses(t);
+        if clauses.launch.is_none() && clauses.fault.is_none() {
             return;
-        };
+        }
         let span = t.span;
         let before = (self.assigned.clone(), self.dead);
         let mut body = self.block(&t.body);
-        mark_launches(&mut body);
+        mark_block(&mut body, clauses.launch.is_some(), clauses.fault.is_some());
         let body = guard(body, None, span);
         out.extend(body);
         let mut restored = before.0.clone();
         restored.extend_from_slice(&self.assigned[before.0.len()..]);
         let after_body = (std::mem::replace(&mut self.assigned, restored), self.dead);
         self.dead = before.1;
-        // The refusal is read, then taken (which clears it), before the handler runs.
-        let refused = self.temp(Type::Scalar(ScalarType::Bool), span);
+        // Whether an exception waits is read before a handler takes it (which clears it).
+        let waiting = self.temp(Type::Scalar(ScalarType::Bool), span);
         out.push(ir::Stmt::Store {
-            place: Place::Local(refused),
-            value: host(HostOp::LaunchRefused, Type::Scalar(ScalarType::Bool), span),
+            place: Place::Local(waiting),
+            value: host(
+                HostOp::ExceptionWaiting,
+                Type::Scalar(ScalarType::Bool),
+                span,
+            ),
             span,
         });
+        let start = (self.assigned.clone(), self.dead);
+        let handlers = match (clauses.launch, clauses.fault) {
+            (Some(l), Some(f)) if !std::ptr::eq(l, f) => {
+                let on_launch = self.handler(l, span);
+                let after_launch = (self.assigned.clone(), self.dead);
+                self.restore(&start.0);
+                self.dead = start.1;
+                let on_fault = self.handler(f, span);
+                self.merge(after_launch);
+                vec![ir::Stmt::If {
+                    cond: host(
+                        HostOp::KernelFaultWaiting,
+                        Type::Scalar(ScalarType::Bool),
+                        span,
+                    ),
+                    then: on_fault,
+                    otherwise: on_launch,
+                }]
+            }
+            (Some(c), _) | (None, Some(c)) => self.handler(c, span),
+            (None, None) => Vec::new(),
+        };
+        self.merge(after_body);
+        out.push(ir::Stmt::If {
+            cond: ir::Expr {
+                kind: ExprKind::Load(Place::Local(waiting)),
+                ty: Type::Scalar(ScalarType::Bool),
+                span,
+            },
+            then: handlers,
+            otherwise: Vec::new(),
+        });
+    }
+
+    /// The statements of `clause`'s handler: the waiting exception's message taken into
+    /// the `catch` name, then the clause's block.
+    fn handler(&mut self, clause: &ast::CatchClause, span: Span) -> ir::Block {
         self.push_scope();
         let handler = match self.declare(&clause.name, Type::String) {
             Ok(message) => {
@@ -82,7 +148,7 @@ impl FnCtx<'_, '_> {
                 self.catch_names.insert(message);
                 let mut handler = vec![ir::Stmt::Store {
                     place: Place::Local(message),
-                    value: host(HostOp::TakeLaunchRefusal, Type::String, span),
+                    value: host(HostOp::TakeException, Type::String, span),
                     span,
                 }];
                 handler.extend(self.block(&clause.body));
@@ -91,55 +157,57 @@ impl FnCtx<'_, '_> {
             Err(_) => Vec::new(),
         };
         self.pop_scope();
-        self.merge(after_body);
-        out.push(ir::Stmt::If {
-            cond: ir::Expr {
-                kind: ExprKind::Load(Place::Local(refused)),
-                ty: Type::Scalar(ScalarType::Bool),
-                span,
-            },
-            then: handler,
-            otherwise: Vec::new(),
-        });
+        handler
     }
 
-    /// The clause that catches a refused launch; every clause must name an exception of
-    /// Cajeta's launch, and only the first one can run (Java's "already caught").
-    fn catching_clause<'t>(&mut self, t: &'t ast::TryStmt) -> Option<&'t ast::CatchClause> {
-        let mut first = None;
+    /// The clauses that run for each kind of exception. Every clause must name one of
+    /// Cajeta's two exceptions or a supertype, and a clause whose kinds are all caught by
+    /// earlier clauses can never run (Java's "already caught", E0027).
+    fn catching_clauses<'t>(&mut self, t: &'t ast::TryStmt) -> Clauses<'t> {
+        let mut clauses = Clauses {
+            launch: None,
+            fault: None,
+        };
         for c in &t.catches {
             let name = match &c.ty.kind {
                 ast::TypeExprKind::Named { name, args } if args.is_empty() => name.as_str(),
                 _ => "",
             };
-            if !CATCHES_LAUNCHES.contains(&name) {
-                let mut d = Diagnostic::error(
-                    Code::UnsupportedFeature,
-                    c.ty.span,
-                    format!("`catch ({name} …)`: the only exception here is a refused launch, `XpuLaunchException`"),
+            let launches = CATCHES_LAUNCHES.contains(&name);
+            let faults = CATCHES_FAULTS.contains(&name);
+            if !launches && !faults {
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::UnsupportedFeature,
+                        c.ty.span,
+                        format!("`catch ({name} …)`: the exceptions here are a refused launch, `XpuLaunchException`, and a checked kernel's fault, `KernelError`"),
+                    )
+                    .with_note("help: catch `XpuLaunchException`, `KernelError` (or `Exception`, both)"),
                 );
-                d = if name == "KernelError" || name == "XpuKernelError" {
-                    d.with_note("a kernel's fault (an out-of-bounds access of a checked kernel) ends the run here, with a runtime error naming the launch: it is not thrown")
-                } else {
-                    d.with_note("help: catch `XpuLaunchException` (or `Exception`)")
-                };
-                self.diags.push(d);
                 continue;
             }
-            if first.is_some() {
+            let new_launch = launches && clauses.launch.is_none();
+            let new_fault = faults && clauses.fault.is_none();
+            if !new_launch && !new_fault {
                 self.diags.push(
                     Diagnostic::error(
                         Code::UnreachableCode,
                         c.ty.span,
                         format!("`{name}` has already been caught by an earlier `catch`"),
                     )
-                    .with_note("a refused launch is caught by the first clause that names its type or a supertype"),
+                    .with_note("an exception is caught by the first clause that names its type or a supertype")
+                    .with_note(format!("help: move `catch ({name} …)` before the clause that catches it, or remove it")),
                 );
                 continue;
             }
-            first = Some(c);
+            if new_launch {
+                clauses.launch = Some(c);
+            }
+            if new_fault {
+                clauses.fault = Some(c);
+            }
         }
-        first
+        clauses
     }
 
     /// `e.getMessage()`, `e.message`, `e.toString()` for a `catch` name `e`: its message.
@@ -184,36 +252,54 @@ fn launch_mut(e: &mut ir::Expr) -> Option<&mut ir::Launch> {
     }
 }
 
-/// Marks every launch statement in `block` (and its nested blocks) as caught; whether there
-/// was one.
-fn mark_launches(block: &mut [ir::Stmt]) -> bool {
-    let mut any = false;
-    for s in block {
-        any |= mark_stmt(s);
-    }
-    any
-}
-
-fn mark_stmt(s: &mut ir::Stmt) -> bool {
-    match s {
-        ir::Stmt::Expr(e) => match launch_mut(e) {
-            Some(l) => {
-                l.catches = true;
-                true
-            }
-            None => false,
-        },
-        ir::Stmt::If {
-            then, otherwise, ..
-        } => mark_launches(then) | mark_launches(otherwise),
-        ir::Stmt::Loop {
-            body, continuing, ..
-        } => mark_launches(body) | mark_launches(continuing),
+/// Whether statement-level expression `e` is a wait for the device (possibly after
+/// temporaries): where a checked kernel's fault is reported.
+fn is_wait(e: &ir::Expr) -> bool {
+    match &e.kind {
+        ExprKind::Host { op, .. } => op.may_wait_for_device(),
+        ExprKind::Sequence(_, value) => is_wait(value),
         _ => false,
     }
 }
 
-/// Whether `s` holds a caught launch.
+/// Marks the statements of `block` (and of its nested blocks) whose exceptions are caught:
+/// each launch when `launches`, and each wait, wrapped in `HostOp::CatchKernelFault`, when
+/// `faults`.
+fn mark_block(block: &mut [ir::Stmt], launches: bool, faults: bool) {
+    for s in block {
+        match s {
+            ir::Stmt::Expr(e) => {
+                if let Some(l) = launch_mut(e).filter(|_| launches) {
+                    l.catches = true;
+                } else if faults && is_wait(e) {
+                    *e = ir::Expr {
+                        kind: ExprKind::Host {
+                            op: HostOp::CatchKernelFault,
+                            args: vec![e.clone()],
+                        },
+                        ty: Type::Void,
+                        span: e.span,
+                    };
+                }
+            }
+            ir::Stmt::If {
+                then, otherwise, ..
+            } => {
+                mark_block(then, launches, faults);
+                mark_block(otherwise, launches, faults);
+            }
+            ir::Stmt::Loop {
+                body, continuing, ..
+            } => {
+                mark_block(body, launches, faults);
+                mark_block(continuing, launches, faults);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `s` holds a caught launch or a caught wait.
 fn holds_launch(s: &ir::Stmt) -> bool {
     match s {
         ir::Stmt::Expr(e) => {
@@ -221,6 +307,10 @@ fn holds_launch(s: &ir::Stmt) -> bool {
             loop {
                 match &e.kind {
                     ExprKind::Launch(l) => return l.catches,
+                    ExprKind::Host {
+                        op: HostOp::CatchKernelFault,
+                        ..
+                    } => return true,
                     ExprKind::Sequence(_, v) => e = v,
                     _ => return false,
                 }
@@ -237,7 +327,13 @@ fn holds_launch(s: &ir::Stmt) -> bool {
 /// `block` with the statements after each caught launch skipped once a refusal waits: the
 /// rest of the block under `if (!refused)`, or, directly in a loop (`in_loop`), a `break`.
 fn guard(block: ir::Block, in_loop: Option<LoopId>, span: Span) -> ir::Block {
-    let refused = || host(HostOp::LaunchRefused, Type::Scalar(ScalarType::Bool), span);
+    let refused = || {
+        host(
+            HostOp::ExceptionWaiting,
+            Type::Scalar(ScalarType::Bool),
+            span,
+        )
+    };
     let mut out = Vec::new();
     let mut rest = block.into_iter();
     while let Some(s) = rest.next() {

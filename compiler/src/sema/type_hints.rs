@@ -75,28 +75,18 @@ pub(super) fn cajeta_only_class(name: &str, span: Span) -> Option<Diagnostic> {
 /// What to write instead of a type of Cajeta's library that cajetac does not offer.
 fn cajeta_only_type(name: &str) -> Option<&'static str> {
     Some(match name {
-        "RenderGraph" | "Swapchain" => {
-            "presentation needs a window and cajetac runs compute headless: render into an \
-             `Image2D` and write it with `img.save(\"frame.png\")`"
-        }
         "XpuLaunchException" => {
             "a refused launch is caught with `try { … } catch (XpuLaunchException e) { … }`, \
              where `e.getMessage()` is its message; there is no other value of this type"
         }
-        "KernelError" => {
-            "a kernel's fault (an out-of-bounds access of a checked kernel) ends the run with a \
-             runtime error naming the launch; a refused launch is caught with \
-             `catch (XpuLaunchException e)`"
+        "KernelError" | "XpuKernelError" => {
+            "a checked kernel's fault is caught with `try { …; s.sync(); } catch (KernelError e) \
+             { … }`, where `e.getMessage()` is its message; there is no other value of this type"
         }
         "Autotune" => {
             "cajetac keeps no per-device store of tuned values: measure once and keep the \
              value in a file of your own (`Files.writeInt32(path, values)`), named after \
              `Device.name()`"
-        }
-        "KernelManifest" => {
-            "a kernel's interface (bindings, push constants, workgroup size) is in the `.json` \
-             that `cajetac build` writes beside its `.spv`; register and spill counts are the \
-             driver's and Vulkan does not report them"
         }
         "TargetDescriptor" => {
             "`TargetDescriptor` is a class of static queries (`TargetDescriptor.waveWidth()`, \

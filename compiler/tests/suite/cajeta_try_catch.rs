@@ -1,7 +1,9 @@
-//! Cajeta's catchable launch error in host code, `try { … } catch (XpuLaunchException e)`
-//! (docs/language.md, "Catching a refused launch"): a launch the device refuses, written in
-//! the `try` block, skips the rest of the block and runs the handler with its message; both
-//! host executors must print the same lines, on lavapipe and on the CPU device.
+//! Cajeta's catchable errors in host code, `try { … } catch (XpuLaunchException e)` and
+//! `catch (KernelError e)` (docs/language.md, "Catching a refused launch or a kernel's
+//! fault"): a launch the device refuses, or a checked kernel's fault found at a wait,
+//! written in the `try` block, skips the rest of the block and runs the handler with its
+//! message; both host executors must print the same lines, on lavapipe and (refused
+//! launches) on the CPU device, which has no checked mode.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -137,6 +139,140 @@ fn a_refusal_outside_a_try_block_or_in_a_called_method_still_ends_the_run() {
 "
     );
     let (ok, lines, err) = both("uncaught", &[], &src);
+    assert!(!ok, "{lines:?}");
+    assert!(lines.is_empty(), "{lines:?}");
+    assert!(err.contains("grid [0,1,1] has a zero dimension"), "{err}");
+}
+
+/// A kernel whose launch of `grid: [2], block: [64]` on a 64-element buffer stores past its
+/// end: a fault checked mode reports at the next wait.
+const FAULTY: &str = "package t;
+import cajeta.xpu.*;
+public final class P {
+    @Kernel
+    public static void store(KernelBuffer<int32> out, int32 v) {
+        out[KernelThread.globalIdX()] = v;
+    }
+";
+
+#[test]
+fn a_checked_kernels_fault_at_a_wait_in_a_try_block_runs_the_kernel_error_handler() {
+    let src = format!(
+        "{FAULTY}
+    public static int32 run() {{
+        KernelBuffer<int32> out = heap KernelBuffer<int32>(64);
+        KernelStream s = KernelStream.current();
+        int32 steps = 0;
+        int64 f0 = Device.launchFailures();
+        try {{
+            store.launch(s, grid: [2], block: [64])(out, 1);
+            steps = 1;
+            s.sync();
+            steps = 2;
+        }} catch (KernelError e) {{
+            System.out.println(e.getMessage());
+        }}
+        System.out.println(\"steps \" + steps);
+        // The clause of each kind runs: a refusal, then a fault found by a download.
+        int32[] h = heap int32[64];
+        for (int32 k = 0; k < 2; k++) {{
+            try {{
+                store.launch(s, grid: [k == 0 ? 0 : 2], block: [64])(out, 3);
+                out.download(h);
+                System.out.println(\"not reached\");
+            }} catch (XpuLaunchException e) {{
+                System.out.println(\"refused: \" + e.message);
+            }} catch (XpuKernelError e) {{
+                System.out.println(\"fault: \" + e.message);
+            }}
+        }}
+        // `Exception` catches a fault too; a try block without one skips the handler.
+        try {{
+            store.launch(s, grid: [2], block: [64])(out, 4);
+            s.sync();
+        }} catch (Exception e) {{
+            System.out.println(\"exception: \" + e.getMessage().contains(\"out of bounds\"));
+        }}
+        try {{
+            store.launch(s, grid: [1], block: [64])(out, 5);
+            s.sync();
+        }} catch (KernelError e) {{
+            System.out.println(\"not reached\");
+        }}
+        out.download(h);
+        System.out.println(h[63] + \" refused \" + (Device.launchFailures() - f0));
+        return 777;
+    }}
+}}
+"
+    );
+    let fault = "kernel `store`: index 64 out of bounds for `out` of length 64";
+    let (ok, lines, err) = both("fault", &["--checked"], &src);
+    assert!(ok, "{lines:?} {err}");
+    assert_eq!(
+        lines,
+        [
+            fault,
+            "steps 1",
+            "refused: launch of `store`: grid [0,1,1] has a zero dimension",
+            &format!("fault: {fault}"),
+            "exception: true",
+            "5 refused 1",
+            "777"
+        ]
+    );
+    // Without checked mode a kernel reports no fault: nothing is caught, nothing skipped.
+    let (ok, lines, err) = both("unchecked", &[], &src);
+    assert!(ok, "{lines:?} {err}");
+    assert_eq!(lines[0], "steps 2", "{lines:?}");
+}
+
+#[test]
+fn a_kernel_fault_not_caught_by_the_clauses_still_ends_the_run() {
+    // Only `KernelError` and its supertypes catch a fault: a `try` catching refused launches
+    // leaves it to end the run at the sync, as a fault outside any `try` does.
+    for clause in ["XpuLaunchException", "RecoverableException"] {
+        let src = format!(
+            "{FAULTY}
+    public static int32 run() {{
+        KernelBuffer<int32> out = heap KernelBuffer<int32>(64);
+        KernelStream s = KernelStream.current();
+        try {{
+            store.launch(s, grid: [2], block: [64])(out, 1);
+            s.sync();
+            System.out.println(\"not reached\");
+        }} catch ({clause} e) {{
+            System.out.println(\"caught\");
+        }}
+        return 777;
+    }}
+}}
+"
+        );
+        let (ok, lines, err) = both("fault-uncaught", &["--checked"], &src);
+        assert!(!ok, "{clause}: {lines:?}");
+        assert!(lines.is_empty(), "{clause}: {lines:?}");
+        assert!(
+            err.contains("index 64 out of bounds for `out`"),
+            "{clause}: {err}"
+        );
+    }
+    // And `KernelError` does not catch a refused launch.
+    let src = format!(
+        "{FAULTY}
+    public static int32 run() {{
+        KernelBuffer<int32> out = heap KernelBuffer<int32>(64);
+        try {{
+            store.launch(KernelStream.current(), grid: [0], block: [64])(out, 1);
+        }} catch (KernelError e) {{
+            System.out.println(\"caught\");
+        }}
+        return 777;
+    }}
+}}
+"
+    );
+    let (ok, lines, err) = both("refusal-uncaught", &["--checked"], &src);
     assert!(!ok, "{lines:?}");
     assert!(lines.is_empty(), "{lines:?}");
     assert!(err.contains("grid [0,1,1] has a zero dimension"), "{err}");

@@ -446,6 +446,28 @@ fn lsp_survives_garbage() {
     assert!(c.shutdown().success());
 }
 
+/// The checker's warnings of a program that compiles are published too, as warnings.
+#[test]
+fn lsp_publishes_the_checkers_warnings() {
+    let mut c = Client::start();
+    let u = uri("headless.cajeta");
+    let text = "public final class P {\n    public static int32 run() { RenderGraph g = null; return 0; }\n}\n";
+    let diags = c.open(&u, text);
+    let [w] = &diags[..] else {
+        panic!("one warning expected: {diags:?}");
+    };
+    assert_eq!(w["code"], "W0001", "{w}");
+    assert_eq!(w["severity"], 2, "{w}");
+    assert!(
+        w["message"]
+            .as_str()
+            .unwrap()
+            .contains("presentation needs a window"),
+        "{w}"
+    );
+    assert!(c.shutdown().success());
+}
+
 /// Without `shutdown`, `exit` ends the server with status 1 (the protocol's rule).
 #[test]
 fn lsp_exit_without_shutdown_is_status_1() {

@@ -9,6 +9,10 @@ mod cajeta_forms;
 mod cajeta_generics;
 #[cfg(feature = "native-host")]
 mod cajeta_host_library;
+#[cfg(feature = "native-host")]
+mod cajeta_kernel_manifest;
+#[cfg(feature = "native-host")]
+mod cajeta_presentation;
 mod cajeta_surface;
 #[cfg(feature = "native-host")]
 mod cajeta_try_catch;

@@ -68,9 +68,9 @@ pub struct Interp<'a> {
     /// Each launched kernel's dynamic shared array (`launch_opts::dynamic_shared`).
     pub(super) shared_arrays:
         std::collections::HashMap<FunctionId, super::launch_opts::DynamicShared>,
-    /// The message of a refused launch inside a `try` block, waiting for its `catch`
-    /// ([`Interp::caught`]).
-    pub(crate) refusal: Option<String>,
+    /// A refused launch or a kernel's fault inside a `try` block, waiting for its `catch`
+    /// ([`Interp::caught`], [`HostOp::CatchKernelFault`](crate::ir::HostOp::CatchKernelFault)).
+    pub(crate) waiting: Option<super::launch::Caught>,
     /// Launches refused and caught so far (`Device.launchFailures()`).
     pub(crate) launch_failures: i64,
     /// Cajeta's `Device.setCpuWorkerCap(n)`: the CPU device's worker threads per launch, at
@@ -87,7 +87,7 @@ impl<'a> Interp<'a> {
             device,
             depth: 0,
             shared_arrays: std::collections::HashMap::new(),
-            refusal: None,
+            waiting: None,
             launch_failures: 0,
             cpu_worker_cap: 0,
         }

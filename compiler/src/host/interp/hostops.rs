@@ -132,8 +132,21 @@ impl Interp<'_> {
                     ),
                 }
             }
-            HostOp::LaunchRefused => Ok(Value::Scalar(Scalar::Bool(self.refusal.is_some()))),
-            HostOp::TakeLaunchRefusal => Ok(Value::str(self.refusal.take().unwrap_or_default())),
+            HostOp::ExceptionWaiting => Ok(Value::Scalar(Scalar::Bool(self.waiting.is_some()))),
+            HostOp::KernelFaultWaiting => Ok(Value::Scalar(Scalar::Bool(
+                self.waiting.as_ref().is_some_and(|c| c.kernel_fault),
+            ))),
+            HostOp::TakeException => Ok(Value::str(
+                self.waiting.take().map(|c| c.message).unwrap_or_default(),
+            )),
+            HostOp::KernelManifest(kernel) => self.kernel_manifest(kernel, e),
+            HostOp::CatchKernelFault => {
+                let [wait] = args else {
+                    return internal(span, "a caught wait needs one operation");
+                };
+                let r = self.eval(f, wait);
+                self.caught_fault(r)
+            }
             HostOp::FileRead(_)
             | HostOp::FileWrite(_)
             | HostOp::ReadImage

@@ -112,6 +112,16 @@ pub(super) fn scalar_arg(s: Scalar) -> OwnedArg {
     })
 }
 
+/// An exception of a `try` block waiting for its `catch` ([`Interp::caught`],
+/// [`Interp::caught_fault`]).
+pub(crate) struct Caught {
+    /// `e.getMessage()`: the runtime error's text.
+    pub(crate) message: String,
+    /// A checked kernel's fault found at a wait (Cajeta's `KernelError`), not a refused
+    /// launch (`XpuLaunchException`).
+    pub(crate) kernel_fault: bool,
+}
+
 /// The values of a launch's operands, in source order: what `launch_values` runs.
 pub(crate) struct LaunchOperands {
     /// The stream.
@@ -201,6 +211,22 @@ impl Interp<'_> {
         self.caught(l, r).map(|()| Value::Void)
     }
 
+    /// A wait inside a `try` block (`HostOp::CatchKernelFault`): `r` is its result. A fault of
+    /// a checked kernel that it reports (a runtime error naming the launch) is kept for the
+    /// `catch` of `KernelError` instead of ending the run; any other failure still ends it.
+    pub(crate) fn caught_fault(&mut self, r: Result<Value, Fail>) -> Result<Value, Fail> {
+        match r {
+            Err(fail) if fail.launch.is_some() => {
+                self.waiting = Some(Caught {
+                    message: fail.message.clone(),
+                    kernel_fault: true,
+                });
+                Ok(Value::Void)
+            }
+            r => r,
+        }
+    }
+
     /// The result of launch `l`: a refusal of a launch written in a `try` block is kept for
     /// its `catch` (and counted by `Device.launchFailures()`) instead of ending the run. Both
     /// executors pass every launch's result through here.
@@ -208,7 +234,10 @@ impl Interp<'_> {
         match r {
             Err(fail) if l.catches && !fail.message.starts_with("internal error") => {
                 self.launch_failures += 1;
-                self.refusal = Some(fail.message.clone());
+                self.waiting = Some(Caught {
+                    message: fail.message.clone(),
+                    kernel_fault: false,
+                });
                 Ok(())
             }
             r => r,

@@ -144,9 +144,11 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
             | Type::Texture(..)
             | Type::Sampler
             | Type::AccelStruct => {}
-            ty @ (Type::Array(_) | Type::String | Type::Stream | Type::Event) => {
-                return Err(host_only(p.span, ty))
-            }
+            ty @ (Type::Array(_)
+            | Type::String
+            | Type::Stream
+            | Type::Event
+            | Type::Presentation(_)) => return Err(host_only(p.span, ty)),
             Type::Shared(_) => {}
             ty @ (Type::Enum(_) | Type::Struct(_) | Type::CoopMatrix(_) | Type::RayQuery) => {
                 return Err(unsupported(
@@ -252,9 +254,11 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 ty @ Type::Enum(_) => {
                     return Err(unsupported(local.span, format!("a local of type `{ty}`")))
                 }
-                ty @ (Type::Array(_) | Type::String | Type::Stream | Type::Event) => {
-                    return Err(host_only(local.span, ty))
-                }
+                ty @ (Type::Array(_)
+                | Type::String
+                | Type::Stream
+                | Type::Event
+                | Type::Presentation(_)) => return Err(host_only(local.span, ty)),
             };
             self.slots.push(slot);
         }

@@ -217,7 +217,10 @@ pub(super) fn for_(id: usize, cond: Expr, body: Vec<Stmt>, update: Vec<Stmt>) ->
 }
 
 pub(super) fn module(functions: Vec<Function>) -> Module {
-    Module { functions }
+    Module {
+        functions,
+        ..Module::default()
+    }
 }
 
 /// Writes `words` to a temporary file and runs spirv-val on it; panics with its output and

@@ -396,7 +396,9 @@ impl Ctx<'_> {
                 format!("a `{ty}` cannot be used as a value in device code"),
             )),
             Type::CoopMatrix(t) => Ok(self.coop_matrix_type(*t)),
-            Type::Array(_) | Type::String | Type::Stream | Type::Event => Err(host_only(span, ty)),
+            Type::Array(_) | Type::String | Type::Stream | Type::Event | Type::Presentation(_) => {
+                Err(host_only(span, ty))
+            }
         }
     }
 

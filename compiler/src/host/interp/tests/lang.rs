@@ -402,6 +402,7 @@ fn output_errors_become_runtime_errors() {
     let main = func("main", &[], &[], Type::Void, vec![println(i32c(1))]);
     let module = Module {
         functions: vec![main],
+        ..Module::default()
     };
     let mut out = Broken;
     let mut io = HostIo {

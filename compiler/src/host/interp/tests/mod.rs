@@ -253,7 +253,10 @@ pub fn run_fns(
     functions: Vec<Function>,
     args: &[&str],
 ) -> (Result<HostOutcome, HostError>, String) {
-    let module = Module { functions };
+    let module = Module {
+        functions,
+        ..Module::default()
+    };
     let mut out = Vec::new();
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     let result = {
