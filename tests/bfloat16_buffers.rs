@@ -2,7 +2,9 @@
 //! program rounds float32 values to bfloat16 in a kernel (ties, overflow to infinity, NaNs
 //! whose payload lies only in the low bits), widens them back, computes with them and stages
 //! them through a `Shared<bfloat16>` array, and compares every element with bits written out
-//! by hand and with the host's own conversion. Run by native host code and by the
+//! by hand and with the host's own conversion; then it multiplies two 16x16 bfloat16 tiles
+//! read from one `KernelBuffer<bfloat16>` (as cooperative-matrix tiles where the device has
+//! bfloat16 cooperative matrices, by a scalar loop elsewhere). Run by native host code and by the
 //! interpreter, on the default Vulkan device (lavapipe in CI) and on the CPU device; every
 //! run must return 777 and print nothing else.
 
