@@ -28,7 +28,7 @@ pub use device::{
     CAPABILITIES,
 };
 pub use host_op::{
-    CommOp, DeviceControl, DevicesOp, HostDeviceQuery, HostOp, RngOp, StringOp, TimerOp,
+    AutotuneOp, CommOp, DeviceControl, DevicesOp, HostDeviceQuery, HostOp, RngOp, StringOp, TimerOp,
 };
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
 pub use intrinsic::{

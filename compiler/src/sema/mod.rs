@@ -35,6 +35,7 @@ mod members;
 mod memory;
 mod names;
 mod operators;
+mod optional;
 mod overloads;
 mod pod;
 mod precision;

@@ -58,7 +58,7 @@ const OTHER_TYPE_NAMES: &[&str] = &[
 ];
 
 /// E0024 for a class of Cajeta's library that cajetac does not offer, used as a name
-/// (`Autotune.recall(…)`), with what to write instead; `None` for other names.
+/// (`RenderGraph`), with what to write instead; `None` for other names.
 pub(super) fn cajeta_only_class(name: &str, span: Span) -> Option<Diagnostic> {
     let instead = cajeta_only_type(name)?;
     Some(
@@ -87,11 +87,6 @@ fn cajeta_only_type(name: &str) -> Option<&'static str> {
             "a kernel's fault (an out-of-bounds access of a checked kernel) ends the run with a \
              runtime error naming the launch; a refused launch is caught with \
              `catch (XpuLaunchException e)`"
-        }
-        "Autotune" => {
-            "cajetac keeps no per-device store of tuned values: measure once and keep the \
-             value in a file of your own (`Files.writeInt32(path, values)`), named after \
-             `Device.name()`"
         }
         "KernelManifest" => {
             "a kernel's interface (bindings, push constants, workgroup size) is in the `.json` \
