@@ -498,6 +498,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let mut all = Vec::new();
         all.extend(recv);
         all.extend(values);
+        if matches!(
+            m.host,
+            Some(HostOp::Println | HostOp::Print | HostOp::Printf | HostOp::ToString)
+        ) && !device
+        {
+            all = all.into_iter().map(|a| self.optional_as_text(a)).collect();
+        }
         if let (true, Some(op)) = (device, m.device) {
             self.check_memory_intrinsic(op, &mut all, span)?;
         }

@@ -221,6 +221,19 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
             );
             continue;
         }
+        if matches!(f.kind, FunctionKind::Kernel | FunctionKind::Device)
+            && optional::element(t).is_some()
+        {
+            diags.push(
+                Diagnostic::error(
+                    Code::HostOnlyInDevice,
+                    p.ty.span,
+                    format!("`{t}` is host code: kernels have no optional values"),
+                )
+                .with_note("help: pass the value, and a flag saying whether there is one"),
+            );
+            continue;
+        }
         if let (FunctionKind::Kernel, Type::Struct(d)) = (f.kind, t) {
             // A POD parameter is one push-constant member whose bytes the host lays out
             // once; a precision-typed field's width would depend on the variant.

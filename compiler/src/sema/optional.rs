@@ -306,6 +306,45 @@ impl FnCtx<'_, '_> {
         sequence(stmts, construct(ty, present, value, span))
     }
 
+    /// `e` as text where it is printed or concatenated: an Optional reads as Java's
+    /// `Optional[v]` / `Optional.empty`, anything else is returned as it is.
+    pub fn optional_as_text(&mut self, e: ir::Expr) -> ir::Expr {
+        let Some(s) = element(&e.ty) else {
+            return e;
+        };
+        let span = e.span;
+        let mut stmts = Vec::new();
+        let place = self.once(e, &mut stmts);
+        let field = |i: usize, ty: Type| {
+            let place = Place::Field {
+                base: Box::new(place.clone()),
+                field: i,
+            };
+            expr(ExprKind::Load(place), ty, span)
+        };
+        let string = |t: &str| expr(ExprKind::Str(t.to_string()), Type::String, span);
+        let concat = |a: ir::Expr, b: ir::Expr| {
+            expr(
+                ExprKind::Host {
+                    op: HostOp::Concat,
+                    args: vec![a, b],
+                },
+                Type::String,
+                span,
+            )
+        };
+        let present = concat(
+            concat(string("Optional["), field(1, Type::Scalar(s))),
+            string("]"),
+        );
+        let text = ExprKind::Select {
+            cond: Box::new(field(0, Type::Scalar(ScalarType::Bool))),
+            then: Box::new(present),
+            otherwise: Box::new(string("Optional.empty")),
+        };
+        sequence(stmts, expr(text, Type::String, span))
+    }
+
     /// A place holding `e`'s value: its own local, or a fresh one assigned in `stmts`.
     fn once(&mut self, e: ir::Expr, stmts: &mut Vec<Stmt>) -> Place {
         if let ExprKind::Load(p @ Place::Local(_)) = &e.kind {

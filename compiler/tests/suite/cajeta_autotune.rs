@@ -2,7 +2,8 @@
 //! run by both host executors with the store in a scratch `CAJETA_AUTOTUNE_DIR`: a first
 //! run finds nothing and remembers a value, a second run recalls it, a corrupt store counts
 //! as empty with a warning, and `get()` of an empty Optional is a runtime error naming it.
-//! Both executors must print the same and leave the same file.
+//! An Optional prints as Java's `Optional[v]` / `Optional.empty`. Both executors must print
+//! the same and leave the same file.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -26,6 +27,7 @@ public final class P {
         System.out.println(half(4).get() + " " + half(3).isPresent() + " " + half(3).orElse(-1.5f));
         Optional<boolean> b = Optional.of(true);
         System.out.println(b.get() + " " + Optional.of((int64) 3).orElse(4L));
+        System.out.println(a + " " + e + " " + half(4));
         Optional<int32> r = Autotune.recall("tile");
         System.out.println("recalled " + r.isPresent() + " " + r.orElse(-1));
         boolean first = Autotune.claimOnce("tile");
@@ -76,6 +78,7 @@ fn text(b: &[u8]) -> String {
 }
 
 const FIRST_RUN: &str = "true false 5 5\nfalse true 9\n2.0 false -1.5\ntrue 3\n\
+Optional[5] Optional.empty Optional[2.0]\n\
 recalled false -1\nclaimed true then false\nstored 128, other true\n0\n";
 
 #[test]
