@@ -1,4 +1,4 @@
-//! Cajeta's `Autotune` and `Optional<T>` in host code (docs/language.md, "Tuned values"),
+//! Cajeta's `Autotune` and `Optional<T>` in host code (docs/language.md, "Optional values and tuned values"),
 //! run by both host executors with the store in a scratch `CAJETA_AUTOTUNE_DIR`: a first
 //! run finds nothing and remembers a value, a second run recalls it, a corrupt store counts
 //! as empty with a warning, and `get()` of an empty Optional is a runtime error naming it.
