@@ -5,6 +5,7 @@
 //! through LLVM's JIT. What both need lives here: [`format`], the one text form of values
 //! (Java's number formatting, `printf`, parsing) that both print and build strings with.
 
+pub mod autotune;
 pub mod format;
 pub mod interp;
 #[cfg(feature = "native-host")]

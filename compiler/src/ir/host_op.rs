@@ -104,6 +104,12 @@ pub enum HostOp {
     /// Cajeta's `Device.setCpuWorkerCap(n)` (args `[n]`, int32): at most `n` worker threads
     /// for the CPU device's later launches (0: no cap); no effect on Vulkan devices.
     SetCpuWorkerCap,
+    /// Cajeta's `Autotune` store of tuned values, kept per device (host/autotune.rs).
+    Autotune(AutotuneOp),
+    /// Made by `o.get()` of an empty `Optional<T>` (sema/optional.rs): a runtime error
+    /// naming the Optional's type, whose text is the one argument (a string literal).
+    /// Its result type is `T`; it never produces a value.
+    EmptyOptional,
     /// Made by `try`/`catch` (sema/try_catch.rs) → boolean: whether a caught exception is
     /// waiting for its `catch`: a launch in the `try` block was refused, or a wait in it
     /// found a kernel's fault.
@@ -197,6 +203,24 @@ pub enum StringOp {
     ToUpperCase,
     /// `s.toLowerCase()`.
     ToLowerCase,
+}
+
+/// The operations of Cajeta's `Autotune` (host/autotune.rs): tuned `int32` values by key,
+/// kept per device in a text file that outlives the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AutotuneOp {
+    /// `Autotune.recall(key)` (args `[key]`) → int64: the value stored for the run's device
+    /// and `key`, or [`AutotuneOp::ABSENT`] when none is (sema wraps it in an `Optional<int32>`).
+    Recall,
+    /// `Autotune.remember(key, value)` (args `[key, value]`): stores it and writes the file.
+    Remember,
+    /// `Autotune.claimOnce(key)` (args `[key]`) → boolean: true the first time in this run.
+    ClaimOnce,
+}
+
+impl AutotuneOp {
+    /// What [`AutotuneOp::Recall`] gives for a key with no stored value: no `int32` is it.
+    pub const ABSENT: i64 = i64::MIN;
 }
 
 /// The operations on a program's several devices (docs/distributed.md).
@@ -390,6 +414,9 @@ impl HostOp {
             "host.event.query" => HostOp::EventQuery,
             "host.event.elapsed" => HostOp::EventElapsed,
             "host.event.destroy" => HostOp::EventDestroy,
+            "host.autotune.recall" => HostOp::Autotune(AutotuneOp::Recall),
+            "host.autotune.remember" => HostOp::Autotune(AutotuneOp::Remember),
+            "host.autotune.claim_once" => HostOp::Autotune(AutotuneOp::ClaimOnce),
             "host.rng.next" => HostOp::Rng(RngOp::Next),
             "host.rng.seed_state" => HostOp::Rng(RngOp::SeedState),
             "host.rng.output" => HostOp::Rng(RngOp::Output),

@@ -28,8 +28,8 @@ pub use device::{
     CAPABILITIES,
 };
 pub use host_op::{
-    CommOp, DeviceControl, DevicesOp, HostDeviceQuery, HostOp, RngOp, StringOp, TimerOp,
-    KERNEL_MANIFEST_FIELDS,
+    AutotuneOp, CommOp, DeviceControl, DevicesOp, HostDeviceQuery, HostOp, RngOp, StringOp,
+    TimerOp, KERNEL_MANIFEST_FIELDS,
 };
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
 pub use intrinsic::{

@@ -289,6 +289,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         span: Span,
     ) -> R<ir::Expr> {
         if op == BinOp::Add && *ty == Type::String {
+            let rhs = self.optional_as_text(rhs);
             return Ok(ir::Expr {
                 kind: ExprKind::Host {
                     op: HostOp::Concat,

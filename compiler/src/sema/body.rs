@@ -79,6 +79,9 @@ pub struct FnCtx<'s, 'a> {
     /// (`CoopMatrixAcc<float16> c = CoopMatrix.zeroAcc()`): set for each method call from
     /// its context, taken by `CoopMatrix.loadAcc` / `zeroAcc` / `convert` (sema/coop.rs).
     pub(super) coop_hint: Option<ir::CoopType>,
+    /// The `Optional<T>` type the method call being checked is expected to produce, for
+    /// `Optional.of(v)` and `Optional.empty()` (sema/optional.rs).
+    pub(super) optional_hint: Option<Type>,
     /// Set while Cajeta's `m.load(…)` of a float32 A or B tile is checked: its float32
     /// memory is converted to the float16 tile (sema/coop_cajeta.rs).
     pub(super) coop_widening_load: bool,
@@ -125,6 +128,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             unresolved: std::collections::HashSet::new(),
             this: None,
             coop_hint: None,
+            optional_hint: None,
             coop_widening_load: false,
             catch_names: std::collections::HashSet::new(),
         };

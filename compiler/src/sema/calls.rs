@@ -266,6 +266,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 return self.intrinsic_call("SystemOut", None, name, args, span);
             }
         }
+        if let Some(r) = self.optional_static_call(recv, name, args, span) {
+            return r;
+        }
         if let Some(r) = self.math_vector_call(recv, name, args, span) {
             return r;
         }
@@ -337,6 +340,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Type::Matrix(..) => return self.matrix_method(r, name, args, span),
             Type::Quaternion(_) => return self.quaternion_method(r, name, args, span),
             Type::Bytes16(_) => return self.bytes16_method(r, name, args, span),
+            Type::Struct(_) if super::optional::element(&r.ty).is_some() => {
+                return self.optional_method(r, name, args, span)
+            }
             other => {
                 let other = other.clone();
                 return self.error(Diagnostic::error(
@@ -484,6 +490,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let mut all = Vec::new();
         all.extend(recv);
         all.extend(values);
+        if matches!(
+            m.host,
+            Some(HostOp::Println | HostOp::Print | HostOp::Printf | HostOp::ToString)
+        ) && !device
+        {
+            all = all.into_iter().map(|a| self.optional_as_text(a)).collect();
+        }
         if let (true, Some(op)) = (device, m.device) {
             self.check_memory_intrinsic(op, &mut all, span)?;
         }
@@ -539,6 +552,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ty: ret,
             span,
         };
+        if m.host == Some(HostOp::Autotune(ir::AutotuneOp::Recall)) && !device {
+            let ty = call.ty.clone();
+            return Ok(self.optional_from_recall(call, ty));
+        }
         Ok(match mask {
             Some(mask) => ir::Expr {
                 ty: call.ty.clone(),

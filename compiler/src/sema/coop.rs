@@ -112,26 +112,6 @@ impl FnCtx<'_, '_> {
             _ => return Ok(()),
         };
         let want = t.component;
-        // bfloat16 scalars live in float32 registers and have no native buffer form here: a
-        // bfloat16 tile comes from 128-bit vectors holding its bits.
-        if want == ScalarType::BF16 && matches!(elem, Type::Scalar(_)) {
-            let found = memory.ty.clone();
-            return self.error(
-                Diagnostic::error(
-                    Code::TypeMismatch,
-                    memory.span,
-                    format!(
-                        "a {t} is loaded from and stored to arrays of 128-bit vectors, found \
-                         {found}"
-                    ),
-                )
-                .with_label(format!("this is {found}"))
-                .with_note(
-                    "help: keep bfloat16 data as raw bits, eight to a Vector<uint32,4> \
-                     (KernelBuffer<Vector<uint32,4>> or Shared<Vector<uint32,4>>)",
-                ),
-            );
-        }
         match elem {
             // Cajeta's float32 A and B tiles are float16 here, converted on load.
             Type::Scalar(ScalarType::F32)

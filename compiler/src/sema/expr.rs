@@ -283,6 +283,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     Some(Type::CoopMatrix(t)) => Some(*t),
                     _ => None,
                 };
+                self.optional_hint = hint
+                    .filter(|t| super::optional::element(t).is_some())
+                    .cloned();
                 self.method_call(recv, name, args, span)
             }
             ast::ExprKind::GenericMethodCall(recv, name, targs, args) => {

@@ -47,7 +47,7 @@ impl FnCtx<'_, '_> {
                     "`printf` needs a value, found void",
                 ));
             }
-            values.push(v);
+            values.push(self.optional_as_text(v));
         }
         if let Some(text) = literal {
             self.check_format(&text, first.value.span, &values[1..], span)?;

@@ -36,6 +36,7 @@ mod members;
 mod memory;
 mod names;
 mod operators;
+mod optional;
 mod overloads;
 mod pod;
 mod precision;
@@ -227,6 +228,19 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
                     ),
                 )
                 .with_note("help: take a float32 and convert inside: `afp a = (afp) a32;`"),
+            );
+            continue;
+        }
+        if matches!(f.kind, FunctionKind::Kernel | FunctionKind::Device)
+            && optional::element(t).is_some()
+        {
+            diags.push(
+                Diagnostic::error(
+                    Code::HostOnlyInDevice,
+                    p.ty.span,
+                    format!("`{t}` is host code: kernels have no optional values"),
+                )
+                .with_note("help: pass the value, and a flag saying whether there is one"),
             );
             continue;
         }

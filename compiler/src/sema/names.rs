@@ -496,6 +496,11 @@ pub fn resolve_type(
                 return Ok(Type::Presentation(kind));
             }
             match canonical_class(name) {
+                // Cajeta's `Optional<T>` of a scalar: a POD of the library (sema/optional.rs).
+                "Optional" => {
+                    arity(1)?;
+                    super::optional::optional_type(&args[0], t.span, generics)
+                }
                 "KernelBuffer" => {
                     arity(1)?;
                     let ast::TypeArg::Type(inner) = &args[0] else {

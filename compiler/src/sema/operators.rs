@@ -159,6 +159,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     "strings are host-only",
                 ));
             }
+            let (lv, rv) = (self.optional_as_text(lv), self.optional_as_text(rv));
             return Ok(ir::Expr {
                 kind: ExprKind::Host {
                     op: HostOp::Concat,

@@ -58,7 +58,7 @@ const OTHER_TYPE_NAMES: &[&str] = &[
 ];
 
 /// E0024 for a class of Cajeta's library that cajetac does not offer, used as a name
-/// (`Autotune.recall(…)`), with what to write instead; `None` for other names.
+/// (`RenderGraph`), with what to write instead; `None` for other names.
 pub(super) fn cajeta_only_class(name: &str, span: Span) -> Option<Diagnostic> {
     let instead = cajeta_only_type(name)?;
     Some(
@@ -82,11 +82,6 @@ fn cajeta_only_type(name: &str) -> Option<&'static str> {
         "KernelError" | "XpuKernelError" => {
             "a checked kernel's fault is caught with `try { …; s.sync(); } catch (KernelError e) \
              { … }`, where `e.getMessage()` is its message; there is no other value of this type"
-        }
-        "Autotune" => {
-            "cajetac keeps no per-device store of tuned values: measure once and keep the \
-             value in a file of your own (`Files.writeInt32(path, values)`), named after \
-             `Device.name()`"
         }
         "TargetDescriptor" => {
             "`TargetDescriptor` is a class of static queries (`TargetDescriptor.waveWidth()`, \

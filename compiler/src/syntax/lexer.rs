@@ -315,6 +315,7 @@ pub const GENERIC_TYPES: &[&str] = &[
     "CooperativeMatrix",
     "Tile",
     "Quaternion",
+    "Optional",
 ];
 
 fn unescape(slice: &str) -> String {

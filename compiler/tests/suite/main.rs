@@ -4,6 +4,8 @@
 
 mod caches;
 #[cfg(feature = "native-host")]
+mod cajeta_autotune;
+#[cfg(feature = "native-host")]
 mod cajeta_forms;
 #[cfg(feature = "native-host")]
 mod cajeta_generics;

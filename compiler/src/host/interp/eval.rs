@@ -76,6 +76,8 @@ pub struct Interp<'a> {
     /// Cajeta's `Device.setCpuWorkerCap(n)`: the CPU device's worker threads per launch, at
     /// most (0: every thread).
     pub(crate) cpu_worker_cap: usize,
+    /// Cajeta's `Autotune` store, read at its first use (host/autotune.rs).
+    pub(crate) autotune: crate::host::autotune::AutotuneStore,
 }
 
 impl<'a> Interp<'a> {
@@ -90,6 +92,7 @@ impl<'a> Interp<'a> {
             waiting: None,
             launch_failures: 0,
             cpu_worker_cap: 0,
+            autotune: Default::default(),
         }
     }
 

@@ -117,6 +117,11 @@ impl Interp<'_> {
                     .or_else(|m| err(span, m))
             }
             HostOp::NanoTime => Ok(Value::Scalar(Scalar::I64(nano_time()))),
+            HostOp::Autotune(op) => self.autotune_op(f, op, args, e),
+            HostOp::EmptyOptional => match args.first().map(|a| &a.kind) {
+                Some(crate::ir::ExprKind::Str(message)) => err(span, message.clone()),
+                _ => internal(span, "an empty Optional's error without its text"),
+            },
             HostOp::SetCpuWorkerCap => {
                 let [n] = args else {
                     return internal(span, "setCpuWorkerCap takes one count");

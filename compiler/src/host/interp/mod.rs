@@ -10,6 +10,7 @@
 
 mod acceleration;
 mod async_transfer;
+mod autotune_ops;
 mod buffer_transfer;
 mod comm;
 mod cpu_gemm;

@@ -209,7 +209,11 @@ impl FnCx<'_, '_> {
         let Some(elem) = elem_ty.elem_scalar() else {
             return Err(unsupported(span, format!("a shared array of `{elem_ty}`")));
         };
-        let bits = elem_ty.as_scalar().is_some() && self.shared_needs_bits(local, elem);
+        // A bfloat16 element is stored as its 16 bits, as in a buffer (`storage.rs` widens
+        // and narrows it): its float32 register form would double the array and mismatch
+        // the loads and stores, and a cooperative-matrix load reads the array as bfloat16.
+        let bits = elem_ty.as_scalar().is_some()
+            && (elem == ScalarType::BF16 || self.shared_needs_bits(local, elem));
         let storage = if bits {
             self.cx.int_type(elem.bits(), false)
         } else {
