@@ -269,6 +269,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 if let Type::Bytes16(_) = b.ty {
                     return self.bytes16_lane(b, index, span);
                 }
+                if let Type::Wide(..) = b.ty {
+                    return self.wide_lane(b, index, span);
+                }
                 let (place, ty) = self.index_place(b, base, index, e.span)?;
                 // SPEC §8: an `sfp`/`lfp` element reads as `afp`.
                 Ok(super::precision::promote_load(ir::Expr {
@@ -354,6 +357,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 return self.this_escapes(span);
             }
             self.check_assigned(id, span)?;
+            if let Some(wide) = self.load_wide(id, span) {
+                return Ok(wide);
+            }
             let ty = self.locals[id.0].ty.clone();
             return Ok(ir::Expr {
                 kind: ExprKind::Load(Place::Local(id)),
@@ -433,6 +439,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 )
                 .with_note("help: read a lane of a 16-lane byte vector by its index, `v[k]` with a constant k in 0..15"),
             );
+        }
+        if let Type::Wide(..) = b.ty {
+            let d = super::wide_vector::wide_refused(&b.ty, field.span, "a lane by name");
+            return self.error(d);
         }
         if let Type::Struct(_) = b.ty {
             let (place, ty) = self.pod_field(b, field)?;

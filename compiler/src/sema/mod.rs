@@ -59,6 +59,7 @@ mod vector_buffer;
 mod vector_methods;
 mod vector_ops;
 mod wave_cajeta;
+mod wide_vector;
 
 pub use crate::ir::const_fold::{float_to_int, round_to_float};
 pub use annotations::METHOD_ANNOTATION_NAMES;
@@ -106,6 +107,7 @@ fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<D
             Some(b) => ctx.body(b),
             None => Vec::new(),
         };
+        let checked = ctx.diags.is_empty();
         diags.append(&mut ctx.diags);
         calls.push(std::mem::take(&mut ctx.calls));
         module.functions.push(ir::Function {
@@ -120,6 +122,9 @@ fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<D
             wave_width: annotations::wave_width(f.decl, f.kind, &mut diags),
             span: f.decl.name.span,
         });
+        if let (true, Some(last)) = (checked, module.functions.last()) {
+            diags.extend(wide_vector::leftover_wide_use(last));
+        }
     }
     check_recursion(&module, &calls, &mut diags);
     if diags.is_empty() {
@@ -141,6 +146,7 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
     let name = &f.decl.name;
     annotations::check_cajeta_method_annotations(f.decl, f.kind, diags);
     annotations::check_param_annotations(f.decl, f.kind, &f.params, diags);
+    wide_vector::check_signature(f.decl, &f.params, &f.ret, diags);
     match f.kind {
         FunctionKind::Kernel => {
             if f.ret != Type::Void {

@@ -530,6 +530,15 @@ pub fn resolve_type(
                     {
                         return Ok(Type::Bytes16(s));
                     }
+                    // Cajeta's wide vectors, held as 4-lane parts (sema/wide_vector.rs).
+                    if let ast::TypeArg::Int(text, _) = &args[1] {
+                        match text.parse::<u8>() {
+                            Ok(n @ (8 | 16)) if super::wide_vector::wide_lane_ok(s) => {
+                                return Ok(Type::Wide(s, n));
+                            }
+                            _ => {}
+                        }
+                    }
                     let n = type_int(&args[1], "the lane count N of Vector<T, N>")?;
                     if !super::precision::vector_lanes_ok(s, n) {
                         return Err(Diagnostic::error(

@@ -1,0 +1,706 @@
+//! Cajeta's wide vectors, `Vector<T, 8>` and `Vector<T, 16>` (T `float16`, `float32`,
+//! `float64`, `int32`, `uint32`, `int64`, `uint64`). Vulkan shaders have no 8- or
+//! 16-component vectors (SPIR-V's `Vector16` capability is not allowed there), so a wide
+//! vector is held as 2 or 4 `Vector<T, 4>` *parts*, lane `4k + j` in lane `j` of part `k`,
+//! and the checker spells each of its operations out on the parts:
+//!
+//! - a local `Vector<T, 8> v` is one `Vector<T, 4>` local per part (the name itself is bound
+//!   to a local that stays unused); reading `v` gives the parts, storing into it stores each;
+//! - a wide *value* is an [`ExprKind::Construct`] of its parts with the wide type, or a
+//!   [`ExprKind::Sequence`] around one; every use here takes it apart again
+//!   ([`FnCtx::wide_parts`]), so no expression of the wide type is left in the checked
+//!   module ([`leftover_wide_use`] reports E0024 where a form not offered would have left one);
+//! - `stack Vector<T, 8>(x)` splats, `(x0, …, x7)` (scalars and smaller vectors) fills lanes;
+//!   `v[k]` (a constant `k`) is lane `k % 4` of part `k / 4`, `v[k] = x` writes it;
+//!   `+ - * / %` and the bitwise operators are the 4-lane operators part by part (a scalar
+//!   operand splat), `-v` too; `a.dot(b)` is the sum of the parts' dots in part order;
+//!   `a.min(b)`, `max`, `clamp` part by part; `buf.vload<8>(i)` is `vload<4>` of elements
+//!   `8i … 8i + 7` (two `vload<4>(2i + k)`), `buf.vstore(i, v)` the two stores;
+//!   in host code `System.out.println(v)` and `"…" + v` print the lanes as a vector does.
+//!
+//! So both kernel backends, the CPU device and both host executors see only 4-lane vectors.
+
+use super::body::{FnCtx, R};
+use super::bytes16::{bin, sequence};
+use super::expr::is_pure;
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{self, BinaryOp, ExprKind, HostOp, Intrinsic, LocalId, Place, ScalarType, Type};
+use crate::syntax::ast::{self, BinOp};
+
+/// The forms offered on wide vectors, for the help line of every refusal.
+pub(super) const WIDE_FORMS: &str = "`stack Vector<T, N>(x)` or N lanes, `v[k]` and `v[k] = x` with a constant k, `+ - * / %` and `& | ^` with wide vectors or scalars, `-v`, `a.dot(b)`, `a.min(b)`, `a.max(b)`, `a.clamp(lo, hi)`, `Math.f(a, …)` lane-wise on wide operands of one type, `buf.vload<N>(i)`, `buf.vstore(i, v)`, locals, and printing in host code";
+
+/// Whether `Vector<lane, n>` is a wide vector cajetac offers (see the module comment).
+pub(super) fn wide_lane_ok(lane: ScalarType) -> bool {
+    matches!(
+        lane,
+        ScalarType::F16
+            | ScalarType::F32
+            | ScalarType::F64
+            | ScalarType::I32
+            | ScalarType::U32
+            | ScalarType::I64
+            | ScalarType::U64
+    )
+}
+
+/// E0024 for a use of a wide vector that is not offered, with the forms that are.
+pub(super) fn wide_refused(ty: &Type, span: Span, what: &str) -> Diagnostic {
+    Diagnostic::error(
+        Code::UnsupportedFeature,
+        span,
+        format!("{what} is not supported on {ty}"),
+    )
+    .with_label(format!("a {ty}"))
+    .with_note(
+        "a wide vector is held as Vector<T, 4> parts (Vulkan shaders have no 8- or 16-lane vectors)",
+    )
+    .with_note(format!("help: wide vectors offer {WIDE_FORMS}"))
+}
+
+fn vec4(lane: ScalarType) -> Type {
+    Type::Vector(lane, 4)
+}
+
+fn load(id: LocalId, ty: Type, span: Span) -> ir::Expr {
+    ir::Expr {
+        kind: ExprKind::Load(Place::Local(id)),
+        ty,
+        span,
+    }
+}
+
+fn lane_of(part: ir::Expr, lane: u8, s: ScalarType, span: Span) -> ir::Expr {
+    ir::Expr {
+        kind: ExprKind::Swizzle(Box::new(part), vec![lane]),
+        ty: Type::Scalar(s),
+        span,
+    }
+}
+
+/// The wide value made of `parts` (each a `Vector<lane, 4>`).
+fn wide_value(parts: Vec<ir::Expr>, lane: ScalarType, span: Span) -> ir::Expr {
+    let n = (parts.len() * 4) as u8;
+    ir::Expr {
+        kind: ExprKind::Construct(parts),
+        ty: Type::Wide(lane, n),
+        span,
+    }
+}
+
+/// Whether `e` reads one of `locals`.
+fn reads_any(e: &ir::Expr, locals: &[LocalId]) -> bool {
+    let mut found = false;
+    ir::visit::for_each_local_use_in_expr(e, &mut |id, _| found |= locals.contains(&id));
+    found
+}
+
+impl<'s, 'a> FnCtx<'s, 'a> {
+    /// After `id` was declared with a wide type: one `Vector<T, 4>` local per part.
+    pub(super) fn declare_wide_parts(&mut self, id: LocalId) {
+        let Type::Wide(lane, n) = self.locals[id.0].ty else {
+            return;
+        };
+        let span = self.locals[id.0].span;
+        let name = self.locals[id.0].name.clone();
+        let parts = (0..n / 4)
+            .map(|k| {
+                let p = self.temp(vec4(lane), span);
+                self.locals[p.0].name = format!("${name}.{k}");
+                p
+            })
+            .collect();
+        self.wide_locals.insert(id, parts);
+    }
+
+    /// Reading the wide local `id`: its parts, as one wide value.
+    pub(super) fn load_wide(&self, id: LocalId, span: Span) -> Option<ir::Expr> {
+        let parts = self.wide_locals.get(&id)?;
+        let Type::Wide(lane, _) = self.locals[id.0].ty else {
+            return None;
+        };
+        let loads = parts.iter().map(|p| load(*p, vec4(lane), span)).collect();
+        Some(wide_value(loads, lane, span))
+    }
+
+    /// `v` as the statements to run first and its parts (each a `Vector<T, 4>`).
+    pub(super) fn wide_parts(&mut self, v: ir::Expr) -> R<(Vec<ir::Stmt>, Vec<ir::Expr>)> {
+        match v.kind {
+            ExprKind::Construct(parts) if matches!(v.ty, Type::Wide(..)) => Ok((Vec::new(), parts)),
+            ExprKind::Sequence(mut stmts, inner) if matches!(v.ty, Type::Wide(..)) => {
+                let (more, parts) = self.wide_parts(*inner)?;
+                stmts.extend(more);
+                Ok((stmts, parts))
+            }
+            _ => {
+                let d = wide_refused(&v.ty, v.span, "a value of this form (`?:`, a call, …)");
+                self.error(d)
+            }
+        }
+    }
+
+    /// The parts of `v`, each pure (bound to a temporary where it is not), after `stmts`.
+    fn pure_parts(&mut self, v: ir::Expr, stmts: &mut Vec<ir::Stmt>) -> R<Vec<ir::Expr>> {
+        let (first, parts) = self.wide_parts(v)?;
+        stmts.extend(first);
+        Ok(parts
+            .into_iter()
+            .map(|p| {
+                if is_pure(&p) {
+                    p
+                } else {
+                    self.bind_value(stmts, p)
+                }
+            })
+            .collect())
+    }
+
+    /// The statements storing the wide value `v` into the wide local `id`. A part that
+    /// reads another part of `id` (`v = stack Vector<T, 8>(v[4], …)`) is computed before any
+    /// part is stored.
+    pub(super) fn store_wide(&mut self, id: LocalId, v: ir::Expr, span: Span) -> R<Vec<ir::Stmt>> {
+        let targets = self.wide_locals.get(&id).cloned().unwrap_or_default();
+        let (mut stmts, mut parts) = self.wide_parts(v)?;
+        let crossing = parts.iter().enumerate().any(|(k, p)| {
+            let others: Vec<LocalId> = targets
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(_, t)| *t)
+                .collect();
+            reads_any(p, &others)
+        });
+        if crossing {
+            parts = parts
+                .into_iter()
+                .map(|p| self.bind_value(&mut stmts, p))
+                .collect();
+        }
+        for (t, p) in targets.into_iter().zip(parts) {
+            stmts.push(ir::Stmt::Store {
+                place: Place::Local(t),
+                value: p,
+                span,
+            });
+        }
+        Ok(stmts)
+    }
+
+    /// `stack Vector<T, N>(…)` of a wide type: one lane value for all, or N lanes made of
+    /// scalars and `Vector<T, M>` values (evaluated once each, left to right).
+    pub(super) fn construct_wide(
+        &mut self,
+        ty: Type,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> R<ir::Expr> {
+        let Type::Wide(lane, n) = ty else {
+            unreachable!("construct_wide of another type")
+        };
+        let lane_ty = Type::Scalar(lane);
+        let mut stmts = Vec::new();
+        let mut lanes: Vec<ir::Expr> = Vec::new();
+        for a in args {
+            if let Some(name) = &a.name {
+                return self.error(Diagnostic::error(
+                    Code::SyntaxError,
+                    name.span,
+                    format!("unexpected named argument `{}:`", name.name),
+                ));
+            }
+            let v = self.expr(&a.value, Some(&lane_ty))?;
+            match v.ty.clone() {
+                Type::Vector(s, m) if s == lane => {
+                    let v = if is_pure(&v) {
+                        v
+                    } else {
+                        self.bind_value(&mut stmts, v)
+                    };
+                    lanes.extend((0..m).map(|j| lane_of(v.clone(), j, lane, span)));
+                }
+                Type::Wide(s, _) if s == lane => {
+                    for p in self.pure_parts(v, &mut stmts)? {
+                        lanes.extend((0..4).map(|j| lane_of(p.clone(), j, lane, span)));
+                    }
+                }
+                Type::Scalar(_) => {
+                    let v = self.coerce(v, &lane_ty, a.value.span)?;
+                    // Bound in order, so that the lanes are evaluated left to right.
+                    let v = if is_pure(&v) {
+                        v
+                    } else {
+                        self.bind_value(&mut stmts, v)
+                    };
+                    lanes.push(v);
+                }
+                other => {
+                    return self.error(
+                        Diagnostic::error(
+                            Code::TypeMismatch,
+                            a.value.span,
+                            format!(
+                                "a part of {ty} must be {lane} or a Vector<{lane},N>, found {other}"
+                            ),
+                        )
+                        .with_label(format!("this is {other}")),
+                    )
+                }
+            }
+        }
+        let parts = if lanes.len() == 1 && args.len() == 1 {
+            let x = lanes.remove(0);
+            let x = if is_pure(&x) {
+                x
+            } else {
+                self.bind_value(&mut stmts, x)
+            };
+            let splat = ir::Expr {
+                kind: ExprKind::Splat(Box::new(x)),
+                ty: vec4(lane),
+                span,
+            };
+            vec![splat; usize::from(n / 4)]
+        } else if lanes.len() == usize::from(n) {
+            lanes
+                .chunks(4)
+                .map(|c| ir::Expr {
+                    kind: ExprKind::Construct(c.to_vec()),
+                    ty: vec4(lane),
+                    span,
+                })
+                .collect()
+        } else {
+            return self.error(
+                Diagnostic::error(
+                    Code::ArgumentCount,
+                    span,
+                    format!("{ty} needs {n} lanes, the arguments supply {}", lanes.len()),
+                )
+                .with_note("vector parts count for their lanes; one scalar fills every lane"),
+            );
+        };
+        Ok(sequence(stmts, wide_value(parts, lane, span)))
+    }
+
+    /// `v[k]` with a constant `k`: lane `k % 4` of part `k / 4`.
+    pub(super) fn wide_lane(&mut self, v: ir::Expr, index: &ast::Expr, span: Span) -> R<ir::Expr> {
+        let Type::Wide(lane, n) = v.ty else {
+            unreachable!("wide_lane of another type")
+        };
+        let k = self.constant_lane(index, n)?;
+        let (mut stmts, parts) = self.wide_parts(v)?;
+        let mut picked = None;
+        for (i, p) in parts.into_iter().enumerate() {
+            if i == usize::from(k / 4) {
+                picked = Some(p);
+            } else if !is_pure(&p) {
+                // The other parts are still computed, for what they do.
+                stmts.push(ir::Stmt::Expr(p));
+            }
+        }
+        let part = picked.expect("the lane's part exists");
+        Ok(sequence(stmts, lane_of(part, k % 4, lane, span)))
+    }
+
+    /// The place `v[k]` (a constant `k`) of a wide local: lane `k % 4` of its part `k / 4`.
+    pub(super) fn wide_lane_place(
+        &mut self,
+        v: ir::Expr,
+        index: &ast::Expr,
+        span: Span,
+    ) -> R<(Place, Type)> {
+        let Type::Wide(lane, n) = v.ty else {
+            unreachable!("wide_lane_place of another type")
+        };
+        let k = self.constant_lane(index, n)?;
+        let ty = v.ty.clone();
+        match v.kind {
+            ExprKind::Construct(parts) => match &parts[usize::from(k / 4)].kind {
+                ExprKind::Load(p @ Place::Local(_)) => Ok((
+                    Place::Lane {
+                        base: Box::new(p.clone()),
+                        lane: k % 4,
+                    },
+                    Type::Scalar(lane),
+                )),
+                _ => self.error(wide_refused(&ty, span, "assigning to a lane of a value")),
+            },
+            _ => self.error(wide_refused(&ty, span, "assigning to a lane of a value")),
+        }
+    }
+
+    /// `-v`: each part negated.
+    pub(super) fn wide_neg(&mut self, v: ir::Expr, span: Span) -> R<ir::Expr> {
+        let Type::Wide(lane, _) = v.ty else {
+            unreachable!("wide_neg of another type")
+        };
+        let (stmts, parts) = self.wide_parts(v)?;
+        let parts = parts
+            .into_iter()
+            .map(|p| ir::Expr {
+                kind: ExprKind::Unary(ir::UnaryOp::Neg, Box::new(p)),
+                ty: vec4(lane),
+                span,
+            })
+            .collect();
+        Ok(sequence(stmts, wide_value(parts, lane, span)))
+    }
+
+    /// `a op b` with a wide operand: the 4-lane operator part by part, a scalar operand
+    /// converted to the lane type once and splat. Comparisons are refused (no wide masks).
+    pub(super) fn wide_binary(
+        &mut self,
+        op: BinOp,
+        lv: ir::Expr,
+        rv: ir::Expr,
+        span: Span,
+    ) -> R<ir::Expr> {
+        let ty = if let Type::Wide(..) = lv.ty {
+            lv.ty.clone()
+        } else {
+            rv.ty.clone()
+        };
+        let Type::Wide(lane, n) = ty else {
+            unreachable!("wide_binary without a wide operand")
+        };
+        let allowed = matches!(
+            op,
+            BinOp::Add
+                | BinOp::Sub
+                | BinOp::Mul
+                | BinOp::Div
+                | BinOp::Rem
+                | BinOp::BitAnd
+                | BinOp::BitOr
+                | BinOp::BitXor
+        );
+        if !allowed {
+            return self.error(wide_refused(&ty, span, &format!("`{}`", op.symbol())));
+        }
+        let mut stmts = Vec::new();
+        let mut sides = Vec::new();
+        for v in [lv, rv] {
+            let vspan = v.span;
+            let parts = match v.ty.clone() {
+                t if t == ty => {
+                    let (first, parts) = self.wide_parts(v)?;
+                    stmts.extend(first);
+                    parts
+                }
+                Type::Scalar(_) => {
+                    let x = self.coerce(v, &Type::Scalar(lane), vspan)?;
+                    let x = if is_pure(&x) {
+                        x
+                    } else {
+                        self.bind_value(&mut stmts, x)
+                    };
+                    let splat = ir::Expr {
+                        kind: ExprKind::Splat(Box::new(x)),
+                        ty: vec4(lane),
+                        span: vspan,
+                    };
+                    vec![splat; usize::from(n / 4)]
+                }
+                other => {
+                    return self.error(
+                        Diagnostic::error(
+                            Code::TypeMismatch,
+                            vspan,
+                            format!("expected {ty} (or a {lane} to broadcast), found {other}"),
+                        )
+                        .with_label(format!("this is {other}"))
+                        .with_note("vector sizes and lane types never convert implicitly"),
+                    )
+                }
+            };
+            sides.push(parts);
+        }
+        let rparts = sides.pop().unwrap_or_default();
+        let lparts = sides.pop().unwrap_or_default();
+        let mut parts = Vec::new();
+        for (a, b) in lparts.into_iter().zip(rparts) {
+            parts.push(self.vector_binary(op, a, b, span)?);
+        }
+        Ok(sequence(stmts, wide_value(parts, lane, span)))
+    }
+
+    /// `buf.vload<N>(i)` for N = 8 or 16 on a `KernelBuffer<lane>`: elements `N·i … N·i+N-1`,
+    /// as `vload<4>(N/4·i + k)` for each part `k`.
+    pub(super) fn wide_vload(
+        &mut self,
+        buf: ir::Expr,
+        i: ir::Expr,
+        lane: ScalarType,
+        n: u8,
+        span: Span,
+    ) -> R<ir::Expr> {
+        let ty = Type::Wide(lane, n);
+        if !wide_lane_ok(lane) {
+            return self.error(wide_refused(&ty, span, "`vload`"));
+        }
+        let mut stmts = Vec::new();
+        let first = self.part_index(i, n, &mut stmts, span);
+        let parts = (0..n / 4)
+            .map(|k| ir::Expr {
+                kind: ExprKind::Intrinsic {
+                    op: Intrinsic::BufferVload,
+                    args: vec![buf.clone(), part_offset(first.clone(), k, span)],
+                },
+                ty: vec4(lane),
+                span,
+            })
+            .collect();
+        Ok(sequence(stmts, wide_value(parts, lane, span)))
+    }
+
+    /// `buf.vstore(i, v)` of a wide `v`: `vstore(N/4·i + k, part k)` for each part `k`.
+    pub(super) fn wide_vstore(
+        &mut self,
+        buf: ir::Expr,
+        i: ir::Expr,
+        v: ir::Expr,
+        span: Span,
+    ) -> R<ir::Expr> {
+        let Type::Wide(_, n) = v.ty else {
+            unreachable!("wide_vstore of another type")
+        };
+        // The index first, then the value, as the 4-lane store evaluates them.
+        let mut stmts = Vec::new();
+        let first = self.part_index(i, n, &mut stmts, span);
+        let parts = self.pure_parts(v, &mut stmts)?;
+        let mut stores: Vec<ir::Expr> = parts
+            .into_iter()
+            .enumerate()
+            .map(|(k, p)| ir::Expr {
+                kind: ExprKind::Intrinsic {
+                    op: Intrinsic::BufferVstore,
+                    args: vec![buf.clone(), part_offset(first.clone(), k as u8, span), p],
+                },
+                ty: Type::Void,
+                span,
+            })
+            .collect();
+        let last = stores.pop().expect("a wide vector has parts");
+        stmts.extend(stores.into_iter().map(ir::Stmt::Expr));
+        Ok(sequence(stmts, last))
+    }
+
+    /// `N/4 · i` (`uint32`, wrapping as the 4-lane `vload`'s `4·i` does), bound once.
+    fn part_index(
+        &mut self,
+        i: ir::Expr,
+        n: u8,
+        stmts: &mut Vec<ir::Stmt>,
+        span: Span,
+    ) -> ir::Expr {
+        let scaled = bin(
+            BinaryOp::Mul,
+            i,
+            super::bytes16::int(u64::from(n / 4), ScalarType::U32, span),
+            span,
+        );
+        self.bind_value(stmts, scaled)
+    }
+
+    /// `a.dot(b)` (float lanes: the sum of the parts' dots, in part order), `a.min(b)`,
+    /// `a.max(b)`, `a.clamp(lo, hi)` (part by part; a scalar argument is splat).
+    pub(super) fn wide_method(
+        &mut self,
+        v: ir::Expr,
+        name: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> R<ir::Expr> {
+        let ty = v.ty.clone();
+        let Type::Wide(lane, _) = ty else {
+            unreachable!("wide_method of another type")
+        };
+        let (f, want) = match name.name.as_str() {
+            "dot" if lane.is_float() => (ir::VecFn::Dot, 1),
+            "min" => (ir::VecFn::Min, 1),
+            "max" => (ir::VecFn::Max, 1),
+            "clamp" => (ir::VecFn::Clamp, 2),
+            other => {
+                return self.error(wide_refused(&ty, name.span, &format!("`{other}`")));
+            }
+        };
+        if args.len() != want || args.iter().any(|a| a.name.is_some()) {
+            return self.error(Diagnostic::error(
+                Code::ArgumentCount,
+                span,
+                format!("`{ty}.{}` takes {want} positional argument(s)", name.name),
+            ));
+        }
+        let mut stmts = Vec::new();
+        let mut operands = vec![self.pure_parts(v, &mut stmts)?];
+        for a in args {
+            let x = self.expr(&a.value, Some(&ty))?;
+            let xspan = x.span;
+            let parts = match x.ty.clone() {
+                t if t == ty => self.pure_parts(x, &mut stmts)?,
+                Type::Scalar(_) if f != ir::VecFn::Dot => {
+                    let x = self.coerce(x, &Type::Scalar(lane), xspan)?;
+                    let x = if is_pure(&x) {
+                        x
+                    } else {
+                        self.bind_value(&mut stmts, x)
+                    };
+                    let splat = ir::Expr {
+                        kind: ExprKind::Splat(Box::new(x)),
+                        ty: vec4(lane),
+                        span: xspan,
+                    };
+                    vec![splat; operands[0].len()]
+                }
+                other => {
+                    return self.error(
+                        Diagnostic::error(
+                            Code::TypeMismatch,
+                            xspan,
+                            format!("`{}` takes a {ty}, found {other}", name.name),
+                        )
+                        .with_label(format!("this is {other}")),
+                    )
+                }
+            };
+            operands.push(parts);
+        }
+        let per_part: Vec<ir::Expr> = (0..operands[0].len())
+            .map(|k| ir::Expr {
+                kind: ExprKind::Intrinsic {
+                    op: Intrinsic::Vector(f),
+                    args: operands.iter().map(|o| o[k].clone()).collect(),
+                },
+                ty: if f == ir::VecFn::Dot {
+                    Type::Scalar(lane)
+                } else {
+                    vec4(lane)
+                },
+                span,
+            })
+            .collect();
+        let value = if f == ir::VecFn::Dot {
+            let mut it = per_part.into_iter();
+            let first = it.next().expect("a wide vector has parts");
+            it.fold(first, |sum, d| bin(BinaryOp::Add, sum, d, span))
+        } else {
+            wide_value(per_part, lane, span)
+        };
+        Ok(sequence(stmts, value))
+    }
+
+    /// A wide value as the text a vector prints as, `(x0, x1, …)` (host code: `println`,
+    /// `print` and string `+`); other values unchanged.
+    pub(super) fn wide_as_text(&mut self, v: ir::Expr) -> R<ir::Expr> {
+        let Type::Wide(lane, _) = v.ty else {
+            return Ok(v);
+        };
+        let span = v.span;
+        let mut stmts = Vec::new();
+        let parts = self.pure_parts(v, &mut stmts)?;
+        let text = |s: &str| ir::Expr {
+            kind: ExprKind::Str(s.to_string()),
+            ty: Type::String,
+            span,
+        };
+        let concat = |a: ir::Expr, b: ir::Expr| ir::Expr {
+            kind: ExprKind::Host {
+                op: HostOp::Concat,
+                args: vec![a, b],
+            },
+            ty: Type::String,
+            span,
+        };
+        let mut out = text("(");
+        for (k, p) in parts.iter().enumerate() {
+            for j in 0..4 {
+                if k + j > 0 {
+                    out = concat(out, text(", "));
+                }
+                out = concat(out, lane_of(p.clone(), j as u8, lane, span));
+            }
+        }
+        Ok(sequence(stmts, concat(out, text(")"))))
+    }
+}
+
+/// `first + k` (`uint32`).
+fn part_offset(first: ir::Expr, k: u8, span: Span) -> ir::Expr {
+    if k == 0 {
+        return first;
+    }
+    bin(
+        BinaryOp::Add,
+        first,
+        super::bytes16::int(u64::from(k), ScalarType::U32, span),
+        span,
+    )
+}
+
+/// E0024 for the first expression of a wide type left in `f`'s checked body: a use of a wide
+/// vector that no form above took apart (`c ? a : b`, passing one to a method, …).
+pub(super) fn leftover_wide_use(f: &ir::Function) -> Option<Diagnostic> {
+    let e = ir::visit::find_expr(&f.body, &|e| matches!(e.ty, Type::Wide(..)))?;
+    Some(wide_refused(
+        &e.ty,
+        e.span,
+        "a value of this form (`?:`, a call, …)",
+    ))
+}
+
+/// E0024 for a wide vector parameter or result: a value of it is its parts, which a call
+/// would have to pass one by one (not offered yet).
+pub(super) fn check_signature(
+    decl: &ast::MethodDecl,
+    params: &[Type],
+    ret: &Type,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for (p, t) in decl.params.iter().zip(params) {
+        if let Type::Wide(..) = t {
+            diags.push(wide_refused(t, p.ty.span, "a parameter"));
+        }
+    }
+    if let Type::Wide(..) = ret {
+        diags.push(wide_refused(ret, decl.ret.span, "a method result"));
+    }
+}
+
+impl<'s, 'a> FnCtx<'s, 'a> {
+    /// `Math.f(a, …)` with wide operands (all of one wide type, as `Math`'s `T` makes them):
+    /// the 4-lane `Math.f` on each part.
+    pub(super) fn wide_math(
+        &mut self,
+        op: Intrinsic,
+        values: Vec<ir::Expr>,
+        span: Span,
+    ) -> R<ir::Expr> {
+        let ty = values[0].ty.clone();
+        let Type::Wide(lane, _) = ty else {
+            return self.error(wide_refused(&ty, span, "this `Math` function"));
+        };
+        let mut stmts = Vec::new();
+        let mut operands = Vec::new();
+        for v in values {
+            if v.ty != ty {
+                return self.error(wide_refused(
+                    &ty,
+                    v.span,
+                    "mixing it with another type in `Math`",
+                ));
+            }
+            operands.push(self.pure_parts(v, &mut stmts)?);
+        }
+        let parts = (0..operands[0].len())
+            .map(|k| ir::Expr {
+                kind: ExprKind::Intrinsic {
+                    op,
+                    args: operands.iter().map(|o| o[k].clone()).collect(),
+                },
+                ty: vec4(lane),
+                span,
+            })
+            .collect();
+        Ok(sequence(stmts, wide_value(parts, lane, span)))
+    }
+}
