@@ -60,6 +60,7 @@ mod vector_methods;
 mod vector_ops;
 mod wave_cajeta;
 mod wide_vector;
+mod wide_vector_ops;
 
 pub use crate::ir::const_fold::{float_to_int, round_to_float};
 pub use annotations::METHOD_ANNOTATION_NAMES;
@@ -123,7 +124,7 @@ fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<D
             span: f.decl.name.span,
         });
         if let (true, Some(last)) = (checked, module.functions.last()) {
-            diags.extend(wide_vector::leftover_wide_use(last));
+            diags.extend(wide_vector_ops::leftover_wide_use(last));
         }
     }
     check_recursion(&module, &calls, &mut diags);
@@ -146,7 +147,7 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
     let name = &f.decl.name;
     annotations::check_cajeta_method_annotations(f.decl, f.kind, diags);
     annotations::check_param_annotations(f.decl, f.kind, &f.params, diags);
-    wide_vector::check_signature(f.decl, &f.params, &f.ret, diags);
+    wide_vector_ops::check_signature(f.decl, &f.params, &f.ret, diags);
     match f.kind {
         FunctionKind::Kernel => {
             if f.ret != Type::Void {

@@ -9,22 +9,23 @@
 //! - a wide *value* is an [`ExprKind::Construct`] of its parts with the wide type, or a
 //!   [`ExprKind::Sequence`] around one; every use here takes it apart again
 //!   ([`FnCtx::wide_parts`]), so no expression of the wide type is left in the checked
-//!   module ([`leftover_wide_use`] reports E0024 where a form not offered would have left one);
+//!   module (`wide_vector_ops::leftover_wide_use` reports E0024 where a form not offered would have left one);
 //! - `stack Vector<T, 8>(x)` splats, `(x0, …, x7)` (scalars and smaller vectors) fills lanes;
 //!   `v[k]` (a constant `k`) is lane `k % 4` of part `k / 4`, `v[k] = x` writes it;
 //!   `+ - * / %` and the bitwise operators are the 4-lane operators part by part (a scalar
 //!   operand splat), `-v` too; `a.dot(b)` is the sum of the parts' dots in part order;
-//!   `a.min(b)`, `max`, `clamp` part by part; `buf.vload<8>(i)` is `vload<4>` of elements
-//!   `8i … 8i + 7` (two `vload<4>(2i + k)`), `buf.vstore(i, v)` the two stores;
-//!   in host code `System.out.println(v)` and `"…" + v` print the lanes as a vector does.
+//!   `a.min(b)`, `max`, `clamp` and `Math.f(…)` part by part; `buf.vload<8>(i)` is elements
+//!   `8i … 8i + 7` (two `vload<4>(2i + k)`), `buf.vstore(i, v)` the two stores; in host code
+//!   `System.out.println(v)` and `"…" + v` print the lanes as a vector does. These calls are
+//!   in sema/wide_vector_ops.rs.
 //!
 //! So both kernel backends, the CPU device and both host executors see only 4-lane vectors.
 
 use super::body::{FnCtx, R};
-use super::bytes16::{bin, sequence};
+use super::bytes16::sequence;
 use super::expr::is_pure;
 use crate::diagnostics::{Code, Diagnostic, Span};
-use crate::ir::{self, BinaryOp, ExprKind, HostOp, Intrinsic, LocalId, Place, ScalarType, Type};
+use crate::ir::{self, ExprKind, LocalId, Place, ScalarType, Type};
 use crate::syntax::ast::{self, BinOp};
 
 /// The forms offered on wide vectors, for the help line of every refusal.
@@ -58,7 +59,7 @@ pub(super) fn wide_refused(ty: &Type, span: Span, what: &str) -> Diagnostic {
     .with_note(format!("help: wide vectors offer {WIDE_FORMS}"))
 }
 
-fn vec4(lane: ScalarType) -> Type {
+pub(super) fn vec4(lane: ScalarType) -> Type {
     Type::Vector(lane, 4)
 }
 
@@ -70,7 +71,7 @@ fn load(id: LocalId, ty: Type, span: Span) -> ir::Expr {
     }
 }
 
-fn lane_of(part: ir::Expr, lane: u8, s: ScalarType, span: Span) -> ir::Expr {
+pub(super) fn lane_of(part: ir::Expr, lane: u8, s: ScalarType, span: Span) -> ir::Expr {
     ir::Expr {
         kind: ExprKind::Swizzle(Box::new(part), vec![lane]),
         ty: Type::Scalar(s),
@@ -79,7 +80,7 @@ fn lane_of(part: ir::Expr, lane: u8, s: ScalarType, span: Span) -> ir::Expr {
 }
 
 /// The wide value made of `parts` (each a `Vector<lane, 4>`).
-fn wide_value(parts: Vec<ir::Expr>, lane: ScalarType, span: Span) -> ir::Expr {
+pub(super) fn wide_value(parts: Vec<ir::Expr>, lane: ScalarType, span: Span) -> ir::Expr {
     let n = (parts.len() * 4) as u8;
     ir::Expr {
         kind: ExprKind::Construct(parts),
@@ -140,7 +141,11 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 
     /// The parts of `v`, each pure (bound to a temporary where it is not), after `stmts`.
-    fn pure_parts(&mut self, v: ir::Expr, stmts: &mut Vec<ir::Stmt>) -> R<Vec<ir::Expr>> {
+    pub(super) fn pure_parts(
+        &mut self,
+        v: ir::Expr,
+        stmts: &mut Vec<ir::Stmt>,
+    ) -> R<Vec<ir::Expr>> {
         let (first, parts) = self.wide_parts(v)?;
         stmts.extend(first);
         Ok(parts
@@ -421,286 +426,6 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         for (a, b) in lparts.into_iter().zip(rparts) {
             parts.push(self.vector_binary(op, a, b, span)?);
         }
-        Ok(sequence(stmts, wide_value(parts, lane, span)))
-    }
-
-    /// `buf.vload<N>(i)` for N = 8 or 16 on a `KernelBuffer<lane>`: elements `N·i … N·i+N-1`,
-    /// as `vload<4>(N/4·i + k)` for each part `k`.
-    pub(super) fn wide_vload(
-        &mut self,
-        buf: ir::Expr,
-        i: ir::Expr,
-        lane: ScalarType,
-        n: u8,
-        span: Span,
-    ) -> R<ir::Expr> {
-        let ty = Type::Wide(lane, n);
-        if !wide_lane_ok(lane) {
-            return self.error(wide_refused(&ty, span, "`vload`"));
-        }
-        let mut stmts = Vec::new();
-        let first = self.part_index(i, n, &mut stmts, span);
-        let parts = (0..n / 4)
-            .map(|k| ir::Expr {
-                kind: ExprKind::Intrinsic {
-                    op: Intrinsic::BufferVload,
-                    args: vec![buf.clone(), part_offset(first.clone(), k, span)],
-                },
-                ty: vec4(lane),
-                span,
-            })
-            .collect();
-        Ok(sequence(stmts, wide_value(parts, lane, span)))
-    }
-
-    /// `buf.vstore(i, v)` of a wide `v`: `vstore(N/4·i + k, part k)` for each part `k`.
-    pub(super) fn wide_vstore(
-        &mut self,
-        buf: ir::Expr,
-        i: ir::Expr,
-        v: ir::Expr,
-        span: Span,
-    ) -> R<ir::Expr> {
-        let Type::Wide(_, n) = v.ty else {
-            unreachable!("wide_vstore of another type")
-        };
-        // The index first, then the value, as the 4-lane store evaluates them.
-        let mut stmts = Vec::new();
-        let first = self.part_index(i, n, &mut stmts, span);
-        let parts = self.pure_parts(v, &mut stmts)?;
-        let mut stores: Vec<ir::Expr> = parts
-            .into_iter()
-            .enumerate()
-            .map(|(k, p)| ir::Expr {
-                kind: ExprKind::Intrinsic {
-                    op: Intrinsic::BufferVstore,
-                    args: vec![buf.clone(), part_offset(first.clone(), k as u8, span), p],
-                },
-                ty: Type::Void,
-                span,
-            })
-            .collect();
-        let last = stores.pop().expect("a wide vector has parts");
-        stmts.extend(stores.into_iter().map(ir::Stmt::Expr));
-        Ok(sequence(stmts, last))
-    }
-
-    /// `N/4 · i` (`uint32`, wrapping as the 4-lane `vload`'s `4·i` does), bound once.
-    fn part_index(
-        &mut self,
-        i: ir::Expr,
-        n: u8,
-        stmts: &mut Vec<ir::Stmt>,
-        span: Span,
-    ) -> ir::Expr {
-        let scaled = bin(
-            BinaryOp::Mul,
-            i,
-            super::bytes16::int(u64::from(n / 4), ScalarType::U32, span),
-            span,
-        );
-        self.bind_value(stmts, scaled)
-    }
-
-    /// `a.dot(b)` (float lanes: the sum of the parts' dots, in part order), `a.min(b)`,
-    /// `a.max(b)`, `a.clamp(lo, hi)` (part by part; a scalar argument is splat).
-    pub(super) fn wide_method(
-        &mut self,
-        v: ir::Expr,
-        name: &ast::Ident,
-        args: &[ast::Arg],
-        span: Span,
-    ) -> R<ir::Expr> {
-        let ty = v.ty.clone();
-        let Type::Wide(lane, _) = ty else {
-            unreachable!("wide_method of another type")
-        };
-        let (f, want) = match name.name.as_str() {
-            "dot" if lane.is_float() => (ir::VecFn::Dot, 1),
-            "min" => (ir::VecFn::Min, 1),
-            "max" => (ir::VecFn::Max, 1),
-            "clamp" => (ir::VecFn::Clamp, 2),
-            other => {
-                return self.error(wide_refused(&ty, name.span, &format!("`{other}`")));
-            }
-        };
-        if args.len() != want || args.iter().any(|a| a.name.is_some()) {
-            return self.error(Diagnostic::error(
-                Code::ArgumentCount,
-                span,
-                format!("`{ty}.{}` takes {want} positional argument(s)", name.name),
-            ));
-        }
-        let mut stmts = Vec::new();
-        let mut operands = vec![self.pure_parts(v, &mut stmts)?];
-        for a in args {
-            let x = self.expr(&a.value, Some(&ty))?;
-            let xspan = x.span;
-            let parts = match x.ty.clone() {
-                t if t == ty => self.pure_parts(x, &mut stmts)?,
-                Type::Scalar(_) if f != ir::VecFn::Dot => {
-                    let x = self.coerce(x, &Type::Scalar(lane), xspan)?;
-                    let x = if is_pure(&x) {
-                        x
-                    } else {
-                        self.bind_value(&mut stmts, x)
-                    };
-                    let splat = ir::Expr {
-                        kind: ExprKind::Splat(Box::new(x)),
-                        ty: vec4(lane),
-                        span: xspan,
-                    };
-                    vec![splat; operands[0].len()]
-                }
-                other => {
-                    return self.error(
-                        Diagnostic::error(
-                            Code::TypeMismatch,
-                            xspan,
-                            format!("`{}` takes a {ty}, found {other}", name.name),
-                        )
-                        .with_label(format!("this is {other}")),
-                    )
-                }
-            };
-            operands.push(parts);
-        }
-        let per_part: Vec<ir::Expr> = (0..operands[0].len())
-            .map(|k| ir::Expr {
-                kind: ExprKind::Intrinsic {
-                    op: Intrinsic::Vector(f),
-                    args: operands.iter().map(|o| o[k].clone()).collect(),
-                },
-                ty: if f == ir::VecFn::Dot {
-                    Type::Scalar(lane)
-                } else {
-                    vec4(lane)
-                },
-                span,
-            })
-            .collect();
-        let value = if f == ir::VecFn::Dot {
-            let mut it = per_part.into_iter();
-            let first = it.next().expect("a wide vector has parts");
-            it.fold(first, |sum, d| bin(BinaryOp::Add, sum, d, span))
-        } else {
-            wide_value(per_part, lane, span)
-        };
-        Ok(sequence(stmts, value))
-    }
-
-    /// A wide value as the text a vector prints as, `(x0, x1, …)` (host code: `println`,
-    /// `print` and string `+`); other values unchanged.
-    pub(super) fn wide_as_text(&mut self, v: ir::Expr) -> R<ir::Expr> {
-        let Type::Wide(lane, _) = v.ty else {
-            return Ok(v);
-        };
-        let span = v.span;
-        let mut stmts = Vec::new();
-        let parts = self.pure_parts(v, &mut stmts)?;
-        let text = |s: &str| ir::Expr {
-            kind: ExprKind::Str(s.to_string()),
-            ty: Type::String,
-            span,
-        };
-        let concat = |a: ir::Expr, b: ir::Expr| ir::Expr {
-            kind: ExprKind::Host {
-                op: HostOp::Concat,
-                args: vec![a, b],
-            },
-            ty: Type::String,
-            span,
-        };
-        let mut out = text("(");
-        for (k, p) in parts.iter().enumerate() {
-            for j in 0..4 {
-                if k + j > 0 {
-                    out = concat(out, text(", "));
-                }
-                out = concat(out, lane_of(p.clone(), j as u8, lane, span));
-            }
-        }
-        Ok(sequence(stmts, concat(out, text(")"))))
-    }
-}
-
-/// `first + k` (`uint32`).
-fn part_offset(first: ir::Expr, k: u8, span: Span) -> ir::Expr {
-    if k == 0 {
-        return first;
-    }
-    bin(
-        BinaryOp::Add,
-        first,
-        super::bytes16::int(u64::from(k), ScalarType::U32, span),
-        span,
-    )
-}
-
-/// E0024 for the first expression of a wide type left in `f`'s checked body: a use of a wide
-/// vector that no form above took apart (`c ? a : b`, passing one to a method, …).
-pub(super) fn leftover_wide_use(f: &ir::Function) -> Option<Diagnostic> {
-    let e = ir::visit::find_expr(&f.body, &|e| matches!(e.ty, Type::Wide(..)))?;
-    Some(wide_refused(
-        &e.ty,
-        e.span,
-        "a value of this form (`?:`, a call, …)",
-    ))
-}
-
-/// E0024 for a wide vector parameter or result: a value of it is its parts, which a call
-/// would have to pass one by one (not offered yet).
-pub(super) fn check_signature(
-    decl: &ast::MethodDecl,
-    params: &[Type],
-    ret: &Type,
-    diags: &mut Vec<Diagnostic>,
-) {
-    for (p, t) in decl.params.iter().zip(params) {
-        if let Type::Wide(..) = t {
-            diags.push(wide_refused(t, p.ty.span, "a parameter"));
-        }
-    }
-    if let Type::Wide(..) = ret {
-        diags.push(wide_refused(ret, decl.ret.span, "a method result"));
-    }
-}
-
-impl<'s, 'a> FnCtx<'s, 'a> {
-    /// `Math.f(a, …)` with wide operands (all of one wide type, as `Math`'s `T` makes them):
-    /// the 4-lane `Math.f` on each part.
-    pub(super) fn wide_math(
-        &mut self,
-        op: Intrinsic,
-        values: Vec<ir::Expr>,
-        span: Span,
-    ) -> R<ir::Expr> {
-        let ty = values[0].ty.clone();
-        let Type::Wide(lane, _) = ty else {
-            return self.error(wide_refused(&ty, span, "this `Math` function"));
-        };
-        let mut stmts = Vec::new();
-        let mut operands = Vec::new();
-        for v in values {
-            if v.ty != ty {
-                return self.error(wide_refused(
-                    &ty,
-                    v.span,
-                    "mixing it with another type in `Math`",
-                ));
-            }
-            operands.push(self.pure_parts(v, &mut stmts)?);
-        }
-        let parts = (0..operands[0].len())
-            .map(|k| ir::Expr {
-                kind: ExprKind::Intrinsic {
-                    op,
-                    args: operands.iter().map(|o| o[k].clone()).collect(),
-                },
-                ty: vec4(lane),
-                span,
-            })
-            .collect();
         Ok(sequence(stmts, wide_value(parts, lane, span)))
     }
 }
