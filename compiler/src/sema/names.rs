@@ -465,6 +465,14 @@ pub fn resolve_type(
                 | Type::Matrix(..)
                 | Type::Quaternion(_)
                 | Type::Struct(_) => Ok(Type::Array(Box::new(elem))),
+                Type::Wide(lane, n) => Err(Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    t.span,
+                    format!("arrays of `{elem}` are not supported"),
+                )
+                .with_note(format!(
+                    "help: a wide vector is held as 4-lane parts; keep the lanes in a `{lane}[]` ({n} an element) or the parts in a `Vector<{lane}, 4>[]`"
+                ))),
                 other => Err(Diagnostic::error(
                     Code::UnsupportedFeature,
                     t.span,
@@ -514,6 +522,15 @@ pub fn resolve_type(
                         | Type::Vector(..)
                         | Type::Quaternion(_)
                         | Type::Struct(_)) => Ok(Type::buffer(elem)),
+                        Type::Wide(lane, n) => Err(Diagnostic::error(
+                            Code::UnsupportedFeature,
+                            inner.span,
+                            format!("KernelBuffer<{}> is not supported: a wide vector is held as 4-lane parts", Type::Wide(lane, n)),
+                        )
+                        .with_note(format!(
+                            "help: use a `KernelBuffer<{lane}>` and `buf.vload<{n}>(i)` / `buf.vstore(i, v)` (elements {n}·i … {n}·i+{})",
+                            n - 1
+                        ))),
                         other => Err(Diagnostic::error(
                             Code::UnsupportedFeature,
                             inner.span,
