@@ -296,14 +296,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ast::ExprKind::Binary(op, l, r) => self.binary(*op, l, r, hint, span),
             ast::ExprKind::Assign(op, l, r) => {
                 let (stmts, place, ty) = self.assign(*op, l, r, span)?;
+                // A wide local's value is its parts (sema/wide_vector.rs).
+                let wide = match &place {
+                    Place::Local(id) => self.load_wide(*id, span),
+                    _ => None,
+                };
                 Ok(ir::Expr {
                     kind: ExprKind::Sequence(
                         stmts,
-                        Box::new(ir::Expr {
+                        Box::new(wide.unwrap_or_else(|| ir::Expr {
                             kind: ExprKind::Load(place),
                             ty: ty.clone(),
                             span,
-                        }),
+                        })),
                     ),
                     ty,
                     span,

@@ -140,6 +140,80 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
     }
 
+    /// `v` as a value of the wide type `ty`: unchanged if it has that type, a scalar converted
+    /// to the lane type (implicitly, as a vector operand's) and splat to every part, computed
+    /// once; anything else is E0008 (vector sizes and lane types never convert).
+    pub(super) fn as_wide(&mut self, v: ir::Expr, ty: &Type) -> R<ir::Expr> {
+        let Type::Wide(lane, n) = *ty else {
+            unreachable!("as_wide to another type")
+        };
+        let span = v.span;
+        match v.ty.clone() {
+            t if t == *ty => Ok(v),
+            Type::Scalar(_) => {
+                let x = self.coerce(v, &Type::Scalar(lane), span)?;
+                let mut stmts = Vec::new();
+                let x = if is_pure(&x) {
+                    x
+                } else {
+                    self.bind_value(&mut stmts, x)
+                };
+                let splat = ir::Expr {
+                    kind: ExprKind::Splat(Box::new(x)),
+                    ty: vec4(lane),
+                    span,
+                };
+                let parts = vec![splat; usize::from(n / 4)];
+                Ok(sequence(stmts, wide_value(parts, lane, span)))
+            }
+            other => self.error(
+                Diagnostic::error(
+                    Code::TypeMismatch,
+                    span,
+                    format!("expected {ty} (or a {lane} to broadcast), found {other}"),
+                )
+                .with_label(format!("this is {other}"))
+                .with_note("vector sizes and lane types never convert implicitly"),
+            ),
+        }
+    }
+
+    /// The parts of the wide `operands` of one operation, evaluated as Java evaluates the
+    /// operands, left to right: where an operand after the first has statements or parts
+    /// with effects (`v + (v = w)`), every part of every operand is computed into a
+    /// temporary in order, so that part-by-part operations do not interleave them.
+    pub(super) fn ordered_parts(
+        &mut self,
+        operands: Vec<ir::Expr>,
+        stmts: &mut Vec<ir::Stmt>,
+    ) -> R<Vec<Vec<ir::Expr>>> {
+        let mut split = Vec::new();
+        for v in operands {
+            split.push(self.wide_parts(v)?);
+        }
+        let effects = |(s, p): &(Vec<ir::Stmt>, Vec<ir::Expr>)| {
+            !s.is_empty() || p.iter().any(|e| !is_pure(e))
+        };
+        let in_order = split.len() > 1 && split.iter().skip(1).any(effects);
+        let mut out = Vec::new();
+        for (first, parts) in split {
+            stmts.extend(first);
+            out.push(
+                parts
+                    .into_iter()
+                    .map(|p| {
+                        if in_order || !is_pure(&p) {
+                            self.bind_value(stmts, p)
+                        } else {
+                            p
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        Ok(out)
+    }
+
     /// The parts of `v`, each pure (bound to a temporary where it is not), after `stmts`.
     pub(super) fn pure_parts(
         &mut self,
@@ -293,17 +367,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             unreachable!("wide_lane of another type")
         };
         let k = self.constant_lane(index, n)?;
-        let (mut stmts, parts) = self.wide_parts(v)?;
-        let mut picked = None;
-        for (i, p) in parts.into_iter().enumerate() {
-            if i == usize::from(k / 4) {
-                picked = Some(p);
-            } else if !is_pure(&p) {
-                // The other parts are still computed, for what they do.
-                stmts.push(ir::Stmt::Expr(p));
-            }
-        }
-        let part = picked.expect("the lane's part exists");
+        // Every part is still computed, in order, for what it does.
+        let mut stmts = Vec::new();
+        let mut parts = self.pure_parts(v, &mut stmts)?;
+        let part = parts.swap_remove(usize::from(k / 4));
         Ok(sequence(stmts, lane_of(part, k % 4, lane, span)))
     }
 
@@ -365,7 +432,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         } else {
             rv.ty.clone()
         };
-        let Type::Wide(lane, n) = ty else {
+        let Type::Wide(lane, _) = ty else {
             unreachable!("wide_binary without a wide operand")
         };
         let allowed = matches!(
@@ -383,43 +450,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             return self.error(wide_refused(&ty, span, &format!("`{}`", op.symbol())));
         }
         let mut stmts = Vec::new();
-        let mut sides = Vec::new();
-        for v in [lv, rv] {
-            let vspan = v.span;
-            let parts = match v.ty.clone() {
-                t if t == ty => {
-                    let (first, parts) = self.wide_parts(v)?;
-                    stmts.extend(first);
-                    parts
-                }
-                Type::Scalar(_) => {
-                    let x = self.coerce(v, &Type::Scalar(lane), vspan)?;
-                    let x = if is_pure(&x) {
-                        x
-                    } else {
-                        self.bind_value(&mut stmts, x)
-                    };
-                    let splat = ir::Expr {
-                        kind: ExprKind::Splat(Box::new(x)),
-                        ty: vec4(lane),
-                        span: vspan,
-                    };
-                    vec![splat; usize::from(n / 4)]
-                }
-                other => {
-                    return self.error(
-                        Diagnostic::error(
-                            Code::TypeMismatch,
-                            vspan,
-                            format!("expected {ty} (or a {lane} to broadcast), found {other}"),
-                        )
-                        .with_label(format!("this is {other}"))
-                        .with_note("vector sizes and lane types never convert implicitly"),
-                    )
-                }
-            };
-            sides.push(parts);
-        }
+        let lv = self.as_wide(lv, &ty)?;
+        let rv = self.as_wide(rv, &ty)?;
+        let mut sides = self.ordered_parts(vec![lv, rv], &mut stmts)?;
         let rparts = sides.pop().unwrap_or_default();
         let lparts = sides.pop().unwrap_or_default();
         let mut parts = Vec::new();

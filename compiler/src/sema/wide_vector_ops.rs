@@ -6,7 +6,6 @@
 
 use super::body::{FnCtx, R};
 use super::bytes16::{bin, sequence};
-use super::expr::is_pure;
 use super::wide_vector::{lane_of, vec4, wide_lane_ok, wide_refused, wide_value};
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, BinaryOp, ExprKind, HostOp, Intrinsic, ScalarType, Type};
@@ -120,40 +119,24 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 format!("`{ty}.{}` takes {want} positional argument(s)", name.name),
             ));
         }
-        let mut stmts = Vec::new();
-        let mut operands = vec![self.pure_parts(v, &mut stmts)?];
+        let mut values = vec![v];
         for a in args {
             let x = self.expr(&a.value, Some(&ty))?;
-            let xspan = x.span;
-            let parts = match x.ty.clone() {
-                t if t == ty => self.pure_parts(x, &mut stmts)?,
-                Type::Scalar(_) if f != ir::VecFn::Dot => {
-                    let x = self.coerce(x, &Type::Scalar(lane), xspan)?;
-                    let x = if is_pure(&x) {
-                        x
-                    } else {
-                        self.bind_value(&mut stmts, x)
-                    };
-                    let splat = ir::Expr {
-                        kind: ExprKind::Splat(Box::new(x)),
-                        ty: vec4(lane),
-                        span: xspan,
-                    };
-                    vec![splat; operands[0].len()]
-                }
-                other => {
-                    return self.error(
-                        Diagnostic::error(
-                            Code::TypeMismatch,
-                            xspan,
-                            format!("`{}` takes a {ty}, found {other}", name.name),
-                        )
-                        .with_label(format!("this is {other}")),
+            if f == ir::VecFn::Dot && x.ty != ty {
+                let other = x.ty.clone();
+                return self.error(
+                    Diagnostic::error(
+                        Code::TypeMismatch,
+                        x.span,
+                        format!("`dot` takes a {ty}, found {other}"),
                     )
-                }
-            };
-            operands.push(parts);
+                    .with_label(format!("this is {other}")),
+                );
+            }
+            values.push(self.as_wide(x, &ty)?);
         }
+        let mut stmts = Vec::new();
+        let operands = self.ordered_parts(values, &mut stmts)?;
         let per_part: Vec<ir::Expr> = (0..operands[0].len())
             .map(|k| ir::Expr {
                 kind: ExprKind::Intrinsic {
@@ -268,18 +251,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let Type::Wide(lane, _) = ty else {
             return self.error(wide_refused(&ty, span, "this `Math` function"));
         };
-        let mut stmts = Vec::new();
-        let mut operands = Vec::new();
-        for v in values {
-            if v.ty != ty {
-                return self.error(wide_refused(
-                    &ty,
-                    v.span,
-                    "mixing it with another type in `Math`",
-                ));
-            }
-            operands.push(self.pure_parts(v, &mut stmts)?);
+        if let Some(v) = values.iter().find(|v| v.ty != ty) {
+            let span = v.span;
+            return self.error(wide_refused(
+                &ty,
+                span,
+                "mixing it with another type in `Math`",
+            ));
         }
+        let mut stmts = Vec::new();
+        let operands = self.ordered_parts(values, &mut stmts)?;
         let parts = (0..operands[0].len())
             .map(|k| ir::Expr {
                 kind: ExprKind::Intrinsic {

@@ -340,7 +340,11 @@ fn wide_vectors_compute_lane_by_lane_in_host_code() {
          u -= 9u;
          System.out.println(u);
          Vector<float32, 8> m = stack Vector<float32, 8>(-2.5f, 0.5f, 9.0f, -0.0f, 1.0f, 2.0f, 3.0f, 4.0f);
-         System.out.println(Math.abs(m).clamp(0.75f, 3.5f) + \" \" + Math.sqrt(Math.abs(m))[2]);",
+         System.out.println(Math.abs(m).clamp(0.75f, 3.5f) + \" \" + Math.sqrt(Math.abs(m))[2]);
+         Vector<int32, 8> p = stack Vector<int32, 8>(1);
+         Vector<int32, 8> q = p + (p = stack Vector<int32, 8>(5, 6, 7, 8, 9, 10, 11, 12));
+         p[0] += 100;
+         System.out.println(q + \" \" + p + \" \" + (p[1] = 3) + \" \" + p);",
     );
     // b = a/2 - 1; b[7] = Σ a_k·b_k in two part sums: (1·-0.5 + 2·0 + 3·0.5 + 4·1) + (5·1.5 + 6·2 + 7·2.5 + 8·3) = 5 + 61.
     assert_eq!(
@@ -355,4 +359,9 @@ fn wide_vectors_compute_lane_by_lane_in_host_code() {
         "(4294967295, 0, 1, 2, 3, 4, 5, 6, 4294967287, 4294967288, 4294967289, 4294967290, 4294967291, 4294967292, 4294967293, 4294967294)"
     );
     assert_eq!(out[3], "(2.5, 0.75, 3.5, 0.75, 1.0, 2.0, 3.0, 3.5) 3.0");
+    // The left operand is read before the right one assigns (Java's order).
+    assert_eq!(
+        out[4],
+        "(6, 7, 8, 9, 10, 11, 12, 13) (105, 6, 7, 8, 9, 10, 11, 12) 3 (105, 3, 7, 8, 9, 10, 11, 12)"
+    );
 }
