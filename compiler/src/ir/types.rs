@@ -464,6 +464,13 @@ pub enum Type {
     /// words (lane 0 in the low byte of word 0) and rewrites the type to `Vector<int32, 4>`
     /// (`uint32` for `uint8` lanes) before the backends (`sema::value_lowering`).
     Bytes16(ScalarType),
+    /// Cajeta's wide vector `Vector<T, 8>` / `Vector<T, 16>` (T a 16-, 32- or 64-bit number):
+    /// Vulkan shaders have no 8- or 16-component vectors, so the checker holds one as 2 or 4
+    /// `Vector<T, 4>` parts, each in a local of its own, and spells out its operations on
+    /// the parts (`sema::wide_vector`). No expression of this type reaches the backends;
+    /// the name a wide local is declared under is rewritten to `Vector<T, 4>` there, unused
+    /// (`sema::value_lowering`).
+    Wide(ScalarType, u8),
     /// `KernelBuffer<T>`: a storage buffer of scalar or vector elements.
     Buffer(Box<Type>),
     /// `Image2D`: a storage image.
@@ -552,7 +559,8 @@ impl Type {
             | Type::Vector(s, _)
             | Type::Matrix(s, _, _)
             | Type::Quaternion(s)
-            | Type::Bytes16(s) => family(*s),
+            | Type::Bytes16(s)
+            | Type::Wide(s, _) => family(*s),
             Type::Buffer(e) | Type::Shared(e) | Type::Array(e) => e.mentions_scalar(family),
             _ => false,
         }
@@ -566,6 +574,7 @@ impl Type {
             Type::Matrix(_, r, c) => (*r as usize) * (*c as usize),
             Type::Quaternion(_) => 4,
             Type::Bytes16(_) => 16,
+            Type::Wide(_, n) => *n as usize,
             _ => 0,
         }
     }
@@ -648,6 +657,7 @@ impl Type {
             | Type::Matrix(..)
             | Type::Quaternion(_)
             | Type::Bytes16(_)
+            | Type::Wide(..)
             | Type::Buffer(_)
             | Type::Image2D(_)
             | Type::Texture(..)
@@ -699,6 +709,7 @@ impl fmt::Display for Type {
             Type::Matrix(s, r, c) => write!(f, "Matrix<{s},{r},{c}>"),
             Type::Quaternion(s) => write!(f, "Quaternion<{s}>"),
             Type::Bytes16(s) => write!(f, "Vector<{s},16>"),
+            Type::Wide(s, n) => write!(f, "Vector<{s},{n}>"),
             Type::Buffer(s) => write!(f, "KernelBuffer<{s}>"),
             Type::Image2D(ImageFormat::R32f) => f.write_str("Image2D"),
             Type::Image2D(format) => write!(f, "Image2D<{}>", format.source_name()),

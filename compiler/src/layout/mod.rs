@@ -310,7 +310,11 @@ pub fn kernel_layout_for(kernel: &Function, by_address: bool) -> Result<KernelLa
                     format!("`{ty}` exists only in host code and cannot be used in a kernel"),
                 ))
             }
-            ty @ (Type::Shared(_) | Type::Enum(_) | Type::CoopMatrix(_) | Type::RayQuery) => {
+            ty @ (Type::Shared(_)
+            | Type::Enum(_)
+            | Type::CoopMatrix(_)
+            | Type::RayQuery
+            | Type::Wide(..)) => {
                 return Err(unsupported(
                     param.span,
                     format!("a kernel parameter of type `{ty}`"),

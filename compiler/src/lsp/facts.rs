@@ -148,7 +148,7 @@ pub fn class_of(ty: &Type) -> Option<String> {
         Type::Vector(..) => "Vector".into(),
         Type::Matrix(..) => "Matrix".into(),
         Type::Quaternion(_) => "Quaternion".into(),
-        Type::Bytes16(_) => "Vector".into(),
+        Type::Bytes16(_) | Type::Wide(..) => "Vector".into(),
         Type::Buffer(_) => "KernelBuffer".into(),
         Type::Image2D(_) => "Image2D".into(),
         Type::Texture(dim, _) => dim.class_name().into(),

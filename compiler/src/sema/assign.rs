@@ -46,6 +46,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     return r;
                 }
                 let b = self.expr(base, None)?;
+                if let Type::Wide(..) = b.ty {
+                    return self.wide_lane_place(b, index, e.span);
+                }
                 if let Type::Vector(..) = b.ty {
                     self.refuse_pod_store(&b, e.span)?;
                     return self.lane_place(b, super::vector::LaneSel::Index(index), e.span);
@@ -88,6 +91,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         field: &ast::Ident,
         span: Span,
     ) -> R<(Place, Type)> {
+        if let Type::Wide(..) = b.ty {
+            let d = super::wide_vector::wide_refused(&b.ty, field.span, "a lane by name");
+            return self.error(d);
+        }
         if let Type::Struct(_) = b.ty {
             if self.is_device() && !self.writable_pod(&b) {
                 return self.error(Diagnostic::error(
@@ -259,17 +266,25 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 self.coerce(v, &ty, r.span)?
             }
             Some(op) => {
-                let current = ir::Expr {
+                let wide = match &place {
+                    Place::Local(id) => self.load_wide(*id, l.span),
+                    _ => None,
+                };
+                let current = wide.unwrap_or_else(|| ir::Expr {
                     kind: ExprKind::Load(place.clone()),
                     ty: ty.clone(),
                     span: l.span,
-                };
+                });
                 let rhs = self.expr(r, Some(&ty))?;
                 self.compound(op, current, rhs, &ty, span)?
             }
         };
         if let Place::Local(id) = place {
             self.mark_assigned(id);
+            if let Type::Wide(..) = ty {
+                stmts.extend(self.store_wide(id, value, span)?);
+                return Ok((stmts, place, ty));
+            }
         }
         stmts.push(ir::Stmt::Store {
             place: place.clone(),
@@ -298,6 +313,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 ty: Type::String,
                 span,
             });
+        }
+        if let Type::Wide(..) = ty {
+            return self.wide_binary(op, current, rhs, span);
         }
         if let Type::Vector(..) | Type::Matrix(..) = ty {
             let result = self.vector_binary(op, current, rhs, span)?;
@@ -474,7 +492,20 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ast::ExprKind::Call(..)
             | ast::ExprKind::MethodCall(..)
             | ast::ExprKind::GenericMethodCall(..)
-            | ast::ExprKind::Launch { .. } => Ok(vec![ir::Stmt::Expr(self.expr(e, None)?)]),
+            | ast::ExprKind::Launch { .. } => match self.expr(e, None)? {
+                // A void call spelled out in several (a wide vector's `vstore`,
+                // sema/wide_vector.rs): its statements, not a void-valued sequence, which the
+                // LLVM kernel backend does not lower.
+                ir::Expr {
+                    kind: ExprKind::Sequence(mut stmts, last),
+                    ty: Type::Void,
+                    ..
+                } => {
+                    stmts.push(ir::Stmt::Expr(*last));
+                    Ok(stmts)
+                }
+                v => Ok(vec![ir::Stmt::Expr(v)]),
+            },
             _ => self.error(
                 Diagnostic::error(
                     Code::SyntaxError,

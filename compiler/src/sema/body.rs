@@ -88,6 +88,9 @@ pub struct FnCtx<'s, 'a> {
     /// The names `catch` clauses bind, each holding the caught refusal's message
     /// (sema/try_catch.rs).
     pub(super) catch_names: std::collections::HashSet<LocalId>,
+    /// The part locals (`Vector<T, 4>` each) of every wide vector local
+    /// (sema/wide_vector.rs), by the local its name is bound to.
+    pub(super) wide_locals: HashMap<LocalId, Vec<LocalId>>,
 }
 
 /// Whether parameter `p` got type `ty` only because its written type did not resolve.
@@ -131,6 +134,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             optional_hint: None,
             coop_widening_load: false,
             catch_names: std::collections::HashSet::new(),
+            wide_locals: HashMap::new(),
         };
         for (p, ty) in f.decl.params.iter().zip(&f.params) {
             if let Ok(id) = ctx.declare(&p.name, ty.clone()) {
@@ -180,6 +184,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         });
         self.assigned.push(false);
         self.scope_push(&name.name, id);
+        self.declare_wide_parts(id);
         Ok(id)
     }
 
@@ -563,6 +568,12 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 self.shared_dims.insert(id, dims);
             }
             match value {
+                Some(Ok(v)) if matches!(t, Type::Wide(..)) => {
+                    if let Ok(stores) = self.store_wide(id, v, name.span) {
+                        out.extend(stores);
+                    }
+                    self.mark_assigned(id);
+                }
                 Some(Ok(v)) => {
                     out.push(ir::Stmt::Store {
                         place: ir::Place::Local(id),

@@ -343,6 +343,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Type::Struct(_) if super::optional::element(&r.ty).is_some() => {
                 return self.optional_method(r, name, args, span)
             }
+            Type::Wide(..) => return self.wide_method(r, name, args, span),
             other => {
                 let other = other.clone();
                 return self.error(Diagnostic::error(
@@ -473,6 +474,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             self.check_texture_op(if device { m.device } else { None }, r, span)?;
         }
         let mut values = self.intrinsic_args(&m, &args, &mut generics)?;
+        if let (Some(op @ Intrinsic::Math(_)), true) = (
+            m.device,
+            values.iter().any(|v| matches!(v.ty, Type::Wide(..))),
+        ) {
+            return self.wide_math(op, values, span);
+        }
+        if let Some(HostOp::Println | HostOp::Print) = m.host {
+            // A wide vector prints as its lanes (sema/wide_vector.rs).
+            for v in &mut values {
+                let taken = std::mem::replace(v, super::body::bool_const(false, span));
+                *v = self.wide_as_text(taken)?;
+            }
+        }
         if m.host == Some(HostOp::Gemm) {
             if let Err(d) = super::overloads::check_gemm_types(&values) {
                 return self.error(d);
@@ -681,6 +695,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
         if let Type::Bytes16(_) = t {
             return self.construct_bytes16(t, args, span);
+        }
+        if let Type::Wide(..) = t {
+            return self.construct_wide(t, args, span);
         }
         // Cajeta's `RayQuery q = stack RayQuery();`: `RayQuery.create()`.
         if t == Type::RayQuery && args.is_empty() && self.is_device() {

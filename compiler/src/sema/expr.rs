@@ -269,6 +269,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 if let Type::Bytes16(_) = b.ty {
                     return self.bytes16_lane(b, index, span);
                 }
+                if let Type::Wide(..) = b.ty {
+                    return self.wide_lane(b, index, span);
+                }
                 let (place, ty) = self.index_place(b, base, index, e.span)?;
                 // SPEC §8: an `sfp`/`lfp` element reads as `afp`.
                 Ok(super::precision::promote_load(ir::Expr {
@@ -296,14 +299,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             ast::ExprKind::Binary(op, l, r) => self.binary(*op, l, r, hint, span),
             ast::ExprKind::Assign(op, l, r) => {
                 let (stmts, place, ty) = self.assign(*op, l, r, span)?;
+                // A wide local's value is its parts (sema/wide_vector.rs).
+                let wide = match &place {
+                    Place::Local(id) => self.load_wide(*id, span),
+                    _ => None,
+                };
                 Ok(ir::Expr {
                     kind: ExprKind::Sequence(
                         stmts,
-                        Box::new(ir::Expr {
+                        Box::new(wide.unwrap_or_else(|| ir::Expr {
                             kind: ExprKind::Load(place),
                             ty: ty.clone(),
                             span,
-                        }),
+                        })),
                     ),
                     ty,
                     span,
@@ -357,6 +365,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 return self.this_escapes(span);
             }
             self.check_assigned(id, span)?;
+            if let Some(wide) = self.load_wide(id, span) {
+                return Ok(wide);
+            }
             let ty = self.locals[id.0].ty.clone();
             return Ok(ir::Expr {
                 kind: ExprKind::Load(Place::Local(id)),
@@ -440,6 +451,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 )
                 .with_note("help: read a lane of a 16-lane byte vector by its index, `v[k]` with a constant k in 0..15"),
             );
+        }
+        if let Type::Wide(..) = b.ty {
+            let d = super::wide_vector::wide_refused(&b.ty, field.span, "a lane by name");
+            return self.error(d);
         }
         if let Type::Struct(_) = b.ty {
             let (place, ty) = self.pod_field(b, field)?;

@@ -71,6 +71,8 @@ pub fn generic_allows(op: Intrinsic, t: &Type) -> Option<Result<(), &'static str
         (Intrinsic::Math(_) | Intrinsic::Bits(_) | Intrinsic::Wave(_), Type::Vector(s, _)) => {
             Some(*s)
         }
+        // Part by part, on a wide vector's 4-lane parts (sema/wide_vector.rs).
+        (Intrinsic::Math(_), Type::Wide(s, _)) => Some(*s),
         _ => t.as_scalar(),
     };
     Some(match op {

@@ -62,6 +62,8 @@ mod vector_buffer;
 mod vector_methods;
 mod vector_ops;
 mod wave_cajeta;
+mod wide_vector;
+mod wide_vector_ops;
 
 pub use crate::ir::const_fold::{float_to_int, round_to_float};
 pub use annotations::METHOD_ANNOTATION_NAMES;
@@ -111,6 +113,7 @@ fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<D
             Some(b) => ctx.body(b),
             None => Vec::new(),
         };
+        let checked = ctx.diags.is_empty();
         diags.append(&mut ctx.diags);
         warnings.append(&mut ctx.warnings);
         calls.push(std::mem::take(&mut ctx.calls));
@@ -126,6 +129,9 @@ fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<D
             wave_width: annotations::wave_width(f.decl, f.kind, &mut diags),
             span: f.decl.name.span,
         });
+        if let (true, Some(last)) = (checked, module.functions.last()) {
+            diags.extend(wide_vector_ops::leftover_wide_use(last));
+        }
     }
     check_recursion(&module, &calls, &mut diags);
     if diags.is_empty() {
@@ -152,6 +158,7 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
     let name = &f.decl.name;
     annotations::check_cajeta_method_annotations(f.decl, f.kind, diags);
     annotations::check_param_annotations(f.decl, f.kind, &f.params, diags);
+    wide_vector_ops::check_signature(f.decl, &f.params, &f.ret, diags);
     match f.kind {
         FunctionKind::Kernel => {
             if f.ret != Type::Void {

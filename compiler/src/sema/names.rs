@@ -465,6 +465,14 @@ pub fn resolve_type(
                 | Type::Matrix(..)
                 | Type::Quaternion(_)
                 | Type::Struct(_) => Ok(Type::Array(Box::new(elem))),
+                Type::Wide(lane, n) => Err(Diagnostic::error(
+                    Code::UnsupportedFeature,
+                    t.span,
+                    format!("arrays of `{elem}` are not supported"),
+                )
+                .with_note(format!(
+                    "help: a wide vector is held as 4-lane parts; keep the lanes in a `{lane}[]` ({n} an element) or the parts in a `Vector<{lane}, 4>[]`"
+                ))),
                 other => Err(Diagnostic::error(
                     Code::UnsupportedFeature,
                     t.span,
@@ -524,6 +532,15 @@ pub fn resolve_type(
                         | Type::Vector(..)
                         | Type::Quaternion(_)
                         | Type::Struct(_)) => Ok(Type::buffer(elem)),
+                        Type::Wide(lane, n) => Err(Diagnostic::error(
+                            Code::UnsupportedFeature,
+                            inner.span,
+                            format!("KernelBuffer<{}> is not supported: a wide vector is held as 4-lane parts", Type::Wide(lane, n)),
+                        )
+                        .with_note(format!(
+                            "help: use a `KernelBuffer<{lane}>` and `buf.vload<{n}>(i)` / `buf.vstore(i, v)` (elements {n}·i … {n}·i+{})",
+                            n - 1
+                        ))),
                         other => Err(Diagnostic::error(
                             Code::UnsupportedFeature,
                             inner.span,
@@ -539,6 +556,15 @@ pub fn resolve_type(
                         && matches!(&args[1], ast::TypeArg::Int(n, _) if n.parse() == Ok(16u32))
                     {
                         return Ok(Type::Bytes16(s));
+                    }
+                    // Cajeta's wide vectors, held as 4-lane parts (sema/wide_vector.rs).
+                    if let ast::TypeArg::Int(text, _) = &args[1] {
+                        match text.parse::<u8>() {
+                            Ok(n @ (8 | 16)) if super::wide_vector::wide_lane_ok(s) => {
+                                return Ok(Type::Wide(s, n));
+                            }
+                            _ => {}
+                        }
                     }
                     let n = type_int(&args[1], "the lane count N of Vector<T, N>")?;
                     if !super::precision::vector_lanes_ok(s, n) {

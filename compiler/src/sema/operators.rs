@@ -35,6 +35,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             UnOp::Neg => {
                 let v = self.expr(inner, hint)?;
                 match v.ty {
+                    Type::Wide(..) => self.wide_neg(v, span),
                     Type::Scalar(s) | Type::Vector(s, _) | Type::Quaternion(s)
                         if s.is_numeric() =>
                     {
@@ -159,6 +160,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     "strings are host-only",
                 ));
             }
+            let lv = self.wide_as_text(lv)?;
+            let rv = self.wide_as_text(rv)?;
             let (lv, rv) = (self.optional_as_text(lv), self.optional_as_text(rv));
             return Ok(ir::Expr {
                 kind: ExprKind::Host {
@@ -187,6 +190,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
         if let (Type::Bytes16(_), BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor) = (&lv.ty, op) {
             return self.bytes16_binary(ir_binop(op), lv, rv, span);
+        }
+        if matches!(lv.ty, Type::Wide(..)) || matches!(rv.ty, Type::Wide(..)) {
+            return self.wide_binary(op, lv, rv, span);
         }
         if matches!(lv.ty, Type::Quaternion(_)) || matches!(rv.ty, Type::Quaternion(_)) {
             return self.quaternion_binary(op, lv, rv, span);

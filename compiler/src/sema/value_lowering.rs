@@ -22,6 +22,9 @@ fn lower_type(t: &mut Type) {
     match t {
         Type::Quaternion(s) => *t = Type::Vector(*s, 4),
         Type::Bytes16(s) => *t = super::bytes16::words_type(*s),
+        // Only the local a wide vector's name is bound to has this type by now (its parts
+        // hold the value, sema/wide_vector.rs): it stays unused.
+        Type::Wide(s, _) => *t = Type::Vector(*s, 4),
         Type::Buffer(e) | Type::Array(e) | Type::Shared(e) => lower_type(e),
         _ => {}
     }

@@ -89,6 +89,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             let n = match targs {
                 Some([ast::TypeArg::Int(text, tspan)]) => match text.parse::<u8>() {
                     Ok(n @ 2..=4) => n,
+                    Ok(n @ (8 | 16)) if super::wide_vector::wide_lane_ok(s) => {
+                        return self.wide_vload(buf, i, s, n, span);
+                    }
                     Ok(n @ (8 | 16)) => {
                         let d =
                             super::vector_methods::wide_vector(u32::from(n), *tspan, "`vload<4>`");
@@ -126,6 +129,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             });
         }
         let v = self.expr(&args[1].value, None)?;
+        if matches!(v.ty, Type::Wide(ws, _) if ws == s) {
+            return self.wide_vstore(buf, i, v, span);
+        }
         let Type::Vector(vs, _) = v.ty else {
             let t = v.ty.clone();
             return self.error(

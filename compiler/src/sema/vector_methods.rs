@@ -154,8 +154,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 }
 
-/// E0024 for an 8- or 16-lane vector (`Vector<T, 8>`, `vload<16>`), which Cajeta has and
-/// Vulkan does not: the help says why and what to write instead.
+/// E0024 for an 8- or 16-lane vector (`Vector<T, 8>`, `vload<16>`) of a lane type that
+/// cajetac holds no wide vector of (sema/wide_vector.rs): the help says why and what to
+/// write instead.
 pub(super) fn wide_vector(n: u32, span: crate::diagnostics::Span, instead: &str) -> Diagnostic {
     Diagnostic::error(
         Code::UnsupportedFeature,
@@ -165,6 +166,9 @@ pub(super) fn wide_vector(n: u32, span: crate::diagnostics::Span, instead: &str)
     .with_label(format!("{n} lanes"))
     .with_note(
         "SPIR-V has 8- and 16-component vectors only with the `Vector16` capability, which Vulkan does not allow in shaders; Vulkan vectors have 2, 3 or 4 lanes",
+    )
+    .with_note(
+        "cajetac holds 8- and 16-lane vectors of float16, float32, float64, int32, uint32, int64 and uint64 as Vector<T, 4> parts (and Vector<int8|uint8, 16> as four words); not of this lane type",
     )
     .with_note(format!(
         "help: split it into {} × {instead} (or loop over the lanes)",

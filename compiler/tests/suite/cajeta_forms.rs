@@ -322,3 +322,46 @@ fn run_failing(tag: &str, mode: &str, body: &str) -> String {
     assert_eq!(out.status.code(), Some(3), "{tag} --host {mode}: {stderr}");
     stderr
 }
+
+#[test]
+fn wide_vectors_compute_lane_by_lane_in_host_code() {
+    let out = both(
+        "wide",
+        "Vector<float64, 8> a = stack Vector<float64, 8>(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0);
+         Vector<float64, 8> b = a * 0.5 - 1.0;
+         b[7] = a.dot(b);
+         System.out.println(b + \" \" + b[0] + \" \" + -a[7]);
+         Vector<int64, 16> w = stack Vector<int64, 16>(3L);
+         w[15] = 1L << 40;
+         w = w * w % 1000000007L;
+         System.out.println(w);
+         Vector<uint32, 16> u = stack Vector<uint32, 16>(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u);
+         u = stack Vector<uint32, 16>(u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15], u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7]);
+         u -= 9u;
+         System.out.println(u);
+         Vector<float32, 8> m = stack Vector<float32, 8>(-2.5f, 0.5f, 9.0f, -0.0f, 1.0f, 2.0f, 3.0f, 4.0f);
+         System.out.println(Math.abs(m).clamp(0.75f, 3.5f) + \" \" + Math.sqrt(Math.abs(m))[2]);
+         Vector<int32, 8> p = stack Vector<int32, 8>(1);
+         Vector<int32, 8> q = p + (p = stack Vector<int32, 8>(5, 6, 7, 8, 9, 10, 11, 12));
+         p[0] += 100;
+         System.out.println(q + \" \" + p + \" \" + (p[1] = 3) + \" \" + p);",
+    );
+    // b = a/2 - 1; b[7] = Σ a_k·b_k in two part sums: (1·-0.5 + 2·0 + 3·0.5 + 4·1) + (5·1.5 + 6·2 + 7·2.5 + 8·3) = 5 + 61.
+    assert_eq!(
+        out[0],
+        "(-0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 66.0) -0.5 -8.0"
+    );
+    // 3·3 = 9; 2^80 mod 1e9+7 computed in wrapping int64: (2^40)^2 wraps to 0.
+    assert_eq!(out[1], "(9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 0)");
+    // The halves swapped (the new value reads the old one), then minus 9, wrapping.
+    assert_eq!(
+        out[2],
+        "(4294967295, 0, 1, 2, 3, 4, 5, 6, 4294967287, 4294967288, 4294967289, 4294967290, 4294967291, 4294967292, 4294967293, 4294967294)"
+    );
+    assert_eq!(out[3], "(2.5, 0.75, 3.5, 0.75, 1.0, 2.0, 3.0, 3.5) 3.0");
+    // The left operand is read before the right one assigns (Java's order).
+    assert_eq!(
+        out[4],
+        "(6, 7, 8, 9, 10, 11, 12, 13) (105, 6, 7, 8, 9, 10, 11, 12) 3 (105, 3, 7, 8, 9, 10, 11, 12)"
+    );
+}

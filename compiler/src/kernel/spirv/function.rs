@@ -150,7 +150,11 @@ pub(crate) fn compile_helper(cx: &mut Ctx, key: &HelperKey, id: Word) -> Res<()>
             | Type::Event
             | Type::Presentation(_)) => return Err(host_only(p.span, ty)),
             Type::Shared(_) => {}
-            ty @ (Type::Enum(_) | Type::Struct(_) | Type::CoopMatrix(_) | Type::RayQuery) => {
+            ty @ (Type::Enum(_)
+            | Type::Struct(_)
+            | Type::CoopMatrix(_)
+            | Type::RayQuery
+            | Type::Wide(..)) => {
                 return Err(unsupported(
                     p.span,
                     format!("a helper parameter of type `{ty}`"),
@@ -251,7 +255,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 | Type::AccelStruct => Slot::Resource(None),
                 Type::Shared(_) => Slot::Shared(None),
                 Type::Void => Slot::Unit,
-                ty @ Type::Enum(_) => {
+                ty @ (Type::Enum(_) | Type::Wide(..)) => {
                     return Err(unsupported(local.span, format!("a local of type `{ty}`")))
                 }
                 ty @ (Type::Array(_)

@@ -391,7 +391,8 @@ impl Ctx<'_> {
             | Type::Sampler
             | Type::AccelStruct
             | Type::Shared(_)
-            | Type::Enum(_) => Err(unsupported(
+            | Type::Enum(_)
+            | Type::Wide(..) => Err(unsupported(
                 span,
                 format!("a `{ty}` cannot be used as a value in device code"),
             )),

@@ -1,0 +1,276 @@
+//! The operations of Cajeta's wide vectors (`Vector<T, 8>`, `Vector<T, 16>`; see
+//! sema/wide_vector.rs for how they are held) that are calls: `buf.vload<N>(i)` and
+//! `buf.vstore(i, v)`, the methods `dot`, `min`, `max`, `clamp`, `Math` functions lane-wise,
+//! the text host code prints, and the refusals of what is not offered (parameters, results,
+//! and any wide value no form took apart).
+
+use super::body::{FnCtx, R};
+use super::bytes16::{bin, sequence};
+use super::wide_vector::{lane_of, vec4, wide_lane_ok, wide_refused, wide_value};
+use crate::diagnostics::{Code, Diagnostic, Span};
+use crate::ir::{self, BinaryOp, ExprKind, HostOp, Intrinsic, ScalarType, Type};
+use crate::syntax::ast;
+
+impl<'s, 'a> FnCtx<'s, 'a> {
+    /// `buf.vload<N>(i)` for N = 8 or 16 on a `KernelBuffer<lane>`: elements `N·i … N·i+N-1`,
+    /// as `vload<4>(N/4·i + k)` for each part `k`.
+    pub(super) fn wide_vload(
+        &mut self,
+        buf: ir::Expr,
+        i: ir::Expr,
+        lane: ScalarType,
+        n: u8,
+        span: Span,
+    ) -> R<ir::Expr> {
+        let ty = Type::Wide(lane, n);
+        if !wide_lane_ok(lane) {
+            return self.error(wide_refused(&ty, span, "`vload`"));
+        }
+        let mut stmts = Vec::new();
+        let first = self.part_index(i, n, &mut stmts, span);
+        let parts = (0..n / 4)
+            .map(|k| ir::Expr {
+                kind: ExprKind::Intrinsic {
+                    op: Intrinsic::BufferVload,
+                    args: vec![buf.clone(), part_offset(first.clone(), k, span)],
+                },
+                ty: vec4(lane),
+                span,
+            })
+            .collect();
+        Ok(sequence(stmts, wide_value(parts, lane, span)))
+    }
+
+    /// `buf.vstore(i, v)` of a wide `v`: `vstore(N/4·i + k, part k)` for each part `k`.
+    pub(super) fn wide_vstore(
+        &mut self,
+        buf: ir::Expr,
+        i: ir::Expr,
+        v: ir::Expr,
+        span: Span,
+    ) -> R<ir::Expr> {
+        let Type::Wide(_, n) = v.ty else {
+            unreachable!("wide_vstore of another type")
+        };
+        // The index first, then the value, as the 4-lane store evaluates them.
+        let mut stmts = Vec::new();
+        let first = self.part_index(i, n, &mut stmts, span);
+        let parts = self.pure_parts(v, &mut stmts)?;
+        let mut stores: Vec<ir::Expr> = parts
+            .into_iter()
+            .enumerate()
+            .map(|(k, p)| ir::Expr {
+                kind: ExprKind::Intrinsic {
+                    op: Intrinsic::BufferVstore,
+                    args: vec![buf.clone(), part_offset(first.clone(), k as u8, span), p],
+                },
+                ty: Type::Void,
+                span,
+            })
+            .collect();
+        let last = stores.pop().expect("a wide vector has parts");
+        stmts.extend(stores.into_iter().map(ir::Stmt::Expr));
+        Ok(sequence(stmts, last))
+    }
+
+    /// `N/4 · i` (`uint32`, wrapping as the 4-lane `vload`'s `4·i` does), bound once.
+    fn part_index(
+        &mut self,
+        i: ir::Expr,
+        n: u8,
+        stmts: &mut Vec<ir::Stmt>,
+        span: Span,
+    ) -> ir::Expr {
+        let scaled = bin(
+            BinaryOp::Mul,
+            i,
+            super::bytes16::int(u64::from(n / 4), ScalarType::U32, span),
+            span,
+        );
+        self.bind_value(stmts, scaled)
+    }
+
+    /// `a.dot(b)` (float lanes: the sum of the parts' dots, in part order), `a.min(b)`,
+    /// `a.max(b)`, `a.clamp(lo, hi)` (part by part; a scalar argument is splat).
+    pub(super) fn wide_method(
+        &mut self,
+        v: ir::Expr,
+        name: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> R<ir::Expr> {
+        let ty = v.ty.clone();
+        let Type::Wide(lane, _) = ty else {
+            unreachable!("wide_method of another type")
+        };
+        let (f, want) = match name.name.as_str() {
+            "dot" if lane.is_float() => (ir::VecFn::Dot, 1),
+            "min" => (ir::VecFn::Min, 1),
+            "max" => (ir::VecFn::Max, 1),
+            "clamp" => (ir::VecFn::Clamp, 2),
+            other => {
+                return self.error(wide_refused(&ty, name.span, &format!("`{other}`")));
+            }
+        };
+        if args.len() != want || args.iter().any(|a| a.name.is_some()) {
+            return self.error(Diagnostic::error(
+                Code::ArgumentCount,
+                span,
+                format!("`{ty}.{}` takes {want} positional argument(s)", name.name),
+            ));
+        }
+        let mut values = vec![v];
+        for a in args {
+            let x = self.expr(&a.value, Some(&ty))?;
+            if f == ir::VecFn::Dot && x.ty != ty {
+                let other = x.ty.clone();
+                return self.error(
+                    Diagnostic::error(
+                        Code::TypeMismatch,
+                        x.span,
+                        format!("`dot` takes a {ty}, found {other}"),
+                    )
+                    .with_label(format!("this is {other}")),
+                );
+            }
+            values.push(self.as_wide(x, &ty)?);
+        }
+        let mut stmts = Vec::new();
+        let operands = self.ordered_parts(values, &mut stmts)?;
+        let per_part: Vec<ir::Expr> = (0..operands[0].len())
+            .map(|k| ir::Expr {
+                kind: ExprKind::Intrinsic {
+                    op: Intrinsic::Vector(f),
+                    args: operands.iter().map(|o| o[k].clone()).collect(),
+                },
+                ty: if f == ir::VecFn::Dot {
+                    Type::Scalar(lane)
+                } else {
+                    vec4(lane)
+                },
+                span,
+            })
+            .collect();
+        let value = if f == ir::VecFn::Dot {
+            let mut it = per_part.into_iter();
+            let first = it.next().expect("a wide vector has parts");
+            it.fold(first, |sum, d| bin(BinaryOp::Add, sum, d, span))
+        } else {
+            wide_value(per_part, lane, span)
+        };
+        Ok(sequence(stmts, value))
+    }
+
+    /// A wide value as the text a vector prints as, `(x0, x1, …)` (host code: `println`,
+    /// `print` and string `+`); other values unchanged.
+    pub(super) fn wide_as_text(&mut self, v: ir::Expr) -> R<ir::Expr> {
+        let Type::Wide(lane, _) = v.ty else {
+            return Ok(v);
+        };
+        let span = v.span;
+        let mut stmts = Vec::new();
+        let parts = self.pure_parts(v, &mut stmts)?;
+        let text = |s: &str| ir::Expr {
+            kind: ExprKind::Str(s.to_string()),
+            ty: Type::String,
+            span,
+        };
+        let concat = |a: ir::Expr, b: ir::Expr| ir::Expr {
+            kind: ExprKind::Host {
+                op: HostOp::Concat,
+                args: vec![a, b],
+            },
+            ty: Type::String,
+            span,
+        };
+        let mut out = text("(");
+        for (k, p) in parts.iter().enumerate() {
+            for j in 0..4 {
+                if k + j > 0 {
+                    out = concat(out, text(", "));
+                }
+                out = concat(out, lane_of(p.clone(), j as u8, lane, span));
+            }
+        }
+        Ok(sequence(stmts, concat(out, text(")"))))
+    }
+}
+
+/// `first + k` (`uint32`).
+fn part_offset(first: ir::Expr, k: u8, span: Span) -> ir::Expr {
+    if k == 0 {
+        return first;
+    }
+    bin(
+        BinaryOp::Add,
+        first,
+        super::bytes16::int(u64::from(k), ScalarType::U32, span),
+        span,
+    )
+}
+
+/// E0024 for the first expression of a wide type left in `f`'s checked body: a use of a wide
+/// vector that no form above took apart (`c ? a : b`, passing one to a method, …).
+pub(super) fn leftover_wide_use(f: &ir::Function) -> Option<Diagnostic> {
+    let e = ir::visit::find_expr(&f.body, &|e| matches!(e.ty, Type::Wide(..)))?;
+    Some(wide_refused(
+        &e.ty,
+        e.span,
+        "a value of this form (`?:`, a call, …)",
+    ))
+}
+
+/// E0024 for a wide vector parameter or result: a value of it is its parts, which a call
+/// would have to pass one by one (not offered yet).
+pub(super) fn check_signature(
+    decl: &ast::MethodDecl,
+    params: &[Type],
+    ret: &Type,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for (p, t) in decl.params.iter().zip(params) {
+        if let Type::Wide(..) = t {
+            diags.push(wide_refused(t, p.ty.span, "a parameter"));
+        }
+    }
+    if let Type::Wide(..) = ret {
+        diags.push(wide_refused(ret, decl.ret.span, "a method result"));
+    }
+}
+
+impl<'s, 'a> FnCtx<'s, 'a> {
+    /// `Math.f(a, …)` with wide operands (all of one wide type, as `Math`'s `T` makes them):
+    /// the 4-lane `Math.f` on each part.
+    pub(super) fn wide_math(
+        &mut self,
+        op: Intrinsic,
+        values: Vec<ir::Expr>,
+        span: Span,
+    ) -> R<ir::Expr> {
+        let ty = values[0].ty.clone();
+        let Type::Wide(lane, _) = ty else {
+            return self.error(wide_refused(&ty, span, "this `Math` function"));
+        };
+        if let Some(v) = values.iter().find(|v| v.ty != ty) {
+            let span = v.span;
+            return self.error(wide_refused(
+                &ty,
+                span,
+                "mixing it with another type in `Math`",
+            ));
+        }
+        let mut stmts = Vec::new();
+        let operands = self.ordered_parts(values, &mut stmts)?;
+        let parts = (0..operands[0].len())
+            .map(|k| ir::Expr {
+                kind: ExprKind::Intrinsic {
+                    op,
+                    args: operands.iter().map(|o| o[k].clone()).collect(),
+                },
+                ty: vec4(lane),
+                span,
+            })
+            .collect();
+        Ok(sequence(stmts, wide_value(parts, lane, span)))
+    }
+}
