@@ -331,11 +331,6 @@ impl Gemm {
         };
         let rt = |e: cajeta_runtime::RuntimeError| GemmError(e.to_string());
         let (mp, np, kp) = (round_up(m, s.bm), round_up(n, s.bn), round_up(k, s.bk));
-        let whole = |rows: u32, cols: u32, prows: u32, pcols: u32| {
-            u64::from(prows) * u64::from(pcols) <= u64::from(u32::MAX)
-                && rows == prows
-                && cols == pcols
-        };
         if u64::from(mp) * u64::from(kp) > u64::from(u32::MAX)
             || u64::from(kp) * u64::from(np) > u64::from(u32::MAX)
             || u64::from(mp) * u64::from(np) > u64::from(u32::MAX)
@@ -347,53 +342,28 @@ impl Gemm {
         } else {
             GemmLayout::RowMajor
         };
-        // At least a block each way and B's rows whole vectors (so that a shifted block's
-        // columns start on a vector and C's rows on 16 bytes): the kernel shifts the ragged last
-        // blocks of m and n back to the edge, so only a ragged k (and a layout the kernel does
-        // not take) costs a copy, and C is written in place.
-        if m >= s.bm && n >= s.bn && n % self.precision.per_vector() == 0 {
-            let (pa, pb);
-            let a_in = if al == GemmLayout::RowMajor && k == kp {
-                a
-            } else {
-                let strides = match al {
-                    GemmLayout::RowMajor => [k, 1],
-                    GemmLayout::ColumnMajor => [1, m],
-                };
-                pa = self.pack(stream, a, [m, k], strides, [m, kp])?;
-                &pa
-            };
-            let b_in = if bl == want && k == kp {
-                b
-            } else {
-                let (bt_rs, bt_cs) = match bl {
-                    GemmLayout::RowMajor => (n, 1),
-                    GemmLayout::ColumnMajor => (1, k),
-                };
-                pb = if s.b_col_major {
-                    self.pack(stream, b, [n, k], [bt_cs, bt_rs], [n, kp])?
-                } else {
-                    self.pack(stream, b, [k, n], [bt_rs, bt_cs], [kp, n])?
-                };
-                &pb
-            };
-            return self.launch_main(stream, [a_in, b_in, c], [m, n, kp]);
-        }
-        // A: row-major mp × kp.
+        // The rows and columns the kernel computes. With at least a block each way and B's rows
+        // whole vectors (so that a shifted block's columns start on a vector and C's rows on 16
+        // bytes), the kernel shifts the ragged last blocks of m and n back to the edge: only a
+        // ragged k (and a layout the kernel does not take) costs a copy, and C is written in
+        // place. Otherwise everything is padded to whole blocks and C copied back.
+        let shifted = m >= s.bm && n >= s.bn && n % self.precision.per_vector() == 0;
+        let (mk, nk) = if shifted { (m, n) } else { (mp, np) };
+        // A: row-major mk × kp.
         let pa;
-        let a_in = if al == GemmLayout::RowMajor && whole(m, k, mp, kp) {
+        let a_in = if al == GemmLayout::RowMajor && m == mk && k == kp {
             a
         } else {
             let strides = match al {
                 GemmLayout::RowMajor => [k, 1],
                 GemmLayout::ColumnMajor => [1, m],
             };
-            pa = self.pack(stream, a, [m, k], strides, [mp, kp])?;
+            pa = self.pack(stream, a, [m, k], strides, [mk, kp])?;
             &pa
         };
-        // B: row-major kp × np, or the row-major np × kp of Bᵀ for a column-major kernel.
+        // B: row-major kp × nk, or the row-major nk × kp of Bᵀ for a column-major kernel.
         let pb;
-        let b_in = if bl == want && whole(k, n, kp, np) {
+        let b_in = if bl == want && n == nk && k == kp {
             b
         } else {
             // Element (t, j) of B is b[t * n + j] row-major, b[j * k + t] column-major.
@@ -402,24 +372,24 @@ impl Gemm {
                 GemmLayout::ColumnMajor => (1, k),
             };
             pb = if s.b_col_major {
-                self.pack(stream, b, [n, k], [bt_cs, bt_rs], [np, kp])?
+                self.pack(stream, b, [n, k], [bt_cs, bt_rs], [nk, kp])?
             } else {
-                self.pack(stream, b, [k, n], [bt_rs, bt_cs], [kp, np])?
+                self.pack(stream, b, [k, n], [bt_rs, bt_cs], [kp, nk])?
             };
             &pb
         };
-        let direct_c = m == mp && n == np;
+        let direct_c = m == mk && n == nk;
         let pc;
         let c_out = if direct_c {
             c
         } else {
-            let bytes = u64::from(mp) * u64::from(np) * u64::from(self.precision.result_bytes());
+            let bytes = u64::from(mk) * u64::from(nk) * u64::from(self.precision.result_bytes());
             pc = self.ctx.create_buffer(bytes).map_err(rt)?;
             &pc
         };
-        self.launch_main(stream, [a_in, b_in, c_out], [mp, np, kp])?;
+        self.launch_main(stream, [a_in, b_in, c_out], [mk, nk, kp])?;
         if !direct_c {
-            self.unpad(stream, c_out, c, [m, n, np])?;
+            self.unpad(stream, c_out, c, [m, n, nk])?;
         }
         Ok(())
     }
