@@ -572,7 +572,12 @@ fn run(
         &mut io,
         Some(opts),
         (host, run_device),
-        llvm().map(|p| p.native),
+        (
+            llvm().map(|p| p.native),
+            &mut |sources: &SourceMap, warnings: &[cajetac::diagnostics::Diagnostic]| {
+                report.warnings(sources, warnings)
+            },
+        ),
     );
     if let Some(ctx) = io.context.as_ref().filter(|_| profile) {
         if ctx.is_profiling() {

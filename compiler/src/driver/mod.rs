@@ -436,9 +436,14 @@ pub fn run_program_with(
     )
 }
 
+/// Where [`run_program_entry_with`] hands the checker's warnings (W0001…) about a program
+/// that compiled, before it runs: `cajetac run` prints them as `check` does.
+pub type WarningSink<'a> = &'a mut dyn FnMut(&SourceMap, &[Diagnostic]);
+
 /// [`run_program_entry`] with the native executor given (`None`: the program has none, as in
 /// the `cajetac` executable, which does not link LLVM): `Auto` runs host code natively when
 /// there is one, `Native` refuses without one. The pair is the options and `main`'s arguments.
+/// The checker's warnings go to `on_warnings` before the program runs.
 pub fn run_program_entry_with(
     sources: &mut SourceMap,
     files: &[(String, String)],
@@ -446,7 +451,7 @@ pub fn run_program_entry_with(
     io: &mut HostIo,
     context_options: Option<cajeta_runtime::ContextOptions>,
     (mode, device): (HostMode, RunDevice),
-    native: Option<&dyn interp::HostExecutor>,
+    (native, on_warnings): (Option<&dyn interp::HostExecutor>, WarningSink<'_>),
 ) -> Result<(HostOutcome, String), RunError> {
     let executor: &dyn interp::HostExecutor = match (mode, native) {
         (HostMode::Interp, _) | (HostMode::Auto, None) => &interp::Interpret,
@@ -458,6 +463,7 @@ pub fn run_program_entry_with(
         }
     };
     let (module, kernels, entry) = prepare(sources, files, options)?;
+    on_warnings(sources, &module.warnings);
     let name = module.function(entry).name.clone();
     let cpu = match device {
         RunDevice::Vulkan => None,

@@ -39,7 +39,8 @@ pub fn run_program_entry(
         io,
         context_options,
         (mode, super::RunDevice::Vulkan),
-        native(),
+        // Callers of this API read `Module::warnings` from `frontend` where they want them.
+        (native(), &mut |_, _| {}),
     )
 }
 

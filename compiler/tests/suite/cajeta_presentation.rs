@@ -1,7 +1,7 @@
 //! Cajeta's presentation types `RenderGraph` and `Swapchain` (docs/language.md,
-//! "Presentation types"): declared with warning W0001 (`check` succeeds), always null, and
-//! passed and copied the same by both host executors; making one or calling a method on one
-//! is E0024 with the same help.
+//! "Presentation types"): declared with warning W0001 (`check`, `build` and `run` print it
+//! and go on), always null, and passed and copied the same by both host executors; making
+//! one or calling a method on one is E0024 with the same help.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -83,6 +83,14 @@ fn declared_presentation_types_check_with_a_warning_and_run_on_both_executors() 
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{mode}: {stdout}");
         assert_eq!(stdout, "42\n777\n", "{mode}");
+        // `run` prints the warnings too (on stderr, as `check` does), then runs.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.matches("warning[W0001]").count(),
+            5,
+            "{mode}: {stderr}"
+        );
+        assert!(stderr.contains(HELP), "{mode}: {stderr}");
     }
 }
 

@@ -43,6 +43,7 @@ mod math_bits;
 mod matrices;
 mod narrow_arith;
 mod narrow_convert;
+mod narrow_values;
 mod pointer_args;
 mod post;
 mod printf;
@@ -302,6 +303,9 @@ fn compile(
     // A labeled jump out of nested loops (lowered one loop at a time, see `jumps`) also
     // gets LLVM's region structurizer after optimization.
     let labeled_jumps = text.contains(jumps::JUMP_LOCAL);
+    // The source's own 8- and 16-bit values (any narrow value LLVM's optimizer adds is
+    // carried in 32 bits; `narrow_values`).
+    let narrow_source = narrow_values::mentions_narrow_ints(&text);
     // (A dynamic shared array takes no static bytes but is indexed the same way.)
     let shared_arrays = shared_bytes > 0 || text.contains("addrspace(3) global");
     let pipes: &[&str] = match (shared_arrays, labeled_jumps) {
@@ -324,8 +328,14 @@ fn compile(
         // shared memory): every kernel is emitted in a helper process, so that a crash is a
         // refusal instead of the end of the compiler (`isolate.rs`).
         let emitted = isolate::emit_isolated(&text, pipeline);
-        result = emitted
-            .and_then(|words| post::fix_up(words, &layout, &kernel.name, &options.device_features));
+        result = emitted.and_then(|words| {
+            post::fix_up(
+                words,
+                &layout,
+                (&kernel.name, narrow_source),
+                &options.device_features,
+            )
+        });
         if result.is_ok() {
             break;
         }

@@ -37,11 +37,14 @@ pub(crate) struct Features {
     pub(crate) non_uniform_bindings: Vec<u32>,
 }
 
-/// Fixes up `words` (see the module comment) and reports its features.
+/// Fixes up `words` (see the module comment) and reports its features. `narrow_source`:
+/// whether the LLVM IR the module was made of has 8- or 16-bit integer values
+/// (`narrow_values::mentions_narrow_ints`); without, the narrow values LLVM made are carried
+/// in 32 bits.
 pub(crate) fn fix_up(
     words: Vec<u32>,
     layout: &KernelLayout,
-    kernel: &str,
+    (kernel, narrow_source): (&str, bool),
     device_features: &[String],
 ) -> Result<(Vec<u32>, Features), String> {
     let mut m = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
@@ -78,6 +81,11 @@ pub(crate) fn fix_up(
     no_contraction(&mut m);
     vulkan_fixups::sign_extensions_to_64(&mut m);
     super::narrow_arith::arithmetic_in_32_bits(&mut m);
+    // Narrow values LLVM made of 32-bit source arithmetic: no `Int8`/`Int16` for them. A
+    // source's own narrow values keep their types, as the rspirv backend's do.
+    if !narrow_source {
+        super::narrow_values::values_in_32_bits(&mut m);
+    }
     super::narrow_convert::exact_narrow_conversions(&mut m);
     extra_features.extend(vulkan_fixups::float_controls(&mut m, device_features));
     let mut features = FeatureSet::default();
