@@ -19,6 +19,10 @@
 //!   `System.out.println(v)` and `"…" + v` print the lanes as a vector does. These calls are
 //!   in sema/wide_vector_ops.rs.
 //!
+//! - a `@Device` helper's or host method's wide parameter is its parts, consecutive
+//!   parameters (`FnCtx::param_locals` counts them), and a call passes the argument's parts
+//!   (`FnCtx::split_wide_args`);
+//!
 //! So both kernel backends, the CPU device and both host executors see only 4-lane vectors.
 
 use super::body::{FnCtx, R};
@@ -29,7 +33,7 @@ use crate::ir::{self, ExprKind, LocalId, Place, ScalarType, Type};
 use crate::syntax::ast::{self, BinOp};
 
 /// The forms offered on wide vectors, for the help line of every refusal.
-pub(super) const WIDE_FORMS: &str = "`stack Vector<T, N>(x)` or N lanes, `v[k]` and `v[k] = x` with a constant k, `+ - * / %` and `& | ^` with wide vectors or scalars, `-v`, `a.dot(b)`, `a.min(b)`, `a.max(b)`, `a.clamp(lo, hi)`, `Math.f(a, …)` lane-wise on wide operands of one type, `buf.vload<N>(i)`, `buf.vstore(i, v)`, locals, and printing in host code";
+pub(super) const WIDE_FORMS: &str = "`stack Vector<T, N>(x)` or N lanes, `v[k]` and `v[k] = x` with a constant k, `+ - * / %` and `& | ^` with wide vectors or scalars, `-v`, `a.dot(b)`, `a.min(b)`, `a.max(b)`, `a.clamp(lo, hi)`, `Math.f(a, …)` lane-wise on wide operands of one type, `buf.vload<N>(i)`, `buf.vstore(i, v)`, locals, parameters of `@Device` helpers and host methods, and printing in host code";
 
 /// Whether `Vector<lane, n>` is a wide vector cajetac offers (see the module comment).
 pub(super) fn wide_lane_ok(lane: ScalarType) -> bool {
@@ -112,6 +116,29 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             })
             .collect();
         self.wide_locals.insert(id, parts);
+    }
+
+    /// The parameter locals (`Vector<T, 4>` each, assigned) of the wide parameter `name` of
+    /// type `ty`, in part order: a method taking a wide vector takes its parts.
+    pub(super) fn wide_param_parts(&mut self, name: &ast::Ident, ty: &Type) -> Vec<LocalId> {
+        let Type::Wide(lane, n) = *ty else {
+            unreachable!("wide_param_parts of another type")
+        };
+        (0..n / 4)
+            .map(|k| {
+                let p = self.temp(vec4(lane), name.span);
+                self.locals[p.0].name = format!("${}.{k}", name.name);
+                p
+            })
+            .collect()
+    }
+
+    /// Declares the wide parameter `name`, bound to its parameter locals `parts`.
+    pub(super) fn declare_wide_param(&mut self, name: &ast::Ident, ty: Type, parts: Vec<LocalId>) {
+        if let Ok(id) = self.declare_name(name, ty) {
+            self.assigned[id.0] = true;
+            self.wide_locals.insert(id, parts);
+        }
     }
 
     /// Reading the wide local `id`: its parts, as one wide value.

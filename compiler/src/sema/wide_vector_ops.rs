@@ -6,6 +6,7 @@
 
 use super::body::{FnCtx, R};
 use super::bytes16::{bin, sequence};
+use super::expr::is_pure;
 use super::wide_vector::{lane_of, vec4, wide_lane_ok, wide_refused, wide_value};
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, BinaryOp, ExprKind, HostOp, Intrinsic, ScalarType, Type};
@@ -196,6 +197,53 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 }
 
+impl<'s, 'a> FnCtx<'s, 'a> {
+    /// The arguments of a call to a method with wide parameters, each wide one replaced by
+    /// its parts, and the statements to run first. Java evaluates arguments left to right:
+    /// where an argument after the first has statements or parts with effects
+    /// (`f(v, v = w)`), every argument and part is computed into a temporary in order, so
+    /// the statements cannot run before an earlier argument is read. Resources stay as they
+    /// are (a parameter of the caller, which nothing here assigns).
+    pub(super) fn split_wide_args(
+        &mut self,
+        args: Vec<ir::Expr>,
+    ) -> R<(Vec<ir::Stmt>, Vec<ir::Expr>)> {
+        if !args.iter().any(|a| matches!(a.ty, Type::Wide(..))) {
+            return Ok((Vec::new(), args));
+        }
+        let mut split = Vec::new();
+        for a in args {
+            split.push(match a.ty {
+                Type::Wide(..) => {
+                    let (stmts, parts) = self.wide_parts(a)?;
+                    (stmts, parts, true)
+                }
+                _ => (Vec::new(), vec![a], false),
+            });
+        }
+        let effects = |(s, p, _): &(Vec<ir::Stmt>, Vec<ir::Expr>, bool)| {
+            !s.is_empty() || p.iter().any(|e| !is_pure(e))
+        };
+        let in_order = split.iter().skip(1).any(effects);
+        let mut stmts = Vec::new();
+        let mut out = Vec::new();
+        for (first, parts, wide) in split {
+            stmts.extend(first);
+            for p in parts {
+                let keep = p.ty.is_resource()
+                    || matches!(p.ty, Type::Shared(_))
+                    || (!in_order && (is_pure(&p) || !wide));
+                out.push(if keep {
+                    p
+                } else {
+                    self.bind_value(&mut stmts, p)
+                });
+            }
+        }
+        Ok((stmts, out))
+    }
+}
+
 /// `first + k` (`uint32`).
 fn part_offset(first: ir::Expr, k: u8, span: Span) -> ir::Expr {
     if k == 0 {
@@ -220,21 +268,32 @@ pub(super) fn leftover_wide_use(f: &ir::Function) -> Option<Diagnostic> {
     ))
 }
 
-/// E0024 for a wide vector parameter or result: a value of it is its parts, which a call
-/// would have to pass one by one (not offered yet).
-pub(super) fn check_signature(
-    decl: &ast::MethodDecl,
-    params: &[Type],
-    ret: &Type,
-    diags: &mut Vec<Diagnostic>,
-) {
-    for (p, t) in decl.params.iter().zip(params) {
-        if let Type::Wide(..) = t {
-            diags.push(wide_refused(t, p.ty.span, "a parameter"));
+/// E0024 for a wide vector result, and for a wide parameter of a kernel (a push constant)
+/// or a constructor; a `@Device` helper's or host method's wide parameter is its parts.
+pub(super) fn check_signature(f: &super::names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
+    let split = f.kind != ir::FunctionKind::Kernel && !f.constructor;
+    for (p, t) in f.decl.params.iter().zip(&f.params) {
+        if let (Type::Wide(lane, _), false) = (t, split) {
+            let (what, help) = if f.constructor {
+                (
+                    "a constructor parameter",
+                    format!("take its Vector<{lane}, 4> parts as parameters"),
+                )
+            } else {
+                (
+                    "a kernel parameter",
+                    format!("pass its Vector<{lane}, 4> parts as parameters, or the lanes in a KernelBuffer<{lane}> read with `vload<N>`"),
+                )
+            };
+            diags.push(wide_refused(t, p.ty.span, what).with_note(format!("help: {help}")));
         }
     }
-    if let Type::Wide(..) = ret {
-        diags.push(wide_refused(ret, decl.ret.span, "a method result"));
+    if let Type::Wide(lane, _) = f.ret {
+        diags.push(
+            wide_refused(&f.ret, f.decl.ret.span, "a method result").with_note(format!(
+                "help: return a Vector<{lane}, 4> part or a scalar, or store the lanes with `buf.vstore(i, v)`"
+            )),
+        );
     }
 }
 
