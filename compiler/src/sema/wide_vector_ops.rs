@@ -1,6 +1,7 @@
 //! The operations of Cajeta's wide vectors (`Vector<T, 8>`, `Vector<T, 16>`; see
 //! sema/wide_vector.rs for how they are held) that are calls: `buf.vload<N>(i)` and
-//! `buf.vstore(i, v)`, the methods `dot`, `min`, `max`, `clamp`, `Math` functions lane-wise,
+//! `buf.vstore(i, v)`, the methods `dot`, `length`, `normalize`, `min`, `max`, `clamp`,
+//! `Math` functions lane-wise,
 //! the text host code prints, and the refusals of what is not offered (parameters, results,
 //! and any wide value no form took apart).
 
@@ -105,6 +106,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             unreachable!("wide_method of another type")
         };
         let (f, want) = match name.name.as_str() {
+            "length" | "normalize" if lane.is_float() && args.is_empty() => {
+                return self.wide_length(v, name.name == "normalize", span);
+            }
             "dot" if lane.is_float() => (ir::VecFn::Dot, 1),
             "min" => (ir::VecFn::Min, 1),
             "max" => (ir::VecFn::Max, 1),
@@ -160,6 +164,50 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             wide_value(per_part, lane, span)
         };
         Ok(sequence(stmts, value))
+    }
+
+    /// `v.length()` (float lanes): the square root of `v.dot(v)`, the parts' dots added in
+    /// part order, as the 4-lane `length` is `sqrt(dot(v, v))`; `v.normalize()`: each part
+    /// divided by that length, as the 4-lane `normalize` divides by it.
+    fn wide_length(&mut self, v: ir::Expr, normalize: bool, span: Span) -> R<ir::Expr> {
+        let Type::Wide(lane, _) = v.ty else {
+            unreachable!("wide_length of another type")
+        };
+        let mut stmts = Vec::new();
+        let parts = self.pure_parts(v, &mut stmts)?;
+        let dots = parts.iter().map(|p| ir::Expr {
+            kind: ExprKind::Intrinsic {
+                op: Intrinsic::Vector(ir::VecFn::Dot),
+                args: vec![p.clone(), p.clone()],
+            },
+            ty: Type::Scalar(lane),
+            span,
+        });
+        let sum = dots
+            .reduce(|sum, d| bin(BinaryOp::Add, sum, d, span))
+            .expect("a wide vector has parts");
+        let length = ir::Expr {
+            kind: ExprKind::Intrinsic {
+                op: Intrinsic::Math(ir::MathFn::Sqrt),
+                args: vec![sum],
+            },
+            ty: Type::Scalar(lane),
+            span,
+        };
+        if !normalize {
+            return Ok(sequence(stmts, length));
+        }
+        let length = self.bind_value(&mut stmts, length);
+        let lengths = ir::Expr {
+            kind: ExprKind::Splat(Box::new(length)),
+            ty: vec4(lane),
+            span,
+        };
+        let mut out = Vec::new();
+        for p in parts {
+            out.push(self.vector_binary(ast::BinOp::Div, p, lengths.clone(), span)?);
+        }
+        Ok(sequence(stmts, wide_value(out, lane, span)))
     }
 
     /// A wide value as the text a vector prints as, `(x0, x1, …)` (host code: `println`,
@@ -268,24 +316,16 @@ pub(super) fn leftover_wide_use(f: &ir::Function) -> Option<Diagnostic> {
     ))
 }
 
-/// E0024 for a wide vector result, and for a wide parameter of a kernel (a push constant)
-/// or a constructor; a `@Device` helper's or host method's wide parameter is its parts.
+/// E0024 for a wide vector result, and for a wide parameter of a constructor; a kernel's,
+/// `@Device` helper's or host method's wide parameter is its parts.
 pub(super) fn check_signature(f: &super::names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
-    let split = f.kind != ir::FunctionKind::Kernel && !f.constructor;
     for (p, t) in f.decl.params.iter().zip(&f.params) {
-        if let (Type::Wide(lane, _), false) = (t, split) {
-            let (what, help) = if f.constructor {
-                (
-                    "a constructor parameter",
-                    format!("take its Vector<{lane}, 4> parts as parameters"),
-                )
-            } else {
-                (
-                    "a kernel parameter",
-                    format!("pass its Vector<{lane}, 4> parts as parameters, or the lanes in a KernelBuffer<{lane}> read with `vload<N>`"),
-                )
-            };
-            diags.push(wide_refused(t, p.ty.span, what).with_note(format!("help: {help}")));
+        if let (Type::Wide(lane, _), true) = (t, f.constructor) {
+            diags.push(
+                wide_refused(t, p.ty.span, "a constructor parameter").with_note(format!(
+                    "help: take its Vector<{lane}, 4> parts as parameters"
+                )),
+            );
         }
     }
     if let Type::Wide(lane, _) = f.ret {

@@ -367,7 +367,7 @@ fn wide_vectors_compute_lane_by_lane_in_host_code() {
 }
 
 #[test]
-fn wide_vector_parameters_take_copies_of_their_parts_in_host_code() {
+fn wide_vector_parameters_length_and_normalize_in_host_code() {
     let src = "package t;
 import cajeta.xpu.*;
 public final class P {
@@ -389,6 +389,9 @@ public final class P {
         System.out.println(pick(i, stack Vector<int64, 16>((int64) i++)) + \" \" + i);
         System.out.println(mix(a, 1.0, a = b) + \" \" + a);
         System.out.println(twice(stack Vector<int64, 16>(5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L, 16L, 17L, 18L, 19L, 20L)));
+        Vector<float64, 8> p = stack Vector<float64, 8>(3.0, 4.0, 0.0, 0.0, 0.0, 0.0, 12.0, 0.0);
+        Vector<float64, 8> u = p.normalize();
+        System.out.println(p.length() + \" \" + (u[0] == 3.0 / 13.0) + \" \" + (u[1] == 4.0 / 13.0) + \" \" + (u[6] == 12.0 / 13.0) + \" \" + u[7]);
         return 777;
     }
 }
@@ -415,4 +418,6 @@ public final class P {
     assert_eq!(out[2], "159.5 (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)");
     // twice passes w * 2 on: 20·2 + 1, plus w[3] = 8.
     assert_eq!(out[3], "49");
+    // length: sqrt(9 + 16 + 144); normalize divides each lane by it.
+    assert_eq!(out[4], "13.0 true true true 0.0");
 }
