@@ -63,6 +63,7 @@ mod vector_methods;
 mod vector_ops;
 mod wave_cajeta;
 mod wide_vector;
+mod wide_vector_masks;
 mod wide_vector_ops;
 
 pub use crate::ir::const_fold::{float_to_int, round_to_float};

@@ -34,7 +34,7 @@ use crate::ir::{self, ExprKind, LocalId, Place, ScalarType, Type};
 use crate::syntax::ast::{self, BinOp};
 
 /// The forms offered on wide vectors, for the help line of every refusal.
-pub(super) const WIDE_FORMS: &str = "`stack Vector<T, N>(x)` or N lanes, `v[k]` and `v[k] = x` with a constant k, `+ - * / %` and `& | ^` with wide vectors or scalars, `-v`, `a.dot(b)`, `v.length()` and `v.normalize()` (float lanes), `a.min(b)`, `a.max(b)`, `a.clamp(lo, hi)`, `Math.f(a, …)` lane-wise on wide operands of one type, `buf.vload<N>(i)`, `buf.vstore(i, v)`, locals, parameters of kernels, `@Device` helpers and host methods, and printing in host code";
+pub(super) const WIDE_FORMS: &str = "`stack Vector<T, N>(x)` or N lanes, `v[k]` and `v[k] = x` with a constant k, `+ - * / %` and `& | ^` with wide vectors or scalars, `-v`, comparisons giving a `Vector<boolean, N>` mask `m` with `m.select(a, b)`, `m.all()`, `m.any()`, `a.dot(b)`, `v.length()` and `v.normalize()` (float lanes), `a.min(b)`, `a.max(b)`, `a.clamp(lo, hi)`, `Math.f(a, …)` lane-wise on wide operands of one type, `buf.vload<N>(i)`, `buf.vstore(i, v)`, locals, parameters of kernels, `@Device` helpers and host methods, and printing in host code";
 
 /// Whether `Vector<lane, n>` is a wide vector cajetac offers (see the module comment).
 pub(super) fn wide_lane_ok(lane: ScalarType) -> bool {
@@ -449,7 +449,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 
     /// `a op b` with a wide operand: the 4-lane operator part by part, a scalar operand
-    /// converted to the lane type once and splat. Comparisons are refused (no wide masks).
+    /// converted to the lane type once and splat; a comparison gives a wide mask.
     pub(super) fn wide_binary(
         &mut self,
         op: BinOp,
@@ -465,17 +465,22 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let Type::Wide(lane, _) = ty else {
             unreachable!("wide_binary without a wide operand")
         };
-        let allowed = matches!(
+        let compare = matches!(
             op,
-            BinOp::Add
-                | BinOp::Sub
-                | BinOp::Mul
-                | BinOp::Div
-                | BinOp::Rem
-                | BinOp::BitAnd
-                | BinOp::BitOr
-                | BinOp::BitXor
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
         );
+        let allowed = compare
+            || matches!(
+                op,
+                BinOp::Add
+                    | BinOp::Sub
+                    | BinOp::Mul
+                    | BinOp::Div
+                    | BinOp::Rem
+                    | BinOp::BitAnd
+                    | BinOp::BitOr
+                    | BinOp::BitXor
+            );
         if !allowed {
             return self.error(wide_refused(&ty, span, &format!("`{}`", op.symbol())));
         }
@@ -489,6 +494,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         for (a, b) in lparts.into_iter().zip(rparts) {
             parts.push(self.vector_binary(op, a, b, span)?);
         }
+        // A comparison's parts are the 4-lane masks (sema/wide_vector_masks.rs).
+        let lane = if compare { ScalarType::Bool } else { lane };
         Ok(sequence(stmts, wide_value(parts, lane, span)))
     }
 }

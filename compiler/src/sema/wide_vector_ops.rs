@@ -105,6 +105,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let Type::Wide(lane, _) = ty else {
             unreachable!("wide_method of another type")
         };
+        if lane == ScalarType::Bool {
+            return self.wide_mask_method(v, name, args, span);
+        }
         let (f, want) = match name.name.as_str() {
             "length" | "normalize" if lane.is_float() && args.is_empty() => {
                 return self.wide_length(v, name.name == "normalize", span);
@@ -316,10 +319,19 @@ pub(super) fn leftover_wide_use(f: &ir::Function) -> Option<Diagnostic> {
     ))
 }
 
-/// E0024 for a wide vector result, and for a wide parameter of a constructor; a kernel's,
-/// `@Device` helper's or host method's wide parameter is its parts.
+/// E0024 for a wide vector result, a wide parameter of a constructor and a wide mask
+/// parameter of a kernel; a kernel's, `@Device` helper's or host method's other wide
+/// parameters are their parts.
 pub(super) fn check_signature(f: &super::names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
     for (p, t) in f.decl.params.iter().zip(&f.params) {
+        if let (Type::Wide(ScalarType::Bool, n), ir::FunctionKind::Kernel) = (t, f.kind) {
+            // Push constants hold numbers; a boolean has no size in Vulkan's layouts.
+            diags.push(
+                wide_refused(t, p.ty.span, "a kernel parameter").with_note(format!(
+                    "help: pass the mask as a uint32 of {n} bits, or the values it is made from"
+                )),
+            );
+        }
         if let (Type::Wide(lane, _), true) = (t, f.constructor) {
             diags.push(
                 wide_refused(t, p.ty.span, "a constructor parameter").with_note(format!(

@@ -421,3 +421,35 @@ public final class P {
     // length: sqrt(9 + 16 + 144); normalize divides each lane by it.
     assert_eq!(out[4], "13.0 true true true 0.0");
 }
+
+#[test]
+fn wide_vector_comparisons_give_masks_in_host_code() {
+    let out = both(
+        "wide-masks",
+        "Vector<float32, 8> a = stack Vector<float32, 8>(1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f);
+         Vector<float32, 8> b = stack Vector<float32, 8>(4.5f);
+         Vector<boolean, 8> m = a < b;
+         System.out.println(m + \" \" + m.all() + \" \" + m.any() + \" \" + (a > 0.0f).all() + \" \" + (a == 9.0f).any());
+         System.out.println(m.select(a, b) + \" \" + (a >= b).select(a * 2.0f, -1.0f));
+         Vector<boolean, 8> n = m & (a != 2.0f) | (a == 8.0f);
+         n[4] = true;
+         System.out.println(n + \" \" + n[7] + \" \" + (m ^ true));
+         Vector<int32, 16> w = stack Vector<int32, 16>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+         System.out.println((w % 3 == 0).select(w, 0));",
+    );
+    // Lanes 1..4 are below 4.5.
+    assert_eq!(
+        out[0],
+        "(true, true, true, true, false, false, false, false) false true true false"
+    );
+    assert_eq!(
+        out[1],
+        "(1.0, 2.0, 3.0, 4.0, 4.5, 4.5, 4.5, 4.5) (-1.0, -1.0, -1.0, -1.0, 10.0, 12.0, 14.0, 16.0)"
+    );
+    // (m & a != 2) | a == 8, then lane 4 set; m ^ true flips every lane.
+    assert_eq!(
+        out[2],
+        "(true, false, true, true, true, false, false, true) true (false, false, false, false, true, true, true, true)"
+    );
+    assert_eq!(out[3], "(0, 0, 0, 3, 0, 0, 6, 0, 0, 9, 0, 0, 12, 0, 0, 15)");
+}
