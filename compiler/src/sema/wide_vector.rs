@@ -34,7 +34,7 @@ use crate::ir::{self, ExprKind, LocalId, Place, ScalarType, Type};
 use crate::syntax::ast::{self, BinOp};
 
 /// The forms offered on wide vectors, for the help line of every refusal.
-pub(super) const WIDE_FORMS: &str = "`stack Vector<T, N>(x)` or N lanes, `v[k]` and `v[k] = x` with a constant k, `+ - * / %` and `& | ^` with wide vectors or scalars, `-v`, comparisons giving a `Vector<boolean, N>` mask `m` with `m.select(a, b)`, `m.all()`, `m.any()`, `a.dot(b)`, `v.length()` and `v.normalize()` (float lanes), `a.min(b)`, `a.max(b)`, `a.clamp(lo, hi)`, `Math.f(a, …)` lane-wise on wide operands of one type, `buf.vload<N>(i)`, `buf.vstore(i, v)`, locals, parameters of kernels, `@Device` helpers and host methods, and printing in host code";
+pub(super) const WIDE_FORMS: &str = "`stack Vector<T, N>(x)` or N lanes, `v[k]` and `v[k] = x` with a constant k, `+ - * / %` and `& | ^` with wide vectors or scalars, `-v`, comparisons giving a `Vector<boolean, N>` mask `m` with `m.select(a, b)`, `m.all()`, `m.any()`, `c ? a : b` with a boolean `c`, `a.dot(b)`, `v.length()` and `v.normalize()` (float lanes), `a.min(b)`, `a.max(b)`, `a.clamp(lo, hi)`, `Math.f(a, …)` lane-wise on wide operands of one type, `buf.vload<N>(i)`, `buf.vstore(i, v)`, locals, parameters of kernels, `@Device` helpers and host methods, and printing in host code";
 
 /// Whether `Vector<lane, n>` is a wide vector cajetac offers (see the module comment).
 pub(super) fn wide_lane_ok(lane: ScalarType) -> bool {
@@ -164,7 +164,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 Ok((stmts, parts))
             }
             _ => {
-                let d = wide_refused(&v.ty, v.span, "a value of this form (`?:`, a call, …)");
+                let d = wide_refused(&v.ty, v.span, "a value of this form (a call's result, …)");
                 self.error(d)
             }
         }

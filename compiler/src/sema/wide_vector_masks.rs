@@ -1,7 +1,8 @@
 //! Masks of Cajeta's wide vectors (see sema/wide_vector.rs for how they are held): a
 //! comparison of `Vector<T, 8>` or `Vector<T, 16>` values gives a `Vector<boolean, N>` mask,
 //! held as `Vector<boolean, 4>` parts as the 4-lane comparison gives them, and
-//! `m.select(a, b)`, `m.all()` and `m.any()` are the 4-lane forms part by part.
+//! `m.select(a, b)`, `m.all()` and `m.any()` are the 4-lane forms part by part. `c ? a : b`
+//! with a `boolean` `c` picks a whole wide vector, evaluating one arm as Java does.
 
 use super::body::{FnCtx, R};
 use super::bytes16::sequence;
@@ -101,5 +102,47 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             })
             .collect();
         Ok(sequence(stmts, wide_value(parts, lane, span)))
+    }
+
+    /// `c ? a : b` of wide vectors: fresh part temporaries stored in an `if` on `c`, each
+    /// branch running its arm (and only it, as Java evaluates one arm).
+    pub(super) fn wide_conditional(
+        &mut self,
+        c: ir::Expr,
+        a: ir::Expr,
+        b: ir::Expr,
+        span: Span,
+    ) -> R<ir::Expr> {
+        let Type::Wide(lane, n) = a.ty else {
+            unreachable!("wide_conditional of another type")
+        };
+        let temps: Vec<_> = (0..n / 4).map(|_| self.temp(vec4(lane), span)).collect();
+        let arm = |this: &mut Self, v: ir::Expr| -> R<Vec<ir::Stmt>> {
+            let (mut stmts, parts) = this.wide_parts(v)?;
+            for (t, p) in temps.iter().zip(parts) {
+                stmts.push(ir::Stmt::Store {
+                    place: ir::Place::Local(*t),
+                    value: p,
+                    span,
+                });
+            }
+            Ok(stmts)
+        };
+        let then = arm(self, a)?;
+        let otherwise = arm(self, b)?;
+        let choose = ir::Stmt::If {
+            cond: c,
+            then,
+            otherwise,
+        };
+        let loads = temps
+            .iter()
+            .map(|t| ir::Expr {
+                kind: ExprKind::Load(ir::Place::Local(*t)),
+                ty: vec4(lane),
+                span,
+            })
+            .collect();
+        Ok(sequence(vec![choose], wide_value(loads, lane, span)))
     }
 }

@@ -309,13 +309,13 @@ fn part_offset(first: ir::Expr, k: u8, span: Span) -> ir::Expr {
 }
 
 /// E0024 for the first expression of a wide type left in `f`'s checked body: a use of a wide
-/// vector that no form above took apart (`c ? a : b`, passing one to a method, …).
+/// vector that no form above took apart (a wide result of a call, …).
 pub(super) fn leftover_wide_use(f: &ir::Function) -> Option<Diagnostic> {
     let e = ir::visit::find_expr(&f.body, &|e| matches!(e.ty, Type::Wide(..)))?;
     Some(wide_refused(
         &e.ty,
         e.span,
-        "a value of this form (`?:`, a call, …)",
+        "a value of this form (a call's result, …)",
     ))
 }
 

@@ -423,7 +423,7 @@ public final class P {
 }
 
 #[test]
-fn wide_vector_comparisons_give_masks_in_host_code() {
+fn wide_vector_masks_and_conditionals_in_host_code() {
     let out = both(
         "wide-masks",
         "Vector<float32, 8> a = stack Vector<float32, 8>(1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f);
@@ -435,7 +435,11 @@ fn wide_vector_comparisons_give_masks_in_host_code() {
          n[4] = true;
          System.out.println(n + \" \" + n[7] + \" \" + (m ^ true));
          Vector<int32, 16> w = stack Vector<int32, 16>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-         System.out.println((w % 3 == 0).select(w, 0));",
+         System.out.println((w % 3 == 0).select(w, 0));
+         int32 c = 0;
+         Vector<int32, 8> x = stack Vector<int32, 8>(1);
+         Vector<int32, 8> y = c++ > 0 ? (x = x * 5) : (x = x + 2);
+         System.out.println(x + \" \" + y + \" \" + c + \" \" + (c > 0 ? x : y * 2)[3]);",
     );
     // Lanes 1..4 are below 4.5.
     assert_eq!(
@@ -452,4 +456,9 @@ fn wide_vector_comparisons_give_masks_in_host_code() {
         "(true, false, true, true, true, false, false, true) true (false, false, false, false, true, true, true, true)"
     );
     assert_eq!(out[3], "(0, 0, 0, 3, 0, 0, 6, 0, 0, 9, 0, 0, 12, 0, 0, 15)");
+    // ?: computes only the arm taken: x = x + 2, never x * 5.
+    assert_eq!(
+        out[4],
+        "(3, 3, 3, 3, 3, 3, 3, 3) (3, 3, 3, 3, 3, 3, 3, 3) 1 3"
+    );
 }
