@@ -134,11 +134,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     /// device code: an element of a `KernelBuffer` or a local, unlike a POD parameter (one
     /// push constant for the whole launch).
     fn writable_pod(&self, e: &ir::Expr) -> bool {
-        let params = self.syms.functions[self.fid.0].params.len();
         match &e.kind {
             ExprKind::Load(p) => match root_place(p) {
                 Place::Index { base, .. } => matches!(base.ty, Type::Buffer(_)),
-                Place::Local(l) => l.0 >= params,
+                Place::Local(l) => !self.is_param_local(*l),
                 _ => false,
             },
             _ => false,

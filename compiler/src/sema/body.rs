@@ -91,6 +91,9 @@ pub struct FnCtx<'s, 'a> {
     /// The part locals (`Vector<T, 4>` each) of every wide vector local
     /// (sema/wide_vector.rs), by the local its name is bound to.
     pub(super) wide_locals: HashMap<LocalId, Vec<LocalId>>,
+    /// How many locals, from the first, are the IR function's parameters: a wide vector
+    /// parameter is its parts (sema/wide_vector.rs), so this can exceed the source's count.
+    pub(super) param_locals: usize,
 }
 
 /// Whether parameter `p` got type `ty` only because its written type did not resolve.
@@ -135,8 +138,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             coop_widening_load: false,
             catch_names: std::collections::HashSet::new(),
             wide_locals: HashMap::new(),
+            param_locals: 0,
         };
+        // A wide parameter is its parts, which are parameters; the name bound to them is
+        // declared after every parameter local.
+        let mut wide_params = Vec::new();
         for (p, ty) in f.decl.params.iter().zip(&f.params) {
+            if let Type::Wide(..) = ty {
+                wide_params.push((p, ty.clone(), ctx.wide_param_parts(&p.name, ty)));
+                continue;
+            }
             if let Ok(id) = ctx.declare(&p.name, ty.clone()) {
                 ctx.assigned[id.0] = true;
                 if unresolved(p, ty) {
@@ -144,10 +155,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 }
             }
         }
+        ctx.param_locals = ctx.locals.len();
+        for (p, ty, parts) in wide_params {
+            ctx.declare_wide_param(&p.name, ty, parts);
+        }
         if f.constructor {
             ctx.declare_this(f.ret.clone(), f.decl.name.span);
         }
         ctx
+    }
+
+    /// Whether local `id` is one of the IR function's parameters.
+    pub(super) fn is_param_local(&self, id: LocalId) -> bool {
+        id.0 < self.param_locals
     }
 
     /// True in kernels and device helpers.
@@ -163,6 +183,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
 
     /// Declares a local in the innermost scope (Java: no shadowing within a method).
     pub fn declare(&mut self, name: &ast::Ident, ty: Type) -> R<LocalId> {
+        let id = self.declare_name(name, ty)?;
+        self.declare_wide_parts(id);
+        Ok(id)
+    }
+
+    /// [`Self::declare`] without the parts a wide vector local gets.
+    pub(super) fn declare_name(&mut self, name: &ast::Ident, ty: Type) -> R<LocalId> {
         if let Some(prev) = self.lookup(&name.name) {
             let prev_span = self.locals[prev.0].span;
             return self.error(
@@ -184,7 +211,6 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         });
         self.assigned.push(false);
         self.scope_push(&name.name, id);
-        self.declare_wide_parts(id);
         Ok(id)
     }
 

@@ -223,14 +223,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             return Err(());
         }
         self.calls.push((fid, span));
-        Ok(ir::Expr {
-            kind: ExprKind::Call {
-                func: fid,
-                args: out,
+        // A wide vector parameter is its parts (sema/wide_vector.rs).
+        let (stmts, out) = self.split_wide_args(out)?;
+        Ok(super::bytes16::sequence(
+            stmts,
+            ir::Expr {
+                kind: ExprKind::Call {
+                    func: fid,
+                    args: out,
+                },
+                ty: ret,
+                span,
             },
-            ty: ret,
-            span,
-        })
+        ))
     }
 
     /// `recv.name(args)`: static methods of classes, and methods of values.

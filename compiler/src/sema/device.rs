@@ -288,7 +288,7 @@ impl FnCtx<'_, '_> {
             return self.error(bad(span, "psc is only available in kernels".to_string()));
         }
         let param = match &arg.kind {
-            ast::ExprKind::Name(n) => self.lookup(n).filter(|id| id.0 < self.param_count()),
+            ast::ExprKind::Name(n) => self.lookup(n).filter(|id| self.is_param_local(*id)),
             _ => None,
         };
         let Some(id) = param else {
@@ -322,11 +322,6 @@ impl FnCtx<'_, '_> {
                 "`psc:` takes `true` or `false`",
             )),
         }
-    }
-
-    /// Number of parameters of the method being checked.
-    fn param_count(&self) -> usize {
-        self.syms.functions[self.fid.0].params.len()
     }
 }
 

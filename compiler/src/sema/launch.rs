@@ -198,21 +198,26 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         if unresolved {
             return Err(());
         }
-        Ok(ir::Expr {
-            kind: ExprKind::Launch(Box::new(ir::Launch {
-                kernel: kid,
-                stream,
-                grid,
-                block,
-                args: values,
-                shared_bytes,
-                spec,
-                psc,
-                catches: false,
-            })),
-            ty: Type::Void,
-            span,
-        })
+        // A wide vector parameter is its parts, consecutive push constants.
+        let (stmts, values) = self.split_wide_args(values)?;
+        Ok(super::bytes16::sequence(
+            stmts,
+            ir::Expr {
+                kind: ExprKind::Launch(Box::new(ir::Launch {
+                    kernel: kid,
+                    stream,
+                    grid,
+                    block,
+                    args: values,
+                    shared_bytes,
+                    spec,
+                    psc,
+                    catches: false,
+                })),
+                ty: Type::Void,
+                span,
+            },
+        ))
     }
 
     /// An `Image2D<F>` argument for a `Texture2D<T>` parameter: Vulkan lets one image be both

@@ -272,8 +272,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Err(d) => return self.error(d),
         };
         let n = self.expr(len, Some(&Type::Scalar(ScalarType::U32)))?;
-        let params = self.syms.functions[self.fid.0].params.len();
-        let dynamic = matches!(&n.kind, ExprKind::Load(Place::Local(l)) if l.0 < params)
+        let dynamic = matches!(&n.kind, ExprKind::Load(Place::Local(l)) if self.is_param_local(*l))
             && n.ty
                 .as_scalar()
                 .is_some_and(|s| s.is_integer() && s.bits() <= 32);

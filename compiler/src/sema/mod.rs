@@ -63,6 +63,7 @@ mod vector_methods;
 mod vector_ops;
 mod wave_cajeta;
 mod wide_vector;
+mod wide_vector_masks;
 mod wide_vector_ops;
 
 pub use crate::ir::const_fold::{float_to_int, round_to_float};
@@ -117,11 +118,12 @@ fn check_expanded(files: &[(ast::SourceFile, bool)]) -> Result<ir::Module, Vec<D
         diags.append(&mut ctx.diags);
         warnings.append(&mut ctx.warnings);
         calls.push(std::mem::take(&mut ctx.calls));
+        let param_count = ctx.param_locals;
         module.functions.push(ir::Function {
             name: generics::function_name(&f.class, &f.decl.name.name),
             qualified_name: format!("{}.{}", f.class, f.decl.name.name),
             kind: f.kind,
-            param_count: f.params.len(),
+            param_count,
             locals: ctx.locals,
             return_type: f.ret.clone(),
             body,
@@ -158,7 +160,7 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
     let name = &f.decl.name;
     annotations::check_cajeta_method_annotations(f.decl, f.kind, diags);
     annotations::check_param_annotations(f.decl, f.kind, &f.params, diags);
-    wide_vector_ops::check_signature(f.decl, &f.params, &f.ret, diags);
+    wide_vector_ops::check_signature(f, diags);
     match f.kind {
         FunctionKind::Kernel => {
             if f.ret != Type::Void {

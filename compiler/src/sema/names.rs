@@ -560,7 +560,9 @@ pub fn resolve_type(
                     // Cajeta's wide vectors, held as 4-lane parts (sema/wide_vector.rs).
                     if let ast::TypeArg::Int(text, _) = &args[1] {
                         match text.parse::<u8>() {
-                            Ok(n @ (8 | 16)) if super::wide_vector::wide_lane_ok(s) => {
+                            Ok(n @ (8 | 16))
+                                if super::wide_vector::wide_lane_ok(s) || s == ScalarType::Bool =>
+                            {
                                 return Ok(Type::Wide(s, n));
                             }
                             _ => {}

@@ -261,11 +261,17 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let (cv, (av, bv)) = (cv?, arms?);
         if cv.ty != scalar(ScalarType::Bool) {
             let t = cv.ty.clone();
-            return self.error(Diagnostic::error(
+            let mut d = Diagnostic::error(
                 Code::TypeMismatch,
                 c.span,
                 format!("condition must be boolean, found {t}"),
-            ));
+            );
+            if let Type::Vector(ScalarType::Bool, _) | Type::Wide(ScalarType::Bool, _) = t {
+                d = d.with_note(
+                    "help: pick lane by lane with `m.select(a, b)`, or test `m.all()` / `m.any()`",
+                );
+            }
+            return self.error(d);
         }
         let ty = if av.ty == bv.ty {
             av.ty.clone()
@@ -288,6 +294,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         };
         let av = self.coerce(av, &ty, a.span)?;
         let bv = self.coerce(bv, &ty, b.span)?;
+        if let Type::Wide(..) = ty {
+            return self.wide_conditional(cv, av, bv, span);
+        }
         Ok(ir::Expr {
             kind: ExprKind::Select {
                 cond: Box::new(cv),

@@ -13,11 +13,16 @@
 //! - `stack Vector<T, 8>(x)` splats, `(x0, …, x7)` (scalars and smaller vectors) fills lanes;
 //!   `v[k]` (a constant `k`) is lane `k % 4` of part `k / 4`, `v[k] = x` writes it;
 //!   `+ - * / %` and the bitwise operators are the 4-lane operators part by part (a scalar
-//!   operand splat), `-v` too; `a.dot(b)` is the sum of the parts' dots in part order;
+//!   operand splat), `-v` too; `a.dot(b)` is the sum of the parts' dots in part order,
+//!   `v.length()` its square root for `b = v`, `v.normalize()` the parts divided by it;
 //!   `a.min(b)`, `max`, `clamp` and `Math.f(…)` part by part; `buf.vload<8>(i)` is elements
 //!   `8i … 8i + 7` (two `vload<4>(2i + k)`), `buf.vstore(i, v)` the two stores; in host code
 //!   `System.out.println(v)` and `"…" + v` print the lanes as a vector does. These calls are
 //!   in sema/wide_vector_ops.rs.
+//!
+//! - a wide parameter (of a kernel: push constants; of a `@Device` helper or host method)
+//!   is its parts, consecutive parameters (`FnCtx::param_locals` counts them), and a call passes the argument's parts
+//!   (`FnCtx::split_wide_args`);
 //!
 //! So both kernel backends, the CPU device and both host executors see only 4-lane vectors.
 
@@ -29,7 +34,7 @@ use crate::ir::{self, ExprKind, LocalId, Place, ScalarType, Type};
 use crate::syntax::ast::{self, BinOp};
 
 /// The forms offered on wide vectors, for the help line of every refusal.
-pub(super) const WIDE_FORMS: &str = "`stack Vector<T, N>(x)` or N lanes, `v[k]` and `v[k] = x` with a constant k, `+ - * / %` and `& | ^` with wide vectors or scalars, `-v`, `a.dot(b)`, `a.min(b)`, `a.max(b)`, `a.clamp(lo, hi)`, `Math.f(a, …)` lane-wise on wide operands of one type, `buf.vload<N>(i)`, `buf.vstore(i, v)`, locals, and printing in host code";
+pub(super) const WIDE_FORMS: &str = "`stack Vector<T, N>(x)` or N lanes, `v[k]` and `v[k] = x` with a constant k, `+ - * / %` and `& | ^` with wide vectors or scalars, `-v`, comparisons giving a `Vector<boolean, N>` mask `m` with `m.select(a, b)`, `m.all()`, `m.any()`, `c ? a : b` with a boolean `c`, `a.dot(b)`, `v.length()` and `v.normalize()` (float lanes), `a.min(b)`, `a.max(b)`, `a.clamp(lo, hi)`, `Math.f(a, …)` lane-wise on wide operands of one type, `buf.vload<N>(i)`, `buf.vstore(i, v)`, locals, parameters of kernels, `@Device` helpers and host methods, and printing in host code";
 
 /// Whether `Vector<lane, n>` is a wide vector cajetac offers (see the module comment).
 pub(super) fn wide_lane_ok(lane: ScalarType) -> bool {
@@ -114,6 +119,31 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         self.wide_locals.insert(id, parts);
     }
 
+    /// The parameter locals (`Vector<T, 4>` each, assigned) of the wide parameter `name` of
+    /// type `ty`, in part order: a method taking a wide vector takes its parts. They are
+    /// named `name_k`: a kernel's parameter names reach its reflection and the Rust
+    /// launchers cajeta-build writes, which need identifiers.
+    pub(super) fn wide_param_parts(&mut self, name: &ast::Ident, ty: &Type) -> Vec<LocalId> {
+        let Type::Wide(lane, n) = *ty else {
+            unreachable!("wide_param_parts of another type")
+        };
+        (0..n / 4)
+            .map(|k| {
+                let p = self.temp(vec4(lane), name.span);
+                self.locals[p.0].name = format!("{}_{k}", name.name);
+                p
+            })
+            .collect()
+    }
+
+    /// Declares the wide parameter `name`, bound to its parameter locals `parts`.
+    pub(super) fn declare_wide_param(&mut self, name: &ast::Ident, ty: Type, parts: Vec<LocalId>) {
+        if let Ok(id) = self.declare_name(name, ty) {
+            self.assigned[id.0] = true;
+            self.wide_locals.insert(id, parts);
+        }
+    }
+
     /// Reading the wide local `id`: its parts, as one wide value.
     pub(super) fn load_wide(&self, id: LocalId, span: Span) -> Option<ir::Expr> {
         let parts = self.wide_locals.get(&id)?;
@@ -134,7 +164,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 Ok((stmts, parts))
             }
             _ => {
-                let d = wide_refused(&v.ty, v.span, "a value of this form (`?:`, a call, …)");
+                let d = wide_refused(&v.ty, v.span, "a value of this form (a call's result, …)");
                 self.error(d)
             }
         }
@@ -419,7 +449,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 
     /// `a op b` with a wide operand: the 4-lane operator part by part, a scalar operand
-    /// converted to the lane type once and splat. Comparisons are refused (no wide masks).
+    /// converted to the lane type once and splat; a comparison gives a wide mask.
     pub(super) fn wide_binary(
         &mut self,
         op: BinOp,
@@ -435,17 +465,22 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let Type::Wide(lane, _) = ty else {
             unreachable!("wide_binary without a wide operand")
         };
-        let allowed = matches!(
+        let compare = matches!(
             op,
-            BinOp::Add
-                | BinOp::Sub
-                | BinOp::Mul
-                | BinOp::Div
-                | BinOp::Rem
-                | BinOp::BitAnd
-                | BinOp::BitOr
-                | BinOp::BitXor
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
         );
+        let allowed = compare
+            || matches!(
+                op,
+                BinOp::Add
+                    | BinOp::Sub
+                    | BinOp::Mul
+                    | BinOp::Div
+                    | BinOp::Rem
+                    | BinOp::BitAnd
+                    | BinOp::BitOr
+                    | BinOp::BitXor
+            );
         if !allowed {
             return self.error(wide_refused(&ty, span, &format!("`{}`", op.symbol())));
         }
@@ -459,6 +494,8 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         for (a, b) in lparts.into_iter().zip(rparts) {
             parts.push(self.vector_binary(op, a, b, span)?);
         }
+        // A comparison's parts are the 4-lane masks (sema/wide_vector_masks.rs).
+        let lane = if compare { ScalarType::Bool } else { lane };
         Ok(sequence(stmts, wide_value(parts, lane, span)))
     }
 }

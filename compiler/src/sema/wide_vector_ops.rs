@@ -1,11 +1,13 @@
 //! The operations of Cajeta's wide vectors (`Vector<T, 8>`, `Vector<T, 16>`; see
 //! sema/wide_vector.rs for how they are held) that are calls: `buf.vload<N>(i)` and
-//! `buf.vstore(i, v)`, the methods `dot`, `min`, `max`, `clamp`, `Math` functions lane-wise,
+//! `buf.vstore(i, v)`, the methods `dot`, `length`, `normalize`, `min`, `max`, `clamp`,
+//! `Math` functions lane-wise,
 //! the text host code prints, and the refusals of what is not offered (parameters, results,
 //! and any wide value no form took apart).
 
 use super::body::{FnCtx, R};
 use super::bytes16::{bin, sequence};
+use super::expr::is_pure;
 use super::wide_vector::{lane_of, vec4, wide_lane_ok, wide_refused, wide_value};
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, BinaryOp, ExprKind, HostOp, Intrinsic, ScalarType, Type};
@@ -103,7 +105,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let Type::Wide(lane, _) = ty else {
             unreachable!("wide_method of another type")
         };
+        if lane == ScalarType::Bool {
+            return self.wide_mask_method(v, name, args, span);
+        }
         let (f, want) = match name.name.as_str() {
+            "length" | "normalize" if lane.is_float() && args.is_empty() => {
+                return self.wide_length(v, name.name == "normalize", span);
+            }
             "dot" if lane.is_float() => (ir::VecFn::Dot, 1),
             "min" => (ir::VecFn::Min, 1),
             "max" => (ir::VecFn::Max, 1),
@@ -161,6 +169,50 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         Ok(sequence(stmts, value))
     }
 
+    /// `v.length()` (float lanes): the square root of `v.dot(v)`, the parts' dots added in
+    /// part order, as the 4-lane `length` is `sqrt(dot(v, v))`; `v.normalize()`: each part
+    /// divided by that length, as the 4-lane `normalize` divides by it.
+    fn wide_length(&mut self, v: ir::Expr, normalize: bool, span: Span) -> R<ir::Expr> {
+        let Type::Wide(lane, _) = v.ty else {
+            unreachable!("wide_length of another type")
+        };
+        let mut stmts = Vec::new();
+        let parts = self.pure_parts(v, &mut stmts)?;
+        let dots = parts.iter().map(|p| ir::Expr {
+            kind: ExprKind::Intrinsic {
+                op: Intrinsic::Vector(ir::VecFn::Dot),
+                args: vec![p.clone(), p.clone()],
+            },
+            ty: Type::Scalar(lane),
+            span,
+        });
+        let sum = dots
+            .reduce(|sum, d| bin(BinaryOp::Add, sum, d, span))
+            .expect("a wide vector has parts");
+        let length = ir::Expr {
+            kind: ExprKind::Intrinsic {
+                op: Intrinsic::Math(ir::MathFn::Sqrt),
+                args: vec![sum],
+            },
+            ty: Type::Scalar(lane),
+            span,
+        };
+        if !normalize {
+            return Ok(sequence(stmts, length));
+        }
+        let length = self.bind_value(&mut stmts, length);
+        let lengths = ir::Expr {
+            kind: ExprKind::Splat(Box::new(length)),
+            ty: vec4(lane),
+            span,
+        };
+        let mut out = Vec::new();
+        for p in parts {
+            out.push(self.vector_binary(ast::BinOp::Div, p, lengths.clone(), span)?);
+        }
+        Ok(sequence(stmts, wide_value(out, lane, span)))
+    }
+
     /// A wide value as the text a vector prints as, `(x0, x1, …)` (host code: `println`,
     /// `print` and string `+`); other values unchanged.
     pub(super) fn wide_as_text(&mut self, v: ir::Expr) -> R<ir::Expr> {
@@ -196,6 +248,53 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 }
 
+impl<'s, 'a> FnCtx<'s, 'a> {
+    /// The arguments of a call to a method with wide parameters, each wide one replaced by
+    /// its parts, and the statements to run first. Java evaluates arguments left to right:
+    /// where an argument after the first has statements or parts with effects
+    /// (`f(v, v = w)`), every argument and part is computed into a temporary in order, so
+    /// the statements cannot run before an earlier argument is read. Resources stay as they
+    /// are (a parameter of the caller, which nothing here assigns).
+    pub(super) fn split_wide_args(
+        &mut self,
+        args: Vec<ir::Expr>,
+    ) -> R<(Vec<ir::Stmt>, Vec<ir::Expr>)> {
+        if !args.iter().any(|a| matches!(a.ty, Type::Wide(..))) {
+            return Ok((Vec::new(), args));
+        }
+        let mut split = Vec::new();
+        for a in args {
+            split.push(match a.ty {
+                Type::Wide(..) => {
+                    let (stmts, parts) = self.wide_parts(a)?;
+                    (stmts, parts, true)
+                }
+                _ => (Vec::new(), vec![a], false),
+            });
+        }
+        let effects = |(s, p, _): &(Vec<ir::Stmt>, Vec<ir::Expr>, bool)| {
+            !s.is_empty() || p.iter().any(|e| !is_pure(e))
+        };
+        let in_order = split.iter().skip(1).any(effects);
+        let mut stmts = Vec::new();
+        let mut out = Vec::new();
+        for (first, parts, wide) in split {
+            stmts.extend(first);
+            for p in parts {
+                let keep = p.ty.is_resource()
+                    || matches!(p.ty, Type::Shared(_))
+                    || (!in_order && (is_pure(&p) || !wide));
+                out.push(if keep {
+                    p
+                } else {
+                    self.bind_value(&mut stmts, p)
+                });
+            }
+        }
+        Ok((stmts, out))
+    }
+}
+
 /// `first + k` (`uint32`).
 fn part_offset(first: ir::Expr, k: u8, span: Span) -> ir::Expr {
     if k == 0 {
@@ -210,31 +309,43 @@ fn part_offset(first: ir::Expr, k: u8, span: Span) -> ir::Expr {
 }
 
 /// E0024 for the first expression of a wide type left in `f`'s checked body: a use of a wide
-/// vector that no form above took apart (`c ? a : b`, passing one to a method, …).
+/// vector that no form above took apart (a wide result of a call, …).
 pub(super) fn leftover_wide_use(f: &ir::Function) -> Option<Diagnostic> {
     let e = ir::visit::find_expr(&f.body, &|e| matches!(e.ty, Type::Wide(..)))?;
     Some(wide_refused(
         &e.ty,
         e.span,
-        "a value of this form (`?:`, a call, …)",
+        "a value of this form (a call's result, …)",
     ))
 }
 
-/// E0024 for a wide vector parameter or result: a value of it is its parts, which a call
-/// would have to pass one by one (not offered yet).
-pub(super) fn check_signature(
-    decl: &ast::MethodDecl,
-    params: &[Type],
-    ret: &Type,
-    diags: &mut Vec<Diagnostic>,
-) {
-    for (p, t) in decl.params.iter().zip(params) {
-        if let Type::Wide(..) = t {
-            diags.push(wide_refused(t, p.ty.span, "a parameter"));
+/// E0024 for a wide vector result, a wide parameter of a constructor and a wide mask
+/// parameter of a kernel; a kernel's, `@Device` helper's or host method's other wide
+/// parameters are their parts.
+pub(super) fn check_signature(f: &super::names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
+    for (p, t) in f.decl.params.iter().zip(&f.params) {
+        if let (Type::Wide(ScalarType::Bool, n), ir::FunctionKind::Kernel) = (t, f.kind) {
+            // Push constants hold numbers; a boolean has no size in Vulkan's layouts.
+            diags.push(
+                wide_refused(t, p.ty.span, "a kernel parameter").with_note(format!(
+                    "help: pass the mask as a uint32 of {n} bits, or the values it is made from"
+                )),
+            );
+        }
+        if let (Type::Wide(lane, _), true) = (t, f.constructor) {
+            diags.push(
+                wide_refused(t, p.ty.span, "a constructor parameter").with_note(format!(
+                    "help: take its Vector<{lane}, 4> parts as parameters"
+                )),
+            );
         }
     }
-    if let Type::Wide(..) = ret {
-        diags.push(wide_refused(ret, decl.ret.span, "a method result"));
+    if let Type::Wide(lane, _) = f.ret {
+        diags.push(
+            wide_refused(&f.ret, f.decl.ret.span, "a method result").with_note(format!(
+                "help: return a Vector<{lane}, 4> part or a scalar, or store the lanes with `buf.vstore(i, v)`"
+            )),
+        );
     }
 }
 

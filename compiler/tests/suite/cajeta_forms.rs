@@ -365,3 +365,100 @@ fn wide_vectors_compute_lane_by_lane_in_host_code() {
         "(6, 7, 8, 9, 10, 11, 12, 13) (105, 6, 7, 8, 9, 10, 11, 12) 3 (105, 3, 7, 8, 9, 10, 11, 12)"
     );
 }
+
+#[test]
+fn wide_vector_parameters_length_and_normalize_in_host_code() {
+    let src = "package t;
+import cajeta.xpu.*;
+public final class P {
+    static float64 mix(Vector<float64, 8> a, float64 s, Vector<float64, 8> b) {
+        a[0] = 100.0;
+        return a.dot(b) * s + a[7];
+    }
+    static int64 pick(int32 k, Vector<int64, 16> w) {
+        return w[15] + (int64) k;
+    }
+    static int64 twice(Vector<int64, 16> w) {
+        return pick(1, w * 2L) + w[3];
+    }
+    public static int32 run() {
+        Vector<float64, 8> a = stack Vector<float64, 8>(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0);
+        Vector<float64, 8> b = a * 0.5;
+        System.out.println(mix(a, 2.0, b) + \" \" + a);
+        int32 i = 1;
+        System.out.println(pick(i, stack Vector<int64, 16>((int64) i++)) + \" \" + i);
+        System.out.println(mix(a, 1.0, a = b) + \" \" + a);
+        System.out.println(twice(stack Vector<int64, 16>(5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L, 16L, 17L, 18L, 19L, 20L)));
+        Vector<float64, 8> p = stack Vector<float64, 8>(3.0, 4.0, 0.0, 0.0, 0.0, 0.0, 12.0, 0.0);
+        Vector<float64, 8> u = p.normalize();
+        System.out.println(p.length() + \" \" + (u[0] == 3.0 / 13.0) + \" \" + (u[1] == 4.0 / 13.0) + \" \" + (u[6] == 12.0 / 13.0) + \" \" + u[7]);
+        return 777;
+    }
+}
+";
+    let mut printed = Vec::new();
+    for mode in ["interp", "native"] {
+        let out = run_source("forms", "wide-params", mode, src);
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "--host {mode}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        printed.push(stdout);
+    }
+    assert_eq!(printed[0], printed[1], "the executors disagree");
+    let out: Vec<&str> = printed[0].lines().collect();
+    // mix's copy of a has lane 0 = 100: (100·0.5 + 2·1 + 3·1.5 + 4·2) + (5·2.5 + 6·3 + 7·3.5
+    // + 8·4) = 64.5 + 87 = 151.5, ·2 + a[7] = 311; the caller's a is unchanged.
+    assert_eq!(out[0], "311.0 (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0)");
+    // The splat reads i (1) before i++; pick adds k = 1 to lane 15.
+    assert_eq!(out[1], "2 2");
+    // The first argument is the old a (the third assigns a = b, Java's order): 151.5 + 8.
+    assert_eq!(out[2], "159.5 (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)");
+    // twice passes w * 2 on: 20·2 + 1, plus w[3] = 8.
+    assert_eq!(out[3], "49");
+    // length: sqrt(9 + 16 + 144); normalize divides each lane by it.
+    assert_eq!(out[4], "13.0 true true true 0.0");
+}
+
+#[test]
+fn wide_vector_masks_and_conditionals_in_host_code() {
+    let out = both(
+        "wide-masks",
+        "Vector<float32, 8> a = stack Vector<float32, 8>(1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f);
+         Vector<float32, 8> b = stack Vector<float32, 8>(4.5f);
+         Vector<boolean, 8> m = a < b;
+         System.out.println(m + \" \" + m.all() + \" \" + m.any() + \" \" + (a > 0.0f).all() + \" \" + (a == 9.0f).any());
+         System.out.println(m.select(a, b) + \" \" + (a >= b).select(a * 2.0f, -1.0f));
+         Vector<boolean, 8> n = m & (a != 2.0f) | (a == 8.0f);
+         n[4] = true;
+         System.out.println(n + \" \" + n[7] + \" \" + (m ^ true));
+         Vector<int32, 16> w = stack Vector<int32, 16>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+         System.out.println((w % 3 == 0).select(w, 0));
+         int32 c = 0;
+         Vector<int32, 8> x = stack Vector<int32, 8>(1);
+         Vector<int32, 8> y = c++ > 0 ? (x = x * 5) : (x = x + 2);
+         System.out.println(x + \" \" + y + \" \" + c + \" \" + (c > 0 ? x : y * 2)[3]);",
+    );
+    // Lanes 1..4 are below 4.5.
+    assert_eq!(
+        out[0],
+        "(true, true, true, true, false, false, false, false) false true true false"
+    );
+    assert_eq!(
+        out[1],
+        "(1.0, 2.0, 3.0, 4.0, 4.5, 4.5, 4.5, 4.5) (-1.0, -1.0, -1.0, -1.0, 10.0, 12.0, 14.0, 16.0)"
+    );
+    // (m & a != 2) | a == 8, then lane 4 set; m ^ true flips every lane.
+    assert_eq!(
+        out[2],
+        "(true, false, true, true, true, false, false, true) true (false, false, false, false, true, true, true, true)"
+    );
+    assert_eq!(out[3], "(0, 0, 0, 3, 0, 0, 6, 0, 0, 9, 0, 0, 12, 0, 0, 15)");
+    // ?: computes only the arm taken: x = x + 2, never x * 5.
+    assert_eq!(
+        out[4],
+        "(3, 3, 3, 3, 3, 3, 3, 3) (3, 3, 3, 3, 3, 3, 3, 3) 1 3"
+    );
+}
