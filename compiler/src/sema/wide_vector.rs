@@ -170,6 +170,29 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
     }
 
+    /// The `n / 4` parts of a wide vector whose every lane is the scalar `x` (of the lane
+    /// type), computed once: bound to a temporary in `stmts` unless it is pure.
+    fn splat_parts(
+        &mut self,
+        stmts: &mut Vec<ir::Stmt>,
+        x: ir::Expr,
+        lane: ScalarType,
+        n: u8,
+        span: Span,
+    ) -> Vec<ir::Expr> {
+        let x = if is_pure(&x) {
+            x
+        } else {
+            self.bind_value(stmts, x)
+        };
+        let splat = ir::Expr {
+            kind: ExprKind::Splat(Box::new(x)),
+            ty: vec4(lane),
+            span,
+        };
+        vec![splat; usize::from(n / 4)]
+    }
+
     /// `v` as a value of the wide type `ty`: unchanged if it has that type, a scalar converted
     /// to the lane type (implicitly, as a vector operand's) and splat to every part, computed
     /// once; anything else is E0008 (vector sizes and lane types never convert).
@@ -183,17 +206,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             Type::Scalar(_) => {
                 let x = self.coerce(v, &Type::Scalar(lane), span)?;
                 let mut stmts = Vec::new();
-                let x = if is_pure(&x) {
-                    x
-                } else {
-                    self.bind_value(&mut stmts, x)
-                };
-                let splat = ir::Expr {
-                    kind: ExprKind::Splat(Box::new(x)),
-                    ty: vec4(lane),
-                    span,
-                };
-                let parts = vec![splat; usize::from(n / 4)];
+                let parts = self.splat_parts(&mut stmts, x, lane, n, span);
                 Ok(sequence(stmts, wide_value(parts, lane, span)))
             }
             other => self.error(
@@ -358,17 +371,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
         let parts = if lanes.len() == 1 && args.len() == 1 {
             let x = lanes.remove(0);
-            let x = if is_pure(&x) {
-                x
-            } else {
-                self.bind_value(&mut stmts, x)
-            };
-            let splat = ir::Expr {
-                kind: ExprKind::Splat(Box::new(x)),
-                ty: vec4(lane),
-                span,
-            };
-            vec![splat; usize::from(n / 4)]
+            self.splat_parts(&mut stmts, x, lane, n, span)
         } else if lanes.len() == usize::from(n) {
             lanes
                 .chunks(4)
