@@ -9,7 +9,8 @@
 //!
 //! When a module uses none of this the input is returned borrowed, so plain kernels pay nothing.
 //!
-//! Passes, in order: `precision` (the float family `sfp afp lfp`; its module doc describes the
+//! Passes, in order: `stride_unroll` (16-bit storage variants only: counted loops over
+//! precision-typed buffers take two iterations a trip), `precision` (the float family `sfp afp lfp`; its module doc describes the
 //! representation and how the integer families plug in as `int_precision`), then the integer
 //! and device passes. Host functions are left symbolic.
 
@@ -22,6 +23,9 @@ mod precision_fns;
 #[cfg(test)]
 mod precision_tests;
 mod rewrite;
+mod stride_unroll;
+#[cfg(test)]
+mod stride_unroll_tests;
 
 mod device;
 mod device_fold;
@@ -55,6 +59,11 @@ pub fn specialize<'m>(
     device::specialize_queries(&mut out, target);
     // After the queries, so that dead branches are gone before types are chosen.
     if device_code_mentions(&out, ir::ScalarType::is_float_precision) {
+        // Where `sfp` is stored in 16 bits, loops over such buffers take two iterations a trip
+        // (the fp32 variant keeps its loops as written).
+        if target.precision.float_storage != cajeta_runtime::FloatStorage::Fp32 {
+            stride_unroll::unroll_stride_loops(out.to_mut());
+        }
         precision::specialize_float(out.to_mut(), &target.precision)?;
     }
     if device_code_mentions(&out, ir::ScalarType::is_int_precision) {
