@@ -213,9 +213,41 @@ fn the_cooperative_paths_padding_and_copies_match_the_host_exactly() {
                     }
                 }
             }
+            // Each launch ran a kernel compiled for its own `n` and `k`.
+            assert!(
+                gemm.specialized_count() >= 4,
+                "{}",
+                gemm.specialized_count()
+            );
         }
     }
     assert_eq!(runs, 4 * 2 * 8 * 4);
+}
+
+/// Past `MAX_SPECIALIZED` distinct `(n, k)` pairs the library stops compiling kernels of its
+/// own for each and runs the general one, with the same results.
+#[test]
+fn shapes_past_the_specialization_limit_run_the_general_kernel_exactly() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let shape = tuned(GemmPrecision::F16F32, TUNED_SUBGROUP);
+    let gemm = Gemm::coop_stand_in(&ctx, shape).expect("stand-in");
+    // A new `n` each time (whole vectors, the last block shifted), one K slice: the stand-in's
+    // loops stay far below lavapipe's 65,535 iterations an invocation (docs/backends.md).
+    let e = GemmPrecision::F16F32.per_vector();
+    for step in 1..=cajetac::blas::MAX_SPECIALIZED as u32 + 2 {
+        let dims = (shape.bm, shape.bn + (step - 1) * e, shape.bk);
+        check_one(
+            &ctx,
+            &gemm,
+            dims,
+            GemmLayout::RowMajor,
+            GemmLayout::RowMajor,
+        );
+        let want = (step as usize).min(cajetac::blas::MAX_SPECIALIZED);
+        assert_eq!(gemm.specialized_count(), want, "after n = {}", dims.1);
+    }
 }
 
 #[test]
@@ -240,6 +272,39 @@ fn bad_arguments_are_refused_with_the_operand_named() {
         .multiply(&s, &big, row, &big, row, &big, 0, 8, 8)
         .expect_err("empty");
     assert!(e.to_string().contains("at least 1"), "{e}");
+}
+
+/// lavapipe ends an invocation's loops after 65,535 iterations (docs/runtime.md): a K whose
+/// loops would pass that is refused there, naming the limit, and the largest K that fits
+/// still multiplies exactly.
+#[test]
+fn a_k_past_lavapipes_loop_limit_is_refused_there_not_answered_wrongly() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    if !ctx.device_info().driver_name.contains("llvmpipe") {
+        return;
+    }
+    let gemm = Gemm::new(&ctx, GemmPrecision::F16F32).expect("gemm");
+    assert_eq!(gemm.kernel(), GemmKernel::Scalar);
+    let s = ctx.default_stream();
+    let k = 70_000u32;
+    let a = ctx.create_buffer(2 * u64::from(k)).expect("a");
+    let b = ctx.create_buffer(2 * u64::from(k)).expect("b");
+    let c = ctx.create_buffer(4).expect("c");
+    let row = GemmLayout::RowMajor;
+    let e = gemm
+        .multiply(&s, &a, row, &b, row, &c, 1, 1, k)
+        .expect_err("past the limit");
+    assert!(
+        e.to_string().contains("lavapipe stops loops after 65535"),
+        "{e}"
+    );
+    // 3,854 slices of 16 (65,518 iterations): the largest K accepted.
+    check_one(&ctx, &gemm, (1, 1, 61_664), row, row);
+    assert!(gemm
+        .multiply(&s, &a, row, &b, row, &c, 1, 1, 61_665)
+        .is_err());
 }
 
 #[test]
@@ -271,9 +336,16 @@ fn every_kernel_the_library_emits_validates() {
         let prof = profile(name);
         let opts = options_for(&prof);
         for p in GemmPrecision::ALL {
+            let t = tuned(p, TUNED_SUBGROUP);
+            // The general kernel, and one compiled for a ragged `n` and a `k` as constants.
+            let fixed = cajetac::blas::CoopGemmShape {
+                fixed_nk: Some((4000, 4096)),
+                ..t
+            };
             for kernel in [
                 GemmKernel::Scalar,
-                GemmKernel::Coop(tuned(p, TUNED_SUBGROUP)),
+                GemmKernel::Coop(t),
+                GemmKernel::Coop(fixed),
             ] {
                 if matches!(kernel, GemmKernel::Coop(_)) && name == "lavapipe.json" {
                     continue;
@@ -293,7 +365,7 @@ fn every_kernel_the_library_emits_validates() {
             }
         }
     }
-    assert_eq!(count, 4 * 3 + 4 + 4);
+    assert_eq!(count, 4 * 3 * 2 + 4 + 4);
 }
 
 /// `pack` pads an operand of either layout with zeros to whole vectors and rows, and

@@ -51,6 +51,45 @@ pub struct Gemm {
     main: Kernel,
     /// `pack` and `unpad`, for the cooperative kernel.
     copies: Option<(Kernel, Kernel)>,
+    /// The cooperative kernel compiled again with the `n` and `k` it is launched with as
+    /// constants (strides and the K loop's bound known to the driver: 3–7% at 8192³ on the
+    /// H100, docs/PERFORMANCE.md), one per `(n, k)` met, up to [`MAX_SPECIALIZED`]; `None`
+    /// for the scalar kernel, which runs as compiled.
+    specialized: Option<Specialized>,
+}
+
+/// Loop iterations an invocation on lavapipe (Mesa's llvmpipe) before every loop of the
+/// invocation exits early (gallivm's loop limiter; docs/runtime.md).
+const LAVAPIPE_LOOP_LIMIT: u64 = 65_535;
+
+/// How many `(n, k)` pairs a [`Gemm`] compiles its own kernel for; later pairs run the
+/// general kernel, so a caller sweeping many shapes does not grow pipelines without bound.
+pub const MAX_SPECIALIZED: usize = 16;
+
+/// The cooperative kernels compiled for one `(n, k)` each, and what compiling another needs.
+struct Specialized {
+    options: SpirvOptions,
+    /// The kernel's source for a shape (the cooperative kernel, or the scalar stand-in).
+    source: fn(&CoopGemmShape) -> Result<String, String>,
+    kernels: std::sync::Mutex<Vec<((u32, u32), Kernel)>>,
+}
+
+impl Specialized {
+    fn new(options: SpirvOptions, source: fn(&CoopGemmShape) -> Result<String, String>) -> Self {
+        Specialized {
+            options,
+            source,
+            kernels: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+}
+
+fn coop_kernel_source(shape: &CoopGemmShape) -> Result<String, String> {
+    coop_gemm_source(shape, "CoopGemm")
+}
+
+fn stand_in_kernel_source(shape: &CoopGemmShape) -> Result<String, String> {
+    Ok(coop_stand_in_source(shape, "CoopStandIn"))
 }
 
 /// The options the library compiles its kernels with for `profile`'s device.
@@ -134,8 +173,13 @@ impl Gemm {
         precision: GemmPrecision,
         kernel: GemmKernel,
     ) -> Result<Gemm, GemmError> {
-        let program = compile(precision, kernel, &context_options(ctx))?;
-        Gemm::load(ctx, precision, kernel, &program)
+        let options = context_options(ctx);
+        let program = compile(precision, kernel, &options)?;
+        let mut gemm = Gemm::load(ctx, precision, kernel, &program)?;
+        if let GemmKernel::Coop(_) = kernel {
+            gemm.specialized = Some(Specialized::new(options, coop_kernel_source));
+        }
+        Ok(gemm)
     }
 
     /// The cooperative path of `shape` (its padding, layouts and copies) with a scalar
@@ -150,9 +194,12 @@ impl Gemm {
             ),
             ("blas_gemm_pad.cajeta".to_string(), pad_source(p, "GemmPad")),
         ];
-        let program = Program::compile_files(&files, &context_options(ctx))
-            .map_err(|e| GemmError(e.to_string()))?;
-        Gemm::load(ctx, p, GemmKernel::Coop(shape), &program)
+        let options = context_options(ctx);
+        let program =
+            Program::compile_files(&files, &options).map_err(|e| GemmError(e.to_string()))?;
+        let mut gemm = Gemm::load(ctx, p, GemmKernel::Coop(shape), &program)?;
+        gemm.specialized = Some(Specialized::new(options, stand_in_kernel_source));
+        Ok(gemm)
     }
 
     /// Loads `program`'s kernels for `kernel`.
@@ -178,7 +225,51 @@ impl Gemm {
             kernel,
             main,
             copies,
+            specialized: None,
         })
+    }
+
+    /// How many `(n, k)` pairs have a kernel of their own so far (0 for the scalar kernel).
+    pub fn specialized_count(&self) -> usize {
+        self.specialized
+            .as_ref()
+            .map_or(0, |s| s.kernels.lock().map_or(0, |k| k.len()))
+    }
+
+    /// The cooperative kernel for `n` and `k` as constants: compiled and loaded on first use
+    /// (one `(n, k)` pair costs one compile and one pipeline), the general kernel where there
+    /// is no room for another pair or no specialization.
+    fn kernel_for(&self, shape: CoopGemmShape, n: u32, k: u32) -> Result<Kernel, GemmError> {
+        let Some(spec) = &self.specialized else {
+            return Ok(self.main.clone());
+        };
+        let mut kernels = spec
+            .kernels
+            .lock()
+            .map_err(|_| GemmError("the GEMM's kernel cache was poisoned".into()))?;
+        if let Some((_, kernel)) = kernels.iter().find(|(nk, _)| *nk == (n, k)) {
+            return Ok(kernel.clone());
+        }
+        if kernels.len() >= MAX_SPECIALIZED {
+            return Ok(self.main.clone());
+        }
+        let fixed = CoopGemmShape {
+            fixed_nk: Some((n, k)),
+            ..shape
+        };
+        let source = (spec.source)(&fixed).map_err(GemmError)?;
+        let program = Program::compile_files(
+            &[("blas_coop_gemm_nk.cajeta".to_string(), source)],
+            &spec.options,
+        )
+        .map_err(|e| GemmError(e.to_string()))?;
+        let words = program.get("gemm").map_err(|e| GemmError(e.to_string()))?;
+        let kernel = self
+            .ctx
+            .load_kernel(&words.words, &words.reflection)
+            .map_err(|e| GemmError(format!("the device refused the GEMM's `gemm`: {e}")))?;
+        kernels.push(((n, k), kernel.clone()));
+        Ok(kernel)
     }
 
     /// The kernel this GEMM runs.
@@ -261,6 +352,20 @@ impl Gemm {
         let grid = [n.div_ceil(TILE), m.div_ceil(TILE), 1];
         if grid[0] > MAX_GRID_Y || grid[1] > MAX_GRID_Y {
             return fail("the scalar kernel takes m and n up to 65535 × 16");
+        }
+        // Each invocation loops k / TILE times over K slices and TILE times inside each; lavapipe
+        // ends every loop of an invocation after 65,535 iterations in all and the kernel would
+        // finish with wrong sums (docs/runtime.md), so refuse rather than answer wrongly.
+        let iterations = u64::from(k.div_ceil(TILE)) * u64::from(TILE + 1);
+        if self.ctx.device_info().driver_name.contains("llvmpipe")
+            && iterations >= LAVAPIPE_LOOP_LIMIT
+        {
+            return fail(format!(
+                "k = {k} needs {iterations} loop iterations an invocation, and lavapipe stops \
+                 loops after {LAVAPIPE_LOOP_LIMIT}: split K into parts of at most {} and add the \
+                 products, or run on another device",
+                (LAVAPIPE_LOOP_LIMIT - 1) / u64::from(TILE + 1) * u64::from(TILE)
+            ));
         }
         let cfg = LaunchConfig::new(grid, [TILE, TILE, 1]);
         let args = [
@@ -406,6 +511,7 @@ impl Gemm {
             unreachable!("launch_main() runs only the cooperative kernel")
         };
         let cfg = LaunchConfig::new([n.div_ceil(s.bn), m.div_ceil(s.bm), 1], [s.threads(), 1, 1]);
+        let kernel = self.kernel_for(s, n, k)?;
         let args = [
             KernelArg::Buffer(a),
             KernelArg::Buffer(b),
@@ -415,7 +521,7 @@ impl Gemm {
             u32_arg(k),
         ];
         stream
-            .launch(&self.main, &cfg, &args)
+            .launch(&kernel, &cfg, &args)
             .map(|_| ())
             .map_err(|e| GemmError(e.to_string()))
     }

@@ -12,5 +12,5 @@ pub mod shapes;
 pub mod tuned;
 
 pub use coop_source::{coop_gemm_source, CoopGemmShape, GemmPrecision};
-pub use gemm::{Gemm, GemmError, GemmLayout};
+pub use gemm::{Gemm, GemmError, GemmLayout, MAX_SPECIALIZED};
 pub use tuned::{select, tuned, GemmKernel};
