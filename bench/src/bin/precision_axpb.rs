@@ -9,9 +9,11 @@
 //! samples against the host within the variant's tolerance (docs/language.md).
 //!
 //! ```text
-//! precision_axpb [--mib N] [--reps N] [--markdown FILE]
+//! precision_axpb [--mib N] [--reps N] [--markdown FILE] [--source FILE]
 //! ```
 //! `--mib` is the fp32-equivalent size of x (default 256: 64 Mi floats; y is as large).
+//! `--source` replaces the built-in kernels with a file's (same kernel names and parameters):
+//! for trying other forms of the loop beside the built-in one, one run each.
 
 use cajeta_runtime::{
     decode_sfp, encode_sfp, Buffer, Context, ContextOptions, FloatStorage, Kernel, KernelArg,
@@ -113,9 +115,13 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 }
 
 /// Compiles the two kernels for `variant` and loads them.
-fn load(ctx: &Context, variant: PrecisionVariant) -> Result<(Kernel, Kernel), String> {
+fn load(
+    ctx: &Context,
+    variant: PrecisionVariant,
+    source: &str,
+) -> Result<(Kernel, Kernel), String> {
     let mut sources = SourceMap::new();
-    let files = [("precision_axpb.cajeta".to_string(), SOURCE.to_string())];
+    let files = [("precision_axpb.cajeta".to_string(), source.to_string())];
     let module =
         cajetac::driver::frontend(&mut sources, &files).map_err(|d| render_human(&sources, &d))?;
     let mut options = SpirvOptions {
@@ -180,6 +186,10 @@ fn run(args: &[String]) -> Result<(), String> {
     };
     let mib: u64 = value_of("--mib").map_or(Ok(256), |v| v.parse().map_err(err))?;
     let reps: usize = value_of("--reps").map_or(Ok(10), |v| v.parse().map_err(err))?;
+    let source = match value_of("--source") {
+        Some(path) => std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?,
+        None => SOURCE.to_string(),
+    };
     let ctx = Context::with_options(
         ContextOptions::from_env()
             .with_validation(false)
@@ -212,7 +222,7 @@ fn run(args: &[String]) -> Result<(), String> {
             ));
             continue;
         }
-        let (axpb, copy_kernel) = load(&ctx, variant)?;
+        let (axpb, copy_kernel) = load(&ctx, variant, &source)?;
         copy.get_or_insert(copy_kernel);
         let bytes = encode_sfp(variant.float_storage, &host);
         let x = ctx.create_buffer(bytes.len() as u64).map_err(err)?;
