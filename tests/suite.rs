@@ -1,6 +1,7 @@
 //! The cajetac test suites, one module each, linked into one test binary. Run one suite with
 //! a filter on its module name, e.g. `cargo test -p cajeta-tests -- golden::`.
 
+mod bf16_packed_rounding;
 mod bfloat16_buffers;
 mod big_buffers;
 mod blas_gemm;
