@@ -26,9 +26,10 @@
 //! are left alone, as are loops that write `i`, `n` or `s` inside and loops to a constant
 //! bound (a few trips known in advance, which drivers unroll whole).
 
+use super::rewrite::Rewrite;
 use crate::ir::{
-    self, visit, visit::LocalUse, BinaryOp, Block, Expr, ExprKind, LocalId, LoopId, Place,
-    ScalarType, Stmt, Type,
+    self, visit, visit::LocalUse, BinaryOp, Expr, ExprKind, LocalId, LoopId, Place, ScalarType,
+    Stmt, Type,
 };
 
 /// Unrolls the qualifying loops of every kernel and device helper of `module`.
@@ -38,48 +39,40 @@ pub(super) fn unroll_stride_loops(module: &mut ir::Module) {
         .iter_mut()
         .filter(|f| f.kind != ir::FunctionKind::Host)
     {
-        let mut next_loop = super::precision::max_loop(&f.body) + 1;
         let body = std::mem::take(&mut f.body);
-        f.body = block(body, &f.locals, &mut next_loop);
+        let mut pass = StrideUnroll {
+            locals: &f.locals,
+            next_loop: super::precision::max_loop(&body) + 1,
+        };
+        f.body = pass.block(body);
     }
 }
 
-fn block(stmts: Block, locals: &[ir::Local], next_loop: &mut usize) -> Block {
-    let mut out = Vec::with_capacity(stmts.len());
-    for s in stmts {
-        match s {
-            Stmt::If {
-                cond,
-                then,
-                otherwise,
-            } => out.push(Stmt::If {
-                cond,
-                then: block(then, locals, next_loop),
-                otherwise: block(otherwise, locals, next_loop),
-            }),
-            Stmt::Loop {
-                id,
-                pre_cond,
-                body,
-                continuing,
-                post_cond,
-            } => {
-                let original = Stmt::Loop {
-                    id,
-                    pre_cond,
-                    body: block(body, locals, next_loop),
-                    continuing,
-                    post_cond,
-                };
-                if let Some(unrolled) = unrolled(&original, locals, next_loop) {
-                    out.push(unrolled);
-                }
-                out.push(original);
+/// The walk: expressions stay as they are; each loop, once its own blocks are done, is
+/// preceded by its unrolled form where it qualifies.
+struct StrideUnroll<'a> {
+    locals: &'a [ir::Local],
+    next_loop: usize,
+}
+
+impl Rewrite for StrideUnroll<'_> {
+    fn expr(&mut self, e: Expr, _pre: &mut Vec<Stmt>) -> Expr {
+        e
+    }
+
+    fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        if !matches!(s, Stmt::Loop { .. }) {
+            return self.stmt_children(s, out);
+        }
+        let mut done = Vec::with_capacity(1);
+        self.stmt_children(s, &mut done);
+        for original in done {
+            if let Some(unrolled) = unrolled(&original, self.locals, &mut self.next_loop) {
+                out.push(unrolled);
             }
-            other => out.push(other),
+            out.push(original);
         }
     }
-    out
 }
 
 /// The two-iterations-a-trip loop to run before `s`, when `s` qualifies.
