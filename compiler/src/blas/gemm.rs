@@ -147,6 +147,13 @@ fn context_options(ctx: &Context) -> SpirvOptions {
     options_for(&profile)
 }
 
+/// Loads `program`'s kernel `name` on `ctx`, naming it if the device refuses it.
+fn load_kernel(ctx: &Context, program: &Program, name: &str) -> Result<Kernel, GemmError> {
+    let k = program.get(name).map_err(|e| GemmError(e.to_string()))?;
+    ctx.load_kernel(&k.words, &k.reflection)
+        .map_err(|e| GemmError(format!("the device refused the GEMM's `{name}`: {e}")))
+}
+
 /// `x` rounded up to a multiple of `to`.
 fn round_up(x: u32, to: u32) -> u32 {
     x.div_ceil(to) * to
@@ -209,11 +216,7 @@ impl Gemm {
         kernel: GemmKernel,
         program: &Program,
     ) -> Result<Gemm, GemmError> {
-        let load = |name: &str| -> Result<Kernel, GemmError> {
-            let k = program.get(name).map_err(|e| GemmError(e.to_string()))?;
-            ctx.load_kernel(&k.words, &k.reflection)
-                .map_err(|e| GemmError(format!("the device refused the GEMM's `{name}`: {e}")))
-        };
+        let load = |name: &str| load_kernel(ctx, program, name);
         let main = load("gemm")?;
         let copies = match kernel {
             GemmKernel::Coop(_) => Some((load("pack")?, load("unpad")?)),
@@ -263,11 +266,7 @@ impl Gemm {
             &spec.options,
         )
         .map_err(|e| GemmError(e.to_string()))?;
-        let words = program.get("gemm").map_err(|e| GemmError(e.to_string()))?;
-        let kernel = self
-            .ctx
-            .load_kernel(&words.words, &words.reflection)
-            .map_err(|e| GemmError(format!("the device refused the GEMM's `gemm`: {e}")))?;
+        let kernel = load_kernel(&self.ctx, &program, "gemm")?;
         kernels.push(((n, k), kernel.clone()));
         Ok(kernel)
     }
