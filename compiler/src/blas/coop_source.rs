@@ -162,6 +162,15 @@ impl CoopGemmShape {
         )
     }
 
+    /// How the kernel's source writes `n` and `k`: the constants of `fixed_nk`, or the
+    /// parameters' names.
+    pub fn nk_source(&self) -> (String, String) {
+        match self.fixed_nk {
+            Some((n, k)) => (n.to_string(), k.to_string()),
+            None => ("n".to_string(), "k".to_string()),
+        }
+    }
+
     /// Bytes of shared memory the kernel declares.
     pub fn shared_bytes(&self) -> u32 {
         let e = self.precision.per_vector();
@@ -290,10 +299,7 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
     let _ = writeln!(w, "        uint32 warp = tid / {};", shape.subgroup);
     let _ = writeln!(w, "        uint32 wm = warp / {};", shape.sg_cols);
     let _ = writeln!(w, "        uint32 wn = warp % {};", shape.sg_cols);
-    let (n_expr, k_expr) = match shape.fixed_nk {
-        Some((n, k)) => (n.to_string(), k.to_string()),
-        None => ("n".to_string(), "k".to_string()),
-    };
+    let (n_expr, k_expr) = shape.nk_source();
     // The last block of a ragged `m` or `n` is shifted back to end at the matrix's edge: it
     // overlaps its neighbour, whose elements it computes again with the same operands in the
     // same order, so no operand needs padding and no C needs copying (see `block_origin`).

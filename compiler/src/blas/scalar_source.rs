@@ -82,10 +82,7 @@ pub fn coop_stand_in_source(shape: &super::CoopGemmShape, class_name: &str) -> S
     } else {
         format!("({res}) acc")
     };
-    let (n, k) = match shape.fixed_nk {
-        Some((n, k)) => (n.to_string(), k.to_string()),
-        None => ("n".to_string(), "k".to_string()),
-    };
+    let (n, k) = shape.nk_source();
     let b_at = if shape.b_col_major {
         format!("col * {k} + t")
     } else {
