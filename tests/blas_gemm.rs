@@ -194,14 +194,24 @@ fn the_cooperative_paths_padding_and_copies_match_the_host_exactly() {
             let cols = (shape.bm, shape.bn + 3 * e, shape.bk);
             // Ragged m, n and k: shifted blocks, k padded by copies of A and B.
             let all = (shape.bm + 7, shape.bn + e, shape.bk + 3);
+            // A ragged k of whole vectors, past one slice and inside the first: read in place
+            // by the kernel compiled for it, the last slice's missing vectors zeroed.
+            let ragged_k = (shape.bm + 7, shape.bn + e, 2 * shape.bk + e);
+            let short_k = (shape.bm, shape.bn, e);
             // n not whole vectors, and smaller than a block: padded all round.
             let odd = (shape.bm + 1, shape.bn + 1, shape.bk);
+            // n not whole vectors but C's rows whole 16 bytes (float32 and int32 results):
+            // shifted in place where B is column-major, padded where B's rows are not whole.
+            let c_whole = (shape.bm + 3, shape.bn + 4, shape.bk);
             for dims in [
                 whole,
                 rows,
                 cols,
                 all,
+                ragged_k,
+                short_k,
                 odd,
+                c_whole,
                 (1, 1, 1),
                 (17, 33, 65),
                 (130, 70, 300),
@@ -221,7 +231,7 @@ fn the_cooperative_paths_padding_and_copies_match_the_host_exactly() {
             );
         }
     }
-    assert_eq!(runs, 4 * 2 * 8 * 4);
+    assert_eq!(runs, 4 * 2 * 11 * 4);
 }
 
 /// Past `MAX_SPECIALIZED` distinct `(n, k)` pairs the library stops compiling kernels of its
@@ -337,15 +347,30 @@ fn every_kernel_the_library_emits_validates() {
         let opts = options_for(&prof);
         for p in GemmPrecision::ALL {
             let t = tuned(p, TUNED_SUBGROUP);
-            // The general kernel, and one compiled for a ragged `n` and a `k` as constants.
-            let fixed = cajetac::blas::CoopGemmShape {
-                fixed_nk: Some((4000, 4096)),
-                ..t
+            // The general kernel, and ones compiled for a ragged `n` and a `k` as constants:
+            // whole slices, a ragged last slice (B in either layout) and less than a slice.
+            let fixed = |n: u32, k: u32, flip: bool| {
+                GemmKernel::Coop(cajetac::blas::CoopGemmShape {
+                    fixed_nk: Some((n, k)),
+                    b_col_major: t.b_col_major != flip,
+                    ..t
+                })
             };
+            let e = p.per_vector();
             for kernel in [
                 GemmKernel::Scalar,
                 GemmKernel::Coop(t),
-                GemmKernel::Coop(fixed),
+                fixed(4000, 4096, false),
+                fixed(4000, 62 * t.bk + e, false),
+                fixed(4000, 63 * t.bk - e, true),
+                fixed(4000, e, false),
+                fixed(4000, e, true),
+                // The K steps unrolled, as the sample writes them.
+                GemmKernel::Coop(cajetac::blas::CoopGemmShape {
+                    unroll_k: true,
+                    fixed_nk: Some((4000, 62 * t.bk + e)),
+                    ..t
+                }),
             ] {
                 if matches!(kernel, GemmKernel::Coop(_)) && name == "lavapipe.json" {
                     continue;
@@ -365,7 +390,7 @@ fn every_kernel_the_library_emits_validates() {
             }
         }
     }
-    assert_eq!(count, 4 * 3 * 2 + 4 + 4);
+    assert_eq!(count, 4 * 3 * 7 + 4 + 4);
 }
 
 /// `pack` pads an operand of either layout with zeros to whole vectors and rows, and

@@ -15,8 +15,10 @@
 //! Operands are packed into `Vector<uint32,4>` buffers (eight float16 or bfloat16, sixteen
 //! int8 a vector). A is row-major `m × k`; B is row-major `k × n` or, with `b_col_major`, the
 //! `n × k` row-major array of Bᵀ. The kernel's parameters are `(a, b, c, m, n, k)`; `m`, `n`
-//! must be at least `bm` and `bn`, and `k` a multiple of `bk`; a ragged last block of rows or
-//! columns is shifted back to end at the edge (the library pads the other shapes).
+//! must be at least `bm` and `bn`, and `k` a multiple of `bk` — or, in a kernel compiled for a
+//! fixed `k`, any multiple of the vector (the last slice's fetch zeroes what lies past `k`); a
+//! ragged last block of rows or columns is shifted back to end at the edge (the library pads
+//! the other shapes).
 
 use std::fmt::Write;
 
@@ -130,6 +132,9 @@ pub struct CoopGemmShape {
     /// column of multiply-adds (as NVIDIA's sample does). Which one the driver schedules
     /// better depends on the shape (docs/PERFORMANCE.md).
     pub loads_first: bool,
+    /// The `tk` steps along each K slice are written out one after another with constant
+    /// shared-memory offsets (as NVIDIA's sample unrolls them) rather than as a loop.
+    pub unroll_k: bool,
     /// `Some((n, k))`: the kernel is compiled for these `n` and `k` (its `n` and `k`
     /// parameters are then ignored), so strides and the K loop's bound are constants, as in
     /// NVIDIA's sample, where they are specialization constants.
@@ -142,11 +147,11 @@ impl CoopGemmShape {
         self.sg_rows * self.sg_cols * self.subgroup
     }
 
-    /// A name for tables: `f16f32-128x256x32-2x4-bc-lf` (`-bc` where B is column-major, `-lf`
-    /// with `loads_first`).
+    /// A name for tables: `f16f32-128x256x32-2x4-bc-lf-u` (`-bc` where B is column-major,
+    /// `-lf` with `loads_first`, `-u` with `unroll_k`, `-n…k…` with `fixed_nk`).
     pub fn name(&self) -> String {
         format!(
-            "{}-{}x{}x{}-{}x{}{}{}{}",
+            "{}-{}x{}x{}-{}x{}{}{}{}{}",
             self.precision.short(),
             self.bm,
             self.bn,
@@ -155,6 +160,7 @@ impl CoopGemmShape {
             self.sg_cols,
             if self.b_col_major { "-bc" } else { "" },
             if self.loads_first { "-lf" } else { "" },
+            if self.unroll_k { "-u" } else { "" },
             match self.fixed_nk {
                 Some((n, k)) => format!("-n{n}k{k}"),
                 None => String::new(),
@@ -169,6 +175,14 @@ impl CoopGemmShape {
             Some((n, k)) => (n.to_string(), k.to_string()),
             None => ("n".to_string(), "k".to_string()),
         }
+    }
+
+    /// Elements in the last, partial K slice of a kernel compiled for a fixed `k` that is not
+    /// a multiple of `bk` (0 when every slice is whole or `k` is a parameter). Such a kernel
+    /// reads A and B unpadded: the fetch of the last slice loads only the vectors inside `k`
+    /// and zeroes the rest, so the library copies nothing for a ragged `k`.
+    pub fn k_remainder(&self) -> u32 {
+        self.fixed_nk.map_or(0, |(_, k)| k % self.bk)
     }
 
     /// Bytes of shared memory the kernel declares.
@@ -228,6 +242,11 @@ impl CoopGemmShape {
         }
         if self.shared_bytes() > 48 * 1024 {
             return fail("more than 48 KiB of shared memory");
+        }
+        if let Some((n, k)) = self.fixed_nk {
+            if n == 0 || k == 0 || !k.is_multiple_of(e) {
+                return fail("a fixed k must be a whole number of 128-bit vectors");
+            }
         }
         Ok(())
     }
@@ -335,26 +354,72 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
     } else {
         format!("{b_pass} * nq")
     };
-    let fetch = |w: &mut String, indent: &str, declare: bool| {
+    // One thread's share of a K slice, into registers. `rem` is 0 for a whole slice, or the
+    // elements of the last slice of a ragged fixed `k`: then only the vectors inside `k` are
+    // read (the ones past it would be the next row's) and the rest are zero, which adds
+    // nothing to any product.
+    let fetch = |w: &mut String, indent: &str, declare: bool, rem: u32| {
         let ty = if declare { "Vector<uint32,4> " } else { "" };
-        for q in 0..na {
-            let off = if q == 0 {
-                String::new()
+        let a_at = |q: u32| {
+            if q == 0 {
+                "a[ga]".to_string()
             } else {
-                format!(" + {q} * {a_step}")
-            };
-            let _ = writeln!(w, "{indent}{ty}ra{q} = a[ga{off}];");
+                format!("a[ga + {q} * {a_step}]")
+            }
+        };
+        let b_at = |q: u32| {
+            if q == 0 {
+                "b[gb]".to_string()
+            } else {
+                format!("b[gb + {q} * {b_step}]")
+            }
+        };
+        if rem == 0 {
+            for q in 0..na {
+                let _ = writeln!(w, "{indent}{ty}ra{q} = {};", a_at(q));
+            }
+            for q in 0..nb {
+                let _ = writeln!(w, "{indent}{ty}rb{q} = {};", b_at(q));
+            }
+            return;
         }
+        for q in 0..na {
+            let _ = writeln!(w, "{indent}{ty}ra{q} = zv;");
+        }
+        let _ = writeln!(w, "{indent}if (ac < {}) {{", rem / e);
+        for q in 0..na {
+            let _ = writeln!(w, "{indent}    ra{q} = {};", a_at(q));
+        }
+        let _ = writeln!(w, "{indent}}}");
         for q in 0..nb {
-            let off = if q == 0 {
-                String::new()
-            } else {
-                format!(" + {q} * {b_step}")
-            };
-            let _ = writeln!(w, "{indent}{ty}rb{q} = b[gb{off}];");
+            let _ = writeln!(w, "{indent}{ty}rb{q} = zv;");
+        }
+        if shape.b_col_major {
+            let _ = writeln!(w, "{indent}if (bc < {}) {{", rem / e);
+            for q in 0..nb {
+                let _ = writeln!(w, "{indent}    rb{q} = {};", b_at(q));
+            }
+            let _ = writeln!(w, "{indent}}}");
+        } else {
+            for q in 0..nb {
+                let _ = writeln!(
+                    w,
+                    "{indent}if (br + {} < {rem}) {{ rb{q} = {}; }}",
+                    q * b_pass,
+                    b_at(q)
+                );
+            }
         }
     };
-    fetch(w, "        ", true);
+    let rem = shape.k_remainder();
+    let k_last = shape.fixed_nk.map_or(0, |(_, k)| k - rem);
+    if rem > 0 {
+        let _ = writeln!(
+            w,
+            "        Vector<uint32,4> zv = stack Vector<uint32,4>(0, 0, 0, 0);"
+        );
+    }
+    fetch(w, "        ", true, if k_last == 0 { rem } else { 0 });
     let acc_ty = format!("CoopMatrixAcc<{res}, {tm}, {tn}>");
     for i in 0..cr {
         for j in 0..cc {
@@ -383,60 +448,85 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
     } else {
         let _ = writeln!(w, "                gb += {bk} * nq;");
     }
-    fetch(w, "                ", false);
+    if rem == 0 {
+        fetch(w, "                ", false, 0);
+    } else {
+        let _ = writeln!(w, "                if (t + {bk} < {k_last}) {{");
+        fetch(w, "                    ", false, 0);
+        let _ = writeln!(w, "                }} else {{");
+        fetch(w, "                    ", false, rem);
+        let _ = writeln!(w, "                }}");
+    }
     let _ = writeln!(w, "            }}");
-    let _ = writeln!(
-        w,
-        "            for (uint32 kk = 0; kk < {bk}; kk += {tk}) {{"
-    );
     let a_ty = format!("CoopMatrixA<{op}, {tm}, {tk}>");
     let b_ty = format!("CoopMatrixB<{op}, {tk}, {tn}>");
-    for i in 0..cr {
-        let _ = writeln!(
-            w,
-            "                {a_ty} a{i} = CoopMatrix.loadA(ta, ao + {} + kk / {e}, {sa});",
-            i * tm * sa
-        );
-    }
-    let load_b = |w: &mut String, j: u32| {
-        if shape.b_col_major {
-            let _ = writeln!(
-                w,
-                "                {b_ty} b{j} = CoopMatrix.loadB(tb, bo + {} + kk / {e}, {sb}, CoopLayout.ColumnMajor);",
-                j * tn * sb
-            );
-        } else {
-            let _ = writeln!(
-                w,
-                "                {b_ty} b{j} = CoopMatrix.loadB(tb, bo + {} + kk * {sb}, {sb});",
-                j * tn / e
-            );
-        }
-    };
-    let mul = |w: &mut String, i: u32, j: u32| {
-        let _ = writeln!(
-            w,
-            "                c{i}_{j} = CoopMatrix.mulAdd(a{i}, b{j}, c{i}_{j});"
-        );
-    };
-    if shape.loads_first {
-        for j in 0..cc {
-            load_b(w, j);
-        }
+    // One step of `tk` along the slice: `kk` is the loop variable, or with `unroll_k` the
+    // step's constant offset (as NVIDIA's sample writes it), so shared-memory addresses fold.
+    let step = |w: &mut String, kk: Option<u32>| {
+        let (along_a, along_b_rows) = match kk {
+            Some(kk) => (format!("{}", kk / e), format!("{}", kk * sb)),
+            None => (format!("kk / {e}"), format!("kk * {sb}")),
+        };
         for i in 0..cr {
-            for j in 0..cc {
-                mul(w, i, j);
+            let _ = writeln!(
+                w,
+                "                {a_ty} a{i} = CoopMatrix.loadA(ta, ao + {} + {along_a}, {sa});",
+                i * tm * sa
+            );
+        }
+        let load_b = |w: &mut String, j: u32| {
+            if shape.b_col_major {
+                let _ = writeln!(
+                    w,
+                    "                {b_ty} b{j} = CoopMatrix.loadB(tb, bo + {} + {along_a}, {sb}, CoopLayout.ColumnMajor);",
+                    j * tn * sb
+                );
+            } else {
+                let _ = writeln!(
+                    w,
+                    "                {b_ty} b{j} = CoopMatrix.loadB(tb, bo + {} + {along_b_rows}, {sb});",
+                    j * tn / e
+                );
             }
+        };
+        let mul = |w: &mut String, i: u32, j: u32| {
+            let _ = writeln!(
+                w,
+                "                c{i}_{j} = CoopMatrix.mulAdd(a{i}, b{j}, c{i}_{j});"
+            );
+        };
+        if shape.loads_first {
+            for j in 0..cc {
+                load_b(w, j);
+            }
+            for i in 0..cr {
+                for j in 0..cc {
+                    mul(w, i, j);
+                }
+            }
+        } else {
+            for j in 0..cc {
+                load_b(w, j);
+                for i in 0..cr {
+                    mul(w, i, j);
+                }
+            }
+        }
+    };
+    if shape.unroll_k {
+        for kk in (0..bk).step_by(tk as usize) {
+            let _ = writeln!(w, "            {{");
+            step(w, Some(kk));
+            let _ = writeln!(w, "            }}");
         }
     } else {
-        for j in 0..cc {
-            load_b(w, j);
-            for i in 0..cr {
-                mul(w, i, j);
-            }
-        }
+        let _ = writeln!(
+            w,
+            "            for (uint32 kk = 0; kk < {bk}; kk += {tk}) {{"
+        );
+        step(w, None);
+        let _ = writeln!(w, "            }}");
     }
-    let _ = writeln!(w, "            }}");
     let _ = writeln!(w, "            Barrier.workgroup();");
     let _ = writeln!(w, "        }}");
     let _ = writeln!(

@@ -4,10 +4,14 @@
 //! It picks the kernel once, when it is made ([`select`]): the tuned cooperative-matrix
 //! kernel where the device runs it, the tiled scalar kernel elsewhere, and compiles it (with
 //! the copy kernels the cooperative one needs) for that context. The cooperative kernel takes
-//! one layout and `k` in whole slices, and shifts a ragged last block of rows or columns back
-//! to end at the matrix's edge; so operands in another layout or with a ragged `k` are first
-//! copied into zero-padded scratch buffers (`pack`), and only a matrix smaller than a block (or
-//! whose rows are not whole vectors) is padded all round with its C copied back (`unpad`).
+//! one layout, is compiled again for each of the first 16 `(n, k)` pairs with both as
+//! constants, and shifts a ragged last block of rows or columns back to end at the matrix's
+//! edge. A kernel compiled for its `k` reads a `k` that is not whole K slices directly
+//! (zeroing what lies past it in the last slice) when A's rows are whole 128-bit vectors; so
+//! only operands in another layout, or with such a ragged `k` past the 16 pairs or not whole
+//! vectors, are first copied into zero-padded scratch buffers (`pack`), and only a matrix
+//! smaller than a block (or whose C rows are not whole 16-byte runs, or, with B row-major,
+//! whose B rows are not whole vectors) is padded all round with its C copied back (`unpad`).
 //! Operands that already fit are used as they are. The scalar kernel reads any shape and
 //! layout directly.
 
@@ -241,20 +245,26 @@ impl Gemm {
 
     /// The cooperative kernel for `n` and `k` as constants: compiled and loaded on first use
     /// (one `(n, k)` pair costs one compile and one pipeline), the general kernel where there
-    /// is no room for another pair or no specialization.
-    fn kernel_for(&self, shape: CoopGemmShape, n: u32, k: u32) -> Result<Kernel, GemmError> {
+    /// is no room for another pair or no specialization; the flag says which (only a kernel
+    /// for a fixed `k` takes a `k` that is not whole slices).
+    fn kernel_for(
+        &self,
+        shape: CoopGemmShape,
+        n: u32,
+        k: u32,
+    ) -> Result<(Kernel, bool), GemmError> {
         let Some(spec) = &self.specialized else {
-            return Ok(self.main.clone());
+            return Ok((self.main.clone(), false));
         };
         let mut kernels = spec
             .kernels
             .lock()
             .map_err(|_| GemmError("the GEMM's kernel cache was poisoned".into()))?;
         if let Some((_, kernel)) = kernels.iter().find(|(nk, _)| *nk == (n, k)) {
-            return Ok(kernel.clone());
+            return Ok((kernel.clone(), true));
         }
         if kernels.len() >= MAX_SPECIALIZED {
-            return Ok(self.main.clone());
+            return Ok((self.main.clone(), false));
         }
         let fixed = CoopGemmShape {
             fixed_nk: Some((n, k)),
@@ -268,7 +278,7 @@ impl Gemm {
         .map_err(|e| GemmError(e.to_string()))?;
         let kernel = load_kernel(&self.ctx, &program, "gemm")?;
         kernels.push(((n, k), kernel.clone()));
-        Ok(kernel)
+        Ok((kernel, true))
     }
 
     /// The kernel this GEMM runs.
@@ -446,13 +456,21 @@ impl Gemm {
         } else {
             GemmLayout::RowMajor
         };
-        // The rows and columns the kernel computes. With at least a block each way and B's rows
-        // whole vectors (so that a shifted block's columns start on a vector and C's rows on 16
-        // bytes), the kernel shifts the ragged last blocks of m and n back to the edge: only a
-        // ragged k (and a layout the kernel does not take) costs a copy, and C is written in
-        // place. Otherwise everything is padded to whole blocks and C copied back.
-        let shifted = m >= s.bm && n >= s.bn && n % self.precision.per_vector() == 0;
+        // The rows and columns the kernel computes. With at least a block each way, C's rows
+        // whole 16-byte runs (so every tile the kernel stores starts on 16 bytes) and, for a
+        // row-major B, B's rows whole vectors (so a shifted block's columns start on one), the
+        // kernel shifts the ragged last blocks of m and n back to the edge: only a ragged k
+        // (and a layout the kernel does not take) can cost a copy, and C is written in place.
+        // Otherwise everything is padded to whole blocks and C copied back.
+        let e = self.precision.per_vector();
+        let c_rows_whole = (u64::from(n) * u64::from(self.precision.result_bytes())) % 16 == 0;
+        let b_rows_whole = s.b_col_major || n % e == 0;
+        let shifted = m >= s.bm && n >= s.bn && c_rows_whole && b_rows_whole;
         let (mk, nk) = if shifted { (m, n) } else { (mp, np) };
+        // A kernel compiled for this `k` reads a ragged `k` (whole vectors) unpadded; the
+        // general kernel, taken once the per-shape kernels are used up, needs whole slices.
+        let (kernel, fixed) = self.kernel_for(s, nk, if k % e == 0 { k } else { kp })?;
+        let kp = if fixed && k % e == 0 { k } else { kp };
         // A: row-major mk × kp.
         let pa;
         let a_in = if al == GemmLayout::RowMajor && m == mk && k == kp {
@@ -491,7 +509,7 @@ impl Gemm {
             pc = self.ctx.create_buffer(bytes).map_err(rt)?;
             &pc
         };
-        self.launch_main(stream, [a_in, b_in, c_out], [mk, nk, kp])?;
+        self.launch_main(stream, &kernel, [a_in, b_in, c_out], [mk, nk, kp])?;
         if !direct_c {
             self.unpad(stream, c_out, c, [m, n, nk])?;
         }
@@ -499,10 +517,12 @@ impl Gemm {
     }
 
     /// The cooperative kernel: C (`m × n`, row stride `n`) = A·B, with `m ≥ bm`, `n ≥ bn`
-    /// and `k` a multiple of `bk` (a ragged last block is shifted back to the edge).
+    /// and `k` a multiple of `bk` or the kernel's fixed `k` (a ragged last block is shifted
+    /// back to the edge).
     fn launch_main(
         &self,
         stream: &Stream,
+        kernel: &Kernel,
         [a, b, c]: [&Buffer; 3],
         [m, n, k]: [u32; 3],
     ) -> Result<(), GemmError> {
@@ -510,7 +530,6 @@ impl Gemm {
             unreachable!("launch_main() runs only the cooperative kernel")
         };
         let cfg = LaunchConfig::new([n.div_ceil(s.bn), m.div_ceil(s.bm), 1], [s.threads(), 1, 1]);
-        let kernel = self.kernel_for(s, n, k)?;
         let args = [
             KernelArg::Buffer(a),
             KernelArg::Buffer(b),
@@ -520,7 +539,7 @@ impl Gemm {
             u32_arg(k),
         ];
         stream
-            .launch(&kernel, &cfg, &args)
+            .launch(kernel, &cfg, &args)
             .map(|_| ())
             .map_err(|e| GemmError(e.to_string()))
     }

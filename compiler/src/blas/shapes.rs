@@ -8,7 +8,8 @@ use super::coop_source::{CoopGemmShape, GemmPrecision};
 const MAX_ACC_REGISTERS: u32 = 128;
 
 /// Every shape worth measuring for `precision` with `subgroup`-wide subgroups: blocks from
-/// 128×128 to 256×256, 2×4 and 4×2 subgroups, B row- and column-major; shapes that do not fit
+/// 128×128 to 256×256, 2×4 and 4×2 subgroups, B row- and column-major, the K steps looped or
+/// unrolled (loads first only looped); shapes that do not fit
 /// (shared memory, thread split) or would hold more than `MAX_ACC_REGISTERS` accumulator
 /// registers a thread are left out.
 pub fn candidates(precision: GemmPrecision, subgroup: u32) -> Vec<CoopGemmShape> {
@@ -36,9 +37,14 @@ pub fn candidates(precision: GemmPrecision, subgroup: u32) -> Vec<CoopGemmShape>
     let mut out = Vec::new();
     for &(bm, bn, bk) in blocks {
         for (sg_rows, sg_cols) in [(2, 4), (4, 2)] {
-            for (b_col_major, loads_first) in
-                [(false, false), (true, false), (false, true), (true, true)]
-            {
+            for (b_col_major, loads_first, unroll_k) in [
+                (false, false, false),
+                (true, false, false),
+                (false, true, false),
+                (true, true, false),
+                (false, false, true),
+                (true, false, true),
+            ] {
                 let s = CoopGemmShape {
                     precision,
                     bm,
@@ -49,6 +55,7 @@ pub fn candidates(precision: GemmPrecision, subgroup: u32) -> Vec<CoopGemmShape>
                     subgroup,
                     b_col_major,
                     loads_first,
+                    unroll_k,
                     fixed_nk: None,
                 };
                 if s.check().is_ok() && s.accumulator_registers() <= MAX_ACC_REGISTERS {

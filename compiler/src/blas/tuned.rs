@@ -34,6 +34,7 @@ pub fn tuned(precision: GemmPrecision, subgroup: u32) -> CoopGemmShape {
         subgroup,
         b_col_major,
         loads_first,
+        unroll_k: false,
         fixed_nk: None,
     }
 }

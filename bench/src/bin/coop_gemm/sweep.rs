@@ -192,6 +192,7 @@ pub fn run(
             subgroup,
             b_col_major: false,
             loads_first: true,
+            unroll_k: false,
             fixed_nk: None,
         };
         let name = format!("ctl-prefetch-{}", p.short());
