@@ -432,32 +432,25 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
     } else {
         let _ = writeln!(w, "        uint32 bo = wn * {};", wc / e);
     }
-    let _ = writeln!(w, "        for (uint32 t = 0; t < {k_expr}; t += {bk}) {{");
-    for q in 0..na {
-        let _ = writeln!(w, "            ta[sa + {}] = ra{q};", q * a_pass * sa);
-    }
-    for q in 0..nb {
-        let _ = writeln!(w, "            tb[sb + {}] = rb{q};", q * b_pass * sb);
-    }
-    let _ = writeln!(w, "            Barrier.workgroup();");
-    // The next slice is fetched into registers while this one is multiplied.
-    let _ = writeln!(w, "            if (t + {bk} < {k_expr}) {{");
-    let _ = writeln!(w, "                ga += {a_row};");
-    if shape.b_col_major {
-        let _ = writeln!(w, "                gb += {};", bk / e);
-    } else {
-        let _ = writeln!(w, "                gb += {bk} * nq;");
-    }
-    if rem == 0 {
-        fetch(w, "                ", false, 0);
-    } else {
-        let _ = writeln!(w, "                if (t + {bk} < {k_last}) {{");
-        fetch(w, "                    ", false, 0);
-        let _ = writeln!(w, "                }} else {{");
-        fetch(w, "                    ", false, rem);
-        let _ = writeln!(w, "                }}");
-    }
-    let _ = writeln!(w, "            }}");
+    // Stores this thread's fetched vectors into the shared slice, then waits for the others.
+    let stage = |w: &mut String| {
+        for q in 0..na {
+            let _ = writeln!(w, "            ta[sa + {}] = ra{q};", q * a_pass * sa);
+        }
+        for q in 0..nb {
+            let _ = writeln!(w, "            tb[sb + {}] = rb{q};", q * b_pass * sb);
+        }
+        let _ = writeln!(w, "            Barrier.workgroup();");
+    };
+    // Moves this thread's global positions on to the next slice.
+    let advance = |w: &mut String, indent: &str| {
+        let _ = writeln!(w, "{indent}ga += {a_row};");
+        if shape.b_col_major {
+            let _ = writeln!(w, "{indent}gb += {};", bk / e);
+        } else {
+            let _ = writeln!(w, "{indent}gb += {bk} * nq;");
+        }
+    };
     let a_ty = format!("CoopMatrixA<{op}, {tm}, {tk}>");
     let b_ty = format!("CoopMatrixB<{op}, {tk}, {tn}>");
     // One step of `tk` along the slice: `kk` is the loop variable, or with `unroll_k` the
@@ -513,22 +506,57 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
             }
         }
     };
-    if shape.unroll_k {
-        for kk in (0..bk).step_by(tk as usize) {
-            let _ = writeln!(w, "            {{");
-            step(w, Some(kk));
+    // The products of the first `depth` elements of the staged slice (all `bk` but in a
+    // ragged last slice, whose steps past `k` would add only zeros), the `tk` steps looped or
+    // written out.
+    let multiply = |w: &mut String, depth: u32| {
+        if shape.unroll_k {
+            for kk in (0..depth).step_by(tk as usize) {
+                let _ = writeln!(w, "            {{");
+                step(w, Some(kk));
+                let _ = writeln!(w, "            }}");
+            }
+        } else {
+            let _ = writeln!(
+                w,
+                "            for (uint32 kk = 0; kk < {depth}; kk += {tk}) {{"
+            );
+            step(w, None);
             let _ = writeln!(w, "            }}");
         }
+    };
+    // The loop over whole slices; a ragged fixed `k`'s last, partial slice comes after it,
+    // so the loop is the same as for whole slices, with no test of its own.
+    let whole_end = if rem > 0 {
+        k_last.to_string()
     } else {
+        k_expr.clone()
+    };
+    if rem == 0 || k_last > 0 {
         let _ = writeln!(
             w,
-            "            for (uint32 kk = 0; kk < {bk}; kk += {tk}) {{"
+            "        for (uint32 t = 0; t < {whole_end}; t += {bk}) {{"
         );
-        step(w, None);
+        stage(w);
+        // The next slice is fetched into registers while this one is multiplied.
+        let _ = writeln!(w, "            if (t + {bk} < {whole_end}) {{");
+        advance(w, "                ");
+        fetch(w, "                ", false, 0);
         let _ = writeln!(w, "            }}");
+        multiply(w, bk);
+        let _ = writeln!(w, "            Barrier.workgroup();");
+        let _ = writeln!(w, "        }}");
     }
-    let _ = writeln!(w, "            Barrier.workgroup();");
-    let _ = writeln!(w, "        }}");
+    if rem > 0 {
+        let _ = writeln!(w, "        {{");
+        if k_last > 0 {
+            advance(w, "            ");
+            fetch(w, "            ", false, rem);
+        }
+        stage(w);
+        multiply(w, rem.div_ceil(tk) * tk);
+        let _ = writeln!(w, "        }}");
+    }
     let _ = writeln!(
         w,
         "        uint32 o = (row0 + wm * {wr}) * {n_expr} + col0 + wn * {wc};"
