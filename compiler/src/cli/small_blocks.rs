@@ -145,30 +145,50 @@ fn is_small_block(ptr: *mut u8) -> bool {
 /// A small block of class `class`, or null when the region is used up.
 #[inline]
 fn take(class: usize) -> *mut u8 {
-    LOCAL.with(|l| {
+    // The common cases (a freed block of the class, or room left in the chunk) in a closure
+    // small enough to be inlined into `alloc`: with the refill in it too, the thread-local
+    // access stayed a call of its own, a third of the instructions of every allocation.
+    let size = class_size(class);
+    let p = LOCAL.with(|l| {
         let head = l.free[class].get();
         if !head.is_null() {
             // SAFETY: a free block of ours; its first word is the next free block.
             l.free[class].set(unsafe { *(head as *mut *mut u8) });
             return head;
         }
-        let size = class_size(class);
-        if size >= CHUNK {
-            return carve(size);
+        let cursor = l.cursor.get();
+        if size < CHUNK && l.end.get() - cursor >= size {
+            l.cursor.set(cursor + size);
+            return cursor as *mut u8;
         }
-        let mut cursor = l.cursor.get();
-        if l.end.get() - cursor < size {
-            let chunk = carve(CHUNK);
-            if chunk.is_null() {
-                return chunk;
-            }
-            populate_small_pages(chunk);
-            cursor = chunk as usize;
-            l.end.set(cursor + CHUNK);
-        }
-        l.cursor.set(cursor + size);
-        cursor as *mut u8
-    })
+        null_mut()
+    });
+    if p.is_null() {
+        take_new(size)
+    } else {
+        p
+    }
+}
+
+/// A block of `size` bytes (a class's) when this thread's list for it is empty and its
+/// chunk has no room: from a new chunk, or from the region on its own when it is a chunk or
+/// more. Null when the region is used up.
+#[cold]
+#[inline(never)]
+fn take_new(size: usize) -> *mut u8 {
+    if size >= CHUNK {
+        return carve(size);
+    }
+    let chunk = carve(CHUNK);
+    if chunk.is_null() {
+        return chunk;
+    }
+    populate_small_pages(chunk);
+    LOCAL.with(|l| {
+        l.cursor.set(chunk as usize + size);
+        l.end.set(chunk as usize + CHUNK);
+    });
+    chunk
 }
 
 /// `size` bytes (a multiple of [`CHUNK`]) from the region, or null when it is used up.
