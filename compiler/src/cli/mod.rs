@@ -368,10 +368,10 @@ fn build(
             1 => k.name.clone(),
             _ => module.function(*id).qualified_name.clone(),
         };
-        let mut writes: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        let mut writes: Vec<(PathBuf, std::borrow::Cow<[u8]>)> = Vec::new();
         if emit.iter().any(|e| e == "kernel-llvm") {
             match kernel_llvm_ir(&module, *id) {
-                Ok(text) => writes.push((out.join(format!("{stem}.ll")), text.into_bytes())),
+                Ok(text) => writes.push((out.join(format!("{stem}.ll")), text.into_bytes().into())),
                 Err(Some(d)) => return report.compile(&sources, &[d]),
                 Err(None) => {
                     return report.fail(
@@ -387,13 +387,13 @@ fn build(
         if emit.iter().any(|e| e == "spvasm") {
             writes.push((
                 out.join(format!("{stem}.spvasm")),
-                disassemble(&k.words).into_bytes(),
+                disassemble(&k.words).into_bytes().into(),
             ));
         }
         if emit.iter().any(|e| e == "reflect") {
             writes.push((
                 out.join(format!("{stem}.json")),
-                reflection_json::reflection_json(&k.reflection),
+                reflection_json::reflection_json(&k.reflection).into(),
             ));
         }
         for (path, bytes) in writes {
@@ -411,13 +411,21 @@ fn build(
     ExitCode::SUCCESS
 }
 
-/// A module's words as the bytes of a `.spv` file (little-endian), in one allocation.
-fn spirv_bytes(words: &[u32]) -> Vec<u8> {
+/// A module's words as the bytes of a `.spv` file (little-endian): the words' own memory
+/// where the machine is little-endian (no copy of every module), else in one allocation.
+fn spirv_bytes(words: &[u32]) -> std::borrow::Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        // SAFETY: the same memory, read as bytes; any byte pattern is a valid `u8`, and a
+        // `u8`'s alignment is 1.
+        return std::borrow::Cow::Borrowed(unsafe {
+            std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words))
+        });
+    }
     let mut bytes = vec![0; words.len() * 4];
     for (b, w) in bytes.chunks_exact_mut(4).zip(words) {
         b.copy_from_slice(&w.to_le_bytes());
     }
-    bytes
+    bytes.into()
 }
 
 /// `--emit llvm`: the host code's optimized LLVM IR, to `<out>/<first file's stem>.ll`.

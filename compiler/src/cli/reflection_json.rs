@@ -210,25 +210,73 @@ struct Writer {
     first: bool,
 }
 
+/// A comma, a line break and 64 levels of indentation: a slice of it is what comes before
+/// an element or a closing bracket (see [`Writer::put_break`]).
+const BREAK: &[u8; 2 + 128] = &{
+    let mut b = [b' '; 2 + 128];
+    b[0] = b',';
+    b[1] = b'\n';
+    b
+};
+
+/// The bytes a JSON string escapes: control characters, `"` and `\\`.
+static ESCAPED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = b < 0x20 || b == b'"' as usize || b == b'\\' as usize;
+        b += 1;
+    }
+    table
+};
+
 impl Writer {
-    fn newline(&mut self) {
-        const SPACES: &[u8; 64] = &[b' '; 64];
-        self.out.push(b'\n');
-        let mut n = 2 * self.depth;
+    /// Appends the first `len` bytes of `src` (`len <= N`) by copying all `N` of them into
+    /// room reserved first: a copy of a size known when compiling is a few moves, where one
+    /// of the exact length was a call of `memcpy`.
+    #[inline]
+    fn put_prefix<const N: usize>(&mut self, src: &[u8; N], len: usize) {
+        assert!(len <= N);
+        self.out.reserve(N);
+        let at = self.out.len();
+        // SAFETY: `reserve` made room for `N` bytes past `at`; the first `len` of them are
+        // written, so they may be counted in; the rest is spare capacity, which may hold
+        // anything.
+        unsafe {
+            std::ptr::copy_nonoverlapping(src.as_ptr(), self.out.as_mut_ptr().add(at), N);
+            self.out.set_len(at + len);
+        }
+    }
+
+    /// The line break and indentation at the current depth, after a comma when `comma`:
+    /// one copy (a push for the break and one for each level cost about twice as much, and
+    /// a 200-kernel `build` writes 24,000 of them).
+    fn put_break(&mut self, comma: bool) {
+        let levels = 2 * self.depth;
+        let start = usize::from(!comma);
+        if levels <= 30 {
+            let src: &[u8; 32] = BREAK[start..start + 32].try_into().expect("32 bytes");
+            self.put_prefix(src, 2 - start + levels);
+            return;
+        }
+        // Deeper than the documents nest: indentation in pieces.
+        self.out.extend_from_slice(&BREAK[start..2]);
+        let mut n = levels;
         while n > 0 {
-            let k = n.min(SPACES.len());
-            self.out.extend_from_slice(&SPACES[..k]);
+            let k = n.min(BREAK.len() - 2);
+            self.out.extend_from_slice(&BREAK[2..2 + k]);
             n -= k;
         }
     }
 
+    fn newline(&mut self) {
+        self.put_break(false);
+    }
+
     /// Before an element or a member: the comma after the previous one, a new line.
     fn element(&mut self) {
-        if !self.first {
-            self.out.push(b',');
-        }
+        self.put_break(!self.first);
         self.first = false;
-        self.newline();
     }
 
     fn open(&mut self, bracket: u8) {
@@ -299,11 +347,10 @@ impl Writer {
     fn string(&mut self, s: &str) {
         self.out.push(b'"');
         let bytes = s.as_bytes();
-        // Names, types and versions almost never need escaping: one pass without an early
-        // exit (which the compiler can vectorize) tells, and such a string is copied whole.
-        let needs_escape = bytes.iter().fold(false, |any, &b| {
-            any | (b < 0x20) | (b == b'"') | (b == b'\\')
-        });
+        // Names, types and versions almost never need escaping: one pass with a table (they
+        // are a few bytes long, too short for a vectorized pass to pay) tells, and such a
+        // string is copied whole.
+        let needs_escape = bytes.iter().any(|&b| ESCAPED[usize::from(b)]);
         if !needs_escape {
             self.out.extend_from_slice(bytes);
             self.out.push(b'"');

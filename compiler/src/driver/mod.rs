@@ -200,6 +200,8 @@ fn compile_kernels_on_this_stack(
     // The rspirv backend compiles a small kernel in microseconds: threads pay only for
     // much kernel code. LLVM's takes milliseconds a kernel and keeps one thread per core.
     let threads = match threads {
+        // One kernel is compiled on the calling thread whatever the count says.
+        Threads::Default if ids.len() <= 1 => Threads::AtMost(NonZeroUsize::MIN),
         Threads::Default if options.backend == crate::kernel::spirv::KernelBackend::Rspirv => {
             let mut expressions = 0usize;
             for &id in &ids {

@@ -429,6 +429,17 @@ mod tests {
     }
 
     #[test]
+    fn word_bytes_are_ascii_letters_digits_and_underscore() {
+        for b in 0..=255u8 {
+            assert_eq!(
+                is_word_byte(b),
+                b.is_ascii_alphanumeric() || b == b'_',
+                "{b}"
+            );
+        }
+    }
+
+    #[test]
     fn line_scanner_agrees_with_the_careful_one() {
         for (f, (name, text)) in STDLIB_FILES.iter().enumerate() {
             assert_eq!(class_spans(f, text), careful_spans(f, text), "{name}");

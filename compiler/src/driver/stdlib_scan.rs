@@ -49,9 +49,23 @@ pub fn classes_named_in(text: &str, names: &[&str]) -> Vec<usize> {
 }
 
 /// Whether `b` can be part of an identifier.
+#[inline]
 pub fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+    // A table: pruning asks this of every byte of the program (a 200-kernel file is 71 KB),
+    // and one load is a third of the comparisons it replaces.
+    WORD_BYTES[usize::from(b)]
 }
+
+/// [`is_word_byte`] of every byte: ASCII letters and digits, and `_`.
+static WORD_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize;
+        b += 1;
+    }
+    table
+};
 
 /// The identifier-like words of `text`, comments and strings included (a spurious word only
 /// keeps something that was not needed). Byte-wise: this runs on every compile.

@@ -49,7 +49,8 @@ pub fn specialize_queries(module: &mut Cow<'_, ir::Module>, target: &Target) {
     }
 }
 
-fn is_query(e: &Expr) -> bool {
+/// Whether `e` is a device or option query.
+pub(super) fn is_query(e: &Expr) -> bool {
     matches!(
         e.kind,
         ExprKind::Intrinsic {
