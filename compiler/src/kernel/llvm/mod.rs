@@ -20,6 +20,7 @@
 
 mod arith;
 mod atomics;
+mod batch;
 mod bfloat16;
 mod bit_casts;
 mod bool_phis;
@@ -53,6 +54,7 @@ mod resources;
 mod shared;
 mod spec;
 mod spirv_ops;
+mod split;
 mod storage_widths;
 mod structure;
 pub use structure::check_structured_control_flow;
@@ -66,6 +68,9 @@ mod vulkan_fixups;
 mod waves;
 mod workgroup_reduce;
 
+pub use batch::{
+    batch_size, compile_kernel_batch, BATCH_VAR, MAX_BATCH, MIN_BATCH, TARGET_BATCHES,
+};
 pub(crate) use device_helpers::lower_helpers;
 pub use helper::{emit_helper_main, HELPER_ARG};
 pub use isolate::emission_helper;
@@ -230,6 +235,7 @@ impl Handle {
 /// the program, which is why the driver does not do it by itself.
 pub fn enable() {
     crate::driver::register_llvm_kernel_backend(compile_kernel);
+    crate::driver::register_llvm_kernel_batches(compile_kernel_batch, batch_size);
     crate::driver::register_cpu_kernel_target(cpu::compile_kernel);
 }
 
