@@ -4,6 +4,7 @@
 //! `compile_kernels` runs the SPIR-V backend over every kernel; `run_program` compiles the
 //! kernels and runs a host entry point.
 
+mod batches;
 pub mod cache;
 mod cpu;
 mod library_sources;
@@ -21,6 +22,7 @@ use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+pub use batches::{register_llvm_kernel_batches, BatchSize, KernelBatchCompiler};
 pub use cpu::{
     compile_for_cpu, cpu_device_available, register_cpu_kernel_target, CpuKernelCompiler, RunDevice,
 };
@@ -214,35 +216,10 @@ fn compile_kernels_on_this_stack(
         }
         other => other,
     };
-    let batches = match (options.backend, LLVM_KERNEL_BATCHES.get()) {
-        (spirv::KernelBackend::Llvm, Some(&(batch, size))) if ids.len() > 1 => {
-            Some((batch, size(ids.len())))
-        }
-        _ => None,
-    };
-    let compiled = match batches {
-        // The LLVM backend emits runs of kernels as one module each (`kernel::llvm::batch`):
-        // a thread takes whole batches, and the batches are the same for any thread count.
-        Some((batch, size)) if size > 1 => {
-            let chunks: Vec<&[FunctionId]> = ids.chunks(size).collect();
-            parallel::map_ordered(&chunks, threads, |chunk| {
-                let main = batch(module, chunk, options);
-                chunk
-                    .iter()
-                    .zip(main)
-                    .map(|(&id, kernel)| match kernel {
-                        Ok(k) if address_variants => {
-                            Ok(with_address_variant(module, id, options, k))
-                        }
-                        other => other,
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .into_iter()
-            .flatten()
-            .collect()
-        }
-        _ => parallel::map_ordered(&ids, threads, |&id| {
+    let batched = batches::compile_in_batches(module, &ids, options, threads, address_variants);
+    let compiled = match batched {
+        Some(compiled) => compiled,
+        None => parallel::map_ordered(&ids, threads, |&id| {
             if address_variants {
                 compile_one(module, id, options)
             } else {
@@ -280,22 +257,6 @@ pub fn register_llvm_kernel_backend(compile: KernelCompiler) {
     let _ = LLVM_KERNEL_BACKEND.set(compile);
 }
 
-/// The LLVM kernel backend's batch entry point: the kernels of a run of `FunctionId`s
-/// compiled together (`kernel::llvm::compile_kernel_batch`), the results in their order.
-pub type KernelBatchCompiler =
-    fn(&ir::Module, &[FunctionId], &SpirvOptions) -> Vec<Result<CompiledKernel, Vec<Diagnostic>>>;
-
-/// The LLVM backend's batch compiler and its batch size, once linked in (as
-/// [`LLVM_KERNEL_BACKEND`]).
-static LLVM_KERNEL_BATCHES: std::sync::OnceLock<(KernelBatchCompiler, fn(usize) -> usize)> =
-    std::sync::OnceLock::new();
-
-/// Registers the LLVM kernel backend's batch compiler and the function giving its batch
-/// size for a number of kernels (called by `kernel::llvm::enable`).
-pub fn register_llvm_kernel_batches(compile: KernelBatchCompiler, size: fn(usize) -> usize) {
-    let _ = LLVM_KERNEL_BATCHES.set((compile, size));
-}
-
 /// One kernel through the backend the options choose, with its address variant
 /// ([`spirv::AddressVariant`]) when it has a `KernelBuffer<T>` parameter.
 fn compile_one(
@@ -309,7 +270,7 @@ fn compile_one(
 
 /// `kernel` with its address variant ([`spirv::AddressVariant`]) when it has a
 /// `KernelBuffer<T>` parameter.
-fn with_address_variant(
+pub(super) fn with_address_variant(
     module: &ir::Module,
     id: FunctionId,
     options: &SpirvOptions,
