@@ -4,6 +4,7 @@
 //! `compile_kernels` runs the SPIR-V backend over every kernel; `run_program` compiles the
 //! kernels and runs a host entry point.
 
+mod batches;
 pub mod cache;
 mod cpu;
 mod library_sources;
@@ -21,6 +22,7 @@ use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+pub use batches::{register_llvm_kernel_batches, BatchSize, KernelBatchCompiler};
 pub use cpu::{
     compile_for_cpu, cpu_device_available, register_cpu_kernel_target, CpuKernelCompiler, RunDevice,
 };
@@ -216,13 +218,17 @@ fn compile_kernels_on_this_stack(
         }
         other => other,
     };
-    let compiled = parallel::map_ordered(&ids, threads, |&id| {
-        if address_variants {
-            compile_one(module, id, options)
-        } else {
-            compile_one_variant(module, id, options)
-        }
-    });
+    let batched = batches::compile_in_batches(module, &ids, options, threads, address_variants);
+    let compiled = match batched {
+        Some(compiled) => compiled,
+        None => parallel::map_ordered(&ids, threads, |&id| {
+            if address_variants {
+                compile_one(module, id, options)
+            } else {
+                compile_one_variant(module, id, options)
+            }
+        }),
+    };
     let mut out = Vec::new();
     let mut diags = Vec::new();
     for (id, compiled) in ids.into_iter().zip(compiled) {
@@ -260,7 +266,18 @@ fn compile_one(
     id: FunctionId,
     options: &SpirvOptions,
 ) -> Result<CompiledKernel, Vec<Diagnostic>> {
-    let mut kernel = compile_one_variant(module, id, options)?;
+    let kernel = compile_one_variant(module, id, options)?;
+    Ok(with_address_variant(module, id, options, kernel))
+}
+
+/// `kernel` with its address variant ([`spirv::AddressVariant`]) when it has a
+/// `KernelBuffer<T>` parameter.
+pub(super) fn with_address_variant(
+    module: &ir::Module,
+    id: FunctionId,
+    options: &SpirvOptions,
+    mut kernel: CompiledKernel,
+) -> CompiledKernel {
     if !options.buffer_address && crate::layout::has_addressable_buffer(module.function(id)) {
         let by_address = SpirvOptions {
             buffer_address: true,
@@ -275,7 +292,7 @@ fn compile_one(
             ),
         };
     }
-    Ok(kernel)
+    kernel
 }
 
 /// One kernel (one variant) through the backend the options choose.

@@ -142,6 +142,8 @@ fn one_helper_per_compiling_thread_serves_every_kernel() {
         .arg(dir.join("out"))
         .arg(&src)
         .env("CAJETA_COMPILE_THREADS", "2")
+        // One request per kernel (batches would make one request of all twelve).
+        .env("CAJETA_LLVM_BATCH", "1")
         .env("CAJETA_LLVM_HELPER_FAULT", format!("log:{}", log.display()))
         .output()
         .unwrap();

@@ -26,6 +26,7 @@ mod examples;
 #[cfg(feature = "native-host")]
 mod host_run;
 #[cfg(feature = "native-host")]
+mod llvm_batches;
 mod llvm_isolation;
 mod lsp;
 #[cfg(feature = "mpi")]

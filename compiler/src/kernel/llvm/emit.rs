@@ -181,12 +181,87 @@ fn dump_optimized(module: &inkwell::module::Module<'_>, pipeline: &str) {
     }
 }
 
-/// The SPIR-V words of the module whose LLVM IR is `text`.
+/// What separates the kernels' modules in the text of a batch (`batch.rs`): LLVM IR text
+/// never holds a NUL.
+pub(crate) const BATCH_SEPARATOR: char = '\0';
+
+/// The prefix of the names of kernel `i`'s own functions and globals in a batch's module:
+/// `cjb<i>.` (`split.rs` strips it from the names in the SPIR-V).
+pub(crate) const BATCH_PREFIX: &str = "cjb";
+
+/// The kernels' modules of a batch (`text` split at [`BATCH_SEPARATOR`]) linked into one,
+/// each kernel's functions and globals renamed with its [`BATCH_PREFIX`] so that no two
+/// kernels share one: every kernel keeps its own copy of a helper (the inliner then decides
+/// for it as for the kernel alone, one caller each) and its own push-constant block. A
+/// declared function keeps its name (LLVM's SPIR-V target knows its built-ins by name), as
+/// do `llvm.` and `__spirv_` globals (built-in variables); kernels declaring one differently
+/// fail the link, and the batch is then emitted kernel by kernel.
+fn parse_batch<'c>(ctx: &'c Context, text: &str) -> Result<inkwell::module::Module<'c>, String> {
+    let mut merged: Option<inkwell::module::Module<'c>> = None;
+    for (i, part) in text.split(BATCH_SEPARATOR).enumerate() {
+        let prefix = format!("{BATCH_PREFIX}{i}.");
+        let m = parse_verified(ctx, &prefixed_resource_names(part, &prefix))?;
+        for f in m.get_functions().filter(|f| f.count_basic_blocks() > 0) {
+            let g = f.as_global_value();
+            g.set_name(&format!("{prefix}{}", g.get_name().to_string_lossy()));
+        }
+        for g in m.get_globals() {
+            let name = g.get_name().to_string_lossy().into_owned();
+            if !name.starts_with("llvm.") && !name.starts_with("__spirv_") {
+                g.set_name(&format!("{prefix}{name}"));
+            }
+        }
+        match &merged {
+            None => merged = Some(m),
+            Some(all) => all
+                .link_in_module(m)
+                .map_err(|e| format!("link: {}", e.to_string_lossy()))?,
+        }
+    }
+    merged.ok_or_else(|| "an empty batch".to_string())
+}
+
+/// `text` with `prefix` before the name of every resource (the strings `@.name.<binding>`
+/// that `handlefrombinding` takes, written by `module_text` as
+/// `@.name.<b> = private unnamed_addr constant [<n> x i8] c"<name>\00"`). LLVM 23.1's SPIR-V
+/// target makes one variable per resource *name* in a module: two kernels of a batch with a
+/// buffer `a` of different element types would share the first one's variable (spirv-val:
+/// "Expected Result Type and Operand type to be the same"). `split.rs` takes the prefix off
+/// the variable's name again.
+fn prefixed_resource_names(text: &str, prefix: &str) -> String {
+    const BYTES: &str = " x i8] c\"";
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("@.name.") {
+            if let (Some(open), Some(close)) = (line.find('['), line.find(BYTES)) {
+                if let Ok(n) = line[open + 1..close].parse::<usize>() {
+                    out.push_str(&line[..=open]);
+                    out.push_str(&(n + prefix.len()).to_string());
+                    out.push_str(BYTES);
+                    out.push_str(prefix);
+                    out.push_str(&line[close + BYTES.len()..]);
+                    continue;
+                }
+            }
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// The SPIR-V words of the module whose LLVM IR is `text`: one kernel's module, or the
+/// modules of a batch of kernels separated by [`BATCH_SEPARATOR`], emitted as one module
+/// with an entry point each (on one target machine: a machine is made per module, as LLVM
+/// 23.1.1's SPIR-V target cannot be reused for a second one).
 pub(crate) fn emit_spirv(text: &str, pipeline: &str) -> Result<Vec<u32>, String> {
     init_target();
     set_codegen_options(&[]);
     let ctx = Context::create();
-    let module = parse_verified(&ctx, text)?;
+    let module = if text.contains(BATCH_SEPARATOR) {
+        parse_batch(&ctx, text)?
+    } else {
+        parse_verified(&ctx, text)?
+    };
     let triple = TargetTriple::create(TRIPLE);
     let target = Target::from_triple(&triple).map_err(|e| e.to_string_lossy().to_string())?;
     let machine = target

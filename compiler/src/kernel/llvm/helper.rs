@@ -177,7 +177,7 @@ fn answer(request: &[u8]) -> Vec<u8> {
     else {
         return failed("the request is not UTF-8");
     };
-    fault_on_request();
+    fault_on_request(text);
     match std::panic::catch_unwind(|| emit::emit_spirv(text, pipeline)) {
         Ok(Ok(words)) => {
             let mut out = Vec::with_capacity(1 + 4 * words.len());
@@ -199,12 +199,18 @@ fn failed(message: &str) -> Vec<u8> {
 }
 
 /// `CAJETA_LLVM_HELPER_FAULT` (see the module comment).
-fn fault_on_request() {
+fn fault_on_request(text: &str) {
     let Ok(fault) = std::env::var("CAJETA_LLVM_HELPER_FAULT") else {
         return;
     };
     if fault == "abort" {
         std::process::abort();
+    }
+    if let Some(kernel) = fault.strip_prefix("abort-on:") {
+        if text.contains(&format!("define void @\"{kernel}\"()")) {
+            std::process::abort();
+        }
+        return;
     }
     if let Some(file) = fault.strip_prefix("log:") {
         // Not a fault: which helper took each request, for the test that helpers are reused.

@@ -26,6 +26,9 @@ use std::time::{Duration, Instant};
 use super::helper_process::{with_thread_helper, Helper, Reply};
 use super::{emit, helper};
 
+/// How the error of a helper that crashed starts.
+pub(crate) const CRASHED: &str = "LLVM crashed";
+
 /// How long a helper may take when `CAJETA_LLVM_HELPER_TIMEOUT_S` does not say.
 const DEFAULT_LIMIT: Duration = Duration::from_secs(60);
 
@@ -145,7 +148,7 @@ fn ended(status: ExitStatus, stderr: &[u8]) -> String {
         .unwrap_or_default();
     #[cfg(unix)]
     if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&status) {
-        return format!("LLVM crashed (signal {signal}) emitting this kernel{said}");
+        return format!("{CRASHED} (signal {signal}) emitting this kernel{said}");
     }
     format!("LLVM ended without emitting this kernel ({status}){said}")
 }

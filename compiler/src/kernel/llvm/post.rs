@@ -47,7 +47,17 @@ pub(crate) fn fix_up(
     (kernel, narrow_source): (&str, bool),
     device_features: &[String],
 ) -> Result<(Vec<u32>, Features), String> {
-    let mut m = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
+    let m = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
+    fix_up_module(m, layout, (kernel, narrow_source), device_features)
+}
+
+/// [`fix_up`] of a module already read (a kernel's part of a batch's module, `split.rs`).
+pub(crate) fn fix_up_module(
+    mut m: Module,
+    layout: &KernelLayout,
+    (kernel, narrow_source): (&str, bool),
+    device_features: &[String],
+) -> Result<(Vec<u32>, Features), String> {
     check_entry_point(&m, kernel)?;
     super::printf::replace_prints(&mut m)?;
     let mut spec_constants = spirv_ops::replace_placeholders(&mut m)?;
