@@ -201,9 +201,14 @@ fn main() {
     let out = dir.join("out");
     let glslang = tool("glslangValidator", "GLSLANG");
     let naga = tool("naga", "NAGA");
+    // Each backend builds into a folder of its own: were the LLVM backend's outputs (other
+    // bytes) written where the rspirv build writes, every rspirv "rebuild" would find them
+    // changed and write all of its files again.
+    let out_llvm = dir.join("out-llvm");
     let cajetac_cmd = |args: &[&str], file: &str| {
         let mut c = Command::new(&cajetac);
-        c.args(args).arg(dir.join(file)).arg("-o").arg(&out);
+        let folder = if args.contains(&"llvm") { &out_llvm } else { &out };
+        c.args(args).arg(dir.join(file)).arg("-o").arg(folder);
         c
     };
     // naga with no output file parses and validates: its `check`.
