@@ -207,7 +207,11 @@ fn main() {
     let out_llvm = dir.join("out-llvm");
     let cajetac_cmd = |args: &[&str], file: &str| {
         let mut c = Command::new(&cajetac);
-        let folder = if args.contains(&"llvm") { &out_llvm } else { &out };
+        let folder = if args.contains(&"llvm") {
+            &out_llvm
+        } else {
+            &out
+        };
         c.args(args).arg(dir.join(file)).arg("-o").arg(folder);
         c
     };
