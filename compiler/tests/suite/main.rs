@@ -27,6 +27,7 @@ mod examples;
 mod host_run;
 #[cfg(feature = "native-host")]
 mod llvm_batches;
+#[cfg(feature = "native-host")]
 mod llvm_isolation;
 mod lsp;
 #[cfg(feature = "mpi")]
