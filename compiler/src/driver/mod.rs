@@ -7,12 +7,17 @@
 mod batches;
 pub mod cache;
 mod cpu;
+mod kernel_checks;
 mod library_sources;
 mod native;
 mod parallel;
 mod stage_stack;
 pub(crate) mod stdlib;
 mod stdlib_scan;
+#[cfg(test)]
+mod tests;
+
+pub use kernel_checks::{check_profile, resolve_check_positions};
 
 use crate::diagnostics::{Diagnostic, SourceMap};
 use crate::host::interp::{self, HostIo, HostOutcome};
@@ -313,52 +318,6 @@ fn compile_one_variant(
     }
 }
 
-/// Fills the `file:line:col` of every checked access site (`Reflection::bounds_check`, checked
-/// mode) from the sources, so that runtime errors of embedders and of `.json` files carry it.
-pub fn resolve_check_positions(kernels: &mut [(FunctionId, CompiledKernel)], sources: &SourceMap) {
-    for (_, k) in kernels.iter_mut() {
-        let Some(check) = k.reflection.bounds_check.as_mut() else {
-            continue;
-        };
-        for site in &mut check.sites {
-            let at = site.offset as usize;
-            let span = crate::diagnostics::Span::new(site.file as usize, at, at);
-            site.position = sources.position(span);
-        }
-    }
-}
-
-/// With a device profile, a kernel that needs something the device lacks (a type's
-/// capability, a Vulkan feature, a newer target environment) is a compile error naming it, at
-/// the kernel's name. Without a profile the module declares what it needs and the runtime
-/// refuses to load it on a device that lacks it.
-pub fn check_profile(
-    module: &ir::Module,
-    kernels: &[(FunctionId, CompiledKernel)],
-    profile: &cajeta_runtime::DeviceProfile,
-) -> Result<(), Vec<Diagnostic>> {
-    let diags: Vec<Diagnostic> = kernels
-        .iter()
-        .filter_map(|(id, k)| {
-            let need = profile.check(&k.reflection).err()?;
-            Some(
-                Diagnostic::error(
-                    crate::diagnostics::Code::MissingDeviceFeature,
-                    module.function(*id).span,
-                    format!("kernel `{}` needs {need}, which device profile `{}` lacks", k.name, profile.name),
-                )
-                .with_label("compiled for that profile")
-                .with_note("help: avoid the type or operation in this kernel, or build without --device-profile to let the runtime decide"),
-            )
-        })
-        .collect();
-    if diags.is_empty() {
-        Ok(())
-    } else {
-        Err(diags)
-    }
-}
-
 /// Finds the host entry point: `run()`, then `main()` / `main(String[] args)`.
 pub fn entry_point(module: &ir::Module) -> Option<FunctionId> {
     ["run", "main"].iter().find_map(|name| {
@@ -622,29 +581,4 @@ fn interpret(
         module, entry, args, kernels, sources, io, executor, pending, cpu,
     )
     .map_err(RunError::Runtime)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn module(body: &str) -> ir::Module {
-        let text = format!(
-            "package t;\nimport cajeta.xpu.*;\npublic final class T {{\n    public static int32 main(String[] args) {{\n{body}\n        return 0;\n    }}\n}}\n"
-        );
-        let mut sources = SourceMap::new();
-        frontend(&mut sources, &[("t.cajeta".to_string(), text)]).expect("checks")
-    }
-
-    /// The run's context keeps every device feature exactly when the program calls Blas.gemm.
-    #[test]
-    fn a_blas_gemm_call_is_found_in_host_code() {
-        let buffers = "        KernelBuffer<int8> a = heap KernelBuffer<int8>(4);\n        KernelBuffer<int32> c = heap KernelBuffer<int32>(4);";
-        let with = module(&format!(
-            "{buffers}\n        if (args.length > 3) {{ Blas.gemm(a, a, c, 2, 2, 2); }}"
-        ));
-        assert!(calls_library_gemm(&with));
-        let without = module(buffers);
-        assert!(!calls_library_gemm(&without));
-    }
 }
