@@ -470,22 +470,22 @@ impl Gemm {
         // A kernel compiled for this `k` reads a ragged `k` (whole vectors) unpadded; the
         // general kernel, taken once the per-shape kernels are used up, needs whole slices.
         let (kernel, fixed) = self.kernel_for(s, nk, if k % e == 0 { k } else { kp })?;
-        let kp = if fixed && k % e == 0 { k } else { kp };
-        // A: row-major mk × kp.
+        let kk = if fixed && k % e == 0 { k } else { kp };
+        // A: row-major mk × kk.
         let pa;
-        let a_in = if al == GemmLayout::RowMajor && m == mk && k == kp {
+        let a_in = if al == GemmLayout::RowMajor && m == mk && k == kk {
             a
         } else {
             let strides = match al {
                 GemmLayout::RowMajor => [k, 1],
                 GemmLayout::ColumnMajor => [1, m],
             };
-            pa = self.pack(stream, a, [m, k], strides, [mk, kp])?;
+            pa = self.pack(stream, a, [m, k], strides, [mk, kk])?;
             &pa
         };
-        // B: row-major kp × nk, or the row-major nk × kp of Bᵀ for a column-major kernel.
+        // B: row-major kk × nk, or the row-major nk × kk of Bᵀ for a column-major kernel.
         let pb;
-        let b_in = if bl == want && n == nk && k == kp {
+        let b_in = if bl == want && n == nk && k == kk {
             b
         } else {
             // Element (t, j) of B is b[t * n + j] row-major, b[j * k + t] column-major.
@@ -494,9 +494,9 @@ impl Gemm {
                 GemmLayout::ColumnMajor => (1, k),
             };
             pb = if s.b_col_major {
-                self.pack(stream, b, [n, k], [bt_cs, bt_rs], [nk, kp])?
+                self.pack(stream, b, [n, k], [bt_cs, bt_rs], [nk, kk])?
             } else {
-                self.pack(stream, b, [k, n], [bt_rs, bt_cs], [kp, nk])?
+                self.pack(stream, b, [k, n], [bt_rs, bt_cs], [kk, nk])?
             };
             &pb
         };
@@ -509,7 +509,7 @@ impl Gemm {
             pc = self.ctx.create_buffer(bytes).map_err(rt)?;
             &pc
         };
-        self.launch_main(stream, &kernel, [a_in, b_in, c_out], [mk, nk, kp])?;
+        self.launch_main(stream, &kernel, [a_in, b_in, c_out], [mk, nk, kk])?;
         if !direct_c {
             self.unpad(stream, c_out, c, [m, n, nk])?;
         }

@@ -125,12 +125,8 @@ fn post_pass(
     words: Vec<u32>,
     options: &SpirvOptions,
 ) -> Result<(Vec<u32>, post::Features), String> {
-    post::fix_up(
-        words,
-        &p.layout,
-        (&p.kernel.name, p.narrow_source),
-        &options.device_features,
-    )
+    let module = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
+    post_pass_module(p, module, options)
 }
 
 /// The post-pass on `p`'s module split out of its batch's (`split.rs`).

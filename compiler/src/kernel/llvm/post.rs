@@ -37,21 +37,11 @@ pub(crate) struct Features {
     pub(crate) non_uniform_bindings: Vec<u32>,
 }
 
-/// Fixes up `words` (see the module comment) and reports its features. `narrow_source`:
+/// Fixes up the module LLVM emitted (see the module comment; read from its words, or a
+/// kernel's part of a batch's module, `split.rs`) and reports its features. `narrow_source`:
 /// whether the LLVM IR the module was made of has 8- or 16-bit integer values
 /// (`narrow_values::mentions_narrow_ints`); without, the narrow values LLVM made are carried
 /// in 32 bits.
-pub(crate) fn fix_up(
-    words: Vec<u32>,
-    layout: &KernelLayout,
-    (kernel, narrow_source): (&str, bool),
-    device_features: &[String],
-) -> Result<(Vec<u32>, Features), String> {
-    let m = rspirv::dr::load_words(&words).map_err(|e| format!("{e:?}"))?;
-    fix_up_module(m, layout, (kernel, narrow_source), device_features)
-}
-
-/// [`fix_up`] of a module already read (a kernel's part of a batch's module, `split.rs`).
 pub(crate) fn fix_up_module(
     mut m: Module,
     layout: &KernelLayout,

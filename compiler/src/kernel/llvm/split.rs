@@ -174,6 +174,10 @@ fn one(
             _ => None,
         })
         .collect();
+    // The instructions of one of the module's sections that the kernel's part keeps.
+    let kept = |list: &[Instruction], pred: &dyn Fn(&Instruction) -> bool| -> Vec<Instruction> {
+        list.iter().filter(|i| pred(i)).cloned().collect()
+    };
     let mut k = Module::new();
     k.header = m.header.clone();
     k.capabilities = m
@@ -185,12 +189,7 @@ fn one(
         })
         .cloned()
         .collect();
-    k.ext_inst_imports = m
-        .ext_inst_imports
-        .iter()
-        .filter(|i| keep(i))
-        .cloned()
-        .collect();
+    k.ext_inst_imports = kept(&m.ext_inst_imports, &keep);
     k.memory_model = m.memory_model.clone();
     let mut entry = entry.clone();
     // The interface: the kept globals only (LLVM may list every global of the module).
@@ -200,31 +199,11 @@ fn one(
     });
     k.entry_points = vec![entry];
     k.execution_modes = modes.into_iter().cloned().collect();
-    k.debug_string_source = m
-        .debug_string_source
-        .iter()
-        .filter(|i| keep(i))
-        .cloned()
-        .collect();
-    k.debug_names = m
-        .debug_names
-        .iter()
-        .filter(|i| targets_kept(i))
-        .cloned()
-        .collect();
+    k.debug_string_source = kept(&m.debug_string_source, &keep);
+    k.debug_names = kept(&m.debug_names, &targets_kept);
     k.debug_module_processed = m.debug_module_processed.clone();
-    k.annotations = m
-        .annotations
-        .iter()
-        .filter(|i| targets_kept(i))
-        .cloned()
-        .collect();
-    k.types_global_values = m
-        .types_global_values
-        .iter()
-        .filter(|i| keep(i))
-        .cloned()
-        .collect();
+    k.annotations = kept(&m.annotations, &targets_kept);
+    k.types_global_values = kept(&m.types_global_values, &keep);
     k.functions = m
         .functions
         .iter()
