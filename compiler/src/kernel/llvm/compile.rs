@@ -3,8 +3,8 @@
 //! `batch.rs`), and given its reflection ([`finish`]).
 
 use super::{emit, isolate, jumps, module_text, narrow_values, post, refuse, shared};
-use crate::diagnostics::{Code, Diagnostic, Span};
-use crate::ir::{self, FunctionId, FunctionKind, Type};
+use crate::diagnostics::Diagnostic;
+use crate::ir::{self, FunctionId, Type};
 use crate::kernel::spirv::{CompiledKernel, SpirvOptions, TargetEnv};
 use crate::layout;
 
@@ -40,16 +40,7 @@ pub(super) fn prepare<'m>(
     kernel_id: FunctionId,
     options: &SpirvOptions,
 ) -> Result<Prepared<'m>, Diagnostic> {
-    let Some(kernel) = module.functions.get(kernel_id.0) else {
-        return Err(refuse(Span::default(), "an unknown function"));
-    };
-    if kernel.kind != FunctionKind::Kernel || kernel.return_type != Type::Void {
-        return Err(Diagnostic::error(
-            Code::KernelSignature,
-            kernel.span,
-            format!("`{}` is not a `@Kernel` method returning void", kernel.name),
-        ));
-    }
+    let kernel = super::kernel_function(module, kernel_id, |span, what| refuse(span, what))?;
     if options.target_env != TargetEnv::Vulkan1_3 {
         return Err(refuse(
             kernel.span,
@@ -200,14 +191,7 @@ pub(super) fn finish(
             .vulkan_features
             .push("subgroupSizeControl".to_string());
     }
-    let access: Vec<_> = layout
-        .bindings
-        .iter()
-        .map(|b| {
-            let (r, w) = access.get(b.param).copied().unwrap_or((false, false));
-            layout::access_from_usage(r, w)
-        })
-        .collect();
+    let access = crate::kernel::llvm::binding_access(&layout, &access);
     let mut interface = layout::reflect_interface(&layout, kernel.params(), &access, &[]);
     // Whether a buffer array is indexed non-uniformly shows in the finished module.
     for b in &mut interface.bindings {

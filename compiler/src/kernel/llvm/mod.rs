@@ -88,6 +88,42 @@ use crate::layout::{self, BindingKind};
 /// (`CrossWorkgroup`), and pipeline creation fails.
 pub(crate) const NO_TABLES: &str = "\"no-jump-tables\"=\"true\"";
 
+/// Each binding's access for the reflection, from the kernel's parameters' (read, written)
+/// usage.
+pub(crate) fn binding_access(
+    layout: &layout::KernelLayout,
+    access: &[(bool, bool)],
+) -> Vec<cajeta_runtime::Access> {
+    layout
+        .bindings
+        .iter()
+        .map(|b| {
+            let (r, w) = access.get(b.param).copied().unwrap_or((false, false));
+            layout::access_from_usage(r, w)
+        })
+        .collect()
+}
+
+/// The `@Kernel` function `kernel_id` of `module`, or the diagnostic for an unknown function
+/// (`refuse`'s, the caller's backend) or for a function that is not a kernel returning void.
+pub(crate) fn kernel_function(
+    module: &ir::Module,
+    kernel_id: ir::FunctionId,
+    refuse: fn(Span, &str) -> Diagnostic,
+) -> Result<&ir::Function, Diagnostic> {
+    let Some(kernel) = module.functions.get(kernel_id.0) else {
+        return Err(refuse(Span::default(), "an unknown function"));
+    };
+    if kernel.kind != ir::FunctionKind::Kernel || kernel.return_type != ir::Type::Void {
+        return Err(Diagnostic::error(
+            Code::KernelSignature,
+            kernel.span,
+            format!("`{}` is not a `@Kernel` method returning void", kernel.name),
+        ));
+    }
+    Ok(kernel)
+}
+
 /// An `UnsupportedByLlvmBackend` refusal naming the construct.
 pub(crate) fn refuse(span: Span, what: impl std::fmt::Display) -> Diagnostic {
     Diagnostic::error(

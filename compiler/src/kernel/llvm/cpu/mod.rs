@@ -40,7 +40,7 @@ use super::lower::FnLower;
 use super::target::Target;
 use super::{lower_helpers, push, shared, types, Handle, NO_TABLES};
 use crate::diagnostics::{Code, Diagnostic, Span};
-use crate::ir::{self, FunctionId, FunctionKind, Intrinsic, Type};
+use crate::ir::{self, FunctionId, Intrinsic, Type};
 use crate::kernel::spirv::SpirvOptions;
 use crate::layout::{self, BindingKind};
 
@@ -95,16 +95,9 @@ fn compile(
     kernel_id: FunctionId,
     options: &SpirvOptions,
 ) -> Result<cajeta_runtime::cpu::CpuKernel, Diagnostic> {
-    let Some(kernel) = module.functions.get(kernel_id.0) else {
-        return Err(refuse_cpu(Span::default(), "an unknown function"));
-    };
-    if kernel.kind != FunctionKind::Kernel || kernel.return_type != Type::Void {
-        return Err(Diagnostic::error(
-            Code::KernelSignature,
-            kernel.span,
-            format!("`{}` is not a `@Kernel` method returning void", kernel.name),
-        ));
-    }
+    let kernel = crate::kernel::llvm::kernel_function(module, kernel_id, |span, what| {
+        refuse_cpu(span, what)
+    })?;
     if options.checked {
         return Err(refuse_cpu(kernel.span, "checked mode (`--checked`)"));
     }
@@ -154,14 +147,7 @@ fn compile(
             (None, Some(entries[0]), size as usize)
         }
     };
-    let access: Vec<_> = layout
-        .bindings
-        .iter()
-        .map(|b| {
-            let (r, w) = access.get(b.param).copied().unwrap_or((false, false));
-            layout::access_from_usage(r, w)
-        })
-        .collect();
+    let access = crate::kernel::llvm::binding_access(&layout, &access);
     let interface = layout::reflect_interface(&layout, kernel.params(), &access, &[]);
     let reflection = cajeta_runtime::Reflection {
         entry_point: kernel.name.clone(),
