@@ -9,7 +9,7 @@ use cajeta_runtime::{Buffer, Context, ContextOptions, KernelArg, LaunchConfig, S
 use cajetac::blas::shapes::candidates;
 use cajetac::blas::{coop_gemm_source, CoopGemmShape, GemmPrecision};
 use cajetac::embed::Program;
-use cajetac::kernel::spirv::SpirvOptions;
+use cajetac::kernel::spirv::{AddressVariant, SpirvOptions};
 
 use super::{err, f16_bits, kernel_ms, median, value};
 
@@ -210,6 +210,7 @@ pub fn run(
                 programs
                     .iter()
                     .flat_map(|(_, _, p)| p.required_features())
+                    .chain(address_features())
                     .collect(),
             ),
     )
@@ -223,15 +224,24 @@ pub fn run(
     let mut kernels = Vec::new();
     for (name, shape, prog) in &programs {
         let k = prog.get("gemm").map_err(err)?;
-        match ctx.load_kernel(&k.words, &k.reflection) {
+        // With `CAJETA_BUFFER_ADDRESS=always`, the kernel's address variant (A, B and C
+        // reached through `PhysicalStorageBuffer` pointers in push constants).
+        let (words, reflection) = match &k.by_address {
+            AddressVariant::Compiled(v) if !address_features().is_empty() => {
+                (&v.words, &v.reflection)
+            }
+            _ => (&k.words, &k.reflection),
+        };
+        match ctx.load_kernel(words, reflection) {
             Ok(kernel) => kernels.push((name.clone(), *shape, kernel)),
             Err(e) => println!("{name}: the device refused it: {e}"),
         }
     }
     println!(
-        "\nGenerated GEMMs on {} ({}); median of {reps} runs, GPU time from Vulkan timestamps\n",
+        "\nGenerated GEMMs on {} ({}); median of {reps} runs, GPU time from Vulkan timestamps; buffers through {}\n",
         ctx.device_info().name,
-        ctx.device_info().driver_info
+        ctx.device_info().driver_info,
+        if address_features().is_empty() { "descriptors" } else { "device addresses" }
     );
     println!("| size | precision | shape | threads | shared KiB | ms | T(FL)OP/s | check |");
     println!("|---|---|---|---:|---:|---:|---:|---|");
@@ -358,4 +368,14 @@ pub fn run(
         println!("  {s}³ {}: {rate:.1} ({name})", p.short());
     }
     Ok(())
+}
+
+/// The features the kernels' buffer-address variants need, when `CAJETA_BUFFER_ADDRESS=always`
+/// asks the runtime to launch them (to time the kernels reaching A, B and C through
+/// `PhysicalStorageBuffer` pointers, as NVIDIA's sample does, against descriptors).
+fn address_features() -> Vec<String> {
+    match std::env::var("CAJETA_BUFFER_ADDRESS").as_deref() {
+        Ok("always") => vec!["bufferDeviceAddress".into(), "shaderInt64".into()],
+        _ => Vec::new(),
+    }
 }
