@@ -1,17 +1,20 @@
 //! The library GEMM (`cajetac::blas::Gemm`) on the default device (lavapipe in CI: the scalar
 //! kernel): every precision, both layouts of A and B, shapes that are not multiples of any
 //! block, each element checked against an exact host product; the `pack`/`unpad` copies of
-//! the cooperative path run on their own; every kernel the library emits passes spirv-val
-//! with and without the H200's profile, where the selector picks the cooperative kernel.
+//! the cooperative path run on their own (its stand-in through buffer addresses where the
+//! context allows them, as the library launches its cooperative kernels, and through
+//! descriptors); every kernel the library emits, and its buffer-address variant, passes
+//! spirv-val with and without the H200's profile, where the selector picks the cooperative
+//! kernel.
 
-use cajeta_runtime::{Buffer, Context, DeviceProfile};
-use cajeta_tests::{device_context, spirv_val, tests_dir};
+use cajeta_runtime::{Buffer, BufferAddressing, Context, ContextOptions, DeviceProfile};
+use cajeta_tests::{device_context, device_context_with, spirv_val, tests_dir};
 use cajetac::blas::gemm::{compile, options_for};
 use cajetac::blas::pad_source::pad_source;
 use cajetac::blas::tuned::TUNED_SUBGROUP;
 use cajetac::blas::{select, tuned, Gemm, GemmKernel, GemmLayout, GemmPrecision};
 use cajetac::embed::Program;
-use cajetac::kernel::spirv::TargetEnv;
+use cajetac::kernel::spirv::{AddressVariant, TargetEnv};
 
 const SHAPES: [(u32, u32, u32); 5] = [
     (1, 1, 1),
@@ -185,6 +188,9 @@ fn the_cooperative_paths_padding_and_copies_match_the_host_exactly() {
         ] {
             let gemm = Gemm::coop_stand_in(&ctx, shape).expect("stand-in");
             assert_eq!(gemm.kernel(), GemmKernel::Coop(shape));
+            // Where the context made its buffers addressable (lavapipe does), the kernel
+            // reaches them through its buffer-address variant.
+            assert_eq!(gemm.by_address(), addressable(&ctx), "{}", shape.name());
             // Whole blocks (operands used as they are where their layout fits) and edges.
             let whole = (shape.bm, shape.bn, 2 * shape.bk);
             let e = p.per_vector();
@@ -232,6 +238,43 @@ fn the_cooperative_paths_padding_and_copies_match_the_host_exactly() {
         }
     }
     assert_eq!(runs, 4 * 2 * 11 * 4);
+}
+
+/// Whether `ctx` made its buffers addressable (and launches may take address variants).
+fn addressable(ctx: &Context) -> bool {
+    let f = ctx.enabled_features();
+    f.iter().any(|x| x == "bufferDeviceAddress")
+        && f.iter().any(|x| x == "shaderInt64")
+        && ctx.buffer_addressing() != Ok(BufferAddressing::Never)
+}
+
+/// With buffer addresses turned off (`CAJETA_BUFFER_ADDRESS=never`, here the context's
+/// option) the cooperative path runs its descriptor modules, with the same results: each
+/// precision's tuned shape on whole blocks, shifted edges, a ragged `k` read in place and
+/// one padded all round.
+#[test]
+fn the_cooperative_path_through_descriptors_matches_the_host_exactly() {
+    let Some(ctx) = device_context_with(ContextOptions {
+        buffer_addressing: Some(BufferAddressing::Never),
+        ..ContextOptions::from_env()
+    }) else {
+        return;
+    };
+    for p in GemmPrecision::ALL {
+        let shape = tuned(p, TUNED_SUBGROUP);
+        let gemm = Gemm::coop_stand_in(&ctx, shape).expect("stand-in");
+        assert!(!gemm.by_address(), "{}", shape.name());
+        let e = p.per_vector();
+        for dims in [
+            (shape.bm, shape.bn, 2 * shape.bk),
+            (shape.bm + 7, shape.bn + e, 2 * shape.bk + e),
+            (shape.bm + 1, shape.bn + 1, shape.bk),
+        ] {
+            for al in LAYOUTS {
+                check_one(&ctx, &gemm, dims, al, GemmLayout::RowMajor);
+            }
+        }
+    }
 }
 
 /// Past `MAX_SPECIALIZED` distinct `(n, k)` pairs the library stops compiling kernels of its
@@ -342,6 +385,7 @@ fn the_selector_picks_cooperative_matrices_on_the_h200_and_scalar_on_lavapipe() 
 #[test]
 fn every_kernel_the_library_emits_validates() {
     let mut count = 0;
+    let mut variants = 0;
     for name in ["h200.json", "lavapipe.json"] {
         let prof = profile(name);
         let opts = options_for(&prof);
@@ -386,11 +430,21 @@ fn every_kernel_the_library_emits_validates() {
                     spirv_val(&compiled.words, TargetEnv::Vulkan1_3, &tag)
                         .unwrap_or_else(|e| panic!("{tag}: {e}"));
                     count += 1;
+                    // The buffer-address variant the library launches where it can.
+                    match &compiled.by_address {
+                        AddressVariant::Compiled(v) => {
+                            spirv_val(&v.words, TargetEnv::Vulkan1_3, &format!("{tag} by address"))
+                                .unwrap_or_else(|e| panic!("{tag} by address: {e}"));
+                            variants += 1;
+                        }
+                        other => panic!("{tag}: no address variant: {other:?}"),
+                    }
                 }
             }
         }
     }
     assert_eq!(count, 4 * 3 * 7 + 4 + 4);
+    assert_eq!(variants, count);
 }
 
 /// `pack` pads an operand of either layout with zeros to whole vectors and rows, and

@@ -189,10 +189,15 @@ pub fn spirv_val_program() -> String {
 /// Creates a context on the default device. With no device: `None`, unless `CI=true`, in
 /// which case the test fails (a device suite that silently skips proves nothing).
 pub fn device_context(validation: bool) -> Option<Context> {
-    let options = ContextOptions {
+    device_context_with(ContextOptions {
         validation,
         ..ContextOptions::from_env()
-    };
+    })
+}
+
+/// [`device_context`] with the context's `options` given whole; `None` (or, under
+/// `CI=true`, a panic) as there when no device can be opened.
+pub fn device_context_with(options: ContextOptions) -> Option<Context> {
     match Context::with_options(options) {
         Ok(c) => Some(c),
         Err(e) => {

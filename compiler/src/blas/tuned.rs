@@ -19,12 +19,14 @@ pub fn tuned(precision: GemmPrecision, subgroup: u32) -> CoopGemmShape {
     // (the two 16-bit precisions within 1% of each other); float16 accumulators take half the
     // registers, so a 256×256 block fits, the fastest float16 shape of the sweep; int8 needs B
     // column-major (with B row-major the same int8 blocks ran at about half the rate). The
-    // 16-bit kernels write their K steps out (`unroll_k`): 2–4% faster as the library runs
-    // them (compiled for their n and k) on an H100; int8's was 1% slower so.
+    // kernels write their K steps out (`unroll_k`): for the 16-bit ones 2–4% faster as the
+    // library runs them (compiled for their n and k) on an H100; int8's 1–2% slower through
+    // descriptors but 10% faster through buffer addresses (538 against 488 TOPS), which the
+    // library takes wherever the context allows them.
     let (bm, bn, bk, sg_rows, sg_cols, b_col_major, loads_first, unroll_k) = match precision {
         GemmPrecision::F16F32 | GemmPrecision::Bf16F32 => (128, 256, 32, 2, 4, false, false, true),
         GemmPrecision::F16F16 => (256, 256, 32, 2, 4, false, false, true),
-        GemmPrecision::I8I32 => (256, 128, 64, 4, 2, true, false, false),
+        GemmPrecision::I8I32 => (256, 128, 64, 4, 2, true, false, true),
     };
     CoopGemmShape {
         precision,

@@ -308,7 +308,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let gemm = Gemm::new(&ctx, p).map_err(err)?;
         let (name, block, b_layout) = match gemm.kernel() {
             GemmKernel::Coop(s) => (
-                s.name(),
+                if gemm.by_address() {
+                    format!("{} (addresses)", s.name())
+                } else {
+                    s.name()
+                },
                 [s.bm, s.bn, s.bk],
                 if s.b_col_major {
                     GemmLayout::ColumnMajor
