@@ -84,6 +84,15 @@ fn candidates(
     list
 }
 
+/// The SPIR-V words LLVM emits for the kernel module `text` with `pipeline`, before the
+/// post-pass (in the emission helper when there is one): for the tests that check a
+/// workaround on the modules of a pipeline the backend no longer tries first
+/// (`tests/llvm_target.rs`: LLVM's O2 since the lean pipeline, `emit::PIPELINES`).
+#[doc(hidden)]
+pub fn emit_with_pipeline(text: &str, pipeline: &str) -> Result<Vec<u32>, String> {
+    emit_isolated(text, pipeline)
+}
+
 /// Whether `exe` answers a probe as a helper of this build.
 fn probe(exe: &Path) -> bool {
     let Some(mut helper) = Helper::start(exe) else {
