@@ -93,6 +93,26 @@ pub fn emit_with_pipeline(text: &str, pipeline: &str) -> Result<Vec<u32>, String
     emit_isolated(text, pipeline)
 }
 
+/// Starts, ahead of the compile, the emission helpers that compiling about `kernels` kernels
+/// with `--backend llvm` will use: one per batch (`batch::batch_size`), at most one per
+/// compile thread (`driver::default_threads`), none when kernels are emitted in process.
+/// Each warms up while this process parses and checks the program, and is then taken by the
+/// first compiling thread that needs a helper (`helper_process::prestart`); the command line
+/// calls it before the front end, with the kernels counted in the sources (an estimate: a
+/// helper too many is killed unused at exit, one too few started when needed). Call it from
+/// a thread that outlives the compile. Nothing compiled depends on it.
+pub fn prestart_helpers(kernels: usize) {
+    if kernels == 0 {
+        return;
+    }
+    let Some(exe) = emission_helper() else {
+        return;
+    };
+    let batches = kernels.div_ceil(super::batch_size(kernels).max(1));
+    let threads = crate::driver::default_threads().get();
+    super::helper_process::prestart(exe, batches.min(threads));
+}
+
 /// Whether `exe` answers a probe as a helper of this build.
 fn probe(exe: &Path) -> bool {
     let Some(mut helper) = Helper::start(exe) else {
