@@ -187,15 +187,15 @@ thread_local! {
 /// thread that needs a helper and has none.
 static PRESTARTED: Mutex<Vec<Helper>> = Mutex::new(Vec::new());
 
-/// Starts `count` helpers of `exe` now, warming up (`helper::WARM_UP_ARG`), for the
-/// compiling threads to take later. Called before the front end, they start (a fresh process
+/// Starts `count` helpers of `exe` now, warming up (`helper::WARM_UP_ARG`) when `warm_up`,
+/// for the compiling threads to take later. Called before the front end, they start (a fresh process
 /// linking LLVM: about 3.6 ms of wall time on the 2-core container) and read in LLVM while
 /// the compiler parses and checks the program, instead of on each compiling thread's path
 /// after it. Call it from a thread that outlives the compile (`PR_SET_PDEATHSIG` ends a
 /// helper with the thread that started it): the command line's main thread.
-pub(super) fn prestart(exe: &Path, count: usize) {
+pub(super) fn prestart(exe: &Path, count: usize, warm_up: bool) {
     let started: Vec<Helper> = (0..count)
-        .filter_map(|_| Helper::start_with(exe, true))
+        .filter_map(|_| Helper::start_with(exe, warm_up))
         .collect();
     if let Ok(mut pool) = PRESTARTED.lock() {
         pool.extend(started);
