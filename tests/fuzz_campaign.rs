@@ -170,7 +170,6 @@ fn llvm_wrong_results_that_need_divergence_are_told_apart() {
         return;
     };
     executors::enable_llvm_kernels();
-    let lavapipe = ctx.device_info().name.contains("llvmpipe");
     let path = tests_dir().join("fuzz_findings/wrong_results/seed32_program_103_llvm.cajeta");
     let source = std::fs::read_to_string(&path).expect("reproducer");
     let mut val = Validator::default();
@@ -189,7 +188,12 @@ fn llvm_wrong_results_that_need_divergence_are_told_apart() {
             f.detail
         );
     }
-    assert_eq!(found.len(), if lavapipe { 2 } else { 0 }, "{found:?}");
+    // The difference came from the module LLVM's O2 made. Since the backend tries its lean
+    // pipeline first (`emit::PIPELINES`, 2026-12-07) this kernel's module is that pipeline's,
+    // which lavapipe runs exactly: no LLVM way differs any more, and the classification of
+    // such a difference is not reached by this reproducer (the runner still marks one; see
+    // the open defect in docs/fuzzing.md). A wrong result here would be a new one.
+    assert_eq!(found.len(), 0, "{found:?}");
 
     let init = "uint64 acc = (uint64) gid;";
     let at = source.rfind(init).expect("host checksum initializer");
@@ -283,7 +287,6 @@ fn lavapipe_constant_zero_folds_are_told_apart_from_wrong_results() {
         return;
     };
     executors::enable_llvm_kernels();
-    let lavapipe = ctx.device_info().name.contains("llvmpipe");
     let path = tests_dir().join("fuzz_findings/wrong_results/seed21_program_42_llvm.cajeta");
     let source = std::fs::read_to_string(&path).expect("reproducer");
     let mut val = Validator::default();
@@ -298,7 +301,12 @@ fn lavapipe_constant_zero_folds_are_told_apart_from_wrong_results() {
             f.detail
         );
     }
-    assert_eq!(found.len(), if lavapipe { 2 } else { 0 }, "{found:?}");
+    // The `x * 0.0` lavapipe folded was in the module LLVM's O2 made. Since the backend tries
+    // its lean pipeline first (`emit::PIPELINES`, 2026-12-07) this kernel's module is that
+    // pipeline's, which lavapipe runs exactly: the zero-fold classification is not reached
+    // by this reproducer any more (the rspirv ways' zero folds still go through it). A
+    // wrong result here would be a new one.
+    assert_eq!(found.len(), 0, "{found:?}");
 
     let init = "uint64 acc = (uint64) gid;";
     let at = source.rfind(init).expect("host checksum initializer");

@@ -38,6 +38,28 @@ pub(crate) fn resolve_backend(env: &Option<String>, backend: BackendArg) -> (&st
     (env, backend.backend())
 }
 
+/// With `--backend llvm`, starts the emission helpers the compile will use before the front
+/// end runs (`kernel::llvm::prestart_helpers`), for the kernels the sources seem to have: their
+/// `@Kernel` annotations, or the one `--kernel` names. An estimate only changes how many
+/// helpers wait ready, never what is compiled.
+pub(crate) fn prestart_llvm_helpers(
+    inputs: &[(String, String)],
+    backend: KernelBackend,
+    only: Option<&str>,
+) {
+    let Some(parts) = super::llvm().filter(|_| backend == KernelBackend::Llvm) else {
+        return;
+    };
+    let kernels = match only {
+        Some(_) => 1,
+        None => inputs
+            .iter()
+            .map(|(_, text)| text.matches("@Kernel").count())
+            .sum(),
+    };
+    (parts.prestart_helpers)(kernels);
+}
+
 /// `--emit kernel-llvm`: the LLVM IR the LLVM kernel backend hands to LLVM for a kernel
 /// (`None`: an executable without LLVM).
 pub(crate) fn kernel_llvm_ir(

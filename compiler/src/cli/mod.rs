@@ -50,6 +50,9 @@ use precision_flags::PrecisionFlags;
 pub struct LlvmParts {
     /// Makes `--backend llvm` available to the driver (`kernel::llvm::enable`).
     pub enable_kernel_backend: fn(),
+    /// Starts the emission helpers of a `--backend llvm` compile of about that many kernels
+    /// ahead of the front end (`kernel::llvm::prestart_helpers`).
+    pub prestart_helpers: fn(usize),
     /// `--emit kernel-llvm`: a kernel's LLVM IR (`kernel::llvm::kernel_ir`).
     pub kernel_ir: fn(
         &cajetac::ir::Module,
@@ -275,6 +278,7 @@ fn build(
         Ok(i) => i,
         Err(c) => return c,
     };
+    backend_choice::prestart_llvm_helpers(&inputs, backend, kernel);
     let mut sources = SourceMap::new();
     let module = match driver::frontend(&mut sources, &inputs) {
         Ok(m) => m,

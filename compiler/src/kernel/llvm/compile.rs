@@ -144,8 +144,8 @@ fn emit_alone(
     // the structure check refused (measured exact on lavapipe, docs/fuzzing.md); others
     // are refused as before (seed 50 program 26, structurized, crashed lavapipe).
     let mut structurizer_allowed = p.labeled_jumps;
-    for (i, &pipeline) in p.pipes.iter().enumerate() {
-        if i >= emit::FIRST_STRUCTURIZER_FALLBACK && !structurizer_allowed {
+    for &pipeline in p.pipes {
+        if emit::is_structurizer(pipeline) && !structurizer_allowed {
             break;
         }
         // LLVM 23.1's SPIR-V target crashes on some kernels with shared arrays (a shared

@@ -21,23 +21,49 @@ macro_rules! structurize {
     };
 }
 
+/// The lean pipeline every kernel without shared arrays or labeled jumps tries first: locals
+/// promoted to SSA values (`sroa`), common subexpressions removed (`early-cse`),
+/// instructions simplified (`instcombine`) and dead or trivial blocks folded
+/// (`simplifycfg`). No loop passes, no inliner (the `@Device` helpers are `noinline`
+/// anyway), no GVN: the GPU driver optimizes every module again, and `default<O2>` was 39% of
+/// the emission helper's instructions for the 200 kernels of the compile_speed bench (365M
+/// of 935M; with this pipeline, 69M of 694M). Over the `tests/` and `examples/` programs
+/// built with `--backend llvm` (289 modules) its modules are 0.5% smaller than O2's in
+/// total, every kernel O2 emitted still compiles, and spirv-val passes them all; without
+/// `simplifycfg` three kernels (examples/noise.cajeta, examples/splat.cajeta,
+/// tests/device/math_bits.cajeta) came out with an `OpSwitch` without a merge
+/// (docs/performance-history.md, "`--backend llvm`: a lean first pipeline").
+pub(crate) const LEAN_PIPELINE: &str =
+    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg)";
+
 /// The optimization pipelines, tried in order until one gives a module that passes the
-/// post-processing and the structure check (`post.rs`, `structure.rs`): LLVM's standard O2
-/// (no fast-math flags are ever set, so it neither contracts nor reassociates float
-/// arithmetic); then a pipeline that only promotes locals to SSA and simplifies
-/// instructions (an `OpSwitch` with no merge was seen for labeled `break`s out of nested
-/// loops after O2); then both followed by LLVM's region structurizer ([`JUMP_PIPELINES`]),
-/// for the kernels whose control flow LLVM's SPIR-V target leaves unstructured after both
-/// (the `llvm-unstructured-selection` class of docs/fuzzing.md: nested loops with
-/// `continue`/`break` under conditions). The last two are tried only when a module of
-/// the first two failed the structure check (`compile` in `mod.rs`). A kernel none of them
+/// post-processing and the structure check (`post.rs`, `structure.rs`): the
+/// [`LEAN_PIPELINE`]; then LLVM's standard O2 (the first pipeline until the lean one
+/// replaced it, so a kernel the lean pipeline leaves unstructured or invalid goes through
+/// exactly the chain it went through before; no fast-math flags are ever set, so O2
+/// neither contracts nor reassociates float arithmetic); then a pipeline that only
+/// promotes locals to SSA and simplifies instructions (an `OpSwitch` with no merge was seen
+/// for labeled `break`s out of nested loops after O2); then both followed by LLVM's region
+/// structurizer ([`JUMP_PIPELINES`]), for the kernels whose control flow LLVM's SPIR-V
+/// target leaves unstructured after the others (the `llvm-unstructured-selection` class of
+/// docs/fuzzing.md: nested loops with `continue`/`break` under conditions). The
+/// structurizer pipelines ([`is_structurizer`]) are tried only when a module of an earlier
+/// one failed the structure check (`compile::emit_alone`). A kernel none of them
 /// structures is refused.
-pub(crate) const PIPELINES: [&str; 4] = [
+pub(crate) const PIPELINES: [&str; 5] = [
+    LEAN_PIPELINE,
     "default<O2>",
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>)",
     JUMP_PIPELINES[0],
     JUMP_PIPELINES[1],
 ];
+
+/// Whether `pipeline` ends with LLVM's region structurizer: such pipelines are fallbacks
+/// for modules another pipeline left unstructured (or the first choice of kernels with
+/// labeled jumps), see [`PIPELINES`].
+pub(crate) fn is_structurizer(pipeline: &str) -> bool {
+    pipeline.ends_with(structurize!())
+}
 
 /// The pipelines of kernels with shared arrays (see `compile`): no loop unrolling and no
 /// instcombine, which fold the arrays' GEPs into offsets the SPIR-V target mislowers; then,
@@ -47,10 +73,6 @@ pub(crate) const PIPELINES: [&str; 4] = [
 /// the structure check) the first with the region structurizer (an early `return`
 /// out of a loop with barriers, `tests/device/barrier_shapes.cajeta`, left a selection
 /// entered past its header).
-/// The index of the first structurizer pipeline in [`PIPELINES`] and
-/// [`SHARED_MEMORY_PIPELINES`].
-pub(crate) const FIRST_STRUCTURIZER_FALLBACK: usize = 2;
-
 pub(crate) const SHARED_MEMORY_PIPELINES: [&str; 3] = [
     "function(sroa,early-cse)",
     "function(sroa,early-cse,simplifycfg)",
@@ -63,8 +85,9 @@ pub(crate) const SHARED_MEMORY_PIPELINES: [&str; 3] = [
 /// SPIR-V target left invalid modules for jumps out of three nested loops (a selection
 /// merge before a plain branch after O2; a selection header not dominating its merge
 /// after the other pipeline); `structurizecfg` alone, without `unify-loop-exits`, gave
-/// wrong results on lavapipe (tests/device/control_flow.cajeta). [`PIPELINES`] followed by
-/// the structurizer.
+/// wrong results on lavapipe (tests/device/control_flow.cajeta). O2 and the SSA pipeline of
+/// [`PIPELINES`] followed by the structurizer (the lean first pipeline is not used here:
+/// the structurizer's results were measured on lavapipe after these two).
 pub(crate) const JUMP_PIPELINES: [&str; 2] = [
     concat!("default<O2>,", structurize!()),
     concat!(
