@@ -5,7 +5,8 @@
 //! kernel where the device runs it, the tiled scalar kernel elsewhere, and compiles it (with
 //! the copy kernels the cooperative one needs) for that context. The cooperative kernel takes
 //! one layout, is compiled again for each of the first 16 `(n, k)` pairs with both as
-//! constants, and shifts a ragged last block of rows or columns back to end at the matrix's
+//! constants (for float16 accumulators only where `k` is not whole K slices:
+//! [`super::tuned::specializes_whole_k`]), and shifts a ragged last block of rows or columns back to end at the matrix's
 //! edge. A kernel compiled for its `k` reads a `k` that is not whole K slices directly
 //! (zeroing what lies past it in the last slice) when A's rows are whole 128-bit vectors; so
 //! only operands in another layout, or with such a ragged `k` past the 16 pairs or not whole
@@ -18,16 +19,16 @@
 //! NVIDIA's sample reaches them), which the H100 ran 5–10% faster than descriptors.
 
 use cajeta_runtime::{
-    Buffer, BufferAddressing, Context, DeviceProfile, Kernel, KernelArg, LaunchConfig, ScalarValue,
-    Stream,
+    Buffer, Context, DeviceProfile, Kernel, KernelArg, LaunchConfig, ScalarValue, Stream,
 };
 
 use super::coop_source::{coop_gemm_source, CoopGemmShape, GemmPrecision};
+use super::kernel_load::{addresses_buffers, load_kernel};
 use super::pad_source::{pad_source, COPY_THREADS, MAX_GRID_Y};
 use super::scalar_source::{coop_stand_in_source, scalar_gemm_source, TILE};
-use super::tuned::{select, GemmKernel};
+use super::tuned::{select, specializes_whole_k, GemmKernel};
 use crate::embed::Program;
-use crate::kernel::spirv::{AddressVariant, SpirvOptions, TargetEnv};
+use crate::kernel::spirv::{SpirvOptions, TargetEnv};
 
 /// How a matrix lies in its buffer: row-major (each row contiguous, the leading dimension is
 /// the number of columns) or column-major (each column contiguous: the row-major array of the
@@ -157,43 +158,6 @@ fn context_options(ctx: &Context) -> SpirvOptions {
     options_for(&profile)
 }
 
-/// Loads `program`'s kernel `name` on `ctx`, naming it if the device refuses it: its
-/// buffer-address variant when `by_address` and the kernel has one whose push constants fit
-/// the device, else the descriptor module.
-fn load_kernel(
-    ctx: &Context,
-    program: &Program,
-    name: &str,
-    by_address: bool,
-) -> Result<Kernel, GemmError> {
-    let k = program.get(name).map_err(|e| GemmError(e.to_string()))?;
-    let limit = ctx.device_info().limits.max_push_constants_size;
-    let (words, reflection) = match &k.by_address {
-        AddressVariant::Compiled(v) if by_address && v.reflection.push_constants.size <= limit => {
-            (&v.words, &v.reflection)
-        }
-        _ => (&k.words, &k.reflection),
-    };
-    ctx.load_kernel(words, reflection)
-        .map_err(|e| GemmError(format!("the device refused the GEMM's `{name}`: {e}")))
-}
-
-/// Whether the GEMM's kernel reaches A, B and C through buffer device addresses: where the
-/// context made its buffers addressable (`bufferDeviceAddress` and `shaderInt64` enabled)
-/// and `CAJETA_BUFFER_ADDRESS` (or the context's option) is not `never`. On the H100 the
-/// cooperative kernels ran 5–10% faster so than through descriptors (docs/PERFORMANCE.md),
-/// as NVIDIA's sample reaches its buffers.
-fn addresses_buffers(ctx: &Context) -> bool {
-    let features = ctx.enabled_features();
-    let on = |f: &str| features.iter().any(|g| g == f);
-    on("bufferDeviceAddress")
-        && on("shaderInt64")
-        && !matches!(
-            ctx.buffer_addressing(),
-            Ok(BufferAddressing::Never) | Err(_)
-        )
-}
-
 /// `x` rounded up to a multiple of `to`.
 fn round_up(x: u32, to: u32) -> u32 {
     x.div_ceil(to) * to
@@ -296,6 +260,9 @@ impl Gemm {
         let Some(spec) = &self.specialized else {
             return Ok((self.main.clone(), false));
         };
+        if k.is_multiple_of(shape.bk) && !specializes_whole_k(self.precision) {
+            return Ok((self.main.clone(), false));
+        }
         let mut kernels = spec
             .kernels
             .lock()

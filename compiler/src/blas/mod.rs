@@ -6,6 +6,7 @@
 
 pub mod coop_source;
 pub mod gemm;
+mod kernel_load;
 pub mod pad_source;
 pub mod scalar_source;
 pub mod shapes;

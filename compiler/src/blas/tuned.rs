@@ -43,6 +43,16 @@ pub fn tuned(precision: GemmPrecision, subgroup: u32) -> CoopGemmShape {
     }
 }
 
+/// Whether the library compiles `precision`'s cooperative kernel again for an `(n, k)` whose
+/// `k` is whole K slices (a `k` that is not is always given a kernel of its own, which reads
+/// it in place). With `n` and `k` as constants the float32-accumulator and int8 kernels ran
+/// 2–10% faster on an H100; the float16-accumulator kernel, written out, ran slower so (364.1
+/// against 354.6 TFLOP/s through descriptors, 377.0 against 342.3 through buffer addresses,
+/// 8192³, docs/PERFORMANCE.md), so for it the general kernel runs whole slices.
+pub fn specializes_whole_k(precision: GemmPrecision) -> bool {
+    precision != GemmPrecision::F16F16
+}
+
 /// The kind of kernel the library GEMM runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GemmKernel {
