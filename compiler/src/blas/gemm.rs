@@ -23,7 +23,7 @@ use cajeta_runtime::{
 };
 
 use super::coop_source::{coop_gemm_source, CoopGemmShape, GemmPrecision};
-use super::kernel_load::{addresses_buffers, load_kernel};
+use super::kernel_load::load_kernel;
 use super::pad_source::{pad_source, COPY_THREADS, MAX_GRID_Y};
 use super::scalar_source::{coop_stand_in_source, scalar_gemm_source, TILE};
 use super::tuned::{select, specializes_whole_k, GemmKernel};
@@ -58,7 +58,7 @@ pub struct Gemm {
     kernel: GemmKernel,
     main: Kernel,
     /// Whether the cooperative kernel (`main` and the per-`(n, k)` ones) is its
-    /// buffer-address variant ([`addresses_buffers`]).
+    /// buffer-address variant (`kernel_load::load_kernel`).
     by_address: bool,
     /// `pack` and `unpad`, for the cooperative kernel.
     copies: Option<(Kernel, Kernel)>,
@@ -222,9 +222,9 @@ impl Gemm {
     ) -> Result<Gemm, GemmError> {
         // The scalar kernel stays on descriptors: its speed is not the point, and lavapipe
         // runs the cooperative path's stand-in through addresses in the tests.
-        let by_address = matches!(kernel, GemmKernel::Coop(_)) && addresses_buffers(ctx);
-        let load = |name: &str| load_kernel(ctx, program, name, false);
-        let main = load_kernel(ctx, program, "gemm", by_address)?;
+        let load = |name: &str| load_kernel(ctx, program, name, false).map(|(k, _)| k);
+        let coop = matches!(kernel, GemmKernel::Coop(_));
+        let (main, by_address) = load_kernel(ctx, program, "gemm", coop)?;
         let copies = match kernel {
             GemmKernel::Coop(_) => Some((load("pack")?, load("unpad")?)),
             GemmKernel::Scalar => None,
@@ -283,7 +283,7 @@ impl Gemm {
             &spec.options,
         )
         .map_err(|e| GemmError(e.to_string()))?;
-        let kernel = load_kernel(&self.ctx, &program, "gemm", self.by_address)?;
+        let (kernel, _) = load_kernel(&self.ctx, &program, "gemm", self.by_address)?;
         kernels.push(((n, k), kernel.clone()));
         Ok((kernel, true))
     }

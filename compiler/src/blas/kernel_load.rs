@@ -1,45 +1,57 @@
-//! How the library GEMM loads its kernels: the descriptor module or, where the context made
-//! its buffers addressable, the cooperative kernel's buffer-address variant.
+//! How the library GEMM loads its kernels: the descriptor module or, where launches on the
+//! context can take it, the cooperative kernel's buffer-address variant.
 
-use cajeta_runtime::{BufferAddressing, Context, Kernel};
+use cajeta_runtime::{required_features, BufferAddressing, Context, Kernel, Reflection};
 
 use super::gemm::GemmError;
 use crate::embed::Program;
 use crate::kernel::spirv::AddressVariant;
 
 /// Loads `program`'s kernel `name` on `ctx`, naming it if the device refuses it: its
-/// buffer-address variant when `by_address` and the kernel has one whose push constants fit
-/// the device, else the descriptor module.
+/// buffer-address variant when `prefer_address` and [`takes_variant`] allows it, else the
+/// descriptor module; the flag says whether the variant was loaded. On the H100 the
+/// cooperative kernels ran 5–10% faster through addresses than through descriptors
+/// (docs/PERFORMANCE.md), as NVIDIA's sample reaches its buffers.
 pub(super) fn load_kernel(
     ctx: &Context,
     program: &Program,
     name: &str,
-    by_address: bool,
-) -> Result<Kernel, GemmError> {
+    prefer_address: bool,
+) -> Result<(Kernel, bool), GemmError> {
     let k = program.get(name).map_err(|e| GemmError(e.to_string()))?;
-    let limit = ctx.device_info().limits.max_push_constants_size;
-    let (words, reflection) = match &k.by_address {
-        AddressVariant::Compiled(v) if by_address && v.reflection.push_constants.size <= limit => {
-            (&v.words, &v.reflection)
+    let variant = match &k.by_address {
+        AddressVariant::Compiled(v) if prefer_address && takes_variant(ctx, &v.reflection) => {
+            Some(v)
         }
-        _ => (&k.words, &k.reflection),
+        _ => None,
     };
-    ctx.load_kernel(words, reflection)
-        .map_err(|e| GemmError(format!("the device refused the GEMM's `{name}`: {e}")))
+    let (words, reflection) =
+        variant.map_or((&k.words, &k.reflection), |v| (&v.words, &v.reflection));
+    let kernel = ctx
+        .load_kernel(words, reflection)
+        .map_err(|e| GemmError(format!("the device refused the GEMM's `{name}`: {e}")))?;
+    Ok((kernel, variant.is_some()))
 }
 
-/// Whether the GEMM's kernel reaches A, B and C through buffer device addresses: where the
-/// context made its buffers addressable (`bufferDeviceAddress` and `shaderInt64` enabled)
-/// and `CAJETA_BUFFER_ADDRESS` (or the context's option) is not `never`. On the H100 the
-/// cooperative kernels ran 5–10% faster so than through descriptors (docs/PERFORMANCE.md),
-/// as NVIDIA's sample reaches its buffers.
-pub(super) fn addresses_buffers(ctx: &Context) -> bool {
-    let features = ctx.enabled_features();
-    let on = |f: &str| features.iter().any(|g| g == f);
-    on("bufferDeviceAddress")
-        && on("shaderInt64")
-        && !matches!(
-            ctx.buffer_addressing(),
-            Ok(BufferAddressing::Never) | Err(_)
+/// Whether launches on `ctx` can take an address variant of this `reflection`: buffer
+/// addressing is not turned off (`CAJETA_BUFFER_ADDRESS=never`, or the context's option),
+/// the context enabled every feature the variant needs (`bufferDeviceAddress`, which also
+/// makes its buffers addressable, and `shaderInt64`), and its push constants fit the device
+/// (the runtime's own test, as `always` applies it).
+fn takes_variant(ctx: &Context, reflection: &Reflection) -> bool {
+    if matches!(
+        ctx.buffer_addressing(),
+        Ok(BufferAddressing::Never) | Err(_)
+    ) {
+        return false;
+    }
+    let enabled = ctx.enabled_features();
+    required_features(&[reflection])
+        .iter()
+        .all(|f| enabled.contains(f))
+        && ctx.wants_address_variant(
+            BufferAddressing::Always,
+            reflection.push_constants.size,
+            std::iter::empty(),
         )
 }

@@ -5,11 +5,14 @@
 
 use std::collections::HashMap;
 
-use cajeta_runtime::{Buffer, Context, ContextOptions, KernelArg, LaunchConfig, ScalarValue};
+use cajeta_runtime::{
+    required_features, Buffer, BufferAddressing, Context, ContextOptions, KernelArg, LaunchConfig,
+    Reflection, ScalarValue,
+};
 use cajetac::blas::shapes::candidates;
 use cajetac::blas::{coop_gemm_source, CoopGemmShape, GemmPrecision};
 use cajetac::embed::Program;
-use cajetac::kernel::spirv::{AddressVariant, SpirvOptions};
+use cajetac::kernel::spirv::{AddressVariant, CompiledKernel, SpirvOptions};
 
 use super::{err, f16_bits, kernel_ms, median, value};
 
@@ -201,6 +204,9 @@ pub fn run(
             Err(e) => println!("{name}: does not compile: {e}"),
         }
     }
+    // `CAJETA_BUFFER_ADDRESS=always` times the kernels' buffer-address variants (the form
+    // the library launches where it can) and enables the features they need.
+    let by_address = BufferAddressing::from_env() == Ok(BufferAddressing::Always);
     let ctx = Context::with_options(
         ContextOptions::from_env()
             .with_validation(false)
@@ -209,8 +215,11 @@ pub fn run(
             .with_features(
                 programs
                     .iter()
-                    .flat_map(|(_, _, p)| p.required_features())
-                    .chain(address_features())
+                    .flat_map(|(_, _, p)| {
+                        let k = p.get("gemm").ok()?;
+                        Some(required_features(&[module_of(k, by_address).1]))
+                    })
+                    .flatten()
                     .collect(),
             ),
     )
@@ -223,15 +232,7 @@ pub fn run(
     }
     let mut kernels = Vec::new();
     for (name, shape, prog) in &programs {
-        let k = prog.get("gemm").map_err(err)?;
-        // With `CAJETA_BUFFER_ADDRESS=always`, the kernel's address variant (A, B and C
-        // reached through `PhysicalStorageBuffer` pointers in push constants).
-        let (words, reflection) = match &k.by_address {
-            AddressVariant::Compiled(v) if !address_features().is_empty() => {
-                (&v.words, &v.reflection)
-            }
-            _ => (&k.words, &k.reflection),
-        };
+        let (words, reflection) = module_of(prog.get("gemm").map_err(err)?, by_address);
         match ctx.load_kernel(words, reflection) {
             Ok(kernel) => kernels.push((name.clone(), *shape, kernel)),
             Err(e) => println!("{name}: the device refused it: {e}"),
@@ -241,7 +242,7 @@ pub fn run(
         "\nGenerated GEMMs on {} ({}); median of {reps} runs, GPU time from Vulkan timestamps; buffers through {}\n",
         ctx.device_info().name,
         ctx.device_info().driver_info,
-        if address_features().is_empty() { "descriptors" } else { "device addresses" }
+        if by_address { "device addresses" } else { "descriptors" }
     );
     println!("| size | precision | shape | threads | shared KiB | ms | T(FL)OP/s | check |");
     println!("|---|---|---|---:|---:|---:|---:|---|");
@@ -370,12 +371,12 @@ pub fn run(
     Ok(())
 }
 
-/// The features the kernels' buffer-address variants need, when `CAJETA_BUFFER_ADDRESS=always`
-/// asks the runtime to launch them (to time the kernels reaching A, B and C through
-/// `PhysicalStorageBuffer` pointers, as NVIDIA's sample does, against descriptors).
-fn address_features() -> Vec<String> {
-    match std::env::var("CAJETA_BUFFER_ADDRESS").as_deref() {
-        Ok("always") => vec!["bufferDeviceAddress".into(), "shaderInt64".into()],
-        _ => Vec::new(),
+/// The module of `kernel` the sweep times: its buffer-address variant (A, B and C reached
+/// through `PhysicalStorageBuffer` pointers in push constants, as NVIDIA's sample reaches
+/// them) when `by_address`, else the descriptor module.
+fn module_of(kernel: &CompiledKernel, by_address: bool) -> (&Vec<u32>, &Reflection) {
+    match &kernel.by_address {
+        AddressVariant::Compiled(v) if by_address => (&v.words, &v.reflection),
+        _ => (&kernel.words, &kernel.reflection),
     }
 }
