@@ -168,6 +168,46 @@ fn every_precision_layout_and_edge_shape_matches_the_host_exactly() {
     assert!(checked > 4 * 4 * 130 * 70, "{checked} elements");
 }
 
+/// An unreadable `CAJETA_BUFFER_ADDRESS` (none of `auto`, `always`, `never`) stops the
+/// library GEMM with the error a launch of a kernel with an address variant gives, rather
+/// than quietly running through descriptors. The variable is read when a context is made, so
+/// the test runs itself again in a child process with it set.
+#[test]
+fn an_unreadable_buffer_address_choice_is_the_librarys_error() {
+    if std::env::var_os("CAJETA_GEMM_ADDRESS_CHILD").is_some() {
+        let Some(ctx) = device_context(false) else {
+            return;
+        };
+        let shape = tuned(GemmPrecision::F16F32, TUNED_SUBGROUP);
+        match Gemm::coop_stand_in(&ctx, shape) {
+            Ok(_) => panic!("the GEMM loaded with CAJETA_BUFFER_ADDRESS=sometimes"),
+            Err(e) => {
+                assert!(e.0.contains("CAJETA_BUFFER_ADDRESS=sometimes"), "{e}");
+                assert!(e.0.contains("auto, always, never"), "{e}");
+            }
+        }
+        println!("the library refused the choice");
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "blas_gemm::an_unreadable_buffer_address_choice_is_the_librarys_error",
+            "--exact",
+            "--nocapture",
+        ])
+        .env("CAJETA_GEMM_ADDRESS_CHILD", "1")
+        .env("CAJETA_BUFFER_ADDRESS", "sometimes")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let skipped = String::from_utf8_lossy(&out.stderr).contains("skipping device test");
+    assert!(
+        out.status.success() && (skipped || text.contains("the library refused the choice")),
+        "child failed: {text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// The cooperative path end to end on lavapipe: its padding, layout packing, direct use of
 /// operands that fit and the unpad copy, around a scalar stand-in with the cooperative
 /// kernel's interface, for each precision's tuned shape and the same with B's layout flipped.

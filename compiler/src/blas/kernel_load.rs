@@ -20,7 +20,7 @@ pub(super) fn load_kernel(
 ) -> Result<(Kernel, bool), GemmError> {
     let k = program.get(name).map_err(|e| GemmError(e.to_string()))?;
     let variant = match &k.by_address {
-        AddressVariant::Compiled(v) if prefer_address && takes_variant(ctx, &v.reflection) => {
+        AddressVariant::Compiled(v) if prefer_address && takes_variant(ctx, &v.reflection)? => {
             Some(v)
         }
         _ => None,
@@ -37,21 +37,20 @@ pub(super) fn load_kernel(
 /// addressing is not turned off (`CAJETA_BUFFER_ADDRESS=never`, or the context's option),
 /// the context enabled every feature the variant needs (`bufferDeviceAddress`, which also
 /// makes its buffers addressable, and `shaderInt64`), and its push constants fit the device
-/// (the runtime's own test, as `always` applies it).
-fn takes_variant(ctx: &Context, reflection: &Reflection) -> bool {
-    if matches!(
-        ctx.buffer_addressing(),
-        Ok(BufferAddressing::Never) | Err(_)
-    ) {
-        return false;
+/// (the runtime's own test, as `always` applies it). An unreadable choice (a
+/// `CAJETA_BUFFER_ADDRESS` that is none of `auto`, `always`, `never`) is the error a launch
+/// of a kernel with an address variant reports, not a quiet fall back to descriptors.
+fn takes_variant(ctx: &Context, reflection: &Reflection) -> Result<bool, GemmError> {
+    if ctx.buffer_addressing().map_err(GemmError)? == BufferAddressing::Never {
+        return Ok(false);
     }
     let enabled = ctx.enabled_features();
-    required_features(&[reflection])
+    Ok(required_features(&[reflection])
         .iter()
         .all(|f| enabled.contains(f))
         && ctx.wants_address_variant(
             BufferAddressing::Always,
             reflection.push_constants.size,
             std::iter::empty(),
-        )
+        ))
 }
