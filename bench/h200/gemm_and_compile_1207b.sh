@@ -4,7 +4,7 @@
 # library on descriptors (CAJETA_BUFFER_ADDRESS=never), the float16-accumulator shapes
 # through addresses, NVIDIA's sample's float16 256x256 block; then compile speed on the
 # host's 16 cores against naga (the LLVM backend's lean pipeline and early helpers), and
-# the LLVM backend's 200 kernels at 1, 4 and 16 compile threads.
+# the LLVM backend's 200 kernels at 1, 4 and 16 compile threads; precision_axpb last.
 set -u
 B=/tmp/bin; . bench/h200/carry.sh
 export PYTHONUNBUFFERED=1
@@ -21,4 +21,6 @@ step compile_speed
 CAJETAC=$B/cajetac NAGA=$B/naga CAJETA_ROOT=$PWD timeout ${CS_T:-130} $B/compile_speed 2>&1 | tee $OUT/compile_speed.txt | grep -E "^\||^#" | head -40
 step "llvm 200 kernels, threads"
 for t in ${THREADS:-1 16}; do echo "threads $t"; CAJETA_COMPILE_THREADS=$t CAJETAC=$B/cajetac NAGA=$B/naga CAJETA_ROOT=$PWD timeout 40 $B/compile_speed --quick 2>&1 | grep -iE "llvm.*200 kernels" | head -3; done | tee $OUT/threads.txt
+step precision_axpb
+timeout ${AXPB_T:-40} $B/precision_axpb 2>&1 | tee $OUT/axpb.txt | tail -14
 step done
