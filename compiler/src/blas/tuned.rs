@@ -39,6 +39,7 @@ pub fn tuned(precision: GemmPrecision, subgroup: u32) -> CoopGemmShape {
         b_col_major,
         loads_first,
         unroll_k,
+        straight_prefetch: false,
         fixed_nk: None,
     }
 }
