@@ -63,7 +63,6 @@ fn impossible_shapes_are_refused_with_a_reason() {
         b_col_major: false,
         loads_first: false,
         unroll_k: false,
-        straight_prefetch: false,
         fixed_nk: None,
     };
     assert!(coop_gemm_source(&base, "G").is_ok());

@@ -4,6 +4,8 @@
 # (`-s`, `CoopGemmShape::straight_prefetch`: the loads issued in every trip, as NVIDIA's
 # sample predicates them), through buffer addresses, 8192³, general and with `n`, `k` as
 # constants; the sweep twice (order effects), then NVIDIA's sample's float16 256x256 block.
+# Ran at commit 1983bb5f; the `-s` form was slower in every precision (docs/PERFORMANCE.md,
+# "No branch around the next slice's loads") and was removed after it.
 set -u
 B=/tmp/bin; . bench/h200/carry.sh
 export PYTHONUNBUFFERED=1

@@ -135,12 +135,6 @@ pub struct CoopGemmShape {
     /// The `tk` steps along each K slice are written out one after another with constant
     /// shared-memory offsets (as NVIDIA's sample unrolls them) rather than as a loop.
     pub unroll_k: bool,
-    /// The next slice's loads are issued in every trip, with no branch around them: in the
-    /// last trip the positions stay where they are and the current slice is read again
-    /// (memory the kernel reads anyway, the values unused), as NVIDIA's sample predicates
-    /// each load rather than branching, so the driver may schedule the loads among the
-    /// multiply-adds.
-    pub straight_prefetch: bool,
     /// `Some((n, k))`: the kernel is compiled for these `n` and `k` (its `n` and `k`
     /// parameters are then ignored), so strides and the K loop's bound are constants, as in
     /// NVIDIA's sample, where they are specialization constants.
@@ -153,12 +147,11 @@ impl CoopGemmShape {
         self.sg_rows * self.sg_cols * self.subgroup
     }
 
-    /// A name for tables: `f16f32-128x256x32-2x4-bc-lf-u-s` (`-bc` where B is column-major,
-    /// `-lf` with `loads_first`, `-u` with `unroll_k`, `-s` with `straight_prefetch`,
-    /// `-n…k…` with `fixed_nk`).
+    /// A name for tables: `f16f32-128x256x32-2x4-bc-lf-u` (`-bc` where B is column-major,
+    /// `-lf` with `loads_first`, `-u` with `unroll_k`, `-n…k…` with `fixed_nk`).
     pub fn name(&self) -> String {
         format!(
-            "{}-{}x{}x{}-{}x{}{}{}{}{}{}",
+            "{}-{}x{}x{}-{}x{}{}{}{}{}",
             self.precision.short(),
             self.bm,
             self.bn,
@@ -168,7 +161,6 @@ impl CoopGemmShape {
             if self.b_col_major { "-bc" } else { "" },
             if self.loads_first { "-lf" } else { "" },
             if self.unroll_k { "-u" } else { "" },
-            if self.straight_prefetch { "-s" } else { "" },
             match self.fixed_nk {
                 Some((n, k)) => format!("-n{n}k{k}"),
                 None => String::new(),
@@ -547,26 +539,10 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
         );
         stage(w);
         // The next slice is fetched into registers while this one is multiplied.
-        if shape.straight_prefetch {
-            // 1 while another slice follows, else 0 (`t` < the end, so no wrap): arithmetic
-            // rather than `?:`, which is lowered as a branch.
-            let _ = writeln!(
-                w,
-                "            uint32 more = Math.min(({whole_end} - 1 - t) / {bk}, 1);"
-            );
-            let _ = writeln!(w, "            ga += more * {a_row};");
-            if shape.b_col_major {
-                let _ = writeln!(w, "            gb += more * {};", bk / e);
-            } else {
-                let _ = writeln!(w, "            gb += more * {bk} * nq;");
-            }
-            fetch(w, "            ", false, 0);
-        } else {
-            let _ = writeln!(w, "            if (t + {bk} < {whole_end}) {{");
-            advance(w, "                ");
-            fetch(w, "                ", false, 0);
-            let _ = writeln!(w, "            }}");
-        }
+        let _ = writeln!(w, "            if (t + {bk} < {whole_end}) {{");
+        advance(w, "                ");
+        fetch(w, "                ", false, 0);
+        let _ = writeln!(w, "            }}");
         multiply(w, bk);
         let _ = writeln!(w, "            Barrier.workgroup();");
         let _ = writeln!(w, "        }}");

@@ -37,15 +37,13 @@ pub fn candidates(precision: GemmPrecision, subgroup: u32) -> Vec<CoopGemmShape>
     let mut out = Vec::new();
     for &(bm, bn, bk) in blocks {
         for (sg_rows, sg_cols) in [(2, 4), (4, 2)] {
-            for (b_col_major, loads_first, unroll_k, straight_prefetch) in [
-                (false, false, false, false),
-                (true, false, false, false),
-                (false, true, false, false),
-                (true, true, false, false),
-                (false, false, true, false),
-                (true, false, true, false),
-                (false, false, true, true),
-                (true, false, true, true),
+            for (b_col_major, loads_first, unroll_k) in [
+                (false, false, false),
+                (true, false, false),
+                (false, true, false),
+                (true, true, false),
+                (false, false, true),
+                (true, false, true),
             ] {
                 let s = CoopGemmShape {
                     precision,
@@ -58,7 +56,6 @@ pub fn candidates(precision: GemmPrecision, subgroup: u32) -> Vec<CoopGemmShape>
                     b_col_major,
                     loads_first,
                     unroll_k,
-                    straight_prefetch,
                     fixed_nk: None,
                 };
                 if s.check().is_ok() && s.accumulator_registers() <= MAX_ACC_REGISTERS {

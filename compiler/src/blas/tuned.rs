@@ -39,7 +39,6 @@ pub fn tuned(precision: GemmPrecision, subgroup: u32) -> CoopGemmShape {
         b_col_major,
         loads_first,
         unroll_k,
-        straight_prefetch: false,
         fixed_nk: None,
     }
 }

@@ -196,7 +196,6 @@ pub fn run(
             b_col_major: false,
             loads_first: true,
             unroll_k: false,
-            straight_prefetch: false,
             fixed_nk: None,
         };
         let name = format!("ctl-prefetch-{}", p.short());
