@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::helper;
@@ -184,95 +184,34 @@ thread_local! {
 }
 
 /// Helpers started ahead of the compile ([`prestart`]), each taken by the first compiling
-/// thread that needs a helper and has none, and how many are still being started.
-struct Prestarted {
-    ready: Vec<Helper>,
-    starting: usize,
-}
+/// thread that needs a helper and has none.
+static PRESTARTED: Mutex<Vec<Helper>> = Mutex::new(Vec::new());
 
-static PRESTARTED: Mutex<Prestarted> = Mutex::new(Prestarted {
-    ready: Vec::new(),
-    starting: 0,
-});
-
-/// Signalled each time a prestarted helper is ready (or failed to start).
-static ARRIVED: Condvar = Condvar::new();
-
-/// The most threads that start helpers at once. Starting one is a `posix_spawn` of the
-/// 92 MB `cajetac-llvm` and two reader threads: one thread starting sixteen in turn kept the
-/// front end waiting 35–40 ms on the 2-core container (`CAJETA_COMPILE_THREADS=16`).
-const STARTERS: usize = 4;
-
-/// How long a compiling thread waits for a helper that is being started before starting one
-/// of its own (a starter that cannot start one says so at once; this only bounds a stall).
-const ARRIVAL_WAIT: Duration = Duration::from_secs(5);
-
-/// Starts `count` helpers of `exe`, warming up (`helper::WARM_UP_ARG`) when `warm_up`, for
-/// the compiling threads to take later, and returns at once: the helpers start (a fresh
-/// process linking LLVM: about 3 ms of CPU) and read in LLVM on up to [`STARTERS`] threads
-/// of their own while the compiler parses and checks the program. Each starter thread then
-/// stays, parked, for the rest of the process: `PR_SET_PDEATHSIG` ends a helper with the
-/// thread that started it (called by the command line, whose process ends with the compile).
+/// Starts `count` helpers of `exe` now, warming up (`helper::WARM_UP_ARG`) when `warm_up`,
+/// for the compiling threads to take later. Called before the front end, they start (a fresh process
+/// linking LLVM: about 3.6 ms of wall time on the 2-core container) and read in LLVM while
+/// the compiler parses and checks the program, instead of on each compiling thread's path
+/// after it. Call it from a thread that outlives the compile (`PR_SET_PDEATHSIG` ends a
+/// helper with the thread that started it): the command line's main thread.
 pub(super) fn prestart(exe: &Path, count: usize, warm_up: bool) {
-    if count == 0 {
-        return;
-    }
-    match PRESTARTED.lock() {
-        Ok(mut pool) => pool.starting += count,
-        Err(_) => return,
-    }
-    let starters = count.min(STARTERS);
-    for s in 0..starters {
-        let share = count / starters + usize::from(s < count % starters);
-        let exe = exe.to_path_buf();
-        let spawned = std::thread::Builder::new()
-            .name("cajeta-helper-starter".to_string())
-            .spawn(move || {
-                for _ in 0..share {
-                    arrived(Helper::start_with(&exe, warm_up));
-                }
-                loop {
-                    std::thread::park();
-                }
-            });
-        if spawned.is_err() {
-            for _ in 0..share {
-                arrived(None);
-            }
-        }
-    }
-}
-
-/// Records a prestarted helper as ready (or, `None`, as not started) and wakes the threads
-/// waiting for one.
-fn arrived(helper: Option<Helper>) {
+    let started: Vec<Helper> = (0..count)
+        .filter_map(|_| Helper::start_with(exe, warm_up))
+        .collect();
     if let Ok(mut pool) = PRESTARTED.lock() {
-        pool.starting = pool.starting.saturating_sub(1);
-        pool.ready.extend(helper);
+        pool.extend(started);
     }
-    ARRIVED.notify_all();
 }
 
-/// A prestarted helper of `exe` that is still running, waiting for one that is being
-/// started (which is sooner than starting another); `None` when none is left.
+/// A prestarted helper of `exe` that is still running, when there is one.
 fn take_prestarted(exe: &Path) -> Option<Helper> {
     let mut pool = PRESTARTED.lock().ok()?;
-    loop {
-        while let Some(i) = pool.ready.iter().position(|h| h.exe == exe) {
-            let mut helper = pool.ready.swap_remove(i);
-            if !helper.exited() {
-                return Some(helper);
-            }
+    while let Some(i) = pool.iter().position(|h| h.exe == exe) {
+        let mut helper = pool.swap_remove(i);
+        if !helper.exited() {
+            return Some(helper);
         }
-        if pool.starting == 0 {
-            return None;
-        }
-        let (next, waited) = ARRIVED.wait_timeout(pool, ARRIVAL_WAIT).ok()?;
-        if waited.timed_out() {
-            return None;
-        }
-        pool = next;
     }
+    None
 }
 
 /// Runs `f` with this thread's running helper of `exe`, started first when there is none
@@ -297,36 +236,4 @@ pub(super) fn with_thread_helper<T>(exe: &Path, f: impl FnOnce(&mut Helper) -> T
         }
         Some(out)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{prestart, take_prestarted};
-    use std::os::unix::fs::PermissionsExt as _;
-
-    /// The pool's bookkeeping, with a script that waits a minute, whatever its arguments,
-    /// standing in for the helper (no request is sent): `prestart` returns before its
-    /// helpers exist, a taker waits for each one still being started, every helper is taken
-    /// exactly once, and then there is none.
-    #[test]
-    fn prestarted_helpers_are_waited_for_and_each_taken_once() {
-        let dir = std::env::temp_dir().join(format!("cajeta-prestart-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let exe = dir.join("stand-in-helper");
-        std::fs::write(&exe, "#!/bin/sh\nexec sleep 60\n").expect("script");
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        prestart(&exe, 6, false);
-        let taken: Vec<_> = (0..6).map(|_| take_prestarted(&exe)).collect();
-        assert!(taken.iter().all(Option::is_some), "a helper was not taken");
-        let mut pids: Vec<u32> = taken.iter().flatten().map(|h| h.child.id()).collect();
-        pids.sort_unstable();
-        pids.dedup();
-        assert_eq!(pids.len(), 6, "a helper was handed out twice");
-        assert!(
-            take_prestarted(&exe).is_none(),
-            "more helpers than were started"
-        );
-        drop(taken);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
 }

@@ -104,10 +104,10 @@ const WARM_UP_KERNELS: usize = 16;
 /// compile thread (`driver::default_threads`), none when kernels are emitted in process.
 /// Each starts (and, for [`WARM_UP_KERNELS`] kernels or more, warms up) while this process
 /// parses and checks the program, and is then taken by the first compiling thread that
-/// needs a helper (`helper_process::prestart`, which returns at once: the helpers are
-/// started on threads of their own); the command line calls it before the front end, with
-/// the kernels counted in the sources (an estimate: a helper too many is killed unused at
-/// exit, one too few started when needed). Nothing compiled depends on it.
+/// needs a helper (`helper_process::prestart`); the command line
+/// calls it before the front end, with the kernels counted in the sources (an estimate: a
+/// helper too many is killed unused at exit, one too few started when needed). Call it from
+/// a thread that outlives the compile. Nothing compiled depends on it.
 pub fn prestart_helpers(kernels: usize) {
     if kernels == 0 {
         return;
