@@ -4,6 +4,8 @@
 # thread before the front end (old: the build of 48bbc314) and on starter threads beside it
 # (new: 55e389a3), and the rspirv backend's build of the same file (the anchor), taking
 # turns. Carries .gl2/ (debs, old/cajetac-llvm.xz, new/cajetac.gz, new/cajetac-llvm.xz).
+# Ran once (2026-12-07): the starter threads did not help on the host and were reverted
+# (71c84162; docs/PERFORMANCE.md, "Both machines after the LLVM backend's lean pipeline").
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 for f in .gl2/*.deb; do dpkg -x "$f" /; done; ldconfig
