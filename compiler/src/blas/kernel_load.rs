@@ -5,7 +5,6 @@ use cajeta_runtime::{required_features, BufferAddressing, Context, Kernel, Refle
 
 use super::gemm::GemmError;
 use crate::embed::Program;
-use crate::kernel::spirv::AddressVariant;
 
 /// Loads `program`'s kernel `name` on `ctx`, naming it if the device refuses it: its
 /// buffer-address variant when `prefer_address` and [`takes_variant`] allows it, else the
@@ -19,16 +18,13 @@ pub(super) fn load_kernel(
     prefer_address: bool,
 ) -> Result<(Kernel, bool), GemmError> {
     let k = program.get(name).map_err(|e| GemmError(e.to_string()))?;
-    let variant = match &k.by_address {
-        AddressVariant::Compiled(v) if prefer_address && takes_variant(ctx, &v.reflection)? => {
-            Some(v)
-        }
+    let variant = match k.address_variant() {
+        Some(v) if prefer_address && takes_variant(ctx, &v.reflection)? => Some(v),
         _ => None,
     };
-    let (words, reflection) =
-        variant.map_or((&k.words, &k.reflection), |v| (&v.words, &v.reflection));
+    let module = variant.unwrap_or(k);
     let kernel = ctx
-        .load_kernel(words, reflection)
+        .load_kernel(&module.words, &module.reflection)
         .map_err(|e| GemmError(format!("the device refused the GEMM's `{name}`: {e}")))?;
     Ok((kernel, variant.is_some()))
 }

@@ -7,12 +7,12 @@ use std::collections::HashMap;
 
 use cajeta_runtime::{
     required_features, Buffer, BufferAddressing, Context, ContextOptions, KernelArg, LaunchConfig,
-    Reflection, ScalarValue,
+    ScalarValue,
 };
 use cajetac::blas::shapes::candidates;
 use cajetac::blas::{coop_gemm_source, CoopGemmShape, GemmPrecision};
 use cajetac::embed::Program;
-use cajetac::kernel::spirv::{AddressVariant, CompiledKernel, SpirvOptions};
+use cajetac::kernel::spirv::{CompiledKernel, SpirvOptions};
 
 use super::{err, f16_bits, kernel_ms, median, value};
 
@@ -217,7 +217,7 @@ pub fn run(
                     .iter()
                     .flat_map(|(_, _, p)| {
                         let k = p.get("gemm").ok()?;
-                        Some(required_features(&[module_of(k, by_address).1]))
+                        Some(required_features(&[&module_of(k, by_address).reflection]))
                     })
                     .flatten()
                     .collect(),
@@ -232,8 +232,8 @@ pub fn run(
     }
     let mut kernels = Vec::new();
     for (name, shape, prog) in &programs {
-        let (words, reflection) = module_of(prog.get("gemm").map_err(err)?, by_address);
-        match ctx.load_kernel(words, reflection) {
+        let module = module_of(prog.get("gemm").map_err(err)?, by_address);
+        match ctx.load_kernel(&module.words, &module.reflection) {
             Ok(kernel) => kernels.push((name.clone(), *shape, kernel)),
             Err(e) => println!("{name}: the device refused it: {e}"),
         }
@@ -373,10 +373,10 @@ pub fn run(
 
 /// The module of `kernel` the sweep times: its buffer-address variant (A, B and C reached
 /// through `PhysicalStorageBuffer` pointers in push constants, as NVIDIA's sample reaches
-/// them) when `by_address`, else the descriptor module.
-fn module_of(kernel: &CompiledKernel, by_address: bool) -> (&Vec<u32>, &Reflection) {
-    match &kernel.by_address {
-        AddressVariant::Compiled(v) if by_address => (&v.words, &v.reflection),
-        _ => (&kernel.words, &kernel.reflection),
-    }
+/// them) when `by_address` and it has one, else the descriptor module.
+fn module_of(kernel: &CompiledKernel, by_address: bool) -> &CompiledKernel {
+    kernel
+        .address_variant()
+        .filter(|_| by_address)
+        .unwrap_or(kernel)
 }

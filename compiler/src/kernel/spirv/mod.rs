@@ -190,6 +190,17 @@ pub struct CompiledKernel {
     pub by_address: AddressVariant,
 }
 
+impl CompiledKernel {
+    /// The compiled buffer-address variant, when there is one (not when it was not made or
+    /// the backend refused it).
+    pub fn address_variant(&self) -> Option<&CompiledKernel> {
+        match &self.by_address {
+            AddressVariant::Compiled(v) => Some(v),
+            AddressVariant::None | AddressVariant::Refused(_) => None,
+        }
+    }
+}
+
 /// A kernel's address variant ([`SpirvOptions::buffer_address`]).
 #[derive(Debug, Clone, Default)]
 pub enum AddressVariant {
