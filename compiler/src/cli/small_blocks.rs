@@ -106,14 +106,20 @@ pub(crate) fn enable() {
             return;
         }
         let base = (p as usize).next_multiple_of(HUGE_PAGE);
-        // A hint: without transparent huge pages (or with them always on) it changes nothing.
-        // SAFETY: advice on a range of the mapping just made.
+        // Hints: huge pages past the first 2 MiB, and none in it. Where transparent huge
+        // pages are on for every mapping (`enabled` = `always`, the default of some
+        // distributions), the first chunk's `MADV_POPULATE_WRITE` would otherwise fault in
+        // and zero a whole huge page: 220–310 µs against 45–60 µs for the chunk's 64 small
+        // pages on the 2-core container, a fifth of a small `check`. Without transparent
+        // huge pages both change nothing.
+        // SAFETY: advice on ranges of the mapping just made.
         unsafe {
             libc::madvise(
                 (base + HUGE_PAGE) as *mut libc::c_void,
                 REGION - HUGE_PAGE,
                 libc::MADV_HUGEPAGE,
-            )
+            );
+            libc::madvise(base as *mut libc::c_void, HUGE_PAGE, libc::MADV_NOHUGEPAGE);
         };
         BASE.store(base, Ordering::Release);
     }

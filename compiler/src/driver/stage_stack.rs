@@ -108,9 +108,13 @@ fn on_fresh_stack<T>(f: impl FnOnce() -> T) -> T {
     );
     // A compile's first frames fault the stack's top pages in one at a time (14 page faults
     // for `check` of a small kernel, each an entry into the kernel); one system call maps
-    // them instead. A hint: a kernel without it (before Linux 5.14) faults them in as used.
-    // SAFETY: advice on the top of the writable mapping just made.
+    // them instead. Small pages only: where transparent huge pages are on for every mapping
+    // and the kernel does not exempt stacks (before Linux 6.7), the top would otherwise be
+    // one huge page, 2 MiB zeroed for the few KiB a compile uses. Hints: a kernel without
+    // `MADV_POPULATE_WRITE` (before Linux 5.14) faults the pages in as used.
+    // SAFETY: advice on the writable mapping just made.
     unsafe {
+        libc::madvise(base, len, libc::MADV_NOHUGEPAGE);
         libc::madvise(
             (base as usize + len - PREFAULTED_TOP) as *mut libc::c_void,
             PREFAULTED_TOP,
