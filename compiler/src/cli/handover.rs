@@ -55,6 +55,7 @@ pub(crate) fn hand_over(args: &[OsString]) -> String {
         use std::os::unix::process::CommandExt as _;
         // Nothing this process printed may be lost when its image is replaced.
         let _ = std::io::stdout().flush();
+        cajetac::driver::compile_trace::event(|| "handing over to cajetac-llvm".into());
         let e = cmd.exec();
         format!("{NO_LLVM}: cannot start `{}`: {e}", exe.display())
     }

@@ -279,11 +279,13 @@ fn build(
         Err(c) => return c,
     };
     backend_choice::prestart_llvm_helpers(&inputs, backend, kernel);
+    driver::compile_trace::event(|| "build: sources read, helpers started".into());
     let mut sources = SourceMap::new();
     let module = match driver::frontend(&mut sources, &inputs) {
         Ok(m) => m,
         Err(d) => return report.compile(&sources, &d),
     };
+    driver::compile_trace::event(|| "build: front end done".into());
     report.warnings(&sources, &module.warnings);
     // A device profile's optional features are used where they help (a native float atomic
     // add, …); without one the code runs on any Vulkan 1.1 device.
@@ -311,6 +313,7 @@ fn build(
         Ok(k) => k,
         Err(d) => return report.compile(&sources, &d),
     };
+    driver::compile_trace::event(|| format!("build: {} kernels compiled", kernels.len()));
     let names: Vec<&str> = module
         .kernels()
         .map(|id| module.function(id).name.as_str())
@@ -411,6 +414,7 @@ fn build(
             }
         }
     }
+    driver::compile_trace::event(|| "build: outputs written".into());
     left_to_exit((module, kernels, sources, inputs));
     ExitCode::SUCCESS
 }
@@ -664,6 +668,7 @@ pub fn c_main(llvm: Option<&'static LlvmParts>) -> std::ffi::c_int {
     if let Some(parts) = llvm {
         let _ = LLVM.set(parts);
     }
+    driver::compile_trace::event(|| format!("main (LLVM linked: {})", llvm.is_some()));
     // As std's runtime does: writing to a closed pipe is an error to handle, not a signal that
     // ends the process (`cajetac devices | head`).
     #[cfg(unix)]

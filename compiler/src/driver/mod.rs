@@ -6,6 +6,7 @@
 
 mod batches;
 pub mod cache;
+pub mod compile_trace;
 mod cpu;
 mod kernel_checks;
 mod library_sources;

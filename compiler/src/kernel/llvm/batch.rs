@@ -62,6 +62,14 @@ pub fn compile_kernel_batch(
     ids: &[FunctionId],
     options: &SpirvOptions,
 ) -> Vec<Result<CompiledKernel, Vec<Diagnostic>>> {
+    use crate::driver::compile_trace::event;
+    event(|| {
+        format!(
+            "batch of {} kernels from {:?}: start",
+            ids.len(),
+            ids.first()
+        )
+    });
     // A kernel refused before LLVM is refused again, with the same diagnostic, alone.
     let mut prepared: Vec<Option<Prepared<'_>>> = ids
         .iter()
@@ -96,7 +104,15 @@ pub fn compile_kernel_batch(
         // `SPIRVGlobalRegistry::buildAssignPtr`, for about one request in a hundred of the
         // compile_speed bench's batches; each retry measured succeeded), and a crash that
         // does not come again must not change the modules.
+        event(|| {
+            format!(
+                "batch: {} kernels' IR ready, {} bytes",
+                names.len(),
+                text.len()
+            )
+        });
         let mut words = isolate::emit_isolated(&text, pipeline);
+        event(|| "batch: SPIR-V back".into());
         for _ in 0..CRASH_RETRIES {
             match &words {
                 Err(e) if e.starts_with(isolate::CRASHED) => {
@@ -114,8 +130,10 @@ pub fn compile_kernel_batch(
         for (&i, part) in members.iter().zip(parts) {
             emitted[i] = Some(part);
         }
+        event(|| "batch: split".into());
     }
-    ids.iter()
+    let done = ids
+        .iter()
         .enumerate()
         .map(|(i, &id)| {
             let done = match (prepared[i].take(), emitted[i].take()) {
@@ -130,5 +148,7 @@ pub fn compile_kernel_batch(
                 None => compile::compile(module, id, options).map_err(|d| vec![d]),
             }
         })
-        .collect()
+        .collect();
+    event(|| "batch: post-passes done".into());
+    done
 }

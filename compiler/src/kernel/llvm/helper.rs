@@ -79,12 +79,15 @@ pub fn emit_helper_main() -> Option<i32> {
         SERVES.store(true, Ordering::Relaxed);
         return None;
     }
+    use crate::driver::compile_trace::event;
+    event(|| "helper: main".into());
     no_core_files();
     skip_idle_codegen_passes();
     if std::env::args_os().nth(2).as_deref() == Some(OsStr::new(WARM_UP_ARG)) {
         // Nothing depends on it: a failure (or a crash, which ends this helper before its
         // first request, and the compiler starts another) changes no module.
         let _ = std::panic::catch_unwind(|| emit::emit_spirv(WARM_UP_KERNEL, emit::PIPELINES[0]));
+        event(|| "helper: warmed up".into());
     }
     let mut stdin = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
@@ -95,7 +98,10 @@ pub fn emit_helper_main() -> Option<i32> {
             Ok(None) => return Some(0),
             Err(_) => return Some(2),
         };
-        if write_frame(&mut out, &answer(&request)).is_err() {
+        event(|| format!("helper: request of {} bytes read", request.len()));
+        let answer = answer(&request);
+        event(|| "helper: answered".into());
+        if write_frame(&mut out, &answer).is_err() {
             return Some(2);
         }
     }

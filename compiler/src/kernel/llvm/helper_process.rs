@@ -54,12 +54,14 @@ impl Helper {
         if warm_up {
             command.arg(helper::WARM_UP_ARG);
         }
+        crate::driver::compile_trace::event(|| "spawning a helper".into());
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .ok()?;
+        crate::driver::compile_trace::event(|| format!("helper {} spawned", child.id()));
         let stdin = child.stdin.take();
         let (sender, answers) = mpsc::channel();
         let mut stdout = child.stdout.take()?;
@@ -147,8 +149,11 @@ impl Helper {
     }
 
     fn kill(&mut self) {
+        use crate::driver::compile_trace::event;
+        event(|| format!("helper {}: killing", self.child.id()));
         let _ = self.child.kill();
         let _ = self.child.wait();
+        event(|| format!("helper {}: reaped", self.child.id()));
     }
 }
 
@@ -197,6 +202,7 @@ pub(super) fn prestart(exe: &Path, count: usize, warm_up: bool) {
     let started: Vec<Helper> = (0..count)
         .filter_map(|_| Helper::start_with(exe, warm_up))
         .collect();
+    crate::driver::compile_trace::event(|| format!("{} helpers started", started.len()));
     if let Ok(mut pool) = PRESTARTED.lock() {
         pool.extend(started);
     }
