@@ -53,6 +53,9 @@ pub struct LlvmParts {
     /// Starts the emission helpers of a `--backend llvm` compile of about that many kernels
     /// ahead of the front end (`kernel::llvm::prestart_helpers`).
     pub prestart_helpers: fn(usize),
+    /// Kills the emission helpers still running and, when asked, waits for every helper
+    /// killed so far (`kernel::llvm::end_helpers`).
+    pub end_helpers: fn(bool),
     /// `--emit kernel-llvm`: a kernel's LLVM IR (`kernel::llvm::kernel_ir`).
     pub kernel_ir: fn(
         &cajetac::ir::Module,
@@ -314,6 +317,10 @@ fn build(
         Err(d) => return report.compile(&sources, &d),
     };
     driver::compile_trace::event(|| format!("build: {} kernels compiled", kernels.len()));
+    // The helpers end while the outputs are written; `c_main` waits for them.
+    if let Some(parts) = llvm() {
+        (parts.end_helpers)(false);
+    }
     let names: Vec<&str> = module
         .kernels()
         .map(|id| module.function(id).name.as_str())
@@ -683,6 +690,10 @@ pub fn c_main(llvm: Option<&'static LlvmParts>) -> std::ffi::c_int {
     }
     // A panic has printed its message through the hook; exit as std's runtime would.
     let code = std::panic::catch_unwind(cajetac_main).map_or(101, |c| c.0.into());
+    // Emission helpers end with the command, and are waited for: their time is its time.
+    if let Some(parts) = llvm {
+        (parts.end_helpers)(true);
+    }
     // libc's `exit` does not flush std's buffered stdout; the runtime's cleanup did.
     let _ = std::io::stdout().flush();
     code
