@@ -413,21 +413,6 @@ fn bf16_bits(f: Expr) -> Expr {
         bin(BinaryOp::Shr, u, u32c(16, span)),
         u32c(0x40, span),
     );
-    // EXPERIMENT (issue 32, device measurement only; removed in the next commit):
-    // CAJETA_EXP_BF16=nonan drops the NaN test, =trunc drops the rounding too.
-    match std::env::var("CAJETA_EXP_BF16").as_deref() {
-        Ok("nonan") => return rounded,
-        Ok("trunc") => {
-            let ExprKind::Binary(_, inner, _) = &is_nan.kind else {
-                unreachable!()
-            };
-            let ExprKind::Binary(_, u2, _) = &inner.kind else {
-                unreachable!()
-            };
-            return bin(BinaryOp::Shr, (**u2).clone(), u32c(16, span));
-        }
-        _ => {}
-    }
     mk(
         ExprKind::Select {
             cond: Box::new(is_nan),
