@@ -225,6 +225,9 @@ pub fn end_helpers(wait: bool) {
 /// helpers unreaped).
 fn reap_ended_helpers(block: bool) {
     let Ok(mut ended) = ENDED.lock() else { return };
+    if ended.is_empty() {
+        return;
+    }
     ended.retain(|&pid| {
         let mut status = 0;
         let flags = if block { 0 } else { libc::WNOHANG };
@@ -232,7 +235,7 @@ fn reap_ended_helpers(block: bool) {
         let r = unsafe { libc::waitpid(pid as libc::pid_t, &mut status, flags) };
         r == 0
     });
-    crate::driver::compile_trace::event(|| "ended helpers reaped".into());
+    crate::driver::compile_trace::event(|| format!("ended helpers reaped, {} left", ended.len()));
 }
 
 /// Helpers started ahead of the compile ([`prestart`]), each taken by the first compiling
