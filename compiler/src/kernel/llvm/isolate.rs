@@ -117,9 +117,7 @@ pub fn prestart_helpers(kernels: usize) {
     };
     let batches = kernels.div_ceil(super::batch_size(kernels).max(1));
     let threads = crate::driver::default_threads().get();
-    // EXPERIMENT (issue 32, one device measurement; removed in the next commit).
-    let warm = kernels >= WARM_UP_KERNELS && std::env::var_os("CAJETA_EXP_NO_WARMUP").is_none();
-    super::helper_process::prestart(exe, batches.min(threads), warm);
+    super::helper_process::prestart(exe, batches.min(threads), kernels >= WARM_UP_KERNELS);
 }
 
 /// Whether `exe` answers a probe as a helper of this build.
