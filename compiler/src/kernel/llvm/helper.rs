@@ -26,18 +26,6 @@ use super::emit;
 /// The argument that makes `cajetac-llvm` the helper (checked first thing in its `main`).
 pub const HELPER_ARG: &str = "--internal-llvm-emit-helper";
 
-/// The second argument of a helper started ahead of the compile (`helper_process::prestart`):
-/// it emits [`WARM_UP_KERNEL`] before reading its first request.
-pub(super) const WARM_UP_ARG: &str = "--warm-up";
-
-/// A small kernel as the backend writes it (one of the compile_speed bench's: a bounds
-/// check, a counted loop, two buffers and the push constants), emitted once, its words
-/// thrown away, by a helper started ahead of the compile while the compiler is still
-/// parsing and checking: the first request of a fresh helper costs about 1.6 ms more than
-/// the next one on the 2-core container (LLVM's code and tables read in, the SPIR-V target's
-/// first machine), and that is then off the compile's path.
-const WARM_UP_KERNEL: &str = include_str!("warm_up.ll");
-
 /// What parent and helper must share: the compiler version and the text of the emitter and
 /// of this protocol, so a helper of another build (an older `cajetac` left beside a test
 /// binary) is not used.
@@ -46,7 +34,6 @@ pub(super) const IDENTITY: u64 = Fnv1a64::new()
     .update(include_str!("emit.rs").as_bytes())
     .update(include_str!("ir_fixups.rs").as_bytes())
     .update(include_str!("helper.rs").as_bytes())
-    .update(WARM_UP_KERNEL.as_bytes())
     .finish();
 
 /// Answer: the words follow.
@@ -83,12 +70,6 @@ pub fn emit_helper_main() -> Option<i32> {
     event(|| "helper: main".into());
     no_core_files();
     skip_idle_codegen_passes();
-    if std::env::args_os().nth(2).as_deref() == Some(OsStr::new(WARM_UP_ARG)) {
-        // Nothing depends on it: a failure (or a crash, which ends this helper before its
-        // first request, and the compiler starts another) changes no module.
-        let _ = std::panic::catch_unwind(|| emit::emit_spirv(WARM_UP_KERNEL, emit::PIPELINES[0]));
-        event(|| "helper: warmed up".into());
-    }
     let mut stdin = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
     // One request after the other until the compiler closes stdin (or goes away).

@@ -44,17 +44,9 @@ pub(super) struct Helper {
 impl Helper {
     /// Starts `exe` as a helper; `None` when it cannot be started.
     pub(super) fn start(exe: &Path) -> Option<Helper> {
-        Helper::start_with(exe, false)
-    }
-
-    /// Starts `exe` as a helper that warms up first when `warm_up` (`helper::WARM_UP_ARG`).
-    fn start_with(exe: &Path, warm_up: bool) -> Option<Helper> {
         reap_ended_helpers(false);
         let mut command = Command::new(exe);
         command.arg(helper::HELPER_ARG);
-        if warm_up {
-            command.arg(helper::WARM_UP_ARG);
-        }
         crate::driver::compile_trace::event(|| "spawning a helper".into());
         let mut child = command
             .stdin(Stdio::piped())
@@ -242,16 +234,14 @@ fn reap_ended_helpers(block: bool) {
 /// thread that needs a helper and has none.
 static PRESTARTED: Mutex<Vec<Helper>> = Mutex::new(Vec::new());
 
-/// Starts `count` helpers of `exe` now, warming up (`helper::WARM_UP_ARG`) when `warm_up`,
+/// Starts `count` helpers of `exe` now,
 /// for the compiling threads to take later. Called before the front end, they start (a fresh process
 /// linking LLVM: about 3.6 ms of wall time on the 2-core container) and read in LLVM while
 /// the compiler parses and checks the program, instead of on each compiling thread's path
 /// after it. Call it from a thread that outlives the compile (`PR_SET_PDEATHSIG` ends a
 /// helper with the thread that started it): the command line's main thread.
-pub(super) fn prestart(exe: &Path, count: usize, warm_up: bool) {
-    let started: Vec<Helper> = (0..count)
-        .filter_map(|_| Helper::start_with(exe, warm_up))
-        .collect();
+pub(super) fn prestart(exe: &Path, count: usize) {
+    let started: Vec<Helper> = (0..count).filter_map(|_| Helper::start(exe)).collect();
     crate::driver::compile_trace::event(|| format!("{} helpers started", started.len()));
     if let Ok(mut pool) = PRESTARTED.lock() {
         pool.extend(started);

@@ -93,17 +93,11 @@ pub fn emit_with_pipeline(text: &str, pipeline: &str) -> Result<Vec<u32>, String
     emit_isolated(text, pipeline)
 }
 
-/// The fewest kernels for which prestarted helpers warm up: with fewer, the front end is
-/// too short to hide the warm-up, which then delays the first request (saxpy, one kernel:
-/// `build --backend llvm` took 16.8 ms of wall time with it against 15.9 ms before the
-/// helpers were prestarted, compile_speed bench on the 2-core container).
-const WARM_UP_KERNELS: usize = 16;
-
 /// Starts, ahead of the compile, the emission helpers that compiling about `kernels` kernels
 /// with `--backend llvm` will use: one per batch (`batch::batch_size`), at most one per
 /// compile thread (`driver::default_threads`), none when kernels are emitted in process.
-/// Each starts (and, for [`WARM_UP_KERNELS`] kernels or more, warms up) while this process
-/// parses and checks the program, and is then taken by the first compiling thread that
+/// Each starts while this process parses and checks the program, and is then taken by the
+/// first compiling thread that
 /// needs a helper (`helper_process::prestart`); the command line
 /// calls it before the front end, with the kernels counted in the sources (an estimate: a
 /// helper too many is killed unused at exit, one too few started when needed). Call it from
@@ -117,7 +111,10 @@ pub fn prestart_helpers(kernels: usize) {
     };
     let batches = kernels.div_ceil(super::batch_size(kernels).max(1));
     let threads = crate::driver::default_threads().get();
-    super::helper_process::prestart(exe, batches.min(threads), kernels >= WARM_UP_KERNELS);
+    // They do not emit a throwaway kernel while they wait (a warm-up, tried and removed:
+    // sixteen at once on the 16-core host made 200 kernels 4 ms slower, 44.7 against 40.7
+    // ms of wall time, and two on the 2-core container changed nothing, 78.0 against 77.5).
+    super::helper_process::prestart(exe, batches.min(threads));
 }
 
 /// Whether `exe` answers a probe as a helper of this build.
