@@ -12,6 +12,7 @@ mod cli;
 static LLVM: cli::LlvmParts = cli::LlvmParts {
     enable_kernel_backend: cajetac::kernel::llvm::enable,
     prestart_helpers: cajetac::kernel::llvm::prestart_helpers,
+    defer_helper_waits: cajetac::kernel::llvm::defer_helper_waits,
     end_helpers: cajetac::kernel::llvm::end_helpers,
     kernel_ir: cajetac::kernel::llvm::kernel_ir,
     host_ir: cajetac::host::native::emit_ir,

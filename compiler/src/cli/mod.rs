@@ -53,6 +53,9 @@ pub struct LlvmParts {
     /// Starts the emission helpers of a `--backend llvm` compile of about that many kernels
     /// ahead of the front end (`kernel::llvm::prestart_helpers`).
     pub prestart_helpers: fn(usize),
+    /// Makes dropped emission helpers be killed without a wait where they are dropped
+    /// (`kernel::llvm::defer_helper_waits`): the command line waits for them in `end_helpers`.
+    pub defer_helper_waits: fn(),
     /// Kills the emission helpers still running and, when asked, waits for every helper
     /// killed so far (`kernel::llvm::end_helpers`).
     pub end_helpers: fn(bool),
@@ -674,6 +677,7 @@ pub fn c_main(llvm: Option<&'static LlvmParts>) -> std::ffi::c_int {
     use std::io::Write as _;
     if let Some(parts) = llvm {
         let _ = LLVM.set(parts);
+        (parts.defer_helper_waits)();
     }
     driver::compile_trace::event(|| format!("main (LLVM linked: {})", llvm.is_some()));
     // As std's runtime does: writing to a closed pipe is an error to handle, not a signal that

@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -153,11 +154,15 @@ impl Helper {
 impl Drop for Helper {
     fn drop(&mut self) {
         // Closing its stdin ends an idle helper; killing it is quicker and also ends a busy one.
-        // Its end (unmapping LLVM's pages: 0.4–0.8 ms on the 16-core host) is not waited for
-        // here, on the compiling thread's path, but in [`reap_ended_helpers`].
         self.stdin = None;
-        // One already waited for (`kill`, a crash) is not killed again: its process id may
-        // be another process's by now.
+        if !DEFERRED_WAITS.load(Ordering::Relaxed) {
+            self.kill();
+            return;
+        }
+        // Its end (unmapping LLVM's pages: 0.4–0.8 ms on the 16-core host) is not waited for
+        // here, on the compiling thread's path, but in [`reap_ended_helpers`]. One already
+        // waited for (`kill`, a crash) is not killed again: its process id may be another
+        // process's by now.
         if !matches!(self.child.try_wait(), Ok(None)) {
             return;
         }
@@ -196,8 +201,21 @@ thread_local! {
 /// Helpers killed and not yet waited for, by process id ([`reap_ended_helpers`]).
 static ENDED: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
-/// Waits for the helpers that were killed when dropped (each compiling thread's at its end),
-/// after first killing those of the calling thread and the prestarted ones no thread took:
+/// Whether a dropped helper is killed without waiting for it ([`defer_helper_waits`]).
+static DEFERRED_WAITS: AtomicBool = AtomicBool::new(false);
+
+/// From now on a dropped helper is killed and left to [`end_helpers`] to wait for, instead of
+/// being waited for where it is dropped. For a process that owns its children (the command
+/// line, which calls it first and [`end_helpers`] before it exits): waiting later by process
+/// id is safe only where nothing else waits for any child, so a program that embeds the
+/// compiler keeps the waits where they were.
+pub fn defer_helper_waits() {
+    DEFERRED_WAITS.store(true, Ordering::Relaxed);
+}
+
+/// Waits for the helpers that were killed when dropped (each compiling thread's at its end,
+/// once [`defer_helper_waits`] was called), after first killing those of the calling thread
+/// and the prestarted ones no thread took:
 /// the compile's helpers end side by side while the caller goes on, and are accounted to it
 /// (their CPU time in its `wait4`) instead of being left to the system. `wait` false only
 /// kills (call it when the kernels are compiled, before the outputs are written), true also

@@ -73,7 +73,7 @@ pub use batch::{
 };
 pub(crate) use device_helpers::lower_helpers;
 pub use helper::{emit_helper_main, HELPER_ARG};
-pub use helper_process::end_helpers;
+pub use helper_process::{defer_helper_waits, end_helpers};
 pub use isolate::{emission_helper, emit_with_pipeline, prestart_helpers};
 
 use std::fmt::Write;
