@@ -24,7 +24,18 @@ use cajetac::kernel::spirv::{disassemble, KernelBackend, SpirvOptions, TargetEnv
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
+// Before the modules, which see a macro only when it is defined above them.
+/// `println!` that does not panic when stdout is closed (`cajetac devices | head`): a
+/// consumer that stopped reading is not an error of ours.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod backend_choice;
+mod build_command;
 mod device_choice;
 mod handover;
 mod outputs;
@@ -32,6 +43,7 @@ mod precision_flags;
 mod quick_args;
 mod reflection_json;
 mod report;
+mod run_command;
 mod small_blocks;
 use backend_choice::{kernel_llvm_ir, resolve_backend, BackendArg};
 use handover::NO_LLVM;
@@ -213,15 +225,6 @@ enum Command {
     },
 }
 
-/// `println!` that does not panic when stdout is closed (`cajetac devices | head`): a
-/// consumer that stopped reading is not an error of ours.
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
-    }};
-}
-
 fn read_files(paths: &[PathBuf], report: Report) -> Result<Vec<(String, String)>, ExitCode> {
     paths
         .iter()
@@ -249,231 +252,6 @@ fn target_env(name: &str, report: Report) -> Result<TargetEnv, ExitCode> {
             "unknown target env `{name}` (expected vulkan1.1, vulkan1.2 or vulkan1.3)"
         ))
     })
-}
-
-fn build(
-    files: &[PathBuf],
-    out: &Path,
-    emit: &[String],
-    (env, backend): (&str, KernelBackend),
-    kernel: Option<&str>,
-    report: Report,
-    (device_profile, precision, checked): (Option<&str>, &PrecisionFlags, bool),
-) -> ExitCode {
-    small_blocks::enable();
-    driver::leave_syntax_trees_to_exit();
-    let profile = match device_profile.map(load_profile).transpose() {
-        Ok(p) => p,
-        Err((kind, e)) => return report.fail(kind, e),
-    };
-    for e in emit {
-        if !matches!(
-            e.as_str(),
-            "spirv" | "spvasm" | "reflect" | "llvm" | "kernel-llvm"
-        ) {
-            return report.usage(format!(
-                "unknown --emit kind `{e}` (expected spirv, spvasm, reflect, llvm, kernel-llvm)"
-            ));
-        }
-    }
-    let env = match target_env(env, report) {
-        Ok(e) => e,
-        Err(c) => return c,
-    };
-    let inputs = match read_files(files, report) {
-        Ok(i) => i,
-        Err(c) => return c,
-    };
-    backend_choice::prestart_llvm_helpers(&inputs, backend, kernel);
-    driver::compile_trace::event(|| "build: sources read, helpers started".into());
-    let mut sources = SourceMap::new();
-    let module = match driver::frontend(&mut sources, &inputs) {
-        Ok(m) => m,
-        Err(d) => return report.compile(&sources, &d),
-    };
-    driver::compile_trace::event(|| "build: front end done".into());
-    report.warnings(&sources, &module.warnings);
-    // A device profile's optional features are used where they help (a native float atomic
-    // add, …); without one the code runs on any Vulkan 1.1 device.
-    let options = SpirvOptions {
-        backend,
-        target_env: env,
-        device_features: profile
-            .as_ref()
-            .map(|p| p.features.clone())
-            .unwrap_or_default(),
-        target: cajetac::specialize::Target {
-            precision: precision.resolve(
-                profile
-                    .as_ref()
-                    .map(|p| p.features.as_slice())
-                    .unwrap_or_default(),
-                report,
-            ),
-            profile: profile.clone(),
-        },
-        checked,
-        buffer_address: false,
-    };
-    let kernels = match driver::compile_kernel_modules(&module, &options, kernel) {
-        Ok(k) => k,
-        Err(d) => return report.compile(&sources, &d),
-    };
-    driver::compile_trace::event(|| format!("build: {} kernels compiled", kernels.len()));
-    // The helpers end while the outputs are written; `c_main` waits for them.
-    if let Some(parts) = llvm() {
-        (parts.end_helpers)(false);
-    }
-    let names: Vec<&str> = module
-        .kernels()
-        .map(|id| module.function(id).name.as_str())
-        .collect();
-    if let Some(name) = kernel {
-        if kernels.is_empty() {
-            return report.usage(if names.is_empty() {
-                format!("no kernel named `{name}`: the program has no kernels")
-            } else {
-                format!(
-                    "no kernel named `{name}`; the program's kernels: {}",
-                    names.join(", ")
-                )
-            });
-        }
-    }
-    if names.is_empty() && !emit.iter().any(|e| e == "llvm") {
-        // Nothing to write: say so instead of succeeding silently with an empty directory.
-        report.say(
-            Kind::Compile,
-            Level::Note,
-            format!(
-                "the program has no kernels (`@Kernel` methods); nothing written{}",
-                if driver::entry_point(&module).is_some() {
-                    " (its host code runs with `cajetac run`)"
-                } else {
-                    ""
-                }
-            ),
-        );
-    }
-    if let Some(p) = &profile {
-        if let Err(d) = driver::check_profile(&module, &kernels, p) {
-            return report.compile(&sources, &d);
-        }
-    }
-    // A folder this build makes holds nothing yet: its files are created without first
-    // looking for old ones (400 failed `open`s fewer for 200 kernels). A folder that was
-    // there, or made with its parents, is treated as holding files.
-    let fresh_folder = std::fs::create_dir(out).is_ok();
-    if !fresh_folder {
-        if let Err(e) = std::fs::create_dir_all(out) {
-            return report.io(format!("cannot create `{}`: {e}", out.display()));
-        }
-    }
-    if emit.iter().any(|e| e == "llvm") {
-        if let Err(c) = emit_llvm(&module, files, out, report) {
-            return c;
-        }
-    }
-    // Kernels of the same name in different classes would write over each other's files:
-    // those are named by the class too (`A.k.spv`, `B.k.spv`), the others by their own name.
-    let mut name_count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for (_, k) in &kernels {
-        *name_count.entry(k.name.as_str()).or_default() += 1;
-    }
-    for (id, k) in &kernels {
-        let stem = match name_count[k.name.as_str()] {
-            1 => k.name.clone(),
-            _ => module.function(*id).qualified_name.clone(),
-        };
-        let mut writes: Vec<(PathBuf, std::borrow::Cow<[u8]>)> = Vec::new();
-        if emit.iter().any(|e| e == "kernel-llvm") {
-            match kernel_llvm_ir(&module, *id) {
-                Ok(text) => writes.push((out.join(format!("{stem}.ll")), text.into_bytes().into())),
-                Err(Some(d)) => return report.compile(&sources, &[d]),
-                Err(None) => {
-                    return report.fail(
-                        Kind::Compile,
-                        "--emit kernel-llvm: this cajetac was built without LLVM".to_string(),
-                    )
-                }
-            }
-        }
-        if emit.iter().any(|e| e == "spirv") {
-            writes.push((out.join(format!("{stem}.spv")), spirv_bytes(&k.words)));
-        }
-        if emit.iter().any(|e| e == "spvasm") {
-            writes.push((
-                out.join(format!("{stem}.spvasm")),
-                disassemble(&k.words).into_bytes().into(),
-            ));
-        }
-        if emit.iter().any(|e| e == "reflect") {
-            writes.push((
-                out.join(format!("{stem}.json")),
-                reflection_json::reflection_json(&k.reflection).into(),
-            ));
-        }
-        for (path, bytes) in writes {
-            let written = if fresh_folder {
-                outputs::write_new_output(&path, &bytes)
-            } else {
-                outputs::write_output(&path, &bytes)
-            };
-            if let Err(e) = written {
-                return report.io(format!("cannot write `{}`: {e}", path.display()));
-            }
-        }
-    }
-    driver::compile_trace::event(|| "build: outputs written".into());
-    left_to_exit((module, kernels, sources, inputs));
-    ExitCode::SUCCESS
-}
-
-/// A module's words as the bytes of a `.spv` file (little-endian): the words' own memory
-/// where the machine is little-endian (no copy of every module), else in one allocation.
-fn spirv_bytes(words: &[u32]) -> std::borrow::Cow<'_, [u8]> {
-    if cfg!(target_endian = "little") {
-        // SAFETY: the same memory, read as bytes; any byte pattern is a valid `u8`, and a
-        // `u8`'s alignment is 1.
-        return std::borrow::Cow::Borrowed(unsafe {
-            std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words))
-        });
-    }
-    let mut bytes = vec![0; words.len() * 4];
-    for (b, w) in bytes.chunks_exact_mut(4).zip(words) {
-        b.copy_from_slice(&w.to_le_bytes());
-    }
-    bytes.into()
-}
-
-/// `--emit llvm`: the host code's optimized LLVM IR, to `<out>/<first file's stem>.ll`.
-fn emit_llvm(
-    module: &cajetac::ir::Module,
-    files: &[PathBuf],
-    out: &Path,
-    report: Report,
-) -> Result<(), ExitCode> {
-    let refuse = |why: String| report.fail(Kind::Compile, format!("--emit llvm: {why}"));
-    let Some(entry) = driver::entry_point(module) else {
-        return Err(refuse(
-            "the program has no host entry point (`run()` or `main()`)".to_string(),
-        ));
-    };
-    let Some(parts) = llvm() else {
-        return Err(refuse(NO_LLVM.to_string()));
-    };
-    {
-        let text = (parts.host_ir)(module, entry).map_err(refuse)?;
-        let stem = files
-            .first()
-            .and_then(|f| f.file_stem())
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "host".to_string());
-        let path = out.join(format!("{stem}.ll"));
-        outputs::write_output(&path, text.as_bytes())
-            .map_err(|e| report.io(format!("cannot write `{}`: {e}", path.display())))?;
-    }
-    Ok(())
 }
 
 fn check(files: &[PathBuf], report: Report) -> ExitCode {
@@ -511,133 +289,6 @@ fn load_profile(arg: &str) -> Result<cajeta_runtime::DeviceProfile, (Kind, Strin
         .map_err(|e| (Kind::Io, format!("cannot read `{arg}`: {e}")))?;
     cajeta_runtime::DeviceProfile::from_json(&text)
         .map_err(|e| (Kind::Usage, format!("`{arg}`: {e}")))
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run(
-    file: &Path,
-    (env, backend): (&str, KernelBackend),
-    args: &[String],
-    report: Report,
-    (profile, checked): (bool, bool),
-    precision: &PrecisionFlags,
-    host: driver::HostMode,
-    device: Option<&str>,
-) -> ExitCode {
-    let env = match target_env(env, report) {
-        Ok(e) => e,
-        Err(c) => return c,
-    };
-    let inputs = match read_files(&[file.to_path_buf()], report) {
-        Ok(i) => i,
-        Err(c) => return c,
-    };
-    let mut sources = SourceMap::new();
-    let mut stdout = std::io::stdout();
-    // Kernels are compiled for the device they will run on, so that optional features it
-    // has (native float atomic add, …) are used. Without a device the host code still
-    // runs; a launch then reports why there is no GPU.
-    // The features come from the device's profile (no device is created for that); the
-    // context is then created with exactly the features the compiled kernels use.
-    if let Some(parts) = llvm() {
-        // The CPU device's kernel target (registered with the LLVM kernel backend).
-        (parts.enable_kernel_backend)();
-    }
-    let choice = match device_choice::choose(device, driver::cpu_device_available()) {
-        Ok(c) => c,
-        Err(why) => return report.fail(Kind::Usage, why),
-    };
-    let (device_profile, selector, run_device) = match choice {
-        device_choice::Choice::Vulkan { profile, selector } => {
-            (profile.map(|p| *p), selector, driver::RunDevice::Vulkan)
-        }
-        device_choice::Choice::Cpu { fallback } => {
-            if fallback {
-                report.say(
-                    Kind::Runtime,
-                    Level::Note,
-                    "no Vulkan device found; running on the cpu device",
-                );
-            }
-            // Kernels are specialized for the CPU device's profile (its subgroup of one,
-            // no optional Vulkan features).
-            let cpu = cajeta_runtime::cpu::CpuDevice::new().profile();
-            (Some(cpu), None, driver::RunDevice::Cpu)
-        }
-    };
-    let device_features = device_profile
-        .as_ref()
-        .map(|p| p.features.clone())
-        .unwrap_or_default();
-    let mut io = HostIo {
-        stdout: &mut stdout,
-        context: None,
-    };
-    let variant = precision.resolve(&device_features, report);
-    let mut opts = cajeta_runtime::ContextOptions::from_env().with_profile(profile);
-    if selector.is_some() {
-        opts.device = selector;
-    }
-    opts.checked |= checked;
-    let options = SpirvOptions {
-        backend,
-        target_env: env,
-        device_features,
-        target: cajetac::specialize::Target {
-            precision: variant,
-            profile: device_profile,
-        },
-        checked: opts.checked,
-        buffer_address: false,
-    };
-    opts.precision = precision.options();
-    let result = driver::run_program_entry_with(
-        &mut sources,
-        &inputs,
-        (&options, args),
-        &mut io,
-        Some(opts),
-        (host, run_device),
-        (
-            llvm().map(|p| p.native),
-            &mut |sources: &SourceMap, warnings: &[cajetac::diagnostics::Diagnostic]| {
-                report.warnings(sources, warnings)
-            },
-        ),
-    );
-    if let Some(ctx) = io.context.as_ref().filter(|_| profile) {
-        if ctx.is_profiling() {
-            eprint!("{}", ctx.profile_report().table());
-        } else {
-            report.say(
-                Kind::Runtime,
-                Level::Note,
-                "the device's compute queue has no timestamps; no profile",
-            );
-        }
-    }
-    match result {
-        // `main` returning an integer: the exit status, as in C (its low 8 bits) and Java's
-        // `System.exit`; nothing is printed.
-        Ok((HostOutcome::Returned(Value::Scalar(s)), entry)) if entry == "main" => {
-            match s.as_int() {
-                Some(status) => ExitCode::from(status as u8),
-                None => {
-                    out!("{s}");
-                    ExitCode::SUCCESS
-                }
-            }
-        }
-        Ok((HostOutcome::Returned(v), _)) => {
-            out!("{v}");
-            ExitCode::SUCCESS
-        }
-        Ok((HostOutcome::Void, _)) => ExitCode::SUCCESS,
-        Err(RunError::Compile(d)) => report.compile(&sources, &d),
-        Err(RunError::NoEntryPoint) => report.fail(Kind::Compile, format!("`{}` has no entry point: declare `public static int32 run()` or `public static void main()`", file.display())),
-        Err(RunError::Runtime(e)) => report.runtime(&sources, &e),
-        Err(RunError::NotNative(why)) => report.fail(Kind::Compile, format!("--host native: {why}")),
-    }
 }
 
 fn devices(json: bool) -> ExitCode {
@@ -751,7 +402,7 @@ fn cajetac_main() -> ExitCode {
             // One stage stack for the whole command: the front end and the kernels then run
             // on it without mapping one each.
             driver::with_stage_stack(|| {
-                build(
+                build_command::build(
                     &files,
                     &out,
                     &emit,
@@ -781,7 +432,7 @@ fn cajetac_main() -> ExitCode {
             // Under mpirun (in a cajetac built with `mpi`) this process is one rank of the
             // job; otherwise rank 0 of 1 (docs/distributed.md).
             let job = cajetac::comm::init();
-            let code = run(
+            let code = run_command::run(
                 &file,
                 resolve_backend(&target_env, backend),
                 &args,
