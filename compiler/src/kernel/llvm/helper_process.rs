@@ -11,7 +11,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::helper;
@@ -252,12 +252,6 @@ fn reap_ended_helpers(block: bool) {
 /// thread that needs a helper and has none.
 static PRESTARTED: Mutex<Vec<Helper>> = Mutex::new(Vec::new());
 
-/// How many helpers the starter thread of [`prestart`] has yet to add to [`PRESTARTED`].
-static STILL_COMING: Mutex<usize> = Mutex::new(0);
-
-/// Signalled each time the starter thread adds a helper (or gives up on one).
-static ONE_MORE: Condvar = Condvar::new();
-
 /// Starts `count` helpers of `exe` now,
 /// for the compiling threads to take later. Called before the front end, they start (a fresh process
 /// linking LLVM: about 3.6 ms of wall time on the 2-core container) and read in LLVM while
@@ -265,37 +259,6 @@ static ONE_MORE: Condvar = Condvar::new();
 /// after it. Call it from a thread that outlives the compile (`PR_SET_PDEATHSIG` ends a
 /// helper with the thread that started it): the command line's main thread.
 pub(super) fn prestart(exe: &Path, count: usize) {
-    // EXPERIMENT (issue 32, one device measurement; removed in the next commit).
-    if std::env::var_os("CAJETA_EXP_SPAWN_THREAD").is_some() {
-        if let Ok(mut coming) = STILL_COMING.lock() {
-            *coming += count;
-        }
-        let exe = exe.to_path_buf();
-        let starter = std::thread::Builder::new()
-            .name("cajeta-helper-starter".into())
-            .spawn(move || {
-                for _ in 0..count {
-                    let helper = Helper::start(&exe);
-                    if let (Some(h), Ok(mut pool)) = (helper, PRESTARTED.lock()) {
-                        pool.push(h);
-                    }
-                    if let Ok(mut coming) = STILL_COMING.lock() {
-                        *coming -= 1;
-                    }
-                    ONE_MORE.notify_all();
-                }
-                crate::driver::compile_trace::event(|| format!("{count} helpers started"));
-                loop {
-                    std::thread::park();
-                }
-            });
-        if starter.is_ok() {
-            return;
-        }
-        if let Ok(mut coming) = STILL_COMING.lock() {
-            *coming -= count;
-        }
-    }
     let started: Vec<Helper> = (0..count).filter_map(|_| Helper::start(exe)).collect();
     crate::driver::compile_trace::event(|| format!("{} helpers started", started.len()));
     if let Ok(mut pool) = PRESTARTED.lock() {
@@ -305,23 +268,14 @@ pub(super) fn prestart(exe: &Path, count: usize) {
 
 /// A prestarted helper of `exe` that is still running, when there is one.
 fn take_prestarted(exe: &Path) -> Option<Helper> {
-    loop {
-        {
-            let mut pool = PRESTARTED.lock().ok()?;
-            while let Some(i) = pool.iter().position(|h| h.exe == exe) {
-                let mut helper = pool.swap_remove(i);
-                if !helper.exited() {
-                    return Some(helper);
-                }
-            }
+    let mut pool = PRESTARTED.lock().ok()?;
+    while let Some(i) = pool.iter().position(|h| h.exe == exe) {
+        let mut helper = pool.swap_remove(i);
+        if !helper.exited() {
+            return Some(helper);
         }
-        let coming = STILL_COMING.lock().ok()?;
-        if *coming == 0 {
-            return None;
-        }
-        // A helper is on its way from the starter thread: wait for it rather than start one.
-        drop(ONE_MORE.wait(coming).ok()?);
     }
+    None
 }
 
 /// Runs `f` with this thread's running helper of `exe`, started first when there is none
