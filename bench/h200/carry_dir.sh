@@ -11,4 +11,4 @@ for f in "$G"/*.xz; do
   python3 -c 'import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' "$f" > "$B/$(basename "$f" .xz)"
   chmod +x "$B/$(basename "$f" .xz)"
 done
-cp "$G/paired" "$B/"; chmod +x "$B/paired"
+if [ -f "$G/paired" ]; then cp "$G/paired" "$B/"; chmod +x "$B/paired"; fi

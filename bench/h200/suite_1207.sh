@@ -1,0 +1,18 @@
+#!/bin/bash
+# The workspace suite on the device machine, 2026-12-07 (fourth session): the release `suite`
+# test binary of 6cdb0065's sources with its cajetac and cajetac-llvm (helpers reaped off the
+# compiling threads' path, no warm-up), with default test threads (one a core), then with
+# one. Carries .gl8/ (debs, suite.xz, cajetac-llvm.xz, cajetac.gz, spirv-val.gz).
+set -u
+G=.gl8; . bench/h200/carry_dir.sh
+export PATH=$B:$PATH CAJETAC=$B/cajetac CAJETA_SPIRV_VAL=$B/spirv-val CI=true CAJETA_TESTS_DIR=$PWD/tests
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+# The test binary looks for cajetac next to its deps/ folder.
+mkdir -p /tmp/t/deps && cp $B/suite /tmp/t/deps/suite && cp $B/cajetac $B/cajetac-llvm /tmp/t/
+echo "== suite, default threads ($(nproc) cores)"
+(cd tests && timeout 280 /tmp/t/deps/suite > "$OUT/suite_parallel.txt" 2>&1); echo "rc=$?"
+grep -E "^test result|FAILED|panicked" "$OUT/suite_parallel.txt" | head -30
+echo "== suite, --test-threads=1"
+(cd tests && timeout 280 /tmp/t/deps/suite --test-threads=1 > "$OUT/suite_serial.txt" 2>&1); echo "rc=$?"
+grep -E "^test result|FAILED|panicked" "$OUT/suite_serial.txt" | head -30
+ps aux | grep -c "[e]mit-helper" | sed 's/^/helpers left running: /'
