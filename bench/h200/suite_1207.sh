@@ -2,7 +2,7 @@
 # The workspace suite on the device machine, 2026-12-07 (fourth session): the release `suite`
 # test binary of 6cdb0065's sources with its cajetac and cajetac-llvm (helpers reaped off the
 # compiling threads' path, no warm-up), with default test threads (one a core), then with
-# one; then fuzz seed 20261210 program 9 with both kernel backends. Carries .gl8/ (debs,
+# one; fuzz seed 20261210 program 9 with both kernel backends first. Carries .gl8/ (debs,
 # suite.xz, cajetac-llvm.xz, cajetac.gz, spirv-val.gz, p3009.cajeta).
 set -u
 G=.gl8; . bench/h200/carry_dir.sh
@@ -10,13 +10,6 @@ export PATH=$B:$PATH CAJETAC=$B/cajetac CAJETA_SPIRV_VAL=$B/spirv-val CI=true CA
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 # The test binary looks for cajetac next to its deps/ folder.
 mkdir -p /tmp/t/deps && cp $B/suite /tmp/t/deps/suite && cp $B/cajetac $B/cajetac-llvm /tmp/t/
-echo "== suite, default threads ($(nproc) cores)"
-(cd tests && timeout 280 /tmp/t/deps/suite > "$OUT/suite_parallel.txt" 2>&1); echo "rc=$?"
-grep -E "^test result|FAILED|panicked" "$OUT/suite_parallel.txt" | head -30
-echo "== suite, --test-threads=1"
-(cd tests && timeout 280 /tmp/t/deps/suite --test-threads=1 > "$OUT/suite_serial.txt" 2>&1); echo "rc=$?"
-grep -E "^test result|FAILED|panicked" "$OUT/suite_serial.txt" | head -30
-ps aux | grep -c "[e]mit-helper" | sed 's/^/helpers left running: /'
 # Fuzz seed 20261210 program 9 (input 3009): LLVM's kernels differ on lavapipe; on NVIDIA?
 export CAJETA_CACHE_DIR=off
 for be in llvm rspirv; do
@@ -24,3 +17,10 @@ for be in llvm rspirv; do
   timeout 120 $B/cajetac run --backend $be .gl8/p3009.cajeta > "$OUT/p3009.$be.txt" 2>&1; echo "rc=$?"
   tail -3 "$OUT/p3009.$be.txt" | cut -c1-200
 done
+echo "== suite, default threads ($(nproc) cores)"
+(cd tests && timeout ${SUITE_TIMEOUT:-240} /tmp/t/deps/suite > "$OUT/suite_parallel.txt" 2>&1); echo "rc=$?"
+grep -E "^test result|FAILED|panicked" "$OUT/suite_parallel.txt" | head -30
+echo "== suite, --test-threads=1"
+(cd tests && timeout ${SUITE_TIMEOUT:-240} /tmp/t/deps/suite --test-threads=1 > "$OUT/suite_serial.txt" 2>&1); echo "rc=$?"
+grep -E "^test result|FAILED|panicked" "$OUT/suite_serial.txt" | head -30
+ps aux | grep -c "[e]mit-helper" | sed 's/^/helpers left running: /'
