@@ -11,10 +11,9 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu
 # The test binary looks for cajetac next to its deps/ folder.
 mkdir -p /tmp/t/deps && cp $B/suite /tmp/t/deps/suite && cp $B/cajetac $B/cajetac-llvm /tmp/t/
 # Fuzz seed 20261210 program 9 (input 3009): LLVM's kernels differ on lavapipe; on NVIDIA?
-export CAJETA_CACHE_DIR=off
 for be in llvm rspirv; do
   echo "== p3009 --backend $be"
-  timeout 120 $B/cajetac run --backend $be .gl8/p3009.cajeta > "$OUT/p3009.$be.txt" 2>&1; echo "rc=$?"
+  CAJETA_CACHE_DIR=off timeout 120 $B/cajetac run --backend $be .gl8/p3009.cajeta > "$OUT/p3009.$be.txt" 2>&1; echo "rc=$?"
   tail -3 "$OUT/p3009.$be.txt" | cut -c1-200
 done
 echo "== suite, default threads ($(nproc) cores)"
