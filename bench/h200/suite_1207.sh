@@ -3,7 +3,7 @@
 # test binary of 6cdb0065's sources with its cajetac and cajetac-llvm (helpers reaped off the
 # compiling threads' path, no warm-up), with default test threads (one a core), then with
 # one; fuzz seed 20261210 program 9 with both kernel backends first. Carries .gl8/ (debs,
-# suite.xz, cajetac-llvm.xz, cajetac.gz, spirv-val.gz, p3009.cajeta).
+# suite.xz, cajetac-llvm.xz, cajetac.gz, spirv-val.gz, p3009*.cajeta).
 set -u
 G=.gl8; . bench/h200/carry_dir.sh
 export PATH=$B:$PATH CAJETAC=$B/cajetac CAJETA_SPIRV_VAL=$B/spirv-val CI=true CAJETA_TESTS_DIR=$PWD/tests
@@ -11,11 +11,13 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu
 # The test binary looks for cajetac next to its deps/ folder.
 mkdir -p /tmp/t/deps && cp $B/suite /tmp/t/deps/suite && cp $B/cajetac $B/cajetac-llvm /tmp/t/
 # Fuzz seed 20261210 program 9 (input 3009): LLVM's kernels differ on lavapipe; on NVIDIA?
-for be in llvm rspirv; do
-  echo "== p3009 --backend $be"
-  CAJETA_CACHE_DIR=off timeout 120 $B/cajetac run --backend $be .gl8/p3009.cajeta > "$OUT/p3009.$be.txt" 2>&1; echo "rc=$?"
-  tail -3 "$OUT/p3009.$be.txt" | cut -c1-200
-done
+# p3009r: reduced on lavapipe (cajeta-fuzz --reduce-program, LLVM's kernels); p3009c: that
+# without its never-taken labeled `continue`, which lavapipe runs right.
+for p in p3009 p3009r p3009c; do for be in llvm rspirv; do
+  echo "== $p --backend $be"
+  CAJETA_CACHE_DIR=off timeout 120 $B/cajetac run --backend $be .gl8/$p.cajeta > "$OUT/$p.$be.txt" 2>&1; echo "rc=$?"
+  echo "mismatch lines: $(grep -c checksum "$OUT/$p.$be.txt")"; tail -2 "$OUT/$p.$be.txt" | cut -c1-200
+done; done
 echo "== suite, default threads ($(nproc) cores)"
 (cd tests && timeout ${SUITE_TIMEOUT:-240} /tmp/t/deps/suite > "$OUT/suite_parallel.txt" 2>&1); echo "rc=$?"
 grep -E "^test result|FAILED|panicked" "$OUT/suite_parallel.txt" | head -30
