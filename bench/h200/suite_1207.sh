@@ -12,8 +12,9 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu
 mkdir -p /tmp/t/deps && cp $B/suite /tmp/t/deps/suite && cp $B/cajetac $B/cajetac-llvm /tmp/t/
 # Fuzz seed 20261210 program 9 (input 3009): LLVM's kernels differ on lavapipe; on NVIDIA?
 # p3009r: reduced on lavapipe (cajeta-fuzz --reduce-program, LLVM's kernels); p3009c: that
-# without its never-taken labeled `continue`, which lavapipe runs right.
-for p in p3009 p3009r p3009c; do for be in llvm rspirv; do
+# without its never-taken labeled `continue`, which lavapipe runs right; p3009m: kx and its
+# function alone, reduced by hand (wrong on lavapipe with one invocation a workgroup too).
+for p in p3009m p3009 p3009r p3009c; do for be in llvm rspirv; do
   echo "== $p --backend $be"
   CAJETA_CACHE_DIR=off timeout 120 $B/cajetac run --backend $be .gl8/$p.cajeta > "$OUT/$p.$be.txt" 2>&1; echo "rc=$?"
   echo "mismatch lines: $(grep -c checksum "$OUT/$p.$be.txt")"; tail -2 "$OUT/$p.$be.txt" | cut -c1-200
