@@ -8,7 +8,9 @@
 //! kernel.
 
 use cajeta_runtime::{Buffer, BufferAddressing, Context, ContextOptions, DeviceProfile};
-use cajeta_tests::{device_context, device_context_with, spirv_val, tests_dir};
+use cajeta_tests::{
+    device_context, device_context_with, rerun_test_in_child, spirv_val, tests_dir,
+};
 use cajetac::blas::gemm::{compile, options_for};
 use cajetac::blas::pad_source::pad_source;
 use cajetac::blas::tuned::{specializes_whole_k, TUNED_SUBGROUP};
@@ -189,22 +191,17 @@ fn an_unreadable_buffer_address_choice_is_the_librarys_error() {
         println!("the library refused the choice");
         return;
     }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "blas_gemm::an_unreadable_buffer_address_choice_is_the_librarys_error",
-            "--exact",
-            "--nocapture",
-        ])
-        .env("CAJETA_GEMM_ADDRESS_CHILD", "1")
-        .env("CAJETA_BUFFER_ADDRESS", "sometimes")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let skipped = String::from_utf8_lossy(&out.stderr).contains("skipping device test");
+    let (text, errors, success) = rerun_test_in_child(
+        "blas_gemm::an_unreadable_buffer_address_choice_is_the_librarys_error",
+        &[
+            ("CAJETA_GEMM_ADDRESS_CHILD", "1"),
+            ("CAJETA_BUFFER_ADDRESS", "sometimes"),
+        ],
+    );
+    let skipped = errors.contains("skipping device test");
     assert!(
-        out.status.success() && (skipped || text.contains("the library refused the choice")),
-        "child failed: {text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        success && (skipped || text.contains("the library refused the choice")),
+        "child failed: {text}\n{errors}"
     );
 }
 

@@ -8,7 +8,7 @@
 use cajeta_runtime::cpu::{CpuArg, CpuDevice, CpuKernel};
 use cajeta_runtime::reflection::{ParameterSlot, Reflection};
 use cajeta_runtime::{Context, KernelArg, LaunchConfig, ScalarValue};
-use cajeta_tests::{device_context, files};
+use cajeta_tests::{device_context, files, rerun_test_in_child};
 use cajetac::diagnostics::Code;
 use cajetac::ir::{Function, FunctionId, FunctionKind, StructDef, Type};
 use cajetac::kernel::llvm::cpu;
@@ -595,22 +595,17 @@ fn the_cpu_device_needs_no_vulkan_driver() {
         println!("cpu device ran without vulkan");
         return;
     }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "cpu_device::the_cpu_device_needs_no_vulkan_driver",
-            "--exact",
-            "--nocapture",
-        ])
-        .env("CAJETA_CPU_NO_VULKAN_CHILD", "1")
-        .env("VK_DRIVER_FILES", "/nonexistent")
-        .env("VK_ICD_FILENAMES", "/nonexistent")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (text, errors, success) = rerun_test_in_child(
+        "cpu_device::the_cpu_device_needs_no_vulkan_driver",
+        &[
+            ("CAJETA_CPU_NO_VULKAN_CHILD", "1"),
+            ("VK_DRIVER_FILES", "/nonexistent"),
+            ("VK_ICD_FILENAMES", "/nonexistent"),
+        ],
+    );
     assert!(
-        out.status.success() && text.contains("cpu device ran without vulkan"),
-        "child failed: {text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        success && text.contains("cpu device ran without vulkan"),
+        "child failed: {text}\n{errors}"
     );
 }
 

@@ -414,3 +414,23 @@ pub fn unrounded_half_narrowings(text: &str) -> Vec<String> {
         .map(|(line, _)| line)
         .collect()
 }
+
+/// Runs the test `name` (its path in the test binary, `module::test`) again, alone, in a
+/// child process of this test binary with the variables `env` set, for a test whose
+/// condition is read from the environment once per process (which device a context finds,
+/// an option read when a context is made). Returns the child's stdout, stderr and whether
+/// it succeeded.
+pub fn rerun_test_in_child(name: &str, env: &[(&str, &str)]) -> (String, String, bool) {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let mut command = Command::new(exe);
+    command.args([name, "--exact", "--nocapture"]);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let out = command.output().expect("the test binary runs again");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.success(),
+    )
+}
