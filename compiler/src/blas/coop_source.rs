@@ -139,6 +139,13 @@ pub struct CoopGemmShape {
     /// parameters are then ignored), so strides and the K loop's bound are constants, as in
     /// NVIDIA's sample, where they are specialization constants.
     pub fixed_nk: Option<(u32, u32)>,
+    /// Experiment: each subgroup's index is `Wave.id()` (the `SubgroupId` built-in, which the
+    /// driver knows to be uniform in the subgroup) rather than `KernelThread.x() / subgroup`.
+    pub wave_index: bool,
+    /// Experiment: workgroups take their blocks in groups of eight block rows, column by
+    /// column within a group, so that the blocks running together share rows of A and
+    /// columns of B in the L2 cache.
+    pub grouped: bool,
 }
 
 impl CoopGemmShape {
@@ -148,10 +155,11 @@ impl CoopGemmShape {
     }
 
     /// A name for tables: `f16f32-128x256x32-2x4-bc-lf-u` (`-bc` where B is column-major,
-    /// `-lf` with `loads_first`, `-u` with `unroll_k`, `-n…k…` with `fixed_nk`).
+    /// `-lf` with `loads_first`, `-u` with `unroll_k`, `-w` with `wave_index`, `-g` with
+    /// `grouped`, `-n…k…` with `fixed_nk`).
     pub fn name(&self) -> String {
         format!(
-            "{}-{}x{}x{}-{}x{}{}{}{}{}",
+            "{}-{}x{}x{}-{}x{}{}{}{}{}{}{}",
             self.precision.short(),
             self.bm,
             self.bn,
@@ -161,6 +169,8 @@ impl CoopGemmShape {
             if self.b_col_major { "-bc" } else { "" },
             if self.loads_first { "-lf" } else { "" },
             if self.unroll_k { "-u" } else { "" },
+            if self.wave_index { "-w" } else { "" },
+            if self.grouped { "-g" } else { "" },
             match self.fixed_nk {
                 Some((n, k)) => format!("-n{n}k{k}"),
                 None => String::new(),
@@ -315,23 +325,37 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
         b_rows * sb
     );
     let _ = writeln!(w, "        uint32 tid = KernelThread.x();");
-    let _ = writeln!(w, "        uint32 warp = tid / {};", shape.subgroup);
+    if shape.wave_index {
+        let _ = writeln!(w, "        uint32 warp = Wave.id();");
+    } else {
+        let _ = writeln!(w, "        uint32 warp = tid / {};", shape.subgroup);
+    }
     let _ = writeln!(w, "        uint32 wm = warp / {};", shape.sg_cols);
     let _ = writeln!(w, "        uint32 wn = warp % {};", shape.sg_cols);
     let (n_expr, k_expr) = shape.nk_source();
     // The last block of a ragged `m` or `n` is shifted back to end at the matrix's edge: it
     // overlaps its neighbour, whose elements it computes again with the same operands in the
     // same order, so no operand needs padding and no C needs copying (see `block_origin`).
-    let _ = writeln!(
-        w,
-        "        {}",
-        block_origin("row0", "Workgroup.y()", bm, "m")
-    );
-    let _ = writeln!(
-        w,
-        "        {}",
-        block_origin("col0", "Workgroup.x()", bn, &n_expr)
-    );
+    let (block_y, block_x) = if shape.grouped {
+        let _ = writeln!(w, "        uint32 nbx = Workgroup.countX();");
+        let _ = writeln!(
+            w,
+            "        uint32 pid = Workgroup.y() * nbx + Workgroup.x();"
+        );
+        let _ = writeln!(w, "        uint32 gsz = 8 * nbx;");
+        let _ = writeln!(w, "        uint32 first = pid / gsz * 8;");
+        let _ = writeln!(
+            w,
+            "        uint32 grows = Math.min(Workgroup.countY() - first, 8);"
+        );
+        let _ = writeln!(w, "        uint32 by = first + pid % gsz % grows;");
+        let _ = writeln!(w, "        uint32 bx = pid % gsz / grows;");
+        ("by", "bx")
+    } else {
+        ("Workgroup.y()", "Workgroup.x()")
+    };
+    let _ = writeln!(w, "        {}", block_origin("row0", block_y, bm, "m"));
+    let _ = writeln!(w, "        {}", block_origin("col0", block_x, bn, &n_expr));
     let _ = writeln!(w, "        uint32 kq = {k_expr} / {e};");
     let _ = writeln!(w, "        uint32 nq = {n_expr} / {e};");
     // This thread's row and vector within each slice, and where they are in memory.

@@ -26,7 +26,7 @@
 //! coop_gemm [--sizes 4096,8192] [--reps 5] [--spv-dir DIR] [--torch] [--variants NAME,...]
 //! coop_gemm --int8 [--sizes 4096,8192] [--reps 5] [--torch]
 //! coop_gemm --library [--sizes 4096,4000,4096x14336x4096] [--precisions f16f32,...] [--reps 5]
-//! coop_gemm --sweep [--precisions f16f32,f16f16,bf16f32,i8i32] [--shapes WORD,...] [--sizes ...] [--torch] [--fixed-nk]
+//! coop_gemm --sweep [--precisions f16f32,f16f16,bf16f32,i8i32] [--shapes WORD,...] [--sizes ...] [--torch] [--fixed-nk] [--forms]
 //! ```
 //!
 //! `--library` times the library GEMM as users call it (library.rs: `cajetac::blas::Gemm`, pad

@@ -125,13 +125,29 @@ pub fn run(
     let first = sizes.first().copied().unwrap_or(8192);
     let mut programs = Vec::new();
     for &p in &precisions {
-        let shapes = candidates(p, subgroup).into_iter().flat_map(|s| {
-            let with = CoopGemmShape {
-                fixed_nk: Some((first, first)),
-                ..s
-            };
-            std::iter::once(s).chain(fixed.then_some(with))
-        });
+        // `--forms`: each written-out shape also with `wave_index`, `grouped` and both
+        // (experiments, names ending `-w`, `-g`, `-w-g`).
+        let forms = args.iter().any(|a| a == "--forms");
+        let shapes = candidates(p, subgroup)
+            .into_iter()
+            .flat_map(|s| {
+                let extra = [(true, false), (false, true), (true, true)]
+                    .into_iter()
+                    .filter(move |_| forms && s.unroll_k)
+                    .map(move |(wave_index, grouped)| CoopGemmShape {
+                        wave_index,
+                        grouped,
+                        ..s
+                    });
+                std::iter::once(s).chain(extra)
+            })
+            .flat_map(|s| {
+                let with = CoopGemmShape {
+                    fixed_nk: Some((first, first)),
+                    ..s
+                };
+                std::iter::once(s).chain(fixed.then_some(with))
+            });
         for shape in shapes {
             let name = shape.name();
             if !wanted.is_empty() && !wanted.iter().any(|w| name.contains(w.as_str())) {
@@ -197,6 +213,8 @@ pub fn run(
             loads_first: true,
             unroll_k: false,
             fixed_nk: None,
+            wave_index: false,
+            grouped: false,
         };
         let name = format!("ctl-prefetch-{}", p.short());
         match Program::compile_files(&[(format!("{name}.cajeta"), src)], options) {
