@@ -10,11 +10,12 @@ export PATH=$B:$PATH CAJETAC=$B/cajetac CAJETA_SPIRV_VAL=$B/spirv-val CI=true CA
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 # The test binary looks for cajetac next to its deps/ folder.
 mkdir -p /tmp/t/deps && cp $B/suite /tmp/t/deps/suite && cp $B/cajetac $B/cajetac-llvm /tmp/t/
-# Fuzz seed 20261210 program 9 (input 3009): LLVM's kernels differ on lavapipe; on NVIDIA?
+# Fuzz seed 20261211 program 36 (p3036, both backends wrong on lavapipe: Mesa 22.3 loop
+# analysis), then seed 20261210 program 9 (input 3009): LLVM's kernels differ on lavapipe; on NVIDIA?
 # p3009r: reduced on lavapipe (cajeta-fuzz --reduce-program, LLVM's kernels); p3009c: that
 # without its never-taken labeled `continue`, which lavapipe runs right; p3009m: kx and its
 # function alone, reduced by hand (wrong on lavapipe with one invocation a workgroup too).
-for p in p3009m p3009 p3009r p3009c; do for be in llvm rspirv; do
+for p in p3036 p3009m p3009 p3009r p3009c; do for be in llvm rspirv; do
   echo "== $p --backend $be"
   CAJETA_CACHE_DIR=off timeout 60 $B/cajetac run --backend $be $G/$p.cajeta > "$OUT/$p.$be.txt" 2>&1; echo "rc=$?"
   echo "mismatch lines: $(grep -c checksum "$OUT/$p.$be.txt")"; tail -2 "$OUT/$p.$be.txt" | cut -c1-200
