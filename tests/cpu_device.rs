@@ -351,6 +351,31 @@ fn compare(args: &[Arg], cpu: &[Vec<u8>], gpu: &[Vec<u8>]) -> Option<String> {
             }
             continue;
         }
+        // 16-bit floats: the same bits, or NaN on both (the sign and payload of a NaN that
+        // arithmetic made are the device's: an H100's `v * v` of a negative NaN is positive).
+        let half = match lane(ty) {
+            "float16" => Some(0x7C00u16),
+            "bfloat16" => Some(0x7F80u16),
+            _ => None,
+        };
+        if let Some(exp) = half {
+            let nan = |h: u16| h & exp == exp && h & !(exp | 0x8000) != 0;
+            let lanes = |b: &[u8]| -> Vec<u16> {
+                b.chunks_exact(2).map(|p| u16::from_le_bytes([p[0], p[1]])).collect()
+            };
+            let (lc, lg) = (lanes(c), lanes(g));
+            if let Some(i) = lc
+                .iter()
+                .zip(&lg)
+                .position(|(a, b)| a != b && !(nan(*a) && nan(*b)))
+            {
+                return Some(format!(
+                    "a `{ty}` buffer differs at lane {i}: cpu {:#06x}, vulkan {:#06x}",
+                    lc[i], lg[i]
+                ));
+            }
+            continue;
+        }
         if c != g {
             let at = c.iter().zip(g).position(|(a, b)| a != b).unwrap_or(0);
             let end = (at + 8).min(c.len());
@@ -648,4 +673,20 @@ fn dynamic_shared_arrays_take_the_launch_size() {
         let err = dev.launch(&sum, &config, &args).unwrap_err().to_string();
         assert!(err.contains("exceeds maxComputeSharedMemorySize"), "{err}");
     }
+}
+
+#[test]
+fn sixteen_bit_nans_of_either_sign_compare_equal() {
+    let args = [Arg::Buffer("bfloat16".to_string(), Vec::new())];
+    let bytes = |h: &[u16]| -> Vec<Vec<u8>> {
+        vec![h.iter().flat_map(|x| x.to_le_bytes()).collect()]
+    };
+    // An H100's v * v of a negative bfloat16 NaN: positive, as IEEE 754 allows.
+    assert!(compare(&args, &bytes(&[0x3F80, 0xFFFF]), &bytes(&[0x3F80, 0x7FFF])).is_none());
+    // Infinities and numbers are not NaNs: they must match bit for bit.
+    assert!(compare(&args, &bytes(&[0xFF80]), &bytes(&[0x7F80])).is_some());
+    assert!(compare(&args, &bytes(&[0x8000]), &bytes(&[0x0000])).is_some());
+    let half = [Arg::Buffer("Vector<float16,2>".to_string(), Vec::new())];
+    assert!(compare(&half, &bytes(&[0xFE00, 0x7C01]), &bytes(&[0x7E00, 0xFC01])).is_none());
+    assert!(compare(&half, &bytes(&[0x7C00]), &bytes(&[0x7E00])).is_some());
 }

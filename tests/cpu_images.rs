@@ -232,12 +232,15 @@ fn storage_images_match_lavapipe() {
             failures.push(format!("{format} image, {d}"));
         }
     }
-    // Loads of normalized texels as floats: exact on lavapipe; elsewhere within one unit in
-    // the last place of a float32, the precision Vulkan asks of `c / 255`.
+    // Loads of normalized texels as floats: exact on lavapipe; elsewhere within one 8-bit
+    // step and a unit in the last place of a float32: the texels loaded are the ones this
+    // kernel stored, which may differ by a step (above; an H100 stored 127 where the CPU
+    // device stored 128), and Vulkan asks `c / 255` to within an ulp.
     let close = |x: f64, y: f64| {
         x == y
             || (x.is_nan() && y.is_nan())
-            || (!lavapipe && (x - y).abs() <= f64::from(f32::EPSILON) * x.abs().max(y.abs()))
+            || (!lavapipe
+                && (x - y).abs() <= 1.0 / 255.0 + f64::from(f32::EPSILON) * x.abs().max(y.abs()))
     };
     for (i, (c, g)) in cpu_buffers.iter().zip(&gpu_buffers).enumerate() {
         if i < 2 {

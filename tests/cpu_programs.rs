@@ -51,6 +51,13 @@ const DEVICE_LINES: &[(&str, &str)] = &[
     // a GPU's filter weights are fixed point (8 bits on NVIDIA: 2.1e-3 where lavapipe and the
     // CPU device give 1.2e-7).
     ("examples/resize.cajeta", "resize "),
+    // The worst difference from the host, printed once every channel is within one 8-bit
+    // step: a GPU may round a UNORM store of `x * 255` either way (0.559 steps on an H100,
+    // 0.500 on the CPU device).
+    ("examples/tonemap.cajeta", "tonemap "),
+    // The path the shared-memory tiles took (cooperative matrices on NVIDIA, scalar on the
+    // CPU device), printed after every element was checked.
+    ("device/device_coop_shared.cajeta", "cooperative path"),
 ];
 
 /// Relative tolerance for numbers with a fraction (docs/cpu-device.md), at least this much
