@@ -64,8 +64,7 @@ fn impossible_shapes_are_refused_with_a_reason() {
         loads_first: false,
         unroll_k: false,
         fixed_nk: None,
-        wave_index: false,
-        grouped: false,
+        group_rows: 0,
     };
     assert!(coop_gemm_source(&base, "G").is_ok());
     let cases = [

@@ -361,7 +361,9 @@ fn compare(args: &[Arg], cpu: &[Vec<u8>], gpu: &[Vec<u8>]) -> Option<String> {
         if let Some(exp) = half {
             let nan = |h: u16| h & exp == exp && h & !(exp | 0x8000) != 0;
             let lanes = |b: &[u8]| -> Vec<u16> {
-                b.chunks_exact(2).map(|p| u16::from_le_bytes([p[0], p[1]])).collect()
+                b.chunks_exact(2)
+                    .map(|p| u16::from_le_bytes([p[0], p[1]]))
+                    .collect()
             };
             let (lc, lg) = (lanes(c), lanes(g));
             if let Some(i) = lc
@@ -678,9 +680,8 @@ fn dynamic_shared_arrays_take_the_launch_size() {
 #[test]
 fn sixteen_bit_nans_of_either_sign_compare_equal() {
     let args = [Arg::Buffer("bfloat16".to_string(), Vec::new())];
-    let bytes = |h: &[u16]| -> Vec<Vec<u8>> {
-        vec![h.iter().flat_map(|x| x.to_le_bytes()).collect()]
-    };
+    let bytes =
+        |h: &[u16]| -> Vec<Vec<u8>> { vec![h.iter().flat_map(|x| x.to_le_bytes()).collect()] };
     // An H100's v * v of a negative bfloat16 NaN: positive, as IEEE 754 allows.
     assert!(compare(&args, &bytes(&[0x3F80, 0xFFFF]), &bytes(&[0x3F80, 0x7FFF])).is_none());
     // Infinities and numbers are not NaNs: they must match bit for bit.

@@ -139,13 +139,10 @@ pub struct CoopGemmShape {
     /// parameters are then ignored), so strides and the K loop's bound are constants, as in
     /// NVIDIA's sample, where they are specialization constants.
     pub fixed_nk: Option<(u32, u32)>,
-    /// Experiment: each subgroup's index is `Wave.id()` (the `SubgroupId` built-in, which the
-    /// driver knows to be uniform in the subgroup) rather than `KernelThread.x() / subgroup`.
-    pub wave_index: bool,
-    /// Experiment: workgroups take their blocks in groups of eight block rows, column by
-    /// column within a group, so that the blocks running together share rows of A and
-    /// columns of B in the L2 cache.
-    pub grouped: bool,
+    /// Experiment: with `g` > 0, workgroups take their blocks in groups of `g` block rows,
+    /// column by column within a group, so that the blocks running together share rows of A
+    /// and columns of B in the L2 cache (0: row by row, as launched).
+    pub group_rows: u32,
 }
 
 impl CoopGemmShape {
@@ -155,11 +152,11 @@ impl CoopGemmShape {
     }
 
     /// A name for tables: `f16f32-128x256x32-2x4-bc-lf-u` (`-bc` where B is column-major,
-    /// `-lf` with `loads_first`, `-u` with `unroll_k`, `-w` with `wave_index`, `-g` with
-    /// `grouped`, `-n…k…` with `fixed_nk`).
+    /// `-lf` with `loads_first`, `-u` with `unroll_k`, `-g8` with `group_rows` 8, `-n…k…`
+    /// with `fixed_nk`).
     pub fn name(&self) -> String {
         format!(
-            "{}-{}x{}x{}-{}x{}{}{}{}{}{}{}",
+            "{}-{}x{}x{}-{}x{}{}{}{}{}{}",
             self.precision.short(),
             self.bm,
             self.bn,
@@ -169,8 +166,10 @@ impl CoopGemmShape {
             if self.b_col_major { "-bc" } else { "" },
             if self.loads_first { "-lf" } else { "" },
             if self.unroll_k { "-u" } else { "" },
-            if self.wave_index { "-w" } else { "" },
-            if self.grouped { "-g" } else { "" },
+            match self.group_rows {
+                0 => String::new(),
+                g => format!("-g{g}"),
+            },
             match self.fixed_nk {
                 Some((n, k)) => format!("-n{n}k{k}"),
                 None => String::new(),
@@ -325,28 +324,25 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
         b_rows * sb
     );
     let _ = writeln!(w, "        uint32 tid = KernelThread.x();");
-    if shape.wave_index {
-        let _ = writeln!(w, "        uint32 warp = Wave.id();");
-    } else {
-        let _ = writeln!(w, "        uint32 warp = tid / {};", shape.subgroup);
-    }
+    let _ = writeln!(w, "        uint32 warp = tid / {};", shape.subgroup);
     let _ = writeln!(w, "        uint32 wm = warp / {};", shape.sg_cols);
     let _ = writeln!(w, "        uint32 wn = warp % {};", shape.sg_cols);
     let (n_expr, k_expr) = shape.nk_source();
     // The last block of a ragged `m` or `n` is shifted back to end at the matrix's edge: it
     // overlaps its neighbour, whose elements it computes again with the same operands in the
     // same order, so no operand needs padding and no C needs copying (see `block_origin`).
-    let (block_y, block_x) = if shape.grouped {
+    let g = shape.group_rows;
+    let (block_y, block_x) = if g > 0 {
         let _ = writeln!(w, "        uint32 nbx = Workgroup.countX();");
         let _ = writeln!(
             w,
             "        uint32 pid = Workgroup.y() * nbx + Workgroup.x();"
         );
-        let _ = writeln!(w, "        uint32 gsz = 8 * nbx;");
-        let _ = writeln!(w, "        uint32 first = pid / gsz * 8;");
+        let _ = writeln!(w, "        uint32 gsz = {g} * nbx;");
+        let _ = writeln!(w, "        uint32 first = pid / gsz * {g};");
         let _ = writeln!(
             w,
-            "        uint32 grows = Math.min(Workgroup.countY() - first, 8);"
+            "        uint32 grows = Math.min(Workgroup.countY() - first, {g});"
         );
         let _ = writeln!(w, "        uint32 by = first + pid % gsz % grows;");
         let _ = writeln!(w, "        uint32 bx = pid % gsz / grows;");

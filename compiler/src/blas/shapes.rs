@@ -57,8 +57,7 @@ pub fn candidates(precision: GemmPrecision, subgroup: u32) -> Vec<CoopGemmShape>
                     loads_first,
                     unroll_k,
                     fixed_nk: None,
-                    wave_index: false,
-                    grouped: false,
+                    group_rows: 0,
                 };
                 if s.check().is_ok() && s.accumulator_registers() <= MAX_ACC_REGISTERS {
                     out.push(s);

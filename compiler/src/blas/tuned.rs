@@ -40,8 +40,7 @@ pub fn tuned(precision: GemmPrecision, subgroup: u32) -> CoopGemmShape {
         loads_first,
         unroll_k,
         fixed_nk: None,
-        wave_index: false,
-        grouped: false,
+        group_rows: 0,
     }
 }
 

@@ -125,20 +125,16 @@ pub fn run(
     let first = sizes.first().copied().unwrap_or(8192);
     let mut programs = Vec::new();
     for &p in &precisions {
-        // `--forms`: each written-out shape also with `wave_index`, `grouped` and both
-        // (experiments, names ending `-w`, `-g`, `-w-g`).
+        // `--forms`: each written-out shape also with its blocks taken in groups of 4, 8 and
+        // 16 block rows (an experiment, names ending `-g4`, `-g8`, `-g16`).
         let forms = args.iter().any(|a| a == "--forms");
         let shapes = candidates(p, subgroup)
             .into_iter()
             .flat_map(|s| {
-                let extra = [(true, false), (false, true), (true, true)]
+                let extra = [4, 8, 16]
                     .into_iter()
                     .filter(move |_| forms && s.unroll_k)
-                    .map(move |(wave_index, grouped)| CoopGemmShape {
-                        wave_index,
-                        grouped,
-                        ..s
-                    });
+                    .map(move |group_rows| CoopGemmShape { group_rows, ..s });
                 std::iter::once(s).chain(extra)
             })
             .flat_map(|s| {
@@ -213,8 +209,7 @@ pub fn run(
             loads_first: true,
             unroll_k: false,
             fixed_nk: None,
-            wave_index: false,
-            grouped: false,
+            group_rows: 0,
         };
         let name = format!("ctl-prefetch-{}", p.short());
         match Program::compile_files(&[(format!("{name}.cajeta"), src)], options) {
