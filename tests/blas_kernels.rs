@@ -1,10 +1,12 @@
 //! The library GEMM's generated kernels (`cajetac::blas`): every candidate shape of every
-//! precision compiles and passes spirv-val, with and without the H200's profile, and shapes
-//! that cannot work are refused with a reason.
+//! precision compiles and passes spirv-val, with and without the H200's profile, shapes
+//! that cannot work are refused with a reason, and the grouped block order takes every block
+//! of a grid once (run on the device).
 
-use cajeta_tests::{spirv_val, tests_dir};
+use cajeta_runtime::{KernelArg, LaunchConfig};
+use cajeta_tests::{device_context, spirv_val, tests_dir};
 use cajetac::blas::shapes::candidates;
-use cajetac::blas::{coop_gemm_source, CoopGemmShape, GemmPrecision};
+use cajetac::blas::{block_order_source, coop_gemm_source, CoopGemmShape, GemmPrecision};
 use cajetac::embed::Program;
 use cajetac::kernel::spirv::{SpirvOptions, TargetEnv};
 
@@ -84,5 +86,58 @@ fn impossible_shapes_are_refused_with_a_reason() {
     for (shape, why) in cases {
         let e = coop_gemm_source(&shape, "G").expect_err(&shape.name());
         assert!(e.contains(why), "{}: {e}", shape.name());
+    }
+}
+
+#[test]
+fn grouped_block_orders_take_every_block_once() {
+    // The statements the GEMM kernels use to pick their block, in a kernel that records each
+    // workgroup's pick: every block of the grid exactly once, for grids that are and are not
+    // whole groups of rows.
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    for g in [0, 4, 8, 16] {
+        let (order, by, bx) = block_order_source(g);
+        let src = format!(
+            "package blas;\nimport cajeta.xpu.*;\n\npublic final class Order {{\n    @Kernel\n    \
+             public static void order(KernelBuffer<uint32> out) {{\n{order}        \
+             if (KernelThread.x() == 0) {{\n            \
+             out[Workgroup.y() * Workgroup.countX() + Workgroup.x()] = ({by}) * 65536 + ({bx});\n        \
+             }}\n    }}\n}}\n"
+        );
+        let prog = Program::compile_files(&[("order.cajeta".to_string(), src)], &options(None))
+            .unwrap_or_else(|e| panic!("group {g}: {e}"));
+        let k = prog.get("order").expect("kernel");
+        let kernel = ctx.load_kernel(&k.words, &k.reflection).expect("load");
+        for (nx, ny) in [(1u32, 1u32), (3, 5), (16, 9), (33, 17), (64, 32), (7, 40)] {
+            let count = (nx * ny) as usize;
+            let out = ctx.create_buffer(count as u64 * 4).expect("buffer");
+            let s = ctx.default_stream();
+            s.launch(
+                &kernel,
+                &LaunchConfig::new([nx, ny, 1], [32, 1, 1]),
+                &[KernelArg::Buffer(&out)],
+            )
+            .expect("launch");
+            s.sync().expect("sync");
+            let mut bytes = vec![0u8; count * 4];
+            s.download_buffer(&out, &mut bytes).expect("download");
+            let mut picks: Vec<u32> = bytes
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            let first = picks[..count.min(2)].to_vec();
+            picks.sort_unstable();
+            let mut want: Vec<u32> = (0..ny)
+                .flat_map(|y| (0..nx).map(move |x| y * 65536 + x))
+                .collect();
+            want.sort_unstable();
+            assert_eq!(picks, want, "group {g}, grid {nx}x{ny}");
+            // Grouped, the second workgroup takes the block below the first, not beside it.
+            if g > 0 && ny > 1 && count > 1 {
+                assert_eq!(first, vec![0, 65536], "group {g}, grid {nx}x{ny}");
+            }
+        }
     }
 }

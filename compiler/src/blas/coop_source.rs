@@ -271,6 +271,33 @@ pub fn block_origin(var: &str, index: &str, block: u32, extent: &str) -> String 
     format!("uint32 {var} = Math.min({index} * {block}, {extent} - {block});")
 }
 
+/// The Cajeta statements that give this workgroup its block, and the names of the block's
+/// row and column index: with `group_rows` 0 the workgroup's own `y` and `x`; otherwise the
+/// blocks are taken `group_rows` block rows at a time, column by column within the group, so
+/// that the workgroups running together share rows of A and columns of B in the L2 cache.
+/// Every block of the `countX() × countY()` grid is taken by exactly one workgroup.
+pub fn block_order_source(group_rows: u32) -> (String, &'static str, &'static str) {
+    let g = group_rows;
+    if g == 0 {
+        return (String::new(), "Workgroup.y()", "Workgroup.x()");
+    }
+    let mut s = String::new();
+    let _ = writeln!(s, "        uint32 nbx = Workgroup.countX();");
+    let _ = writeln!(
+        s,
+        "        uint32 pid = Workgroup.y() * nbx + Workgroup.x();"
+    );
+    let _ = writeln!(s, "        uint32 gsz = {g} * nbx;");
+    let _ = writeln!(s, "        uint32 first = pid / gsz * {g};");
+    let _ = writeln!(
+        s,
+        "        uint32 grows = Math.min(Workgroup.countY() - first, {g});"
+    );
+    let _ = writeln!(s, "        uint32 by = first + pid % gsz % grows;");
+    let _ = writeln!(s, "        uint32 bx = pid % gsz / grows;");
+    (s, "by", "bx")
+}
+
 /// The Cajeta source of the kernel for `shape`: a class `class_name` in package `blas` with one
 /// kernel `gemm(a, b, c, m, n, k)`, launched on `[ceil(n / bn), ceil(m / bm)]` workgroups of
 /// `shape.threads()` invocations.
@@ -331,25 +358,8 @@ pub fn coop_gemm_source(shape: &CoopGemmShape, class_name: &str) -> Result<Strin
     // The last block of a ragged `m` or `n` is shifted back to end at the matrix's edge: it
     // overlaps its neighbour, whose elements it computes again with the same operands in the
     // same order, so no operand needs padding and no C needs copying (see `block_origin`).
-    let g = shape.group_rows;
-    let (block_y, block_x) = if g > 0 {
-        let _ = writeln!(w, "        uint32 nbx = Workgroup.countX();");
-        let _ = writeln!(
-            w,
-            "        uint32 pid = Workgroup.y() * nbx + Workgroup.x();"
-        );
-        let _ = writeln!(w, "        uint32 gsz = {g} * nbx;");
-        let _ = writeln!(w, "        uint32 first = pid / gsz * {g};");
-        let _ = writeln!(
-            w,
-            "        uint32 grows = Math.min(Workgroup.countY() - first, {g});"
-        );
-        let _ = writeln!(w, "        uint32 by = first + pid % gsz % grows;");
-        let _ = writeln!(w, "        uint32 bx = pid % gsz / grows;");
-        ("by", "bx")
-    } else {
-        ("Workgroup.y()", "Workgroup.x()")
-    };
+    let (order, block_y, block_x) = block_order_source(shape.group_rows);
+    w.push_str(&order);
     let _ = writeln!(w, "        {}", block_origin("row0", block_y, bm, "m"));
     let _ = writeln!(w, "        {}", block_origin("col0", block_x, bn, &n_expr));
     let _ = writeln!(w, "        uint32 kq = {k_expr} / {e};");

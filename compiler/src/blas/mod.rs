@@ -12,6 +12,6 @@ pub mod scalar_source;
 pub mod shapes;
 pub mod tuned;
 
-pub use coop_source::{coop_gemm_source, CoopGemmShape, GemmPrecision};
+pub use coop_source::{block_order_source, coop_gemm_source, CoopGemmShape, GemmPrecision};
 pub use gemm::{Gemm, GemmError, GemmLayout, MAX_SPECIALIZED};
 pub use tuned::{select, tuned, GemmKernel};
