@@ -15,7 +15,7 @@ G=${G:-.glb}; . bench/h200/carry_dir.sh
 export PATH=$B:$PATH CAJETAC=$B/cajetac CAJETA_SPIRV_VAL=$B/spirv-val CI=true PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 SHAPES=${SHAPES:-f16f32-128x256x32-2x4-u,i8i32-256x128x64-4x2-bc-u,f16f16-256x256x32-2x4-u}
-for run in 1 2; do
+for run in $(seq 1 ${SWEEPS:-2}); do
   CAJETA_BUFFER_ADDRESS=always timeout ${SWEEP_T:-120} $B/coop_gemm --sweep --forms --fixed-nk --sizes 8192 --reps ${REPS:-5} --shapes $SHAPES > $OUT/sweep$run.txt 2>&1
   echo "sweep $run rc=$?"
 done
@@ -26,4 +26,4 @@ CAJETA_FUZZ_REDUCE_LLVM=1 timeout ${REDUCE_T:-300} $B/cajeta-fuzz --reduce-progr
 tail -3 reduce.err | cut -c1-200
 [ -s reduced.cajeta ] || cp reduce-progress.cajeta reduced.cajeta 2>/dev/null
 cp reduced.cajeta "$OUT/reduced.cajeta"; echo "reduced: $(wc -l < reduced.cajeta) lines"
-for run in 1 2; do echo "-- sweep $run"; grep -E "^\| 8192" $OUT/sweep$run.txt | cut -d"|" -f4,8; done
+for run in $(seq 1 ${SWEEPS:-2}); do echo "-- sweep $run"; grep -E "^\| 8192" $OUT/sweep$run.txt | cut -d"|" -f4,8; done
