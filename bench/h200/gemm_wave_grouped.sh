@@ -4,6 +4,10 @@
 # with workgroups taking their blocks in groups of eight block rows (`-g`, `grouped`), and
 # both; through buffer addresses, 8192³, general and with `n`, `k` as constants, twice (order
 # effects). Carries .gla/ (debs, coop_gemm.gz built with the experiment).
+# Ran (as the sweep of bench/h200/suite_failures_gemm.sh) at commit 59b3bd4f, whose `--forms`
+# made `-w`, `-g` (eight rows) and `-w-g`; `-w` changed nothing and was removed, and `--forms`
+# now makes the group sizes `-g4`, `-g8`, `-g16` (docs/PERFORMANCE.md, "The subgroup's index
+# and the order of the blocks").
 set -u
 G=${G:-.gla}; . bench/h200/carry_dir.sh
 export PYTHONUNBUFFERED=1

@@ -5,6 +5,8 @@
 # that failed on the H100 for reasons not yet read (suite_1207.sh's run of the day), with
 # their panic messages printed. Carries .gl9/ (debs, suite.xz, cajetac-llvm.xz, cajetac.gz,
 # spirv-val.gz, coop_gemm.gz, p3036.cajeta).
+# Ran at commit 59b3bd4f (its sweep's `--forms` then made `-w`, `-g`, `-w-g`; see
+# bench/h200/gemm_wave_grouped.sh).
 set -u
 G=${G:-.gl9}; . bench/h200/carry_dir.sh
 export PATH=$B:$PATH CAJETAC=$B/cajetac CAJETA_SPIRV_VAL=$B/spirv-val CI=true CAJETA_TESTS_DIR=$PWD/tests PYTHONUNBUFFERED=1
