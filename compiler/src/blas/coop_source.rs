@@ -139,9 +139,10 @@ pub struct CoopGemmShape {
     /// parameters are then ignored), so strides and the K loop's bound are constants, as in
     /// NVIDIA's sample, where they are specialization constants.
     pub fixed_nk: Option<(u32, u32)>,
-    /// Experiment: with `g` > 0, workgroups take their blocks in groups of `g` block rows,
-    /// column by column within a group, so that the blocks running together share rows of A
-    /// and columns of B in the L2 cache (0: row by row, as launched).
+    /// With `g` > 0, workgroups take their blocks in groups of `g` block rows, column by
+    /// column within a group, so that the blocks running together share rows of A and columns
+    /// of B in the L2 cache (0: row by row, as launched). See [`block_order_source`]; the
+    /// library's choice per precision is in `tuned`.
     pub group_rows: u32,
 }
 

@@ -126,7 +126,7 @@ pub fn run(
     let mut programs = Vec::new();
     for &p in &precisions {
         // `--forms`: each written-out shape also with its blocks taken in groups of 4, 8 and
-        // 16 block rows (an experiment, names ending `-g4`, `-g8`, `-g16`).
+        // 16 block rows (`CoopGemmShape::group_rows`, names ending `-g4`, `-g8`, `-g16`).
         let forms = args.iter().any(|a| a == "--forms");
         let shapes = candidates(p, subgroup)
             .into_iter()
