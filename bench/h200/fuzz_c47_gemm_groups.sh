@@ -12,6 +12,8 @@
 #    with `n`, `k` constants.
 # Carries .glb/ (debs, coop_gemm.xz, cajeta-fuzz.xz, cajetac.xz, cajetac-llvm.xz,
 # spirv-val.xz, p0.cajeta).
+# Not run whole: no machine came for it this session. Its first step ran as a command of its
+# own (docs/PERFORMANCE.md, "The library with grouped blocks on NVIDIA"); steps 2 and 3 wait.
 set -u
 G=${G:-.glb}; . bench/h200/carry_dir.sh
 export PATH=$B:$PATH CAJETAC=$B/cajetac CAJETA_SPIRV_VAL=$B/spirv-val CI=true PYTHONUNBUFFERED=1
