@@ -121,7 +121,17 @@ pub(crate) fn enable() {
             );
             libc::madvise(base as *mut libc::c_void, HUGE_PAGE, libc::MADV_NOHUGEPAGE);
         };
-        BASE.store(base, Ordering::Release);
+        // One region for the process: were two threads to enable at once (the unit tests
+        // do), a second base stored over the first would leave the first region's blocks
+        // unrecognized, and `dealloc` would hand them to the system's `free` ("free():
+        // invalid pointer", seen once in CI). The thread that loses gives its mapping back.
+        if BASE
+            .compare_exchange(NO_REGION, base, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            // SAFETY: the mapping made above, which no block was taken from.
+            unsafe { libc::munmap(p, REGION + HUGE_PAGE) };
+        }
     }
     ON.store(true, Ordering::Release);
 }
