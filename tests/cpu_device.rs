@@ -175,6 +175,28 @@ fn float_disagreement(a: &[u8], b: &[u8], wide: bool) -> Option<(usize, f64, f64
         .find(|&(_, x, y)| !close(x, y))
 }
 
+/// The exponent mask of a 16-bit float lane type (`float16`, `bfloat16`); `None` for others.
+fn half_exponent(lane: &str) -> Option<u16> {
+    match lane {
+        "float16" => Some(0x7C00),
+        "bfloat16" => Some(0x7F80),
+        _ => None,
+    }
+}
+
+/// The first lane of two 16-bit float buffers (exponent mask `exp`) whose bits differ, unless
+/// both are NaN: the sign and payload of a NaN that arithmetic made are the device's (an
+/// H100's `v * v` of a negative NaN is positive).
+fn half_disagreement(a: &[u8], b: &[u8], exp: u16) -> Option<(usize, u16, u16)> {
+    let nan = |h: u16| h & exp == exp && h & !(exp | 0x8000) != 0;
+    let half = |c: &[u8]| u16::from_le_bytes([c[0], c[1]]);
+    a.chunks_exact(2)
+        .zip(b.chunks_exact(2))
+        .enumerate()
+        .map(|(i, (x, y))| (i, half(x), half(y)))
+        .find(|&(_, x, y)| x != y && !(nan(x) && nan(y)))
+}
+
 /// One generated argument.
 enum Arg {
     /// A buffer: its element type and initial bytes.
@@ -351,29 +373,10 @@ fn compare(args: &[Arg], cpu: &[Vec<u8>], gpu: &[Vec<u8>]) -> Option<String> {
             }
             continue;
         }
-        // 16-bit floats: the same bits, or NaN on both (the sign and payload of a NaN that
-        // arithmetic made are the device's: an H100's `v * v` of a negative NaN is positive).
-        let half = match lane(ty) {
-            "float16" => Some(0x7C00u16),
-            "bfloat16" => Some(0x7F80u16),
-            _ => None,
-        };
-        if let Some(exp) = half {
-            let nan = |h: u16| h & exp == exp && h & !(exp | 0x8000) != 0;
-            let lanes = |b: &[u8]| -> Vec<u16> {
-                b.chunks_exact(2)
-                    .map(|p| u16::from_le_bytes([p[0], p[1]]))
-                    .collect()
-            };
-            let (lc, lg) = (lanes(c), lanes(g));
-            if let Some(i) = lc
-                .iter()
-                .zip(&lg)
-                .position(|(a, b)| a != b && !(nan(*a) && nan(*b)))
-            {
+        if let Some(exp) = half_exponent(lane(ty)) {
+            if let Some((i, x, y)) = half_disagreement(c, g, exp) {
                 return Some(format!(
-                    "a `{ty}` buffer differs at lane {i}: cpu {:#06x}, vulkan {:#06x}",
-                    lc[i], lg[i]
+                    "a `{ty}` buffer differs at lane {i}: cpu {x:#06x}, vulkan {y:#06x}"
                 ));
             }
             continue;
