@@ -8,7 +8,7 @@
 # 2. SWEEPS (default 2) sweeps of each precision's tuned kernel with its blocks in groups of
 #    4, 8 and 16 block rows (`-g4`, `-g8`, `-g16`) beside row order, 8192³.
 # Carries .glc/ (debs, cajeta-fuzz.xz, cajetac.xz, coop_gemm.xz, spirv-val.xz, p0.cajeta,
-# min.cajeta).
+# min.cajeta, v/ with the hand-edited modules).
 set -u
 G=${G:-.glc}; . bench/h200/carry_dir.sh
 export PATH=$B:$PATH CAJETAC=$B/cajetac CAJETA_SPIRV_VAL=$B/spirv-val CI=true CAJETA_CACHE_DIR=off
@@ -19,6 +19,13 @@ for p in min p0; do
     env $E timeout 120 $B/cajeta-fuzz --run-program $G/$p.cajeta > $OUT/$p-$v.txt 2>&1
     echo "== $p $v rc=$? $(grep -vE '^ |^package|^import|^$' $OUT/$p-$v.txt | head -4 | cut -c1-160 | tr '\n' '|')"
   done
+done
+# Hand-edited forms of min.cajeta's LLVM module (v0 as emitted; v1 `0 - x` as OpSNegate; v2
+# the narrowing as OpSConvert; v3 without the shift pair; v4 the division on the 32-bit
+# value; v5 `0 - x` from a 32-bit zero; v6 v1 and v2), through CAJETA_EXP_SPV_DIR.
+for d in $G/v/v*; do
+  CAJETA_EXP_SPV_DIR=$d timeout 60 $B/cajeta-fuzz --run-program $G/min.cajeta > $OUT/min-$(basename $d).txt 2>&1
+  echo "== $(basename $d) rc=$? $(grep -vE '^ |^package|^import|^$' $OUT/min-$(basename $d).txt | head -4 | cut -c1-160 | tr '\n' '|')"
 done
 SHAPES=${SHAPES:-f16f32-128x256x32-2x4-u,i8i32-256x128x64-4x2-bc-u,f16f16-256x256x32-2x4-u}
 for run in $(seq 1 ${SWEEPS:-2}); do
