@@ -40,14 +40,16 @@ pub fn tuned(precision: GemmPrecision, subgroup: u32) -> CoopGemmShape {
         loads_first,
         unroll_k,
         fixed_nk: None,
-        // Blocks in groups of eight rows: 1.6–2.6% faster for int8 and 0.3–0.9% for the
-        // float32 accumulators as the library runs them (for their n and k) on an H100, 3.7%
-        // slower for the float16 accumulators' 256×256 blocks (docs/PERFORMANCE.md, "The
-        // subgroup's index and the order of the blocks").
-        group_rows: if precision == GemmPrecision::F16F16 {
-            0
-        } else {
-            8
+        // Blocks in groups of block rows, as the library runs them (for their n and k) on an
+        // H100: groups of eight 0.3–0.9% faster for the float32 accumulators; groups of four
+        // 4.3–4.7% faster for int8 (561.4 and 563.2 TOPS against 538.7 and 538.0 in row
+        // order; eight gave 557.2 and 547.0); row order for the float16 accumulators' 256×256
+        // blocks, which every grouping slowed by 1–3% (docs/PERFORMANCE.md, "The subgroup's
+        // index and the order of the blocks", "Group sizes").
+        group_rows: match precision {
+            GemmPrecision::F16F16 => 0,
+            GemmPrecision::I8I32 => 4,
+            GemmPrecision::F16F32 | GemmPrecision::Bf16F32 => 8,
         },
     }
 }
