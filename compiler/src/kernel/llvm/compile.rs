@@ -155,9 +155,6 @@ fn emit_alone(
         // refusal instead of the end of the compiler (`isolate.rs`).
         let emitted = isolate::emit_isolated(&p.text, pipeline);
         result = emitted.and_then(|words| post_pass(p, words, options));
-        if let (Err(e), Some(_)) = (&result, std::env::var_os("CAJETA_TMP_TRACE")) {
-            eprintln!("TRACE {} pipeline {pipeline}: {}", p.kernel.name, e.chars().take(200).collect::<String>());
-        }
         if result.is_ok() {
             break;
         }

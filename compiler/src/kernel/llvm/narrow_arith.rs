@@ -197,27 +197,12 @@ pub(crate) fn arithmetic_in_32_bits(m: &mut Module) -> usize {
             continue;
         }
         let r = next_id(m);
-        // EXPERIMENT (to be removed): `0 - x` as `OpSNegate x`, as rspirv emits it.
-        let zero_first =
-            matches!(old.operands.first(), Some(Operand::IdRef(z)) if is_zero_const(m, *z));
-        if old.class.opcode == Op::ISub
-            && zero_first
-            && std::env::var_os("CAJETA_EXP_NEG").is_some()
-        {
-            seq.push(Instruction::new(
-                Op::SNegate,
-                Some(wide),
-                Some(r),
-                vec![Operand::IdRef(wide_args[1])],
-            ));
-        } else {
-            seq.push(Instruction::new(
-                old.class.opcode,
-                Some(wide),
-                Some(r),
-                wide_args.into_iter().map(Operand::IdRef).collect(),
-            ));
-        }
+        seq.push(Instruction::new(
+            old.class.opcode,
+            Some(wide),
+            Some(r),
+            wide_args.into_iter().map(Operand::IdRef).collect(),
+        ));
         // Truncation keeps the low bits with either conversion; `OpUConvert` may only
         // produce an unsigned type.
         let back = if it.signed {
@@ -234,16 +219,6 @@ pub(crate) fn arithmetic_in_32_bits(m: &mut Module) -> usize {
         m.functions[fi].blocks[bi].instructions.splice(ii..=ii, seq);
     }
     sites.len()
-}
-
-/// EXPERIMENT: whether `id` is an integer constant 0 (or a null constant).
-fn is_zero_const(m: &Module, id: Word) -> bool {
-    m.types_global_values.iter().any(|i| {
-        i.result_id == Some(id)
-            && (i.class.opcode == Op::ConstantNull
-                || (i.class.opcode == Op::Constant
-                    && matches!(i.operands.first(), Some(Operand::LiteralBit32(0)))))
-    })
 }
 
 /// Whether the module declares an 8- or 16-bit integer type: without one there is nothing for

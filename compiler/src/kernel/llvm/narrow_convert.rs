@@ -224,10 +224,6 @@ fn normalize_narrowings(m: &mut Module) -> usize {
         ));
         let mut conv = old;
         conv.operands[0] = Operand::IdRef(norm);
-        // EXPERIMENT (to be removed): the narrowing as `OpSConvert`, as rspirv emits it.
-        if std::env::var_os("CAJETA_EXP_SCONV").is_some() {
-            conv = Instruction::new(Op::SConvert, conv.result_type, conv.result_id, conv.operands);
-        }
         seq.push(conv);
         m.functions[fi].blocks[bi].instructions.splice(ii..=ii, seq);
     }

@@ -136,17 +136,6 @@ pub(crate) fn fix_up_module(
     // Last: no module whose structured control flow a validator refuses leaves here (the
     // caller tries its next pipeline, then refuses the kernel).
     super::structure::check(&m).map_err(|e| format!("{UNSTRUCTURED}{e}"))?;
-    // EXPERIMENT (to be removed): a hand-edited module from `$CAJETA_EXP_SPV_DIR/<kernel>.spv`
-    // in place of this one, to try forms of it on a device.
-    if let Some(dir) = std::env::var_os("CAJETA_EXP_SPV_DIR") {
-        if let Ok(b) = std::fs::read(std::path::Path::new(&dir).join(format!("{kernel}.spv"))) {
-            let words = b
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            return Ok((words, features));
-        }
-    }
     Ok((m.assemble(), features))
 }
 
