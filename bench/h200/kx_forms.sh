@@ -26,9 +26,11 @@ for d in $G/kv/k*; do
 done
 # 3. The library's int8 GEMM with its blocks in groups of four block rows (`tuned.rs`, this
 #    commit), every element checked, twice; then the int8 kernel's group sizes side by side.
-for run in 1 2; do
+for run in $(seq 1 ${LIB_RUNS:-2}); do
   CAJETA_BUFFER_ADDRESS=always timeout 120 $B/coop_gemm --library --precisions i8i32 --sizes 8192,4096,4000,4096x14336x4096 --reps 3 > /tmp/lib$run.txt 2>&1
   echo "library $run rc=$?"; grep -E "^\|" /tmp/lib$run.txt | cut -c1-180 | head -8
 done
-CAJETA_BUFFER_ADDRESS=always timeout 120 $B/coop_gemm --sweep --forms --fixed-nk --sizes 8192 --reps 5 --shapes i8i32-256x128x64-4x2-bc-u > /tmp/sweep.txt 2>&1
-echo "sweep rc=$?"; grep -E "^\| 8192" /tmp/sweep.txt | cut -d"|" -f4,8
+if [ "${SWEEP:-1}" = 1 ]; then
+  CAJETA_BUFFER_ADDRESS=always timeout 120 $B/coop_gemm --sweep --forms --fixed-nk --sizes 8192 --reps 5 --shapes i8i32-256x128x64-4x2-bc-u > /tmp/sweep.txt 2>&1
+  echo "sweep rc=$?"; grep -E "^\| 8192" /tmp/sweep.txt | cut -d"|" -f4,8
+fi
