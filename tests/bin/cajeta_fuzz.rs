@@ -555,6 +555,13 @@ fn summary(a: &Args, t: &Tally, elapsed: Duration) -> String {
 }
 
 fn main() {
+    // This program is its own LLVM emission helper: a kernel on which LLVM's SPIR-V target
+    // ends the process (`LLVM ERROR: unable to legalize instruction`) then fails one
+    // pipeline in a helper instead of ending the campaign, also where `cajetac-llvm` is not
+    // beside it (a copy carried to another machine; docs/fuzzing.md, 2026-12-07, sixth).
+    if let Some(code) = cajetac::kernel::llvm::emit_helper_main() {
+        std::process::exit(code);
+    }
     let a = parse_args();
     let corpus = corpus();
     if let Some(path) = &a.reduce_program {
