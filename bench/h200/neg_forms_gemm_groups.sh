@@ -1,6 +1,9 @@
 #!/bin/bash
-# 2026-12-07 (sixth session), one command on the device machine, at the commit that adds the
-# CAJETA_EXP_NEG / CAJETA_EXP_SCONV experiment switches to the LLVM post-pass:
+# 2026-12-07 (sixth session), one command on the device machine, with `cajeta-fuzz` built at
+# 7ccbbe87 (the CAJETA_EXP_NEG / CAJETA_EXP_SCONV / CAJETA_EXP_SPV_DIR experiment switches of
+# the LLVM post-pass, removed in ababf25f) and `coop_gemm` of ef018269. Ran without
+# `cajetac-llvm`, so the whole program (p0) ended on LLVM's fatal error in `k1` (the fuzz tool
+# is its own helper since 4fea366e); its GEMM sweep loop is fuzz_c47_gemm_groups.sh's:
 # 1. the NVIDIA-only wrong result of the suite's program 0 (seed 0xC47E7A, LLVM kernels):
 #    its hand-cut reproducer (min.cajeta) and the whole program (p0.cajeta), each run four
 #    ways by `cajeta-fuzz --run-program`, under four forms of the LLVM post-pass: as is;
