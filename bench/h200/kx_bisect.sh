@@ -39,6 +39,9 @@ for n in $(seq ${FROM:-146} ${TO:-270}); do
     CAJETA_EXP_LLVM_OPTIONS="-opt-bisect-limit=$n" cajetac-llvm build --backend llvm --device-profile /tmp/profile.json $P -o /tmp/mm 2>&1 | grep "($n)" | head -2
     diff <(ops /tmp/m$prevn.dis) <(ops /tmp/m$n.dis) | grep "^[<>]" | head -40 | tr '\n' ';'; echo
     cp /tmp/m$prevn/kx.spv $OUT/kx_$prevn.spv 2>/dev/null; cp /tmp/m$n/kx.spv $OUT/kx_$n.spv 2>/dev/null
+    # The instructions that differ, names and ids left out (ids are renumbered throughout).
+    norm() { grep -vE "OpName|OpDecorate|OpMemberDecorate" $1 | sed -E 's/%[0-9]+/%/g'; }
+    diff <(norm /tmp/m$prevn.dis) <(norm /tmp/m$n.dis) | grep "^[<>]" | head -${DIFF_LINES:-60}
   fi
   prev=$w; prevn=$n
 done
