@@ -239,3 +239,32 @@ fn llvm_modules_round_to_float16_before_narrowing() {
         );
     }
 }
+
+#[test]
+fn llvm_ir_divides_narrow_signed_integers_in_32_bits_without_the_min_guard() {
+    // A signed 8- or 16-bit `/` or `%` is a 32-bit `sdiv` of sign-extended operands, where
+    // `MIN / -1` cannot overflow: no `x == MIN && y == -1` guard, whose compare of the
+    // dividend LLVM's instcombine rewrote (`-x == MIN` as `x == MIN`) into a form NVIDIA's
+    // 580 driver then computed the negation of unwrapped (program 0 of fuzz seed 0xC47E7A,
+    // docs/fuzzing.md). The values are `device::...narrow_divide`'s to check.
+    let file = "device/narrow_divide.cajeta";
+    let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
+    let module = module.expect("checks");
+    for id in module.kernels() {
+        let ir = cajetac::kernel::llvm::kernel_ir(&module, id).expect("lowers");
+        assert!(ir.contains("sdiv i32"), "{file}: no 32-bit division\n{ir}");
+        for narrow in ["i8", "i16"] {
+            assert!(
+                !ir.contains(&format!("sdiv {narrow} ")),
+                "{file}: a {narrow} division\n{ir}"
+            );
+            let guard = ir
+                .lines()
+                .find(|l| l.contains(&format!("icmp eq {narrow} ")) && l.ends_with(", -1"));
+            assert!(
+                guard.is_none(),
+                "{file}: the MIN / -1 guard {guard:?}\n{ir}"
+            );
+        }
+    }
+}

@@ -141,9 +141,19 @@ impl FnLower<'_> {
 
     /// Integer `/` and `%` as the rspirv backend lowers them: the divisor is replaced by 1
     /// when it is 0 (the result is then forced to 0) or when a signed `MIN / -1` would
-    /// overflow; signed `%` is `x - (x / y) * y`.
+    /// overflow; signed `%` is `x - (x / y) * y`. Signed 8- and 16-bit operands are divided
+    /// in 32 bits instead (sign-extended, the result truncated), where `MIN / -1` cannot
+    /// overflow and wraps to `MIN` when truncated, the value the guard gives: no guard, and
+    /// no compare of the dividend with `MIN`. With that compare, LLVM's instcombine rewrote
+    /// `-x == MIN` as `x == MIN` for a negated 16-bit dividend, and NVIDIA's 580 driver then
+    /// divided the negation unwrapped (32768 / 32767 = 1 for x = -32768, where the language
+    /// gives -1; program 0 of fuzz seed 0xC47E7A, docs/fuzzing.md). rspirv divides such
+    /// operands in 32 bits too.
     pub(super) fn int_divrem(&mut self, op: BinaryOp, s: ScalarType, x: Val, y: Val) -> Res<Val> {
         let signed = s.is_signed_integer();
+        if signed && s.bits() < 32 {
+            return self.narrow_signed_divrem(op, x, y);
+        }
         let ty = x.ty;
         let min = int_const(s, 1u64 << (s.bits() - 1));
         let (xa, ya) = (x.text, y.text);
@@ -189,6 +199,44 @@ impl FnLower<'_> {
         }
         let r = self.tmp();
         self.emit(format!("{r} = select i1 {by_zero}, {ty} 0, {ty} {q}"));
+        Ok(Val { text: r, ty })
+    }
+
+    /// Signed 8- or 16-bit `/` and `%` ([`Self::int_divrem`]) computed in 32 bits: the
+    /// operands sign-extended, a zero divisor replaced by 1 and its result forced to 0,
+    /// `%` as `x - (x / y) * y` with the quotient behind an opaque copy (as there), the
+    /// result truncated back.
+    fn narrow_signed_divrem(&mut self, op: BinaryOp, x: Val, y: Val) -> Res<Val> {
+        let ty = x.ty;
+        let [by_zero, d, xw, dw] = self.tmps();
+        self.emit(format!("{by_zero} = icmp eq {ty} {}, 0", y.text));
+        self.emit(format!(
+            "{d} = select i1 {by_zero}, {ty} 1, {ty} {}",
+            y.text
+        ));
+        self.emit(format!("{xw} = sext {ty} {} to i32", x.text));
+        self.emit(format!("{dw} = sext {ty} {d} to i32"));
+        // A constant divisor other than a power of two behind an opaque copy, as in
+        // `int_divrem` (LLVM would narrow the division again).
+        let dw = match y.text.parse::<i64>() {
+            Ok(c) if c.unsigned_abs().count_ones() > 1 => {
+                self.opaque_copy(Val::new(dw, "i32")).text
+            }
+            _ => dw,
+        };
+        let q = self.tmp();
+        if op == BinaryOp::Div {
+            self.emit(format!("{q} = sdiv i32 {xw}, {dw}"));
+        } else {
+            let (quot, back) = (self.tmp(), self.tmp());
+            self.emit(format!("{quot} = sdiv i32 {xw}, {dw}"));
+            let quot = self.opaque_copy(Val::new(quot, "i32"));
+            self.emit(format!("{back} = mul i32 {}, {dw}", quot.text));
+            self.emit(format!("{q} = sub i32 {xw}, {back}"));
+        }
+        let [narrow, r] = self.tmps();
+        self.emit(format!("{narrow} = trunc i32 {q} to {ty}"));
+        self.emit(format!("{r} = select i1 {by_zero}, {ty} 0, {ty} {narrow}"));
         Ok(Val { text: r, ty })
     }
 
