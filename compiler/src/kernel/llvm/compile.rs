@@ -98,11 +98,6 @@ pub(super) fn prepare<'m>(
         (false, false) => &emit::PIPELINES,
         (false, true) => &emit::JUMP_PIPELINES,
     };
-    // EXPERIMENT (to be removed): CAJETA_EXP_PIPELINE, one pipeline in place of the list.
-    let pipes: &'static [&'static str] = match std::env::var("CAJETA_EXP_PIPELINE") {
-        Ok(p) => Box::leak(vec![&*Box::leak(p.into_boxed_str())].into_boxed_slice()),
-        Err(_) => pipes,
-    };
     Ok(Prepared {
         kernel,
         layout,
@@ -148,8 +143,7 @@ fn emit_alone(
     // The structurizer pipelines after the plain ones are only for kernels with a module
     // the structure check refused (measured exact on lavapipe, docs/fuzzing.md); others
     // are refused as before (seed 50 program 26, structurized, crashed lavapipe).
-    let mut structurizer_allowed =
-        p.labeled_jumps || std::env::var_os("CAJETA_EXP_PIPELINE").is_some();
+    let mut structurizer_allowed = p.labeled_jumps;
     for &pipeline in p.pipes {
         if emit::is_structurizer(pipeline) && !structurizer_allowed {
             break;

@@ -115,12 +115,7 @@ const IDLE_CODEGEN_PASSES_OFF: [&str; 8] = [
 /// own process (no helper found) keeps them, and wrote the same modules in the measurement
 /// above.
 fn skip_idle_codegen_passes() {
-    // EXPERIMENT (to be removed): extra LLVM options from CAJETA_EXP_LLVM_OPTIONS
-    // (`-opt-bisect-limit=N`), to bisect an NVIDIA-only wrong result over LLVM's passes.
-    let extra = std::env::var("CAJETA_EXP_LLVM_OPTIONS").unwrap_or_default();
-    let mut all: Vec<&str> = IDLE_CODEGEN_PASSES_OFF.to_vec();
-    all.extend(extra.split_whitespace());
-    super::emit::set_codegen_options(&all);
+    super::emit::set_codegen_options(&IDLE_CODEGEN_PASSES_OFF);
 }
 
 /// Reads one frame (its length as 8 little-endian bytes, then the bytes); `None` at the end

@@ -76,12 +76,6 @@ impl Helper {
                 if n == 0 {
                     return;
                 }
-                // EXPERIMENT (to be removed): the helper's stderr (LLVM's bisection log)
-                // passed on while CAJETA_EXP_LLVM_OPTIONS is set.
-                if std::env::var_os("CAJETA_EXP_LLVM_OPTIONS").is_some() {
-                    use std::io::Write;
-                    let _ = std::io::stderr().write_all(&chunk[..n]);
-                }
                 let Ok(mut kept) = kept.lock() else { return };
                 kept.extend_from_slice(&chunk[..n]);
                 let excess = kept.len().saturating_sub(STDERR_KEPT);
