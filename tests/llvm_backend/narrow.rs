@@ -246,7 +246,7 @@ fn llvm_ir_divides_narrow_signed_integers_in_32_bits_without_the_min_guard() {
     // `MIN / -1` cannot overflow: no `x == MIN && y == -1` guard, whose compare of the
     // dividend LLVM's instcombine rewrote (`-x == MIN` as `x == MIN`) into a form NVIDIA's
     // 580 driver then computed the negation of unwrapped (program 0 of fuzz seed 0xC47E7A,
-    // docs/fuzzing.md). The values are `device::...narrow_divide`'s to check.
+    // docs/fuzzing.md). `device_programs_agree_through_llvm` checks the values on the device.
     let file = "device/narrow_divide.cajeta";
     let (_, module) = cajeta_tests::frontend(&tests_dir().join(file));
     let module = module.expect("checks");
