@@ -6,6 +6,7 @@
 //! of SPEC §3/§4, and `ir::const_fold` folds constants. The result carries every implicit
 //! conversion explicitly, so backends never re-run type rules.
 
+mod allocations;
 mod annotations;
 mod assign;
 mod bits_permute;
@@ -27,6 +28,7 @@ mod generics_walk;
 mod group;
 mod hostio;
 mod int_precision;
+mod intrinsic_calls;
 mod kernel_manifest;
 mod kernel_print;
 mod launch;
