@@ -3,7 +3,7 @@
 
 use super::body::{FnCtx, R};
 use super::expr::convert;
-use super::names::resolve_type;
+use super::type_names::resolve_type;
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, ExprKind, HostOp, Intrinsic, ScalarType, Type};
 use crate::syntax::ast;

@@ -519,7 +519,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         decls: &[(ast::Ident, Option<ast::Expr>)],
         out: &mut ir::Block,
     ) {
-        let t = match super::names::resolve_type(ty, &self.syms.pods) {
+        let t = match super::type_names::resolve_type(ty, &self.syms.pods) {
             Ok(Type::Void) => Err(Diagnostic::error(
                 Code::TypeMismatch,
                 ty.span,

@@ -40,7 +40,7 @@ pub(super) fn resolve_coop_type(
             ))
         }
     };
-    let s = super::names::lane_type(component, span, generics)?;
+    let s = super::type_names::lane_type(component, span, generics)?;
     let allowed = ir::CoopType::allowed_components(default.usage);
     if !allowed.contains(&s) {
         let names: Vec<String> = allowed.iter().map(|a| a.to_string()).collect();

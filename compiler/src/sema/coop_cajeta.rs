@@ -47,7 +47,7 @@ pub(super) fn resolve_cooperative_matrix(
             ))
         }
     };
-    let mut s = super::names::lane_type(component, span, generics)?;
+    let mut s = super::type_names::lane_type(component, span, generics)?;
     if class != "CoopMatrixAcc" && s == ScalarType::F32 {
         s = ScalarType::F16;
     }

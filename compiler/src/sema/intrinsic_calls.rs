@@ -3,7 +3,8 @@
 
 use super::body::{FnCtx, R};
 use super::expr::is_context_literal;
-use super::names::{resolve_type, IntrinsicMethod};
+use super::names::IntrinsicMethod;
+use super::type_names::resolve_type;
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, ExprKind, HostOp, Intrinsic, ScalarType, Type};
 use crate::syntax::ast;

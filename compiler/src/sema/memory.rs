@@ -3,7 +3,7 @@
 //! (SPEC §6): constant slots and lanes, allowed element types, one dynamic shared array.
 
 use super::body::{FnCtx, R};
-use super::names::resolve_type;
+use super::type_names::resolve_type;
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{
     self, AtomicOp, BinaryOp, Constant, CoopOp, ExprKind, FunctionKind, Intrinsic, MathFn, Place,

@@ -54,6 +54,7 @@ mod textures;
 mod tiles;
 mod try_catch;
 mod type_hints;
+mod type_names;
 mod typed_literals;
 mod uniformity;
 #[cfg(test)]
@@ -258,7 +259,7 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
         if let (FunctionKind::Kernel, Type::Struct(d)) = (f.kind, t) {
             // A POD parameter is one push-constant member whose bytes the host lays out
             // once; a precision-typed field's width would depend on the variant.
-            if let Some((field, fty)) = names::precision_field(d) {
+            if let Some((field, fty)) = type_names::precision_field(d) {
                 diags.push(
                     Diagnostic::error(
                         Code::KernelSignature,

@@ -309,7 +309,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     }
 
     pub(super) fn cast(&mut self, t: &ast::TypeExpr, inner: &ast::Expr, span: Span) -> R<ir::Expr> {
-        let target = match super::names::resolve_type(t, &self.syms.pods) {
+        let target = match super::type_names::resolve_type(t, &self.syms.pods) {
             Ok(t) => t,
             Err(d) => return self.error(d),
         };

@@ -32,7 +32,7 @@ pub fn optional_type(
     generics: &std::collections::HashMap<String, Type>,
 ) -> Result<Type, Diagnostic> {
     let elem = match arg {
-        ast::TypeArg::Type(t) => super::names::resolve_type(t, generics)?,
+        ast::TypeArg::Type(t) => super::type_names::resolve_type(t, generics)?,
         ast::TypeArg::Int(..) => Type::Void,
     };
     match elem {

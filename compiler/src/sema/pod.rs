@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::body::{FnCtx, R};
-use super::names::resolve_type;
+use super::type_names::resolve_type;
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, ExprKind, Place, StructDef, Type};
 use crate::syntax::ast;

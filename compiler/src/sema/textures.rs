@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::body::{FnCtx, R};
-use super::names::unknown_format;
+use super::type_names::unknown_format;
 use crate::diagnostics::{Code, Diagnostic, Span};
 use crate::ir::{self, ExprKind, HostOp, ImageFormat, Intrinsic, ScalarType, TextureDim, Type};
 use crate::syntax::ast;

@@ -471,7 +471,7 @@ fn disambiguate(mut raw: Vec<Spanned>) -> Vec<Spanned> {
                 continue;
             }
             // Cajeta's `shared swizzled T[n]` (a `Swizzled<T>` tile): `swizzled` is a word of
-            // the allocation only, and the tile is a `Shared<T>` here (sema/names.rs).
+            // the allocation only, and the tile is a `Shared<T>` here (sema/type_names.rs).
             Tok::Ident(name)
                 if name == "swizzled"
                     && matches!(out.last(), Some((_, Tok::Shared, _)))
