@@ -151,16 +151,14 @@ impl FnLower<'_> {
     /// operands in 32 bits too.
     pub(super) fn int_divrem(&mut self, op: BinaryOp, s: ScalarType, x: Val, y: Val) -> Res<Val> {
         let signed = s.is_signed_integer();
-        if signed && s.bits() < 32 {
-            return self.narrow_signed_divrem(op, x, y);
-        }
+        let widen = signed && s.bits() < 32;
         let ty = x.ty;
         let min = int_const(s, 1u64 << (s.bits() - 1));
         let (xa, ya) = (x.text, y.text);
         let by_zero = self.tmp();
         self.emit(format!("{by_zero} = icmp eq {ty} {ya}, 0"));
         let mut guard = by_zero.clone();
-        if signed {
+        if signed && !widen {
             let [xm, ym, ov, g] = self.tmps();
             self.emit(format!("{xm} = icmp eq {ty} {xa}, {min}"));
             self.emit(format!("{ym} = icmp eq {ty} {ya}, -1"));
@@ -170,6 +168,15 @@ impl FnLower<'_> {
         }
         let d = self.tmp();
         self.emit(format!("{d} = select i1 {guard}, {ty} 1, {ty} {ya}"));
+        // The type the division runs in, and the operands in it.
+        let (wty, xa, d) = if widen {
+            let (xw, dw) = (self.tmp(), self.tmp());
+            self.emit(format!("{xw} = sext {ty} {xa} to i32"));
+            self.emit(format!("{dw} = sext {ty} {d} to i32"));
+            ("i32", xw, dw)
+        } else {
+            (ty, xa, d)
+        };
         // A constant divisor other than a power of two goes through an opaque copy: with
         // it and a dividend bounded by a branch LLVM's correlated value propagation
         // narrows the division to 8 or 16 bits, which needs the `Int8`/`Int16`
@@ -177,66 +184,35 @@ impl FnLower<'_> {
         // tests/device/texture_fetch.cajeta). Drivers still see the constant through the
         // copy; powers of two stay visible to LLVM, which makes them shifts and masks.
         let d = match ya.parse::<i64>() {
-            Ok(c) if c.unsigned_abs().count_ones() > 1 => self.opaque_copy(Val::new(d, ty)).text,
+            Ok(c) if c.unsigned_abs().count_ones() > 1 => self.opaque_copy(Val::new(d, wty)).text,
             _ => d,
         };
         let q = self.tmp();
         match (op, signed) {
-            (BinaryOp::Div, true) => self.emit(format!("{q} = sdiv {ty} {xa}, {d}")),
-            (BinaryOp::Div, false) => self.emit(format!("{q} = udiv {ty} {xa}, {d}")),
+            (BinaryOp::Div, true) => self.emit(format!("{q} = sdiv {wty} {xa}, {d}")),
+            (BinaryOp::Div, false) => self.emit(format!("{q} = udiv {wty} {xa}, {d}")),
             (_, true) => {
                 // The quotient goes through an opaque copy: LLVM folds `x - (x / y) * y`
                 // back into `srem`, which becomes OpSRem, and NVIDIA's 580 driver computes
                 // OpSRem wrongly for negative operands (measured on the H200 for int64
                 // lanes through this backend; rspirv avoids OpSRem for the same reason).
                 let (quot, back) = (self.tmp(), self.tmp());
-                self.emit(format!("{quot} = sdiv {ty} {xa}, {d}"));
-                let quot = self.opaque_copy(Val::new(quot, ty));
-                self.emit(format!("{back} = mul {ty} {}, {d}", quot.text));
-                self.emit(format!("{q} = sub {ty} {xa}, {back}"));
+                self.emit(format!("{quot} = sdiv {wty} {xa}, {d}"));
+                let quot = self.opaque_copy(Val::new(quot, wty));
+                self.emit(format!("{back} = mul {wty} {}, {d}", quot.text));
+                self.emit(format!("{q} = sub {wty} {xa}, {back}"));
             }
-            (_, false) => self.emit(format!("{q} = urem {ty} {xa}, {d}")),
+            (_, false) => self.emit(format!("{q} = urem {wty} {xa}, {d}")),
         }
+        let q = if widen {
+            let narrow = self.tmp();
+            self.emit(format!("{narrow} = trunc i32 {q} to {ty}"));
+            narrow
+        } else {
+            q
+        };
         let r = self.tmp();
         self.emit(format!("{r} = select i1 {by_zero}, {ty} 0, {ty} {q}"));
-        Ok(Val { text: r, ty })
-    }
-
-    /// Signed 8- or 16-bit `/` and `%` ([`Self::int_divrem`]) computed in 32 bits: the
-    /// operands sign-extended, a zero divisor replaced by 1 and its result forced to 0,
-    /// `%` as `x - (x / y) * y` with the quotient behind an opaque copy (as there), the
-    /// result truncated back.
-    fn narrow_signed_divrem(&mut self, op: BinaryOp, x: Val, y: Val) -> Res<Val> {
-        let ty = x.ty;
-        let [by_zero, d, xw, dw] = self.tmps();
-        self.emit(format!("{by_zero} = icmp eq {ty} {}, 0", y.text));
-        self.emit(format!(
-            "{d} = select i1 {by_zero}, {ty} 1, {ty} {}",
-            y.text
-        ));
-        self.emit(format!("{xw} = sext {ty} {} to i32", x.text));
-        self.emit(format!("{dw} = sext {ty} {d} to i32"));
-        // A constant divisor other than a power of two behind an opaque copy, as in
-        // `int_divrem` (LLVM would narrow the division again).
-        let dw = match y.text.parse::<i64>() {
-            Ok(c) if c.unsigned_abs().count_ones() > 1 => {
-                self.opaque_copy(Val::new(dw, "i32")).text
-            }
-            _ => dw,
-        };
-        let q = self.tmp();
-        if op == BinaryOp::Div {
-            self.emit(format!("{q} = sdiv i32 {xw}, {dw}"));
-        } else {
-            let (quot, back) = (self.tmp(), self.tmp());
-            self.emit(format!("{quot} = sdiv i32 {xw}, {dw}"));
-            let quot = self.opaque_copy(Val::new(quot, "i32"));
-            self.emit(format!("{back} = mul i32 {}, {dw}", quot.text));
-            self.emit(format!("{q} = sub i32 {xw}, {back}"));
-        }
-        let [narrow, r] = self.tmps();
-        self.emit(format!("{narrow} = trunc i32 {q} to {ty}"));
-        self.emit(format!("{r} = select i1 {by_zero}, {ty} 0, {ty} {narrow}"));
         Ok(Val { text: r, ty })
     }
 
