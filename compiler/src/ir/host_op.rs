@@ -1,7 +1,7 @@
 //! Host-only operations (SPEC §9): the `@Intrinsic("host.…")` methods of the stdlib, each run
 //! by the host interpreter (native host code lowers a few itself and delegates the rest).
 
-use super::types::{ImageFormat, ScalarType, TextureDim};
+use super::{ImageFormat, ScalarType, TextureDim};
 
 /// Host-only operations (SPEC §9), run by the host interpreter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

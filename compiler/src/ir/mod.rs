@@ -15,6 +15,7 @@ pub mod const_fold;
 pub mod debug_printf;
 mod device;
 mod host_op;
+mod image_types;
 mod int_precision;
 mod intrinsic;
 mod math_fns;
@@ -31,13 +32,14 @@ pub use host_op::{
     AutotuneOp, CommOp, DeviceControl, DevicesOp, HostDeviceQuery, HostOp, RngOp, StringOp,
     TimerOp, KERNEL_MANIFEST_FIELDS,
 };
+pub use image_types::{ImageFormat, TextureDim};
 pub use int_precision::{reference as int_precision_reference, IntPrecisionFn};
 pub use intrinsic::{
     AtomicOp, Axis, BarrierKind, GroupOp, Intrinsic, PrecisionFn, RayQueryOp, VecFn, WaveOp,
 };
 pub use math_fns::{BitCast, BitsFn, MathFn};
 pub use pod::StructDef;
-pub use types::{ImageFormat, PresentationType, ScalarType, TextureDim, Type};
+pub use types::{PresentationType, ScalarType, Type};
 
 use crate::diagnostics::Span;
 
