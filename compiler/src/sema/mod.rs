@@ -33,6 +33,7 @@ mod kernel_manifest;
 mod kernel_print;
 mod launch;
 mod literals;
+mod local_decl;
 mod loops;
 mod members;
 mod memory;
@@ -197,12 +198,12 @@ fn check_signature(f: &names::UserFunction<'_>, diags: &mut Vec<Diagnostic>) {
         FunctionKind::Host => {
             // Kernel and @Device parameters of these types are refused below.
             for (p, t) in f.decl.params.iter().zip(&f.params) {
-                if body::holds_enum(t) {
-                    diags.push(body::enum_storage(t, p.ty.span, "a parameter"));
+                if local_decl::holds_enum(t) {
+                    diags.push(local_decl::enum_storage(t, p.ty.span, "a parameter"));
                 }
             }
-            if body::holds_enum(&f.ret) {
-                diags.push(body::enum_storage(
+            if local_decl::holds_enum(&f.ret) {
+                diags.push(local_decl::enum_storage(
                     &f.ret,
                     f.decl.ret.span,
                     "a return value",
