@@ -18,12 +18,10 @@
 //! recording the runtime error (the generated code then unwinds).
 
 use super::bridge::on_interp;
-use super::repr::{repr, Repr};
+use super::launch_calls::cajeta_launch;
 use super::scalar_fns::{bits_of, scalar_of};
-use super::words::{value_of, word_count};
-use crate::host::interp::{
-    gemm_value_operands, internal_fail, load_element, DirectArg, LaunchOperands, Scalar, Value,
-};
+use super::words::Words;
+use crate::host::interp::{gemm_value_operands, internal_fail, load_element, Scalar, Value};
 use crate::ir::{Expr, ExprKind, HostOp, Place};
 
 /// The operands of host operation `e` and the scalar type of operand `i`.
@@ -430,7 +428,7 @@ pub unsafe extern "C" fn cajeta_array_literal(
     let ExprKind::Host { args, .. } = &(*e).kind else {
         return on_interp(|_| internal_fail((*e).span, "a literal call of a non-literal"));
     };
-    let mut w = Words { p: words, at: 0 };
+    let mut w = Words::new(words);
     let values = args.iter().map(|a| w.value(&a.ty)).collect();
     run(e, values, dst, std::ptr::null_mut())
 }
@@ -438,134 +436,6 @@ pub unsafe extern "C" fn cajeta_array_literal(
 /// `System.nanoTime()`.
 pub extern "C" fn cajeta_nano_time() -> i64 {
     crate::host::interp::nano_time()
-}
-
-/// `kernel.launch(stream, grid: […], block: […], …)(args…)` (`e`): `objs` holds the
-/// addresses of its object operands in source order (the stream first, then the object
-/// arguments), `words` the bits of the others in source order (grid sizes, block sizes,
-/// the arguments held in registers, as `words.rs` lays them out, `sharedBytes`, `spec`
-/// values).
-///
-/// # Safety
-/// `e` is a launch of the run's module; `objs` and `words` hold what the launch needs.
-pub unsafe extern "C" fn cajeta_launch(
-    e: *const Expr,
-    words: *const i64,
-    objs: *const *const Value,
-) -> i32 {
-    let e = &*e;
-    let ExprKind::Launch(l) = &e.kind else {
-        return on_interp(|_| internal_fail(e.span, "a launch call of a non-launch"));
-    };
-    if let Some(ok) = direct_launch(e, l, words, objs) {
-        return ok;
-    }
-    let mut w = Words { p: words, at: 0 };
-    let dims: Vec<Scalar> = l.grid.iter().chain(&l.block).map(|x| w.scalar(x)).collect();
-    let mut objs = (0..).map(|k| (**objs.add(k)).clone());
-    let stream = objs.next().unwrap_or(Value::Void);
-    let mut args = Vec::with_capacity(l.args.len());
-    for a in &l.args {
-        args.push(if repr(&a.ty) == Repr::Object {
-            objs.next().unwrap_or(Value::Void)
-        } else {
-            w.value(&a.ty)
-        });
-    }
-    let shared_bytes = l.shared_bytes.as_ref().map(|x| w.scalar(x));
-    let spec = l.spec.iter().map(|x| w.scalar(x)).collect();
-    let operands = LaunchOperands {
-        stream,
-        dims,
-        args,
-        shared_bytes,
-        spec,
-    };
-    on_interp(|interp| {
-        let r = interp.launch_values(l, operands, e.span).map(drop);
-        interp.caught(l, r)
-    })
-}
-
-/// Launch `l` (`e`) by `Interp::direct_launch` when its operands allow: `Some` of the call's
-/// status, or `None` for the general path. The grid and block sizes are read into an array
-/// on the stack and the arguments borrowed from their slots: nothing is cloned or allocated
-/// here.
-///
-/// # Safety
-/// As for [`cajeta_launch`].
-unsafe fn direct_launch(
-    e: &Expr,
-    l: &crate::ir::Launch,
-    words: *const i64,
-    objs: *const *const Value,
-) -> Option<i32> {
-    /// Arguments of a launch the direct path takes at most (more: the general path).
-    const MAX_ARGS: usize = 16;
-    let n_dims = l.grid.len() + l.block.len();
-    if n_dims > 6 || l.args.len() > MAX_ARGS {
-        return None;
-    }
-    let mut w = Words { p: words, at: 0 };
-    let mut dims = [Scalar::U32(0); 6];
-    for (d, x) in dims.iter_mut().zip(l.grid.iter().chain(&l.block)) {
-        *d = w.scalar(x);
-    }
-    let stream: &Value = &**objs;
-    let mut next_obj = 1;
-    let mut args: [DirectArg<'_>; MAX_ARGS] = std::array::from_fn(|_| DirectArg::Other);
-    for (slot, a) in args.iter_mut().zip(&l.args) {
-        *slot = match repr(&a.ty) {
-            Repr::Object => {
-                let v: &Value = &**objs.add(next_obj);
-                next_obj += 1;
-                DirectArg::Object(v)
-            }
-            Repr::Scalar(_) => DirectArg::Scalar(w.scalar(a)),
-            // Vectors, matrices and PODs: the general path lays out their bytes.
-            _ => return None,
-        };
-    }
-    let operands = (stream, &dims[..n_dims], &args[..l.args.len()]);
-    let mut direct = false;
-    let ok = on_interp(|interp| match interp.direct_launch(l, operands, e.span) {
-        Some(r) => {
-            direct = true;
-            interp.caught(l, r)
-        }
-        None => Ok(()),
-    });
-    (direct || ok == 0).then_some(ok)
-}
-
-/// A reader of the words of a launch's operands held in registers, in order.
-struct Words {
-    p: *const i64,
-    at: usize,
-}
-
-impl Words {
-    /// The next operand, scalar expression `x`.
-    ///
-    /// # Safety (of the caller)
-    /// The buffer holds the word (the generated code sized it for the launch).
-    fn scalar(&mut self, x: &Expr) -> Scalar {
-        // SAFETY: see above.
-        let bits = unsafe { *self.p.add(self.at) };
-        self.at += 1;
-        x.ty.as_scalar()
-            .and_then(|s| scalar_of(bits, s))
-            .unwrap_or(Scalar::U32(0))
-    }
-
-    /// The next operand, a value of type `ty` (a scalar, vector, matrix or POD).
-    fn value(&mut self, ty: &crate::ir::Type) -> Value {
-        let n = word_count(ty);
-        // SAFETY: as in `scalar`.
-        let lanes = unsafe { std::slice::from_raw_parts(self.p.add(self.at), n) };
-        self.at += n;
-        value_of(lanes, ty).map_or(Value::Void, |v| v.0)
-    }
 }
 
 /// Each typed call's symbol, LLVM signature (see `runtime::functions`) and address.

@@ -33,6 +33,7 @@ mod flat_arrays;
 mod handoff_log;
 mod intrinsic_calls;
 mod jit;
+mod launch_calls;
 mod loops;
 mod orc;
 mod places;

@@ -17,7 +17,7 @@ use super::codegen::{b, Codegen, FnState, Gen};
 use super::scalar_fns::{bits_of, scalar_of};
 use crate::diagnostics::Span;
 use crate::host::interp::{load_element, store_element, Frame, Scalar, Value};
-use crate::ir::{LocalId, ScalarType, Type};
+use crate::ir::{Expr, LocalId, ScalarType, Type};
 
 /// The words of a value of type `ty` (see the module comment).
 pub fn word_count(ty: &Type) -> usize {
@@ -493,5 +493,41 @@ impl<'ctx, 'm> Codegen<'ctx, 'm> {
             .try_as_basic_value()
             .basic()
             .ok_or_else(|| "internal error: boxed value".into())
+    }
+}
+
+/// A reader of the words of operands held in registers (a launch's, an array literal's
+/// elements), in order.
+pub(super) struct Words {
+    p: *const i64,
+    at: usize,
+}
+
+impl Words {
+    /// A reader from the first word at `p`.
+    pub(super) fn new(p: *const i64) -> Words {
+        Words { p, at: 0 }
+    }
+
+    /// The next operand, scalar expression `x`.
+    ///
+    /// # Safety (of the caller)
+    /// The buffer holds the word (the generated code sized it for the launch).
+    pub(super) fn scalar(&mut self, x: &Expr) -> Scalar {
+        // SAFETY: see above.
+        let bits = unsafe { *self.p.add(self.at) };
+        self.at += 1;
+        x.ty.as_scalar()
+            .and_then(|s| scalar_of(bits, s))
+            .unwrap_or(Scalar::U32(0))
+    }
+
+    /// The next operand, a value of type `ty` (a scalar, vector, matrix or POD).
+    pub(super) fn value(&mut self, ty: &crate::ir::Type) -> Value {
+        let n = word_count(ty);
+        // SAFETY: as in `scalar`.
+        let lanes = unsafe { std::slice::from_raw_parts(self.p.add(self.at), n) };
+        self.at += n;
+        value_of(lanes, ty).map_or(Value::Void, |v| v.0)
     }
 }
