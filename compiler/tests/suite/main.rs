@@ -42,6 +42,10 @@ mod native_flat_arrays;
 #[cfg(feature = "native-host")]
 mod native_host;
 #[cfg(feature = "native-host")]
+mod native_host_programs;
+#[cfg(feature = "native-host")]
+mod native_host_random;
+#[cfg(feature = "native-host")]
 mod native_random_objects;
 #[cfg(feature = "native-host")]
 mod native_selects;
