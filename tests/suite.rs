@@ -29,6 +29,7 @@ mod device_profiles;
 mod device_query_values;
 mod diagnostics;
 mod differential;
+mod docs_programs;
 mod examples;
 mod float_controls;
 mod fuzz_campaign;
