@@ -23,6 +23,7 @@ mod expr;
 mod fn_tables;
 mod generics;
 mod generics_infer;
+mod generics_rewrite;
 mod generics_subst;
 mod generics_walk;
 mod group;
