@@ -41,6 +41,7 @@ mod int_dot;
 mod int_precision;
 mod intrinsics;
 mod loop_checks;
+mod loop_flow;
 mod loop_ranges;
 mod math;
 mod memory;
