@@ -16,6 +16,7 @@ pub(crate) mod event;
 pub(crate) mod feature_names;
 pub(crate) mod features;
 pub(crate) mod instance;
+pub(crate) mod kernel_layout;
 pub(crate) mod kernel_needs;
 pub(crate) mod kernel_printf;
 pub(crate) mod logical_device;
