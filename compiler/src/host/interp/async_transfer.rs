@@ -12,7 +12,7 @@
 use cajeta_runtime::{FloatStorage, PendingDownload};
 
 use super::device::StreamObj;
-use super::eval::{err, Fail, Frame, Interp};
+use super::eval::{err, Fail, Interp};
 use super::value::{ArrayRef, Value};
 
 use crate::diagnostics::Span;
@@ -34,18 +34,6 @@ pub struct PendingArray {
 }
 
 impl Interp<'_> {
-    /// The four buffer transfer operations.
-    pub(super) fn buffer_transfer_op(
-        &mut self,
-        f: &mut Frame,
-        op: HostOp,
-        args: &[Expr],
-        span: Span,
-    ) -> Result<Value, Fail> {
-        let values = self.eval_all(f, args)?;
-        self.buffer_transfer_values(op, values, args, span)
-    }
-
     /// A buffer transfer on its operands' `values` (buffer, array and, when given, stream):
     /// both host executors run this, native code through its typed calls.
     pub(crate) fn buffer_transfer_values(

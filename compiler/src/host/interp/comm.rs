@@ -8,7 +8,7 @@
 use std::rc::Rc;
 
 use super::device::BufferObj;
-use super::eval::{err, internal, Fail, Frame, Interp};
+use super::eval::{err, internal, Fail, Interp};
 use super::value::{Array, Scalar, Value};
 
 use crate::diagnostics::Span;
@@ -175,22 +175,6 @@ impl Interp<'_> {
                 Ok(out)
             }
         }
-    }
-
-    /// Evaluates a `Comm.*` operation.
-    pub(super) fn comm_op(
-        &mut self,
-        f: &mut Frame,
-        op: CommOp,
-        args: &[Expr],
-        e: &Expr,
-    ) -> Result<Value, Fail> {
-        let values = match (op, args) {
-            // `allReduce(data, how)`: `how` is a constant read from the IR, not a value.
-            (CommOp::AllReduce, [data, _]) => vec![self.eval(f, data)?],
-            _ => self.eval_all(f, args)?,
-        };
-        self.comm_op_values(op, values, e)
     }
 
     /// Runs `Comm.*` operation `op` (expression `e`) on its operands' `values`, in order

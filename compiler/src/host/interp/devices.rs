@@ -19,7 +19,7 @@ use std::rc::Rc;
 use cajeta_runtime::{Context, Kernel};
 
 use super::device::{Device, StreamObj};
-use super::eval::{err, internal, Fail, Frame, Interp};
+use super::eval::{err, internal, Fail, Interp};
 use super::operands::buffer_of;
 use super::value::{Array, Scalar, Value};
 
@@ -232,18 +232,6 @@ impl Interp<'_> {
     /// `Device.count()`.
     pub(super) fn eval_devices_count(&mut self, span: Span) -> Result<usize, Fail> {
         Ok(self.device.list(span)?.len())
-    }
-
-    /// Evaluates a multi-device operation.
-    pub(super) fn devices_op(
-        &mut self,
-        f: &mut Frame,
-        op: DevicesOp,
-        args: &[Expr],
-        e: &Expr,
-    ) -> Result<Value, Fail> {
-        let values = self.eval_all(f, args)?;
-        self.devices_op_values(op, values, e)
     }
 
     /// Runs several-devices operation `op` (expression `e`) on its operands' `values`, in

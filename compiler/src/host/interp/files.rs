@@ -5,7 +5,7 @@ use std::path::Path;
 
 use cajeta_runtime::ImageFormat as RtImageFormat;
 
-use super::eval::{err, internal, Fail, Frame, Interp};
+use super::eval::{err, internal, Fail, Interp};
 use super::hostops::int_value;
 use super::operands::{array_of, image_of, path_of, scalar_of, u32_of};
 use super::ops::f16_from_bits;
@@ -14,18 +14,6 @@ use crate::diagnostics::Span;
 use crate::ir::{Expr, ExprKind, HostOp, ScalarType};
 
 impl Interp<'_> {
-    /// The file and image operations of [`HostOp`].
-    pub fn file_op(
-        &mut self,
-        f: &mut Frame,
-        op: HostOp,
-        args: &[Expr],
-        e: &Expr,
-    ) -> Result<Value, Fail> {
-        let values = self.eval_all(f, args)?;
-        self.file_op_values(op, values, e)
-    }
-
     /// Runs file or image operation `op` (expression `e`) on its operands' `values`, in
     /// order (both host executors run this; native code through typed calls).
     pub(crate) fn file_op_values(

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::eval::{err, internal, Fail, Frame, Interp};
+use super::eval::{err, internal, Fail, Interp};
 use super::operands::{buffer_of, scalar_of, stream_of, u32_of};
 use super::value::Value;
 use crate::blas::{Gemm, GemmLayout, GemmPrecision};
@@ -66,24 +66,6 @@ fn layouts(args: &[Expr]) -> Result<(GemmLayout, GemmLayout), Fail> {
 }
 
 impl Interp<'_> {
-    /// `Blas.gemm(a, b, c, m, n, k [, s])` and `Blas.gemm(a, aLayout, b, bLayout, c, m, n, k
-    /// [, s])`: its value operands evaluated in order, then [`Self::gemm_values`].
-    pub(super) fn gemm_op(
-        &mut self,
-        f: &mut Frame,
-        args: &[Expr],
-        e: &Expr,
-    ) -> Result<Value, Fail> {
-        let Some(operands) = gemm_value_operands(args) else {
-            return internal(e.span, format!("Blas.gemm with {} arguments", args.len()));
-        };
-        let mut values = Vec::with_capacity(operands.len());
-        for x in operands {
-            values.push(self.eval(f, x)?);
-        }
-        self.gemm_values(values, e)
-    }
-
     /// `Blas.gemm` (expression `e`) on the values of its value operands
     /// ([`gemm_value_operands`]): C = A·B recorded on the stream (the default stream when the
     /// call names none). Both host executors run this (native code through a typed call).

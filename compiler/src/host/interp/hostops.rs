@@ -152,51 +152,8 @@ impl Interp<'_> {
                 let r = self.eval(f, wait);
                 self.caught_fault(r)
             }
-            HostOp::FileRead(_)
-            | HostOp::FileWrite(_)
-            | HostOp::ReadImage
-            | HostOp::ReadImageRgba
-            | HostOp::WriteImage(_)
-            | HostOp::ImageFileWidth
-            | HostOp::ImageFileHeight
-            | HostOp::ImageSave => self.file_op(f, op, args, e),
-            HostOp::NewTexture(..)
-            | HostOp::NewSampler
-            | HostOp::TextureUpload
-            | HostOp::TextureUploadLevel
-            | HostOp::TextureWidth
-            | HostOp::TextureHeight
-            | HostOp::TextureDepth => self.texture_op(f, op, args, e),
-            HostOp::NewBuffer
-            | HostOp::NewLegacyBuffer
-            | HostOp::BufferAllocate
-            | HostOp::NewImage2D
-            | HostOp::BufferLength
-            | HostOp::BufferSlice
-            | HostOp::BufferFree
-            | HostOp::ImageDownload
-            | HostOp::ImageWidth
-            | HostOp::ImageHeight => self.device_op(f, op, args, e),
-            HostOp::BufferUpload
-            | HostOp::BufferDownload
-            | HostOp::BufferUploadAsync
-            | HostOp::BufferDownloadAsync => self.buffer_transfer_op(f, op, args, e.span),
             HostOp::DeviceQuery(q) => self.device_query(q, e),
             HostOp::DeviceControl(op) => self.device_control(f, op, e),
-            HostOp::Devices(op) => self.devices_op(f, op, args, e),
-            HostOp::Comm(op) => self.comm_op(f, op, args, e),
-            HostOp::Gemm => self.gemm_op(f, args, e),
-            HostOp::StreamCurrent
-            | HostOp::StreamCreate
-            | HostOp::StreamSync
-            | HostOp::StreamDestroy
-            | HostOp::StreamWaitEvent
-            | HostOp::EventCreate
-            | HostOp::EventRecord
-            | HostOp::EventWaitHost
-            | HostOp::EventQuery
-            | HostOp::EventElapsed
-            | HostOp::EventDestroy => self.stream_op(f, op, args, e),
             HostOp::Timer(op) => self.timer_op(f, op, args, e),
             HostOp::Rng(op) => {
                 let values = self.eval_all(f, args)?;
@@ -209,7 +166,33 @@ impl Interp<'_> {
                 let values = self.eval_all(f, args)?;
                 super::strings::method(m, &values, span)
             }
+            // Buffers, images, transfers, streams, files, textures, several devices, `Comm`,
+            // `Blas.gemm`: the code native host code's typed calls run too (`value_ops.rs`).
+            _ => {
+                let values = self.operand_values(f, op, args, e)?;
+                self.value_op(op, values, e)
+            }
         }
+    }
+}
+
+#[cfg(feature = "native-host")]
+impl Interp<'_> {
+    /// Runs host operation `op` (expression `e`) on its operands' `values`, already
+    /// computed in order: what native host code's typed calls into the runtime run
+    /// (`host/native/device_calls.rs`), by the interpreter's own code for each operation
+    /// ([`Self::value_op`]), kernel output included.
+    pub(crate) fn host_op_values(
+        &mut self,
+        op: HostOp,
+        values: Vec<Value>,
+        e: &Expr,
+    ) -> Result<Value, Fail> {
+        let value = self.value_op(op, values, e);
+        if op.may_wait_for_device() {
+            self.write_kernel_output(e.span)?;
+        }
+        value
     }
 }
 
@@ -238,105 +221,11 @@ pub(crate) fn alloc_array(len: Scalar, e: &Expr) -> Result<Value, Fail> {
 
 /// The array literal `e` (`[a, b, c]`) of its elements' `values` (both host executors run
 /// this; native code through a typed call).
-fn array_literal(values: Vec<Value>, e: &Expr) -> Result<Value, Fail> {
+pub(super) fn array_literal(values: Vec<Value>, e: &Expr) -> Result<Value, Fail> {
     let elem = array_elem(&e.ty, e.span)?;
     Array::from_values(elem, values)
         .map(Value::array)
         .or_else(|m| err(e.span, m))
-}
-
-#[cfg(feature = "native-host")]
-impl Interp<'_> {
-    /// Runs host operation `op` (expression `e`) on its operands' `values`, already
-    /// computed in order: what native host code's typed calls into the runtime run
-    /// (`host/native/device_calls.rs`), the interpreter's own implementation of each
-    /// operation, kernel output included. Only the operations whose interpreter code takes
-    /// values are accepted (arrays, buffers and their transfers, images, textures and
-    /// samplers, streams and events, files, `Blas.gemm`); any other is an internal error.
-    pub(crate) fn host_op_values(
-        &mut self,
-        op: HostOp,
-        values: Vec<Value>,
-        e: &Expr,
-    ) -> Result<Value, Fail> {
-        let span = e.span;
-        let crate::ir::ExprKind::Host { args, .. } = &e.kind else {
-            return internal(span, format!("{op:?} outside a host operation"));
-        };
-        let value = match (op, &args[..]) {
-            (HostOp::NewArray, [_]) => {
-                let len = match values.first() {
-                    Some(Value::Scalar(s)) => *s,
-                    _ => return internal(span, "a length that is not a scalar"),
-                };
-                alloc_array(len, e)
-            }
-            (HostOp::ArrayLiteral, _) => array_literal(values, e),
-            (HostOp::DeviceQuery(q), _) => self.device_query(q, e),
-            (HostOp::Devices(op), _) => self.devices_op_values(op, values, e),
-            (HostOp::Comm(op), _) => self.comm_op_values(op, values, e),
-            (HostOp::Gemm, _) => self.gemm_values(values, e),
-            (
-                HostOp::NewBuffer
-                | HostOp::NewLegacyBuffer
-                | HostOp::BufferAllocate
-                | HostOp::NewImage2D
-                | HostOp::BufferLength
-                | HostOp::BufferSlice
-                | HostOp::BufferFree
-                | HostOp::ImageDownload
-                | HostOp::ImageWidth
-                | HostOp::ImageHeight,
-                _,
-            ) => self.device_op_values(op, values, e),
-            (
-                HostOp::BufferUpload
-                | HostOp::BufferDownload
-                | HostOp::BufferUploadAsync
-                | HostOp::BufferDownloadAsync,
-                _,
-            ) => self.buffer_transfer_values(op, values, args, span),
-            (
-                HostOp::StreamCurrent
-                | HostOp::StreamCreate
-                | HostOp::StreamSync
-                | HostOp::StreamDestroy
-                | HostOp::StreamWaitEvent
-                | HostOp::EventCreate
-                | HostOp::EventRecord
-                | HostOp::EventWaitHost
-                | HostOp::EventQuery
-                | HostOp::EventElapsed,
-                _,
-            ) => self.stream_op_values(op, values, e),
-            (
-                HostOp::FileRead(_)
-                | HostOp::FileWrite(_)
-                | HostOp::ReadImage
-                | HostOp::ReadImageRgba
-                | HostOp::WriteImage(_)
-                | HostOp::ImageFileWidth
-                | HostOp::ImageFileHeight
-                | HostOp::ImageSave,
-                _,
-            ) => self.file_op_values(op, values, e),
-            (
-                HostOp::NewTexture(..)
-                | HostOp::NewSampler
-                | HostOp::TextureUpload
-                | HostOp::TextureUploadLevel
-                | HostOp::TextureWidth
-                | HostOp::TextureHeight
-                | HostOp::TextureDepth,
-                _,
-            ) => self.texture_op_values(op, values, e),
-            _ => internal(span, format!("{op:?} has no typed call")),
-        };
-        if op.may_wait_for_device() {
-            self.write_kernel_output(span)?;
-        }
-        value
-    }
 }
 
 /// The text of a value as `+` on strings uses it: a string as it is, a scalar written into

@@ -48,6 +48,7 @@ pub(crate) mod strings;
 mod textures;
 mod timers;
 pub mod value;
+mod value_ops;
 mod vector;
 mod vector_ops;
 mod vector_transfer;

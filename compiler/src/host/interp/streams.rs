@@ -13,7 +13,7 @@ use std::rc::Rc;
 use cajeta_runtime::Event;
 
 use super::device::StreamObj;
-use super::eval::{err, internal, Fail, Frame, Interp};
+use super::eval::{err, internal, Fail, Interp};
 use super::operands::stream_of;
 use super::value::{Scalar, Value};
 
@@ -61,18 +61,6 @@ fn rt<T>(span: Span, r: Result<T, cajeta_runtime::RuntimeError>) -> Result<T, Fa
 }
 
 impl Interp<'_> {
-    /// Evaluates `op` (a stream or event operation) on `args`.
-    pub(super) fn stream_op(
-        &mut self,
-        f: &mut Frame,
-        op: HostOp,
-        args: &[Expr],
-        e: &Expr,
-    ) -> Result<Value, Fail> {
-        let values = self.eval_all(f, args)?;
-        self.stream_op_values(op, values, e)
-    }
-
     /// Runs stream or event operation `op` (expression `e`) on its operands' `values`, in
     /// order (both host executors run this; native code through typed calls).
     pub(crate) fn stream_op_values(

@@ -15,7 +15,7 @@ use cajeta_runtime::{
 use super::cpu_run::{DevSampler, DevTexture};
 
 use super::device::ImageObj;
-use super::eval::{err, internal, Fail, Frame, Interp};
+use super::eval::{err, internal, Fail, Interp};
 use super::hostops::int_value;
 use super::operands::{scalar_of, u32_of};
 use super::ops::{f16_from_bits, f16_to_bits};
@@ -148,18 +148,6 @@ fn texture_of(v: Value, e: &Expr) -> Result<Rc<TextureObj>, Fail> {
 }
 
 impl Interp<'_> {
-    /// Allocation, upload and size queries of textures; `heap Sampler(…)`.
-    pub fn texture_op(
-        &mut self,
-        f: &mut Frame,
-        op: HostOp,
-        args: &[Expr],
-        e: &Expr,
-    ) -> Result<Value, Fail> {
-        let values = self.eval_all(f, args)?;
-        self.texture_op_values(op, values, e)
-    }
-
     /// Runs texture or sampler operation `op` (expression `e`) on its operands' `values`,
     /// in order (both host executors run this; native code through typed calls).
     pub(crate) fn texture_op_values(

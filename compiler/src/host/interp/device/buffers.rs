@@ -200,22 +200,6 @@ impl Interp<'_> {
         array_of(self.eval(f, e)?, e)
     }
 
-    /// The buffer and image operations of [`HostOp`].
-    pub fn device_op(
-        &mut self,
-        f: &mut Frame,
-        op: HostOp,
-        args: &[Expr],
-        e: &Expr,
-    ) -> Result<Value, Fail> {
-        let values = match (op, args) {
-            // `allocate(kind)`: the kind is a constant read from the IR, not a value.
-            (HostOp::BufferAllocate, [b, ..]) => vec![self.eval(f, b)?],
-            _ => self.eval_all(f, args)?,
-        };
-        self.device_op_values(op, values, e)
-    }
-
     /// Runs buffer or image operation `op` (expression `e`) on its operands' `values`, in
     /// order (both host executors run this; native code through typed calls).
     pub(crate) fn device_op_values(
