@@ -258,8 +258,9 @@ impl<'a> FnLower<'a> {
                 self.cpu_pod_copy(place, value, *span)?;
             }
             Stmt::Store { place, value, span } => {
-                let v = self.expr(value)?;
-                self.store(place, v, *span)?;
+                // Java's order: the element a store writes is found (its index evaluated)
+                // before the value, so `o[j] = j++` writes the element `j` named first.
+                self.store_in_order(place, value, *span)?;
             }
             Stmt::If {
                 cond,
@@ -344,18 +345,60 @@ impl<'a> FnLower<'a> {
                 Ok(())
             }
             Place::Index { base, index } => {
-                let (p, space, s) = self.element_pointer(base, index)?;
-                let v = self.stored_form(v, s);
-                let v = self.bits_for_store(&p, v);
-                self.emit(format!(
-                    "store {} {}, ptr addrspace({space}) {p}",
-                    v.ty, v.text
-                ));
+                let at = self.element_pointer(base, index)?;
+                self.store_element(at, v);
                 Ok(())
             }
             Place::Lane { base, lane } => self.store_lane(base, *lane, v, span),
             Place::Field { .. } => self.cpu_pod_store(place, v, span),
         }
+    }
+
+    /// `place = value`, the place's indices evaluated before the value.
+    fn store_in_order(&mut self, place: &Place, value: &Expr, span: Span) -> Res<()> {
+        match place {
+            Place::Index { base, index } => {
+                let at = self.element_pointer(base, index)?;
+                let v = self.expr(value)?;
+                self.store_element(at, v);
+                Ok(())
+            }
+            Place::Lane { base, lane } => match &**base {
+                Place::Index { base: b, index } => {
+                    let at = self.element_pointer(b, index)?;
+                    let v = self.expr(value)?;
+                    self.store_element_lane(base, at, *lane, v, span)
+                }
+                Place::Field { .. } | Place::Lane { .. } => self.store_in_pod(place, value, span),
+                Place::Local(_) => {
+                    let v = self.expr(value)?;
+                    self.store(place, v, span)
+                }
+            },
+            Place::Field { .. } => self.store_in_pod(place, value, span),
+            Place::Local(_) => {
+                let v = self.expr(value)?;
+                self.store(place, v, span)
+            }
+        }
+    }
+
+    /// A store to a field (or a lane of a field) of a POD value, its pointer found first.
+    fn store_in_pod(&mut self, place: &Place, value: &Expr, span: Span) -> Res<()> {
+        let at = self.cpu_pod_target(place, span)?;
+        let v = self.expr(value)?;
+        self.cpu_pod_store_at(at, v, span)
+    }
+
+    /// Stores `v` into the element at `(pointer, address space, stored scalar)`, as
+    /// [`Self::element_pointer`] found it.
+    fn store_element(&mut self, (p, space, s): (String, u32, ScalarType), v: Val) {
+        let v = self.stored_form(v, s);
+        let v = self.bits_for_store(&p, v);
+        self.emit(format!(
+            "store {} {}, ptr addrspace({space}) {p}",
+            v.ty, v.text
+        ));
     }
 
     pub(super) fn stored_form(&mut self, v: Val, s: ScalarType) -> Val {

@@ -166,6 +166,33 @@ impl FnLower<'_> {
     /// `v.y = x`: a local's vector gets the lane replaced; a buffer element's lane is
     /// written alone (through a pointer to it, as rspirv's access chain), so that threads
     /// writing other lanes of the same element do not race.
+    /// Stores `v` into lane `lane` of the vector element `element` (a `Place::Index`), whose
+    /// pointer [`Self::element_pointer`] found as `at`.
+    pub(super) fn store_element_lane(
+        &mut self,
+        element: &Place,
+        (p, space, s): (String, u32, ScalarType),
+        lane: u8,
+        v: Val,
+        span: Span,
+    ) -> Res<()> {
+        let Some(Type::Vector(_, n)) = self.place_type(element) else {
+            return Err(refuse(span, "a lane store to a non-vector element"));
+        };
+        let stored = types::stored(s, span)?;
+        let vty = types::vector(stored, n, span)?;
+        let q = self.tmp();
+        self.emit(format!(
+            "{q} = getelementptr {vty}, ptr addrspace({space}) {p}, i32 0, i32 {lane}"
+        ));
+        let v = self.stored_form(v, s);
+        self.emit(format!(
+            "store {} {}, ptr addrspace({space}) {q}",
+            v.ty, v.text
+        ));
+        Ok(())
+    }
+
     pub(super) fn store_lane(&mut self, base: &Place, lane: u8, v: Val, span: Span) -> Res<()> {
         match base {
             Place::Local(l) => {
@@ -176,26 +203,9 @@ impl FnLower<'_> {
                 self.emit(format!("store {ty} {new}, ptr %l{}", l.0));
                 Ok(())
             }
-            Place::Index { base, index } => {
-                let (p, space, s) = self.element_pointer(base, index)?;
-                let Some(Type::Vector(_, n)) = self.place_type(&Place::Index {
-                    base: base.clone(),
-                    index: index.clone(),
-                }) else {
-                    return Err(refuse(span, "a lane store to a non-vector element"));
-                };
-                let stored = types::stored(s, span)?;
-                let vty = types::vector(stored, n, span)?;
-                let q = self.tmp();
-                self.emit(format!(
-                    "{q} = getelementptr {vty}, ptr addrspace({space}) {p}, i32 0, i32 {lane}"
-                ));
-                let v = self.stored_form(v, s);
-                self.emit(format!(
-                    "store {} {}, ptr addrspace({space}) {q}",
-                    v.ty, v.text
-                ));
-                Ok(())
+            Place::Index { base: b, index } => {
+                let at = self.element_pointer(b, index)?;
+                self.store_element_lane(base, at, lane, v, span)
             }
             Place::Field { .. } => {
                 let lane_place = Place::Lane {

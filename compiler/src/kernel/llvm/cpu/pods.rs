@@ -15,7 +15,7 @@ use crate::kernel::llvm::target::Target;
 type Res<T> = Result<T, Diagnostic>;
 
 /// Where a POD place's bytes are: a pointer, its address space, and the type found there.
-struct PodPointer {
+pub(crate) struct PodPointer {
     ptr: String,
     space: u32,
     ty: Type,
@@ -168,13 +168,23 @@ impl FnLower<'_> {
     /// Writes `v` to a field or lane of a POD value (the CPU target); other targets refuse
     /// stores to struct fields.
     pub(crate) fn cpu_pod_store(&mut self, place: &Place, v: Val, span: Span) -> Res<()> {
+        let at = self.cpu_pod_target(place, span)?;
+        self.cpu_pod_store_at(at, v, span)
+    }
+
+    /// Where a store to the field or lane `place` of a POD value writes (the CPU target; other
+    /// targets refuse stores to struct fields): found before the stored value is computed,
+    /// since Java evaluates a store's indices first (`ps[j].b = j++`).
+    pub(crate) fn cpu_pod_target(&mut self, place: &Place, span: Span) -> Res<PodPointer> {
         let at = match self.target {
             Target::Cpu => self.pod_pointer(place, span)?,
             Target::Spirv => None,
         };
-        let Some(at) = at else {
-            return Err(refuse(span, "stores to struct fields"));
-        };
+        at.ok_or_else(|| refuse(span, "stores to struct fields"))
+    }
+
+    /// Writes `v` through `at`, a [`Self::cpu_pod_target`].
+    pub(crate) fn cpu_pod_store_at(&mut self, at: PodPointer, v: Val, span: Span) -> Res<()> {
         let Some(lane) = at.ty.elem_scalar() else {
             return Err(refuse(span, format!("stores of type `{}`", at.ty)));
         };
@@ -202,14 +212,15 @@ impl FnLower<'_> {
                 "a POD value that is not read from a buffer, a parameter or a local",
             ));
         };
+        // The destination's indices first, as Java evaluates them (`dst[j] = src[j++]`).
+        let Some(dst) = self.pod_pointer(place, span)? else {
+            return Err(refuse(span, "storing a POD value here"));
+        };
         let (Some(src), size) = (
             self.pod_pointer(from, value.span)?,
             pod_local_bytes(&value.ty),
         ) else {
             return Err(refuse(value.span, "copying this POD value"));
-        };
-        let Some(dst) = self.pod_pointer(place, span)? else {
-            return Err(refuse(span, "storing a POD value here"));
         };
         let bytes = format!("[{} x i8]", size.unwrap_or(0));
         let t = self.tmp();
