@@ -49,7 +49,12 @@ fn is_bare_literal(e: &ast::Expr) -> bool {
             let last = t.chars().last().unwrap_or(' ');
             !(matches!(last, 'f' | 'F' | 'd' | 'D' | 'h' | 'H') && (!hex || t.contains(['p', 'P'])))
         }
-        ast::ExprKind::Unary(UnOp::Neg | UnOp::Plus, inner) => is_bare_literal(inner),
+        // One sign only: `-(-1)` and `- -1` are operator expressions of literals, typed and
+        // computed on their own (`-(-2147483648)` wraps in int32, as in Java).
+        ast::ExprKind::Unary(UnOp::Neg | UnOp::Plus, inner) => {
+            matches!(inner.kind, ast::ExprKind::Int(_) | ast::ExprKind::Float(_))
+                && is_bare_literal(inner)
+        }
         _ => false,
     }
 }
