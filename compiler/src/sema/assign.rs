@@ -28,6 +28,25 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                         .with_note("help: remove `final`, or use another local"),
                     )
                 }
+                // A POD kernel parameter is one push constant for the whole launch (its
+                // fields are refused by `refuse_pod_store`, the whole value here).
+                Some(id)
+                    if self.is_device()
+                        && self.is_param_local(id)
+                        && matches!(self.locals[id.0].ty, Type::Struct(_)) =>
+                {
+                    self.error(
+                        Diagnostic::error(
+                            Code::NotAssignable,
+                            e.span,
+                            "POD parameters are read-only in device code",
+                        )
+                        .with_note(format!(
+                            "help: copy it into a local and assign that: `{} q = {n};`",
+                            self.locals[id.0].ty
+                        )),
+                    )
+                }
                 Some(id) => Ok((Place::Local(id), self.locals[id.0].ty.clone())),
                 None => match self.this_field(n) {
                     Some(field) => Ok(field),

@@ -174,6 +174,20 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             .is_some_and(|id| matches!(self.locals[id.0].ty, Type::CoopMatrix(_)))
     }
 
+    /// Refuses a bitwise `GroupOp` (`And`, `Or`, `Xor`: the constants 3 to 5) on the float
+    /// type `s`, for `Workgroup.reduce` and `Group.reduceSegmented` alike (E0015), so that
+    /// `check` refuses what the backends cannot lower.
+    pub(super) fn refuse_bitwise_on_float(&mut self, op: &ir::Expr, s: ScalarType) -> R<()> {
+        if s.is_float() && matches!(op.kind, IrKind::Const(Constant::Int(3..=5))) {
+            return self.error(Diagnostic::error(
+                Code::InvalidOperator,
+                op.span,
+                format!("a bitwise GroupOp needs an integer value, found `{s}`"),
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks `Group.reduceSegmented(segment, op, v)`'s arguments: a scalar value, a
     /// bitwise operation only on integers, and a constant segment that is a power of two
     /// (Vulkan subgroups have at most 128 lanes). The segment becomes a `uint32`.
@@ -189,13 +203,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 format!("`Group.reduceSegmented` takes a scalar value, found {t}"),
             ));
         };
-        if s.is_float() && matches!(op.kind, IrKind::Const(Constant::Int(3..=5))) {
-            return self.error(Diagnostic::error(
-                Code::InvalidOperator,
-                op.span,
-                format!("a bitwise GroupOp needs an integer value, found `{s}`"),
-            ));
-        }
+        self.refuse_bitwise_on_float(op, s)?;
         if let Some(k) = super::memory::const_int(segment) {
             if !(1..=128).contains(&k) || k & (k - 1) != 0 {
                 return self.error(Diagnostic::error(

@@ -416,6 +416,13 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                 None => {}
             },
             Intrinsic::Wave(WaveOp::ReduceSegmented) => return self.check_reduce_segmented(args),
+            Intrinsic::WorkgroupReduce => {
+                if let [op, v] = &args[..] {
+                    if let Some(s) = v.ty.as_scalar() {
+                        self.refuse_bitwise_on_float(op, s)?;
+                    }
+                }
+            }
             Intrinsic::Atomic(a) => {
                 // Indices are uint32 in the IR, as for `buf[i]`.
                 if args[1].ty != Type::Scalar(ScalarType::U32) {
