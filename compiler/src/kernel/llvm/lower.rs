@@ -187,11 +187,13 @@ impl<'a> FnLower<'a> {
             if i < self.kernel.param_count && self.handles.get(i).is_some_and(|h| h.is_some()) {
                 continue;
             }
-            // A kernel's matrix and POD parameters are read in the push-constant block.
+            // A kernel's matrix and POD parameters are read in the push-constant block, but
+            // for a matrix the kernel assigns: that one gets a local (`load_push_block`).
             let kernel = self.kernel.kind == crate::ir::FunctionKind::Kernel;
             if kernel
                 && i < self.kernel.param_count
                 && matches!(local.ty, Type::Matrix(..) | Type::Struct(_))
+                && !self.assigned_matrix_param(i)
             {
                 continue;
             }
@@ -217,6 +219,22 @@ impl<'a> FnLower<'a> {
             self.emit(format!("store {} {}, ptr %l{i}", v.ty, v.text));
         }
         Ok(())
+    }
+
+    /// Whether local `i` is a matrix parameter of the kernel that its body assigns (whole,
+    /// or a column or element of it): such a parameter is copied into a local at entry.
+    pub(super) fn assigned_matrix_param(&self, i: usize) -> bool {
+        if self.kernel.kind != crate::ir::FunctionKind::Kernel
+            || i >= self.kernel.param_count
+            || !matches!(self.kernel.locals[i].ty, Type::Matrix(..))
+        {
+            return false;
+        }
+        let mut stored = false;
+        crate::ir::visit::for_each_local_use(&self.kernel.body, &mut |l, usage| {
+            stored |= l.0 == i && usage == crate::ir::visit::LocalUse::Store;
+        });
+        stored
     }
 
     /// Lowers the function's body and its final `ret` (a helper returning a value always

@@ -117,6 +117,18 @@ impl FnLower<'_> {
         for (param, ty, member) in &block.params {
             if let Type::Matrix(..) | Type::Struct(_) = ty {
                 self.push_places.push((*param, *member));
+                if self.assigned_matrix_param(*param) {
+                    // Read once into its local, which the kernel then reads and writes.
+                    let place = Place::Local(crate::ir::LocalId(*param));
+                    let read = Expr {
+                        kind: crate::ir::ExprKind::Load(place.clone()),
+                        ty: ty.clone(),
+                        span,
+                    };
+                    let v = self.load_field(&place, &read)?;
+                    self.push_places.pop();
+                    self.emit(format!("store {} {}, ptr %l{param}", v.ty, v.text));
+                }
                 continue;
             }
             let v = self.load_member(*member, ty, span)?;
