@@ -48,9 +48,11 @@ fn leaves(ty: &Type, offset: u32, out: &mut Vec<(u32, Type)>) {
             }
         }
         // LLVM 23.1's SPIR-V target crashed on a `<3 x float>` member of the block (even
-        // unused): a 3-lane vector is three scalar members.
-        Type::Vector(s, 3) => {
-            for lane in 0..3 {
+        // unused), and on a `<2 x float>` or `<4 x float>` member after a gap of padding
+        // (`float32 a, Vector<float32,2> w`: the vector at byte 8): a vector is one scalar
+        // member a lane.
+        Type::Vector(s, n) => {
+            for lane in 0..u32::from(*n) {
                 out.push((offset + lane * s.size_bytes(), Type::Scalar(*s)));
             }
         }
@@ -139,10 +141,10 @@ impl FnLower<'_> {
 
     /// Member `member` of the block, of (scalar or vector) type `ty`.
     pub(super) fn load_member(&mut self, member: usize, ty: &Type, span: Span) -> Res<Val> {
-        if let Type::Vector(s, 3) = ty {
-            // Three scalar members (see `leaves`).
+        if let Type::Vector(s, n) = ty {
+            // One scalar member a lane (see `leaves`).
             let mut lanes = Vec::new();
-            for lane in 0..3 {
+            for lane in 0..usize::from(*n) {
                 lanes.push(self.load_member(member + lane, &Type::Scalar(*s), span)?);
             }
             let vty = types::value(ty, span)?;
