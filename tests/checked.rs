@@ -175,6 +175,18 @@ fn run_program_checked_reports_a_pod_buffer_element() {
 }
 
 #[test]
+fn run_program_checked_reports_a_negative_remainder_index_as_negative() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    assert_eq!(
+        runtime_error_of(ctx, "signed_remainder.cajeta"),
+        "tests/checked/signed_remainder.cajeta:10:9: runtime error: kernel `k`: index -3 out of bounds for `o` of length 16\n\
+         tests/checked/signed_remainder.cajeta:16:9: note: in this launch"
+    );
+}
+
+#[test]
 fn an_index_past_its_dimension_is_out_of_bounds() {
     let Some(ctx) = device_context(false) else {
         return;

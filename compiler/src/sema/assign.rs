@@ -383,10 +383,23 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         match place {
             Place::Local(_) => place,
             Place::Index { base, index } => {
-                let index = if is_pure(&index) {
-                    *index
-                } else {
-                    self.hoist(*index, stmts)
+                let index = match index.kind {
+                    _ if is_pure(&index) => *index,
+                    // A signed index converted to `uint32`: the temporary keeps the signed
+                    // value and the conversion stays at the use, so checked mode still
+                    // reports a negative index as negative (`index -3`).
+                    ExprKind::Convert(inner)
+                        if inner.ty.as_scalar().is_some_and(|s| s.is_signed_integer()) =>
+                    {
+                        let (ty, span) = (index.ty.clone(), index.span);
+                        let value = self.hoist(*inner, stmts);
+                        ir::Expr {
+                            kind: ExprKind::Convert(Box::new(value)),
+                            ty,
+                            span,
+                        }
+                    }
+                    _ => self.hoist(*index, stmts),
                 };
                 let base = if is_pure(&base) {
                     *base
