@@ -175,6 +175,18 @@ fn run_program_checked_reports_a_pod_buffer_element() {
 }
 
 #[test]
+fn run_program_checked_names_the_buffer_of_a_buffer_array_element() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    assert_eq!(
+        runtime_error_of(ctx, "buffer_array_element.cajeta"),
+        "tests/checked/buffer_array_element.cajeta:11:9: runtime error: kernel `k`: index 5 out of bounds for `bufs[which]` of length 5\n\
+         tests/checked/buffer_array_element.cajeta:19:9: note: in this launch"
+    );
+}
+
+#[test]
 fn run_program_checked_reports_a_negative_remainder_index_as_negative() {
     let Some(ctx) = device_context(false) else {
         return;

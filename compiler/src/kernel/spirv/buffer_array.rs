@@ -243,7 +243,11 @@ impl FnCx<'_, '_> {
             let len = self.buffer_length_at(&sel)?;
             let ty = super::bounds::index_type(index)?;
             let at = base.span.to(index.span);
-            i = self.check_index(i, ty, len, &sel.name, "buffer", at)?;
+            // The buffer the element is in: `bufs[1]`, `bufs[k]`, `bufs[…]`.
+            let which =
+                array_element(base).map_or_else(|| "…".to_string(), |(_, k)| self.index_text(k));
+            let name = format!("{}[{which}]", sel.name);
+            i = self.check_index(i, ty, len, &name, "buffer", at)?;
             self.merge_pending_guard(outer)?;
         }
         let ptr_ty = self
@@ -255,6 +259,26 @@ impl FnCx<'_, '_> {
             self.non_uniform(ptr);
         }
         Ok((ptr, sel.elem, sel.storage))
+    }
+
+    /// How a buffer-array index reads in a checked-mode report: a constant's value, a
+    /// local's name, else `…`.
+    fn index_text(&self, k: &Expr) -> String {
+        match &k.kind {
+            ExprKind::Convert(inner) => self.index_text(inner),
+            ExprKind::Const(crate::ir::Constant::Int(bits)) => match k.ty.as_scalar() {
+                Some(s) if s.is_signed_integer() => {
+                    let shift = 64 - s.bits();
+                    (((*bits << shift) as i64) >> shift).to_string()
+                }
+                _ => bits.to_string(),
+            },
+            ExprKind::Load(Place::Local(l)) => match self.func.locals.get(l.0) {
+                Some(local) if !local.name.starts_with('$') => local.name.clone(),
+                _ => "…".to_string(),
+            },
+            _ => "…".to_string(),
+        }
     }
 
     /// `bufs[k].length()`.
