@@ -127,7 +127,10 @@ pub fn parse(format: &str) -> Result<Vec<Spec>, String> {
                 'c' | 'b' => " (print the value with `%d`)",
                 _ => "",
             };
-            return Err(format!("unknown conversion `{text}`{hint}"));
+            return Err(format!(
+                "unknown conversion `{}`{hint}",
+                text.escape_debug()
+            ));
         };
         if long && class != Class::Integer {
             return Err(format!(

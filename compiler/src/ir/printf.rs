@@ -122,7 +122,7 @@ pub fn parse(format: &str) -> Result<Vec<Piece>, String> {
                 }
                 pieces.push(Piece::Conv(conv));
             }
-            other => return Err(format!("unknown conversion `%{other}`")),
+            other => return Err(format!("unknown conversion `%{}`", other.escape_debug())),
         }
     }
     if !text.is_empty() {

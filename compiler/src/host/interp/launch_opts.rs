@@ -37,8 +37,9 @@ pub fn spec_bits(reflection: &Reflection, values: &[(Scalar, Span)]) -> Result<V
                 return err(
                     *span,
                     format!(
-                        "spec slot {i} of `{}` is {ty}; found {v:?}",
-                        reflection.entry_point
+                        "spec slot {i} of `{}` is {ty}; found the {} {v}",
+                        reflection.entry_point,
+                        v.ty()
                     ),
                 );
             }
