@@ -322,6 +322,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         span: Span,
     ) -> R<ir::Expr> {
         if op == BinOp::Add && *ty == Type::String {
+            let rhs = self.wide_as_text(rhs)?;
             let rhs = self.optional_as_text(rhs);
             return Ok(ir::Expr {
                 kind: ExprKind::Host {

@@ -365,6 +365,48 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
     }
 
+    /// A 16-lane byte vector `v` (lanes of type `lane`) as the text a vector prints as,
+    /// `(b0, b1, …, b15)`, each lane with its type's sign (host code: `println`, `print` and
+    /// string `+`). Without it the value, held as four words, printed as the words.
+    pub(super) fn bytes16_as_text(&mut self, v: ir::Expr, lane: ScalarType) -> ir::Expr {
+        let span = v.span;
+        let mut stmts = Vec::new();
+        let v = self.bind_value(&mut stmts, v);
+        let word = word_of(lane);
+        let text = |s: &str| ir::Expr {
+            kind: ExprKind::Str(s.to_string()),
+            ty: Type::String,
+            span,
+        };
+        let concat = |a: ir::Expr, b: ir::Expr| ir::Expr {
+            kind: ExprKind::Host {
+                op: crate::ir::HostOp::Concat,
+                args: vec![a, b],
+            },
+            ty: Type::String,
+            span,
+        };
+        let mut out = text("(");
+        for k in 0..16u8 {
+            if k > 0 {
+                out = concat(out, text(", "));
+            }
+            let w = ir::Expr {
+                kind: ExprKind::Swizzle(Box::new(v.clone()), vec![k / 4]),
+                ty: Type::Scalar(word),
+                span,
+            };
+            let shifted = bin(
+                BinaryOp::Shr,
+                w,
+                int(8 * u64::from(k % 4), word, span),
+                span,
+            );
+            out = concat(out, convert(shifted, lane, span));
+        }
+        sequence(stmts, concat(out, text(")")))
+    }
+
     /// Evaluates `e` once into a temporary and returns a load of it.
     pub(super) fn bind_value(&mut self, stmts: &mut Vec<ir::Stmt>, e: ir::Expr) -> ir::Expr {
         let (ty, span) = (e.ty.clone(), e.span);

@@ -216,6 +216,9 @@ impl<'s, 'a> FnCtx<'s, 'a> {
     /// A wide value as the text a vector prints as, `(x0, x1, …)` (host code: `println`,
     /// `print` and string `+`); other values unchanged.
     pub(super) fn wide_as_text(&mut self, v: ir::Expr) -> R<ir::Expr> {
+        if let Type::Bytes16(lane) = v.ty {
+            return Ok(self.bytes16_as_text(v, lane));
+        }
         let Type::Wide(lane, _) = v.ty else {
             return Ok(v);
         };

@@ -1,6 +1,6 @@
 //! Vectors in host code through `cajetac run`: lane-wise results, integer division by zero in
 //! a lane is a runtime error, and a vector buffer transfer with the wrong flat length names
-//! both lengths.
+//! both lengths; and how byte and wide vectors print (both host executors).
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -79,4 +79,39 @@ fn vector_buffer_transfer_length_mismatch_names_both_lengths() {
         stderr.contains("has 4 elements (12 float32 values) but the host array has 4"),
         "{stderr}"
     );
+}
+
+/// A 16-lane byte vector prints as its sixteen lanes, each with its type's sign, through
+/// `println`, string `+` and `+=`, on both executors (it printed its four 32-bit words); a
+/// wide vector appended with `+=` prints its lanes too (it was refused).
+#[cfg(feature = "native-host")]
+#[test]
+fn byte_and_wide_vectors_print_their_lanes() {
+    let src = r#"
+package t;
+public final class B {
+    public static int32 run() {
+        Vector<int8,16> v = stack Vector<int8,16>((int8) 1, (int8) -2, (int8) 3, (int8) -128, (int8) 5, (int8) 6, (int8) 7, (int8) 8, (int8) 9, (int8) 10, (int8) 11, (int8) 12, (int8) 13, (int8) 14, (int8) 15, (int8) 127);
+        Vector<uint8,16> u = stack Vector<uint8,16>((uint8) 200);
+        System.out.println(v);
+        System.out.println("u = " + u);
+        String s = "s";
+        s += v;
+        System.out.println(s);
+        Vector<int32,8> w = stack Vector<int32,8>(1, 2, 3, 4, 5, 6, 7, 8);
+        String t = "w";
+        t += w;
+        System.out.println(t);
+        return 0;
+    }
+}
+"#;
+    let r = super::native_host::differential("bytes16_print.cajeta", src);
+    let v = "(1, -2, 3, -128, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 127)";
+    let u = format!("({})", vec!["200"; 16].join(", "));
+    assert_eq!(
+        r.out,
+        format!("{v}\nu = {u}\ns{v}\nw(1, 2, 3, 4, 5, 6, 7, 8)\n")
+    );
+    assert_eq!(r.end, "returned 0");
 }
