@@ -117,6 +117,34 @@ fn a_refused_launch_in_a_try_block_runs_the_handler_and_skips_the_rest() {
     }
 }
 
+/// A grid size computed as a negative `int32` (-1 reads as 4294967295) is past every
+/// device's workgroup count and refused, on the CPU device too, whose limit was `u32::MAX`
+/// (such a launch ran four billion workgroups: a hang).
+#[test]
+fn a_negative_grid_is_refused_on_every_device() {
+    let src = format!(
+        "{KERNEL}
+    public static int32 run() {{
+        KernelBuffer<int32> out = heap KernelBuffer<int32>(64);
+        int32 g = -1;
+        try {{
+            fill.launch(KernelStream.current(), grid: [g], block: [64])(out, 1);
+            System.out.println(\"not reached\");
+        }} catch (XpuLaunchException e) {{
+            System.out.println(e.message.contains(\"grid [4294967295,1,1] exceeds maxComputeWorkGroupCount[0]\"));
+        }}
+        return 777;
+    }}
+}}
+"
+    );
+    for device in [&[][..], &["--device", "cpu"][..]] {
+        let (ok, lines, err) = both("negative_grid", device, &src);
+        assert!(ok, "{device:?}: {lines:?} {err}");
+        assert_eq!(lines, ["true", "777"], "{device:?}");
+    }
+}
+
 #[test]
 fn a_refusal_outside_a_try_block_or_in_a_called_method_still_ends_the_run() {
     // Only launches written in the try block are caught: one in a method called from it

@@ -207,6 +207,11 @@ pub struct CpuDevice {
 pub const MAX_WORKGROUP_SIZE: [u32; 3] = [1024, 1024, 64];
 /// See [`MAX_WORKGROUP_SIZE`].
 pub const MAX_WORKGROUP_INVOCATIONS: u32 = 1024;
+
+/// The most workgroups a CPU launch takes in each dimension: 2^31 - 1, as Vulkan devices
+/// commonly report, so that a grid size computed as a negative `int32` (-1 reads as
+/// 4294967295) is refused rather than run as 4 billion workgroups.
+pub const MAX_WORKGROUP_COUNT: u32 = i32::MAX as u32;
 /// The shared memory a workgroup may use, as `Device.sharedBytesPerBlock()` reports it:
 /// lavapipe's `maxComputeSharedMemorySize`, so that a program sizing its tiles from it
 /// makes the same choice on both.
@@ -385,6 +390,14 @@ fn check_shape(config: &LaunchConfig) -> std::result::Result<(), String> {
     }
     if config.block.contains(&0) {
         return Err(format!("block {} has a zero dimension", fmt3(config.block)));
+    }
+    for (i, g) in config.grid.iter().enumerate() {
+        if *g > MAX_WORKGROUP_COUNT {
+            return Err(format!(
+                "grid {} exceeds maxComputeWorkGroupCount[{i}] = {MAX_WORKGROUP_COUNT}",
+                fmt3(config.grid)
+            ));
+        }
     }
     for (i, (b, max)) in config.block.iter().zip(MAX_WORKGROUP_SIZE).enumerate() {
         if *b > max {

@@ -1,7 +1,10 @@
 //! The CPU device's profile: what specialization folds `Device.*` queries against when a
 //! program is compiled for it (docs/cpu-device.md, "Device queries").
 
-use super::{CpuDevice, MAX_SHARED_MEMORY_BYTES, MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
+use super::{
+    CpuDevice, MAX_SHARED_MEMORY_BYTES, MAX_WORKGROUP_COUNT, MAX_WORKGROUP_INVOCATIONS,
+    MAX_WORKGROUP_SIZE,
+};
 use crate::{DeviceProfile, ProfileLimits, DEVICE_PROFILE_SCHEMA};
 
 impl CpuDevice {
@@ -26,7 +29,7 @@ impl CpuDevice {
             subgroup_size_range: [1, 1],
             subgroup_operations: Vec::new(),
             limits: ProfileLimits {
-                max_compute_work_group_count: [u32::MAX; 3],
+                max_compute_work_group_count: [MAX_WORKGROUP_COUNT; 3],
                 max_compute_work_group_size: MAX_WORKGROUP_SIZE,
                 max_compute_work_group_invocations: MAX_WORKGROUP_INVOCATIONS,
                 max_compute_shared_memory_size: MAX_SHARED_MEMORY_BYTES,
