@@ -170,3 +170,39 @@ fn literal_only_subexpressions_meet_their_context_as_values() {
     ))
     .unwrap_or_else(|d| panic!("{d:?}"));
 }
+
+/// Recursion whose calls each nest their expressions deeply (160 levels, under the limit of
+/// 256) uses far more of the interpreter's stack a call than the 10,000-call limit allows
+/// for: the interpreter ends it with a runtime error at the call that found the stack used
+/// up (exit status 3), or finishes; it once overflowed its stack (a segmentation fault, exit
+/// 139, nothing printed). Found by a documentation-driven test.
+#[test]
+fn deep_recursion_of_deep_expressions_is_an_error_or_a_result_never_a_crash() {
+    let nested = format!("{}depth(n - 1){}", "(1 + ".repeat(160), ")".repeat(160));
+    let src = format!(
+        "public final class T {{\n    static int32 depth(int32 n) {{ if (n <= 0) {{ return 0; }} return {nested}; }}\n    \
+         public static int32 run() {{\n        System.out.println(depth(9990));\n        return 0;\n    }}\n}}\n"
+    );
+    let dir = std::env::temp_dir().join(format!("cajetac-deep-rec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("deep.cajeta");
+    std::fs::write(&file, src).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cajetac"))
+        .args(["run", "--host", "interp"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    match out.status.code() {
+        Some(0) => assert_eq!(stdout, "1598400\n0\n"),
+        Some(3) => assert!(
+            stderr.contains("recursion too deep") && stderr.contains("(in `depth`)"),
+            "{stderr}"
+        ),
+        other => panic!("exit {other:?} (a signal?): stdout {stdout:?}, stderr {stderr:?}"),
+    }
+}

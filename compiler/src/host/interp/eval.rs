@@ -22,6 +22,32 @@ use crate::ir::{
 /// thread's stack is sized for it (see `mod.rs`).
 pub const MAX_CALL_DEPTH: usize = 10_000;
 
+/// Stack left below the floor for one more call level: a call's own frames plus its
+/// expressions, nested at most 256 deep (E0042), take far less.
+const STACK_MARGIN: usize = 16 << 20;
+
+thread_local! {
+    /// The lowest stack address a host call may start at on this thread (0: unknown, no
+    /// check): set where the interpreter's thread starts, from its stack size.
+    static STACK_FLOOR: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Records this thread's stack floor for a stack of `size` bytes whose top is near here (the
+/// thread has just started), so that deep recursion of calls whose expressions nest deeply
+/// too ends in an error rather than a stack overflow before [`MAX_CALL_DEPTH`].
+pub(super) fn set_stack_floor(size: usize) {
+    let here = std::hint::black_box(0u8);
+    let top = std::ptr::addr_of!(here) as usize;
+    STACK_FLOOR.with(|f| f.set(top.saturating_sub(size.saturating_sub(STACK_MARGIN))));
+}
+
+/// Whether the stack here is below this thread's floor (see [`set_stack_floor`]).
+fn below_stack_floor() -> bool {
+    let here = std::hint::black_box(0u8);
+    let sp = std::ptr::addr_of!(here) as usize;
+    STACK_FLOOR.with(|f| sp < f.get())
+}
+
 /// The locals of one call.
 pub type Frame = Vec<Value>;
 
@@ -115,6 +141,15 @@ impl<'a> Interp<'a> {
             return internal(
                 span,
                 format!("`{}` called with {} arguments", func.name, args.len()),
+            );
+        }
+        if below_stack_floor() {
+            return err(
+                span,
+                format!(
+                    "recursion too deep: the interpreter's stack is used up after {} nested host calls (in `{}`)",
+                    self.depth, func.name
+                ),
             );
         }
         if self.depth >= MAX_CALL_DEPTH {

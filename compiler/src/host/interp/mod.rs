@@ -336,7 +336,10 @@ pub fn run_host_on(
             let spawned = std::thread::Builder::new()
                 .name("cajeta-host".into())
                 .stack_size(stack)
-                .spawn_scoped(scope, move || job.run(tx));
+                .spawn_scoped(scope, move || {
+                    eval::set_stack_floor(stack);
+                    job.run(tx)
+                });
             match spawned {
                 Ok(w) => {
                     worker = Ok(w);
