@@ -21,6 +21,9 @@ pub enum LexError {
     UnterminatedComment,
     /// `"` with no closing quote on the line.
     UnterminatedString,
+    /// A string literal holding an escape Java does not have (its text, e.g. `\z`), or a
+    /// `\u` escape of a lone surrogate: the escape and what is wrong with it.
+    BadEscape(String, &'static str),
 }
 
 fn block_comment(lex: &mut logos::Lexer<Tok>) -> logos::FilterResult<(), LexError> {
@@ -318,25 +321,97 @@ pub const GENERIC_TYPES: &[&str] = &[
     "Optional",
 ];
 
-fn unescape(slice: &str) -> String {
+/// The text of a string literal (`slice`, quotes included) with Java's escapes resolved:
+/// `\b \t \n \f \r \s \" \' \\`, octal `\0` to `\377`, and `\uXXXX` (a surrogate pair of
+/// them is one character). Any other escape is an error, as in Java.
+fn unescape(slice: &str) -> Result<String, LexError> {
     let inner = &slice[1..slice.len() - 1];
     let mut out = String::with_capacity(inner.len());
-    let mut chars = inner.chars();
+    let mut chars = inner.chars().peekable();
     while let Some(c) = chars.next() {
         if c != '\\' {
             out.push(c);
             continue;
         }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('0') => out.push('\0'),
-            Some(other) => out.push(other),
-            None => {}
+        let Some(e) = chars.next() else { break };
+        match e {
+            'b' => out.push('\u{8}'),
+            't' => out.push('\t'),
+            'n' => out.push('\n'),
+            'f' => out.push('\u{c}'),
+            'r' => out.push('\r'),
+            's' => out.push(' '),
+            '"' | '\'' | '\\' => out.push(e),
+            '0'..='7' => {
+                // Java: up to three octal digits, three only when the first is 0 to 3.
+                let mut value = e.to_digit(8).unwrap_or(0);
+                let most = if e <= '3' { 2 } else { 1 };
+                for _ in 0..most {
+                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(char::from_u32(value).unwrap_or('\u{fffd}'));
+            }
+            'u' => {
+                while chars.peek() == Some(&'u') {
+                    chars.next();
+                }
+                let unit = hex4(&mut chars).ok_or_else(|| {
+                    LexError::BadEscape("\\u".to_string(), "it takes four hex digits")
+                })?;
+                let c = match unit {
+                    0xD800..=0xDBFF => {
+                        // A high surrogate must be followed by `\uDC00`..`\uDFFF`.
+                        let mut ahead = chars.clone();
+                        let low = (ahead.next() == Some('\\') && ahead.next() == Some('u'))
+                            .then(|| hex4(&mut ahead))
+                            .flatten()
+                            .filter(|l| (0xDC00..=0xDFFF).contains(l));
+                        let Some(low) = low else {
+                            return Err(lone_surrogate(unit));
+                        };
+                        chars = ahead;
+                        char::from_u32(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+                    }
+                    0xDC00..=0xDFFF => None,
+                    _ => char::from_u32(unit),
+                };
+                match c {
+                    Some(c) => out.push(c),
+                    None => return Err(lone_surrogate(unit)),
+                }
+            }
+            other => {
+                return Err(LexError::BadEscape(
+                    format!("\\{other}"),
+                    "not one of Java's escapes",
+                ))
+            }
         }
     }
-    out
+    Ok(out)
+}
+
+/// The error of a `\\u` escape of a surrogate with no partner (a string holds characters).
+fn lone_surrogate(unit: u32) -> LexError {
+    LexError::BadEscape(
+        format!("\\u{unit:04X}"),
+        "a lone surrogate (a high one needs a low one after it)",
+    )
+}
+
+/// Four hex digits from `chars`, as a number.
+fn hex4(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<u32> {
+    let mut v = 0;
+    for _ in 0..4 {
+        v = v * 16 + chars.next()?.to_digit(16)?;
+    }
+    Some(v)
 }
 
 /// The longest identifier accepted, in bytes: names become SPIR-V `OpName` strings and the
@@ -407,6 +482,15 @@ pub fn lex(file: FileId, source: &str) -> (Vec<Spanned>, Vec<Diagnostic>) {
                     "unterminated string literal",
                 )
                 .with_label("missing closing `\"`"),
+            ),
+            Err(LexError::BadEscape(escape, why)) => errors.push(
+                Diagnostic::error(
+                    Code::InvalidToken,
+                    span,
+                    format!("invalid escape sequence `{escape}` in a string literal"),
+                )
+                .with_label(why)
+                .with_note("escapes: \\b \\t \\n \\f \\r \\s \\\" \\' \\\\, octal \\0 to \\377, \\uXXXX"),
             ),
             Err(LexError::Invalid) if invalid_end == Some(range.start) => {
                 // Extend the run's diagnostic instead of reporting every byte again.

@@ -55,5 +55,7 @@ mod parse_smoke;
 mod pathological;
 mod startup_libraries;
 #[cfg(feature = "native-host")]
+mod string_escapes;
+#[cfg(feature = "native-host")]
 mod throughput;
 mod vector_host;
