@@ -110,10 +110,25 @@ fn conversion(c: &Conversion, v: &Value) -> Result<String, String> {
             Some(s) if s.ty().is_float() => {
                 let x = s.as_float().unwrap_or(0.0);
                 let prec = c.precision.unwrap_or(6);
-                if x.is_nan() {
-                    (String::new(), "NaN".to_string())
-                } else if x.is_infinite() {
-                    (sign_of(c, x < 0.0), "Infinity".to_string())
+                if x.is_nan() || x.is_infinite() {
+                    // Java's Formatter: `NAN`/`INFINITY` under `%E`, and spaces, not zeros,
+                    // for the `0` flag (`%08.2f` of NaN is `     NaN`).
+                    let word = match (x.is_nan(), c.conv == 'E') {
+                        (true, false) => "NaN",
+                        (true, true) => "NAN",
+                        (false, false) => "Infinity",
+                        (false, true) => "INFINITY",
+                    };
+                    let sign = if x.is_nan() {
+                        String::new()
+                    } else {
+                        sign_of(c, x < 0.0)
+                    };
+                    let spaces = Conversion {
+                        zero: false,
+                        ..c.clone()
+                    };
+                    return Ok(pad(&spaces, &sign, word));
                 } else {
                     let neg = x.is_sign_negative();
                     let body = if c.conv == 'f' {
@@ -422,6 +437,22 @@ mod tests {
         );
         assert_eq!(f("%.1f", &[s(Scalar::F64(1e-9))]), "0.0");
         assert_eq!(f("%,.2f", &[s(Scalar::F64(1234567.891))]), "1,234,567.89");
+    }
+
+    /// Java's Formatter pads NaN and infinities with spaces under the `0` flag and writes
+    /// them in capitals under `%E` (they were zero-padded and kept their case).
+    #[test]
+    fn nan_and_infinities_as_java_formats_them() {
+        let nan = s(Scalar::F64(f64::NAN));
+        let inf = s(Scalar::F64(f64::INFINITY));
+        let ninf = s(Scalar::F64(f64::NEG_INFINITY));
+        assert_eq!(f("[%08.2f]", &[nan.clone()]), "[     NaN]");
+        assert_eq!(f("[%012e]", &[ninf.clone()]), "[   -Infinity]");
+        assert_eq!(f("[%+012.2f]", &[inf.clone()]), "[   +Infinity]");
+        assert_eq!(
+            f("[%E] [%E] [%E]", &[inf, nan, ninf]),
+            "[INFINITY] [NAN] [-INFINITY]"
+        );
     }
 
     #[test]
