@@ -61,11 +61,25 @@ pub fn java_f32(x: f32) -> String {
     if x.is_infinite() || x == 0.0 {
         return java_f64(x as f64);
     }
-    layout(
-        x < 0.0,
-        &format!("{:e}", x.abs()),
-        (x.abs() as f64) < 1e-3 || x.abs() >= 1e7,
-    )
+    let a = x.abs();
+    let two = format!("{a:.1e}");
+    let sci = two_digits_if_closer(format!("{a:e}"), two.parse::<f32>() == Ok(a), two);
+    layout(x < 0.0, &sci, (a as f64) < 1e-3 || a >= 1e7)
+}
+
+/// Java's choice when the shortest decimal that reads back as the value has one digit
+/// (`shortest`): the two-digit decimal nearest the value instead (`two`, Rust's correctly
+/// rounded `{:.1e}`), if it reads back as the value too (`two_reads_back`) and does not end
+/// in 0. It differs from the one digit only where the values are far apart, among the
+/// subnormals: `Float.MIN_VALUE` prints `1.4E-45`, not `1.0E-45`.
+pub(super) fn two_digits_if_closer(shortest: String, two_reads_back: bool, two: String) -> String {
+    let one_digit = shortest.split_once('e').is_some_and(|(m, _)| m.len() == 1);
+    let ends_in_zero = two.split_once('e').is_some_and(|(m, _)| m.ends_with('0'));
+    if one_digit && two_reads_back && !ends_in_zero {
+        two
+    } else {
+        shortest
+    }
 }
 
 /// `Double.toString(x)`.
@@ -79,11 +93,10 @@ pub fn java_f64(x: f64) -> String {
     if x == 0.0 {
         return if x.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
     }
-    layout(
-        x < 0.0,
-        &format!("{:e}", x.abs()),
-        x.abs() < 1e-3 || x.abs() >= 1e7,
-    )
+    let a = x.abs();
+    let two = format!("{a:.1e}");
+    let sci = two_digits_if_closer(format!("{a:e}"), two.parse::<f64>() == Ok(a), two);
+    layout(x < 0.0, &sci, a < 1e-3 || a >= 1e7)
 }
 
 /// Lays out Rust's shortest scientific form `d[.ddd]e<n>` the way Java does.
@@ -143,6 +156,19 @@ mod tests {
         ] {
             assert_eq!(int_text(v, &mut buf), v.to_string());
         }
+    }
+
+    /// Java picks the two-digit decimal nearest the value when the shortest one has a single
+    /// digit; it differs among the subnormals only.
+    #[test]
+    fn subnormals_print_like_java() {
+        assert_eq!(java_f32(f32::from_bits(1)), "1.4E-45");
+        assert_eq!(java_f32(f32::from_bits(3)), "4.2E-45");
+        assert_eq!(java_f64(f64::from_bits(1)), "4.9E-324");
+        assert_eq!(java_f64(f64::from_bits(2)), "9.9E-324");
+        assert_eq!(java_f64(-f64::from_bits(1)), "-4.9E-324");
+        assert_eq!(java_f64(2e-5), "2.0E-5");
+        assert_eq!(java_f64(0.3), "0.3");
     }
 
     #[test]

@@ -214,7 +214,9 @@ fn pad(c: &Conversion, sign: &str, body: &str) -> String {
 /// The shortest decimal digits of `x > 0` and the exponent of its first digit
 /// (`x = 0.d1d2… × 10^(exp + 1)`); zero gives `("0", 0)`.
 fn shortest(x: f64) -> (Vec<u8>, i32) {
-    let s = format!("{x:e}");
+    // As `Double.toString` chooses them (`%e` of `Double.MIN_VALUE` is `4.900000e-324`).
+    let two = format!("{x:.1e}");
+    let s = super::two_digits_if_closer(format!("{x:e}"), two.parse::<f64>() == Ok(x), two);
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let digits: Vec<u8> = mant
         .bytes()
@@ -437,6 +439,14 @@ mod tests {
         );
         assert_eq!(f("%.1f", &[s(Scalar::F64(1e-9))]), "0.0");
         assert_eq!(f("%,.2f", &[s(Scalar::F64(1234567.891))]), "1,234,567.89");
+    }
+
+    #[test]
+    fn subnormals_format_from_javas_digits() {
+        assert_eq!(
+            f("%e", &[s(Scalar::F64(f64::from_bits(1)))]),
+            "4.900000e-324"
+        );
     }
 
     /// Java's Formatter pads NaN and infinities with spaces under the `0` flag and writes
