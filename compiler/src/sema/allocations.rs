@@ -154,6 +154,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             // array of vectors, matrices or PODs with every element zero (they are values).
             Ok(
                 t @ (Type::Scalar(_)
+                | Type::String
                 | Type::Buffer(_)
                 | Type::Vector(..)
                 | Type::Matrix(..)
@@ -209,6 +210,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         }
         let Some(
             elem @ (Type::Scalar(_)
+            | Type::String
             | Type::Buffer(_)
             | Type::Vector(..)
             | Type::Matrix(..)

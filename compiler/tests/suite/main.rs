@@ -26,6 +26,8 @@ mod examples;
 #[cfg(feature = "native-host")]
 mod host_run;
 #[cfg(feature = "native-host")]
+mod host_strings;
+#[cfg(feature = "native-host")]
 mod llvm_batches;
 #[cfg(feature = "native-host")]
 mod llvm_isolation;
@@ -54,8 +56,6 @@ mod native_vec3;
 mod parse_smoke;
 mod pathological;
 mod startup_libraries;
-#[cfg(feature = "native-host")]
-mod string_escapes;
 #[cfg(feature = "native-host")]
 mod throughput;
 mod vector_host;
