@@ -1,9 +1,10 @@
 //! Strings in host code, on both host executors. String literals take Java's escapes:
-//! `\b \t \n \f \r \s \" \' \\`, octal `\0`..`\377` (three digits only when the first is 0 to 3) and `\uXXXX`, a surrogate
-//! pair of them one character. Any other escape is E0001; it once dropped the backslash and
-//! kept the letter (`"\u0042"` was the text `u0042`, `"\101"` was `101`). Arrays of
-//! `String` (`heap String[n]`, starting null, and literals) are host arrays like the others;
-//! they were refused though documented. Both found by documentation-driven tests.
+//! `\b \t \n \f \r \s \" \' \\`, octal `\0`..`\377` (three digits only when the first is 0
+//! to 3) and `\uXXXX`, a surrogate pair of them one character. Any other escape is E0001; it
+//! once dropped the backslash and kept the letter (`"\u0042"` was the text `u0042`, `"\101"`
+//! was `101`). Arrays of `String` (`heap String[n]`, starting null, and literals) are host
+//! arrays like the others; they were refused though documented. Both found by
+//! documentation-driven tests.
 
 use super::native_host::differential;
 
