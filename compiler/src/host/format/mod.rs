@@ -96,7 +96,7 @@ pub fn java_f64(x: f64) -> String {
     let a = x.abs();
     let two = format!("{a:.1e}");
     let sci = two_digits_if_closer(format!("{a:e}"), two.parse::<f64>() == Ok(a), two);
-    layout(x < 0.0, &sci, a < 1e-3 || a >= 1e7)
+    layout(x < 0.0, &sci, !(1e-3..1e7).contains(&a))
 }
 
 /// Lays out Rust's shortest scientific form `d[.ddd]e<n>` the way Java does.

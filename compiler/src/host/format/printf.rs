@@ -456,9 +456,12 @@ mod tests {
         let nan = s(Scalar::F64(f64::NAN));
         let inf = s(Scalar::F64(f64::INFINITY));
         let ninf = s(Scalar::F64(f64::NEG_INFINITY));
-        assert_eq!(f("[%08.2f]", &[nan.clone()]), "[     NaN]");
-        assert_eq!(f("[%012e]", &[ninf.clone()]), "[   -Infinity]");
-        assert_eq!(f("[%+012.2f]", &[inf.clone()]), "[   +Infinity]");
+        assert_eq!(f("[%08.2f]", std::slice::from_ref(&nan)), "[     NaN]");
+        assert_eq!(f("[%012e]", std::slice::from_ref(&ninf)), "[   -Infinity]");
+        assert_eq!(
+            f("[%+012.2f]", std::slice::from_ref(&inf)),
+            "[   +Infinity]"
+        );
         assert_eq!(
             f("[%E] [%E] [%E]", &[inf, nan, ninf]),
             "[INFINITY] [NAN] [-INFINITY]"
