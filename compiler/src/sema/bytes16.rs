@@ -106,20 +106,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             unreachable!("bytes16_lane of another type")
         };
         let k = self.constant_lane(index, 16)?;
-        let word = word_of(lane);
-        let w = ir::Expr {
-            kind: ExprKind::Swizzle(Box::new(v), vec![k / 4]),
-            ty: Type::Scalar(word),
-            span,
-        };
-        let shifted = bin(
-            BinaryOp::Shr,
-            w,
-            int(8 * u64::from(k % 4), word, span),
-            span,
-        );
-        // Narrowing keeps the low 8 bits.
-        Ok(convert(shifted, lane, span))
+        Ok(byte_lane(v, k, lane, span))
     }
 
     /// `a.dot(b)`, `a.dot(b, acc)` and `a.asWords()` on a 16-lane byte vector.
@@ -372,39 +359,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let span = v.span;
         let mut stmts = Vec::new();
         let v = self.bind_value(&mut stmts, v);
-        let word = word_of(lane);
-        let text = |s: &str| ir::Expr {
-            kind: ExprKind::Str(s.to_string()),
-            ty: Type::String,
-            span,
-        };
-        let concat = |a: ir::Expr, b: ir::Expr| ir::Expr {
-            kind: ExprKind::Host {
-                op: crate::ir::HostOp::Concat,
-                args: vec![a, b],
-            },
-            ty: Type::String,
-            span,
-        };
-        let mut out = text("(");
-        for k in 0..16u8 {
-            if k > 0 {
-                out = concat(out, text(", "));
-            }
-            let w = ir::Expr {
-                kind: ExprKind::Swizzle(Box::new(v.clone()), vec![k / 4]),
-                ty: Type::Scalar(word),
-                span,
-            };
-            let shifted = bin(
-                BinaryOp::Shr,
-                w,
-                int(8 * u64::from(k % 4), word, span),
-                span,
-            );
-            out = concat(out, convert(shifted, lane, span));
-        }
-        sequence(stmts, concat(out, text(")")))
+        let lanes = (0..16u8)
+            .map(|k| byte_lane(v.clone(), k, lane, span))
+            .collect();
+        sequence(stmts, super::wide_vector_ops::lanes_text(lanes, span))
     }
 
     /// Evaluates `e` once into a temporary and returns a load of it.
@@ -468,6 +426,24 @@ fn saturating_add(t: ir::Expr, d: ir::Expr, word: ScalarType, span: Span) -> ir:
         select(compare(BinaryOp::Lt, sum.clone(), lo_c.clone()), lo_c, sum),
     );
     convert(clamped, word, span)
+}
+
+/// Lane `k` (0 to 15) of the byte vector `v`, of lane type `lane`: byte `k % 4` of word
+/// `k / 4`, narrowed (which keeps the low 8 bits).
+fn byte_lane(v: ir::Expr, k: u8, lane: ScalarType, span: Span) -> ir::Expr {
+    let word = word_of(lane);
+    let w = ir::Expr {
+        kind: ExprKind::Swizzle(Box::new(v), vec![k / 4]),
+        ty: Type::Scalar(word),
+        span,
+    };
+    let shifted = bin(
+        BinaryOp::Shr,
+        w,
+        int(8 * u64::from(k % 4), word, span),
+        span,
+    );
+    convert(shifted, lane, span)
 }
 
 pub(super) fn int(v: u64, s: ScalarType, span: Span) -> ir::Expr {

@@ -225,30 +225,38 @@ impl<'s, 'a> FnCtx<'s, 'a> {
         let span = v.span;
         let mut stmts = Vec::new();
         let parts = self.pure_parts(v, &mut stmts)?;
-        let text = |s: &str| ir::Expr {
-            kind: ExprKind::Str(s.to_string()),
-            ty: Type::String,
-            span,
-        };
-        let concat = |a: ir::Expr, b: ir::Expr| ir::Expr {
-            kind: ExprKind::Host {
-                op: HostOp::Concat,
-                args: vec![a, b],
-            },
-            ty: Type::String,
-            span,
-        };
-        let mut out = text("(");
-        for (k, p) in parts.iter().enumerate() {
-            for j in 0..4 {
-                if k + j > 0 {
-                    out = concat(out, text(", "));
-                }
-                out = concat(out, lane_of(p.clone(), j as u8, lane, span));
-            }
-        }
-        Ok(sequence(stmts, concat(out, text(")"))))
+        let lanes = parts
+            .iter()
+            .flat_map(|p| (0..4).map(|j| lane_of(p.clone(), j, lane, span)))
+            .collect();
+        Ok(sequence(stmts, lanes_text(lanes, span)))
     }
+}
+
+/// The text `(l0, l1, …)` of the values `lanes`, the way host code prints a vector: string
+/// concatenations of each lane's text.
+pub(super) fn lanes_text(lanes: Vec<ir::Expr>, span: Span) -> ir::Expr {
+    let text = |s: &str| ir::Expr {
+        kind: ExprKind::Str(s.to_string()),
+        ty: Type::String,
+        span,
+    };
+    let concat = |a: ir::Expr, b: ir::Expr| ir::Expr {
+        kind: ExprKind::Host {
+            op: HostOp::Concat,
+            args: vec![a, b],
+        },
+        ty: Type::String,
+        span,
+    };
+    let mut out = text("(");
+    for (k, l) in lanes.into_iter().enumerate() {
+        if k > 0 {
+            out = concat(out, text(", "));
+        }
+        out = concat(out, l);
+    }
+    concat(out, text(")"))
 }
 
 impl<'s, 'a> FnCtx<'s, 'a> {
