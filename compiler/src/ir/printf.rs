@@ -116,6 +116,24 @@ pub fn parse(format: &str) -> Result<Vec<Piece>, String> {
                 if conv.precision.is_some() && matches!(ch, 'd' | 'x' | 'X' | 'c') {
                     return Err(format!("`%{ch}` takes no precision"));
                 }
+                // Java's FormatFlagsConversionMismatchException and MissingFormatWidth.
+                if conv.group && !matches!(ch, 'd' | 'f') {
+                    return Err(format!(
+                        "the `,` flag does not apply to `%{ch}` (only `%d` and `%f`)"
+                    ));
+                }
+                if conv.zero && matches!(ch, 's' | 'S' | 'c' | 'b') {
+                    return Err(format!(
+                        "the `0` flag does not apply to `%{ch}` (numbers only)"
+                    ));
+                }
+                if conv.zero && conv.width.is_none() {
+                    return Err(format!("`%0{ch}` needs a width"));
+                }
+                if (conv.plus || conv.space) && matches!(ch, 's' | 'S' | 'c' | 'b' | 'x' | 'X') {
+                    let flag = if conv.plus { '+' } else { ' ' };
+                    return Err(format!("the `{flag}` flag does not apply to `%{ch}`"));
+                }
                 conv.conv = ch;
                 if !text.is_empty() {
                     pieces.push(Piece::Text(std::mem::take(&mut text)));

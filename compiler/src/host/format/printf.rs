@@ -441,6 +441,20 @@ mod tests {
         assert_eq!(f("%,.2f", &[s(Scalar::F64(1234567.891))]), "1,234,567.89");
     }
 
+    /// Flags Java's Formatter refuses for a conversion are compile errors (they were
+    /// accepted and ignored: `%,x` printed `ff`).
+    #[test]
+    fn flags_java_refuses_are_errors() {
+        for bad in ["%,x", "%,e", "%0s", "%0c", "%0d", "%+x", "% s", "%,s"] {
+            assert!(parse(bad).is_err(), "{bad} should be refused");
+        }
+        for good in [
+            "%,d", "%,.2f", "%05d", "%08x", "%+d", "% .3e", "%-5s", "%08.2f",
+        ] {
+            assert!(parse(good).is_ok(), "{good} should be accepted");
+        }
+    }
+
     #[test]
     fn subnormals_format_from_javas_digits() {
         assert_eq!(
