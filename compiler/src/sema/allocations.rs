@@ -150,17 +150,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             return self.host_only(span, "allocation");
         }
         let t = match resolve_type(elem, &self.syms.pods) {
-            // A buffer array starts with every element null, like Java's `new T[n]`; an
-            // array of vectors, matrices or PODs with every element zero (they are values).
-            Ok(
-                t @ (Type::Scalar(_)
-                | Type::String
-                | Type::Buffer(_)
-                | Type::Vector(..)
-                | Type::Matrix(..)
-                | Type::Quaternion(_)
-                | Type::Struct(_)),
-            ) => t,
+            // A buffer or string array starts with every element null, like Java's
+            // `new T[n]`; an array of vectors, matrices or PODs with every element zero (they
+            // are values).
+            Ok(t) if is_host_array_element(&t) => t,
             Ok(other) => {
                 return self.error(Diagnostic::error(
                     Code::UnsupportedFeature,
@@ -208,16 +201,7 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             };
             values.push(v);
         }
-        let Some(
-            elem @ (Type::Scalar(_)
-            | Type::String
-            | Type::Buffer(_)
-            | Type::Vector(..)
-            | Type::Matrix(..)
-            | Type::Quaternion(_)
-            | Type::Struct(_)),
-        ) = elem
-        else {
+        let Some(elem) = elem.filter(is_host_array_element) else {
             return self.error(
                 Diagnostic::error(
                     Code::TypeMismatch,
@@ -236,4 +220,19 @@ impl<'s, 'a> FnCtx<'s, 'a> {
             span,
         })
     }
+}
+
+/// Whether a host array may hold elements of type `t` (`heap T[n]`, `[a, b]`, `T[]`):
+/// scalars, strings, buffers, vectors, matrices, quaternions and PODs.
+pub(super) fn is_host_array_element(t: &Type) -> bool {
+    matches!(
+        t,
+        Type::Scalar(_)
+            | Type::String
+            | Type::Buffer(_)
+            | Type::Vector(..)
+            | Type::Matrix(..)
+            | Type::Quaternion(_)
+            | Type::Struct(_)
+    )
 }

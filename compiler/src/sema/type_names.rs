@@ -24,13 +24,9 @@ pub fn resolve_type(
         ast::TypeExprKind::Array(inner) => {
             let elem = resolve_type(inner, generics)?;
             match elem {
-                Type::Scalar(_)
-                | Type::String
-                | Type::Buffer(_)
-                | Type::Vector(..)
-                | Type::Matrix(..)
-                | Type::Quaternion(_)
-                | Type::Struct(_) => Ok(Type::Array(Box::new(elem))),
+                _ if super::allocations::is_host_array_element(&elem) => {
+                    Ok(Type::Array(Box::new(elem)))
+                }
                 Type::Wide(lane, n) => Err(Diagnostic::error(
                     Code::UnsupportedFeature,
                     t.span,
