@@ -186,11 +186,7 @@ impl Interp<'_> {
         e: &Expr,
     ) -> Result<Value, Fail> {
         let span = e.span;
-        let ExprKind::Host { args, .. } = &e.kind else {
-            return internal(span, format!("{op:?} outside a host operation"));
-        };
-        let mut values = values.into_iter();
-        let mut next = || values.next().unwrap_or(Value::Void);
+        let (args, mut next) = super::operands::host_operands(op, values, e)?;
         let int = |n: usize| Ok(Value::Scalar(Scalar::I32(n as i32)));
         let size = crate::comm::world().size();
         match (op, &args[..]) {

@@ -24,7 +24,7 @@ use super::operands::buffer_of;
 use super::value::{Array, Scalar, Value};
 
 use crate::diagnostics::Span;
-use crate::ir::{DevicesOp, Expr, ExprKind, FunctionId};
+use crate::ir::{DevicesOp, Expr, FunctionId};
 
 /// `r` with a note on what to do when the runtime refused an object of another device.
 pub(super) fn foreign_note<T>(
@@ -243,11 +243,7 @@ impl Interp<'_> {
         e: &Expr,
     ) -> Result<Value, Fail> {
         let span = e.span;
-        let ExprKind::Host { args, .. } = &e.kind else {
-            return internal(span, format!("{op:?} outside a host operation"));
-        };
-        let mut values = values.into_iter();
-        let mut next = || values.next().unwrap_or(Value::Void);
+        let (args, mut next) = super::operands::host_operands(op, values, e)?;
         match (op, &args[..]) {
             (DevicesOp::Count, []) => {
                 let n = self.device.list(span)?.len();

@@ -11,7 +11,7 @@ use super::operands::{array_of, image_of, path_of, scalar_of, u32_of};
 use super::ops::f16_from_bits;
 use super::value::{Array, Value};
 use crate::diagnostics::Span;
-use crate::ir::{Expr, ExprKind, HostOp, ScalarType};
+use crate::ir::{Expr, HostOp, ScalarType};
 
 impl Interp<'_> {
     /// Runs file or image operation `op` (expression `e`) on its operands' `values`, in
@@ -23,11 +23,7 @@ impl Interp<'_> {
         e: &Expr,
     ) -> Result<Value, Fail> {
         let span = e.span;
-        let ExprKind::Host { args, .. } = &e.kind else {
-            return internal(span, format!("{op:?} outside a host operation"));
-        };
-        let mut values = values.into_iter();
-        let mut next = || values.next().unwrap_or(Value::Void);
+        let (args, mut next) = super::operands::host_operands(op, values, e)?;
         match (op, &args[..]) {
             (HostOp::FileRead(elem), [p]) => {
                 let path = path_of(next(), p)?;

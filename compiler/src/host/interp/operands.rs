@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::device::{BufferObj, ImageObj, StreamObj};
 use super::eval::{err, internal, Fail};
 use super::value::{Scalar, Value};
-use crate::ir::Expr;
+use crate::ir::{Expr, ExprKind};
 
 /// The count operand `e` evaluated to (`s`): a length or offset, not negative.
 pub(crate) fn count_of(s: Scalar, e: &Expr, what: &str) -> Result<u64, Fail> {
@@ -80,4 +80,20 @@ pub(crate) fn scalar_of(v: Value, e: &Expr) -> Result<Scalar, Fail> {
         Value::Void => err(e.span, "use of a null or void value"),
         other => internal(e.span, format!("expected a scalar, found {other:?}")),
     }
+}
+
+/// The operand expressions of host operation `e` (`op`, named in the internal error when `e`
+/// is not a host operation) and a reader of their `values`, computed in the same order: each
+/// call gives the next value, `Void` past the last (which the operation's operand checks
+/// then refuse). The opening of every family's `…_op_values`.
+pub(crate) fn host_operands<'e>(
+    op: impl std::fmt::Debug,
+    values: Vec<Value>,
+    e: &'e Expr,
+) -> Result<(&'e [Expr], impl FnMut() -> Value), Fail> {
+    let ExprKind::Host { args, .. } = &e.kind else {
+        return internal(e.span, format!("{op:?} outside a host operation"));
+    };
+    let mut values = values.into_iter();
+    Ok((&args[..], move || values.next().unwrap_or(Value::Void)))
 }

@@ -18,7 +18,7 @@ use super::operands::stream_of;
 use super::value::{Scalar, Value};
 
 use crate::diagnostics::Span;
-use crate::ir::{Expr, ExprKind, HostOp};
+use crate::ir::{Expr, HostOp};
 
 /// An `Event` of the host program.
 pub struct EventObj {
@@ -70,11 +70,7 @@ impl Interp<'_> {
         e: &Expr,
     ) -> Result<Value, Fail> {
         let span = e.span;
-        let ExprKind::Host { args, .. } = &e.kind else {
-            return internal(span, format!("{op:?} outside a host operation"));
-        };
-        let mut values = values.into_iter();
-        let mut next = || values.next().unwrap_or(Value::Void);
+        let (args, mut next) = super::operands::host_operands(op, values, e)?;
         match (op, &args[..]) {
             (HostOp::StreamCurrent, []) => Ok(Value::Stream(self.device.stream(span)?)),
             (HostOp::StreamCreate, []) => {

@@ -21,7 +21,7 @@ use super::operands::{scalar_of, u32_of};
 use super::ops::{f16_from_bits, f16_to_bits};
 use super::value::{Array, Value};
 use crate::diagnostics::Span;
-use crate::ir::{Expr, ExprKind, HostOp, ImageFormat, TextureDim};
+use crate::ir::{Expr, HostOp, ImageFormat, TextureDim};
 
 /// A `Texture1D/2D/3D/2DArray/Cube` of the host program.
 pub struct TextureObj {
@@ -158,11 +158,7 @@ impl Interp<'_> {
     ) -> Result<Value, Fail> {
         self.device.used.set(true);
         let span = e.span;
-        let ExprKind::Host { args, .. } = &e.kind else {
-            return internal(span, format!("{op:?} outside a host operation"));
-        };
-        let mut values = values.into_iter();
-        let mut next = || values.next().unwrap_or(Value::Void);
+        let (args, mut next) = super::operands::host_operands(op, values, e)?;
         match (op, &args[..]) {
             (HostOp::NewTexture(dim, format), _) => {
                 let Some((levels, sizes)) = args.split_last() else {

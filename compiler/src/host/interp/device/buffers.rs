@@ -210,11 +210,7 @@ impl Interp<'_> {
     ) -> Result<Value, Fail> {
         self.device.used.set(true);
         let span = e.span;
-        let ExprKind::Host { args, .. } = &e.kind else {
-            return internal(span, format!("{op:?} outside a host operation"));
-        };
-        let mut values = values.into_iter();
-        let mut next = || values.next().unwrap_or(Value::Void);
+        let (args, mut next) = super::super::operands::host_operands(op, values, e)?;
         match (op, &args[..]) {
             (HostOp::NewBuffer, [n]) => {
                 let len = scalar_of(next(), n)?;
