@@ -189,7 +189,7 @@ impl Interp<'_> {
         let (args, mut next) = super::operands::host_operands(op, values, e)?;
         let int = |n: usize| Ok(Value::Scalar(Scalar::I32(n as i32)));
         let size = crate::comm::world().size();
-        match (op, &args[..]) {
+        match (op, args) {
             (CommOp::Rank, []) => int(crate::comm::world().rank()),
             (CommOp::Size, []) => int(size),
             (CommOp::LocalRank, []) => int(crate::comm::world().local_rank()),

@@ -244,7 +244,7 @@ impl Interp<'_> {
     ) -> Result<Value, Fail> {
         let span = e.span;
         let (args, mut next) = super::operands::host_operands(op, values, e)?;
-        match (op, &args[..]) {
+        match (op, args) {
             (DevicesOp::Count, []) => {
                 let n = self.device.list(span)?.len();
                 Ok(Value::Scalar(Scalar::I32(n as i32)))

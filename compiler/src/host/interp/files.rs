@@ -24,7 +24,7 @@ impl Interp<'_> {
     ) -> Result<Value, Fail> {
         let span = e.span;
         let (args, mut next) = super::operands::host_operands(op, values, e)?;
-        match (op, &args[..]) {
+        match (op, args) {
             (HostOp::FileRead(elem), [p]) => {
                 let path = path_of(next(), p)?;
                 let bytes = std::fs::read(&path)

@@ -86,11 +86,11 @@ pub(crate) fn scalar_of(v: Value, e: &Expr) -> Result<Scalar, Fail> {
 /// is not a host operation) and a reader of their `values`, computed in the same order: each
 /// call gives the next value, `Void` past the last (which the operation's operand checks
 /// then refuse). The opening of every family's `…_op_values`.
-pub(crate) fn host_operands<'e>(
+pub(crate) fn host_operands(
     op: impl std::fmt::Debug,
     values: Vec<Value>,
-    e: &'e Expr,
-) -> Result<(&'e [Expr], impl FnMut() -> Value), Fail> {
+    e: &Expr,
+) -> Result<(&[Expr], impl FnMut() -> Value), Fail> {
     let ExprKind::Host { args, .. } = &e.kind else {
         return internal(e.span, format!("{op:?} outside a host operation"));
     };

@@ -71,7 +71,7 @@ impl Interp<'_> {
     ) -> Result<Value, Fail> {
         let span = e.span;
         let (args, mut next) = super::operands::host_operands(op, values, e)?;
-        match (op, &args[..]) {
+        match (op, args) {
             (HostOp::StreamCurrent, []) => Ok(Value::Stream(self.device.stream(span)?)),
             (HostOp::StreamCreate, []) => {
                 let stream = match self.device.cpu {

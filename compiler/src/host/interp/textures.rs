@@ -159,7 +159,7 @@ impl Interp<'_> {
         self.device.used.set(true);
         let span = e.span;
         let (args, mut next) = super::operands::host_operands(op, values, e)?;
-        match (op, &args[..]) {
+        match (op, args) {
             (HostOp::NewTexture(dim, format), _) => {
                 let Some((levels, sizes)) = args.split_last() else {
                     return internal(span, "texture without sizes");

@@ -211,7 +211,7 @@ impl Interp<'_> {
         self.device.used.set(true);
         let span = e.span;
         let (args, mut next) = super::super::operands::host_operands(op, values, e)?;
-        match (op, &args[..]) {
+        match (op, args) {
             (HostOp::NewBuffer, [n]) => {
                 let len = scalar_of(next(), n)?;
                 self.new_buffer(len, n, e)
