@@ -111,7 +111,8 @@ impl CpuKernel {
     }
 }
 
-/// A buffer in host memory, 16-byte aligned (every element type's alignment), or a slice of
+/// A buffer in host memory, 16-byte aligned (the most a kernel's accesses assume: the CPU
+/// kernels' loads and stores are capped at 16-byte alignment), or a slice of
 /// one ([`CpuBuffer::slice`]). Cheap to clone; clones and slices share the bytes.
 #[derive(Clone)]
 pub struct CpuBuffer {

@@ -90,6 +90,7 @@ pub(crate) fn compile(
     let optimize = |module: &inkwell::module::Module<'_>, vectorizers: bool| {
         module.set_triple(&triple);
         module.set_data_layout(&machine.get_target_data().get_data_layout());
+        cap_access_alignment(module);
         if vectorizers {
             inline_lanewise_shared(&ctx, module);
         }
@@ -248,6 +249,36 @@ fn inline_lanewise_shared(ctx: &Context, module: &inkwell::module::Module<'_>) {
         {
             function.remove_enum_attribute(AttributeLoc::Function, noinline);
             function.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(always, 0));
+        }
+        f = function.get_next_function();
+    }
+}
+
+/// The most alignment the CPU device guarantees a buffer, a slice of one, or a shared array
+/// (`cajeta_runtime::cpu::CpuBuffer`, `hooks::cpu_place_shared`): 16 bytes.
+const GUARANTEED_ALIGNMENT: u32 = 16;
+
+/// Lowers every load's and store's alignment to at most [`GUARANTEED_ALIGNMENT`]. The
+/// lowering leaves a load of a 32-byte value (`Quaternion<float64>`, a 4-lane `float64`
+/// vector) at its type's ABI alignment, which lets LLVM use aligned 32-byte moves that fault
+/// on a buffer only 16-byte aligned.
+fn cap_access_alignment(module: &inkwell::module::Module<'_>) {
+    use inkwell::values::InstructionOpcode;
+    let mut f = module.get_first_function();
+    while let Some(function) = f {
+        for block in function.get_basic_blocks() {
+            let mut i = block.get_first_instruction();
+            while let Some(inst) = i {
+                if matches!(
+                    inst.get_opcode(),
+                    InstructionOpcode::Load | InstructionOpcode::Store
+                ) && inst.get_alignment().is_ok_and(|a| a > GUARANTEED_ALIGNMENT)
+                {
+                    // Only fails for instructions without an alignment, which these have.
+                    let _ = inst.set_alignment(GUARANTEED_ALIGNMENT);
+                }
+                i = inst.get_next_instruction();
+            }
         }
         f = function.get_next_function();
     }
