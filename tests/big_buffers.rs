@@ -256,3 +256,34 @@ fn the_embedding_api_takes_the_address_variant_past_the_descriptor_range() {
         .expect_err("past the range without addresses");
     assert!(err.to_string().contains("maxStorageBufferRange"), "{err}");
 }
+
+/// A 64-bit index past 2^32 - 1 stays out of bounds through a descriptor with both kernel
+/// backends (`tests/lavapipe/wide_index_past_u32.cajeta`): lavapipe drops the writes and reads
+/// 0 where it truncated the index to 32 bits before. Out of bounds is undefined on other
+/// drivers, so the program runs only where the device is lavapipe (CI's).
+#[test]
+fn wide_indices_past_u32_stay_out_of_bounds_on_lavapipe() {
+    let Some(ctx) = context(BufferAddressing::Never, false) else {
+        return;
+    };
+    if !ctx.device_info().name.contains("llvmpipe") {
+        return;
+    }
+    let Some(cajetac) = cajeta_tests::cajetac_program() else {
+        return;
+    };
+    let file = tests_dir().join("lavapipe").join("wide_index_past_u32.cajeta");
+    for backend in ["rspirv", "llvm"] {
+        let out = std::process::Command::new(&cajetac)
+            .args(["run", "--backend", backend])
+            .arg(&file)
+            .output()
+            .expect("cajetac runs");
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            printed.trim() == "777",
+            "--backend {backend}: {printed}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -66,9 +66,9 @@ impl FnLower<'_> {
         self.widen_length(n, wide)
     }
 
-    /// `llvm.spv.resource.getpointer` of element `index` (an `i32` or, for a `uint64`
-    /// index, an `i64`: the access chain takes it as it is, as in the rspirv backend) of the
-    /// buffer handle `var` of type `ty`.
+    /// `llvm.spv.resource.getpointer` of element `index` (an `i32`, or an `i64` saturated
+    /// to `i32` for a `uint64` index, as in the rspirv backend) of the buffer handle `var` of
+    /// type `ty`.
     pub(super) fn buffer_pointer(
         &mut self,
         var: &str,
@@ -90,6 +90,20 @@ impl FnLower<'_> {
             // On the CPU target a buffer handle's `ty` is its element type.
             return self.cpu_buffer_pointer(var, ty, &Val::new(index, index_ty));
         }
+        // Drivers compute the access chain's offset in 32 bits (the rspirv backend's
+        // `buffer_element_pointer` says more): a 64-bit index past 2^32 - 1, out of bounds
+        // of any descriptor's range, saturates there and stays out of bounds.
+        let (index, index_ty, suffix) = if suffix.is_empty() {
+            (index, index_ty, suffix)
+        } else {
+            let [past, most, narrow] = [self.tmp(), self.tmp(), self.tmp()];
+            self.emit(format!("{past} = icmp ugt i64 {index}, 4294967295"));
+            self.emit(format!(
+                "{most} = select i1 {past}, i64 4294967295, i64 {index}"
+            ));
+            self.emit(format!("{narrow} = trunc i64 {most} to i32"));
+            (narrow, "i32", "")
+        };
         let name = format!("llvm.spv.resource.getpointer.p11.{mangled}{suffix}");
         self.declare(format!(
             "declare ptr addrspace(11) @{name}({ty}, {index_ty})"

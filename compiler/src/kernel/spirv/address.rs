@@ -127,10 +127,32 @@ impl FnCx<'_, '_> {
         };
         let ptr_ty = self.cx.pointer_type(kind.buffer_class(), storage);
         let zero = self.cx.const_u32(0);
+        let span = self.func.span;
         let Some(a) = address else {
+            // Drivers compute `OpAccessChain`'s offset in 32 bits (lavapipe truncates a
+            // 64-bit index; NVIDIA's driver, above, multiplies in 32 bits), so element
+            // 2^32 + 1 of a small buffer was element 1. A descriptor's range is under 4 GiB:
+            // a 64-bit index past 2^32 - 1 (a negative `int64` one too) is out of bounds, and
+            // saturating it at 2^32 - 1 keeps it so (element 2^32 - 1 ends past any range,
+            // and its 32-bit offset, 2^32 - stride, too), where robustness drops it.
+            let i = if index.bits() == 64 {
+                let u64_ty = self.cx.int_type(64, false);
+                let u = if index.is_signed_integer() {
+                    self.op(Op::Bitcast, u64_ty, &[i])?
+                } else {
+                    i
+                };
+                let most = self.cx.const_int(ScalarType::U64, i128::from(u32::MAX), span)?;
+                let bool_ty = self.cx.bool_type();
+                let past = self.op(Op::UGreaterThan, bool_ty, &[u, most])?;
+                let saturated = self.op(Op::Select, u64_ty, &[past, most, u])?;
+                let u32_ty = self.cx.int_type(32, false);
+                self.op(Op::UConvert, u32_ty, &[saturated])?
+            } else {
+                i
+            };
             return self.op(Op::AccessChain, ptr_ty, &[var, zero, i]);
         };
-        let span = self.func.span;
         let u64_ty = self.cx.int_type(64, false);
         let wide = match (index.bits(), index.is_signed_integer()) {
             (64, false) => i,

@@ -166,6 +166,7 @@ impl FnCx<'_, '_> {
             ));
         };
         let mut i = i;
+        let mut index_ty = super::bounds::index_type(index)?;
         if let (Some(a), true) = (address, self.checked()) {
             let len = self.address_length(a)?;
             let name = self.resource_name(base);
@@ -177,14 +178,18 @@ impl FnCx<'_, '_> {
             let name = self.resource_name(base);
             let ty = super::bounds::index_type(index)?;
             let at = base.span.to(index.span);
-            i = self.check_index(i, ty, len, &name, "buffer", at)?;
+            let checked = self.check_index(i, ty, len, &name, "buffer", at)?;
+            // The check's in-bounds index is a `uint32` (the index itself where a loop's
+            // range proved it in bounds).
+            if checked != i {
+                index_ty = ScalarType::U32;
+            }
+            i = checked;
         }
         // A checked addressed index is the bounds check's `uint64` already.
-        let index_ty = if address.is_some() && self.checked() {
-            ScalarType::U64
-        } else {
-            super::bounds::index_type(index)?
-        };
+        if address.is_some() && self.checked() {
+            index_ty = ScalarType::U64;
+        }
         let ptr = self.buffer_element_pointer(var, kind, i, index_ty)?;
         Ok((ptr, elem, storage))
     }
