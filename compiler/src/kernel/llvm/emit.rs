@@ -85,15 +85,19 @@ pub(crate) const SHARED_MEMORY_PIPELINES: [&str; 3] = [
 /// SPIR-V target left invalid modules for jumps out of three nested loops (a selection
 /// merge before a plain branch after O2; a selection header not dominating its merge
 /// after the other pipeline); `structurizecfg` alone, without `unify-loop-exits`, gave
-/// wrong results on lavapipe (tests/device/control_flow.cajeta). O2 and the SSA pipeline of
-/// [`PIPELINES`] followed by the structurizer (the lean first pipeline is not used here:
-/// the structurizer's results were measured on lavapipe after these two).
+/// wrong results on lavapipe (tests/device/control_flow.cajeta). The SSA pipeline of
+/// [`PIPELINES`], then O2, followed by the structurizer (the lean first pipeline is not used
+/// here: the structurizer's results were measured on lavapipe after these two). O2 came
+/// first until a grid-stride loop with a labeled `continue` and `break` from an unrolled
+/// inner loop lost the invocations' last increment on lavapipe where the SSA pipeline's
+/// module is right (tests/device/labeled_jumps_strided.cajeta); O2 remains for a kernel the
+/// first leaves unstructured.
 pub(crate) const JUMP_PIPELINES: [&str; 2] = [
-    concat!("default<O2>,", structurize!()),
     concat!(
         "function(sroa,early-cse,instcombine<no-verify-fixpoint>),",
         structurize!()
     ),
+    concat!("default<O2>,", structurize!()),
 ];
 
 /// [`SHARED_MEMORY_PIPELINES`] followed by the structurizer, for kernels with shared arrays
