@@ -41,10 +41,19 @@ fn run_cajetac(
     (host, backend): (&str, &str),
     printf_env: Option<&str>,
 ) -> Option<(bool, String, String)> {
+    run_program("device/kernel_printf.cajeta", (host, backend), printf_env)
+}
+
+/// [`run_cajetac`] of the program `file` (a path under `tests/`).
+fn run_program(
+    file: &str,
+    (host, backend): (&str, &str),
+    printf_env: Option<&str>,
+) -> Option<(bool, String, String)> {
     let cajetac = cajetac_program()?;
     let mut cmd = std::process::Command::new(cajetac);
     cmd.args(["run", "--host", host, "--backend", backend])
-        .arg(tests_dir().join("device/kernel_printf.cajeta"))
+        .arg(tests_dir().join(file))
         .env_remove("CAJETA_KERNEL_PRINTF")
         .env_remove("CAJETA_VALIDATION");
     if let Some(v) = printf_env {
@@ -156,4 +165,29 @@ fn embedding_api_hands_out_the_kernel_lines_after_the_download() {
     }
     // Taken once: a second call has nothing new.
     assert!(device.context().take_kernel_output().is_empty());
+}
+
+/// A download that completes a launch writes the kernel's lines before the host's next line,
+/// on both host executors (`tests/kernel_printf_programs/download_order.cajeta`).
+#[test]
+fn a_download_writes_the_kernel_lines_before_the_next_host_line() {
+    let Some(KernelPrintf::Active) = printing() else {
+        return;
+    };
+    for host in ["native", "interp"] {
+        let Some((ok, stdout, stderr)) = run_program(
+            "kernel_printf_programs/download_order.cajeta",
+            (host, "rspirv"),
+            None,
+        ) else {
+            return;
+        };
+        assert!(ok, "--host {host}:\n{stdout}\n{stderr}");
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(
+            lines,
+            ["kernel line", "host: downloaded 1", "777"],
+            "--host {host}"
+        );
+    }
 }

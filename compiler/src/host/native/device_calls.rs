@@ -138,9 +138,11 @@ unsafe fn transfer(
             let ok =
                 on_interp(
                     |interp| match interp.direct_transfer(upload, operands, args, span) {
+                        // A transfer that waited for the device writes the lines kernels
+                        // printed before the host's next output, as `run`'s path does.
                         Some(r) => {
                             direct = true;
-                            r
+                            r.and_then(|()| interp.write_kernel_output(span))
                         }
                         None => Ok(()),
                     },
