@@ -50,3 +50,31 @@ fn bfloat16_buffers_round_and_widen_exactly_on_both_host_executors() {
         }
     }
 }
+
+/// Lane stores into `KernelBuffer<Vector<bfloat16,4>>` elements with the default backend
+/// (`tests/bfloat16_lanes/lane_stores.cajeta`): the module passes spirv-val and the program's
+/// own check on the default device.
+#[test]
+fn bfloat16_vector_lanes_are_stored_as_bfloat16() {
+    let Some(cajetac) = cajetac_program() else {
+        return;
+    };
+    let file = tests_dir().join("bfloat16_lanes").join("lane_stores.cajeta");
+    let (_, result) = cajeta_tests::frontend(&file);
+    let module = result.expect("the program compiles");
+    let options = cajetac::kernel::spirv::SpirvOptions::default();
+    let kernels = cajetac::driver::compile_kernels(&module, &options, None)
+        .unwrap_or_else(|d| panic!("rspirv: {d:?}"));
+    let words = &kernels[0].1.words;
+    cajeta_tests::spirv_val(words, options.target_env, "bf16-lanes").expect("spirv-val");
+    if device_context(false).is_none() {
+        return;
+    }
+    let out = std::process::Command::new(&cajetac)
+        .arg("run")
+        .arg(&file)
+        .output()
+        .expect("run cajetac");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.trim(), "777", "{}", String::from_utf8_lossy(&out.stderr));
+}

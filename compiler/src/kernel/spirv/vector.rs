@@ -195,7 +195,7 @@ impl FnCx<'_, '_> {
                 let guard = self.take_guard();
                 let stored = self.cx.storage_type(elem, span)?;
                 let mut v = self.expr(value)?;
-                if elem == ScalarType::Bool {
+                if matches!(elem, ScalarType::Bool | ScalarType::BF16) {
                     v = self.write_stored(v, elem, stored, 1)?;
                 }
                 let class = self.buffer_class(base);
