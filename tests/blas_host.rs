@@ -227,6 +227,53 @@ public final class Small {
     }
 }
 
+/// C sharing memory with A or B (the same buffer, or overlapping slices of one) is a
+/// run-time error in both executors: the kernels write C while other workgroups still read
+/// A and B, and lavapipe gave wrong products; disjoint slices of one buffer are fine.
+#[test]
+fn blas_gemm_refuses_a_c_that_shares_memory_with_a_or_b() {
+    let Some(ctx) = device_context(false) else {
+        return;
+    };
+    let program = |call: &str| {
+        format!(
+            "package tests;
+import cajeta.xpu.*;
+public final class Alias {{
+    public static int32 main(String[] args) {{
+        KernelBuffer<float32> f = heap KernelBuffer<float32>(64);
+        KernelBuffer<float16> h = heap KernelBuffer<float16>(128);
+        h.upload(heap float16[128]);
+        {call}
+        return 777;
+    }}
+}}
+"
+        )
+    };
+    for mode in modes() {
+        for (call, shared) in [
+            // Slices start at multiples of 64 bytes (any device's offset alignment).
+            ("Blas.gemm(h, h.slice(64, 16), h, 4, 4, 4);", Some("A")),
+            ("Blas.gemm(h.slice(0, 16), h.slice(32, 16), h.slice(40, 16), 4, 4, 4);", Some("B")),
+            ("Blas.gemm(h.slice(0, 16), h.slice(32, 16), h.slice(64, 16), 4, 4, 4);", None),
+            ("Blas.gemm(h, h, f, 4, 4, 4);", None),
+        ] {
+            let (r, _) = run(&ctx, program(call), mode);
+            match shared {
+                Some(name) => {
+                    let e = r.expect_err(call);
+                    assert!(
+                        e.contains(&format!("C shares memory with {name}")),
+                        "{mode:?} {call}: {e}"
+                    );
+                }
+                None => assert_eq!(r.as_deref(), Ok("777"), "{mode:?} {call}"),
+            }
+        }
+    }
+}
+
 /// examples/gemm.cajeta and examples/gemm_int8.cajeta call the library at their small size
 /// and report every element exact, in both executors.
 #[test]

@@ -308,8 +308,9 @@ impl Gemm {
     /// elements (float16/bfloat16 as 16 bits, int8 as bytes); C is the row-major `m × n`
     /// result (float32, float16 or int32), overwritten. Nothing waits: the work runs when the
     /// stream is synchronized, ordered with the stream's other commands. Fails, recording
-    /// nothing, when a size is 0, a buffer is too small for its matrix, or the shape exceeds
-    /// what the kernels index (2³² elements a matrix).
+    /// nothing, when a size is 0, a buffer is too small for its matrix, C's elements share
+    /// memory with A's or B's, or the shape exceeds what the kernels index (2³² elements a
+    /// matrix).
     #[allow(clippy::too_many_arguments)]
     pub fn multiply(
         &self,
@@ -346,6 +347,19 @@ impl Gemm {
                     "GEMM operand {name} is {rows}×{cols} {ty}, {} bytes, but its buffer has only {} bytes",
                     rows * cols * bytes,
                     buf.size()
+                ));
+            }
+        }
+        // C is written while A and B are still being read (other workgroups' tiles): a C
+        // that shares bytes with either gave racy, wrong products on lavapipe.
+        let c_bytes = m64 * n64 * rb;
+        for (name, buf, bytes) in [("A", a, m64 * k64 * ob), ("B", b, k64 * n64 * ob)] {
+            if buf.id() == c.id()
+                && buf.offset() < c.offset() + c_bytes
+                && c.offset() < buf.offset() + bytes
+            {
+                return fail(format!(
+                    "GEMM {m}×{n}×{k}: C shares memory with {name}; C must be a buffer (or slice) of its own"
                 ));
             }
         }

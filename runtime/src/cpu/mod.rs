@@ -162,6 +162,14 @@ impl CpuBuffer {
         })
     }
 
+    /// Whether this view's first `bytes` bytes and `other`'s first `other_bytes` bytes share
+    /// memory (views of one buffer whose ranges overlap).
+    pub fn overlaps(&self, bytes: u64, other: &CpuBuffer, other_bytes: u64) -> bool {
+        Arc::ptr_eq(&self.words, &other.words)
+            && self.offset < other.offset + other_bytes
+            && other.offset < self.offset + bytes
+    }
+
     fn ptr(&self) -> *mut u8 {
         // SAFETY: see `Storage`: only the pointer is taken here; `offset` is inside the
         // storage (checked by `slice`).

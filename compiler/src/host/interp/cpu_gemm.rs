@@ -8,7 +8,7 @@
 use cajeta_runtime::cpu::CpuBuffer;
 
 use super::cpu_run::{download, upload, CpuRun};
-use super::eval::Fail;
+use super::eval::{err, Fail};
 use super::ops::{bf16_from_bits, f16_from_bits, f16_to_bits};
 use crate::blas::{GemmLayout, GemmPrecision};
 use crate::diagnostics::Span;
@@ -31,6 +31,17 @@ pub(super) fn cpu_gemm(
     [m, n, k]: [u32; 3],
     span: Span,
 ) -> Result<(), Fail> {
+    // As on a Vulkan device (`Gemm::multiply`): C may not share memory with A or B.
+    let (ob, rb) = (u64::from(p.operand_bytes()), u64::from(p.result_bytes()));
+    let (m64, n64, k64) = (u64::from(m), u64::from(n), u64::from(k));
+    for (name, buf, bytes) in [("A", ops.a, m64 * k64 * ob), ("B", ops.b, k64 * n64 * ob)] {
+        if ops.c.overlaps(m64 * n64 * rb, buf, bytes) {
+            return err(
+                span,
+                format!("Blas.gemm: GEMM {m}×{n}×{k}: C shares memory with {name}; C must be a buffer (or slice) of its own"),
+            );
+        }
+    }
     let (m, n, k) = (m as usize, n as usize, k as usize);
     let read = |buf: &CpuBuffer| -> Result<Vec<u8>, Fail> {
         let mut bytes = vec![0u8; buf.size() as usize];
