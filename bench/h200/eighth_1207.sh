@@ -5,6 +5,9 @@
 # The tree and the carry together stay under 64 MB: strip the binaries before xz.
 # 1. Program 0 of seed 0xC47E7A, its kx cut and the hand-cut term through `cajetac run`
 #    with each kernel backend: is the guardless 16-bit division (586f4a53) right on NVIDIA?
+#    Then the two `llvm-divergent-control-flow` programs (seed 32 program 103, and the labeled
+#    jumps of tests/device/labeled_jumps_strided.cajeta, which the carried cajetac of
+#    e31e6b48 still runs through O2 first): right on NVIDIA means lavapipe's defect.
 # 2. precision_axpb at 256 MiB to 2 GiB, then the grid-stride loop unrolled by 4 (loads
 #    first) and two adjacent elements a thread: does the 16-bit forms' shortfall shrink with
 #    size (a fixed cost a launch) or with bytes in flight?
@@ -15,7 +18,7 @@ G=${G:-.glh}; . bench/h200/carry_dir.sh
 export PATH=$B:$PATH CAJETAC=$B/cajetac CAJETA_SPIRV_VAL=$B/spirv-val CI=true CAJETA_TESTS_DIR=$PWD/tests
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 W=tests/fuzz_findings/wrong_results
-for f in $W/nvidia_seed_c47e7a_program_0_llvm.cajeta bench/h200/kx_cut_c47e7a.cajeta $W/nvidia_seed_c47e7a_program_0_llvm_min.cajeta; do
+for f in $W/nvidia_seed_c47e7a_program_0_llvm.cajeta bench/h200/kx_cut_c47e7a.cajeta $W/nvidia_seed_c47e7a_program_0_llvm_min.cajeta $W/seed32_program_103_llvm.cajeta tests/device/labeled_jumps_strided.cajeta; do
   p=$(basename $f .cajeta); for be in llvm rspirv; do
   CAJETA_CACHE_DIR=off timeout 60 $B/cajetac run --backend $be $f > "$OUT/$p.$be.txt" 2>&1
   echo "== $p --backend $be: rc=$? mismatch lines: $(grep -c checksum "$OUT/$p.$be.txt")"; tail -1 "$OUT/$p.$be.txt" | cut -c1-160
