@@ -319,15 +319,28 @@ fn compile_one_variant(
     }
 }
 
-/// Finds the host entry point: `run()`, then `main()` / `main(String[] args)`.
+/// Finds the host entry point: `run()`, then `main()` / `main(String[] args)`. A `run` or
+/// `main` with other parameters is an ordinary method and does not hide a `main` that can
+/// be an entry point; when no method has an entry point's parameters, the first `run` or
+/// `main` is returned, and running it reports why it cannot be one.
 pub fn entry_point(module: &ir::Module) -> Option<FunctionId> {
-    ["run", "main"].iter().find_map(|name| {
+    let string_array = ir::Type::Array(Box::new(ir::Type::String));
+    let find = |name: &str, fits: &dyn Fn(&ir::Function) -> bool| {
         module
             .functions
             .iter()
-            .position(|f| f.kind == FunctionKind::Host && f.name == *name)
+            .position(|f| f.kind == FunctionKind::Host && f.name == name && fits(f))
             .map(FunctionId)
-    })
+    };
+    let entry_params = |f: &ir::Function| match f.params() {
+        [] => true,
+        [p] => f.name == "main" && p.ty == string_array,
+        _ => false,
+    };
+    find("run", &entry_params)
+        .or_else(|| find("main", &entry_params))
+        .or_else(|| find("run", &|_| true))
+        .or_else(|| find("main", &|_| true))
 }
 
 /// Why `run_program` failed.
