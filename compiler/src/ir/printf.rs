@@ -106,9 +106,36 @@ pub fn parse(format: &str) -> Result<Vec<Piece>, String> {
         let Some(ch) = chars.next() else {
             return Err("the format ends inside a `%` conversion".to_string());
         };
+        // Java's IllegalFormatFlagsException, whatever the conversion.
+        if conv.left && conv.zero {
+            return Err("the `-` and `0` flags cannot be combined".to_string());
+        }
+        if conv.plus && conv.space {
+            return Err("the `+` and ` ` flags cannot be combined".to_string());
+        }
+        let flagged = conv.zero || conv.plus || conv.space || conv.group;
         match ch {
+            'n' if flagged || conv.left || conv.width.is_some() || conv.precision.is_some() => {
+                return Err("`%n` takes no flags, width or precision".to_string());
+            }
             'n' => text.push('\n'),
-            '%' => text.push('%'),
+            // Only `-` and a width apply to `%%`, as in Java: `%5%` is `    %`.
+            '%' if flagged || conv.precision.is_some() => {
+                return Err("`%%` takes only the `-` flag and a width".to_string());
+            }
+            '%' if conv.left && conv.width.is_none() => {
+                return Err("`%-%` needs a width".to_string());
+            }
+            '%' => {
+                let pad = " ".repeat(conv.width.unwrap_or(1).saturating_sub(1).min(1 << 16));
+                if conv.left {
+                    text.push('%');
+                    text.push_str(&pad);
+                } else {
+                    text.push_str(&pad);
+                    text.push('%');
+                }
+            }
             'd' | 'x' | 'X' | 'f' | 'e' | 'E' | 's' | 'S' | 'c' | 'b' => {
                 if conv.left && conv.width.is_none() {
                     return Err(format!("`%-{ch}` needs a width"));

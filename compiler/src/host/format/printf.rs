@@ -445,7 +445,10 @@ mod tests {
     /// accepted and ignored: `%,x` printed `ff`).
     #[test]
     fn flags_java_refuses_are_errors() {
-        for bad in ["%,x", "%,e", "%0s", "%0c", "%0d", "%+x", "% s", "%,s"] {
+        for bad in [
+            "%,x", "%,e", "%0s", "%0c", "%0d", "%+x", "% s", "%,s", "%-08d", "%+ d", "%05%",
+            "%.2%", "%-%", "%5n",
+        ] {
             assert!(parse(bad).is_err(), "{bad} should be refused");
         }
         for good in [
@@ -453,6 +456,12 @@ mod tests {
         ] {
             assert!(parse(good).is_ok(), "{good} should be accepted");
         }
+    }
+
+    /// `%%` takes a width (and `-`) as in Java; it was printed as a bare `%`.
+    #[test]
+    fn a_percent_takes_a_width() {
+        assert_eq!(f("[%5%][%-3%][%%]", &[]), "[    %][%  ][%]");
     }
 
     #[test]
