@@ -402,10 +402,16 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                     }
                     _ => self.hoist(*index, stmts),
                 };
-                let base = if is_pure(&base) {
-                    *base
-                } else {
-                    self.hoist(*base, stmts)
+                let base = match base.kind {
+                    _ if is_pure(&base) => *base,
+                    // A resource (a buffer array's element `bufs[w % 2]`) cannot be held in
+                    // a temporary: its index is held instead.
+                    ExprKind::Load(inner) if base.ty.is_resource() => ir::Expr {
+                        kind: ExprKind::Load(self.stabilize(inner, stmts)),
+                        ty: base.ty,
+                        span: base.span,
+                    },
+                    _ => self.hoist(*base, stmts),
                 };
                 Place::Index {
                     base: Box::new(base),
