@@ -532,3 +532,15 @@ fn shared_arrays_of_other_widths_count_their_bytes_as_rspirv() {
     assert_eq!(k.reflection.static_shared_bytes, 64 * 2 + 8 * 8);
     assert_eq!(interface(&reference.reflection), interface(&k.reflection));
 }
+
+/// `(float32) i * 0.0f`: `instcombine` makes it an `llvm.copysign`, which LLVM's SPIR-V target
+/// cannot select for Vulkan (`cannot select: G_FCOPYSIGN`, refused as E0045); the fix-up
+/// writes it as bit operations, scalar and vector, 32- and 64-bit.
+#[test]
+fn a_product_with_zero_of_a_converted_integer_compiles() {
+    for (ty, zero) in [("float32", "0.0f"), ("float64", "0.0")] {
+        let source = format!("package t;\nimport cajeta.xpu.*;\npublic final class T {{\n    @Kernel\n    public static void k(KernelBuffer<int32> a, KernelBuffer<{ty}> o, KernelBuffer<Vector<{ty},4>> v) {{\n        uint32 i = KernelThread.globalIdX();\n        o[i] = ({ty}) a[i] * {zero};\n        v[i] = stack Vector<{ty},4>(({ty}) a[i], ({ty}) -a[i], 3, -3) * {zero};\n    }}\n}}\n");
+        let k = compile_source(&source).unwrap_or_else(|d| panic!("{ty}: {d:?}"));
+        spirv_val(&k.words, TargetEnv::Vulkan1_3, "llvm-copysign").expect("valid");
+    }
+}

@@ -12,6 +12,10 @@
 //!   campaign, `tests/fuzz_findings/wrong_results/seed64_program_4_llvm.cajeta`). Each
 //!   becomes `sitofp (sext i1 … to i32)`, which the target lowers to a select of -1 or 0
 //!   and a signed conversion: no float constant appears, so no driver can fold one.
+//! - `llvm.copysign`: the target cannot select it for Vulkan (`LLVM ERROR: cannot select:
+//!   G_FCOPYSIGN`), and `instcombine` makes one of a plain `(float32) i * 0.0f` (the sign of
+//!   the product is the converted integer's). Each becomes the bit operations it stands for:
+//!   the magnitude's bits without their sign bit, or'ed with the sign bit of the sign's.
 
 use std::collections::HashMap;
 
@@ -39,7 +43,113 @@ pub(crate) fn fix_up(module: &Module) -> Result<usize, String> {
     for &site in &sites {
         bool_to_float_through_i32(&builder, context.i32_type(), site)?;
     }
-    Ok(sites.len())
+    let copysigns: Vec<InstructionValue> = module
+        .get_functions()
+        .flat_map(|f| f.get_basic_blocks())
+        .flat_map(|b| b.get_instructions())
+        .filter(|i| calls_copysign(*i))
+        .collect();
+    for &site in &copysigns {
+        copysign_as_bits(&builder, site)?;
+    }
+    Ok(sites.len() + copysigns.len())
+}
+
+/// Whether `i` calls `llvm.copysign.*`.
+fn calls_copysign(i: InstructionValue) -> bool {
+    if i.get_opcode() != InstructionOpcode::Call {
+        return false;
+    }
+    let callee = i.get_num_operands().checked_sub(1).and_then(|n| i.get_operand(n));
+    matches!(
+        callee,
+        Some(Operand::Value(BasicValueEnum::PointerValue(f)))
+            if f.get_name().to_bytes().starts_with(b"llvm.copysign.")
+    )
+}
+
+/// Replaces `llvm.copysign(m, s)` (`site`, a float or a vector of floats) by
+/// `bitcast((bits(m) & !SIGN) | (bits(s) & SIGN))`.
+fn copysign_as_bits<'ctx>(builder: &Builder<'ctx>, site: InstructionValue<'ctx>) -> Result<(), String> {
+    let err = |e: inkwell::builder::BuilderError| e.to_string();
+    let (Some(Operand::Value(m)), Some(Operand::Value(sign))) =
+        (site.get_operand(0), site.get_operand(1))
+    else {
+        return Err("llvm.copysign without two operands".to_string());
+    };
+    builder.position_before(&site);
+    let ty = m.get_type();
+    let (float, lanes) = match ty {
+        BasicTypeEnum::FloatType(f) => (f, None),
+        BasicTypeEnum::VectorType(v) => match v.get_element_type() {
+            BasicTypeEnum::FloatType(f) => (f, Some(v.get_size())),
+            _ => return Err("llvm.copysign of a vector of non-floats".to_string()),
+        },
+        _ => return Err("llvm.copysign of a non-float".to_string()),
+    };
+    let context = float.get_context();
+    let (int, bits) = match float.print_to_string().to_string().as_str() {
+        "half" | "bfloat" => (context.i16_type(), 16),
+        "float" => (context.i32_type(), 32),
+        "double" => (context.i64_type(), 64),
+        other => return Err(format!("llvm.copysign of `{other}`")),
+    };
+    let sign_bit = int.const_int(1u64 << (bits - 1), false);
+    let magnitude_mask = int.const_int(!(1u64 << (bits - 1)), false);
+    let (int_ty, sign_mask, magnitude_mask): (BasicTypeEnum, BasicValueEnum, BasicValueEnum) =
+        match lanes {
+            None => (int.into(), sign_bit.into(), magnitude_mask.into()),
+            Some(n) => {
+                let splat = |c: inkwell::values::IntValue<'ctx>| {
+                    inkwell::types::VectorType::const_vector(&vec![c; n as usize])
+                };
+                (
+                    int.vec_type(n).into(),
+                    splat(sign_bit).into(),
+                    splat(magnitude_mask).into(),
+                )
+            }
+        };
+    let mb = builder.build_bit_cast(m, int_ty, "").map_err(err)?;
+    let sb = builder.build_bit_cast(sign, int_ty, "").map_err(err)?;
+    let (kept, signed) = match (mb, sb, magnitude_mask, sign_mask) {
+        (
+            BasicValueEnum::IntValue(mb),
+            BasicValueEnum::IntValue(sb),
+            BasicValueEnum::IntValue(mm),
+            BasicValueEnum::IntValue(sm),
+        ) => (
+            builder.build_and(mb, mm, "").map_err(err)?.as_basic_value_enum(),
+            builder.build_and(sb, sm, "").map_err(err)?.as_basic_value_enum(),
+        ),
+        (
+            BasicValueEnum::VectorValue(mb),
+            BasicValueEnum::VectorValue(sb),
+            BasicValueEnum::VectorValue(mm),
+            BasicValueEnum::VectorValue(sm),
+        ) => (
+            builder.build_and(mb, mm, "").map_err(err)?.as_basic_value_enum(),
+            builder.build_and(sb, sm, "").map_err(err)?.as_basic_value_enum(),
+        ),
+        _ => return Err("llvm.copysign operands of mixed shapes".to_string()),
+    };
+    let joined = match (kept, signed) {
+        (BasicValueEnum::IntValue(a), BasicValueEnum::IntValue(b)) => {
+            builder.build_or(a, b, "").map_err(err)?.as_basic_value_enum()
+        }
+        (BasicValueEnum::VectorValue(a), BasicValueEnum::VectorValue(b)) => {
+            builder.build_or(a, b, "").map_err(err)?.as_basic_value_enum()
+        }
+        _ => return Err("llvm.copysign operands of mixed shapes".to_string()),
+    };
+    let result = builder.build_bit_cast(joined, ty, "").map_err(err)?;
+    match site.as_any_value_enum() {
+        AnyValueEnum::FloatValue(old) => old.replace_all_uses_with(result.into_float_value()),
+        AnyValueEnum::VectorValue(old) => old.replace_all_uses_with(result.into_vector_value()),
+        _ => return Err("llvm.copysign with an unexpected result".to_string()),
+    }
+    site.erase_from_basic_block();
+    Ok(())
 }
 
 /// Whether the conversion `i`'s operand is an `i1` or a vector of them.
