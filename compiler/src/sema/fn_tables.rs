@@ -37,6 +37,9 @@ pub fn rewrite(files: &mut [(SourceFile, bool)], diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The local an arm assigns its entry's result to (a name no program can write).
+const RESULT_LOCAL: &str = "$entry_result";
+
 #[derive(Clone)]
 struct Table {
     name: String,
@@ -154,10 +157,31 @@ impl Tables {
                     ),
                     span,
                 );
+                // A value-returning entry is assigned to a local of the table's result type:
+                // an entry returning a narrower type widens as it would in an assignment
+                // (Java's method references allow that), a wider one is an error at it.
+                let body = match t.ret.kind {
+                    TypeExprKind::Void => CaseBody::Expr(call),
+                    _ => {
+                        let result = ident(RESULT_LOCAL, method.span);
+                        CaseBody::Block(Block {
+                            stmts: vec![
+                                Stmt::Local {
+                                    is_final: false,
+                                    ty: t.ret.clone(),
+                                    decls: vec![(result.clone(), Some(call))],
+                                    span,
+                                },
+                                Stmt::Yield(expr(ExprKind::Name(result.name), span), span),
+                            ],
+                            span,
+                        })
+                    }
+                };
                 SwitchCase {
                     labels: vec![expr(ExprKind::Int(k.to_string()), span)],
                     is_default: false,
-                    body: CaseBody::Expr(call),
+                    body,
                     span,
                 }
             })
