@@ -104,6 +104,9 @@ pub fn generic_allows(op: Intrinsic, t: &Type) -> Option<Result<(), &'static str
         },
         Intrinsic::WorkgroupReduce => match s {
             Some(s) if s.is_numeric() && !s.is_precision() && s != ScalarType::BF16 => Ok(()),
+            Some(s) if s == ScalarType::BF16 || s.is_precision() => {
+                Err("a numeric scalar type other than bfloat16 and the precision types (cast to float32 first)")
+            }
             _ => Err("a numeric scalar type"),
         },
         // float16 needs the device's shaderSubgroupExtendedTypes (recorded by the backend).
