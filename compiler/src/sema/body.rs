@@ -15,6 +15,10 @@ pub(super) struct LoopFrame {
     pub(super) id: LoopId,
     pub(super) label: Option<String>,
     pub(super) broken: bool,
+    /// The definite-assignment state at each reachable `break` that leaves this loop: after
+    /// a loop whose condition is constant `true`, a local is assigned when it is at all of
+    /// them (Java's rule).
+    pub(super) break_states: Vec<Vec<bool>>,
     /// Set when this is a `switch` (the target of `break`, never of `continue`).
     pub(super) switch: Option<SwitchFrame>,
 }
@@ -464,6 +468,10 @@ impl<'s, 'a> FnCtx<'s, 'a> {
                         self.leave_switch(idx, out);
                     } else if is_break {
                         self.loops[idx].broken = true;
+                        if !self.dead {
+                            let state = self.assigned.clone();
+                            self.loops[idx].break_states.push(state);
+                        }
                         out.push(ir::Stmt::Break(id));
                     } else {
                         out.push(ir::Stmt::Continue(id));

@@ -17,7 +17,7 @@ impl FnCtx<'_, '_> {
     ) {
         let c = self.cond(cond);
         let infinite = is_const_true(&c);
-        let (id, body_block, broken) = self.loop_body(label, body, true);
+        let (id, body_block, broken) = self.loop_body(label, body, !infinite, infinite);
         out.push(ir::Stmt::Loop {
             id,
             pre_cond: Some(c),
@@ -36,7 +36,7 @@ impl FnCtx<'_, '_> {
         cond: &ast::Expr,
         out: &mut ir::Block,
     ) {
-        let (id, body_block, broken) = self.loop_body(label, body, false);
+        let (id, body_block, broken) = self.loop_body(label, body, false, false);
         let c = self.cond(cond);
         let infinite = is_const_true(&c);
         out.push(ir::Stmt::Loop {
@@ -106,12 +106,15 @@ impl FnCtx<'_, '_> {
     }
 
     /// Checks a loop body. `body_may_skip`: the body might not run (while/for), so
-    /// assignments in it do not count afterwards.
+    /// assignments in it do not count afterwards. `only_breaks_leave`: the condition is
+    /// constant `true`, so the loop ends only through a `break`, and a local is assigned
+    /// after it when it is at every `break` that leaves it (`while (true) { x = 1; break; }`).
     pub(super) fn loop_body(
         &mut self,
         label: Option<&ast::Ident>,
         body: &ast::Stmt,
         body_may_skip: bool,
+        only_breaks_leave: bool,
     ) -> (LoopId, ir::Block, bool) {
         let id = LoopId(self.next_loop);
         self.next_loop += 1;
@@ -119,14 +122,25 @@ impl FnCtx<'_, '_> {
             id,
             label: label.map(|l| l.name.clone()),
             broken: false,
+            break_states: Vec::new(),
             switch: None,
         });
         let before = self.assigned.clone();
         let was_dead = self.dead;
         let block = self.scoped(body);
         let frame = self.loops.pop();
-        let broken = frame.map(|f| f.broken).unwrap_or(false);
-        if body_may_skip || broken {
+        let broken = frame.as_ref().is_some_and(|f| f.broken);
+        let exits = frame.map(|f| f.break_states).unwrap_or_default();
+        if only_breaks_leave && !exits.is_empty() {
+            // Assigned after the loop: assigned at every break that leaves it.
+            let mut after = exits[0][..before.len()].to_vec();
+            for state in &exits[1..] {
+                for (a, b) in after.iter_mut().zip(state) {
+                    *a &= *b;
+                }
+            }
+            self.restore(&after);
+        } else if body_may_skip || broken {
             self.restore(&before);
         }
         self.dead = was_dead;
@@ -155,7 +169,7 @@ impl FnCtx<'_, '_> {
         }
         let c = cond.as_ref().map(|c| self.cond(c));
         let infinite = c.as_ref().map(is_const_true).unwrap_or(true);
-        let (id, body_block, broken) = self.loop_body(label, body, true);
+        let (id, body_block, broken) = self.loop_body(label, body, !infinite, infinite);
         let mut continuing = Vec::new();
         let saved_dead = self.dead;
         self.dead = false;

@@ -191,6 +191,7 @@ impl FnCtx<'_, '_> {
             id,
             label: None,
             broken: false,
+            break_states: Vec::new(),
             switch: Some(SwitchFrame {
                 exits: Vec::new(),
                 result,
