@@ -181,21 +181,28 @@ impl PrecisionOptions {
         };
         let fp16_uniform =
             self.fp16_uniform && float_storage == FloatStorage::Fp16 && has("shaderFloat16");
+        let mut storage_note = None;
         if self.fp16_uniform && !fp16_uniform {
             if float_storage == FloatStorage::Fp16 {
                 fell_back("fp16 uniform (float16 lfp)", "shaderFloat16", "float32 lfp");
             } else {
-                fell_back(
-                    "fp16 uniform (float16 lfp)",
-                    "fp16 storage (`--fp16-storage` and `storageBuffer16BitAccess`)",
-                    "float32 lfp",
-                );
+                // Not the device's lack: the storage form resolved to something other than
+                // fp16s (`--fp16-storage` not given, or another form took priority).
+                storage_note = Some(format!(
+                    "fp16 uniform (float16 lfp) needs the fp16s storage form, but `sfp` is {}; using float32 lfp",
+                    PrecisionVariant {
+                        float_storage,
+                        ..Default::default()
+                    }
+                    .name()
+                ));
             }
         }
         let int8_uniform = self.int8_uniform && has("storagePushConstant8");
         if self.int8_uniform && !int8_uniform {
             fell_back("int8 uniform", "storagePushConstant8", "int32");
         }
+        notes.extend(storage_note);
         if fp16s && bf16s {
             notes.push("fp16 and bf16 storage both asked for; bf16s takes priority".to_string());
         }
@@ -377,5 +384,28 @@ mod tests {
         assert_eq!(v.int8_storage, IntStorage::Native);
         assert_eq!(v.int16_storage, IntStorage::Packed);
         assert_eq!(v.name(), "fp32+int8s");
+    }
+
+    /// fp16 uniform without fp16s says why: the storage form, not a feature the device lacks
+    /// (the warning named "`fp16 storage (`--fp16-storage` …`)`" as a missing feature).
+    #[test]
+    fn fp16_uniform_without_fp16_storage_names_the_storage_form() {
+        let all = feats(&["storageBuffer16BitAccess", "shaderFloat16"]);
+        let o = PrecisionOptions {
+            fp16_uniform: true,
+            ..Default::default()
+        };
+        let (v, notes) = o.resolve(&all);
+        assert!(!v.fp16_uniform);
+        assert_eq!(
+            notes,
+            ["fp16 uniform (float16 lfp) needs the fp16s storage form, but `sfp` is fp32; using float32 lfp"]
+        );
+        let with_storage = PrecisionOptions {
+            fp16_storage: true,
+            ..o
+        };
+        let (v, notes) = with_storage.resolve(&all);
+        assert!(v.fp16_uniform && notes.is_empty(), "{notes:?}");
     }
 }
