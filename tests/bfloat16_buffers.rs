@@ -59,7 +59,9 @@ fn bfloat16_vector_lanes_are_stored_as_bfloat16() {
     let Some(cajetac) = cajetac_program() else {
         return;
     };
-    let file = tests_dir().join("bfloat16_lanes").join("lane_stores.cajeta");
+    let file = tests_dir()
+        .join("bfloat16_lanes")
+        .join("lane_stores.cajeta");
     let (_, result) = cajeta_tests::frontend(&file);
     let module = result.expect("the program compiles");
     let options = cajetac::kernel::spirv::SpirvOptions::default();
@@ -76,5 +78,10 @@ fn bfloat16_vector_lanes_are_stored_as_bfloat16() {
         .output()
         .expect("run cajetac");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(stdout.trim(), "777", "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        stdout.trim(),
+        "777",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

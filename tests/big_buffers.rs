@@ -272,7 +272,9 @@ fn wide_indices_past_u32_stay_out_of_bounds_on_lavapipe() {
     let Some(cajetac) = cajeta_tests::cajetac_program() else {
         return;
     };
-    let file = tests_dir().join("lavapipe").join("wide_index_past_u32.cajeta");
+    let file = tests_dir()
+        .join("lavapipe")
+        .join("wide_index_past_u32.cajeta");
     for backend in ["rspirv", "llvm"] {
         let out = std::process::Command::new(&cajetac)
             .args(["run", "--backend", backend])

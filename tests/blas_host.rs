@@ -255,8 +255,14 @@ public final class Alias {{
         for (call, shared) in [
             // Slices start at multiples of 64 bytes (any device's offset alignment).
             ("Blas.gemm(h, h.slice(64, 16), h, 4, 4, 4);", Some("A")),
-            ("Blas.gemm(h.slice(0, 16), h.slice(32, 16), h.slice(40, 16), 4, 4, 4);", Some("B")),
-            ("Blas.gemm(h.slice(0, 16), h.slice(32, 16), h.slice(64, 16), 4, 4, 4);", None),
+            (
+                "Blas.gemm(h.slice(0, 16), h.slice(32, 16), h.slice(40, 16), 4, 4, 4);",
+                Some("B"),
+            ),
+            (
+                "Blas.gemm(h.slice(0, 16), h.slice(32, 16), h.slice(64, 16), 4, 4, 4);",
+                None,
+            ),
             ("Blas.gemm(h, h, f, 4, 4, 4);", None),
         ] {
             let (r, _) = run(&ctx, program(call), mode);

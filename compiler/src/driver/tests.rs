@@ -45,7 +45,9 @@ fn a_run_helper_with_parameters_is_not_the_entry_point() {
         "{helper}\n    public static int32 main(String[] args) {{ return run(1); }}"
     ));
     assert_eq!(entry_name(&m), Some(("main".to_string(), 1)));
-    let m = class(&format!("{helper}\n    public static int32 main() {{ return run(2); }}"));
+    let m = class(&format!(
+        "{helper}\n    public static int32 main() {{ return run(2); }}"
+    ));
     assert_eq!(entry_name(&m), Some(("main".to_string(), 0)));
     let m = class(helper);
     assert_eq!(entry_name(&m), Some(("run".to_string(), 1)));

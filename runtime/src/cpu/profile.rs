@@ -82,7 +82,10 @@ mod tests {
     #[test]
     fn profile_reports_what_the_cpu_device_runs() {
         let p = CpuDevice::new().profile();
-        assert_eq!(p.limits.max_image_dimension_2d, super::super::MAX_IMAGE_DIMENSION_2D);
+        assert_eq!(
+            p.limits.max_image_dimension_2d,
+            super::super::MAX_IMAGE_DIMENSION_2D
+        );
         assert!(p.subgroup_operations.iter().any(|o| o == "arithmetic"));
         assert!(!p.subgroup_operations.iter().any(|o| o == "quad"));
         let options = PrecisionOptions {

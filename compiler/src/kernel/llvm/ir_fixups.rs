@@ -60,7 +60,10 @@ fn calls_copysign(i: InstructionValue) -> bool {
     if i.get_opcode() != InstructionOpcode::Call {
         return false;
     }
-    let callee = i.get_num_operands().checked_sub(1).and_then(|n| i.get_operand(n));
+    let callee = i
+        .get_num_operands()
+        .checked_sub(1)
+        .and_then(|n| i.get_operand(n));
     matches!(
         callee,
         Some(Operand::Value(BasicValueEnum::PointerValue(f)))
@@ -70,7 +73,10 @@ fn calls_copysign(i: InstructionValue) -> bool {
 
 /// Replaces `llvm.copysign(m, s)` (`site`, a float or a vector of floats) by
 /// `bitcast((bits(m) & !SIGN) | (bits(s) & SIGN))`.
-fn copysign_as_bits<'ctx>(builder: &Builder<'ctx>, site: InstructionValue<'ctx>) -> Result<(), String> {
+fn copysign_as_bits<'ctx>(
+    builder: &Builder<'ctx>,
+    site: InstructionValue<'ctx>,
+) -> Result<(), String> {
     let err = |e: inkwell::builder::BuilderError| e.to_string();
     let (Some(Operand::Value(m)), Some(Operand::Value(sign))) =
         (site.get_operand(0), site.get_operand(1))
@@ -119,8 +125,14 @@ fn copysign_as_bits<'ctx>(builder: &Builder<'ctx>, site: InstructionValue<'ctx>)
             BasicValueEnum::IntValue(mm),
             BasicValueEnum::IntValue(sm),
         ) => (
-            builder.build_and(mb, mm, "").map_err(err)?.as_basic_value_enum(),
-            builder.build_and(sb, sm, "").map_err(err)?.as_basic_value_enum(),
+            builder
+                .build_and(mb, mm, "")
+                .map_err(err)?
+                .as_basic_value_enum(),
+            builder
+                .build_and(sb, sm, "")
+                .map_err(err)?
+                .as_basic_value_enum(),
         ),
         (
             BasicValueEnum::VectorValue(mb),
@@ -128,18 +140,26 @@ fn copysign_as_bits<'ctx>(builder: &Builder<'ctx>, site: InstructionValue<'ctx>)
             BasicValueEnum::VectorValue(mm),
             BasicValueEnum::VectorValue(sm),
         ) => (
-            builder.build_and(mb, mm, "").map_err(err)?.as_basic_value_enum(),
-            builder.build_and(sb, sm, "").map_err(err)?.as_basic_value_enum(),
+            builder
+                .build_and(mb, mm, "")
+                .map_err(err)?
+                .as_basic_value_enum(),
+            builder
+                .build_and(sb, sm, "")
+                .map_err(err)?
+                .as_basic_value_enum(),
         ),
         _ => return Err("llvm.copysign operands of mixed shapes".to_string()),
     };
     let joined = match (kept, signed) {
-        (BasicValueEnum::IntValue(a), BasicValueEnum::IntValue(b)) => {
-            builder.build_or(a, b, "").map_err(err)?.as_basic_value_enum()
-        }
-        (BasicValueEnum::VectorValue(a), BasicValueEnum::VectorValue(b)) => {
-            builder.build_or(a, b, "").map_err(err)?.as_basic_value_enum()
-        }
+        (BasicValueEnum::IntValue(a), BasicValueEnum::IntValue(b)) => builder
+            .build_or(a, b, "")
+            .map_err(err)?
+            .as_basic_value_enum(),
+        (BasicValueEnum::VectorValue(a), BasicValueEnum::VectorValue(b)) => builder
+            .build_or(a, b, "")
+            .map_err(err)?
+            .as_basic_value_enum(),
         _ => return Err("llvm.copysign operands of mixed shapes".to_string()),
     };
     let result = builder.build_bit_cast(joined, ty, "").map_err(err)?;

@@ -142,7 +142,9 @@ impl FnCx<'_, '_> {
                 } else {
                     i
                 };
-                let most = self.cx.const_int(ScalarType::U64, i128::from(u32::MAX), span)?;
+                let most = self
+                    .cx
+                    .const_int(ScalarType::U64, i128::from(u32::MAX), span)?;
                 let bool_ty = self.cx.bool_type();
                 let past = self.op(Op::UGreaterThan, bool_ty, &[u, most])?;
                 let saturated = self.op(Op::Select, u64_ty, &[past, most, u])?;
