@@ -25,7 +25,7 @@ use inkwell::module::Module;
 use inkwell::types::{BasicType, BasicTypeEnum, IntType};
 use inkwell::values::{
     AnyValue, AnyValueEnum, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue,
-    Operand, PhiValue, ValueKind,
+    IntMathValue, Operand, PhiValue, ValueKind,
 };
 use rspirv::spirv::Op;
 
@@ -118,48 +118,19 @@ fn copysign_as_bits<'ctx>(
         };
     let mb = builder.build_bit_cast(m, int_ty, "").map_err(err)?;
     let sb = builder.build_bit_cast(sign, int_ty, "").map_err(err)?;
-    let (kept, signed) = match (mb, sb, magnitude_mask, sign_mask) {
+    let joined = match (mb, sb, magnitude_mask, sign_mask) {
         (
             BasicValueEnum::IntValue(mb),
             BasicValueEnum::IntValue(sb),
             BasicValueEnum::IntValue(mm),
             BasicValueEnum::IntValue(sm),
-        ) => (
-            builder
-                .build_and(mb, mm, "")
-                .map_err(err)?
-                .as_basic_value_enum(),
-            builder
-                .build_and(sb, sm, "")
-                .map_err(err)?
-                .as_basic_value_enum(),
-        ),
+        ) => or_masked(builder, [mb, sb], [mm, sm]).map_err(err)?,
         (
             BasicValueEnum::VectorValue(mb),
             BasicValueEnum::VectorValue(sb),
             BasicValueEnum::VectorValue(mm),
             BasicValueEnum::VectorValue(sm),
-        ) => (
-            builder
-                .build_and(mb, mm, "")
-                .map_err(err)?
-                .as_basic_value_enum(),
-            builder
-                .build_and(sb, sm, "")
-                .map_err(err)?
-                .as_basic_value_enum(),
-        ),
-        _ => return Err("llvm.copysign operands of mixed shapes".to_string()),
-    };
-    let joined = match (kept, signed) {
-        (BasicValueEnum::IntValue(a), BasicValueEnum::IntValue(b)) => builder
-            .build_or(a, b, "")
-            .map_err(err)?
-            .as_basic_value_enum(),
-        (BasicValueEnum::VectorValue(a), BasicValueEnum::VectorValue(b)) => builder
-            .build_or(a, b, "")
-            .map_err(err)?
-            .as_basic_value_enum(),
+        ) => or_masked(builder, [mb, sb], [mm, sm]).map_err(err)?,
         _ => return Err("llvm.copysign operands of mixed shapes".to_string()),
     };
     let result = builder.build_bit_cast(joined, ty, "").map_err(err)?;
@@ -170,6 +141,17 @@ fn copysign_as_bits<'ctx>(
     }
     site.erase_from_basic_block();
     Ok(())
+}
+
+/// `(a & a_mask) | (b & b_mask)` for integers or integer vectors.
+fn or_masked<'ctx, T: IntMathValue<'ctx> + BasicValue<'ctx>>(
+    builder: &Builder<'ctx>,
+    [a, b]: [T; 2],
+    [a_mask, b_mask]: [T; 2],
+) -> Result<BasicValueEnum<'ctx>, inkwell::builder::BuilderError> {
+    let a = builder.build_and(a, a_mask, "")?;
+    let b = builder.build_and(b, b_mask, "")?;
+    Ok(builder.build_or(a, b, "")?.as_basic_value_enum())
 }
 
 /// Whether the conversion `i`'s operand is an `i1` or a vector of them.
