@@ -397,9 +397,9 @@ impl Gemm {
             && iterations >= LAVAPIPE_LOOP_LIMIT
         {
             return fail(format!(
-                "k = {k} needs {iterations} loop iterations an invocation, and lavapipe stops \
-                 loops after {LAVAPIPE_LOOP_LIMIT}: split K into parts of at most {} and add the \
-                 products, or run on another device",
+                "k = {k} needs {iterations} loop iterations an invocation, and lavapipe runs \
+                 fewer than {LAVAPIPE_LOOP_LIMIT} in all: split K into parts of at most {} and \
+                 add the products, or run on another device",
                 (LAVAPIPE_LOOP_LIMIT - 1) / u64::from(TILE + 1) * u64::from(TILE)
             ));
         }
