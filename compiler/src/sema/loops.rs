@@ -169,7 +169,12 @@ impl FnCtx<'_, '_> {
         }
         let c = cond.as_ref().map(|c| self.cond(c));
         let infinite = c.as_ref().map(is_const_true).unwrap_or(true);
-        let (id, body_block, broken) = self.loop_body(label, body, !infinite, infinite);
+        // With update expressions, which are checked after the body in the state the loop
+        // leaves, only the plain rule (nothing the body assigns counts) is sound: a `continue`
+        // can reach the update with a local its `break`s have assigned still unassigned.
+        let only_breaks_leave = infinite && update.is_empty();
+        let (id, body_block, broken) =
+            self.loop_body(label, body, !only_breaks_leave, only_breaks_leave);
         let mut continuing = Vec::new();
         let saved_dead = self.dead;
         self.dead = false;
