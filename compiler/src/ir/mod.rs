@@ -14,6 +14,7 @@
 pub mod const_fold;
 pub mod debug_printf;
 mod device;
+pub mod hex_float;
 mod host_op;
 mod image_types;
 mod int_precision;

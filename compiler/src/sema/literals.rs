@@ -1,5 +1,6 @@
 //! Numeric literal parsing and the "does it fit" rules of SPEC §3.
 
+use crate::ir::hex_float::{parse_hex_float, HexTarget};
 use crate::ir::ScalarType;
 
 /// A parsed integer literal.
@@ -123,7 +124,14 @@ pub fn parse_float(text: &str) -> Result<(f64, Option<ScalarType>), String> {
         _ => (clean.as_str(), None),
     };
     let value = if is_hex {
-        parse_hex_float(body).ok_or_else(|| format!("`{text}` is not a valid hex float"))?
+        // Rounded once to the literal's own type where that is float32 (not through float64).
+        let target = if suffix == Some(ScalarType::F32) {
+            HexTarget::F32
+        } else {
+            HexTarget::F64
+        };
+        parse_hex_float(&body[2..], target)
+            .ok_or_else(|| format!("`{text}` is not a valid hex float"))?
     } else if suffix == Some(ScalarType::F32) {
         // Parse directly as f32 so the value is rounded once, not twice.
         body.parse::<f32>()
@@ -134,23 +142,6 @@ pub fn parse_float(text: &str) -> Result<(f64, Option<ScalarType>), String> {
             .map_err(|_| format!("`{text}` is not a valid float"))?
     };
     Ok((value, suffix))
-}
-
-fn parse_hex_float(body: &str) -> Option<f64> {
-    let rest = &body[2..];
-    let (mantissa, exp) = rest.split_once(['p', 'P'])?;
-    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let mut value = 0f64;
-    for c in int_part.chars() {
-        value = value * 16.0 + c.to_digit(16)? as f64;
-    }
-    let mut scale = 1.0 / 16.0;
-    for c in frac_part.chars() {
-        value += c.to_digit(16)? as f64 * scale;
-        scale /= 16.0;
-    }
-    let e: i32 = exp.parse().ok()?;
-    Some(value * 2f64.powi(e))
 }
 
 #[cfg(test)]
@@ -199,6 +190,16 @@ mod tests {
         assert_eq!(parse_float(".5").unwrap(), (0.5, None));
         assert_eq!(parse_float("1e3").unwrap(), (1000.0, None));
         assert_eq!(parse_float("0x1.8p1").unwrap(), (3.0, None));
+        // Rounded once, to the literal's type: a float32 literal straight to float32.
+        assert_eq!(
+            parse_float("0x1.000001000000001p0f").unwrap().0,
+            f64::from(1.0 + f32::EPSILON)
+        );
+        assert_eq!(
+            parse_float("0x1.00000000000008p0").unwrap(),
+            (1.0, None),
+            "a tie rounds to even"
+        );
         assert_eq!(round_to_float(ScalarType::F16, 65520.0), f64::INFINITY);
         assert_eq!(round_to_float(ScalarType::F16, 1.0 + 1.0 / 4096.0), 1.0);
         assert_eq!(

@@ -8,6 +8,7 @@
 //! `0.12`) and `%.10f` of `0.1f` is `0.1000000015`.
 
 use crate::host::interp::{Scalar, Value};
+use crate::ir::hex_float::{parse_hex_float, HexTarget};
 use crate::ir::printf::{Conversion, Piece};
 use crate::ir::HostOp;
 
@@ -342,15 +343,43 @@ fn parse_integer<T: std::str::FromStr>(s: &str, call: &str, ty: &str) -> Result<
 }
 
 /// `Float.parseFloat(s)`: Java's syntax — surrounding whitespace, a sign, `NaN`, `Infinity`,
-/// a decimal with optional exponent and an optional `f`/`F`/`d`/`D` suffix — rounded once to
-/// the nearest float32.
+/// a decimal with optional exponent or a hexadecimal `0x…p…`, and an optional
+/// `f`/`F`/`d`/`D` suffix — rounded once to the nearest float32.
 pub fn parse_float(s: &str) -> Result<f32, String> {
-    parse_real(s, "Float.parseFloat")
+    match parse_hex(s, HexTarget::F32, "Float.parseFloat")? {
+        // Exactly a float32 already.
+        Some(v) => Ok(v as f32),
+        None => parse_real(s, "Float.parseFloat"),
+    }
 }
 
 /// `Double.parseDouble(s)`: as [`parse_float`], rounded once to the nearest float64.
 pub fn parse_double(s: &str) -> Result<f64, String> {
-    parse_real(s, "Double.parseDouble")
+    match parse_hex(s, HexTarget::F64, "Double.parseDouble")? {
+        Some(v) => Ok(v),
+        None => parse_real(s, "Double.parseDouble"),
+    }
+}
+
+/// Java's hexadecimal form (`0x1.8p1`, with the sign, whitespace and suffix [`parse_real`]
+/// takes), rounded once to `target`; `None` when `s` is not hexadecimal.
+fn parse_hex(s: &str, target: HexTarget, call: &str) -> Result<Option<f64>, String> {
+    let t = s.trim_matches(|c: char| c <= ' ');
+    let body = t.strip_suffix(['f', 'F', 'd', 'D']).unwrap_or(t);
+    let unsigned = body.strip_prefix(['+', '-']).unwrap_or(body);
+    let Some(digits) = unsigned
+        .strip_prefix("0x")
+        .or_else(|| unsigned.strip_prefix("0X"))
+    else {
+        return Ok(None);
+    };
+    let magnitude = parse_hex_float(digits, target)
+        .ok_or_else(|| format!("{call}: \"{s}\" is not a number"))?;
+    Ok(Some(if body.starts_with('-') {
+        -magnitude
+    } else {
+        magnitude
+    }))
 }
 
 fn parse_real<T: std::str::FromStr + From<f32>>(s: &str, call: &str) -> Result<T, String> {
@@ -369,6 +398,7 @@ fn parse_real<T: std::str::FromStr + From<f32>>(s: &str, call: &str) -> Result<T
     }
     let body = t.strip_suffix(['f', 'F', 'd', 'D']).unwrap_or(t);
     let plain = body.strip_prefix(['+', '-']).unwrap_or(body);
+
     // Rust also reads `inf` and `nan`; Java does not.
     let valid = plain.bytes().any(|b| b.is_ascii_digit())
         && plain
@@ -455,6 +485,23 @@ mod tests {
             "%,d", "%,.2f", "%05d", "%08x", "%+d", "% .3e", "%-5s", "%08.2f",
         ] {
             assert!(parse(good).is_ok(), "{good} should be accepted");
+        }
+    }
+
+    /// Java's hexadecimal form: `Double.parseDouble("0x1.8p1")` is 3.0 (it was refused), and
+    /// `Float.parseFloat` rounds once to float32.
+    #[test]
+    fn hex_floats_parse_as_java() {
+        assert_eq!(parse_double("0x1.8p1"), Ok(3.0));
+        assert_eq!(parse_double(" -0X.4P-2d "), Ok(-0.0625));
+        assert_eq!(parse_double("+0x1p-1074"), Ok(f64::from_bits(1)));
+        assert_eq!(
+            parse_float("0x1.000001000000001p0f"),
+            Ok(1.0 + f32::EPSILON)
+        );
+        assert_eq!(parse_float("0x1p128"), Ok(f32::INFINITY));
+        for bad in ["0x1.8", "0xp1", "0x1p", "0x1.8q1"] {
+            assert!(parse_double(bad).is_err(), "{bad}");
         }
     }
 
